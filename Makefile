@@ -1,0 +1,129 @@
+# ptxray build.  `make` builds bin/ptxray; see `make help`.
+CC      ?= cc
+BISON   ?= bison
+FLEX    ?= flex
+PREFIX  ?= /usr/local
+
+WARN    := -Wall -Wextra -Werror
+STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
+OPT     ?= -O2 -g
+MODULES := ptxparse cfg ssa analyses regalloc cli
+
+# Two build trees: release (bin/ptxray, make test, make bench) and asan
+# (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
+B       ?= build/rel
+SANFLAGS ?=
+
+GEN     := $(B)/gen
+INC     := -Iptxparse -I$(GEN) $(foreach m,$(MODULES),-I$(m))
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(SANFLAGS) $(INC) $(CFLAGS)
+# flex/bison output: same warnings, minus the ones their skeletons trip.
+GENFLAGS = $(CFLAGS_ALL) -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
+
+LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(GEN)/parser.o $(GEN)/lexer.o
+TEST_SRC := $(wildcard tests/*.c)
+TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
+
+JANSSON_LIBS := -ljansson
+LDLIBS  := $(JANSSON_LIBS) -lm
+
+.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check
+all: bin/ptxray
+
+help:
+	@echo "make            build bin/ptxray"
+	@echo "make deps       install build/test dependencies (Debian packages)"
+	@echo "make test       build and run the test suite"
+	@echo "make check      the test suite under ASan+UBSan, plus a short fuzz run"
+	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file"
+	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
+	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
+
+deps:
+	bash scripts/setup.sh
+
+$(GEN)/parser.h: $(GEN)/parser.c
+$(GEN)/parser.c: ptxparse/parser.y
+	@mkdir -p $(GEN)
+	$(BISON) -Wall -Werror --defines=$(GEN)/parser.h -o $(GEN)/parser.c $<
+
+$(GEN)/lexer.c: ptxparse/lexer.l
+	@mkdir -p $(GEN)
+	$(FLEX) --fast -o $@ $<
+
+$(GEN)/parser.o: $(GEN)/parser.c ptxparse/build.h ptxparse/ir.h
+	$(CC) $(GENFLAGS) -c -o $@ $<
+
+$(GEN)/lexer.o: $(GEN)/lexer.c $(GEN)/parser.h ptxparse/build.h ptxparse/ir.h
+	$(CC) $(GENFLAGS) -c -o $@ $<
+
+$(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/opcodes.def
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/libptxray.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/ptxray: $(B)/obj/cli/main.o $(B)/libptxray.a
+	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/ptxray: $(B)/ptxray
+	@mkdir -p bin
+	cp $< $@
+
+$(B)/ptxray-tests: $(TEST_OBJ) $(B)/libptxray.a
+	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+# The tests find the binary under test and the corpus through the environment.
+TEST_ENV = PTXRAY_BIN=$(abspath $(B)/ptxray) PTXRAY_SRC=$(abspath .)
+test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray
+	$(TEST_ENV) $(B)/ptxray-tests $(TEST_ARGS)
+
+check:
+	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	    build/asan/ptxray build/asan/ptxray-tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
+	$(MAKE) fuzz-smoke
+
+# ---- benchmark ----
+$(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(B)/ptxgen: bench/ptxgen.c
+	$(CC) $(CFLAGS_ALL) -o $@ $<
+
+bench: $(B)/ptxray-bench $(B)/ptxgen
+	@mkdir -p build/bench
+	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
+	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
+
+# ---- fuzzing (clang + libFuzzer) ----
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 0
+FUZZ_FLAGS = $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -Iptxparse -Ibuild/fuzz/gen
+build/fuzz/fuzz_parse: fuzz/fuzz_parse.c ptxparse/*.c ptxparse/*.h ptxparse/parser.y ptxparse/lexer.l
+	@mkdir -p build/fuzz/gen
+	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y
+	$(FLEX) --fast -o build/fuzz/gen/lexer.c ptxparse/lexer.l
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c ptxparse/*.c build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
+
+fuzz: build/fuzz/fuzz_parse
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz_parse -max_len=65536 $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME)) \
+	    -dict=fuzz/ptx.dict build/fuzz/corpus fuzz/seeds
+
+# A short run for `make check`: 20 s from the seeds, no saved corpus.
+fuzz-smoke: build/fuzz/fuzz_parse
+	@mkdir -p build/fuzz/smoke
+	build/fuzz/fuzz_parse -max_len=16384 -max_total_time=20 -print_final_stats=1 \
+	    -dict=fuzz/ptx.dict build/fuzz/smoke fuzz/seeds 2>&1 | tail -n 12
+
+install: bin/ptxray
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 bin/ptxray $(DESTDIR)$(PREFIX)/bin/ptxray
+
+clean:
+	rm -rf build bin

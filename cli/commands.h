@@ -1,0 +1,13 @@
+#ifndef PTXRAY_COMMANDS_H
+#define PTXRAY_COMMANDS_H
+#include "ptx.h"
+
+#define PTXRAY_VERSION "0.1.0"
+
+int cmd_parse(int argc, char **argv);
+int cmd_print(int argc, char **argv);
+int cmd_roundtrip(int argc, char **argv);
+
+/* Parses path, printing diagnostics to stderr; NULL on error. */
+ptx_module *cli_load(const char *path, int quiet);
+#endif

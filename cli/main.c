@@ -1,0 +1,42 @@
+/* ptxray: one binary, subcommands. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"parse", cmd_parse, "check PTX files and summarise them"},
+    {"print", cmd_print, "print PTX from the IR (round-trips through ptxas)"},
+    {"roundtrip", cmd_roundtrip, "assemble a file and its printed form with ptxas and compare the code"},
+};
+
+static void usage(FILE *o) {
+    fprintf(o, "usage: ptxray <command> [options] FILE...\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(o, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(o, "\n`ptxray <command> --help` describes a command.  Exit status: 0 ok, 1 findings\n"
+               "or differences, 2 bad input or usage.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("ptxray %s\n", PTXRAY_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ptxray: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,82 @@
+#include "toolchain.h"
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "ir.h"
+
+extern char **environ;
+
+static int is_exec(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+const char *tc_find_ptxas(void) {
+    static char found[4096];
+    const char *env = getenv("PTXAS");
+    if (env && *env) return is_exec(env) ? env : NULL;
+    const char *path = getenv("PATH");
+    if (path) {
+        const char *p = path;
+        while (*p) {
+            const char *e = strchr(p, ':');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            if (n && n + 7 < sizeof found) {
+                memcpy(found, p, n);
+                memcpy(found + n, "/ptxas", 7);
+                if (is_exec(found)) return found;
+            }
+            if (!e) break;
+            p = e + 1;
+        }
+    }
+    if (is_exec("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
+    return NULL;
+}
+
+int tc_run(char *const argv[], char **log) {
+    char tmpl[] = "/tmp/ptxray-logXXXXXX";
+    int fd = mkstemp(tmpl);
+    if (log) *log = NULL;
+    if (fd < 0) return -1;
+    unlink(tmpl);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, 1);
+    posix_spawn_file_actions_adddup2(&fa, fd, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) { close(fd); return -1; }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {}
+    if (log) {
+        off_t n = lseek(fd, 0, SEEK_END);
+        if (n > 0 && n < (1 << 24) && (*log = malloc((size_t)n + 1))) {
+            ssize_t r = pread(fd, *log, (size_t)n, 0);
+            (*log)[r > 0 ? r : 0] = 0;
+        }
+    }
+    close(fd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int tc_target_arch(const struct ptx_module *m, char *buf, size_t n) {
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        const ptx_stmt *s = m->stmts[i];
+        if (s->kind != PTX_S_TARGET) continue;
+        for (uint32_t k = 0; k < s->u.dir->n; k++) {
+            ptx_str t = s->u.dir->items[k];
+            if (t.n > 3 && !memcmp(t.p, "sm_", 3) && t.n < n) {
+                memcpy(buf, t.p, t.n);
+                buf[t.n] = 0;
+                return 0;
+            }
+        }
+    }
+    return -1;
+}

@@ -1,0 +1,19 @@
+/* Locating and running the CUDA toolchain (ptxas). */
+#ifndef PTXRAY_TOOLCHAIN_H
+#define PTXRAY_TOOLCHAIN_H
+#include <stddef.h>
+
+/* Full path of ptxas: $PTXAS, then PATH, then /usr/local/cuda/bin.  NULL if
+ * none is executable (the caller says so; nothing crashes). */
+const char *tc_find_ptxas(void);
+
+/* Runs argv (argv[0] a path) with stdout/stderr captured into *log (malloc'd,
+ * NUL-terminated, may be NULL).  Returns the exit status, or -1 if it could
+ * not be started or was killed. */
+int tc_run(char *const argv[], char **log);
+
+/* "sm_80" from a module's .target, into buf; returns 0 or -1 if none. */
+struct ptx_module;
+int tc_target_arch(const struct ptx_module *m, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,69 @@
+// many_params.cu
+//
+// Exercises: kernel parameter handling:
+//   - a kernel with 24 parameters of mixed types (pointers, int, float,
+//     double, char, short, bool, unsigned long long) => many .param
+//     declarations with different sizes/alignments;
+//   - a struct passed by value (SimParams: mixed scalars + a float[6]
+//     array) => `.param .align 8 .b8 name[N]`, fields read with
+//     ld.param at byte offsets;
+//   - a large struct (2 KB) marked __grid_constant__ so its address can be
+//     taken without a local copy (pointer into param space: cvta.param /
+//     generic address of the param on sm_70+);
+//   - a __restrict__ const struct pointer for comparison.
+// Analyses targeted: param space layout, aggregate params, address-taken
+// params (__grid_constant__), uniformity (all params are uniform).
+
+struct SimParams {
+  int nx, ny;
+  float dt;
+  double viscosity;
+  float bounds[6];
+  char mode;
+  bool periodic;
+};
+
+struct BigTable {
+  float coeff[512];  // 2 KB
+};
+
+extern "C" __global__ void many_params_kernel(
+    float* out0, float* out1, const float* in0, const float* in1, const int* idx, int n,
+    int stride, float a, float b, double c, double d, char flag, short sh, bool enable,
+    unsigned long long seed, unsigned u, long long ll, float e, float f, int g, int h,
+    const double* in2, double* out2, unsigned char uc) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || !enable) return;
+  int j = idx[i] * stride + g - h;
+  out0[i] = a * in0[j] + b * in1[i] + e - f + (float)flag + sh + uc;
+  out1[i] = (float)(seed ^ (unsigned long long)i) + (float)(u + ll);
+  out2[i] = c * in2[i] + d;
+}
+
+extern "C" __global__ void struct_by_value(SimParams p, const float* __restrict__ u,
+                                           float* __restrict__ v) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= p.nx || y >= p.ny) return;
+  int xl = x > 0 ? x - 1 : (p.periodic ? p.nx - 1 : 0);
+  float val = u[y * p.nx + x] + (float)(p.dt * p.viscosity) * (u[y * p.nx + xl] - u[y * p.nx + x]);
+  if (p.mode == 'c') val = fminf(fmaxf(val, p.bounds[0]), p.bounds[1]);
+  v[y * p.nx + x] = val + p.bounds[2 + (x & 3)];
+}
+
+// __grid_constant__ lets the kernel take the address of the param directly.
+extern "C" __global__ void grid_constant_lookup(const __grid_constant__ BigTable table,
+                                                const int* __restrict__ sel, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float* row = &table.coeff[(sel[i] & 63) * 8];  // address of a param
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) acc += row[k];
+  out[i] = acc;
+}
+
+extern "C" __global__ void struct_by_pointer(const SimParams* __restrict__ p, float* v) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < p->nx) v[x] *= p->dt * p->bounds[x % 6];
+}

@@ -1,0 +1,31 @@
+/* Bump allocator for the IR: everything a module owns lives in one arena and
+ * dies with it, so analyses never free individual nodes and long runs do not
+ * leak (free the arena, free the module). */
+#ifndef PTXRAY_ARENA_H
+#define PTXRAY_ARENA_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct arena_chunk arena_chunk;
+
+typedef struct arena {
+    arena_chunk *head;
+    char *cur, *end;
+    size_t next_size; /* size of the next chunk; doubles up to a cap */
+    size_t total;     /* bytes obtained from malloc, for the bench */
+} arena;
+
+void arena_init(arena *a);
+void arena_free(arena *a);
+/* Aborts with a message on out-of-memory: the IR has no partial states. */
+void *arena_alloc(arena *a, size_t n);
+void *arena_zalloc(arena *a, size_t n);
+char *arena_strndup(arena *a, const char *s, size_t n);
+/* Keeps the newest chunk and forgets everything allocated: for scratch pools
+ * that live for one statement. */
+void arena_reset(arena *a);
+
+#define ARENA_NEW(a, T) ((T *)arena_zalloc((a), sizeof(T)))
+#define ARENA_NEWN(a, T, n) ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))
+
+#endif

@@ -1,0 +1,1203 @@
+/* Grammar actions: build the IR and check what needs context (declared
+ * registers and their scopes, guard types, duplicate labels, literal ranges). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "build.h"
+
+#define VPUSH(vec, x)                                                              \
+    do {                                                                           \
+        if ((vec).n == (vec).cap) {                                                \
+            uint32_t nc_ = (vec).cap ? (vec).cap * 2 : 16;                         \
+            void *nv_ = realloc((vec).v, (size_t)nc_ * sizeof *(vec).v);           \
+            if (!nv_) ptx_oom();                                                   \
+            (vec).v = nv_;                                                         \
+            (vec).cap = nc_;                                                       \
+        }                                                                          \
+        (vec).v[(vec).n++] = (x);                                                  \
+    } while (0)
+
+static void ptx_oom(void) {
+    fputs("ptxray: fatal: out of memory\n", stderr);
+    abort();
+}
+
+/* ---- diagnostics ---- */
+static void vdiag(ptx_builder *b, ptx_diag_severity sev, ptx_loc loc, const char *fmt, va_list ap) {
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    ptx_diag_add(b->d, sev, loc, "%s", buf);
+    if (b->d->nerrors >= b->d->max_errors && !b->ls.stop) {
+        b->ls.stop = 1;
+        b->d->truncated = 1;
+    }
+}
+
+void ptx_b_error(ptx_builder *b, ptx_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(b, PTX_DIAG_ERROR, loc, fmt, ap);
+    va_end(ap);
+}
+
+static void ptx_b_warning(ptx_builder *b, ptx_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ptx_b_warning(ptx_builder *b, ptx_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(b, PTX_DIAG_WARNING, loc, fmt, ap);
+    va_end(ap);
+}
+
+void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(ls->b, PTX_DIAG_ERROR, *loc, fmt, ap);
+    va_end(ap);
+}
+
+/* The text of the token at loc, for messages: up to the next separator. */
+static int token_text(ptx_builder *b, ptx_loc loc, char *out, size_t cap) {
+    const char *p = b->ls.buf + loc.off, *e = b->ls.buf + b->ls.len;
+    size_t n = 0;
+    if (p >= e) return 0;
+    if (strchr(";,:(){}[]<>+-*/%&|^~!@=?", *p)) n = 1;
+    else
+        while (p + n < e && n + 1 < cap && p[n] > ' ' && !strchr(";,:(){}[]<>+-*/&|^~!@=?", p[n]))
+            n++;
+    if (n >= cap) n = cap - 1;
+    for (size_t i = 0; i < n; i++) out[i] = (p[i] >= 32 && p[i] < 127) ? p[i] : '?';
+    out[n] = 0;
+    return (int)n;
+}
+
+static void unquote(char *dst, size_t cap, const char *name) {
+    size_t n = strlen(name);
+    if (n >= 2 && name[0] == '"' && name[n - 1] == '"') {
+        name++;
+        n -= 2;
+    }
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, name, n);
+    dst[n] = 0;
+}
+
+void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof, int nexp,
+                        const char **exp) {
+    char msg[400], tok[48], g[48];
+    size_t k;
+    if (at_eof) {
+        k = (size_t)snprintf(msg, sizeof msg, "unexpected end of file");
+    } else {
+        unquote(g, sizeof g, got);
+        if (token_text(b, loc, tok, sizeof tok) && strcmp(tok, g) != 0 && g[0] != '\'')
+            k = (size_t)snprintf(msg, sizeof msg, "unexpected %s '%s'", g, tok);
+        else
+            k = (size_t)snprintf(msg, sizeof msg, "unexpected %s", g);
+    }
+    if (nexp > 0 && k < sizeof msg) {
+        k += (size_t)snprintf(msg + k, sizeof msg - k, ", expected ");
+        for (int i = 0; i < nexp && k < sizeof msg; i++) {
+            char e[48];
+            unquote(e, sizeof e, exp[i]);
+            k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s", i == 0 ? "" : (i == nexp - 1 ? " or " : ", "), e);
+        }
+    }
+    ptx_b_error(b, loc, "%s", msg);
+}
+
+/* ---- small helpers ---- */
+static ptx_stmt *new_stmt(ptx_builder *b, int kind, ptx_loc loc) {
+    ptx_stmt *s = arena_alloc(b->a, sizeof *s);
+    memset(s, 0, offsetof(ptx_stmt, u) + sizeof(s->u.inst));
+    s->kind = (uint8_t)kind;
+    s->loc = loc;
+    return s;
+}
+
+static void add_stmt(ptx_builder *b, ptx_stmt *s) {
+    if (b->in_body) VPUSH(b->body, s);
+    else VPUSH(b->top, s);
+}
+
+static ptx_dirinfo *new_dir(ptx_builder *b) { return ARENA_NEW(b->a, ptx_dirinfo); }
+
+void ptx_b_push_str(ptx_builder *b, ptx_str s) { VPUSH(b->sstack, s); }
+
+static ptx_str *pop_strs(ptx_builder *b, uint32_t n) {
+    ptx_str *v = ARENA_NEWN(b->a, ptx_str, n ? n : 1);
+    b->sstack.n -= n;
+    memcpy(v, b->sstack.v + b->sstack.n, n * sizeof *v);
+    return v;
+}
+
+ptx_str ptx_b_span(ptx_builder *b, ptx_loc from, ptx_loc last_char) {
+    return (ptx_str){b->ls.buf + from.off, last_char.off + 1 - from.off};
+}
+
+/* Parses an integer literal (decimal, 0x hex, 0 octal, 0b binary, optional U).
+ * Returns false on overflow past 64 bits. */
+static bool parse_uint(ptx_str t, uint64_t *out) {
+    const char *p = t.p, *e = t.p + t.n;
+    unsigned base = 10;
+    uint64_t v = 0;
+    if (e > p && (e[-1] == 'U' || e[-1] == 'u')) e--;
+    if (e - p > 1 && p[0] == '0') {
+        if (p[1] == 'x' || p[1] == 'X') { base = 16; p += 2; }
+        else if (p[1] == 'b' || p[1] == 'B') { base = 2; p += 2; }
+        else { base = 8; p += 1; }
+    }
+    for (; p < e; p++) {
+        unsigned d = (*p >= '0' && *p <= '9') ? (unsigned)(*p - '0')
+                   : (*p >= 'a' && *p <= 'f') ? (unsigned)(*p - 'a' + 10)
+                                              : (unsigned)(*p - 'A' + 10);
+        if (v > (UINT64_MAX - d) / base) return false;
+        v = v * base + d;
+    }
+    *out = v;
+    return true;
+}
+
+static uint64_t int_tok(ptx_builder *b, ptx_str t, ptx_loc loc, uint64_t max, const char *what) {
+    uint64_t v = 0;
+    if (!parse_uint(t, &v) || v > max) {
+        ptx_b_error(b, loc, "%s '%.*s' is out of range (maximum %llu)", what, (int)t.n, t.p,
+                    (unsigned long long)max);
+        return 0;
+    }
+    return v;
+}
+
+/* ---- module-level directives ---- */
+static void check_first(ptx_builder *b, ptx_loc loc, int is_version) {
+    if (!is_version && !b->seen_version && !b->seen_other) {
+        ptx_b_error(b, loc, "PTX must begin with a .version directive");
+    }
+    b->seen_other = 1;
+}
+
+void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc) {
+    unsigned maj = 0, min = 0;
+    uint32_t i = 0;
+    if (b->seen_version) ptx_b_error(b, loc, "duplicate .version directive");
+    if (b->seen_other && !b->seen_version)
+        ptx_b_error(b, loc, ".version must be the first directive of the file");
+    for (; i < v.n && v.p[i] >= '0' && v.p[i] <= '9'; i++) maj = maj * 10 + (unsigned)(v.p[i] - '0');
+    if (i < v.n && v.p[i] == '.') {
+        uint32_t j = i + 1;
+        for (; j < v.n && v.p[j] >= '0' && v.p[j] <= '9'; j++) min = min * 10 + (unsigned)(v.p[j] - '0');
+        if (j != v.n || j == i + 1) i = 0;
+    } else {
+        i = 0;
+    }
+    if (i == 0 || maj > 99 || min > 99) {
+        ptx_b_error(b, loc, "malformed .version '%.*s': expected MAJOR.MINOR, e.g. 8.5", (int)v.n, v.p);
+    } else if (maj < 1 || maj > 9) {
+        ptx_b_warning(b, loc, "PTX ISA version %u.%u is outside the range ptxray knows (1.0-9.x)", maj, min);
+    }
+    b->m->version_major = maj;
+    b->m->version_minor = min;
+    b->seen_version = 1;
+    ptx_stmt *s = new_stmt(b, PTX_S_VERSION, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->raw = v;
+    add_stmt(b, s);
+}
+
+void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    check_first(b, loc, 0);
+    b->seen_target = 1;
+    ptx_stmt *s = new_stmt(b, PTX_S_TARGET, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->n = n;
+    s->u.dir->items = pop_strs(b, n);
+    add_stmt(b, s);
+}
+
+void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
+    check_first(b, loc, 0);
+    uint64_t x = int_tok(b, v, vloc, 64, ".address_size");
+    if (x != 32 && x != 64) ptx_b_error(b, vloc, ".address_size must be 32 or 64, not %.*s", (int)v.n, v.p);
+    b->m->address_size = (uint32_t)x;
+    ptx_stmt *s = new_stmt(b, PTX_S_ADDRSIZE, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->raw = v;
+    add_stmt(b, s);
+}
+
+void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc loc) {
+    check_first(b, loc, 0);
+    if (n > 2) ptx_b_error(b, loc, ".file takes at most a timestamp and a size after the name");
+    ptx_stmt *s = new_stmt(b, PTX_S_FILE, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->raw = idx;
+    s->u.dir->name = path;
+    s->u.dir->n = n;
+    s->u.dir->items = pop_strs(b, n);
+    add_stmt(b, s);
+}
+
+void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc) {
+    check_first(b, loc, 0);
+    ptx_stmt *s = new_stmt(b, PTX_S_SECTION, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->name = name;
+    s->u.dir->raw = raw;
+    add_stmt(b, s);
+}
+
+void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc) {
+    check_first(b, loc, 0);
+    ptx_stmt *s = new_stmt(b, PTX_S_ALIAS, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->n = 2;
+    s->u.dir->items = ARENA_NEWN(b->a, ptx_str, 2);
+    s->u.dir->items[0] = a;
+    s->u.dir->items[1] = c;
+    add_stmt(b, s);
+}
+
+void ptx_b_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    if (!b->in_body) check_first(b, loc, 0);
+    ptx_stmt *s = new_stmt(b, PTX_S_PRAGMA, loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->n = n;
+    s->u.dir->items = pop_strs(b, n);
+    add_stmt(b, s);
+}
+
+static void clear_stacks(ptx_builder *b) {
+    b->ostack.n = b->sstack.n = b->vstack.n = b->dstack.n = b->istack.n = b->estack.n = 0;
+}
+
+void ptx_b_recover_toplevel(ptx_builder *b) {
+    /* An error inside a function swallowed its closing brace: drop the
+     * half-built body so the next function starts clean. */
+    clear_stacks(b);
+    b->in_body = 0;
+    b->fn = b->sig = NULL;
+    b->body.n = 0;
+}
+
+void ptx_b_recover_stmt(ptx_builder *b) { clear_stacks(b); }
+
+/* ---- declarations ---- */
+ptx_var *ptx_b_quals_new(ptx_builder *b) {
+    memset(&b->tmpl, 0, sizeof b->tmpl);
+    return &b->tmpl;
+}
+
+void ptx_b_qual(ptx_builder *b, ptx_var *t, const ptx_qual *q) {
+    switch (q->k) {
+    case 's':
+        if (t->is_ptr) {
+            t->ptr_space = (uint8_t)q->v;
+        } else {
+            if (t->space) ptx_b_error(b, q->loc, "more than one state space in a declaration");
+            t->space = (uint8_t)q->v;
+        }
+        break;
+    case 'l': t->linkage |= (uint8_t)q->v; break;
+    case 't':
+        if (t->type) ptx_b_error(b, q->loc, "more than one type in a declaration");
+        t->type = (uint8_t)q->v;
+        break;
+    case 'v': t->vec = (uint8_t)q->v; break;
+    case 'a': {
+        uint64_t al = int_tok(b, q->s, q->loc, 1u << 30, ".align");
+        if (al == 0 || (al & (al - 1)) != 0)
+            ptx_b_error(b, q->loc, ".align must be a power of two, not %.*s", (int)q->s.n, q->s.p);
+        if (t->is_ptr) t->ptr_align = (uint32_t)al;
+        else t->align = (uint32_t)al;
+        break;
+    }
+    case 'p': t->is_ptr = 1; break;
+    case 'A': t->attrs = q->s; break;
+    default:
+        ptx_b_error(b, q->loc, "unknown type or directive '%.*s' in declaration", (int)q->s.n, q->s.p);
+        break;
+    }
+}
+
+int64_t ptx_b_range(ptx_builder *b, ptx_str n, ptx_loc loc) {
+    uint64_t v = int_tok(b, n, loc, 1u << 24, "register count");
+    if (v == 0) ptx_b_error(b, loc, "register range %%name<0> declares no register");
+    return (int64_t)v;
+}
+
+void ptx_b_push_dim(ptx_builder *b, ptx_str n, ptx_loc loc) {
+    uint64_t v = 0;
+    if (n.p) {
+        v = int_tok(b, n, loc, (uint64_t)1 << 40, "array size");
+        if (v == 0) ptx_b_error(b, loc, "array size must be positive");
+    }
+    VPUSH(b->dstack, v);
+}
+
+ptx_var *ptx_b_var(ptx_builder *b, ptx_str name, ptx_loc loc, int64_t range, uint32_t ndims,
+                   ptx_init *init) {
+    ptx_var *v = arena_alloc(b->a, sizeof *v);
+    *v = b->tmpl;
+    v->name = name;
+    v->loc = loc;
+    if (range >= 0) {
+        v->has_range = 1;
+        v->range = (uint32_t)range;
+        if (v->space != PTX_SP_REG)
+            ptx_b_error(b, loc, "only .reg declarations can use the %%name<N> form");
+    }
+    if (ndims) {
+        v->ndims = ndims;
+        v->dims = ARENA_NEWN(b->a, uint64_t, ndims);
+        b->dstack.n -= ndims;
+        memcpy(v->dims, b->dstack.v + b->dstack.n, ndims * sizeof *v->dims);
+        for (uint32_t i = 0; i < ndims; i++)
+            if (v->dims[i] == 0) {
+                if (i != 0) ptx_b_error(b, loc, "only the first array dimension may be left empty");
+                v->unsized = 1;
+            }
+    }
+    v->init = init;
+    if (v->space == PTX_SP_NONE) ptx_b_error(b, loc, "declaration of '%.*s' has no state space", (int)name.n, name.p);
+    if (v->type == PTX_T_NONE) ptx_b_error(b, loc, "declaration of '%.*s' has no type", (int)name.n, name.p);
+    return v;
+}
+
+static ptx_expr *expr_copy(ptx_builder *b, const ptx_expr *e);
+
+ptx_init *ptx_b_init_expr(ptx_builder *b, ptx_expr *e) {
+    ptx_init *i = ARENA_NEW(b->a, ptx_init);
+    i->kind = 'e';
+    i->expr = expr_copy(b, e);
+    return i;
+}
+
+void ptx_b_push_init(ptx_builder *b, ptx_init *i) { VPUSH(b->istack, i); }
+
+ptx_init *ptx_b_init_list(ptx_builder *b, uint32_t n) {
+    ptx_init *i = ARENA_NEW(b->a, ptx_init);
+    i->kind = 'l';
+    i->n = n;
+    i->items = ARENA_NEWN(b->a, ptx_init *, n ? n : 1);
+    b->istack.n -= n;
+    memcpy(i->items, b->istack.v + b->istack.n, n * sizeof *i->items);
+    return i;
+}
+
+ptx_init *ptx_b_init_kv(ptx_builder *b, ptx_str k, ptx_str v) {
+    ptx_init *i = ARENA_NEW(b->a, ptx_init);
+    i->kind = 'k';
+    i->key = k;
+    i->expr = ARENA_NEW(b->a, ptx_expr);
+    i->expr->kind = PTX_E_SYM;
+    i->expr->text = v;
+    return i;
+}
+
+void ptx_b_push_var(ptx_builder *b, ptx_var *v) { VPUSH(b->vstack, v); }
+
+/* ---- registers: scoped names, lazily materialised ranges ---- */
+static inline uint32_t name_hash(ptx_str s) {
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < s.n; i++) h = (h ^ (unsigned char)s.p[i]) * 16777619u;
+    return h;
+}
+
+static uint32_t new_reg(ptx_builder *b, ptx_str name, uint8_t type, uint8_t vec, uint32_t decl) {
+    ptx_reg r = {name, type, vec, decl};
+    VPUSH(b->regs, r);
+    VPUSH(b->hnext, UINT32_MAX);
+    VPUSH(b->rdepth, b->depth);
+    return b->regs.n - 1;
+}
+
+/* The undo log lists, in insertion order, the single registers now in the
+ * table; closing a scope pops its entries, each the head of its chain. */
+static void hash_rebuild(ptx_builder *b, uint32_t ncap) {
+    uint32_t *nh = realloc(b->heads, ncap * sizeof *nh);
+    if (!nh) ptx_oom();
+    b->heads = nh;
+    b->hcap = ncap;
+    for (uint32_t i = 0; i < ncap; i++) nh[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < b->undo.n; i++) {
+        uint32_t id = b->undo.v[i];
+        uint32_t h = name_hash(b->regs.v[id].name) & (ncap - 1);
+        b->hnext.v[id] = nh[h];
+        nh[h] = id;
+    }
+}
+
+static void hash_insert(ptx_builder *b, uint32_t id) {
+    VPUSH(b->undo, id);
+    if (b->undo.n * 2 > b->hcap) {
+        hash_rebuild(b, b->hcap ? b->hcap * 2 : 256);
+        return;
+    }
+    uint32_t h = name_hash(b->regs.v[id].name) & (b->hcap - 1);
+    b->hnext.v[id] = b->heads[h];
+    b->heads[h] = id;
+}
+
+static uint32_t hash_find(ptx_builder *b, ptx_str name) {
+    if (!b->hcap) return UINT32_MAX;
+    uint32_t h = name_hash(name) & (b->hcap - 1);
+    for (uint32_t id = b->heads[h]; id != UINT32_MAX; id = b->hnext.v[id])
+        if (ptx_str_eqs(b->regs.v[id].name, name)) return id;
+    return UINT32_MAX;
+}
+
+/* Finds a register visible here; UINT32_MAX if none. */
+static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
+    uint32_t id = hash_find(b, name);
+    if (id != UINT32_MAX) return id;
+    /* %r123 -> range %r<N> */
+    uint32_t k = name.n;
+    while (k > 0 && name.p[k - 1] >= '0' && name.p[k - 1] <= '9') k--;
+    if (k == name.n || k == 0) return UINT32_MAX;
+    if (name.n - k > 1 && name.p[k] == '0') return UINT32_MAX; /* %r01 is not %r1 */
+    ptx_str prefix = {name.p, k};
+    uint64_t num = 0;
+    for (uint32_t i = k; i < name.n && num < (1u << 25); i++) num = num * 10 + (uint64_t)(name.p[i] - '0');
+    for (uint32_t i = b->ranges.n; i-- > 0;) {
+        ptx_range *r = &b->ranges.v[i];
+        if (!ptx_str_eqs(r->prefix, prefix)) continue;
+        if (num >= r->count) continue;
+        if (!r->ids) {
+            r->ids = malloc(r->count * sizeof *r->ids);
+            if (!r->ids) ptx_oom();
+            memset(r->ids, 0xff, r->count * sizeof *r->ids);
+        }
+        if (r->ids[num] == UINT32_MAX) {
+            /* materialise once; not entered in the scoped hash */
+            ptx_reg reg = {name, r->type, r->vec, r->decl};
+            VPUSH(b->regs, reg);
+            VPUSH(b->hnext, UINT32_MAX);
+            VPUSH(b->rdepth, r->depth);
+            r->ids[num] = b->regs.n - 1;
+        }
+        return r->ids[num];
+    }
+    return UINT32_MAX;
+}
+
+static void declare_reg(ptx_builder *b, ptx_var *v, uint32_t decl) {
+    if (v->has_range) {
+        for (uint32_t i = 0; i < b->ranges.n; i++) {
+            ptx_range *r = &b->ranges.v[i];
+            if (r->depth == b->depth && ptx_str_eqs(r->prefix, v->name)) {
+                ptx_b_error(b, v->loc, "redeclaration of register range '%.*s<%u>'", (int)v->name.n,
+                            v->name.p, v->range);
+                return;
+            }
+        }
+        ptx_range r = {v->name, v->range, decl, b->depth, v->type, v->vec, NULL};
+        VPUSH(b->ranges, r);
+        return;
+    }
+    uint32_t old = hash_find(b, v->name);
+    if (old != UINT32_MAX && b->rdepth.v[old] == b->depth) {
+        ptx_b_error(b, v->loc, "redeclaration of register '%.*s'", (int)v->name.n, v->name.p);
+        return;
+    }
+    uint32_t id = new_reg(b, v->name, v->type, v->vec, decl);
+    hash_insert(b, id);
+}
+
+static void declare_var_stmt(ptx_builder *b, ptx_var *v) {
+    ptx_stmt *s = new_stmt(b, PTX_S_VAR, v->loc);
+    s->u.var = v;
+    add_stmt(b, s);
+}
+
+void ptx_b_declared(ptx_builder *b, ptx_var *v) {
+    if (b->in_body) {
+        if (v->linkage & (PTX_LINK_VISIBLE | PTX_LINK_WEAK | PTX_LINK_COMMON))
+            ptx_b_error(b, v->loc, "linkage directives are not allowed inside a function body");
+        if (v->space == PTX_SP_REG) declare_reg(b, v, b->nvars);
+        b->nvars++;
+    } else {
+        check_first(b, v->loc, 0);
+        if (v->space == PTX_SP_REG)
+            ptx_b_error(b, v->loc, ".reg variables can only be declared inside a function");
+        if (v->space == PTX_SP_PARAM)
+            ptx_b_error(b, v->loc, ".param variables can only be declared inside a function or as parameters");
+    }
+    declare_var_stmt(b, v);
+    arena_reset(&b->pool);
+}
+
+/* ---- functions ---- */
+ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc) {
+    check_first(b, loc, 0);
+    if (b->in_body) {
+        ptx_b_error(b, loc, "function definition inside a function body (missing '}'?)");
+    }
+    ptx_func *f = ARENA_NEW(b->a, ptx_func);
+    f->is_entry = (uint8_t)is_entry;
+    f->loc = loc;
+    if (q) {
+        f->linkage = q->linkage;
+        if (q->space || q->type || q->vec || q->align || q->is_ptr)
+            ptx_b_error(b, loc, "only linkage directives (.visible, .extern, .weak) may precede %s",
+                        is_entry ? ".entry" : ".func");
+    }
+    b->fn = b->sig = f;
+    b->vstack.n = 0;
+    return f;
+}
+
+static ptx_var **pop_vars(ptx_builder *b, uint32_t n) {
+    ptx_var **v = ARENA_NEWN(b->a, ptx_var *, n ? n : 1);
+    b->vstack.n -= n;
+    memcpy(v, b->vstack.v + b->vstack.n, n * sizeof *v);
+    return v;
+}
+
+static void check_params(ptx_builder *b, ptx_var **v, uint32_t n, int is_entry) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (v[i]->space != PTX_SP_PARAM && v[i]->space != PTX_SP_REG)
+            ptx_b_error(b, v[i]->loc, "parameter '%.*s' must be in the .param or .reg state space",
+                        (int)v[i]->name.n, v[i]->name.p);
+        else if (is_entry && v[i]->space == PTX_SP_REG)
+            ptx_b_error(b, v[i]->loc, "kernel parameter '%.*s' must be in the .param state space",
+                        (int)v[i]->name.n, v[i]->name.p);
+        for (uint32_t j = 0; j < i; j++)
+            if (ptx_str_eqs(v[i]->name, v[j]->name) && !ptx_str_eq(v[i]->name, "_"))
+                ptx_b_error(b, v[i]->loc, "duplicate parameter name '%.*s'", (int)v[i]->name.n, v[i]->name.p);
+    }
+}
+
+void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    ptx_func *f = b->sig;
+    ptx_var **v = pop_vars(b, n);
+    if (!f) return;
+    if (f->is_entry) ptx_b_error(b, loc, "a .entry function cannot return values");
+    f->has_rets = 1;
+    f->nrets = n;
+    f->rets = v;
+    check_params(b, v, n, 0);
+}
+
+void ptx_b_sig_params(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    (void)loc;
+    ptx_func *f = b->sig;
+    ptx_var **v = pop_vars(b, n);
+    if (!f) return;
+    f->has_params = 1;
+    f->nparams = n;
+    f->params = v;
+    check_params(b, v, n, f->is_entry);
+}
+
+void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc) {
+    ptx_func *f = b->sig;
+    ptx_str *args = pop_strs(b, nargs);
+    if (!f) return;
+    if (nargs > 3) {
+        ptx_b_error(b, loc, "%.*s takes at most 3 values", (int)name.n, name.p);
+        nargs = 3;
+    }
+    ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
+    if (f->nfdirs) memcpy(nd, f->fdirs, f->nfdirs * sizeof *nd);
+    ptx_fdirective *d = &nd[f->nfdirs];
+    d->name = name;
+    d->n = nargs;
+    for (uint32_t i = 0; i < nargs; i++) d->vals[i] = int_tok(b, args[i], loc, UINT32_MAX, "directive value");
+    if (ptx_str_eq(name, ".noreturn")) f->noreturn = 1;
+    f->fdirs = nd;
+    f->nfdirs++;
+}
+
+void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    (void)loc;
+    ptx_func *f = b->sig;
+    ptx_str *items = pop_strs(b, n);
+    if (!f) return;
+    ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
+    if (f->nfdirs) memcpy(nd, f->fdirs, f->nfdirs * sizeof *nd);
+    nd[f->nfdirs].name = PTX_STR_LIT(".pragma");
+    /* the strings and commas between them, as written */
+    nd[f->nfdirs].raw = n ? (ptx_str){items[0].p, (uint32_t)(items[n - 1].p + items[n - 1].n - items[0].p)}
+                          : (ptx_str){"", 0};
+    f->fdirs = nd;
+    f->nfdirs++;
+}
+
+void ptx_b_no_body(ptx_builder *b) {
+    if (b->fn) b->fn->has_body = 0;
+}
+
+static void scope_push(ptx_builder *b) {
+    VPUSH(b->marks, b->undo.n);
+    b->depth++;
+}
+
+static void scope_pop(ptx_builder *b) {
+    if (!b->marks.n) return;
+    uint32_t mark = b->marks.v[--b->marks.n];
+    while (b->undo.n > mark) {
+        uint32_t id = b->undo.v[--b->undo.n];
+        uint32_t h = name_hash(b->regs.v[id].name) & (b->hcap - 1);
+        b->heads[h] = b->hnext.v[id];
+    }
+    while (b->ranges.n && b->ranges.v[b->ranges.n - 1].depth == b->depth) {
+        free(b->ranges.v[b->ranges.n - 1].ids);
+        b->ranges.n--;
+    }
+    b->depth--;
+}
+
+void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
+    (void)loc;
+    ptx_func *f = b->fn;
+    b->in_body = 1;
+    b->body.n = 0;
+    b->regs.n = b->hnext.n = b->rdepth.n = 0;
+    b->undo.n = b->marks.n = 0;
+    b->nvars = 0;
+    for (uint32_t i = 0; i < b->ranges.n; i++) free(b->ranges.v[i].ids);
+    b->ranges.n = 0;
+    for (uint32_t i = 0; i < b->hcap; i++) b->heads[i] = UINT32_MAX;
+    b->depth = 0;
+    scope_push(b);
+    if (!f) return;
+    f->has_body = 1;
+    /* .reg parameters of a .func are registers of its body */
+    for (uint32_t i = 0; i < f->nrets; i++)
+        if (f->rets[i]->space == PTX_SP_REG) declare_reg(b, f->rets[i], UINT32_MAX);
+    for (uint32_t i = 0; i < f->nparams; i++)
+        if (f->params[i]->space == PTX_SP_REG) declare_reg(b, f->params[i], UINT32_MAX);
+}
+
+void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
+    (void)loc;
+    ptx_func *f = b->fn;
+    while (b->marks.n) scope_pop(b);
+    b->in_body = 0;
+    if (!f) return;
+    f->nstmts = b->body.n;
+    f->stmts = ARENA_NEWN(b->a, ptx_stmt *, b->body.n ? b->body.n : 1);
+    memcpy(f->stmts, b->body.v, b->body.n * sizeof *f->stmts);
+    f->nregs = b->regs.n;
+    f->regs = ARENA_NEWN(b->a, ptx_reg, b->regs.n ? b->regs.n : 1);
+    memcpy(f->regs, b->regs.v, b->regs.n * sizeof *f->regs);
+}
+
+void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {
+    (void)loc;
+    f->name = name;
+    ptx_stmt *s = new_stmt(b, PTX_S_FUNC, f->loc);
+    s->u.func = f;
+    VPUSH(b->top, s);
+    VPUSH(b->funcs, f);
+    b->fn = b->sig = NULL;
+}
+
+void ptx_b_label(ptx_builder *b, ptx_str name, ptx_loc loc) {
+    ptx_stmt *s = new_stmt(b, PTX_S_LABEL, loc);
+    s->u.name = name;
+    add_stmt(b, s);
+}
+
+void ptx_b_proto_begin(ptx_builder *b, ptx_str label, ptx_loc loc) {
+    ptx_func *p = ARENA_NEW(b->a, ptx_func);
+    p->name = label;
+    p->loc = loc;
+    b->sig = p;
+}
+
+void ptx_b_proto_end(ptx_builder *b, ptx_str name, ptx_loc loc) {
+    ptx_func *p = b->sig;
+    if (!ptx_str_eq(name, "_"))
+        ptx_b_error(b, loc, "a .callprototype is written with '_' in place of the function name");
+    ptx_stmt *s = new_stmt(b, PTX_S_PROTO, p ? p->loc : loc);
+    s->u.dir = new_dir(b);
+    s->u.dir->name = p ? p->name : name;
+    s->u.dir->proto = p;
+    add_stmt(b, s);
+    b->sig = b->fn;
+}
+
+void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx_loc loc) {
+    ptx_stmt *s = new_stmt(b, PTX_S_TARGETS, loc);
+    s->flag = (uint8_t)kind;
+    s->u.dir = new_dir(b);
+    s->u.dir->name = label;
+    s->u.dir->n = n;
+    s->u.dir->items = pop_strs(b, n);
+    add_stmt(b, s);
+}
+
+void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc) {
+    add_stmt(b, new_stmt(b, PTX_S_SCOPE_BEGIN, loc));
+    scope_push(b);
+}
+
+void ptx_b_scope_end(ptx_builder *b, ptx_loc loc) {
+    add_stmt(b, new_stmt(b, PTX_S_SCOPE_END, loc));
+    if (b->marks.n > 1) scope_pop(b);
+}
+
+void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc) {
+    ptx_stmt *s = new_stmt(b, PTX_S_LOC, loc);
+    s->u.locinfo.file = (uint32_t)int_tok(b, file, loc, UINT32_MAX, ".loc file index");
+    s->u.locinfo.line = (uint32_t)int_tok(b, line, loc, UINT32_MAX, ".loc line");
+    s->u.locinfo.col = (uint32_t)int_tok(b, col, loc, UINT32_MAX, ".loc column");
+    b->cur_loc = s;
+}
+
+void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc) {
+    if (!ptx_str_eq(key, "function_name")) {
+        ptx_b_error(b, loc, "unknown .loc attribute '%.*s' (expected function_name or inlined_at)", (int)key.n, key.p);
+        return;
+    }
+    if (b->cur_loc) {
+        b->cur_loc->u.locinfo.fn_name = name.p;
+        b->cur_loc->u.locinfo.fn_name_len = name.n;
+    }
+}
+
+void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, ptx_loc loc) {
+    if (!ptx_str_eq(key, "inlined_at")) {
+        ptx_b_error(b, loc, "unknown .loc attribute '%.*s' (expected function_name or inlined_at)", (int)key.n, key.p);
+        return;
+    }
+    if (b->cur_loc) {
+        ptx_locinfo *li = &b->cur_loc->u.locinfo;
+        li->ia_file = (uint32_t)int_tok(b, f, loc, UINT32_MAX, "inlined_at file");
+        li->ia_line = (uint32_t)int_tok(b, l, loc, UINT32_MAX, "inlined_at line");
+        li->ia_col = (uint32_t)int_tok(b, c, loc, UINT32_MAX, "inlined_at column");
+    }
+}
+
+void ptx_b_loc_end(ptx_builder *b) {
+    if (b->cur_loc) {
+        if (!b->in_body) check_first(b, b->cur_loc->loc, 0);
+        add_stmt(b, b->cur_loc);
+    }
+    b->cur_loc = NULL;
+}
+
+/* ---- expressions (built in the per-statement pool) ---- */
+static ptx_expr *new_expr(ptx_builder *b, int kind, ptx_loc loc) {
+    ptx_expr *e = arena_alloc(&b->pool, sizeof *e);
+    memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    e->loc = loc;
+    return e;
+}
+
+ptx_expr *ptx_b_e_int(ptx_builder *b, ptx_str t, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, PTX_E_INT, loc);
+    uint64_t v = 0;
+    if (!parse_uint(t, &v)) ptx_b_error(b, loc, "integer literal '%.*s' does not fit in 64 bits", (int)t.n, t.p);
+    e->text = t;
+    e->u.i = (int64_t)v;
+    return e;
+}
+
+ptx_expr *ptx_b_e_float(ptx_builder *b, ptx_str t, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, PTX_E_FLOAT, loc);
+    e->text = t;
+    if (t.n >= 2 && t.p[0] == '0' && (t.p[1] == 'f' || t.p[1] == 'F' || t.p[1] == 'd' || t.p[1] == 'D')) {
+        uint64_t v = 0;
+        for (uint32_t i = 2; i < t.n; i++) {
+            char c = t.p[i];
+            v = v * 16 + (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
+        e->fkind = (t.p[1] | 0x20) == 'f' ? 'f' : 'd';
+        e->u.i = (int64_t)v;
+    } else {
+        char buf[80];
+        size_t n = t.n < sizeof buf - 1 ? t.n : sizeof buf - 1;
+        memcpy(buf, t.p, n);
+        buf[n] = 0;
+        double d = strtod(buf, NULL);
+        e->fkind = 'x';
+        memcpy(&e->u.i, &d, sizeof d);
+    }
+    return e;
+}
+
+ptx_expr *ptx_b_e_sym(ptx_builder *b, ptx_str t, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, PTX_E_SYM, loc);
+    e->text = t;
+    return e;
+}
+
+void ptx_b_push_expr(ptx_builder *b, ptx_expr *e) { VPUSH(b->estack, e); }
+
+ptx_expr *ptx_b_e_call(ptx_builder *b, ptx_str name, uint32_t n, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, PTX_E_CALL, loc);
+    e->text = name;
+    e->nargs = n;
+    e->u.args = arena_alloc(&b->pool, (n ? n : 1) * sizeof(ptx_expr *));
+    b->estack.n -= n;
+    memcpy(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
+    if (!ptx_str_eq(name, "generic") && !ptx_str_eq(name, "mask"))
+        ptx_b_error(b, loc, "unknown function '%.*s' in constant expression (expected generic or mask)", (int)name.n, name.p);
+    return e;
+}
+
+ptx_expr *ptx_b_e_unary(ptx_builder *b, int op, ptx_expr *a, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, op == '(' ? PTX_E_PAREN : PTX_E_UNARY, loc);
+    e->op = (uint16_t)op;
+    e->u.a = a;
+    return e;
+}
+
+ptx_expr *ptx_b_e_bin(ptx_builder *b, int op, ptx_expr *l, ptx_expr *r, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, PTX_E_BINARY, loc);
+    e->op = (uint16_t)op;
+    e->u.a = l;
+    e->b = r;
+    return e;
+}
+
+ptx_expr *ptx_b_e_cond(ptx_builder *b, ptx_expr *c, ptx_expr *t, ptx_expr *f, ptx_loc loc) {
+    ptx_expr *e = new_expr(b, PTX_E_COND, loc);
+    e->u.a = c;
+    e->b = t;
+    e->c = f;
+    return e;
+}
+
+static ptx_expr *expr_copy(ptx_builder *b, const ptx_expr *e) {
+    if (!e) return NULL;
+    ptx_expr *c = arena_alloc(b->a, sizeof *c);
+    *c = *e;
+    switch (e->kind) {
+    case PTX_E_UNARY:
+    case PTX_E_PAREN: c->u.a = expr_copy(b, e->u.a); break;
+    case PTX_E_BINARY:
+        c->u.a = expr_copy(b, e->u.a);
+        c->b = expr_copy(b, e->b);
+        break;
+    case PTX_E_COND:
+        c->u.a = expr_copy(b, e->u.a);
+        c->b = expr_copy(b, e->b);
+        c->c = expr_copy(b, e->c);
+        break;
+    case PTX_E_CALL:
+        c->u.args = ARENA_NEWN(b->a, ptx_expr *, e->nargs ? e->nargs : 1);
+        for (uint32_t i = 0; i < e->nargs; i++) c->u.args[i] = expr_copy(b, e->u.args[i]);
+        break;
+    default: break;
+    }
+    return c;
+}
+
+/* Integer value of a constant expression made of literals only. */
+static bool expr_int(const ptx_expr *e, int64_t *out) {
+    int64_t a, c;
+    switch (e->kind) {
+    case PTX_E_INT: *out = e->u.i; return true;
+    case PTX_E_PAREN: return expr_int(e->u.a, out);
+    case PTX_E_UNARY:
+        if (!expr_int(e->u.a, &a)) return false;
+        *out = e->op == '-' ? (int64_t)(0 - (uint64_t)a) : e->op == '~' ? ~a : e->op == '!' ? !a : a;
+        return true;
+    case PTX_E_BINARY:
+        if (!expr_int(e->u.a, &a) || !expr_int(e->b, &c)) return false;
+        switch (e->op) {
+        case '+': *out = (int64_t)((uint64_t)a + (uint64_t)c); return true;
+        case '-': *out = (int64_t)((uint64_t)a - (uint64_t)c); return true;
+        case '*': *out = (int64_t)((uint64_t)a * (uint64_t)c); return true;
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+/* ---- operands ---- */
+static ptx_operand *opd_push(ptx_builder *b) {
+    ptx_operand o;
+    memset(&o, 0, sizeof o);
+    VPUSH(b->ostack, o);
+    return &b->ostack.v[b->ostack.n - 1];
+}
+
+/* Fills o for a '%name' or plain register name; false if not a register. */
+static bool resolve_reg(ptx_builder *b, ptx_str name, ptx_operand *o) {
+    uint8_t comp = 0;
+    ptx_str base = name;
+    uint32_t id = reg_lookup(b, name);
+    if (id == UINT32_MAX && name.n > 2 && name.p[name.n - 2] == '.') {
+        base.n -= 2;
+        comp = (uint8_t)name.p[name.n - 1];
+        id = reg_lookup(b, base);
+    }
+    if (id != UINT32_MAX) {
+        o->kind = PTX_O_REG;
+        o->n = id;
+        o->comp = comp;
+        return true;
+    }
+    if (name.n && name.p[0] == '%') {
+        uint32_t idx;
+        ptx_sreg sr = ptx_sreg_lookup(base, &idx);
+        if (sr != PTX_SR_UNKNOWN) {
+            o->kind = PTX_O_SREG;
+            o->n = sr;
+            o->v = idx;
+            o->comp = comp;
+            o->p.text = name.p; /* spelling, component included */
+            return true;
+        }
+    }
+    return false;
+}
+
+void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
+    ptx_operand *o = opd_push(b);
+    if (!resolve_reg(b, name, o)) {
+        if (b->in_body)
+            ptx_b_error(b, loc, "use of undeclared register '%.*s'", (int)name.n, name.p);
+        else
+            ptx_b_error(b, loc, "register '%.*s' used outside a function body", (int)name.n, name.p);
+        o->kind = PTX_O_SYM;
+        o->p.text = name.p;
+        o->n = name.n;
+    }
+    o->neg = (uint8_t)neg;
+}
+
+void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg) {
+    int64_t v = 0;
+    if (!expr_int(off, &v)) ptx_b_error(b, off->loc, "address offset must be an integer constant");
+    ptx_b_opd_reg(b, name, loc, 0);
+    ptx_operand *o = &b->ostack.v[b->ostack.n - 1];
+    o->flags |= PTX_ADDR_OFF;
+    o->v = neg ? (int64_t)(0 - (uint64_t)v) : v;
+    /* "[%r-4]" prints as "[%r+-4]": the same address */
+}
+
+static void imm_from(ptx_builder *b, ptx_operand *o, const ptx_expr *lit, const ptx_expr *whole) {
+    (void)b;
+    o->kind = PTX_O_IMM;
+    o->v = lit->u.i;
+    o->flags = lit->kind == PTX_E_INT ? PTX_IMM_INT
+             : lit->fkind == 'f'       ? PTX_IMM_F32
+             : lit->fkind == 'd'       ? PTX_IMM_F64
+                                       : PTX_IMM_DEC;
+    /* spelling: from the sign (if any) to the end of the literal */
+    const char *start = whole != lit ? b->ls.buf + whole->loc.off : lit->text.p;
+    o->p.text = start;
+    o->n = (uint32_t)(lit->text.p + lit->text.n - start);
+    if (whole != lit) { /* unary minus */
+        if (o->flags == PTX_IMM_INT) o->v = (int64_t)(0 - (uint64_t)o->v);
+        else if (o->flags == PTX_IMM_F32) o->v ^= (int64_t)0x80000000u;
+        else o->v = (int64_t)((uint64_t)o->v ^ 0x8000000000000000ull);
+    }
+}
+
+void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc) {
+    (void)loc;
+    ptx_operand *o = opd_push(b);
+    if (e->kind == PTX_E_INT || e->kind == PTX_E_FLOAT) {
+        imm_from(b, o, e, e);
+        return;
+    }
+    if (e->kind == PTX_E_UNARY && e->op == '-' && (e->u.a->kind == PTX_E_INT || e->u.a->kind == PTX_E_FLOAT)) {
+        imm_from(b, o, e->u.a, e);
+        return;
+    }
+    if (e->kind == PTX_E_SYM) {
+        if (ptx_str_eq(e->text, "_")) {
+            o->kind = PTX_O_SINK;
+            return;
+        }
+        if (b->in_body && resolve_reg(b, e->text, o)) return;
+        o->kind = PTX_O_SYM;
+        o->p.text = e->text.p;
+        o->n = e->text.n;
+        return;
+    }
+    if (b->in_body && e->kind == PTX_E_UNARY && e->op == '!' && e->u.a->kind == PTX_E_SYM &&
+        resolve_reg(b, e->u.a->text, o)) {
+        o->neg = 1;
+        return;
+    }
+    if (b->in_body && e->kind == PTX_E_BINARY && e->op == '|' && e->u.a->kind == PTX_E_SYM &&
+        e->b->kind == PTX_E_SYM) {
+        ptx_operand x, y;
+        memset(&x, 0, sizeof x);
+        memset(&y, 0, sizeof y);
+        if (resolve_reg(b, e->u.a->text, &x) && resolve_reg(b, e->b->text, &y)) {
+            o->kind = PTX_O_PAIR;
+            o->n = 2;
+            o->p.elems = ARENA_NEWN(b->a, ptx_operand, 2);
+            o->p.elems[0] = x;
+            o->p.elems[1] = y;
+            return;
+        }
+    }
+    o->kind = PTX_O_EXPR;
+    o->p.expr = expr_copy(b, e);
+}
+
+void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc) {
+    (void)loc;
+    ptx_operand *el = ARENA_NEWN(b->a, ptx_operand, n ? n : 1);
+    b->ostack.n -= n;
+    memcpy(el, b->ostack.v + b->ostack.n, n * sizeof *el);
+    ptx_operand *o = opd_push(b);
+    o->kind = (uint8_t)kind;
+    o->n = n;
+    o->p.elems = el;
+}
+
+void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    if (n == 1) {
+        ptx_operand *top = &b->ostack.v[b->ostack.n - 1];
+        ptx_operand base = *top;
+        int64_t off = 0;
+        uint8_t flags = 0;
+        if (base.kind == PTX_O_REG && (base.flags & PTX_ADDR_OFF)) {
+            off = base.v;
+            flags = PTX_ADDR_OFF;
+            base.flags = 0;
+            base.v = 0;
+        } else if (base.kind == PTX_O_EXPR && base.p.expr->kind == PTX_E_BINARY &&
+                   (base.p.expr->op == '+' || base.p.expr->op == '-') &&
+                   base.p.expr->u.a->kind == PTX_E_SYM) {
+            /* [sym+4], [sym-4], [reg_without_percent+4] */
+            int64_t v;
+            ptx_expr *e = base.p.expr;
+            if (expr_int(e->b, &v)) {
+                ptx_operand s;
+                memset(&s, 0, sizeof s);
+                if (!resolve_reg(b, e->u.a->text, &s)) {
+                    s.kind = PTX_O_SYM;
+                    s.p.text = e->u.a->text.p;
+                    s.n = e->u.a->text.n;
+                }
+                base = s;
+                off = e->op == '-' ? (int64_t)(0 - (uint64_t)v) : v;
+                flags = PTX_ADDR_OFF;
+            }
+        }
+        ptx_operand *el = ARENA_NEW(b->a, ptx_operand);
+        *el = base;
+        top->kind = PTX_O_ADDR;
+        top->neg = top->comp = 0;
+        top->flags = flags;
+        top->n = 1;
+        top->p.elems = el;
+        top->v = off;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (b->ostack.v[b->ostack.n - n + i].flags & PTX_ADDR_OFF)
+            ptx_b_error(b, loc, "an offset is only allowed in a single-element address");
+    ptx_b_opd_agg(b, PTX_O_ADDR, n, loc);
+}
+
+/* ---- instructions ---- */
+int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
+    ptx_operand o;
+    memset(&o, 0, sizeof o);
+    if (!resolve_reg(b, name, &o) || o.kind != PTX_O_REG) {
+        ptx_b_error(b, loc, "use of undeclared predicate '%.*s' as guard", (int)name.n, name.p);
+        return 0;
+    }
+    if (b->regs.v[o.n].type != PTX_T_PRED) {
+        ptx_b_error(b, loc, "guard '%.*s' is not a .pred register (declared %s)", (int)name.n, name.p,
+                    ptx_type_name((ptx_type)b->regs.v[o.n].type));
+        return 0;
+    }
+    return ((int64_t)1 << 40) | ((int64_t)(neg != 0) << 32) | o.n;
+}
+
+static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+    const char *p = in->opcode, *e = p + in->opcode_len;
+    const char *q = p;
+    while (q < e && *q != '.') q++;
+    in->op = (uint16_t)ptx_opcode_lookup(p, (size_t)(q - p));
+    if (in->op == PTX_OPC_UNKNOWN) {
+        ptx_str base = {p, (uint32_t)(q - p)};
+        for (uint32_t i = 0; i < b->unknown_ops.n; i++)
+            if (ptx_str_eqs(b->unknown_ops.v[i], base)) goto mods;
+        VPUSH(b->unknown_ops, base);
+        ptx_b_warning(b, loc, "unknown instruction '%.*s': kept as written and treated conservatively",
+                      (int)base.n, base.p);
+    }
+mods:
+    while (q < e) {
+        const char *r = q + 1;
+        while (r < e && *r != '.') r++;
+        uint8_t v;
+        switch (ptx_mod_classify(q, (size_t)(r - q), &v)) {
+        case PTX_MOD_TYPE: in->type2 = in->type; in->type = v; break;
+        case PTX_MOD_SPACE: if (!in->space) in->space = v; break;
+        case PTX_MOD_VEC: in->vec = v; break;
+        default: break;
+        }
+        if (in->nmods < 255) in->nmods++;
+        q = r;
+    }
+}
+
+void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd) {
+    ptx_stmt *s = new_stmt(b, PTX_S_INST, loc);
+    ptx_inst *in = &s->u.inst;
+    in->opcode = opcode.p;
+    if (opcode.n > UINT16_MAX) {
+        ptx_b_error(b, loc, "instruction name is too long");
+        opcode.n = UINT16_MAX;
+    }
+    in->opcode_len = (uint16_t)opcode.n;
+    if (guard) {
+        in->has_guard = 1;
+        in->guard_neg = (uint8_t)((guard >> 32) & 1);
+        in->guard = (uint32_t)guard;
+    }
+    if (nopd > 255) {
+        ptx_b_error(b, loc, "too many operands (%u; at most 255)", nopd);
+        b->ostack.n -= nopd;
+        nopd = 0;
+    }
+    in->nopd = (uint8_t)nopd;
+    if (nopd) {
+        in->opd = arena_alloc(b->a, nopd * sizeof *in->opd);
+        b->ostack.n -= nopd;
+        memcpy(in->opd, b->ostack.v + b->ostack.n, nopd * sizeof *in->opd);
+    }
+    for (uint32_t i = 0; i < nopd; i++)
+        if (in->opd[i].kind != PTX_O_ADDR && (in->opd[i].flags & PTX_ADDR_OFF) && in->opd[i].kind == PTX_O_REG)
+            ptx_b_error(b, loc, "register offset outside of [ ]");
+    decode_opcode(b, in, loc);
+    if (in->op == PTX_OPC_CALL) {
+        /* "(x)" was read as a parenthesised expression: it is a list here */
+        for (uint32_t i = 0; i < nopd; i++) {
+            ptx_operand *o = &in->opd[i];
+            if (o->kind == PTX_O_EXPR && o->p.expr->kind == PTX_E_PAREN) {
+                ptx_expr *inner = o->p.expr->u.a;
+                ptx_operand el;
+                memset(&el, 0, sizeof el);
+                if (inner->kind == PTX_E_SYM) {
+                    if (!resolve_reg(b, inner->text, &el)) {
+                        el.kind = PTX_O_SYM;
+                        el.p.text = inner->text.p;
+                        el.n = inner->text.n;
+                    }
+                } else if (inner->kind == PTX_E_INT || inner->kind == PTX_E_FLOAT) {
+                    imm_from(b, &el, inner, inner);
+                } else {
+                    el.kind = PTX_O_EXPR;
+                    el.p.expr = inner;
+                }
+                o->kind = PTX_O_LIST;
+                o->n = 1;
+                o->p.elems = ARENA_NEW(b->a, ptx_operand);
+                o->p.elems[0] = el;
+            }
+        }
+    }
+    if (b->fn) b->fn->ninsts++;
+    add_stmt(b, s);
+    arena_reset(&b->pool);
+}

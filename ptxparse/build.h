@@ -1,0 +1,164 @@
+/* Internal: the state shared by the lexer, the grammar actions and the IR
+ * builder.  Not part of the public API (see ptx.h). */
+#ifndef PTXRAY_BUILD_H
+#define PTXRAY_BUILD_H
+#include <stdint.h>
+#include "ir.h"
+#include "ptx.h"
+#include "parser.h"
+
+/* flex's bison bridge names the types without the api.prefix */
+#ifndef YYSTYPE
+#define YYSTYPE PTX_YYSTYPE
+#endif
+#ifndef YYLTYPE
+#define YYLTYPE ptx_loc
+#endif
+
+struct ptx_lexstate {
+    char *buf;              /* source, followed by two NULs */
+    size_t len;
+    uint32_t line;
+    const char *line_start;
+    int stop;               /* set when the error limit is reached: lexer returns EOF */
+    int section;            /* 1 after .section, 2 after its name: next '{' opens raw text */
+    const char *raw_start;
+    ptx_loc raw_loc;
+    ptx_builder *b;
+};
+
+#define PTX_VEC(T) struct { T *v; uint32_t n, cap; }
+
+typedef struct ptx_range {
+    ptx_str prefix;   /* "%r" of %r<100> */
+    uint32_t count;
+    uint32_t decl;    /* index in the body's declaration list */
+    uint32_t depth;   /* scope depth of the declaration */
+    uint8_t type, vec;
+    uint32_t *ids;    /* number -> register index, UINT32_MAX until first use */
+} ptx_range;
+
+
+struct ptx_builder {
+    ptx_module *m;
+    arena *a;          /* the module's arena */
+    arena pool;        /* expressions of the statement being parsed; reset after it */
+    ptx_diags *d;
+    struct ptx_lexstate ls;
+
+    PTX_VEC(ptx_operand) ostack;
+    PTX_VEC(ptx_str) sstack;
+    PTX_VEC(ptx_var *) vstack;
+    PTX_VEC(uint64_t) dstack;
+    PTX_VEC(ptx_init *) istack;
+    PTX_VEC(ptx_expr *) estack;
+    PTX_VEC(ptx_stmt *) top;
+    PTX_VEC(ptx_func *) funcs;
+
+    ptx_var tmpl;      /* qualifiers of the declaration being parsed */
+    ptx_func *fn;      /* function whose header or body is being parsed */
+    ptx_func *sig;     /* function or .callprototype whose parameters are being parsed */
+    int in_body;
+    uint32_t depth;    /* scope depth inside the body (body = 1) */
+
+    PTX_VEC(ptx_stmt *) body;
+    PTX_VEC(ptx_reg) regs;
+    PTX_VEC(uint32_t) hnext;   /* per register: next in its hash chain */
+    PTX_VEC(uint32_t) rdepth;  /* per register: scope depth of its declaration */
+    uint32_t *heads;           /* hash buckets of single register names */
+    uint32_t hcap;
+    PTX_VEC(uint32_t) undo;    /* single registers in the table, in insertion order */
+    PTX_VEC(uint32_t) marks;   /* undo-log size at each open scope */
+    PTX_VEC(ptx_range) ranges;
+    uint32_t nvars;            /* declarations in the body so far */
+
+    ptx_stmt *cur_loc;
+    int seen_version, seen_target, seen_other;
+    uint8_t warned_op[PTX_OPC__COUNT];
+    PTX_VEC(ptx_str) unknown_ops; /* unknown mnemonics already warned about */
+};
+
+/* Lexer side. */
+void ptx_lex_begin(struct ptx_lexstate *ls, void **scanner);
+void ptx_lex_end(void *scanner);
+void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Grammar actions (build.c). */
+void ptx_b_error(ptx_builder *b, ptx_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* nexp = 0: too many possibilities to list. */
+void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof, int nexp,
+                        const char **exp);
+void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc);
+void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc);
+void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc loc);
+void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc);
+void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc);
+void ptx_b_pragma(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_recover_toplevel(ptx_builder *b);
+void ptx_b_recover_stmt(ptx_builder *b);
+void ptx_b_push_str(ptx_builder *b, ptx_str s);
+ptx_str ptx_b_span(ptx_builder *b, ptx_loc from, ptx_loc last_char);
+
+ptx_var *ptx_b_quals_new(ptx_builder *b);
+void ptx_b_qual(ptx_builder *b, ptx_var *t, const ptx_qual *q);
+void ptx_b_declared(ptx_builder *b, ptx_var *v);
+ptx_var *ptx_b_var(ptx_builder *b, ptx_str name, ptx_loc loc, int64_t range, uint32_t ndims,
+                   ptx_init *init);
+int64_t ptx_b_range(ptx_builder *b, ptx_str n, ptx_loc loc);
+void ptx_b_push_dim(ptx_builder *b, ptx_str n, ptx_loc loc);
+ptx_init *ptx_b_init_expr(ptx_builder *b, ptx_expr *e);
+ptx_init *ptx_b_init_list(ptx_builder *b, uint32_t n);
+ptx_init *ptx_b_init_kv(ptx_builder *b, ptx_str k, ptx_str v);
+void ptx_b_push_init(ptx_builder *b, ptx_init *i);
+void ptx_b_push_var(ptx_builder *b, ptx_var *v);
+
+ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *quals, int is_entry, ptx_loc loc);
+void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_sig_params(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc);
+void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_no_body(ptx_builder *b);
+void ptx_b_body_begin(ptx_builder *b, ptx_loc loc);
+void ptx_b_body_end(ptx_builder *b, ptx_loc loc);
+void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc);
+
+void ptx_b_label(ptx_builder *b, ptx_str name, ptx_loc loc);
+void ptx_b_proto_begin(ptx_builder *b, ptx_str label, ptx_loc loc);
+void ptx_b_proto_end(ptx_builder *b, ptx_str name, ptx_loc loc);
+void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx_loc loc);
+void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc);
+void ptx_b_scope_end(ptx_builder *b, ptx_loc loc);
+void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc);
+void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc);
+void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, ptx_loc loc);
+void ptx_b_loc_end(ptx_builder *b);
+
+void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd);
+int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
+void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
+void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);
+void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc);
+void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc);
+void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc);
+
+ptx_expr *ptx_b_e_int(ptx_builder *b, ptx_str t, ptx_loc loc);
+ptx_expr *ptx_b_e_float(ptx_builder *b, ptx_str t, ptx_loc loc);
+ptx_expr *ptx_b_e_sym(ptx_builder *b, ptx_str t, ptx_loc loc);
+ptx_expr *ptx_b_e_call(ptx_builder *b, ptx_str name, uint32_t n, ptx_loc loc);
+ptx_expr *ptx_b_e_unary(ptx_builder *b, int op, ptx_expr *a, ptx_loc loc);
+ptx_expr *ptx_b_e_bin(ptx_builder *b, int op, ptx_expr *l, ptx_expr *r, ptx_loc loc);
+ptx_expr *ptx_b_e_cond(ptx_builder *b, ptx_expr *c, ptx_expr *t, ptx_expr *f, ptx_loc loc);
+void ptx_b_push_expr(ptx_builder *b, ptx_expr *e);
+
+/* After parsing: resolve symbols of every function (resolve.c). */
+void ptx_resolve_module(ptx_builder *b);
+
+/* ir.c: modifier/opcode tables. */
+enum { PTX_MOD_NONE, PTX_MOD_TYPE, PTX_MOD_SPACE, PTX_MOD_VEC };
+void ptx_tables_init(void);
+int ptx_mod_classify(const char *s, size_t n, uint8_t *val); /* s includes '.' */
+
+#endif

@@ -1,0 +1,217 @@
+/* Name tables of the IR: types, state spaces, special registers, opcodes,
+ * and the modifier classifier used on every instruction. */
+#include <string.h>
+#include <threads.h>
+#include "build.h"
+#include "ir.h"
+
+bool ptx_str_eq(ptx_str a, const char *z) {
+    size_t n = strlen(z);
+    return a.n == n && memcmp(a.p, z, n) == 0;
+}
+
+bool ptx_str_eqs(ptx_str a, ptx_str b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
+
+static const char *const type_names[PTX_T__COUNT] = {
+    [PTX_T_NONE] = "", [PTX_T_PRED] = ".pred",
+    [PTX_T_B8] = ".b8", [PTX_T_B16] = ".b16", [PTX_T_B32] = ".b32", [PTX_T_B64] = ".b64",
+    [PTX_T_B128] = ".b128",
+    [PTX_T_U8] = ".u8", [PTX_T_U16] = ".u16", [PTX_T_U32] = ".u32", [PTX_T_U64] = ".u64",
+    [PTX_T_S8] = ".s8", [PTX_T_S16] = ".s16", [PTX_T_S32] = ".s32", [PTX_T_S64] = ".s64",
+    [PTX_T_F16] = ".f16", [PTX_T_F16X2] = ".f16x2", [PTX_T_BF16] = ".bf16",
+    [PTX_T_BF16X2] = ".bf16x2", [PTX_T_TF32] = ".tf32", [PTX_T_F32] = ".f32", [PTX_T_F64] = ".f64",
+    [PTX_T_E4M3] = ".e4m3", [PTX_T_E5M2] = ".e5m2", [PTX_T_E4M3X2] = ".e4m3x2",
+    [PTX_T_E5M2X2] = ".e5m2x2", [PTX_T_E2M3] = ".e2m3", [PTX_T_E3M2] = ".e3m2",
+    [PTX_T_E2M1] = ".e2m1", [PTX_T_E2M1X2] = ".e2m1x2", [PTX_T_E2M3X2] = ".e2m3x2",
+    [PTX_T_E3M2X2] = ".e3m2x2", [PTX_T_UE8M0] = ".ue8m0", [PTX_T_UE8M0X2] = ".ue8m0x2",
+    [PTX_T_UE4M3] = ".ue4m3", [PTX_T_U4] = ".u4", [PTX_T_S4] = ".s4", [PTX_T_B1] = ".b1",
+    [PTX_T_TEXREF] = ".texref", [PTX_T_SAMPLERREF] = ".samplerref", [PTX_T_SURFREF] = ".surfref",
+};
+
+static const uint8_t type_bits[PTX_T__COUNT] = {
+    [PTX_T_PRED] = 1, [PTX_T_B8] = 8, [PTX_T_B16] = 16, [PTX_T_B32] = 32, [PTX_T_B64] = 64,
+    [PTX_T_B128] = 128, [PTX_T_U8] = 8, [PTX_T_U16] = 16, [PTX_T_U32] = 32, [PTX_T_U64] = 64,
+    [PTX_T_S8] = 8, [PTX_T_S16] = 16, [PTX_T_S32] = 32, [PTX_T_S64] = 64, [PTX_T_F16] = 16,
+    [PTX_T_F16X2] = 32, [PTX_T_BF16] = 16, [PTX_T_BF16X2] = 32, [PTX_T_TF32] = 32,
+    [PTX_T_F32] = 32, [PTX_T_F64] = 64, [PTX_T_E4M3] = 8, [PTX_T_E5M2] = 8,
+    [PTX_T_E4M3X2] = 16, [PTX_T_E5M2X2] = 16, [PTX_T_E2M3] = 8, [PTX_T_E3M2] = 8,
+    [PTX_T_E2M1] = 4, [PTX_T_E2M1X2] = 8, [PTX_T_E2M3X2] = 16, [PTX_T_E3M2X2] = 16,
+    [PTX_T_UE8M0] = 8, [PTX_T_UE8M0X2] = 16, [PTX_T_UE4M3] = 8, [PTX_T_U4] = 4, [PTX_T_S4] = 4,
+    [PTX_T_B1] = 1, [PTX_T_TEXREF] = 64, [PTX_T_SAMPLERREF] = 64, [PTX_T_SURFREF] = 64,
+};
+
+static const char *const space_names[PTX_SP__COUNT] = {
+    [PTX_SP_NONE] = "", [PTX_SP_REG] = ".reg", [PTX_SP_SREG] = ".sreg",
+    [PTX_SP_CONST] = ".const", [PTX_SP_GLOBAL] = ".global", [PTX_SP_LOCAL] = ".local",
+    [PTX_SP_PARAM] = ".param", [PTX_SP_SHARED] = ".shared", [PTX_SP_SHARED_CTA] = ".shared::cta",
+    [PTX_SP_SHARED_CLUSTER] = ".shared::cluster", [PTX_SP_TEX] = ".tex",
+    [PTX_SP_PARAM_ENTRY] = ".param::entry", [PTX_SP_PARAM_FUNC] = ".param::func",
+};
+
+const char *ptx_type_name(ptx_type t) { return t < PTX_T__COUNT ? type_names[t] : ""; }
+const char *ptx_space_name(ptx_space s) { return s < PTX_SP__COUNT ? space_names[s] : ""; }
+unsigned ptx_type_bits(ptx_type t) { return t < PTX_T__COUNT ? type_bits[t] : 0; }
+
+static const char *const opcode_names[PTX_OPC__COUNT] = {
+#define PTX_OPCODE(id, text) [PTX_OPC_##id] = text,
+#include "opcodes.def"
+#undef PTX_OPCODE
+};
+const char *ptx_opcode_name(ptx_opcode op) { return op < PTX_OPC__COUNT ? opcode_names[op] : ""; }
+
+/* ---- one hash table for mnemonics and modifiers -------------------------
+ * Every instruction is classified through it (base mnemonic, then each
+ * modifier), so it is a small open-addressing table probed with a cheap hash
+ * instead of string comparisons against every name. */
+enum { TAB_BITS = 10, TAB_SIZE = 1 << TAB_BITS };
+typedef struct { const char *s; uint8_t len, cls, val; } tab_ent;
+static tab_ent tab[TAB_SIZE];
+enum { CLS_OPCODE = 8 };
+
+static inline uint32_t hash_bytes(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static void tab_put(const char *s, uint8_t cls, uint8_t val) {
+    size_t n = strlen(s);
+    uint32_t i = hash_bytes(s, n) & (TAB_SIZE - 1);
+    while (tab[i].s) i = (i + 1) & (TAB_SIZE - 1);
+    tab[i] = (tab_ent){s, (uint8_t)n, cls, val};
+}
+
+static const tab_ent *tab_get(const char *s, size_t n) {
+    if (n == 0 || n > 255) return NULL;
+    uint32_t i = hash_bytes(s, n) & (TAB_SIZE - 1);
+    while (tab[i].s) {
+        if (tab[i].len == n && memcmp(tab[i].s, s, n) == 0) return &tab[i];
+        i = (i + 1) & (TAB_SIZE - 1);
+    }
+    return NULL;
+}
+
+static void tables_build(void) {
+    for (int t = 1; t < PTX_T__COUNT; t++) tab_put(type_names[t], PTX_MOD_TYPE, (uint8_t)t);
+    for (int s = 1; s < PTX_SP__COUNT; s++) tab_put(space_names[s], PTX_MOD_SPACE, (uint8_t)s);
+    tab_put(".v2", PTX_MOD_VEC, 2);
+    tab_put(".v4", PTX_MOD_VEC, 4);
+    tab_put(".v8", PTX_MOD_VEC, 8);
+    for (int o = 1; o < PTX_OPC__COUNT; o++) tab_put(opcode_names[o], CLS_OPCODE, (uint8_t)o);
+}
+
+static once_flag tables_once = ONCE_FLAG_INIT;
+void ptx_tables_init(void) { call_once(&tables_once, tables_build); }
+
+int ptx_mod_classify(const char *s, size_t n, uint8_t *val) {
+    const tab_ent *e = tab_get(s, n);
+    if (!e || e->cls == CLS_OPCODE) return PTX_MOD_NONE;
+    *val = e->val;
+    return e->cls;
+}
+
+ptx_opcode ptx_opcode_lookup(const char *s, size_t n) {
+    ptx_tables_init();
+    const tab_ent *e = tab_get(s, n);
+    return e && e->cls == CLS_OPCODE ? (ptx_opcode)e->val : PTX_OPC_UNKNOWN;
+}
+
+ptx_type ptx_type_from_str(ptx_str s) {
+    uint8_t v;
+    ptx_tables_init();
+    return ptx_mod_classify(s.p, s.n, &v) == PTX_MOD_TYPE ? (ptx_type)v : PTX_T_NONE;
+}
+
+ptx_space ptx_space_from_str(ptx_str s) {
+    uint8_t v;
+    ptx_tables_init();
+    return ptx_mod_classify(s.p, s.n, &v) == PTX_MOD_SPACE ? (ptx_space)v : PTX_SP_NONE;
+}
+
+/* ---- special registers (PTX ISA chapter 10) ---- */
+static const struct { const char *name; ptx_sreg id; uint8_t numbered; } sregs[] = {
+    {"%tid", PTX_SR_TID, 0}, {"%ntid", PTX_SR_NTID, 0}, {"%laneid", PTX_SR_LANEID, 0},
+    {"%warpid", PTX_SR_WARPID, 0}, {"%nwarpid", PTX_SR_NWARPID, 0},
+    {"%ctaid", PTX_SR_CTAID, 0}, {"%nctaid", PTX_SR_NCTAID, 0}, {"%smid", PTX_SR_SMID, 0},
+    {"%nsmid", PTX_SR_NSMID, 0}, {"%gridid", PTX_SR_GRIDID, 0},
+    {"%lanemask_eq", PTX_SR_LANEMASK_EQ, 0}, {"%lanemask_le", PTX_SR_LANEMASK_LE, 0},
+    {"%lanemask_lt", PTX_SR_LANEMASK_LT, 0}, {"%lanemask_ge", PTX_SR_LANEMASK_GE, 0},
+    {"%lanemask_gt", PTX_SR_LANEMASK_GT, 0}, {"%clock", PTX_SR_CLOCK, 0},
+    {"%clock_hi", PTX_SR_CLOCK_HI, 0}, {"%clock64", PTX_SR_CLOCK64, 0},
+    {"%pm", PTX_SR_PM, 1}, {"%envreg", PTX_SR_ENVREG, 1},
+    {"%globaltimer", PTX_SR_GLOBALTIMER, 0}, {"%globaltimer_lo", PTX_SR_GLOBALTIMER_LO, 0},
+    {"%globaltimer_hi", PTX_SR_GLOBALTIMER_HI, 0},
+    {"%reserved_smem_offset_", PTX_SR_RESERVED_SMEM, 2},
+    {"%total_smem_size", PTX_SR_TOTAL_SMEM_SIZE, 0},
+    {"%aggr_smem_size", PTX_SR_AGGR_SMEM_SIZE, 0},
+    {"%dynamic_smem_size", PTX_SR_DYNAMIC_SMEM_SIZE, 0},
+    {"%current_graph_exec", PTX_SR_CURRENT_GRAPH_EXEC, 0},
+    {"%clusterid", PTX_SR_CLUSTERID, 0}, {"%nclusterid", PTX_SR_NCLUSTERID, 0},
+    {"%cluster_ctaid", PTX_SR_CLUSTER_CTAID, 0}, {"%cluster_nctaid", PTX_SR_CLUSTER_NCTAID, 0},
+    {"%cluster_ctarank", PTX_SR_CLUSTER_CTARANK, 0},
+    {"%cluster_nctarank", PTX_SR_CLUSTER_NCTARANK, 0},
+    {"%is_explicit_cluster", PTX_SR_IS_EXPLICIT_CLUSTER, 0},
+};
+
+ptx_sreg ptx_sreg_lookup(ptx_str name, uint32_t *index) {
+    *index = 0;
+    for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++) {
+        size_t n = strlen(sregs[i].name);
+        if (sregs[i].numbered == 0) {
+            if (name.n == n && memcmp(name.p, sregs[i].name, n) == 0) return sregs[i].id;
+        } else if (name.n > n && memcmp(name.p, sregs[i].name, n) == 0) {
+            /* %pm0..7, %envreg0..31, %reserved_smem_offset_begin/_end/_cap/<n> */
+            uint32_t v = 0;
+            size_t j = n;
+            if (sregs[i].numbered == 2) return sregs[i].id;
+            for (; j < name.n && name.p[j] >= '0' && name.p[j] <= '9'; j++)
+                v = v * 10 + (uint32_t)(name.p[j] - '0');
+            if (j == name.n && j - n <= 2) {
+                *index = v;
+                return sregs[i].id;
+            }
+        }
+    }
+    /* %pm0_64 .. %pm7_64 */
+    if (name.n == 7 && memcmp(name.p, "%pm", 3) == 0 && name.p[3] >= '0' && name.p[3] <= '7' &&
+        memcmp(name.p + 4, "_64", 3) == 0) {
+        *index = (uint32_t)(name.p[3] - '0');
+        return PTX_SR_PM64;
+    }
+    return PTX_SR_UNKNOWN;
+}
+
+ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i) {
+    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
+    while (p < e && *p != '.') p++;
+    for (unsigned k = 0; p < e; k++) {
+        const char *q = p + 1;
+        while (q < e && *q != '.') q++;
+        if (k == i) return (ptx_str){p, (uint32_t)(q - p)};
+        p = q;
+    }
+    return (ptx_str){NULL, 0};
+}
+
+bool ptx_inst_has_mod(const ptx_inst *in, const char *mod) {
+    for (unsigned i = 0; i < in->nmods; i++)
+        if (ptx_str_eq(ptx_inst_mod(in, i), mod)) return true;
+    return false;
+}
+
+ptx_func *ptx_module_find_func(const ptx_module *m, const char *name) {
+    ptx_func *decl = NULL;
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (ptx_str_eq(m->funcs[i]->name, name)) {
+            if (m->funcs[i]->has_body) return m->funcs[i];
+            decl = m->funcs[i];
+        }
+    return decl;
+}
+
+const char *ptx_sreg_name(ptx_sreg id) {
+    if (id == PTX_SR_PM64) return "%pm";
+    for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++)
+        if (sregs[i].id == id) return sregs[i].name;
+    return "%?";
+}

@@ -1,0 +1,168 @@
+/* Front-end driver: read the file, run the lexer and grammar, resolve names,
+ * and hand back a module only if no error was found. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "build.h"
+
+int ptx_yyparse(void *scanner, ptx_builder *b);
+
+/* PTX offsets are 32-bit in the IR: larger files are refused up front. */
+#define PTX_MAX_FILE ((size_t)UINT32_MAX - 16)
+
+static void builder_free(ptx_builder *b) {
+    free(b->ostack.v); free(b->sstack.v); free(b->vstack.v); free(b->dstack.v);
+    free(b->istack.v); free(b->estack.v); free(b->top.v); free(b->funcs.v);
+    free(b->body.v); free(b->regs.v); free(b->hnext.v); free(b->rdepth.v);
+    free(b->heads); free(b->undo.v); free(b->marks.v);
+    for (uint32_t i = 0; i < b->ranges.n; i++) free(b->ranges.v[i].ids);
+    free(b->ranges.v); free(b->unknown_ops.v);
+    arena_free(&b->pool);
+}
+
+void ptx_module_free(ptx_module *m) {
+    if (!m) return;
+    arena_free(&m->arena);
+    free(m->src);
+    free(m);
+}
+
+static ptx_loc loc_of(const char *buf, size_t off) {
+    ptx_loc l = {1, 1, (uint32_t)off};
+    const char *ls = buf;
+    for (size_t i = 0; i < off; i++)
+        if (buf[i] == '\n') { l.line++; ls = buf + i + 1; }
+    l.col = (uint32_t)(buf + off - ls) + 1;
+    return l;
+}
+
+/* Takes ownership of buf (len bytes + 2 NULs). */
+static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diags *d) {
+    ptx_tables_init();
+    ptx_module *m = calloc(1, sizeof *m);
+    if (!m) { free(buf); return NULL; }
+    arena_init(&m->arena);
+    m->path = name;
+    m->src = buf;
+    m->src_len = len;
+    uint32_t errors_before = d->nerrors;
+
+    const char *nul = memchr(buf, 0, len < 4096 ? len : 4096);
+    if (len == 0) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){1, 1, 0}, "empty input: PTX must begin with a .version directive");
+        ptx_module_free(m);
+        return NULL;
+    }
+    if (nul) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, loc_of(buf, (size_t)(nul - buf)),
+                     "NUL byte in input: this is a binary file, not PTX text");
+        ptx_module_free(m);
+        return NULL;
+    }
+
+    ptx_builder *b = calloc(1, sizeof *b);
+    if (!b) { ptx_module_free(m); return NULL; }
+    b->m = m;
+    b->a = &m->arena;
+    arena_init(&b->pool);
+    b->d = d;
+    b->ls = (struct ptx_lexstate){.buf = buf, .len = len, .line = 1, .line_start = buf, .b = b};
+    void *scanner = NULL;
+    ptx_lex_begin(&b->ls, &scanner);
+    ptx_yyparse(scanner, b);
+    ptx_lex_end(scanner);
+
+    if (d->nerrors == errors_before) {
+        if (!b->seen_version)
+            ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){1, 1, 0}, "missing .version directive");
+        else if (!b->seen_target)
+            ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){1, 1, 0}, "missing .target directive");
+    }
+    m->nstmts = b->top.n;
+    m->stmts = ARENA_NEWN(&m->arena, ptx_stmt *, b->top.n ? b->top.n : 1);
+    memcpy(m->stmts, b->top.v, b->top.n * sizeof *m->stmts);
+    m->nfuncs = b->funcs.n;
+    m->funcs = ARENA_NEWN(&m->arena, ptx_func *, b->funcs.n ? b->funcs.n : 1);
+    memcpy(m->funcs, b->funcs.v, b->funcs.n * sizeof *m->funcs);
+    if (d->nerrors == errors_before) ptx_resolve_module(b);
+    builder_free(b);
+    free(b);
+    if (d->nerrors != errors_before) {
+        ptx_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx_diags *d) {
+    if (len > PTX_MAX_FILE) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "input too large (limit 4 GiB)");
+        return NULL;
+    }
+    char *buf = malloc(len + 2);
+    if (!buf) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "out of memory reading input");
+        return NULL;
+    }
+    memcpy(buf, text, len);
+    buf[len] = buf[len + 1] = 0;
+    return parse_owned(name, buf, len, d);
+}
+
+ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
+    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY);
+    if (fd < 0) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "is a directory");
+        close(fd);
+        return NULL;
+    }
+    size_t cap = (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) ? (size_t)st.st_size + 2 : 65536;
+    if (cap > PTX_MAX_FILE) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "file too large (limit 4 GiB)");
+        close(fd);
+        return NULL;
+    }
+    char *buf = malloc(cap);
+    size_t len = 0;
+    for (;;) {
+        if (!buf) break;
+        if (len + 2 >= cap) {
+            if (cap >= PTX_MAX_FILE) {
+                ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "input too large (limit 4 GiB)");
+                free(buf);
+                close(fd);
+                return NULL;
+            }
+            size_t nc = cap * 2 > PTX_MAX_FILE ? PTX_MAX_FILE : cap * 2;
+            char *nb = realloc(buf, nc);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, buf + len, cap - 2 - len);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "read error: %s", strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (r == 0) break;
+        len += (size_t)r;
+    }
+    close(fd);
+    if (!buf) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "out of memory reading input");
+        return NULL;
+    }
+    buf[len] = buf[len + 1] = 0;
+    return parse_owned(path, buf, len, d);
+}

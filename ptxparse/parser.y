@@ -1,0 +1,337 @@
+/* PTX grammar (PTX ISA 6.0-9.0, chapters 4-5 and 11).  The grammar only
+ * recognises structure; build.c turns it into IR and does the checks that
+ * need context (declared registers, types, duplicate labels). */
+%require "3.8"
+%define api.pure full
+%define api.prefix {ptx_yy}
+%define api.location.type {ptx_loc}
+%define parse.error custom
+%locations
+%param {void *scanner}
+%parse-param {ptx_builder *b}
+
+%code requires {
+#include "ir.h"
+typedef struct ptx_builder ptx_builder;
+typedef struct ptx_qual { uint8_t k; uint32_t v; ptx_str s; ptx_loc loc; } ptx_qual;
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
+    do {                                                                      \
+        if (N) (Cur) = YYRHSLOC(Rhs, 1);                                      \
+        else (Cur) = YYRHSLOC(Rhs, 0);                                        \
+    } while (0)
+}
+
+%code {
+#include "build.h"
+int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner);
+static void ptx_yyerror(ptx_loc *loc, void *scanner, ptx_builder *b, const char *msg) {
+    (void)scanner;
+    ptx_b_error(b, *loc, "%s", msg);
+}
+}
+
+%union {
+    ptx_str s;
+    uint32_t u;
+    int64_t i;
+    ptx_expr *e;
+    ptx_init *init;
+    ptx_var *var;
+    ptx_func *fn;
+    ptx_qual q;
+}
+
+%token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
+%token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
+%token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
+%token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
+%token T_FILE ".file" T_LOC ".loc" T_SECTION ".section" T_ENTRY ".entry" T_FUNC ".func"
+%token <u> T_LINKAGE "linkage directive" T_SPACE "state space" T_TYPE "type" T_VEC "vector size"
+%token <u> T_TARGETS ".branchtargets/.calltargets"
+%token T_ALIGN ".align" T_PTR ".ptr" T_ATTRIBUTE ".attribute" T_PRAGMA ".pragma"
+%token T_CALLPROTOTYPE ".callprototype" T_ALIAS ".alias"
+%token T_SHL "<<" T_SHR ">>" T_LAND "&&" T_LOR "||" T_EQ "==" T_NE "!=" T_LE "<=" T_GE ">="
+
+%type <u> opds_opt opd_list addr_list param_list_opt param_list ddims init_list ident_list
+%type <u> string_list expr_list loc_attrs fdir_args file_extra
+%type <i> guard drange
+%type <e> expr
+%type <init> init dinit
+%type <var> quals1 opt_quals declarator
+%type <fn> func_begin
+%type <s> opcode dname
+%type <q> qual
+
+%right '?' ':'
+%left T_LOR
+%left T_LAND
+%left '|'
+%left '^'
+%left '&'
+%left T_EQ T_NE
+%left '<' '>' T_LE T_GE
+%left T_SHL T_SHR
+%left '+' '-'
+%left '*' '/' '%'
+%precedence UNARY
+
+/* One shift/reduce conflict, resolved by shifting: an operand that starts
+ * with '(' and holds one expression, "(x)", is read as a parenthesised
+ * expression; build.c turns it into a one-element list where the operand is
+ * a call's argument or return list. */
+%expect 1
+
+%%
+
+module: %empty
+      | module top
+      ;
+
+top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @1); }
+   | T_VERSION T_INT                        { ptx_b_version(b, $2, @1); }
+   | T_TARGET ident_list                    { ptx_b_target(b, $2, @1); }
+   | T_ADDRESS_SIZE T_INT                   { ptx_b_address_size(b, $2, @1, @2); }
+   | T_FILE T_INT T_STRING file_extra       { ptx_b_file(b, $2, $3, $4, @1); }
+   | T_SECTION T_DOTIDENT T_RAWBLOCK        { ptx_b_section(b, $2, $3, @1); }
+   | T_ALIAS T_IDENT ',' T_IDENT ';'        { ptx_b_alias(b, $2, $4, @1); }
+   | T_PRAGMA string_list ';'               { ptx_b_pragma(b, $2, @1); }
+   | quals1 declarators ';'
+   | func
+   | loc
+   | error ';'                              { yyerrok; }
+   | error '}'                              { yyerrok; ptx_b_recover_toplevel(b); }
+   ;
+
+file_extra: %empty                         { $$ = 0; }
+          | file_extra ',' T_INT            { ptx_b_push_str(b, $3); $$ = $1 + 1; }
+          ;
+
+ident_list: T_IDENT                         { ptx_b_push_str(b, $1); $$ = 1; }
+          | ident_list ',' T_IDENT          { ptx_b_push_str(b, $3); $$ = $1 + 1; }
+          ;
+
+string_list: T_STRING                       { ptx_b_push_str(b, $1); $$ = 1; }
+           | string_list ',' T_STRING       { ptx_b_push_str(b, $3); $$ = $1 + 1; }
+           ;
+
+/* ---- declarations ---- */
+quals1: qual                                { $$ = ptx_b_quals_new(b); ptx_b_qual(b, $$, &$1); }
+      | quals1 qual                         { ptx_b_qual(b, $1, &$2); $$ = $1; }
+      ;
+
+opt_quals: %empty                           { $$ = NULL; }
+         | quals1                           { $$ = $1; }
+         ;
+
+qual: T_SPACE                               { $$ = (ptx_qual){'s', $1, {0, 0}, @1}; }
+    | T_LINKAGE                             { $$ = (ptx_qual){'l', $1, {0, 0}, @1}; }
+    | T_TYPE                                { $$ = (ptx_qual){'t', $1, {0, 0}, @1}; }
+    | T_VEC                                 { $$ = (ptx_qual){'v', $1, {0, 0}, @1}; }
+    | T_ALIGN T_INT                         { $$ = (ptx_qual){'a', 0, $2, @1}; }
+    | T_PTR                                 { $$ = (ptx_qual){'p', 0, {0, 0}, @1}; }
+    | T_ATTRIBUTE '(' attr_args ')'         { $$ = (ptx_qual){'A', 0, ptx_b_span(b, @1, @4), @1}; }
+    | T_DOTIDENT                            { $$ = (ptx_qual){'?', 0, $1, @1}; }
+    ;
+
+attr_args: %empty
+         | attr_args attr_tok
+         ;
+attr_tok: T_DOTIDENT | T_INT | ',' | T_IDENT | '(' attr_args ')' ;
+
+declarators: declarator                     { ptx_b_declared(b, $1); }
+           | declarators ',' declarator     { ptx_b_declared(b, $3); }
+           ;
+
+declarator: dname drange ddims dinit        { $$ = ptx_b_var(b, $1, @1, $2, $3, $4); }
+          ;
+
+dname: T_IDENT | T_PIDENT ;
+
+drange: %empty                              { $$ = -1; }
+      | '<' T_INT '>'                       { $$ = ptx_b_range(b, $2, @2); }
+      ;
+
+ddims: %empty                               { $$ = 0; }
+     | ddims '[' T_INT ']'                  { ptx_b_push_dim(b, $3, @3); $$ = $1 + 1; }
+     | ddims '[' ']'                        { ptx_b_push_dim(b, (ptx_str){0, 0}, @2); $$ = $1 + 1; }
+     ;
+
+dinit: %empty                               { $$ = NULL; }
+     | '=' init                             { $$ = $2; }
+     ;
+
+init: expr                                  { $$ = ptx_b_init_expr(b, $1); }
+    | '{' init_list '}'                     { $$ = ptx_b_init_list(b, $2); }
+    | '{' '}'                               { $$ = ptx_b_init_list(b, 0); }
+    ;
+
+init_list: init                             { ptx_b_push_init(b, $1); $$ = 1; }
+         | T_IDENT '=' T_IDENT              { ptx_b_push_init(b, ptx_b_init_kv(b, $1, $3)); $$ = 1; }
+         | init_list ',' init               { ptx_b_push_init(b, $3); $$ = $1 + 1; }
+         | init_list ',' T_IDENT '=' T_IDENT { ptx_b_push_init(b, ptx_b_init_kv(b, $3, $5)); $$ = $1 + 1; }
+         ;
+
+/* ---- functions ---- */
+func: func_begin func_rets T_IDENT func_params fdirs func_tail
+                                            { ptx_b_func_end(b, $1, $3, @3); }
+    ;
+
+func_begin: opt_quals T_ENTRY               { $$ = ptx_b_func_begin(b, $1, 1, @2); }
+          | opt_quals T_FUNC                { $$ = ptx_b_func_begin(b, $1, 0, @2); }
+          ;
+
+func_rets: %empty
+         | '(' param_list_opt ')'           { ptx_b_sig_rets(b, $2, @1); }
+         ;
+
+func_params: %empty
+           | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2, @1); }
+           ;
+
+param_list_opt: %empty                      { $$ = 0; }
+              | param_list                  { $$ = $1; }
+              ;
+
+param_list: quals1 declarator               { ptx_b_push_var(b, $2); $$ = 1; }
+          | param_list ',' quals1 declarator { ptx_b_push_var(b, $4); $$ = $1 + 1; }
+          ;
+
+fdirs: %empty
+     | fdirs T_FDIR fdir_args               { ptx_b_fdir(b, $2, $3, @2); }
+     | fdirs T_PRAGMA string_list ';'       { ptx_b_fdir_pragma(b, $3, @2); }
+     ;
+
+fdir_args: %empty                          { $$ = 0; }
+         | T_INT                            { ptx_b_push_str(b, $1); $$ = 1; }
+         | fdir_args ',' T_INT              { ptx_b_push_str(b, $3); $$ = $1 + 1; }
+         ;
+
+func_tail: ';'                              { ptx_b_no_body(b); }
+         | '{'                              { ptx_b_body_begin(b, @1); }
+           stmts '}'                        { ptx_b_body_end(b, @4); }
+         ;
+
+stmts: %empty
+     | stmts stmt
+     ;
+
+stmt: inst
+    | T_IDENT ':'                           { ptx_b_label(b, $1, @1); }
+    | T_IDENT ':' T_CALLPROTOTYPE           { ptx_b_proto_begin(b, $1, @1); }
+      func_rets T_IDENT func_params fdirs ';'
+                                            { ptx_b_proto_end(b, $6, @6); }
+    | T_IDENT ':' T_TARGETS ident_list ';'  { ptx_b_targets(b, $1, $3, $4, @1); }
+    | quals1 declarators ';'
+    | loc
+    | T_PRAGMA string_list ';'              { ptx_b_pragma(b, $2, @1); }
+    | '{'                                   { ptx_b_scope_begin(b, @1); }
+      stmts '}'                             { ptx_b_scope_end(b, @4); }
+    | error ';'                             { yyerrok; ptx_b_recover_stmt(b); }
+    ;
+
+loc: T_LOC T_INT T_INT T_INT                { ptx_b_loc_begin(b, $2, $3, $4, @1); }
+     loc_attrs                              { ptx_b_loc_end(b); }
+   ;
+
+loc_attrs: %empty                           { $$ = 0; }
+         | loc_attrs ',' T_IDENT T_IDENT    { ptx_b_loc_fn(b, $3, $4, @3); $$ = $1 + 1; }
+         | loc_attrs ',' T_IDENT T_INT T_INT T_INT
+                                            { ptx_b_loc_ia(b, $3, $4, $5, $6, @3); $$ = $1 + 1; }
+         ;
+
+/* ---- instructions ---- */
+inst: opcode opds_opt ';'                   { ptx_b_inst(b, 0, $1, @1, $2); }
+    | guard opcode opds_opt ';'             { ptx_b_inst(b, $1, $2, @1, $3); }
+    ;
+
+opcode: T_OPCODE | T_IDENT ;
+
+guard: '@' T_PIDENT                         { $$ = ptx_b_guard(b, $2, @2, 0); }
+     | '@' '!' T_PIDENT                     { $$ = ptx_b_guard(b, $3, @3, 1); }
+     | '@' T_IDENT                          { $$ = ptx_b_guard(b, $2, @2, 0); }
+     | '@' '!' T_IDENT                      { $$ = ptx_b_guard(b, $3, @3, 1); }
+     ;
+
+opds_opt: %empty                            { $$ = 0; }
+        | opd_list                          { $$ = $1; }
+        ;
+
+opd_list: opd                               { $$ = 1; }
+        | opd_list ',' opd                  { $$ = $1 + 1; }
+        ;
+
+opd: T_PIDENT                               { ptx_b_opd_reg(b, $1, @1, 0); }
+   | '!' T_PIDENT                           { ptx_b_opd_reg(b, $2, @2, 1); }
+   | T_PIDENT '|' T_PIDENT                  { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_reg(b, $3, @3, 0);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
+   | T_PIDENT '|' expr                      { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_expr(b, $3, @3);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
+   | expr '|' T_PIDENT                      { ptx_b_opd_expr(b, $1, @1); ptx_b_opd_reg(b, $3, @3, 0);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
+   | expr                                   { ptx_b_opd_expr(b, $1, @1); }
+   | '{' opd_list '}'                       { ptx_b_opd_agg(b, PTX_O_VEC, $2, @1); }
+   | '[' addr_list ']'                      { ptx_b_opd_addr(b, $2, @1); }
+   | '(' opd_list ')'                       { ptx_b_opd_agg(b, PTX_O_LIST, $2, @1); }
+   | '(' ')'                                { ptx_b_opd_agg(b, PTX_O_LIST, 0, @1); }
+   ;
+
+addr_list: addr_elem                        { $$ = 1; }
+         | addr_list ',' addr_elem          { $$ = $1 + 1; }
+         ;
+
+addr_elem: opd
+         | T_PIDENT '+' expr                { ptx_b_opd_reg_off(b, $1, @1, $3, 0); }
+         | T_PIDENT '-' expr                { ptx_b_opd_reg_off(b, $1, @1, $3, 1); }
+         ;
+
+/* ---- constant expressions ---- */
+expr: T_INT                                 { $$ = ptx_b_e_int(b, $1, @1); }
+    | T_FLOAT                               { $$ = ptx_b_e_float(b, $1, @1); }
+    | T_IDENT                               { $$ = ptx_b_e_sym(b, $1, @1); }
+    | T_IDENT '(' expr_list ')'             { $$ = ptx_b_e_call(b, $1, $3, @1); }
+    | '(' expr ')'                          { $$ = ptx_b_e_unary(b, '(', $2, @1); }
+    | '-' expr %prec UNARY                  { $$ = ptx_b_e_unary(b, '-', $2, @1); }
+    | '+' expr %prec UNARY                  { $$ = ptx_b_e_unary(b, '+', $2, @1); }
+    | '~' expr %prec UNARY                  { $$ = ptx_b_e_unary(b, '~', $2, @1); }
+    | '!' expr %prec UNARY                  { $$ = ptx_b_e_unary(b, '!', $2, @1); }
+    | expr '+' expr                         { $$ = ptx_b_e_bin(b, '+', $1, $3, @2); }
+    | expr '-' expr                         { $$ = ptx_b_e_bin(b, '-', $1, $3, @2); }
+    | expr '*' expr                         { $$ = ptx_b_e_bin(b, '*', $1, $3, @2); }
+    | expr '/' expr                         { $$ = ptx_b_e_bin(b, '/', $1, $3, @2); }
+    | expr '%' expr                         { $$ = ptx_b_e_bin(b, '%', $1, $3, @2); }
+    | expr T_SHL expr                       { $$ = ptx_b_e_bin(b, PTX_OP_SHL, $1, $3, @2); }
+    | expr T_SHR expr                       { $$ = ptx_b_e_bin(b, PTX_OP_SHR, $1, $3, @2); }
+    | expr '&' expr                         { $$ = ptx_b_e_bin(b, '&', $1, $3, @2); }
+    | expr '|' expr                         { $$ = ptx_b_e_bin(b, '|', $1, $3, @2); }
+    | expr '^' expr                         { $$ = ptx_b_e_bin(b, '^', $1, $3, @2); }
+    | expr T_LAND expr                      { $$ = ptx_b_e_bin(b, PTX_OP_LAND, $1, $3, @2); }
+    | expr T_LOR expr                       { $$ = ptx_b_e_bin(b, PTX_OP_LOR, $1, $3, @2); }
+    | expr T_EQ expr                        { $$ = ptx_b_e_bin(b, PTX_OP_EQ, $1, $3, @2); }
+    | expr T_NE expr                        { $$ = ptx_b_e_bin(b, PTX_OP_NE, $1, $3, @2); }
+    | expr '<' expr                         { $$ = ptx_b_e_bin(b, '<', $1, $3, @2); }
+    | expr '>' expr                         { $$ = ptx_b_e_bin(b, '>', $1, $3, @2); }
+    | expr T_LE expr                        { $$ = ptx_b_e_bin(b, PTX_OP_LE, $1, $3, @2); }
+    | expr T_GE expr                        { $$ = ptx_b_e_bin(b, PTX_OP_GE, $1, $3, @2); }
+    | expr '?' expr ':' expr                { $$ = ptx_b_e_cond(b, $1, $3, $5, @2); }
+    ;
+
+expr_list: expr                             { ptx_b_push_expr(b, $1); $$ = 1; }
+         | expr_list ',' expr               { ptx_b_push_expr(b, $3); $$ = $1 + 1; }
+         ;
+
+%%
+
+/* Messages name what was found and, when it is a short list, what was
+ * expected: "unexpected identifier 'foo', expected ';'". */
+static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, ptx_builder *b) {
+    (void)scanner;
+    enum { NEXP = 5 };
+    yysymbol_kind_t exp[NEXP];
+    const char *names[NEXP];
+    int n = yypcontext_expected_tokens(ctx, exp, NEXP);
+    for (int i = 0; i < n; i++) names[i] = yysymbol_name(exp[i]);
+    yysymbol_kind_t got = yypcontext_token(ctx);
+    ptx_b_syntax_error(b, *yypcontext_location(ctx), yysymbol_name(got),
+                       got == YYSYMBOL_YYEOF, n, names);
+    return 0;
+}

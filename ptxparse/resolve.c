@@ -1,0 +1,197 @@
+/* Name resolution after parsing: every symbol operand must name a label,
+ * variable, parameter, function or prototype that exists, labels are unique
+ * per function, functions are defined once.  Forward references are legal in
+ * PTX, so this runs once the whole module is built. */
+#include <stdlib.h>
+#include <string.h>
+#include "build.h"
+
+typedef struct {
+    ptx_str *keys;
+    uint8_t *kind;
+    uint32_t cap, n;
+} symset;
+
+enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM };
+
+static uint32_t h32(ptx_str s) {
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < s.n; i++) h = (h ^ (unsigned char)s.p[i]) * 16777619u;
+    return h;
+}
+
+static void set_free(symset *s) {
+    free(s->keys);
+    free(s->kind);
+    memset(s, 0, sizeof *s);
+}
+
+static int set_find(const symset *s, ptx_str k) {
+    if (!s->cap) return 0;
+    for (uint32_t i = h32(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->keys[i].p) return 0;
+        if (ptx_str_eqs(s->keys[i], k)) return s->kind[i];
+    }
+}
+
+/* Returns the kind already present, or 0 after inserting. */
+static int set_add(symset *s, ptx_str k, int kind) {
+    if ((s->n + 1) * 2 > s->cap) {
+        symset t = {0};
+        t.cap = s->cap ? s->cap * 2 : 64;
+        t.keys = calloc(t.cap, sizeof *t.keys);
+        t.kind = calloc(t.cap, 1);
+        if (!t.keys || !t.kind) abort();
+        for (uint32_t i = 0; i < s->cap; i++)
+            if (s->keys[i].p) set_add(&t, s->keys[i], s->kind[i]);
+        set_free(s);
+        *s = t;
+    }
+    for (uint32_t i = h32(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->keys[i].p) {
+            s->keys[i] = k;
+            s->kind[i] = (uint8_t)kind;
+            s->n++;
+            return 0;
+        }
+        if (ptx_str_eqs(s->keys[i], k)) return s->kind[i];
+    }
+}
+
+/* Position of a span inside the source, for a message that points at the
+ * symbol itself rather than at the start of its instruction. */
+static ptx_loc loc_in(const ptx_builder *b, ptx_loc from, const char *p) {
+    const char *src = b->ls.buf;
+    if (p < src + from.off || p > src + b->ls.len) return from;
+    ptx_loc l = from;
+    const char *ls = src + from.off - (from.col - 1);
+    for (const char *q = src + from.off; q < p; q++)
+        if (*q == '\n') { l.line++; ls = q + 1; }
+    l.col = (uint32_t)(p - ls) + 1;
+    l.off = (uint32_t)(p - src);
+    return l;
+}
+
+typedef struct {
+    ptx_builder *b;
+    const symset *global, *local;
+    ptx_loc at;
+} rctx;
+
+static void check_sym(rctx *c, ptx_str name) {
+    if (set_find(c->local, name) || set_find(c->global, name)) return;
+    ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
+}
+
+static void check_expr(rctx *c, const ptx_expr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case PTX_E_SYM: check_sym(c, e->text); break;
+    case PTX_E_UNARY: case PTX_E_PAREN: check_expr(c, e->u.a); break;
+    case PTX_E_BINARY: check_expr(c, e->u.a); check_expr(c, e->b); break;
+    case PTX_E_COND: check_expr(c, e->u.a); check_expr(c, e->b); check_expr(c, e->c); break;
+    case PTX_E_CALL: for (uint32_t i = 0; i < e->nargs; i++) check_expr(c, e->u.args[i]); break;
+    default: break;
+    }
+}
+
+static void check_opd(rctx *c, const ptx_operand *o) {
+    switch (o->kind) {
+    case PTX_O_SYM: check_sym(c, ptx_opd_text(o)); break;
+    case PTX_O_EXPR: check_expr(c, o->p.expr); break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++) check_opd(c, &o->p.elems[i]);
+        break;
+    default: break;
+    }
+}
+
+static void check_init(rctx *c, const ptx_init *in) {
+    if (!in) return;
+    if (in->kind == 'e') check_expr(c, in->expr);
+    else if (in->kind == 'l')
+        for (uint32_t i = 0; i < in->n; i++) check_init(c, in->items[i]);
+}
+
+static void add_params(symset *s, const ptx_func *f) {
+    for (uint32_t i = 0; i < f->nrets; i++) set_add(s, f->rets[i]->name, K_PARAM);
+    for (uint32_t i = 0; i < f->nparams; i++) set_add(s, f->params[i]->name, K_PARAM);
+}
+
+static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f) {
+    symset local = {0};
+    add_params(&local, f);
+    for (uint32_t i = 0; i < f->nstmts; i++) {
+        ptx_stmt *s = f->stmts[i];
+        switch (s->kind) {
+        case PTX_S_LABEL:
+            if (set_add(&local, s->u.name, K_LABEL) == K_LABEL)
+                ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)s->u.name.n, s->u.name.p);
+            break;
+        case PTX_S_VAR:
+            if (s->u.var->space != PTX_SP_REG) set_add(&local, s->u.var->name, K_VAR);
+            break;
+        case PTX_S_PROTO: set_add(&local, s->u.dir->name, K_PROTO); break;
+        case PTX_S_TARGETS:
+            if (set_add(&local, s->u.dir->name, K_TARGETS) == K_LABEL)
+                ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)s->u.dir->name.n, s->u.dir->name.p);
+            break;
+        default: break;
+        }
+    }
+    rctx c = {b, global, &local, {0, 0, 0}};
+    for (uint32_t i = 0; i < f->nstmts; i++) {
+        ptx_stmt *s = f->stmts[i];
+        c.at = s->loc;
+        if (s->kind == PTX_S_INST) {
+            for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &s->u.inst.opd[k]);
+        } else if (s->kind == PTX_S_TARGETS) {
+            for (uint32_t k = 0; k < s->u.dir->n; k++) {
+                int kind = set_find(&local, s->u.dir->items[k]);
+                if (!kind) kind = set_find(global, s->u.dir->items[k]);
+                if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
+                    ptx_b_error(b, loc_in(b, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
+                                s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
+                                (int)s->u.dir->items[k].n, s->u.dir->items[k].p,
+                                s->flag == 'b' ? "a label of this function" : "a function");
+            }
+        } else if (s->kind == PTX_S_VAR) {
+            check_init(&c, s->u.var->init);
+        }
+        if (b->ls.stop) break;
+    }
+    set_free(&local);
+}
+
+void ptx_resolve_module(ptx_builder *b) {
+    ptx_module *m = b->m;
+    symset global = {0};
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        ptx_stmt *s = m->stmts[i];
+        if (s->kind == PTX_S_VAR) {
+            if (set_add(&global, s->u.var->name, K_VAR) && !(s->u.var->linkage & PTX_LINK_EXTERN))
+                ptx_b_error(b, s->loc, "redefinition of '%.*s'", (int)s->u.var->name.n, s->u.var->name.p);
+        } else if (s->kind == PTX_S_FUNC) {
+            set_add(&global, s->u.func->name, K_FUNC);
+        } else if (s->kind == PTX_S_ALIAS) {
+            set_add(&global, s->u.dir->items[0], K_FUNC);
+        }
+    }
+    /* two bodies for one name */
+    symset defined = {0};
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->has_body && set_add(&defined, m->funcs[i]->name, K_FUNC))
+            ptx_b_error(b, m->funcs[i]->loc, "redefinition of function '%.*s'", (int)m->funcs[i]->name.n,
+                        m->funcs[i]->name.p);
+    set_free(&defined);
+    symset none = {0};
+    rctx c = {b, &global, &none, {0, 0, 0}};
+    for (uint32_t i = 0; i < m->nstmts; i++)
+        if (m->stmts[i]->kind == PTX_S_VAR) {
+            c.at = m->stmts[i]->loc;
+            check_init(&c, m->stmts[i]->u.var->init);
+        }
+    for (uint32_t i = 0; i < m->nfuncs && !b->ls.stop; i++)
+        if (m->funcs[i]->has_body) resolve_func(b, &global, m->funcs[i]);
+    set_free(&global);
+}

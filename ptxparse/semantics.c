@@ -1,0 +1,844 @@
+/* Instruction semantics table.  See semantics.h for the meaning of every
+ * field; the facts below follow the PTX ISA (9.0) instruction descriptions. */
+#include "semantics.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- modifiers ------------------------------------------------------------- */
+/* Modifiers are scanned from the opcode text rather than taken from
+ * ptx_inst.type/type2/space alone: several instructions carry three types
+ * (cvt.pack, mma) or two state spaces (cp.async.shared.global). */
+typedef struct mod_iter {
+    const char *p, *end;
+} mod_iter;
+
+static mod_iter mods_begin(const ptx_inst *in)
+{
+    mod_iter it = {in->opcode, in->opcode + in->opcode_len};
+    if (!it.p) {
+        it.end = NULL;
+        return it;
+    }
+    while (it.p < it.end && *it.p != '.')
+        it.p++;
+    return it;
+}
+
+/* Next ".xxx" (with its '.'); "::" parts stay inside one modifier. */
+static bool mods_next(mod_iter *it, ptx_str *m)
+{
+    if (!it->p || it->p >= it->end)
+        return false;
+    const char *s = it->p++;
+    while (it->p < it->end && *it->p != '.')
+        it->p++;
+    m->p = s;
+    m->n = (uint32_t)(it->p - s);
+    return true;
+}
+
+static bool str_is(ptx_str m, const char *z)
+{
+    size_t n = strlen(z);
+    return m.n == n && memcmp(m.p, z, n) == 0;
+}
+
+static bool str_starts(ptx_str m, const char *z)
+{
+    size_t n = strlen(z);
+    return m.n >= n && memcmp(m.p, z, n) == 0;
+}
+
+static bool has_mod(const ptx_inst *in, const char *z)
+{
+    mod_iter it = mods_begin(in);
+    ptx_str m;
+    while (mods_next(&it, &m))
+        if (str_is(m, z))
+            return true;
+    return false;
+}
+
+/* Modifier i, or an empty string. */
+static ptx_str mod_at(const ptx_inst *in, unsigned i)
+{
+    mod_iter it = mods_begin(in);
+    ptx_str m = {"", 0};
+    while (mods_next(&it, &m))
+        if (i-- == 0)
+            return m;
+    return (ptx_str){"", 0};
+}
+
+/* ".wait" matches ".wait" and ".wait::ld". */
+static bool mod_is_op(ptx_str m, const char *z)
+{
+    size_t n = strlen(z);
+    return str_starts(m, z) && (m.n == n || (m.n > n + 1 && m.p[n] == ':' && m.p[n + 1] == ':'));
+}
+
+typedef struct mod_info {
+    uint8_t ntypes, nspaces;
+    uint8_t types[4];  /* type modifiers in order */
+    uint8_t spaces[2]; /* state-space modifiers in order */
+    bool strong;       /* a memory-ordering qualifier */
+} mod_info;
+
+static void scan_mods(const ptx_inst *in, mod_info *mi)
+{
+    static const char *const strong[] = {".volatile", ".relaxed", ".acquire", ".release",
+                                         ".acq_rel", ".sc", ".mmio"};
+    memset(mi, 0, sizeof *mi);
+    mod_iter it = mods_begin(in);
+    ptx_str m;
+    while (mods_next(&it, &m)) {
+        ptx_type t = ptx_type_from_str(m);
+        if (t != PTX_T_NONE) {
+            if (mi->ntypes < 4)
+                mi->types[mi->ntypes++] = (uint8_t)t;
+            continue;
+        }
+        ptx_space s = ptx_space_from_str(m);
+        if (s != PTX_SP_NONE) {
+            if (mi->nspaces < 2)
+                mi->spaces[mi->nspaces++] = (uint8_t)s;
+            continue;
+        }
+        for (size_t i = 0; i < sizeof strong / sizeof strong[0]; i++)
+            if (str_is(m, strong[i]))
+                mi->strong = true;
+    }
+    if (mi->nspaces == 0 && in->space != PTX_SP_NONE)
+        mi->spaces[mi->nspaces++] = in->space;
+}
+
+/* ---- the table ------------------------------------------------------------- */
+enum {
+    TY_NONE,
+    TY_T,     /* ptx_inst.type (the last type modifier) */
+    TY_T0,    /* first type modifier (falls back to type) */
+    TY_T1,    /* second type modifier (falls back to type) */
+    TY_PRED,
+    TY_U32,
+    TY_B32,
+    TY_WIDE,  /* twice the width of type: mul.wide / mad.wide */
+    TY_DOT,   /* dp4a/dp2a: .u32 if both inputs unsigned, else .s32 */
+};
+
+enum {
+    AC_NONE,
+    AC_VD,   /* vec * size of dtype */
+    AC_VS,   /* vec * size of stype */
+    AC_IMM1, /* value of operand 1 if it is an integer constant */
+    AC_IMM2,
+};
+
+typedef struct sem_row {
+    uint32_t flags;
+    uint8_t known; /* 0: no row (family not described) */
+    uint8_t subop; /* shape depends on the sub-operation: see subop_rules() */
+    uint8_t ndef;
+    uint8_t addr;
+    uint8_t dty, sty;
+    uint8_t acc;
+} sem_row;
+
+#define NO PTX_SEM_NO_OPD
+#define R(fl, nd, ad, dt, st, ac) {(fl), 1, 0, (nd), (ad), (dt), (st), (ac)}
+#define SUB(fl) {(fl), 1, 1, 0, NO, TY_NONE, TY_NONE, AC_NONE}
+/* A pure lane-local value computation: one def, sources of the same type. */
+#define ALU R(0, 1, NO, TY_T, TY_T, AC_NONE)
+
+#define L_ PTX_SEM_LOAD
+#define S_ PTX_SEM_STORE
+#define A_ PTX_SEM_ATOMIC
+#define O_ PTX_SEM_ORDERED
+#define C_ PTX_SEM_COLLECTIVE
+#define SY PTX_SEM_SYNC
+#define F_ PTX_SEM_FENCE
+#define AS PTX_SEM_ASYNC
+#define PF PTX_SEM_PREFETCH
+#define SE PTX_SEM_SIDE_EFFECT
+#define TERM (PTX_SEM_TERMINATOR | SE)
+
+static const sem_row table[PTX_OPC__COUNT] = {
+    [PTX_OPC_ADD] = ALU, /* .cc: see modifier_rules */
+    [PTX_OPC_SUB] = ALU,
+    [PTX_OPC_MUL] = ALU, /* .wide */
+    [PTX_OPC_MAD] = ALU, /* .wide, .cc */
+    [PTX_OPC_MUL24] = ALU,
+    [PTX_OPC_MAD24] = ALU,
+    [PTX_OPC_SAD] = ALU,
+    [PTX_OPC_DIV] = ALU,
+    [PTX_OPC_REM] = ALU,
+    [PTX_OPC_ABS] = ALU,
+    [PTX_OPC_NEG] = ALU,
+    [PTX_OPC_MIN] = ALU,
+    [PTX_OPC_MAX] = ALU,
+    /* Counts and bit positions are .u32 whatever the source width. */
+    [PTX_OPC_POPC] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
+    [PTX_OPC_CLZ] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
+    [PTX_OPC_BFIND] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
+    [PTX_OPC_FNS] = R(0, 1, NO, TY_B32, TY_B32, AC_NONE),
+    [PTX_OPC_BREV] = ALU,
+    [PTX_OPC_BFE] = ALU,
+    [PTX_OPC_BFI] = ALU,
+    [PTX_OPC_SZEXT] = ALU,
+    [PTX_OPC_BMSK] = ALU,
+    [PTX_OPC_DP4A] = R(0, 1, NO, TY_DOT, TY_T0, AC_NONE),
+    [PTX_OPC_DP2A] = R(0, 1, NO, TY_DOT, TY_T0, AC_NONE),
+    [PTX_OPC_ADDC] = R(PTX_SEM_CC_USE, 1, NO, TY_T, TY_T, AC_NONE),
+    [PTX_OPC_SUBC] = R(PTX_SEM_CC_USE, 1, NO, TY_T, TY_T, AC_NONE),
+    [PTX_OPC_MADC] = R(PTX_SEM_CC_USE, 1, NO, TY_T, TY_T, AC_NONE),
+    [PTX_OPC_TESTP] = R(0, 1, NO, TY_PRED, TY_T, AC_NONE),
+    [PTX_OPC_COPYSIGN] = ALU,
+    [PTX_OPC_RCP] = ALU,
+    [PTX_OPC_SQRT] = ALU,
+    [PTX_OPC_RSQRT] = ALU,
+    [PTX_OPC_SIN] = ALU,
+    [PTX_OPC_COS] = ALU,
+    [PTX_OPC_LG2] = ALU,
+    [PTX_OPC_EX2] = ALU,
+    [PTX_OPC_TANH] = ALU,
+    [PTX_OPC_FMA] = ALU,
+    [PTX_OPC_SET] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),   /* set.cmp.dtype.stype */
+    [PTX_OPC_SETP] = R(0, 1, NO, TY_PRED, TY_T, AC_NONE), /* p[|q] */
+    [PTX_OPC_SELP] = ALU,
+    [PTX_OPC_SLCT] = R(0, 1, NO, TY_T0, TY_T0, AC_NONE), /* slct.dtype.ctype */
+    [PTX_OPC_AND] = ALU,
+    [PTX_OPC_OR] = ALU,
+    [PTX_OPC_XOR] = ALU,
+    [PTX_OPC_NOT] = ALU,
+    [PTX_OPC_CNOT] = ALU,
+    [PTX_OPC_LOP3] = ALU, /* d[|p] */
+    [PTX_OPC_SHF] = ALU,
+    [PTX_OPC_SHL] = ALU,
+    [PTX_OPC_SHR] = ALU,
+    [PTX_OPC_MOV] = ALU,
+    [PTX_OPC_SHFL] = R(C_, 1, NO, TY_T, TY_T, AC_NONE), /* d[|p] */
+    [PTX_OPC_PRMT] = ALU,
+    [PTX_OPC_LD] = R(L_, 1, 1, TY_T, TY_NONE, AC_VD),
+    [PTX_OPC_LDU] = R(L_, 1, 1, TY_T, TY_NONE, AC_VD),
+    [PTX_OPC_ST] = R(S_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
+    [PTX_OPC_MULTIMEM] = SUB(0),
+    [PTX_OPC_PREFETCH] = R(PF | SE, 0, 0, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_PREFETCHU] = R(PF | SE, 0, 0, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_ISSPACEP] = R(0, 1, NO, TY_PRED, TY_NONE, AC_NONE),
+    [PTX_OPC_CVTA] = ALU,
+    [PTX_OPC_CVT] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE), /* cvt.dtype.atype */
+    [PTX_OPC_CP] = SUB(0),
+    [PTX_OPC_MAPA] = ALU,
+    [PTX_OPC_GETCTARANK] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
+    [PTX_OPC_APPLYPRIORITY] = R(PF | SE, 0, 0, TY_NONE, TY_NONE, AC_IMM1),
+    /* discard leaves the cache line's contents indeterminate: a write. */
+    [PTX_OPC_DISCARD] = R(S_ | SE, 0, 0, TY_NONE, TY_NONE, AC_IMM1),
+    /* createpolicy.range's [a] only describes a range: no access. */
+    [PTX_OPC_CREATEPOLICY] = R(0, 1, NO, TY_T, TY_NONE, AC_NONE),
+    [PTX_OPC_LDMATRIX] = R(L_ | C_, 1, 1, TY_T, TY_NONE, AC_NONE),
+    [PTX_OPC_STMATRIX] = R(S_ | C_ | SE, 0, 0, TY_NONE, TY_T, AC_NONE),
+    [PTX_OPC_MOVMATRIX] = R(C_, 1, NO, TY_T, TY_T, AC_NONE),
+    [PTX_OPC_TENSORMAP] = SUB(0),
+    /* tex/tld4.geom.v4.dtype.ctype d[|p], [a, c]: the access is in dtype. */
+    [PTX_OPC_TEX] = R(L_, 1, 1, TY_T0, TY_T1, AC_VD),
+    [PTX_OPC_TLD4] = R(L_, 1, 1, TY_T0, TY_T1, AC_VD),
+    /* Queries read the texture/surface descriptor, not program memory. */
+    [PTX_OPC_TXQ] = R(0, 1, NO, TY_B32, TY_NONE, AC_NONE),
+    [PTX_OPC_ISTYPEP] = R(0, 1, NO, TY_PRED, TY_T, AC_NONE),
+    [PTX_OPC_SULD] = R(L_, 1, 1, TY_T, TY_NONE, AC_VD),
+    [PTX_OPC_SUST] = R(S_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
+    [PTX_OPC_SURED] = R(A_ | L_ | S_ | O_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
+    [PTX_OPC_SUQ] = R(0, 1, NO, TY_B32, TY_NONE, AC_NONE),
+    [PTX_OPC_BRA] = R(PTX_SEM_BRANCH | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_BRX] = R(PTX_SEM_BRANCH | TERM, 0, NO, TY_NONE, TY_U32, AC_NONE),
+    [PTX_OPC_CALL] = R(PTX_SEM_CALL | L_ | S_ | SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_RET] = R(PTX_SEM_RET | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_EXIT] = R(PTX_SEM_EXIT | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_TRAP] = R(PTX_SEM_EXIT | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    /* brkpt suspends the thread; execution may resume after it. */
+    [PTX_OPC_BRKPT] = R(SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_PMEVENT] = R(SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_NANOSLEEP] = R(SE, 0, NO, TY_NONE, TY_T, AC_NONE),
+    [PTX_OPC_BAR] = SUB(0),
+    [PTX_OPC_BARRIER] = SUB(0),
+    [PTX_OPC_MEMBAR] = R(F_ | SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_FENCE] = R(F_ | SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_ATOM] = R(A_ | L_ | S_ | O_ | SE, 1, 1, TY_T, TY_T, AC_VD),
+    [PTX_OPC_RED] = R(A_ | L_ | S_ | O_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
+    [PTX_OPC_VOTE] = R(C_, 1, NO, TY_T, TY_PRED, AC_NONE),
+    [PTX_OPC_MATCH] = R(C_, 1, NO, TY_B32, TY_T, AC_NONE), /* d[|p] */
+    [PTX_OPC_ACTIVEMASK] = R(C_, 1, NO, TY_B32, TY_NONE, AC_NONE),
+    [PTX_OPC_REDUX] = R(C_, 1, NO, TY_T, TY_T, AC_NONE),
+    [PTX_OPC_ELECT] = R(C_, 1, NO, TY_B32, TY_NONE, AC_NONE), /* d|p */
+    [PTX_OPC_MBARRIER] = SUB(0),
+    [PTX_OPC_GRIDDEPCONTROL] = SUB(0),
+    /* Must be executed by the whole warpgroup (.sync.aligned) but is not a
+     * barrier: the ISA requires explicit synchronisation around it. */
+    [PTX_OPC_SETMAXNREG] = R(SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
+    [PTX_OPC_CLUSTERLAUNCHCONTROL] = SUB(0),
+    [PTX_OPC_WMMA] = SUB(0),
+    [PTX_OPC_MMA] = R(C_, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_WGMMA] = SUB(0),
+    [PTX_OPC_TCGEN05] = SUB(0),
+    /* Video instructions: vop.dtype.atype.btype; d.dsel merges with c, so d
+     * is still written in full. */
+    [PTX_OPC_VADD] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSUB] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VABSDIFF] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMIN] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMAX] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSHL] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSHR] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMAD] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSET] = R(0, 1, NO, TY_U32, TY_T0, AC_NONE), /* vset.atype.btype.cmp */
+    [PTX_OPC_VADD2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSUB2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VAVRG2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VABSDIFF2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMIN2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMAX2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSET2] = R(0, 1, NO, TY_U32, TY_T0, AC_NONE),
+    [PTX_OPC_VADD4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSUB4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VAVRG4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VABSDIFF4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMIN4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VMAX4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
+    [PTX_OPC_VSET4] = R(0, 1, NO, TY_U32, TY_T0, AC_NONE),
+    /* The stack pointer is implicit state: keep these in order. */
+    [PTX_OPC_ALLOCA] = R(SE, 1, NO, TY_T, TY_T, AC_NONE),
+    [PTX_OPC_STACKSAVE] = R(SE, 1, NO, TY_T, TY_NONE, AC_NONE),
+    [PTX_OPC_STACKRESTORE] = R(SE, 0, NO, TY_NONE, TY_T, AC_NONE),
+};
+
+/* ---- helpers --------------------------------------------------------------- */
+static bool opd_int(const ptx_inst *in, unsigned i, int64_t *v)
+{
+    if (i >= in->nopd)
+        return false;
+    const ptx_operand *o = &in->opd[i];
+    if (o->kind != PTX_O_IMM || o->flags != PTX_IMM_INT)
+        return false;
+    *v = o->v;
+    return true;
+}
+
+static uint8_t first_addr_opd(const ptx_inst *in)
+{
+    for (uint32_t i = 0; i < in->nopd && i < NO; i++)
+        if (in->opd[i].kind == PTX_O_ADDR)
+            return (uint8_t)i;
+    return NO;
+}
+
+static uint8_t widen(uint8_t t)
+{
+    switch (t) {
+    case PTX_T_U16: return PTX_T_U32;
+    case PTX_T_U32: return PTX_T_U64;
+    case PTX_T_S16: return PTX_T_S32;
+    case PTX_T_S32: return PTX_T_S64;
+    case PTX_T_B16: return PTX_T_B32;
+    case PTX_T_B32: return PTX_T_B64;
+    case PTX_T_F16: return PTX_T_F32;
+    case PTX_T_F32: return PTX_T_F64;
+    default: return t;
+    }
+}
+
+static uint8_t resolve_type(uint8_t code, const ptx_inst *in, const mod_info *mi)
+{
+    switch (code) {
+    case TY_T: return in->type;
+    case TY_T0: return mi->ntypes > 0 ? mi->types[0] : in->type;
+    case TY_T1: return mi->ntypes > 1 ? mi->types[1] : in->type;
+    case TY_PRED: return PTX_T_PRED;
+    case TY_U32: return PTX_T_U32;
+    case TY_B32: return PTX_T_B32;
+    case TY_WIDE: return widen(in->type);
+    case TY_DOT: {
+        uint8_t a = mi->ntypes > 0 ? mi->types[0] : in->type;
+        uint8_t b = mi->ntypes > 1 ? mi->types[1] : in->type;
+        return a == PTX_T_U32 && b == PTX_T_U32 ? PTX_T_U32 : PTX_T_S32;
+    }
+    default: return PTX_T_NONE;
+    }
+}
+
+static uint32_t vec_bytes(const ptx_inst *in, uint8_t t)
+{
+    unsigned bits = t == PTX_T_NONE ? 0 : ptx_type_bits((ptx_type)t);
+    return (in->vec ? in->vec : 1u) * (bits / 8u);
+}
+
+/* Conservative description of something not understood. */
+static void make_unknown(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *out)
+{
+    uint8_t n = in->nopd;
+    out->flags = PTX_SEM_UNKNOWN | L_ | S_ | A_ | F_ | SY | C_ | SE;
+    out->ndef = n;
+    out->nrmw = n;
+    out->addr_opd = first_addr_opd(in);
+    out->space = mi->nspaces ? mi->spaces[0] : PTX_SP_NONE;
+    out->src_addr_opd = NO;
+    out->src_space = PTX_SP_NONE;
+    out->dtype = out->stype = in->type;
+    out->access_bytes = 0;
+}
+
+static void set_mem(ptx_inst_sem *out, uint32_t flags, uint8_t ndef, uint8_t addr,
+                    uint8_t space, uint32_t bytes)
+{
+    out->flags = flags;
+    out->ndef = ndef;
+    out->addr_opd = addr;
+    out->space = space;
+    out->access_bytes = bytes;
+}
+
+/* Copies: [dst], [src], ...; the first state-space modifier names the
+ * destination, the second the source (cp.async.ca.shared.global). */
+static void set_copy(ptx_inst_sem *out, const mod_info *mi, uint32_t flags)
+{
+    out->flags = flags;
+    out->ndef = 0;
+    out->addr_opd = 0;
+    out->space = mi->nspaces > 0 ? mi->spaces[0] : PTX_SP_NONE;
+    out->src_addr_opd = 1;
+    out->src_space = mi->nspaces > 1 ? mi->spaces[1] : PTX_SP_NONE;
+}
+
+static uint32_t imm_bytes(const ptx_inst *in, unsigned i)
+{
+    int64_t v;
+    return opd_int(in, i, &v) && v > 0 && v <= (int64_t)UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/* ---- families whose shape depends on the sub-operation -------------------- */
+/* Returns false when the sub-operation is not recognised. */
+static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *out)
+{
+    ptx_str m0 = mod_at(in, 0);
+    uint8_t sp0 = mi->nspaces ? mi->spaces[0] : PTX_SP_NONE;
+
+    switch (in->op) {
+    case PTX_OPC_BAR:
+        /* bar.warp.sync only waits for the warp; it is not .aligned. */
+        if (str_is(m0, ".warp") && has_mod(in, ".sync")) {
+            out->flags = SY | SE;
+            return true;
+        }
+        /* bar{.cta}.* is barrier{.cta}.*.aligned. */
+        out->flags = SY | SE | PTX_SEM_ALIGNED;
+        if (has_mod(in, ".red")) {
+            out->flags |= C_;
+            out->ndef = 1;
+            out->dtype = in->type;
+            out->stype = PTX_T_PRED;
+            return true;
+        }
+        return has_mod(in, ".sync") || has_mod(in, ".arrive");
+    case PTX_OPC_BARRIER:
+        out->flags = SY | SE;
+        if (str_is(m0, ".cluster"))
+            return has_mod(in, ".arrive") || has_mod(in, ".wait");
+        if (has_mod(in, ".red")) {
+            out->flags |= C_;
+            out->ndef = 1;
+            out->dtype = in->type;
+            out->stype = PTX_T_PRED;
+            return true;
+        }
+        return has_mod(in, ".sync") || has_mod(in, ".arrive");
+    case PTX_OPC_MBARRIER:
+        if (str_is(m0, ".init") || str_is(m0, ".inval"))
+            set_mem(out, S_ | SE, 0, 0, sp0, 8);
+        else if (str_is(m0, ".expect_tx") || str_is(m0, ".complete_tx"))
+            set_mem(out, A_ | L_ | S_ | O_ | SY | SE, 0, 0, sp0, 8);
+        else if (str_is(m0, ".arrive") || str_is(m0, ".arrive_drop")) {
+            /* state, [addr]{, count}: the state may be the sink _ */
+            set_mem(out, A_ | L_ | S_ | O_ | SY | SE, 1, 1, sp0, 8);
+            out->dtype = PTX_T_B64;
+        } else if (str_is(m0, ".test_wait") || str_is(m0, ".try_wait")) {
+            set_mem(out, L_ | O_ | SY | SE, 1, 1, sp0, 8);
+            out->dtype = PTX_T_PRED;
+        } else if (str_is(m0, ".pending_count")) {
+            /* Decodes a state value held in a register: no memory. */
+            out->flags = 0;
+            out->ndef = 1;
+            out->dtype = PTX_T_U32;
+            out->stype = PTX_T_B64;
+        } else
+            return false;
+        return true;
+    case PTX_OPC_CP: {
+        bool reduce = str_is(m0, ".reduce");
+        if (!has_mod(in, ".async"))
+            return false;
+        if (has_mod(in, ".commit_group")) {
+            out->flags = AS | SE;
+            return true;
+        }
+        if (has_mod(in, ".wait_group") || has_mod(in, ".wait_all")) {
+            out->flags = AS | F_ | SE;
+            return true;
+        }
+        if (!reduce && has_mod(in, ".mbarrier") && has_mod(in, ".arrive")) {
+            /* cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr] */
+            set_mem(out, A_ | L_ | S_ | SY | AS | SE, 0, 0, sp0, 8);
+            return true;
+        }
+        if (has_mod(in, ".bulk") && has_mod(in, ".prefetch")) {
+            set_mem(out, PF | AS | SE, 0, 0, sp0, 0);
+            if (!has_mod(in, ".tensor"))
+                out->access_bytes = imm_bytes(in, 1);
+            return true;
+        }
+        set_copy(out, mi, (reduce ? A_ : 0) | L_ | S_ | AS | SE);
+        if (has_mod(in, ".bulk"))
+            out->access_bytes = has_mod(in, ".tensor") ? 0 : imm_bytes(in, 2);
+        else if (!reduce)
+            out->access_bytes = imm_bytes(in, 2); /* cp-size: 4, 8 or 16 */
+        else
+            return false;
+        return true;
+    }
+    case PTX_OPC_MULTIMEM:
+        if (str_is(m0, ".ld_reduce")) {
+            set_mem(out, L_, 1, 1, sp0, vec_bytes(in, in->type));
+            out->dtype = out->stype = in->type;
+        } else if (str_is(m0, ".st")) {
+            set_mem(out, S_ | SE, 0, 0, sp0, vec_bytes(in, in->type));
+            out->stype = in->type;
+        } else if (str_is(m0, ".red")) {
+            set_mem(out, A_ | L_ | S_ | O_ | SE, 0, 0, sp0, vec_bytes(in, in->type));
+            out->stype = in->type;
+        } else if (str_is(m0, ".cp")) {
+            set_copy(out, mi, (has_mod(in, ".reduce") ? A_ : 0) | L_ | S_ | AS | SE);
+            out->access_bytes = imm_bytes(in, 2);
+        } else
+            return false;
+        return true;
+    case PTX_OPC_WMMA:
+        if (str_is(m0, ".load")) {
+            set_mem(out, L_ | C_, 1, 1, sp0, 0);
+            out->dtype = in->type;
+        } else if (str_is(m0, ".store")) {
+            set_mem(out, S_ | C_ | SE, 0, 0, sp0, 0);
+            out->stype = in->type;
+        } else if (str_is(m0, ".mma")) {
+            out->flags = C_;
+            out->ndef = 1;
+            out->dtype = resolve_type(TY_T0, in, mi);
+            out->stype = resolve_type(TY_T1, in, mi);
+        } else
+            return false;
+        return true;
+    case PTX_OPC_WGMMA:
+        if (str_is(m0, ".mma_async")) {
+            /* d, a, b, scale-d, ...: D = A*B + D unless scale-d is false. */
+            int64_t v;
+            unsigned scale_d = has_mod(in, ".sp") ? 5 : 3;
+            out->flags = L_ | C_ | AS | SE;
+            out->ndef = 1;
+            out->nrmw = opd_int(in, scale_d, &v) && v == 0 ? 0 : 1;
+            out->dtype = resolve_type(TY_T0, in, mi);
+            out->stype = resolve_type(TY_T1, in, mi);
+        } else if (str_is(m0, ".fence") || str_is(m0, ".wait_group"))
+            out->flags = F_ | AS | SE;
+        else if (str_is(m0, ".commit_group"))
+            out->flags = AS | SE;
+        else
+            return false;
+        return true;
+    case PTX_OPC_TCGEN05:
+        if (mod_is_op(m0, ".alloc"))
+            set_mem(out, S_ | SE, 0, 0, sp0, 4); /* writes the b32 tmem address */
+        else if (mod_is_op(m0, ".dealloc") || mod_is_op(m0, ".relinquish_alloc_permit"))
+            out->flags = SE;
+        else if (mod_is_op(m0, ".ld")) {
+            /* r, [taddr] or, with .red, r, redval, [taddr] */
+            uint8_t nd = has_mod(in, ".red") ? 2 : 1;
+            set_mem(out, L_ | AS, nd, nd, PTX_SEM_SPACE_TMEM, 0);
+            out->dtype = in->type;
+        } else if (mod_is_op(m0, ".st")) {
+            set_mem(out, S_ | AS | SE, 0, 0, PTX_SEM_SPACE_TMEM, 0);
+            out->stype = in->type;
+        } else if (mod_is_op(m0, ".mma") || mod_is_op(m0, ".cp") || mod_is_op(m0, ".shift"))
+            set_mem(out, L_ | S_ | AS | SE, 0, 0, PTX_SEM_SPACE_TMEM, 0);
+        else if (mod_is_op(m0, ".commit"))
+            /* arrive-on an mbarrier once the prior tcgen05 work completes */
+            set_mem(out, A_ | L_ | S_ | SY | AS | SE, 0, 0, sp0, 8);
+        else if (mod_is_op(m0, ".wait"))
+            out->flags = F_ | AS | SE;
+        else if (mod_is_op(m0, ".fence"))
+            out->flags = F_ | SE;
+        else
+            return false;
+        return true;
+    case PTX_OPC_GRIDDEPCONTROL:
+        if (str_is(m0, ".wait"))
+            out->flags = SY | SE;
+        else if (str_is(m0, ".launch_dependents"))
+            out->flags = SE;
+        else
+            return false;
+        return true;
+    case PTX_OPC_CLUSTERLAUNCHCONTROL:
+        if (str_is(m0, ".try_cancel"))
+            set_mem(out, S_ | AS | SE, 0, 0, sp0, 16);
+        else if (str_is(m0, ".query_cancel")) {
+            out->flags = 0;
+            out->ndef = 1;
+            out->dtype = resolve_type(TY_T0, in, mi);
+            out->stype = resolve_type(TY_T1, in, mi);
+        } else
+            return false;
+        return true;
+    case PTX_OPC_TENSORMAP:
+        if (str_is(m0, ".replace")) {
+            set_mem(out, S_ | SE, 0, 0, sp0, 0);
+            out->stype = in->type;
+        } else if (str_is(m0, ".cp_fenceproxy"))
+            set_copy(out, mi, L_ | S_ | F_ | SE);
+        else
+            return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- modifier-dependent adjustments of table families --------------------- */
+static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *out)
+{
+    switch (in->op) {
+    case PTX_OPC_ADD:
+    case PTX_OPC_SUB:
+        if (has_mod(in, ".cc"))
+            out->flags |= PTX_SEM_CC_DEF;
+        break;
+    case PTX_OPC_MAD:
+        if (has_mod(in, ".cc"))
+            out->flags |= PTX_SEM_CC_DEF;
+        /* fallthrough */
+    case PTX_OPC_MUL:
+        if (has_mod(in, ".wide"))
+            out->dtype = widen(in->type);
+        break;
+    case PTX_OPC_ADDC:
+    case PTX_OPC_SUBC:
+    case PTX_OPC_MADC:
+        if (has_mod(in, ".cc"))
+            out->flags |= PTX_SEM_CC_DEF;
+        break;
+    case PTX_OPC_CVT:
+        /* cvt.pack.sat.convertType.abType.cType d, a, b, c: d has cType. */
+        if (has_mod(in, ".pack")) {
+            out->dtype = in->type;
+            out->stype = resolve_type(TY_T1, in, mi);
+        }
+        break;
+    case PTX_OPC_ST:
+        if (has_mod(in, ".async"))
+            out->flags |= AS; /* st.async [a], b, [mbar] */
+        if (has_mod(in, ".bulk")) {
+            /* st.bulk [a], size, initval: initialises size bytes */
+            out->access_bytes = imm_bytes(in, 1);
+            out->stype = PTX_T_NONE;
+        }
+        break;
+    case PTX_OPC_RED:
+        if (has_mod(in, ".async"))
+            out->flags |= AS;
+        break;
+    case PTX_OPC_TEX:
+    case PTX_OPC_TLD4:
+    case PTX_OPC_SULD:
+    case PTX_OPC_SUST:
+    case PTX_OPC_SURED:
+        out->space = PTX_SP_TEX;
+        break;
+    case PTX_OPC_FENCE:
+        /* fence.proxy.tensormap::generic.acquire.scope [addr], size */
+        if (in->nopd > 0 && in->opd[0].kind == PTX_O_ADDR) {
+            out->addr_opd = 0;
+            out->space = mi->nspaces ? mi->spaces[0] : PTX_SP_NONE;
+        }
+        break;
+    case PTX_OPC_CALL:
+        /* call (rets), f, (args): the return list is the only def. */
+        out->ndef = in->nopd > 0 && in->opd[0].kind == PTX_O_LIST ? 1 : 0;
+        break;
+    case PTX_OPC_CVTA:
+    case PTX_OPC_ISSPACEP:
+    case PTX_OPC_MAPA:
+    case PTX_OPC_GETCTARANK:
+        /* No memory touched, but the space says what the address means. */
+        out->space = mi->nspaces ? mi->spaces[0] : PTX_SP_NONE;
+        break;
+    default:
+        break;
+    }
+}
+
+void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
+{
+    mod_info mi;
+    scan_mods(in, &mi);
+    memset(out, 0, sizeof *out);
+    out->addr_opd = out->src_addr_opd = NO;
+
+    const sem_row *r = in->op < PTX_OPC__COUNT ? &table[in->op] : NULL;
+    if (!r || !r->known) {
+        make_unknown(in, &mi, out);
+        return;
+    }
+    if (r->subop) {
+        out->flags = r->flags;
+        if (!subop_rules(in, &mi, out)) {
+            make_unknown(in, &mi, out);
+            return;
+        }
+    } else {
+        out->flags = r->flags;
+        out->ndef = r->ndef;
+        out->addr_opd = r->addr;
+        out->dtype = resolve_type(r->dty, in, &mi);
+        out->stype = resolve_type(r->sty, in, &mi);
+        if (r->addr != NO)
+            out->space = mi.nspaces ? mi.spaces[0] : PTX_SP_NONE;
+        switch (r->acc) {
+        case AC_VD: out->access_bytes = vec_bytes(in, out->dtype); break;
+        case AC_VS: out->access_bytes = vec_bytes(in, out->stype); break;
+        case AC_IMM1: out->access_bytes = imm_bytes(in, 1); break;
+        case AC_IMM2: out->access_bytes = imm_bytes(in, 2); break;
+        default: break;
+        }
+        modifier_rules(in, &mi, out);
+    }
+
+    if (has_mod(in, ".aligned"))
+        out->flags |= PTX_SEM_ALIGNED;
+    if (mi.strong && (out->flags & (L_ | S_)))
+        out->flags |= O_ | SE;
+    /* Never claim more operands than exist (e.g. mbarrier.arrive written
+     * without its state operand would otherwise index past the end). */
+    if (out->ndef > in->nopd)
+        out->ndef = (uint8_t)in->nopd;
+    if (out->nrmw > out->ndef)
+        out->nrmw = out->ndef;
+    if (out->addr_opd != NO && (out->addr_opd >= in->nopd || in->opd[out->addr_opd].kind != PTX_O_ADDR))
+        out->addr_opd = NO;
+    if (out->src_addr_opd != NO &&
+        (out->src_addr_opd >= in->nopd || in->opd[out->src_addr_opd].kind != PTX_O_ADDR))
+        out->src_addr_opd = NO;
+}
+
+/* ---- register walk ---------------------------------------------------------- */
+typedef struct walk_ctx {
+    const ptx_inst *in;
+    ptx_reg_cb cb;
+    void *ctx;
+    uint32_t opd;
+    uint32_t def_extra; /* MAYDEF for guarded instructions / unknown opcodes */
+} walk_ctx;
+
+static void emit(walk_ctx *w, const ptx_operand *o, uint32_t role)
+{
+    ptx_reg_ref r = {o->n, w->opd, role, o->comp, o};
+    w->cb(w->ctx, w->in, &r);
+}
+
+/* values: whether registers outside addresses are read here. */
+static void walk_uses(walk_ctx *w, const ptx_operand *o, bool values, bool in_addr)
+{
+    switch (o->kind) {
+    case PTX_O_REG:
+        if (values || in_addr)
+            emit(w, o, PTX_REF_USE | (in_addr ? PTX_REF_ADDR : 0));
+        break;
+    case PTX_O_SREG:
+        emit(w, o, PTX_REF_USE | PTX_REF_SREG | (in_addr ? PTX_REF_ADDR : 0));
+        break;
+    case PTX_O_ADDR:
+    case PTX_O_VEC:
+    case PTX_O_PAIR:
+    case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++)
+            walk_uses(w, &o->p.elems[i], values, in_addr || o->kind == PTX_O_ADDR);
+        break;
+    default:
+        break;
+    }
+}
+
+static void walk_defs(walk_ctx *w, const ptx_operand *o)
+{
+    switch (o->kind) {
+    case PTX_O_REG:
+        emit(w, o, PTX_REF_DEF | w->def_extra | (o->comp ? PTX_REF_MAYDEF : 0));
+        break;
+    case PTX_O_VEC:
+    case PTX_O_PAIR:
+    case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++)
+            walk_defs(w, &o->p.elems[i]);
+        break;
+    default: /* addresses are never written through; SREGs are read-only */
+        break;
+    }
+}
+
+void ptx_inst_foreach_reg(const ptx_inst *in, const ptx_inst_sem *sem, ptx_reg_cb cb, void *ctx)
+{
+    ptx_inst_sem local;
+    if (!sem) {
+        ptx_inst_semantics(in, &local);
+        sem = &local;
+    }
+    walk_ctx w = {in, cb, ctx, 0, 0};
+    if (in->has_guard) {
+        ptx_reg_ref r = {in->guard, PTX_OPD_GUARD, PTX_REF_USE | PTX_REF_GUARD, 0, NULL};
+        cb(ctx, in, &r);
+    }
+    for (uint32_t i = 0; i < in->nopd; i++) {
+        w.opd = i;
+        walk_uses(&w, &in->opd[i], i >= sem->ndef || i < sem->nrmw, false);
+    }
+    if (in->has_guard || (sem->flags & PTX_SEM_UNKNOWN))
+        w.def_extra = PTX_REF_MAYDEF;
+    for (uint32_t i = 0; i < sem->ndef && i < in->nopd; i++) {
+        w.opd = i;
+        walk_defs(&w, &in->opd[i]);
+    }
+}
+
+/* ---- debugging ---------------------------------------------------------------- */
+const char *ptx_sem_flags_str(uint32_t flags, char *buf, size_t n)
+{
+    static const char *const names[] = {
+        "branch", "call", "ret", "exit", "terminator", "sync", "collective",
+        "atomic", "load", "store", "prefetch", "fence", "async", "cc_def",
+        "cc_use", "side_effect", "ordered", "aligned", "unknown",
+    };
+    size_t len = 0;
+    if (!buf || n == 0)
+        return buf;
+    buf[0] = '\0';
+    if (flags == 0) {
+        snprintf(buf, n, "none");
+        return buf;
+    }
+    for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++) {
+        if (!(flags & (1u << b)))
+            continue;
+        int k = snprintf(buf + len, n - len, "%s%s", len ? "|" : "", names[b]);
+        if (k < 0 || (size_t)k >= n - len) {
+            buf[len] = '\0'; /* drop the partial name */
+            break;
+        }
+        len += (size_t)k;
+    }
+    return buf;
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what ptxray needs to build and test, from Debian packages.
+# ptxas/nvcc are not installed here: ptxray finds them on PATH or in
+# /usr/local/cuda/bin, and the tests that need them are skipped without them.
+set -euo pipefail
+pkgs=(build-essential bison flex libjansson-dev libcriterion-dev graphviz clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+bison --version | head -n 1
+flex --version

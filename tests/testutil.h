@@ -1,0 +1,24 @@
+/* Shared helpers for the Criterion tests. */
+#ifndef PTXRAY_TESTUTIL_H
+#define PTXRAY_TESTUTIL_H
+#include <stddef.h>
+#include "ptx.h"
+
+/* $PTXRAY_SRC (repository root) joined with rel; static buffer. */
+const char *tu_src(const char *rel);
+/* $PTXRAY_BIN, the binary under test. */
+const char *tu_bin(void);
+/* Sorted list of *.ptx files under dir (recursive); *n receives the count. */
+char **tu_list_ptx(const char *dir, size_t *n);
+void tu_free_list(char **v, size_t n);
+/* Whole file, NUL-terminated; *len may be NULL. */
+char *tu_read(const char *path, size_t *len);
+/* Runs argv with stdout/stderr captured (malloc'd); returns exit status. */
+int tu_run(char *const argv[], char **out, char **err);
+/* Text of ptx_print_module(m), malloc'd. */
+char *tu_print(const ptx_module *m, size_t *len);
+/* Parses text or fails the test with the diagnostics. */
+ptx_module *tu_parse_ok(const char *name, const char *text);
+/* First instruction of function fn (by name), or NULL. */
+const ptx_inst *tu_first_inst(const ptx_module *m, const char *fn, const char *opcode_prefix);
+#endif
