@@ -13,6 +13,7 @@ MODULES := ptxparse cfg ssa analyses regalloc cli
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
 B       ?= build/rel
 SANFLAGS ?=
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 GEN     := $(B)/gen
 INC     := -Iptxparse -I$(GEN) $(foreach m,$(MODULES),-I$(m))
@@ -50,7 +51,7 @@ $(GEN)/parser.c: ptxparse/parser.y
 
 $(GEN)/lexer.c: ptxparse/lexer.l
 	@mkdir -p $(GEN)
-	$(FLEX) --fast -o $@ $<
+	$(FLEX) -Cf -o $@ $<
 
 $(GEN)/parser.o: $(GEN)/parser.c ptxparse/build.h ptxparse/ir.h
 	$(CC) $(GENFLAGS) -c -o $@ $<
@@ -82,11 +83,10 @@ test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray
 	$(TEST_ENV) $(B)/ptxray-tests $(TEST_ARGS)
 
 check:
-	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	    build/asan/ptxray build/asan/ptxray-tests
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
+	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
 
 # ---- benchmark ----
 $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a

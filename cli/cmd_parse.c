@@ -104,13 +104,16 @@ int cmd_parse(int argc, char **argv) {
             json_object_set_new(o, "functions", fs);
             json_array_append_new(files, o);
         } else if (!quiet) {
-            printf("%s: PTX %u.%u, %u kernel%s, %u device function%s, %u instructions\n", argv[i],
-                   m->version_major, m->version_minor, nk, nk == 1 ? "" : "s", nf, nf == 1 ? "" : "s", ni);
+            printf("%s: PTX %u.%u, %u kernel%s, %u device function%s, %u instruction%s\n", argv[i],
+                   m->version_major, m->version_minor, nk, nk == 1 ? "" : "s", nf, nf == 1 ? "" : "s", ni,
+                   ni == 1 ? "" : "s");
             for (uint32_t k = 0; k < m->nfuncs; k++) {
                 const ptx_func *f = m->funcs[k];
                 if (!f->has_body) continue;
-                printf("  %-6s %.*s: %u params, %u instructions, %u registers used\n",
-                       f->is_entry ? ".entry" : ".func", (int)f->name.n, f->name.p, f->nparams, f->ninsts, f->nregs);
+                printf("  %-6s %.*s: %u param%s, %u instruction%s, %u register%s used\n",
+                       f->is_entry ? ".entry" : ".func", (int)f->name.n, f->name.p, f->nparams,
+                       f->nparams == 1 ? "" : "s", f->ninsts, f->ninsts == 1 ? "" : "s", f->nregs,
+                       f->nregs == 1 ? "" : "s");
             }
         }
         ptx_module_free(m);

@@ -64,9 +64,10 @@ static int token_text(ptx_builder *b, ptx_loc loc, char *out, size_t cap) {
     const char *p = b->ls.buf + loc.off, *e = b->ls.buf + b->ls.len;
     size_t n = 0;
     if (p >= e) return 0;
-    if (strchr(";,:(){}[]<>+-*/%&|^~!@=?", *p)) n = 1;
+    if (*p != '%' && strchr(";,:(){}[]<>+-*/%&|^~!@=?", *p)) n = 1;
     else
-        while (p + n < e && n + 1 < cap && p[n] > ' ' && !strchr(";,:(){}[]<>+-*/&|^~!@=?", p[n]))
+        while (p + n < e && n + 1 < cap && p[n] > ' ' && !strchr(";,:(){}[]<>+-*/&|^~!@=?", p[n]) &&
+               (n == 0 || p[n] != '%'))
             n++;
     if (n >= cap) n = cap - 1;
     for (size_t i = 0; i < n; i++) out[i] = (p[i] >= 32 && p[i] < 127) ? p[i] : '?';
@@ -88,6 +89,7 @@ static void unquote(char *dst, size_t cap, const char *name) {
 void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof, int nexp,
                         const char **exp) {
     char msg[400], tok[48], g[48];
+    if (b->ls.stop) return; /* the input was cut short on purpose after an error */
     size_t k;
     if (at_eof) {
         k = (size_t)snprintf(msg, sizeof msg, "unexpected end of file");
@@ -182,9 +184,18 @@ static void check_first(ptx_builder *b, ptx_loc loc, int is_version) {
 void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc) {
     unsigned maj = 0, min = 0;
     uint32_t i = 0;
-    if (b->seen_version) ptx_b_error(b, loc, "duplicate .version directive");
+    /* loc is the version number's; the statement starts at the directive */
+    ptx_loc dloc = loc;
+    {
+        const char *p = b->ls.buf + loc.off;
+        while (p > b->ls.buf && p[-1] != '\n' && p[-1] != '.') p--;
+        if (p > b->ls.buf && p[-1] == '.') p--;
+        dloc.col -= (uint32_t)(b->ls.buf + loc.off - p);
+        dloc.off = (uint32_t)(p - b->ls.buf);
+    }
+    if (b->seen_version) ptx_b_error(b, dloc, "duplicate .version directive");
     if (b->seen_other && !b->seen_version)
-        ptx_b_error(b, loc, ".version must be the first directive of the file");
+        ptx_b_error(b, dloc, ".version must be the first directive of the file");
     for (; i < v.n && v.p[i] >= '0' && v.p[i] <= '9'; i++) maj = maj * 10 + (unsigned)(v.p[i] - '0');
     if (i < v.n && v.p[i] == '.') {
         uint32_t j = i + 1;
@@ -201,7 +212,7 @@ void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc) {
     b->m->version_major = maj;
     b->m->version_minor = min;
     b->seen_version = 1;
-    ptx_stmt *s = new_stmt(b, PTX_S_VERSION, loc);
+    ptx_stmt *s = new_stmt(b, PTX_S_VERSION, dloc);
     s->u.dir = new_dir(b);
     s->u.dir->raw = v;
     add_stmt(b, s);
@@ -274,58 +285,74 @@ static void clear_stacks(ptx_builder *b) {
 }
 
 void ptx_b_recover_toplevel(ptx_builder *b) {
-    /* An error inside a function swallowed its closing brace: drop the
-     * half-built body so the next function starts clean. */
+    /* An error in a function header resynchronised inside its body: skip to
+     * the body's closing brace instead of reading statements as top-level
+     * items (each would be another, spurious error). */
+    if (b->fn && !b->in_body && b->ls.braces > 0) b->ls.skip = 1;
+    else b->ls.braces = 0; /* an unbalanced '{' of a broken initialiser */
+    b->tmpl_used = 1;
     clear_stacks(b);
     b->in_body = 0;
     b->fn = b->sig = NULL;
     b->body.n = 0;
 }
 
-void ptx_b_recover_stmt(ptx_builder *b) { clear_stacks(b); }
-
-/* ---- declarations ---- */
-ptx_var *ptx_b_quals_new(ptx_builder *b) {
-    memset(&b->tmpl, 0, sizeof b->tmpl);
-    return &b->tmpl;
+void ptx_b_recover_stmt(ptx_builder *b) {
+    b->tmpl_used = 1;
+    clear_stacks(b);
 }
 
-void ptx_b_qual(ptx_builder *b, ptx_var *t, const ptx_qual *q) {
-    switch (q->k) {
+/* ---- declarations ---- */
+void ptx_b_qual(ptx_builder *b, int k, uint32_t v, ptx_str s, ptx_loc loc) {
+    ptx_var *t = &b->tmpl;
+    if (b->tmpl_used) {
+        memset(t, 0, sizeof *t);
+        b->tmpl_used = 0;
+        b->tmpl_bad = 0;
+    }
+    switch (k) {
     case 's':
         if (t->is_ptr) {
-            t->ptr_space = (uint8_t)q->v;
+            t->ptr_space = (uint8_t)v;
         } else {
-            if (t->space) ptx_b_error(b, q->loc, "more than one state space in a declaration");
-            t->space = (uint8_t)q->v;
+            if (t->space) ptx_b_error(b, loc, "more than one state space in a declaration");
+            t->space = (uint8_t)v;
         }
         break;
-    case 'l': t->linkage |= (uint8_t)q->v; break;
-    case 't':
-        if (t->type) ptx_b_error(b, q->loc, "more than one type in a declaration");
-        t->type = (uint8_t)q->v;
+    case 'l':
+        if (!t->linkage) b->tmpl_link_loc = loc;
+        t->linkage |= (uint8_t)v;
         break;
-    case 'v': t->vec = (uint8_t)q->v; break;
+    case 't':
+        if (t->type) ptx_b_error(b, loc, "more than one type in a declaration");
+        t->type = (uint8_t)v;
+        break;
+    case 'v': t->vec = (uint8_t)v; break;
     case 'a': {
-        uint64_t al = int_tok(b, q->s, q->loc, 1u << 30, ".align");
+        uint64_t al = int_tok(b, s, loc, 1u << 30, ".align");
         if (al == 0 || (al & (al - 1)) != 0)
-            ptx_b_error(b, q->loc, ".align must be a power of two, not %.*s", (int)q->s.n, q->s.p);
+            ptx_b_error(b, loc, ".align must be a power of two, not %.*s", (int)s.n, s.p);
         if (t->is_ptr) t->ptr_align = (uint32_t)al;
         else t->align = (uint32_t)al;
         break;
     }
     case 'p': t->is_ptr = 1; break;
-    case 'A': t->attrs = q->s; break;
+    case 'A': t->attrs = s; break;
     default:
-        ptx_b_error(b, q->loc, "unknown type or directive '%.*s' in declaration", (int)q->s.n, q->s.p);
+        ptx_b_error(b, loc, "unknown type or directive '%.*s' in declaration", (int)s.n, s.p);
+        b->tmpl_bad = 1;
         break;
     }
 }
 
 int64_t ptx_b_range(ptx_builder *b, ptx_str n, ptx_loc loc) {
-    uint64_t v = int_tok(b, n, loc, 1u << 24, "register count");
+    uint64_t v = 0;
+    if (!parse_uint(n, &v) || v > (1u << 24)) {
+        ptx_b_error(b, loc, "register count '%.*s' is out of range (maximum %u)", (int)n.n, n.p, 1u << 24);
+        return 1;
+    }
     if (v == 0) ptx_b_error(b, loc, "register range %%name<0> declares no register");
-    return (int64_t)v;
+    return (int64_t)(v ? v : 1);
 }
 
 void ptx_b_push_dim(ptx_builder *b, ptx_str n, ptx_loc loc) {
@@ -341,6 +368,7 @@ ptx_var *ptx_b_var(ptx_builder *b, ptx_str name, ptx_loc loc, int64_t range, uin
                    ptx_init *init) {
     ptx_var *v = arena_alloc(b->a, sizeof *v);
     *v = b->tmpl;
+    b->tmpl_used = 1;
     v->name = name;
     v->loc = loc;
     if (range >= 0) {
@@ -361,8 +389,10 @@ ptx_var *ptx_b_var(ptx_builder *b, ptx_str name, ptx_loc loc, int64_t range, uin
             }
     }
     v->init = init;
-    if (v->space == PTX_SP_NONE) ptx_b_error(b, loc, "declaration of '%.*s' has no state space", (int)name.n, name.p);
-    if (v->type == PTX_T_NONE) ptx_b_error(b, loc, "declaration of '%.*s' has no type", (int)name.n, name.p);
+    if (!b->tmpl_bad) {
+        if (v->space == PTX_SP_NONE) ptx_b_error(b, loc, "declaration of '%.*s' has no state space", (int)name.n, name.p);
+        else if (v->type == PTX_T_NONE) ptx_b_error(b, loc, "declaration of '%.*s' has no type", (int)name.n, name.p);
+    }
     return v;
 }
 
@@ -406,12 +436,20 @@ static inline uint32_t name_hash(ptx_str s) {
     return h;
 }
 
+/* hnext/rdepth exist only for single declarations (range elements never
+ * enter the scoped hash), so they grow lazily to cover the ids that need them. */
+static void side_arrays_cover(ptx_builder *b, uint32_t id) {
+    while (b->hnext.n <= id) VPUSH(b->hnext, UINT32_MAX);
+    while (b->rdepth.n <= id) VPUSH(b->rdepth, 0);
+}
+
 static uint32_t new_reg(ptx_builder *b, ptx_str name, uint8_t type, uint8_t vec, uint32_t decl) {
     ptx_reg r = {name, type, vec, decl};
     VPUSH(b->regs, r);
-    VPUSH(b->hnext, UINT32_MAX);
-    VPUSH(b->rdepth, b->depth);
-    return b->regs.n - 1;
+    uint32_t id = b->regs.n - 1;
+    side_arrays_cover(b, id);
+    b->rdepth.v[id] = b->depth;
+    return id;
 }
 
 /* The undo log lists, in insertion order, the single registers now in the
@@ -449,38 +487,57 @@ static uint32_t hash_find(ptx_builder *b, ptx_str name) {
     return UINT32_MAX;
 }
 
-/* Finds a register visible here; UINT32_MAX if none. */
-static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
-    uint32_t id = hash_find(b, name);
-    if (id != UINT32_MAX) return id;
-    /* %r123 -> range %r<N> */
+static inline bool span_eq(const char *a, const char *b, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/* %r123 -> element 123 of a range %r<N> in scope, materialised on first use. */
+static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
     uint32_t k = name.n;
-    while (k > 0 && name.p[k - 1] >= '0' && name.p[k - 1] <= '9') k--;
+    uint64_t num = 0, scale = 1;
+    while (k > 0 && name.p[k - 1] >= '0' && name.p[k - 1] <= '9') {
+        if (scale <= (1u << 25)) num += (uint64_t)(name.p[k - 1] - '0') * scale;
+        scale *= 10;
+        k--;
+    }
     if (k == name.n || k == 0) return UINT32_MAX;
     if (name.n - k > 1 && name.p[k] == '0') return UINT32_MAX; /* %r01 is not %r1 */
-    ptx_str prefix = {name.p, k};
-    uint64_t num = 0;
-    for (uint32_t i = k; i < name.n && num < (1u << 25); i++) num = num * 10 + (uint64_t)(name.p[i] - '0');
+    if (name.n - k > 8) return UINT32_MAX;
     for (uint32_t i = b->ranges.n; i-- > 0;) {
         ptx_range *r = &b->ranges.v[i];
-        if (!ptx_str_eqs(r->prefix, prefix)) continue;
-        if (num >= r->count) continue;
+        if (r->prefix.n != k || num >= r->count || !span_eq(r->prefix.p, name.p, k)) continue;
         if (!r->ids) {
             r->ids = malloc(r->count * sizeof *r->ids);
             if (!r->ids) ptx_oom();
             memset(r->ids, 0xff, r->count * sizeof *r->ids);
         }
         if (r->ids[num] == UINT32_MAX) {
-            /* materialise once; not entered in the scoped hash */
+            /* materialised once and not entered in the scoped hash */
             ptx_reg reg = {name, r->type, r->vec, r->decl};
             VPUSH(b->regs, reg);
-            VPUSH(b->hnext, UINT32_MAX);
-            VPUSH(b->rdepth, r->depth);
             r->ids[num] = b->regs.n - 1;
         }
         return r->ids[num];
     }
     return UINT32_MAX;
+}
+
+static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' && s.p[s.n - 1] <= '9'; }
+
+/* Finds a register visible here; UINT32_MAX if none.  A single declaration
+ * in an inner scope may shadow a range element ("{ .reg .pred %p1; ...}" in
+ * inline asm), so the scoped hash decides first whenever a digit-ended single
+ * name is in scope; otherwise ranges, the common case, are tried first. */
+static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
+    uint32_t id;
+    if (b->digit_singles == 0 && ends_in_digit(name)) {
+        id = range_lookup(b, name);
+        return id != UINT32_MAX ? id : hash_find(b, name);
+    }
+    id = hash_find(b, name);
+    return id != UINT32_MAX ? id : range_lookup(b, name);
 }
 
 static void declare_reg(ptx_builder *b, ptx_var *v, uint32_t decl) {
@@ -504,6 +561,7 @@ static void declare_reg(ptx_builder *b, ptx_var *v, uint32_t decl) {
     }
     uint32_t id = new_reg(b, v->name, v->type, v->vec, decl);
     hash_insert(b, id);
+    if (ends_in_digit(v->name)) b->digit_singles++;
 }
 
 static void declare_var_stmt(ptx_builder *b, ptx_var *v) {
@@ -515,7 +573,7 @@ static void declare_var_stmt(ptx_builder *b, ptx_var *v) {
 void ptx_b_declared(ptx_builder *b, ptx_var *v) {
     if (b->in_body) {
         if (v->linkage & (PTX_LINK_VISIBLE | PTX_LINK_WEAK | PTX_LINK_COMMON))
-            ptx_b_error(b, v->loc, "linkage directives are not allowed inside a function body");
+            ptx_b_error(b, b->tmpl_link_loc, "linkage directives are not allowed inside a function body");
         if (v->space == PTX_SP_REG) declare_reg(b, v, b->nvars);
         b->nvars++;
     } else {
@@ -536,6 +594,7 @@ ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc
         ptx_b_error(b, loc, "function definition inside a function body (missing '}'?)");
     }
     ptx_func *f = ARENA_NEW(b->a, ptx_func);
+    b->tmpl_used = 1;
     f->is_entry = (uint8_t)is_entry;
     f->loc = loc;
     if (q) {
@@ -642,6 +701,7 @@ static void scope_pop(ptx_builder *b) {
         uint32_t id = b->undo.v[--b->undo.n];
         uint32_t h = name_hash(b->regs.v[id].name) & (b->hcap - 1);
         b->heads[h] = b->hnext.v[id];
+        if (ends_in_digit(b->regs.v[id].name)) b->digit_singles--;
     }
     while (b->ranges.n && b->ranges.v[b->ranges.n - 1].depth == b->depth) {
         free(b->ranges.v[b->ranges.n - 1].ids);
@@ -657,6 +717,7 @@ void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
     b->body.n = 0;
     b->regs.n = b->hnext.n = b->rdepth.n = 0;
     b->undo.n = b->marks.n = 0;
+    b->digit_singles = 0;
     b->nvars = 0;
     for (uint32_t i = 0; i < b->ranges.n; i++) free(b->ranges.v[i].ids);
     b->ranges.n = 0;
@@ -687,8 +748,8 @@ void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
 }
 
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {
-    (void)loc;
     f->name = name;
+    f->name_loc = loc;
     ptx_stmt *s = new_stmt(b, PTX_S_FUNC, f->loc);
     s->u.func = f;
     VPUSH(b->top, s);
@@ -732,6 +793,11 @@ void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx
 }
 
 void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc) {
+    if (b->depth >= PTX_MAX_SCOPE_DEPTH) {
+        ptx_b_error(b, loc, "'{' blocks nested too deeply (limit %d)", PTX_MAX_SCOPE_DEPTH);
+        b->ls.stop = 1; /* the rest of the file cannot be read sensibly */
+        return;
+    }
     add_stmt(b, new_stmt(b, PTX_S_SCOPE_BEGIN, loc));
     scope_push(b);
 }
@@ -787,6 +853,7 @@ static ptx_expr *new_expr(ptx_builder *b, int kind, ptx_loc loc) {
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->loc = loc;
+    e->depth = 1;
     return e;
 }
 
@@ -813,6 +880,8 @@ ptx_expr *ptx_b_e_float(ptx_builder *b, ptx_str t, ptx_loc loc) {
     } else {
         char buf[80];
         size_t n = t.n < sizeof buf - 1 ? t.n : sizeof buf - 1;
+        if (memchr(t.p, '.', t.n) != NULL && memchr((const char *)memchr(t.p, '.', t.n) + 1, '.', t.n - (size_t)((const char *)memchr(t.p, '.', t.n) + 1 - t.p)))
+            ptx_b_error(b, loc, "malformed number '%.*s'", (int)t.n, t.p);
         memcpy(buf, t.p, n);
         buf[n] = 0;
         double d = strtod(buf, NULL);
@@ -837,8 +906,32 @@ ptx_expr *ptx_b_e_call(ptx_builder *b, ptx_str name, uint32_t n, ptx_loc loc) {
     e->u.args = arena_alloc(&b->pool, (n ? n : 1) * sizeof(ptx_expr *));
     b->estack.n -= n;
     memcpy(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
+    for (uint32_t i = 0; i < n; i++)
+        if (e->u.args[i]->depth + 1u > e->depth) e->depth = (uint16_t)(e->u.args[i]->depth + 1u > PTX_MAX_EXPR_DEPTH ? PTX_MAX_EXPR_DEPTH : e->u.args[i]->depth + 1u);
     if (!ptx_str_eq(name, "generic") && !ptx_str_eq(name, "mask"))
         ptx_b_error(b, loc, "unknown function '%.*s' in constant expression (expected generic or mask)", (int)name.n, name.p);
+    return e;
+}
+
+/* Sets e's height from its children; past the limit the node is cut down to
+ * a literal 0 so every later recursion over it stays shallow. */
+static ptx_expr *with_depth(ptx_builder *b, ptx_expr *e, const ptx_expr *x, const ptx_expr *y,
+                            const ptx_expr *z) {
+    unsigned d = 0;
+    if (x && x->depth > d) d = x->depth;
+    if (y && y->depth > d) d = y->depth;
+    if (z && z->depth > d) d = z->depth;
+    if (d + 1 > PTX_MAX_EXPR_DEPTH) {
+        if (d + 1 == PTX_MAX_EXPR_DEPTH + 1)
+            ptx_b_error(b, e->loc, "constant expression nested too deeply (limit %d)", PTX_MAX_EXPR_DEPTH);
+        e->kind = PTX_E_INT;
+        e->text = (ptx_str){"0", 1};
+        e->u.i = 0;
+        e->b = e->c = NULL;
+        e->depth = PTX_MAX_EXPR_DEPTH + 1; /* report once per chain */
+        return e;
+    }
+    e->depth = (uint16_t)(d + 1);
     return e;
 }
 
@@ -846,7 +939,7 @@ ptx_expr *ptx_b_e_unary(ptx_builder *b, int op, ptx_expr *a, ptx_loc loc) {
     ptx_expr *e = new_expr(b, op == '(' ? PTX_E_PAREN : PTX_E_UNARY, loc);
     e->op = (uint16_t)op;
     e->u.a = a;
-    return e;
+    return with_depth(b, e, a, NULL, NULL);
 }
 
 ptx_expr *ptx_b_e_bin(ptx_builder *b, int op, ptx_expr *l, ptx_expr *r, ptx_loc loc) {
@@ -854,7 +947,7 @@ ptx_expr *ptx_b_e_bin(ptx_builder *b, int op, ptx_expr *l, ptx_expr *r, ptx_loc 
     e->op = (uint16_t)op;
     e->u.a = l;
     e->b = r;
-    return e;
+    return with_depth(b, e, l, r, NULL);
 }
 
 ptx_expr *ptx_b_e_cond(ptx_builder *b, ptx_expr *c, ptx_expr *t, ptx_expr *f, ptx_loc loc) {
@@ -862,7 +955,7 @@ ptx_expr *ptx_b_e_cond(ptx_builder *b, ptx_expr *c, ptx_expr *t, ptx_expr *f, pt
     e->u.a = c;
     e->b = t;
     e->c = f;
-    return e;
+    return with_depth(b, e, c, t, f);
 }
 
 static ptx_expr *expr_copy(ptx_builder *b, const ptx_expr *e) {
@@ -969,6 +1062,10 @@ void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off,
     int64_t v = 0;
     if (!expr_int(off, &v)) ptx_b_error(b, off->loc, "address offset must be an integer constant");
     ptx_b_opd_reg(b, name, loc, 0);
+    if (!b->has_off_loc) {
+        b->off_loc = loc;
+        b->has_off_loc = 1;
+    }
     ptx_operand *o = &b->ostack.v[b->ostack.n - 1];
     o->flags |= PTX_ADDR_OFF;
     o->v = neg ? (int64_t)(0 - (uint64_t)v) : v;
@@ -1051,6 +1148,8 @@ void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc) {
 }
 
 void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
+    ptx_loc offloc = b->has_off_loc ? b->off_loc : loc;
+    b->has_off_loc = 0;
     if (n == 1) {
         ptx_operand *top = &b->ostack.v[b->ostack.n - 1];
         ptx_operand base = *top;
@@ -1092,7 +1191,7 @@ void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
     }
     for (uint32_t i = 0; i < n; i++)
         if (b->ostack.v[b->ostack.n - n + i].flags & PTX_ADDR_OFF)
-            ptx_b_error(b, loc, "an offset is only allowed in a single-element address");
+            ptx_b_error(b, offloc, "an offset is only allowed in a single-element address");
     ptx_b_opd_agg(b, PTX_O_ADDR, n, loc);
 }
 

@@ -22,10 +22,17 @@ struct ptx_lexstate {
     const char *line_start;
     int stop;               /* set when the error limit is reached: lexer returns EOF */
     int section;            /* 1 after .section, 2 after its name: next '{' opens raw text */
+    int braces;             /* '{' minus '}' seen so far */
+    int skip;               /* error recovery: drop tokens until braces returns to 0 */
     const char *raw_start;
     ptx_loc raw_loc;
     ptx_builder *b;
 };
+
+/* Deeper nesting of { } in a body, or of constant expressions, is refused
+ * (real PTX nests a few levels); recursion over the IR stays bounded. */
+#define PTX_MAX_SCOPE_DEPTH 1000
+#define PTX_MAX_EXPR_DEPTH 1000
 
 #define PTX_VEC(T) struct { T *v; uint32_t n, cap; }
 
@@ -56,6 +63,11 @@ struct ptx_builder {
     PTX_VEC(ptx_func *) funcs;
 
     ptx_var tmpl;      /* qualifiers of the declaration being parsed */
+    int tmpl_used;     /* a declarator or function took tmpl: clear it at the next qualifier */
+    int tmpl_bad;      /* an unknown qualifier was reported: no follow-up errors */
+    ptx_loc tmpl_link_loc;
+    ptx_loc off_loc;   /* first [reg+off] element of the address being parsed */
+    int has_off_loc;
     ptx_func *fn;      /* function whose header or body is being parsed */
     ptx_func *sig;     /* function or .callprototype whose parameters are being parsed */
     int in_body;
@@ -71,6 +83,7 @@ struct ptx_builder {
     PTX_VEC(uint32_t) marks;   /* undo-log size at each open scope */
     PTX_VEC(ptx_range) ranges;
     uint32_t nvars;            /* declarations in the body so far */
+    uint32_t digit_singles;    /* single registers in scope whose name ends in a digit */
 
     ptx_stmt *cur_loc;
     int seen_version, seen_target, seen_other;
@@ -102,8 +115,10 @@ void ptx_b_recover_stmt(ptx_builder *b);
 void ptx_b_push_str(ptx_builder *b, ptx_str s);
 ptx_str ptx_b_span(ptx_builder *b, ptx_loc from, ptx_loc last_char);
 
-ptx_var *ptx_b_quals_new(ptx_builder *b);
-void ptx_b_qual(ptx_builder *b, ptx_var *t, const ptx_qual *q);
+/* Applies one qualifier (k: 's'pace 'l'inkage 't'ype 'v'ector 'a'lign 'p'tr
+ * 'A'ttribute '?'unknown) to b->tmpl, clearing it first if its previous
+ * declaration has been consumed. */
+void ptx_b_qual(ptx_builder *b, int k, uint32_t v, ptx_str s, ptx_loc loc);
 void ptx_b_declared(ptx_builder *b, ptx_var *v);
 ptx_var *ptx_b_var(ptx_builder *b, ptx_str name, ptx_loc loc, int64_t range, uint32_t ndims,
                    ptx_init *init);

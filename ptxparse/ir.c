@@ -81,11 +81,15 @@ static void tab_put(const char *s, uint8_t cls, uint8_t val) {
     tab[i] = (tab_ent){s, (uint8_t)n, cls, val};
 }
 
-static const tab_ent *tab_get(const char *s, size_t n) {
+static inline const tab_ent *tab_get(const char *s, size_t n) {
     if (n == 0 || n > 255) return NULL;
     uint32_t i = hash_bytes(s, n) & (TAB_SIZE - 1);
     while (tab[i].s) {
-        if (tab[i].len == n && memcmp(tab[i].s, s, n) == 0) return &tab[i];
+        if (tab[i].len == n) {
+            size_t k = 0;
+            while (k < n && tab[i].s[k] == s[k]) k++;
+            if (k == n) return &tab[i];
+        }
         i = (i + 1) & (TAB_SIZE - 1);
     }
     return NULL;

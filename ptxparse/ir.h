@@ -77,6 +77,8 @@ struct ptx_expr {
     uint8_t kind;
     uint8_t fkind;  /* PTX_E_FLOAT: 'f' = 0f hex, 'd' = 0d hex, 'x' = decimal */
     uint16_t op;    /* operator for UNARY/BINARY (a char or PTX_OP_*) */
+    uint16_t depth; /* height of the tree (a literal is 1); bounded by the parser */
+    uint16_t pad_;
     uint32_t nargs; /* CALL */
     ptx_str text;   /* INT/FLOAT spelling, SYM/CALL name */
     union {
@@ -303,7 +305,8 @@ struct ptx_func {
     uint32_t nregs;
     ptx_reg *regs;
     uint32_t ninsts; /* number of PTX_S_INST statements */
-    ptx_loc loc;
+    ptx_loc loc;      /* the .entry/.func keyword */
+    ptx_loc name_loc; /* the function's name */
 };
 
 typedef struct ptx_module {

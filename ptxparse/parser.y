@@ -13,7 +13,6 @@
 %code requires {
 #include "ir.h"
 typedef struct ptx_builder ptx_builder;
-typedef struct ptx_qual { uint8_t k; uint32_t v; ptx_str s; ptx_loc loc; } ptx_qual;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
     do {                                                                      \
         if (N) (Cur) = YYRHSLOC(Rhs, 1);                                      \
@@ -22,11 +21,19 @@ typedef struct ptx_qual { uint8_t k; uint32_t v; ptx_str s; ptx_loc loc; } ptx_q
 }
 
 %code {
+#include <string.h>
 #include "build.h"
+/* Bison's stack must hold PTX_MAX_SCOPE_DEPTH nested blocks (3 entries each)
+ * so that the builder, not "memory exhausted", reports the limit. */
+#define YYMAXDEPTH 100000
 int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner);
 static void ptx_yyerror(ptx_loc *loc, void *scanner, ptx_builder *b, const char *msg) {
     (void)scanner;
-    ptx_b_error(b, *loc, "%s", msg);
+    /* the only message bison itself produces is stack exhaustion */
+    if (!strcmp(msg, "memory exhausted"))
+        ptx_b_error(b, *loc, "input nested too deeply (parser stack limit %d)", YYMAXDEPTH);
+    else
+        ptx_b_error(b, *loc, "%s", msg);
 }
 }
 
@@ -38,7 +45,6 @@ static void ptx_yyerror(ptx_loc *loc, void *scanner, ptx_builder *b, const char 
     ptx_init *init;
     ptx_var *var;
     ptx_func *fn;
-    ptx_qual q;
 }
 
 %token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
@@ -60,7 +66,6 @@ static void ptx_yyerror(ptx_loc *loc, void *scanner, ptx_builder *b, const char 
 %type <var> quals1 opt_quals declarator
 %type <fn> func_begin
 %type <s> opcode dname
-%type <q> qual
 
 %right '?' ':'
 %left T_LOR
@@ -87,8 +92,8 @@ module: %empty
       | module top
       ;
 
-top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @1); }
-   | T_VERSION T_INT                        { ptx_b_version(b, $2, @1); }
+top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @2); }
+   | T_VERSION T_INT                        { ptx_b_version(b, $2, @2); }
    | T_TARGET ident_list                    { ptx_b_target(b, $2, @1); }
    | T_ADDRESS_SIZE T_INT                   { ptx_b_address_size(b, $2, @1, @2); }
    | T_FILE T_INT T_STRING file_extra       { ptx_b_file(b, $2, $3, $4, @1); }
@@ -98,7 +103,7 @@ top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @1); }
    | quals1 declarators ';'
    | func
    | loc
-   | error ';'                              { yyerrok; }
+   | error ';'                              { yyerrok; ptx_b_recover_toplevel(b); }
    | error '}'                              { yyerrok; ptx_b_recover_toplevel(b); }
    ;
 
@@ -115,22 +120,25 @@ string_list: T_STRING                       { ptx_b_push_str(b, $1); $$ = 1; }
            ;
 
 /* ---- declarations ---- */
-quals1: qual                                { $$ = ptx_b_quals_new(b); ptx_b_qual(b, $$, &$1); }
-      | quals1 qual                         { ptx_b_qual(b, $1, &$2); $$ = $1; }
+/* Each qualifier is applied to the builder's declaration template as it is
+ * read; the template is cleared before the first qualifier of the next
+ * declaration.  Keeping the semantic value small keeps the parser fast. */
+quals1: qual                                { $$ = &b->tmpl; }
+      | quals1 qual                         { $$ = $1; }
       ;
 
 opt_quals: %empty                           { $$ = NULL; }
          | quals1                           { $$ = $1; }
          ;
 
-qual: T_SPACE                               { $$ = (ptx_qual){'s', $1, {0, 0}, @1}; }
-    | T_LINKAGE                             { $$ = (ptx_qual){'l', $1, {0, 0}, @1}; }
-    | T_TYPE                                { $$ = (ptx_qual){'t', $1, {0, 0}, @1}; }
-    | T_VEC                                 { $$ = (ptx_qual){'v', $1, {0, 0}, @1}; }
-    | T_ALIGN T_INT                         { $$ = (ptx_qual){'a', 0, $2, @1}; }
-    | T_PTR                                 { $$ = (ptx_qual){'p', 0, {0, 0}, @1}; }
-    | T_ATTRIBUTE '(' attr_args ')'         { $$ = (ptx_qual){'A', 0, ptx_b_span(b, @1, @4), @1}; }
-    | T_DOTIDENT                            { $$ = (ptx_qual){'?', 0, $1, @1}; }
+qual: T_SPACE                               { ptx_b_qual(b, 's', $1, (ptx_str){0, 0}, @1); }
+    | T_LINKAGE                             { ptx_b_qual(b, 'l', $1, (ptx_str){0, 0}, @1); }
+    | T_TYPE                                { ptx_b_qual(b, 't', $1, (ptx_str){0, 0}, @1); }
+    | T_VEC                                 { ptx_b_qual(b, 'v', $1, (ptx_str){0, 0}, @1); }
+    | T_ALIGN T_INT                         { ptx_b_qual(b, 'a', 0, $2, @2); }
+    | T_PTR                                 { ptx_b_qual(b, 'p', 0, (ptx_str){0, 0}, @1); }
+    | T_ATTRIBUTE '(' attr_args ')'         { ptx_b_qual(b, 'A', 0, ptx_b_span(b, @1, @4), @1); }
+    | T_DOTIDENT                            { ptx_b_qual(b, '?', 0, $1, @1); }
     ;
 
 attr_args: %empty
@@ -215,7 +223,9 @@ stmts: %empty
      | stmts stmt
      ;
 
-stmt: inst
+stmt: T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
+    | T_IDENT opds_opt ';'                  { ptx_b_inst(b, 0, $1, @1, $2); }
+    | guard opcode opds_opt ';'             { ptx_b_inst(b, $1, $2, @1, $3); }
     | T_IDENT ':'                           { ptx_b_label(b, $1, @1); }
     | T_IDENT ':' T_CALLPROTOTYPE           { ptx_b_proto_begin(b, $1, @1); }
       func_rets T_IDENT func_params fdirs ';'
@@ -240,10 +250,6 @@ loc_attrs: %empty                           { $$ = 0; }
          ;
 
 /* ---- instructions ---- */
-inst: opcode opds_opt ';'                   { ptx_b_inst(b, 0, $1, @1, $2); }
-    | guard opcode opds_opt ';'             { ptx_b_inst(b, $1, $2, @1, $3); }
-    ;
-
 opcode: T_OPCODE | T_IDENT ;
 
 guard: '@' T_PIDENT                         { $$ = ptx_b_guard(b, $2, @2, 0); }

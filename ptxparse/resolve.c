@@ -181,7 +181,7 @@ void ptx_resolve_module(ptx_builder *b) {
     symset defined = {0};
     for (uint32_t i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->has_body && set_add(&defined, m->funcs[i]->name, K_FUNC))
-            ptx_b_error(b, m->funcs[i]->loc, "redefinition of function '%.*s'", (int)m->funcs[i]->name.n,
+            ptx_b_error(b, m->funcs[i]->name_loc, "redefinition of function '%.*s'", (int)m->funcs[i]->name.n,
                         m->funcs[i]->name.p);
     set_free(&defined);
     symset none = {0};

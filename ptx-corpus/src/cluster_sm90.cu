@@ -4,14 +4,17 @@
 //   __cluster_dims__(2,1,1)  => .explicitcluster + .reqnctapercluster 2,1,1
 //   __block_size__((128,1,1)) => .reqntid 128,1,1 (sm_90 only in CUDA 13)
 //   cg::this_cluster(), cluster.sync() (barrier.cluster.arrive/wait),
-//   cluster.map_shared_rank() (mapa.shared::cluster), block_rank(),
-//   reading a neighbour CTA's shared memory (ld.shared::cluster).
+//   cluster.map_shared_rank() (mapa.u64 on a generic address), block_rank()
+//   (%cluster_ctarank), reading and atomically updating a neighbour CTA's
+//   shared memory through the generic address that mapa returns (generic
+//   ld / atom.add, no explicit shared::cluster state space in the PTX).
 // All of this is guarded by `#if __CUDA_ARCH__ >= 900`; on sm_75/sm_80 the
 // same kernel names are compiled from a plain fallback (per-block
 // histogram without cluster sharing; __launch_bounds__ instead of
 // __block_size__), so the file compiles for every corpus arch.
 // Analyses targeted: arch-specific directives, new state spaces
-// (shared::cluster), cluster barriers, %cluster_ctarank etc.
+// (distributed shared memory via generic pointers), cluster barriers,
+// %cluster_ctarank.
 
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;

@@ -6,8 +6,8 @@
 //       each output computed from NTAPS unrolled loads.
 //   fir_sliding_window    - each thread computes 8 consecutive outputs,
 //       keeping a sliding window of 8+63 samples in registers (hundreds of
-//       live values), coefficients passed as a __grid_constant__-free
-//       struct by value in param space.
+//       live values); the 64 coefficients come in a 256-byte struct passed
+//       by value (param space, no __grid_constant__).
 // Analyses targeted: register pressure, constant-memory classification,
 // unrolled straight-line code, template (mangled) kernels.
 

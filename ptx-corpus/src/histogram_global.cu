@@ -1,10 +1,10 @@
 // histogram_global.cu
 //
 // Exercises: 256-bin byte histogram with atomics directly on global memory
-// (atom.global.add.u32 / red.global.add.u32 when the result is unused),
+// (atom.global.add.u32; NVVM 13 emits atom even when the result is unused),
 // uchar4 vector loads (ld.global.v4.u8 / 32-bit load + bfe), grid-stride
-// loop, plus a float-weighted variant (atomicAdd on float, red.global.add.f32)
-// and a 64-bit counter variant (atom.global.add.u64).
+// loop, plus a float-weighted variant (atomicAdd on float)
+// (atom.global.add.f32) and a 64-bit counter variant (atom.global.add.u64).
 // Analyses targeted: atomic detection / contention, data-dependent
 // (indirect) addresses, memory-space classification (global atomics).
 

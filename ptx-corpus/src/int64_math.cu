@@ -1,11 +1,12 @@
 // int64_math.cu
 //
 // Exercises: 64-bit integer arithmetic: mul.lo/mul.hi.u64 (__umul64hi),
-// div/rem.u64 and s64 (large inlined division sequences or calls),
-// shifts and rotates (shf / funnel shift via __funnelshift_l), popc.b64,
-// clz.b64, brev.b64, 64-bit atomics (atomicAdd/atomicMax on unsigned long
-// long), 128-bit multiply emulation with carries, and a 64-bit hash
-// (splitmix64 / xxhash-style mixing).
+// rem.u64 with a runtime divisor (NVVM adds a 32-bit fast path: rem.u32
+// when both operands fit), signed division by a constant (becomes
+// mul.hi), a 64-bit rotate by a runtime amount (shl/shr.b64), popc.b64,
+// clz.b64, brev.b64, a 64-bit atomic (atomicMax on unsigned long long),
+// a 256-bit addition with an inline-asm add.cc/addc carry chain, and a
+// 64-bit hash (splitmix64 mixing).
 // Analyses targeted: .u64/.s64/.b64 ops, carry chains (add.cc / addc),
 // mixed 32/64-bit conversions (cvt.u64.u32, cvt.s64.s32).
 

@@ -8,8 +8,9 @@
 //     array) => `.param .align 8 .b8 name[N]`, fields read with
 //     ld.param at byte offsets;
 //   - a large struct (2 KB) marked __grid_constant__ so its address can be
-//     taken without a local copy (pointer into param space: cvta.param /
-//     generic address of the param on sm_70+);
+//     taken without a local copy: PTX takes the param symbol's address
+//     (`mov.b64 %rd, kernel_param_0`) and reads it with ld.param through a
+//     register (`ld.param.f32 %f, [%rd+4]`);
 //   - a __restrict__ const struct pointer for comparison.
 // Analyses targeted: param space layout, aggregate params, address-taken
 // params (__grid_constant__), uniformity (all params are uniform).
