@@ -24,6 +24,7 @@ static int roundtrip_one(const char *ptxas, const char *path, const char *arch_o
     ptx_module *m = cli_load(path, 1);
     if (!m) return 2;
     char arch[64];
+    int debug = tc_target_debug(m);
     if (arch_opt) snprintf(arch, sizeof arch, "%s", arch_opt);
     else if (tc_target_arch(m, arch, sizeof arch)) {
         fprintf(stderr, "%s: no sm_XX in .target; give --arch\n", path);
@@ -42,7 +43,14 @@ static int roundtrip_one(const char *ptxas, const char *path, const char *arch_o
     if (outfile_commit(&of)) return 2;
     const char *srcs[2] = {path, printed}, *outs[2] = {cub_a, cub_b};
     for (int i = 0; i < 2; i++) {
-        char *argv[] = {(char *)ptxas, archarg, "-o", (char *)outs[i], (char *)srcs[i], NULL};
+        /* a ".target ..., debug" module is assembled as a -G build would be */
+        char *argv[] = {(char *)ptxas, archarg, "-o", (char *)outs[i], (char *)srcs[i], NULL, NULL};
+        if (debug) {
+            argv[5] = argv[4];
+            argv[4] = argv[3];
+            argv[3] = argv[2];
+            argv[2] = "-g";
+        }
         char *log = NULL;
         int rc = tc_run(argv, &log);
         if (rc != 0) {

@@ -80,3 +80,13 @@ int tc_target_arch(const struct ptx_module *m, char *buf, size_t n) {
     }
     return -1;
 }
+
+int tc_target_debug(const struct ptx_module *m) {
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        const ptx_stmt *s = m->stmts[i];
+        if (s->kind != PTX_S_TARGET) continue;
+        for (uint32_t k = 0; k < s->u.dir->n; k++)
+            if (ptx_str_eq(s->u.dir->items[k], "debug")) return 1;
+    }
+    return 0;
+}

@@ -15,5 +15,7 @@ int tc_run(char *const argv[], char **log);
 /* "sm_80" from a module's .target, into buf; returns 0 or -1 if none. */
 struct ptx_module;
 int tc_target_arch(const struct ptx_module *m, char *buf, size_t n);
+/* 1 if the module's .target lists "debug" (it is assembled with -g). */
+int tc_target_debug(const struct ptx_module *m);
 
 #endif
