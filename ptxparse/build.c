@@ -20,6 +20,12 @@
         (vec).v[(vec).n++] = (x);                                                  \
     } while (0)
 
+/* memcpy with a NULL source is undefined even for 0 bytes; empty scratch
+ * stacks have never been allocated. */
+static inline void copy_n(void *dst, const void *src, size_t bytes) {
+    if (bytes) memcpy(dst, src, bytes);
+}
+
 static void ptx_oom(void) {
     fputs("ptxray: fatal: out of memory\n", stderr);
     abort();
@@ -132,7 +138,7 @@ void ptx_b_push_str(ptx_builder *b, ptx_str s) { VPUSH(b->sstack, s); }
 static ptx_str *pop_strs(ptx_builder *b, uint32_t n) {
     ptx_str *v = ARENA_NEWN(b->a, ptx_str, n ? n : 1);
     b->sstack.n -= n;
-    memcpy(v, b->sstack.v + b->sstack.n, n * sizeof *v);
+    copy_n(v, b->sstack.v + b->sstack.n, n * sizeof *v);
     return v;
 }
 
@@ -297,6 +303,15 @@ void ptx_b_recover_toplevel(ptx_builder *b) {
     b->body.n = 0;
 }
 
+/* A top-level error resynchronised on the '{' of a function body: that
+ * body cannot be read in context, so it is skipped whole. */
+void ptx_b_recover_body(ptx_builder *b) {
+    int braces = b->ls.braces;
+    ptx_b_recover_toplevel(b);
+    b->ls.braces = braces;
+    if (braces > 0) b->ls.skip = 1;
+}
+
 void ptx_b_recover_stmt(ptx_builder *b) {
     b->tmpl_used = 1;
     clear_stacks(b);
@@ -413,7 +428,7 @@ ptx_init *ptx_b_init_list(ptx_builder *b, uint32_t n) {
     i->n = n;
     i->items = ARENA_NEWN(b->a, ptx_init *, n ? n : 1);
     b->istack.n -= n;
-    memcpy(i->items, b->istack.v + b->istack.n, n * sizeof *i->items);
+    copy_n(i->items, b->istack.v + b->istack.n, n * sizeof *i->items);
     return i;
 }
 
@@ -611,7 +626,7 @@ ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc
 static ptx_var **pop_vars(ptx_builder *b, uint32_t n) {
     ptx_var **v = ARENA_NEWN(b->a, ptx_var *, n ? n : 1);
     b->vstack.n -= n;
-    memcpy(v, b->vstack.v + b->vstack.n, n * sizeof *v);
+    copy_n(v, b->vstack.v + b->vstack.n, n * sizeof *v);
     return v;
 }
 
@@ -660,7 +675,7 @@ void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc) {
         nargs = 3;
     }
     ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
-    if (f->nfdirs) memcpy(nd, f->fdirs, f->nfdirs * sizeof *nd);
+    if (f->nfdirs) copy_n(nd, f->fdirs, f->nfdirs * sizeof *nd);
     ptx_fdirective *d = &nd[f->nfdirs];
     d->name = name;
     d->n = nargs;
@@ -676,7 +691,7 @@ void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
     ptx_str *items = pop_strs(b, n);
     if (!f) return;
     ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
-    if (f->nfdirs) memcpy(nd, f->fdirs, f->nfdirs * sizeof *nd);
+    if (f->nfdirs) copy_n(nd, f->fdirs, f->nfdirs * sizeof *nd);
     nd[f->nfdirs].name = PTX_STR_LIT(".pragma");
     /* the strings and commas between them, as written */
     nd[f->nfdirs].raw = n ? (ptx_str){items[0].p, (uint32_t)(items[n - 1].p + items[n - 1].n - items[0].p)}
@@ -741,10 +756,10 @@ void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
     if (!f) return;
     f->nstmts = b->body.n;
     f->stmts = ARENA_NEWN(b->a, ptx_stmt *, b->body.n ? b->body.n : 1);
-    memcpy(f->stmts, b->body.v, b->body.n * sizeof *f->stmts);
+    copy_n(f->stmts, b->body.v, b->body.n * sizeof *f->stmts);
     f->nregs = b->regs.n;
     f->regs = ARENA_NEWN(b->a, ptx_reg, b->regs.n ? b->regs.n : 1);
-    memcpy(f->regs, b->regs.v, b->regs.n * sizeof *f->regs);
+    copy_n(f->regs, b->regs.v, b->regs.n * sizeof *f->regs);
 }
 
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {
@@ -905,7 +920,7 @@ ptx_expr *ptx_b_e_call(ptx_builder *b, ptx_str name, uint32_t n, ptx_loc loc) {
     e->nargs = n;
     e->u.args = arena_alloc(&b->pool, (n ? n : 1) * sizeof(ptx_expr *));
     b->estack.n -= n;
-    memcpy(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
+    copy_n(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
     for (uint32_t i = 0; i < n; i++)
         if (e->u.args[i]->depth + 1u > e->depth) e->depth = (uint16_t)(e->u.args[i]->depth + 1u > PTX_MAX_EXPR_DEPTH ? PTX_MAX_EXPR_DEPTH : e->u.args[i]->depth + 1u);
     if (!ptx_str_eq(name, "generic") && !ptx_str_eq(name, "mask"))
@@ -1140,7 +1155,7 @@ void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc) {
     (void)loc;
     ptx_operand *el = ARENA_NEWN(b->a, ptx_operand, n ? n : 1);
     b->ostack.n -= n;
-    memcpy(el, b->ostack.v + b->ostack.n, n * sizeof *el);
+    copy_n(el, b->ostack.v + b->ostack.n, n * sizeof *el);
     ptx_operand *o = opd_push(b);
     o->kind = (uint8_t)kind;
     o->n = n;
@@ -1263,7 +1278,7 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
     if (nopd) {
         in->opd = arena_alloc(b->a, nopd * sizeof *in->opd);
         b->ostack.n -= nopd;
-        memcpy(in->opd, b->ostack.v + b->ostack.n, nopd * sizeof *in->opd);
+        copy_n(in->opd, b->ostack.v + b->ostack.n, nopd * sizeof *in->opd);
     }
     for (uint32_t i = 0; i < nopd; i++)
         if (in->opd[i].kind != PTX_O_ADDR && (in->opd[i].flags & PTX_ADDR_OFF) && in->opd[i].kind == PTX_O_REG)

@@ -112,6 +112,7 @@ void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc);
 void ptx_b_pragma(ptx_builder *b, uint32_t n, ptx_loc loc);
 void ptx_b_recover_toplevel(ptx_builder *b);
 void ptx_b_recover_stmt(ptx_builder *b);
+void ptx_b_recover_body(ptx_builder *b);
 void ptx_b_push_str(ptx_builder *b, ptx_str s);
 ptx_str ptx_b_span(ptx_builder *b, ptx_loc from, ptx_loc last_char);
 

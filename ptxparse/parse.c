@@ -50,7 +50,9 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     m->src_len = len;
     uint32_t errors_before = d->nerrors;
 
-    const char *nul = memchr(buf, 0, len < 4096 ? len : 4096);
+    /* flex takes NUL for its end-of-buffer mark: text with a NUL anywhere is
+     * refused before lexing (memchr over the whole file costs little). */
+    const char *nul = memchr(buf, 0, len);
     if (len == 0) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){1, 1, 0}, "empty input: PTX must begin with a .version directive");
         ptx_module_free(m);
@@ -83,10 +85,10 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     }
     m->nstmts = b->top.n;
     m->stmts = ARENA_NEWN(&m->arena, ptx_stmt *, b->top.n ? b->top.n : 1);
-    memcpy(m->stmts, b->top.v, b->top.n * sizeof *m->stmts);
+    if (b->top.n) memcpy(m->stmts, b->top.v, b->top.n * sizeof *m->stmts);
     m->nfuncs = b->funcs.n;
     m->funcs = ARENA_NEWN(&m->arena, ptx_func *, b->funcs.n ? b->funcs.n : 1);
-    memcpy(m->funcs, b->funcs.v, b->funcs.n * sizeof *m->funcs);
+    if (b->funcs.n) memcpy(m->funcs, b->funcs.v, b->funcs.n * sizeof *m->funcs);
     if (d->nerrors == errors_before) ptx_resolve_module(b);
     builder_free(b);
     free(b);

@@ -105,6 +105,7 @@ top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @2); }
    | loc
    | error ';'                              { yyerrok; ptx_b_recover_toplevel(b); }
    | error '}'                              { yyerrok; ptx_b_recover_toplevel(b); }
+   | error '{'                              { yyerrok; ptx_b_recover_body(b); }
    ;
 
 file_extra: %empty                         { $$ = 0; }

@@ -1,0 +1,48 @@
+/* Inputs the fuzzer once broke the front end with (tests/regress/README.md). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+static void expect_nul_error(const char *file) {
+    size_t len;
+    char *t = tu_read(tu_src(file), &len);
+    cr_assert_not_null(t);
+    const char *nul = memchr(t, 0, len);
+    cr_assert_not_null(nul, "%s has no NUL byte", file);
+    uint32_t line = 1, col = 1;
+    for (const char *p = t; p < nul; p++) {
+        if (*p == '\n') { line++; col = 1; }
+        else col++;
+    }
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(tu_src(file), &d);
+    cr_expect_null(m);
+    cr_assert_eq(d.n, 1);
+    cr_expect_eq(d.v[0].loc.line, line);
+    cr_expect_eq(d.v[0].loc.col, col);
+    cr_expect(strstr(d.v[0].msg, "NUL byte in input") != NULL, "%s", d.v[0].msg);
+    ptx_diags_free(&d);
+    free(t);
+}
+
+Test(regress, nul_then_ff_after_4k_fuzzer_input) {
+    expect_nul_error("tests/regress/crash-5d808c1d14ec8c6d56576451519d20f30541e52a.ptx");
+}
+
+Test(regress, nul_then_ff_after_4k_minimal) { expect_nul_error("tests/regress/lexer-oob-nul-ff-after-4k.ptx"); }
+
+Test(regress, module_without_functions) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(tu_src("tests/regress/ubsan-memcpy-null-no-funcs.ptx"), &d);
+    cr_assert_not_null(m);
+    cr_expect_eq(m->nfuncs, 0);
+    cr_expect_eq(d.n, 0);
+    char *out = tu_print(m, NULL);
+    cr_expect_str_eq(out, ".version 8.0\n.target sm_80\n.address_size 64\n\n");
+    free(out);
+    ptx_module_free(m);
+    ptx_diags_free(&d);
+}
