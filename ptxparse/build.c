@@ -510,16 +510,14 @@ static inline bool span_eq(const char *a, const char *b, uint32_t n) {
 
 /* %r123 -> element 123 of a range %r<N> in scope, materialised on first use. */
 static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
-    uint32_t k = name.n;
-    uint64_t num = 0, scale = 1;
-    while (k > 0 && name.p[k - 1] >= '0' && name.p[k - 1] <= '9') {
-        if (scale <= (1u << 25)) num += (uint64_t)(name.p[k - 1] - '0') * scale;
-        scale *= 10;
-        k--;
-    }
-    if (k == name.n || k == 0) return UINT32_MAX;
-    if (name.n - k > 1 && name.p[k] == '0') return UINT32_MAX; /* %r01 is not %r1 */
-    if (name.n - k > 8) return UINT32_MAX;
+    const char *p = name.p;
+    uint32_t n = name.n, k = n;
+    while (k && (unsigned)(p[k - 1] - '0') < 10u) k--;
+    uint32_t nd = n - k;
+    /* "%r01" is not "%r1"; more than 8 digits exceeds any range */
+    if (nd == 0 || k == 0 || nd > 8 || (nd > 1 && p[k] == '0')) return UINT32_MAX;
+    uint32_t num = 0;
+    for (uint32_t i = k; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
     for (uint32_t i = b->ranges.n; i-- > 0;) {
         ptx_range *r = &b->ranges.v[i];
         if (r->prefix.n != k || num >= r->count || !span_eq(r->prefix.p, name.p, k)) continue;
@@ -648,7 +646,9 @@ void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc) {
     ptx_func *f = b->sig;
     ptx_var **v = pop_vars(b, n);
     if (!f) return;
-    if (f->is_entry) ptx_b_error(b, loc, "a .entry function cannot return values");
+    /* reported once the header is complete: "(.param ...)" with no name
+     * after it is a missing name, not a return list */
+    if (f->is_entry) b->entry_rets_loc = loc;
     f->has_rets = 1;
     f->nrets = n;
     f->rets = v;
@@ -763,6 +763,7 @@ void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
 }
 
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {
+    if (f->is_entry && f->has_rets) ptx_b_error(b, b->entry_rets_loc, "a .entry function cannot return values");
     f->name = name;
     f->name_loc = loc;
     ptx_stmt *s = new_stmt(b, PTX_S_FUNC, f->loc);
@@ -1210,6 +1211,55 @@ void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
     ptx_b_opd_agg(b, PTX_O_ADDR, n, loc);
 }
 
+/* "[base]" or "[base+off]" as lexed by the T_ADDR rule (blanks allowed). */
+void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
+    const char *p = tok.p + 1, *e = tok.p + tok.n - 1; /* inside the brackets */
+    while ((unsigned char)*p <= ' ') p++;
+    const char *n0 = p;
+    while (p < e && (unsigned char)*p > ' ' && *p != '+' && *p != '-' && *p != ']') p++;
+    ptx_str name = {n0, (uint32_t)(p - n0)};
+    ptx_loc nloc = loc;
+    nloc.col += (uint32_t)(n0 - tok.p);
+    nloc.off += (uint32_t)(n0 - tok.p);
+    ptx_operand base;
+    memset(&base, 0, sizeof base);
+    if (!resolve_reg(b, name, &base)) {
+        if (name.p[0] == '%') {
+            ptx_b_error(b, nloc, "use of undeclared register '%.*s'", (int)name.n, name.p);
+        }
+        base.kind = PTX_O_SYM;
+        base.p.text = name.p;
+        base.n = name.n;
+    }
+    int64_t off = 0;
+    uint8_t flags = 0;
+    while (p < e && (unsigned char)*p <= ' ') p++;
+    if (p < e && (*p == '+' || *p == '-')) {
+        int neg = *p++ == '-';
+        while ((unsigned char)*p <= ' ') p++;
+        if (*p == '-') { neg = !neg; p++; }
+        const char *d0 = p;
+        while (p < e && (unsigned char)*p > ' ') p++;
+        uint64_t v = 0;
+        if (!parse_uint((ptx_str){d0, (uint32_t)(p - d0)}, &v)) {
+            ptx_loc dl = loc;
+            dl.col += (uint32_t)(d0 - tok.p);
+            dl.off += (uint32_t)(d0 - tok.p);
+            ptx_b_error(b, dl, "address offset '%.*s' does not fit in 64 bits", (int)(p - d0), d0);
+        }
+        off = neg ? (int64_t)(0 - v) : (int64_t)v;
+        flags = PTX_ADDR_OFF;
+    }
+    ptx_operand *el = arena_alloc(b->a, sizeof *el);
+    *el = base;
+    ptx_operand *o = opd_push(b);
+    o->kind = PTX_O_ADDR;
+    o->flags = flags;
+    o->n = 1;
+    o->p.elems = el;
+    o->v = off;
+}
+
 /* ---- instructions ---- */
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     ptx_operand o;
@@ -1226,7 +1276,7 @@ int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     return ((int64_t)1 << 40) | ((int64_t)(neg != 0) << 32) | o.n;
 }
 
-static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+static void decode_opcode_slow(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     const char *p = in->opcode, *e = p + in->opcode_len;
     const char *q = p;
     while (q < e && *q != '.') q++;
@@ -1253,6 +1303,27 @@ mods:
         if (in->nmods < 255) in->nmods++;
         q = r;
     }
+}
+
+/* A program uses a few hundred distinct opcode spellings millions of times:
+ * their decoding is cached, keyed by the spelling. */
+static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+    uint32_t n = in->opcode_len;
+    const char *p = in->opcode;
+    uint32_t h = n * 0x9E3779B1u;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x01000193u;
+    ptx_opcache *c = &b->opcache[h & (PTX_OPCACHE_SIZE - 1)];
+    if (c->len == n && c->text && memcmp(c->text, p, n) == 0) {
+        in->op = c->op;
+        in->nmods = c->nmods;
+        in->type = c->type;
+        in->type2 = c->type2;
+        in->space = c->space;
+        in->vec = c->vec;
+        return;
+    }
+    decode_opcode_slow(b, in, loc);
+    *c = (ptx_opcache){p, (uint16_t)n, in->op, in->nmods, in->type, in->type2, in->space, in->vec};
 }
 
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd) {

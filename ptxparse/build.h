@@ -27,6 +27,7 @@ struct ptx_lexstate {
     const char *raw_start;
     ptx_loc raw_loc;
     ptx_builder *b;
+    void *scanner;          /* the flex scanner reading buf */
 };
 
 /* Deeper nesting of { } in a body, or of constant expressions, is refused
@@ -45,6 +46,13 @@ typedef struct ptx_range {
     uint32_t *ids;    /* number -> register index, UINT32_MAX until first use */
 } ptx_range;
 
+
+typedef struct ptx_opcache {
+    const char *text;
+    uint16_t len, op;
+    uint8_t nmods, type, type2, space, vec;
+} ptx_opcache;
+#define PTX_OPCACHE_SIZE 1024
 
 struct ptx_builder {
     ptx_module *m;
@@ -68,6 +76,7 @@ struct ptx_builder {
     ptx_loc tmpl_link_loc;
     ptx_loc off_loc;   /* first [reg+off] element of the address being parsed */
     int has_off_loc;
+    ptx_loc entry_rets_loc;
     ptx_func *fn;      /* function whose header or body is being parsed */
     ptx_func *sig;     /* function or .callprototype whose parameters are being parsed */
     int in_body;
@@ -85,6 +94,7 @@ struct ptx_builder {
     uint32_t nvars;            /* declarations in the body so far */
     uint32_t digit_singles;    /* single registers in scope whose name ends in a digit */
 
+    ptx_opcache opcache[PTX_OPCACHE_SIZE];
     ptx_stmt *cur_loc;
     int seen_version, seen_target, seen_other;
     uint8_t warned_op[PTX_OPC__COUNT];
@@ -92,8 +102,9 @@ struct ptx_builder {
 };
 
 /* Lexer side. */
-void ptx_lex_begin(struct ptx_lexstate *ls, void **scanner);
-void ptx_lex_end(void *scanner);
+void ptx_lex_begin(struct ptx_lexstate *ls);
+void ptx_lex_end(struct ptx_lexstate *ls);
+int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, struct ptx_lexstate *ls);
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -159,6 +170,7 @@ void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off,
 void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc);
 void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc);
 void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc);
 
 ptx_expr *ptx_b_e_int(ptx_builder *b, ptx_str t, ptx_loc loc);
 ptx_expr *ptx_b_e_float(ptx_builder *b, ptx_str t, ptx_loc loc);

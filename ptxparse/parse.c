@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "build.h"
 
-int ptx_yyparse(void *scanner, ptx_builder *b);
+int ptx_yyparse(struct ptx_lexstate *lexer, ptx_builder *b);
 
 /* PTX offsets are 32-bit in the IR: larger files are refused up front. */
 #define PTX_MAX_FILE ((size_t)UINT32_MAX - 16)
@@ -39,6 +39,21 @@ static ptx_loc loc_of(const char *buf, size_t off) {
     return l;
 }
 
+/* Diagnostics come from several passes; they are shown in source order
+ * (stable, so messages at one position keep their order). */
+static void sort_diags(ptx_diags *d, uint32_t from) {
+    for (uint32_t i = from + 1; i < d->n; i++) {
+        ptx_diag x = d->v[i];
+        uint32_t j = i;
+        while (j > from && (d->v[j - 1].loc.line > x.loc.line ||
+                            (d->v[j - 1].loc.line == x.loc.line && d->v[j - 1].loc.col > x.loc.col))) {
+            d->v[j] = d->v[j - 1];
+            j--;
+        }
+        d->v[j] = x;
+    }
+}
+
 /* Takes ownership of buf (len bytes + 2 NULs). */
 static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diags *d) {
     ptx_tables_init();
@@ -49,6 +64,7 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     m->src = buf;
     m->src_len = len;
     uint32_t errors_before = d->nerrors;
+    uint32_t first_diag = d->n;
 
     /* flex takes NUL for its end-of-buffer mark: text with a NUL anywhere is
      * refused before lexing (memchr over the whole file costs little). */
@@ -72,10 +88,9 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     arena_init(&b->pool);
     b->d = d;
     b->ls = (struct ptx_lexstate){.buf = buf, .len = len, .line = 1, .line_start = buf, .b = b};
-    void *scanner = NULL;
-    ptx_lex_begin(&b->ls, &scanner);
-    ptx_yyparse(scanner, b);
-    ptx_lex_end(scanner);
+    ptx_lex_begin(&b->ls);
+    ptx_yyparse(&b->ls, b);
+    ptx_lex_end(&b->ls);
 
     if (d->nerrors == errors_before) {
         if (!b->seen_version)
@@ -92,6 +107,7 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     if (d->nerrors == errors_before) ptx_resolve_module(b);
     builder_free(b);
     free(b);
+    sort_diags(d, first_diag);
     if (d->nerrors != errors_before) {
         ptx_module_free(m);
         return NULL;

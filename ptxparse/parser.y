@@ -7,12 +7,13 @@
 %define api.location.type {ptx_loc}
 %define parse.error custom
 %locations
-%param {void *scanner}
+%param {struct ptx_lexstate *lexer}
 %parse-param {ptx_builder *b}
 
 %code requires {
 #include "ir.h"
 typedef struct ptx_builder ptx_builder;
+struct ptx_lexstate;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
     do {                                                                      \
         if (N) (Cur) = YYRHSLOC(Rhs, 1);                                      \
@@ -26,9 +27,8 @@ typedef struct ptx_builder ptx_builder;
 /* Bison's stack must hold PTX_MAX_SCOPE_DEPTH nested blocks (3 entries each)
  * so that the builder, not "memory exhausted", reports the limit. */
 #define YYMAXDEPTH 100000
-int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner);
-static void ptx_yyerror(ptx_loc *loc, void *scanner, ptx_builder *b, const char *msg) {
-    (void)scanner;
+static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
+    (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
     if (!strcmp(msg, "memory exhausted"))
         ptx_b_error(b, *loc, "input nested too deeply (parser stack limit %d)", YYMAXDEPTH);
@@ -49,6 +49,7 @@ static void ptx_yyerror(ptx_loc *loc, void *scanner, ptx_builder *b, const char 
 
 %token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
 %token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
+%token <s> T_ADDR "address"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
 %token T_FILE ".file" T_LOC ".loc" T_SECTION ".section" T_ENTRY ".entry" T_FUNC ".func"
@@ -277,6 +278,7 @@ opd: T_PIDENT                               { ptx_b_opd_reg(b, $1, @1, 0); }
                                               ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
    | expr                                   { ptx_b_opd_expr(b, $1, @1); }
    | '{' opd_list '}'                       { ptx_b_opd_agg(b, PTX_O_VEC, $2, @1); }
+   | T_ADDR                                 { ptx_b_opd_addr_tok(b, $1, @1); }
    | '[' addr_list ']'                      { ptx_b_opd_addr(b, $2, @1); }
    | '(' opd_list ')'                       { ptx_b_opd_agg(b, PTX_O_LIST, $2, @1); }
    | '(' ')'                                { ptx_b_opd_agg(b, PTX_O_LIST, 0, @1); }
@@ -330,8 +332,8 @@ expr_list: expr                             { ptx_b_push_expr(b, $1); $$ = 1; }
 
 /* Messages name what was found and, when it is a short list, what was
  * expected: "unexpected identifier 'foo', expected ';'". */
-static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, ptx_builder *b) {
-    (void)scanner;
+static int yyreport_syntax_error(const yypcontext_t *ctx, struct ptx_lexstate *lexer, ptx_builder *b) {
+    (void)lexer;
     enum { NEXP = 5 };
     yysymbol_kind_t exp[NEXP];
     const char *names[NEXP];
