@@ -51,7 +51,7 @@ $(GEN)/parser.c: ptxparse/parser.y
 
 $(GEN)/lexer.c: ptxparse/lexer.l
 	@mkdir -p $(GEN)
-	$(FLEX) -Cf -o $@ $<
+	$(FLEX) -Cfe -o $@ $<
 
 $(GEN)/parser.o: $(GEN)/parser.c ptxparse/build.h ptxparse/ir.h
 	$(CC) $(GENFLAGS) -c -o $@ $<

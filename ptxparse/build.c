@@ -543,7 +543,7 @@ static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' 
  * in an inner scope may shadow a range element ("{ .reg .pred %p1; ...}" in
  * inline asm), so the scoped hash decides first whenever a digit-ended single
  * name is in scope; otherwise ranges, the common case, are tried first. */
-static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
+static uint32_t reg_lookup_slow(ptx_builder *b, ptx_str name) {
     uint32_t id;
     if (b->digit_singles == 0 && ends_in_digit(name)) {
         id = range_lookup(b, name);
@@ -553,7 +553,30 @@ static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
     return id != UINT32_MAX ? id : range_lookup(b, name);
 }
 
+static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
+    /* names of up to 16 bytes, read as two words (the buffer must extend 16
+     * bytes past the name: near its end the slow path is taken) */
+    if (name.n == 0 || name.n > 16 || name.p + 16 > b->ls.buf + b->ls.len) return reg_lookup_slow(b, name);
+    uint64_t w0, w1;
+    memcpy(&w0, name.p, 8);
+    memcpy(&w1, name.p + 8, 8);
+    if (name.n < 8) {
+        w0 &= (((uint64_t)1) << (8 * name.n)) - 1;
+        w1 = 0;
+    } else if (name.n < 16) {
+        w1 &= name.n == 8 ? 0 : (((uint64_t)1) << (8 * (name.n - 8))) - 1;
+    }
+    uint32_t h = (uint32_t)((w0 * 0x9E3779B97F4A7C15ull ^ w1 * 0xC2B2AE3D27D4EB4Full ^ name.n) >> 54) &
+                 (PTX_REGCACHE_SIZE - 1);
+    ptx_regcache *e = &b->regcache[h];
+    if (e->gen == b->regcache_gen && e->len == name.n && e->w0 == w0 && e->w1 == w1) return e->id;
+    uint32_t id = reg_lookup_slow(b, name);
+    if (id != UINT32_MAX) *e = (ptx_regcache){w0, w1, name.n, id, b->regcache_gen, 0};
+    return id;
+}
+
 static void declare_reg(ptx_builder *b, ptx_var *v, uint32_t decl) {
+    b->regcache_gen++;
     if (v->has_range) {
         for (uint32_t i = 0; i < b->ranges.n; i++) {
             ptx_range *r = &b->ranges.v[i];
@@ -711,6 +734,7 @@ static void scope_push(ptx_builder *b) {
 
 static void scope_pop(ptx_builder *b) {
     if (!b->marks.n) return;
+    b->regcache_gen++;
     uint32_t mark = b->marks.v[--b->marks.n];
     while (b->undo.n > mark) {
         uint32_t id = b->undo.v[--b->undo.n];
@@ -728,6 +752,7 @@ static void scope_pop(ptx_builder *b) {
 void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
     (void)loc;
     ptx_func *f = b->fn;
+    b->regcache_gen++;
     b->in_body = 1;
     b->body.n = 0;
     b->regs.n = b->hnext.n = b->rdepth.n = 0;
@@ -829,6 +854,19 @@ void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, pt
     s->u.locinfo.line = (uint32_t)int_tok(b, line, loc, UINT32_MAX, ".loc line");
     s->u.locinfo.col = (uint32_t)int_tok(b, col, loc, UINT32_MAX, ".loc column");
     b->cur_loc = s;
+}
+
+/* ".loc F L C" lexed as one token: split it at the blanks. */
+void ptx_b_loc3(ptx_builder *b, ptx_str tok, ptx_loc loc) {
+    ptx_str part[3];
+    const char *p = tok.p + 4, *e = tok.p + tok.n;
+    for (int i = 0; i < 3; i++) {
+        while (p < e && (unsigned char)*p <= ' ') p++;
+        const char *s = p;
+        while (p < e && (unsigned char)*p > ' ') p++;
+        part[i] = (ptx_str){s, (uint32_t)(p - s)};
+    }
+    ptx_b_loc_begin(b, part[0], part[1], part[2], loc);
 }
 
 void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc) {
@@ -1260,6 +1298,86 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
     o->v = off;
 }
 
+/* ---- the instruction fast path ----
+ * "opcode a, b, [c+4];" read by the lexer as one token (lexer.l, T_INST):
+ * operands are registers, identifiers, integers, hexadecimal floats or
+ * simple addresses, already checked by the lexer's pattern.  Each is built
+ * exactly as the grammar would build it. */
+static ptx_loc loc_plus(ptx_loc l, ptx_str whole, const char *p) {
+    l.col += (uint32_t)(p - whole.p);
+    l.off += (uint32_t)(p - whole.p);
+    return l;
+}
+
+static void fast_literal(ptx_builder *b, ptx_str t, ptx_loc loc) {
+    ptx_operand *o = opd_push(b);
+    const char *d = t.p;
+    int neg = *d == '-';
+    if (neg) d++;
+    ptx_str digits = {d, (uint32_t)(t.p + t.n - d)};
+    o->kind = PTX_O_IMM;
+    o->p.text = t.p;
+    o->n = t.n;
+    if (digits.n > 2 && d[0] == '0' && ((d[1] | 0x20) == 'f' || (d[1] | 0x20) == 'd')) {
+        uint64_t v = 0;
+        for (uint32_t i = 2; i < digits.n; i++) {
+            char c = d[i];
+            v = v * 16 + (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
+        int is32 = (d[1] | 0x20) == 'f';
+        o->flags = is32 ? PTX_IMM_F32 : PTX_IMM_F64;
+        if (neg) v ^= is32 ? 0x80000000ull : 0x8000000000000000ull;
+        o->v = (int64_t)v;
+        return;
+    }
+    uint64_t v = 0;
+    if (!parse_uint(digits, &v))
+        ptx_b_error(b, neg ? loc_plus(loc, t, d) : loc, "integer literal '%.*s' does not fit in 64 bits",
+                    (int)digits.n, digits.p);
+    o->flags = PTX_IMM_INT;
+    o->v = neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, ptx_loc stmt_loc) {
+    const char *p = text.p, *e = text.p + text.n;
+    while (p < e && (unsigned char)*p > ' ') p++;
+    ptx_str opcode = {text.p, (uint32_t)(p - text.p)};
+    uint32_t nopd = 0;
+    for (;;) {
+        while (p < e && (unsigned char)*p <= ' ') p++;
+        if (p >= e) break;
+        const char *s = p;
+        if (*p == '[') {
+            while (*p != ']') p++;
+            p++;
+        } else {
+            while (p < e && (unsigned char)*p > ' ' && *p != ',') p++;
+        }
+        ptx_str t = {s, (uint32_t)(p - s)};
+        ptx_loc ol = loc_plus(loc, text, s);
+        if (*s == '%') {
+            ptx_b_opd_reg(b, t, ol, 0);
+        } else if (*s == '[') {
+            ptx_b_opd_addr_tok(b, t, ol);
+        } else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+            fast_literal(b, t, ol);
+        } else {
+            ptx_operand *o = opd_push(b);
+            if (t.n == 1 && *s == '_') {
+                o->kind = PTX_O_SINK;
+            } else if (!resolve_reg(b, t, o)) {
+                o->kind = PTX_O_SYM;
+                o->p.text = t.p;
+                o->n = t.n;
+            }
+        }
+        nopd++;
+        while (p < e && (unsigned char)*p <= ' ') p++;
+        if (p < e && *p == ',') p++;
+    }
+    ptx_b_inst(b, guard, opcode, stmt_loc, nopd);
+}
+
 /* ---- instructions ---- */
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     ptx_operand o;
@@ -1310,9 +1428,20 @@ mods:
 static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     uint32_t n = in->opcode_len;
     const char *p = in->opcode;
-    uint32_t h = n * 0x9E3779B1u;
-    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x01000193u;
-    ptx_opcache *c = &b->opcache[h & (PTX_OPCACHE_SIZE - 1)];
+    /* a fixed-cost hash: length, first and last 8 bytes (the entry is
+     * verified with memcmp); short names fall back to a byte loop */
+    uint64_t x;
+    if (n >= 8) {
+        uint64_t a, z;
+        memcpy(&a, p, 8);
+        memcpy(&z, p + n - 8, 8);
+        x = a * 0x9E3779B97F4A7C15ull ^ z * 0xC2B2AE3D27D4EB4Full ^ n;
+    } else {
+        x = n;
+        for (uint32_t i = 0; i < n; i++) x = (x << 8) | (unsigned char)p[i];
+        x *= 0x9E3779B97F4A7C15ull;
+    }
+    ptx_opcache *c = &b->opcache[(x >> 40) & (PTX_OPCACHE_SIZE - 1)];
     if (c->len == n && c->text && memcmp(c->text, p, n) == 0) {
         in->op = c->op;
         in->nmods = c->nmods;

@@ -23,6 +23,8 @@ struct ptx_lexstate {
     int stop;               /* set when the error limit is reached: lexer returns EOF */
     int section;            /* 1 after .section, 2 after its name: next '{' opens raw text */
     int braces;             /* '{' minus '}' seen so far */
+    int at_sol, next_sol;   /* statement start (see lexer.l) */
+    int prev_at, cur_at;    /* the previous token was the '@' of a guard */
     int skip;               /* error recovery: drop tokens until braces returns to 0 */
     const char *raw_start;
     ptx_loc raw_loc;
@@ -53,6 +55,14 @@ typedef struct ptx_opcache {
     uint8_t nmods, type, type2, space, vec;
 } ptx_opcache;
 #define PTX_OPCACHE_SIZE 1024
+
+/* Register names seen recently -> register index, valid while gen matches
+ * the builder's (any declaration or scope exit starts a new generation). */
+typedef struct ptx_regcache {
+    uint64_t w0, w1;
+    uint32_t len, id, gen, pad_;
+} ptx_regcache;
+#define PTX_REGCACHE_SIZE 1024
 
 struct ptx_builder {
     ptx_module *m;
@@ -95,6 +105,8 @@ struct ptx_builder {
     uint32_t digit_singles;    /* single registers in scope whose name ends in a digit */
 
     ptx_opcache opcache[PTX_OPCACHE_SIZE];
+    ptx_regcache regcache[PTX_REGCACHE_SIZE];
+    uint32_t regcache_gen;
     ptx_stmt *cur_loc;
     int seen_version, seen_target, seen_other;
     uint8_t warned_op[PTX_OPC__COUNT];
@@ -159,11 +171,13 @@ void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx
 void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc);
 void ptx_b_scope_end(ptx_builder *b, ptx_loc loc);
 void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc);
+void ptx_b_loc3(ptx_builder *b, ptx_str tok, ptx_loc loc);
 void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc);
 void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, ptx_loc loc);
 void ptx_b_loc_end(ptx_builder *b);
 
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd);
+void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, ptx_loc stmt_loc);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);

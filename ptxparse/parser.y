@@ -49,7 +49,9 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 
 %token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
 %token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
-%token <s> T_ADDR "address"
+%token <s> T_LOC3 ".loc directive"
+%token <s> T_INST "instruction statement"
+%token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
 %token T_FILE ".file" T_LOC ".loc" T_SECTION ".section" T_ENTRY ".entry" T_FUNC ".func"
@@ -59,7 +61,7 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token T_CALLPROTOTYPE ".callprototype" T_ALIAS ".alias"
 %token T_SHL "<<" T_SHR ">>" T_LAND "&&" T_LOR "||" T_EQ "==" T_NE "!=" T_LE "<=" T_GE ">="
 
-%type <u> opds_opt opd_list addr_list param_list_opt param_list ddims init_list ident_list
+%type <u> opds_opt opd_list opd_pfx addr_list addr_pfx param_list_opt param_list ddims init_list ident_list
 %type <u> string_list expr_list loc_attrs fdir_args file_extra
 %type <i> guard drange
 %type <e> expr
@@ -225,7 +227,9 @@ stmts: %empty
      | stmts stmt
      ;
 
-stmt: T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
+stmt: T_INST                                { ptx_b_inst_fast(b, 0, $1, @1, @1); }
+    | guard T_INST                          { ptx_b_inst_fast(b, $1, $2, @2, @1); }
+    | T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
     | T_IDENT opds_opt ';'                  { ptx_b_inst(b, 0, $1, @1, $2); }
     | guard opcode opds_opt ';'             { ptx_b_inst(b, $1, $2, @1, $3); }
     | T_IDENT ':'                           { ptx_b_label(b, $1, @1); }
@@ -242,6 +246,8 @@ stmt: T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
     ;
 
 loc: T_LOC T_INT T_INT T_INT                { ptx_b_loc_begin(b, $2, $3, $4, @1); }
+     loc_attrs                              { ptx_b_loc_end(b); }
+   | T_LOC3                                 { ptx_b_loc3(b, $1, @1); }
      loc_attrs                              { ptx_b_loc_end(b); }
    ;
 
@@ -264,9 +270,30 @@ opds_opt: %empty                            { $$ = 0; }
         | opd_list                          { $$ = $1; }
         ;
 
+/* An operand list is a prefix of operands each followed by ',' and a last
+ * operand.  The lexer delivers "%r1," and "[%rd1]," as single tokens (T_REGC,
+ * T_ADDRC) inside instructions, the commonest shapes. */
 opd_list: opd                               { $$ = 1; }
-        | opd_list ',' opd                  { $$ = $1 + 1; }
+        | opd_pfx opd                       { $$ = $1 + 1; }
         ;
+
+opd_pfx: T_REGC                             { ptx_b_opd_reg(b, $1, @1, 0); $$ = 1; }
+       | T_ADDRC                            { ptx_b_opd_addr_tok(b, $1, @1); $$ = 1; }
+       | opd ','                            { $$ = 1; }
+       | opd_cx                             { $$ = 1; }
+       | opd_pfx T_REGC                     { ptx_b_opd_reg(b, $2, @2, 0); $$ = $1 + 1; }
+       | opd_pfx T_ADDRC                    { ptx_b_opd_addr_tok(b, $2, @2); $$ = $1 + 1; }
+       | opd_pfx opd ','                    { $$ = $1 + 1; }
+       | opd_pfx opd_cx                     { $$ = $1 + 1; }
+       ;
+
+/* the rarer operand shapes that end in a register-with-comma token */
+opd_cx: '!' T_REGC                          { ptx_b_opd_reg(b, $2, @2, 1); }
+      | T_PIDENT '|' T_REGC                 { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_reg(b, $3, @3, 0);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
+      | expr '|' T_REGC                     { ptx_b_opd_expr(b, $1, @1); ptx_b_opd_reg(b, $3, @3, 0);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
+      ;
 
 opd: T_PIDENT                               { ptx_b_opd_reg(b, $1, @1, 0); }
    | '!' T_PIDENT                           { ptx_b_opd_reg(b, $2, @2, 1); }
@@ -285,8 +312,14 @@ opd: T_PIDENT                               { ptx_b_opd_reg(b, $1, @1, 0); }
    ;
 
 addr_list: addr_elem                        { $$ = 1; }
-         | addr_list ',' addr_elem          { $$ = $1 + 1; }
+         | addr_pfx addr_elem               { $$ = $1 + 1; }
          ;
+
+addr_pfx: addr_elem ','                     { $$ = 1; }
+        | T_REGC                            { ptx_b_opd_reg(b, $1, @1, 0); $$ = 1; }
+        | addr_pfx addr_elem ','            { $$ = $1 + 1; }
+        | addr_pfx T_REGC                   { ptx_b_opd_reg(b, $2, @2, 0); $$ = $1 + 1; }
+        ;
 
 addr_elem: opd
          | T_PIDENT '+' expr                { ptx_b_opd_reg_off(b, $1, @1, $3, 0); }
