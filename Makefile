@@ -85,7 +85,8 @@ test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray
 check:
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
 
 # ---- benchmark ----
@@ -107,7 +108,7 @@ FUZZ_FLAGS = $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -Iptxparse -Ibuil
 build/fuzz/fuzz_parse: fuzz/fuzz_parse.c ptxparse/*.c ptxparse/*.h ptxparse/parser.y ptxparse/lexer.l
 	@mkdir -p build/fuzz/gen
 	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y
-	$(FLEX) --fast -o build/fuzz/gen/lexer.c ptxparse/lexer.l
+	$(FLEX) -Cfe -o build/fuzz/gen/lexer.c ptxparse/lexer.l
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c ptxparse/*.c build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
 
 fuzz: build/fuzz/fuzz_parse
@@ -115,11 +116,16 @@ fuzz: build/fuzz/fuzz_parse
 	build/fuzz/fuzz_parse -max_len=65536 $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME)) \
 	    -dict=fuzz/ptx.dict build/fuzz/corpus fuzz/seeds
 
-# A short run for `make check`: 20 s from the seeds, no saved corpus.
+# A short run for `make check`: 20 s from the seeds, no saved corpus.  A
+# crash, leak or failed check fails the target (the log's tail is shown).
 fuzz-smoke: build/fuzz/fuzz_parse
 	@mkdir -p build/fuzz/smoke
-	build/fuzz/fuzz_parse -max_len=16384 -max_total_time=20 -print_final_stats=1 \
-	    -dict=fuzz/ptx.dict build/fuzz/smoke fuzz/seeds 2>&1 | tail -n 12
+	@if build/fuzz/fuzz_parse -max_len=16384 -max_total_time=20 -print_final_stats=1 \
+	    -dict=fuzz/ptx.dict build/fuzz/smoke fuzz/seeds > build/fuzz/smoke.log 2>&1; then \
+	    tail -n 6 build/fuzz/smoke.log; \
+	else \
+	    tail -n 40 build/fuzz/smoke.log; echo "fuzz-smoke: FAILED (see build/fuzz/smoke.log)"; exit 1; \
+	fi
 
 install: bin/ptxray
 	install -d $(DESTDIR)$(PREFIX)/bin

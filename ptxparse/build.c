@@ -543,7 +543,7 @@ static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' 
  * in an inner scope may shadow a range element ("{ .reg .pred %p1; ...}" in
  * inline asm), so the scoped hash decides first whenever a digit-ended single
  * name is in scope; otherwise ranges, the common case, are tried first. */
-static uint32_t reg_lookup_slow(ptx_builder *b, ptx_str name) {
+static __attribute__((noinline)) uint32_t reg_lookup_slow(ptx_builder *b, ptx_str name) {
     uint32_t id;
     if (b->digit_singles == 0 && ends_in_digit(name)) {
         id = range_lookup(b, name);
@@ -553,7 +553,7 @@ static uint32_t reg_lookup_slow(ptx_builder *b, ptx_str name) {
     return id != UINT32_MAX ? id : range_lookup(b, name);
 }
 
-static uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
+static inline uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
     /* names of up to 16 bytes, read as two words (the buffer must extend 16
      * bytes past the name: near its end the slow path is taken) */
     if (name.n == 0 || name.n > 16 || name.p + 16 > b->ls.buf + b->ls.len) return reg_lookup_slow(b, name);
@@ -1060,7 +1060,7 @@ static bool expr_int(const ptx_expr *e, int64_t *out) {
 }
 
 /* ---- operands ---- */
-static ptx_operand *opd_push(ptx_builder *b) {
+static inline ptx_operand *opd_push(ptx_builder *b) {
     ptx_operand o;
     memset(&o, 0, sizeof o);
     VPUSH(b->ostack, o);
@@ -1480,9 +1480,6 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
         b->ostack.n -= nopd;
         copy_n(in->opd, b->ostack.v + b->ostack.n, nopd * sizeof *in->opd);
     }
-    for (uint32_t i = 0; i < nopd; i++)
-        if (in->opd[i].kind != PTX_O_ADDR && (in->opd[i].flags & PTX_ADDR_OFF) && in->opd[i].kind == PTX_O_REG)
-            ptx_b_error(b, loc, "register offset outside of [ ]");
     decode_opcode(b, in, loc);
     if (in->op == PTX_OPC_CALL) {
         /* "(x)" was read as a parenthesised expression: it is a list here */

@@ -243,6 +243,7 @@ stmt: T_INST                                { ptx_b_inst_fast(b, 0, $1, @1, @1);
     | '{'                                   { ptx_b_scope_begin(b, @1); }
       stmts '}'                             { ptx_b_scope_end(b, @4); }
     | error ';'                             { yyerrok; ptx_b_recover_stmt(b); }
+    | error T_INST                          { yyerrok; ptx_b_recover_stmt(b); /* it ends in ';' */ }
     ;
 
 loc: T_LOC T_INT T_INT T_INT                { ptx_b_loc_begin(b, $2, $3, $4, @1); }

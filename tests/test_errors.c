@@ -376,6 +376,8 @@ static const err_case cases[] = {
     {"octal_with_digit_9", K("\tmov.u32 %r1, 09;\n"), 0, 11, 15, "invalid digit in octal literal '09'"},
     {"errors_in_source_order", K("\tbra $nowhere;\nL1:\nL1:\n"), 0, 11, 6, "use of undeclared identifier '$nowhere'",
      2, {{13, 1}}},
+    {"recovery_after_missing_semicolon", K("\tmov.u32 %r1, 1\n\t@%p1 bra L1;\n\tadd.s32 %r2, %r9, 1;\n"), 0, 12, 2,
+     "unexpected '@', expected ';'", 2, {{13, 15}}},
     {"eof_in_body", HDR KHEAD "\tmov.u32 %r1, 1;\n\tret;\n", 0, 12, 6, "unexpected end of file"},
     {"eof_in_body_no_newline", HDR KHEAD "\tmov.u32 %r1, 1;\n\tret;", 0, 12, 6,
      "unexpected end of file"},
