@@ -416,6 +416,16 @@ static uint32_t imm_bytes(const ptx_inst *in, unsigned i)
 
 /* ---- families whose shape depends on the sub-operation -------------------- */
 /* Returns false when the sub-operation is not recognised. */
+
+/* bar.red / barrier.red: a reduction of a predicate across the CTA into d. */
+static bool set_barrier_red(ptx_inst_sem *out, const ptx_inst *in) {
+    out->flags |= C_;
+    out->ndef = 1;
+    out->dtype = in->type;
+    out->stype = PTX_T_PRED;
+    return true;
+}
+
 static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *out)
 {
     ptx_str m0 = mod_at(in, 0);
@@ -430,25 +440,13 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         }
         /* bar{.cta}.* is barrier{.cta}.*.aligned. */
         out->flags = SY | SE | PTX_SEM_ALIGNED;
-        if (has_mod(in, ".red")) {
-            out->flags |= C_;
-            out->ndef = 1;
-            out->dtype = in->type;
-            out->stype = PTX_T_PRED;
-            return true;
-        }
+        if (has_mod(in, ".red")) return set_barrier_red(out, in);
         return has_mod(in, ".sync") || has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
         if (str_is(m0, ".cluster"))
             return has_mod(in, ".arrive") || has_mod(in, ".wait");
-        if (has_mod(in, ".red")) {
-            out->flags |= C_;
-            out->ndef = 1;
-            out->dtype = in->type;
-            out->stype = PTX_T_PRED;
-            return true;
-        }
+        if (has_mod(in, ".red")) return set_barrier_red(out, in);
         return has_mod(in, ".sync") || has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
         if (str_is(m0, ".init") || str_is(m0, ".inval"))
