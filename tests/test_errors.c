@@ -251,6 +251,25 @@ static cli_result run_ptxray(const char *dir, const char *const *args, unsigned 
     return r;
 }
 
+/* Writes data to a new temporary directory as `name` and runs
+ * `ptxray print <it> -o <dir>/out.ptx` there. */
+typedef struct {
+    char *dir;
+    char in[1024], out[1024];
+    cli_result r;
+} print_run;
+
+static print_run print_file(const char *name, const char *data, size_t len, unsigned limit_s) {
+    print_run p;
+    p.dir = tmpdir_new();
+    snprintf(p.in, sizeof p.in, "%s/%s", p.dir, name);
+    snprintf(p.out, sizeof p.out, "%s/out.ptx", p.dir);
+    write_file(p.in, data, len);
+    const char *args[] = {"print", p.in, "-o", p.out, NULL};
+    p.r = run_ptxray(p.dir, args, limit_s);
+    return p;
+}
+
 static size_t count_substr(const char *hay, const char *needle)
 {
     size_t n = 0, k = strlen(needle);
@@ -781,13 +800,10 @@ Test(errors, crlf_cli_caret)
     const char *text = K("\tmov.u32 %r1, , 1;\n");
     size_t clen;
     char *crlf = to_crlf(text, strlen(text), &clen);
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/crlf.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, crlf, clen);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 60);
+    print_run pr = print_file("crlf.ptx", crlf, clen, 60);
+    char *dir = pr.dir;
+    const char *in = pr.in, *out = pr.out;
+    cli_result r = pr.r;
     cr_expect_eq(r.status, 2);
     char head[1200];
     snprintf(head, sizeof head, "%s:11:15: error: unexpected ','\n \tmov.u32 %%r1, , 1;\n \t             ^\n", in);
@@ -830,13 +846,10 @@ Test(errors, truncated_corpus_mid_instruction)
                  d.v[0].loc.line, d.v[0].loc.col, line, col);
     ptx_diags_free(&d);
 
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/cut.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, t, cut);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 60);
+    print_run pr = print_file("cut.ptx", t, cut, 60);
+    char *dir = pr.dir;
+    const char *in = pr.in, *out = pr.out;
+    cli_result r = pr.r;
     cr_expect_eq(r.status, 2);
     char head[1200];
     snprintf(head, sizeof head, "%s:%u:", in, line);
@@ -946,13 +959,10 @@ Test(errors, long_line_error_column)
     cr_expect(strstr(d.v[0].msg, "unexpected ';'") != NULL, "%s", d.v[0].msg);
     ptx_diags_free(&d);
 
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/long.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, buf, k);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 60);
+    print_run pr = print_file("long.ptx", buf, k, 60);
+    char *dir = pr.dir;
+    const char *in = pr.in, *out = pr.out;
+    cli_result r = pr.r;
     cr_expect_eq(r.status, 2);
     char head[1200];
     snprintf(head, sizeof head, "%s:5:%u: error: unexpected ';'", in, col);
@@ -988,13 +998,9 @@ Test(errors, long_expression_no_crash, .timeout = 120)
         buf[k++] = '+';
     }
     k += (size_t)sprintf(buf + k, "1;\n%s", KTAIL);
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/expr.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, buf, k);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 100);
+    print_run pr = print_file("expr.ptx", buf, k, 100);
+    char *dir = pr.dir;
+    cli_result r = pr.r;
     cr_expect_neq(r.sig, SIGALRM, "ptxray hung");
     cr_expect(!r.signaled, "1 MB expression: killed by signal %d", r.sig);
     cr_expect(r.status == 0 || r.status == 2, "1 MB expression: exit status %d; stderr: %.300s", r.status,
@@ -1032,13 +1038,10 @@ static void check_junk(const char *name, const char *buf, size_t len, double lim
     cr_expect_lt(t, limit_s, "%s: %.1f s", name, t);
     ptx_diags_free(&d);
 
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/junk.bin", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, buf, len);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 120);
+    print_run pr = print_file("junk.bin", buf, len, 120);
+    char *dir = pr.dir;
+    const char *out = pr.out;
+    cli_result r = pr.r;
     cr_expect(!r.signaled, "%s: killed by signal %d", name, r.sig);
     cr_expect_eq(r.status, 2, "%s: exit %d", name, r.status);
     cr_expect_leq(count_substr(r.err, ": error: "), 20, "%s", name);
@@ -1180,13 +1183,9 @@ Test(errors, nested_scopes_10000)
     }
     ptx_diags_free(&d);
 
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/deep.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, buf, len);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 60);
+    print_run pr = print_file("deep.ptx", buf, len, 60);
+    char *dir = pr.dir;
+    cli_result r = pr.r;
     cr_expect(!r.signaled, "killed by signal %d", r.sig);
     cr_expect(r.status == 0 || r.status == 2, "exit %d", r.status);
     cr_expect_eq(r.status == 0, m != NULL);
@@ -1208,13 +1207,9 @@ Test(errors, nested_parens_10000)
     memset(buf + k, ')', depth);
     k += depth;
     k += (size_t)sprintf(buf + k, ";\n%s", KTAIL);
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/parens.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, buf, k);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 60);
+    print_run pr = print_file("parens.ptx", buf, k, 60);
+    char *dir = pr.dir;
+    cli_result r = pr.r;
     cr_expect(!r.signaled, "killed by signal %d", r.sig);
     cr_expect(r.status == 0 || r.status == 2, "exit %d", r.status);
     cr_expect_leq(count_substr(r.err, ": error: "), 1, "stderr:\n%.2000s", r.err);
@@ -1248,13 +1243,10 @@ Test(errors, too_many_errors)
     }
     ptx_diags_free(&d);
 
-    char *dir = tmpdir_new();
-    char in[1024], out[1024];
-    snprintf(in, sizeof in, "%s/many.ptx", dir);
-    snprintf(out, sizeof out, "%s/out.ptx", dir);
-    write_file(in, buf, k);
-    const char *args[] = {"print", in, "-o", out, NULL};
-    cli_result r = run_ptxray(dir, args, 60);
+    print_run pr = print_file("many.ptx", buf, k, 60);
+    char *dir = pr.dir;
+    const char *in = pr.in, *out = pr.out;
+    cli_result r = pr.r;
     cr_expect_eq(r.status, 2);
     cr_expect_eq(count_substr(r.err, ": error: "), 20, "stderr:\n%s", r.err);
     cr_expect(strstr(r.err, "too many errors (20)") != NULL, "stderr:\n%s", r.err);
