@@ -113,6 +113,8 @@ struct ptx_builder {
     PTX_VEC(ptx_str) unknown_ops; /* unknown mnemonics already warned about */
 };
 
+extern int ptx_fast_paths;
+
 /* Lexer side. */
 void ptx_lex_begin(struct ptx_lexstate *ls);
 void ptx_lex_end(struct ptx_lexstate *ls);

@@ -10,6 +10,9 @@
 
 int ptx_yyparse(struct ptx_lexstate *lexer, ptx_builder *b);
 
+int ptx_fast_paths = 1;
+void ptx_set_fast_paths(int on) { ptx_fast_paths = on != 0; }
+
 /* PTX offsets are 32-bit in the IR: larger files are refused up front. */
 #define PTX_MAX_FILE ((size_t)UINT32_MAX - 16)
 

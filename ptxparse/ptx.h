@@ -37,4 +37,10 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d);
 ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx_diags *d);
 void ptx_module_free(ptx_module *m);
 
+/* The lexer reads common instruction shapes whole (docs/front-end.md); with
+ * this off every instruction goes through the general grammar.  The IR is
+ * the same either way (a test compares them); the switch exists for that
+ * test and for measurements.  Not thread-safe; default on. */
+void ptx_set_fast_paths(int on);
+
 #endif

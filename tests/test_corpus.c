@@ -102,3 +102,88 @@ Test(corpus, has_the_required_kernels) {
     }
     tu_free_list(files, n);
 }
+
+/* The lexer's fast paths (whole instructions, "%r1,", "[%rd1+4]", ".loc F L C"
+ * as single tokens) must build exactly what the general grammar builds:
+ * every corpus file is parsed both ways and compared statement by statement
+ * and as printed text. */
+static int same_operand(const ptx_operand *a, const ptx_operand *b) {
+    if (a->kind != b->kind || a->neg != b->neg || a->comp != b->comp || a->flags != b->flags || a->n != b->n ||
+        a->v != b->v)
+        return 0;
+    switch (a->kind) {
+    case PTX_O_IMM: case PTX_O_SYM:
+        return a->p.text == b->p.text; /* spans into each module's own copy: compare offsets below */
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
+        for (uint32_t i = 0; i < a->n; i++)
+            if (!same_operand(&a->p.elems[i], &b->p.elems[i])) return 0;
+        return 1;
+    default: return 1;
+    }
+}
+
+Test(corpus, fast_paths_build_the_same_ir, .timeout = 600) {
+    size_t n;
+    char **files = tu_list_ptx(tu_src("ptx-corpus"), &n);
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        char *text = tu_read(files[i], &len);
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ptx_set_fast_paths(1);
+        ptx_module *fast = ptx_parse_string(files[i], text, len, &d);
+        ptx_set_fast_paths(0);
+        ptx_module *slow = ptx_parse_string(files[i], text, len, &d);
+        ptx_set_fast_paths(1);
+        cr_assert(fast && slow, "%s", files[i]);
+        char *pf = tu_print(fast, NULL), *ps = tu_print(slow, NULL);
+        cr_expect_str_eq(pf, ps, "%s: printed text differs", files[i]);
+        cr_assert_eq(fast->nfuncs, slow->nfuncs);
+        for (uint32_t k = 0; k < fast->nfuncs; k++) {
+            const ptx_func *a = fast->funcs[k], *b = slow->funcs[k];
+            cr_assert_eq(a->nstmts, b->nstmts, "%s", files[i]);
+            cr_expect_eq(a->nregs, b->nregs, "%s", files[i]);
+            for (uint32_t s = 0; s < a->nstmts; s++) {
+                const ptx_stmt *x = a->stmts[s], *y = b->stmts[s];
+                cr_assert_eq(x->kind, y->kind);
+                cr_expect(x->loc.line == y->loc.line && x->loc.col == y->loc.col && x->loc.off == y->loc.off,
+                          "%s: statement %u at %u:%u vs %u:%u", files[i], s, x->loc.line, x->loc.col, y->loc.line,
+                          y->loc.col);
+                if (x->kind != PTX_S_INST) continue;
+                const ptx_inst *p = &x->u.inst, *q = &y->u.inst;
+                cr_expect(p->op == q->op && p->nopd == q->nopd && p->type == q->type && p->space == q->space &&
+                              p->has_guard == q->has_guard && p->guard == q->guard && p->guard_neg == q->guard_neg,
+                          "%s: instruction at line %u differs", files[i], x->loc.line);
+                for (uint32_t o = 0; o < p->nopd && o < q->nopd; o++) {
+                    /* literal and symbol spellings point into different buffers */
+                    ptx_operand oa = p->opd[o], ob = q->opd[o];
+                    if (oa.kind == PTX_O_IMM || oa.kind == PTX_O_SYM) {
+                        cr_expect(oa.p.text - fast->src == ob.p.text - slow->src,
+                                  "%s:%u operand %u spelled at a different place", files[i], x->loc.line, o);
+                        oa.p.text = ob.p.text;
+                    }
+                    if (oa.kind == PTX_O_ADDR || oa.kind == PTX_O_VEC || oa.kind == PTX_O_PAIR || oa.kind == PTX_O_LIST) {
+                        for (uint32_t e = 0; e < oa.n; e++) {
+                            ptx_operand ea = oa.p.elems[e], eb = ob.p.elems[e];
+                            if (ea.kind == PTX_O_SYM || ea.kind == PTX_O_IMM) {
+                                cr_expect(ea.p.text - fast->src == eb.p.text - slow->src);
+                                ea.p.text = eb.p.text;
+                            }
+                            cr_expect(same_operand(&ea, &eb), "%s:%u operand %u element %u differs", files[i],
+                                      x->loc.line, o, e);
+                        }
+                        continue;
+                    }
+                    cr_expect(same_operand(&oa, &ob), "%s:%u operand %u differs", files[i], x->loc.line, o);
+                }
+            }
+        }
+        free(pf);
+        free(ps);
+        free(text);
+        ptx_module_free(fast);
+        ptx_module_free(slow);
+        ptx_diags_free(&d);
+    }
+    tu_free_list(files, n);
+}
