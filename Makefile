@@ -104,7 +104,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 0
-FUZZ_FLAGS = $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -Iptxparse -Ibuild/fuzz/gen
+FUZZ_FLAGS = $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iptxparse -Ibuild/fuzz/gen
 build/fuzz/fuzz_parse: fuzz/fuzz_parse.c ptxparse/*.c ptxparse/*.h ptxparse/parser.y ptxparse/lexer.l
 	@mkdir -p build/fuzz/gen
 	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y

@@ -138,7 +138,7 @@ void ptx_b_push_str(ptx_builder *b, ptx_str s) { VPUSH(b->sstack, s); }
 static ptx_str *pop_strs(ptx_builder *b, uint32_t n) {
     ptx_str *v = ARENA_NEWN(b->a, ptx_str, n ? n : 1);
     b->sstack.n -= n;
-    copy_n(v, b->sstack.v + b->sstack.n, n * sizeof *v);
+    if (n) copy_n(v, b->sstack.v + b->sstack.n, n * sizeof *v);
     return v;
 }
 
@@ -428,7 +428,7 @@ ptx_init *ptx_b_init_list(ptx_builder *b, uint32_t n) {
     i->n = n;
     i->items = ARENA_NEWN(b->a, ptx_init *, n ? n : 1);
     b->istack.n -= n;
-    copy_n(i->items, b->istack.v + b->istack.n, n * sizeof *i->items);
+    if (n) copy_n(i->items, b->istack.v + b->istack.n, n * sizeof *i->items);
     return i;
 }
 
@@ -647,7 +647,7 @@ ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc
 static ptx_var **pop_vars(ptx_builder *b, uint32_t n) {
     ptx_var **v = ARENA_NEWN(b->a, ptx_var *, n ? n : 1);
     b->vstack.n -= n;
-    copy_n(v, b->vstack.v + b->vstack.n, n * sizeof *v);
+    if (n) copy_n(v, b->vstack.v + b->vstack.n, n * sizeof *v);
     return v;
 }
 
@@ -959,7 +959,7 @@ ptx_expr *ptx_b_e_call(ptx_builder *b, ptx_str name, uint32_t n, ptx_loc loc) {
     e->nargs = n;
     e->u.args = arena_alloc(&b->pool, (n ? n : 1) * sizeof(ptx_expr *));
     b->estack.n -= n;
-    copy_n(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
+    if (n) copy_n(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
     for (uint32_t i = 0; i < n; i++)
         if (e->u.args[i]->depth + 1u > e->depth) e->depth = (uint16_t)(e->u.args[i]->depth + 1u > PTX_MAX_EXPR_DEPTH ? PTX_MAX_EXPR_DEPTH : e->u.args[i]->depth + 1u);
     if (!ptx_str_eq(name, "generic") && !ptx_str_eq(name, "mask"))
@@ -1194,7 +1194,7 @@ void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc) {
     (void)loc;
     ptx_operand *el = ARENA_NEWN(b->a, ptx_operand, n ? n : 1);
     b->ostack.n -= n;
-    copy_n(el, b->ostack.v + b->ostack.n, n * sizeof *el);
+    if (n) copy_n(el, b->ostack.v + b->ostack.n, n * sizeof *el);
     ptx_operand *o = opd_push(b);
     o->kind = (uint8_t)kind;
     o->n = n;

@@ -34,8 +34,12 @@ void ptx_print_expr(FILE *o, const ptx_expr *e) {
     case PTX_E_UNARY: fputc(e->op, o); ptx_print_expr(o, e->u.a); break;
     case PTX_E_PAREN: fputc('(', o); ptx_print_expr(o, e->u.a); fputc(')', o); break;
     case PTX_E_BINARY:
+        /* spaced, so operator and operands cannot lex as one token
+         * ("2 % r" printed as "2%r" would read as 2 and the register %r) */
         ptx_print_expr(o, e->u.a);
+        fputc(' ', o);
         fputs(binop(e->op), o);
+        fputc(' ', o);
         ptx_print_expr(o, e->b);
         break;
     case PTX_E_COND:

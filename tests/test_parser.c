@@ -151,7 +151,7 @@ Test(parser, immediates_of_every_base) {
         cr_expect_eq(in->opd[1].v, t[i].v, "%s", t[i].text);
         cr_expect_eq(in->opd[1].flags, t[i].flags, "%s", t[i].text);
     }
-    const ptx_inst *e = find(m, "features", "mov.u32 \t%r11, (1<<4)+2");
+    const ptx_inst *e = find(m, "features", "mov.u32 \t%r11, (1 << 4) + 2");
     cr_expect_eq(e->opd[1].kind, PTX_O_EXPR);
     ptx_module_free(m);
 }

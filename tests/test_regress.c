@@ -46,3 +46,21 @@ Test(regress, module_without_functions) {
     ptx_module_free(m);
     ptx_diags_free(&d);
 }
+
+/* The printer must separate an operator from its operands: "2 % 1" printed as
+ * "2%1" reads back as 2 and the register %1. */
+Test(regress, printed_modulo_reparses) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(tu_src("tests/regress/printer-modulo-merges-with-register.ptx"), &d);
+    cr_assert_not_null(m);
+    size_t len;
+    char *out = tu_print(m, &len);
+    cr_expect(strstr(out, "{2 % 1, %f12, %f13, %f14}") != NULL, "%s", out);
+    ptx_module *again = ptx_parse_string("printed", out, len, &d);
+    cr_expect_not_null(again, "the printed module does not parse");
+    ptx_module_free(again);
+    ptx_module_free(m);
+    free(out);
+    ptx_diags_free(&d);
+}
