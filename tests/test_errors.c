@@ -815,6 +815,19 @@ Test(errors, crlf_cli_caret)
     free(crlf);
 }
 
+/* Line and column of byte offset `off` in text (1-based). */
+static void pos_after(const char *text, size_t off, uint32_t *line, uint32_t *col) {
+    uint32_t l = 1;
+    size_t ls = 0;
+    for (size_t i = 0; i < off; i++)
+        if (text[i] == '\n') {
+            l++;
+            ls = i + 1;
+        }
+    *line = l;
+    *col = (uint32_t)(off - ls) + 1;
+}
+
 /* A corpus file cut in the middle of an instruction (no newline at the
  * end): one error, "unexpected end of file", just past the last byte. */
 Test(errors, truncated_corpus_mid_instruction)
@@ -824,14 +837,8 @@ Test(errors, truncated_corpus_mid_instruction)
     const char *inst = strstr(t, "ld.global.u32 \t%r10, [%rd1]");
     cr_assert_not_null(inst, "corpus file changed: update the cut point");
     size_t cut = (size_t)(inst - t) + strlen("ld.global.u32 \t%r10, [%rd1");
-    uint32_t line = 1;
-    size_t ls = 0;
-    for (size_t i = 0; i < cut; i++)
-        if (t[i] == '\n') {
-            line++;
-            ls = i + 1;
-        }
-    uint32_t col = (uint32_t)(cut - ls) + 1; /* just past "%rd1" */
+    uint32_t line, col;
+    pos_after(t, cut, &line, &col); /* just past "%rd1" */
 
     ptx_diags d;
     ptx_diags_init(&d);
@@ -871,14 +878,8 @@ Test(errors, truncated_corpus_between_lines)
     const char *inst = strstr(t, "ld.global.u32 \t%r10, [%rd1];\n");
     cr_assert_not_null(inst);
     size_t cut = (size_t)(inst - t) + strlen("ld.global.u32 \t%r10, [%rd1];\n");
-    uint32_t line = 1;
-    size_t ls = 0;
-    for (size_t i = 0; i + 1 < cut; i++)
-        if (t[i] == '\n') {
-            line++;
-            ls = i + 1;
-        }
-    uint32_t col = (uint32_t)(cut - 1 - ls) + 1; /* the final newline */
+    uint32_t line, col;
+    pos_after(t, cut - 1, &line, &col); /* the final newline */
     ptx_diags d;
     ptx_diags_init(&d);
     ptx_module *m = ptx_parse_string("cut.ptx", t, cut, &d);
