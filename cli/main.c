@@ -11,6 +11,7 @@ static const struct {
     {"parse", cmd_parse, "check PTX files and summarise them"},
     {"print", cmd_print, "print PTX from the IR (round-trips through ptxas)"},
     {"roundtrip", cmd_roundtrip, "assemble a file and its printed form with ptxas and compare the code"},
+    {"cfg", cmd_cfg, "control-flow graph, dominators, loops, SSA and gated SSA (text, dot, json)"},
 };
 
 static void usage(FILE *o) {

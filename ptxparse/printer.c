@@ -61,15 +61,25 @@ void ptx_print_expr(FILE *o, const ptx_expr *e) {
     }
 }
 
-static void print_list(FILE *o, const ptx_func *f, const ptx_operand *el, uint32_t n) {
+typedef struct hook {
+    ptx_reg_hook fn;
+    void *ctx;
+} hook;
+
+static void operand(FILE *o, const ptx_func *f, const ptx_operand *x, const hook *h);
+
+static void print_list(FILE *o, const ptx_func *f, const ptx_operand *el, uint32_t n, const hook *h) {
     for (uint32_t i = 0; i < n; i++) {
         if (i) fputs(", ", o);
-        ptx_print_operand(o, f, &el[i]);
+        operand(o, f, &el[i], h);
     }
 }
 
-void ptx_print_operand(FILE *o, const ptx_func *f, const ptx_operand *x) {
+void ptx_print_operand(FILE *o, const ptx_func *f, const ptx_operand *x) { operand(o, f, x, NULL); }
+
+static void operand(FILE *o, const ptx_func *f, const ptx_operand *x, const hook *h) {
     if (x->neg) fputc('!', o);
+    if (h && (x->kind == PTX_O_REG || x->kind == PTX_O_SREG) && h->fn(o, h->ctx, x)) return;
     switch (x->kind) {
     case PTX_O_REG:
         put(o, f->regs[x->n].name);
@@ -101,43 +111,53 @@ void ptx_print_operand(FILE *o, const ptx_func *f, const ptx_operand *x) {
     case PTX_O_EXPR: ptx_print_expr(o, x->p.expr); break;
     case PTX_O_ADDR:
         fputc('[', o);
-        print_list(o, f, x->p.elems, x->n);
+        print_list(o, f, x->p.elems, x->n, h);
         if (x->flags & PTX_ADDR_OFF) fprintf(o, "+%" PRId64, x->v);
         fputc(']', o);
         break;
     case PTX_O_VEC:
         fputc('{', o);
-        print_list(o, f, x->p.elems, x->n);
+        print_list(o, f, x->p.elems, x->n, h);
         fputc('}', o);
         break;
     case PTX_O_PAIR:
-        ptx_print_operand(o, f, &x->p.elems[0]);
+        operand(o, f, &x->p.elems[0], h);
         fputc('|', o);
-        ptx_print_operand(o, f, &x->p.elems[1]);
+        operand(o, f, &x->p.elems[1], h);
         break;
     case PTX_O_LIST:
         fputc('(', o);
-        print_list(o, f, x->p.elems, x->n);
+        print_list(o, f, x->p.elems, x->n, h);
         fputc(')', o);
         break;
     case PTX_O_SINK: fputc('_', o); break;
     }
 }
 
-void ptx_print_inst(FILE *o, const ptx_func *f, const ptx_inst *in) {
-    fputc('\t', o);
+static void inst(FILE *o, const ptx_func *f, const ptx_inst *in, const hook *h) {
     if (in->has_guard) {
         fputc('@', o);
         if (in->guard_neg) fputc('!', o);
-        put(o, f->regs[in->guard].name);
+        if (!h || !h->fn(o, h->ctx, NULL)) put(o, f->regs[in->guard].name);
         fputc(' ', o);
     }
     fwrite(in->opcode, 1, in->opcode_len, o);
     if (in->nopd) {
-        fputs(" \t", o);
-        print_list(o, f, in->opd, in->nopd);
+        fputs(h ? " " : " \t", o);
+        print_list(o, f, in->opd, in->nopd, h);
     }
-    fputs(";\n", o);
+    fputc(';', o);
+}
+
+void ptx_print_inst(FILE *o, const ptx_func *f, const ptx_inst *in) {
+    fputc('\t', o);
+    inst(o, f, in, NULL);
+    fputc('\n', o);
+}
+
+void ptx_print_inst_hooked(FILE *o, const ptx_func *f, const ptx_inst *in, ptx_reg_hook fn, void *ctx) {
+    hook h = {fn, ctx};
+    inst(o, f, in, &h);
 }
 
 static void print_init(FILE *o, const ptx_init *in) {

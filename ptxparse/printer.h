@@ -10,4 +10,12 @@ void ptx_print_inst(FILE *out, const ptx_func *f, const ptx_inst *in);
 void ptx_print_operand(FILE *out, const ptx_func *f, const ptx_operand *o);
 void ptx_print_expr(FILE *out, const ptx_expr *e);
 
+/* Prints a register operand its own way (SSA value names): called for
+ * every REG/SREG leaf (reg) and for the guard (reg NULL); returns false to
+ * let the default spelling be printed. */
+typedef bool (*ptx_reg_hook)(FILE *out, void *ctx, const ptx_operand *reg);
+/* One instruction on one line, without the leading tab, ';' included, no
+ * newline, register names through fn. */
+void ptx_print_inst_hooked(FILE *out, const ptx_func *f, const ptx_inst *in, ptx_reg_hook fn, void *ctx);
+
 #endif

@@ -1,0 +1,356 @@
+/* Basic blocks and edges of a function; the analyses on top live in dom.c
+ * and loops.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cfg_impl.h"
+#include "semantics.h"
+
+void u32vec_push(u32vec *s, uint32_t x)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = realloc(s->v, sizeof *s->v * s->cap);
+        if (!s->v) {
+            fprintf(stderr, "ptxray: out of memory\n");
+            abort();
+        }
+    }
+    s->v[s->n++] = x;
+}
+
+void u32vec_free(u32vec *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+/* ---- label table: name -> statement index ------------------------------ */
+typedef struct labtab {
+    uint32_t *slot; /* statement index + 1, 0 = empty */
+    uint32_t mask;
+    const ptx_func *fn;
+} labtab;
+
+static uint32_t str_hash(ptx_str s)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < s.n; i++) h = (h ^ (uint8_t)s.p[i]) * 16777619u;
+    return h;
+}
+
+static ptx_str stmt_name(const ptx_stmt *s)
+{
+    return s->kind == PTX_S_LABEL ? s->u.name : s->u.dir->name;
+}
+
+static void labtab_init(labtab *t, const ptx_func *fn)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < fn->nstmts; i++)
+        if (fn->stmts[i]->kind == PTX_S_LABEL || fn->stmts[i]->kind == PTX_S_TARGETS) n++;
+    uint32_t cap = 16;
+    while (cap < 2 * n + 2) cap *= 2;
+    t->slot = calloc(cap, sizeof *t->slot);
+    if (!t->slot) abort();
+    t->mask = cap - 1;
+    t->fn = fn;
+    for (uint32_t i = 0; i < fn->nstmts; i++) {
+        const ptx_stmt *s = fn->stmts[i];
+        if (s->kind != PTX_S_LABEL && s->kind != PTX_S_TARGETS) continue;
+        uint32_t h = str_hash(stmt_name(s)) & t->mask;
+        while (t->slot[h]) h = (h + 1) & t->mask;
+        t->slot[h] = i + 1; /* duplicates were rejected by the parser */
+    }
+}
+
+static uint32_t labtab_find(const labtab *t, ptx_str name)
+{
+    for (uint32_t h = str_hash(name) & t->mask; t->slot[h]; h = (h + 1) & t->mask)
+        if (ptx_str_eqs(stmt_name(t->fn->stmts[t->slot[h] - 1]), name)) return t->slot[h] - 1;
+    return CFG_NONE;
+}
+
+/* ---- construction ---------------------------------------------------------- */
+typedef struct builder {
+    cfg *g;
+    labtab labels;
+    ptx_diags *d;
+    int errors;
+    u32vec efrom, eto; /* edges, in creation order */
+} builder;
+
+static void edge(builder *b, uint32_t from, uint32_t to)
+{
+    /* A block has few successors: a linear duplicate check is cheap. */
+    for (uint32_t i = b->efrom.n; i-- > 0 && b->efrom.v[i] == from;)
+        if (b->eto.v[i] == to) return;
+    u32vec_push(&b->efrom, from);
+    u32vec_push(&b->eto, to);
+}
+
+static void error_at(builder *b, ptx_loc loc, const char *what, ptx_str name)
+{
+    b->errors++;
+    if (b->d) ptx_diag_add(b->d, PTX_DIAG_ERROR, loc, "%s '%.*s'", what, (int)name.n, name.p);
+}
+
+/* The labels that control flow reaches by name: targets of bra and entries
+ * of .branchtargets tables (brx.idx names the table). */
+static void mark_targets(builder *b, uint8_t *is_target)
+{
+    const ptx_func *fn = b->g->fn;
+    for (uint32_t i = 0; i < fn->nstmts; i++) {
+        const ptx_stmt *s = fn->stmts[i];
+        if (s->kind == PTX_S_TARGETS && s->flag == 'b') {
+            for (uint32_t k = 0; k < s->u.dir->n; k++) {
+                uint32_t t = labtab_find(&b->labels, s->u.dir->items[k]);
+                if (t != CFG_NONE && fn->stmts[t]->kind == PTX_S_LABEL) is_target[t] = 1;
+            }
+        } else if (s->kind == PTX_S_INST && s->u.inst.op == PTX_OPC_BRA && s->u.inst.nopd >= 1 &&
+                   s->u.inst.opd[s->u.inst.nopd - 1].kind == PTX_O_SYM) {
+            uint32_t t = labtab_find(&b->labels, ptx_opd_text(&s->u.inst.opd[s->u.inst.nopd - 1]));
+            if (t != CFG_NONE) is_target[t] = 1;
+        }
+    }
+}
+
+static uint32_t block_of_label(builder *b, ptx_str name, ptx_loc loc)
+{
+    uint32_t t = labtab_find(&b->labels, name);
+    if (t == CFG_NONE || b->g->fn->stmts[t]->kind != PTX_S_LABEL) {
+        error_at(b, loc, "branch target is not a label of this function:", name);
+        return CFG_NONE;
+    }
+    return b->g->stmt_block[t];
+}
+
+/* Successors of block k from its terminator. */
+static void block_edges(builder *b, uint32_t k, uint32_t next)
+{
+    cfg *g = b->g;
+    cfg_block *bb = &g->blocks[k];
+    const ptx_func *fn = g->fn;
+    if (bb->term == CFG_NONE) {
+        edge(b, k, next);
+        return;
+    }
+    const ptx_stmt *s = fn->stmts[bb->term];
+    const ptx_inst *in = &s->u.inst;
+    ptx_inst_sem sem;
+    ptx_inst_semantics(in, &sem);
+    if (in->op == PTX_OPC_BRA) {
+        const ptx_operand *t = in->nopd ? &in->opd[in->nopd - 1] : NULL;
+        if (!t || t->kind != PTX_O_SYM) {
+            error_at(b, s->loc, "bra needs a label operand:", (ptx_str){in->opcode, in->opcode_len});
+        } else {
+            uint32_t tb = block_of_label(b, ptx_opd_text(t), s->loc);
+            if (tb != CFG_NONE) edge(b, k, tb);
+        }
+    } else if (in->op == PTX_OPC_BRX) {
+        const ptx_operand *t = in->nopd >= 2 ? &in->opd[1] : NULL;
+        uint32_t ts = t && t->kind == PTX_O_SYM ? labtab_find(&b->labels, ptx_opd_text(t)) : CFG_NONE;
+        if (ts == CFG_NONE || fn->stmts[ts]->kind != PTX_S_TARGETS || fn->stmts[ts]->flag != 'b') {
+            error_at(b, s->loc, "brx.idx needs a .branchtargets table:",
+                     t && t->kind == PTX_O_SYM ? ptx_opd_text(t) : (ptx_str){in->opcode, in->opcode_len});
+        } else {
+            const ptx_dirinfo *di = fn->stmts[ts]->u.dir;
+            for (uint32_t i = 0; i < di->n; i++) {
+                uint32_t tb = block_of_label(b, di->items[i], fn->stmts[ts]->loc);
+                if (tb != CFG_NONE) edge(b, k, tb);
+            }
+        }
+    } else {
+        edge(b, k, CFG_EXIT); /* ret, exit, trap */
+    }
+    if (ptx_sem_falls_through(in, &sem)) edge(b, k, next);
+}
+
+static bool is_terminator(const ptx_stmt *s)
+{
+    if (s->kind != PTX_S_INST) return false;
+    ptx_inst_sem sem;
+    ptx_inst_semantics(&s->u.inst, &sem);
+    return (sem.flags & PTX_SEM_TERMINATOR) != 0;
+}
+
+/* CSR successor/predecessor arrays from the edge list. */
+static void make_adjacency(builder *b)
+{
+    cfg *g = b->g;
+    uint32_t n = g->nblocks, m = b->efrom.n;
+    for (uint32_t i = 0; i < m; i++) {
+        g->blocks[b->efrom.v[i]].nsucc++;
+        g->blocks[b->eto.v[i]].npred++;
+    }
+    uint32_t *succ = ARENA_NEWN(g->a, uint32_t, m ? m : 1), *pred = ARENA_NEWN(g->a, uint32_t, m ? m : 1);
+    uint32_t so = 0, po = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        g->blocks[k].succ = succ + so;
+        g->blocks[k].pred = pred + po;
+        so += g->blocks[k].nsucc;
+        po += g->blocks[k].npred;
+        g->blocks[k].nsucc = g->blocks[k].npred = 0;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        cfg_block *f = &g->blocks[b->efrom.v[i]], *t = &g->blocks[b->eto.v[i]];
+        f->succ[f->nsucc++] = b->eto.v[i];
+        t->pred[t->npred++] = b->efrom.v[i];
+    }
+}
+
+static void mark_reachable(cfg *g)
+{
+    u32vec st = {0};
+    g->blocks[CFG_ENTRY].reachable = 1;
+    u32vec_push(&st, CFG_ENTRY);
+    while (st.n) {
+        uint32_t k = st.v[--st.n];
+        for (uint32_t i = 0; i < g->blocks[k].nsucc; i++) {
+            uint32_t s = g->blocks[k].succ[i];
+            if (!g->blocks[s].reachable) {
+                g->blocks[s].reachable = 1;
+                u32vec_push(&st, s);
+            }
+        }
+    }
+    u32vec_free(&st);
+}
+
+cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
+{
+    cfg *g = ARENA_NEW(a, cfg);
+    g->fn = fn;
+    g->a = a;
+    builder b = {.g = g, .d = d};
+    labtab_init(&b.labels, fn);
+    uint8_t *is_target = calloc(fn->nstmts + 1, 1);
+    if (!is_target) abort();
+    mark_targets(&b, is_target);
+
+    /* Leaders: the first statement, every targeted label, and the first
+     * instruction or targeted label after a terminator (declarations and
+     * .loc lines after a ret stay with it, so they do not make empty
+     * unreachable blocks). */
+    uint32_t nreal = 0;
+    g->stmt_block = ARENA_NEWN(a, uint32_t, fn->nstmts + 1);
+    bool after_term = false;
+    for (uint32_t i = 0; i < fn->nstmts; i++) {
+        const ptx_stmt *s = fn->stmts[i];
+        bool lead = i == 0 || is_target[i] || (after_term && s->kind == PTX_S_INST);
+        if (lead) {
+            nreal++;
+            after_term = false;
+        }
+        g->stmt_block[i] = 2 + nreal - 1;
+        if (is_terminator(s)) after_term = true;
+    }
+    if (nreal == 0) nreal = 1; /* empty body: one empty block */
+    uint32_t cap = 2 + nreal;
+    g->nblocks = cap;
+    g->blocks = ARENA_NEWN(a, cfg_block, cap);
+    for (uint32_t k = 0; k < cap; k++) {
+        cfg_block *bb = &g->blocks[k];
+        bb->kind = k == CFG_ENTRY ? CFG_B_ENTRY : k == CFG_EXIT ? CFG_B_EXIT : CFG_B_REAL;
+        bb->first = bb->end = k >= 2 ? fn->nstmts : 0;
+        bb->label = bb->term = bb->rpo = bb->loop = bb->idom = bb->ipdom = CFG_NONE;
+    }
+    for (uint32_t i = fn->nstmts; i-- > 0;) {
+        cfg_block *bb = &g->blocks[g->stmt_block[i]];
+        bb->first = i;
+    }
+    for (uint32_t k = 2; k < cap; k++) {
+        cfg_block *bb = &g->blocks[k];
+        if (k + 1 < cap) bb->end = g->blocks[k + 1].first;
+        for (uint32_t i = bb->first; i < bb->end; i++) {
+            const ptx_stmt *s = fn->stmts[i];
+            if (s->kind == PTX_S_LABEL && is_target[i] && bb->label == CFG_NONE) bb->label = i;
+            if (bb->term == CFG_NONE && is_terminator(s)) bb->term = i;
+        }
+    }
+    g->stmt_block[fn->nstmts] = CFG_EXIT;
+    free(is_target);
+
+    edge(&b, CFG_ENTRY, 2);
+    for (uint32_t k = 2; k < cap; k++) block_edges(&b, k, k + 1 < cap ? k + 1 : CFG_EXIT);
+    free(b.labels.slot);
+    if (b.errors) {
+        u32vec_free(&b.efrom);
+        u32vec_free(&b.eto);
+        return NULL;
+    }
+    make_adjacency(&b);
+    u32vec_free(&b.efrom);
+    u32vec_free(&b.eto);
+
+    mark_reachable(g);
+    cfg_find_loops(g);
+    if (flags & CFG_SPLIT_LOOP_EXITS) cfg_split_loop_exits(g);
+    cfg_compute_rpo(g);
+    cfg_compute_dominators(g);
+    cfg_compute_postdominators(g);
+    cfg_compute_control_dependence(g);
+    return g;
+}
+
+uint32_t cfg_block_resume_stmt(const cfg *g, uint32_t b)
+{
+    /* Landing blocks and the entry lead to exactly one block; follow them. */
+    for (uint32_t guard = 0; guard <= g->nblocks; guard++) {
+        const cfg_block *bb = &g->blocks[b];
+        if (bb->kind == CFG_B_EXIT) return g->fn->nstmts;
+        if (bb->kind == CFG_B_REAL) return bb->first;
+        b = bb->succ[0];
+    }
+    return g->fn->nstmts;
+}
+
+const char *cfg_block_name(const cfg *g, uint32_t b, char *buf, unsigned n)
+{
+    const cfg_block *bb = &g->blocks[b];
+    switch (bb->kind) {
+    case CFG_B_ENTRY: snprintf(buf, n, "entry"); break;
+    case CFG_B_EXIT: snprintf(buf, n, "exit"); break;
+    case CFG_B_LANDING: {
+        char x[128], y[128];
+        snprintf(buf, n, "%s>%s", cfg_block_name(g, bb->pred[0], x, sizeof x),
+                 cfg_block_name(g, bb->succ[0], y, sizeof y));
+        break;
+    }
+    default:
+        if (bb->label != CFG_NONE) {
+            ptx_str s = g->fn->stmts[bb->label]->u.name;
+            snprintf(buf, n, "%.*s", (int)s.n, s.p);
+        } else {
+            snprintf(buf, n, "BB%u", b - 2);
+        }
+    }
+    return buf;
+}
+
+bool cfg_branch_guard(const cfg *g, uint32_t b, uint32_t *reg, bool *neg)
+{
+    const cfg_block *bb = &g->blocks[b];
+    if (bb->term == CFG_NONE || bb->nsucc < 2) return false;
+    const ptx_inst *in = &g->fn->stmts[bb->term]->u.inst;
+    if (!in->has_guard) return false;
+    *reg = in->guard;
+    *neg = in->guard_neg;
+    return true;
+}
+
+bool cfg_loop_contains(const cfg *g, uint32_t l, uint32_t b)
+{
+    for (uint32_t k = g->blocks[b].loop; k != CFG_NONE; k = g->loops[k].parent)
+        if (k == l) return true;
+    return false;
+}
+
+bool cfg_is_back_edge(const cfg *g, uint32_t from, uint32_t to)
+{
+    for (uint32_t k = g->blocks[from].loop; k != CFG_NONE; k = g->loops[k].parent)
+        for (uint32_t h = 0; h < g->loops[k].nheaders; h++)
+            if (g->loops[k].headers[h] == to) return true;
+    return false;
+}

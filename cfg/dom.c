@@ -1,0 +1,275 @@
+/* Dominators and post-dominators (Cooper, Harvey and Kennedy, "A Simple,
+ * Fast Dominance Algorithm": iterate over reverse post-order, intersecting
+ * along the current tree), dominator-tree numbering for O(1) queries, and
+ * control dependence (Ferrante et al., walked up the post-dominator tree). */
+#include <stdlib.h>
+#include <string.h>
+#include "cfg_impl.h"
+
+/* A graph view: forward (succ/pred) or reverse (pred/succ, plus the fake
+ * exit edges of blocks that cannot reach the exit). */
+typedef struct view {
+    cfg *g;
+    bool rev;
+    const uint32_t *fake;  /* reverse: blocks with a fake edge to the exit */
+    uint32_t nfake;
+} view;
+
+static uint32_t nout(const view *v, uint32_t b)
+{
+    const cfg_block *bb = &v->g->blocks[b];
+    if (!v->rev) return bb->nsucc;
+    return bb->npred + (b == CFG_EXIT ? v->nfake : 0);
+}
+
+static uint32_t out(const view *v, uint32_t b, uint32_t i)
+{
+    const cfg_block *bb = &v->g->blocks[b];
+    if (!v->rev) return bb->succ[i];
+    return i < bb->npred ? bb->pred[i] : v->fake[i - bb->npred];
+}
+
+static uint32_t nin(const view *v, uint32_t b)
+{
+    const cfg_block *bb = &v->g->blocks[b];
+    if (!v->rev) return bb->npred;
+    return bb->nsucc + (bb->fake_exit ? 1 : 0);
+}
+
+static uint32_t in(const view *v, uint32_t b, uint32_t i)
+{
+    const cfg_block *bb = &v->g->blocks[b];
+    if (!v->rev) return bb->pred[i];
+    return i < bb->nsucc ? bb->succ[i] : CFG_EXIT;
+}
+
+typedef struct frame {
+    uint32_t node, i;
+} frame;
+
+/* Post-order of the reachable blocks of the view from root; returns the
+ * count.  Only blocks reachable from the entry take part. */
+static uint32_t postorder(const view *v, uint32_t root, uint32_t *order, uint8_t *seen)
+{
+    cfg *g = v->g;
+    frame *st = malloc(sizeof *st * g->nblocks);
+    if (!st) abort();
+    uint32_t n = 0, nf = 0;
+    st[nf++] = (frame){root, 0};
+    seen[root] = 1;
+    while (nf) {
+        frame *f = &st[nf - 1];
+        if (f->i < nout(v, f->node)) {
+            uint32_t t = out(v, f->node, f->i++);
+            if (!seen[t] && g->blocks[t].reachable) {
+                seen[t] = 1;
+                st[nf++] = (frame){t, 0};
+            }
+        } else {
+            order[n++] = f->node;
+            nf--;
+        }
+    }
+    free(st);
+    return n;
+}
+
+void cfg_compute_rpo(cfg *g)
+{
+    view v = {g, false, NULL, 0};
+    uint8_t *seen = calloc(g->nblocks, 1);
+    uint32_t *po = malloc(sizeof *po * g->nblocks);
+    if (!seen || !po) abort();
+    uint32_t n = postorder(&v, CFG_ENTRY, po, seen);
+    g->nreach = n;
+    g->rpo_order = ARENA_NEWN(g->a, uint32_t, n);
+    for (uint32_t i = 0; i < n; i++) {
+        g->rpo_order[i] = po[n - 1 - i];
+        g->blocks[po[n - 1 - i]].rpo = i;
+    }
+    free(seen);
+    free(po);
+}
+
+/* Cooper-Harvey-Kennedy over `order` (a reverse post-order of the view,
+ * root first); num[b] is b's position in it.  Writes the tree into idom. */
+static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom)
+{
+    uint32_t root = order[0];
+    idom[root] = root;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t k = 1; k < n; k++) {
+            uint32_t b = order[k], nd = CFG_NONE;
+            for (uint32_t i = 0; i < nin(v, b); i++) {
+                uint32_t p = in(v, b, i);
+                if (num[p] == CFG_NONE || idom[p] == CFG_NONE) continue;
+                if (nd == CFG_NONE) {
+                    nd = p;
+                    continue;
+                }
+                uint32_t x = p, y = nd;
+                while (x != y) {
+                    while (num[x] > num[y]) x = idom[x];
+                    while (num[y] > num[x]) y = idom[y];
+                }
+                nd = x;
+            }
+            if (nd != idom[b]) {
+                idom[b] = nd;
+                changed = true;
+            }
+        }
+    }
+    idom[root] = CFG_NONE;
+}
+
+/* Pre/post numbers of a tree given by parent links, children visited in
+ * block order (deterministic). */
+static void number_tree(cfg *g, const uint32_t *parent, uint32_t root, uint32_t *pre, uint32_t *post)
+{
+    uint32_t n = g->nblocks;
+    uint32_t *cnt = calloc(n + 1, sizeof *cnt), *kids = malloc(sizeof *kids * (n ? n : 1));
+    frame *st = malloc(sizeof *st * (n ? n : 1));
+    if (!cnt || !kids || !st) abort();
+    for (uint32_t b = 0; b < n; b++)
+        if (parent[b] != CFG_NONE) cnt[parent[b] + 1]++;
+    for (uint32_t b = 0; b < n; b++) cnt[b + 1] += cnt[b];
+    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
+    if (!fill) abort();
+    memcpy(fill, cnt, sizeof *fill * n);
+    for (uint32_t b = 0; b < n; b++)
+        if (parent[b] != CFG_NONE) kids[fill[parent[b]]++] = b;
+    free(fill);
+    uint32_t clock = 0, nf = 0;
+    st[nf++] = (frame){root, 0};
+    pre[root] = clock++;
+    while (nf) {
+        frame *f = &st[nf - 1];
+        uint32_t b = f->node;
+        if (cnt[b] + f->i < cnt[b + 1]) {
+            uint32_t c = kids[cnt[b] + f->i++];
+            pre[c] = clock++;
+            st[nf++] = (frame){c, 0};
+        } else {
+            post[b] = clock++;
+            nf--;
+        }
+    }
+    free(cnt);
+    free(kids);
+    free(st);
+}
+
+void cfg_compute_dominators(cfg *g)
+{
+    uint32_t n = g->nblocks;
+    view v = {g, false, NULL, 0};
+    uint32_t *num = calloc(n, sizeof *num), *idom = calloc(n, sizeof *idom);
+    if (!num || !idom) abort();
+    for (uint32_t b = 0; b < n; b++) {
+        num[b] = g->blocks[b].rpo;
+        idom[b] = CFG_NONE;
+        g->blocks[b].dom_pre = g->blocks[b].dom_post = CFG_NONE;
+    }
+    chk(&v, g->rpo_order, g->nreach, num, idom);
+    for (uint32_t b = 0; b < n; b++) g->blocks[b].idom = idom[b];
+    /* num is free now: it takes the pre-order numbers */
+    uint32_t *post = malloc(sizeof *post * n);
+    if (!post) abort();
+    for (uint32_t b = 0; b < n; b++) num[b] = post[b] = CFG_NONE;
+    number_tree(g, idom, CFG_ENTRY, num, post);
+    for (uint32_t b = 0; b < n; b++) {
+        g->blocks[b].dom_pre = num[b];
+        g->blocks[b].dom_post = post[b];
+    }
+    free(post);
+    free(num);
+    free(idom);
+}
+
+void cfg_compute_postdominators(cfg *g)
+{
+    uint32_t n = g->nblocks;
+    uint8_t *seen = calloc(n, 1);
+    uint32_t *po = malloc(sizeof *po * n);
+    if (!seen || !po) abort();
+    /* Blocks that cannot reach the exit: the one latest in reverse
+     * post-order of each such region gets a fake exit edge (for a simple
+     * infinite loop, its latch). */
+    view v = {g, true, NULL, 0};
+    postorder(&v, CFG_EXIT, po, seen);
+    u32vec fake = {0};
+    for (uint32_t k = g->nreach; k-- > 0;) {
+        uint32_t b = g->rpo_order[k];
+        if (seen[b]) continue;
+        g->blocks[b].fake_exit = 1;
+        u32vec_push(&fake, b);
+        postorder(&v, b, po, seen);
+    }
+    /* The real post-order of the reverse graph, fake edges included. */
+    memset(seen, 0, n);
+    v.fake = fake.v;
+    v.nfake = fake.n;
+    uint32_t m = postorder(&v, CFG_EXIT, po, seen);
+    uint32_t *order = calloc(m ? m : 1, sizeof *order), *num = calloc(n, sizeof *num),
+             *ipdom = calloc(n, sizeof *ipdom);
+    if (!order || !num || !ipdom) abort();
+    for (uint32_t b = 0; b < n; b++) {
+        num[b] = CFG_NONE;
+        ipdom[b] = CFG_NONE;
+        g->blocks[b].pdom_pre = g->blocks[b].pdom_post = CFG_NONE;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        order[i] = po[m - 1 - i];
+        num[order[i]] = i;
+    }
+    chk(&v, order, m, num, ipdom);
+    for (uint32_t b = 0; b < n; b++) g->blocks[b].ipdom = ipdom[b];
+    uint32_t *pre = malloc(sizeof *pre * n), *post = malloc(sizeof *post * n);
+    if (!pre || !post) abort();
+    for (uint32_t b = 0; b < n; b++) pre[b] = post[b] = CFG_NONE;
+    number_tree(g, ipdom, CFG_EXIT, pre, post);
+    for (uint32_t b = 0; b < n; b++) {
+        g->blocks[b].pdom_pre = pre[b];
+        g->blocks[b].pdom_post = post[b];
+    }
+    free(pre);
+    free(post);
+    u32vec_free(&fake);
+    free(seen);
+    free(po);
+    free(order);
+    free(num);
+    free(ipdom);
+}
+
+void cfg_compute_control_dependence(cfg *g)
+{
+    uint32_t n = g->nblocks;
+    u32vec dep = {0}, on = {0};
+    uint32_t *last = malloc(sizeof *last * (n ? n : 1));
+    if (!last) abort();
+    for (uint32_t b = 0; b < n; b++) last[b] = CFG_NONE;
+    for (uint32_t a = 0; a < n; a++) {
+        const cfg_block *ba = &g->blocks[a];
+        if (!ba->reachable || ba->nsucc < 2) continue;
+        for (uint32_t i = 0; i < ba->nsucc; i++)
+            for (uint32_t r = ba->succ[i]; r != CFG_NONE && r != ba->ipdom; r = g->blocks[r].ipdom) {
+                if (last[r] == a) break; /* reached from an earlier successor: the rest is done */
+                last[r] = a;
+                u32vec_push(&dep, r);
+                u32vec_push(&on, a);
+            }
+    }
+    g->cdep_off = ARENA_NEWN(g->a, uint32_t, n + 1);
+    g->cdep = ARENA_NEWN(g->a, uint32_t, dep.n ? dep.n : 1);
+    for (uint32_t i = 0; i < dep.n; i++) g->cdep_off[dep.v[i] + 1]++;
+    for (uint32_t b = 0; b < n; b++) g->cdep_off[b + 1] += g->cdep_off[b];
+    memcpy(last, g->cdep_off, sizeof *last * n);
+    for (uint32_t i = 0; i < dep.n; i++) g->cdep[last[dep.v[i]]++] = on.v[i];
+    free(last);
+    u32vec_free(&dep);
+    u32vec_free(&on);
+}

@@ -1,0 +1,518 @@
+/* Forms of the CFG / SSA / GSA of a program for `ptxray cfg`.
+ *
+ * Text: per function a summary, then its blocks.  At the CFG level each
+ * block is one line (lines, successors, dominators, loop, control
+ * dependence); at the SSA and GSA levels the block's code follows with
+ * every register operand renamed to its value (%r5.2: second definition of
+ * %r5), preceded by the block's phi (SSA) or gamma/mu/eta (GSA) functions,
+ * as in Fig. 9 of Sampaio et al.  Landing blocks are shown just before the
+ * block they lead to. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cfg_print.h"
+#include "printer.h"
+#include "semantics.h"
+
+#define NAMELEN 160
+
+static const char *bname(const cfg *g, uint32_t b, char *buf)
+{
+    if (b == CFG_NONE) return "-";
+    return cfg_block_name(g, b, buf, NAMELEN);
+}
+
+/* First and last PTX line of the block's instructions (0 if none). */
+static void block_lines(const cfg *g, uint32_t b, uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = 0;
+    const cfg_block *bb = &g->blocks[b];
+    if (bb->kind != CFG_B_REAL) return;
+    for (uint32_t i = bb->first; i < bb->end; i++) {
+        const ptx_stmt *s = g->fn->stmts[i];
+        if (s->kind != PTX_S_INST && s->kind != PTX_S_LABEL) continue;
+        if (!*lo) *lo = s->loc.line;
+        *hi = s->loc.line;
+    }
+}
+
+static bool is_header(const cfg *g, uint32_t b)
+{
+    uint32_t l = g->blocks[b].loop;
+    if (l == CFG_NONE) return false;
+    for (uint32_t h = 0; h < g->loops[l].nheaders; h++)
+        if (g->loops[l].headers[h] == b) return true;
+    return false;
+}
+
+/* Program order for listing: entry, real blocks with each landing block
+ * just before the block it leads to, exit. */
+static uint32_t listing_order(const cfg *g, uint32_t *order)
+{
+    uint32_t n = 0;
+    order[n++] = CFG_ENTRY;
+    for (uint32_t b = 2; b < g->nblocks; b++) {
+        if (g->blocks[b].kind == CFG_B_LANDING) continue;
+        for (uint32_t i = 0; i < g->blocks[b].npred; i++)
+            if (g->blocks[g->blocks[b].pred[i]].kind == CFG_B_LANDING) order[n++] = g->blocks[b].pred[i];
+        order[n++] = b;
+    }
+    for (uint32_t i = 0; i < g->blocks[CFG_EXIT].npred; i++)
+        if (g->blocks[g->blocks[CFG_EXIT].pred[i]].kind == CFG_B_LANDING) order[n++] = g->blocks[CFG_EXIT].pred[i];
+    order[n++] = CFG_EXIT;
+    return n;
+}
+
+/* ---- values and GSA expressions as text ---------------------------------- */
+static void put_value(FILE *o, const ssa_func *s, uint32_t v)
+{
+    char buf[NAMELEN];
+    fputs(ssa_value_name(s, v, buf, sizeof buf), o);
+}
+
+/* Expressions are DAGs; printed as trees (a shared operand is repeated). */
+static void put_expr(FILE *o, const ssa_func *s, const gsa_expr *e, unsigned depth)
+{
+    if (!e) {
+        fputs("-", o);
+        return;
+    }
+    if (e->kind == GSA_X_VALUE) {
+        put_value(o, s, e->value);
+        return;
+    }
+    if (depth > 64) {
+        fputs("...", o);
+        return;
+    }
+    if (e->branch == CFG_NONE) fputs("φ(", o);
+    else {
+        fputs("γ(", o);
+        if (e->neg) fputc('!', o);
+        put_value(o, s, e->value);
+        fputs(", ", o);
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        if (i) fputs(", ", o);
+        put_expr(o, s, e->ops[i], depth + 1);
+    }
+    fputc(')', o);
+}
+
+static void put_gates(FILE *o, const ssa_func *s, const gsa_node *gn)
+{
+    if (gn->ngates != 1) fputc('[', o);
+    for (uint32_t i = 0; i < gn->ngates; i++) {
+        uint32_t v;
+        bool neg;
+        if (i) fputs(", ", o);
+        if (gsa_branch_gate(s, gn->gates[i], &v, &neg)) {
+            if (neg) fputc('!', o);
+            put_value(o, s, v);
+        }
+    }
+    if (gn->ngates != 1) fputc(']', o);
+}
+
+static void put_node(FILE *o, const prog_func *pf, uint32_t k, enum prog_level level)
+{
+    const ssa_func *s = pf->ssa;
+    const ssa_node *nd = &s->nodes[k];
+    char buf[NAMELEN];
+    fputc('\t', o);
+    put_value(o, s, nd->value);
+    fputs(" = ", o);
+    if (level == PROG_SSA || !pf->gsa) {
+        fputs(nd->kind == SSA_V_ETA ? "η(" : "φ(", o);
+        for (uint32_t i = 0; i < nd->nargs; i++) {
+            if (i) fputs(", ", o);
+            put_value(o, s, nd->args[i]);
+            if (nd->kind == SSA_V_PHI) fprintf(o, " [%s]", bname(pf->g, pf->g->blocks[nd->block].pred[i], buf));
+        }
+        fputs(")\n", o);
+        return;
+    }
+    const gsa_node *gn = &pf->gsa->nodes[k];
+    switch (gn->kind) {
+    case GSA_GAMMA:
+        put_expr(o, s, gn->expr, 0);
+        break;
+    case GSA_MU:
+        if (gn->irreducible) {
+            put_expr(o, s, gn->expr, 0);
+            break;
+        }
+        fputs("μ(", o);
+        put_expr(o, s, gn->expr, 0);
+        fputs(", ", o);
+        put_expr(o, s, gn->carried, 0);
+        fputc(')', o);
+        break;
+    case GSA_ETA:
+        fputs("η(", o);
+        put_gates(o, s, gn);
+        fputs(", ", o);
+        put_expr(o, s, gn->expr, 0);
+        fputc(')', o);
+        break;
+    }
+    if (gn->irreducible) {
+        fputs("   // irreducible; gates ", o);
+        put_gates(o, s, gn);
+    }
+    fputc('\n', o);
+}
+
+/* The register hook: every REG leaf of the instruction printed as the value
+ * its reference names. */
+typedef struct refmap {
+    const ssa_func *s;
+    uint32_t k;      /* next reference: callbacks come in the recorded order */
+    uint32_t n;
+    const ptx_operand *o[64];
+    uint32_t v[64];
+    uint32_t guard;
+} refmap;
+
+static void map_ref(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
+{
+    (void)in;
+    refmap *m = ctx;
+    uint32_t v = m->s->refs[m->k++].value;
+    if (r->role & PTX_REF_GUARD) m->guard = v;
+    else if (m->n < 64) {
+        m->o[m->n] = r->o;
+        m->v[m->n++] = v;
+    }
+}
+
+static bool reg_hook(FILE *o, void *ctx, const ptx_operand *reg)
+{
+    refmap *m = ctx;
+    uint32_t v = SSA_NONE;
+    if (!reg) v = m->guard;
+    else if (reg->kind == PTX_O_SREG) return false;
+    else
+        for (uint32_t i = 0; i < m->n; i++)
+            if (m->o[i] == reg) v = m->v[i]; /* a read-modify-write operand: the new value */
+    if (v == SSA_NONE) return false;
+    put_value(o, m->s, v);
+    return true;
+}
+
+static void put_inst_ssa(FILE *o, const prog_func *pf, uint32_t i)
+{
+    const ptx_inst *in = &pf->fn->stmts[i]->u.inst;
+    refmap m = {.s = pf->ssa, .k = pf->ssa->ref_off[i], .guard = SSA_NONE};
+    ptx_inst_foreach_reg(in, NULL, map_ref, &m);
+    fputc('\t', o);
+    ptx_print_inst_hooked(o, pf->fn, in, reg_hook, &m);
+    fputc('\n', o);
+}
+
+static void text_block_code(FILE *o, const prog_func *pf, uint32_t b, enum prog_level level)
+{
+    const cfg *g = pf->g;
+    const cfg_block *bb = &g->blocks[b];
+    for (uint32_t k = pf->ssa->node_off[b]; k < pf->ssa->node_off[b + 1]; k++) put_node(o, pf, k, level);
+    if (bb->kind != CFG_B_REAL) return;
+    for (uint32_t i = bb->first; i < bb->end; i++) {
+        const ptx_stmt *s = g->fn->stmts[i];
+        if (s->kind != PTX_S_INST) continue;
+        if (bb->reachable) put_inst_ssa(o, pf, i);
+        else {
+            fputc('\t', o);
+            ptx_print_inst_hooked(o, pf->fn, &s->u.inst, NULL, NULL);
+            fputc('\n', o);
+        }
+    }
+}
+
+static void text_func(FILE *o, const prog_func *pf, enum prog_level level)
+{
+    const cfg *g = pf->g;
+    char b1[NAMELEN], b2[NAMELEN];
+    uint32_t nreal = 0, nunreach = 0;
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        nreal += g->blocks[b].kind == CFG_B_REAL;
+        nunreach += !g->blocks[b].reachable && g->blocks[b].kind == CFG_B_REAL;
+    }
+    fprintf(o, "%s %.*s: %u blocks (+%u landing), %u loop%s (%u irreducible), %u unreachable block%s\n",
+            pf->fn->is_entry ? ".entry" : ".func", (int)pf->fn->name.n, pf->fn->name.p, nreal,
+            g->nblocks - 2 - nreal, g->nloops, g->nloops == 1 ? "" : "s", g->nirreducible, nunreach,
+            nunreach == 1 ? "" : "s");
+    if (level >= PROG_SSA)
+        fprintf(o, "  SSA: %u values (%u defined by instructions), %u φ, %u η\n", pf->ssa->nvalues,
+                pf->ssa->ninst_values, pf->ssa->nphis, pf->ssa->netas);
+    if (level >= PROG_GSA)
+        fprintf(o, "  GSA: %u γ, %u μ, %u η\n", pf->gsa->ngamma, pf->gsa->nmu, pf->gsa->neta);
+    for (uint32_t l = 0; l < g->nloops; l++) {
+        const cfg_loop *lp = &g->loops[l];
+        fprintf(o, "  loop %u:%s depth %u, header%s", l, lp->irreducible ? " IRREDUCIBLE," : "", lp->depth,
+                lp->nheaders > 1 ? "s" : "");
+        for (uint32_t h = 0; h < lp->nheaders; h++) fprintf(o, " %s", bname(g, lp->headers[h], b1));
+        fprintf(o, ", %u block%s, latch%s", lp->nblocks, lp->nblocks == 1 ? "" : "s", lp->nlatches == 1 ? "" : "es");
+        for (uint32_t i = 0; i < lp->nlatches; i++) fprintf(o, " %s", bname(g, lp->latches[i], b1));
+        fputs(", exits", o);
+        for (uint32_t i = 0; i < lp->nexits; i++)
+            fprintf(o, " %s->%s", bname(g, lp->exit_from[i], b1), bname(g, lp->exit_to[i], b2));
+        if (!lp->nexits) fputs(" none (infinite)", o);
+        if (lp->parent != CFG_NONE) fprintf(o, ", in loop %u", lp->parent);
+        fputc('\n', o);
+    }
+    uint32_t *order = malloc(sizeof *order * g->nblocks);
+    if (!order) abort();
+    uint32_t n = listing_order(g, order);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t b = order[k];
+        const cfg_block *bb = &g->blocks[b];
+        uint32_t lo, hi;
+        block_lines(g, b, &lo, &hi);
+        fprintf(o, "%s:", bname(g, b, b1));
+        if (lo) fprintf(o, " lines %u-%u", lo, hi);
+        if (!bb->reachable) fputs(" UNREACHABLE", o);
+        fputs(" ->", o);
+        for (uint32_t i = 0; i < bb->nsucc; i++) fprintf(o, " %s", bname(g, bb->succ[i], b1));
+        if (bb->fake_exit) fputs(" (exit: no path)", o);
+        if (!bb->nsucc && !bb->fake_exit) fputs(" -", o);
+        if (bb->reachable) {
+            fprintf(o, "; idom %s; ipdom %s", bname(g, bb->idom, b1), bname(g, bb->ipdom, b2));
+            if (bb->loop != CFG_NONE) fprintf(o, "; loop %u%s", bb->loop, is_header(g, b) ? " header" : "");
+            if (g->cdep_off[b] < g->cdep_off[b + 1]) {
+                fputs("; control-dependent on", o);
+                for (uint32_t i = g->cdep_off[b]; i < g->cdep_off[b + 1]; i++) fprintf(o, " %s", bname(g, g->cdep[i], b1));
+            }
+        }
+        fputc('\n', o);
+        if (level >= PROG_SSA) text_block_code(o, pf, b, level);
+    }
+    free(order);
+}
+
+/* ---- Graphviz -------------------------------------------------------------- */
+static void dot_escape(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', o);
+        if (*s == '\n') fputs("\\l", o);
+        else fputc(*s, o);
+    }
+}
+
+static void dot_func(FILE *o, const prog_func *pf, uint32_t fi, enum prog_level level)
+{
+    const cfg *g = pf->g;
+    char b1[NAMELEN];
+    fprintf(o, "  subgraph cluster_%u {\n    label=\"", fi);
+    char title[300];
+    snprintf(title, sizeof title, "%s %.*s", pf->fn->is_entry ? ".entry" : ".func", (int)pf->fn->name.n, pf->fn->name.p);
+    dot_escape(o, title);
+    fputs("\";\n", o);
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const cfg_block *bb = &g->blocks[b];
+        uint32_t lo, hi;
+        block_lines(g, b, &lo, &hi);
+        fprintf(o, "    f%u_b%u [label=\"", fi, b);
+        dot_escape(o, bname(g, b, b1));
+        if (lo) fprintf(o, "\\nlines %u-%u", lo, hi);
+        if (level >= PROG_SSA && bb->reachable) {
+            /* the block's phi / gamma / mu / eta functions, left-aligned */
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&buf, &len);
+            if (m) {
+                for (uint32_t k = pf->ssa->node_off[b]; k < pf->ssa->node_off[b + 1]; k++) put_node(m, pf, k, level);
+                fclose(m);
+                if (len) {
+                    fputs("\\n", o);
+                    for (char *p = buf; *p; p++)
+                        if (*p == '\t') *p = ' ';
+                    dot_escape(o, buf);
+                }
+                free(buf);
+            }
+        }
+        fputc('"', o);
+        if (bb->kind != CFG_B_REAL) fputs(", shape=ellipse", o);
+        if (is_header(g, b)) fputs(", peripheries=2", o);
+        if (!bb->reachable) fputs(", style=dashed, fontcolor=gray50, color=gray50", o);
+        fputs("];\n", o);
+    }
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const cfg_block *bb = &g->blocks[b];
+        for (uint32_t i = 0; i < bb->nsucc; i++) {
+            uint32_t t = bb->succ[i];
+            fprintf(o, "    f%u_b%u -> f%u_b%u", fi, b, fi, t);
+            bool back = bb->reachable && cfg_is_back_edge(g, b, t);
+            if (back) fputs(" [style=dashed, color=blue, label=\"back\"]", o);
+            else if (bb->nsucc == 2 && bb->term != CFG_NONE && g->fn->stmts[bb->term]->u.inst.has_guard)
+                fprintf(o, " [label=\"%s\"]", i == 0 ? "taken" : "fall");
+            fputs(";\n", o);
+        }
+        if (bb->fake_exit) fprintf(o, "    f%u_b%u -> f%u_b%u [style=dotted, label=\"no exit\"];\n", fi, b, fi, CFG_EXIT);
+    }
+    fputs("  }\n", o);
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+static json_t *jname(const cfg *g, uint32_t b)
+{
+    char buf[NAMELEN];
+    return b == CFG_NONE ? json_null() : json_string(cfg_block_name(g, b, buf, sizeof buf));
+}
+
+static json_t *jvalue(const ssa_func *s, uint32_t v)
+{
+    char buf[NAMELEN];
+    return v == SSA_NONE ? json_null() : json_string(ssa_value_name(s, v, buf, sizeof buf));
+}
+
+static json_t *jexpr(const ssa_func *s, const gsa_expr *e, unsigned depth)
+{
+    if (!e) return json_null();
+    if (e->kind == GSA_X_VALUE) return jvalue(s, e->value);
+    json_t *o = json_object(), *ops = json_array();
+    if (e->branch != CFG_NONE) {
+        json_object_set_new(o, "gate", jvalue(s, e->value));
+        json_object_set_new(o, "negated", json_boolean(e->neg));
+        json_object_set_new(o, "branch", jname(s->g, e->branch));
+    }
+    for (uint32_t i = 0; i < e->n; i++)
+        json_array_append_new(ops, depth > 64 ? json_null() : jexpr(s, e->ops[i], depth + 1));
+    json_object_set_new(o, "ops", ops);
+    return o;
+}
+
+static json_t *jblocks(const cfg *g, const uint32_t *v, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < n; i++) json_array_append_new(a, jname(g, v[i]));
+    return a;
+}
+
+static json_t *json_func(const prog_func *pf, enum prog_level level)
+{
+    const cfg *g = pf->g;
+    json_t *f = json_object(), *blocks = json_array(), *loops = json_array();
+    json_object_set_new(f, "name", json_stringn(pf->fn->name.p, pf->fn->name.n));
+    json_object_set_new(f, "kind", json_string(pf->fn->is_entry ? "entry" : "func"));
+    uint32_t *order = malloc(sizeof *order * g->nblocks);
+    if (!order) abort();
+    uint32_t n = listing_order(g, order);
+    static const char *kinds[] = {"block", "entry", "exit", "landing"};
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t b = order[k];
+        const cfg_block *bb = &g->blocks[b];
+        json_t *o = json_object();
+        uint32_t lo, hi;
+        block_lines(g, b, &lo, &hi);
+        json_object_set_new(o, "name", jname(g, b));
+        json_object_set_new(o, "kind", json_string(kinds[bb->kind]));
+        json_object_set_new(o, "lines", lo ? json_pack("[ii]", (json_int_t)lo, (json_int_t)hi) : json_null());
+        json_object_set_new(o, "reachable", json_boolean(bb->reachable));
+        json_object_set_new(o, "succ", jblocks(g, bb->succ, bb->nsucc));
+        json_object_set_new(o, "pred", jblocks(g, bb->pred, bb->npred));
+        json_object_set_new(o, "idom", jname(g, bb->idom));
+        json_object_set_new(o, "ipdom", jname(g, bb->ipdom));
+        json_object_set_new(o, "loop", bb->loop == CFG_NONE ? json_null() : json_integer(bb->loop));
+        json_object_set_new(o, "fake_exit_edge", json_boolean(bb->fake_exit));
+        json_object_set_new(o, "control_dependent_on", jblocks(g, g->cdep + g->cdep_off[b], g->cdep_off[b + 1] - g->cdep_off[b]));
+        if (level >= PROG_SSA) {
+            json_t *nodes = json_array();
+            for (uint32_t q = pf->ssa->node_off[b]; q < pf->ssa->node_off[b + 1]; q++) {
+                const ssa_node *nd = &pf->ssa->nodes[q];
+                json_t *x = json_object();
+                json_object_set_new(x, "value", jvalue(pf->ssa, nd->value));
+                if (level == PROG_SSA) {
+                    json_t *args = json_array();
+                    for (uint32_t i = 0; i < nd->nargs; i++) json_array_append_new(args, jvalue(pf->ssa, nd->args[i]));
+                    json_object_set_new(x, "kind", json_string(nd->kind == SSA_V_ETA ? "eta" : "phi"));
+                    json_object_set_new(x, "args", args);
+                } else {
+                    const gsa_node *gn = &pf->gsa->nodes[q];
+                    static const char *gk[] = {"gamma", "mu", "eta"};
+                    json_object_set_new(x, "kind", json_string(gk[gn->kind]));
+                    json_object_set_new(x, gn->kind == GSA_MU ? "init" : "expr", jexpr(pf->ssa, gn->expr, 0));
+                    if (gn->kind == GSA_MU && !gn->irreducible)
+                        json_object_set_new(x, "carried", jexpr(pf->ssa, gn->carried, 0));
+                    if (gn->kind == GSA_ETA || gn->irreducible) {
+                        json_t *gates = json_array();
+                        for (uint32_t i = 0; i < gn->ngates; i++) {
+                            uint32_t v;
+                            bool neg;
+                            json_t *gt = json_object();
+                            json_object_set_new(gt, "branch", jname(g, gn->gates[i]));
+                            if (gsa_branch_gate(pf->ssa, gn->gates[i], &v, &neg)) {
+                                json_object_set_new(gt, "gate", jvalue(pf->ssa, v));
+                                json_object_set_new(gt, "negated", json_boolean(neg));
+                            }
+                            json_array_append_new(gates, gt);
+                        }
+                        json_object_set_new(x, "gates", gates);
+                    }
+                    if (gn->irreducible) json_object_set_new(x, "irreducible", json_true());
+                }
+                json_array_append_new(nodes, x);
+            }
+            json_object_set_new(o, level == PROG_SSA ? "phi" : "gsa", nodes);
+        }
+        json_array_append_new(blocks, o);
+    }
+    free(order);
+    for (uint32_t l = 0; l < g->nloops; l++) {
+        const cfg_loop *lp = &g->loops[l];
+        json_t *o = json_object(), *ex = json_array();
+        json_object_set_new(o, "id", json_integer(l));
+        json_object_set_new(o, "parent", lp->parent == CFG_NONE ? json_null() : json_integer(lp->parent));
+        json_object_set_new(o, "depth", json_integer(lp->depth));
+        json_object_set_new(o, "irreducible", json_boolean(lp->irreducible));
+        json_object_set_new(o, "headers", jblocks(g, lp->headers, lp->nheaders));
+        json_object_set_new(o, "latches", jblocks(g, lp->latches, lp->nlatches));
+        json_object_set_new(o, "blocks", jblocks(g, lp->blocks, lp->nblocks));
+        for (uint32_t i = 0; i < lp->nexits; i++) {
+            json_t *e = json_array();
+            json_array_append_new(e, jname(g, lp->exit_from[i]));
+            json_array_append_new(e, jname(g, lp->exit_to[i]));
+            json_array_append_new(ex, e);
+        }
+        json_object_set_new(o, "exits", ex);
+        json_array_append_new(loops, o);
+    }
+    json_object_set_new(f, "blocks", blocks);
+    json_object_set_new(f, "loops", loops);
+    if (level >= PROG_SSA) {
+        json_t *st = json_object();
+        json_object_set_new(st, "values", json_integer(pf->ssa->nvalues));
+        json_object_set_new(st, "phi", json_integer(pf->ssa->nphis));
+        json_object_set_new(st, "eta", json_integer(pf->ssa->netas));
+        if (level >= PROG_GSA) {
+            json_object_set_new(st, "gamma", json_integer(pf->gsa->ngamma));
+            json_object_set_new(st, "mu", json_integer(pf->gsa->nmu));
+        }
+        json_object_set_new(f, "ssa_stats", st);
+    }
+    return f;
+}
+
+void cfg_print_prog(FILE *o, const prog *p, enum prog_level level, int format)
+{
+    if (format == CFGP_JSON) {
+        json_t *root = json_object(), *fs = json_array();
+        for (uint32_t i = 0; i < p->nfuncs; i++) json_array_append_new(fs, json_func(&p->funcs[i], level));
+        json_object_set_new(root, "functions", fs);
+        json_dumpf(root, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', o);
+        json_decref(root);
+        return;
+    }
+    if (format == CFGP_DOT) {
+        fputs("digraph ptxray {\n  node [shape=box, fontname=\"monospace\"];\n", o);
+        for (uint32_t i = 0; i < p->nfuncs; i++) dot_func(o, &p->funcs[i], i, level);
+        fputs("}\n", o);
+        return;
+    }
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        if (i) fputc('\n', o);
+        text_func(o, &p->funcs[i], level);
+    }
+}

@@ -1,0 +1,366 @@
+/* Gated SSA from SSA: gating templates per join block, instantiated per
+ * phi.  See gsa.h for the construction and docs/gsa.md for the reasoning. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gsa.h"
+
+/* A template node: a branch deciding between the incoming edges of a
+ * join.  Kids encode: TK_NONE, a leaf (incoming edge k of the join) or
+ * another template node. */
+#define TK_NONE UINT32_MAX
+#define TK_LEAF 0x80000000u
+
+typedef struct tnode {
+    uint32_t branch;
+    uint32_t kid0; /* index of its first kid in the kid pool; nsucc of branch kids */
+} tnode;
+
+typedef struct tpl {
+    const cfg *g;
+    tnode *nodes;
+    uint32_t nn, capn;
+    uint32_t *kids;
+    uint32_t nk, capk;
+    uint32_t *mark, stamp;  /* region membership per block */
+    uint32_t *val;          /* per block in the region: its kid code */
+    uint32_t *vis;          /* stamp: entered by the post-order walk */
+    uint32_t *post;         /* scratch post-order */
+    uint32_t *stack;        /* scratch DFS (block, next succ) pairs */
+} tpl;
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static uint32_t pred_index(const cfg *g, uint32_t j, uint32_t p)
+{
+    for (uint32_t i = 0; i < g->blocks[j].npred; i++)
+        if (g->blocks[j].pred[i] == p) return i;
+    return TK_NONE;
+}
+
+/* Builds the template deciding which incoming edge of j is taken, starting
+ * from d.  carried = false: the entry edges (not back edges) with d the
+ * immediate dominator; true: the back edges of loop header j, with d = j.
+ * Returns the root kid code; the template nodes are created children first,
+ * so instantiating them in index order needs no recursion. */
+static uint32_t build_template(tpl *t, uint32_t j, uint32_t d, bool carried, uint32_t *first_node)
+{
+    const cfg *g = t->g;
+    uint32_t tag = ++t->stamp;
+    *first_node = t->nn;
+    /* the region: blocks that reach a leaf edge of j without back edges,
+     * dominated by d, walked backwards */
+    uint32_t nst = 0;
+    const cfg_block *bj = &g->blocks[j];
+    for (uint32_t i = 0; i < bj->npred; i++) {
+        uint32_t p = bj->pred[i];
+        if (!g->blocks[p].reachable || cfg_is_back_edge(g, p, j) != carried) continue;
+        if (t->mark[p] != tag) {
+            t->mark[p] = tag;
+            t->stack[nst++] = p;
+        }
+    }
+    while (nst) {
+        uint32_t x = t->stack[--nst];
+        if (x == d) continue;
+        const cfg_block *bx = &g->blocks[x];
+        for (uint32_t i = 0; i < bx->npred; i++) {
+            uint32_t q = bx->pred[i];
+            if (!g->blocks[q].reachable || t->mark[q] == tag || cfg_is_back_edge(g, q, x)) continue;
+            if (!cfg_dominates(g, d, q)) continue;
+            t->mark[q] = tag;
+            t->stack[nst++] = q;
+        }
+    }
+    if (t->mark[d] != tag) return TK_NONE; /* no path: cannot happen for a reachable join */
+    /* post-order from d over region edges */
+    uint32_t npost = 0;
+    nst = 0;
+    t->stack[nst++] = d;
+    t->stack[nst++] = 0;
+    t->vis[d] = tag;
+    while (nst) {
+        uint32_t x = t->stack[nst - 2], *i = &t->stack[nst - 1];
+        const cfg_block *bx = &g->blocks[x];
+        if (*i < bx->nsucc) {
+            uint32_t s = bx->succ[(*i)++];
+            if (s == j || t->mark[s] != tag || t->vis[s] == tag || cfg_is_back_edge(g, x, s)) continue;
+            t->vis[s] = tag;
+            t->stack[nst++] = s;
+            t->stack[nst++] = 0;
+            continue;
+        }
+        nst -= 2;
+        t->post[npost++] = x;
+    }
+    for (uint32_t k = 0; k < npost; k++) {
+        uint32_t x = t->post[k];
+        const cfg_block *bx = &g->blocks[x];
+        uint32_t first = t->nk, k0 = TK_NONE;
+        bool agree = true;
+        if (t->nk + bx->nsucc > t->capk) {
+            t->capk = (t->nk + bx->nsucc) * 2;
+            t->kids = xrealloc(t->kids, sizeof *t->kids * t->capk);
+        }
+        for (uint32_t i = 0; i < bx->nsucc; i++) {
+            uint32_t s = bx->succ[i], kid = TK_NONE;
+            bool back = cfg_is_back_edge(g, x, s);
+            if (s == j && back == carried) kid = TK_LEAF | pred_index(g, j, x);
+            else if (s != j && !back && t->mark[s] == tag) kid = t->val[s];
+            t->kids[t->nk++] = kid;
+            if (kid == TK_NONE) continue;
+            if (k0 == TK_NONE) k0 = kid;
+            else if (kid != k0) agree = false;
+        }
+        /* all successors that lead to j agree: no decision here */
+        if (agree) {
+            t->val[x] = k0;
+            t->nk = first;
+            continue;
+        }
+        if (t->nn == t->capn) {
+            t->capn = t->capn ? t->capn * 2 : 64;
+            t->nodes = xrealloc(t->nodes, sizeof *t->nodes * t->capn);
+        }
+        t->nodes[t->nn] = (tnode){x, first};
+        t->val[x] = t->nn++;
+    }
+    uint32_t root = t->val[d];
+    /* leave val clean for the next template */
+    for (uint32_t k = 0; k < npost; k++) t->val[t->post[k]] = TK_NONE;
+    return root;
+}
+
+bool gsa_branch_gate(const ssa_func *s, uint32_t b, uint32_t *value, bool *neg)
+{
+    const cfg_block *bb = &s->g->blocks[b];
+    if (bb->nsucc < 2 || bb->term == CFG_NONE) return false;
+    const ptx_inst *in = &s->fn->stmts[bb->term]->u.inst;
+    if (in->has_guard) {
+        *value = ssa_guard_value(s, bb->term);
+        *neg = in->guard_neg;
+        return true;
+    }
+    *value = ssa_use_value(s, bb->term, 0); /* brx.idx index */
+    *neg = false;
+    return true;
+}
+
+/* Instantiates templates [first, root] for the arguments of one phi. */
+typedef struct inst {
+    gsa_func *gf;
+    const ssa_node *nd;
+    gsa_expr **made;   /* per template node */
+    uint32_t capmade;
+    gsa_expr **leaf;   /* per predecessor index */
+    uint32_t capleaf;
+} inst;
+
+static gsa_expr *value_expr(arena *a, uint32_t v)
+{
+    gsa_expr *e = ARENA_NEW(a, gsa_expr);
+    e->kind = GSA_X_VALUE;
+    e->value = v;
+    return e;
+}
+
+static gsa_expr *kid_expr(inst *in, const tpl *t, uint32_t kid, uint32_t first)
+{
+    (void)t;
+    if (kid == TK_NONE) return NULL;
+    if (kid & TK_LEAF) return in->leaf[kid & ~TK_LEAF];
+    return in->made[kid - first];
+}
+
+static gsa_expr *instantiate(inst *in, const tpl *t, uint32_t root, uint32_t first)
+{
+    if (root == TK_NONE) return NULL;
+    ssa_func *s = in->gf->ssa;
+    arena *a = s->a;
+    const ssa_node *nd = in->nd;
+    /* one VALUE expression per distinct argument, so equal arguments compare
+     * equal by pointer */
+    if (nd->nargs > in->capleaf) {
+        in->capleaf = nd->nargs * 2;
+        in->leaf = xrealloc(in->leaf, sizeof *in->leaf * in->capleaf);
+    }
+    for (uint32_t i = 0; i < nd->nargs; i++) {
+        in->leaf[i] = NULL;
+        for (uint32_t k = 0; k < i; k++)
+            if (nd->args[k] == nd->args[i] && in->leaf[k]) in->leaf[i] = in->leaf[k];
+        if (!in->leaf[i]) in->leaf[i] = value_expr(a, nd->args[i]);
+    }
+    if (root & TK_LEAF) return in->leaf[root & ~TK_LEAF];
+    uint32_t n = root - first + 1;
+    if (n > in->capmade) {
+        in->capmade = n * 2;
+        in->made = xrealloc(in->made, sizeof *in->made * in->capmade);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const tnode *tn = &t->nodes[first + k];
+        const cfg_block *bb = &s->g->blocks[tn->branch];
+        gsa_expr *same = NULL;
+        bool agree = true;
+        for (uint32_t i = 0; i < bb->nsucc; i++) {
+            gsa_expr *e = kid_expr(in, t, t->kids[tn->kid0 + i], first);
+            if (!e) continue;
+            if (!same) same = e;
+            else if (e != same) agree = false;
+        }
+        if (agree) {
+            in->made[k] = same;
+            continue;
+        }
+        gsa_expr *e = ARENA_NEW(a, gsa_expr);
+        e->kind = GSA_X_SELECT;
+        e->branch = tn->branch;
+        bool neg = false;
+        e->value = SSA_NONE;
+        gsa_branch_gate(s, tn->branch, &e->value, &neg);
+        e->neg = neg;
+        e->n = bb->nsucc;
+        e->ops = ARENA_NEWN(a, gsa_expr *, bb->nsucc);
+        for (uint32_t i = 0; i < bb->nsucc; i++) e->ops[i] = kid_expr(in, t, t->kids[tn->kid0 + i], first);
+        in->made[k] = e;
+    }
+    return in->made[n - 1];
+}
+
+/* The outermost irreducible loop containing b, or CFG_NONE. */
+static uint32_t irreducible_loop(const cfg *g, uint32_t b)
+{
+    uint32_t found = CFG_NONE;
+    for (uint32_t l = g->blocks[b].loop; l != CFG_NONE; l = g->loops[l].parent)
+        if (g->loops[l].irreducible) found = l;
+    return found;
+}
+
+/* Branch blocks (two or more successors) of a loop, or of its exits. */
+static void loop_gates(const cfg *g, arena *a, uint32_t l, bool exits_only, uint32_t inner, gsa_node *gn)
+{
+    uint32_t n = 0, cap = 0;
+    uint32_t *v = NULL;
+    for (uint32_t k = exits_only ? inner : l; k != CFG_NONE; k = g->loops[k].parent) {
+        const cfg_loop *lp = &g->loops[k];
+        uint32_t cnt = exits_only ? lp->nexits : lp->nblocks;
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t b = exits_only ? lp->exit_from[i] : lp->blocks[i];
+            if (g->blocks[b].nsucc < 2) continue;
+            bool dup = false;
+            for (uint32_t q = 0; q < n; q++)
+                if (v[q] == b) dup = true;
+            if (dup) continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                v = xrealloc(v, sizeof *v * cap);
+            }
+            v[n++] = b;
+        }
+        if (!exits_only || k == l) break;
+    }
+    /* sorted: deterministic and readable */
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint32_t x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    gn->ngates = n;
+    gn->gates = ARENA_NEWN(a, uint32_t, n ? n : 1);
+    if (n) memcpy(gn->gates, v, sizeof *v * n);
+    free(v);
+}
+
+gsa_func *gsa_build(ssa_func *s)
+{
+    const cfg *g = s->g;
+    arena *a = s->a;
+    gsa_func *gf = ARENA_NEW(a, gsa_func);
+    gf->ssa = s;
+    gf->nodes = ARENA_NEWN(a, gsa_node, s->nnodes ? s->nnodes : 1);
+    tpl t = {.g = g};
+    t.mark = calloc(g->nblocks, sizeof *t.mark);
+    t.vis = calloc(g->nblocks, sizeof *t.vis);
+    t.val = malloc(sizeof *t.val * g->nblocks);
+    t.post = malloc(sizeof *t.post * g->nblocks);
+    t.stack = malloc(sizeof *t.stack * 2 * (g->nblocks + 1));
+    if (!t.mark || !t.vis || !t.val || !t.post || !t.stack) abort();
+    for (uint32_t b = 0; b < g->nblocks; b++) t.val[b] = TK_NONE;
+    inst in = {.gf = gf};
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        uint32_t k0 = s->node_off[b], k1 = s->node_off[b + 1];
+        if (k0 == k1) continue;
+        const cfg_block *bb = &g->blocks[b];
+        uint32_t loop = bb->loop;
+        bool header = false;
+        if (loop != CFG_NONE)
+            for (uint32_t h = 0; h < g->loops[loop].nheaders; h++) header |= g->loops[loop].headers[h] == b;
+        uint32_t irr = irreducible_loop(g, b);
+        bool has_phi = false;
+        for (uint32_t k = k0; k < k1; k++) has_phi |= s->nodes[k].kind == SSA_V_PHI;
+        /* templates for this block, shared by its phis */
+        uint32_t entry_first = 0, entry_root = TK_NONE, car_first = 0, car_root = TK_NONE;
+        t.nn = t.nk = 0;
+        if (has_phi && irr == CFG_NONE) {
+            entry_root = build_template(&t, b, bb->idom, false, &entry_first);
+            if (header) car_root = build_template(&t, b, b, true, &car_first);
+        }
+        for (uint32_t k = k0; k < k1; k++) {
+            const ssa_node *nd = &s->nodes[k];
+            gsa_node *gn = &gf->nodes[k];
+            gn->loop = CFG_NONE;
+            in.nd = nd;
+            if (nd->kind == SSA_V_ETA) {
+                gn->kind = GSA_ETA;
+                gn->loop = nd->loop_outer;
+                gn->expr = value_expr(a, nd->args[0]);
+                loop_gates(g, a, nd->loop_outer, true, nd->loop_inner, gn);
+                gf->neta++;
+                continue;
+            }
+            gn->kind = header ? GSA_MU : GSA_GAMMA;
+            if (header) {
+                gn->loop = loop;
+                gf->nmu++;
+            } else {
+                gf->ngamma++;
+            }
+            if (irr != CFG_NONE) {
+                /* no gating structure: list the arguments as a selection on
+                 * nothing and every branch of the region as gates */
+                gn->irreducible = 1;
+                loop_gates(g, a, irr, false, CFG_NONE, gn);
+                gsa_expr *e = ARENA_NEW(a, gsa_expr);
+                e->kind = GSA_X_SELECT;
+                e->value = SSA_NONE;
+                e->branch = CFG_NONE;
+                e->n = nd->nargs;
+                e->ops = ARENA_NEWN(a, gsa_expr *, nd->nargs ? nd->nargs : 1);
+                for (uint32_t i = 0; i < nd->nargs; i++)
+                    e->ops[i] = nd->args[i] == SSA_NONE ? NULL : value_expr(a, nd->args[i]);
+                gn->expr = e;
+                continue;
+            }
+            gn->expr = instantiate(&in, &t, entry_root, entry_first);
+            if (header) gn->carried = instantiate(&in, &t, car_root, car_first);
+        }
+    }
+    free(t.nodes);
+    free(t.kids);
+    free(t.mark);
+    free(t.vis);
+    free(t.val);
+    free(t.post);
+    free(t.stack);
+    free(in.made);
+    free(in.leaf);
+    return gf;
+}

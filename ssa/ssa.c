@@ -1,0 +1,618 @@
+/* SSA construction: Cytron et al.'s phi placement at the iterated dominance
+ * frontier, pruned by per-register liveness (so no dead phis appear in the
+ * GSA listing), eta placement on loop-exit landing blocks, and renaming by a
+ * walk of the dominator tree.  Work is per register and proportional to its
+ * live range, so a kernel with many short-lived registers stays linear. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "semantics.h"
+#include "ssa.h"
+
+typedef struct vec {
+    uint32_t *v;
+    uint32_t n, cap;
+} vec;
+
+static void push(vec *s, uint32_t x)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = realloc(s->v, sizeof *s->v * s->cap);
+        if (!s->v) abort();
+    }
+    s->v[s->n++] = x;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* Compressed lists: item lists of keys 0..n-1 built from (key, item) pairs. */
+typedef struct csr {
+    uint32_t *off, *item;
+} csr;
+
+static void csr_build(csr *c, uint32_t nkeys, const vec *keys, const vec *items)
+{
+    c->off = xcalloc(nkeys + 1, sizeof *c->off);
+    c->item = xcalloc(keys->n, sizeof *c->item);
+    for (uint32_t i = 0; i < keys->n; i++) c->off[keys->v[i] + 1]++;
+    for (uint32_t k = 0; k < nkeys; k++) c->off[k + 1] += c->off[k];
+    uint32_t *fill = xcalloc(nkeys, sizeof *fill);
+    memcpy(fill, c->off, sizeof *fill * nkeys);
+    for (uint32_t i = 0; i < keys->n; i++) c->item[fill[keys->v[i]]++] = items->v[i];
+    free(fill);
+}
+
+static void csr_free(csr *c)
+{
+    free(c->off);
+    free(c->item);
+}
+
+/* ---- pass 1: the references of every instruction ------------------------ */
+typedef struct refctx {
+    vec *tmp; /* collects refs as (opd, role|comp<<16, id) triples */
+} refctx;
+
+static void ref_cb(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
+{
+    (void)in;
+    refctx *c = ctx;
+    push(c->tmp, r->opd);
+    push(c->tmp, r->role | (uint32_t)r->comp << 16);
+    push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
+}
+
+typedef struct builder {
+    ssa_func *s;
+    const cfg *g;
+    const ptx_func *fn;
+    uint32_t nregs, nblocks;
+    ssa_value *values;
+    uint32_t nvalues, capvalues;
+    uint32_t *ref_id;        /* per ref: register index or sreg key */
+    csr defs, ues;           /* per register: blocks defining it / reading it before any def */
+    csr df;                  /* dominance frontier per block */
+    csr domkids;
+    uint32_t *eta_inner, *eta_outer; /* per block: loops left on arrival (landing blocks) */
+    vec node_block, node_reg, node_kind;
+} builder;
+
+static uint32_t new_value(builder *b, uint8_t kind, uint32_t reg, uint32_t block)
+{
+    if (b->nvalues == b->capvalues) {
+        b->capvalues = b->capvalues ? b->capvalues * 2 : 256;
+        b->values = realloc(b->values, sizeof *b->values * b->capvalues);
+        if (!b->values) abort();
+    }
+    ssa_value *v = &b->values[b->nvalues];
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    v->reg = reg;
+    v->block = block;
+    v->stmt = v->ref = v->prev = v->node = SSA_NONE;
+    return b->nvalues++;
+}
+
+static void collect_refs(builder *b)
+{
+    ssa_func *s = b->s;
+    const ptx_func *fn = b->fn;
+    vec tmp = {0};
+    s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
+    for (uint32_t i = 0; i < fn->nstmts; i++) {
+        s->ref_off[i] = tmp.n / 3;
+        const ptx_stmt *st = fn->stmts[i];
+        if (st->kind != PTX_S_INST) continue;
+        refctx c = {&tmp};
+        ptx_inst_foreach_reg(&st->u.inst, NULL, ref_cb, &c);
+    }
+    uint32_t n = tmp.n / 3;
+    s->ref_off[fn->nstmts] = n;
+    s->refs = ARENA_NEWN(s->a, ssa_ref, n ? n : 1);
+    b->ref_id = xcalloc(n, sizeof *b->ref_id);
+    for (uint32_t k = 0; k < n; k++) {
+        s->refs[k].opd = tmp.v[3 * k];
+        s->refs[k].role = (uint16_t)(tmp.v[3 * k + 1] & 0xffff);
+        s->refs[k].comp = (uint8_t)(tmp.v[3 * k + 1] >> 16);
+        s->refs[k].value = SSA_NONE;
+        b->ref_id[k] = tmp.v[3 * k + 2];
+    }
+    free(tmp.v);
+}
+
+static bool is_reg_ref(const ssa_ref *r) { return !(r->role & PTX_REF_SREG); }
+/* A definition that keeps part of the old value reads it. */
+static bool reads_old(const ssa_ref *r) { return (r->role & PTX_REF_DEF) && (r->role & PTX_REF_MAYDEF); }
+
+/* Return registers of a .func are read at the exit. */
+static void find_ret_regs(builder *b)
+{
+    ssa_func *s = b->s;
+    const ptx_func *fn = b->fn;
+    vec rr = {0};
+    for (uint32_t i = 0; i < fn->nrets; i++) {
+        if (fn->rets[i]->space != PTX_SP_REG) continue;
+        for (uint32_t r = 0; r < fn->nregs; r++)
+            if (ptx_str_eqs(fn->regs[r].name, fn->rets[i]->name)) {
+                push(&rr, r);
+                break;
+            }
+    }
+    s->nret_vals = rr.n;
+    s->ret_regs = ARENA_NEWN(s->a, uint32_t, rr.n ? rr.n : 1);
+    s->ret_vals = ARENA_NEWN(s->a, uint32_t, rr.n ? rr.n : 1);
+    for (uint32_t i = 0; i < rr.n; i++) {
+        s->ret_regs[i] = rr.v[i];
+        s->ret_vals[i] = SSA_NONE;
+    }
+    free(rr.v);
+}
+
+/* Blocks defining each register, and blocks reading it before defining it. */
+static void def_use_blocks(builder *b)
+{
+    const cfg *g = b->g;
+    const ssa_func *s = b->s;
+    uint32_t *dstamp = xcalloc(b->nregs, sizeof *dstamp), *ustamp = xcalloc(b->nregs, sizeof *ustamp);
+    uint32_t *defd = xcalloc(b->nregs, sizeof *defd);
+    vec dk = {0}, di = {0}, uk = {0}, ui = {0};
+    for (uint32_t blk = 0; blk < g->nblocks; blk++) {
+        const cfg_block *bb = &g->blocks[blk];
+        if (!bb->reachable || bb->kind != CFG_B_REAL) continue;
+        uint32_t tag = blk + 1;
+        for (uint32_t i = bb->first; i < bb->end; i++)
+            for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {
+                const ssa_ref *r = &s->refs[k];
+                if (!is_reg_ref(r)) continue;
+                uint32_t reg = b->ref_id[k];
+                bool use = (r->role & PTX_REF_USE) || reads_old(r);
+                if (use && defd[reg] != tag && ustamp[reg] != tag) {
+                    ustamp[reg] = tag;
+                    push(&uk, reg);
+                    push(&ui, blk);
+                }
+                if (r->role & PTX_REF_DEF) {
+                    defd[reg] = tag;
+                    if (dstamp[reg] != tag) {
+                        dstamp[reg] = tag;
+                        push(&dk, reg);
+                        push(&di, blk);
+                    }
+                }
+            }
+    }
+    for (uint32_t i = 0; i < s->nret_vals; i++) {
+        push(&uk, s->ret_regs[i]);
+        push(&ui, CFG_EXIT);
+    }
+    csr_build(&b->defs, b->nregs, &dk, &di);
+    csr_build(&b->ues, b->nregs, &uk, &ui);
+    free(dk.v);
+    free(di.v);
+    free(uk.v);
+    free(ui.v);
+    free(dstamp);
+    free(ustamp);
+    free(defd);
+}
+
+static void dominance_frontiers(builder *b)
+{
+    const cfg *g = b->g;
+    vec k = {0}, it = {0};
+    uint32_t *seen = xcalloc(g->nblocks, sizeof *seen);
+    for (uint32_t j = 0; j < g->nblocks; j++) {
+        const cfg_block *bj = &g->blocks[j];
+        if (!bj->reachable || bj->npred < 2) continue;
+        for (uint32_t i = 0; i < bj->npred; i++) {
+            /* runs from two predecessors can share a tail: stop where the
+             * other run already went */
+            for (uint32_t r = bj->pred[i]; r != CFG_NONE && r != bj->idom && g->blocks[r].reachable && seen[r] != j + 1;
+                 r = g->blocks[r].idom) {
+                seen[r] = j + 1;
+                push(&k, r);
+                push(&it, j);
+            }
+        }
+    }
+    free(seen);
+    csr_build(&b->df, g->nblocks, &k, &it);
+    free(k.v);
+    free(it.v);
+    vec ck = {0}, ci = {0};
+    for (uint32_t j = 0; j < g->nblocks; j++)
+        if (g->blocks[j].reachable && g->blocks[j].idom != CFG_NONE) {
+            push(&ck, g->blocks[j].idom);
+            push(&ci, j);
+        }
+    csr_build(&b->domkids, g->nblocks, &ck, &ci);
+    free(ck.v);
+    free(ci.v);
+}
+
+/* Landing blocks (and exit targets with a single predecessor) receive the
+ * values that leave the loops of that edge. */
+static void eta_blocks(builder *b)
+{
+    const cfg *g = b->g;
+    b->eta_inner = xcalloc(g->nblocks, sizeof *b->eta_inner);
+    b->eta_outer = xcalloc(g->nblocks, sizeof *b->eta_outer);
+    for (uint32_t y = 0; y < g->nblocks; y++) {
+        b->eta_inner[y] = b->eta_outer[y] = CFG_NONE;
+        const cfg_block *by = &g->blocks[y];
+        if (!by->reachable) continue;
+        uint32_t u = CFG_NONE, n = 0;
+        for (uint32_t i = 0; i < by->npred; i++)
+            if (g->blocks[by->pred[i]].reachable) {
+                u = by->pred[i];
+                n++;
+            }
+        if (n != 1) continue; /* CFG_SPLIT_LOOP_EXITS gave every exit edge such a block */
+        uint32_t out = cfg_exited_loop(g, u, y);
+        if (out == CFG_NONE) continue;
+        b->eta_inner[y] = g->blocks[u].loop;
+        b->eta_outer[y] = out;
+    }
+}
+
+/* Per register: live-in blocks, eta blocks, phi blocks. */
+static void place_nodes(builder *b)
+{
+    const cfg *g = b->g;
+    uint32_t nb = g->nblocks;
+    uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
+             *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
+    vec work = {0}, livel = {0};
+    for (uint32_t r = 0; r < b->nregs; r++) {
+        uint32_t tag = r + 1;
+        if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
+        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) isdef[b->defs.item[k]] = tag;
+        isdef[CFG_ENTRY] = tag;
+        /* live-in blocks: backwards from the upward-exposed uses up to defs */
+        livel.n = work.n = 0;
+        for (uint32_t k = b->ues.off[r]; k < b->ues.off[r + 1]; k++) {
+            uint32_t x = b->ues.item[k];
+            if (live[x] != tag) {
+                live[x] = tag;
+                push(&work, x);
+                push(&livel, x);
+            }
+        }
+        while (work.n) {
+            uint32_t x = work.v[--work.n];
+            const cfg_block *bx = &g->blocks[x];
+            for (uint32_t i = 0; i < bx->npred; i++) {
+                uint32_t p = bx->pred[i];
+                if (!g->blocks[p].reachable || live[p] == tag || isdef[p] == tag) continue;
+                live[p] = tag;
+                push(&work, p);
+                push(&livel, p);
+            }
+        }
+        /* loops with a definition of r */
+        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++)
+            for (uint32_t l = g->blocks[b->defs.item[k]].loop; l != CFG_NONE && lmark[l] != tag;
+                 l = g->loops[l].parent)
+                lmark[l] = tag;
+        /* etas: live into a landing block of a loop that defines r */
+        work.n = 0;
+        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) push(&work, b->defs.item[k]);
+        for (uint32_t k = 0; k < livel.n; k++) {
+            uint32_t y = livel.v[k];
+            if (b->eta_outer[y] != CFG_NONE && lmark[b->eta_outer[y]] == tag) {
+                push(&b->node_block, y);
+                push(&b->node_reg, r);
+                push(&b->node_kind, SSA_V_ETA);
+                if (isdef[y] != tag) {
+                    isdef[y] = tag;
+                    push(&work, y);
+                }
+            }
+        }
+        /* phis: iterated dominance frontier of the definitions, where live */
+        while (work.n) {
+            uint32_t x = work.v[--work.n];
+            for (uint32_t k = b->df.off[x]; k < b->df.off[x + 1]; k++) {
+                uint32_t y = b->df.item[k];
+                if (inidf[y] == tag) continue;
+                inidf[y] = tag;
+                if (live[y] == tag) {
+                    push(&b->node_block, y);
+                    push(&b->node_reg, r);
+                    push(&b->node_kind, SSA_V_PHI);
+                }
+                if (isdef[y] != tag) {
+                    isdef[y] = tag;
+                    push(&work, y);
+                }
+            }
+        }
+    }
+    free(live);
+    free(isdef);
+    free(inidf);
+    free(lmark);
+    free(work.v);
+    free(livel.v);
+}
+
+/* Orders the nodes: by block, phis before etas, then by register. */
+static void layout_nodes(builder *b)
+{
+    ssa_func *s = b->s;
+    const cfg *g = b->g;
+    uint32_t n = b->node_block.n;
+    /* counting sort by (block, kind), stable in register order (nodes were
+     * created register by register) */
+    uint32_t nk = g->nblocks * 2;
+    uint32_t *cnt = xcalloc(nk + 1, sizeof *cnt);
+    for (uint32_t i = 0; i < n; i++)
+        cnt[b->node_block.v[i] * 2 + (b->node_kind.v[i] == SSA_V_ETA) + 1]++;
+    for (uint32_t k = 0; k < nk; k++) cnt[k + 1] += cnt[k];
+    s->nnodes = n;
+    s->nodes = ARENA_NEWN(s->a, ssa_node, n ? n : 1);
+    s->node_off = ARENA_NEWN(s->a, uint32_t, g->nblocks + 1);
+    for (uint32_t blk = 0; blk <= g->nblocks; blk++) s->node_off[blk] = cnt[blk * 2];
+    uint32_t *fill = xcalloc(nk, sizeof *fill);
+    memcpy(fill, cnt, sizeof *fill * nk);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t blk = b->node_block.v[i], kind = b->node_kind.v[i];
+        ssa_node *nd = &s->nodes[fill[blk * 2 + (kind == SSA_V_ETA)]++];
+        nd->kind = (uint8_t)kind;
+        nd->reg = b->node_reg.v[i];
+        nd->block = blk;
+        nd->loop_inner = kind == SSA_V_ETA ? b->eta_inner[blk] : CFG_NONE;
+        nd->loop_outer = kind == SSA_V_ETA ? b->eta_outer[blk] : CFG_NONE;
+        nd->nargs = kind == SSA_V_ETA ? 1 : g->blocks[blk].npred;
+        nd->args = ARENA_NEWN(s->a, uint32_t, nd->nargs ? nd->nargs : 1);
+        for (uint32_t k = 0; k < nd->nargs; k++) nd->args[k] = SSA_NONE;
+        if (kind == SSA_V_ETA) s->netas++;
+        else s->nphis++;
+    }
+    free(fill);
+    free(cnt);
+}
+
+/* ---- renaming ---------------------------------------------------------------- */
+typedef struct renamer {
+    builder *b;
+    uint32_t *cur;   /* current value per register (SSA_NONE: the entry value) */
+    uint32_t *entry; /* entry value per register, made on first use */
+    vec log;         /* (register, previous cur) pairs to undo */
+    vec sreg_key, sreg_val;
+    uint32_t *is_param;
+} renamer;
+
+static uint32_t current(renamer *rn, uint32_t reg)
+{
+    if (rn->cur[reg] != SSA_NONE) return rn->cur[reg];
+    if (rn->entry[reg] == SSA_NONE) {
+        rn->entry[reg] = new_value(rn->b, SSA_V_ENTRY, reg, CFG_ENTRY);
+        rn->b->values[rn->entry[reg]].param = rn->is_param[reg] != 0;
+    }
+    return rn->entry[reg];
+}
+
+static void set_current(renamer *rn, uint32_t reg, uint32_t v)
+{
+    push(&rn->log, reg);
+    push(&rn->log, rn->cur[reg]);
+    rn->cur[reg] = v;
+}
+
+static uint32_t sreg_value(renamer *rn, uint32_t key, uint8_t comp)
+{
+    uint32_t full = key | (uint32_t)comp << 24;
+    for (uint32_t i = 0; i < rn->sreg_key.n; i++)
+        if (rn->sreg_key.v[i] == full) return rn->sreg_val.v[i];
+    uint32_t v = new_value(rn->b, SSA_V_SREG, key & 0xff, CFG_ENTRY);
+    rn->b->values[v].sreg_index = key >> 8;
+    rn->b->values[v].comp = comp;
+    push(&rn->sreg_key, full);
+    push(&rn->sreg_val, v);
+    return v;
+}
+
+static void rename_block(renamer *rn, uint32_t blk)
+{
+    builder *b = rn->b;
+    ssa_func *s = b->s;
+    const cfg *g = b->g;
+    const cfg_block *bb = &g->blocks[blk];
+    for (uint32_t k = s->node_off[blk]; k < s->node_off[blk + 1]; k++) {
+        ssa_node *nd = &s->nodes[k];
+        if (nd->kind == SSA_V_ETA) nd->args[0] = current(rn, nd->reg);
+        uint32_t v = new_value(b, nd->kind, nd->reg, blk);
+        b->values[v].node = k;
+        nd->value = v;
+        set_current(rn, nd->reg, v);
+    }
+    if (bb->kind == CFG_B_REAL)
+        for (uint32_t i = bb->first; i < bb->end; i++)
+            for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {
+                ssa_ref *r = &s->refs[k];
+                uint32_t id = b->ref_id[k];
+                if (!is_reg_ref(r)) {
+                    r->value = sreg_value(rn, id, r->comp);
+                } else if (r->role & PTX_REF_USE) {
+                    r->value = current(rn, id);
+                } else {
+                    uint32_t old = reads_old(r) ? current(rn, id) : SSA_NONE;
+                    uint32_t v = new_value(b, SSA_V_INST, id, blk);
+                    ssa_value *val = &b->values[v];
+                    val->stmt = i;
+                    val->ref = k;
+                    val->partial = old != SSA_NONE;
+                    val->prev = old;
+                    r->value = v;
+                    set_current(rn, id, v);
+                }
+            }
+    if (blk == CFG_EXIT)
+        for (uint32_t i = 0; i < s->nret_vals; i++) s->ret_vals[i] = current(rn, s->ret_regs[i]);
+    for (uint32_t i = 0; i < bb->nsucc; i++) {
+        uint32_t t = bb->succ[i];
+        const cfg_block *bt = &g->blocks[t];
+        uint32_t j = 0;
+        while (j < bt->npred && bt->pred[j] != blk) j++;
+        for (uint32_t k = s->node_off[t]; k < s->node_off[t + 1]; k++)
+            if (s->nodes[k].kind == SSA_V_PHI) s->nodes[k].args[j] = current(rn, s->nodes[k].reg);
+    }
+}
+
+static void rename_all(builder *b)
+{
+    renamer rn = {.b = b};
+    rn.cur = xcalloc(b->nregs, sizeof *rn.cur);
+    rn.entry = xcalloc(b->nregs, sizeof *rn.entry);
+    rn.is_param = xcalloc(b->nregs, sizeof *rn.is_param);
+    for (uint32_t r = 0; r < b->nregs; r++) rn.cur[r] = rn.entry[r] = SSA_NONE;
+    for (uint32_t i = 0; i < b->fn->nparams; i++) {
+        if (b->fn->params[i]->space != PTX_SP_REG) continue;
+        for (uint32_t r = 0; r < b->nregs; r++)
+            if (ptx_str_eqs(b->fn->regs[r].name, b->fn->params[i]->name)) rn.is_param[r] = 1;
+    }
+    /* iterative walk of the dominator tree: (block, next child, log mark) */
+    vec st = {0};
+    push(&st, CFG_ENTRY);
+    push(&st, 0);
+    push(&st, 0);
+    rename_block(&rn, CFG_ENTRY);
+    while (st.n) {
+        uint32_t blk = st.v[st.n - 3], *next = &st.v[st.n - 2], mark = st.v[st.n - 1];
+        uint32_t c0 = b->domkids.off[blk], c1 = b->domkids.off[blk + 1];
+        if (c0 + *next < c1) {
+            uint32_t kid = b->domkids.item[c0 + (*next)++];
+            uint32_t m = rn.log.n;
+            push(&st, kid);
+            push(&st, 0);
+            push(&st, m);
+            rename_block(&rn, kid);
+            continue;
+        }
+        /* leave blk: undo its definitions */
+        while (rn.log.n > mark) {
+            uint32_t prev = rn.log.v[--rn.log.n];
+            uint32_t reg = rn.log.v[--rn.log.n];
+            rn.cur[reg] = prev;
+        }
+        st.n -= 3;
+    }
+    free(st.v);
+    free(rn.cur);
+    free(rn.entry);
+    free(rn.is_param);
+    free(rn.log.v);
+    free(rn.sreg_key.v);
+    free(rn.sreg_val.v);
+}
+
+/* Versions in program order: blocks in order, nodes then instructions. */
+static void number_versions(builder *b)
+{
+    const cfg *g = b->g;
+    ssa_func *s = b->s;
+    uint32_t *next = xcalloc(b->nregs, sizeof *next);
+    for (uint32_t r = 0; r < b->nregs; r++) next[r] = 1;
+    /* program order of blocks: real blocks by index, a landing block just
+     * before the block it leads to */
+    for (uint32_t blk = 0; blk < g->nblocks; blk++) {
+        const cfg_block *bb = &g->blocks[blk];
+        if (!bb->reachable || bb->kind == CFG_B_LANDING) continue;
+        for (uint32_t i = 0; i < bb->npred; i++) {
+            uint32_t p = bb->pred[i];
+            if (g->blocks[p].kind != CFG_B_LANDING) continue;
+            for (uint32_t k = s->node_off[p]; k < s->node_off[p + 1]; k++)
+                b->values[s->nodes[k].value].version = next[s->nodes[k].reg]++;
+        }
+        for (uint32_t k = s->node_off[blk]; k < s->node_off[blk + 1]; k++)
+            b->values[s->nodes[k].value].version = next[s->nodes[k].reg]++;
+        if (bb->kind != CFG_B_REAL) continue;
+        for (uint32_t i = bb->first; i < bb->end; i++)
+            for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {
+                const ssa_ref *r = &s->refs[k];
+                if (is_reg_ref(r) && (r->role & PTX_REF_DEF) && r->value != SSA_NONE)
+                    b->values[r->value].version = next[b->values[r->value].reg]++;
+            }
+    }
+    free(next);
+}
+
+ssa_func *ssa_build(const cfg *g)
+{
+    ssa_func *s = ARENA_NEW(g->a, ssa_func);
+    s->fn = g->fn;
+    s->g = g;
+    s->a = g->a;
+    builder b = {.s = s, .g = g, .fn = g->fn, .nregs = g->fn->nregs, .nblocks = g->nblocks};
+    collect_refs(&b);
+    find_ret_regs(&b);
+    def_use_blocks(&b);
+    dominance_frontiers(&b);
+    eta_blocks(&b);
+    place_nodes(&b);
+    layout_nodes(&b);
+    rename_all(&b);
+    number_versions(&b);
+    s->nvalues = b.nvalues;
+    s->values = ARENA_NEWN(s->a, ssa_value, b.nvalues ? b.nvalues : 1);
+    if (b.nvalues) memcpy(s->values, b.values, sizeof *b.values * b.nvalues);
+    for (uint32_t v = 0; v < b.nvalues; v++) s->ninst_values += b.values[v].kind == SSA_V_INST;
+    free(b.values);
+    free(b.ref_id);
+    csr_free(&b.defs);
+    csr_free(&b.ues);
+    csr_free(&b.df);
+    csr_free(&b.domkids);
+    free(b.eta_inner);
+    free(b.eta_outer);
+    free(b.node_block.v);
+    free(b.node_reg.v);
+    free(b.node_kind.v);
+    return s;
+}
+
+const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n)
+{
+    if (v == SSA_NONE) {
+        snprintf(buf, n, "undef");
+        return buf;
+    }
+    const ssa_value *val = &s->values[v];
+    if (val->kind == SSA_V_SREG) {
+        const char *nm = ptx_sreg_name((ptx_sreg)val->reg);
+        bool family = val->reg == PTX_SR_PM || val->reg == PTX_SR_PM64 || val->reg == PTX_SR_ENVREG ||
+                      val->reg == PTX_SR_RESERVED_SMEM;
+        char idx[16] = "";
+        if (family) snprintf(idx, sizeof idx, "%u", val->sreg_index);
+        if (val->comp) snprintf(buf, n, "%s%s.%c", nm, idx, val->comp);
+        else snprintf(buf, n, "%s%s", nm, idx);
+        return buf;
+    }
+    ptx_str nm = s->fn->regs[val->reg].name;
+    snprintf(buf, n, "%.*s.%u", (int)nm.n, nm.p, val->version);
+    return buf;
+}
+
+uint32_t ssa_guard_value(const ssa_func *s, uint32_t stmt)
+{
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++)
+        if (s->refs[k].role & PTX_REF_GUARD) return s->refs[k].value;
+    return SSA_NONE;
+}
+
+uint32_t ssa_use_value(const ssa_func *s, uint32_t stmt, uint32_t opd)
+{
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++)
+        if (s->refs[k].opd == opd && (s->refs[k].role & PTX_REF_USE)) return s->refs[k].value;
+    return SSA_NONE;
+}
