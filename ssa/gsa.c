@@ -243,7 +243,9 @@ static uint32_t irreducible_loop(const cfg *g, uint32_t b)
     return found;
 }
 
-/* Branch blocks (two or more successors) of a loop, or of its exits. */
+/* Branch blocks (two or more successors) of a loop (with those outside
+ * that enter it: which header of an irreducible loop runs first depends on
+ * them), or of the exits of loops inner..l. */
 static void loop_gates(const cfg *g, arena *a, uint32_t l, bool exits_only, uint32_t inner, gsa_node *gn)
 {
     uint32_t n = 0, cap = 0;
@@ -263,6 +265,24 @@ static void loop_gates(const cfg *g, arena *a, uint32_t l, bool exits_only, uint
                 v = xrealloc(v, sizeof *v * cap);
             }
             v[n++] = b;
+        }
+        if (!exits_only) {
+            for (uint32_t h = 0; h < lp->nheaders; h++) {
+                const cfg_block *bh = &g->blocks[lp->headers[h]];
+                for (uint32_t i = 0; i < bh->npred; i++) {
+                    uint32_t b = bh->pred[i];
+                    if (cfg_loop_contains(g, l, b) || !g->blocks[b].reachable || g->blocks[b].nsucc < 2) continue;
+                    bool dup = false;
+                    for (uint32_t q = 0; q < n; q++)
+                        if (v[q] == b) dup = true;
+                    if (dup) continue;
+                    if (n == cap) {
+                        cap = cap ? cap * 2 : 8;
+                        v = xrealloc(v, sizeof *v * cap);
+                    }
+                    v[n++] = b;
+                }
+            }
         }
         if (!exits_only || k == l) break;
     }
