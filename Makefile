@@ -93,13 +93,17 @@ check:
 $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-cfgbench: bench/cfgbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
-bench: $(B)/ptxray-bench $(B)/ptxgen
+bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
+	$(B)/ptxray-cfgbench ptx-corpus 100000
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang

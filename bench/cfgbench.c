@@ -1,0 +1,250 @@
+/* ptxray-cfgbench: cost of CFG + dominators + loops + SSA + GSA.
+ *
+ *   ptxray-cfgbench CORPUS_DIR [BLOCKS]
+ *
+ * 1. Scaling: generates one kernel of at least BLOCKS basic blocks (default
+ *    100000) in memory -- a chain of if/else diamonds, loops with an inner
+ *    branch and an early exit, and three-way brx.idx switches, with eight
+ *    accumulators live throughout so that joins and loop headers get phi
+ *    functions -- parses it (not timed in the target), then times
+ *    prog_build(PROG_GSA) on it.  Target: under 1 s.
+ * 2. Corpus: every *.ptx file under CORPUS_DIR, read into memory; one pass
+ *    parses them all (ptx_parse_string), another builds CFG..GSA for every
+ *    function of every file.  Passes repeat until 1 s of each is measured;
+ *    the ratio of mean times is the cost of the analyses relative to
+ *    parsing.  Target: at most 2x.
+ * Times are wall-clock (CLOCK_MONOTONIC), single-threaded, and also CPU
+ * time of the thread (CLOCK_THREAD_CPUTIME_ID) for a busy machine.
+ */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "program.h"
+#include "ptx.h"
+
+static double now(clockid_t c)
+{
+    struct timespec t;
+    clock_gettime(c, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- generated kernel --------------------------------------------------------- */
+typedef struct buf {
+    char *p;
+    size_t n, cap;
+} buf;
+
+static void emit(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < b->cap - b->n) {
+            b->n += (size_t)n;
+            return;
+        }
+        b->cap = b->cap ? b->cap * 2 : 1 << 20;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+}
+
+/* Returns the PTX text; *blocks receives the number of basic blocks. */
+static char *gen_kernel(unsigned want, size_t *len, unsigned *blocks)
+{
+    buf b = {0};
+    emit(&b, ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+             ".visible .entry big(.param .u64 out, .param .u32 n)\n{\n"
+             "\t.reg .pred %%p<4>;\n\t.reg .b32 %%a<9>;\n\t.reg .b32 %%t<4>;\n\t.reg .b32 %%c;\n"
+             "\t.reg .b64 %%rd<3>;\n\t.reg .b32 %%n;\n"
+             "\tld.param.u64 %%rd1, [out];\n\tld.param.u32 %%n, [n];\n");
+    for (int i = 1; i <= 8; i++) emit(&b, "\tmov.u32 %%a%d, %%tid.x;\n", i);
+    unsigned nb = 1, seg = 0, lab = 0;
+    while (nb < want) {
+        unsigned a = 1 + seg % 8, c = 1 + (seg + 3) % 8;
+        switch (seg % 3) {
+        case 0: /* diamond: 3 blocks */
+            emit(&b, "\tsetp.lt.u32 %%p1, %%a%u, %%a%u;\n\t@%%p1 bra $E%u;\n"
+                     "\tadd.s32 %%a%u, %%a%u, 3;\n\tbra.uni $J%u;\n"
+                     "$E%u:\n\tmul.lo.s32 %%a%u, %%a%u, 5;\n$J%u:\n",
+                 a, c, lab, a, a, lab, lab, a, a, lab);
+            nb += 3;
+            break;
+        case 1: /* loop with an inner if and an early exit: 5 blocks */
+            emit(&b, "\tmov.u32 %%c, 0;\n$H%u:\n\tadd.s32 %%a%u, %%a%u, %%c;\n"
+                     "\tsetp.gt.u32 %%p2, %%a%u, %%n;\n\t@%%p2 bra $X%u;\n"
+                     "\tand.b32 %%t1, %%c, 1;\n\tsetp.eq.u32 %%p3, %%t1, 0;\n\t@%%p3 bra $S%u;\n"
+                     "\txor.b32 %%a%u, %%a%u, %%c;\n$S%u:\n\tadd.s32 %%c, %%c, 1;\n"
+                     "\tsetp.lt.u32 %%p1, %%c, %%n;\n\t@%%p1 bra $H%u;\n$X%u:\n",
+                 lab, a, a, a, lab, lab, c, c, lab, lab, lab);
+            nb += 5;
+            break;
+        default: /* three-way switch: 5 blocks */
+            emit(&b, "\trem.u32 %%t2, %%a%u, 3;\n\t$T%u: .branchtargets $K%u_0, $K%u_1, $K%u_2;\n"
+                     "\tbrx.idx %%t2, $T%u;\n"
+                     "$K%u_0:\n\tadd.s32 %%a%u, %%a%u, 1;\n\tbra.uni $W%u;\n"
+                     "$K%u_1:\n\tadd.s32 %%a%u, %%a%u, 2;\n\tbra.uni $W%u;\n"
+                     "$K%u_2:\n\tadd.s32 %%a%u, %%a%u, 7;\n$W%u:\n",
+                 a, lab, lab, lab, lab, lab, lab, c, c, lab, lab, c, c, lab, lab, c, c, lab);
+            nb += 5;
+            break;
+        }
+        seg++;
+        lab++;
+    }
+    for (int i = 1; i <= 8; i++)
+        emit(&b, "\tst.global.u32 [%%rd1+%d], %%a%d;\n", 4 * (i - 1), i);
+    emit(&b, "\tret;\n}\n");
+    *len = b.n;
+    *blocks = nb;
+    return b.p;
+}
+
+/* ---- corpus ------------------------------------------------------------------- */
+typedef struct file {
+    char *path, *text;
+    size_t len;
+} file;
+
+static int strcmp_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void collect(const char *dir, file **v, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char **names = NULL;
+    size_t nn = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        names = realloc(names, sizeof *names * (nn + 1));
+        names[nn] = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        sprintf(names[nn++], "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    qsort(names, nn, sizeof *names, strcmp_ptr);
+    for (size_t i = 0; i < nn; i++) {
+        struct stat st;
+        if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) collect(names[i], v, n, cap);
+        else if (strlen(names[i]) > 4 && !strcmp(names[i] + strlen(names[i]) - 4, ".ptx")) {
+            FILE *f = fopen(names[i], "rb");
+            if (f) {
+                if (*n == *cap) {
+                    *cap = *cap ? *cap * 2 : 64;
+                    *v = realloc(*v, sizeof **v * *cap);
+                }
+                file *x = &(*v)[(*n)++];
+                x->path = strdup(names[i]);
+                fseek(f, 0, SEEK_END);
+                x->len = (size_t)ftell(f);
+                fseek(f, 0, SEEK_SET);
+                x->text = malloc(x->len + 1);
+                if (fread(x->text, 1, x->len, f) != x->len) x->len = 0;
+                fclose(f);
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: ptxray-cfgbench CORPUS_DIR [BLOCKS]\n");
+        return 2;
+    }
+    unsigned want = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 100000;
+    int fail = 0;
+
+    /* 1. scaling */
+    size_t len;
+    unsigned nb;
+    char *text = gen_kernel(want, &len, &nb);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    double t0 = now(CLOCK_MONOTONIC);
+    ptx_module *m = ptx_parse_string("generated.ptx", text, len, &d);
+    double tparse = now(CLOCK_MONOTONIC) - t0;
+    if (!m) {
+        ptx_diags_print(&d, "generated.ptx", text, len, stderr);
+        return 2;
+    }
+    double best = 1e9, cbest = 1e9;
+    prog *p = NULL;
+    for (int rep = 0; rep < 3; rep++) {
+        prog_free(p);
+        double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+        p = prog_build(m, PROG_GSA, NULL, &d);
+        double w = now(CLOCK_MONOTONIC) - w0, c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+        if (w < best) best = w;
+        if (c < cbest) cbest = c;
+    }
+    if (!p) return 2;
+    const prog_func *pf = &p->funcs[0];
+    printf("scaling: generated kernel, %u basic blocks (%u in the CFG incl. virtual), %u loops, %.1f MB of PTX\n", nb,
+           pf->g->nblocks, pf->g->nloops, (double)len / 1e6);
+    printf("  SSA values %u, phi %u, eta %u; GSA gamma %u, mu %u, eta %u\n", pf->ssa->nvalues, pf->ssa->nphis,
+           pf->ssa->netas, pf->gsa->ngamma, pf->gsa->nmu, pf->gsa->neta);
+    printf("  parse %.3f s; CFG+dominators+loops+SSA+GSA best of 3: %.3f s wall, %.3f s cpu  (target < 1 s: %s)\n",
+           tparse, best, cbest, (best < 1.0 || cbest < 1.0) ? "PASS" : "FAIL");
+    fail |= !(best < 1.0 || cbest < 1.0);
+    double v0 = now(CLOCK_MONOTONIC);
+    uint32_t bad = ssa_verify(pf->ssa, NULL, 0);
+    printf("  verifier: %u violations, %.3f s (not part of the target)\n", bad, now(CLOCK_MONOTONIC) - v0);
+    fail |= bad != 0;
+    prog_free(p);
+    ptx_module_free(m);
+    free(text);
+
+    /* 2. corpus */
+    file *files = NULL;
+    size_t nf = 0, cap = 0, bytes = 0;
+    collect(argv[1], &files, &nf, &cap);
+    for (size_t i = 0; i < nf; i++) bytes += files[i].len;
+    ptx_module **mods = calloc(nf, sizeof *mods);
+    double parse_w = 0, parse_c = 0, ana_w = 0, ana_c = 0;
+    unsigned passes = 0, nfuncs = 0;
+    while (passes < 3 || parse_w < 1.0 || ana_w < 1.0) {
+        double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+        for (size_t i = 0; i < nf; i++) mods[i] = ptx_parse_string(files[i].path, files[i].text, files[i].len, &d);
+        parse_w += now(CLOCK_MONOTONIC) - w0;
+        parse_c += now(CLOCK_THREAD_CPUTIME_ID) - c0;
+        nfuncs = 0;
+        w0 = now(CLOCK_MONOTONIC);
+        c0 = now(CLOCK_THREAD_CPUTIME_ID);
+        for (size_t i = 0; i < nf; i++) {
+            if (!mods[i]) continue;
+            prog *q = prog_build(mods[i], PROG_GSA, NULL, &d);
+            if (q) nfuncs += q->nfuncs;
+            prog_free(q);
+        }
+        ana_w += now(CLOCK_MONOTONIC) - w0;
+        ana_c += now(CLOCK_THREAD_CPUTIME_ID) - c0;
+        for (size_t i = 0; i < nf; i++) ptx_module_free(mods[i]);
+        passes++;
+    }
+    double ratio = ana_w / parse_w, cratio = ana_c / parse_c;
+    printf("corpus: %zu files, %u functions, %.2f MB, %u passes\n", nf, nfuncs, (double)bytes / 1e6, passes);
+    printf("  parse %.2f ms/pass, CFG..GSA %.2f ms/pass: %.2fx parse time wall, %.2fx cpu  (target <= 2x: %s)\n",
+           1e3 * parse_w / passes, 1e3 * ana_w / passes, ratio, cratio, (ratio <= 2.0 || cratio <= 2.0) ? "PASS" : "FAIL");
+    fail |= !(ratio <= 2.0 || cratio <= 2.0);
+    for (size_t i = 0; i < nf; i++) {
+        free(files[i].path);
+        free(files[i].text);
+    }
+    free(files);
+    free(mods);
+    ptx_diags_free(&d);
+    return fail;
+}
