@@ -108,12 +108,13 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 0
-FUZZ_FLAGS = $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iptxparse -Ibuild/fuzz/gen
-build/fuzz/fuzz_parse: fuzz/fuzz_parse.c ptxparse/*.c ptxparse/*.h ptxparse/parser.y ptxparse/lexer.l
+FUZZ_FLAGS = $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iptxparse -Icfg -Issa -Ibuild/fuzz/gen
+FUZZ_SRC = ptxparse/*.c cfg/*.c ssa/*.c
+build/fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_SRC) ptxparse/*.h cfg/*.h ssa/*.h ptxparse/parser.y ptxparse/lexer.l
 	@mkdir -p build/fuzz/gen
 	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y
 	$(FLEX) -Cfe -o build/fuzz/gen/lexer.c ptxparse/lexer.l
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c ptxparse/*.c build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
 
 fuzz: build/fuzz/fuzz_parse
 	@mkdir -p build/fuzz/corpus

@@ -200,6 +200,59 @@ static void finish_loops(cfg *g)
     free(count);
 }
 
+/* Loop ids in program order: a pre-order of the forest with siblings
+ * sorted by their first header, so loop 0 is the first loop of the listing
+ * and a parent still comes before its children. */
+static void renumber_loops(cfg *g)
+{
+    uint32_t n = g->nloops;
+    if (n < 2) return;
+    /* children lists (index n = the roots), each sorted by first header */
+    uint32_t *cnt = calloc(n + 2, sizeof *cnt), *kids = malloc(sizeof *kids * n);
+    uint32_t *order = malloc(sizeof *order * n), *newid = malloc(sizeof *newid * n);
+    uint32_t *stack = malloc(sizeof *stack * (n + 1));
+    if (!cnt || !kids || !order || !newid || !stack) abort();
+    for (uint32_t l = 0; l < n; l++) cnt[(g->loops[l].parent == CFG_NONE ? n : g->loops[l].parent) + 1]++;
+    for (uint32_t p = 0; p <= n; p++) cnt[p + 1] += cnt[p];
+    memcpy(newid, cnt, sizeof *newid * n); /* fill pointers for parents 0..n-1 */
+    uint32_t rootfill = cnt[n];
+    for (uint32_t l = 0; l < n; l++) {
+        uint32_t p = g->loops[l].parent;
+        kids[p == CFG_NONE ? rootfill++ : newid[p]++] = l;
+    }
+    for (uint32_t p = 0; p <= n; p++) {
+        /* insertion sort: sibling lists are short */
+        for (uint32_t i = cnt[p] + 1; i < cnt[p + 1]; i++)
+            for (uint32_t j = i; j > cnt[p] && g->loops[kids[j - 1]].headers[0] > g->loops[kids[j]].headers[0]; j--) {
+                uint32_t t = kids[j];
+                kids[j] = kids[j - 1];
+                kids[j - 1] = t;
+            }
+    }
+    /* pre-order: push siblings in reverse so the first is visited first */
+    uint32_t nord = 0, nst = 0;
+    for (uint32_t i = cnt[n + 1]; i-- > cnt[n];) stack[nst++] = kids[i];
+    while (nst) {
+        uint32_t l = stack[--nst];
+        order[nord++] = l;
+        for (uint32_t i = cnt[l + 1]; i-- > cnt[l];) stack[nst++] = kids[i];
+    }
+    for (uint32_t i = 0; i < n; i++) newid[order[i]] = i;
+    cfg_loop *nl = ARENA_NEWN(g->a, cfg_loop, n);
+    for (uint32_t i = 0; i < n; i++) {
+        nl[i] = g->loops[order[i]];
+        if (nl[i].parent != CFG_NONE) nl[i].parent = newid[nl[i].parent];
+    }
+    g->loops = nl;
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        if (g->blocks[b].loop != CFG_NONE) g->blocks[b].loop = newid[g->blocks[b].loop];
+    free(cnt);
+    free(kids);
+    free(order);
+    free(newid);
+    free(stack);
+}
+
 void cfg_find_loops(cfg *g)
 {
     uint32_t n = g->nblocks;
@@ -251,6 +304,7 @@ void cfg_find_loops(cfg *g)
     free(s.frames);
     u32vec_free(&s.stack);
     u32vec_free(&s.work);
+    renumber_loops(g);
     for (uint32_t l = 0; l < g->nloops; l++) g->nirreducible += g->loops[l].irreducible;
     finish_loops(g);
 }

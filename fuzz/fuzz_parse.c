@@ -7,7 +7,10 @@
  *  3. if it succeeds, the module is printed with ptx_print_module() into a
  *     memory stream and the printed text is parsed again: printing a valid
  *     module must give valid PTX, so a failure there abort()s (a finding);
- *  4. everything is freed, so LeakSanitizer reports any leak.
+ *  4. CFG, SSA and GSA are built for every function and the SSA verifier
+ *     run; a CFG error is fine (a branch to a non-label), a verifier
+ *     violation abort()s;
+ *  5. everything is freed, so LeakSanitizer reports any leak.
  *
  * With PTXRAY_FUZZ_IDEMPOTENT=1 in the environment it also checks that
  * printing the re-parsed module gives the same text again (print is a fixed
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "printer.h"
+#include "program.h"
 #include "ptx.h"
 
 /* Prints m into a malloc'd buffer (*len bytes, NUL-terminated). */
@@ -107,6 +111,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         free(printed2);
     }
+
+    ptx_diags d3;
+    ptx_diags_init(&d3);
+    prog *p = prog_build(m, PROG_GSA, NULL, &d3);
+    for (uint32_t i = 0; p && i < p->nfuncs; i++) {
+        char msg[1024];
+        if (ssa_verify(p->funcs[i].ssa, msg, sizeof msg)) {
+            fprintf(stderr, "fuzz_parse: SSA verifier failed on function %u:\n%s\n---- input ----\n%.*s\n", i, msg,
+                    (int)(size > 8192 ? 8192 : size), (const char *)data);
+            abort();
+        }
+    }
+    prog_free(p);
+    ptx_diags_free(&d3);
 
     ptx_module_free(m2);
     ptx_diags_free(&d2);
