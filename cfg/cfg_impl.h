@@ -2,9 +2,7 @@
 #ifndef PTXRAY_CFG_IMPL_H
 #define PTXRAY_CFG_IMPL_H
 #include "cfg.h"
-
-/* Edge helpers on arena arrays: adds once, keeps order. */
-void cfg_edge_add(cfg *g, uint32_t from, uint32_t to);
+#include "u32vec.h"
 
 /* loops.c: loop nesting forest of the reachable blocks. */
 void cfg_find_loops(cfg *g);
@@ -19,12 +17,5 @@ void cfg_compute_dominators(cfg *g);
 void cfg_compute_postdominators(cfg *g);
 void cfg_compute_control_dependence(cfg *g);
 
-/* A growable uint32 vector on malloc, for scratch work. */
-typedef struct u32vec {
-    uint32_t *v;
-    uint32_t n, cap;
-} u32vec;
-void u32vec_push(u32vec *s, uint32_t x);
-void u32vec_free(u32vec *s);
 
 #endif

@@ -126,9 +126,14 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
 }
 
 /* Pre/post numbers of a tree given by parent links, children visited in
- * block order (deterministic). */
-static void number_tree(cfg *g, const uint32_t *parent, uint32_t root, uint32_t *pre, uint32_t *post)
+ * block order (deterministic), stored in the blocks' dom_* (postdom false)
+ * or pdom_* fields. */
+static void number_tree(cfg *g, const uint32_t *parent, uint32_t root, bool postdom)
 {
+    uint32_t *pre = malloc(sizeof *pre * (g->nblocks ? g->nblocks : 1));
+    uint32_t *post = malloc(sizeof *post * (g->nblocks ? g->nblocks : 1));
+    if (!pre || !post) abort();
+    for (uint32_t b = 0; b < g->nblocks; b++) pre[b] = post[b] = CFG_NONE;
     uint32_t n = g->nblocks;
     uint32_t *cnt = calloc(n + 1, sizeof *cnt), *kids = malloc(sizeof *kids * (n ? n : 1));
     frame *st = malloc(sizeof *st * (n ? n : 1));
@@ -160,6 +165,17 @@ static void number_tree(cfg *g, const uint32_t *parent, uint32_t root, uint32_t 
     free(cnt);
     free(kids);
     free(st);
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        if (postdom) {
+            g->blocks[b].pdom_pre = pre[b];
+            g->blocks[b].pdom_post = post[b];
+        } else {
+            g->blocks[b].dom_pre = pre[b];
+            g->blocks[b].dom_post = post[b];
+        }
+    }
+    free(pre);
+    free(post);
 }
 
 void cfg_compute_dominators(cfg *g)
@@ -171,20 +187,10 @@ void cfg_compute_dominators(cfg *g)
     for (uint32_t b = 0; b < n; b++) {
         num[b] = g->blocks[b].rpo;
         idom[b] = CFG_NONE;
-        g->blocks[b].dom_pre = g->blocks[b].dom_post = CFG_NONE;
     }
     chk(&v, g->rpo_order, g->nreach, num, idom);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].idom = idom[b];
-    /* num is free now: it takes the pre-order numbers */
-    uint32_t *post = malloc(sizeof *post * n);
-    if (!post) abort();
-    for (uint32_t b = 0; b < n; b++) num[b] = post[b] = CFG_NONE;
-    number_tree(g, idom, CFG_ENTRY, num, post);
-    for (uint32_t b = 0; b < n; b++) {
-        g->blocks[b].dom_pre = num[b];
-        g->blocks[b].dom_post = post[b];
-    }
-    free(post);
+    number_tree(g, idom, CFG_ENTRY, false);
     free(num);
     free(idom);
 }
@@ -219,7 +225,6 @@ void cfg_compute_postdominators(cfg *g)
     for (uint32_t b = 0; b < n; b++) {
         num[b] = CFG_NONE;
         ipdom[b] = CFG_NONE;
-        g->blocks[b].pdom_pre = g->blocks[b].pdom_post = CFG_NONE;
     }
     for (uint32_t i = 0; i < m; i++) {
         order[i] = po[m - 1 - i];
@@ -227,16 +232,7 @@ void cfg_compute_postdominators(cfg *g)
     }
     chk(&v, order, m, num, ipdom);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].ipdom = ipdom[b];
-    uint32_t *pre = malloc(sizeof *pre * n), *post = malloc(sizeof *post * n);
-    if (!pre || !post) abort();
-    for (uint32_t b = 0; b < n; b++) pre[b] = post[b] = CFG_NONE;
-    number_tree(g, ipdom, CFG_EXIT, pre, post);
-    for (uint32_t b = 0; b < n; b++) {
-        g->blocks[b].pdom_pre = pre[b];
-        g->blocks[b].pdom_post = post[b];
-    }
-    free(pre);
-    free(post);
+    number_tree(g, ipdom, CFG_EXIT, true);
     u32vec_free(&fake);
     free(seen);
     free(po);

@@ -243,6 +243,18 @@ static uint32_t irreducible_loop(const cfg *g, uint32_t b)
     return found;
 }
 
+static void add_gate(const cfg *g, uint32_t b, uint32_t **v, uint32_t *n, uint32_t *cap)
+{
+    if (!g->blocks[b].reachable || g->blocks[b].nsucc < 2) return;
+    for (uint32_t q = 0; q < *n; q++)
+        if ((*v)[q] == b) return;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *v = xrealloc(*v, sizeof **v * *cap);
+    }
+    (*v)[(*n)++] = b;
+}
+
 /* Branch blocks (two or more successors) of a loop (with those outside
  * that enter it: which header of an irreducible loop runs first depends on
  * them), or of the exits of loops inner..l. */
@@ -253,37 +265,13 @@ static void loop_gates(const cfg *g, arena *a, uint32_t l, bool exits_only, uint
     for (uint32_t k = exits_only ? inner : l; k != CFG_NONE; k = g->loops[k].parent) {
         const cfg_loop *lp = &g->loops[k];
         uint32_t cnt = exits_only ? lp->nexits : lp->nblocks;
-        for (uint32_t i = 0; i < cnt; i++) {
-            uint32_t b = exits_only ? lp->exit_from[i] : lp->blocks[i];
-            if (g->blocks[b].nsucc < 2) continue;
-            bool dup = false;
-            for (uint32_t q = 0; q < n; q++)
-                if (v[q] == b) dup = true;
-            if (dup) continue;
-            if (n == cap) {
-                cap = cap ? cap * 2 : 8;
-                v = xrealloc(v, sizeof *v * cap);
-            }
-            v[n++] = b;
-        }
-        if (!exits_only) {
+        for (uint32_t i = 0; i < cnt; i++) add_gate(g, exits_only ? lp->exit_from[i] : lp->blocks[i], &v, &n, &cap);
+        if (!exits_only)
             for (uint32_t h = 0; h < lp->nheaders; h++) {
                 const cfg_block *bh = &g->blocks[lp->headers[h]];
-                for (uint32_t i = 0; i < bh->npred; i++) {
-                    uint32_t b = bh->pred[i];
-                    if (cfg_loop_contains(g, l, b) || !g->blocks[b].reachable || g->blocks[b].nsucc < 2) continue;
-                    bool dup = false;
-                    for (uint32_t q = 0; q < n; q++)
-                        if (v[q] == b) dup = true;
-                    if (dup) continue;
-                    if (n == cap) {
-                        cap = cap ? cap * 2 : 8;
-                        v = xrealloc(v, sizeof *v * cap);
-                    }
-                    v[n++] = b;
-                }
+                for (uint32_t i = 0; i < bh->npred; i++)
+                    if (!cfg_loop_contains(g, l, bh->pred[i])) add_gate(g, bh->pred[i], &v, &n, &cap);
             }
-        }
         if (!exits_only || k == l) break;
     }
     /* sorted: deterministic and readable */

@@ -8,21 +8,8 @@
 #include <string.h>
 #include "semantics.h"
 #include "ssa.h"
+#include "u32vec.h"
 
-typedef struct vec {
-    uint32_t *v;
-    uint32_t n, cap;
-} vec;
-
-static void push(vec *s, uint32_t x)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        s->v = realloc(s->v, sizeof *s->v * s->cap);
-        if (!s->v) abort();
-    }
-    s->v[s->n++] = x;
-}
 
 static void *xcalloc(size_t n, size_t sz)
 {
@@ -39,7 +26,7 @@ typedef struct csr {
     uint32_t *off, *item;
 } csr;
 
-static void csr_build(csr *c, uint32_t nkeys, const vec *keys, const vec *items)
+static void csr_build(csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
 {
     c->off = xcalloc(nkeys + 1, sizeof *c->off);
     c->item = xcalloc(keys->n, sizeof *c->item);
@@ -59,16 +46,16 @@ static void csr_free(csr *c)
 
 /* ---- pass 1: the references of every instruction ------------------------ */
 typedef struct refctx {
-    vec *tmp; /* collects refs as (opd, role|comp<<16, id) triples */
+    u32vec *tmp; /* collects refs as (opd, role|comp<<16, id) triples */
 } refctx;
 
 static void ref_cb(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
 {
     (void)in;
     refctx *c = ctx;
-    push(c->tmp, r->opd);
-    push(c->tmp, r->role | (uint32_t)r->comp << 16);
-    push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
+    u32vec_push(c->tmp, r->opd);
+    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16);
+    u32vec_push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
 }
 
 typedef struct builder {
@@ -83,7 +70,7 @@ typedef struct builder {
     csr df;                  /* dominance frontier per block */
     csr domkids;
     uint32_t *eta_inner, *eta_outer; /* per block: loops left on arrival (landing blocks) */
-    vec node_block, node_reg, node_kind;
+    u32vec node_block, node_reg, node_kind;
 } builder;
 
 static uint32_t new_value(builder *b, uint8_t kind, uint32_t reg, uint32_t block)
@@ -106,7 +93,7 @@ static void collect_refs(builder *b)
 {
     ssa_func *s = b->s;
     const ptx_func *fn = b->fn;
-    vec tmp = {0};
+    u32vec tmp = {0};
     s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         s->ref_off[i] = tmp.n / 3;
@@ -138,12 +125,12 @@ static void find_ret_regs(builder *b)
 {
     ssa_func *s = b->s;
     const ptx_func *fn = b->fn;
-    vec rr = {0};
+    u32vec rr = {0};
     for (uint32_t i = 0; i < fn->nrets; i++) {
         if (fn->rets[i]->space != PTX_SP_REG) continue;
         for (uint32_t r = 0; r < fn->nregs; r++)
             if (ptx_str_eqs(fn->regs[r].name, fn->rets[i]->name)) {
-                push(&rr, r);
+                u32vec_push(&rr, r);
                 break;
             }
     }
@@ -164,7 +151,7 @@ static void def_use_blocks(builder *b)
     const ssa_func *s = b->s;
     uint32_t *dstamp = xcalloc(b->nregs, sizeof *dstamp), *ustamp = xcalloc(b->nregs, sizeof *ustamp);
     uint32_t *defd = xcalloc(b->nregs, sizeof *defd);
-    vec dk = {0}, di = {0}, uk = {0}, ui = {0};
+    u32vec dk = {0}, di = {0}, uk = {0}, ui = {0};
     for (uint32_t blk = 0; blk < g->nblocks; blk++) {
         const cfg_block *bb = &g->blocks[blk];
         if (!bb->reachable || bb->kind != CFG_B_REAL) continue;
@@ -177,22 +164,22 @@ static void def_use_blocks(builder *b)
                 bool use = (r->role & PTX_REF_USE) || reads_old(r);
                 if (use && defd[reg] != tag && ustamp[reg] != tag) {
                     ustamp[reg] = tag;
-                    push(&uk, reg);
-                    push(&ui, blk);
+                    u32vec_push(&uk, reg);
+                    u32vec_push(&ui, blk);
                 }
                 if (r->role & PTX_REF_DEF) {
                     defd[reg] = tag;
                     if (dstamp[reg] != tag) {
                         dstamp[reg] = tag;
-                        push(&dk, reg);
-                        push(&di, blk);
+                        u32vec_push(&dk, reg);
+                        u32vec_push(&di, blk);
                     }
                 }
             }
     }
     for (uint32_t i = 0; i < s->nret_vals; i++) {
-        push(&uk, s->ret_regs[i]);
-        push(&ui, CFG_EXIT);
+        u32vec_push(&uk, s->ret_regs[i]);
+        u32vec_push(&ui, CFG_EXIT);
     }
     csr_build(&b->defs, b->nregs, &dk, &di);
     csr_build(&b->ues, b->nregs, &uk, &ui);
@@ -208,7 +195,7 @@ static void def_use_blocks(builder *b)
 static void dominance_frontiers(builder *b)
 {
     const cfg *g = b->g;
-    vec k = {0}, it = {0};
+    u32vec k = {0}, it = {0};
     uint32_t *seen = xcalloc(g->nblocks, sizeof *seen);
     for (uint32_t j = 0; j < g->nblocks; j++) {
         const cfg_block *bj = &g->blocks[j];
@@ -219,8 +206,8 @@ static void dominance_frontiers(builder *b)
             for (uint32_t r = bj->pred[i]; r != CFG_NONE && r != bj->idom && g->blocks[r].reachable && seen[r] != j + 1;
                  r = g->blocks[r].idom) {
                 seen[r] = j + 1;
-                push(&k, r);
-                push(&it, j);
+                u32vec_push(&k, r);
+                u32vec_push(&it, j);
             }
         }
     }
@@ -228,11 +215,11 @@ static void dominance_frontiers(builder *b)
     csr_build(&b->df, g->nblocks, &k, &it);
     free(k.v);
     free(it.v);
-    vec ck = {0}, ci = {0};
+    u32vec ck = {0}, ci = {0};
     for (uint32_t j = 0; j < g->nblocks; j++)
         if (g->blocks[j].reachable && g->blocks[j].idom != CFG_NONE) {
-            push(&ck, g->blocks[j].idom);
-            push(&ci, j);
+            u32vec_push(&ck, g->blocks[j].idom);
+            u32vec_push(&ci, j);
         }
     csr_build(&b->domkids, g->nblocks, &ck, &ci);
     free(ck.v);
@@ -271,7 +258,7 @@ static void place_nodes(builder *b)
     uint32_t nb = g->nblocks;
     uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
              *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
-    vec work = {0}, livel = {0};
+    u32vec work = {0}, livel = {0};
     for (uint32_t r = 0; r < b->nregs; r++) {
         uint32_t tag = r + 1;
         if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
@@ -283,8 +270,8 @@ static void place_nodes(builder *b)
             uint32_t x = b->ues.item[k];
             if (live[x] != tag) {
                 live[x] = tag;
-                push(&work, x);
-                push(&livel, x);
+                u32vec_push(&work, x);
+                u32vec_push(&livel, x);
             }
         }
         while (work.n) {
@@ -294,8 +281,8 @@ static void place_nodes(builder *b)
                 uint32_t p = bx->pred[i];
                 if (!g->blocks[p].reachable || live[p] == tag || isdef[p] == tag) continue;
                 live[p] = tag;
-                push(&work, p);
-                push(&livel, p);
+                u32vec_push(&work, p);
+                u32vec_push(&livel, p);
             }
         }
         /* loops with a definition of r */
@@ -305,16 +292,16 @@ static void place_nodes(builder *b)
                 lmark[l] = tag;
         /* etas: live into a landing block of a loop that defines r */
         work.n = 0;
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) push(&work, b->defs.item[k]);
+        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) u32vec_push(&work, b->defs.item[k]);
         for (uint32_t k = 0; k < livel.n; k++) {
             uint32_t y = livel.v[k];
             if (b->eta_outer[y] != CFG_NONE && lmark[b->eta_outer[y]] == tag) {
-                push(&b->node_block, y);
-                push(&b->node_reg, r);
-                push(&b->node_kind, SSA_V_ETA);
+                u32vec_push(&b->node_block, y);
+                u32vec_push(&b->node_reg, r);
+                u32vec_push(&b->node_kind, SSA_V_ETA);
                 if (isdef[y] != tag) {
                     isdef[y] = tag;
-                    push(&work, y);
+                    u32vec_push(&work, y);
                 }
             }
         }
@@ -326,13 +313,13 @@ static void place_nodes(builder *b)
                 if (inidf[y] == tag) continue;
                 inidf[y] = tag;
                 if (live[y] == tag) {
-                    push(&b->node_block, y);
-                    push(&b->node_reg, r);
-                    push(&b->node_kind, SSA_V_PHI);
+                    u32vec_push(&b->node_block, y);
+                    u32vec_push(&b->node_reg, r);
+                    u32vec_push(&b->node_kind, SSA_V_PHI);
                 }
                 if (isdef[y] != tag) {
                     isdef[y] = tag;
-                    push(&work, y);
+                    u32vec_push(&work, y);
                 }
             }
         }
@@ -387,8 +374,8 @@ typedef struct renamer {
     builder *b;
     uint32_t *cur;   /* current value per register (SSA_NONE: the entry value) */
     uint32_t *entry; /* entry value per register, made on first use */
-    vec log;         /* (register, previous cur) pairs to undo */
-    vec sreg_key, sreg_val;
+    u32vec log;         /* (register, previous cur) pairs to undo */
+    u32vec sreg_key, sreg_val;
     uint32_t *is_param;
 } renamer;
 
@@ -404,8 +391,8 @@ static uint32_t current(renamer *rn, uint32_t reg)
 
 static void set_current(renamer *rn, uint32_t reg, uint32_t v)
 {
-    push(&rn->log, reg);
-    push(&rn->log, rn->cur[reg]);
+    u32vec_push(&rn->log, reg);
+    u32vec_push(&rn->log, rn->cur[reg]);
     rn->cur[reg] = v;
 }
 
@@ -417,8 +404,8 @@ static uint32_t sreg_value(renamer *rn, uint32_t key, uint8_t comp)
     uint32_t v = new_value(rn->b, SSA_V_SREG, key & 0xff, CFG_ENTRY);
     rn->b->values[v].sreg_index = key >> 8;
     rn->b->values[v].comp = comp;
-    push(&rn->sreg_key, full);
-    push(&rn->sreg_val, v);
+    u32vec_push(&rn->sreg_key, full);
+    u32vec_push(&rn->sreg_val, v);
     return v;
 }
 
@@ -482,10 +469,10 @@ static void rename_all(builder *b)
             if (ptx_str_eqs(b->fn->regs[r].name, b->fn->params[i]->name)) rn.is_param[r] = 1;
     }
     /* iterative walk of the dominator tree: (block, next child, log mark) */
-    vec st = {0};
-    push(&st, CFG_ENTRY);
-    push(&st, 0);
-    push(&st, 0);
+    u32vec st = {0};
+    u32vec_push(&st, CFG_ENTRY);
+    u32vec_push(&st, 0);
+    u32vec_push(&st, 0);
     rename_block(&rn, CFG_ENTRY);
     while (st.n) {
         uint32_t blk = st.v[st.n - 3], *next = &st.v[st.n - 2], mark = st.v[st.n - 1];
@@ -493,9 +480,9 @@ static void rename_all(builder *b)
         if (c0 + *next < c1) {
             uint32_t kid = b->domkids.item[c0 + (*next)++];
             uint32_t m = rn.log.n;
-            push(&st, kid);
-            push(&st, 0);
-            push(&st, m);
+            u32vec_push(&st, kid);
+            u32vec_push(&st, 0);
+            u32vec_push(&st, m);
             rename_block(&rn, kid);
             continue;
         }

@@ -88,7 +88,12 @@ static void check_ref(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
     bool partial = (r->role & PTX_REF_MAYDEF) != 0;
     if (partial != (v->partial != 0))
         fail(w->c, "line %u: partial definition flag wrong for register %u", line, r->id);
-    if (partial && (!available(s, v->prev, w->blk, w->stmt) || s->values[v->prev].reg != r->id))
+    /* the old value may come from an earlier definition in the same
+     * instruction: an unknown opcode "may define" every register operand,
+     * so "foo %r1, %r1" chains two partial definitions of %r1 */
+    bool same_inst = v->prev < s->nvalues && s->values[v->prev].kind == SSA_V_INST &&
+                     s->values[v->prev].stmt == w->stmt && s->values[v->prev].ref < w->k - 1;
+    if (partial && ((!available(s, v->prev, w->blk, w->stmt) && !same_inst) || s->values[v->prev].reg != r->id))
         fail(w->c, "line %u: old value of a partial definition of register %u is not available", line, r->id);
 }
 

@@ -64,3 +64,25 @@ Test(regress, printed_modulo_reparses) {
     free(out);
     ptx_diags_free(&d);
 }
+
+/* An unknown opcode "may define" every register operand: "edd.s64 %rd1,
+ * %rd1, 32" is two partial definitions of %rd1 in one instruction, the
+ * second keeping the first.  The verifier rejected that chain (fuzzer). */
+#include "program.h"
+Test(regress, unknown_opcode_chains_partial_definitions) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(tu_src("tests/regress/ssa-unknown-opcode-two-maydefs.ptx"), &d);
+    cr_assert_not_null(m);
+    prog *p = prog_build(m, PROG_GSA, NULL, &d);
+    cr_assert_not_null(p);
+    const ssa_func *s = p->funcs[0].ssa;
+    char msg[1024];
+    cr_expect_eq(ssa_verify(s, msg, sizeof msg), 0, "%s", msg);
+    uint32_t partial = 0;
+    for (uint32_t v = 0; v < s->nvalues; v++) partial += s->values[v].kind == SSA_V_INST && s->values[v].partial;
+    cr_expect_eq(partial, 2);
+    prog_free(p);
+    ptx_module_free(m);
+    ptx_diags_free(&d);
+}
