@@ -1461,7 +1461,7 @@ int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     return ((int64_t)1 << 40) | ((int64_t)(neg != 0) << 32) | o.n;
 }
 
-static void decode_opcode_slow(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+static __attribute__((noinline)) void decode_opcode_slow(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     const char *p = in->opcode, *e = p + in->opcode_len;
     const char *q = p;
     while (q < e && *q != '.') q++;
@@ -1492,7 +1492,7 @@ mods:
 
 /* A program uses a few hundred distinct opcode spellings millions of times:
  * their decoding is cached, keyed by the spelling. */
-static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+static inline void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     uint32_t n = in->opcode_len;
     const char *p = in->opcode;
     /* key: length, first and last 8 bytes, which for up to 16 bytes are the
@@ -1618,13 +1618,11 @@ static inline ptx_loc run_loc(const ptx_builder *b, const run_pos *r, const char
  * operand, or NULL if it names no register. */
 static const char *run_reg(ptx_builder *b, const char *s, ptx_operand *o) {
     const char *p = s + 1;
-    uint64_t w = '%';
-    for (unsigned sh = 8; CC(*p, PTX_CC_IDN); p++, sh += 8)
-        if (sh < 64) w |= (uint64_t)(unsigned char)*p << sh;
+    while (CC(*p, PTX_CC_IDN)) p++;
     const char *d = p;
     uint32_t num = 0;
-    for (; CC(*p, PTX_CC_DIGIT) && p - d < 9; p++) num = num * 10 + (uint32_t)(*p - '0');
-    uint32_t nd = (uint32_t)(p - d);
+    for (unsigned c; (c = (unsigned)(unsigned char)*p - '0') < 10u; p++) num = num * 10 + c;
+    uint32_t k = (uint32_t)(d - s), nd = (uint32_t)(p - d);
     int plain = !CC(*p, PTX_CC_IDC); /* "%" letters digits, nothing after */
     while (CC(*p, PTX_CC_IDC)) p++;
     if (p == s + 1) return NULL;
@@ -1634,8 +1632,16 @@ static const char *run_reg(ptx_builder *b, const char *s, ptx_operand *o) {
         comp = (uint8_t)p[1];
         if (!comp || !strchr("xyzwrgba", comp)) return NULL;
     }
-    if (plain && b->digit_singles == 0 && nd && nd <= 8 && !(nd > 1 && *d == '0')) {
-        uint32_t id = range_find_fast(b, name, (uint32_t)(d - s), w, num);
+    if (plain && b->digit_singles == 0 && nd && nd <= 8 && !(nd > 1 && *d == '0') && k <= 8) {
+        /* the prefix as a word: one load where the buffer allows */
+        uint64_t w = 0;
+        if (s + 8 <= b->ls.buf + b->ls.len + 2) {
+            memcpy(&w, s, 8);
+            w &= ~0ull >> (64 - 8 * k);
+        } else {
+            for (uint32_t i = 0; i < k; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+        }
+        uint32_t id = range_find_fast(b, name, k, w, num);
         if (id != UINT32_MAX) {
             o->kind = PTX_O_REG;
             o->n = id;
@@ -1761,7 +1767,7 @@ static const char *run_addr(ptx_builder *b, const char *s, ptx_operand *o, ptx_o
 
 /* A register, identifier, "_" or literal at s, as T_INST reads them;
  * returns its end, or NULL to leave the statement to the general path. */
-static const char *run_simple(ptx_builder *b, const char *s, ptx_operand *o) {
+static inline const char *run_simple(ptx_builder *b, const char *s, ptx_operand *o) {
     const char *p = s;
     memset(o, 0, sizeof *o);
     if (*p == '%') return run_reg(b, s, o);
@@ -1847,8 +1853,9 @@ static const char *run_operand(ptx_builder *b, const char *s, run_opds *ro) {
 }
 
 /* "[@[!]pred] opcode operands;" at r->p (a letter or '@'); false if it is
- * not for this reader. */
-static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro) {
+ * not for this reader.  word: where the opcode's first word ends, when the
+ * caller has read it already. */
+static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro, const char *word) {
     const char *p = r->p;
     ptx_loc at = run_loc(b, r, p);
     uint32_t guard = 0;
@@ -1877,8 +1884,12 @@ static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro) {
     }
     /* opcode: {ID}{MOD}* */
     const char *op = p;
-    if (!CC(*p, PTX_CC_ID0)) return false;
-    while (CC(*p, PTX_CC_IDC)) p++;
+    if (word) {
+        p = word;
+    } else {
+        if (!CC(*p, PTX_CC_ID0)) return false;
+        while (CC(*p, PTX_CC_IDC)) p++;
+    }
     while (*p == '.') {
         if (!CC(p[1], PTX_CC_MODC)) return false;
         p += 2;
@@ -2069,9 +2080,9 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
                 n++;
                 continue;
             }
-            if (!run_inst(b, &r, &ro)) break;
+            if (!run_inst(b, &r, &ro, q)) break;
         } else if (*p == '@') {
-            if (!run_inst(b, &r, &ro)) break;
+            if (!run_inst(b, &r, &ro, NULL)) break;
         } else {
             break;
         }
