@@ -1587,15 +1587,17 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
  * is pending), the lexer lets this reader take the statements ahead, one
  * after the other, as long as they have one of the commonest shapes:
  *
- *     [@[!]pred] opcode[.mod...] [operand {, operand}];   (operands as in T_INST)
- *     .loc F L C
+ *     [@[!]pred] opcode[.mod...] [operand {, operand}];
+ *         operands: T_INST's (register, identifier, integer, 0f/0d float,
+ *         [base], [base+-off]), a vector {a, b} of simple ones, a pair a|b
+ *     .loc F L C [, function_name NAME] [, inlined_at F L C]
  *     label:
  *
- * Each is built exactly as the grammar actions build it (the fast-vs-general
- * differential test checks this on the whole corpus), without a token per
- * piece and without splitting the text twice.  The reader never reports
+ * Each is built exactly as the grammar actions build it (checked by the
+ * fast-vs-general differential tests and the fuzz target), without a token
+ * per piece and without reading the text twice.  The reader never reports
  * anything: at the first thing it does not expect (another shape, an
- * undeclared register, a literal that does not fit, a label that starts a
+ * undeclared register, a literal that might not fit, a label that names a
  * .callprototype) it stops before that statement, and flex and bison read it
  * and give whatever diagnostic is due.  So every message still comes from the
  * general path. */

@@ -274,3 +274,70 @@ Test(corpus, fast_paths_run_shapes) {
     check_fast_general("run_shapes_crlf", crlf, k);
     free(crlf);
 }
+
+/* Broken statements where the run reader would otherwise be reading: it
+ * stops before each, and the grammar reports exactly what it reports with the
+ * fast paths off. */
+static void check_same_diags(const char *name, const char *text) {
+    ptx_diags a, b;
+    ptx_diags_init(&a);
+    ptx_diags_init(&b);
+    ptx_set_fast_paths(1);
+    ptx_module *ma = ptx_parse_string(name, text, strlen(text), &a);
+    ptx_set_fast_paths(0);
+    ptx_module *mb = ptx_parse_string(name, text, strlen(text), &b);
+    ptx_set_fast_paths(1);
+    cr_expect((ma == NULL) == (mb == NULL), "%s: parses one way only", name);
+    cr_expect(a.n > 0, "%s: no diagnostic", name);
+    cr_expect_eq(a.n, b.n, "%s: %u vs %u diagnostics", name, a.n, b.n);
+    for (uint32_t i = 0; i < a.n && i < b.n; i++)
+        cr_expect(a.v[i].severity == b.v[i].severity && a.v[i].loc.line == b.v[i].loc.line &&
+                      a.v[i].loc.col == b.v[i].loc.col && strcmp(a.v[i].msg, b.v[i].msg) == 0,
+                  "%s: diagnostic %u: %u:%u %s vs %u:%u %s", name, i, a.v[i].loc.line, a.v[i].loc.col, a.v[i].msg,
+                  b.v[i].loc.line, b.v[i].loc.col, b.v[i].msg);
+    ptx_module_free(ma);
+    ptx_module_free(mb);
+    ptx_diags_free(&a);
+    ptx_diags_free(&b);
+}
+
+#define RUN_HEAD ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n" \
+                 "\t.reg .pred %p<3>;\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n" \
+                 "\tmov.u32 %r1, 1;\n"
+#define RUN_TAIL "\tmov.u32 %r3, 2;\n$L_end:\n\tret;\n}\n"
+
+Test(corpus, fast_paths_same_diagnostics) {
+    static const char *const bodies[] = {
+        "\tadd.s32 %r2, %r1, %r9;\n",
+        "\t@%r1 bra $L_end;\n",
+        "\t@%p7 bra $L_end;\n",
+        "\tadd.s64 %rd1, %rd2, 99999999999999999999;\n",
+        "\tbra $L_nowhere;\n",
+        "$L_end:\n\tmov.u32 %r2, 0;\n",
+        "\tld.global.v2.f32 {%f1, %f9}, [%rd1];\n",
+        "\tld.global.v2.f32 {%f1, %f2}, [%rd9+4];\n",
+        "\tshfl.sync.bfly.b32 %r2|%p9, %r1, 1, 31, -1;\n",
+        "\t.loc 1 2 3, colour red\n",
+        "\tfrobnicate.b32 %r2, %r1;\n\tfrobnicate.b32 %r2, %r1;\n",
+        "\tadd.s32 %r2, %r1, 08;\n",
+        "\tadd.s32 %r2, %r1, 1\n\tmov.u32 %r3, 2;\n",
+        "\tmov.f32 %f1, 0f3F80000;\n",
+        "\tmov.u32 %r2, %r1 mov.u32 %r3, 2;\n",
+        "\tld.global.f32 %f1, [nowhere+4];\n",
+        "\tst.global.v2.f32 [%rd1], {%f1, nowhere};\n",
+        "\tmov.u32 %r2, %r1;\ntgts:\n\t.branchtargets $L_end, nowhere;\n\tbrx.idx %r2, tgts;\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s%s%s", RUN_HEAD, bodies[i], RUN_TAIL);
+        char name[32];
+        snprintf(name, sizeof name, "broken_run_%zu", i);
+        check_same_diags(name, buf);
+    }
+    /* more errors than the limit, all inside what would be one run */
+    char big[8192];
+    size_t k = (size_t)snprintf(big, sizeof big, "%s", RUN_HEAD);
+    for (int i = 0; i < 30; i++) k += (size_t)snprintf(big + k, sizeof big - k, "\tadd.s32 %%r2, %%r1, %%q%d;\n", i);
+    snprintf(big + k, sizeof big - k, "%s", RUN_TAIL);
+    check_same_diags("broken_run_limit", big);
+}
