@@ -1189,7 +1189,8 @@ void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off,
     }
     ptx_operand *o = &b->ostack.v[b->ostack.n - 1];
     o->flags |= PTX_ADDR_OFF;
-    o->v = neg ? (int64_t)(0 - (uint64_t)v) : v;
+    if (o->kind == PTX_O_SREG) b->sreg_off = neg ? (int64_t)(0 - (uint64_t)v) : v;
+    else o->v = neg ? (int64_t)(0 - (uint64_t)v) : v;
     /* "[%r-4]" prints as "[%r+-4]": the same address */
 }
 
@@ -1281,6 +1282,12 @@ void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
             flags = PTX_ADDR_OFF;
             base.flags = 0;
             base.v = 0;
+        } else if (base.kind == PTX_O_SREG && (base.flags & PTX_ADDR_OFF)) {
+            /* "[%tid-16]": the offset was dropped here before (fuzzer,
+             * fast path vs grammar) */
+            off = b->sreg_off;
+            flags = PTX_ADDR_OFF;
+            base.flags = 0;
         } else if (base.kind == PTX_O_EXPR && base.p.expr->kind == PTX_E_BINARY &&
                    (base.p.expr->op == '+' || base.p.expr->op == '-') &&
                    base.p.expr->u.a->kind == PTX_E_SYM) {

@@ -106,6 +106,7 @@ struct ptx_builder {
     ptx_loc tmpl_link_loc;
     ptx_loc off_loc;   /* first [reg+off] element of the address being parsed */
     int has_off_loc;
+    int64_t sreg_off; /* offset of "[%sreg+off]": a special register's v is its family index */
     ptx_loc entry_rets_loc;
     ptx_func *fn;      /* function whose header or body is being parsed */
     ptx_func *sig;     /* function or .callprototype whose parameters are being parsed */
