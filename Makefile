@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
-MODULES := ptxparse cfg ssa analyses regalloc cli
+MODULES := ptxparse cfg ssa analyses regalloc emu cli
 
 # Two build trees: release (bin/ptxray, make test, make bench) and asan
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
