@@ -250,7 +250,10 @@ bool dec_sym(dctx *c, ptx_str name, symref *out)
             out->size = c->F->ret_size[i];
             return true;
         }
-    const mvar *v = emu_var_find(c->M, name);
+    const mvar *v = NULL;
+    for (uint32_t i = 0; i < c->M->nvars && !v; i++) /* this function's own .shared first */
+        if (c->M->vars[i].owner == fn && ptx_str_eqs(c->M->vars[i].name, name)) v = &c->M->vars[i];
+    if (!v) v = emu_var_find(c->M, name);
     if (v) {
         out->size = v->size;
         out->v = v->addr;
@@ -263,13 +266,13 @@ bool dec_sym(dctx *c, ptx_str name, symref *out)
             return true;
         }
     }
-    for (uint32_t i = 0; i < c->M->mod->nfuncs; i++)
-        if (ptx_str_eqs(c->M->mod->funcs[i]->name, name)) {
-            out->kind = SYM_FUNC;
-            out->v = emu_func_addr(i);
-            out->size = 0;
-            return true;
-        }
+    uint32_t fi;
+    if (emu_func_index(c->M, name, &fi)) {
+        out->kind = SYM_FUNC;
+        out->v = emu_func_addr(fi);
+        out->size = 0;
+        return true;
+    }
     return false;
 }
 
@@ -304,7 +307,10 @@ uint32_t dec_src(dctx *c, const ptx_operand *o, unsigned t, bool *ok)
         bool k;
         unsigned kind = sreg_kind(o, &k);
         if (!k) {
-            dec_why(c, "special register not supported");
+            bool cl = o->n >= PTX_SR_CLUSTERID && o->n <= PTX_SR_IS_EXPLICIT_CLUSTER;
+            char comp[3] = {o->comp ? '.' : 0, (char)o->comp, 0};
+            dec_why(c, "special register %s%s is not supported%s", ptx_sreg_name((ptx_sreg)o->n), comp,
+                    cl ? " (thread-block clusters are not emulated)" : "");
             *ok = false;
             return 0;
         }

@@ -399,8 +399,10 @@ typedef struct mvar {
     uint64_t size;
     uint32_t align;
     const ptx_var *var;
+    const ptx_func *owner; /* function declaring it (function-scope .shared), or NULL */
     bool is_extern_shared;
 } mvar;
+bool emu_func_index(const emu_machine *M, ptx_str name, uint32_t *index);
 bool emu_vars_init(emu_machine *M);
 const mvar *emu_var_find(const emu_machine *M, ptx_str name);
 bool emu_eval_expr(const emu_machine *M, const ptx_expr *e, int64_t *out, char *err, size_t errn);

@@ -329,6 +329,7 @@ static void run_grid(emu_machine *M)
                 warp *w = &b->warps[k];
                 if (w->done) continue;
                 uint64_t budget = inter ? 1 + emu_rng_next(&M->rng) % QUANTUM : QUANTUM;
+                if (budget > M->max_steps - M->steps) budget = M->max_steps - M->steps;
                 while (budget && !M->stop && !w->done) {
                     uint32_t idx = simt_pick(M, w);
                     if (idx == EMU_NONE) break;
@@ -341,7 +342,11 @@ static void run_grid(emu_machine *M)
                 }
                 if (!w->done) all_done = false;
                 if (M->steps >= M->max_steps && !M->stop) {
-                    emu_fail(M, EMU_ERR_LIMIT, NULL, NULL,
+                    /* point at an instruction the warp is executing */
+                    uint32_t at = simt_pick(M, w);
+                    const efunc *wf = at != EMU_NONE ? w->e[at].f->fn : NULL;
+                    const einst *wi = wf && w->e[at].pc < wf->ncode ? &wf->code[w->e[at].pc] : NULL;
+                    emu_fail(M, EMU_ERR_LIMIT, wi ? wf : NULL, wi,
                              "step limit reached: %llu warp-instructions executed (--max-steps); the kernel may "
                              "not terminate",
                              (unsigned long long)M->steps);

@@ -43,18 +43,19 @@ const mvar *emu_var_find(const emu_machine *M, ptx_str name)
     return NULL;
 }
 
-static const ptx_func *find_func(const emu_machine *M, ptx_str name, uint32_t *index)
+/* A function by name: its definition when the module also declares it
+ * (forward declarations come first in mod->funcs). */
+bool emu_func_index(const emu_machine *M, ptx_str name, uint32_t *index)
 {
-    uint32_t k = 0;
+    bool found = false;
     for (uint32_t i = 0; i < M->mod->nfuncs; i++) {
         const ptx_func *f = M->mod->funcs[i];
-        if (ptx_str_eqs(f->name, name)) {
-            if (index) *index = i;
-            return f;
-        }
-        k++;
+        if (!ptx_str_eqs(f->name, name)) continue;
+        if (!found || f->has_body) *index = i;
+        found = true;
+        if (f->has_body) break;
     }
-    return NULL;
+    return found;
 }
 
 /* Address a symbol stands for in an initialiser or a constant expression. */
@@ -73,7 +74,7 @@ static bool sym_value(const emu_machine *M, ptx_str name, bool generic, int64_t 
         }
     }
     uint32_t fi;
-    if (find_func(M, name, &fi)) {
+    if (emu_func_index(M, name, &fi)) {
         *out = (int64_t)emu_func_addr(fi);
         return true;
     }
@@ -265,15 +266,35 @@ bool emu_vars_init(emu_machine *M)
     if (M->vars_ready) return M->status == EMU_OK;
     M->vars_ready = true;
     const ptx_module *m = M->mod;
+    /* module-scope variables, then .shared variables declared inside
+     * function bodies (static per block like module-scope ones) */
     uint32_t cap = 0;
     for (uint32_t i = 0; i < m->nstmts; i++)
         if (m->stmts[i]->kind == PTX_S_VAR) cap++;
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        for (uint32_t i = 0; i < m->funcs[f]->nstmts; i++)
+            if (m->funcs[f]->stmts[i]->kind == PTX_S_VAR) cap++;
     M->vars = cap ? ARENA_NEWN(&M->ar, mvar, cap) : NULL;
     /* first pass: addresses, so initialisers may refer to later variables */
-    for (uint32_t i = 0; i < m->nstmts; i++) {
-        const ptx_stmt *s = m->stmts[i];
+    uint32_t fi = 0, si = 0;
+    for (;;) {
+        const ptx_stmt *s;
+        const ptx_func *owner = NULL;
+        if (si < m->nstmts) {
+            s = m->stmts[si++];
+        } else {
+            while (fi < m->nfuncs && si - m->nstmts >= m->funcs[fi]->nstmts) {
+                fi++;
+                si = m->nstmts;
+            }
+            if (fi >= m->nfuncs) break;
+            owner = m->funcs[fi];
+            s = owner->stmts[si - m->nstmts];
+            si++;
+        }
         if (s->kind != PTX_S_VAR) continue;
         const ptx_var *v = s->u.var;
+        if (owner && v->space != PTX_SP_SHARED && v->space != PTX_SP_SHARED_CTA) continue;
         if (v->space != PTX_SP_GLOBAL && v->space != PTX_SP_CONST && v->space != PTX_SP_SHARED &&
             v->space != PTX_SP_SHARED_CTA)
             continue;
@@ -286,6 +307,7 @@ bool emu_vars_init(emu_machine *M)
         mv->space = v->space == PTX_SP_SHARED_CTA ? PTX_SP_SHARED : v->space;
         mv->align = var_align(v);
         mv->var = v;
+        mv->owner = owner;
         if (unsized && mv->space == PTX_SP_SHARED) {
             mv->is_extern_shared = true;
             mv->size = 0;
