@@ -323,8 +323,36 @@ static bool coll_matches(const einst *a, const einst *b)
     return a->ctl == CTL_COLL && b->ctl == CTL_COLL && a->sub == COLL_BARWARP && b->sub == COLL_BARWARP;
 }
 
+/* Runs collective I over the participating lanes, one group per member
+ * mask: lanes that name different member masks (the 8-lane tiles of a
+ * tiled_partition voting at once) form separate collectives. */
+static void coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsigned n, uint32_t all)
+{
+    emu_cfn fn = (emu_cfn)I->aux;
+    if (!fn) return;
+    if (I->flags & EI_LEGACY) {
+        fn(x, I, parts, n, all);
+        return;
+    }
+    uint32_t memb[32];
+    for (unsigned k = 0; k < n; k++)
+        FOR_LANES(parts[k].mask, l, memb[l] = (uint32_t)parts[k].r[(size_t)I->s[4] * 32 + l]);
+    uint32_t left = all;
+    while (left) {
+        unsigned l0 = (unsigned)__builtin_ctz(left);
+        uint32_t g = 0;
+        FOR_LANES(left, l, if (memb[l] == memb[l0]) g |= 1u << l);
+        left &= ~g;
+        emu_part sub[32];
+        unsigned ns = 0;
+        for (unsigned k = 0; k < n; k++)
+            if (parts[k].mask & g) sub[ns++] = (emu_part){parts[k].r, parts[k].p, parts[k].mask & g};
+        fn(x, I, sub, ns, g);
+    }
+}
+
 /* Executes the collective I if every required lane waits at it; the
- * waiting entries then continue after it.  Returns true if executed. */
+ * waiting entries then continue after it. */
 static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *trigger_frame)
 {
     (void)trigger_frame;
@@ -349,8 +377,7 @@ static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *t
         }
     }
     emu_exec x = {f0->r, f0->p, f0, w, b, M, I, have};
-    emu_cfn fn = (emu_cfn)I->aux;
-    if (fn) fn(&x, I, parts, n, have);
+    coll_exec(&x, I, parts, n, have);
     for (uint32_t i = 0; i < w->ne; i++) {
         sentry *e = &w->e[i];
         if (e->state == E_COLL && coll_matches(e->coll, I)) {
@@ -672,7 +699,6 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
         }
         case CTL_COLL: {
             if (!m) { pc++; cont = true; break; }
-            emu_cfn fn = (emu_cfn)I->aux;
             uint32_t need;
             if (I->flags & EI_LEGACY) need = m;
             else {
@@ -683,7 +709,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             }
             if (!(need & ~m)) {
                 emu_part part = {x.r, x.p, m};
-                fn(&x, I, &part, 1, m);
+                coll_exec(&x, I, &part, 1, m);
                 if (obs) observe(M, w, b, f, I, mask, m, EMU_OBS_AFTER);
                 pc++;
                 cont = true;
