@@ -340,6 +340,15 @@ static void run_grid(emu_machine *M)
                     budget -= slice - left;
                     progress = true;
                 }
+                /* a warp waiting on its own lanes (a collective, or a barrier it has
+                 * not fully reached) while some of them are parked at a
+                 * reconvergence point: let those go on */
+                if (!w->done && !M->stop && simt_pick(M, w) == EMU_NONE) {
+                    bool self = false;
+                    for (uint32_t i = 0; i < w->ne && !self; i++)
+                        self = w->e[i].state == E_COLL || (w->e[i].state == E_BAR && !w->bar_counted[w->e[i].bar_id]);
+                    if (self && simt_unstick(M, w)) progress = true;
+                }
                 if (!w->done) all_done = false;
                 if (M->steps >= M->max_steps && !M->stop) {
                     /* point at an instruction the warp is executing */
@@ -359,7 +368,14 @@ static void run_grid(emu_machine *M)
             }
         }
         if (!any) break;
-        if (!progress && !M->stop) report_deadlock(M);
+        if (!progress && !M->stop) {
+            for (uint32_t s = 0; s < R; s++) {
+                block *b = &M->resident[s];
+                for (uint32_t k = 0; b->active && k < b->nwarps; k++)
+                    if (!b->warps[k].done && simt_unstick(M, &b->warps[k])) progress = true;
+            }
+            if (!progress) report_deadlock(M);
+        }
     }
 }
 

@@ -741,6 +741,39 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
     *budget = steps >= *budget ? 0 : *budget - steps;
 }
 
+/* When no path of the block can move: lanes that already reached a
+ * reconvergence point, while their siblings wait at a barrier or a warp
+ * collective that needs them, go on alone (as independent thread
+ * scheduling on sm_70+ lets them; e.g. "if (i >= n) return; __syncwarp();"
+ * where the returning lanes must exit for the sync to complete).  Returns
+ * whether any lanes were released. */
+bool simt_unstick(emu_machine *M, warp *w)
+{
+    (void)M;
+    bool any = false;
+    for (uint32_t i = 0; i < w->ne; i++) {
+        sentry *P = &w->e[i];
+        if (P->state != E_WAIT) continue;
+        uint32_t busy = 0;
+        for (uint32_t j = 0; j < w->ne; j++) {
+            if (j == i || w->e[j].state == E_FREE) continue;
+            for (uint32_t q = w->e[j].parent; q != EMU_NONE; q = w->e[q].parent)
+                if (q == i) {
+                    busy |= w->e[j].mask;
+                    break;
+                }
+        }
+        uint32_t arrived = P->mask & ~busy & ~w->exited & ~P->f->returned;
+        if (!arrived || arrived == (P->mask & ~w->exited & ~P->f->returned)) continue;
+        P->mask &= ~arrived;
+        uint32_t pc = P->pc, rpc = P->rpc, parent = P->parent;
+        frame *f = P->f;
+        simt_entry_new(w, pc, rpc, arrived, parent, f);
+        any = true;
+    }
+    return any;
+}
+
 /* Lock-step: the newest runnable entry (stack order).  Interleave: a random
  * runnable entry. */
 uint32_t simt_pick(emu_machine *M, warp *w)

@@ -12,4 +12,5 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
 uint32_t simt_pick(emu_machine *M, warp *w);
 void simt_after_exit(emu_machine *M, block *b, warp *w);
 void simt_frames_free(warp *w);
+bool simt_unstick(emu_machine *M, warp *w);
 #endif
