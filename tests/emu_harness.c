@@ -16,6 +16,14 @@ const char *eh_corpus(const char *arch, const char *name)
     return buf;
 }
 
+const char *eh_variant(unsigned k, const char *name)
+{
+    static char buf[512];
+    if (k < 3) return eh_corpus(eh_arches[k], name);
+    snprintf(buf, sizeof buf, "ptx-corpus/debug/%s.sm_80.ptx", name);
+    return buf;
+}
+
 static eh *make(ptx_module *m, const char *path, const emu_options *opt)
 {
     eh *h = calloc(1, sizeof *h);

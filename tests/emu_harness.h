@@ -64,4 +64,8 @@ void eh_expect_bytes(const void *got, const void *want, size_t n, const char *wh
 extern const char *const eh_arches[3];
 /* "ptx-corpus/<arch>/<name>.ptx" */
 const char *eh_corpus(const char *arch, const char *name);
+/* Variant k of a corpus file: 0..2 the three architectures, 3 the -G build
+ * "ptx-corpus/debug/<name>.sm_80.ptx". */
+const char *eh_variant(unsigned k, const char *name);
+#define EH_FOR_VARIANT(k, with_debug) for (unsigned k = 0; k < 3u + ((with_debug) ? 1u : 0u); k++)
 #endif

@@ -17,8 +17,9 @@
 /* ---- sampaio_divergence -------------------------------------------------------- */
 Test(emu_corpus, sampaio_divergence)
 {
-    FOR_ARCH(arch) {
-        eh *h = eh_open(eh_corpus(arch, "sampaio_divergence"), NULL);
+    EH_FOR_VARIANT(vk, 1) {
+        const char *arch = eh_variant(vk, "sampaio_divergence");
+        eh *h = eh_open(arch, NULL);
         int c = 40, T = 64; /* threads >= c take no part */
         float *m = ALLOC(float, c * c + T), *v = ALLOC(float, T), *want = ALLOC(float, T);
         eh_fill_f32(m, c * c + T, 1, -1, 1);
@@ -63,8 +64,8 @@ Test(emu_corpus, sampaio_divergence)
 /* ---- gaussian_fan --------------------------------------------------------------- */
 Test(emu_corpus, gaussian_fan)
 {
-    FOR_ARCH(arch) {
-        eh *h = eh_open(eh_corpus(arch, "gaussian_fan"), NULL);
+    EH_FOR_VARIANT(vk, 1) {
+        eh *h = eh_open(eh_variant(vk, "gaussian_fan"), NULL);
         int N = 48, t = 3;
         float *a = ALLOC(float, N * N), *m = ALLOC(float, N * N), *b = ALLOC(float, N);
         eh_fill_f32(a, N * N, 2, 1, 2);
@@ -155,6 +156,29 @@ Test(emu_corpus, transposes)
         eh_close(h);
         free(in); free(want); free(got); free(ind); free(wantd); free(gotd); free(sq); free(sqw); free(sqg);
     }
+}
+
+Test(emu_corpus, transpose_naive_debug)
+{
+    int w = 70, hg = 45;
+    float *in = ALLOC(float, w * hg), *want = ALLOC(float, w * hg), *got = ALLOC(float, w * hg);
+    eh_fill_f32(in, w * hg, 4, -10, 10);
+    transpose_ref(in, want, w, hg);
+    eh *h = eh_open(eh_variant(3, "transpose_naive"), NULL);
+    uint64_t di = eh_buf(h, in, w * hg * 4), dout = eh_zero(h, w * hg * 4);
+    EH_RUN(h, "transpose_naive", D2(5, 12), D2(16, 4), "ppii", dout, di, w, hg);
+    eh_read(h, dout, got, w * hg * 4);
+    eh_expect_f32(got, want, w * hg, 0, 0, "transpose_naive -G");
+    double *ind = ALLOC(double, w * hg), *wantd = ALLOC(double, w * hg), *gotd = ALLOC(double, w * hg);
+    for (int i = 0; i < w * hg; i++) ind[i] = in[i] * 3.0;
+    for (int y = 0; y < hg; y++)
+        for (int x = 0; x < w; x++) wantd[x * hg + y] = ind[y * w + x];
+    uint64_t did = eh_buf(h, ind, w * hg * 8), doutd = eh_zero(h, w * hg * 8);
+    EH_RUN(h, "transpose_naive_f64_gridstride", D2(3, 2), D2(32, 4), "ppii", doutd, did, w, hg);
+    eh_read(h, doutd, gotd, w * hg * 8);
+    eh_expect_f64(gotd, wantd, w * hg, 0, 0, "transpose_naive_f64_gridstride -G");
+    free(in); free(want); free(got); free(ind); free(wantd); free(gotd);
+    eh_close(h);
 }
 
 /* ---- matmul ------------------------------------------------------------------------- */

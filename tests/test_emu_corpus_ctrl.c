@@ -12,15 +12,8 @@
 
 #define ALLOC(T, n) ((T *)calloc((size_t)(n), sizeof(T)))
 
-/* sm_75, sm_80, sm_90 and the -G build */
-static const char *variant(unsigned k, const char *name)
-{
-    static char buf[512];
-    if (k < 3) return eh_corpus(eh_arches[k], name);
-    snprintf(buf, sizeof buf, "ptx-corpus/debug/%s.sm_80.ptx", name);
-    return buf;
-}
-#define FOR_VARIANT(k, ndbg) for (unsigned k = 0; k < 3u + (ndbg); k++)
+#define FOR_VARIANT(k, ndbg) EH_FOR_VARIANT(k, ndbg)
+#define variant eh_variant
 
 Test(emu_corpus, nested_divergence)
 {

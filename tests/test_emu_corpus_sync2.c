@@ -324,10 +324,11 @@ Test(emu_corpus, volatile_shared)
 /* ---- dynamic shared memory -------------------------------------------------------------------------- */
 Test(emu_corpus, dynamic_shared)
 {
-    FOR_ARCH(arch) {
+    EH_FOR_VARIANT(vk, 1) {
+        const char *arch = eh_variant(vk, "dynamic_shared");
         int B = 64, G = 3, n = 180;
         emu_options o = {.shared_bytes = (uint32_t)B * 8};
-        eh *h = eh_open(eh_corpus(arch, "dynamic_shared"), &o);
+        eh *h = eh_open(arch, &o);
         float *vals = ALLOC(float, n), *out = ALLOC(float, B * G), *w = ALLOC(float, B * G);
         int32_t *keys = ALLOC(int32_t, n);
         eh_fill_f32(vals, n, 320, -1, 1);
@@ -370,7 +371,7 @@ Test(emu_corpus, dynamic_shared)
         /* row sums with a runtime pitch */
         int cols = 45, pitch = 47, by = 4, nb = 2;
         emu_options o2 = {.shared_bytes = (uint32_t)(by * pitch * 4)};
-        h = eh_open(eh_corpus(arch, "dynamic_shared"), &o2);
+        h = eh_open(arch, &o2);
         float *m = ALLOC(float, cols * by * nb), rs[8], rsw[8];
         eh_fill_f32(m, cols * by * nb, 324, -1, 1);
         for (int r = 0; r < by * nb; r++) {
