@@ -46,12 +46,17 @@ void emu_check_global(emu_exec *x, const einst *I, const uint64_t *addr, uint32_
     });
     unsigned ds = distinct(sec, ns), dl = distinct(lin, nl);
     uint64_t req = (uint64_t)__builtin_popcount(m) * bytes;
+    /* ideal: the distinct bytes asked for, packed into whole sectors */
+    uint64_t ua[32];
+    unsigned nu = 0;
+    FOR_LANES(m, l, ua[nu++] = addr[l]);
+    uint64_t uniq = (uint64_t)distinct(ua, nu) * bytes;
     s->is_global_ok = 1;
     s->g_execs++;
     s->g_sectors += ds;
     s->g_lines += dl;
     s->g_bytes += req;
-    s->g_ideal += (req + 31) / 32;
+    s->g_ideal += (uniq + 31) / 32;
     if (ds > s->g_sec_max) s->g_sec_max = ds;
     if (dl > s->g_line_max) s->g_line_max = dl;
 }

@@ -22,7 +22,10 @@
 
 typedef struct cell {
     uint32_t w_tid, w_ep, w_site, w_wep; /* last writer (thread id + 1), interval, site, warp-sync epoch */
-    uint32_t r_tid, r_ep, r_site, r_wep; /* reader (MULTI: several) */
+    /* readers in interval r_ep: one warp (r_warp = warp + 1; r_lanes read it at
+     * that warp's sync epoch r_wep, earlier reads are ordered by a
+     * bar.warp.sync) or several warps (r_warp = MULTI) */
+    uint32_t r_ep, r_site, r_warp, r_wep, r_lanes, r_tid;
 } cell;
 
 struct race_shadow {
@@ -140,6 +143,7 @@ void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t
     uint32_t n = b->shadow->n;
     uint32_t ep = b->epoch + 1;
     uint32_t site = I->site;
+    uint32_t wid = w->id + 1, wep = w->ws_epoch;
     FOR_LANES(m, l, {
         uint32_t t = w->id * 32 + l, me = t + 1;
         uint64_t a = addr[l];
@@ -153,27 +157,42 @@ void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t
                     raw = true;
                 }
                 if (c->r_ep != ep) {
-                    c->r_tid = me;
                     c->r_ep = ep;
+                    c->r_warp = wid;
+                    c->r_wep = wep;
+                    c->r_lanes = 1u << l;
                     c->r_site = site;
-                    c->r_wep = w->ws_epoch;
-                } else if (c->r_tid != me) {
-                    c->r_tid = MULTI;
+                    c->r_tid = t;
+                } else if (c->r_warp == wid) {
+                    if (c->r_wep != wep) {
+                        c->r_wep = wep;
+                        c->r_lanes = 0;
+                    }
+                    c->r_lanes |= 1u << l;
+                    c->r_site = site;
+                    c->r_tid = t;
+                } else {
+                    c->r_warp = MULTI;
                 }
             } else {
                 if (!waw && c->w_ep == ep && c->w_tid && c->w_tid != me && !warp_ordered(c->w_tid, c->w_wep, t, w)) {
                     record(x->M, b, 2, c->w_site, site, c->w_tid - 1, t, a + k);
                     waw = true;
                 }
-                if (!war && c->r_ep == ep && c->r_tid && c->r_tid != me &&
-                    (c->r_tid == MULTI || !warp_ordered(c->r_tid, c->r_wep, t, w))) {
-                    record(x->M, b, 1, c->r_site, site, c->r_tid == MULTI ? MULTI : c->r_tid - 1, t, a + k);
-                    war = true;
+                if (!war && c->r_ep == ep) {
+                    bool haz = c->r_warp == MULTI || c->r_warp != wid ||
+                               (c->r_wep == wep && (c->r_lanes & ~(1u << l)));
+                    if (haz) {
+                        uint32_t reader = c->r_warp == MULTI ? MULTI : c->r_tid;
+                        if (reader == t && c->r_warp != MULTI) reader = MULTI; /* other lanes of its warp */
+                        record(x->M, b, 1, c->r_site, site, reader, t, a + k);
+                        war = true;
+                    }
                 }
                 c->w_tid = me;
                 c->w_ep = ep;
                 c->w_site = site;
-                c->w_wep = w->ws_epoch;
+                c->w_wep = wep;
             }
         }
     });

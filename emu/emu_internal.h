@@ -53,6 +53,7 @@ typedef struct emu_part {
     uint64_t *r;
     uint32_t *p;
     uint32_t mask;
+    const einst *I; /* this group's own instruction (operand slots) */
 } emu_part;
 typedef int (*emu_cfn)(emu_exec *x, const einst *I, const emu_part *parts, unsigned nparts,
                        uint32_t all);

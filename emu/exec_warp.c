@@ -1,9 +1,11 @@
 /* Warp collectives: shfl, vote, match, redux, elect, bar.warp.sync.
  *
  * The lanes taking part may come from several paths of a diverged warp
- * (independent thread scheduling): simt.c gathers the paths waiting at the
- * collective into parts (each with its own register file) and calls these
- * functions once all lanes named in the member mask have arrived.  A
+ * (independent thread scheduling), even from different instructions with
+ * the same qualifiers: simt.c gathers the paths waiting at such
+ * collectives into parts (each with its own register file and
+ * instruction) and calls these functions once all lanes named in the
+ * member mask have arrived.  A
  * source lane that takes no part supplies the reading lane's own value
  * (the ISA leaves that undefined). */
 #include "decode.h"
@@ -46,11 +48,11 @@ static int c_shfl(emu_exec *x, const einst *I, const emu_part *parts, unsigned n
     map_lanes(parts, n, &L);
     uint64_t src[32], res[32];
     bool pv[32];
-    for (unsigned l = 0; l < 32; l++) src[l] = L.part[l] ? rd(L.part[l], I->s[0], l) : 0;
+    for (unsigned l = 0; l < 32; l++) src[l] = L.part[l] ? rd(L.part[l], L.part[l]->I->s[0], l) : 0;
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
         const emu_part *p = L.part[lane];
-        uint32_t b = (uint32_t)rd(p, I->s[1], lane), c = (uint32_t)rd(p, I->s[2], lane);
+        uint32_t b = (uint32_t)rd(p, p->I->s[1], lane), c = (uint32_t)rd(p, p->I->s[2], lane);
         uint32_t bval = b & 31, cval = c & 31, segmask = (c >> 8) & 31;
         uint32_t maxl = (lane & segmask) | (cval & ~segmask), minl = lane & segmask;
         int32_t j;
@@ -67,8 +69,9 @@ static int c_shfl(emu_exec *x, const einst *I, const emu_part *parts, unsigned n
     }
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
-        wr(L.part[lane], I->d[0], lane, res[lane] & 0xffffffffu);
-        if (I->flags & EI_PRED_DST2) pwr(L.part[lane], I->d[1], lane, pv[lane]);
+        const emu_part *p = L.part[lane];
+        wr(p, p->I->d[0], lane, res[lane] & 0xffffffffu);
+        if (p->I->flags & EI_PRED_DST2) pwr(p, p->I->d[1], lane, pv[lane]);
     }
     return 0;
 }
@@ -81,17 +84,17 @@ static int c_vote(emu_exec *x, const einst *I, const emu_part *parts, unsigned n
     uint32_t bal = 0;
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
-        if (prd(L.part[lane], I->s[0], lane)) bal |= 1u << lane;
+        if (prd(L.part[lane], L.part[lane]->I->s[0], lane)) bal |= 1u << lane;
     }
     bool any = bal != 0, allt = bal == all, uni = bal == 0 || bal == all;
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
         const emu_part *p = L.part[lane];
         switch (I->sub2) {
-        case VOTE_ALL: pwr(p, I->d[0], lane, allt); break;
-        case VOTE_ANY: pwr(p, I->d[0], lane, any); break;
-        case VOTE_UNI: pwr(p, I->d[0], lane, uni); break;
-        default: wr(p, I->d[0], lane, bal); break;
+        case VOTE_ALL: pwr(p, p->I->d[0], lane, allt); break;
+        case VOTE_ANY: pwr(p, p->I->d[0], lane, any); break;
+        case VOTE_UNI: pwr(p, p->I->d[0], lane, uni); break;
+        default: wr(p, p->I->d[0], lane, bal); break;
         }
     }
     return 0;
@@ -106,7 +109,7 @@ static int c_match(emu_exec *x, const einst *I, const emu_part *parts, unsigned 
     uint64_t v[32];
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
-        v[lane] = rd(L.part[lane], I->s[0], lane) & mask;
+        v[lane] = rd(L.part[lane], L.part[lane]->I->s[0], lane) & mask;
     }
     unsigned first = (unsigned)__builtin_ctz(all);
     bool same = true;
@@ -119,10 +122,10 @@ static int c_match(emu_exec *x, const einst *I, const emu_part *parts, unsigned 
             uint32_t eq = 0;
             for (uint32_t k = all; k; k &= k - 1)
                 if (v[__builtin_ctz(k)] == v[lane]) eq |= 1u << __builtin_ctz(k);
-            wr(p, I->d[0], lane, eq);
+            wr(p, p->I->d[0], lane, eq);
         } else {
-            wr(p, I->d[0], lane, same ? all : 0);
-            if (I->flags & EI_PRED_DST2) pwr(p, I->d[1], lane, same);
+            wr(p, p->I->d[0], lane, same ? all : 0);
+            if (p->I->flags & EI_PRED_DST2) pwr(p, p->I->d[1], lane, same);
         }
     }
     return 0;
@@ -138,7 +141,7 @@ static int c_redux(emu_exec *x, const einst *I, const emu_part *parts, unsigned 
     bool firstv = true;
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
-        uint32_t v = (uint32_t)rd(L.part[lane], I->s[0], lane);
+        uint32_t v = (uint32_t)rd(L.part[lane], L.part[lane]->I->s[0], lane);
         if (firstv) { acc = v; firstv = false; continue; }
         switch (I->sub2) {
         case AOP_ADD: acc += v; break;
@@ -151,7 +154,7 @@ static int c_redux(emu_exec *x, const einst *I, const emu_part *parts, unsigned 
     }
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
-        wr(L.part[lane], I->d[0], lane, acc);
+        wr(L.part[lane], L.part[lane]->I->d[0], lane, acc);
     }
     return 0;
 }
@@ -159,13 +162,14 @@ static int c_redux(emu_exec *x, const einst *I, const emu_part *parts, unsigned 
 static int c_elect(emu_exec *x, const einst *I, const emu_part *parts, unsigned n, uint32_t all)
 {
     (void)x;
+    (void)I;
     lanes L;
     map_lanes(parts, n, &L);
     unsigned leader = (unsigned)__builtin_ctz(all);
     for (uint32_t mm = all; mm; mm &= mm - 1) {
         unsigned lane = (unsigned)__builtin_ctz(mm);
-        wr(L.part[lane], I->d[0], lane, leader);
-        pwr(L.part[lane], I->d[1], lane, lane == leader);
+        wr(L.part[lane], L.part[lane]->I->d[0], lane, leader);
+        pwr(L.part[lane], L.part[lane]->I->d[1], lane, lane == leader);
     }
     return 0;
 }

@@ -317,10 +317,14 @@ static void lanes_exit(emu_machine *M, block *b, warp *w, uint32_t idx, uint32_t
 }
 
 /* ---- collectives ------------------------------------------------------------------------ */
+/* The ISA makes a collective wait for the member lanes executing one with
+ * the same qualifiers (and member mask), not necessarily the same
+ * instruction: shfl.sync.bfly.b32 in both arms of an if meet. */
 static bool coll_matches(const einst *a, const einst *b)
 {
     if (a == b) return true;
-    return a->ctl == CTL_COLL && b->ctl == CTL_COLL && a->sub == COLL_BARWARP && b->sub == COLL_BARWARP;
+    return a->ctl == CTL_COLL && b->ctl == CTL_COLL && a->sub == b->sub && a->sub2 == b->sub2 && a->type == b->type &&
+           ((a->flags ^ b->flags) & EI_LEGACY) == 0;
 }
 
 /* Runs collective I over the participating lanes, one group per member
@@ -336,7 +340,7 @@ static void coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsign
     }
     uint32_t memb[32];
     for (unsigned k = 0; k < n; k++)
-        FOR_LANES(parts[k].mask, l, memb[l] = (uint32_t)parts[k].r[(size_t)I->s[4] * 32 + l]);
+        FOR_LANES(parts[k].mask, l, memb[l] = (uint32_t)parts[k].r[(size_t)parts[k].I->s[4] * 32 + l]);
     uint32_t left = all;
     while (left) {
         unsigned l0 = (unsigned)__builtin_ctz(left);
@@ -346,7 +350,7 @@ static void coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsign
         emu_part sub[32];
         unsigned ns = 0;
         for (unsigned k = 0; k < n; k++)
-            if (parts[k].mask & g) sub[ns++] = (emu_part){parts[k].r, parts[k].p, parts[k].mask & g};
+            if (parts[k].mask & g) sub[ns++] = (emu_part){parts[k].r, parts[k].p, parts[k].mask & g, parts[k].I};
         fn(x, I, sub, ns, g);
     }
 }
@@ -372,7 +376,7 @@ static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *t
     for (uint32_t i = 0; i < w->ne && n < 32; i++) {
         sentry *e = &w->e[i];
         if (e->state == E_COLL && coll_matches(e->coll, I)) {
-            parts[n++] = (emu_part){e->f->r, e->f->p, e->cmask};
+            parts[n++] = (emu_part){e->f->r, e->f->p, e->cmask, e->coll};
             if (!f0) f0 = e->f;
         }
     }
@@ -708,7 +712,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                 need &= ~w->exited;
             }
             if (!(need & ~m)) {
-                emu_part part = {x.r, x.p, m};
+                emu_part part = {x.r, x.p, m, I};
                 coll_exec(&x, I, &part, 1, m);
                 if (obs) observe(M, w, b, f, I, mask, m, EMU_OBS_AFTER);
                 pc++;
