@@ -732,8 +732,12 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             emu_fail(M, EMU_ERR_UNSUPPORTED, F, I, "internal: unknown control kind");
             break;
         }
+        /* the after event: once the instruction has taken effect for the path
+         * (not for ret/exit/trap, nor a barrier or collective that waits) */
+        if (obs && !M->stop && I->ctl != CTL_COLL && I->ctl != CTL_RET && I->ctl != CTL_EXIT &&
+            !(I->ctl == CTL_BAR && !cont))
+            observe(M, w, b, f, I, mask, m, EMU_OBS_AFTER);
         if (M->stop || !cont) break;
-        if (obs && I->ctl != CTL_COLL) observe(M, w, b, f, I, mask, m, EMU_OBS_AFTER);
         if (steps >= limit) {
             w->e[idx].pc = pc;
             w->e[idx].mask = mask;
