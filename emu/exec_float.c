@@ -42,15 +42,26 @@ static int h_fma_f64(emu_exec *x, const einst *I, uint32_t m)
 enum { FOP_ADD, FOP_SUB, FOP_MUL, FOP_FMA, FOP_DIV, FOP_RCP, FOP_SQRT, FOP_RSQRT, FOP_SIN, FOP_COS,
        FOP_LG2, FOP_EX2, FOP_TANH, FOP_ABS, FOP_NEG, FOP_MIN, FOP_MAX, FOP_COPYSIGN };
 
-/* A directed-rounding f64 fma: the exact error of fma is not available
- * cheaply, so the host FPU computes it in the requested mode. */
-static double fma64_mode(double a, double b, double c, int mode)
+/* Directed rounding of f64 results: the error-free transformations of fp.c
+ * lose the error when a product or quotient underflows, so the host FPU
+ * computes these in the requested mode (volatile keeps the operation
+ * between the mode switches). */
+static double f64_mode(unsigned op, double a, double b, double c, int mode)
 {
     int old = fegetround();
     int want = mode == RND_RZ ? FE_TOWARDZERO : mode == RND_RM ? FE_DOWNWARD : mode == RND_RP ? FE_UPWARD : FE_TONEAREST;
     fesetround(want);
     volatile double va = a, vb = b, vc = c;
-    volatile double r = fma(va, vb, vc);
+    volatile double r;
+    switch (op) {
+    case FOP_ADD: r = va + vb; break;
+    case FOP_SUB: r = va - vb; break;
+    case FOP_MUL: r = va * vb; break;
+    case FOP_DIV: r = va / vb; break;
+    case FOP_RCP: r = 1.0 / va; break;
+    case FOP_SQRT: r = sqrt(va); break;
+    default: r = fma(va, vb, vc); break;
+    }
     fesetround(old);
     return r;
 }
@@ -79,12 +90,15 @@ static double fmax_ptx(double a, double b, bool nanprop)
 static uint64_t fop(unsigned op, double a, double b, double c, fpfmt f, int rnd, uint32_t flags, unsigned sub)
 {
     int mode = rnd ? rnd : RND_RN;
+    if (f.mbits == 52 && mode != RND_RN && (op == FOP_ADD || op == FOP_SUB || op == FOP_MUL || op == FOP_FMA ||
+                                            (op == FOP_DIV && sub != 1 && sub != 2) || (op == FOP_RCP && sub != 1) ||
+                                            (op == FOP_SQRT && sub != 1)))
+        return f64_bits(f64_mode(op, a, b, c, mode));
     switch (op) {
     case FOP_ADD: return fp_add(a, b, f, mode);
     case FOP_SUB: return fp_add(a, -b, f, mode);
     case FOP_MUL: return fp_mul(a, b, f, mode);
     case FOP_FMA:
-        if (f.mbits == 52 && mode != RND_RN) return f64_bits(fma64_mode(a, b, c, mode));
         if (f.mbits == 52) return f64_bits(fma(a, b, c));
         return fp_fma(a, b, c, f, mode);
     case FOP_DIV: return sub == 1 || sub == 2 ? fp_round(a / b, 0, f, RND_RN, false) : fp_div(a, b, f, mode);
@@ -169,7 +183,7 @@ static int h_f32_gen(emu_exec *x, const einst *I, uint32_t m)
         else r = (uint32_t)fop(op, v[0], v[1], v[2], FMT_F32, I->rnd, I->flags, I->sub);
         float f = f32_from(r);
         if (ftz) f = f32_ftz(f);
-        if (sat) f = isnan(f) ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+        if (sat) f = isnan(f) || f <= 0.0f ? 0.0f : f > 1.0f ? 1.0f : f; /* [+0, 1], NaN and -0 to +0 */
         D[l] = f32_bits(f);
     });
     return 0;
@@ -194,7 +208,7 @@ static int h_f64_gen(emu_exec *x, const einst *I, uint32_t m)
         else r = fop(op, v[0], v[1], v[2], FMT_F64, I->rnd, I->flags, I->sub);
         double f = f64_from(r);
         if (ftz) f = f64_ftz(f);
-        if (sat) f = isnan(f) ? 0.0 : f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+        if (sat) f = isnan(f) || f <= 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
         D[l] = f64_bits(f);
     });
     return 0;

@@ -156,9 +156,17 @@ static uint64_t overflow(double s, fpfmt f, int mode)
     return sg | (to_max ? maxfin_bits(f) : inf_bits(f));
 }
 
+/* An exact zero sum is +0 in every mode but round-down, where it is -0
+ * unless both addends are +0 (IEEE 754 6.3). */
+static double zero_sum(double s, double a, double b, int mode)
+{
+    if (s == 0.0 && mode == RND_RM && !(a == 0.0 && b == 0.0 && !signbit(a) && !signbit(b))) return -0.0;
+    return s;
+}
+
 uint64_t fp_add(double a, double b, fpfmt f, int mode)
 {
-    double s = a + b;
+    double s = zero_sum(a + b, a, b, mode);
     if (isinf(s) && isfinite(a) && isfinite(b)) return overflow(s, f, mode);
     return finish(s, isfinite(s) ? fp_two_sum_err(a, b, s) : 0, f, mode);
 }
@@ -174,7 +182,7 @@ uint64_t fp_fma(double a, double b, double c, fpfmt f, int mode)
 {
     if (f.mbits <= 23) {
         /* a*b of f32 (or narrower) values is exact in a double */
-        double p = a * b, s = p + c;
+        double p = a * b, s = zero_sum(p + c, p, c, mode);
         if (isinf(s) && isfinite(p) && isfinite(c)) return overflow(s, f, mode);
         return finish(s, isfinite(s) ? fp_two_sum_err(p, c, s) : 0, f, mode);
     }
