@@ -347,11 +347,19 @@ static void coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsign
         uint32_t g = 0;
         FOR_LANES(left, l, if (memb[l] == memb[l0]) g |= 1u << l);
         left &= ~g;
-        emu_part sub[32];
-        unsigned ns = 0;
-        for (unsigned k = 0; k < n; k++)
-            if (parts[k].mask & g) sub[ns++] = (emu_part){parts[k].r, parts[k].p, parts[k].mask & g, parts[k].I};
-        fn(x, I, sub, ns, g);
+        /* the members of the mask take part together; a lane outside its own
+         * member mask (undefined in the ISA) only sees itself */
+        uint32_t groups[33], ng = 0;
+        if (g & memb[l0]) groups[ng++] = g & memb[l0];
+        FOR_LANES(g & ~memb[l0], l, groups[ng++] = 1u << l);
+        for (uint32_t k2 = 0; k2 < ng; k2++) {
+            emu_part sub[32];
+            unsigned ns = 0;
+            for (unsigned k = 0; k < n; k++)
+                if (parts[k].mask & groups[k2])
+                    sub[ns++] = (emu_part){parts[k].r, parts[k].p, parts[k].mask & groups[k2], parts[k].I};
+            fn(x, I, sub, ns, groups[k2]);
+        }
     }
 }
 

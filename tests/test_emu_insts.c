@@ -339,3 +339,348 @@ Test(emu_insts, conversions)
     free(out);
     eh_close(h);
 }
+
+/* ---- bit operations ---------------------------------------------------------------------------- */
+static const char bits_ptx[] = HDR PROLOGUE("bits")
+    OUTR("prmt.b32 %r3, %r10, %r11, %r11")          /* 0: generic selectors from b */
+    OUTR("prmt.b32.f4e %r3, %r10, %r11, %r11")      /* 1 */
+    OUTR("prmt.b32.b4e %r3, %r10, %r11, %r11")      /* 2 */
+    OUTR("prmt.b32.rc8 %r3, %r10, %r11, %r11")      /* 3 */
+    OUTR("prmt.b32.ecl %r3, %r10, %r11, %r11")      /* 4 */
+    OUTR("prmt.b32.ecr %r3, %r10, %r11, %r11")      /* 5 */
+    OUTR("prmt.b32.rc16 %r3, %r10, %r11, %r11")     /* 6 */
+    OUTR("and.b32 %r20, %r11, 255;\n  shr.u32 %r21, %r11, 8;\n  and.b32 %r21, %r21, 255;\n  bfe.u32 %r3, %r10, %r20, %r21") /* 7 */
+    OUTR("and.b32 %r20, %r11, 63;\n  shr.u32 %r21, %r11, 8;\n  and.b32 %r21, %r21, 31;\n  bfe.s32 %r3, %r10, %r20, %r21")   /* 8 */
+    OUTR("and.b32 %r20, %r11, 63;\n  shr.u32 %r21, %r11, 8;\n  and.b32 %r21, %r21, 63;\n  bfi.b32 %r3, %r10, %r11, %r20, %r21") /* 9 */
+    OUTR("shf.l.wrap.b32 %r3, %r10, %r11, %r11")    /* 10 */
+    OUTR("shf.r.clamp.b32 %r3, %r10, %r11, %r11")   /* 11 */
+    OUTR("bfind.u32 %r3, %r10")                     /* 12 */
+    OUTR("bfind.s32 %r3, %r10")                     /* 13 */
+    OUTR("bfind.shiftamt.u32 %r3, %r10")            /* 14 */
+    OUTR("brev.b32 %r3, %r10")                      /* 15 */
+    OUTR("popc.b32 %r3, %r10")                      /* 16 */
+    OUTR("clz.b32 %r3, %r10")                       /* 17 */
+    OUTR("lop3.b32 %r3, %r10, %r11, %r2, 232")      /* 18: majority (0xe8) */
+    OUTR("lop3.b32 %r3, %r10, %r11, %r2, 150")      /* 19: a ^ b ^ c (0x96) */
+    OUTR("dp2a.hi.s32.u32 %r3, %r10, %r11, %r2")    /* 20 */
+    OUTR("dp4a.s32.s32 %r3, %r10, %r11, %r2")       /* 21 */
+    OUTR("sad.u32 %r3, %r10, %r11, %r2")            /* 22 */
+    OUTR("mul24.hi.s32 %r3, %r10, %r11")            /* 23 */
+    OUTR("szext.clamp.s32 %r3, %r10, %r11")         /* 24 */
+    OUTR("bmsk.wrap.b32 %r3, %r10, %r11")           /* 25 */
+    EPILOGUE;
+
+static uint32_t prmt_ref(uint32_t a, uint32_t b, uint32_t c, int mode)
+{
+    /* the ISA's tables of the special modes, result byte 0 first */
+    static const int tab[7][4][4] = {{{0}},
+        {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},
+        {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},
+        {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},
+        {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},
+        {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},
+        {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}};
+    uint8_t src[8];
+    for (int k = 0; k < 4; k++) { src[k] = (uint8_t)(a >> (8 * k)); src[4 + k] = (uint8_t)(b >> (8 * k)); }
+    uint32_t r = 0;
+    for (int k = 0; k < 4; k++) {
+        uint8_t v;
+        if (mode == 0) {
+            int sel = (c >> (4 * k)) & 15;
+            v = src[sel & 7];
+            if (sel & 8) v = (v & 0x80) ? 0xff : 0;
+        } else {
+            v = src[tab[mode][c & 3][k]];
+        }
+        r |= (uint32_t)v << (8 * k);
+    }
+    return r;
+}
+
+Test(emu_insts, bit_operations)
+{
+    int n = 90;
+    uint32_t a[90], b[90];
+    uint64_t s = 630;
+    for (int i = 0; i < n; i++) { a[i] = (uint32_t)eh_rand(&s); b[i] = (uint32_t)eh_rand(&s) >> (i % 24); }
+    a[0] = 0; a[1] = 0xffffffffu; a[2] = 0x80000000u; a[3] = 1; b[4] = 0xffffffffu; b[5] = 40; b[6] = 32;
+    eh *h = eh_text(bits_ptx, NULL);
+    uint64_t da = in_buf(h, a, 4 * n), db = in_buf(h, b, 4 * n), dout = eh_zero(h, 8 * 26 * (size_t)n);
+    EH_RUN(h, "bits", D1(1), D1(96), "pppu", da, db, dout, (unsigned)n);
+    uint64_t *out = calloc(26 * (size_t)n, 8);
+    eh_read(h, dout, out, 8 * 26 * (size_t)n);
+#define CHK(k, want) cr_assert_eq((uint32_t)out[(k) * n + i], (uint32_t)(want), "op %d [%d] a=%08x b=%08x: got %08x want %08x", k, i, x, y, (uint32_t)out[(k) * n + i], (uint32_t)(want))
+    for (int i = 0; i < n; i++) {
+        uint32_t x = a[i], y = b[i], tid = (uint32_t)i;
+        for (int m = 0; m < 7; m++) CHK(m, prmt_ref(x, y, y, m));
+        /* bfe: the sign of the field is replicated (s32); positions beyond bit 31 read the sign bit */
+        {
+            uint32_t pos = y & 255, len = (y >> 8) & 255, d = 0;
+            for (uint32_t k = 0; k < 32; k++) if (k < len && pos + k <= 31) d |= ((x >> (pos + k)) & 1) << k;
+            CHK(7, d);
+            uint32_t pos2 = y & 63, len2 = (y >> 8) & 31, sb = 0, d2 = 0;
+            if (len2) sb = (x >> (pos2 + len2 - 1 < 31 ? pos2 + len2 - 1 : 31)) & 1;
+            for (uint32_t k = 0; k < 32; k++) d2 |= ((k < len2 && pos2 + k <= 31) ? (x >> (pos2 + k)) & 1 : sb) << k;
+            CHK(8, d2);
+            uint32_t pos3 = y & 63, len3 = (y >> 8) & 63, f = y;
+            for (uint32_t k = 0; k < len3 && pos3 + k <= 31; k++) f = (f & ~(1u << (pos3 + k))) | (((x >> k) & 1) << (pos3 + k));
+            CHK(9, f);
+        }
+        {
+            uint64_t v = ((uint64_t)y << 32) | x;
+            uint32_t nw = y & 31, nc = y > 32 ? 32 : y;
+            CHK(10, (uint32_t)((v << nw) >> 32));
+            CHK(11, (uint32_t)(v >> nc));
+        }
+        {
+            int msb = -1, msbs = -1;
+            for (int k = 31; k >= 0; k--) if ((x >> k) & 1) { msb = k; break; }
+            uint32_t xs = (x & 0x80000000u) ? ~x : x;
+            for (int k = 31; k >= 0; k--) if ((xs >> k) & 1) { msbs = k; break; }
+            CHK(12, msb < 0 ? 0xffffffffu : (uint32_t)msb);
+            CHK(13, msbs < 0 ? 0xffffffffu : (uint32_t)msbs);
+            CHK(14, msb < 0 ? 0xffffffffu : (uint32_t)(31 - msb));
+        }
+        {
+            uint32_t r = 0;
+            for (int k = 0; k < 32; k++) r |= ((x >> k) & 1) << (31 - k);
+            CHK(15, r);
+            CHK(16, __builtin_popcount(x));
+            CHK(17, x ? __builtin_clz(x) : 32);
+        }
+        CHK(18, (x & y) | (x & tid) | (y & tid));
+        CHK(19, x ^ y ^ tid);
+        {
+            int32_t d = (int32_t)tid;
+            for (int k = 0; k < 2; k++) d += (int32_t)(int16_t)(x >> (16 * k)) * (int32_t)((y >> (8 * (2 + k))) & 0xff);
+            CHK(20, (uint32_t)d);
+            int32_t e = (int32_t)tid;
+            for (int k = 0; k < 4; k++) e += (int32_t)(int8_t)(x >> (8 * k)) * (int32_t)(int8_t)(y >> (8 * k));
+            CHK(21, (uint32_t)e);
+        }
+        CHK(22, tid + (x > y ? x - y : y - x));
+        {
+            int64_t p = (int64_t)((int32_t)(x << 8) >> 8) * (int64_t)((int32_t)(y << 8) >> 8);
+            CHK(23, (uint32_t)((uint64_t)p >> 16));
+        }
+        {
+            /* szext.clamp.s32 and bmsk.wrap.b32, from the ISA pseudo-code */
+            uint32_t b1 = y & 31;
+            bool too_large = y >= 32;
+            uint32_t mask = too_large ? 0 : ~0u << b1;
+            bool sbit = !(b1 == 0 || too_large) && ((x >> ((b1 - 1) & 31)) & 1);
+            CHK(24, (x & ~mask) | (sbit ? mask : 0));
+            uint32_t a1 = x & 31, bb = y & 31, sum = a1 + bb;
+            uint32_t m0 = ~0u << a1, m1 = sum >= 32 ? 0 : (bb == 0 ? ~0u : ~0u << sum);
+            if (sum >= 32) m1 = 0;
+            CHK(25, m0 & ~m1);
+        }
+    }
+#undef CHK
+    free(out);
+    eh_close(h);
+}
+
+/* the ISA's own examples */
+static const char isa_ex_ptx[] = HDR
+    ".visible .entry ex(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<16>;\n  .reg .b64 %rd<3>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  fns.b32 %r1, 0xaaaaaaaa, 3, 1;\n"
+    "  fns.b32 %r2, 0xaaaaaaaa, 3, -1;\n"
+    "  fns.b32 %r3, 0xaaaaaaaa, 2, 1;\n"
+    "  fns.b32 %r4, 0xaaaaaaaa, 2, -1;\n"
+    "  bmsk.wrap.b32 %r5, 1, 2;\n"
+    "  szext.wrap.u32 %r6, 0xffffffff, 0;\n"
+    "  fns.b32 %r7, 0x00000000, 5, 2;\n"
+    "  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};\n"
+    "  st.global.v2.u32 [%rd1+16], {%r5, %r6};\n"
+    "  st.global.u32 [%rd1+24], %r7;\n"
+    "  ret;\n}\n";
+
+Test(emu_insts, isa_examples)
+{
+    eh *h = eh_text(isa_ex_ptx, NULL);
+    uint64_t out = eh_zero(h, 32);
+    EH_RUN(h, "ex", D1(1), D1(1), "p", out);
+    uint32_t r[7];
+    eh_read(h, out, r, 28);
+    uint32_t want[7] = {3, 3, 3, 1, 0x6, 0, 0xffffffffu};
+    eh_expect_i32((int32_t *)r, (int32_t *)want, 7, "fns/bmsk/szext examples");
+    eh_close(h);
+}
+
+/* ---- integer edge cases --------------------------------------------------------------------------- */
+static const char ints_ptx[] = HDR PROLOGUE("ints")
+    OUTR("div.s32 %r3, %r10, %r11")           /* 0 */
+    OUTR("rem.s32 %r3, %r10, %r11")           /* 1 */
+    OUTR("div.u32 %r3, %r10, %r11")           /* 2 */
+    OUTR("rem.u32 %r3, %r10, %r11")           /* 3 */
+    OUTR("shl.b32 %r3, %r10, %r11")           /* 4 */
+    OUTR("shr.s32 %r3, %r10, %r11")           /* 5 */
+    OUTR("shr.u32 %r3, %r10, %r11")           /* 6 */
+    OUTR("mul.hi.s32 %r3, %r10, %r11")        /* 7 */
+    OUTR("mul.hi.u32 %r3, %r10, %r11")        /* 8 */
+    OUTR("mad.hi.sat.s32 %r3, %r10, %r11, %r10") /* 9 */
+    OUTR("add.sat.s32 %r3, %r10, %r11")       /* 10 */
+    OUTR("sub.sat.s32 %r3, %r10, %r11")       /* 11 */
+    OUTR("abs.s32 %r3, %r10")                 /* 12 */
+    OUTR("min.s32 %r3, %r10, %r11")           /* 13 */
+    OUTR("max.u32 %r3, %r10, %r11")           /* 14 */
+    OUTR("sub.cc.u32 %r20, %r10, %r11;\n  subc.u32 %r3, %r11, %r10")  /* 15: borrow chain */
+    OUTR("add.cc.u32 %r20, %r10, %r11;\n  addc.cc.u32 %r21, %r10, %r11;\n  addc.u32 %r3, 0, 0") /* 16: carry out of the second add */
+    OUTR("mad.lo.cc.u32 %r20, %r10, %r11, %r10;\n  madc.hi.u32 %r3, %r10, %r11, 0") /* 17 */
+    OUTR("mul.wide.s16 %r3, %rs5, %rs6")      /* 18: set below */
+    OUTR("neg.s32 %r3, %r10")                 /* 19 */
+    EPILOGUE;
+
+static int32_t sdiv(int32_t a, int32_t b) { return !b ? -1 : (a == INT32_MIN && b == -1) ? INT32_MIN : a / b; }
+static int32_t srem(int32_t a, int32_t b) { return !b ? a : (a == INT32_MIN && b == -1) ? 0 : a % b; }
+static int32_t sat32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v; }
+
+Test(emu_insts, integer_edge_cases)
+{
+    /* the mul.wide.s16 operands: the low halves of a and b */
+    char *ptx = strdup(ints_ptx);
+    char *p = strstr(ptx, "  mul.wide.s16 %r3, %rs5, %rs6");
+    cr_assert_not_null(p);
+    char *full = malloc(strlen(ptx) + 256);
+    size_t pre = (size_t)(p - ptx);
+    memcpy(full, ptx, pre);
+    strcpy(full + pre, "  cvt.u16.u32 %rs5, %r10;\n  cvt.u16.u32 %rs6, %r11;\n");
+    strcat(full, p);
+    int n = 64;
+    int32_t a[64], b[64];
+    eh_fill_i32(a, n, 640, INT32_MIN, INT32_MAX);
+    eh_fill_i32(b, n, 641, -70000, 70000);
+    int32_t sa[] = {5, INT32_MIN, INT32_MIN, 7, -7, 1, -1, INT32_MAX, -8, 1234, 0x7fff0000};
+    int32_t sb[] = {0, -1, 1, -2, 2, 32, 33, 40, 31, 63, 0x10000};
+    for (int i = 0; i < 11; i++) { a[i] = sa[i]; b[i] = sb[i]; }
+    eh *h = eh_text(full, NULL);
+    uint64_t da = in_buf(h, a, 4 * n), db = in_buf(h, b, 4 * n), dout = eh_zero(h, 8 * 20 * (size_t)n);
+    EH_RUN(h, "ints", D1(1), D1(64), "pppu", da, db, dout, (unsigned)n);
+    uint64_t *out = calloc(20 * (size_t)n, 8);
+    eh_read(h, dout, out, 8 * 20 * (size_t)n);
+#define CHK(k, want) cr_assert_eq((uint32_t)out[(k) * n + i], (uint32_t)(want), "op %d [%d] a=%d b=%d: got %d want %d", k, i, x, y, (int32_t)out[(k) * n + i], (int32_t)(want))
+    for (int i = 0; i < n; i++) {
+        int32_t x = a[i], y = b[i];
+        uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
+        CHK(0, sdiv(x, y));
+        CHK(1, srem(x, y));
+        CHK(2, uy ? ux / uy : 0xffffffffu);
+        CHK(3, uy ? ux % uy : ux);
+        CHK(4, uy >= 32 ? 0 : ux << uy);                        /* shift amounts clamp */
+        CHK(5, uy >= 32 ? (x < 0 ? -1 : 0) : x >> uy);
+        CHK(6, uy >= 32 ? 0 : ux >> uy);
+        CHK(7, (uint32_t)((uint64_t)((int64_t)x * y) >> 32));
+        CHK(8, (uint32_t)(((uint64_t)ux * uy) >> 32));
+        CHK(9, sat32(((int64_t)x * y >> 32) + x));
+        CHK(10, sat32((int64_t)x + y));
+        CHK(11, sat32((int64_t)x - y));
+        CHK(12, x == INT32_MIN ? (uint32_t)INT32_MIN : (uint32_t)(x < 0 ? -x : x));
+        CHK(13, x < y ? x : y);
+        CHK(14, ux > uy ? ux : uy);
+        uint32_t borrow = ux < uy;
+        CHK(15, uy - ux - borrow);
+        uint64_t s1 = (uint64_t)ux + uy;
+        uint64_t s2 = (uint64_t)ux + uy + (s1 >> 32);
+        CHK(16, (uint32_t)(s2 >> 32));
+        uint64_t prod = (uint64_t)ux * uy, lo = (uint32_t)prod + (uint64_t)ux;
+        CHK(17, (uint32_t)(prod >> 32) + (uint32_t)(lo >> 32));
+        CHK(18, (int32_t)(int16_t)x * (int32_t)(int16_t)y);
+        CHK(19, 0u - ux);
+    }
+#undef CHK
+    free(out);
+    free(ptx);
+    free(full);
+    eh_close(h);
+}
+
+/* ---- warp collectives ------------------------------------------------------------------------------ */
+static const char warp_ptx[] = HDR
+    ".visible .entry warp(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %laneid;\n"
+    "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd1, %rd3;\n  ld.global.u32 %r3, [%rd4];\n"
+    "  mul.wide.u32 %rd5, %r1, 64;\n  add.s64 %rd6, %rd2, %rd5;\n"        /* 16 results per thread */
+    "  shfl.sync.up.b32 %r4|%p1, %r3, 3, 0, -1;\n"
+    "  shfl.sync.down.b32 %r5|%p2, %r3, 5, 31, -1;\n"
+    "  shfl.sync.bfly.b32 %r6, %r3, 9, 0x0f1f, -1;\n"                    /* segments of 16 lanes */
+    "  shfl.sync.idx.b32 %r7, %r3, 6, 0x181f, -1;\n"                     /* segments of 8: lane 6 of each */
+    "  selp.u32 %r8, 1, 0, %p1;\n  selp.u32 %r9, 1, 0, %p2;\n"
+    "  and.b32 %r10, %r3, 1;\n  setp.eq.u32 %p3, %r10, 1;\n"
+    "  vote.sync.ballot.b32 %r11, !%p3, -1;\n"
+    "  vote.sync.uni.pred %p4, %p3, -1;\n  selp.u32 %r12, 1, 0, %p4;\n"
+    "  redux.sync.add.u32 %r13, %r3, -1;\n"
+    "  redux.sync.min.s32 %r14, %r3, -1;\n"
+    "  redux.sync.max.u32 %r15, %r3, -1;\n"
+    "  redux.sync.xor.b32 %r16, %r3, 0x0000ffff;\n"                       /* lanes 16..31 are not members */
+    "  shr.u32 %r17, %r3, 28;\n"
+    "  match.any.sync.b32 %r18, %r17, -1;\n"
+    "  elect.sync %r19|%p5, -1;\n  selp.u32 %r20, 1, 0, %p5;\n"
+    "  setp.lt.u32 %p6, %r2, 12;\n"
+    "  @%p6 bra LOW;\n"
+    "  activemask.b32 %r21;\n  bra.uni JOIN;\n"
+    "LOW:\n  activemask.b32 %r21;\n"
+    "JOIN:\n"
+    "  st.global.v4.u32 [%rd6], {%r4, %r5, %r6, %r7};\n"
+    "  st.global.v4.u32 [%rd6+16], {%r8, %r9, %r11, %r12};\n"
+    "  st.global.v4.u32 [%rd6+32], {%r13, %r14, %r15, %r16};\n"
+    "  st.global.v4.u32 [%rd6+48], {%r18, %r19, %r20, %r21};\n"
+    "  ret;\n}\n";
+
+Test(emu_insts, warp_collectives)
+{
+    int n = 32;
+    int32_t in[32];
+    eh_fill_i32(in, n, 650, INT32_MIN, INT32_MAX);
+    in[4] = in[9]; /* some equal top nibbles for match.any are likely anyway */
+    eh *h = eh_text(warp_ptx, NULL);
+    uint64_t din = eh_buf(h, in, 128), dout = eh_zero(h, 64 * 32);
+    EH_RUN(h, "warp", D1(1), D1(32), "pp", din, dout);
+    uint32_t out[32][16];
+    eh_read(h, dout, out, sizeof out);
+    uint32_t v[32], ballot_not_odd = 0, add = 0, umax = 0, x16 = 0;
+    int32_t smin = INT32_MAX;
+    for (int l = 0; l < 32; l++) {
+        v[l] = (uint32_t)in[l];
+        if (!(v[l] & 1)) ballot_not_odd |= 1u << l;
+        add += v[l];
+        if ((int32_t)v[l] < smin) smin = (int32_t)v[l];
+        if (v[l] > umax) umax = v[l];
+        if (l < 16) x16 ^= v[l];
+    }
+    bool uni = ballot_not_odd == 0 || ballot_not_odd == 0xffffffffu;
+    for (int l = 0; l < 32; l++) {
+        /* shfl from the ISA formula: up with c = 0, down with c = 31, bfly and idx with segments */
+        int j = l - 3;
+        bool pu = j >= 0;
+        cr_assert_eq(out[l][0], pu ? v[j] : v[l], "shfl.up lane %d", l);
+        cr_assert_eq(out[l][4], pu, "shfl.up predicate lane %d", l);
+        j = l + 5;
+        bool pd = j <= 31;
+        cr_assert_eq(out[l][1], pd ? v[j] : v[l], "shfl.down lane %d", l);
+        cr_assert_eq(out[l][5], pd);
+        uint32_t seg = 0x0f, maxl = (l & seg) | (0x1f & ~seg);
+        j = l ^ 9;
+        cr_assert_eq(out[l][2], (uint32_t)j <= maxl ? v[j] : v[l], "shfl.bfly lane %d", l);
+        uint32_t seg8 = 0x18, minl = l & seg8, maxl8 = (l & seg8) | (0x1f & ~seg8);
+        j = (int)(minl | (6 & ~seg8));
+        cr_assert_eq(out[l][3], (uint32_t)j <= maxl8 ? v[j] : v[l], "shfl.idx lane %d", l);
+        cr_assert_eq(out[l][6], ballot_not_odd, "vote.ballot !p");
+        cr_assert_eq(out[l][7], uni);
+        cr_assert_eq(out[l][8], add);
+        cr_assert_eq((int32_t)out[l][9], smin);
+        cr_assert_eq(out[l][10], umax);
+        if (l < 16) cr_assert_eq(out[l][11], x16, "redux over the member lanes only");
+        uint32_t eq = 0;
+        for (int k = 0; k < 32; k++) if ((v[k] >> 28) == (v[l] >> 28)) eq |= 1u << k;
+        cr_assert_eq(out[l][12], eq, "match.any lane %d", l);
+        cr_assert_eq(out[l][13], 0u, "elect: lane 0 leads");
+        cr_assert_eq(out[l][14], l == 0);
+        cr_assert_eq(out[l][15], l < 12 ? 0x00000fffu : 0xfffff000u, "activemask in the divergent branch, lane %d", l);
+    }
+    eh_close(h);
+}
