@@ -45,7 +45,7 @@ void emu_check_global(emu_exec *x, const einst *I, const uint64_t *addr, uint32_
         if ((e >> 7) != (a >> 7) && nl < 64) lin[nl++] = e >> 7;
     });
     unsigned ds = distinct(sec, ns), dl = distinct(lin, nl);
-    uint64_t req = (uint64_t)__builtin_popcount(m) * bytes;
+    uint64_t req = (uint64_t)popc32(m) * bytes;
     /* ideal: the distinct bytes asked for, packed into whole sectors */
     uint64_t ua[32];
     unsigned nu = 0;

@@ -340,6 +340,7 @@ struct emu_machine {
     /* checks */
     struct race_state *race;
     FILE *pout;
+    frame *frame_pool;    /* frames of finished blocks, for reuse */
 };
 
 /* The context a handler runs in. */
@@ -452,6 +453,16 @@ static inline uint64_t emu_rng_next(uint64_t *s)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+/* Population count without a libgcc call (the build targets baseline
+ * x86-64, which has no popcnt instruction). */
+static inline unsigned popc32(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+static inline unsigned popc64(uint64_t v) { return popc32((uint32_t)v) + popc32((uint32_t)(v >> 32)); }
 
 static inline uint64_t type_mask(unsigned bytes)
 {

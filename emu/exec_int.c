@@ -159,6 +159,33 @@ static uint64_t mul_part(unsigned sub, unsigned w, bool s, uint64_t a, uint64_t 
     }
 }
 
+/* mad.lo without carry or saturation: the common case, kept simple so the
+ * lane loop vectorises */
+static int h_madlo_32(emu_exec *x, const einst *I, uint32_t m)
+{
+    D_; A_(0); A_(1); A_(2);
+    FOR_LANES(m, l, D[l] = (uint32_t)((uint32_t)A0[l] * (uint32_t)A1[l] + (uint32_t)A2[l]));
+    return 0;
+}
+static int h_madlo_64(emu_exec *x, const einst *I, uint32_t m)
+{
+    D_; A_(0); A_(1); A_(2);
+    FOR_LANES(m, l, D[l] = A0[l] * A1[l] + A2[l]);
+    return 0;
+}
+static int h_madwide_s32(emu_exec *x, const einst *I, uint32_t m)
+{
+    D_; A_(0); A_(1); A_(2);
+    FOR_LANES(m, l, D[l] = (uint64_t)((int64_t)(int32_t)A0[l] * (int32_t)A1[l]) + A2[l]);
+    return 0;
+}
+static int h_madwide_u32(emu_exec *x, const einst *I, uint32_t m)
+{
+    D_; A_(0); A_(1); A_(2);
+    FOR_LANES(m, l, D[l] = (uint64_t)(uint32_t)A0[l] * (uint32_t)A1[l] + A2[l]);
+    return 0;
+}
+
 static int h_mad(emu_exec *x, const einst *I, uint32_t m)
 {
     D_; A_(0); A_(1); A_(2);
@@ -302,7 +329,7 @@ static int h_popc(emu_exec *x, const einst *I, uint32_t m)
 {
     D_; A_(0);
     uint64_t mask = type_mask(emu_type_bytes(I->type));
-    FOR_LANES(m, l, D[l] = (uint32_t)__builtin_popcountll(A0[l] & mask));
+    FOR_LANES(m, l, D[l] = (uint32_t)popc64(A0[l] & mask));
     return 0;
 }
 static int h_clz(emu_exec *x, const einst *I, uint32_t m)
@@ -734,6 +761,11 @@ emu_fn emu_lookup_int(unsigned opc, einst *I, const char **why)
     case PTX_OPC_MAD:
         if (I->sub == MUL_WIDE && w == 2) { *why = "mad.wide needs a 16- or 32-bit type"; return NULL; }
         if ((I->flags & EI_SAT) && !(t == PTX_T_S32 && I->sub == MUL_HI)) { *why = ".sat needs mad.hi.s32"; return NULL; }
+        if (!(I->flags & (EI_SAT | EI_CC))) {
+            if (I->sub == MUL_LO && w == 1) return h_madlo_32;
+            if (I->sub == MUL_LO && w == 2) return h_madlo_64;
+            if (I->sub == MUL_WIDE && w == 1) return s ? h_madwide_s32 : h_madwide_u32;
+        }
         return h_mad;
     case PTX_OPC_MADC: return h_madc;
     case PTX_OPC_MUL24:

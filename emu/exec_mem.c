@@ -65,25 +65,67 @@ static inline uint8_t *xl(emu_exec *x, const einst *I, uint64_t a, unsigned byte
     } else if (I->space == MS_SHARED) {
         if (a < x->M->shared_total && bytes <= x->M->shared_total - a && !(a & (bytes - 1)))
             return x->b->shared + a;
+    } else if (I->space == MS_PARAM_K && !write) {
+        if (a < x->M->params_size && bytes <= x->M->params_size - a && !(a & (bytes - 1))) return x->M->params + a;
+    } else if (I->space == MS_CONST && !write) {
+        if (a < x->M->cbank_size && bytes <= x->M->cbank_size - a && !(a & (bytes - 1))) return x->M->cbank + a;
     }
     return emu_xlate(x, I->space, a, bytes, lane, write);
+}
+
+/* Fixed-size loads and stores compile to single moves (a memcpy of a
+ * variable size is a library call per lane). */
+static inline uint64_t load_n(const uint8_t *p, unsigned eb)
+{
+    switch (eb) {
+    case 1: return *p;
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+static inline void store_n(uint8_t *p, uint64_t v, unsigned eb)
+{
+    switch (eb) {
+    case 1: *p = (uint8_t)v; break;
+    case 2: { uint16_t t = (uint16_t)v; memcpy(p, &t, 2); break; }
+    case 4: { uint32_t t = (uint32_t)v; memcpy(p, &t, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
 }
 
 static int h_ld(emu_exec *x, const einst *I, uint32_t m)
 {
     uint64_t a[32];
-    addrs(x, I, m, a);
     unsigned eb = I->bytes, n = I->vec, tot = eb * n;
-    if (x->M->opt.checks) checks(x, I, m, a, tot, false, false);
     bool sg = emu_type_signed(I->type);
     uint64_t rmask = type_mask(I->dbytes);
+    if (I->am == AM_IMM && I->space != MS_LOCAL && I->space != MS_GENERIC) {
+        /* one address for the whole warp (parameters, constants, a symbol):
+         * read it once */
+        if (x->M->opt.checks) {
+            FOR_LANES(m, l, a[l] = (uint64_t)I->imm);
+            checks(x, I, m, a, tot, false, false);
+        }
+        const uint8_t *p = xl(x, I, (uint64_t)I->imm, tot, (unsigned)__builtin_ctz(m), false);
+        if (!p) return 1;
+        for (unsigned k = 0; k < n; k++) {
+            uint64_t v = load_n(p + k * eb, eb);
+            if (sg) v = (uint64_t)sext(v, eb);
+            v &= rmask;
+            uint64_t *D = REG(x, I->d[k]);
+            FOR_LANES(m, l, D[l] = v);
+        }
+        return 0;
+    }
+    addrs(x, I, m, a);
+    if (x->M->opt.checks) checks(x, I, m, a, tot, false, false);
     if (n == 1) {
         uint64_t *D = REG(x, I->d[0]);
         FOR_LANES(m, l, {
             const uint8_t *p = xl(x, I, a[l], tot, l, false);
             if (!p) return 1;
-            uint64_t v = 0;
-            memcpy(&v, p, eb);
+            uint64_t v = load_n(p, eb);
             if (sg) v = (uint64_t)sext(v, eb);
             D[l] = v & rmask;
         });
@@ -95,8 +137,7 @@ static int h_ld(emu_exec *x, const einst *I, uint32_t m)
         const uint8_t *p = xl(x, I, a[l], tot, l, false);
         if (!p) return 1;
         for (unsigned k = 0; k < n; k++) {
-            uint64_t v = 0;
-            memcpy(&v, p + k * eb, eb);
+            uint64_t v = load_n(p + k * eb, eb);
             if (sg) v = (uint64_t)sext(v, eb);
             D[k][l] = v & rmask;
         }
@@ -115,7 +156,7 @@ static int h_st(emu_exec *x, const einst *I, uint32_t m)
     FOR_LANES(m, l, {
         uint8_t *p = xl(x, I, a[l], tot, l, true);
         if (!p) return 1;
-        for (unsigned k = 0; k < n; k++) memcpy(p + k * eb, &S[k][l], eb);
+        for (unsigned k = 0; k < n; k++) store_n(p + k * eb, S[k][l], eb);
     });
     return 0;
 }

@@ -110,6 +110,7 @@ void emu_destroy(emu_machine *M)
     if (!M) return;
     for (uint32_t i = 0; i < M->nresident; i++) block_free(M, &M->resident[i]);
     free(M->resident);
+    simt_frame_pool_free(M);
     for (uint32_t i = 0; i < M->nsegs; i++) {
         free(M->segs[i].data);
         free(M->segs[i].name);
@@ -259,7 +260,7 @@ static void block_free(emu_machine *M, block *b)
             f->next_free = w->free_frames;
             w->free_frames = f;
         }
-        simt_frames_free(w);
+        simt_frames_release(M, w);
         free(w->e);
         free(w->local);
     }

@@ -73,10 +73,20 @@ static void init_slots(emu_exec *x, frame *fr, uint32_t mask, bool dyn_only)
         switch (si->kind) {
         case SI_CONST: for (unsigned l = 0; l < 32; l++) r[l] = si->v; break;
         case SI_FRAME: for (unsigned l = 0; l < 32; l++) r[l] = fr->local_base + si->v; break;
-        default:
-            if (dyn_only) FOR_LANES(mask, l, r[l] = emu_sreg_value(x, (unsigned)si->v, l));
-            else for (unsigned l = 0; l < 32; l++) r[l] = emu_sreg_value(x, (unsigned)si->v, l);
+        default: {
+            unsigned k = (unsigned)si->v;
+            if (k <= SR_TID_Z) {
+                for (unsigned l = 0; l < 32; l++) r[l] = x->w->tid[k - SR_TID_X][l];
+            } else if (k == SR_LANEID || (k >= SR_LM_EQ && k <= SR_LM_GT)) {
+                for (unsigned l = 0; l < 32; l++) r[l] = emu_sreg_value(x, k, l);
+            } else {
+                /* the same in every lane */
+                uint64_t v = emu_sreg_value(x, k, 0);
+                if (dyn_only) FOR_LANES(mask, l, r[l] = v);
+                else for (unsigned l = 0; l < 32; l++) r[l] = v;
+            }
             break;
+        }
         }
     }
 }
@@ -103,6 +113,11 @@ frame *simt_frame_new(emu_machine *M, block *b, warp *w, const efunc *F, uint32_
             fr = *pp;
             *pp = fr->next_free;
             break;
+        }
+    for (frame **pp = &M->frame_pool; !fr && *pp; pp = &(*pp)->next_free)
+        if ((*pp)->fn == F) {
+            fr = *pp;
+            *pp = fr->next_free;
         }
     if (!fr) {
         fr = xcalloc(1, sizeof *fr);
@@ -133,8 +148,9 @@ frame *simt_frame_new(emu_machine *M, block *b, warp *w, const efunc *F, uint32_
     FOR_LANES(mask, l, {
         fr->saved_sp[l] = w->sp[l];
         w->sp[l] = (uint32_t)top;
-        memset(w->local + (size_t)l * w->local_cap + base, 0, F->local_size);
     });
+    if (F->local_size)
+        FOR_LANES(mask, l, memset(w->local + (size_t)l * w->local_cap + base, 0, F->local_size));
     fr->local_base = base;
     emu_exec x = {fr->r, fr->p, fr, w, b, M, NULL, mask};
     init_slots(&x, fr, mask, false);
@@ -170,11 +186,24 @@ static void frame_finish(emu_machine *M, warp *w, frame *fr)
     (void)M;
 }
 
-void simt_frames_free(warp *w)
+/* A finished block's frames go to the machine's pool: the next blocks
+ * reuse them without fresh pages (allocating per block made page faults
+ * the largest cost of short kernels). */
+void simt_frames_release(emu_machine *M, warp *w)
 {
     while (w->free_frames) {
         frame *f = w->free_frames;
         w->free_frames = f->next_free;
+        f->next_free = M->frame_pool;
+        M->frame_pool = f;
+    }
+}
+
+void simt_frame_pool_free(emu_machine *M)
+{
+    while (M->frame_pool) {
+        frame *f = M->frame_pool;
+        M->frame_pool = f->next_free;
         free(f->r);
         free(f->p);
         free(f);
@@ -576,7 +605,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             m &= I->guard_neg ? ~g : g;
         }
         steps++;
-        tinsts += (unsigned)__builtin_popcount(m);
+        tinsts += m == FULL_MASK ? 32u : popc32(m);
         if (obs) observe(M, w, b, f, I, mask, m, EMU_OBS_BEFORE);
         if (I->ctl == CTL_NONE) {
             if (m) {
@@ -690,9 +719,9 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             }
             if (I->sub >= BAR_RED_POPC) {
                 uint32_t p = pread(&x, I->s[2]) & m;
-                if (I->sub == BAR_RED_POPC) b->bar_redval[id] += (uint32_t)__builtin_popcount(p);
-                else if (I->sub == BAR_RED_AND) b->bar_redval[id] += (uint32_t)__builtin_popcount(m & ~p);
-                else b->bar_redval[id] += (uint32_t)__builtin_popcount(p);
+                if (I->sub == BAR_RED_POPC) b->bar_redval[id] += (uint32_t)popc32(p);
+                else if (I->sub == BAR_RED_AND) b->bar_redval[id] += (uint32_t)popc32(m & ~p);
+                else b->bar_redval[id] += (uint32_t)popc32(p);
             }
             if (cnt) b->bar_expect[id] = cnt;
             w->bar_lanes[id] |= m;

@@ -11,6 +11,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
 /* The entry to run next, EMU_NONE if the warp has none runnable. */
 uint32_t simt_pick(emu_machine *M, warp *w);
 void simt_after_exit(emu_machine *M, block *b, warp *w);
-void simt_frames_free(warp *w);
+void simt_frames_release(emu_machine *M, warp *w);
+void simt_frame_pool_free(emu_machine *M);
 bool simt_unstick(emu_machine *M, warp *w);
 #endif
