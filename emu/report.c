@@ -89,11 +89,22 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
     site_ref *v = sorted_sites(M, &n);
     if (!v) return;
     char src[300];
+    /* the location column is as wide as its longest entry */
+    int lw = 8;
+    for (uint32_t i = 0; i < n; i++) {
+        const esite *st = v[i].s;
+        if (!st->g_execs && !st->s_execs) continue;
+        ptx_loc loc;
+        site_inst(st, &loc);
+        char where[300];
+        int k = snprintf(where, sizeof where, "%s:%u:%u", path, loc.line, loc.col);
+        if (k > lw) lw = k;
+    }
     if (ck & EMU_CHECK_COALESCING) {
         fprintf(out, "coalescing: global memory requests per PTX instruction (32-byte sectors and 128-byte lines\n"
                      "touched by the active lanes of one warp request; ideal = fewest sectors the requested bytes fit in;\n"
                      "buffers are 256-byte aligned)\n");
-        fprintf(out, "  %-28s %-26s %9s %8s %4s %8s %4s %7s  %s\n", "location", "instruction", "requests", "sect/req",
+        fprintf(out, "  %-*s %-22s %9s %8s %4s %8s %4s %7s  %s\n", lw, "location", "instruction", "requests", "sect/req",
                 "max", "line/req", "max", "ideal", "source");
         unsigned shown = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -104,7 +115,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
             char where[300];
             snprintf(where, sizeof where, "%s:%u:%u", path, loc.line, loc.col);
             source_line(M, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
-            fprintf(out, "  %-28s %-26.*s %9llu %8.2f %4u %8.2f %4u %7.2f  %s\n", where, (int)in->opcode_len, in->opcode,
+            fprintf(out, "  %-*s %-22.*s %9llu %8.2f %4u %8.2f %4u %7.2f  %s\n", lw, where, (int)in->opcode_len, in->opcode,
                     (unsigned long long)s->g_execs, (double)s->g_sectors / (double)s->g_execs, s->g_sec_max,
                     (double)s->g_lines / (double)s->g_execs, s->g_line_max, (double)s->g_ideal / (double)s->g_execs, src);
             shown++;
@@ -115,7 +126,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
         fprintf(out, "bank conflicts: shared memory requests per PTX instruction (32 banks of 4 bytes; lanes reading the\n"
                      "same word share one access; 8-byte accesses in 2 half-warp phases, 16-byte in 4 quarter-warp phases;\n"
                      "ways = distinct words the busiest bank serves in the worst phase)\n");
-        fprintf(out, "  %-28s %-26s %9s %8s %4s %11s %9s  %s\n", "location", "instruction", "requests", "ways avg", "max",
+        fprintf(out, "  %-*s %-22s %9s %8s %4s %10s %7s  %s\n", lw, "location", "instruction", "requests", "ways avg", "max",
                 "wavefronts", "ideal", "source");
         unsigned shown = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -126,7 +137,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
             char where[300];
             snprintf(where, sizeof where, "%s:%u:%u", path, loc.line, loc.col);
             source_line(M, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
-            fprintf(out, "  %-28s %-26.*s %9llu %8.2f %4u %11llu %9llu  %s\n", where, (int)in->opcode_len, in->opcode,
+            fprintf(out, "  %-*s %-22.*s %9llu %8.2f %4u %10llu %7llu  %s\n", lw, where, (int)in->opcode_len, in->opcode,
                     (unsigned long long)s->s_execs, (double)s->s_ways_sum / (double)s->s_execs, s->s_ways_max,
                     (unsigned long long)s->s_wavefronts, (unsigned long long)s->s_ideal, src);
             shown++;

@@ -118,6 +118,7 @@ frame *simt_frame_new(emu_machine *M, block *b, warp *w, const efunc *F, uint32_
         if ((*pp)->fn == F) {
             fr = *pp;
             *pp = fr->next_free;
+            break;
         }
     if (!fr) {
         fr = xcalloc(1, sizeof *fr);

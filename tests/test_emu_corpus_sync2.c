@@ -189,7 +189,7 @@ Test(emu_corpus, coop_groups)
         cr_assert(fabs(out - want) <= 1e-6 * mag, "cg_block_reduce %.9g want %.9g", out, want);
         /* tile<8> max with shfl_down, then any/ballot on the partial maxima */
         int nt = 120;
-        int32_t *ti = ALLOC(int32_t, nt), *to = ALLOC(int32_t, 128), *tw = ALLOC(int32_t, 128);
+        int32_t *ti = ALLOC(int32_t, nt + 8), *to = ALLOC(int32_t, 128), *tw = ALLOC(int32_t, 128);
         eh_fill_i32(ti, nt, 291, 0, 1200);
         for (int t = 0; t < 128 / 8; t++) {
             int v[8];
