@@ -6,17 +6,14 @@
 #include "cfg_impl.h"
 #include "semantics.h"
 
-void u32vec_push(u32vec *s, uint32_t x)
+void u32vec_grow(u32vec *s)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        s->v = realloc(s->v, sizeof *s->v * s->cap);
-        if (!s->v) {
-            fprintf(stderr, "ptxray: out of memory\n");
-            abort();
-        }
+    s->cap = s->cap ? s->cap * 2 : 16;
+    s->v = realloc(s->v, sizeof *s->v * s->cap);
+    if (!s->v) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
     }
-    s->v[s->n++] = x;
 }
 
 void u32vec_free(u32vec *s)
@@ -138,8 +135,6 @@ static void block_edges(builder *b, uint32_t k, uint32_t next)
     }
     const ptx_stmt *s = fn->stmts[bb->term];
     const ptx_inst *in = &s->u.inst;
-    ptx_inst_sem sem;
-    ptx_inst_semantics(in, &sem);
     if (in->op == PTX_OPC_BRA) {
         const ptx_operand *t = in->nopd ? &in->opd[in->nopd - 1] : NULL;
         if (!t || t->kind != PTX_O_SYM) {
@@ -164,15 +159,19 @@ static void block_edges(builder *b, uint32_t k, uint32_t next)
     } else {
         edge(b, k, CFG_EXIT); /* ret, exit, trap */
     }
-    if (ptx_sem_falls_through(in, &sem)) edge(b, k, next);
+    if (in->has_guard) edge(b, k, next); /* a guarded terminator falls through */
 }
 
+/* PTX_SEM_TERMINATOR depends on the opcode family alone (semantics.h), so
+ * the families are tested directly: this runs for every statement, and the
+ * full semantics costs as much as the rest of the CFG construction. */
 static bool is_terminator(const ptx_stmt *s)
 {
     if (s->kind != PTX_S_INST) return false;
-    ptx_inst_sem sem;
-    ptx_inst_semantics(&s->u.inst, &sem);
-    return (sem.flags & PTX_SEM_TERMINATOR) != 0;
+    switch (s->u.inst.op) {
+    case PTX_OPC_BRA: case PTX_OPC_BRX: case PTX_OPC_RET: case PTX_OPC_EXIT: case PTX_OPC_TRAP: return true;
+    default: return false;
+    }
 }
 
 /* CSR successor/predecessor arrays from the edge list. */

@@ -44,10 +44,9 @@ static void arena_grow(arena *a, size_t n) {
     if (a->next_size < ARENA_MAX_CHUNK) a->next_size *= 2;
 }
 
-void *arena_alloc(arena *a, size_t n) {
-    n = (n + 7u) & ~(size_t)7u;
-    if (n == 0) n = 8;
-    if ((size_t)(a->end - a->cur) < n || !a->cur) arena_grow(a, n);
+/* n is already rounded by arena_alloc and does not fit in the current chunk. */
+void *arena_alloc_slow(arena *a, size_t n) {
+    arena_grow(a, n);
     void *p = a->cur;
     a->cur += n;
     return p;

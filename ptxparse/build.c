@@ -126,9 +126,35 @@ static ptx_stmt *new_stmt(ptx_builder *b, int kind, ptx_loc loc) {
     return s;
 }
 
+/* Does an operand name a symbol (directly or inside an aggregate or a
+ * constant expression)? */
+static bool opd_names(const ptx_operand *o) {
+    switch (o->kind) {
+    case PTX_O_SYM: case PTX_O_EXPR: return true;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++)
+            if (opd_names(&o->p.elems[i])) return true;
+        return false;
+    default: return false;
+    }
+}
+
 static void add_stmt(ptx_builder *b, ptx_stmt *s) {
-    if (b->in_body) VPUSH(b->body, s);
-    else VPUSH(b->top, s);
+    if (!b->in_body) {
+        VPUSH(b->top, s);
+        return;
+    }
+    VPUSH(b->body, s);
+    bool named;
+    switch (s->kind) {
+    case PTX_S_LABEL: case PTX_S_VAR: case PTX_S_PROTO: case PTX_S_TARGETS: named = true; break;
+    case PTX_S_INST:
+        named = false;
+        for (uint32_t i = 0; i < s->u.inst.nopd && !named; i++) named = opd_names(&s->u.inst.opd[i]);
+        break;
+    default: named = false; break;
+    }
+    if (named) VPUSH(b->named, s);
 }
 
 static ptx_dirinfo *new_dir(ptx_builder *b) { return ARENA_NEW(b->a, ptx_dirinfo); }
@@ -508,19 +534,23 @@ static inline bool span_eq(const char *a, const char *b, uint32_t n) {
     return true;
 }
 
-/* %r123 -> element 123 of a range %r<N> in scope, materialised on first use. */
-static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
-    const char *p = name.p;
-    uint32_t n = name.n, k = n;
-    while (k && (unsigned)(p[k - 1] - '0') < 10u) k--;
-    uint32_t nd = n - k;
-    /* "%r01" is not "%r1"; more than 8 digits exceeds any range */
-    if (nd == 0 || k == 0 || nd > 8 || (nd > 1 && p[k] == '0')) return UINT32_MAX;
-    uint32_t num = 0;
-    for (uint32_t i = k; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
+static inline ptx_rangecache *rangecache_slot(ptx_builder *b, uint64_t pword) {
+    return &b->rangecache[(pword * 0x9E3779B97F4A7C15ull) >> 58];
+}
+
+/* Element num of the innermost range in scope whose prefix is name's first
+ * k bytes (pword: up to 8 of them as a word), materialised on first use;
+ * UINT32_MAX if none. */
+static uint32_t range_find(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
+    int first = 1;
     for (uint32_t i = b->ranges.n; i-- > 0;) {
         ptx_range *r = &b->ranges.v[i];
-        if (r->prefix.n != k || num >= r->count || !span_eq(r->prefix.p, name.p, k)) continue;
+        if (r->pword != pword || r->prefix.n != k) continue;
+        if (k > 8 && !span_eq(r->prefix.p, name.p, k)) continue;
+        if (first && k <= 8) /* the innermost range with this prefix */
+            *rangecache_slot(b, pword) = (ptx_rangecache){pword, k, i, b->regcache_gen, 0};
+        first = 0;
+        if (num >= r->count) continue;
         if (!r->ids) {
             r->ids = malloc(r->count * sizeof *r->ids);
             if (!r->ids) ptx_oom();
@@ -535,6 +565,31 @@ static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
         return r->ids[num];
     }
     return UINT32_MAX;
+}
+
+/* range_find for an element already used: one cache probe. */
+static inline uint32_t range_find_fast(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
+    const ptx_rangecache *c = rangecache_slot(b, pword);
+    if (c->pword == pword && c->k == k && c->gen == b->regcache_gen) {
+        const ptx_range *r = &b->ranges.v[c->idx];
+        if (num < r->count && r->ids && r->ids[num] != UINT32_MAX) return r->ids[num];
+    }
+    return range_find(b, name, k, pword, num);
+}
+
+/* %r123 -> element 123 of a range %r<N> in scope. */
+static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
+    const char *p = name.p;
+    uint32_t n = name.n, k = n;
+    while (k && (unsigned)(p[k - 1] - '0') < 10u) k--;
+    uint32_t nd = n - k;
+    /* "%r01" is not "%r1"; more than 8 digits exceeds any range */
+    if (nd == 0 || k == 0 || nd > 8 || (nd > 1 && p[k] == '0')) return UINT32_MAX;
+    uint32_t num = 0;
+    for (uint32_t i = k; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    return range_find(b, name, k, w, num);
 }
 
 static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' && s.p[s.n - 1] <= '9'; }
@@ -586,7 +641,8 @@ static void declare_reg(ptx_builder *b, ptx_var *v, uint32_t decl) {
                 return;
             }
         }
-        ptx_range r = {v->name, v->range, decl, b->depth, v->type, v->vec, NULL};
+        ptx_range r = {v->name, 0, v->range, decl, b->depth, v->type, v->vec, NULL};
+        for (uint32_t i = 0; i < v->name.n && i < 8; i++) r.pword |= (uint64_t)(unsigned char)v->name.p[i] << (8 * i);
         VPUSH(b->ranges, r);
         return;
     }
@@ -755,6 +811,7 @@ void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
     b->regcache_gen++;
     b->in_body = 1;
     b->body.n = 0;
+    b->named_start = b->named.n;
     b->regs.n = b->hnext.n = b->rdepth.n = 0;
     b->undo.n = b->marks.n = 0;
     b->digit_singles = 0;
@@ -780,11 +837,21 @@ void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
     b->in_body = 0;
     if (!f) return;
     f->nstmts = b->body.n;
-    f->stmts = ARENA_NEWN(b->a, ptx_stmt *, b->body.n ? b->body.n : 1);
-    copy_n(f->stmts, b->body.v, b->body.n * sizeof *f->stmts);
+    if (b->body.n) {
+        f->stmts = arena_alloc(b->a, b->body.n * sizeof *f->stmts);
+        memcpy(f->stmts, b->body.v, b->body.n * sizeof *f->stmts);
+    } else {
+        f->stmts = ARENA_NEWN(b->a, ptx_stmt *, 1);
+    }
     f->nregs = b->regs.n;
-    f->regs = ARENA_NEWN(b->a, ptx_reg, b->regs.n ? b->regs.n : 1);
-    copy_n(f->regs, b->regs.v, b->regs.n * sizeof *f->regs);
+    if (b->regs.n) {
+        f->regs = arena_alloc(b->a, b->regs.n * sizeof *f->regs);
+        memcpy(f->regs, b->regs.v, b->regs.n * sizeof *f->regs);
+    } else {
+        f->regs = ARENA_NEWN(b->a, ptx_reg, 1);
+    }
+    ptx_named_slice ns = {f, b->named_start, b->named.n - b->named_start};
+    VPUSH(b->named_bodies, ns);
 }
 
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {
@@ -1394,7 +1461,7 @@ int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     return ((int64_t)1 << 40) | ((int64_t)(neg != 0) << 32) | o.n;
 }
 
-static void decode_opcode_slow(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+static __attribute__((noinline)) void decode_opcode_slow(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     const char *p = in->opcode, *e = p + in->opcode_len;
     const char *q = p;
     while (q < e && *q != '.') q++;
@@ -1425,24 +1492,26 @@ mods:
 
 /* A program uses a few hundred distinct opcode spellings millions of times:
  * their decoding is cached, keyed by the spelling. */
-static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+static inline void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     uint32_t n = in->opcode_len;
     const char *p = in->opcode;
-    /* a fixed-cost hash: length, first and last 8 bytes (the entry is
-     * verified with memcmp); short names fall back to a byte loop */
-    uint64_t x;
+    /* key: length, first and last 8 bytes, which for up to 16 bytes are the
+     * whole name (longer names compare their middle too).  A shorter name is
+     * read as one word when the buffer (2 NULs past the text) allows. */
+    uint64_t head = 0, tail = 0;
     if (n >= 8) {
-        uint64_t a, z;
-        memcpy(&a, p, 8);
-        memcpy(&z, p + n - 8, 8);
-        x = a * 0x9E3779B97F4A7C15ull ^ z * 0xC2B2AE3D27D4EB4Full ^ n;
+        memcpy(&head, p, 8);
+        memcpy(&tail, p + n - 8, 8);
+    } else if (p + 8 <= b->ls.buf + b->ls.len + 2) {
+        memcpy(&head, p, 8);
+        head &= n ? ~0ull >> (64 - 8 * n) : 0;
     } else {
-        x = n;
-        for (uint32_t i = 0; i < n; i++) x = (x << 8) | (unsigned char)p[i];
-        x *= 0x9E3779B97F4A7C15ull;
+        for (uint32_t i = 0; i < n; i++) head |= (uint64_t)(unsigned char)p[i] << (8 * i);
     }
+    uint64_t x = head * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full ^ n;
     ptx_opcache *c = &b->opcache[(x >> 40) & (PTX_OPCACHE_SIZE - 1)];
-    if (c->len == n && c->text && memcmp(c->text, p, n) == 0) {
+    if (c->head == head && c->tail == tail && c->len == n && c->text &&
+        (n <= 16 || memcmp(c->text + 8, p + 8, n - 16) == 0)) {
         in->op = c->op;
         in->nmods = c->nmods;
         in->type = c->type;
@@ -1452,7 +1521,7 @@ static void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
         return;
     }
     decode_opcode_slow(b, in, loc);
-    *c = (ptx_opcache){p, (uint16_t)n, in->op, in->nmods, in->type, in->type2, in->space, in->vec};
+    *c = (ptx_opcache){p, head, tail, (uint16_t)n, in->op, in->nmods, in->type, in->type2, in->space, in->vec};
 }
 
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd) {
@@ -1511,4 +1580,523 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
     if (b->fn) b->fn->ninsts++;
     add_stmt(b, s);
     arena_reset(&b->pool);
+}
+
+/* ---- statement runs ----
+ * Where the parser could shift T_RUN (a statement may start and no reduction
+ * is pending), the lexer lets this reader take the statements ahead, one
+ * after the other, as long as they have one of the commonest shapes:
+ *
+ *     [@[!]pred] opcode[.mod...] [operand {, operand}];
+ *         operands: T_INST's (register, identifier, integer, 0f/0d float,
+ *         [base], [base+-off]), a vector {a, b} of simple ones, a pair a|b
+ *     .loc F L C [, function_name NAME] [, inlined_at F L C]
+ *     label:
+ *
+ * Each is built exactly as the grammar actions build it (checked by the
+ * fast-vs-general differential tests and the fuzz target), without a token
+ * per piece and without reading the text twice.  The reader never reports
+ * anything: at the first thing it does not expect (another shape, an
+ * undeclared register, a literal that might not fit, a label that names a
+ * .callprototype) it stops before that statement, and flex and bison read it
+ * and give whatever diagnostic is due.  So every message still comes from the
+ * general path. */
+#define CC(c, k) (ptx_cc[(unsigned char)(c)] & (k))
+
+typedef struct run_pos {
+    const char *p;
+    const char *line_start;
+    uint32_t line;
+} run_pos;
+
+static inline ptx_loc run_loc(const ptx_builder *b, const run_pos *r, const char *at) {
+    return (ptx_loc){r->line, (uint32_t)(at - r->line_start) + 1, (uint32_t)(at - b->ls.buf)};
+}
+
+/* Register "%name[.c]" at s.  An element of a %r<N> range, with no single
+ * declaration in scope that could shadow it, is found in the same pass that
+ * reads the name (prefix as a word, number as a value), without the name
+ * caches; anything else goes through resolve_reg.  Returns the end of the
+ * operand, or NULL if it names no register. */
+static const char *run_reg(ptx_builder *b, const char *s, ptx_operand *o) {
+    const char *p = s + 1;
+    while (CC(*p, PTX_CC_IDN)) p++;
+    const char *d = p;
+    uint32_t num = 0;
+    for (unsigned c; (c = (unsigned)(unsigned char)*p - '0') < 10u; p++) num = num * 10 + c;
+    uint32_t k = (uint32_t)(d - s), nd = (uint32_t)(p - d);
+    int plain = !CC(*p, PTX_CC_IDC); /* "%" letters digits, nothing after */
+    while (CC(*p, PTX_CC_IDC)) p++;
+    if (p == s + 1) return NULL;
+    ptx_str name = {s, (uint32_t)(p - s)};
+    uint8_t comp = 0;
+    if (*p == '.') {
+        comp = (uint8_t)p[1];
+        if (!comp || !strchr("xyzwrgba", comp)) return NULL;
+    }
+    if (plain && b->digit_singles == 0 && nd && nd <= 8 && !(nd > 1 && *d == '0') && k <= 8) {
+        /* the prefix as a word: one load where the buffer allows */
+        uint64_t w = 0;
+        if (s + 8 <= b->ls.buf + b->ls.len + 2) {
+            memcpy(&w, s, 8);
+            w &= ~0ull >> (64 - 8 * k);
+        } else {
+            for (uint32_t i = 0; i < k; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+        }
+        uint32_t id = range_find_fast(b, name, k, w, num);
+        if (id != UINT32_MAX) {
+            o->kind = PTX_O_REG;
+            o->n = id;
+            o->comp = comp;
+            return p + (comp ? 2 : 0);
+        }
+    }
+    if (comp) name.n += 2;
+    return resolve_reg(b, name, o) ? p + (comp ? 2 : 0) : NULL;
+}
+
+static inline const char *run_blanks(const char *p) {
+    while (CC(*p, PTX_CC_BLANK)) p++;
+    return p;
+}
+
+/* Unsigned digits as T_INST's patterns allow them (0x hex, octal with a
+ * leading 0 when octal is allowed, decimal); NULL when there are none, or
+ * when the value might not fit in 64 bits (the general path then decides). */
+static const char *run_uint(const char *p, int octal, uint64_t *out) {
+    uint64_t v = 0;
+    if (p[0] == '0' && (p[1] | 0x20) == 'x') {
+        p += 2;
+        if (!CC(*p, PTX_CC_HEX)) return NULL;
+        for (; CC(*p, PTX_CC_HEX); p++) {
+            if (v >> 60) return NULL;
+            v = v * 16 + (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+        }
+    } else if (p[0] == '0') {
+        p++;
+        if (octal)
+            for (; *p >= '0' && *p <= '7'; p++) {
+                if (v >> 61) return NULL;
+                v = v * 8 + (uint64_t)(*p - '0');
+            }
+    } else if (CC(*p, PTX_CC_DIGIT)) {
+        for (; CC(*p, PTX_CC_DIGIT); p++) {
+            if (v >= UINT64_MAX / 10 - 1) return NULL;
+            v = v * 10 + (uint64_t)(*p - '0');
+        }
+    } else {
+        return NULL;
+    }
+    *out = v;
+    return p;
+}
+
+/* Integer or 0f/0d literal; returns the end of its spelling. */
+static const char *run_literal(const char *s, ptx_operand *o) {
+    const char *p = s;
+    int neg = *p == '-';
+    p += neg;
+    if (p[0] == '0' && ((p[1] | 0x20) == 'f' || (p[1] | 0x20) == 'd')) {
+        int is32 = (p[1] | 0x20) == 'f';
+        uint64_t v = 0;
+        p += 2;
+        for (int i = is32 ? 8 : 16; i > 0; i--, p++) {
+            if (!CC(*p, PTX_CC_HEX)) return NULL;
+            v = v * 16 + (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+        }
+        if (neg) v ^= is32 ? 0x80000000ull : 0x8000000000000000ull;
+        o->flags = is32 ? PTX_IMM_F32 : PTX_IMM_F64;
+        o->v = (int64_t)v;
+    } else {
+        uint64_t v;
+        p = run_uint(p, 1, &v);
+        if (!p) return NULL;
+        if ((*p | 0x20) == 'u') p++;
+        o->flags = PTX_IMM_INT;
+        o->v = neg ? (int64_t)(0 - v) : (int64_t)v;
+    }
+    o->kind = PTX_O_IMM;
+    o->p.text = s;
+    o->n = (uint32_t)(p - s);
+    return p;
+}
+
+/* "[base]" or "[base+off]" (blanks allowed, as T_ADDR); el receives the base. */
+static const char *run_addr(ptx_builder *b, const char *s, ptx_operand *o, ptx_operand *el) {
+    const char *p = run_blanks(s + 1), *n0 = p;
+    if (*p == '%') {
+        p++;
+        if (!CC(*p, PTX_CC_IDC)) return NULL;
+    } else if (!CC(*p, PTX_CC_ID0)) {
+        return NULL;
+    }
+    while (CC(*p, PTX_CC_IDC)) p++;
+    const char *n1 = p;
+    p = run_blanks(p);
+    int64_t off = 0;
+    uint8_t flags = 0;
+    if (*p == '+' || *p == '-') {
+        int neg = *p == '-';
+        p = run_blanks(p + 1);
+        if (*p == '-') {
+            neg = !neg;
+            p++;
+        }
+        uint64_t v;
+        /* a leading 0 is not octal here (T_ADDR reads [0-9]+): left to the general path */
+        if (p[0] == '0' && CC(p[1], PTX_CC_DIGIT)) return NULL;
+        p = run_uint(p, 0, &v);
+        if (!p) return NULL;
+        off = neg ? (int64_t)(0 - v) : (int64_t)v;
+        flags = PTX_ADDR_OFF;
+        p = run_blanks(p);
+    }
+    if (*p != ']') return NULL;
+    memset(el, 0, sizeof *el);
+    if (*n0 == '%') {
+        if (run_reg(b, n0, el) != n1) return NULL;
+    } else if (!resolve_reg(b, (ptx_str){n0, (uint32_t)(n1 - n0)}, el)) {
+        el->kind = PTX_O_SYM;
+        el->p.text = n0;
+        el->n = (uint32_t)(n1 - n0);
+    }
+    o->kind = PTX_O_ADDR;
+    o->flags = flags;
+    o->n = 1;
+    o->v = off;
+    return p + 1;
+}
+
+/* A register, identifier, "_" or literal at s, as T_INST reads them;
+ * returns its end, or NULL to leave the statement to the general path. */
+static inline const char *run_simple(ptx_builder *b, const char *s, ptx_operand *o) {
+    const char *p = s;
+    memset(o, 0, sizeof *o);
+    if (*p == '%') return run_reg(b, s, o);
+    if (CC(*p, PTX_CC_ID0)) {
+        while (CC(*p, PTX_CC_IDC)) p++;
+        ptx_str t = {s, (uint32_t)(p - s)};
+        if (t.n == 1 && *s == '_') {
+            o->kind = PTX_O_SINK;
+        } else if (!resolve_reg(b, t, o)) {
+            o->kind = PTX_O_SYM;
+            o->p.text = t.p;
+            o->n = t.n;
+        }
+        return p;
+    }
+    if (*p == '-' || CC(*p, PTX_CC_DIGIT)) return run_literal(s, o);
+    return NULL;
+}
+
+/* The operands of one statement: aggregates point into el until the
+ * statement is copied to the arena. */
+typedef struct run_opds {
+    ptx_operand opd[255], el[256];
+    uint32_t nopd, nel;
+} run_opds;
+
+/* One operand at s, appended to ro: a simple one, an address, a vector
+ * {a, b} of simple ones, or a pair a|b of registers and "_" (as the grammar
+ * builds them).  Returns its end, or NULL. */
+static const char *run_operand(ptx_builder *b, const char *s, run_opds *ro) {
+    ptx_operand *o = &ro->opd[ro->nopd];
+    const char *p;
+    if (*s == '[') {
+        if (ro->nel == 256) return NULL;
+        memset(o, 0, sizeof *o);
+        p = run_addr(b, s, o, &ro->el[ro->nel]);
+        o->p.elems = &ro->el[ro->nel++];
+        return p;
+    }
+    if (*s == '{') {
+        uint32_t first = ro->nel;
+        p = run_blanks(s + 1);
+        for (;;) {
+            if (ro->nel == 256) return NULL;
+            p = run_simple(b, p, &ro->el[ro->nel++]);
+            if (!p) return NULL;
+            p = run_blanks(p);
+            if (*p == '}') break;
+            if (*p != ',') return NULL;
+            p = run_blanks(p + 1);
+        }
+        memset(o, 0, sizeof *o);
+        o->kind = PTX_O_VEC;
+        o->n = ro->nel - first;
+        o->p.elems = &ro->el[first];
+        return p + 1;
+    }
+    p = run_simple(b, s, o);
+    if (!p) return NULL;
+    const char *q = run_blanks(p);
+    if (*q != '|') return p;
+    /* a|b: either side a register or "_", not both "_" (that is an expression) */
+    if ((*s != '%' && o->kind != PTX_O_SINK) || ro->nel + 2 > 256) return NULL;
+    q = run_blanks(q + 1);
+    ptx_operand *e = &ro->el[ro->nel];
+    e[0] = *o;
+    if (*q == '%') {
+        q = run_reg(b, q, memset(&e[1], 0, sizeof e[1]));
+    } else if (q[0] == '_' && !CC(q[1], PTX_CC_IDC) && *s == '%') {
+        memset(&e[1], 0, sizeof e[1]);
+        e[1].kind = PTX_O_SINK;
+        q++;
+    } else {
+        return NULL;
+    }
+    if (!q) return NULL;
+    ro->nel += 2;
+    memset(o, 0, sizeof *o);
+    o->kind = PTX_O_PAIR;
+    o->n = 2;
+    o->p.elems = e;
+    return q;
+}
+
+/* "[@[!]pred] opcode operands;" at r->p (a letter or '@'); false if it is
+ * not for this reader.  word: where the opcode's first word ends, when the
+ * caller has read it already. */
+static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro, const char *word) {
+    const char *p = r->p;
+    ptx_loc at = run_loc(b, r, p);
+    uint32_t guard = 0;
+    int has_guard = 0, guard_neg = 0;
+    if (*p == '@') {
+        p = run_blanks(p + 1);
+        if (*p == '!') {
+            guard_neg = 1;
+            p = run_blanks(p + 1);
+        }
+        const char *g = p;
+        ptx_operand o;
+        memset(&o, 0, sizeof o);
+        if (*p == '%') {
+            p = run_reg(b, g, &o);
+            if (!p || o.comp) return false;
+        } else {
+            if (!CC(*p, PTX_CC_ID0)) return false;
+            while (CC(*p, PTX_CC_IDC)) p++;
+            if (!resolve_reg(b, (ptx_str){g, (uint32_t)(p - g)}, &o)) return false;
+        }
+        if (o.kind != PTX_O_REG || b->regs.v[o.n].type != PTX_T_PRED) return false;
+        guard = o.n;
+        has_guard = 1;
+        p = run_blanks(p);
+    }
+    /* opcode: {ID}{MOD}* */
+    const char *op = p;
+    if (word) {
+        p = word;
+    } else {
+        if (!CC(*p, PTX_CC_ID0)) return false;
+        while (CC(*p, PTX_CC_IDC)) p++;
+    }
+    while (*p == '.') {
+        if (!CC(p[1], PTX_CC_MODC)) return false;
+        p += 2;
+        while (CC(*p, PTX_CC_MODC)) p++;
+        while (p[0] == ':' && p[1] == ':' && CC(p[2], PTX_CC_MODC)) {
+            p += 3;
+            while (CC(*p, PTX_CC_MODC)) p++;
+        }
+    }
+    uint32_t oplen = (uint32_t)(p - op);
+    if (oplen > UINT16_MAX) return false;
+    ro->nopd = ro->nel = 0;
+    if (CC(*p, PTX_CC_BLANK)) {
+        p = run_blanks(p);
+        if (*p != ';')
+            for (;;) {
+                if (ro->nopd == 255) return false;
+                p = run_operand(b, p, ro);
+                if (!p) return false;
+                ro->nopd++;
+                p = run_blanks(p);
+                if (*p == ';') break;
+                if (*p != ',') return false;
+                p = run_blanks(p + 1);
+            }
+    }
+    if (*p != ';') return false;
+    /* one block: the statement, its operands, then their elements */
+    uint32_t nopd = ro->nopd, nel = ro->nel;
+    ptx_stmt *s = arena_alloc(b->a, sizeof *s + (nopd + nel) * sizeof(ptx_operand));
+    ptx_operand *o = (ptx_operand *)(s + 1), *e = o + nopd;
+    memset(s, 0, offsetof(ptx_stmt, u) + sizeof(s->u.inst));
+    s->kind = PTX_S_INST;
+    s->loc = at;
+    ptx_inst *in = &s->u.inst;
+    in->opcode = op;
+    in->opcode_len = (uint16_t)oplen;
+    in->has_guard = (uint8_t)has_guard;
+    in->guard_neg = (uint8_t)guard_neg;
+    in->guard = guard;
+    in->nopd = (uint8_t)nopd;
+    bool named = false;
+    if (nopd) {
+        in->opd = o;
+        for (uint32_t i = 0; i < nopd; i++) {
+            o[i] = ro->opd[i];
+            named |= o[i].kind == PTX_O_SYM;
+            if (o[i].kind == PTX_O_ADDR || o[i].kind == PTX_O_VEC || o[i].kind == PTX_O_PAIR)
+                o[i].p.elems = e + (o[i].p.elems - ro->el);
+        }
+        for (uint32_t i = 0; i < nel; i++) {
+            e[i] = ro->el[i];
+            named |= e[i].kind == PTX_O_SYM;
+        }
+    }
+    decode_opcode(b, in, at);
+    if (b->fn) b->fn->ninsts++;
+    VPUSH(b->body, s);
+    if (named) VPUSH(b->named, s);
+    r->p = p + 1;
+    return true;
+}
+
+/* A decimal that int_tok reads the same way (no leading 0, which would be
+ * octal) and that fits in 32 bits (at most 9 digits). */
+static const char *run_u32(const char *p, uint32_t *out) {
+    const char *d = p;
+    uint32_t x = 0;
+    while (CC(*p, PTX_CC_DIGIT) && p - d < 9) x = x * 10 + (uint32_t)(*p++ - '0');
+    if (p == d || CC(*p, PTX_CC_IDC) || (*d == '0' && p - d > 1)) return NULL;
+    *out = x;
+    return p;
+}
+
+/* Three such numbers, each after at least one blank. */
+static const char *run_u32x3(const char *p, uint32_t *v) {
+    for (int i = 0; i < 3; i++) {
+        if (!CC(*p, PTX_CC_BLANK)) return NULL;
+        p = run_u32(run_blanks(p), &v[i]);
+        if (!p) return NULL;
+    }
+    return p;
+}
+
+/* ".loc F L C" with optional ", function_name NAME" and ", inlined_at F L C",
+ * ending its line. */
+static bool run_loc3(ptx_builder *b, run_pos *r) {
+    ptx_locinfo li;
+    memset(&li, 0, sizeof li);
+    uint32_t v[3];
+    const char *p = run_u32x3(r->p + 4, v);
+    if (!p) return false;
+    li.file = v[0];
+    li.line = v[1];
+    li.col = v[2];
+    p = run_blanks(p);
+    while (*p == ',') {
+        const char *k = p = run_blanks(p + 1);
+        while (CC(*p, PTX_CC_IDC)) p++;
+        size_t kn = (size_t)(p - k);
+        if (kn == 13 && memcmp(k, "function_name", 13) == 0) {
+            if (!CC(*p, PTX_CC_BLANK)) return false;
+            const char *n = p = run_blanks(p);
+            if (!CC(*p, PTX_CC_ID0)) return false;
+            while (CC(*p, PTX_CC_IDC)) p++;
+            li.fn_name = n;
+            li.fn_name_len = (uint32_t)(p - n);
+        } else if (kn == 10 && memcmp(k, "inlined_at", 10) == 0) {
+            p = run_u32x3(p, v);
+            if (!p) return false;
+            li.ia_file = v[0];
+            li.ia_line = v[1];
+            li.ia_col = v[2];
+        } else {
+            return false;
+        }
+        p = run_blanks(p);
+    }
+    if (*p != '\n') return false;
+    ptx_stmt *s = arena_alloc(b->a, sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->kind = PTX_S_LOC;
+    s->loc = run_loc(b, r, r->p);
+    s->u.locinfo = li;
+    VPUSH(b->body, s);
+    r->p = p;
+    return true;
+}
+
+/* Blanks, newlines and comments between statements. */
+static void run_skip(run_pos *r) {
+    const char *p = r->p;
+    for (;;) {
+        if (CC(*p, PTX_CC_BLANK)) {
+            p++;
+        } else if (*p == '\n') {
+            r->line++;
+            r->line_start = ++p;
+        } else if (p[0] == '/' && p[1] == '/') {
+            while (*p != '\n' && *p) p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *q = p + 2;
+            while (*q && !(q[0] == '*' && q[1] == '/')) q++;
+            if (!*q) break; /* unterminated: the lexer says so */
+            for (; p < q; p++)
+                if (*p == '\n') {
+                    r->line++;
+                    r->line_start = p + 1;
+                }
+            p = q + 2;
+        } else {
+            break;
+        }
+    }
+    r->p = p;
+}
+
+uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
+    run_pos r = {start, b->ls.line_start, b->ls.line};
+    run_opds ro;
+    uint32_t n = 0;
+    run_skip(&r);
+    for (;;) {
+        run_pos at = r;
+        const char *p = r.p;
+        if (*p == '.') {
+            if (!(p[1] == 'l' && p[2] == 'o' && p[3] == 'c' && run_loc3(b, &r))) break;
+        } else if (CC(*p, PTX_CC_ID0)) {
+            const char *q = p;
+            while (CC(*q, PTX_CC_IDC)) q++;
+            const char *c = run_blanks(q);
+            if (*c == ':') {
+                /* a label, unless ".callprototype" or ".branchtargets"/
+                 * ".calltargets" follows: then it names that directive */
+                r.p = c + 1;
+                run_skip(&r);
+                if (*r.p == '.' && !(r.p[1] == 'l' && r.p[2] == 'o' && r.p[3] == 'c' && CC(r.p[4], PTX_CC_BLANK))) {
+                    r = at;
+                    break;
+                }
+                ptx_stmt *s = arena_alloc(b->a, sizeof *s);
+                memset(s, 0, offsetof(ptx_stmt, u) + sizeof(s->u.inst));
+                s->kind = PTX_S_LABEL;
+                s->loc = run_loc(b, &at, p);
+                s->u.name = (ptx_str){p, (uint32_t)(q - p)};
+                VPUSH(b->body, s);
+                VPUSH(b->named, s);
+                n++;
+                continue;
+            }
+            if (!run_inst(b, &r, &ro, q)) break;
+        } else if (*p == '@') {
+            if (!run_inst(b, &r, &ro, NULL)) break;
+        } else {
+            break;
+        }
+        n++;
+        run_skip(&r);
+    }
+    if (!n) {
+        *end = start; /* the lexer reads the blanks, comments and statement itself */
+        return 0;
+    }
+    b->ls.line = r.line;
+    b->ls.line_start = r.line_start;
+    *end = r.p;
+    return n;
 }

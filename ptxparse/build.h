@@ -28,6 +28,8 @@ struct ptx_lexstate {
     int skip;               /* error recovery: drop tokens until braces returns to 0 */
     const char *raw_start;
     ptx_loc raw_loc;
+    int run_ok;             /* set by the parser before each token: T_RUN can be shifted now */
+    const char *run_fail;   /* where the statement-run reader last stopped (see lexer.l) */
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -41,6 +43,7 @@ struct ptx_lexstate {
 
 typedef struct ptx_range {
     ptx_str prefix;   /* "%r" of %r<100> */
+    uint64_t pword;   /* the prefix's bytes as a little-endian word, when at most 8 */
     uint32_t count;
     uint32_t decl;    /* index in the body's declaration list */
     uint32_t depth;   /* scope depth of the declaration */
@@ -49,12 +52,21 @@ typedef struct ptx_range {
 } ptx_range;
 
 
+typedef struct ptx_named_slice {
+    ptx_func *f;
+    uint32_t first, n;
+} ptx_named_slice;
+
 typedef struct ptx_opcache {
     const char *text;
+    uint64_t head, tail; /* first and last 8 bytes (zero-padded when shorter) */
     uint16_t len, op;
     uint8_t nmods, type, type2, space, vec;
 } ptx_opcache;
-#define PTX_OPCACHE_SIZE 1024
+/* Small: the builder is zeroed for every file (a corpus of small files
+ * paid more for zeroing 1024 entries than for the misses), and a miss costs a
+ * few hundred instructions. */
+#define PTX_OPCACHE_SIZE 256
 
 /* Register names seen recently -> register index, valid while gen matches
  * the builder's (any declaration or scope exit starts a new generation). */
@@ -62,7 +74,15 @@ typedef struct ptx_regcache {
     uint64_t w0, w1;
     uint32_t len, id, gen, pad_;
 } ptx_regcache;
-#define PTX_REGCACHE_SIZE 1024
+#define PTX_REGCACHE_SIZE 256
+
+/* Register-range prefix ("%rd" as a word) -> the innermost range with that
+ * prefix, valid while gen matches the builder's regcache_gen. */
+typedef struct ptx_rangecache {
+    uint64_t pword;
+    uint32_t k, idx, gen, pad_;
+} ptx_rangecache;
+#define PTX_RANGECACHE_SIZE 64
 
 struct ptx_builder {
     ptx_module *m;
@@ -93,6 +113,12 @@ struct ptx_builder {
     uint32_t depth;    /* scope depth inside the body (body = 1) */
 
     PTX_VEC(ptx_stmt *) body;
+    /* For resolve.c: the body statements that define or use a name (labels,
+     * variables, prototypes, targets, instructions with a symbol operand), in
+     * order, for all bodies; and each body's slice of that list. */
+    PTX_VEC(ptx_stmt *) named;
+    PTX_VEC(ptx_named_slice) named_bodies;
+    uint32_t named_start;
     PTX_VEC(ptx_reg) regs;
     PTX_VEC(uint32_t) hnext;   /* per register: next in its hash chain */
     PTX_VEC(uint32_t) rdepth;  /* per register: scope depth of its declaration */
@@ -106,6 +132,7 @@ struct ptx_builder {
 
     ptx_opcache opcache[PTX_OPCACHE_SIZE];
     ptx_regcache regcache[PTX_REGCACHE_SIZE];
+    ptx_rangecache rangecache[PTX_RANGECACHE_SIZE];
     uint32_t regcache_gen;
     ptx_stmt *cur_loc;
     int seen_version, seen_target, seen_other;
@@ -180,6 +207,10 @@ void ptx_b_loc_end(ptx_builder *b);
 
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd);
 void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, ptx_loc stmt_loc);
+/* Statement runs (build.c, called by the lexer): reads and builds the simple
+ * statements that start at p, each exactly as the grammar would; returns how
+ * many, with *end where the first one it does not take begins. */
+uint32_t ptx_b_run(ptx_builder *b, const char *p, const char **end);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);
@@ -204,5 +235,9 @@ void ptx_resolve_module(ptx_builder *b);
 enum { PTX_MOD_NONE, PTX_MOD_TYPE, PTX_MOD_SPACE, PTX_MOD_VEC };
 void ptx_tables_init(void);
 int ptx_mod_classify(const char *s, size_t n, uint8_t *val); /* s includes '.' */
+/* Character classes for the hand-written readers (filled by ptx_tables_init). */
+enum { PTX_CC_ID0 = 1, PTX_CC_IDC = 2, PTX_CC_BLANK = 4, PTX_CC_DIGIT = 8, PTX_CC_HEX = 16, PTX_CC_MODC = 32,
+       PTX_CC_IDN = 64 /* IDC but not a digit */ };
+extern uint8_t ptx_cc[256];
 
 #endif

@@ -27,6 +27,12 @@ struct ptx_lexstate;
 /* Bison's stack must hold PTX_MAX_SCOPE_DEPTH nested blocks (3 entries each)
  * so that the builder, not "memory exhausted", reports the limit. */
 #define YYMAXDEPTH 100000
+/* Tell the lexer whether T_RUN can be shifted in the current state (then no
+ * reduction is pending, and statements the lexer builds are in source order),
+ * and never during error recovery, which must see the tokens one by one. */
+#define PTX_CAN_SHIFT(n, sym) ((n) + (sym) >= 0 && (n) + (sym) <= YYLAST && yycheck[(n) + (sym)] == (sym) && yytable[(n) + (sym)] > 0)
+#define ptx_yylex(lval, lloc, lx) \
+    ((lx)->run_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_RUN), ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
@@ -51,6 +57,7 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
 %token <s> T_LOC3 ".loc directive"
 %token <s> T_INST "instruction statement"
+%token T_RUN "statements"
 %token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
@@ -227,7 +234,8 @@ stmts: %empty
      | stmts stmt
      ;
 
-stmt: T_INST                                { ptx_b_inst_fast(b, 0, $1, @1, @1); }
+stmt: T_RUN                                 /* already built by the lexer (ptx_b_run) */
+    | T_INST                                { ptx_b_inst_fast(b, 0, $1, @1, @1); }
     | guard T_INST                          { ptx_b_inst_fast(b, $1, $2, @2, @1); }
     | T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
     | T_IDENT opds_opt ';'                  { ptx_b_inst(b, 0, $1, @1, $2); }

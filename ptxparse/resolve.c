@@ -118,11 +118,13 @@ static void add_params(symset *s, const ptx_func *f) {
     for (uint32_t i = 0; i < f->nparams; i++) set_add(s, f->params[i]->name, K_PARAM);
 }
 
-static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f) {
+/* stmts: the body's statements that define or use a name (the builder's
+ * list), or all of them. */
+static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
     symset local = {0};
     add_params(&local, f);
-    for (uint32_t i = 0; i < f->nstmts; i++) {
-        ptx_stmt *s = f->stmts[i];
+    for (uint32_t i = 0; i < nstmts; i++) {
+        ptx_stmt *s = stmts[i];
         switch (s->kind) {
         case PTX_S_LABEL:
             if (set_add(&local, s->u.name, K_LABEL) == K_LABEL)
@@ -140,8 +142,8 @@ static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f) {
         }
     }
     rctx c = {b, global, &local, {0, 0, 0}};
-    for (uint32_t i = 0; i < f->nstmts; i++) {
-        ptx_stmt *s = f->stmts[i];
+    for (uint32_t i = 0; i < nstmts; i++) {
+        ptx_stmt *s = stmts[i];
         c.at = s->loc;
         if (s->kind == PTX_S_INST) {
             for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &s->u.inst.opd[k]);
@@ -191,7 +193,17 @@ void ptx_resolve_module(ptx_builder *b) {
             c.at = m->stmts[i]->loc;
             check_init(&c, m->stmts[i]->u.var->init);
         }
-    for (uint32_t i = 0; i < m->nfuncs && !b->ls.stop; i++)
-        if (m->funcs[i]->has_body) resolve_func(b, &global, m->funcs[i]);
+    /* bodies were closed in the order their functions were added */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->nfuncs && !b->ls.stop; i++) {
+        ptx_func *f = m->funcs[i];
+        if (!f->has_body) continue;
+        if (k < b->named_bodies.n && b->named_bodies.v[k].f == f) {
+            const ptx_named_slice *ns = &b->named_bodies.v[k++];
+            resolve_func(b, &global, f, ns->n ? b->named.v + ns->first : NULL, ns->n);
+        } else {
+            resolve_func(b, &global, f, f->stmts, f->nstmts);
+        }
+    }
     set_free(&global);
 }

@@ -122,68 +122,222 @@ static int same_operand(const ptx_operand *a, const ptx_operand *b) {
     }
 }
 
-Test(corpus, fast_paths_build_the_same_ir, .timeout = 600) {
-    size_t n;
-    char **files = tu_list_ptx(tu_src("ptx-corpus"), &n);
-    for (size_t i = 0; i < n; i++) {
-        size_t len;
-        char *text = tu_read(files[i], &len);
-        ptx_diags d;
-        ptx_diags_init(&d);
-        ptx_set_fast_paths(1);
-        ptx_module *fast = ptx_parse_string(files[i], text, len, &d);
-        ptx_set_fast_paths(0);
-        ptx_module *slow = ptx_parse_string(files[i], text, len, &d);
-        ptx_set_fast_paths(1);
-        cr_assert(fast && slow, "%s", files[i]);
-        char *pf = tu_print(fast, NULL), *ps = tu_print(slow, NULL);
-        cr_expect_str_eq(pf, ps, "%s: printed text differs", files[i]);
-        cr_assert_eq(fast->nfuncs, slow->nfuncs);
-        for (uint32_t k = 0; k < fast->nfuncs; k++) {
-            const ptx_func *a = fast->funcs[k], *b = slow->funcs[k];
-            cr_assert_eq(a->nstmts, b->nstmts, "%s", files[i]);
-            cr_expect_eq(a->nregs, b->nregs, "%s", files[i]);
-            for (uint32_t s = 0; s < a->nstmts; s++) {
-                const ptx_stmt *x = a->stmts[s], *y = b->stmts[s];
-                cr_assert_eq(x->kind, y->kind);
-                cr_expect(x->loc.line == y->loc.line && x->loc.col == y->loc.col && x->loc.off == y->loc.off,
-                          "%s: statement %u at %u:%u vs %u:%u", files[i], s, x->loc.line, x->loc.col, y->loc.line,
-                          y->loc.col);
-                if (x->kind != PTX_S_INST) continue;
-                const ptx_inst *p = &x->u.inst, *q = &y->u.inst;
-                cr_expect(p->op == q->op && p->nopd == q->nopd && p->type == q->type && p->space == q->space &&
-                              p->has_guard == q->has_guard && p->guard == q->guard && p->guard_neg == q->guard_neg,
-                          "%s: instruction at line %u differs", files[i], x->loc.line);
-                for (uint32_t o = 0; o < p->nopd && o < q->nopd; o++) {
-                    /* literal and symbol spellings point into different buffers */
-                    ptx_operand oa = p->opd[o], ob = q->opd[o];
-                    if (oa.kind == PTX_O_IMM || oa.kind == PTX_O_SYM) {
-                        cr_expect(oa.p.text - fast->src == ob.p.text - slow->src,
-                                  "%s:%u operand %u spelled at a different place", files[i], x->loc.line, o);
-                        oa.p.text = ob.p.text;
-                    }
-                    if (oa.kind == PTX_O_ADDR || oa.kind == PTX_O_VEC || oa.kind == PTX_O_PAIR || oa.kind == PTX_O_LIST) {
-                        for (uint32_t e = 0; e < oa.n; e++) {
-                            ptx_operand ea = oa.p.elems[e], eb = ob.p.elems[e];
-                            if (ea.kind == PTX_O_SYM || ea.kind == PTX_O_IMM) {
-                                cr_expect(ea.p.text - fast->src == eb.p.text - slow->src);
-                                ea.p.text = eb.p.text;
-                            }
-                            cr_expect(same_operand(&ea, &eb), "%s:%u operand %u element %u differs", files[i],
-                                      x->loc.line, o, e);
-                        }
-                        continue;
-                    }
-                    cr_expect(same_operand(&oa, &ob), "%s:%u operand %u differs", files[i], x->loc.line, o);
+/* Parses text with the fast paths on and off and expects the same IR. */
+static void check_fast_general(const char *name, const char *text, size_t len) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_set_fast_paths(1);
+    ptx_module *fast = ptx_parse_string(name, text, len, &d);
+    ptx_set_fast_paths(0);
+    ptx_module *slow = ptx_parse_string(name, text, len, &d);
+    ptx_set_fast_paths(1);
+    if (!fast || !slow) ptx_diags_print(&d, name, text, len, stderr);
+    cr_assert(fast && slow, "%s", name);
+    char *pf = tu_print(fast, NULL), *ps = tu_print(slow, NULL);
+    cr_expect_str_eq(pf, ps, "%s: printed text differs", name);
+    cr_assert_eq(fast->nfuncs, slow->nfuncs);
+    for (uint32_t k = 0; k < fast->nfuncs; k++) {
+        const ptx_func *a = fast->funcs[k], *b = slow->funcs[k];
+        cr_assert_eq(a->nstmts, b->nstmts, "%s", name);
+        cr_expect_eq(a->ninsts, b->ninsts, "%s", name);
+        cr_expect_eq(a->nregs, b->nregs, "%s", name);
+        for (uint32_t r = 0; r < a->nregs && r < b->nregs; r++)
+            cr_expect(a->regs[r].name.p - fast->src == b->regs[r].name.p - slow->src &&
+                          a->regs[r].name.n == b->regs[r].name.n && a->regs[r].type == b->regs[r].type &&
+                          a->regs[r].vec == b->regs[r].vec && a->regs[r].decl == b->regs[r].decl,
+                      "%s: register %u differs", name, r);
+        for (uint32_t s = 0; s < a->nstmts; s++) {
+            const ptx_stmt *x = a->stmts[s], *y = b->stmts[s];
+            cr_assert_eq(x->kind, y->kind, "%s: statement %u", name, s);
+            cr_expect(x->loc.line == y->loc.line && x->loc.col == y->loc.col && x->loc.off == y->loc.off,
+                      "%s: statement %u at %u:%u vs %u:%u", name, s, x->loc.line, x->loc.col, y->loc.line,
+                      y->loc.col);
+            if (x->kind == PTX_S_LABEL)
+                cr_expect(x->u.name.p - fast->src == y->u.name.p - slow->src && x->u.name.n == y->u.name.n);
+            if (x->kind == PTX_S_LOC) {
+                const ptx_locinfo *li = &x->u.locinfo, *lj = &y->u.locinfo;
+                cr_expect(li->file == lj->file && li->line == lj->line && li->col == lj->col &&
+                              li->fn_name_len == lj->fn_name_len && (li->fn_name == NULL) == (lj->fn_name == NULL) &&
+                              (!li->fn_name || li->fn_name - fast->src == lj->fn_name - slow->src) &&
+                              li->ia_file == lj->ia_file && (!li->ia_file || (li->ia_line == lj->ia_line &&
+                                                                              li->ia_col == lj->ia_col)),
+                          "%s: .loc at line %u differs", name, x->loc.line);
+            }
+            if (x->kind != PTX_S_INST) continue;
+            const ptx_inst *p = &x->u.inst, *q = &y->u.inst;
+            cr_expect(p->op == q->op && p->nopd == q->nopd && p->type == q->type && p->type2 == q->type2 &&
+                          p->space == q->space && p->vec == q->vec && p->nmods == q->nmods &&
+                          p->opcode - fast->src == q->opcode - slow->src && p->opcode_len == q->opcode_len &&
+                          p->has_guard == q->has_guard && p->guard == q->guard && p->guard_neg == q->guard_neg,
+                      "%s: instruction at line %u differs", name, x->loc.line);
+            for (uint32_t o = 0; o < p->nopd && o < q->nopd; o++) {
+                /* literal and symbol spellings point into different buffers */
+                ptx_operand oa = p->opd[o], ob = q->opd[o];
+                if (oa.kind == PTX_O_IMM || oa.kind == PTX_O_SYM || oa.kind == PTX_O_SREG) {
+                    cr_expect((oa.p.text == NULL) == (ob.p.text == NULL) &&
+                                  oa.p.text - fast->src == ob.p.text - slow->src,
+                              "%s:%u operand %u spelled at a different place", name, x->loc.line, o);
+                    oa.p.text = ob.p.text;
                 }
+                if (oa.kind == PTX_O_ADDR || oa.kind == PTX_O_VEC || oa.kind == PTX_O_PAIR || oa.kind == PTX_O_LIST) {
+                    cr_expect(oa.n == ob.n && oa.flags == ob.flags && oa.v == ob.v, "%s:%u operand %u differs",
+                              name, x->loc.line, o);
+                    for (uint32_t e = 0; e < oa.n && e < ob.n; e++) {
+                        ptx_operand ea = oa.p.elems[e], eb = ob.p.elems[e];
+                        if (ea.kind == PTX_O_SYM || ea.kind == PTX_O_IMM || ea.kind == PTX_O_SREG) {
+                            cr_expect(ea.p.text - fast->src == eb.p.text - slow->src);
+                            ea.p.text = eb.p.text;
+                        }
+                        cr_expect(same_operand(&ea, &eb), "%s:%u operand %u element %u differs", name,
+                                  x->loc.line, o, e);
+                    }
+                    continue;
+                }
+                cr_expect(same_operand(&oa, &ob), "%s:%u operand %u differs", name, x->loc.line, o);
             }
         }
-        free(pf);
-        free(ps);
-        free(text);
-        ptx_module_free(fast);
-        ptx_module_free(slow);
-        ptx_diags_free(&d);
     }
-    tu_free_list(files, n);
+    free(pf);
+    free(ps);
+    ptx_module_free(fast);
+    ptx_module_free(slow);
+    ptx_diags_free(&d);
+}
+
+Test(corpus, fast_paths_build_the_same_ir, .timeout = 600) {
+    const char *dirs[] = {"ptx-corpus", "tests/data"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t n;
+        char **files = tu_list_ptx(tu_src(dirs[k]), &n);
+        for (size_t i = 0; i < n; i++) {
+            size_t len;
+            char *text = tu_read(files[i], &len);
+            check_fast_general(files[i], text, len);
+            free(text);
+        }
+        tu_free_list(files, n);
+    }
+}
+
+/* The shapes the lexer's statement-run reader takes (build.c, ptx_b_run), and
+ * the places where it must stop and leave the text to the grammar. */
+static const char run_shapes[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".global .align 4 .b8 gsym[64];\n"
+    ".func (.param .b32 fr) fn(.param .b32 fa)\n{\n\tret;\n}\n"
+    ".visible .entry k(.param .u64 k_p0, .param .u32 k_p1)\n{\n"
+    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<10>;\n\t.reg .f32 %f<8>;\n"
+    "\t.reg .f64 %fd<3>;\n\t.reg .b32 plain;\n\t.reg .v4 .b32 %vq<2>;\n"
+    "\t.shared .align 4 .b8 k_smem[64];\n"
+    "\tld.param.u64 \t%rd1, [k_p0];\n\tld.param.u32 %r1, [k_p1+0];\n"
+    "\tmov.u32 %r2, %tid.x;\n\tmov.u32 %r3, %ctaid.y;\n\tmov.u32 %r4, %envreg3;\n"
+    "\tmov.u32 %r4, %laneid;\n\tmov.u64 %rd5, %clock64;\n"
+    "\tadd.s32 %r5, %r1, -1;\n\tadd.s32 %r6, %r1, 0x1F;\n\tadd.s32 %r7, %r1, 017;\n"
+    "\tadd.s32 %r8, %r1, 42U;\n\tadd.s32 %r8, %r1, 0;\n\tadd.s32 %r8, %r1, -0x7fffffffffffffff;\n"
+    "\tadd.s64 %rd3, %rd1, 18446744073709551615;\n\tadd.s64 %rd3, %rd1, 1844674407370955161;\n"
+    "\tmov.f32 %f1, 0f3F800000;\n\tmov.f32 %f2, -0f3F800000;\n\tmov.f64 %fd1, 0d3FF0000000000000;\n"
+    "\tmov.f64 %fd2, -0D3FF0000000000000;\n\tmov.f32 %f3, 1.5;\n"
+    "\tmov.b32 plain, %r8;\n\tadd.s32 %r9, plain, plain;\n\tmov.b32 %r9, %vq1.y;\n"
+    "\tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\n"
+    "\tld.global.v2.f32 {%f1,_}, [%rd1 + -8];\n\tst.global.v2.f32 [%rd1 - 8], { %f1 , %f2 };\n"
+    "\tst.global.v2.b32 [%rd1-0x10], {%r1, 7};\n\tst.global.v2.b32 [%rd1+-4], {plain, -1};\n"
+    "\tshfl.sync.bfly.b32 %r10|%p1, %r2, 1, 31, -1;\n\tshfl.sync.bfly.b32 _|%p2, %r2, 1, 31, -1;\n"
+    "\tshfl.sync.bfly.b32 %r11|_, %r2, 1, 31, -1;\n\tshfl.sync.bfly.b32 %r11 | %p2, %r2, 1, 31, -1;\n"
+    "\tsetp.eq.s32 %p3, %r1, 0;\n\t@%p3 bra $L1;\n\t@!%p3 bra $L1;\n\t@ ! %p3 bra.uni $L1;\n"
+    "\t@%p3\n\tbra $L1;\n"
+    "$L1:\n\t.loc 1 2 3\n\t.loc\t1 2 3, function_name $L__info_string0, inlined_at 1 5 6\n"
+    "\t.loc 1 2 3, inlined_at 2 7 8, function_name fname\n\t.loc 1 02 3\n\t.loc 1 2 3 // comment\n"
+    "\t/* block\n\t   comment */ add.s32 %r12, %r1, %r1; // trailing\n\n\n"
+    "\t{\n\t.reg .pred %p1;\n\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 add.s32 %r13, %r1, 1;\n"
+    "\tadd.s32 %r13, %r13, %r1;\n\t}\n"
+    "\tmov.u64 %rd2, k_smem;\n\tmov.u64 %rd2, gsym;\n\tld.shared.f32 %f5, [k_smem+4];\n"
+    "\tld.shared.f32 %f6, [ k_smem ];\n\tld.global.f32 %f6, [gsym+0x10];\n"
+    "\tmov.b64 {%r14, %r15}, %rd2;\n"
+    "\tproto: .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+    "\ttgts: .branchtargets $L1, $L2;\n"
+    "\tmy_label :\n"
+    "$L2: add.s32 %r17, %r1, 1;\n"
+    "\t{ // callseq\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r1;\n\t.param .b32 retval0;\n"
+    "\tcall.uni (retval0), fn, (param0);\n\tld.param.b32 %r18, [retval0+0];\n\t}\n"
+    "\tbrx.idx %r1, tgts;\n"
+    "\tret;\n}\n";
+
+Test(corpus, fast_paths_run_shapes) {
+    check_fast_general("run_shapes", run_shapes, sizeof run_shapes - 1);
+    /* the same with CRLF line ends */
+    size_t n = sizeof run_shapes - 1, k = 0;
+    char *crlf = malloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++) {
+        if (run_shapes[i] == '\n') crlf[k++] = '\r';
+        crlf[k++] = run_shapes[i];
+    }
+    check_fast_general("run_shapes_crlf", crlf, k);
+    free(crlf);
+}
+
+/* Broken statements where the run reader would otherwise be reading: it
+ * stops before each, and the grammar reports exactly what it reports with the
+ * fast paths off. */
+static void check_same_diags(const char *name, const char *text) {
+    ptx_diags a, b;
+    ptx_diags_init(&a);
+    ptx_diags_init(&b);
+    ptx_set_fast_paths(1);
+    ptx_module *ma = ptx_parse_string(name, text, strlen(text), &a);
+    ptx_set_fast_paths(0);
+    ptx_module *mb = ptx_parse_string(name, text, strlen(text), &b);
+    ptx_set_fast_paths(1);
+    cr_expect((ma == NULL) == (mb == NULL), "%s: parses one way only", name);
+    cr_expect(a.n > 0, "%s: no diagnostic", name);
+    cr_expect_eq(a.n, b.n, "%s: %u vs %u diagnostics", name, a.n, b.n);
+    for (uint32_t i = 0; i < a.n && i < b.n; i++)
+        cr_expect(a.v[i].severity == b.v[i].severity && a.v[i].loc.line == b.v[i].loc.line &&
+                      a.v[i].loc.col == b.v[i].loc.col && strcmp(a.v[i].msg, b.v[i].msg) == 0,
+                  "%s: diagnostic %u: %u:%u %s vs %u:%u %s", name, i, a.v[i].loc.line, a.v[i].loc.col, a.v[i].msg,
+                  b.v[i].loc.line, b.v[i].loc.col, b.v[i].msg);
+    ptx_module_free(ma);
+    ptx_module_free(mb);
+    ptx_diags_free(&a);
+    ptx_diags_free(&b);
+}
+
+#define RUN_HEAD ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n" \
+                 "\t.reg .pred %p<3>;\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n" \
+                 "\tmov.u32 %r1, 1;\n"
+#define RUN_TAIL "\tmov.u32 %r3, 2;\n$L_end:\n\tret;\n}\n"
+
+Test(corpus, fast_paths_same_diagnostics) {
+    static const char *const bodies[] = {
+        "\tadd.s32 %r2, %r1, %r9;\n",
+        "\t@%r1 bra $L_end;\n",
+        "\t@%p7 bra $L_end;\n",
+        "\tadd.s64 %rd1, %rd2, 99999999999999999999;\n",
+        "\tbra $L_nowhere;\n",
+        "$L_end:\n\tmov.u32 %r2, 0;\n",
+        "\tld.global.v2.f32 {%f1, %f9}, [%rd1];\n",
+        "\tld.global.v2.f32 {%f1, %f2}, [%rd9+4];\n",
+        "\tshfl.sync.bfly.b32 %r2|%p9, %r1, 1, 31, -1;\n",
+        "\t.loc 1 2 3, colour red\n",
+        "\tfrobnicate.b32 %r2, %r1;\n\tfrobnicate.b32 %r2, %r1;\n",
+        "\tadd.s32 %r2, %r1, 08;\n",
+        "\tadd.s32 %r2, %r1, 1\n\tmov.u32 %r3, 2;\n",
+        "\tmov.f32 %f1, 0f3F80000;\n",
+        "\tmov.u32 %r2, %r1 mov.u32 %r3, 2;\n",
+        "\tld.global.f32 %f1, [nowhere+4];\n",
+        "\tst.global.v2.f32 [%rd1], {%f1, nowhere};\n",
+        "\tmov.u32 %r2, %r1;\ntgts:\n\t.branchtargets $L_end, nowhere;\n\tbrx.idx %r2, tgts;\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s%s%s", RUN_HEAD, bodies[i], RUN_TAIL);
+        char name[32];
+        snprintf(name, sizeof name, "broken_run_%zu", i);
+        check_same_diags(name, buf);
+    }
+    /* more errors than the limit, all inside what would be one run */
+    char big[8192];
+    size_t k = (size_t)snprintf(big, sizeof big, "%s", RUN_HEAD);
+    for (int i = 0; i < 30; i++) k += (size_t)snprintf(big + k, sizeof big - k, "\tadd.s32 %%r2, %%r1, %%q%d;\n", i);
+    snprintf(big + k, sizeof big - k, "%s", RUN_TAIL);
+    check_same_diags("broken_run_limit", big);
 }

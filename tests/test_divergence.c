@@ -1,0 +1,178 @@
+/* Simple divergence analysis (paper section 3.3) on GSA. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "divergence.h"
+#include "semantics.h"
+#include "testutil.h"
+
+typedef struct run {
+    ptx_module *m;
+    prog *p;
+    div_result *r;
+} run;
+
+static run analyse(const char *text, const div_options *o)
+{
+    run x;
+    x.m = tu_parse_ok("t.ptx", text);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
+    cr_assert(x.p);
+    ptx_diags_free(&d);
+    x.r = div_simple(&x.p->funcs[x.p->nfuncs - 1], o, &x.p->a);
+    return x;
+}
+
+static void done(run *x)
+{
+    prog_free(x->p);
+    ptx_module_free(x->m);
+}
+
+/* State of the value named like "%r4.2". */
+static int state_of(const run *x, const char *name)
+{
+    const ssa_func *s = x->r->pf->ssa;
+    char buf[64];
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return x->r->state[v];
+    cr_assert_fail("no value %s", name);
+    return -1;
+}
+
+static run fig8(void)
+{
+    run x;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    x.m = ptx_parse_file(tu_src("tests/data/fig8_sumtriangle.ptx"), &d);
+    cr_assert(x.m);
+    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
+    cr_assert(x.p);
+    ptx_diags_free(&d);
+    x.r = div_simple(&x.p->funcs[0], NULL, &x.p->a);
+    return x;
+}
+
+/* Sec. 3.3 on Fig. 9: d1 is uniform inside the loop (every thread still in
+ * it has done the same number of iterations), p1 = d1 % 2 too, so the d % 2
+ * branch is uniform; i, L, p0 depend on Tid; d3 = eta(p0, d1) is divergent
+ * after the loop (PDVD); s depends on m[i] with a divergent i. */
+Test(divergence, fig9_simple)
+{
+    run x = fig8();
+    cr_expect_eq(state_of(&x, "%r4.2"), DIV_UNIFORM, "d1 = mu(d0, d2)");
+    cr_expect_eq(state_of(&x, "%r4.3"), DIV_UNIFORM, "d2 = d1 + 1");
+    cr_expect_eq(state_of(&x, "%p2.1"), DIV_UNIFORM, "p1 = d1 % 2");
+    cr_expect_eq(state_of(&x, "%r5.2"), DIV_DIVERGENT, "i1");
+    cr_expect_eq(state_of(&x, "%r7.1"), DIV_DIVERGENT, "L");
+    cr_expect_eq(state_of(&x, "%p1.1"), DIV_DIVERGENT, "p0");
+    cr_expect_eq(state_of(&x, "%r4.4"), DIV_DIVERGENT, "d3 = eta(p0, d1)");
+    cr_expect_eq(state_of(&x, "%r3.3"), DIV_DIVERGENT, "s2 = s1 + m[i]");
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_UNIFORM, "c, a kernel parameter");
+    const cfg *g = x.r->pf->g;
+    char buf[64];
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        if (g->blocks[b].nsucc < 2) continue;
+        const char *nm = cfg_block_name(g, b, buf, sizeof buf);
+        if (!strcmp(nm, "$l5")) cr_expect_eq(div_branch(x.r, b), DIV_DIVERGENT, "loop exit branch");
+        else if (!strcmp(nm, "BB2")) cr_expect_eq(div_branch(x.r, b), DIV_UNIFORM, "d %% 2 branch");
+        else cr_assert_fail("unexpected branch block %s", nm);
+    }
+    done(&x);
+}
+
+#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+Test(divergence, tid_y_depends_on_block_shape)
+{
+    const char *k = HEAD ".visible .entry k(.param .u64 o){\n .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+                         " ld.param.u64 %rd1, [o];\n mov.u32 %r1, %tid.y;\n mov.u32 %r2, %tid.z;\n"
+                         " st.global.v2.u32 [%rd1], {%r1, %r2};\n ret;\n}\n";
+    run x = analyse(k, NULL);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_DIVERGENT, "unknown shape");
+    done(&x);
+    div_options o = {{64, 2, 1}, false};
+    x = analyse(k, &o);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_UNIFORM, "x extent 64");
+    cr_expect_eq(state_of(&x, "%r2.1"), DIV_UNIFORM, "x*y = 128");
+    done(&x);
+    div_options o2 = {{48, 2, 1}, false};
+    x = analyse(k, &o2);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_DIVERGENT, "x extent 48");
+    cr_expect_eq(state_of(&x, "%r2.1"), DIV_UNIFORM, "x*y = 96");
+    done(&x);
+    div_options o3 = {{0, 0, 0}, true};
+    x = analyse(k, &o3);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_UNIFORM, "--assume-tid-yz-uniform");
+    done(&x);
+}
+
+Test(divergence, ptx_sources_and_uniform_facts)
+{
+    run x = analyse(HEAD ".visible .entry k(.param .u64 o){\n .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+                         " .local .u32 loc;\n"
+                         " ld.param.u64 %rd1, [o];\n mov.u32 %r1, %tid.x;\n ld.global.u32 %r2, [%rd1];\n"
+                         " ld.global.u32 %r3, [%rd1+4];\n atom.global.add.u32 %r4, [%rd1], 1;\n"
+                         " ld.local.u32 %r5, [loc];\n ld.u32 %r6, [%rd1];\n"
+                         " setp.lt.u32 %p1, %r1, 7;\n vote.sync.ballot.b32 %r7, %p1, -1;\n"
+                         " shfl.sync.idx.b32 %r8|%p2, %r1, 0, 31, -1;\n shfl.sync.down.b32 %r9, %r2, 1, 31, -1;\n"
+                         " mov.u32 %r10, %ctaid.x;\n mov.u32 %r11, %laneid;\n"
+                         " st.global.u32 [%rd1], %r9;\n ret;\n}\n",
+                    NULL);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_DIVERGENT, "%%tid.x");
+    cr_expect_eq(state_of(&x, "%r2.1"), DIV_UNIFORM, "load from a uniform .global address");
+    cr_expect_eq(state_of(&x, "%r4.1"), DIV_DIVERGENT, "atom");
+    cr_expect_eq(state_of(&x, "%r5.1"), DIV_DIVERGENT, "ld.local");
+    cr_expect_eq(state_of(&x, "%r6.1"), DIV_DIVERGENT, "generic load");
+    cr_expect_eq(state_of(&x, "%r7.1"), DIV_UNIFORM, "vote.ballot");
+    cr_expect_eq(state_of(&x, "%r8.1"), DIV_UNIFORM, "shfl.idx broadcast of a divergent value from lane 0");
+    cr_expect_eq(state_of(&x, "%r9.1"), DIV_DIVERGENT, "shfl.down");
+    cr_expect_eq(state_of(&x, "%r10.1"), DIV_UNIFORM, "%%ctaid.x");
+    cr_expect_eq(state_of(&x, "%r11.1"), DIV_DIVERGENT, "%%laneid");
+    done(&x);
+}
+
+Test(divergence, predicated_definition_with_divergent_guard)
+{
+    run x = analyse(HEAD ".visible .entry k(.param .u64 o){\n .reg .pred %p<2>; .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+                         " ld.param.u64 %rd1, [o];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, 5;\n"
+                         " setp.lt.u32 %p1, %r1, 7;\n @%p1 mov.u32 %r2, 9;\n"
+                         " st.global.u32 [%rd1], %r2;\n ret;\n}\n",
+                    NULL);
+    cr_expect_eq(state_of(&x, "%r2.1"), DIV_UNIFORM);
+    cr_expect_eq(state_of(&x, "%r2.2"), DIV_DIVERGENT, "@%%p1 mov with a divergent %%p1");
+    done(&x);
+}
+
+/* The verdicts hold over the whole corpus without crashing, and every
+ * kernel that reads %tid.x has at least one divergent value. */
+Test(divergence, corpus_runs)
+{
+    size_t n = 0;
+    char **files = tu_list_ptx(tu_src("ptx-corpus"), &n);
+    uint32_t nvals = 0, ndiv = 0;
+    for (size_t i = 0; i < n; i++) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ptx_module *m = ptx_parse_file(files[i], &d);
+        cr_assert(m);
+        prog *p = prog_build(m, PROG_GSA, NULL, &d);
+        cr_assert(p);
+        for (uint32_t k = 0; k < p->nfuncs; k++) {
+            div_result *r = div_simple(&p->funcs[k], NULL, &p->a);
+            for (uint32_t v = 0; v < p->funcs[k].ssa->nvalues; v++) {
+                nvals++;
+                ndiv += r->state[v];
+            }
+        }
+        prog_free(p);
+        ptx_module_free(m);
+        ptx_diags_free(&d);
+    }
+    cr_log_info("corpus: %u values, %u divergent (%.1f%%)", nvals, ndiv, 100.0 * ndiv / nvals);
+    cr_expect_gt(ndiv, 0);
+    cr_expect_lt(ndiv, nvals);
+    tu_free_list(files, n);
+}
