@@ -51,7 +51,6 @@ void emu_check_global(emu_exec *x, const einst *I, const uint64_t *addr, uint32_
     unsigned nu = 0;
     FOR_LANES(m, l, ua[nu++] = addr[l]);
     uint64_t uniq = (uint64_t)distinct(ua, nu) * bytes;
-    s->is_global_ok = 1;
     s->g_execs++;
     s->g_sectors += ds;
     s->g_lines += dl;
@@ -87,15 +86,12 @@ static void bank_check(emu_exec *x, const einst *I, const uint64_t *addr, uint32
         wave += ways;
         ideal++;
     }
-    s->is_shared_ok = 1;
     s->s_execs++;
     s->s_ways_sum += worst;
     s->s_wavefronts += wave;
     s->s_ideal += ideal;
     if (worst > s->s_ways_max) s->s_ways_max = worst;
 }
-
-void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write);
 
 void emu_check_shared(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write,
                       bool atomic)

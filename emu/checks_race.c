@@ -132,8 +132,6 @@ static inline bool warp_ordered(uint32_t stored, uint32_t stored_wep, uint32_t t
     return (stored - 1) / 32 == t / 32 && stored_wep != w->ws_epoch;
 }
 
-void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write);
-
 void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write)
 {
     block *b = x->b;

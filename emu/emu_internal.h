@@ -136,7 +136,7 @@ struct einst {
     uint32_t d[EI_MAXD];  /* destination slots */
     uint32_t s[EI_MAXS];  /* source slots; memory ops: s[0] = address base */
     int64_t imm;          /* address offset / absolute address / misc */
-    uint32_t target;      /* branch target pc; call: callee function index */
+    uint32_t target;      /* branch target pc; cp.async: the source address offset */
     uint32_t rpc;         /* reconvergence pc of a branch */
     uint32_t stmt;        /* statement index in the function */
     uint32_t site;        /* memory-check site (EMU_NONE: none) */
@@ -199,7 +199,6 @@ typedef struct efunc {
 typedef struct esite {
     const efunc *f;
     uint32_t pc;
-    uint8_t is_shared_ok, is_global_ok;
     uint64_t g_execs, g_sectors, g_lines, g_bytes, g_ideal;
     uint32_t g_sec_max, g_line_max;
     uint64_t s_execs, s_ways_sum, s_wavefronts, s_ideal;
@@ -292,8 +291,6 @@ typedef struct kparam {
     ptx_str name;
 } kparam;
 
-typedef struct kernel_info kernel_info;
-
 struct emu_machine {
     const ptx_module *mod;
     emu_options opt;
@@ -339,7 +336,6 @@ struct emu_machine {
     emu_stats stats;
     /* checks */
     struct race_state *race;
-    FILE *pout;
     frame *frame_pool;    /* frames of finished blocks, for reuse */
 };
 
@@ -427,7 +423,6 @@ void emu_fault_lane(emu_exec *x, unsigned lane, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* exec_*.c: handler lookup used by decode.c */
-struct dec_ctx;
 uint64_t emu_sreg_value(emu_exec *x, unsigned kind, unsigned lane);
 void emu_refresh_dyn_sregs(emu_exec *x);
 
@@ -435,10 +430,17 @@ void emu_refresh_dyn_sregs(emu_exec *x);
 void emu_check_global(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes);
 void emu_check_shared(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes,
                       bool write, bool atomic);
+void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write);
 void emu_race_barrier(emu_machine *M, block *b);
 void emu_race_block_init(emu_machine *M, block *b);
 void emu_race_block_free(emu_machine *M, block *b);
 void emu_race_free(emu_machine *M);
+/* The hazards found, for report.c: kind 0 RAW, 1 WAR, 2 WAW; sites index
+ * M->sites; threads are linear ids in the block (UINT32_MAX: several). */
+uint32_t emu_race_n(const emu_machine *M);
+void emu_race_get(const emu_machine *M, uint32_t i, unsigned *kind, uint32_t *s1, uint32_t *s2, uint64_t *count,
+                  emu_dim3 *blk, uint32_t *t1, uint32_t *t2, uint64_t *off);
+uint64_t emu_race_dropped(const emu_machine *M);
 void emu_race_reset(emu_machine *M);
 uint32_t emu_site_new(emu_machine *M, const efunc *f, uint32_t pc);
 

@@ -6,11 +6,6 @@
 #include <string.h>
 #include "emu_internal.h"
 
-uint32_t emu_race_n(const emu_machine *M);
-void emu_race_get(const emu_machine *M, uint32_t i, unsigned *kind, uint32_t *s1, uint32_t *s2, uint64_t *count,
-                  emu_dim3 *blk, uint32_t *t1, uint32_t *t2, uint64_t *off);
-uint64_t emu_race_dropped(const emu_machine *M);
-
 /* "src/x.cu:17" from the last .loc before the instruction, or "". */
 static void source_line(const emu_machine *M, const ptx_func *fn, uint32_t stmt, char *buf, size_t n)
 {
