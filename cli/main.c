@@ -12,6 +12,7 @@ static const struct {
     {"print", cmd_print, "print PTX from the IR (round-trips through ptxas)"},
     {"roundtrip", cmd_roundtrip, "assemble a file and its printed form with ptxas and compare the code"},
     {"cfg", cmd_cfg, "control-flow graph, dominators, loops, SSA and gated SSA (text, dot, json)"},
+    {"run", cmd_run, "execute a kernel on the warp-level SIMT emulator, with dynamic checks"},
 };
 
 static void usage(FILE *o) {

@@ -1,0 +1,174 @@
+/* The warp-level SIMT emulator: runs a PTX kernel of a parsed module on the
+ * CPU, a grid of blocks of warps of 32 lanes, with global, shared, local,
+ * constant and parameter memory, SIMT reconvergence, barriers, warp
+ * collectives and optional dynamic checks (coalescing, shared-memory races,
+ * bank conflicts).  docs/emulator.md describes the model.
+ *
+ * Typical use:
+ *     emu_machine *M = emu_create(module, &opts);
+ *     uint64_t x = emu_malloc(M, n * 4, "x");           (device address)
+ *     memcpy(emu_host(M, x, n * 4), data, n * 4);
+ *     emu_arg args[] = {{&x, 8}, {&n, 4}};
+ *     emu_status s = emu_launch(M, "kernel", grid, block, args, 2, &diags);
+ *     ... read emu_host(M, x, n * 4) ...
+ *     emu_destroy(M);
+ *
+ * Every error (out-of-bounds access, unsupported instruction, step limit,
+ * deadlock, trap) stops the launch and is reported in diags with the PTX
+ * position of the instruction; the emulator itself never crashes on bad
+ * input.  Everything is deterministic: same inputs and options, same
+ * results and reports. */
+#ifndef PTXRAY_EMU_H
+#define PTXRAY_EMU_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ir.h"
+#include "ptx.h"
+
+typedef struct emu_machine emu_machine;
+
+typedef struct emu_dim3 {
+    uint32_t x, y, z;
+} emu_dim3;
+
+typedef enum emu_schedule {
+    /* Lock-step warps: the paths of a diverged warp run one after the other
+     * (stack order) and reconverge at the branch's immediate post-dominator. */
+    EMU_SCHED_LOCKSTEP,
+    /* Independent thread scheduling as sm_70+ may do it: the divergent paths
+     * of a warp run interleaved in a seeded random order, a few instructions
+     * at a time, so code that silently relies on lock-step shows up. */
+    EMU_SCHED_INTERLEAVE,
+} emu_schedule;
+
+enum emu_check {
+    EMU_CHECK_COALESCING = 1u << 0, /* sectors/lines per global request */
+    EMU_CHECK_RACE = 1u << 1,       /* shared-memory RAW/WAR/WAW hazards */
+    EMU_CHECK_BANK = 1u << 2,       /* shared-memory bank conflicts */
+};
+
+typedef enum emu_status {
+    EMU_OK = 0,
+    EMU_ERR_USAGE,       /* bad launch: unknown kernel, argument sizes, dimensions */
+    EMU_ERR_UNSUPPORTED, /* an instruction the emulator does not implement was reached */
+    EMU_ERR_FAULT,       /* out-of-bounds / misaligned access, bad call target, ... */
+    EMU_ERR_TRAP,        /* trap, or a failed device-side assert */
+    EMU_ERR_LIMIT,       /* --max-steps reached, or a resource limit */
+    EMU_ERR_DEADLOCK,    /* every thread waits (barrier or warp collective) */
+} emu_status;
+
+/* Exit status the CLI uses for a launch status: 0 ok, 1 the kernel itself
+ * misbehaved (fault, trap, limit, deadlock), 2 the input could not be run
+ * (usage, unsupported instruction). */
+int emu_status_exit_code(emu_status s);
+const char *emu_status_name(emu_status s);
+
+/* ---- observer: the per-instruction hook --------------------------------- */
+enum { EMU_OBS_BEFORE = 0, EMU_OBS_AFTER = 1 };
+
+typedef struct emu_event {
+    int phase;               /* EMU_OBS_BEFORE: sources valid; AFTER: results written */
+    const ptx_func *fn;      /* the function the instruction belongs to */
+    uint32_t stmt;           /* its index in fn->stmts */
+    const ptx_inst *inst;
+    uint32_t path_mask;      /* lanes of the executing path (before the guard) */
+    uint32_t active_mask;    /* lanes that execute it (guard applied) */
+    emu_dim3 block;          /* %ctaid */
+    uint32_t warp;           /* warp index in the block */
+    const void *priv_;       /* for emu_event_reg */
+} emu_event;
+
+typedef struct emu_observer {
+    void (*on_inst)(void *user, const emu_event *ev);
+    void *user;
+} emu_observer;
+
+/* Value of register reg (index into ev->fn->regs; comp 0 or 'x'..'w' for a
+ * vector register) in lane: integers and floats as raw bits, zero-extended;
+ * predicates 0 or 1.  Use ptx_inst_foreach_reg to enumerate the operands. */
+uint64_t emu_event_reg(const emu_event *ev, uint32_t reg, uint8_t comp, unsigned lane);
+
+/* ---- options -------------------------------------------------------------- */
+typedef struct emu_options {
+    emu_schedule schedule;
+    uint64_t seed;             /* interleave mode */
+    uint64_t max_steps;        /* warp-instructions per launch; 0: EMU_DEFAULT_MAX_STEPS */
+    uint32_t shared_bytes;     /* dynamic shared memory per block */
+    uint32_t resident_blocks;  /* blocks in flight at once; 0: EMU_DEFAULT_RESIDENT */
+    uint32_t local_bytes;      /* per-thread local memory limit; 0: EMU_DEFAULT_LOCAL */
+    unsigned checks;           /* EMU_CHECK_* */
+    bool cooperative;          /* grid-sync workspace in %envreg1/2; all blocks resident */
+    FILE *printf_out;          /* device printf output; NULL: stdout */
+    const emu_observer *observer;
+} emu_options;
+
+#define EMU_DEFAULT_MAX_STEPS 2000000000ull
+#define EMU_DEFAULT_RESIDENT 16u
+#define EMU_DEFAULT_LOCAL (512u * 1024u)
+#define EMU_MAX_THREADS_PER_BLOCK 1024u
+
+/* The module must outlive the machine.  Never fails for a parsed module
+ * (problems are reported when a kernel is launched). */
+emu_machine *emu_create(const ptx_module *m, const emu_options *opt);
+void emu_destroy(emu_machine *M);
+
+/* ---- global memory ------------------------------------------------------ */
+/* A new zero-filled global buffer; returns its device address (256-byte
+ * aligned, with unmapped space around it so overruns fault), 0 if bytes is
+ * 0 or too large.  name appears in fault messages. */
+uint64_t emu_malloc(emu_machine *M, size_t bytes, const char *name);
+/* Host pointer to [addr, addr+bytes) when that range lies in one global
+ * buffer or module variable, else NULL. */
+void *emu_host(emu_machine *M, uint64_t addr, size_t bytes);
+
+/* A module-scope .global or .const variable: device address (for .const an
+ * address in the constant bank), size and host pointer.  false if absent. */
+bool emu_symbol(emu_machine *M, const char *name, uint64_t *addr, size_t *bytes, void **host,
+                ptx_space *space);
+
+/* ---- kernels -------------------------------------------------------------- */
+typedef struct emu_param_info {
+    uint32_t offset, size, align;
+    uint8_t type;  /* ptx_type of the declaration (.b8 for aggregates) */
+    bool is_array; /* .b8 name[N] aggregate */
+    ptx_str name;
+} emu_param_info;
+
+/* The kernel's parameters (up to max of them written to out); returns the
+ * count, or -1 if there is no kernel of that name. */
+int emu_kernel_params(emu_machine *M, const char *kernel, emu_param_info *out, unsigned max);
+
+typedef struct emu_arg {
+    const void *data; /* size bytes, the parameter's value as the host lays it out */
+    size_t size;
+} emu_arg;
+
+/* Runs the kernel to completion.  Argument i must have exactly the size of
+ * parameter i.  Problems are added to d (errors with positions in the PTX);
+ * d may be NULL. */
+emu_status emu_launch(emu_machine *M, const char *kernel, emu_dim3 grid, emu_dim3 block,
+                      const emu_arg *args, unsigned nargs, ptx_diags *d);
+
+typedef struct emu_stats {
+    uint64_t warp_insts;    /* warp-instructions issued (predicated-off included) */
+    uint64_t thread_insts;  /* lane-instructions executed (guard true) */
+    uint64_t blocks, warps, threads;
+    uint64_t divergent_branches;
+    double seconds;         /* wall time of the last launch */
+} emu_stats;
+/* Statistics of the last launch. */
+const emu_stats *emu_last_stats(const emu_machine *M);
+
+/* ---- dynamic-check reports (for the checks enabled in the options) ------ */
+/* Text report of the last launch, one section per enabled check, lines
+ * ordered by PTX position.  path names the PTX file in positions. */
+void emu_report_text(emu_machine *M, const char *path, FILE *out);
+/* The same as a jansson object (json_t *, declared void * here so this
+ * header does not need jansson.h); the caller decrefs it. */
+void *emu_report_json(emu_machine *M, const char *path);
+/* Number of distinct shared-memory hazards found (racecheck). */
+uint64_t emu_race_count(const emu_machine *M);
+
+#endif

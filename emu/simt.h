@@ -1,0 +1,17 @@
+/* Warp execution (simt.c), used by the block scheduler (launch.c). */
+#ifndef PTXRAY_EMU_SIMT_H
+#define PTXRAY_EMU_SIMT_H
+#include "emu_internal.h"
+
+frame *simt_frame_new(emu_machine *M, block *b, warp *w, const efunc *F, uint32_t mask, frame *caller,
+                      const einst *call);
+uint32_t simt_entry_new(warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint32_t parent, frame *fr);
+/* Runs entry idx for up to *budget warp-instructions (decremented). */
+void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *budget);
+/* The entry to run next, EMU_NONE if the warp has none runnable. */
+uint32_t simt_pick(emu_machine *M, warp *w);
+void simt_after_exit(emu_machine *M, block *b, warp *w);
+void simt_frames_release(emu_machine *M, warp *w);
+void simt_frame_pool_free(emu_machine *M);
+bool simt_unstick(emu_machine *M, warp *w);
+#endif
