@@ -234,17 +234,12 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
         }
     }
     /* reachability from the sources */
-    uint32_t n = s->nvalues, m = gr.from.n;
-    uint32_t *off = calloc(n + 1, sizeof *off), *adj = malloc(sizeof *adj * (m ? m : 1));
+    uint32_t n = s->nvalues;
+    u32csr users;
+    u32csr_build(&users, n, &gr.from, &gr.to);
+    uint32_t *off = users.off, *adj = users.item;
     uint32_t *stack = malloc(sizeof *stack * (n ? n : 1));
-    if (!off || !adj || !stack) abort();
-    for (uint32_t e = 0; e < m; e++) off[gr.from.v[e] + 1]++;
-    for (uint32_t v = 0; v < n; v++) off[v + 1] += off[v];
-    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
-    if (!fill) abort();
-    memcpy(fill, off, sizeof *fill * n);
-    for (uint32_t e = 0; e < m; e++) adj[fill[gr.from.v[e]]++] = gr.to.v[e];
-    free(fill);
+    if (!stack) abort();
     uint32_t ns = 0;
     for (uint32_t v = 0; v < n; v++)
         if (r->source[v] != DIV_SRC_NONE) {
@@ -259,8 +254,7 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
                 stack[ns++] = adj[e];
             }
     }
-    free(off);
-    free(adj);
+    u32csr_free(&users);
     free(stack);
     u32vec_free(&gr.from);
     u32vec_free(&gr.to);

@@ -16,6 +16,28 @@ void u32vec_grow(u32vec *s)
     }
 }
 
+void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
+{
+    c->off = calloc((size_t)nkeys + 1, sizeof *c->off);
+    c->item = malloc(sizeof *c->item * (keys->n ? keys->n : 1));
+    uint32_t *fill = malloc(sizeof *fill * (nkeys ? nkeys : 1));
+    if (!c->off || !c->item || !fill) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+    for (uint32_t i = 0; i < keys->n; i++) c->off[keys->v[i] + 1]++;
+    for (uint32_t k = 0; k < nkeys; k++) c->off[k + 1] += c->off[k];
+    if (nkeys) memcpy(fill, c->off, sizeof *fill * nkeys);
+    for (uint32_t i = 0; i < keys->n; i++) c->item[fill[keys->v[i]]++] = items->v[i];
+    free(fill);
+}
+
+void u32csr_free(u32csr *c)
+{
+    free(c->off);
+    free(c->item);
+}
+
 void u32vec_free(u32vec *s)
 {
     free(s->v);

@@ -18,4 +18,13 @@ static inline void u32vec_push(u32vec *s, uint32_t x)
     s->v[s->n++] = x;
 }
 
+/* Compressed lists: for keys 0..nkeys-1, the items of the (keys[i],
+ * items[i]) pairs in pair order: key k's are item[off[k] .. off[k+1]). */
+typedef struct u32csr {
+    uint32_t *off, *item;
+} u32csr;
+
+void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items);
+void u32csr_free(u32csr *c);
+
 #endif

@@ -21,28 +21,6 @@ static void *xcalloc(size_t n, size_t sz)
     return p;
 }
 
-/* Compressed lists: item lists of keys 0..n-1 built from (key, item) pairs. */
-typedef struct csr {
-    uint32_t *off, *item;
-} csr;
-
-static void csr_build(csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
-{
-    c->off = xcalloc(nkeys + 1, sizeof *c->off);
-    c->item = xcalloc(keys->n, sizeof *c->item);
-    for (uint32_t i = 0; i < keys->n; i++) c->off[keys->v[i] + 1]++;
-    for (uint32_t k = 0; k < nkeys; k++) c->off[k + 1] += c->off[k];
-    uint32_t *fill = xcalloc(nkeys, sizeof *fill);
-    memcpy(fill, c->off, sizeof *fill * nkeys);
-    for (uint32_t i = 0; i < keys->n; i++) c->item[fill[keys->v[i]]++] = items->v[i];
-    free(fill);
-}
-
-static void csr_free(csr *c)
-{
-    free(c->off);
-    free(c->item);
-}
 
 /* ---- pass 1: the references of every instruction ------------------------ */
 typedef struct refctx {
@@ -66,9 +44,9 @@ typedef struct builder {
     ssa_value *values;
     uint32_t nvalues, capvalues;
     uint32_t *ref_id;        /* per ref: register index or sreg key */
-    csr defs, ues;           /* per register: blocks defining it / reading it before any def */
-    csr df;                  /* dominance frontier per block */
-    csr domkids;
+    u32csr defs, ues;           /* per register: blocks defining it / reading it before any def */
+    u32csr df;                  /* dominance frontier per block */
+    u32csr domkids;
     uint32_t *eta_inner, *eta_outer; /* per block: loops left on arrival (landing blocks) */
     u32vec node_block, node_reg, node_kind;
 } builder;
@@ -181,8 +159,8 @@ static void def_use_blocks(builder *b)
         u32vec_push(&uk, s->ret_regs[i]);
         u32vec_push(&ui, CFG_EXIT);
     }
-    csr_build(&b->defs, b->nregs, &dk, &di);
-    csr_build(&b->ues, b->nregs, &uk, &ui);
+    u32csr_build(&b->defs, b->nregs, &dk, &di);
+    u32csr_build(&b->ues, b->nregs, &uk, &ui);
     free(dk.v);
     free(di.v);
     free(uk.v);
@@ -212,7 +190,7 @@ static void dominance_frontiers(builder *b)
         }
     }
     free(seen);
-    csr_build(&b->df, g->nblocks, &k, &it);
+    u32csr_build(&b->df, g->nblocks, &k, &it);
     free(k.v);
     free(it.v);
     u32vec ck = {0}, ci = {0};
@@ -221,7 +199,7 @@ static void dominance_frontiers(builder *b)
             u32vec_push(&ck, g->blocks[j].idom);
             u32vec_push(&ci, j);
         }
-    csr_build(&b->domkids, g->nblocks, &ck, &ci);
+    u32csr_build(&b->domkids, g->nblocks, &ck, &ci);
     free(ck.v);
     free(ci.v);
 }
@@ -556,10 +534,10 @@ ssa_func *ssa_build(const cfg *g)
     for (uint32_t v = 0; v < b.nvalues; v++) s->ninst_values += b.values[v].kind == SSA_V_INST;
     free(b.values);
     free(b.ref_id);
-    csr_free(&b.defs);
-    csr_free(&b.ues);
-    csr_free(&b.df);
-    csr_free(&b.domkids);
+    u32csr_free(&b.defs);
+    u32csr_free(&b.ues);
+    u32csr_free(&b.df);
+    u32csr_free(&b.domkids);
     free(b.eta_inner);
     free(b.eta_outer);
     free(b.node_block.v);
