@@ -182,6 +182,7 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
     const ptx_func *fn = pf->fn;
     div_result *r = ARENA_NEW(a, div_result);
     r->pf = pf;
+    r->analysis = DIV_AN_SIMPLE;
     r->state = ARENA_NEWN(a, uint8_t, s->nvalues ? s->nvalues : 1);
     r->source = ARENA_NEWN(a, uint8_t, s->nvalues ? s->nvalues : 1);
     block_shape(pf, o, r);

@@ -9,7 +9,26 @@
 #define PTXRAY_DIVERGENCE_H
 #include "program.h"
 
-enum div_state { DIV_UNIFORM = 0, DIV_DIVERGENT = 1 };
+/* What a value is across the active threads of a warp.  DIV_AFFINE: an
+ * affine function of the thread coordinates (only the affine analyses say
+ * so; the simple one calls such values divergent). */
+enum div_state { DIV_UNIFORM = 0, DIV_DIVERGENT = 1, DIV_AFFINE = 2 };
+
+/* Which analysis: the simple one (section 3.3), or affine constraints of
+ * degree 1 (section 3.4, Fig. 12/13) or 2 (Theorem 3.5, Fig. 15). */
+enum div_analysis { DIV_AN_SIMPLE, DIV_AN_AFFINE, DIV_AN_AFFINE2 };
+
+/* Coefficients of the affine domain: a value is
+ *     c0 + cx*tid.x + cy*tid.y + cz*tid.z + cl*laneid  (+ the quadratic
+ *     monomials with degree 2),
+ * each coefficient an integer the same for every active thread of the
+ * warp, or unknown (the paper's ⊥).  Index 0 is the constant term, 1..4 the
+ * linear ones, 5..14 the quadratic ones in the order of div_coef_name.
+ * Arithmetic is on mathematical integers: the analysis assumes that no
+ * address or index computation wraps around (docs/divergence.md). */
+enum { DIV_C_CONST, DIV_C_X, DIV_C_Y, DIV_C_Z, DIV_C_LANE };
+#define DIV_NCOEF1 5
+#define DIV_NCOEF2 15
 
 typedef struct div_options {
     /* Block shape, 0 = unknown.  %tid.y is warp-uniform only when the x
@@ -28,18 +47,38 @@ enum div_source {
 
 typedef struct div_result {
     const prog_func *pf;
+    enum div_analysis analysis;
     uint8_t *state;   /* per SSA value: div_state */
     uint8_t *source;  /* per SSA value: div_source */
     uint32_t block[3];/* the shape used (from options or .reqntid), 0 = unknown */
     bool tid_y_uniform, tid_z_uniform;
+    /* affine analyses: ncoef coefficients per value (coef[v*ncoef + i]),
+     * bit i of bot[v] set when coefficient i is unknown; simple: 0/NULL */
+    unsigned ncoef;
+    int64_t *coef;
+    uint16_t *bot;
 } div_result;
 
 /* Runs the analysis on one function (pf->gsa must be built).  Memory from
  * a; linear in the number of values plus their dependences. */
 div_result *div_simple(const prog_func *pf, const div_options *o, arena *a);
 
+/* Runs the analysis `an` (div_simple for DIV_AN_SIMPLE). */
+div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a);
+
+/* Coefficient i of value v into *c; false when it is unknown (or the
+ * analysis has no coefficients). */
+bool div_coef(const div_result *r, uint32_t v, unsigned i, int64_t *c);
+/* "1", "tid.x", "tid.y", "tid.z", "laneid", "tid.x*tid.x", "tid.x*tid.y", ... */
+const char *div_coef_name(unsigned i);
+/* The abstract value as text, like the paper's Fig. 2 ("tid.x + ⊥",
+ * "⊥·tid.x + 0", "⊥"; "U"/"D" for the simple analysis). */
+const char *div_value_text(const div_result *r, uint32_t v, char *buf, size_t n);
+const char *div_state_name(enum div_state s);     /* "uniform", "affine", "divergent" */
+const char *div_analysis_name(enum div_analysis a); /* "simple", "affine", "affine2" */
+
 /* The verdict of the branch ending block b (which must have two or more
- * successors): its gate's state. */
+ * successors): DIV_UNIFORM when its gate is uniform, else DIV_DIVERGENT. */
 enum div_state div_branch(const div_result *r, uint32_t b);
 
 const char *div_source_name(enum div_source s);
