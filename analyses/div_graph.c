@@ -1,0 +1,245 @@
+/* The dependence graph of a GSA program that both divergence analyses
+ * propagate on, and the sources of divergence of real PTX.  Where PTX
+ * differs from the paper's mu-SIMD, the rules are in classify() and
+ * docs/divergence.md. */
+#include <stdlib.h>
+#include <string.h>
+#include "div_internal.h"
+#include "semantics.h"
+
+const char *div_source_name(enum div_source s)
+{
+    static const char *n[] = {"none", "thread id", "lane id/mask", "clock or timer", "atomic result",
+                              "load from .local", "generic load (may be .local)", "call result",
+                              "shfl", "warp collective", "unknown instruction", ".func parameter",
+                              "undefined"};
+    return s <= DIV_SRC_UNDEF ? n[s] : "?";
+}
+
+static bool multiple_of_32(uint32_t x) { return x && x % 32 == 0; }
+
+static enum div_source sreg_source(const div_result *r, const ssa_value *v)
+{
+    switch (v->reg) {
+    case PTX_SR_TID:
+        if (v->comp == 'y' && r->tid_y_uniform) return DIV_SRC_NONE;
+        if (v->comp == 'z' && r->tid_z_uniform) return DIV_SRC_NONE;
+        return DIV_SRC_TID;
+    case PTX_SR_LANEID: case PTX_SR_LANEMASK_EQ: case PTX_SR_LANEMASK_LE: case PTX_SR_LANEMASK_LT:
+    case PTX_SR_LANEMASK_GE: case PTX_SR_LANEMASK_GT:
+        return DIV_SRC_LANE;
+    case PTX_SR_CLOCK: case PTX_SR_CLOCK_HI: case PTX_SR_CLOCK64: case PTX_SR_PM: case PTX_SR_PM64:
+    case PTX_SR_GLOBALTIMER: case PTX_SR_GLOBALTIMER_LO: case PTX_SR_GLOBALTIMER_HI:
+        return DIV_SRC_CLOCK;
+    case PTX_SR_UNKNOWN:
+        return DIV_SRC_UNKNOWN;
+    default:
+        return DIV_SRC_NONE; /* %ctaid, %ntid, %nctaid, %warpid, %smid, %clusterid, ...: one per warp */
+    }
+}
+
+/* The .param variable a ld.param reads, if it is one of the kernel's own
+ * parameters (the same for every thread). */
+static bool reads_kernel_param(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem)
+{
+    if (!fn->is_entry || sem->addr_opd == PTX_SEM_NO_OPD || sem->addr_opd >= in->nopd) return false;
+    const ptx_operand *a = &in->opd[sem->addr_opd];
+    if (a->kind != PTX_O_ADDR || a->n != 1 || a->p.elems[0].kind != PTX_O_SYM) return false;
+    ptx_str name = ptx_opd_text(&a->p.elems[0]);
+    for (uint32_t i = 0; i < fn->nparams; i++)
+        if (ptx_str_eqs(fn->params[i]->name, name)) return true;
+    return false;
+}
+
+/* Whether the value defined by an instruction is a source, and whether its
+ * operands still matter (*data: false for results that are uniform
+ * whatever the operands, like vote). */
+enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, bool *data, bool *shfl_bcast)
+{
+    ptx_inst_sem sem;
+    ptx_inst_semantics(in, &sem);
+    *data = true;
+    *shfl_bcast = false;
+    if (sem.flags & PTX_SEM_UNKNOWN) return DIV_SRC_UNKNOWN;
+    switch (in->op) {
+    case PTX_OPC_VOTE: case PTX_OPC_REDUX: case PTX_OPC_ACTIVEMASK:
+        *data = false; /* every active lane gets the same result */
+        return DIV_SRC_NONE;
+    case PTX_OPC_SHFL:
+        if (ptx_inst_has_mod(in, ".idx")) {
+            *shfl_bcast = true; /* one source lane for all: uniform if the lane index is */
+            return DIV_SRC_NONE;
+        }
+        return DIV_SRC_SHFL;
+    case PTX_OPC_CALL:
+        return DIV_SRC_CALL;
+    default:
+        break;
+    }
+    if (sem.flags & PTX_SEM_ATOMIC) return DIV_SRC_ATOMIC;
+    if (sem.flags & PTX_SEM_COLLECTIVE) return DIV_SRC_COLLECTIVE;
+    if ((sem.flags & PTX_SEM_LOAD) && !(sem.flags & PTX_SEM_STORE)) {
+        if (sem.space == PTX_SP_LOCAL) return DIV_SRC_LOCAL_LOAD;
+        if (sem.space == PTX_SP_NONE && (in->op == PTX_OPC_LD || in->op == PTX_OPC_LDU)) return DIV_SRC_GENERIC_LOAD;
+        /* call arguments/returns and a .func's own parameters are per thread */
+        if (sem.space == PTX_SP_PARAM && !reads_kernel_param(fn, in, &sem)) return DIV_SRC_CALL;
+    }
+    return DIV_SRC_NONE;
+}
+
+typedef struct graph {
+    u32vec from, to; /* dependence edges: to depends on from */
+} graph;
+
+static void dep(graph *gr, uint32_t from, uint32_t to)
+{
+    if (from == SSA_NONE || to == SSA_NONE) return;
+    u32vec_push(&gr->from, from);
+    u32vec_push(&gr->to, to);
+}
+
+/* Leaves and gates of a gating expression (a DAG: visited by pointer in a
+ * small open-addressing set). */
+typedef struct seen {
+    const gsa_expr **slot;
+    uint32_t cap, n;
+} seen;
+
+static bool seen_add(seen *s, const gsa_expr *e)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        uint32_t ncap = s->cap ? s->cap * 2 : 64;
+        const gsa_expr **ns = calloc(ncap, sizeof *ns);
+        if (!ns) abort();
+        for (uint32_t i = 0; i < s->cap; i++)
+            if (s->slot[i]) {
+                uint32_t h = (uint32_t)((uintptr_t)s->slot[i] >> 4) & (ncap - 1);
+                while (ns[h]) h = (h + 1) & (ncap - 1);
+                ns[h] = s->slot[i];
+            }
+        free(s->slot);
+        s->slot = ns;
+        s->cap = ncap;
+    }
+    uint32_t h = (uint32_t)((uintptr_t)e >> 4) & (s->cap - 1);
+    while (s->slot[h]) {
+        if (s->slot[h] == e) return false;
+        h = (h + 1) & (s->cap - 1);
+    }
+    s->slot[h] = e;
+    s->n++;
+    return true;
+}
+
+static void expr_deps(graph *gr, const gsa_expr *root, uint32_t to)
+{
+    if (!root) return;
+    seen s = {0};
+    const gsa_expr **stack = NULL;
+    uint32_t n = 0, cap = 0;
+    seen_add(&s, root);
+    stack = malloc(sizeof *stack * (cap = 16));
+    if (!stack) abort();
+    stack[n++] = root;
+    while (n) {
+        const gsa_expr *e = stack[--n];
+        dep(gr, e->value, to); /* VALUE: the operand; SELECT: its gate (GAMD/PDVD) */
+        if (e->kind != GSA_X_SELECT) continue;
+        for (uint32_t i = 0; i < e->n; i++) {
+            if (!e->ops[i] || !seen_add(&s, e->ops[i])) continue;
+            if (n == cap) {
+                stack = realloc(stack, sizeof *stack * (cap *= 2));
+                if (!stack) abort();
+            }
+            stack[n++] = e->ops[i];
+        }
+    }
+    free(stack);
+    free(s.slot);
+}
+
+static void block_shape(const prog_func *pf, const div_options *o, div_result *r)
+{
+    for (int i = 0; i < 3; i++) r->block[i] = o ? o->block[i] : 0;
+    if (!r->block[0])
+        for (uint32_t i = 0; i < pf->fn->nfdirs; i++) {
+            const ptx_fdirective *d = &pf->fn->fdirs[i];
+            if (!ptx_str_eq(d->name, ".reqntid")) continue;
+            for (uint32_t k = 0; k < 3; k++) r->block[k] = k < d->n ? (uint32_t)d->vals[k] : 1;
+        }
+    bool assume = o && o->assume_tid_yz_uniform;
+    r->tid_y_uniform = assume || multiple_of_32(r->block[0]);
+    r->tid_z_uniform = assume || (r->block[0] && multiple_of_32(r->block[0] * (r->block[1] ? r->block[1] : 1)));
+}
+
+
+div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a)
+{
+    uint32_t n = pf->ssa->nvalues ? pf->ssa->nvalues : 1;
+    div_result *r = ARENA_NEW(a, div_result);
+    r->pf = pf;
+    r->analysis = an;
+    r->state = ARENA_NEWN(a, uint8_t, n);
+    r->source = ARENA_NEWN(a, uint8_t, n);
+    block_shape(pf, o, r);
+    return r;
+}
+
+void div_graph_build(const prog_func *pf, div_result *r, u32csr *users)
+{
+    const ssa_func *s = pf->ssa;
+    const gsa_func *gf = pf->gsa;
+    const cfg *g = pf->g;
+    const ptx_func *fn = pf->fn;
+    graph gr = {0};
+    /* sources among entry values */
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *val = &s->values[v];
+        if (val->kind == SSA_V_SREG) r->source[v] = (uint8_t)sreg_source(r, val);
+        else if (val->kind == SSA_V_ENTRY && val->param) r->source[v] = DIV_SRC_PARAM_REG;
+        /* an undefined entry value is any value: uniform is as good as any */
+    }
+    /* instruction definitions */
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const cfg_block *bb = &g->blocks[b];
+        if (!bb->reachable || bb->kind != CFG_B_REAL) continue;
+        for (uint32_t i = bb->first; i < bb->end; i++) {
+            if (fn->stmts[i]->kind != PTX_S_INST) continue;
+            const ptx_inst *in = &fn->stmts[i]->u.inst;
+            bool data, bcast;
+            enum div_source src = div_classify(fn, in, &data, &bcast);
+            for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {
+                const ssa_ref *d = &s->refs[k];
+                if (!(d->role & PTX_REF_DEF)) continue;
+                r->source[d->value] = (uint8_t)src;
+                if (s->values[d->value].partial) dep(&gr, s->values[d->value].prev, d->value);
+                for (uint32_t q = s->ref_off[i]; q < s->ref_off[i + 1]; q++) {
+                    const ssa_ref *u = &s->refs[q];
+                    if (!(u->role & PTX_REF_USE)) continue;
+                    /* the guard always matters; a broadcast "shfl.sync.idx d|p, a,
+                     * b, c, mask" gives every lane lane b's a: it depends on b, c
+                     * and mask (operands 2-4), not on a (operand 1) */
+                    bool guard = (u->role & PTX_REF_GUARD) != 0;
+                    if (!guard && !data) continue;
+                    if (!guard && bcast && u->opd == 1) continue;
+                    dep(&gr, u->value, d->value);
+                }
+            }
+        }
+    }
+    /* gamma, mu, eta */
+    for (uint32_t k = 0; k < s->nnodes; k++) {
+        const gsa_node *gn = &gf->nodes[k];
+        uint32_t to = s->nodes[k].value;
+        expr_deps(&gr, gn->expr, to);
+        expr_deps(&gr, gn->carried, to);
+        for (uint32_t i = 0; i < gn->ngates; i++) {
+            uint32_t gv;
+            bool neg;
+            if (gsa_branch_gate(s, gn->gates[i], &gv, &neg)) dep(&gr, gv, to);
+        }
+    }
+    u32csr_build(users, s->nvalues, &gr.from, &gr.to);
+    u32vec_free(&gr.from);
+    u32vec_free(&gr.to);
+}
