@@ -37,7 +37,8 @@ bool div_coef(const div_result *r, uint32_t v, unsigned i, int64_t *c)
 
 /* Terms highest degree first, zero terms left out, the constant always
  * written: "2·tid.x + ⊥", "⊥·tid.x + 0".  A value whose every coefficient is
- * unknown is just "⊥". */
+ * unknown (the paper's ⊥T² + ⊥T + ⊥) is "⊥·tid + ⊥", so that it reads
+ * differently from a uniform unknown, "⊥". */
 const char *div_value_text(const div_result *r, uint32_t v, char *buf, size_t n)
 {
     if (!n) return buf;
@@ -46,7 +47,7 @@ const char *div_value_text(const div_result *r, uint32_t v, char *buf, size_t n)
         return buf;
     }
     if (r->bot[v] == (uint16_t)((1u << r->ncoef) - 1)) {
-        snprintf(buf, n, "⊥");
+        snprintf(buf, n, "⊥·tid + ⊥");
         return buf;
     }
     size_t len = 0;

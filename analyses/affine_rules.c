@@ -1,0 +1,224 @@
+/* Transfer functions of the affine analyses: one place for the rule of
+ * each PTX instruction (the paper's Fig. 13 rules CNTA, SUMA, MULA, ...,
+ * extended to PTX's integer arithmetic).  Everything without a rule here
+ * is uniform when all its operands are and ⊥ otherwise (the paper's
+ * "other operators"). */
+#include "affine_internal.h"
+#include "semantics.h"
+
+static bool is_int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64 && t != PTX_T_B128; }
+static bool is_signed_type(unsigned t) { return t >= PTX_T_S8 && t <= PTX_T_S64; }
+
+static unsigned type_bits(unsigned t)
+{
+    unsigned b = ptx_type_bits((ptx_type)t);
+    return b ? b : 64;
+}
+
+/* Operand k as an abstract value; false when it has no integer meaning we
+ * track (vectors, expressions) or its register has no value. */
+static bool opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, aff *out)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    switch (o->kind) {
+    case PTX_O_IMM:
+        aff_const(out, cx->n, o->v);
+        return true;
+    case PTX_O_SYM:
+        aff_uniform_unknown(out, cx->n); /* an address or label: one per program */
+        return true;
+    case PTX_O_REG: case PTX_O_SREG: {
+        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        if (v == SSA_NONE) return false;
+        aff_get(cx, v, out);
+        return true;
+    }
+    case PTX_O_ADDR: {
+        if (o->n != 1) return false;
+        const ptx_operand *b = &o->p.elems[0];
+        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
+            aff_uniform_unknown(out, cx->n);
+            return true;
+        }
+        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        if (v == SSA_NONE) return false;
+        aff base, off;
+        aff_get(cx, v, &base);
+        aff_const(&off, cx->n, o->v);
+        aff_add(out, &base, &off);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* Operands 1 and 2 (and 3): false if one is not an integer operand. */
+static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, aff *b)
+{
+    return opd(cx, stmt, in, 1, a) && opd(cx, stmt, in, 2, b);
+}
+
+/* The paper's rule for any other operator: uniform if every operand read
+ * is uniform, else ⊥. */
+static void generic(const aff_ctx *cx, uint32_t stmt, aff *out)
+{
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
+        aff x;
+        aff_get(cx, u->value, &x);
+        if (x.top) { aff_top(out, cx->n); return; }
+        if (!aff_uniform(cx, &x)) { aff_bottom(out, cx->n); return; }
+    }
+    aff_uniform_unknown(out, cx->n);
+}
+
+/* Integer add/sub/mul/mad/neg/shl without saturation or carry: ring
+ * operations modulo 2^w. */
+static bool plain_int(const ptx_inst *in, const ptx_inst_sem *sem)
+{
+    return is_int_type(in->type) && !(sem->flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE)) &&
+           !ptx_inst_has_mod(in, ".sat");
+}
+
+/* The rule for instruction `in` at stmt; false: no specific rule. */
+static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *out)
+{
+    ptx_inst_sem sem;
+    ptx_inst_semantics(in, &sem);
+    unsigned w = type_bits(sem.dtype);
+    aff a, b, c;
+    switch (in->op) {
+    case PTX_OPC_MOV: /* ASGA */
+        if (in->nopd != 2 || !opd(cx, stmt, in, 1, out)) return false;
+        if (is_int_type(sem.dtype)) aff_wrap(out, w);
+        return true;
+    case PTX_OPC_ADD: case PTX_OPC_SUB: /* SUMA */
+        if (!plain_int(in, &sem) || !opd2(cx, stmt, in, &a, &b)) return false;
+        (in->op == PTX_OPC_ADD ? aff_add : aff_sub)(out, &a, &b);
+        break;
+    case PTX_OPC_NEG:
+        if (!is_int_type(in->type) || !opd(cx, stmt, in, 1, &a)) return false;
+        aff_neg(out, &a);
+        break;
+    case PTX_OPC_MUL: /* MULA; .wide: the operands are extended first (w = 2x) */
+        if (!plain_int(in, &sem) || ptx_inst_has_mod(in, ".hi") || !opd2(cx, stmt, in, &a, &b)) return false;
+        aff_mul(out, &a, &b);
+        break;
+    case PTX_OPC_MAD: /* mad.lo / mad.wide: a*b + c */
+        if (!plain_int(in, &sem) || ptx_inst_has_mod(in, ".hi") || !opd2(cx, stmt, in, &a, &b) ||
+            !opd(cx, stmt, in, 3, &c))
+            return false;
+        aff_mul(out, &a, &b);
+        aff_add(out, out, &c);
+        break;
+    case PTX_OPC_SHL: { /* a << k = a * 2^k for a constant k */
+        int64_t k;
+        if (!is_int_type(in->type) || !opd2(cx, stmt, in, &a, &b)) return false;
+        if (a.top || b.top) { aff_top(out, cx->n); return true; }
+        if (!aff_is_const(&b, &k)) return false;
+        aff_const(&c, cx->n, (uint64_t)k >= w ? 0 : (int64_t)(1ull << k));
+        aff_mul(out, &a, &c);
+        break;
+    }
+    case PTX_OPC_CVT: { /* integer conversions: truncation wraps, extension keeps the value */
+        int64_t k;
+        if (!is_int_type(sem.dtype) || !is_int_type(sem.stype) || ptx_inst_has_mod(in, ".sat") ||
+            !opd(cx, stmt, in, 1, out))
+            return false;
+        unsigned sb = type_bits(sem.stype);
+        if (w > sb && aff_is_const(out, &k) && !is_signed_type(sem.stype))
+            aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
+        else if (w > sb)
+            aff_wrap(out, sb); /* the value as the source type reads it */
+        break;
+    }
+    case PTX_OPC_CVTA: /* generic <-> window address: moves by a per-program offset */
+        if (!opd(cx, stmt, in, 1, out)) return false;
+        if (!out->top) {
+            out->bot |= 1;
+            out->c[0] = 0;
+        }
+        return true;
+    case PTX_OPC_MIN: case PTX_OPC_MAX: { /* equal divergent coefficients: min(a, b) = a + uniform */
+        aff d;
+        if (!is_int_type(in->type) || in->nopd != 3 || !opd2(cx, stmt, in, &a, &b)) return false;
+        if (a.top || b.top) { aff_top(out, cx->n); return true; }
+        aff_sub(&d, &a, &b);
+        if (!aff_uniform(cx, &d)) return false;
+        *out = a;
+        if (!aff_equal(&a, &b)) {
+            out->bot |= 1;
+            out->c[0] = 0;
+        }
+        return true;
+    }
+    case PTX_OPC_SELP: /* selp a, b, p: a gamma on p */
+        if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
+        if (c.top) { aff_top(out, cx->n); return true; }
+        if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
+        else aff_meet(out, &a, &b);
+        return true;
+    case PTX_OPC_SETP: case PTX_OPC_SET: { /* a < b is uniform when a - b is (the avgSquare insight) */
+        aff d;
+        if (!is_int_type(sem.stype) || !opd2(cx, stmt, in, &a, &b)) return false;
+        if (a.top || b.top) { aff_top(out, cx->n); return true; }
+        aff_sub(&d, &a, &b);
+        if (!aff_uniform(cx, &d)) return false;
+        if (in->nopd > 3) { /* setp.cmp.bop d, a, b, c: also reads c */
+            if (!opd(cx, stmt, in, 3, &c)) return false;
+            if (c.top) { aff_top(out, cx->n); return true; }
+            if (!aff_uniform(cx, &c)) return false;
+        }
+        aff_uniform_unknown(out, cx->n);
+        return true;
+    }
+    default:
+        return false;
+    }
+    if (!out->top) aff_wrap(out, w);
+    return true;
+}
+
+void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out)
+{
+    const ssa_func *s = cx->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
+    if (cx->r->source[v] != DIV_SRC_NONE) {
+        aff_bottom(out, cx->n);
+        return;
+    }
+    uint32_t gv = ssa_guard_value(s, val->stmt);
+    if (gv != SSA_NONE) {
+        aff_get(cx, gv, out);
+        if (out->top) return;
+        if (!aff_uniform(cx, out)) { /* a predicated definition with a divergent guard */
+            aff_bottom(out, cx->n);
+            return;
+        }
+    }
+    bool data, bcast;
+    div_classify(cx->pf->fn, in, &data, &bcast);
+    if (!data) {
+        aff_uniform_unknown(out, cx->n); /* vote, redux, activemask */
+    } else if (bcast) { /* shfl.idx: uniform when lane, clamp and mask are */
+        aff_uniform_unknown(out, cx->n);
+        for (unsigned k = 2; k <= 4 && k < in->nopd; k++) {
+            aff x;
+            if (!opd(cx, val->stmt, in, k, &x)) continue;
+            if (x.top) { aff_top(out, cx->n); return; }
+            if (!aff_uniform(cx, &x)) { aff_bottom(out, cx->n); return; }
+        }
+    } else if (!rule(cx, val->stmt, in, out)) {
+        generic(cx, val->stmt, out);
+    }
+    if (out->top || !val->partial || val->prev == SSA_NONE) return;
+    /* under a uniform guard every lane keeps, or every lane replaces, the old value */
+    aff old;
+    aff_get(cx, val->prev, &old);
+    aff_meet(out, out, &old);
+}
