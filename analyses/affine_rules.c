@@ -104,6 +104,12 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *out)
         if (!is_int_type(in->type) || !opd(cx, stmt, in, 1, &a)) return false;
         aff_neg(out, &a);
         break;
+    case PTX_OPC_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
+        if (!is_int_type(in->type) || !opd(cx, stmt, in, 1, &a)) return false;
+        aff_neg(out, &a);
+        aff_const(&b, cx->n, 1);
+        aff_sub(out, out, &b);
+        break;
     case PTX_OPC_MUL: /* MULA; .wide: the operands are extended first (w = 2x) */
         if (!plain_int(in, &sem) || ptx_inst_has_mod(in, ".hi") || !opd2(cx, stmt, in, &a, &b)) return false;
         aff_mul(out, &a, &b);

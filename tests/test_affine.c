@@ -200,6 +200,7 @@ Test(affine, integer_arithmetic_rules)
                       " shl.b32 %r22, %r21, 2;\n"              /* 4·laneid */
                       " sub.s32 %r23, %r22, %r6;\n"            /* 4·laneid - 16·tid.x */
                       " setp.ne.s32 %p3, %r22, %r6;\n"         /* divergent: coefficients differ */
+                      " not.b32 %r24, %r6;\n"                   /* -16·tid - 1 */
                       " st.global.u32 [%rd1], %r23;\n"),
                     NULL);
     expect(&x, A1, "%r3.1", AF, "3·tid.x + ⊥");
@@ -229,6 +230,7 @@ Test(affine, integer_arithmetic_rules)
     expect(&x, A1, "%r22.1", AF, "4·laneid + 0");
     expect(&x, A1, "%r23.1", AF, "4·laneid - 16·tid.x + 0");
     expect(&x, A1, "%p3.1", D, "⊥·tid + ⊥");
+    expect(&x, A1, "%r24.1", AF, "-16·tid.x - 1");
     expect(&x, S, "%p1.1", D, "D");
     done(&x);
 }
@@ -334,4 +336,35 @@ Test(affine, corpus_subsumes_simple)
     cr_expect_gt(affine1, 0);
     cr_expect_geq(affine2, affine1);
     tu_free_list(files, n);
+}
+
+/* nvcc's own avgSquare (ptx-corpus): the loop is rotated and unrolled by
+ * 4, its trip count computed as (max(tid + c, tid + c*c) + ~tid) / c + 1.
+ * max keeps the common Tid coefficient and ~tid = -tid - 1 cancels it, so
+ * the affine analyses prove every loop branch uniform; only "tid < c"
+ * stays divergent. */
+Test(affine, corpus_avgsquare_loops_are_uniform)
+{
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(tu_src("ptx-corpus/sm_80/sampaio_divergence.ptx"), &d);
+    cr_assert(m);
+    prog *p = prog_build(m, PROG_GSA, "avgSquare", &d);
+    cr_assert(p);
+    ptx_diags_free(&d);
+    uint32_t ndiv[3] = {0}, nbr = 0;
+    for (int a = 0; a < 3; a++) {
+        div_result *r = div_analyse(&p->funcs[0], (enum div_analysis)a, NULL, &p->a);
+        for (uint32_t b = 0; b < p->funcs[0].g->nblocks; b++)
+            if (p->funcs[0].g->blocks[b].nsucc >= 2) {
+                nbr += a == 0;
+                ndiv[a] += div_branch(r, b) == D;
+            }
+    }
+    cr_expect_eq(nbr, 6);
+    cr_expect_eq(ndiv[S], 5);
+    cr_expect_eq(ndiv[A1], 1);
+    cr_expect_eq(ndiv[A2], 1);
+    prog_free(p);
+    ptx_module_free(m);
 }
