@@ -100,17 +100,21 @@ $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a
 $(B)/ptxray-cfgbench: bench/cfgbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-divbench: bench/divbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxray-emubench: bench/emubench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
-bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-emubench
+bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
 	$(B)/ptxray-cfgbench ptx-corpus 100000
+	$(B)/ptxray-divbench 1000000
 	$(B)/ptxray-emubench ptx-corpus
 
 # ---- fuzzing (clang + libFuzzer) ----

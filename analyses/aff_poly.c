@@ -9,39 +9,45 @@ static const uint8_t fac[DIV_NCOEF2][2] = {
     {1, 1}, {1, 2}, {1, 3}, {1, 4}, {2, 2}, {2, 3}, {2, 4}, {3, 3}, {3, 4}, {4, 4},
 };
 
-static unsigned degree(unsigned i) { return i == 0 ? 0 : i < DIV_NCOEF1 ? 1 : 2; }
+/* mono[i][j]: the index of monomial m_i * m_j, or -1 when its degree
+ * exceeds 2 (generated from fac). */
+static const int8_t mono[DIV_NCOEF2][DIV_NCOEF2] = {
+    { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14},
+    { 1,  5,  6,  7,  8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 2,  6,  9, 10, 11, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 3,  7, 10, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 4,  8, 11, 13, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    { 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {11, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+};
 
-/* The monomial m_i * m_j, or -1 when its degree exceeds 2. */
-static int mono_mul(unsigned i, unsigned j)
+/* Only the n coefficients in use are ever read: degree 1 touches 5. */
+void aff_const(aff *a, unsigned n, int64_t c)
 {
-    if (!i) return (int)j;
-    if (!j) return (int)i;
-    if (degree(i) + degree(j) > 2) return -1;
-    unsigned p = fac[i][0], q = fac[j][0];
-    if (p > q) { unsigned t = p; p = q; q = t; }
-    for (unsigned k = DIV_NCOEF1; k < DIV_NCOEF2; k++)
-        if (fac[k][0] == p && fac[k][1] == q) return (int)k;
-    return -1;
+    memset(a->c, 0, sizeof a->c[0] * n);
+    a->n = (uint8_t)n;
+    a->top = 0;
+    a->bot = 0;
+    a->c[0] = c;
 }
 
 void aff_top(aff *a, unsigned n)
 {
-    memset(a, 0, sizeof *a);
+    aff_const(a, n, 0);
     a->top = 1;
-    a->n = (uint8_t)n;
-}
-
-void aff_const(aff *a, unsigned n, int64_t c)
-{
-    memset(a, 0, sizeof *a);
-    a->n = (uint8_t)n;
-    a->c[0] = c;
 }
 
 void aff_bottom(aff *a, unsigned n)
 {
-    memset(a, 0, sizeof *a);
-    a->n = (uint8_t)n;
+    aff_const(a, n, 0);
     a->bot = AFF_ALL(n);
 }
 
@@ -71,30 +77,42 @@ void aff_wrap(aff *a, unsigned bits)
         if (!(a->bot >> i & 1)) a->c[i] = sext((uint64_t)a->c[i], bits);
 }
 
-void aff_meet(aff *r, const aff *a, const aff *b)
+static void copy(aff *r, const aff *a)
 {
-    if (a->top) { *r = *b; return; }
-    if (b->top) { *r = *a; return; }
-    aff t = *a;
-    t.bot |= b->bot;
-    for (unsigned i = 0; i < t.n; i++)
-        if (!(t.bot >> i & 1) && a->c[i] != b->c[i]) t.bot |= (uint16_t)(1u << i);
-    for (unsigned i = 0; i < t.n; i++)
-        if (t.bot >> i & 1) t.c[i] = 0;
-    *r = t;
+    if (r == a) return;
+    r->n = a->n;
+    r->top = a->top;
+    r->bot = a->bot;
+    memcpy(r->c, a->c, sizeof a->c[0] * a->n);
 }
 
+void aff_meet(aff *r, const aff *a, const aff *b)
+{
+    if (a->top) { copy(r, b); return; }
+    if (b->top) { copy(r, a); return; }
+    uint16_t bot = a->bot | b->bot;
+    unsigned n = a->n;
+    for (unsigned i = 0; i < n; i++) {
+        if (!(bot >> i & 1) && a->c[i] != b->c[i]) bot |= (uint16_t)(1u << i);
+        r->c[i] = (bot >> i & 1) ? 0 : a->c[i];
+    }
+    r->n = (uint8_t)n;
+    r->top = 0;
+    r->bot = bot;
+}
+
+/* r may be a or b: each coefficient reads only its own index. */
 static void combine(aff *r, const aff *a, const aff *b, int sign)
 {
-    if (a->top || b->top) { aff_top(r, a->n); return; }
-    aff t;
-    aff_const(&t, a->n, 0);
-    t.bot = a->bot | b->bot;
-    for (unsigned i = 0; i < t.n; i++)
-        if (!(t.bot >> i & 1))
-            t.c[i] = (int64_t)(sign > 0 ? (uint64_t)a->c[i] + (uint64_t)b->c[i]
-                                        : (uint64_t)a->c[i] - (uint64_t)b->c[i]);
-    *r = t;
+    unsigned n = a->n;
+    if (a->top || b->top) { aff_top(r, n); return; }
+    uint16_t bot = a->bot | b->bot;
+    for (unsigned i = 0; i < n; i++)
+        r->c[i] = (bot >> i & 1) ? 0
+                  : (int64_t)(sign > 0 ? (uint64_t)a->c[i] + (uint64_t)b->c[i] : (uint64_t)a->c[i] - (uint64_t)b->c[i]);
+    r->n = (uint8_t)n;
+    r->top = 0;
+    r->bot = bot;
 }
 
 void aff_add(aff *r, const aff *a, const aff *b) { combine(r, a, b, 1); }
@@ -107,17 +125,27 @@ void aff_neg(aff *r, const aff *a)
     combine(r, &z, a, -1);
 }
 
+/* Indices of the coefficients that are not known to be 0. */
+static unsigned nonzero(const aff *a, uint8_t *idx)
+{
+    unsigned m = 0;
+    for (unsigned i = 0; i < a->n; i++)
+        if ((a->bot >> i & 1) || a->c[i]) idx[m++] = (uint8_t)i;
+    return m;
+}
+
 void aff_mul(aff *r, const aff *a, const aff *b)
 {
     unsigned n = a->n;
     if (a->top || b->top) { aff_top(r, n); return; }
     aff t;
     aff_const(&t, n, 0);
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned j = 0; j < n; j++) {
-            bool ai0 = !(a->bot >> i & 1) && a->c[i] == 0, bj0 = !(b->bot >> j & 1) && b->c[j] == 0;
-            if (ai0 || bj0) continue; /* 0 × anything = 0 */
-            int k = mono_mul(i, j);
+    uint8_t ia[DIV_NCOEF2], ib[DIV_NCOEF2];
+    unsigned na = nonzero(a, ia), nb = nonzero(b, ib); /* 0 × anything = 0 */
+    for (unsigned x = 0; x < na; x++)
+        for (unsigned y = 0; y < nb; y++) {
+            unsigned i = ia[x], j = ib[y];
+            int k = mono[i][j];
             if (k < 0 || (unsigned)k >= n) { aff_bottom(r, n); return; }
             if ((a->bot >> i & 1) || (b->bot >> j & 1)) {
                 t.bot |= (uint16_t)(1u << k);
@@ -126,7 +154,7 @@ void aff_mul(aff *r, const aff *a, const aff *b)
                 t.c[k] = (int64_t)((uint64_t)t.c[k] + (uint64_t)a->c[i] * (uint64_t)b->c[j]);
             }
         }
-    *r = t;
+    copy(r, &t);
 }
 
 bool aff_zero_on(const aff *a, uint16_t mask)

@@ -24,6 +24,27 @@ void aff_get(const aff_ctx *cx, uint32_t v, aff *out)
     memcpy(out->c, cx->r->coef + (size_t)v * cx->n, sizeof out->c[0] * cx->n);
 }
 
+/* Stores old ∧ a as v's value; whether it changed. */
+static bool merge(aff_ctx *cx, uint32_t v, const aff *a)
+{
+    div_result *r = (div_result *)cx->r;
+    int64_t *c = r->coef + (size_t)v * cx->n;
+    if (cx->top[v]) {
+        ((uint8_t *)cx->top)[v] = 0;
+        r->bot[v] = a->bot;
+        memcpy(c, a->c, sizeof a->c[0] * cx->n);
+        return true;
+    }
+    uint16_t bot = r->bot[v] | a->bot;
+    for (unsigned i = 0; i < cx->n; i++)
+        if (!(bot >> i & 1) && c[i] != a->c[i]) bot |= (uint16_t)(1u << i);
+    if (bot == r->bot[v]) return false;
+    for (unsigned i = 0; i < cx->n; i++)
+        if (bot >> i & 1) c[i] = 0;
+    r->bot[v] = bot;
+    return true;
+}
+
 static void put(aff_ctx *cx, uint32_t v, const aff *a)
 {
     div_result *r = (div_result *)cx->r;
@@ -54,59 +75,6 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, aff *out)
     }
     if (r->source[val - cx->pf->ssa->values] != DIV_SRC_NONE) aff_bottom(out, cx->n);
     else aff_uniform_unknown(out, cx->n);
-}
-
-/* Gate values of every gamma/mu/eta node: the predicates of the selections
- * in its gating expressions and of its listed branches. */
-typedef struct walk {
-    const gsa_expr **stack;
-    uint32_t n, cap;
-} walk;
-
-static void push_expr(walk *w, const gsa_expr *e)
-{
-    if (!e) return;
-    if (w->n == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 16;
-        w->stack = realloc(w->stack, sizeof *w->stack * w->cap);
-        if (!w->stack) abort();
-    }
-    w->stack[w->n++] = e;
-}
-
-static void node_gates(const prog_func *pf, u32csr *gates)
-{
-    const ssa_func *s = pf->ssa;
-    const gsa_func *gf = pf->gsa;
-    u32vec keys = {0}, items = {0};
-    walk w = {0};
-    for (uint32_t k = 0; k < s->nnodes; k++) {
-        const gsa_node *gn = &gf->nodes[k];
-        /* gating expressions are DAGs of small depth; duplicates are harmless */
-        push_expr(&w, gn->expr);
-        push_expr(&w, gn->carried);
-        while (w.n) {
-            const gsa_expr *e = w.stack[--w.n];
-            if (e->kind != GSA_X_SELECT) continue;
-            if (e->value != SSA_NONE) {
-                u32vec_push(&keys, k);
-                u32vec_push(&items, e->value);
-            }
-            for (uint32_t i = 0; i < e->n; i++) push_expr(&w, e->ops[i]);
-        }
-        for (uint32_t i = 0; i < gn->ngates; i++) {
-            uint32_t gv;
-            bool neg;
-            if (gsa_branch_gate(s, gn->gates[i], &gv, &neg) && gv != SSA_NONE) {
-                u32vec_push(&keys, k);
-                u32vec_push(&items, gv);
-            }
-        }
-    }
-    u32csr_build(gates, s->nnodes, &keys, &items);
-    free(w.stack);
-    u32vec_free(&keys);
-    u32vec_free(&items);
 }
 
 static void eval_node(const aff_ctx *cx, const u32csr *gates, uint32_t v, aff *out)
@@ -196,11 +164,13 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t *queue = malloc(sizeof *queue * (nv + 1));
     if (!top || !inq || !queue) abort();
     memset(top, 1, nv);
-    aff_ctx cx = {.pf = pf, .r = r, .top = top, .n = r->ncoef,
+    aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
+    div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
+    if (!ops || !info) abort();
+    aff_ctx cx = {.pf = pf, .r = r, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef))};
     u32csr users, gates;
-    div_graph_build(pf, r, &users);
-    node_gates(pf, &gates);
+    div_graph_build(pf, r, &users, info, &gates);
     /* FIFO worklist, each value in it at most once */
     uint32_t head = 0, tail = 0, cnt = 0;
     uint32_t *ord = solve_order(pf, &cnt);
@@ -215,13 +185,10 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         uint32_t v = queue[head];
         head = (head + 1) % cap;
         inq[v] = 0;
-        aff nw, old;
+        r->steps++;
+        aff nw;
         eval(&cx, &gates, v, &nw);
-        if (nw.top) continue;
-        aff_get(&cx, v, &old);
-        aff_meet(&nw, &old, &nw);
-        if (!old.top && aff_equal(&nw, &old)) continue;
-        put(&cx, v, &nw);
+        if (nw.top || !merge(&cx, v, &nw)) continue;
         for (uint32_t e = users.off[v]; e < users.off[v + 1]; e++) {
             uint32_t u = users.item[e];
             if (inq[u]) continue;
@@ -247,6 +214,8 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     }
     u32csr_free(&users);
     u32csr_free(&gates);
+    free(ops);
+    free(info);
     free(top);
     free(inq);
     free(queue);

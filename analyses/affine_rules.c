@@ -76,82 +76,109 @@ static void generic(const aff_ctx *cx, uint32_t stmt, aff *out)
     aff_uniform_unknown(out, cx->n);
 }
 
-/* Integer add/sub/mul/mad/neg/shl without saturation or carry: ring
+/* Integer add/sub/mul/mad without saturation, carry or high half: ring
  * operations modulo 2^w. */
-static bool plain_int(const ptx_inst *in, const ptx_inst_sem *sem)
+static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
 {
-    return is_int_type(in->type) && !(sem->flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE)) &&
-           !ptx_inst_has_mod(in, ".sat");
+    return is_int_type(in->type) && !si->carry && !ptx_inst_has_mod(in, ".sat") && !ptx_inst_has_mod(in, ".hi");
 }
 
-/* The rule for instruction `in` at stmt; false: no specific rule. */
-static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *out)
+/* Which rule applies to an instruction: decided once per statement, since
+ * a value is evaluated several times while the solver iterates. */
+static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_op *op)
 {
-    ptx_inst_sem sem;
-    ptx_inst_semantics(in, &sem);
-    unsigned w = type_bits(sem.dtype);
-    aff a, b, c;
+    const div_stmt_info *si = &cx->info[in_stmt];
+    bool data = si->data, bcast = si->bcast;
+    op->decoded = 1;
+    op->w = (uint8_t)type_bits(si->dtype);
+    op->sw = (uint8_t)type_bits(si->stype);
+    op->rule = AFF_R_GENERIC;
+    if (!data) { op->rule = AFF_R_UNIFORM; return; }
+    if (bcast) { op->rule = AFF_R_BCAST; return; }
     switch (in->op) {
-    case PTX_OPC_MOV: /* ASGA */
-        if (in->nopd != 2 || !opd(cx, stmt, in, 1, out)) return false;
-        if (is_int_type(sem.dtype)) aff_wrap(out, w);
-        return true;
-    case PTX_OPC_ADD: case PTX_OPC_SUB: /* SUMA */
-        if (!plain_int(in, &sem) || !opd2(cx, stmt, in, &a, &b)) return false;
-        (in->op == PTX_OPC_ADD ? aff_add : aff_sub)(out, &a, &b);
+    case PTX_OPC_MOV: if (in->nopd == 2) op->rule = is_int_type(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV; break;
+    case PTX_OPC_ADD: if (plain_int(in, si)) op->rule = AFF_R_ADD; break;
+    case PTX_OPC_SUB: if (plain_int(in, si)) op->rule = AFF_R_SUB; break;
+    case PTX_OPC_NEG: if (is_int_type(in->type)) op->rule = AFF_R_NEG; break;
+    case PTX_OPC_NOT: if (is_int_type(in->type)) op->rule = AFF_R_NOT; break;
+    case PTX_OPC_MUL: if (plain_int(in, si)) op->rule = AFF_R_MUL; break;
+    case PTX_OPC_MAD: if (plain_int(in, si)) op->rule = AFF_R_MAD; break;
+    case PTX_OPC_SHL: if (is_int_type(in->type)) op->rule = AFF_R_SHL; break;
+    case PTX_OPC_CVT:
+        if (is_int_type(si->dtype) && is_int_type(si->stype) && !ptx_inst_has_mod(in, ".sat"))
+            op->rule = is_signed_type(si->stype) ? AFF_R_CVT_S : AFF_R_CVT_U;
         break;
-    case PTX_OPC_NEG:
-        if (!is_int_type(in->type) || !opd(cx, stmt, in, 1, &a)) return false;
+    case PTX_OPC_CVTA: op->rule = AFF_R_CVTA; break;
+    case PTX_OPC_MIN: case PTX_OPC_MAX: if (is_int_type(in->type) && in->nopd == 3) op->rule = AFF_R_MINMAX; break;
+    case PTX_OPC_SELP: op->rule = AFF_R_SELP; break;
+    case PTX_OPC_SETP: case PTX_OPC_SET: if (is_int_type(si->stype)) op->rule = AFF_R_CMP; break;
+    default: break;
+    }
+}
+
+/* The rule for instruction `in` at stmt; false: none applies after all
+ * (an operand we do not track), use the generic one. */
+static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, aff *out)
+{
+    unsigned w = op->w;
+    aff a, b, c;
+    switch (op->rule) {
+    case AFF_R_MOV: case AFF_R_MOV_INT: /* ASGA */
+        if (!opd(cx, stmt, in, 1, out)) return false;
+        if (op->rule == AFF_R_MOV) return true;
+        break;
+    case AFF_R_ADD: case AFF_R_SUB: /* SUMA */
+        if (!opd2(cx, stmt, in, &a, &b)) return false;
+        (op->rule == AFF_R_ADD ? aff_add : aff_sub)(out, &a, &b);
+        break;
+    case AFF_R_NEG:
+        if (!opd(cx, stmt, in, 1, &a)) return false;
         aff_neg(out, &a);
         break;
-    case PTX_OPC_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
-        if (!is_int_type(in->type) || !opd(cx, stmt, in, 1, &a)) return false;
+    case AFF_R_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
+        if (!opd(cx, stmt, in, 1, &a)) return false;
         aff_neg(out, &a);
         aff_const(&b, cx->n, 1);
         aff_sub(out, out, &b);
         break;
-    case PTX_OPC_MUL: /* MULA; .wide: the operands are extended first (w = 2x) */
-        if (!plain_int(in, &sem) || ptx_inst_has_mod(in, ".hi") || !opd2(cx, stmt, in, &a, &b)) return false;
+    case AFF_R_MUL: /* MULA; .wide: w is the doubled width */
+        if (!opd2(cx, stmt, in, &a, &b)) return false;
         aff_mul(out, &a, &b);
         break;
-    case PTX_OPC_MAD: /* mad.lo / mad.wide: a*b + c */
-        if (!plain_int(in, &sem) || ptx_inst_has_mod(in, ".hi") || !opd2(cx, stmt, in, &a, &b) ||
-            !opd(cx, stmt, in, 3, &c))
-            return false;
+    case AFF_R_MAD: /* mad.lo / mad.wide: a*b + c */
+        if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
         aff_mul(out, &a, &b);
         aff_add(out, out, &c);
         break;
-    case PTX_OPC_SHL: { /* a << k = a * 2^k for a constant k */
+    case AFF_R_SHL: { /* a << k = a * 2^k for a constant k */
         int64_t k;
-        if (!is_int_type(in->type) || !opd2(cx, stmt, in, &a, &b)) return false;
+        if (!opd2(cx, stmt, in, &a, &b)) return false;
         if (a.top || b.top) { aff_top(out, cx->n); return true; }
         if (!aff_is_const(&b, &k)) return false;
         aff_const(&c, cx->n, (uint64_t)k >= w ? 0 : (int64_t)(1ull << k));
         aff_mul(out, &a, &c);
         break;
     }
-    case PTX_OPC_CVT: { /* integer conversions: truncation wraps, extension keeps the value */
+    case AFF_R_CVT_S: case AFF_R_CVT_U: { /* truncation wraps, extension keeps the value */
         int64_t k;
-        if (!is_int_type(sem.dtype) || !is_int_type(sem.stype) || ptx_inst_has_mod(in, ".sat") ||
-            !opd(cx, stmt, in, 1, out))
-            return false;
-        unsigned sb = type_bits(sem.stype);
-        if (w > sb && aff_is_const(out, &k) && !is_signed_type(sem.stype))
+        unsigned sb = op->sw;
+        if (!opd(cx, stmt, in, 1, out)) return false;
+        if (w > sb && op->rule == AFF_R_CVT_U && aff_is_const(out, &k))
             aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
-        else if (w > sb)
+        else if (w > sb && !out->top)
             aff_wrap(out, sb); /* the value as the source type reads it */
         break;
     }
-    case PTX_OPC_CVTA: /* generic <-> window address: moves by a per-program offset */
+    case AFF_R_CVTA: /* generic <-> window address: moves by a per-program offset */
         if (!opd(cx, stmt, in, 1, out)) return false;
         if (!out->top) {
             out->bot |= 1;
             out->c[0] = 0;
         }
         return true;
-    case PTX_OPC_MIN: case PTX_OPC_MAX: { /* equal divergent coefficients: min(a, b) = a + uniform */
+    case AFF_R_MINMAX: { /* equal divergent coefficients: min(a, b) = a + uniform */
         aff d;
-        if (!is_int_type(in->type) || in->nopd != 3 || !opd2(cx, stmt, in, &a, &b)) return false;
+        if (!opd2(cx, stmt, in, &a, &b)) return false;
         if (a.top || b.top) { aff_top(out, cx->n); return true; }
         aff_sub(&d, &a, &b);
         if (!aff_uniform(cx, &d)) return false;
@@ -162,15 +189,15 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *out)
         }
         return true;
     }
-    case PTX_OPC_SELP: /* selp a, b, p: a gamma on p */
+    case AFF_R_SELP: /* selp a, b, p: a gamma on p */
         if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
         if (c.top) { aff_top(out, cx->n); return true; }
         if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
         else aff_meet(out, &a, &b);
         return true;
-    case PTX_OPC_SETP: case PTX_OPC_SET: { /* a < b is uniform when a - b is (the avgSquare insight) */
+    case AFF_R_CMP: { /* a < b is uniform when a - b is (the avgSquare insight) */
         aff d;
-        if (!is_int_type(sem.stype) || !opd2(cx, stmt, in, &a, &b)) return false;
+        if (!opd2(cx, stmt, in, &a, &b)) return false;
         if (a.top || b.top) { aff_top(out, cx->n); return true; }
         aff_sub(&d, &a, &b);
         if (!aff_uniform(cx, &d)) return false;
@@ -207,11 +234,11 @@ void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out)
             return;
         }
     }
-    bool data, bcast;
-    div_classify(cx->pf->fn, in, &data, &bcast);
-    if (!data) {
+    aff_op *op = &cx->ops[val->stmt];
+    if (!op->decoded) decode(cx, val->stmt, in, op);
+    if (op->rule == AFF_R_UNIFORM) {
         aff_uniform_unknown(out, cx->n); /* vote, redux, activemask */
-    } else if (bcast) { /* shfl.idx: uniform when lane, clamp and mask are */
+    } else if (op->rule == AFF_R_BCAST) { /* shfl.idx: uniform when lane, clamp and mask are */
         aff_uniform_unknown(out, cx->n);
         for (unsigned k = 2; k <= 4 && k < in->nopd; k++) {
             aff x;
@@ -219,7 +246,7 @@ void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out)
             if (x.top) { aff_top(out, cx->n); return; }
             if (!aff_uniform(cx, &x)) { aff_bottom(out, cx->n); return; }
         }
-    } else if (!rule(cx, val->stmt, in, out)) {
+    } else if (!rule(cx, val->stmt, in, op, out)) {
         generic(cx, val->stmt, out);
     }
     if (out->top || !val->partial || val->prev == SSA_NONE) return;

@@ -54,10 +54,10 @@ static bool reads_kernel_param(const ptx_func *fn, const ptx_inst *in, const ptx
 /* Whether the value defined by an instruction is a source, and whether its
  * operands still matter (*data: false for results that are uniform
  * whatever the operands, like vote). */
-enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, bool *data, bool *shfl_bcast)
+enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *semp, bool *data,
+                             bool *shfl_bcast)
 {
-    ptx_inst_sem sem;
-    ptx_inst_semantics(in, &sem);
+    ptx_inst_sem sem = *semp;
     *data = true;
     *shfl_bcast = false;
     if (sem.flags & PTX_SEM_UNKNOWN) return DIV_SRC_UNKNOWN;
@@ -89,7 +89,16 @@ enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, bool *data,
 
 typedef struct graph {
     u32vec from, to; /* dependence edges: to depends on from */
+    bool want_gates;
+    u32vec gnode, gval; /* gate gval of node gnode */
 } graph;
+
+static void gate(graph *gr, uint32_t node, uint32_t value)
+{
+    if (!gr->want_gates || value == SSA_NONE) return;
+    u32vec_push(&gr->gnode, node);
+    u32vec_push(&gr->gval, value);
+}
 
 static void dep(graph *gr, uint32_t from, uint32_t to)
 {
@@ -131,7 +140,7 @@ static bool seen_add(seen *s, const gsa_expr *e)
     return true;
 }
 
-static void expr_deps(graph *gr, const gsa_expr *root, uint32_t to)
+static void expr_deps(graph *gr, const gsa_expr *root, uint32_t to, uint32_t node)
 {
     if (!root) return;
     seen s = {0};
@@ -145,6 +154,7 @@ static void expr_deps(graph *gr, const gsa_expr *root, uint32_t to)
         const gsa_expr *e = stack[--n];
         dep(gr, e->value, to); /* VALUE: the operand; SELECT: its gate (GAMD/PDVD) */
         if (e->kind != GSA_X_SELECT) continue;
+        gate(gr, node, e->value);
         for (uint32_t i = 0; i < e->n; i++) {
             if (!e->ops[i] || !seen_add(&s, e->ops[i])) continue;
             if (n == cap) {
@@ -185,13 +195,13 @@ div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_
     return r;
 }
 
-void div_graph_build(const prog_func *pf, div_result *r, u32csr *users)
+void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates)
 {
     const ssa_func *s = pf->ssa;
     const gsa_func *gf = pf->gsa;
     const cfg *g = pf->g;
     const ptx_func *fn = pf->fn;
-    graph gr = {0};
+    graph gr = {.want_gates = gates != NULL};
     /* sources among entry values */
     for (uint32_t v = 0; v < s->nvalues; v++) {
         const ssa_value *val = &s->values[v];
@@ -207,7 +217,16 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users)
             if (fn->stmts[i]->kind != PTX_S_INST) continue;
             const ptx_inst *in = &fn->stmts[i]->u.inst;
             bool data, bcast;
-            enum div_source src = div_classify(fn, in, &data, &bcast);
+            ptx_inst_sem sem;
+            ptx_inst_semantics(in, &sem);
+            enum div_source src = div_classify(fn, in, &sem, &data, &bcast);
+            if (info) {
+                info[i].dtype = sem.dtype;
+                info[i].stype = sem.stype;
+                info[i].carry = (sem.flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE)) != 0;
+                info[i].data = data;
+                info[i].bcast = bcast;
+            }
             for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {
                 const ssa_ref *d = &s->refs[k];
                 if (!(d->role & PTX_REF_DEF)) continue;
@@ -231,13 +250,21 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users)
     for (uint32_t k = 0; k < s->nnodes; k++) {
         const gsa_node *gn = &gf->nodes[k];
         uint32_t to = s->nodes[k].value;
-        expr_deps(&gr, gn->expr, to);
-        expr_deps(&gr, gn->carried, to);
+        expr_deps(&gr, gn->expr, to, k);
+        expr_deps(&gr, gn->carried, to, k);
         for (uint32_t i = 0; i < gn->ngates; i++) {
             uint32_t gv;
             bool neg;
-            if (gsa_branch_gate(s, gn->gates[i], &gv, &neg)) dep(&gr, gv, to);
+            if (gsa_branch_gate(s, gn->gates[i], &gv, &neg)) {
+                dep(&gr, gv, to);
+                gate(&gr, k, gv);
+            }
         }
+    }
+    if (gates) {
+        u32csr_build(gates, s->nnodes, &gr.gnode, &gr.gval);
+        u32vec_free(&gr.gnode);
+        u32vec_free(&gr.gval);
     }
     u32csr_build(users, s->nvalues, &gr.from, &gr.to);
     u32vec_free(&gr.from);

@@ -2,7 +2,16 @@
 #ifndef PTXRAY_DIV_INTERNAL_H
 #define PTXRAY_DIV_INTERNAL_H
 #include "divergence.h"
+#include "semantics.h"
 #include "u32vec.h"
+
+/* What div_graph_build learnt about each instruction, for the affine
+ * analysis (which would otherwise decode every instruction again). */
+typedef struct div_stmt_info {
+    uint8_t dtype, stype; /* ptx_inst_sem's */
+    uint8_t carry;        /* reads or writes the carry flag */
+    uint8_t data, bcast;  /* div_classify's */
+} div_stmt_info;
 
 /* A result with state and source allocated (zero: uniform, no source) and
  * the block shape resolved. */
@@ -10,12 +19,17 @@ div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_
 
 /* Fills r->source and builds users: for every value, the values whose
  * abstract state depends on it (operands, guards, a partial definition's
- * old value, the leaves and gates of gamma/mu/eta).  u32csr_free it. */
-void div_graph_build(const prog_func *pf, div_result *r, u32csr *users);
+ * old value, the leaves and gates of gamma/mu/eta).  u32csr_free it.
+ * info: NULL, or one entry per statement, filled for the instructions of
+ * reachable blocks.  gates: NULL, or for every gamma/mu/eta node the
+ * values of the predicates that gate it (those of the selections in its
+ * gating expressions and of its listed branches). */
+void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates);
 
 /* Whether the value an instruction defines is a source of divergence;
  * *data is false when its operands do not matter (vote: uniform whatever
  * they are), *shfl_bcast true for shfl.idx (operand 1 does not matter). */
-enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, bool *data, bool *shfl_bcast);
+enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, bool *data,
+                             bool *shfl_bcast);
 
 #endif

@@ -9,7 +9,7 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
     const ssa_func *s = pf->ssa;
     div_result *r = div_result_new(pf, DIV_AN_SIMPLE, o, a);
     u32csr users;
-    div_graph_build(pf, r, &users);
+    div_graph_build(pf, r, &users, NULL, NULL);
     /* reachability from the sources */
     uint32_t n = s->nvalues;
     uint32_t *off = users.off, *adj = users.item;
@@ -23,6 +23,7 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
         }
     while (ns) {
         uint32_t v = stack[--ns];
+        r->steps += off[v + 1] - off[v];
         for (uint32_t e = off[v]; e < off[v + 1]; e++)
             if (r->state[adj[e]] != DIV_DIVERGENT) {
                 r->state[adj[e]] = DIV_DIVERGENT;

@@ -57,6 +57,9 @@ typedef struct div_result {
     unsigned ncoef;
     int64_t *coef;
     uint16_t *bot;
+    /* The work done: dependence edges followed (simple), transfer functions
+     * evaluated (affine).  For the linearity benchmark. */
+    uint64_t steps;
 } div_result;
 
 /* Runs the analysis on one function (pf->gsa must be built).  Memory from
