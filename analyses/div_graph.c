@@ -44,7 +44,12 @@ static bool reads_kernel_param(const ptx_func *fn, const ptx_inst *in, const ptx
 {
     if (!fn->is_entry || sem->addr_opd == PTX_SEM_NO_OPD || sem->addr_opd >= in->nopd) return false;
     const ptx_operand *a = &in->opd[sem->addr_opd];
-    if (a->kind != PTX_O_ADDR || a->n != 1 || a->p.elems[0].kind != PTX_O_SYM) return false;
+    if (a->kind != PTX_O_ADDR || a->n != 1) return false;
+    /* [%rd+8] after "mov.u64 %rd, param": only a kernel parameter's address
+     * can be taken that way (the .param variables of a call sequence are
+     * read by name), so the load follows the ordinary rule */
+    if (a->p.elems[0].kind == PTX_O_REG) return true;
+    if (a->p.elems[0].kind != PTX_O_SYM) return false;
     ptx_str name = ptx_opd_text(&a->p.elems[0]);
     for (uint32_t i = 0; i < fn->nparams; i++)
         if (ptx_str_eqs(fn->params[i]->name, name)) return true;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gsa.h"
+#include "u32vec.h"
 
 /* A template node: a branch deciding between the incoming edges of a
  * join.  Kids encode: TK_NONE, a leaf (incoming edge k of the join) or
@@ -255,23 +256,129 @@ static void add_gate(const cfg *g, uint32_t b, uint32_t **v, uint32_t *n, uint32
     (*v)[(*n)++] = b;
 }
 
-/* Branch blocks (two or more successors) of a loop (with those outside
- * that enter it: which header of an irreducible loop runs first depends on
- * them), or of the exits of loops inner..l. */
-static void loop_gates(const cfg *g, arena *a, uint32_t l, bool exits_only, uint32_t inner, gsa_node *gn)
+static bool is_header(const cfg_loop *lp, uint32_t b)
 {
+    for (uint32_t h = 0; h < lp->nheaders; h++)
+        if (lp->headers[h] == b) return true;
+    return false;
+}
+
+enum { M_IN = 1, M_EXIT = 2, M_REACH_EXIT = 4, M_GO_ROUND = 8, M_SEEN = 16 };
+
+/* Marks with `bit` every block of loop lp from which a block marked
+ * `seed` is reachable inside one iteration (no back edge of lp), not
+ * passing through blocks marked `stop`. */
+static void mark_back(const cfg *g, const cfg_loop *lp, uint8_t *mark, uint32_t *stack, uint8_t seed, uint8_t bit,
+                      uint8_t stop)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lp->nblocks; i++)
+        if (mark[lp->blocks[i]] & seed) {
+            mark[lp->blocks[i]] |= bit;
+            stack[n++] = lp->blocks[i];
+        }
+    while (n) {
+        uint32_t b = stack[--n];
+        if (is_header(lp, b)) continue; /* its predecessors in lp are the previous iteration */
+        const cfg_block *bb = &g->blocks[b];
+        for (uint32_t i = 0; i < bb->npred; i++) {
+            uint32_t p = bb->pred[i];
+            if (!(mark[p] & M_IN) || (mark[p] & (bit | stop))) continue;
+            mark[p] |= bit;
+            stack[n++] = p;
+        }
+    }
+}
+
+/* Branches inside loop l that decide, within an iteration, whether a
+ * thread reaches an exiting block or goes round again without reaching
+ * one.  Threads that split there leave l in different iterations even
+ * when every exit branch is uniform (LLVM's "cycle with a divergent
+ * exit"), so an eta leaving l depends on them too.  A branch splits when
+ * one successor can reach an exiting block within the iteration and
+ * another can reach a back edge without passing an exiting block. */
+static void split_branches(const cfg *g, uint32_t l, uint8_t *mark, uint32_t *stack, u32vec *out)
+{
+    const cfg_loop *lp = &g->loops[l];
+    for (uint32_t i = 0; i < lp->nblocks; i++) mark[lp->blocks[i]] = M_IN;
+    for (uint32_t i = 0; i < lp->nexits; i++) mark[lp->exit_from[i]] |= M_EXIT;
+    /* within an iteration: the edges into a header are not followed, so
+     * the walk backwards starts from the exiting blocks and the latches */
+    for (uint32_t i = 0; i < lp->nlatches; i++)
+        if (!(mark[lp->latches[i]] & M_EXIT)) mark[lp->latches[i]] |= M_SEEN;
+    mark_back(g, lp, mark, stack, M_EXIT, M_REACH_EXIT, 0);
+    mark_back(g, lp, mark, stack, M_SEEN, M_GO_ROUND, M_EXIT);
+    for (uint32_t i = 0; i < lp->nblocks; i++) {
+        const cfg_block *bb = &g->blocks[lp->blocks[i]];
+        if (bb->nsucc < 2 || (mark[lp->blocks[i]] & M_EXIT)) continue;
+        bool split = false;
+        for (uint32_t x = 0; x < bb->nsucc && !split; x++)
+            for (uint32_t y = 0; y < bb->nsucc && !split; y++) {
+                uint32_t sx = bb->succ[x], sy = bb->succ[y];
+                if (x == y || !(mark[sx] & M_IN) || !(mark[sy] & M_IN)) continue;
+                bool round = is_header(lp, sx) || (mark[sx] & M_GO_ROUND);
+                bool exits = !is_header(lp, sy) && (mark[sy] & M_REACH_EXIT);
+                split = round && exits;
+            }
+        if (split) u32vec_push(out, lp->blocks[i]);
+    }
+    for (uint32_t i = 0; i < lp->nblocks; i++) mark[lp->blocks[i]] = 0;
+}
+
+/* Per loop, its splitting branches, computed on first use. */
+typedef struct splits {
+    const cfg *g;
+    uint8_t *mark;     /* nblocks, zero between uses */
+    uint32_t *stack;   /* nblocks */
+    u32vec *of;        /* per loop */
+    uint8_t *done;     /* per loop */
+} splits;
+
+static const u32vec *loop_splits(splits *sp, uint32_t l)
+{
+    if (!sp->done[l]) {
+        split_branches(sp->g, l, sp->mark, sp->stack, &sp->of[l]);
+        sp->done[l] = 1;
+    }
+    return &sp->of[l];
+}
+
+/* Branch blocks (two or more successors) that gate a node:
+ *  - an eta leaving loops inner..l: the exit branches of those loops and
+ *    the branches that split their iterations (split_branches);
+ *  - a phi of irreducible loop l: every branch of l, and every branch the
+ *    headers are (transitively) control dependent on: which header runs
+ *    first is decided outside, possibly several blocks before the entry. */
+static void loop_gates(splits *sp, arena *a, uint32_t l, bool exits_only, uint32_t inner, gsa_node *gn)
+{
+    const cfg *g = sp->g;
     uint32_t n = 0, cap = 0;
     uint32_t *v = NULL;
     for (uint32_t k = exits_only ? inner : l; k != CFG_NONE; k = g->loops[k].parent) {
         const cfg_loop *lp = &g->loops[k];
         uint32_t cnt = exits_only ? lp->nexits : lp->nblocks;
         for (uint32_t i = 0; i < cnt; i++) add_gate(g, exits_only ? lp->exit_from[i] : lp->blocks[i], &v, &n, &cap);
-        if (!exits_only)
+        if (exits_only) {
+            const u32vec *sv = loop_splits(sp, k);
+            for (uint32_t i = 0; i < sv->n; i++) add_gate(g, sv->v[i], &v, &n, &cap);
+        } else {
+            uint32_t ns = 0;
             for (uint32_t h = 0; h < lp->nheaders; h++) {
-                const cfg_block *bh = &g->blocks[lp->headers[h]];
-                for (uint32_t i = 0; i < bh->npred; i++)
-                    if (!cfg_loop_contains(g, l, bh->pred[i])) add_gate(g, bh->pred[i], &v, &n, &cap);
+                sp->stack[ns++] = lp->headers[h];
+                sp->mark[lp->headers[h]] = M_SEEN;
             }
+            while (ns) {
+                uint32_t b = sp->stack[--ns];
+                for (uint32_t q = g->cdep_off[b]; q < g->cdep_off[b + 1]; q++) {
+                    uint32_t c = g->cdep[q];
+                    add_gate(g, c, &v, &n, &cap);
+                    if (sp->mark[c] & M_SEEN) continue;
+                    sp->mark[c] = M_SEEN;
+                    sp->stack[ns++] = c;
+                }
+            }
+            for (uint32_t b = 0; b < g->nblocks; b++) sp->mark[b] = 0;
+        }
         if (!exits_only || k == l) break;
     }
     /* sorted: deterministic and readable */
@@ -303,6 +410,12 @@ gsa_func *gsa_build(ssa_func *s)
     if (!t.mark || !t.vis || !t.val || !t.post || !t.stack) abort();
     for (uint32_t b = 0; b < g->nblocks; b++) t.val[b] = TK_NONE;
     inst in = {.gf = gf};
+    splits sp = {.g = g};
+    sp.mark = calloc(g->nblocks ? g->nblocks : 1, 1);
+    sp.stack = malloc(sizeof *sp.stack * (g->nblocks ? g->nblocks : 1));
+    sp.of = calloc(g->nloops ? g->nloops : 1, sizeof *sp.of);
+    sp.done = calloc(g->nloops ? g->nloops : 1, 1);
+    if (!sp.mark || !sp.stack || !sp.of || !sp.done) abort();
     for (uint32_t b = 0; b < g->nblocks; b++) {
         uint32_t k0 = s->node_off[b], k1 = s->node_off[b + 1];
         if (k0 == k1) continue;
@@ -330,7 +443,7 @@ gsa_func *gsa_build(ssa_func *s)
                 gn->kind = GSA_ETA;
                 gn->loop = nd->loop_outer;
                 gn->expr = value_expr(a, nd->args[0]);
-                loop_gates(g, a, nd->loop_outer, true, nd->loop_inner, gn);
+                loop_gates(&sp, a, nd->loop_outer, true, nd->loop_inner, gn);
                 gf->neta++;
                 continue;
             }
@@ -345,7 +458,7 @@ gsa_func *gsa_build(ssa_func *s)
                 /* no gating structure: list the arguments as a selection on
                  * nothing and every branch of the region as gates */
                 gn->irreducible = 1;
-                loop_gates(g, a, irr, false, CFG_NONE, gn);
+                loop_gates(&sp, a, irr, false, CFG_NONE, gn);
                 gsa_expr *e = ARENA_NEW(a, gsa_expr);
                 e->kind = GSA_X_SELECT;
                 e->value = SSA_NONE;
@@ -370,5 +483,10 @@ gsa_func *gsa_build(ssa_func *s)
     free(t.stack);
     free(in.made);
     free(in.leaf);
+    for (uint32_t l = 0; l < g->nloops; l++) u32vec_free(&sp.of[l]);
+    free(sp.of);
+    free(sp.done);
+    free(sp.mark);
+    free(sp.stack);
     return gf;
 }
