@@ -103,6 +103,15 @@ Test(divergence, tid_y_depends_on_block_shape)
     cr_expect_eq(state_of(&x, "%r1.1"), DIV_DIVERGENT, "x extent 48");
     cr_expect_eq(state_of(&x, "%r2.1"), DIV_UNIFORM, "x*y = 96");
     done(&x);
+    div_options o4 = {{16, 1, 1}, false};
+    x = analyse(k, &o4);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_UNIFORM, "y extent 1: %%tid.y is 0");
+    cr_expect_eq(state_of(&x, "%r2.1"), DIV_UNIFORM, "z extent 1");
+    done(&x);
+    div_options o5 = {{16, 2, 1}, false};
+    x = analyse(k, &o5);
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_DIVERGENT, "16 x 2: one warp holds both rows");
+    done(&x);
     div_options o3 = {{0, 0, 0}, true};
     x = analyse(k, &o3);
     cr_expect_eq(state_of(&x, "%r1.1"), DIV_UNIFORM, "--assume-tid-yz-uniform");
