@@ -234,12 +234,15 @@ static dc_func *func_of(divcheck *c, const ptx_func *fn)
     return F;
 }
 
-/* Report order: PTX position, then kind, then value. */
+/* Report order: PTX position, then execution order at one instruction
+ * (phis and etas take effect before it, its own definition after), then
+ * value. */
 static bool before(const divcheck_violation *a, const divcheck_violation *b)
 {
+    static const int rank[] = {[DIVCHECK_PHI] = 0, [DIVCHECK_ETA] = 0, [DIVCHECK_VALUE] = 1, [DIVCHECK_BRANCH] = 2};
     uint32_t oa = a->fn->stmts[a->stmt]->loc.off, ob = b->fn->stmts[b->stmt]->loc.off;
     if (oa != ob) return oa < ob;
-    if (a->kind != b->kind) return a->kind < b->kind;
+    if (rank[a->kind] != rank[b->kind]) return rank[a->kind] < rank[b->kind];
     return a->value < b->value;
 }
 
@@ -387,6 +390,17 @@ static const char *claim_text(const div_result *r, uint32_t v, bool uniform_clai
     return buf;
 }
 
+/* What the violated claim said: a branch's and a value's uniformity, or the
+ * value's affine form. */
+static const char *violated_claim(const dc_func *F, const divcheck_violation *x, char *buf, size_t n)
+{
+    if (x->kind == DIVCHECK_BRANCH) {
+        snprintf(buf, n, "uniform");
+        return buf;
+    }
+    return claim_text(F->r, x->value, !x->has_expected, buf, n);
+}
+
 static void hex(uint64_t x, char *buf, size_t n) { snprintf(buf, n, "0x%llx", (unsigned long long)x); }
 
 const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
@@ -400,14 +414,11 @@ const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
     const div_result *r = F->r;
     char name[128], claim[256], what[160], where[96], a[32], b[32], e[32];
     ssa_value_name(F->pf->ssa, x->value, name, sizeof name);
-    if (x->kind == DIVCHECK_BRANCH) {
-        snprintf(what, sizeof what, "branch on %s", name);
-        snprintf(claim, sizeof claim, "uniform");
-    } else {
+    if (x->kind == DIVCHECK_BRANCH) snprintf(what, sizeof what, "branch on %s", name);
+    else
         snprintf(what, sizeof what, "%s%s", name,
                  x->kind == DIVCHECK_PHI ? " (phi)" : x->kind == DIVCHECK_ETA ? " (eta)" : "");
-        claim_text(r, x->value, !x->has_expected, claim, sizeof claim);
-    }
+    violated_claim(F, x, claim, sizeof claim);
     snprintf(where, sizeof where, "warp %u of block (%u,%u,%u)", x->warp, x->cta.x, x->cta.y, x->cta.z);
     hex(x->held_a, a, sizeof a);
     hex(x->held_b, b, sizeof b);
@@ -430,7 +441,8 @@ void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FIL
     const divcheck_totals *t = &c->tot;
     fprintf(out, "divergence check (analysis %s): %llu claim%s violated", div_analysis_name(c->an),
             (unsigned long long)t->violated, t->violated == 1 ? "" : "s");
-    if (t->violated) fprintf(out, " in %llu warp-instructions", (unsigned long long)t->occurrences);
+    if (t->violated)
+        fprintf(out, " in %llu warp-instruction%s", (unsigned long long)t->occurrences, t->occurrences == 1 ? "" : "s");
     fprintf(out, "; checked %llu values, %llu phi/eta values, %llu branches\n", (unsigned long long)t->values,
             (unsigned long long)t->phis, (unsigned long long)t->branches);
     char msg[1024];
@@ -468,6 +480,8 @@ void *divcheck_report_json(const divcheck *c, const char *path)
         json_object_set_new(e, "function", json_stringn(x->fn->name.p, x->fn->name.n));
         json_object_set_new(e, "kind", json_string(kind[x->kind]));
         json_object_set_new(e, "value", json_string(ssa_value_name(F->pf->ssa, x->value, name, sizeof name)));
+        char claim[256];
+        json_object_set_new(e, "claim", json_string(violated_claim(F, x, claim, sizeof claim)));
         json_object_set_new(e, "count", json_integer((json_int_t)x->count));
         json_object_set_new(e, "block", json_pack("[iii]", x->cta.x, x->cta.y, x->cta.z));
         json_object_set_new(e, "warp", json_integer(x->warp));
@@ -476,6 +490,10 @@ void *divcheck_report_json(const divcheck *c, const char *path)
         hex(x->held_a, a, sizeof a);
         hex(x->held_b, b, sizeof b);
         json_object_set_new(e, "held", json_pack("[ss]", a, b));
+        if (x->has_expected) {
+            hex(x->expected, a, sizeof a);
+            json_object_set_new(e, x->expected_is_diff ? "expected_difference" : "expected", json_string(a));
+        }
         json_object_set_new(e, "message", json_string(divcheck_message(c, i, msg, sizeof msg)));
         json_array_append_new(arr, e);
     }

@@ -71,7 +71,8 @@ typedef struct divcheck_totals {
 } divcheck_totals;
 
 void divcheck_get_totals(const divcheck *c, divcheck_totals *t);
-/* Violated claims in report order (PTX position, then kind and value). */
+/* Violated claims in report order: PTX position, then phis and etas before
+ * the value defined at the same instruction, then SSA value. */
 uint32_t divcheck_nviolations(const divcheck *c);
 const divcheck_violation *divcheck_get_violation(const divcheck *c, uint32_t i);
 /* "%r5.3 claimed uniform (analysis affine) but warp 0 of block (0,0,0)
