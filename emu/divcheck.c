@@ -31,7 +31,6 @@ typedef struct dc_func {
 } dc_func;
 
 struct divcheck {
-    const ptx_module *m;
     prog *p;
     enum div_analysis an;
     arena sa;           /* the per-function layout */
@@ -141,7 +140,6 @@ divcheck *divcheck_new(const ptx_module *m, enum div_analysis an, ptx_diags *d)
         prog_free(p);
         return NULL;
     }
-    c->m = m;
     c->p = p;
     c->an = an;
     arena_init(&c->sa);
@@ -200,7 +198,9 @@ void divcheck_begin(divcheck *c, emu_dim3 block)
     for (uint32_t i = 0; i < c->nf; i++) c->f[i].r = div_analyse(c->f[i].pf, c->an, &o, &c->ra);
     /* the monomials of every thread, as the launch lays threads out in warps */
     uint64_t bx = block.x ? block.x : 1, by = block.y ? block.y : 1, bz = block.z ? block.z : 1;
-    uint64_t n = bx * by * bz;
+    /* a larger block does not launch; the dimensions are below 2^31 */
+    uint64_t n = bx * by;
+    n = n > EMU_MAX_THREADS_PER_BLOCK ? EMU_MAX_THREADS_PER_BLOCK : n * bz;
     if (n > EMU_MAX_THREADS_PER_BLOCK) n = EMU_MAX_THREADS_PER_BLOCK;
     n = (n + 31) / 32 * 32;
     free(c->mono);
