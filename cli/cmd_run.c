@@ -61,7 +61,8 @@ static void run_usage(FILE *o)
           "  -q, --quiet                  no summary line\n"
           "Exit status: 0 ok; 1 the kernel faulted (out-of-bounds or misaligned access, reported\n"
           "with its PTX line and address), trapped, deadlocked, hit --max-steps, --racecheck\n"
-          "found hazards or --check-divergence violated claims; 2 bad usage or input, or an instruction the emulator does not support.\n",
+          "found hazards or --check-divergence a violated claim; 2 bad usage or input, or an\n"
+          "instruction the emulator does not support.\n",
           o);
 }
 
