@@ -41,8 +41,11 @@ static const struct known_failure {
     /* vote.sync.ballot with a per-lane member mask (tiled_partition<8>,
      * mask 0xff << (laneid & ~7)): each 8-lane tile gets its own ballot, but
      * the simple analysis calls vote results uniform whatever the operands.
-     * They are uniform only when the member mask is.  Reproducer in the
-     * divcheck report of issue 6. */
+     * They are uniform only when the member mask is.  Minimal reproducer
+     * (block 32): mov.u32 %r1, %laneid; and.b32 %r2, %r1, -8;
+     * shl.b32 %r4, 255, %r2; setp.lt.u32 %p1, %r1, 4;
+     * vote.sync.ballot.b32 %r5, %p1, %r4 -- %r5 is 0xf in lanes 0-7 and 0
+     * elsewhere; redux.sync has the same rule. */
     {"coop_groups", "_Z12cg_tile8_maxPKiPii", 7, "vote.sync with a divergent member mask"},
 };
 
