@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "divcheck.h"
 #include "emu.h"
 #include "outfile.h"
 #include "run_spec.h"
@@ -51,12 +52,17 @@ static void run_usage(FILE *o)
           "  --coalescing                 32-byte sectors and 128-byte lines per global request\n"
           "  --racecheck                  shared-memory RAW/WAR/WAW hazards between barriers\n"
           "  --bankcheck                  shared-memory bank-conflict degree per request\n"
+          "  --check-divergence[=simple|affine|affine2]\n"
+          "                               check what the divergence analysis (default affine)\n"
+          "                               claims against every warp: uniform values and\n"
+          "                               branches, affine coefficients\n"
           "Output:\n"
           "  --format text|json           summary and reports (default text)\n"
           "  -q, --quiet                  no summary line\n"
           "Exit status: 0 ok; 1 the kernel faulted (out-of-bounds or misaligned access, reported\n"
-          "with its PTX line and address), trapped, deadlocked, hit --max-steps, or --racecheck\n"
-          "found hazards; 2 bad usage or input, or an instruction the emulator does not support.\n",
+          "with its PTX line and address), trapped, deadlocked, hit --max-steps, --racecheck\n"
+          "found hazards or --check-divergence a violated claim; 2 bad usage or input, or an\n"
+          "instruction the emulator does not support.\n",
           o);
 }
 
@@ -406,9 +412,11 @@ static bool number(const char *s, uint64_t *out)
 }
 
 enum { O_KERNEL = 256, O_GRID, O_BLOCK, O_ARG, O_BUF, O_SET, O_DUMP, O_PRINT, O_SHARED, O_SCHED, O_SEED,
-       O_STEPS, O_RESIDENT, O_LOCAL, O_COOP, O_COAL, O_RACE, O_BANK, O_FORMAT };
+       O_STEPS, O_RESIDENT, O_LOCAL, O_COOP, O_COAL, O_RACE, O_BANK, O_CHECKDIV, O_FORMAT };
 
 #define MAX_ARGS 512
+/* violated divergence claims listed in the text report; JSON has them all */
+#define DIVCHECK_LISTED 20u
 
 int cmd_run(int argc, char **argv)
 {
@@ -422,6 +430,7 @@ int cmd_run(int argc, char **argv)
         {"resident-blocks", required_argument, 0, O_RESIDENT}, {"local-bytes", required_argument, 0, O_LOCAL},
         {"cooperative", no_argument, 0, O_COOP}, {"coalescing", no_argument, 0, O_COAL},
         {"racecheck", no_argument, 0, O_RACE}, {"bankcheck", no_argument, 0, O_BANK},
+        {"check-divergence", optional_argument, 0, O_CHECKDIV},
         {"format", required_argument, 0, O_FORMAT}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *kernel = NULL, *argspec[MAX_ARGS], *bufspec[MAX_ARGS], *setspec[MAX_ARGS];
@@ -431,7 +440,8 @@ int cmd_run(int argc, char **argv)
     emu_options eo;
     memset(&eo, 0, sizeof eo);
     eo.printf_out = stdout;
-    int json = 0, quiet = 0, c;
+    int json = 0, quiet = 0, checkdiv = 0, c;
+    enum div_analysis divan = DIV_AN_AFFINE;
     uint64_t v;
     optind = 1;
 #define BAD(...) do { fprintf(stderr, "ptxray run: " __VA_ARGS__); fputc('\n', stderr); return 2; } while (0)
@@ -468,6 +478,13 @@ int cmd_run(int argc, char **argv)
         case O_COAL: eo.checks |= EMU_CHECK_COALESCING; break;
         case O_RACE: eo.checks |= EMU_CHECK_RACE; break;
         case O_BANK: eo.checks |= EMU_CHECK_BANK; break;
+        case O_CHECKDIV:
+            checkdiv = 1;
+            if (!optarg || !strcmp(optarg, "affine")) divan = DIV_AN_AFFINE;
+            else if (!strcmp(optarg, "simple")) divan = DIV_AN_SIMPLE;
+            else if (!strcmp(optarg, "affine2")) divan = DIV_AN_AFFINE2;
+            else BAD("--check-divergence=%s: expected simple, affine or affine2", optarg);
+            break;
         case O_FORMAT:
             if (!strcmp(optarg, "json")) json = 1;
             else if (strcmp(optarg, "text")) BAD("--format '%s': expected text or json", optarg);
@@ -506,6 +523,21 @@ int cmd_run(int argc, char **argv)
             if (m->funcs[i]->is_entry && m->funcs[i]->has_body)
                 snprintf(kbuf, sizeof kbuf, "%.*s", (int)m->funcs[i]->name.n, m->funcs[i]->name.p);
         kernel = kbuf;
+    }
+    divcheck *dc = NULL;
+    if (checkdiv) {
+        ptx_diags dd;
+        ptx_diags_init(&dd);
+        dc = divcheck_new(m, divan, &dd);
+        ptx_diags_print(&dd, path, m->src, m->src_len, stderr);
+        ptx_diags_free(&dd);
+        if (!dc) {
+            fprintf(stderr, "ptxray run: --check-divergence: %s cannot be analysed\n", path);
+            ptx_module_free(m);
+            return 2;
+        }
+        divcheck_begin(dc, block);
+        eo.observer = divcheck_observer(dc);
     }
     run R;
     memset(&R, 0, sizeof R);
@@ -600,6 +632,7 @@ int cmd_run(int argc, char **argv)
             json_object_update(root, rep);
             json_decref(rep);
         }
+        if (dc) json_object_set_new(root, "divergence_check", divcheck_report_json(dc, path));
     } else {
         if (!quiet)
             printf("%s: kernel %s, grid (%u,%u,%u) x block (%u,%u,%u): %s; %llu warp-instructions, %llu thread-instructions, "
@@ -608,7 +641,9 @@ int cmd_run(int argc, char **argv)
                    (unsigned long long)S->warp_insts, (unsigned long long)S->thread_insts,
                    (unsigned long long)S->divergent_branches);
         if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, stdout);
+        if (dc && st == EMU_OK) divcheck_report_text(dc, path, DIVCHECK_LISTED, stdout);
     }
+    if (dc && st == EMU_OK && divcheck_nviolations(dc) && rc == 0) rc = 1;
     if ((eo.checks & EMU_CHECK_RACE) && st == EMU_OK && emu_race_count(R.M) && rc == 0) rc = 1;
     if (st == EMU_OK) {
         json_t *pr = json ? json_object() : NULL;
@@ -652,6 +687,7 @@ out:
     for (unsigned i = 0; i < nparams; i++) free(argbytes[i]);
     for (unsigned i = 0; i < R.nbufs; i++) free(R.bufs[i].name);
     emu_destroy(R.M);
+    divcheck_free(dc);
     ptx_module_free(m);
     return rc;
 #undef BAD

@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 const char *const eh_arches[3] = {"sm_75", "sm_80", "sm_90"};
+const eh_hooks *eh_hooks_on;
 
 const char *eh_corpus(const char *arch, const char *name)
 {
@@ -31,6 +32,7 @@ static eh *make(ptx_module *m, const char *path, const emu_options *opt)
     h->m = m;
     snprintf(h->path, sizeof h->path, "%s", path);
     if (opt) h->opt = *opt;
+    if (eh_hooks_on && eh_hooks_on->opened) eh_hooks_on->opened(h);
     h->M = emu_create(m, &h->opt);
     cr_assert_not_null(h->M);
     return h;
@@ -55,6 +57,7 @@ eh *eh_text(const char *ptx, const emu_options *opt)
 void eh_close(eh *h)
 {
     if (!h) return;
+    if (eh_hooks_on && eh_hooks_on->closing) eh_hooks_on->closing(h);
     emu_destroy(h->M);
     ptx_module_free(h->m);
     free(h);
@@ -124,6 +127,7 @@ emu_status eh_launch(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block, c
     va_end(ap);
     ptx_diags d;
     ptx_diags_init(&d);
+    if (eh_hooks_on && eh_hooks_on->launching) eh_hooks_on->launching(h, kernel, grid, block);
     emu_status st = emu_launch(h->M, kernel, grid, block, args, n, &d);
     char *buf = NULL;
     size_t len = 0;
@@ -133,6 +137,7 @@ emu_status eh_launch(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block, c
     snprintf(h->last_err, sizeof h->last_err, "%s", buf ? buf : "");
     free(buf);
     ptx_diags_free(&d);
+    if (eh_hooks_on && eh_hooks_on->launched) eh_hooks_on->launched(h, kernel, st);
     return st;
 }
 

@@ -13,7 +13,22 @@ typedef struct eh {
     emu_options opt;
     char path[512];
     char last_err[2048];  /* diagnostics of the last launch, as printed */
+    void *hook_data;      /* for eh_hooks */
 } eh;
+
+/* Extra work around every machine and launch the harness makes, so one
+ * test can re-run another's launches with more checking (the divergence
+ * claims over the corpus tests, tests/test_emu_divcheck.c).  opened runs
+ * before the machine is created and may set h->opt.observer (chaining one
+ * the test set); launching and launched run around emu_launch. */
+typedef struct eh_hooks {
+    void (*opened)(eh *h);
+    void (*launching)(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block);
+    void (*launched)(eh *h, const char *kernel, emu_status st);
+    void (*closing)(eh *h);
+} eh_hooks;
+/* NULL: none (the default). */
+extern const eh_hooks *eh_hooks_on;
 
 /* Corpus file (path relative to the repository), or PTX text. */
 eh *eh_open(const char *rel, const emu_options *opt);

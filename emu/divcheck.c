@@ -1,0 +1,502 @@
+/* The divergence-claim checker (divcheck.h): per function, the claims to
+ * check at each statement are laid out once (definitions after it runs,
+ * phis and branches before), and every observer event compares the lanes
+ * of the executing path with the analysis's result of the moment, so a
+ * test can plant a claim after the analysis has run. */
+#include "divcheck.h"
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "program.h"
+#include "semantics.h"
+
+enum { IT_DEF, IT_PHI, IT_ETA, IT_BRANCH };
+
+typedef struct dc_item {
+    uint32_t value; /* SSA value (branch: the gate) */
+    uint32_t reg;   /* register holding it */
+    uint32_t block;
+    uint8_t comp, kind;
+    uint64_t wmask; /* the register's width */
+} dc_item;
+
+typedef struct dc_func {
+    const prog_func *pf;
+    div_result *r;
+    /* claims per statement, CSR: before it executes, after it did */
+    uint32_t *boff, *aoff;
+    dc_item *bitems, *aitems;
+    /* 1 + index into divcheck.v of a value's / a branch block's violation */
+    uint32_t *viol_v, *viol_b;
+} dc_func;
+
+struct divcheck {
+    prog *p;
+    enum div_analysis an;
+    arena sa;           /* the per-function layout */
+    arena ra;           /* analysis results, redone when the shape changes */
+    bool analysed;
+    emu_dim3 block;
+    uint32_t nf;
+    dc_func *f;
+    const ptx_func *last_fn;
+    dc_func *last;
+    emu_observer obs;
+    uint64_t (*mono)[DIV_NCOEF2]; /* per thread of the block: the monomials */
+    uint32_t nthreads;
+    divcheck_violation *v; /* in discovery order */
+    uint32_t nv, capv;
+    uint32_t *ord;         /* report order */
+    divcheck_totals tot;
+};
+
+static uint64_t width_mask(const ptx_func *fn, uint32_t reg)
+{
+    unsigned w = ptx_type_bits((ptx_type)fn->regs[reg].type);
+    return w == 0 || w >= 64 ? ~0ull : (1ull << w) - 1;
+}
+
+static uint32_t first_inst(const ptx_func *fn, const cfg_block *bb)
+{
+    for (uint32_t s = bb->first; s < bb->end; s++)
+        if (fn->stmts[s]->kind == PTX_S_INST) return s;
+    return CFG_NONE;
+}
+
+/* Lays out the claims of one function: counts per statement, then fills. */
+static void layout(divcheck *c, dc_func *F)
+{
+    const ssa_func *S = F->pf->ssa;
+    const cfg *g = F->pf->g;
+    const ptx_func *fn = F->pf->fn;
+    uint32_t ns = fn->nstmts;
+    F->boff = ARENA_NEWN(&c->sa, uint32_t, ns + 2);
+    F->aoff = ARENA_NEWN(&c->sa, uint32_t, ns + 2);
+    F->viol_v = ARENA_NEWN(&c->sa, uint32_t, S->nvalues + 1);
+    F->viol_b = ARENA_NEWN(&c->sa, uint32_t, g->nblocks + 1);
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t nb = 0, na = 0;
+        for (uint32_t s = 0; s < ns; s++) {
+            F->boff[s] = nb;
+            F->aoff[s] = na;
+            const ptx_stmt *st = fn->stmts[s];
+            uint32_t b = g->stmt_block[s];
+            if (st->kind != PTX_S_INST || b == CFG_NONE || !g->blocks[b].reachable) continue;
+            const cfg_block *bb = &g->blocks[b];
+            /* phis and etas: the register holds the node's value when a path
+             * enters the block at its first instruction */
+            if (bb->kind == CFG_B_REAL && first_inst(fn, bb) == s) {
+                for (uint32_t k = S->node_off[b]; k < S->node_off[b + 1]; k++) {
+                    const ssa_node *nd = &S->nodes[k];
+                    if (pass)
+                        F->bitems[nb] = (dc_item){nd->value, nd->reg, b, 0,
+                                                  nd->kind == SSA_V_PHI ? IT_PHI : IT_ETA, width_mask(fn, nd->reg)};
+                    nb++;
+                }
+            }
+            uint32_t gate;
+            bool neg;
+            if (bb->term == s && gsa_branch_gate(S, b, &gate, &neg) && gate != SSA_NONE &&
+                S->values[gate].kind != SSA_V_SREG) {
+                if (pass)
+                    F->bitems[nb] = (dc_item){gate, S->values[gate].reg, b, 0, IT_BRANCH,
+                                              width_mask(fn, S->values[gate].reg)};
+                nb++;
+            }
+            /* a call's results arrive when the callee returns, after the event */
+            if (st->u.inst.op == PTX_OPC_CALL) continue;
+            for (uint32_t k = S->ref_off[s]; k < S->ref_off[s + 1]; k++) {
+                const ssa_ref *rf = &S->refs[k];
+                if (!(rf->role & PTX_REF_DEF) || rf->value == SSA_NONE) continue;
+                uint32_t reg = S->values[rf->value].reg;
+                /* written twice by one instruction: only the last write stays */
+                bool later = false;
+                for (uint32_t j = k + 1; j < S->ref_off[s + 1]; j++)
+                    if ((S->refs[j].role & PTX_REF_DEF) && S->refs[j].value != SSA_NONE &&
+                        S->values[S->refs[j].value].reg == reg && S->refs[j].comp == rf->comp)
+                        later = true;
+                if (later) continue;
+                if (pass) F->aitems[na] = (dc_item){rf->value, reg, b, rf->comp, IT_DEF, width_mask(fn, reg)};
+                na++;
+            }
+        }
+        F->boff[ns] = nb;
+        F->aoff[ns] = na;
+        if (!pass) {
+            F->bitems = ARENA_NEWN(&c->sa, dc_item, nb + 1);
+            F->aitems = ARENA_NEWN(&c->sa, dc_item, na + 1);
+        }
+    }
+}
+
+static void on_inst(void *user, const emu_event *ev);
+
+divcheck *divcheck_new(const ptx_module *m, enum div_analysis an, ptx_diags *d)
+{
+    prog *p = prog_build(m, PROG_GSA, NULL, d);
+    if (!p) return NULL;
+    divcheck *c = calloc(1, sizeof *c);
+    if (!c) {
+        prog_free(p);
+        return NULL;
+    }
+    c->p = p;
+    c->an = an;
+    arena_init(&c->sa);
+    arena_init(&c->ra);
+    c->nf = p->nfuncs;
+    c->f = ARENA_NEWN(&c->sa, dc_func, p->nfuncs + 1);
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        c->f[i].pf = &p->funcs[i];
+        layout(c, &c->f[i]);
+    }
+    c->obs.on_inst = on_inst;
+    c->obs.user = c;
+    return c;
+}
+
+void divcheck_free(divcheck *c)
+{
+    if (!c) return;
+    prog_free(c->p);
+    arena_free(&c->sa);
+    arena_free(&c->ra);
+    free(c->mono);
+    free(c->v);
+    free(c->ord);
+    free(c);
+}
+
+const emu_observer *divcheck_observer(divcheck *c) { return &c->obs; }
+
+static void forget_findings(divcheck *c)
+{
+    for (uint32_t i = 0; i < c->nv; i++) {
+        const divcheck_violation *x = &c->v[i];
+        for (uint32_t k = 0; k < c->nf; k++) {
+            if (c->f[k].pf->fn != x->fn) continue;
+            if (x->kind == DIVCHECK_BRANCH) c->f[k].viol_b[x->block] = 0;
+            else c->f[k].viol_v[x->value] = 0;
+        }
+    }
+    c->nv = 0;
+    memset(&c->tot, 0, sizeof c->tot);
+}
+
+void divcheck_begin(divcheck *c, emu_dim3 block)
+{
+    forget_findings(c);
+    if (c->analysed && c->block.x == block.x && c->block.y == block.y && c->block.z == block.z) return;
+    c->block = block;
+    c->analysed = true;
+    arena_reset(&c->ra);
+    div_options o;
+    memset(&o, 0, sizeof o);
+    o.block[0] = block.x;
+    o.block[1] = block.y;
+    o.block[2] = block.z;
+    for (uint32_t i = 0; i < c->nf; i++) c->f[i].r = div_analyse(c->f[i].pf, c->an, &o, &c->ra);
+    /* the monomials of every thread, as the launch lays threads out in warps */
+    uint64_t bx = block.x ? block.x : 1, by = block.y ? block.y : 1, bz = block.z ? block.z : 1;
+    /* a larger block does not launch; the dimensions are below 2^31 */
+    uint64_t n = bx * by;
+    n = n > EMU_MAX_THREADS_PER_BLOCK ? EMU_MAX_THREADS_PER_BLOCK : n * bz;
+    if (n > EMU_MAX_THREADS_PER_BLOCK) n = EMU_MAX_THREADS_PER_BLOCK;
+    n = (n + 31) / 32 * 32;
+    free(c->mono);
+    c->mono = calloc((size_t)n, sizeof *c->mono);
+    c->nthreads = c->mono ? (uint32_t)n : 0;
+    for (uint64_t t = 0; t < c->nthreads; t++) {
+        uint64_t x = t % bx, y = (t / bx) % by, z = t / (bx * by), l = t % 32;
+        uint64_t *m = c->mono[t];
+        m[0] = 1, m[1] = x, m[2] = y, m[3] = z, m[4] = l;
+        m[5] = x * x, m[6] = x * y, m[7] = x * z, m[8] = x * l, m[9] = y * y;
+        m[10] = y * z, m[11] = y * l, m[12] = z * z, m[13] = z * l, m[14] = l * l;
+    }
+}
+
+div_result *divcheck_result(divcheck *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (ptx_str_eq(c->f[i].pf->fn->name, name)) return c->f[i].r;
+    return NULL;
+}
+
+/* ---- checking ------------------------------------------------------------------------------ */
+static dc_func *func_of(divcheck *c, const ptx_func *fn)
+{
+    if (fn == c->last_fn) return c->last;
+    dc_func *F = NULL;
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (c->f[i].pf->fn == fn) F = &c->f[i];
+    c->last_fn = fn;
+    c->last = F;
+    return F;
+}
+
+/* Report order: PTX position, then execution order at one instruction
+ * (phis and etas take effect before it, its own definition after), then
+ * value. */
+static bool before(const divcheck_violation *a, const divcheck_violation *b)
+{
+    static const int rank[] = {[DIVCHECK_PHI] = 0, [DIVCHECK_ETA] = 0, [DIVCHECK_VALUE] = 1, [DIVCHECK_BRANCH] = 2};
+    uint32_t oa = a->fn->stmts[a->stmt]->loc.off, ob = b->fn->stmts[b->stmt]->loc.off;
+    if (oa != ob) return oa < ob;
+    if (rank[a->kind] != rank[b->kind]) return rank[a->kind] < rank[b->kind];
+    return a->value < b->value;
+}
+
+static void violated(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it, unsigned la, unsigned lb,
+                     uint64_t ha, uint64_t hb, bool has_exp, bool is_diff, uint64_t exp)
+{
+    c->tot.occurrences++;
+    uint32_t *slot = it->kind == IT_BRANCH ? &F->viol_b[it->block] : &F->viol_v[it->value];
+    if (*slot) {
+        c->v[*slot - 1].count++;
+        return;
+    }
+    if (c->nv == c->capv) {
+        uint32_t cap = c->capv ? c->capv * 2 : 16;
+        divcheck_violation *nv = realloc(c->v, cap * sizeof *nv);
+        uint32_t *no = realloc(c->ord, cap * sizeof *no);
+        if (nv) c->v = nv;
+        if (no) c->ord = no;
+        if (!nv || !no) return;
+        c->capv = cap;
+    }
+    divcheck_violation *x = &c->v[c->nv];
+    static const enum divcheck_kind kinds[] = {DIVCHECK_VALUE, DIVCHECK_PHI, DIVCHECK_ETA, DIVCHECK_BRANCH};
+    *x = (divcheck_violation){kinds[it->kind], ev->fn, ev->stmt, it->value, it->block, 1, ev->block, ev->warp,
+                              la, lb, ha, hb, has_exp, is_diff, exp};
+    uint32_t pos = c->nv;
+    while (pos > 0 && before(x, &c->v[c->ord[pos - 1]])) {
+        c->ord[pos] = c->ord[pos - 1];
+        pos--;
+    }
+    c->ord[pos] = c->nv;
+    *slot = ++c->nv;
+    c->tot.violated++;
+}
+
+static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it)
+{
+    const div_result *r = F->r;
+    uint32_t v = it->value;
+    bool uni = r->state[v] == DIV_UNIFORM;
+    bool aff = r->coef && r->ncoef > 1 && (r->bot[v] >> 1) == 0; /* every non-constant coefficient known */
+    if (!uni && !aff) return;
+    if (it->kind == IT_DEF) c->tot.values++;
+    else c->tot.phis++;
+    uint32_t lanes = ev->path_mask;
+    uint64_t held[32], w = it->wmask;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        held[l] = emu_event_reg(ev, it->reg, it->comp, l) & w;
+    }
+    unsigned f = (unsigned)__builtin_ctz(lanes);
+    if (uni)
+        for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctz(m);
+            if (held[l] != held[f]) {
+                violated(c, F, ev, it, f, l, held[f], held[l], false, false, 0);
+                return;
+            }
+        }
+    if (!aff) return;
+    const int64_t *co = r->coef + (size_t)v * r->ncoef;
+    uint64_t kf = 0;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        uint32_t t = ev->warp * 32 + l;
+        if (t >= c->nthreads) return; /* a shape the checker was not told about */
+        uint64_t k = 0;
+        for (unsigned i = 1; i < r->ncoef; i++) k += (uint64_t)co[i] * c->mono[t][i];
+        k &= w;
+        if (!(r->bot[v] & 1)) {
+            uint64_t want = ((uint64_t)co[0] + k) & w;
+            if (held[l] != want) {
+                violated(c, F, ev, it, l, l, held[l], held[l], true, false, want);
+                return;
+            }
+        } else if (l == f) {
+            kf = k;
+        } else if (((held[l] - k) & w) != ((held[f] - kf) & w)) {
+            violated(c, F, ev, it, f, l, held[f], held[l], true, true, (k - kf) & w);
+            return;
+        }
+    }
+}
+
+static void check_branch(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it)
+{
+    if (div_branch(F->r, it->block) != DIV_UNIFORM) return;
+    c->tot.branches++;
+    uint32_t lanes = ev->path_mask;
+    unsigned f = (unsigned)__builtin_ctz(lanes);
+    uint64_t hf = emu_event_reg(ev, it->reg, 0, f) & it->wmask;
+    for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        uint64_t h = emu_event_reg(ev, it->reg, 0, l) & it->wmask;
+        if (h != hf) {
+            violated(c, F, ev, it, f, l, hf, h, false, false, 0);
+            return;
+        }
+    }
+}
+
+static void on_inst(void *user, const emu_event *ev)
+{
+    divcheck *c = user;
+    if (!c->analysed || !ev->path_mask) return;
+    dc_func *F = func_of(c, ev->fn);
+    if (!F || ev->stmt >= F->pf->fn->nstmts) return;
+    if (ev->phase == EMU_OBS_BEFORE) {
+        for (uint32_t k = F->boff[ev->stmt]; k < F->boff[ev->stmt + 1]; k++) {
+            const dc_item *it = &F->bitems[k];
+            if (it->kind == IT_BRANCH) check_branch(c, F, ev, it);
+            else check_value(c, F, ev, it);
+        }
+    } else {
+        for (uint32_t k = F->aoff[ev->stmt]; k < F->aoff[ev->stmt + 1]; k++) check_value(c, F, ev, &F->aitems[k]);
+    }
+}
+
+/* ---- reports ------------------------------------------------------------------------------- */
+void divcheck_get_totals(const divcheck *c, divcheck_totals *t) { *t = c->tot; }
+
+uint32_t divcheck_nviolations(const divcheck *c) { return c->nv; }
+
+const divcheck_violation *divcheck_get_violation(const divcheck *c, uint32_t i)
+{
+    return i < c->nv ? &c->v[c->ord[i]] : NULL;
+}
+
+static const dc_func *func_const(const divcheck *c, const ptx_func *fn)
+{
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (c->f[i].pf->fn == fn) return &c->f[i];
+    return NULL;
+}
+
+/* "uniform", or the affine form with its known coefficients. */
+static const char *claim_text(const div_result *r, uint32_t v, bool uniform_claim, char *buf, size_t n)
+{
+    bool zero = true;
+    int64_t c0 = 0;
+    for (unsigned i = 1; i < r->ncoef && r->coef; i++)
+        if (r->bot[v] >> i & 1 || r->coef[(size_t)v * r->ncoef + i]) zero = false;
+    if (uniform_claim || (zero && !div_coef(r, v, 0, &c0))) snprintf(buf, n, "uniform");
+    else div_value_text(r, v, buf, n);
+    return buf;
+}
+
+/* What the violated claim said: a branch's and a value's uniformity, or the
+ * value's affine form. */
+static const char *violated_claim(const dc_func *F, const divcheck_violation *x, char *buf, size_t n)
+{
+    if (x->kind == DIVCHECK_BRANCH) {
+        snprintf(buf, n, "uniform");
+        return buf;
+    }
+    return claim_text(F->r, x->value, !x->has_expected, buf, n);
+}
+
+static void hex(uint64_t x, char *buf, size_t n) { snprintf(buf, n, "0x%llx", (unsigned long long)x); }
+
+const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
+{
+    const divcheck_violation *x = divcheck_get_violation(c, i);
+    const dc_func *F = x ? func_const(c, x->fn) : NULL;
+    if (!F || !n) {
+        if (n) buf[0] = 0;
+        return buf;
+    }
+    const div_result *r = F->r;
+    char name[128], claim[256], what[160], where[96], a[32], b[32], e[32];
+    ssa_value_name(F->pf->ssa, x->value, name, sizeof name);
+    if (x->kind == DIVCHECK_BRANCH) snprintf(what, sizeof what, "branch on %s", name);
+    else
+        snprintf(what, sizeof what, "%s%s", name,
+                 x->kind == DIVCHECK_PHI ? " (phi)" : x->kind == DIVCHECK_ETA ? " (eta)" : "");
+    violated_claim(F, x, claim, sizeof claim);
+    snprintf(where, sizeof where, "warp %u of block (%u,%u,%u)", x->warp, x->cta.x, x->cta.y, x->cta.z);
+    hex(x->held_a, a, sizeof a);
+    hex(x->held_b, b, sizeof b);
+    hex(x->expected, e, sizeof e);
+    const char *an = div_analysis_name(r->analysis);
+    if (x->has_expected && !x->expected_is_diff)
+        snprintf(buf, n, "%s claimed %s (analysis %s) but %s lane %u holds %s, the claim gives %s", what, claim, an,
+                 where, x->lane_b, b, e);
+    else if (x->has_expected)
+        snprintf(buf, n, "%s claimed %s (analysis %s) but %s lanes %u and %u hold %s and %s, the claim wants a "
+                         "difference of %s", what, claim, an, where, x->lane_a, x->lane_b, a, b, e);
+    else
+        snprintf(buf, n, "%s claimed %s (analysis %s) but %s lanes %u and %u hold %s and %s", what, claim, an, where,
+                 x->lane_a, x->lane_b, a, b);
+    return buf;
+}
+
+void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FILE *out)
+{
+    const divcheck_totals *t = &c->tot;
+    fprintf(out, "divergence check (analysis %s): %llu claim%s violated", div_analysis_name(c->an),
+            (unsigned long long)t->violated, t->violated == 1 ? "" : "s");
+    if (t->violated)
+        fprintf(out, " in %llu warp-instruction%s", (unsigned long long)t->occurrences, t->occurrences == 1 ? "" : "s");
+    fprintf(out, "; checked %llu values, %llu phi/eta values, %llu branches\n", (unsigned long long)t->values,
+            (unsigned long long)t->phis, (unsigned long long)t->branches);
+    char msg[1024];
+    for (uint32_t i = 0; i < c->nv && i < max; i++) {
+        const divcheck_violation *x = divcheck_get_violation(c, i);
+        ptx_loc loc = x->fn->stmts[x->stmt]->loc;
+        divcheck_message(c, i, msg, sizeof msg);
+        fprintf(out, "%s:%u:%u: divergence claim violated: %s", path, loc.line, loc.col, msg);
+        if (x->count > 1) fprintf(out, " (%llu times)", (unsigned long long)x->count);
+        fputc('\n', out);
+    }
+    if (c->nv > max) fprintf(out, "(%u further violated claims not listed)\n", c->nv - max);
+}
+
+void *divcheck_report_json(const divcheck *c, const char *path)
+{
+    static const char *const kind[] = {"value", "phi", "eta", "branch"};
+    const divcheck_totals *t = &c->tot;
+    json_t *o = json_object();
+    json_object_set_new(o, "analysis", json_string(div_analysis_name(c->an)));
+    json_object_set_new(o, "violated", json_integer((json_int_t)t->violated));
+    json_object_set_new(o, "occurrences", json_integer((json_int_t)t->occurrences));
+    json_object_set_new(o, "checked", json_pack("{sIsIsI}", "values", (json_int_t)t->values, "phis",
+                                                (json_int_t)t->phis, "branches", (json_int_t)t->branches));
+    json_t *arr = json_array();
+    char msg[1024], name[128];
+    for (uint32_t i = 0; i < c->nv; i++) {
+        const divcheck_violation *x = divcheck_get_violation(c, i);
+        const dc_func *F = func_const(c, x->fn);
+        ptx_loc loc = x->fn->stmts[x->stmt]->loc;
+        json_t *e = json_object();
+        json_object_set_new(e, "file", json_string(path));
+        json_object_set_new(e, "line", json_integer(loc.line));
+        json_object_set_new(e, "col", json_integer(loc.col));
+        json_object_set_new(e, "function", json_stringn(x->fn->name.p, x->fn->name.n));
+        json_object_set_new(e, "kind", json_string(kind[x->kind]));
+        json_object_set_new(e, "value", json_string(ssa_value_name(F->pf->ssa, x->value, name, sizeof name)));
+        char claim[256];
+        json_object_set_new(e, "claim", json_string(violated_claim(F, x, claim, sizeof claim)));
+        json_object_set_new(e, "count", json_integer((json_int_t)x->count));
+        json_object_set_new(e, "block", json_pack("[iii]", x->cta.x, x->cta.y, x->cta.z));
+        json_object_set_new(e, "warp", json_integer(x->warp));
+        json_object_set_new(e, "lanes", json_pack("[ii]", x->lane_a, x->lane_b));
+        char a[32], b[32];
+        hex(x->held_a, a, sizeof a);
+        hex(x->held_b, b, sizeof b);
+        json_object_set_new(e, "held", json_pack("[ss]", a, b));
+        if (x->has_expected) {
+            hex(x->expected, a, sizeof a);
+            json_object_set_new(e, x->expected_is_diff ? "expected_difference" : "expected", json_string(a));
+        }
+        json_object_set_new(e, "message", json_string(divcheck_message(c, i, msg, sizeof msg)));
+        json_array_append_new(arr, e);
+    }
+    json_object_set_new(o, "violations", arr);
+    return o;
+}

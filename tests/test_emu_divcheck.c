@@ -1,0 +1,625 @@
+/* The divergence-claim checker (emu/divcheck.h, `ptxray run
+ * --check-divergence`): no claim of any analysis is violated over the
+ * launches of the emulator corpus tests, planted wrong claims (uniform
+ * values, branches, phis, affine coefficients) are caught with their value
+ * and line, and the CLI option. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "divcheck.h"
+#include "emu_harness.h"
+#include "testutil.h"
+
+/* ---- every corpus test's launches, checked under all three analyses ----------------------- */
+
+/* Every Test(emu_corpus, ...) but unsupported_kernels, which launches with
+ * emu_launch directly and stops at the first instruction it reaches.
+ * corpus_list_is_complete keeps this list in step with the corpus tests. */
+#define CORPUS_TESTS(X)                                                                                     \
+    X(sampaio_divergence) X(gaussian_fan) X(transposes) X(transpose_naive_debug) X(matmul_naive)            \
+    X(matmul_tiled) X(launch_bounds) X(restrict_ldg) X(particles) X(templates_generic)                      \
+    X(nested_divergence) X(loops_break_continue) X(switch_dispatch) X(local_arrays) X(noinline_calls)       \
+    X(funcptr_indirect) X(printf_debug)                                                                     \
+    X(many_params) X(constant_memory) X(device_globals_init) X(stencils) X(regtile) X(fir_unrolled)        \
+    X(int64_math) X(inline_asm_scopes) X(double_math) X(half2_math)                                         \
+    X(reduce_shared) X(reduce_shfl) X(scan_block) X(histograms) X(bitonic_sort) X(softmax_layernorm)       \
+    X(spmv_csr)                                                                                             \
+    X(bfs_frontier) X(warp_vote) X(coop_groups) X(coop_grid_sync) X(volatile_shared) X(dynamic_shared)     \
+    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)
+#define NOT_REPLAYED "unsupported_kernels"
+
+/* Claims known to be violated: a soundness bug of an analysis, to be fixed
+ * in analyses/ and then removed from here.  file is a substring of the
+ * corpus path, analyses a mask of 1 << div_analysis. */
+static const struct known_failure {
+    const char *file, *kernel;
+    unsigned analyses;
+    const char *why;
+} known_failures[] = {
+    /* vote.sync.ballot with a per-lane member mask (tiled_partition<8>,
+     * mask 0xff << (laneid & ~7)): each 8-lane tile gets its own ballot, but
+     * the simple analysis calls vote results uniform whatever the operands.
+     * They are uniform only when the member mask is.  Minimal reproducer
+     * (block 32): mov.u32 %r1, %laneid; and.b32 %r2, %r1, -8;
+     * shl.b32 %r4, 255, %r2; setp.lt.u32 %p1, %r1, 4;
+     * vote.sync.ballot.b32 %r5, %p1, %r4 -- %r5 is 0xf in lanes 0-7 and 0
+     * elsewhere; redux.sync has the same rule. */
+    {"coop_groups", "_Z12cg_tile8_maxPKiPii", 7, "vote.sync with a divergent member mask"},
+};
+
+static const enum div_analysis all_analyses[3] = {DIV_AN_SIMPLE, DIV_AN_AFFINE, DIV_AN_AFFINE2};
+
+typedef struct checkers {
+    divcheck *c[3];
+    emu_observer fan;
+    const emu_observer *test_obs; /* the corpus test's own observer, if any */
+} checkers;
+
+static struct {
+    unsigned launches, known;
+    uint64_t checks;
+} replay;
+
+static void fan_out(void *user, const emu_event *ev)
+{
+    checkers *k = user;
+    for (int i = 0; i < 3; i++) {
+        const emu_observer *o = divcheck_observer(k->c[i]);
+        o->on_inst(o->user, ev);
+    }
+    if (k->test_obs && k->test_obs->on_inst) k->test_obs->on_inst(k->test_obs->user, ev);
+}
+
+static void hook_opened(eh *h)
+{
+    checkers *k = calloc(1, sizeof *k);
+    cr_assert_not_null(k);
+    for (int i = 0; i < 3; i++) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        k->c[i] = divcheck_new(h->m, all_analyses[i], &d);
+        cr_assert_not_null(k->c[i], "%s: the program cannot be built (%u errors)", h->path, d.nerrors);
+        ptx_diags_free(&d);
+    }
+    k->test_obs = h->opt.observer;
+    k->fan = (emu_observer){fan_out, k};
+    h->opt.observer = &k->fan;
+    h->hook_data = k;
+}
+
+static void hook_launching(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block)
+{
+    (void)kernel, (void)grid;
+    checkers *k = h->hook_data;
+    for (int i = 0; i < 3; i++) divcheck_begin(k->c[i], block);
+}
+
+static const struct known_failure *known(const char *path, const char *kernel, enum div_analysis an)
+{
+    for (size_t i = 0; i < sizeof known_failures / sizeof known_failures[0]; i++) {
+        const struct known_failure *f = &known_failures[i];
+        if (f->file && strstr(path, f->file) && !strcmp(kernel, f->kernel) && (f->analyses >> an & 1)) return f;
+    }
+    return NULL;
+}
+
+static void hook_launched(eh *h, const char *kernel, emu_status st)
+{
+    (void)st; /* claims must hold up to a fault too */
+    checkers *k = h->hook_data;
+    replay.launches++;
+    for (int i = 0; i < 3; i++) {
+        divcheck_totals t;
+        divcheck_get_totals(k->c[i], &t);
+        replay.checks += t.values + t.phis + t.branches;
+        const struct known_failure *kf = known(h->path, kernel, all_analyses[i]);
+        /* a fixed analysis must take its entry out of the list */
+        cr_expect(!kf || t.violated, "%s kernel %s (%s) no longer violates a claim: remove it from known_failures",
+                  h->path, kernel, div_analysis_name(all_analyses[i]));
+        if (!t.violated) continue;
+        if (kf) {
+            replay.known++;
+            continue;
+        }
+        char *rep = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&rep, &len);
+        divcheck_report_text(k->c[i], h->path, 20, f);
+        fclose(f);
+        cr_expect_fail("%s kernel %s:\n%s", h->path, kernel, rep);
+        free(rep);
+    }
+}
+
+static void hook_closing(eh *h)
+{
+    checkers *k = h->hook_data;
+    if (!k) return;
+    for (int i = 0; i < 3; i++) divcheck_free(k->c[i]);
+    free(k);
+    h->hook_data = NULL;
+}
+
+static const eh_hooks divcheck_hooks = {hook_opened, hook_launching, hook_launched, hook_closing};
+
+static void replay_test(void (*body)(void))
+{
+    eh_hooks_on = &divcheck_hooks;
+    body();
+    eh_hooks_on = NULL;
+    cr_assert_gt(replay.launches, 0, "no launch went through the harness");
+    cr_assert_gt(replay.checks, 0, "no claim was checked");
+    cr_log_info("%u launches, %llu claims checked (three analyses), %u known violations", replay.launches,
+                (unsigned long long)replay.checks, replay.known);
+}
+
+#define DECLARE(name) void emu_corpus_##name##_impl(void);
+CORPUS_TESTS(DECLARE)
+#define REPLAY(name) \
+    Test(emu_divcheck, corpus_##name) { replay_test(emu_corpus_##name##_impl); }
+CORPUS_TESTS(REPLAY)
+
+/* Criterion keeps its tests in the cr_tst section. */
+extern struct criterion_test *__start_cr_tst[] __attribute__((weak));
+extern struct criterion_test *__stop_cr_tst[] __attribute__((weak));
+
+Test(emu_divcheck, corpus_list_is_complete)
+{
+#define NAME(name) #name,
+    static const char *const listed[] = {CORPUS_TESTS(NAME) NOT_REPLAYED};
+    cr_assert_not_null(__start_cr_tst, "no cr_tst section");
+    unsigned found = 0;
+    for (struct criterion_test **p = __start_cr_tst; p < __stop_cr_tst; p++) {
+        if (!*p || strcmp((*p)->category, "emu_corpus")) continue;
+        found++;
+        bool in = false;
+        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) in |= !strcmp(listed[i], (*p)->name);
+        cr_expect(in, "emu_corpus/%s is not in CORPUS_TESTS of tests/test_emu_divcheck.c", (*p)->name);
+    }
+    cr_expect_eq(found, sizeof listed / sizeof listed[0]);
+}
+
+/* ---- planted claims ------------------------------------------------------------------------ */
+/* k: a uniform branch on n, a store guarded by tid.x < n, and a join of two
+ * constants on a divergent branch.  geo: the thread coordinates in affine forms. */
+static const char *const kernels =
+    ".version 7.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 n)\n"
+    "{\n"
+    "  .reg .pred %p<4>;\n"
+    "  .reg .b32 %r<8>;\n"
+    "  .reg .b64 %rd<6>;\n"
+    "  ld.param.u64 %rd1, [out];\n"               /* line 9 */
+    "  ld.param.u32 %r1, [n];\n"
+    "  setp.eq.u32 %p3, %r1, 0;\n"
+    "  @%p3 bra $L_done;\n"
+    "  mov.u32 %r2, %tid.x;\n"                    /* 13 */
+    "  mul.wide.s32 %rd2, %r2, 4;\n"              /* 14 */
+    "  add.s64 %rd3, %rd1, %rd2;\n"
+    "  setp.ge.u32 %p1, %r2, %r1;\n"              /* 16 */
+    "  @%p1 bra $L_done;\n"                       /* 17 */
+    "  setp.lt.u32 %p2, %r2, 16;\n"
+    "  @%p2 bra $L_a;\n"
+    "  mov.u32 %r3, 1;\n"
+    "  bra.uni $L_j;\n"
+    "$L_a:\n"
+    "  mov.u32 %r3, 2;\n"
+    "$L_j:\n"
+    "  add.s32 %r4, %r3, %r2;\n"                  /* 25 */
+    "  st.global.u32 [%rd3], %r4;\n"
+    "$L_done:\n"
+    "  ret;\n"
+    "}\n"
+    ".visible .entry geo(.param .u64 out)\n"
+    "{\n"
+    "  .reg .b32 %r<10>;\n"
+    "  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  mov.u32 %r1, %tid.x;\n"                    /* 33 */
+    "  mov.u32 %r2, %tid.y;\n"
+    "  mov.u32 %r3, %laneid;\n"
+    "  mul.lo.u32 %r4, %r1, %r2;\n"               /* 36 */
+    "  mov.u32 %r5, %ntid.x;\n"
+    "  mad.lo.u32 %r6, %r2, %r5, %r1;\n"          /* 38 */
+    "  sub.s32 %r7, 0, %r1;\n"
+    "  mul.wide.u32 %rd2, %r6, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3], %r4;\n"
+    "  ret;\n"
+    "}\n";
+
+typedef struct planted {
+    eh *h;
+    divcheck *c;
+    div_result *r;
+    uint64_t out;
+} planted;
+
+static planted plant_setup(const char *fn, enum div_analysis an, emu_dim3 block)
+{
+    planted p;
+    p.c = NULL;
+    p.h = eh_text(kernels, NULL);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    p.c = divcheck_new(p.h->m, an, &d);
+    cr_assert_not_null(p.c);
+    ptx_diags_free(&d);
+    /* the machine must see the observer: make it again with it */
+    emu_destroy(p.h->M);
+    p.h->opt.observer = divcheck_observer(p.c);
+    p.h->M = emu_create(p.h->m, &p.h->opt);
+    divcheck_begin(p.c, block);
+    p.r = divcheck_result(p.c, fn);
+    cr_assert_not_null(p.r);
+    p.out = eh_zero(p.h, 4096);
+    return p;
+}
+
+static void plant_done(planted *p)
+{
+    eh_close(p->h);
+    divcheck_free(p->c);
+}
+
+static uint32_t value_named(const div_result *r, const char *name)
+{
+    char buf[64];
+    for (uint32_t v = 0; v < r->pf->ssa->nvalues; v++)
+        if (!strcmp(ssa_value_name(r->pf->ssa, v, buf, sizeof buf), name)) return v;
+    cr_assert_fail("no SSA value %s", name);
+    return 0;
+}
+
+static char *report(const divcheck *c)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&s, &n);
+    divcheck_report_text(c, "inline.ptx", 20, f);
+    fclose(f);
+    return s;
+}
+
+/* The report is exactly these lines after the summary line. */
+static void expect_lines(const divcheck *c, const char *want)
+{
+    char *s = report(c);
+    const char *nl = strchr(s, '\n');
+    cr_assert_not_null(nl);
+    cr_expect_str_eq(nl + 1, want, "report:\n%s", s);
+    free(s);
+}
+
+Test(emu_divcheck, analysis_verdicts_hold_on_the_planting_kernels)
+{
+    for (int i = 0; i < 3; i++) {
+        planted p = plant_setup("k", all_analyses[i], D1(64));
+        EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 40);
+        divcheck_totals t;
+        divcheck_get_totals(p.c, &t);
+        cr_expect_eq(t.violated, 0);
+        /* both warps: the loads of out and n and the test of n; the
+         * constant 1 on both warps, 2 on warp 0 only (warp 1's lanes below
+         * n are 32..39); the phi of %r3 is divergent */
+        cr_expect_eq(t.values, 9);
+        cr_expect_eq(t.phis, 0);
+        cr_expect_eq(t.branches, 2, "the branch on n, once per warp");
+        char *s = report(p.c);
+        char want[200];
+        snprintf(want, sizeof want, "divergence check (analysis %s): 0 claims violated;", div_analysis_name(all_analyses[i]));
+        cr_expect(!strncmp(s, want, strlen(want)), "%s", s);
+        free(s);
+        plant_done(&p);
+    }
+}
+
+Test(emu_divcheck, planted_uniform_tid_is_caught)
+{
+    planted p = plant_setup("k", DIV_AN_SIMPLE, D1(64));
+    uint32_t v = value_named(p.r, "%r2.1");
+    cr_assert_eq(p.r->state[v], DIV_DIVERGENT);
+    p.r->state[v] = DIV_UNIFORM;
+    EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 40);
+    cr_assert_eq(divcheck_nviolations(p.c), 1);
+    const divcheck_violation *x = divcheck_get_violation(p.c, 0);
+    cr_expect_eq(x->kind, DIVCHECK_VALUE);
+    cr_expect_eq(x->value, v);
+    cr_expect_eq(x->fn->stmts[x->stmt]->loc.line, 13);
+    cr_expect_eq(x->count, 2, "both warps");
+    expect_lines(p.c, "inline.ptx:13:3: divergence claim violated: %r2.1 claimed uniform (analysis simple) but warp 0 "
+                      "of block (0,0,0) lanes 0 and 1 hold 0x0 and 0x1 (2 times)\n");
+    plant_done(&p);
+}
+
+Test(emu_divcheck, planted_uniform_branch_is_caught)
+{
+    planted p = plant_setup("k", DIV_AN_AFFINE, D1(64));
+    /* the branch's verdict comes from its gate: make the gate uniform */
+    uint32_t v = value_named(p.r, "%p1.1");
+    cr_assert_eq(p.r->state[v], DIV_DIVERGENT);
+    p.r->state[v] = DIV_UNIFORM;
+    /* n = 40: warp 0 agrees (every lane below 40), warp 1 does not */
+    EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 40);
+    cr_assert_eq(divcheck_nviolations(p.c), 2);
+    cr_expect_eq(divcheck_get_violation(p.c, 0)->kind, DIVCHECK_VALUE);
+    cr_expect_eq(divcheck_get_violation(p.c, 1)->kind, DIVCHECK_BRANCH);
+    cr_expect_eq(divcheck_get_violation(p.c, 1)->value, v);
+    expect_lines(p.c, "inline.ptx:16:3: divergence claim violated: %p1.1 claimed uniform (analysis affine) but warp 1 "
+                      "of block (0,0,0) lanes 0 and 8 hold 0x0 and 0x1\n"
+                      "inline.ptx:17:3: divergence claim violated: branch on %p1.1 claimed uniform (analysis affine) "
+                      "but warp 1 of block (0,0,0) lanes 0 and 8 hold 0x0 and 0x1\n");
+    /* n = 64: every lane agrees */
+    divcheck_begin(p.c, D1(64));
+    EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 64);
+    cr_expect_eq(divcheck_nviolations(p.c), 0);
+    plant_done(&p);
+}
+
+Test(emu_divcheck, planted_uniform_phi_is_caught)
+{
+    planted p = plant_setup("k", DIV_AN_SIMPLE, D1(32));
+    /* %r3 is 2 below tid 16 and 1 above: its phi at $L_j */
+    uint32_t v = value_named(p.r, "%r3.3");
+    cr_assert_eq(p.r->pf->ssa->values[v].kind, SSA_V_PHI);
+    cr_assert_eq(p.r->state[v], DIV_DIVERGENT);
+    p.r->state[v] = DIV_UNIFORM;
+    EH_RUN(p.h, "k", D1(1), D1(32), "pi", p.out, 32);
+    cr_assert_eq(divcheck_nviolations(p.c), 1);
+    cr_expect_eq(divcheck_get_violation(p.c, 0)->kind, DIVCHECK_PHI);
+    expect_lines(p.c, "inline.ptx:25:3: divergence claim violated: %r3.3 (phi) claimed uniform (analysis simple) but "
+                      "warp 0 of block (0,0,0) lanes 0 and 16 hold 0x2 and 0x1\n");
+    plant_done(&p);
+}
+
+/* Sets value v's coefficients: c[i] for the indexes in known (bit i), the
+ * others unknown.  Allocates the arrays when the analysis has none. */
+static void set_coefs(div_result *r, uint32_t v, unsigned ncoef, unsigned known, const int64_t *c, void **owned)
+{
+    if (!r->coef || r->ncoef != ncoef) {
+        uint32_t n = r->pf->ssa->nvalues;
+        r->coef = calloc((size_t)n * ncoef, sizeof *r->coef);
+        r->bot = calloc(n, sizeof *r->bot);
+        for (uint32_t k = 0; k < n; k++) r->bot[k] = (uint16_t)((1u << ncoef) - 1);
+        r->ncoef = ncoef;
+        owned[0] = r->coef;
+        owned[1] = r->bot;
+    }
+    for (unsigned i = 0; i < ncoef; i++) r->coef[(size_t)v * ncoef + i] = c[i];
+    r->bot[v] = (uint16_t)(((1u << ncoef) - 1) & ~known);
+}
+
+Test(emu_divcheck, affine_claim_of_mul_wide)
+{
+    struct {
+        int64_t c[2];
+        unsigned known;
+        const char *line; /* NULL: the claim holds */
+    } cases[] = {
+        {{0, 4}, 0x1e, NULL},
+        {{0, 4}, 0x1f, NULL},
+        {{0, 5}, 0x1e, "inline.ptx:14:3: divergence claim violated: %rd2.1 claimed 5·tid.x + ⊥ (analysis simple) but "
+                       "warp 0 of block (0,0,0) lanes 0 and 1 hold 0x0 and 0x4, the claim wants a difference of 0x5 "
+                       "(2 times)\n"},
+        {{0, 5}, 0x1f, "inline.ptx:14:3: divergence claim violated: %rd2.1 claimed 5·tid.x + 0 (analysis simple) but "
+                       "warp 0 of block (0,0,0) lane 1 holds 0x4, the claim gives 0x5 (2 times)\n"},
+        {{8, 4}, 0x1f, "inline.ptx:14:3: divergence claim violated: %rd2.1 claimed 4·tid.x + 8 (analysis simple) but "
+                       "warp 0 of block (0,0,0) lane 0 holds 0x0, the claim gives 0x8 (2 times)\n"},
+        /* tid.y is 0 in a one-dimensional block: its coefficient does not matter */
+        {{0, 4}, 0x1f, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* the simple analysis has no coefficients: set_coefs makes them */
+        planted p = plant_setup("k", DIV_AN_SIMPLE, D1(64));
+        void *owned[2] = {NULL, NULL};
+        int64_t c[DIV_NCOEF1] = {cases[i].c[0], cases[i].c[1], i == 5 ? 77 : 0, 0, 0};
+        set_coefs(p.r, value_named(p.r, "%rd2.1"), DIV_NCOEF1, cases[i].known, c, owned);
+        EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 64);
+        expect_lines(p.c, cases[i].line ? cases[i].line : "");
+        plant_done(&p);
+        free(owned[0]);
+        free(owned[1]);
+    }
+}
+
+Test(emu_divcheck, affine_claims_use_the_launch_geometry)
+{
+    /* block 16x4: two warps, tid.y = 2 + lane/16 in warp 1 */
+    struct {
+        const char *value;
+        enum div_analysis an;
+        unsigned ncoef, known;
+        int64_t c[DIV_NCOEF2];
+        bool holds;
+    } cases[] = {
+        {"%r1.1", DIV_AN_AFFINE, 5, 0x1f, {0, 1}, true},
+        {"%r1.1", DIV_AN_AFFINE, 5, 0x1f, {0, 1 + (1ll << 32)}, true}, /* modulo 2^32 */
+        {"%r1.1", DIV_AN_AFFINE, 5, 0x1f, {0, 1 + (1ll << 31)}, false},
+        {"%r7.1", DIV_AN_AFFINE, 5, 0x1f, {0, -1}, true},
+        {"%r2.1", DIV_AN_AFFINE, 5, 0x1e, {0, 0, 1}, true},
+        {"%r2.1", DIV_AN_AFFINE, 5, 0x1e, {0, 0, 2}, false},
+        {"%r3.1", DIV_AN_AFFINE, 5, 0x1f, {0, 0, 0, 0, 1}, true},
+        {"%r3.1", DIV_AN_AFFINE, 5, 0x1f, {0, 1, 16, 0, 0}, false}, /* laneid is not x + 16y in warp 1 */
+        {"%r3.1", DIV_AN_AFFINE, 5, 0x1e, {0, 1, 16, 0, 0}, true},  /* ... but it is up to a constant */
+        {"%r6.1", DIV_AN_AFFINE, 5, 0x1f, {0, 1, 16, 0, 0}, true},
+        {"%r6.1", DIV_AN_AFFINE, 5, 0x1f, {0, 1, 15, 0, 0}, false},
+        {"%r4.1", DIV_AN_AFFINE2, 15, 0x7fff, {[6] = 1}, true},  /* tid.x*tid.y */
+        {"%r4.1", DIV_AN_AFFINE2, 15, 0x7fff, {[5] = 1}, false}, /* tid.x*tid.x */
+        {"%r4.1", DIV_AN_AFFINE2, 15, 0x7fff, {[11] = 1}, false},/* tid.y*laneid */
+        {"%r4.1", DIV_AN_AFFINE2, 15, 0x7ffe, {[6] = 1}, true},
+        /* an unknown coefficient: nothing to check */
+        {"%r4.1", DIV_AN_AFFINE2, 15, 0x7fbf, {[5] = 1}, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        planted p = plant_setup("geo", cases[i].an, D2(16, 4));
+        void *owned[2] = {NULL, NULL};
+        uint32_t v = value_named(p.r, cases[i].value);
+        set_coefs(p.r, v, cases[i].ncoef, cases[i].known, cases[i].c, owned);
+        EH_RUN(p.h, "geo", D1(1), D2(16, 4), "p", p.out);
+        cr_expect_eq(divcheck_nviolations(p.c), cases[i].holds ? 0u : 1u, "case %zu (%s)", i, cases[i].value);
+        if (!cases[i].holds && divcheck_nviolations(p.c))
+            cr_expect_eq(divcheck_get_violation(p.c, 0)->value, v, "case %zu", i);
+        plant_done(&p);
+        free(owned[0]);
+        free(owned[1]);
+    }
+}
+
+Test(emu_divcheck, report_lists_twenty)
+{
+    /* every value and branch of avgSquare claimed uniform */
+    eh *h = eh_open("ptx-corpus/sm_80/sampaio_divergence.ptx", NULL);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    divcheck *c = divcheck_new(h->m, DIV_AN_SIMPLE, &d);
+    cr_assert_not_null(c);
+    ptx_diags_free(&d);
+    emu_destroy(h->M);
+    h->opt.observer = divcheck_observer(c);
+    h->M = emu_create(h->m, &h->opt);
+    divcheck_begin(c, D1(64));
+    div_result *r = divcheck_result(c, "avgSquare");
+    cr_assert_not_null(r);
+    memset(r->state, DIV_UNIFORM, r->pf->ssa->nvalues);
+    uint64_t m = eh_zero(h, 1664 * 4), v = eh_zero(h, 64 * 4);
+    EH_RUN(h, "avgSquare", D1(1), D1(64), "ppi", m, v, 40);
+    uint32_t n = divcheck_nviolations(c);
+    cr_assert_eq(n, 22, "%u", n);
+    char *s = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&s, &len);
+    divcheck_report_text(c, "x.ptx", 20, f);
+    fclose(f);
+    unsigned lines = 0, listed = 0;
+    for (const char *p = s; *p; p++) lines += *p == '\n';
+    for (const char *p = s; (p = strstr(p, ": divergence claim violated: ")); p++) listed++;
+    cr_expect_eq(lines, 22, "%s", s);
+    cr_expect_eq(listed, 20);
+    cr_expect(strstr(s, "\n(2 further violated claims not listed)\n") != NULL, "%s", s);
+    /* report order: by position; at line 68 the phi of %r37 comes before
+     * the value the instruction defines */
+    for (uint32_t i = 1; i < n; i++) {
+        const divcheck_violation *a = divcheck_get_violation(c, i - 1), *b = divcheck_get_violation(c, i);
+        cr_expect_leq(a->fn->stmts[a->stmt]->loc.off, b->fn->stmts[b->stmt]->loc.off);
+    }
+    cr_expect(strstr(s, "x.ptx:68:2: divergence claim violated: %r37.3 (phi) claimed uniform (analysis simple) but "
+                        "warp 0 of block (0,0,0) lanes 0 and 1 hold 0x0 and 0x1 (20 times)\n"
+                        "x.ptx:68:2: divergence claim violated: %rd9.1 claimed uniform") != NULL, "%s", s);
+    free(s);
+    eh_close(h);
+    divcheck_free(c);
+}
+
+/* ---- the CLI ------------------------------------------------------------------------------ */
+#define BIN ((char *)tu_bin())
+static char *corpus(const char *rel)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s", tu_src(rel));
+    return buf[k];
+}
+
+Test(emu_divcheck, cli_reports_no_violation)
+{
+    const char *an[] = {NULL, "--check-divergence=simple", "--check-divergence=affine", "--check-divergence=affine2"};
+    const char *name[] = {"affine", "simple", "affine", "affine2"};
+    for (int i = 0; i < 4; i++) {
+        char *out, *err;
+        char *a[] = {BIN, "run", corpus("ptx-corpus/sm_80/nested_divergence.ptx"), "--kernel", "collatz_steps",
+                     "--block", "64", "--arg", "buf:u32:64:iota:1", "--arg", "buf:i32:64", "--arg", "i32:64",
+                     "--arg", "i32:1000", i ? (char *)an[i] : "--check-divergence", NULL};
+        cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+        char want[128];
+        snprintf(want, sizeof want, "\ndivergence check (analysis %s): 0 claims violated; checked ", name[i]);
+        cr_expect(strstr(out, want) != NULL, "%s", out);
+        free(out);
+        free(err);
+    }
+}
+
+Test(emu_divcheck, cli_json_counts)
+{
+    char *out, *err;
+    char *a[] = {BIN, "run", corpus("ptx-corpus/sm_80/sampaio_divergence.ptx"), "--kernel", "avgSquare", "--block",
+                 "64", "--arg", "buf:f32:1664:rand:1", "--arg", "buf:f32:64", "--arg", "i32:40",
+                 "--check-divergence=affine2", "--format", "json", NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    cr_assert_not_null(root, "%s", je.text);
+    json_t *dc = json_object_get(root, "divergence_check");
+    cr_assert_not_null(dc, "%s", out);
+    cr_expect_str_eq(json_string_value(json_object_get(dc, "analysis")), "affine2");
+    cr_expect_eq(json_integer_value(json_object_get(dc, "violated")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(dc, "occurrences")), 0);
+    json_t *ck = json_object_get(dc, "checked");
+    cr_expect_gt(json_integer_value(json_object_get(ck, "values")), 0);
+    cr_expect_gt(json_integer_value(json_object_get(ck, "branches")), 0);
+    cr_expect_eq(json_array_size(json_object_get(dc, "violations")), 0);
+    json_decref(root);
+    free(out);
+    free(err);
+}
+
+Test(emu_divcheck, cli_violation_exit_status_and_json)
+{
+    /* shfl.sync.idx from a lane outside the member mask: the analysis
+     * assumes the source lane takes part, the emulator gives each lane its
+     * own value back */
+    char *out, *err;
+    char *a[] = {BIN, "run", corpus("tests/data/divcheck_shfl_inactive.ptx"), "--block", "16", "--arg", "buf:u32:16",
+                 "--check-divergence", "-q", NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 1, "%s", err);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "divergence check (analysis affine): 1 claim violated in 1 warp-instruction; checked 2 values, 0 phi/eta "
+             "values, 0 branches\n"
+             "%s:17:2: divergence claim violated: %%r2.1 claimed uniform (analysis affine) but warp 0 of block "
+             "(0,0,0) lanes 0 and 1 hold 0x0 and 0x1\n",
+             corpus("tests/data/divcheck_shfl_inactive.ptx"));
+    cr_expect_str_eq(out, want);
+    free(out);
+    free(err);
+    char *j[] = {BIN, "run", corpus("tests/data/divcheck_shfl_inactive.ptx"), "--block", "16", "--arg", "buf:u32:16",
+                 "--check-divergence=simple", "--format", "json", NULL};
+    cr_assert_eq(tu_run(j, &out, &err), 1, "%s", err);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    cr_assert_not_null(root, "%s", je.text);
+    json_t *dc = json_object_get(root, "divergence_check");
+    cr_expect_eq(json_integer_value(json_object_get(dc, "violated")), 1);
+    json_t *v = json_array_get(json_object_get(dc, "violations"), 0);
+    cr_assert_not_null(v, "%s", out);
+    cr_expect_eq(json_integer_value(json_object_get(v, "line")), 17);
+    cr_expect_str_eq(json_string_value(json_object_get(v, "kind")), "value");
+    cr_expect_str_eq(json_string_value(json_object_get(v, "value")), "%r2.1");
+    cr_expect_str_eq(json_string_value(json_object_get(v, "claim")), "uniform");
+    cr_expect_str_eq(json_string_value(json_array_get(json_object_get(v, "held"), 1)), "0x1");
+    json_decref(root);
+    free(out);
+    free(err);
+}
+
+Test(emu_divcheck, cli_bad_analysis)
+{
+    char *out, *err;
+    char *a[] = {BIN, "run", corpus("ptx-corpus/sm_80/sampaio_divergence.ptx"), "--kernel", "avgSquare", "--block",
+                 "64", "--arg", "buf:f32:1664", "--arg", "buf:f32:64", "--arg", "i32:40", "--check-divergence=foo",
+                 NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 2);
+    cr_expect_str_eq(err, "ptxray run: --check-divergence=foo: expected simple, affine or affine2\n");
+    cr_expect_str_eq(out, "");
+    free(out);
+    free(err);
+    char *h[] = {BIN, "run", "--help", NULL};
+    cr_assert_eq(tu_run(h, &out, &err), 0);
+    cr_expect(strstr(out, "--check-divergence[=simple|affine|affine2]") != NULL, "%s", out);
+    free(out);
+    free(err);
+}
