@@ -7,12 +7,13 @@
 
 /* The rule of an instruction (affine_rules.c), decoded once. */
 enum {
-    AFF_R_GENERIC, AFF_R_UNIFORM, AFF_R_BCAST, AFF_R_MOV, AFF_R_MOV_INT, AFF_R_ADD, AFF_R_SUB, AFF_R_NEG,
+    AFF_R_GENERIC, AFF_R_FROM, AFF_R_MOV, AFF_R_MOV_INT, AFF_R_ADD, AFF_R_SUB, AFF_R_NEG,
     AFF_R_NOT, AFF_R_MUL, AFF_R_MAD, AFF_R_SHL, AFF_R_CVT_S, AFF_R_CVT_U, AFF_R_CVTA, AFF_R_MINMAX, AFF_R_SELP,
     AFF_R_CMP,
 };
 typedef struct aff_op {
     uint8_t decoded, rule;
+    uint8_t from;          /* AFF_R_FROM: the first operand that matters */
     uint8_t w, sw;         /* bit widths of the result and of the source operands */
 } aff_op;
 

@@ -61,13 +61,13 @@ static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, a
 }
 
 /* The paper's rule for any other operator: uniform if every operand read
- * is uniform, else ⊥. */
-static void generic(const aff_ctx *cx, uint32_t stmt, aff *out)
+ * (from operand `from` on) is uniform, else ⊥. */
+static void generic_from(const aff_ctx *cx, uint32_t stmt, unsigned from, aff *out)
 {
     const ssa_func *s = cx->pf->ssa;
     for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
         const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE || u->opd < from) continue;
         aff x;
         aff_get(cx, u->value, &x);
         if (x.top) { aff_top(out, cx->n); return; }
@@ -88,13 +88,12 @@ static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
 static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_op *op)
 {
     const div_stmt_info *si = &cx->info[in_stmt];
-    bool data = si->data, bcast = si->bcast;
     op->decoded = 1;
+    op->from = si->dep_from;
     op->w = (uint8_t)type_bits(si->dtype);
     op->sw = (uint8_t)type_bits(si->stype);
     op->rule = AFF_R_GENERIC;
-    if (!data) { op->rule = AFF_R_UNIFORM; return; }
-    if (bcast) { op->rule = AFF_R_BCAST; return; }
+    if (si->dep_from) { op->rule = AFF_R_FROM; return; }
     switch (in->op) {
     case PTX_OPC_MOV: if (in->nopd == 2) op->rule = is_int_type(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV; break;
     case PTX_OPC_ADD: if (plain_int(in, si)) op->rule = AFF_R_ADD; break;
@@ -236,18 +235,10 @@ void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out)
     }
     aff_op *op = &cx->ops[val->stmt];
     if (!op->decoded) decode(cx, val->stmt, in, op);
-    if (op->rule == AFF_R_UNIFORM) {
-        aff_uniform_unknown(out, cx->n); /* vote, redux, activemask */
-    } else if (op->rule == AFF_R_BCAST) { /* shfl.idx: uniform when lane, clamp and mask are */
-        aff_uniform_unknown(out, cx->n);
-        for (unsigned k = 2; k <= 4 && k < in->nopd; k++) {
-            aff x;
-            if (!opd(cx, val->stmt, in, k, &x)) continue;
-            if (x.top) { aff_top(out, cx->n); return; }
-            if (!aff_uniform(cx, &x)) { aff_bottom(out, cx->n); return; }
-        }
+    if (op->rule == AFF_R_FROM) { /* vote, redux, activemask, shfl.idx */
+        generic_from(cx, val->stmt, op->from, out);
     } else if (!rule(cx, val->stmt, in, op, out)) {
-        generic(cx, val->stmt, out);
+        generic_from(cx, val->stmt, 0, out);
     }
     if (out->top || !val->partial || val->prev == SSA_NONE) return;
     /* under a uniform guard every lane keeps, or every lane replaces, the old value */

@@ -56,23 +56,21 @@ static bool reads_kernel_param(const ptx_func *fn, const ptx_inst *in, const ptx
     return false;
 }
 
-/* Whether the value defined by an instruction is a source, and whether its
- * operands still matter (*data: false for results that are uniform
- * whatever the operands, like vote). */
-enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *semp, bool *data,
-                             bool *shfl_bcast)
+enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *semp, uint8_t *dep_from)
 {
     ptx_inst_sem sem = *semp;
-    *data = true;
-    *shfl_bcast = false;
+    *dep_from = 0;
     if (sem.flags & PTX_SEM_UNKNOWN) return DIV_SRC_UNKNOWN;
     switch (in->op) {
     case PTX_OPC_VOTE: case PTX_OPC_REDUX: case PTX_OPC_ACTIVEMASK:
-        *data = false; /* every active lane gets the same result */
+        /* every lane of one member mask gets the same result: uniform when
+         * the mask (the last operand of the .sync forms) is; a per-lane
+         * mask (tiled_partition<8>) gives each tile its own result */
+        *dep_from = (uint8_t)(ptx_inst_has_mod(in, ".sync") && in->nopd >= 3 ? in->nopd - 1 : in->nopd);
         return DIV_SRC_NONE;
     case PTX_OPC_SHFL:
         if (ptx_inst_has_mod(in, ".idx")) {
-            *shfl_bcast = true; /* one source lane for all: uniform if the lane index is */
+            *dep_from = 2; /* one source lane for all: uniform if lane, clamp and mask are */
             return DIV_SRC_NONE;
         }
         return DIV_SRC_SHFL;
@@ -223,16 +221,15 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
         for (uint32_t i = bb->first; i < bb->end; i++) {
             if (fn->stmts[i]->kind != PTX_S_INST) continue;
             const ptx_inst *in = &fn->stmts[i]->u.inst;
-            bool data, bcast;
+            uint8_t from;
             ptx_inst_sem sem;
             ptx_inst_semantics(in, &sem);
-            enum div_source src = div_classify(fn, in, &sem, &data, &bcast);
+            enum div_source src = div_classify(fn, in, &sem, &from);
             if (info) {
                 info[i].dtype = sem.dtype;
                 info[i].stype = sem.stype;
                 info[i].carry = (sem.flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE)) != 0;
-                info[i].data = data;
-                info[i].bcast = bcast;
+                info[i].dep_from = from;
             }
             for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {
                 const ssa_ref *d = &s->refs[k];
@@ -246,8 +243,7 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
                      * b, c, mask" gives every lane lane b's a: it depends on b, c
                      * and mask (operands 2-4), not on a (operand 1) */
                     bool guard = (u->role & PTX_REF_GUARD) != 0;
-                    if (!guard && !data) continue;
-                    if (!guard && bcast && u->opd == 1) continue;
+                    if (!guard && u->opd < from) continue;
                     dep(&gr, u->value, d->value);
                 }
             }

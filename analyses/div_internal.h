@@ -10,7 +10,7 @@
 typedef struct div_stmt_info {
     uint8_t dtype, stype; /* ptx_inst_sem's */
     uint8_t carry;        /* reads or writes the carry flag */
-    uint8_t data, bcast;  /* div_classify's */
+    uint8_t dep_from;     /* div_classify's */
 } div_stmt_info;
 
 /* A result with state and source allocated (zero: uniform, no source) and
@@ -27,9 +27,9 @@ div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_
 void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates);
 
 /* Whether the value an instruction defines is a source of divergence;
- * *data is false when its operands do not matter (vote: uniform whatever
- * they are), *shfl_bcast true for shfl.idx (operand 1 does not matter). */
-enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, bool *data,
-                             bool *shfl_bcast);
+ * *dep_from: the first operand that matters (0: all; vote.sync: its member
+ * mask only; shfl.idx: lane, clamp and mask, not the value shuffled). The
+ * guard always matters. */
+enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, uint8_t *dep_from);
 
 #endif

@@ -185,3 +185,22 @@ Test(divergence, corpus_runs)
     cr_expect_lt(ndiv, nvals);
     tu_free_list(files, n);
 }
+
+/* vote/redux results are uniform only when the member mask is: a per-lane
+ * mask (tiled_partition<8>) gives each tile its own result.  Found by
+ * ptxray run --check-divergence on coop_groups' cg_tile8_max. */
+Test(divergence, vote_with_per_lane_member_mask)
+{
+    run x = analyse(HEAD ".visible .entry k(.param .u64 o){\n .reg .pred %p<2>; .reg .b32 %r<9>; .reg .b64 %rd<2>;\n"
+                         " ld.param.u64 %rd1, [o];\n mov.u32 %r1, %laneid;\n and.b32 %r2, %r1, -8;\n"
+                         " mov.u32 %r3, 255;\n shl.b32 %r4, %r3, %r2;\n setp.lt.u32 %p1, %r1, 4;\n"
+                         " vote.sync.ballot.b32 %r5, %p1, %r4;\n redux.sync.add.u32 %r6, %r1, %r4;\n"
+                         " vote.sync.ballot.b32 %r7, %p1, -1;\n redux.sync.add.u32 %r8, %r1, -1;\n"
+                         " st.global.v4.u32 [%rd1], {%r5, %r6, %r7, %r8};\n ret;\n}\n",
+                    NULL);
+    cr_expect_eq(state_of(&x, "%r5.1"), DIV_DIVERGENT, "ballot over a per-lane mask");
+    cr_expect_eq(state_of(&x, "%r6.1"), DIV_DIVERGENT, "redux over a per-lane mask");
+    cr_expect_eq(state_of(&x, "%r7.1"), DIV_UNIFORM, "ballot over the full warp");
+    cr_expect_eq(state_of(&x, "%r8.1"), DIV_UNIFORM, "redux over the full warp");
+    done(&x);
+}
