@@ -27,38 +27,9 @@
 
 #include "divergence.h"
 #include "ptx.h"
+#include "gen.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void emit(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emit(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < b->cap - b->n) {
-            b->n += (size_t)n;
-            return;
-        }
-        b->cap = b->cap ? b->cap * 2 : 1 << 20;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) abort();
-    }
-}
-
-/* About 13 SSA values per segment. */
+/* About 7.5 SSA values per segment. */
 static char *gen_kernel(unsigned segments)
 {
     buf b = {0};
@@ -126,9 +97,9 @@ int main(int argc, char **argv)
             for (int r = 0; r < reps; r++) {
                 arena ar;
                 arena_init(&ar);
-                double t0 = now();
+                double t0 = now(CLOCK_THREAD_CPUTIME_ID);
                 div_result *res = div_analyse(pf, (enum div_analysis)a, NULL, &ar);
-                double t = now() - t0;
+                double t = now(CLOCK_THREAD_CPUTIME_ID) - t0;
                 if (!res) return 2;
                 if (t < best[a]) best[a] = t;
                 stepsper[k][a] = (double)res->steps / nv;
