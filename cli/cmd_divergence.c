@@ -40,6 +40,7 @@ static void usage(FILE *o)
 
 typedef struct srow {
     char *file, *name;
+    bool entry;
     dr_stats st[DR_NAN];
 } srow;
 
@@ -76,6 +77,7 @@ static int summary_file(summary *s, const char *path, const div_options *o)
         srow *r = &s->rows[s->n++];
         r->file = strdup(path);
         r->name = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
+        r->entry = p->funcs[i].fn->is_entry;
         memcpy(r->st, f.st, sizeof r->st);
     }
     prog_free(p);
@@ -133,13 +135,21 @@ static void summary_text(FILE *o, const summary *s, const dr_stats total[DR_NAN]
     table_free(&t);
 }
 
-static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size_t nfiles)
+static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size_t nfiles, const div_options *o)
 {
-    json_t *root = json_object(), *ks = json_array();
+    json_t *root = json_object(), *ks = json_array(), *as = json_object();
+    json_object_set_new(as, "block_option", o->block[0] ? json_pack("[iii]", (json_int_t)o->block[0],
+                                                                    (json_int_t)o->block[1], (json_int_t)o->block[2])
+                                                        : json_null());
+    json_object_set_new(as, "assume_tid_yz_uniform", json_boolean(o->assume_tid_yz_uniform));
+    json_object_set_new(as, "no_wraparound_analyses", json_pack("[ss]", "affine", "affine2"));
+    json_object_set_new(as, "value_kinds", json_pack("[ssss]", "inst", "gamma", "mu", "eta"));
+    json_object_set_new(root, "assumptions", as);
     for (size_t i = 0; i < s->n; i++) {
         json_t *k = json_object();
         json_object_set_new(k, "file", json_string(s->rows[i].file));
         json_object_set_new(k, "name", json_string(s->rows[i].name));
+        json_object_set_new(k, "kind", json_string(s->rows[i].entry ? "entry" : "func"));
         json_object_set_new(k, "stats", dr_stats_json(s->rows[i].st));
         json_array_append_new(ks, k);
     }
@@ -169,7 +179,7 @@ static int run_summary(char **files, size_t nfiles, const div_options *o, bool j
         if (outfile_open(&of, out)) rc = 2;
         else {
             if (json) {
-                json_t *root = summary_json(&s, total, nfiles);
+                json_t *root = summary_json(&s, total, nfiles, o);
                 json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
                 fputc('\n', of.f);
                 json_decref(root);
