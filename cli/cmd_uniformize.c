@@ -92,6 +92,10 @@ static void put_summary(const char *path, const counts *k, const dr_config *c)
     fprintf(stderr, ", %u left divergent", k->divergent);
     if (k->unreachable) fprintf(stderr, ", %u unreachable left as written", k->unreachable);
     fprintf(stderr, "; %s analysis", div_analysis_name(c->analysis));
+    if (!k->nfuncs) {
+        fputs(", no function with a body\n", stderr);
+        return;
+    }
     if (c->div.block[0]) fprintf(stderr, ", block %u,%u,%u (--block)", c->div.block[0], c->div.block[1], c->div.block[2]);
     else if (!k->reqntid) fputs(", block shape unknown", stderr);
     else if (k->reqntid == k->nfuncs) fputs(", block shape from .reqntid", stderr);

@@ -148,15 +148,27 @@ static uint32_t first_line_from(const ptx_func *fn, uint32_t i, uint32_t end)
     return i < fn->nstmts ? fn->stmts[i]->loc.line : 0;
 }
 
-uint32_t dr_value_line(const prog_func *pf, uint32_t v)
+/* The first line of every block, for the gamma, mu and eta functions at
+ * its start; computed once, as a block may hold many of them. */
+static uint32_t *block_lines(const prog_func *pf)
+{
+    const cfg *g = pf->g;
+    const ptx_func *fn = pf->fn;
+    uint32_t *l = malloc(sizeof *l * (g->nblocks ? g->nblocks : 1));
+    if (!l) abort();
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const cfg_block *bb = &g->blocks[b];
+        /* a landing block has no statements: its functions run where it leads */
+        l[b] = bb->kind == CFG_B_REAL ? first_line_from(fn, bb->first, bb->end)
+                                      : first_line_from(fn, cfg_block_resume_stmt(g, b), fn->nstmts);
+    }
+    return l;
+}
+
+static uint32_t value_line(const prog_func *pf, const uint32_t *blines, uint32_t v)
 {
     const ssa_value *val = &pf->ssa->values[v];
-    const ptx_func *fn = pf->fn;
-    if (val->kind == SSA_V_INST) return fn->stmts[val->stmt]->loc.line;
-    const cfg_block *bb = &pf->g->blocks[val->block];
-    /* a landing block has no statements: its functions run where it leads */
-    if (bb->kind == CFG_B_REAL) return first_line_from(fn, bb->first, bb->end);
-    return first_line_from(fn, cfg_block_resume_stmt(pf->g, val->block), fn->nstmts);
+    return val->kind == SSA_V_INST ? pf->fn->stmts[val->stmt]->loc.line : blines[val->block];
 }
 
 const char *dr_value_kind(const prog_func *pf, uint32_t v)
@@ -219,16 +231,22 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, arena *a)
     uint32_t n = 0;
     for (uint32_t v = 0; v < s->nvalues; v++) n += listed_kind(&s->values[v]);
     vkey *keys = malloc(sizeof *keys * (n ? n : 1));
+    uint32_t *blines = block_lines(pf);
     if (!keys) abort();
     n = 0;
     for (uint32_t v = 0; v < s->nvalues; v++)
         if (listed_kind(&s->values[v]))
-            keys[n++] = (vkey){dr_value_line(pf, v), s->values[v].kind == SSA_V_INST, v};
+            keys[n++] = (vkey){value_line(pf, blines, v), s->values[v].kind == SSA_V_INST, v};
     qsort(keys, n, sizeof *keys, cmp_vkey);
     f->nvalues = n;
     f->values = ARENA_NEWN(a, uint32_t, n ? n : 1);
-    for (uint32_t i = 0; i < n; i++) f->values[i] = keys[i].v;
+    f->lines = ARENA_NEWN(a, uint32_t, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++) {
+        f->values[i] = keys[i].v;
+        f->lines[i] = keys[i].line;
+    }
     free(keys);
+    free(blines);
     for (int an = 0; an < DR_NAN; an++) {
         div_result *r = div_analyse(pf, (enum div_analysis)an, o, a);
         dr_stats *st = &f->st[an];

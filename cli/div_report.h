@@ -39,6 +39,9 @@ typedef struct dr_func {
     dr_branch *branches;      /* in program order */
     uint32_t nvalues;
     uint32_t *values;         /* the values listed, by PTX line */
+    uint32_t *lines;          /* the PTX line of each: its instruction's, or
+                               * for a gamma, mu or eta function the first
+                               * line of its block */
 } dr_func;
 
 /* "simple", "affine", "affine2"; false for anything else. */
@@ -71,9 +74,6 @@ const char *dr_shape_source(const dr_func *f, const div_options *o);
 /* Why %tid.y (dim 1) or %tid.z (dim 2) was treated as it was. */
 const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, char *buf, size_t n);
 
-/* The line of a value's definition: its instruction, or for a gamma, mu or
- * eta function the first line of its block. */
-uint32_t dr_value_line(const prog_func *pf, uint32_t v);
 /* "inst", "gamma", "mu" or "eta". */
 const char *dr_value_kind(const prog_func *pf, uint32_t v);
 

@@ -13,25 +13,51 @@ static const char *const paper_section[DR_NAN] = {
 #define VALUE_KINDS "instructions, gamma, mu and eta functions (not entry values or special registers)"
 #define NO_WRAP "integer arithmetic assumed not to wrap around"
 
-/* The path a .file directive gives index idx, without its quotes; NULL if
- * no .file has that index. */
-static ptx_str file_name(const ptx_module *m, uint32_t idx)
+/* The module's .file directives: index -> path without its quotes.  Built
+ * once per report, since a .loc lookup per branch must not rescan the
+ * module. */
+typedef struct files {
+    uint32_t n;
+    uint32_t *idx;
+    ptx_str *name;
+} files;
+
+static void files_build(files *ft, const ptx_module *m)
 {
+    memset(ft, 0, sizeof *ft);
     for (uint32_t i = 0; i < m->nstmts; i++) {
         const ptx_stmt *s = m->stmts[i];
         if (s->kind != PTX_S_FILE) continue;
-        ptx_str raw = s->u.dir->raw;
-        uint32_t k = 0;
+        ptx_str raw = s->u.dir->raw, nm = s->u.dir->name;
+        uint64_t k = 0;
         bool digits = raw.n > 0;
-        for (uint32_t j = 0; j < raw.n; j++) {
-            if (raw.p[j] < '0' || raw.p[j] > '9' || k > UINT32_MAX / 10 - 1) digits = false;
-            else k = k * 10 + (uint32_t)(raw.p[j] - '0');
+        for (uint32_t j = 0; j < raw.n && digits; j++) {
+            digits = raw.p[j] >= '0' && raw.p[j] <= '9' && k <= UINT32_MAX / 10;
+            k = k * 10 + (uint64_t)(raw.p[j] - '0');
         }
-        if (!digits || k != idx) continue;
-        ptx_str nm = s->u.dir->name;
-        if (nm.n >= 2 && nm.p[0] == '"' && nm.p[nm.n - 1] == '"') return (ptx_str){nm.p + 1, nm.n - 2};
-        return nm;
+        if (!digits || k > UINT32_MAX) continue;
+        if (nm.n >= 2 && nm.p[0] == '"' && nm.p[nm.n - 1] == '"') nm = (ptx_str){nm.p + 1, nm.n - 2};
+        uint32_t *ni = realloc(ft->idx, (ft->n + 1) * sizeof *ni);
+        ptx_str *nn = ni ? realloc(ft->name, (ft->n + 1) * sizeof *nn) : NULL;
+        if (ni) ft->idx = ni;
+        if (!ni || !nn) abort();
+        ft->name = nn;
+        ft->idx[ft->n] = (uint32_t)k;
+        ft->name[ft->n++] = nm;
     }
+}
+
+static void files_free(files *ft)
+{
+    free(ft->idx);
+    free(ft->name);
+}
+
+/* The first .file with index idx; NULL if there is none. */
+static ptx_str file_name(const files *ft, uint32_t idx)
+{
+    for (uint32_t i = 0; i < ft->n; i++)
+        if (ft->idx[i] == idx) return ft->name[i];
     return (ptx_str){NULL, 0};
 }
 
@@ -41,14 +67,14 @@ static const char *pathname(const char *path) { return strcmp(path, "-") ? path 
 
 /* ---- text ------------------------------------------------------------- */
 
-static void put_pos(FILE *o, const ptx_module *m, uint32_t file, uint32_t line, uint32_t col)
+static void put_pos(FILE *o, const files *m, uint32_t file, uint32_t line, uint32_t col)
 {
     ptx_str f = file_name(m, file);
     if (f.p) fprintf(o, "%.*s:%u:%u", (int)f.n, f.p, line, col);
     else fprintf(o, "file%u:%u:%u", file, line, col);
 }
 
-static char *src_text(const ptx_module *m, const ptx_locinfo *l)
+static char *src_text(const files *m, const ptx_locinfo *l)
 {
     if (!l) return strdup("-");
     char *buf = NULL;
@@ -81,7 +107,7 @@ static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
     if (c->analysis != DIV_AN_SIMPLE) fputs("  " NO_WRAP "\n", o);
 }
 
-static void text_branches(FILE *o, const ptx_module *m, const dr_func *f, const dr_config *c)
+static void text_branches(FILE *o, const files *m, const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
     const prog_func *pf = f->pf;
@@ -133,7 +159,7 @@ static void text_values(FILE *o, const dr_func *f, const dr_config *c)
         uint32_t v = f->values[i];
         if (!(c->list >> r->state[v] & 1)) continue;
         char name[256], text[512];
-        table_cell(&t, "%u", dr_value_line(pf, v));
+        table_cell(&t, "%u", f->lines[i]);
         table_cell(&t, "%s", ssa_value_name(pf->ssa, v, name, sizeof name));
         table_cell(&t, "%s", dr_value_kind(pf, v));
         table_cell(&t, "%s", div_state_name((enum div_state)r->state[v]));
@@ -177,23 +203,26 @@ static void text_stats(FILE *o, const dr_func *f)
 void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func *fs, uint32_t n,
                    const dr_config *c)
 {
+    files ft;
+    files_build(&ft, m);
     for (uint32_t i = 0; i < n; i++) {
         const dr_func *f = &fs[i];
         if (i) fputc('\n', o);
         fprintf(o, "%.*s (.%s) in %s\n", (int)f->pf->fn->name.n, f->pf->fn->name.p, kind_of(f->pf->fn),
                 pathname(path));
         text_assumptions(o, f, c);
-        text_branches(o, m, f, c);
+        text_branches(o, &ft, f, c);
         if (c->list) text_values(o, f, c);
         text_stats(o, f);
     }
+    files_free(&ft);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
 
 static json_t *jstr(ptx_str s) { return s.p ? json_stringn(s.p, s.n) : json_null(); }
 
-static json_t *jpos(const ptx_module *m, uint32_t file, uint32_t line, uint32_t col)
+static json_t *jpos(const files *m, uint32_t file, uint32_t line, uint32_t col)
 {
     json_t *o = json_object();
     json_object_set_new(o, "file", jstr(file_name(m, file)));
@@ -202,7 +231,7 @@ static json_t *jpos(const ptx_module *m, uint32_t file, uint32_t line, uint32_t 
     return o;
 }
 
-static json_t *jsrc(const ptx_module *m, const ptx_locinfo *l)
+static json_t *jsrc(const files *m, const ptx_locinfo *l)
 {
     if (!l) return json_null();
     json_t *o = jpos(m, l->file, l->line, l->col);
@@ -246,7 +275,7 @@ static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
     return o;
 }
 
-static json_t *jbranches(const ptx_module *m, const dr_func *f, const div_result *r)
+static json_t *jbranches(const files *m, const dr_func *f, const div_result *r)
 {
     const prog_func *pf = f->pf;
     json_t *a = json_array();
@@ -279,7 +308,7 @@ static json_t *jvalues(const dr_func *f, const div_result *r, unsigned list)
         char text[512];
         json_t *o = json_object();
         json_object_set_new(o, "reg", jname_value(pf->ssa, v));
-        json_object_set_new(o, "ptx_line", json_integer(dr_value_line(pf, v)));
+        json_object_set_new(o, "ptx_line", json_integer(f->lines[i]));
         json_object_set_new(o, "kind", json_string(dr_value_kind(pf, v)));
         json_object_set_new(o, "state", json_string(div_state_name((enum div_state)r->state[v])));
         json_object_set_new(o, "value", json_string(div_value_text(r, v, text, sizeof text)));
@@ -332,6 +361,8 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
     json_object_set_new(as, "values_listed", states);
     json_object_set_new(root, "assumptions", as);
     json_t *ks = json_array();
+    files ft;
+    files_build(&ft, m);
     for (uint32_t i = 0; i < n; i++) {
         const dr_func *f = &fs[i];
         const div_result *r = f->r[c->analysis];
@@ -339,11 +370,12 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
         json_object_set_new(k, "name", jstr(f->pf->fn->name));
         json_object_set_new(k, "kind", json_string(kind_of(f->pf->fn)));
         json_object_set_new(k, "assumptions", jassumptions_func(f, c));
-        json_object_set_new(k, "branches", jbranches(m, f, r));
+        json_object_set_new(k, "branches", jbranches(&ft, f, r));
         json_object_set_new(k, "values", jvalues(f, r, c->list));
         json_object_set_new(k, "stats", dr_stats_json(f->st));
         json_array_append_new(ks, k);
     }
+    files_free(&ft);
     json_object_set_new(root, "kernels", ks);
     return root;
 }
