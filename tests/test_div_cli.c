@@ -684,3 +684,70 @@ Test(div_cli, uniformize_corpus_ptxas_accepts, .timeout = 1200)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
 }
+
+/* brx.idx with a uniform index gets .uni, with a divergent one not; a
+ * guarded bra to the next instruction (one successor) still gets .uni when
+ * its guard is uniform; an existing .uni the analysis cannot prove is
+ * counted; unconditional bra stay as written. */
+Test(div_cli, uniformize_brx_and_special_cases)
+{
+    char dir[] = "/tmp/ptxray-divXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    const char *ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\n"
+                      ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                      "\t.reg .pred \t%p<4>;\n\t.reg .b32 \t%r<6>;\n\t.reg .b64 \t%rd<2>;\n\n"
+                      "\tld.param.u32 \t%r1, [n];\n\tld.param.u64 \t%rd1, [out];\n"
+                      "\tmov.u32 \t%r2, %tid.x;\n\tand.b32 \t%r3, %r1, 1;\n\tand.b32 \t%r4, %r2, 1;\n"
+                      "\tsetp.eq.u32 \t%p1, %r1, 0;\n\tsetp.eq.u32 \t%p2, %r2, 0;\n"
+                      "\t@%p1 bra \t$N;\n$N:\n"
+                      "\t@%p2 bra.uni \t$N2;\n$N2:\n"
+                      "\tbra \t$A;\n$A:\n"
+                      "\t$T1: .branchtargets $B0, $B1;\n\tbrx.idx \t%r3, $T1;\n$B0:\n"
+                      "\t$T2: .branchtargets $C0, $C1;\n\tbrx.idx \t%r4, $T2;\n$B1:\n"
+                      "\tbra.uni \t$C0;\n$C0:\n\tst.global.u32 \t[%rd1], %r1;\n$C1:\n\tret;\n}\n";
+    char *path = strdup(write_tmp(dir, "brx.ptx", ptx));
+    char upath[4200];
+    snprintf(upath, sizeof upath, "%s/u.ptx", dir);
+    char *argv[] = {BIN, "uniformize", "--analysis", "simple", path, "-o", upath, NULL};
+    char *out, *err;
+    cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
+    char *got = tu_read(upath, NULL);
+    char *want = strdup(ptx);
+    const char *edits[][2] = {{"\t@%p1 bra \t$N;", "\t@%p1 bra.uni \t$N;"},
+                              {"\tbrx.idx \t%r3, $T1;", "\tbrx.idx.uni \t%r3, $T1;"}};
+    for (int e = 0; e < 2; e++) {
+        char *at = strstr(want, edits[e][0]);
+        cr_assert_not_null(at);
+        size_t pre = (size_t)(at - want), ol = strlen(edits[e][0]), nl = strlen(edits[e][1]);
+        char *w = malloc(strlen(want) + nl - ol + 1);
+        memcpy(w, want, pre);
+        strcpy(w + pre, edits[e][1]);
+        strcpy(w + pre + nl, at + ol);
+        free(want);
+        want = w;
+    }
+    cr_expect_str_eq(got, want);
+    char head[4400];
+    snprintf(head, sizeof head,
+             "ptxray uniformize: %s: 2 rewritten to .uni, 1 already .uni (1 of them not proven uniform), "
+             "1 left divergent; simple analysis, block shape unknown, %%tid.y divergent, %%tid.z divergent\n",
+             path);
+    cr_expect_str_eq(err, head);
+    const char *ptxas = tc_find_ptxas();
+    if (ptxas) {
+        char cubin[4300];
+        snprintf(cubin, sizeof cubin, "%s/u.cubin", dir);
+        char *pargv[] = {(char *)ptxas, "-arch=sm_80", upath, "-o", cubin, NULL};
+        char *log = NULL;
+        cr_expect_eq(tc_run(pargv, &log), 0, "ptxas: %s", log ? log : "");
+        free(log);
+    }
+    free(got);
+    free(want);
+    free(out);
+    free(err);
+    free(path);
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
