@@ -177,7 +177,7 @@ int cmd_uniformize(int argc, char **argv)
         }
     }
     if (!rc) {
-        qsort(e.at, e.n, sizeof *e.at, cmp_size);
+        if (e.n) qsort(e.at, e.n, sizeof *e.at, cmp_size);
         outfile of;
         if (outfile_open(&of, out)) rc = 2;
         else {
