@@ -166,9 +166,8 @@ int cmd_uniformize(int argc, char **argv)
     int rc = 0;
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
         div_result *r = div_analyse(&p->funcs[i], c.analysis, &c.div, &p->a);
-        dr_func f = {.pf = &p->funcs[i]};
         k.nfuncs++;
-        k.reqntid += !strcmp(dr_shape_source(&f, &c.div), "reqntid");
+        k.reqntid += !strcmp(dr_shape_source(p->funcs[i].fn, &c.div), "reqntid");
         k.tid_y += r->tid_y_uniform;
         k.tid_z += r->tid_z_uniform;
         if (visit(m, &p->funcs[i], r, &k, &e)) {

@@ -121,10 +121,10 @@ static bool has_reqntid(const ptx_func *fn)
     return false;
 }
 
-const char *dr_shape_source(const dr_func *f, const div_options *o)
+const char *dr_shape_source(const ptx_func *fn, const div_options *o)
 {
     if (o && o->block[0]) return "option";
-    return has_reqntid(f->pf->fn) ? "reqntid" : "unknown";
+    return has_reqntid(fn) ? "reqntid" : "unknown";
 }
 
 const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, char *buf, size_t n)

@@ -38,7 +38,8 @@ typedef struct dr_func {
     uint32_t nbranches;
     dr_branch *branches;      /* in program order */
     uint32_t nvalues;
-    uint32_t *values;         /* the values listed, by PTX line */
+    uint32_t *values;         /* values of the kinds listed (--values filters
+                               * them by state when printing), by PTX line */
     uint32_t *lines;          /* the PTX line of each: its instruction's, or
                                * for a gamma, mu or eta function the first
                                * line of its block */
@@ -70,7 +71,7 @@ bool dr_branch_uniform(const div_result *r, uint32_t b);
 bool dr_stmt_uniform(const div_result *r, uint32_t stmt);
 
 /* Where the block shape came from: "option", "reqntid" or "unknown". */
-const char *dr_shape_source(const dr_func *f, const div_options *o);
+const char *dr_shape_source(const ptx_func *fn, const div_options *o);
 /* Why %tid.y (dim 1) or %tid.z (dim 2) was treated as it was. */
 const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, char *buf, size_t n);
 

@@ -94,7 +94,7 @@ static char *src_text(const files *m, const ptx_locinfo *l)
 static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
-    const char *from = dr_shape_source(f, &c->div);
+    const char *from = dr_shape_source(f->pf->fn, &c->div);
     char why[128];
     fprintf(o, "  analysis: %s (%s)\n", div_analysis_name(c->analysis), paper_section[c->analysis]);
     if (!strcmp(from, "unknown")) fputs("  block shape: unknown (no --block, no .reqntid)\n", o);
@@ -261,7 +261,7 @@ static json_t *jcoeffs(const div_result *r, uint32_t v)
 static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
-    const char *from = dr_shape_source(f, &c->div);
+    const char *from = dr_shape_source(f->pf->fn, &c->div);
     char why[128];
     json_t *o = json_object();
     json_object_set_new(o, "block", strcmp(from, "unknown") ? json_pack("[iii]", (json_int_t)r->block[0],
