@@ -12,6 +12,8 @@ static const struct {
     {"print", cmd_print, "print PTX from the IR (round-trips through ptxas)"},
     {"roundtrip", cmd_roundtrip, "assemble a file and its printed form with ptxas and compare the code"},
     {"cfg", cmd_cfg, "control-flow graph, dominators, loops, SSA and gated SSA (text, dot, json)"},
+    {"divergence", cmd_divergence, "which values and branches are uniform across a warp, with statistics"},
+    {"uniformize", cmd_uniformize, "mark the branches proven uniform as .uni (bra.uni, brx.idx.uni)"},
     {"run", cmd_run, "execute a kernel on the warp-level SIMT emulator, with dynamic checks"},
 };
 

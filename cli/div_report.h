@@ -1,0 +1,87 @@
+/* What `ptxray divergence` and `ptxray uniformize` report about a function:
+ * the assumptions behind the verdicts, every conditional branch and every
+ * value the program defines with its verdict, and statistics for all three
+ * analyses (like Sampaio et al. 2013, Fig. 22).  The formats are in
+ * docs/divergence-reports.md. */
+#ifndef PTXRAY_DIV_REPORT_H
+#define PTXRAY_DIV_REPORT_H
+#include <jansson.h>
+#include <stdio.h>
+#include "divergence.h"
+
+#define DR_NAN 3 /* number of analyses: indexes of r[] and st[] are div_analysis */
+
+typedef struct dr_config {
+    enum div_analysis analysis; /* the one whose verdicts are listed */
+    div_options div;            /* block all zero unless --block was given */
+    unsigned list;              /* bit s set: list the values whose state is s */
+} dr_config;
+
+/* One analysis over one function, counting only what is listed: values
+ * defined by instructions, gamma/mu and eta functions; conditional branches
+ * in reachable blocks. */
+typedef struct dr_stats {
+    uint32_t values, state[3]; /* state[] indexed by div_state */
+    uint32_t branches, branches_divergent;
+} dr_stats;
+
+/* A conditional branch: a reachable block with two or more successors. */
+typedef struct dr_branch {
+    uint32_t block, stmt;     /* the block and its terminator */
+    const ptx_locinfo *src;   /* the nearest .loc before it, or NULL */
+} dr_branch;
+
+typedef struct dr_func {
+    const prog_func *pf;
+    div_result *r[DR_NAN];
+    dr_stats st[DR_NAN];
+    uint32_t nbranches;
+    dr_branch *branches;      /* in program order */
+    uint32_t nvalues;
+    uint32_t *values;         /* values of the kinds listed (--values filters
+                               * them by state when printing), by PTX line */
+    uint32_t *lines;          /* the PTX line of each: its instruction's, or
+                               * for a gamma, mu or eta function the first
+                               * line of its block */
+} dr_func;
+
+/* "simple", "affine", "affine2"; false for anything else. */
+bool dr_parse_analysis(const char *s, enum div_analysis *a);
+/* "X[,Y[,Z]]" (missing extents are 1) into block; false with the reason in
+ * err.  Extents are CUDA's: positive, at most 1024 threads in all. */
+bool dr_parse_block(const char *s, uint32_t block[3], char *err, size_t n);
+/* "all", "none", or states separated by commas ("divergent,affine") into
+ * a dr_config.list mask; false for anything else. */
+bool dr_parse_values(const char *s, unsigned *mask);
+
+/* Handles the options both commands share: 'a' --analysis, 'b' --block,
+ * 'u' --assume-tid-yz-uniform.  Returns 1 if c is not one of them, 0 when
+ * handled, -1 after printing an error prefixed by cmd. */
+int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd);
+
+/* Runs the three analyses on pf (memory from a) and collects what is
+ * listed and counted. */
+void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, arena *a);
+
+/* Whether the branch ending block b is proven uniform: its gate, and for a
+ * guarded brx.idx both guard and index, are uniform. */
+bool dr_branch_uniform(const div_result *r, uint32_t b);
+/* The same for any bra/brx.idx statement (a guarded bra to the next block
+ * has one successor but still a guard). */
+bool dr_stmt_uniform(const div_result *r, uint32_t stmt);
+
+/* Where the block shape came from: "option", "reqntid" or "unknown". */
+const char *dr_shape_source(const ptx_func *fn, const div_options *o);
+/* Why %tid.y (dim 1) or %tid.z (dim 2) was treated as it was. */
+const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, char *buf, size_t n);
+
+/* "inst", "gamma", "mu" or "eta". */
+const char *dr_value_kind(const prog_func *pf, uint32_t v);
+
+void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func *fs, uint32_t n,
+                   const dr_config *c);
+/* {"values", "branches", "simple": {...}, "affine": {...}, "affine2": {...}} */
+json_t *dr_stats_json(const dr_stats st[DR_NAN]);
+json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32_t n, const dr_config *c);
+
+#endif

@@ -1,0 +1,381 @@
+/* The divergence report as text and as JSON (docs/divergence-reports.md). */
+#include <stdlib.h>
+#include <string.h>
+#include "div_report.h"
+#include "table.h"
+
+static const char *const paper_section[DR_NAN] = {
+    "Sampaio et al. 2013, section 3.3: uniform or divergent",
+    "Sampaio et al. 2013, section 3.4: affine constraints of degree 1 over the thread coordinates",
+    "Sampaio et al. 2013, Theorem 3.5: affine constraints of degree 2 over the thread coordinates",
+};
+
+#define VALUE_KINDS "instructions, gamma, mu and eta functions (not entry values or special registers)"
+#define NO_WRAP "integer arithmetic assumed not to wrap around"
+
+/* The module's .file directives: index -> path without its quotes.  Built
+ * once per report, since a .loc lookup per branch must not rescan the
+ * module. */
+typedef struct files {
+    uint32_t n;
+    uint32_t *idx;
+    ptx_str *name;
+} files;
+
+static void files_build(files *ft, const ptx_module *m)
+{
+    memset(ft, 0, sizeof *ft);
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        const ptx_stmt *s = m->stmts[i];
+        if (s->kind != PTX_S_FILE) continue;
+        ptx_str raw = s->u.dir->raw, nm = s->u.dir->name;
+        uint64_t k = 0;
+        bool digits = raw.n > 0;
+        for (uint32_t j = 0; j < raw.n && digits; j++) {
+            digits = raw.p[j] >= '0' && raw.p[j] <= '9' && k <= UINT32_MAX / 10;
+            k = k * 10 + (uint64_t)(raw.p[j] - '0');
+        }
+        if (!digits || k > UINT32_MAX) continue;
+        if (nm.n >= 2 && nm.p[0] == '"' && nm.p[nm.n - 1] == '"') nm = (ptx_str){nm.p + 1, nm.n - 2};
+        uint32_t *ni = realloc(ft->idx, (ft->n + 1) * sizeof *ni);
+        ptx_str *nn = ni ? realloc(ft->name, (ft->n + 1) * sizeof *nn) : NULL;
+        if (ni) ft->idx = ni;
+        if (!ni || !nn) abort();
+        ft->name = nn;
+        ft->idx[ft->n] = (uint32_t)k;
+        ft->name[ft->n++] = nm;
+    }
+}
+
+static void files_free(files *ft)
+{
+    free(ft->idx);
+    free(ft->name);
+}
+
+/* The first .file with index idx; NULL if there is none. */
+static ptx_str file_name(const files *ft, uint32_t idx)
+{
+    for (uint32_t i = 0; i < ft->n; i++)
+        if (ft->idx[i] == idx) return ft->name[i];
+    return (ptx_str){NULL, 0};
+}
+
+static const char *kind_of(const ptx_func *fn) { return fn->is_entry ? "entry" : "func"; }
+
+static const char *pathname(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
+
+/* ---- text ------------------------------------------------------------- */
+
+static void put_pos(FILE *o, const files *m, uint32_t file, uint32_t line, uint32_t col)
+{
+    ptx_str f = file_name(m, file);
+    if (f.p) fprintf(o, "%.*s:%u:%u", (int)f.n, f.p, line, col);
+    else fprintf(o, "file%u:%u:%u", file, line, col);
+}
+
+static char *src_text(const files *m, const ptx_locinfo *l)
+{
+    if (!l) return strdup("-");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    if (!o) abort();
+    put_pos(o, m, l->file, l->line, l->col);
+    if (l->ia_file) {
+        fputs(" (inlined at ", o);
+        put_pos(o, m, l->ia_file, l->ia_line, l->ia_col);
+        fputc(')', o);
+    }
+    fclose(o);
+    return buf;
+}
+
+static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
+{
+    const div_result *r = f->r[c->analysis];
+    const char *from = dr_shape_source(f->pf->fn, &c->div);
+    char why[128];
+    fprintf(o, "  analysis: %s (%s)\n", div_analysis_name(c->analysis), paper_section[c->analysis]);
+    if (!strcmp(from, "unknown")) fputs("  block shape: unknown (no --block, no .reqntid)\n", o);
+    else fprintf(o, "  block shape: %u,%u,%u (from %s)\n", r->block[0], r->block[1], r->block[2],
+                 !strcmp(from, "option") ? "--block" : ".reqntid");
+    fprintf(o, "  %%tid.y: %s (%s)\n", r->tid_y_uniform ? "warp-uniform" : "divergent",
+            dr_tid_reason(r, &c->div, 1, why, sizeof why));
+    fprintf(o, "  %%tid.z: %s (%s)\n", r->tid_z_uniform ? "warp-uniform" : "divergent",
+            dr_tid_reason(r, &c->div, 2, why, sizeof why));
+    if (c->analysis != DIV_AN_SIMPLE) fputs("  " NO_WRAP "\n", o);
+}
+
+static void text_branches(FILE *o, const files *m, const dr_func *f, const dr_config *c)
+{
+    const div_result *r = f->r[c->analysis];
+    const prog_func *pf = f->pf;
+    fprintf(o, "\n  conditional branches: %u, %u divergent\n", f->nbranches, f->st[c->analysis].branches_divergent);
+    if (!f->nbranches) return;
+    table t;
+    table_init(&t, 5, 1);
+    table_cell(&t, "line");
+    table_cell(&t, "block");
+    table_cell(&t, "gate");
+    table_cell(&t, "verdict");
+    table_cell(&t, "source");
+    for (uint32_t i = 0; i < f->nbranches; i++) {
+        const dr_branch *br = &f->branches[i];
+        char name[256], gate[256] = "-";
+        uint32_t gv;
+        bool neg;
+        if (gsa_branch_gate(pf->ssa, br->block, &gv, &neg) && gv != SSA_NONE)
+            ssa_value_name(pf->ssa, gv, gate, sizeof gate);
+        char *src = src_text(m, br->src);
+        table_cell(&t, "%u", pf->fn->stmts[br->stmt]->loc.line);
+        table_cell(&t, "%s", cfg_block_name(pf->g, br->block, name, sizeof name));
+        table_cell(&t, "%s", gate);
+        table_cell(&t, "%s", dr_branch_uniform(r, br->block) ? "uniform" : "divergent");
+        table_cell(&t, "%s", src);
+        free(src);
+    }
+    table_print(&t, o, "    ");
+    table_free(&t);
+}
+
+static void text_values(FILE *o, const dr_func *f, const dr_config *c)
+{
+    const div_result *r = f->r[c->analysis];
+    const prog_func *pf = f->pf;
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < f->nvalues; i++) shown += c->list >> r->state[f->values[i]] & 1;
+    fprintf(o, "\n  values: %u defined by " VALUE_KINDS ", %u listed\n", f->nvalues, shown);
+    if (!shown) return;
+    table t;
+    table_init(&t, 6, 1);
+    table_cell(&t, "line");
+    table_cell(&t, "value");
+    table_cell(&t, "kind");
+    table_cell(&t, "state");
+    table_cell(&t, "abstract value");
+    table_cell(&t, "source of divergence");
+    for (uint32_t i = 0; i < f->nvalues; i++) {
+        uint32_t v = f->values[i];
+        if (!(c->list >> r->state[v] & 1)) continue;
+        char name[256], text[512];
+        table_cell(&t, "%u", f->lines[i]);
+        table_cell(&t, "%s", ssa_value_name(pf->ssa, v, name, sizeof name));
+        table_cell(&t, "%s", dr_value_kind(pf, v));
+        table_cell(&t, "%s", div_state_name((enum div_state)r->state[v]));
+        table_cell(&t, "%s", div_value_text(r, v, text, sizeof text));
+        table_cell(&t, "%s", r->source[v] != DIV_SRC_NONE ? div_source_name((enum div_source)r->source[v]) : "");
+    }
+    table_print(&t, o, "    ");
+    table_free(&t);
+}
+
+static void pct_cells(table *t, uint32_t k, uint32_t n)
+{
+    table_cell(t, "%u", k);
+    table_cell(t, "%.1f%%", n ? 100.0 * k / n : 0.0);
+}
+
+static void text_stats(FILE *o, const dr_func *f)
+{
+    fprintf(o, "\n  statistics (%u values, %u conditional branches; the affine rows assume no wrap-around):\n",
+            f->st[0].values, f->st[0].branches);
+    table t;
+    table_init(&t, 9, 0x1fe);
+    const char *head[] = {"analysis", "uniform", "%", "affine", "%", "divergent", "%", "uniform br.", "divergent br."};
+    for (int i = 0; i < 9; i++) table_cell(&t, "%s", head[i]);
+    for (int an = 0; an < DR_NAN; an++) {
+        const dr_stats *st = &f->st[an];
+        table_cell(&t, "%s", div_analysis_name((enum div_analysis)an));
+        pct_cells(&t, st->state[DIV_UNIFORM], st->values);
+        if (an == DIV_AN_SIMPLE) {
+            table_cell(&t, "-");
+            table_cell(&t, "-");
+        } else pct_cells(&t, st->state[DIV_AFFINE], st->values);
+        pct_cells(&t, st->state[DIV_DIVERGENT], st->values);
+        table_cell(&t, "%u", st->branches - st->branches_divergent);
+        table_cell(&t, "%u", st->branches_divergent);
+    }
+    table_print(&t, o, "    ");
+    table_free(&t);
+}
+
+void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func *fs, uint32_t n,
+                   const dr_config *c)
+{
+    files ft;
+    files_build(&ft, m);
+    for (uint32_t i = 0; i < n; i++) {
+        const dr_func *f = &fs[i];
+        if (i) fputc('\n', o);
+        fprintf(o, "%.*s (.%s) in %s\n", (int)f->pf->fn->name.n, f->pf->fn->name.p, kind_of(f->pf->fn),
+                pathname(path));
+        text_assumptions(o, f, c);
+        text_branches(o, &ft, f, c);
+        if (c->list) text_values(o, f, c);
+        text_stats(o, f);
+    }
+    files_free(&ft);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static json_t *jstr(ptx_str s) { return s.p ? json_stringn(s.p, s.n) : json_null(); }
+
+static json_t *jpos(const files *m, uint32_t file, uint32_t line, uint32_t col)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "file", jstr(file_name(m, file)));
+    json_object_set_new(o, "line", json_integer(line));
+    json_object_set_new(o, "col", json_integer(col));
+    return o;
+}
+
+static json_t *jsrc(const files *m, const ptx_locinfo *l)
+{
+    if (!l) return json_null();
+    json_t *o = jpos(m, l->file, l->line, l->col);
+    if (l->ia_file) json_object_set_new(o, "inlined_at", jpos(m, l->ia_file, l->ia_line, l->ia_col));
+    return o;
+}
+
+static json_t *jname_value(const ssa_func *s, uint32_t v)
+{
+    char buf[256];
+    return v == SSA_NONE ? json_null() : json_string(ssa_value_name(s, v, buf, sizeof buf));
+}
+
+static json_t *jcoeffs(const div_result *r, uint32_t v)
+{
+    if (!r->coef) return json_null();
+    json_t *o = json_object();
+    for (unsigned i = 0; i < r->ncoef; i++) {
+        int64_t c;
+        bool known = div_coef(r, v, i, &c);
+        if (!known) json_object_set_new(o, div_coef_name(i), json_null());
+        else if (c || i == DIV_C_CONST) json_object_set_new(o, div_coef_name(i), json_integer(c));
+    }
+    return o;
+}
+
+static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
+{
+    const div_result *r = f->r[c->analysis];
+    const char *from = dr_shape_source(f->pf->fn, &c->div);
+    char why[128];
+    json_t *o = json_object();
+    json_object_set_new(o, "block", strcmp(from, "unknown") ? json_pack("[iii]", (json_int_t)r->block[0],
+                                                                        (json_int_t)r->block[1], (json_int_t)r->block[2])
+                                                            : json_null());
+    json_object_set_new(o, "block_from", json_string(from));
+    json_object_set_new(o, "tid_y_uniform", json_boolean(r->tid_y_uniform));
+    json_object_set_new(o, "tid_y_why", json_string(dr_tid_reason(r, &c->div, 1, why, sizeof why)));
+    json_object_set_new(o, "tid_z_uniform", json_boolean(r->tid_z_uniform));
+    json_object_set_new(o, "tid_z_why", json_string(dr_tid_reason(r, &c->div, 2, why, sizeof why)));
+    return o;
+}
+
+static json_t *jbranches(const files *m, const dr_func *f, const div_result *r)
+{
+    const prog_func *pf = f->pf;
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < f->nbranches; i++) {
+        const dr_branch *br = &f->branches[i];
+        const ptx_inst *in = &pf->fn->stmts[br->stmt]->u.inst;
+        char name[256];
+        uint32_t gv = SSA_NONE;
+        bool neg;
+        if (!gsa_branch_gate(pf->ssa, br->block, &gv, &neg)) gv = SSA_NONE;
+        json_t *o = json_object();
+        json_object_set_new(o, "block", json_string(cfg_block_name(pf->g, br->block, name, sizeof name)));
+        json_object_set_new(o, "ptx_line", json_integer(pf->fn->stmts[br->stmt]->loc.line));
+        json_object_set_new(o, "opcode", json_stringn(in->opcode, in->opcode_len));
+        json_object_set_new(o, "gate", jname_value(pf->ssa, gv));
+        json_object_set_new(o, "src", jsrc(m, br->src));
+        json_object_set_new(o, "verdict", json_string(dr_branch_uniform(r, br->block) ? "uniform" : "divergent"));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *jvalues(const dr_func *f, const div_result *r, unsigned list)
+{
+    const prog_func *pf = f->pf;
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < f->nvalues; i++) {
+        uint32_t v = f->values[i];
+        if (!(list >> r->state[v] & 1)) continue;
+        char text[512];
+        json_t *o = json_object();
+        json_object_set_new(o, "reg", jname_value(pf->ssa, v));
+        json_object_set_new(o, "ptx_line", json_integer(f->lines[i]));
+        json_object_set_new(o, "kind", json_string(dr_value_kind(pf, v)));
+        json_object_set_new(o, "state", json_string(div_state_name((enum div_state)r->state[v])));
+        json_object_set_new(o, "value", json_string(div_value_text(r, v, text, sizeof text)));
+        json_object_set_new(o, "coeffs", jcoeffs(r, v));
+        json_object_set_new(o, "source", r->source[v] != DIV_SRC_NONE
+                                             ? json_string(div_source_name((enum div_source)r->source[v]))
+                                             : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *dr_stats_json(const dr_stats st3[DR_NAN])
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "values", json_integer(st3[0].values));
+    json_object_set_new(o, "branches", json_integer(st3[0].branches));
+    for (int an = 0; an < DR_NAN; an++) {
+        const dr_stats *st = &st3[an];
+        json_t *s = json_object();
+        static const enum div_state order[3] = {DIV_UNIFORM, DIV_AFFINE, DIV_DIVERGENT};
+        for (int k = 0; k < 3; k++) json_object_set_new(s, div_state_name(order[k]), json_integer(st->state[order[k]]));
+        json_object_set_new(s, "branches_uniform", json_integer(st->branches - st->branches_divergent));
+        json_object_set_new(s, "branches_divergent", json_integer(st->branches_divergent));
+        json_object_set_new(o, div_analysis_name((enum div_analysis)an), s);
+    }
+    return o;
+}
+
+json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32_t n, const dr_config *c)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "file", json_string(pathname(path)));
+    json_t *an = json_object();
+    json_object_set_new(an, "name", json_string(div_analysis_name(c->analysis)));
+    json_object_set_new(an, "description", json_string(paper_section[c->analysis]));
+    json_object_set_new(root, "analysis", an);
+    json_t *as = json_object();
+    json_object_set_new(as, "block_option", c->div.block[0] ? json_pack("[iii]", (json_int_t)c->div.block[0],
+                                                                        (json_int_t)c->div.block[1],
+                                                                        (json_int_t)c->div.block[2])
+                                                            : json_null());
+    json_object_set_new(as, "assume_tid_yz_uniform", json_boolean(c->div.assume_tid_yz_uniform));
+    json_object_set_new(as, "no_wraparound", json_boolean(c->analysis != DIV_AN_SIMPLE));
+    json_object_set_new(as, "value_kinds", json_pack("[ssss]", "inst", "gamma", "mu", "eta"));
+    json_t *states = json_array();
+    static const enum div_state order[3] = {DIV_UNIFORM, DIV_AFFINE, DIV_DIVERGENT};
+    for (int k = 0; k < 3; k++)
+        if (c->list >> order[k] & 1) json_array_append_new(states, json_string(div_state_name(order[k])));
+    json_object_set_new(as, "values_listed", states);
+    json_object_set_new(root, "assumptions", as);
+    json_t *ks = json_array();
+    files ft;
+    files_build(&ft, m);
+    for (uint32_t i = 0; i < n; i++) {
+        const dr_func *f = &fs[i];
+        const div_result *r = f->r[c->analysis];
+        json_t *k = json_object();
+        json_object_set_new(k, "name", jstr(f->pf->fn->name));
+        json_object_set_new(k, "kind", json_string(kind_of(f->pf->fn)));
+        json_object_set_new(k, "assumptions", jassumptions_func(f, c));
+        json_object_set_new(k, "branches", jbranches(&ft, f, r));
+        json_object_set_new(k, "values", jvalues(f, r, c->list));
+        json_object_set_new(k, "stats", dr_stats_json(f->st));
+        json_array_append_new(ks, k);
+    }
+    files_free(&ft);
+    json_object_set_new(root, "kernels", ks);
+    return root;
+}
