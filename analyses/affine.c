@@ -77,10 +77,24 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, aff *out)
     else aff_uniform_unknown(out, cx->n);
 }
 
-static void eval_node(const aff_ctx *cx, const u32csr *gates, uint32_t v, aff *out)
+/* The gates of the nodes: those of their gating expressions, and their
+ * gate sets (shared by every eta leaving the same loops), each with a
+ * verdict: divergent once one of its gates is not uniform. */
+typedef struct node_gates {
+    u32csr expr, set;
+    uint8_t *set_div;
+} node_gates;
+
+static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, aff *out)
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k = s->values[v].node;
+    uint32_t set = cx->pf->gsa->nodes[k].gate_set;
+    if (set != GSA_NO_SET && ng->set_div[set]) {
+        aff_bottom(out, cx->n);
+        return;
+    }
+    const u32csr *gates = &ng->expr;
     for (uint32_t i = gates->off[k]; i < gates->off[k + 1]; i++) {
         aff g;
         aff_get(cx, gates->item[i], &g);
@@ -100,7 +114,7 @@ static void eval_node(const aff_ctx *cx, const u32csr *gates, uint32_t v, aff *o
     }
 }
 
-static void eval(const aff_ctx *cx, const u32csr *gates, uint32_t v, aff *out)
+static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, aff *out)
 {
     const ssa_value *val = &cx->pf->ssa->values[v];
     switch (val->kind) {
@@ -159,9 +173,10 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     unsigned dims = 0;
     for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
         if (dim_divergent(r, d)) dims |= 1u << d;
+    uint32_t nvert = div_graph_vertices(pf); /* values, then gate sets */
     uint8_t *top = malloc(nv ? nv : 1);
-    uint8_t *inq = calloc(nv ? nv : 1, 1);
-    uint32_t *queue = malloc(sizeof *queue * (nv + 1));
+    uint8_t *inq = calloc(nvert ? nvert : 1, 1);
+    uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
     if (!top || !inq || !queue) abort();
     memset(top, 1, nv);
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
@@ -169,8 +184,11 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef))};
-    u32csr users, gates;
-    div_graph_build(pf, r, &users, info, &gates);
+    u32csr users;
+    node_gates gates;
+    div_graph_build(pf, r, &users, info, &gates.expr, &gates.set);
+    gates.set_div = calloc(pf->gsa->ngate_sets ? pf->gsa->ngate_sets : 1, 1);
+    if (!gates.set_div) abort();
     /* FIFO worklist, each value in it at most once */
     uint32_t head = 0, tail = 0, cnt = 0;
     uint32_t *ord = solve_order(pf, &cnt);
@@ -179,16 +197,28 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         inq[ord[i]] = 1;
     }
     free(ord);
-    uint32_t cap = nv + 1;
+    uint32_t cap = nvert + 1;
     tail %= cap;
     while (head != tail) {
         uint32_t v = queue[head];
         head = (head + 1) % cap;
         inq[v] = 0;
         r->steps++;
-        aff nw;
-        eval(&cx, &gates, v, &nw);
-        if (nw.top || !merge(&cx, v, &nw)) continue;
+        if (v >= nv) { /* a gate set: queued when one of its gates changed */
+            uint32_t k = v - nv, i;
+            if (gates.set_div[k]) continue;
+            for (i = gates.set.off[k]; i < gates.set.off[k + 1]; i++) {
+                aff g;
+                aff_get(&cx, gates.set.item[i], &g);
+                if (!g.top && !aff_uniform(&cx, &g)) break;
+            }
+            if (i == gates.set.off[k + 1]) continue;
+            gates.set_div[k] = 1;
+        } else {
+            aff nw;
+            eval(&cx, &gates, v, &nw);
+            if (nw.top || !merge(&cx, v, &nw)) continue;
+        }
         for (uint32_t e = users.off[v]; e < users.off[v + 1]; e++) {
             uint32_t u = users.item[e];
             if (inq[u]) continue;
@@ -213,7 +243,9 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         else r->state[v] = aff_zero_on(&x, pair) ? DIV_AFFINE : DIV_DIVERGENT;
     }
     u32csr_free(&users);
-    u32csr_free(&gates);
+    u32csr_free(&gates.expr);
+    u32csr_free(&gates.set);
+    free(gates.set_div);
     free(ops);
     free(info);
     free(top);

@@ -93,7 +93,8 @@ enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_i
 typedef struct graph {
     u32vec from, to; /* dependence edges: to depends on from */
     bool want_gates;
-    u32vec gnode, gval; /* gate gval of node gnode */
+    u32vec gnode, gval; /* gate gval of node gnode (its gating expressions) */
+    u32vec sset, sval;  /* gate sval of gate set sset */
 } graph;
 
 static void gate(graph *gr, uint32_t node, uint32_t value)
@@ -200,7 +201,8 @@ div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_
     return r;
 }
 
-void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates)
+void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates,
+                     u32csr *set_gates)
 {
     const ssa_func *s = pf->ssa;
     const gsa_func *gf = pf->gsa;
@@ -249,27 +251,45 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
             }
         }
     }
-    /* gamma, mu, eta */
+    /* gamma, mu, eta.  Nodes that share a gate set (every eta leaving the
+     * same loops) depend on one vertex for the set, numbered after the
+     * values, which depends on the set's gates: edges per node, not per
+     * node and gate -- a loop with hundreds of exits and live-out values
+     * would otherwise make the graph quadratic. */
+    uint8_t *emitted = calloc(gf->ngate_sets ? gf->ngate_sets : 1, 1);
+    if (!emitted) abort();
     for (uint32_t k = 0; k < s->nnodes; k++) {
         const gsa_node *gn = &gf->nodes[k];
         uint32_t to = s->nodes[k].value;
         expr_deps(&gr, gn->expr, to, k);
         expr_deps(&gr, gn->carried, to, k);
-        for (uint32_t i = 0; i < gn->ngates; i++) {
-            uint32_t gv;
-            bool neg;
-            if (gsa_branch_gate(s, gn->gates[i], &gv, &neg)) {
-                dep(&gr, gv, to);
-                gate(&gr, k, gv);
+        if (gn->gate_set == GSA_NO_SET) continue;
+        uint32_t sv = s->nvalues + gn->gate_set;
+        if (!emitted[gn->gate_set]) {
+            emitted[gn->gate_set] = 1;
+            for (uint32_t i = 0; i < gn->ngates; i++) {
+                uint32_t gv;
+                bool neg;
+                if (!gsa_branch_gate(s, gn->gates[i], &gv, &neg) || gv == SSA_NONE) continue;
+                dep(&gr, gv, sv);
+                if (gr.want_gates) {
+                    u32vec_push(&gr.sset, gn->gate_set);
+                    u32vec_push(&gr.sval, gv);
+                }
             }
         }
+        dep(&gr, sv, to);
     }
+    free(emitted);
     if (gates) {
         u32csr_build(gates, s->nnodes, &gr.gnode, &gr.gval);
+        u32csr_build(set_gates, gf->ngate_sets, &gr.sset, &gr.sval);
         u32vec_free(&gr.gnode);
         u32vec_free(&gr.gval);
+        u32vec_free(&gr.sset);
+        u32vec_free(&gr.sval);
     }
-    u32csr_build(users, s->nvalues, &gr.from, &gr.to);
+    u32csr_build(users, div_graph_vertices(pf), &gr.from, &gr.to);
     u32vec_free(&gr.from);
     u32vec_free(&gr.to);
 }

@@ -20,11 +20,16 @@ div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_
 /* Fills r->source and builds users: for every value, the values whose
  * abstract state depends on it (operands, guards, a partial definition's
  * old value, the leaves and gates of gamma/mu/eta).  u32csr_free it.
+ * The graph's vertices are the values, then one per gate set of the GSA
+ * (div_graph_vertices in all): a node with a gate set depends on the set's
+ * vertex, which depends on the set's gates.
  * info: NULL, or one entry per statement, filled for the instructions of
  * reachable blocks.  gates: NULL, or for every gamma/mu/eta node the
- * values of the predicates that gate it (those of the selections in its
- * gating expressions and of its listed branches). */
-void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates);
+ * values of the predicates of the selections in its gating expressions,
+ * and then set_gates: for every gate set, the values of its predicates. */
+void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt_info *info, u32csr *gates,
+                     u32csr *set_gates);
+static inline uint32_t div_graph_vertices(const prog_func *pf) { return pf->ssa->nvalues + pf->gsa->ngate_sets; }
 
 /* Whether the value an instruction defines is a source of divergence;
  * *dep_from: the first operand that matters (0: all; vote.sync: its member

@@ -9,28 +9,31 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
     const ssa_func *s = pf->ssa;
     div_result *r = div_result_new(pf, DIV_AN_SIMPLE, o, a);
     u32csr users;
-    div_graph_build(pf, r, &users, NULL, NULL);
-    /* reachability from the sources */
-    uint32_t n = s->nvalues;
+    div_graph_build(pf, r, &users, NULL, NULL, NULL);
+    /* reachability from the sources, over the values and the gate sets */
+    uint32_t n = div_graph_vertices(pf);
     uint32_t *off = users.off, *adj = users.item;
     uint32_t *stack = malloc(sizeof *stack * (n ? n : 1));
-    if (!stack) abort();
+    uint8_t *div = calloc(n ? n : 1, 1);
+    if (!stack || !div) abort();
     uint32_t ns = 0;
-    for (uint32_t v = 0; v < n; v++)
+    for (uint32_t v = 0; v < s->nvalues; v++)
         if (r->source[v] != DIV_SRC_NONE) {
-            r->state[v] = DIV_DIVERGENT;
+            div[v] = 1;
             stack[ns++] = v;
         }
     while (ns) {
         uint32_t v = stack[--ns];
         r->steps += off[v + 1] - off[v];
         for (uint32_t e = off[v]; e < off[v + 1]; e++)
-            if (r->state[adj[e]] != DIV_DIVERGENT) {
-                r->state[adj[e]] = DIV_DIVERGENT;
+            if (!div[adj[e]]) {
+                div[adj[e]] = 1;
                 stack[ns++] = adj[e];
             }
     }
+    for (uint32_t v = 0; v < s->nvalues; v++) r->state[v] = div[v] ? DIV_DIVERGENT : DIV_UNIFORM;
     u32csr_free(&users);
+    free(div);
     free(stack);
     return r;
 }

@@ -99,7 +99,13 @@ static void put_expr(FILE *o, const ssa_func *s, const gsa_expr *e, unsigned dep
     fputc(')', o);
 }
 
-static void put_gates(FILE *o, const ssa_func *s, const gsa_node *gn)
+/* Gate lists longer than this are printed once per function, as a named
+ * set ("G3"), and referred to by name: every eta leaving the same loops
+ * shares one, and a loop with many exits and live-out values would
+ * otherwise print the same long list for each. */
+#define INLINE_GATES 4
+
+static void put_gate_list(FILE *o, const ssa_func *s, const gsa_node *gn)
 {
     if (gn->ngates != 1) fputc('[', o);
     for (uint32_t i = 0; i < gn->ngates; i++) {
@@ -112,6 +118,31 @@ static void put_gates(FILE *o, const ssa_func *s, const gsa_node *gn)
         }
     }
     if (gn->ngates != 1) fputc(']', o);
+}
+
+static void put_gates(FILE *o, const ssa_func *s, const gsa_node *gn)
+{
+    if (gn->ngates > INLINE_GATES) fprintf(o, "G%u", gn->gate_set);
+    else put_gate_list(o, s, gn);
+}
+
+/* The named gate sets, each once, in set order. */
+static void put_gate_sets(FILE *o, const prog_func *pf)
+{
+    const gsa_func *gf = pf->gsa;
+    const gsa_node **first = calloc(gf->ngate_sets ? gf->ngate_sets : 1, sizeof *first);
+    if (!first) abort();
+    for (uint32_t k = 0; k < pf->ssa->nnodes; k++) {
+        const gsa_node *gn = &gf->nodes[k];
+        if (gn->ngates > INLINE_GATES && !first[gn->gate_set]) first[gn->gate_set] = gn;
+    }
+    for (uint32_t i = 0; i < gf->ngate_sets; i++)
+        if (first[i]) {
+            fprintf(o, "  gate set G%u: ", i);
+            put_gate_list(o, pf->ssa, first[i]);
+            fputc('\n', o);
+        }
+    free(first);
 }
 
 static void put_node(FILE *o, const prog_func *pf, uint32_t k, enum prog_level level)
@@ -244,8 +275,10 @@ static void text_func(FILE *o, const prog_func *pf, enum prog_level level)
     if (level >= PROG_SSA)
         fprintf(o, "  SSA: %u values (%u defined by instructions), %u φ, %u η\n", pf->ssa->nvalues,
                 pf->ssa->ninst_values, pf->ssa->nphis, pf->ssa->netas);
-    if (level >= PROG_GSA)
+    if (level >= PROG_GSA) {
         fprintf(o, "  GSA: %u γ, %u μ, %u η\n", pf->gsa->ngamma, pf->gsa->nmu, pf->gsa->neta);
+        put_gate_sets(o, pf);
+    }
     for (uint32_t l = 0; l < g->nloops; l++) {
         const cfg_loop *lp = &g->loops[l];
         fprintf(o, "  loop %u:%s depth %u, header%s", l, lp->irreducible ? " IRREDUCIBLE," : "", lp->depth,
@@ -390,6 +423,23 @@ static json_t *jblocks(const cfg *g, const uint32_t *v, uint32_t n)
     return a;
 }
 
+static json_t *jgates(const prog_func *pf, const gsa_node *gn)
+{
+    json_t *gates = json_array();
+    for (uint32_t i = 0; i < gn->ngates; i++) {
+        uint32_t v;
+        bool neg;
+        json_t *gt = json_object();
+        json_object_set_new(gt, "branch", jname(pf->g, gn->gates[i]));
+        if (gsa_branch_gate(pf->ssa, gn->gates[i], &v, &neg)) {
+            json_object_set_new(gt, "gate", jvalue(pf->ssa, v));
+            json_object_set_new(gt, "negated", json_boolean(neg));
+        }
+        json_array_append_new(gates, gt);
+    }
+    return gates;
+}
+
 static json_t *json_func(const prog_func *pf, enum prog_level level)
 {
     const cfg *g = pf->g;
@@ -435,20 +485,10 @@ static json_t *json_func(const prog_func *pf, enum prog_level level)
                     json_object_set_new(x, gn->kind == GSA_MU ? "init" : "expr", jexpr(pf->ssa, gn->expr, 0));
                     if (gn->kind == GSA_MU && !gn->irreducible)
                         json_object_set_new(x, "carried", jexpr(pf->ssa, gn->carried, 0));
-                    if (gn->kind == GSA_ETA || gn->irreducible) {
-                        json_t *gates = json_array();
-                        for (uint32_t i = 0; i < gn->ngates; i++) {
-                            uint32_t v;
-                            bool neg;
-                            json_t *gt = json_object();
-                            json_object_set_new(gt, "branch", jname(g, gn->gates[i]));
-                            if (gsa_branch_gate(pf->ssa, gn->gates[i], &v, &neg)) {
-                                json_object_set_new(gt, "gate", jvalue(pf->ssa, v));
-                                json_object_set_new(gt, "negated", json_boolean(neg));
-                            }
-                            json_array_append_new(gates, gt);
-                        }
-                        json_object_set_new(x, "gates", gates);
+                    if ((gn->kind == GSA_ETA || gn->irreducible) && gn->ngates > INLINE_GATES) {
+                        json_object_set_new(x, "gate_set", json_integer(gn->gate_set));
+                    } else if (gn->kind == GSA_ETA || gn->irreducible) {
+                        json_object_set_new(x, "gates", jgates(pf, gn));
                     }
                     if (gn->irreducible) json_object_set_new(x, "irreducible", json_true());
                 }
@@ -488,6 +528,18 @@ static json_t *json_func(const prog_func *pf, enum prog_level level)
         if (level >= PROG_GSA) {
             json_object_set_new(st, "gamma", json_integer(pf->gsa->ngamma));
             json_object_set_new(st, "mu", json_integer(pf->gsa->nmu));
+        }
+        if (level >= PROG_GSA) {
+            /* the long gate lists, once each (nodes name them by "gate_set") */
+            json_t *sets = json_object();
+            for (uint32_t k = 0; k < pf->ssa->nnodes; k++) {
+                const gsa_node *gn = &pf->gsa->nodes[k];
+                char key[16];
+                snprintf(key, sizeof key, "%u", gn->gate_set);
+                if (gn->ngates > INLINE_GATES && !json_object_get(sets, key))
+                    json_object_set_new(sets, key, jgates(pf, gn));
+            }
+            json_object_set_new(f, "gate_sets", sets);
         }
         json_object_set_new(f, "ssa_stats", st);
     }

@@ -244,18 +244,6 @@ static uint32_t irreducible_loop(const cfg *g, uint32_t b)
     return found;
 }
 
-static void add_gate(const cfg *g, uint32_t b, uint32_t **v, uint32_t *n, uint32_t *cap)
-{
-    if (!g->blocks[b].reachable || g->blocks[b].nsucc < 2) return;
-    for (uint32_t q = 0; q < *n; q++)
-        if ((*v)[q] == b) return;
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 8;
-        *v = xrealloc(*v, sizeof **v * *cap);
-    }
-    (*v)[(*n)++] = b;
-}
-
 static bool is_header(const cfg_loop *lp, uint32_t b)
 {
     for (uint32_t h = 0; h < lp->nheaders; h++)
@@ -263,7 +251,7 @@ static bool is_header(const cfg_loop *lp, uint32_t b)
     return false;
 }
 
-enum { M_IN = 1, M_EXIT = 2, M_REACH_EXIT = 4, M_GO_ROUND = 8, M_SEEN = 16 };
+enum { M_IN = 1, M_EXIT = 2, M_REACH_EXIT = 4, M_GO_ROUND = 8, M_SEEN = 16, M_GATE = 32 };
 
 /* Marks with `bit` every block of loop lp from which a block marked
  * `seed` is reachable inside one iteration (no back edge of lp), not
@@ -325,13 +313,27 @@ static void split_branches(const cfg *g, uint32_t l, uint8_t *mark, uint32_t *st
     for (uint32_t i = 0; i < lp->nblocks; i++) mark[lp->blocks[i]] = 0;
 }
 
-/* Per loop, its splitting branches, computed on first use. */
+/* A gate list shared by the nodes with the same key. */
+typedef struct gate_list {
+    uint32_t id;       /* gsa_node.gate_set */
+    uint32_t outer;    /* eta: the outermost loop left (key with the inner loop) */
+    uint32_t n;
+    uint32_t *v;       /* in the arena */
+    struct gate_list *next;
+} gate_list;
+
+/* Per loop, its splitting branches and the gate lists of its nodes,
+ * computed on first use: every eta leaving the same loops, and every phi
+ * of the same irreducible loop, has the same gates. */
 typedef struct splits {
     const cfg *g;
     uint8_t *mark;     /* nblocks, zero between uses */
     uint32_t *stack;   /* nblocks */
     u32vec *of;        /* per loop */
     uint8_t *done;     /* per loop */
+    gate_list **eta;   /* per inner loop */
+    gate_list **irr;   /* per irreducible loop */
+    uint32_t nsets;
 } splits;
 
 static const u32vec *loop_splits(splits *sp, uint32_t l)
@@ -343,55 +345,84 @@ static const u32vec *loop_splits(splits *sp, uint32_t l)
     return &sp->of[l];
 }
 
+static void add_gate(splits *sp, uint32_t b, u32vec *v)
+{
+    const cfg_block *bb = &sp->g->blocks[b];
+    if (!bb->reachable || bb->nsucc < 2 || (sp->mark[b] & M_GATE)) return;
+    sp->mark[b] |= M_GATE;
+    u32vec_push(v, b);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Branch blocks (two or more successors) that gate a node:
  *  - an eta leaving loops inner..l: the exit branches of those loops and
  *    the branches that split their iterations (split_branches);
  *  - a phi of irreducible loop l: every branch of l, and every branch the
  *    headers are (transitively) control dependent on: which header runs
  *    first is decided outside, possibly several blocks before the entry. */
-static void loop_gates(splits *sp, arena *a, uint32_t l, bool exits_only, uint32_t inner, gsa_node *gn)
+static gate_list *make_gates(splits *sp, arena *a, uint32_t l, bool exits_only, uint32_t inner)
 {
     const cfg *g = sp->g;
-    uint32_t n = 0, cap = 0;
-    uint32_t *v = NULL;
+    u32vec v = {0};
     for (uint32_t k = exits_only ? inner : l; k != CFG_NONE; k = g->loops[k].parent) {
         const cfg_loop *lp = &g->loops[k];
         uint32_t cnt = exits_only ? lp->nexits : lp->nblocks;
-        for (uint32_t i = 0; i < cnt; i++) add_gate(g, exits_only ? lp->exit_from[i] : lp->blocks[i], &v, &n, &cap);
+        for (uint32_t i = 0; i < cnt; i++) add_gate(sp, exits_only ? lp->exit_from[i] : lp->blocks[i], &v);
         if (exits_only) {
             const u32vec *sv = loop_splits(sp, k);
-            for (uint32_t i = 0; i < sv->n; i++) add_gate(g, sv->v[i], &v, &n, &cap);
+            for (uint32_t i = 0; i < sv->n; i++) add_gate(sp, sv->v[i], &v);
         } else {
-            uint32_t ns = 0;
+            u32vec todo = {0};
             for (uint32_t h = 0; h < lp->nheaders; h++) {
-                sp->stack[ns++] = lp->headers[h];
-                sp->mark[lp->headers[h]] = M_SEEN;
+                u32vec_push(&todo, lp->headers[h]);
+                sp->mark[lp->headers[h]] |= M_SEEN;
             }
-            while (ns) {
-                uint32_t b = sp->stack[--ns];
+            while (todo.n) {
+                uint32_t b = todo.v[--todo.n];
                 for (uint32_t q = g->cdep_off[b]; q < g->cdep_off[b + 1]; q++) {
                     uint32_t c = g->cdep[q];
-                    add_gate(g, c, &v, &n, &cap);
+                    add_gate(sp, c, &v);
                     if (sp->mark[c] & M_SEEN) continue;
-                    sp->mark[c] = M_SEEN;
-                    sp->stack[ns++] = c;
+                    sp->mark[c] |= M_SEEN;
+                    u32vec_push(&todo, c);
                 }
             }
-            for (uint32_t b = 0; b < g->nblocks; b++) sp->mark[b] = 0;
+            u32vec_free(&todo);
+            for (uint32_t b = 0; b < g->nblocks; b++) sp->mark[b] &= (uint8_t)~M_SEEN;
         }
         if (!exits_only || k == l) break;
     }
+    for (uint32_t i = 0; i < v.n; i++) sp->mark[v.v[i]] &= (uint8_t)~M_GATE;
     /* sorted: deterministic and readable */
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint32_t x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    gn->ngates = n;
-    gn->gates = ARENA_NEWN(a, uint32_t, n ? n : 1);
-    if (n) memcpy(gn->gates, v, sizeof *v * n);
-    free(v);
+    if (v.n) qsort(v.v, v.n, sizeof *v.v, cmp_u32);
+    gate_list *gl = ARENA_NEW(a, gate_list);
+    gl->outer = l;
+    gl->n = v.n;
+    gl->v = ARENA_NEWN(a, uint32_t, v.n ? v.n : 1);
+    if (v.n) memcpy(gl->v, v.v, sizeof *v.v * v.n);
+    u32vec_free(&v);
+    return gl;
+}
+
+static void loop_gates(splits *sp, arena *a, uint32_t l, bool exits_only, uint32_t inner, gsa_node *gn)
+{
+    gate_list **head = exits_only ? &sp->eta[inner] : &sp->irr[l];
+    gate_list *gl = *head;
+    while (gl && gl->outer != l) gl = gl->next;
+    if (!gl) {
+        gl = make_gates(sp, a, l, exits_only, inner);
+        gl->id = sp->nsets++;
+        gl->next = *head;
+        *head = gl;
+    }
+    gn->ngates = gl->n;
+    gn->gates = gl->v;
+    gn->gate_set = gl->n ? gl->id : GSA_NO_SET;
 }
 
 gsa_func *gsa_build(ssa_func *s)
@@ -415,7 +446,9 @@ gsa_func *gsa_build(ssa_func *s)
     sp.stack = malloc(sizeof *sp.stack * (g->nblocks ? g->nblocks : 1));
     sp.of = calloc(g->nloops ? g->nloops : 1, sizeof *sp.of);
     sp.done = calloc(g->nloops ? g->nloops : 1, 1);
-    if (!sp.mark || !sp.stack || !sp.of || !sp.done) abort();
+    sp.eta = calloc(g->nloops ? g->nloops : 1, sizeof *sp.eta);
+    sp.irr = calloc(g->nloops ? g->nloops : 1, sizeof *sp.irr);
+    if (!sp.mark || !sp.stack || !sp.of || !sp.done || !sp.eta || !sp.irr) abort();
     for (uint32_t b = 0; b < g->nblocks; b++) {
         uint32_t k0 = s->node_off[b], k1 = s->node_off[b + 1];
         if (k0 == k1) continue;
@@ -438,6 +471,7 @@ gsa_func *gsa_build(ssa_func *s)
             const ssa_node *nd = &s->nodes[k];
             gsa_node *gn = &gf->nodes[k];
             gn->loop = CFG_NONE;
+            gn->gate_set = GSA_NO_SET;
             in.nd = nd;
             if (nd->kind == SSA_V_ETA) {
                 gn->kind = GSA_ETA;
@@ -485,7 +519,10 @@ gsa_func *gsa_build(ssa_func *s)
     free(in.leaf);
     for (uint32_t l = 0; l < g->nloops; l++) u32vec_free(&sp.of[l]);
     free(sp.of);
+    gf->ngate_sets = sp.nsets;
     free(sp.done);
+    free(sp.eta);
+    free(sp.irr);
     free(sp.mark);
     free(sp.stack);
     return gf;

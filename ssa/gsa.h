@@ -49,11 +49,19 @@ typedef struct gsa_node {
     uint32_t loop;       /* MU: the loop; ETA: the outermost loop left */
     uint32_t ngates;
     uint32_t *gates;     /* ETA, irreducible: branch blocks whose predicates gate it */
+    /* Nodes with the same gates (every eta leaving the same loops, every phi
+     * of one irreducible loop) share the array and this number, so that an
+     * analysis can treat the set once: 0..gsa_func.ngate_sets-1, or
+     * GSA_NO_SET when ngates is 0. */
+    uint32_t gate_set;
 } gsa_node;
+
+#define GSA_NO_SET UINT32_MAX
 
 typedef struct gsa_func {
     ssa_func *ssa;
     gsa_node *nodes;     /* one per ssa node, same index */
+    uint32_t ngate_sets;
     uint32_t ngamma, nmu, neta;
 } gsa_func;
 
