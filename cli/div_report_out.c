@@ -178,8 +178,8 @@ static void pct_cells(table *t, uint32_t k, uint32_t n)
 
 static void text_stats(FILE *o, const dr_func *f)
 {
-    fprintf(o, "\n  statistics (%u values, %u conditional branches; the affine rows assume no wrap-around):\n",
-            f->st[0].values, f->st[0].branches);
+    fprintf(o, "\n  statistics (%u value%s, %u conditional branch%s; the affine rows assume no wrap-around):\n",
+            f->st[0].values, f->st[0].values == 1 ? "" : "s", f->st[0].branches, f->st[0].branches == 1 ? "" : "es");
     table t;
     table_init(&t, 9, 0x1fe);
     const char *head[] = {"analysis", "uniform", "%", "affine", "%", "divergent", "%", "uniform br.", "divergent br."};
