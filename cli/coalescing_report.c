@@ -214,10 +214,12 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         sym_stride_text(c, f, x, buf, sizeof buf);
         json_object_set_new(o, "symbolic_stride", json_string(buf));
     } else json_object_set_new(o, "symbolic_stride", json_null());
-    json_object_set_new(o, "sectors_per_request", int_or_null(x->sectors >= 0, x->sectors));
-    json_object_set_new(o, "sectors_per_request_max", int_or_null(x->sectors_max >= 0, x->sectors_max));
-    json_object_set_new(o, "ideal_sectors", json_integer(x->ideal));
-    json_object_set_new(o, "lines_per_request", int_or_null(x->lines >= 0, x->lines));
+    /* sectors and lines are global memory's; shared memory has banks */
+    bool g = x->space == COAL_GLOBAL;
+    json_object_set_new(o, "sectors_per_request", int_or_null(g && x->sectors >= 0, x->sectors));
+    json_object_set_new(o, "sectors_per_request_max", int_or_null(g && x->sectors_max >= 0, x->sectors_max));
+    json_object_set_new(o, "ideal_sectors", int_or_null(g, x->ideal));
+    json_object_set_new(o, "lines_per_request", int_or_null(g && x->lines >= 0, x->lines));
     if (x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR && x->pattern != COAL_P_SINGLE) {
         json_t *al = json_object();
         json_object_set_new(al, "offset", json_integer(x->base.r % 128));
