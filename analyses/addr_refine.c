@@ -1,7 +1,42 @@
 /* Warp-uniform selects in address computations (addr_refine.h). */
+#include <stdlib.h>
 #include "addr_refine.h"
 
 #define REFINE_DEPTH 12
+#define MAX_ASSUME 8
+
+/* Results computed with no loop assumption in force depend on nothing
+ * else and are kept; those computed under one are not. */
+struct addr_refine_cache {
+    uint8_t *done;
+    aff *val;
+    uint32_t nassume;
+    uint32_t assume_v[MAX_ASSUME];
+    aff assume_a[MAX_ASSUME];
+};
+
+static struct addr_refine_cache *cache_of(const addr_chain *c)
+{
+    if (!c->cache) {
+        uint32_t n = c->pf->ssa->nvalues ? c->pf->ssa->nvalues : 1;
+        struct addr_refine_cache *k = calloc(1, sizeof *k);
+        if (!k) abort();
+        k->done = calloc(n, 1);
+        k->val = calloc(n, sizeof *k->val);
+        if (!k->done || !k->val) abort();
+        ((addr_chain *)c)->cache = k;
+    }
+    return c->cache;
+}
+
+void addr_refine_free(addr_chain *c)
+{
+    if (!c->cache) return;
+    free(c->cache->done);
+    free(c->cache->val);
+    free(c->cache);
+    c->cache = NULL;
+}
 
 static void aff_of_value(const div_result *r, uint32_t v, aff *out)
 {
@@ -29,6 +64,7 @@ static uint16_t varying_monos(const addr_chain *c)
 bool addr_poly_lane_exact(const addr_chain *c, const aff *p) { return !(p->bot & varying_monos(c)); }
 
 static bool int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
+static residue operand_res(const addr_chain *c, uint32_t st, uint32_t i);
 
 static void refine_rec(const addr_chain *c, uint32_t v, aff *out, unsigned depth);
 static bool uniform_rec(const addr_chain *c, uint32_t v, unsigned depth);
@@ -58,10 +94,44 @@ static residue operand_res(const addr_chain *c, uint32_t st, uint32_t i)
     return v == SSA_NONE ? res_unknown() : c->res[v];
 }
 
+static bool refine_node(const addr_chain *c, uint32_t v, aff *out, unsigned depth);
+static bool refine_bits(const addr_chain *c, uint32_t st, const ptx_inst *in, aff *out, unsigned depth);
+static bool uniform_load(const addr_chain *c, uint32_t st, const ptx_inst *in, unsigned depth);
+
+static void refine_compute(const addr_chain *c, uint32_t v, aff *out, unsigned depth);
+
 static void refine_rec(const addr_chain *c, uint32_t v, aff *out, unsigned depth)
+{
+    struct addr_refine_cache *k = cache_of(c);
+    for (uint32_t i = k->nassume; i-- > 0;)
+        if (k->assume_v[i] == v) {
+            *out = k->assume_a[i];
+            return;
+        }
+    if (k->done[v]) {
+        *out = k->val[v];
+        return;
+    }
+    refine_compute(c, v, out, depth);
+    /* a result cut short by the depth limit is not the value's own */
+    if (!k->nassume && depth == 0) {
+        k->done[v] = 1;
+        k->val[v] = *out;
+    }
+}
+
+static void refine_compute(const addr_chain *c, uint32_t v, aff *out, unsigned depth)
 {
     aff_of_value(c->r, v, out);
     if (addr_poly_lane_exact(c, out) || depth > REFINE_DEPTH) return;
+    const ssa_value *val = &c->pf->ssa->values[v];
+    if (val->kind == SSA_V_PHI) {
+        aff r;
+        if (refine_node(c, v, &r, depth) &&
+            __builtin_popcount(r.bot & varying_monos(c)) < __builtin_popcount(out->bot & varying_monos(c)))
+            *out = r;
+        return;
+    }
     uint32_t st;
     const ptx_inst *in = addr_def(c, v, &st);
     if (!in || c->pf->ssa->values[v].partial || c->pf->ssa->refs[c->pf->ssa->values[v].ref].opd != 0) return;
@@ -107,6 +177,15 @@ static void refine_rec(const addr_chain *c, uint32_t v, aff *out, unsigned depth
         aff_meet(&r, &a, &b);
         break;
     }
+    case PTX_OPC_AND:
+    case PTX_OPC_SHR:
+        if (!refine_bits(c, st, in, &r, depth)) return;
+        break;
+    case PTX_OPC_LD:
+    case PTX_OPC_LDU:
+        if (!uniform_load(c, st, in, depth)) return;
+        aff_uniform_unknown(&r, n);
+        break;
     default: return;
     }
     if (r.top) return;
@@ -116,6 +195,141 @@ static void refine_rec(const addr_chain *c, uint32_t v, aff *out, unsigned depth
 }
 
 void addr_refine(const addr_chain *c, uint32_t v, aff *out) { refine_rec(c, v, out, 0); }
+
+/* tid.x & 31 is the lane when tid.x = X0 + lane with X0 ≡ 0 (mod 32), and
+ * (blockIdx.x·blockDim.x + tid.x) >> 5 the same in every lane: for x =
+ * B + off[lane] with B known modulo 2^k and B mod 2^k + off[lane] within
+ * [0, 2^k) in every lane, x & (2^k - 1) = B mod 2^k + off[lane] and x >> k
+ * = B >> k.  The masked value is kept when the offsets are s·lane, the
+ * same in every warp. */
+static bool refine_bits(const addr_chain *c, uint32_t st, const ptx_inst *in, aff *out, unsigned depth)
+{
+    if (in->nopd != 3 || in->opd[2].kind != PTX_O_IMM) return false;
+    int64_t m = in->opd[2].v;
+    unsigned k;
+    if (in->op == PTX_OPC_AND) {
+        if (m <= 0 || (m & (m + 1)) || m >= (1 << RES_KMAX)) return false;
+        k = (unsigned)__builtin_popcountll((unsigned long long)m);
+    } else {
+        if (m <= 0 || m >= RES_KMAX) return false;
+        k = (unsigned)m;
+    }
+    aff a;
+    if (!operand_poly(c, st, 1, &a, depth) || !addr_poly_lane_exact(c, &a)) return false;
+    static wl_result w; /* used after the recursion only */
+    wl_eval(&a, &c->shape, operand_res(c, st, 1), &w);
+    if (w.status != WL_EXACT) return false;
+    int64_t low = -1, s = 0;
+    for (uint32_t wi = 0; wi < w.nwarps; wi++) {
+        const wl_warp *ww = &w.warp[wi];
+        if (ww->base.k < k) return false;
+        int64_t b = ww->base.r & ((1 << k) - 1);
+        if (low >= 0 && b != low) return false;
+        low = b;
+        int64_t ws = ww->nlanes > 1 ? ww->off[1] : 0;
+        if (wi && ws != s) return false;
+        s = ws;
+        for (uint32_t l = 0; l < ww->nlanes; l++) {
+            int64_t x = b + ww->off[l];
+            if (x < 0 || x >= (1 << k)) return false;
+            if (ww->off[l] != s * (int64_t)l) return false;
+        }
+    }
+    unsigned n = c->r->ncoef;
+    if (in->op == PTX_OPC_SHR) aff_uniform_unknown(out, n);
+    else {
+        aff_const(out, n, low);
+        out->c[DIV_C_LANE] = s;
+    }
+    return true;
+}
+
+/* A load from global, shared or constant memory at an address that is the
+ * same in all lanes gives them all the same value. */
+static bool uniform_load(const addr_chain *c, uint32_t st, const ptx_inst *in, unsigned depth)
+{
+    if (in->nopd < 2 || in->opd[1].kind != PTX_O_ADDR || in->opd[1].n != 1 || in->opd[0].kind != PTX_O_REG) return false;
+    unsigned sp = in->space;
+    enum addr_prov p = addr_operand_prov(c, st, 1);
+    bool ok = sp == PTX_SP_GLOBAL || sp == PTX_SP_SHARED || sp == PTX_SP_SHARED_CTA || sp == PTX_SP_CONST ||
+              (sp == PTX_SP_NONE && (p == AP_GLOBAL || p == AP_PARAM64 || p == AP_SHARED || p == AP_CONST));
+    if (!ok || ptx_inst_has_mod(in, ".volatile")) return false;
+    if (in->opd[1].p.elems[0].kind != PTX_O_REG) return in->opd[1].p.elems[0].kind == PTX_O_SYM;
+    uint32_t av = ssa_use_value(c->pf->ssa, st, 1);
+    if (av == SSA_NONE) return false;
+    aff a;
+    refine_rec(c, av, &a, depth + 1);
+    if (!addr_poly_lane_exact(c, &a)) return false;
+    uint16_t vary = varying_monos(c);
+    for (unsigned i = 1; i < a.n; i++)
+        if ((vary >> i & 1) && a.c[i]) return false;
+    return true;
+}
+
+static bool gates_uniform(const addr_chain *c, const gsa_expr *e, unsigned depth)
+{
+    if (!e || e->kind != GSA_X_SELECT) return true;
+    if (!uniform_rec(c, e->value, depth + 1)) return false;
+    for (uint32_t i = 0; i < e->n; i++)
+        if (!gates_uniform(c, e->ops[i], depth)) return false;
+    return true;
+}
+
+/* A phi: a loop's mu is the meet of its entry value and what each
+ * iteration carries back, checked under the assumption that the mu is its
+ * entry value (no gate: the lanes still in the loop have run the same
+ * iterations); a gamma is the meet of its arguments when every gate is
+ * uniform within the warp. */
+static bool refine_node(const addr_chain *c, uint32_t v, aff *out, unsigned depth)
+{
+    const ssa_func *s = c->pf->ssa;
+    if (!c->pf->gsa) return false;
+    uint32_t k = s->values[v].node;
+    const ssa_node *nd = &s->nodes[k];
+    const gsa_node *gn = &c->pf->gsa->nodes[k];
+    const cfg *g = c->pf->g;
+    const cfg_block *b = &g->blocks[nd->block];
+    if (gn->irreducible || nd->nargs != b->npred) return false;
+    aff init, x;
+    aff_top(&init, c->r->ncoef);
+    if (gn->kind == GSA_GAMMA) {
+        if (!gates_uniform(c, gn->expr, depth)) return false;
+        for (uint32_t i = 0; i < nd->nargs; i++) {
+            if (nd->args[i] == SSA_NONE) continue;
+            refine_rec(c, nd->args[i], &x, depth + 1);
+            aff_meet(&init, &init, &x);
+        }
+        if (init.top) return false;
+        *out = init;
+        return true;
+    }
+    if (gn->kind != GSA_MU) return false;
+    for (uint32_t i = 0; i < nd->nargs; i++) {
+        if (nd->args[i] == SSA_NONE || cfg_is_back_edge(g, b->pred[i], nd->block)) continue;
+        refine_rec(c, nd->args[i], &x, depth + 1);
+        aff_meet(&init, &init, &x);
+    }
+    if (init.top || !addr_poly_lane_exact(c, &init)) return false;
+    struct addr_refine_cache *kc = cache_of(c);
+    if (kc->nassume >= MAX_ASSUME) return false;
+    kc->assume_v[kc->nassume] = v;
+    kc->assume_a[kc->nassume] = init;
+    kc->nassume++;
+    aff r = init;
+    for (uint32_t i = 0; i < nd->nargs; i++) {
+        if (nd->args[i] == SSA_NONE || !cfg_is_back_edge(g, b->pred[i], nd->block)) continue;
+        refine_rec(c, nd->args[i], &x, depth + 1);
+        aff_meet(&r, &r, &x);
+    }
+    kc->nassume--;
+    /* the assumption holds if going round keeps the lane-varying part */
+    uint16_t vary = varying_monos(c);
+    if (r.bot & vary) return false;
+    for (unsigned i = 1; i < r.n; i++)
+        if ((vary >> i & 1) && r.c[i] != init.c[i]) return false;
+    *out = r;
+    return true;
+}
 
 /* No x ≡ res (mod 2^k) with lo <= x <= hi. */
 static bool residue_misses(residue res, int64_t lo, int64_t hi)

@@ -18,8 +18,10 @@
 #define PTXRAY_ADDR_REFINE_H
 #include "addr_chain.h"
 
-/* The polynomial of value v (sharpened where possible). */
+/* The polynomial of value v (sharpened where possible).  Results are kept
+ * in c (addr_refine_free releases them). */
 void addr_refine(const addr_chain *c, uint32_t v, aff *out);
+void addr_refine_free(addr_chain *c);
 
 /* Whether predicate value v has the same value in all lanes of every warp. */
 bool addr_pred_warp_uniform(const addr_chain *c, uint32_t v);

@@ -423,7 +423,7 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
         dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
         f->r = div_analyse(pf, DIV_AN_AFFINE2, &dopt, a);
         f->chain = addr_chain_build(m, pf, f->r, &f->shape, a);
-        st_regions *sr = st_build(pf, f->r, &f->shape, a);
+        st_regions *sr = st_build(pf, f->r, f->chain, &f->shape, a);
         uint32_t cap = 0;
         for (uint32_t st = 0; st < pf->fn->nstmts; st++) {
             const ptx_stmt *s = pf->fn->stmts[st];
@@ -451,6 +451,7 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
             }
             f->acc[f->nacc++] = x;
         }
+        addr_refine_free((addr_chain *)f->chain);
     }
     free(w);
     return res;
