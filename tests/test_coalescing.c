@@ -460,3 +460,30 @@ Test(coalescing, warp_lanes_positions)
     cr_expect_eq(w->status, WL_POSITION);
     free(w);
 }
+
+/* Warp-per-row CSR (ptx-corpus spmv_csr_vector): warp_id = gid >> 5 is the
+ * same in every lane, lane = tid.x & 31 is laneid, so row_ptr[warp_id] is
+ * one address, vals[start + lane] unit stride in the loop (a mu advanced by
+ * 32 elements), and the store under lane == 0 runs on one lane. */
+Test(coalescing, warp_per_row_idioms)
+{
+    cx x = load("ptx-corpus/sm_80/spmv_csr.ptx");
+    const coal_func *f = func(&x, "spmv_csr_vector");
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIFORM, 0, 1, 1, 1, false);
+    expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIFORM, 0, 1, 1, 1, false);
+    const coal_access *vals = nth(f, COAL_GLOBAL, 2), *col = nth(f, COAL_GLOBAL, 3);
+    cr_expect(opcode_is(vals, "ld.global.nc.f32") && opcode_is(col, "ld.global.nc.s32"));
+    expect_access(vals, COAL_P_UNIT, 4, 4, 4, 4, false);
+    expect_access(col, COAL_P_UNIT, 4, 4, 4, 4, false);
+    cr_expect_eq(vals->dim_stride[DIV_C_LANE], 4);
+    cr_expect(vals->has_step);
+    cr_expect_eq(vals->step, 128);
+    /* x[col_idx[j]]: a gather */
+    const coal_access *gather = nth(f, COAL_GLOBAL, 4);
+    cr_expect_eq(gather->pattern, COAL_P_IRREGULAR);
+    cr_expect_neq(gather->why_stmt, UINT32_MAX);
+    const coal_access *last = &f->acc[f->nacc - 1];
+    cr_expect_eq(last->kind, COAL_STORE);
+    cr_expect_eq(last->pattern, COAL_P_SINGLE);
+    done(&x);
+}
