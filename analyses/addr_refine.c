@@ -198,18 +198,20 @@ void addr_refine(const addr_chain *c, uint32_t v, aff *out) { refine_rec(c, v, o
 
 /* tid.x & 31 is the lane when tid.x = X0 + lane with X0 ≡ 0 (mod 32), and
  * (blockIdx.x·blockDim.x + tid.x) >> 5 the same in every lane: for x =
- * B + off[lane] with B known modulo 2^k and B mod 2^k + off[lane] within
- * [0, 2^k) in every lane, x & (2^k - 1) = B mod 2^k + off[lane] and x >> k
- * = B >> k.  The masked value is kept when the offsets are s·lane, the
- * same in every warp. */
+ * B + off[lane] with B mod 2^k + off[lane] within [0, 2^k) in every lane,
+ * x & (2^k - 1) = B mod 2^k + off[lane] and x >> k = B >> k.  The masked
+ * value is kept when the offsets are s·lane, the same in every warp. */
 static bool refine_bits(const addr_chain *c, uint32_t st, const ptx_inst *in, aff *out, unsigned depth)
 {
     if (in->nopd != 3 || in->opd[2].kind != PTX_O_IMM) return false;
     int64_t m = in->opd[2].v;
     unsigned k;
+    unsigned j = 0; /* and with 2^k - 2^j: the low j bits must be known zero */
     if (in->op == PTX_OPC_AND) {
-        if (m <= 0 || (m & (m + 1)) || m >= (1 << RES_KMAX)) return false;
-        k = (unsigned)__builtin_popcountll((unsigned long long)m);
+        if (m <= 0 || m >= (1 << RES_KMAX)) return false;
+        j = (unsigned)__builtin_ctzll((unsigned long long)m);
+        k = 64 - (unsigned)__builtin_clzll((unsigned long long)m);
+        if (m != (int64_t)((1u << k) - (1u << j))) return false;
     } else {
         if (m <= 0 || m >= RES_KMAX) return false;
         k = (unsigned)m;
@@ -219,26 +221,34 @@ static bool refine_bits(const addr_chain *c, uint32_t st, const ptx_inst *in, af
     static wl_result w; /* used after the recursion only */
     wl_eval(&a, &c->shape, operand_res(c, st, 1), &w);
     if (w.status != WL_EXACT) return false;
+    /* B known modulo 2^kb only: B mod 2^k is r + j·2^kb for some j, and
+     * r + off < 2^kb keeps every such sum below 2^k (blockIdx.x·blockDim.x
+     * + tid.x, a multiple of 32 plus the lane, & 255) */
     int64_t low = -1, s = 0;
+    bool low_known = true;
     for (uint32_t wi = 0; wi < w.nwarps; wi++) {
         const wl_warp *ww = &w.warp[wi];
-        if (ww->base.k < k) return false;
-        int64_t b = ww->base.r & ((1 << k) - 1);
-        if (low >= 0 && b != low) return false;
+        unsigned kb = ww->base.k < k ? ww->base.k : k;
+        int64_t b = ww->base.r & ((1 << kb) - 1);
+        if (kb < k) low_known = false;
+        if (j && (kb < j || (b & ((1 << j) - 1)))) return false;
+        if (low >= 0 && b != low) low_known = false;
         low = b;
         int64_t ws = ww->nlanes > 1 ? ww->off[1] : 0;
         if (wi && ws != s) return false;
         s = ws;
         for (uint32_t l = 0; l < ww->nlanes; l++) {
             int64_t x = b + ww->off[l];
-            if (x < 0 || x >= (1 << k)) return false;
+            if (x < 0 || x >= (1 << kb)) return false;
             if (ww->off[l] != s * (int64_t)l) return false;
+            if (j && (ww->off[l] & ((1 << j) - 1))) return false;
         }
     }
     unsigned n = c->r->ncoef;
     if (in->op == PTX_OPC_SHR) aff_uniform_unknown(out, n);
     else {
         aff_const(out, n, low);
+        if (!low_known) aff_uniform_unknown(out, n);
         out->c[DIV_C_LANE] = s;
     }
     return true;

@@ -486,4 +486,14 @@ Test(coalescing, warp_per_row_idioms)
     cr_expect_eq(last->kind, COAL_STORE);
     cr_expect_eq(last->pattern, COAL_P_SINGLE);
     done(&x);
+    /* coeff[i & 255], which nvcc writes (i << 2) & 1020: blockIdx.x·blockDim.x
+     * is a multiple of 32, so a warp's 32 indices stay inside one 256-block */
+    x = load("ptx-corpus/sm_80/restrict_ldg.ptx");
+    f = func(&x, "cache_hints");
+    const coal_access *coeff = nth(f, COAL_GLOBAL, 1);
+    cr_expect(opcode_is(coeff, "ld.global.cg.f32"));
+    expect_access(coeff, COAL_P_UNIT, 4, 4, 4, 4, false);
+    /* ain[i ^ 1]: xor is not modelled */
+    cr_expect_eq(nth(f, COAL_GLOBAL, 2)->pattern, COAL_P_IRREGULAR);
+    done(&x);
 }
