@@ -29,7 +29,7 @@ TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 JANSSON_LIBS := -ljansson
 LDLIBS  := $(JANSSON_LIBS) -lm
 
-.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check
+.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing
 all: bin/ptxray
 
 help:
@@ -40,6 +40,7 @@ help:
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
+	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 
 deps:
 	bash scripts/setup.sh
@@ -92,6 +93,11 @@ check:
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
+
+# Rewrites tests/golden/coalescing/*.json from the current binary: review the
+# diff by hand before committing it.
+golden-coalescing: $(B)/ptxray $(B)/ptxray-tests
+	PTXRAY_REGEN_GOLDEN=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'coalescing_golden/*'
 
 # ---- benchmark ----
 $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a

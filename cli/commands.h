@@ -11,6 +11,7 @@ int cmd_cfg(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_divergence(int argc, char **argv);
 int cmd_uniformize(int argc, char **argv);
+int cmd_coalescing(int argc, char **argv);
 
 /* Parses path, printing diagnostics to stderr; NULL on error. */
 ptx_module *cli_load(const char *path, int quiet);

@@ -15,6 +15,7 @@ static const struct {
     {"divergence", cmd_divergence, "which values and branches are uniform across a warp, with statistics"},
     {"uniformize", cmd_uniformize, "mark the branches proven uniform as .uni (bra.uni, brx.idx.uni)"},
     {"run", cmd_run, "execute a kernel on the warp-level SIMT emulator, with dynamic checks"},
+    {"coalescing", cmd_coalescing, "uncoalesced global accesses and shared-memory bank conflicts"},
 };
 
 static void usage(FILE *o) {

@@ -1,0 +1,592 @@
+/* Provenance, residues, stride names and loop steps of address values
+ * (addr_chain.h).  Provenance and residues are forward data-flow problems on
+ * the SSA graph: every value starts at ⊤ and only goes down, phis meet their
+ * arguments, so a few passes in reverse post-order reach the fixed point. */
+#include <stdio.h>
+#include <string.h>
+#include "addr_chain.h"
+#include "semantics.h"
+
+const char *addr_prov_name(enum addr_prov p)
+{
+    static const char *const n[] = {"top", "integer", "kernel parameter", "global", "shared", "local", "const",
+                                    "unknown"};
+    return p <= AP_UNKNOWN ? n[p] : "?";
+}
+
+const ptx_inst *addr_def(const addr_chain *c, uint32_t v, uint32_t *stmt)
+{
+    const ssa_func *s = c->pf->ssa;
+    if (v == SSA_NONE || v >= s->nvalues || s->values[v].kind != SSA_V_INST) return NULL;
+    uint32_t st = s->values[v].stmt;
+    if (stmt) *stmt = st;
+    return &c->pf->fn->stmts[st]->u.inst;
+}
+
+/* The declaration a symbol operand names: a variable of the function or the
+ * module, or a parameter. */
+static const ptx_var *find_var(const addr_chain *c, ptx_str name)
+{
+    const ptx_func *fn = c->pf->fn;
+    for (uint32_t i = 0; i < fn->nparams; i++)
+        if (ptx_str_eqs(fn->params[i]->name, name)) return fn->params[i];
+    for (uint32_t i = 0; i < fn->nstmts; i++)
+        if (fn->stmts[i]->kind == PTX_S_VAR && ptx_str_eqs(fn->stmts[i]->u.var->name, name))
+            return fn->stmts[i]->u.var;
+    for (uint32_t i = 0; i < c->m->nstmts; i++)
+        if (c->m->stmts[i]->kind == PTX_S_VAR && ptx_str_eqs(c->m->stmts[i]->u.var->name, name))
+            return c->m->stmts[i]->u.var;
+    return NULL;
+}
+
+static unsigned log2_floor(uint64_t x)
+{
+    unsigned k = 0;
+    while (x > 1) x >>= 1, k++;
+    return k;
+}
+
+/* A variable's address: aligned to its .align, or else to its element. */
+static residue var_residue(const ptx_var *v)
+{
+    uint64_t al = v->align;
+    if (!al) al = (ptx_type_bits(v->type) / 8) * (v->vec ? v->vec : 1);
+    return res_make(0, al ? log2_floor(al) : 0);
+}
+
+static enum addr_prov space_prov(unsigned sp)
+{
+    switch (sp) {
+    case PTX_SP_GLOBAL: return AP_GLOBAL;
+    case PTX_SP_SHARED: case PTX_SP_SHARED_CTA: case PTX_SP_SHARED_CLUSTER: return AP_SHARED;
+    case PTX_SP_LOCAL: return AP_LOCAL;
+    case PTX_SP_CONST: return AP_CONST;
+    default: return AP_UNKNOWN;
+    }
+}
+
+static bool is_ptr_prov(uint8_t p) { return p >= AP_PARAM64 && p <= AP_CONST; }
+
+typedef struct fact {
+    uint8_t prov;
+    residue res;
+} fact;
+
+static fact fact_top(void) { return (fact){AP_TOP, res_make(0, RES_KMAX)}; }
+static fact fact_int(residue r) { return (fact){AP_INT, r}; }
+
+static fact meet(fact a, fact b)
+{
+    if (a.prov == AP_TOP) return b;
+    if (b.prov == AP_TOP) return a;
+    fact r;
+    r.res = res_meet(a.res, b.res);
+    if (a.prov == b.prov) r.prov = a.prov;
+    else if (a.prov == AP_INT) r.prov = b.prov; /* a pointer or 0 (null) */
+    else if (b.prov == AP_INT) r.prov = a.prov;
+    else r.prov = AP_UNKNOWN;
+    return r;
+}
+
+static fact value_fact(const addr_chain *c, uint32_t v)
+{
+    if (v == SSA_NONE) return fact_int(res_unknown());
+    return (fact){c->prov[v], c->res[v]};
+}
+
+/* Operand i of the instruction at stmt: a register's fact, an immediate,
+ * a variable's address. */
+static fact operand_fact(const addr_chain *c, uint32_t stmt, uint32_t i)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[stmt]->u.inst;
+    if (i >= in->nopd) return fact_int(res_unknown());
+    const ptx_operand *o = &in->opd[i];
+    switch (o->kind) {
+    case PTX_O_IMM: return fact_int(o->flags == PTX_IMM_INT ? res_exact(o->v) : res_unknown());
+    case PTX_O_SYM: {
+        const ptx_var *var = find_var(c, ptx_opd_text(o));
+        if (!var) return (fact){AP_UNKNOWN, res_unknown()};
+        return (fact){space_prov(var->space), var_residue(var)};
+    }
+    case PTX_O_REG:
+    case PTX_O_SREG: return value_fact(c, ssa_use_value(c->pf->ssa, stmt, i));
+    default: return (fact){AP_UNKNOWN, res_unknown()};
+    }
+}
+
+static bool int_type(unsigned t)
+{
+    return (t >= PTX_T_B8 && t <= PTX_T_S64);
+}
+
+/* Known bits of x & mask: a mask bit 0 gives a known 0. */
+static residue res_and_imm(residue a, int64_t mask)
+{
+    unsigned k = 0;
+    while (k < RES_KMAX && (k < a.k || !((uint64_t)mask >> k & 1))) k++;
+    return res_make((int64_t)(a.r & (uint64_t)mask), k);
+}
+
+static fact pointer_arith(fact a, fact b, bool sub)
+{
+    fact r;
+    r.res = sub ? res_sub(a.res, b.res) : res_add(a.res, b.res);
+    if (sub && is_ptr_prov(a.prov) && is_ptr_prov(b.prov)) r.prov = AP_INT; /* a difference */
+    else if (b.prov == AP_INT) r.prov = a.prov;
+    else if (a.prov == AP_INT && !sub) r.prov = b.prov;
+    else if (a.prov == AP_PARAM64 && is_ptr_prov(b.prov)) r.prov = b.prov;
+    else if (b.prov == AP_PARAM64 && is_ptr_prov(a.prov)) r.prov = a.prov;
+    else r.prov = AP_UNKNOWN;
+    return r;
+}
+
+/* A product's residue; a pointer times anything is a number we know
+ * nothing about (its base alignment says nothing of the product). */
+static residue product(fact a, fact b)
+{
+    residue ra = is_ptr_prov(a.prov) ? res_unknown() : a.res, rb = is_ptr_prov(b.prov) ? res_unknown() : b.res;
+    return res_mul(ra, rb);
+}
+
+static bool is_kernel_param_load(const addr_chain *c, const ptx_inst *in, const ptx_var **param)
+{
+    if (in->op != PTX_OPC_LD || !c->pf->fn->is_entry) return false;
+    if (in->space != PTX_SP_PARAM && in->space != PTX_SP_PARAM_ENTRY) return false;
+    if (in->nopd < 2 || in->opd[1].kind != PTX_O_ADDR || in->opd[1].n != 1) return false;
+    const ptx_operand *e = &in->opd[1].p.elems[0];
+    if (e->kind != PTX_O_SYM) return false;
+    const ptx_func *fn = c->pf->fn;
+    for (uint32_t i = 0; i < fn->nparams; i++)
+        if (ptx_str_eqs(fn->params[i]->name, ptx_opd_text(e))) {
+            *param = fn->params[i];
+            return true;
+        }
+    return false;
+}
+
+static fact eval_inst(const addr_chain *c, uint32_t v)
+{
+    const ssa_func *s = c->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    uint32_t st = val->stmt;
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    fact r = fact_int(res_unknown());
+    if (s->refs[val->ref].opd != 0) return r; /* a second result (p|q, vectors): not an address */
+    bool integer = int_type(in->type);
+    const ptx_var *param;
+    switch (in->op) {
+    case PTX_OPC_MOV:
+        if (in->nopd == 2 && in->opd[1].kind != PTX_O_VEC) r = operand_fact(c, st, 1);
+        break;
+    case PTX_OPC_CVTA: {
+        fact a = operand_fact(c, st, 1);
+        r.res = a.res;
+        r.prov = space_prov(in->space);
+        if (in->space == PTX_SP_PARAM || in->space == PTX_SP_PARAM_ENTRY) r.prov = AP_UNKNOWN;
+        break;
+    }
+    case PTX_OPC_CVT:
+        if (integer && int_type(in->type2)) {
+            fact a = operand_fact(c, st, 1);
+            unsigned bits = ptx_type_bits(in->type2); /* cvt.dst.src: type2 is the destination */
+            r.res = bits < a.res.k ? res_make(a.res.r, bits) : a.res;
+            r.prov = is_ptr_prov(a.prov) || a.prov == AP_UNKNOWN ? a.prov : AP_INT;
+        }
+        break;
+    case PTX_OPC_ADD:
+    case PTX_OPC_SUB:
+        if (integer && !ptx_inst_has_mod(in, ".sat"))
+            r = pointer_arith(operand_fact(c, st, 1), operand_fact(c, st, 2), in->op == PTX_OPC_SUB);
+        break;
+    case PTX_OPC_MUL:
+    case PTX_OPC_MAD:
+        if (integer && !ptx_inst_has_mod(in, ".hi")) {
+            r.res = product(operand_fact(c, st, 1), operand_fact(c, st, 2));
+            if (in->op == PTX_OPC_MAD) r = pointer_arith(r, operand_fact(c, st, 3), false);
+        }
+        break;
+    case PTX_OPC_SHL:
+        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v >= 0 && in->opd[2].v < 32)
+            r.res = product(operand_fact(c, st, 1), fact_int(res_exact((int64_t)1 << in->opd[2].v)));
+        break;
+    case PTX_OPC_NEG:
+        if (integer) r.res = res_neg(operand_fact(c, st, 1).res);
+        break;
+    case PTX_OPC_NOT:
+        if (integer) r.res = res_sub(res_neg(operand_fact(c, st, 1).res), res_exact(1));
+        break;
+    case PTX_OPC_AND:
+        if (integer && in->nopd == 3 && in->opd[2].kind == PTX_O_IMM) {
+            fact a = operand_fact(c, st, 1);
+            r.res = res_and_imm(a.res, in->opd[2].v);
+            if (is_ptr_prov(a.prov)) r.prov = a.prov; /* rounding a pointer down */
+        }
+        break;
+    case PTX_OPC_SELP:
+        r = meet(operand_fact(c, st, 1), operand_fact(c, st, 2));
+        break;
+    case PTX_OPC_LD:
+        if (is_kernel_param_load(c, in, &param)) {
+            if (param->is_ptr && param->ptr_space) {
+                r.prov = space_prov(param->ptr_space);
+                r.res = res_make(0, param->ptr_align ? log2_floor(param->ptr_align) : 0);
+            } else if (ptx_type_bits(in->type) == 64) {
+                /* cudaMalloc'd memory starts on a 256-byte boundary */
+                r.prov = AP_PARAM64;
+                r.res = res_make(0, 8);
+            }
+            break;
+        }
+        /* fall through */
+    case PTX_OPC_LDU:
+    case PTX_OPC_CALL:
+        if (ptx_type_bits(in->type) == 64 || in->op == PTX_OPC_CALL) r.prov = AP_UNKNOWN;
+        break;
+    default:
+        break;
+    }
+    if (val->partial && val->prev != SSA_NONE) r = meet(r, value_fact(c, val->prev));
+    return r;
+}
+
+static fact eval_value(const addr_chain *c, uint32_t v)
+{
+    const ssa_func *s = c->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    switch (val->kind) {
+    case SSA_V_SREG: {
+        int d = val->comp == 'x' ? 0 : val->comp == 'y' ? 1 : val->comp == 'z' ? 2 : -1;
+        if (val->reg == PTX_SR_TID || val->reg == PTX_SR_LANEID) return fact_int(res_exact(0)); /* all tid terms */
+        if (val->reg == PTX_SR_NTID && d >= 0) {
+            if (wl_shape_known(&c->shape))
+                return fact_int(res_exact(c->shape.block[d] ? c->shape.block[d] : 1));
+            if (d == 0) return fact_int(res_make(0, 5)); /* the assumed multiple of 32 */
+        }
+        return fact_int(res_unknown());
+    }
+    case SSA_V_ENTRY: return (fact){val->param ? AP_UNKNOWN : AP_INT, res_unknown()};
+    case SSA_V_INST: return eval_inst(c, v);
+    default: {
+        const ssa_node *nd = &s->nodes[val->node];
+        fact r = fact_top();
+        for (uint32_t i = 0; i < nd->nargs; i++)
+            if (nd->args[i] != SSA_NONE) r = meet(r, value_fact(c, nd->args[i]));
+        return r;
+    }
+    }
+}
+
+/* Values in reverse post-order of their blocks (nodes before instructions),
+ * so that most definitions come before their uses. */
+static uint32_t order_values(const prog_func *pf, uint32_t *ord)
+{
+    const ssa_func *s = pf->ssa;
+    const cfg *g = pf->g;
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (s->values[v].kind == SSA_V_SREG || s->values[v].kind == SSA_V_ENTRY) ord[n++] = v;
+    for (uint32_t i = 0; i < g->nreach; i++) {
+        uint32_t b = g->rpo_order[i];
+        for (uint32_t k = s->node_off[b]; k < s->node_off[b + 1]; k++) ord[n++] = s->nodes[k].value;
+        const cfg_block *bb = &g->blocks[b];
+        if (bb->kind != CFG_B_REAL) continue;
+        for (uint32_t st = bb->first; st < bb->end; st++)
+            for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
+                uint32_t v = s->refs[k].value;
+                if ((s->refs[k].role & PTX_REF_DEF) && v != SSA_NONE && s->values[v].stmt == st && s->values[v].ref == k)
+                    ord[n++] = v;
+            }
+    }
+    return n;
+}
+
+addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
+                             arena *a)
+{
+    addr_chain *c = ARENA_NEW(a, addr_chain);
+    c->pf = pf;
+    c->r = r;
+    c->m = m;
+    c->shape = *sh;
+    uint32_t nv = pf->ssa->nvalues;
+    c->prov = ARENA_NEWN(a, uint8_t, nv ? nv : 1);
+    c->res = ARENA_NEWN(a, residue, nv ? nv : 1);
+    for (uint32_t v = 0; v < nv; v++) {
+        c->prov[v] = AP_TOP;
+        c->res[v] = res_make(0, RES_KMAX);
+    }
+    uint32_t *ord = ARENA_NEWN(a, uint32_t, nv ? nv : 1);
+    uint32_t n = order_values(pf, ord);
+    /* Each value can only go down (prov: ⊤, then one kind, then unknown;
+     * residues lose bits), so the passes are bounded; the cap only guards
+     * against a bug. */
+    for (int pass = 0; pass < 4 * RES_KMAX + 8; pass++) {
+        bool changed = false;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = ord[i];
+            fact f = meet(eval_value(c, v), (fact){c->prov[v], c->res[v]});
+            if (c->prov[v] == AP_TOP) f = eval_value(c, v);
+            if (f.prov != c->prov[v] || !res_eq(f.res, c->res[v])) {
+                c->prov[v] = f.prov;
+                c->res[v] = f.res;
+                changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+    /* never reached (unreachable code): nothing known */
+    for (uint32_t v = 0; v < nv; v++)
+        if (c->prov[v] == AP_TOP) {
+            c->prov[v] = AP_UNKNOWN;
+            c->res[v] = res_unknown();
+        }
+    return c;
+}
+
+residue addr_operand_residue(const addr_chain *c, uint32_t stmt, uint32_t opd)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[stmt]->u.inst;
+    if (opd >= in->nopd) return res_unknown();
+    const ptx_operand *o = &in->opd[opd];
+    if (o->kind != PTX_O_ADDR || o->n != 1) return res_unknown();
+    const ptx_operand *e = &o->p.elems[0];
+    residue base;
+    if (e->kind == PTX_O_SYM) {
+        const ptx_var *var = find_var(c, ptx_opd_text(e));
+        base = var ? var_residue(var) : res_unknown();
+    } else if (e->kind == PTX_O_IMM) base = res_exact(e->v);
+    else base = value_fact(c, ssa_use_value(c->pf->ssa, stmt, opd)).res;
+    return res_add(base, res_exact(o->v));
+}
+
+enum addr_prov addr_operand_prov(const addr_chain *c, uint32_t stmt, uint32_t opd)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[stmt]->u.inst;
+    if (opd >= in->nopd) return AP_UNKNOWN;
+    const ptx_operand *o = &in->opd[opd];
+    if (o->kind != PTX_O_ADDR || o->n != 1) return AP_UNKNOWN;
+    const ptx_operand *e = &o->p.elems[0];
+    if (e->kind == PTX_O_SYM) {
+        const ptx_var *var = find_var(c, ptx_opd_text(e));
+        return var ? space_prov(var->space) : AP_UNKNOWN;
+    }
+    if (e->kind != PTX_O_REG) return AP_UNKNOWN;
+    uint32_t v = ssa_use_value(c->pf->ssa, stmt, opd);
+    return v == SSA_NONE ? AP_UNKNOWN : (enum addr_prov)c->prov[v];
+}
+
+/* ---- naming unknown coefficients ---------------------------------------- */
+
+typedef struct term {
+    bool ok;
+    bool cyc;     /* the value being named, come back round a loop */
+    int64_t k;    /* coefficient = k·sym, or k when sym is SSA_NONE */
+    uint32_t sym;
+} term;
+
+#define NAME_DEPTH 24
+
+static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stack, unsigned depth);
+
+static term term_const(int64_t k) { return (term){true, false, k, SSA_NONE}; }
+static term term_fail(void) { return (term){false, false, 0, SSA_NONE}; }
+static bool term_zero(term t) { return t.ok && !t.cyc && t.sym == SSA_NONE && t.k == 0; }
+
+static term operand_term(const addr_chain *c, uint32_t st, uint32_t opd, unsigned i, uint32_t *stack, unsigned depth)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (opd >= in->nopd) return term_fail();
+    if (in->opd[opd].kind == PTX_O_IMM) return term_const(0);
+    uint32_t v = ssa_use_value(c->pf->ssa, st, opd);
+    return v == SSA_NONE ? term_fail() : name_rec(c, v, i, stack, depth);
+}
+
+static term term_add(term a, term b, int sign)
+{
+    if (!a.ok || !b.ok) return term_fail();
+    if (term_zero(b)) return a;
+    if (term_zero(a)) return sign > 0 || b.cyc ? b : (term){true, false, -b.k, b.sym};
+    if (a.cyc || b.cyc) return term_fail(); /* the loop changes the coefficient every time round */
+    if (a.sym == b.sym) return (term){true, false, a.k + sign * b.k, a.sym};
+    return term_fail();
+}
+
+/* The coefficient of monomial i in a·b when one factor's coefficient is t
+ * and the other factor is uniform: t times that factor. */
+static term term_mul(const addr_chain *c, uint32_t st, term ta, term tb)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (!ta.ok || !tb.ok || ta.cyc || tb.cyc) return term_fail();
+    for (int side = 0; side < 2; side++) {
+        term t = side ? tb : ta, u = side ? ta : tb;
+        uint32_t other = side ? 1 : 2;
+        if (!term_zero(u)) continue;
+        const ptx_operand *o = &in->opd[other];
+        int64_t kc;
+        uint32_t w = SSA_NONE;
+        if (o->kind == PTX_O_IMM) return (term){true, false, t.k * o->v, t.sym};
+        w = ssa_use_value(c->pf->ssa, st, other);
+        if (w == SSA_NONE || c->r->state[w] != DIV_UNIFORM) return term_fail();
+        if (div_coef(c->r, w, DIV_C_CONST, &kc)) return (term){true, false, t.k * kc, t.sym};
+        if (t.sym != SSA_NONE) return term_fail(); /* a product of two unknowns */
+        return (term){true, false, t.k, w};
+    }
+    return term_fail();
+}
+
+static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stack, unsigned depth)
+{
+    int64_t k;
+    if (div_coef(c->r, v, i, &k)) return term_const(k);
+    if (depth >= NAME_DEPTH) return term_fail();
+    if (depth && stack[0] == v) return (term){true, true, 0, SSA_NONE};
+    for (unsigned d = 1; d < depth; d++)
+        if (stack[d] == v) return term_fail();
+    stack[depth] = v;
+    const ssa_func *s = c->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) {
+        const ssa_node *nd = &s->nodes[val->node];
+        term r = term_fail();
+        bool any = false;
+        for (uint32_t a = 0; a < nd->nargs; a++) {
+            if (nd->args[a] == SSA_NONE) continue;
+            /* a phi inside the chain restarts cycle detection at itself */
+            uint32_t sub[NAME_DEPTH];
+            sub[0] = v;
+            term t = name_rec(c, nd->args[a], i, sub, 1);
+            if (t.ok && t.cyc) continue; /* the loop's own value coming back unchanged */
+            if (!t.ok) return term_fail();
+            if (any && (t.k != r.k || t.sym != r.sym)) return term_fail();
+            r = t;
+            any = true;
+        }
+        return any ? r : term_fail();
+    }
+    if (val->kind != SSA_V_INST || val->partial) return term_fail();
+    uint32_t st = val->stmt;
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    term r = term_fail();
+    switch (in->op) {
+    case PTX_OPC_MOV:
+    case PTX_OPC_CVT:
+    case PTX_OPC_CVTA: r = operand_term(c, st, 1, i, stack, depth + 1); break;
+    case PTX_OPC_ADD:
+    case PTX_OPC_SUB:
+        r = term_add(operand_term(c, st, 1, i, stack, depth + 1), operand_term(c, st, 2, i, stack, depth + 1),
+                     in->op == PTX_OPC_SUB ? -1 : 1);
+        break;
+    case PTX_OPC_MUL:
+    case PTX_OPC_MAD:
+        if (ptx_inst_has_mod(in, ".hi")) break;
+        r = term_mul(c, st, operand_term(c, st, 1, i, stack, depth + 1), operand_term(c, st, 2, i, stack, depth + 1));
+        if (in->op == PTX_OPC_MAD) r = term_add(r, operand_term(c, st, 3, i, stack, depth + 1), 1);
+        break;
+    case PTX_OPC_SHL:
+        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v >= 0 && in->opd[2].v < 32) {
+            r = operand_term(c, st, 1, i, stack, depth + 1);
+            if (r.ok && !r.cyc) r.k *= (int64_t)1 << in->opd[2].v;
+            else if (r.cyc) r = term_fail();
+        }
+        break;
+    case PTX_OPC_NEG:
+        r = operand_term(c, st, 1, i, stack, depth + 1);
+        if (r.cyc) r = term_fail();
+        r.k = -r.k;
+        break;
+    default: break;
+    }
+    return r;
+}
+
+bool addr_name_coef(const addr_chain *c, uint32_t v, unsigned i, int64_t *k, uint32_t *sym)
+{
+    uint32_t stack[NAME_DEPTH];
+    int64_t kc;
+    if (v == SSA_NONE || div_coef(c->r, v, i, &kc)) return false;
+    term t = name_rec(c, v, i, stack, 0);
+    if (!t.ok || t.cyc || t.sym == SSA_NONE || t.k == 0) return false;
+    *k = t.k;
+    *sym = t.sym;
+    return true;
+}
+
+const char *addr_value_label(const addr_chain *c, uint32_t v, char *buf, size_t n)
+{
+    const ssa_func *s = c->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    uint32_t st;
+    const ptx_inst *in = addr_def(c, v, &st);
+    const ptx_var *param;
+    if (in && is_kernel_param_load(c, in, &param)) {
+        snprintf(buf, n, "%.*s", (int)param->name.n, param->name.p);
+        return buf;
+    }
+    if (in && (in->op == PTX_OPC_MOV || in->op == PTX_OPC_CVT) && in->nopd == 2 && in->opd[1].kind == PTX_O_REG) {
+        uint32_t w = ssa_use_value(s, st, 1);
+        if (w != SSA_NONE && w != v) return addr_value_label(c, w, buf, n);
+    }
+    if (in && in->op == PTX_OPC_MOV && in->nopd == 2 && in->opd[1].kind == PTX_O_SREG && in->opd[1].p.text) {
+        snprintf(buf, n, "%.*s", (int)in->opd[1].n, in->opd[1].p.text);
+        return buf;
+    }
+    if (val->kind == SSA_V_SREG) {
+        if (val->comp) snprintf(buf, n, "%s.%c", ptx_sreg_name((ptx_sreg)val->reg), val->comp);
+        else snprintf(buf, n, "%s", ptx_sreg_name((ptx_sreg)val->reg));
+        return buf;
+    }
+    const ptx_reg *rg = &c->pf->fn->regs[val->reg];
+    snprintf(buf, n, "%.*s", (int)rg->name.n, rg->name.p);
+    return buf;
+}
+
+/* ---- loop steps ------------------------------------------------------------ */
+
+/* v = add(p, c) (or sub), through copies: the constant, with p in *base. */
+static bool add_const(const addr_chain *c, uint32_t v, uint32_t *base, int64_t *k, uint32_t *stmt)
+{
+    uint32_t st;
+    const ptx_inst *in = addr_def(c, v, &st);
+    for (int hops = 0; in && (in->op == PTX_OPC_MOV || in->op == PTX_OPC_CVT) && hops < 4; hops++) {
+        uint32_t w = ssa_use_value(c->pf->ssa, st, 1);
+        in = addr_def(c, w, &st);
+    }
+    if (!in || (in->op != PTX_OPC_ADD && in->op != PTX_OPC_SUB) || in->nopd != 3) return false;
+    for (int side = 1; side <= 2; side++) {
+        uint32_t other = side == 1 ? 2 : 1;
+        if (in->op == PTX_OPC_SUB && side == 2) break;
+        int64_t kc;
+        uint32_t w = SSA_NONE;
+        if (in->opd[other].kind == PTX_O_IMM) kc = in->opd[other].v;
+        else if ((w = ssa_use_value(c->pf->ssa, st, other)) != SSA_NONE && c->r->state[w] == DIV_UNIFORM &&
+                 div_coef(c->r, w, DIV_C_CONST, &kc)) {
+        } else continue;
+        *base = ssa_use_value(c->pf->ssa, st, side);
+        *k = in->op == PTX_OPC_SUB ? -kc : kc;
+        *stmt = st;
+        return *base != SSA_NONE;
+    }
+    return false;
+}
+
+bool addr_loop_step(const addr_chain *c, uint32_t v, int64_t *step, uint32_t *stmt)
+{
+    const ssa_func *s = c->pf->ssa;
+    const cfg *g = c->pf->g;
+    if (v == SSA_NONE || s->values[v].kind != SSA_V_PHI) return false;
+    const ssa_node *nd = &s->nodes[s->values[v].node];
+    const cfg_block *b = &g->blocks[nd->block];
+    if (b->loop == CFG_NONE) return false;
+    bool found = false;
+    for (uint32_t a = 0; a < nd->nargs && a < b->npred; a++) {
+        if (!cfg_is_back_edge(g, b->pred[a], nd->block)) continue;
+        uint32_t base, st;
+        int64_t k;
+        if (!add_const(c, nd->args[a], &base, &k, &st) || base != v) return false;
+        if (found && k != *step) return false;
+        *step = k;
+        *stmt = st;
+        found = true;
+    }
+    return found;
+}

@@ -1,0 +1,458 @@
+/* The warp access model (coalescing.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "addr_refine.h"
+#include "coalescing.h"
+#include "semantics.h"
+#include "single_thread.h"
+
+const char *coal_pattern_name(enum coal_pattern p)
+{
+    static const char *const n[] = {"uniform", "unit_stride", "constant_stride", "piecewise",
+                                    "symbolic_stride", "irregular", "single_thread"};
+    return p <= COAL_P_SINGLE ? n[p] : "?";
+}
+
+const char *coal_kind_name(enum coal_kind k)
+{
+    return k == COAL_LOAD ? "load" : k == COAL_STORE ? "store" : "atomic";
+}
+
+const char *coal_origin_name(enum coal_origin o)
+{
+    return o == COAL_ORIGIN_OPTION ? "--block" : o == COAL_ORIGIN_REQNTID ? ".reqntid" : "default";
+}
+
+const char *coal_rule(const coal_access *x)
+{
+    if (x->space == COAL_SHARED) return "bank-conflict";
+    if (x->misaligned && x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR &&
+        x->sectors_aligned <= (int32_t)x->ideal)
+        return "misaligned";
+    return "uncoalesced";
+}
+
+/* ---- counting sectors ------------------------------------------------------ */
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Distinct units of `gran` bytes that [start[i], start[i] + len) touch. */
+static uint32_t count_units(const int64_t *start, uint32_t n, uint32_t len, int64_t gran)
+{
+    int64_t ids[WL_LANES * 3];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t a = floor_div(start[i], gran), b = floor_div(start[i] + (len ? len : 1) - 1, gran);
+        for (int64_t u = a; u <= b && k < sizeof ids / sizeof ids[0]; u++) ids[k++] = u;
+    }
+    qsort(ids, k, sizeof ids[0], cmp_i64);
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (!i || ids[i] != ids[i - 1]) d++;
+    return d;
+}
+
+/* Bytes in the union of [start[i], start[i] + len). */
+static int64_t union_bytes(const int64_t *start, uint32_t n, uint32_t len)
+{
+    int64_t s[WL_LANES];
+    memcpy(s, start, sizeof s[0] * n);
+    qsort(s, n, sizeof s[0], cmp_i64);
+    int64_t total = 0, end = INT64_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t a = s[i], b = s[i] + len;
+        if (a < end) a = end;
+        if (b > a) total += b - a;
+        if (b > end) end = b;
+    }
+    return total;
+}
+
+/* The warp's lane addresses, lane 0 at `base` (its known residue; the
+ * unknown high bits taken as 0, i.e. aligned as far as not known). */
+static void lane_addrs(const wl_warp *w, int64_t base, int64_t *out)
+{
+    for (uint32_t l = 0; l < w->nlanes; l++) out[l] = base + w->off[l];
+}
+
+typedef struct warp_count {
+    uint32_t sectors, lines, ideal, sectors0, lines0;
+} warp_count;
+
+static void count_warp(const wl_warp *w, residue base, uint32_t bytes, bool prefetch, warp_count *c)
+{
+    int64_t a[WL_LANES], a0[WL_LANES];
+    lane_addrs(w, base.r, a);
+    lane_addrs(w, 0, a0);
+    if (prefetch) { /* each lane brings in its 128-byte line: 4 sectors */
+        c->lines = count_units(a, w->nlanes, 1, COAL_LINE);
+        c->lines0 = count_units(a0, w->nlanes, 1, COAL_LINE);
+        c->sectors = 4 * c->lines;
+        c->sectors0 = 4 * c->lines0;
+        c->ideal = 4;
+        return;
+    }
+    c->sectors = count_units(a, w->nlanes, bytes, COAL_SECTOR);
+    c->lines = count_units(a, w->nlanes, bytes, COAL_LINE);
+    c->sectors0 = count_units(a0, w->nlanes, bytes, COAL_SECTOR);
+    c->lines0 = count_units(a0, w->nlanes, bytes, COAL_LINE);
+    int64_t ub = union_bytes(a, w->nlanes, bytes);
+    c->ideal = (uint32_t)((ub + COAL_SECTOR - 1) / COAL_SECTOR);
+}
+
+/* Worst case over the groups of a symbolic warp: groups far apart (no
+ * sector shared), each aligned as far as known. */
+static void count_groups(const wl_warp *w, residue base, uint32_t bytes, bool prefetch, uint32_t *max, uint32_t *ideal)
+{
+    *max = 0;
+    int64_t bsum = 0;
+    for (uint32_t g = 0; g < w->ngroups; g++) {
+        int64_t a[WL_LANES];
+        uint32_t n = 0;
+        int64_t first = 0;
+        for (uint32_t l = 0; l < w->nlanes; l++)
+            if (w->group[l] == g) {
+                if (!n) first = w->off[l];
+                a[n++] = (int64_t)base.r + w->off[l] - first;
+            }
+        if (!n) continue;
+        if (prefetch) {
+            *max += 4 * count_units(a, n, 1, COAL_LINE);
+        } else {
+            *max += count_units(a, n, bytes, COAL_SECTOR);
+            bsum += union_bytes(a, n, bytes);
+        }
+    }
+    *ideal = prefetch ? 4 : (uint32_t)((bsum + COAL_SECTOR - 1) / COAL_SECTOR);
+}
+
+/* ---- classification -------------------------------------------------------- */
+
+static void classify_offsets(const wl_result *w, uint32_t bytes, coal_access *x)
+{
+    /* the same single stride in every warp, or not */
+    bool uniform = true, strided = true;
+    int64_t s = 0;
+    bool have = false;
+    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        const wl_warp *ww = &w->warp[wi];
+        if (ww->nlanes < 2) continue;
+        int64_t ds = ww->off[1] - ww->off[0];
+        if (!have) s = ds, have = true;
+        for (uint32_t l = 0; l < ww->nlanes; l++) {
+            if (ww->off[l] != 0) uniform = false;
+            if (ww->off[l] != s * (int64_t)l) strided = false;
+        }
+        if (ds != s) strided = false;
+    }
+    if (uniform) {
+        x->pattern = COAL_P_UNIFORM;
+        x->has_stride = true;
+        x->stride = 0;
+    } else if (strided) {
+        x->pattern = s == (int64_t)bytes && bytes ? COAL_P_UNIT : COAL_P_STRIDE;
+        x->has_stride = true;
+        x->stride = s;
+    } else x->pattern = COAL_P_PIECEWISE;
+}
+
+static uint32_t log2_ceil(uint32_t x)
+{
+    uint32_t k = 0;
+    while ((1u << k) < x) k++;
+    return k;
+}
+
+/* A correct program's lane 0 is naturally aligned for the access. */
+static residue natural(residue r, uint32_t bytes)
+{
+    uint32_t lb = bytes ? log2_ceil(bytes) : 0;
+    if (r.k >= lb) return r;
+    return res_make(0, lb);
+}
+
+static void model_exact(const wl_result *w, coal_access *x)
+{
+    classify_offsets(w, x->bytes, x);
+    x->sectors = -1;
+    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        residue base = natural(w->warp[wi].base, x->bytes);
+        warp_count c;
+        count_warp(&w->warp[wi], base, x->bytes, x->prefetch, &c);
+        if ((int32_t)c.sectors > x->sectors) {
+            x->sectors = (int32_t)c.sectors;
+            x->lines = (int32_t)c.lines;
+            x->ideal = c.ideal;
+            x->sectors_aligned = (int32_t)c.sectors0;
+            x->lines_aligned = (int32_t)c.lines0;
+            x->base = base;
+            x->worst_warp = wi;
+        }
+    }
+    x->sectors_max = x->sectors;
+    x->misaligned = x->sectors > x->sectors_aligned || x->lines > x->lines_aligned;
+    x->uncoalesced = x->sectors > (int32_t)x->ideal;
+}
+
+static void model_symbolic(const wl_result *w, coal_access *x)
+{
+    x->pattern = w->status == WL_POSITION ? COAL_P_IRREGULAR : COAL_P_SYMBOLIC;
+    x->sectors = x->lines = -1;
+    x->sectors_max = 0;
+    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        const wl_warp *ww = &w->warp[wi];
+        uint32_t mx, ideal;
+        if (w->status == WL_POSITION) {
+            wl_warp single = *ww;
+            for (uint32_t l = 0; l < single.nlanes; l++) single.group[l] = (uint8_t)l;
+            single.ngroups = single.nlanes;
+            count_groups(&single, res_make(0, 0), x->bytes, x->prefetch, &mx, &ideal);
+        } else count_groups(ww, natural(ww->base, x->bytes), x->bytes, x->prefetch, &mx, &ideal);
+        if ((int32_t)mx > x->sectors_max) {
+            x->sectors_max = (int32_t)mx;
+            x->ideal = ideal;
+            x->worst_warp = wi;
+        }
+    }
+    x->uncoalesced = x->sectors_max > (int32_t)x->ideal;
+}
+
+/* Nothing known of the lanes' addresses: each lane on its own. */
+static void model_irregular(coal_access *x)
+{
+    wl_result *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    w->status = WL_POSITION;
+    w->nwarps = 1;
+    w->warp[0].nlanes = WL_LANES;
+    model_symbolic(w, x);
+    free(w);
+}
+
+/* The access as if tid.y were the fastest-varying coordinate: Juravle's
+ * what-if remapping (2011, section 5.1), GPUDrano's Fan2 fix. */
+static void what_if_swap(const coal_func *f, coal_access *x)
+{
+    x->swap_xy_sectors = -1;
+    if (!(x->dim_known >> DIV_C_Y & 1) || x->dim_stride[DIV_C_Y] == 0 || x->prefetch) return;
+    aff p;
+    aff_const(&p, x->poly.n, 0);
+    p.c[DIV_C_X] = x->dim_stride[DIV_C_Y];
+    warp_shape sh = {{0, 0, 0}};
+    wl_result *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    wl_eval(&p, &sh, res_exact(0), w);
+    warp_count c;
+    count_warp(&w->warp[0], natural(res_exact(0), x->bytes), x->bytes, false, &c);
+    x->swap_xy_sectors = (int32_t)c.sectors;
+    free(w);
+    (void)f;
+}
+
+/* ---- finding the accesses -------------------------------------------------- */
+
+static bool shared_space(unsigned sp) { return sp == PTX_SP_SHARED || sp == PTX_SP_SHARED_CTA; }
+
+/* Which of the instruction's operands is a global (or shared) access, if any. */
+static bool pick_access(const coal_func *f, uint32_t st, const ptx_inst *in, const ptx_inst_sem *sem,
+                        coal_access *x, uint32_t *opd, bool *unproven)
+{
+    *unproven = false;
+    if (!(sem->flags & (PTX_SEM_LOAD | PTX_SEM_STORE | PTX_SEM_PREFETCH)) || (sem->flags & PTX_SEM_UNKNOWN) ||
+        (sem->flags & PTX_SEM_CALL) || (sem->flags & PTX_SEM_COLLECTIVE))
+        return false;
+    bool copy = in->op == PTX_OPC_CP;
+    uint32_t o = copy ? sem->src_addr_opd : sem->addr_opd;
+    unsigned sp = copy ? sem->src_space : sem->space;
+    if (o == PTX_SEM_NO_OPD || o >= in->nopd || in->opd[o].kind != PTX_O_ADDR || in->opd[o].n != 1) return false;
+    if (copy && ptx_inst_has_mod(in, ".bulk")) return false; /* one thread moves a block: not a lane access */
+    bool prefetch = (sem->flags & PTX_SEM_PREFETCH) != 0;
+    if (!prefetch && !sem->access_bytes) return false;
+    if (prefetch && (ptx_inst_has_mod(in, ".tensormap") || in->op == PTX_OPC_CP)) return false;
+    x->prefetch = prefetch;
+    if (sp == PTX_SP_GLOBAL) {
+        x->space = COAL_GLOBAL;
+        x->explicit_space = true;
+        x->prov = AP_GLOBAL;
+    } else if (shared_space(sp) && !(sem->flags & PTX_SEM_ATOMIC) && !copy && !prefetch &&
+               (in->op == PTX_OPC_LD || in->op == PTX_OPC_ST)) {
+        x->space = COAL_SHARED;
+        x->explicit_space = true;
+        x->prov = AP_SHARED;
+    } else if (sp == PTX_SP_NONE) {
+        enum addr_prov p = addr_operand_prov(f->chain, st, o);
+        x->prov = (uint8_t)p;
+        if (p == AP_GLOBAL || p == AP_PARAM64) x->space = COAL_GLOBAL;
+        else if (p == AP_SHARED && !(sem->flags & PTX_SEM_ATOMIC) && (in->op == PTX_OPC_LD || in->op == PTX_OPC_ST))
+            x->space = COAL_SHARED;
+        else {
+            *unproven = p != AP_LOCAL && p != AP_CONST && p != AP_SHARED;
+            return false;
+        }
+    } else return false;
+    x->kind = (sem->flags & PTX_SEM_ATOMIC) ? COAL_ATOMIC : (sem->flags & PTX_SEM_STORE) && !copy ? COAL_STORE : COAL_LOAD;
+    if (copy) x->kind = COAL_LOAD; /* cp.async reads global memory */
+    x->bytes = prefetch ? 0 : sem->access_bytes;
+    x->vec = in->vec ? in->vec : 1;
+    x->elem_bytes = x->bytes / x->vec;
+    *opd = o;
+    return true;
+}
+
+static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint32_t o, coal_access *x, wl_result *w)
+{
+    const addr_chain *c = f->chain;
+    const ptx_operand *ad = &x->in->opd[o];
+    unsigned n = f->r->ncoef;
+    x->why_stmt = UINT32_MAX;
+    x->sectors = x->sectors_max = x->lines = -1;
+    x->sectors_aligned = x->lines_aligned = -1;
+    x->bank_degree = x->wavefronts = x->ideal_wavefronts = -1;
+    x->swap_xy_sectors = -1;
+    x->addr_value = SSA_NONE;
+    x->nwarps = 1;
+    const ptx_operand *e = &ad->p.elems[0];
+    if (e->kind == PTX_O_REG) {
+        x->addr_value = ssa_use_value(f->pf->ssa, st, o);
+        if (x->addr_value == SSA_NONE) aff_bottom(&x->poly, n);
+        else addr_refine(c, x->addr_value, &x->poly);
+    } else aff_const(&x->poly, n, 0); /* a variable or an absolute address: the same in every lane */
+    residue c0 = addr_operand_residue(c, st, o);
+    for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
+        if (!(x->poly.bot >> d & 1)) {
+            x->dim_known |= (uint8_t)(1u << d);
+            x->dim_stride[d] = x->poly.c[d];
+        }
+    if (x->addr_value != SSA_NONE) x->has_step = addr_loop_step(c, x->addr_value, &x->step, &x->step_stmt);
+
+    uint32_t why;
+    if (st_single(sr, st, &why)) {
+        x->pattern = COAL_P_SINGLE;
+        x->why_stmt = why;
+        x->sectors = x->sectors_max = (int32_t)(x->prefetch ? 4 : count_units(&(int64_t){0}, 1, x->bytes, COAL_SECTOR));
+        x->lines = 1;
+        x->ideal = (uint32_t)x->sectors;
+        if (x->space == COAL_SHARED) x->bank_degree = x->wavefronts = x->ideal_wavefronts = 1;
+        return;
+    }
+    wl_eval(&x->poly, &f->shape, c0, w);
+    x->nwarps = w->nwarps;
+    bool all_bot = x->poly.bot == AFF_ALL(n);
+    if (w->status == WL_EXACT) {
+        model_exact(w, x);
+    } else if (all_bot) {
+        x->pattern = COAL_P_IRREGULAR;
+        x->why_stmt = addr_loaded_from(c, x->addr_value);
+        model_irregular(x);
+    } else {
+        model_symbolic(w, x);
+        for (unsigned i = 1; i < n && !x->sym_named; i++)
+            if (w->sym_monos >> i & 1) {
+                x->sym_mono = i;
+                x->sym_named = addr_name_coef(c, x->addr_value, i, &x->sym_k, &x->sym_value);
+            }
+        if (x->pattern == COAL_P_SYMBOLIC && !x->sym_named) {
+            uint32_t ld = addr_loaded_from(c, x->addr_value);
+            if (ld != UINT32_MAX) x->why_stmt = ld;
+        }
+    }
+    if (x->space == COAL_GLOBAL) {
+        if (x->uncoalesced) what_if_swap(f, x);
+        return;
+    }
+    /* shared: banks */
+    x->uncoalesced = false;
+    x->misaligned = false;
+    if (w->status != WL_EXACT) return;
+    x->bank_degree = 0;
+    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        int64_t a[WL_LANES];
+        lane_addrs(&w->warp[wi], natural(w->warp[wi].base, x->bytes).r, a);
+        bank_result b;
+        bank_conflicts(a, w->warp[wi].nlanes, x->bytes, &b);
+        if ((int32_t)b.degree > x->bank_degree) {
+            x->bank_degree = (int32_t)b.degree;
+            x->wavefronts = (int32_t)b.wavefronts;
+            x->ideal_wavefronts = (int32_t)b.phases;
+            x->worst_warp = wi;
+        }
+    }
+}
+
+static void shape_of(const prog_func *pf, const coal_options *o, coal_func *f)
+{
+    memset(&f->shape, 0, sizeof f->shape);
+    f->origin = COAL_ORIGIN_DEFAULT;
+    if (o && o->block[0]) {
+        for (int i = 0; i < 3; i++) f->shape.block[i] = o->block[i] ? o->block[i] : 1;
+        f->origin = COAL_ORIGIN_OPTION;
+        return;
+    }
+    for (uint32_t i = 0; i < pf->fn->nfdirs; i++) {
+        const ptx_fdirective *d = &pf->fn->fdirs[i];
+        if (!ptx_str_eq(d->name, ".reqntid") || !d->n) continue;
+        for (uint32_t k = 0; k < 3; k++) f->shape.block[k] = k < d->n && d->vals[k] ? (uint32_t)d->vals[k] : 1;
+        f->origin = COAL_ORIGIN_REQNTID;
+    }
+}
+
+coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options *o, arena *a)
+{
+    coal_result *res = ARENA_NEW(a, coal_result);
+    res->m = m;
+    res->p = p;
+    res->f = ARENA_NEWN(a, coal_func, p->nfuncs ? p->nfuncs : 1);
+    wl_result *w = malloc(sizeof *w);
+    if (!w) abort();
+    for (uint32_t fi = 0; fi < p->nfuncs; fi++) {
+        const prog_func *pf = &p->funcs[fi];
+        if (o && o->only && !ptx_str_eq(pf->fn->name, o->only)) continue;
+        coal_func *f = &res->f[res->nfuncs++];
+        f->pf = pf;
+        shape_of(pf, o, f);
+        div_options dopt = {{0, 0, 0}, false};
+        memcpy(dopt.block, f->shape.block, sizeof dopt.block);
+        /* the default shape's x extent is a multiple of 32: tid.y and tid.z
+         * are the same in all lanes of a warp */
+        dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
+        f->r = div_analyse(pf, DIV_AN_AFFINE2, &dopt, a);
+        f->chain = addr_chain_build(m, pf, f->r, &f->shape, a);
+        st_regions *sr = st_build(pf, f->r, f->chain, &f->shape, a);
+        uint32_t cap = 0;
+        for (uint32_t st = 0; st < pf->fn->nstmts; st++) {
+            const ptx_stmt *s = pf->fn->stmts[st];
+            if (s->kind != PTX_S_INST) continue;
+            uint32_t b = pf->g->stmt_block[st];
+            if (b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
+            ptx_inst_sem sem;
+            ptx_inst_semantics(&s->u.inst, &sem);
+            coal_access x;
+            memset(&x, 0, sizeof x);
+            x.stmt = st;
+            x.in = &s->u.inst;
+            uint32_t opd;
+            bool unproven;
+            if (!pick_access(f, st, &s->u.inst, &sem, &x, &opd, &unproven)) {
+                if (unproven) f->generic_unknown++;
+                continue;
+            }
+            analyse_access(f, sr, st, opd, &x, w);
+            if (f->nacc == cap) {
+                cap = cap ? 2 * cap : 16;
+                coal_access *n = ARENA_NEWN(a, coal_access, cap);
+                if (f->nacc) memcpy(n, f->acc, sizeof *n * f->nacc);
+                f->acc = n;
+            }
+            f->acc[f->nacc++] = x;
+        }
+        addr_refine_free((addr_chain *)f->chain);
+    }
+    free(w);
+    return res;
+}

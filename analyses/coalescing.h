@@ -1,0 +1,117 @@
+/* Uncoalesced global accesses and shared-memory bank conflicts (issue 5):
+ * the model behind `ptxray coalescing`, docs/coalescing.md.
+ *
+ * For every global access (ld, st, atom, red, cp.async, prefetch in .global,
+ * or generic through a pointer that provably points there) and every
+ * shared ld/st of each function, the warp's access is modelled from the
+ * address's polynomial in the thread coordinates (the affine analysis of
+ * degree 2, sharpened by addr_refine): 32 lanes with consecutive linear
+ * thread ids, 32-byte sectors and 128-byte lines.  The result says how the
+ * lanes' addresses are laid out (pattern, stride), how many sectors a fully
+ * active warp touches against the fewest its bytes could fit in, whether
+ * a constant offset breaks the alignment, whether at most one lane runs it
+ * (then it is never uncoalesced), and for shared memory the bank conflict
+ * degree.  Reports (cli/coalescing_report.c) and later commands read these
+ * structures; nothing here prints. */
+#ifndef PTXRAY_COALESCING_H
+#define PTXRAY_COALESCING_H
+#include <stdbool.h>
+#include "addr_chain.h"
+#include "bank_conflicts.h"
+
+#define COAL_SECTOR 32
+#define COAL_LINE 128
+
+typedef struct coal_options {
+    uint32_t block[3]; /* --block X,Y,Z; 0: not given */
+    const char *only;  /* analyse only this function (NULL: all with a body) */
+} coal_options;
+
+enum coal_origin { COAL_ORIGIN_DEFAULT, COAL_ORIGIN_REQNTID, COAL_ORIGIN_OPTION };
+enum coal_kind { COAL_LOAD, COAL_STORE, COAL_ATOMIC };
+enum coal_space { COAL_GLOBAL, COAL_SHARED };
+enum coal_pattern {
+    COAL_P_UNIFORM,   /* every lane the same address */
+    COAL_P_UNIT,      /* consecutive lanes, consecutive elements */
+    COAL_P_STRIDE,    /* a constant stride other than the element size */
+    COAL_P_PIECEWISE, /* offsets known exactly but no single stride (2-D blocks) */
+    COAL_P_SYMBOLIC,  /* a stride the analysis cannot evaluate (tid.x·N) */
+    COAL_P_IRREGULAR, /* not affine in the thread index: data-dependent, ... */
+    COAL_P_SINGLE,    /* at most one lane executes it */
+};
+
+typedef struct coal_access {
+    uint32_t stmt;           /* in pf->fn->stmts */
+    const ptx_inst *in;
+    uint8_t kind, space, pattern;
+    uint8_t prov;            /* how the space is known: addr_prov (AP_GLOBAL/AP_SHARED: explicit or cvta) */
+    bool explicit_space;     /* .global / .shared written on the instruction */
+    bool prefetch;
+    uint32_t bytes;          /* per lane (0 for prefetches: they fetch the line) */
+    uint32_t vec, elem_bytes;
+    uint32_t addr_value;     /* SSA value of the address register, or SSA_NONE */
+    aff poly;                /* the address, bytes */
+    bool has_stride;
+    int64_t stride;          /* between consecutive lanes, bytes */
+    uint8_t dim_known;       /* bit d (DIV_C_X..DIV_C_LANE): dim_stride[d] is known */
+    int64_t dim_stride[5];   /* the address's coefficient on tid.x, tid.y, tid.z, laneid */
+    int32_t sectors;         /* per request of a full warp; -1 unknown */
+    int32_t sectors_max;     /* an upper bound (= sectors when known) */
+    int32_t lines;           /* 128-byte lines; -1 unknown */
+    uint32_t ideal;          /* the fewest sectors the bytes touched fit in */
+    residue base;            /* lane 0's address modulo 2^k (worst warp) */
+    bool misaligned;
+    int32_t sectors_aligned; /* sectors if lane 0 were on a 128-byte boundary */
+    int32_t lines_aligned;
+    bool uncoalesced;
+    uint32_t worst_warp, nwarps;
+    bool sym_named;          /* symbolic: coefficient = sym_k · sym_value on monomial sym_mono */
+    int64_t sym_k;
+    uint32_t sym_value;
+    unsigned sym_mono;
+    uint32_t why_stmt;       /* single-thread: the predicate's branch or guard; irregular: the load; else UINT32_MAX */
+    bool has_step;           /* the address is a loop's induction pointer */
+    int64_t step;
+    uint32_t step_stmt;
+    int32_t swap_xy_sectors; /* what-if tid.x and tid.y swapped roles; -1 not evaluated */
+    int32_t bank_degree;     /* shared: n-way conflict; -1 unknown */
+    int32_t wavefronts, ideal_wavefronts;
+} coal_access;
+
+typedef struct coal_func {
+    const prog_func *pf;
+    const div_result *r;
+    const addr_chain *chain;
+    warp_shape shape;
+    uint8_t origin;           /* coal_origin */
+    uint32_t nacc;
+    coal_access *acc;         /* in statement order */
+    uint32_t generic_unknown; /* generic accesses whose space is not proven */
+} coal_func;
+
+typedef struct coal_result {
+    const ptx_module *m;
+    const prog *p;
+    uint32_t nfuncs;
+    coal_func *f;
+} coal_result;
+
+/* Analyses every function of p (built at PROG_GSA).  Memory from a. */
+coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options *o, arena *a);
+
+const char *coal_pattern_name(enum coal_pattern p); /* "unit_stride", ... */
+const char *coal_kind_name(enum coal_kind k);       /* "load", "store", "atomic" */
+const char *coal_origin_name(enum coal_origin o);   /* "default", ".reqntid", "--block" */
+
+/* A finding: an uncoalesced global access, or a shared access with a bank
+ * conflict. */
+static inline bool coal_is_finding(const coal_access *x)
+{
+    return x->space == COAL_GLOBAL ? x->uncoalesced || x->misaligned : x->bank_degree > 1;
+}
+
+/* The finding's rule: "uncoalesced", "misaligned" (the access would be
+ * coalesced if aligned), "bank-conflict". */
+const char *coal_rule(const coal_access *x);
+
+#endif

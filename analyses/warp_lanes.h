@@ -1,0 +1,68 @@
+/* The 32 lanes of a warp, and what an affine value is in each of them.
+ *
+ * A warp is 32 threads with consecutive linear ids tid.x + X·(tid.y +
+ * Y·tid.z), starting at a multiple of 32; laneid is the linear id modulo 32.
+ * With a known block shape (X, Y, Z) every warp of the block is
+ * enumerated, the last one possibly partial.  With no shape the x extent is
+ * assumed to be a multiple of 32: then every warp has tid.x = X0 + lane for
+ * an unknown X0 ≡ 0 (mod 32), and tid.y, tid.z the same in all its lanes.
+ *
+ * Given a polynomial of the affine analysis (coefficients on tid.x, tid.y,
+ * tid.z, laneid and their products, each known or ⊥), this gives for each
+ * warp the offset of every lane from lane 0, exactly, and what is known of
+ * lane 0's value modulo a power of two.  An unknown coefficient on a
+ * monomial that varies within the warp makes the offsets "symbolic": the
+ * lanes then fall into groups within which the offsets are still exact
+ * (the lanes of one row of a 16-wide block, say).  A product with tid.x or
+ * laneid whose other factor varies with the warp's unknown position makes
+ * them position-dependent. */
+#ifndef PTXRAY_WARP_LANES_H
+#define PTXRAY_WARP_LANES_H
+#include <stdbool.h>
+#include "aff_poly.h"
+#include "residue.h"
+
+#define WL_LANES 32
+#define WL_MAXWARPS 32 /* 1024 threads, the largest block */
+
+typedef struct warp_shape {
+    uint32_t block[3]; /* all 0: not known (x extent assumed a multiple of 32) */
+} warp_shape;
+
+static inline bool wl_shape_known(const warp_shape *s) { return s->block[0] != 0; }
+
+enum wl_status {
+    WL_EXACT,    /* every lane's offset known */
+    WL_SYMBOLIC, /* exact within groups; groups apart by unknown uniform amounts */
+    WL_POSITION, /* depends on where the warp sits in the block (unknown shape) */
+};
+
+typedef struct wl_warp {
+    uint32_t nlanes;         /* threads of the block in this warp */
+    int64_t off[WL_LANES];   /* value(lane) - value(lane 0), known parts */
+    uint8_t group[WL_LANES]; /* lanes of one group differ by exactly off[] */
+    uint32_t ngroups;
+    residue base;            /* value(lane 0) modulo a power of two */
+} wl_warp;
+
+typedef struct wl_result {
+    uint8_t status;     /* wl_status */
+    uint16_t sym_monos; /* monomials (bit = coefficient index) with an unknown coefficient that vary */
+    uint16_t pos_monos; /* monomials that make the offsets position-dependent */
+    uint32_t nwarps;    /* 1 with an unknown shape */
+    wl_warp warp[WL_MAXWARPS];
+} wl_result;
+
+/* Evaluates p over the warps of shape sh; c0 is what is known of p's
+ * constant term (its coefficient 0).  A block of more than 1024 threads is
+ * evaluated over its first 32 warps. */
+void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out);
+
+/* The dimensions (bit DIV_C_X.. DIV_C_LANE) a monomial's factors involve. */
+unsigned wl_mono_dims(unsigned i);
+
+/* Whether the values of the lanes of every warp are pairwise distinct (for
+ * exact offsets: offsets distinct within each warp). */
+bool wl_injective(const wl_result *w);
+
+#endif

@@ -1,0 +1,125 @@
+/* ptxray coalescing: uncoalesced global accesses and shared-memory bank
+ * conflicts (analyses/coalescing.h, docs/coalescing.md). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coalescing_report.h"
+#include "commands.h"
+#include "outfile.h"
+
+static void usage(FILE *o)
+{
+    fputs("usage: ptxray coalescing FILE [--kernel NAME] [--block X,Y,Z] [--format text|json|sarif] [-o OUT]\n"
+          "Finds global loads, stores and atomics whose warp touches more 32-byte sectors\n"
+          "than its bytes need (strided, data-dependent or misaligned addresses), and\n"
+          "shared-memory accesses with bank conflicts.  Each access's address is taken\n"
+          "from the affine analysis as a function of tid.x/y/z and laneid; the 32 lanes\n"
+          "of a warp have consecutive linear thread ids.\n"
+          "  --kernel  only this function\n"
+          "  --block   the block shape (default: .reqntid, else an x extent that is a\n"
+          "            multiple of 32, which the report says it assumed)\n"
+          "  --format  text (default: warnings like a compiler, then a summary),\n"
+          "            json (every access) or sarif (SARIF 2.1.0, the findings)\n"
+          "Exit status: 0 (findings or not), 2 for bad input (nothing is written).\n",
+          o);
+}
+
+/* "X", "X,Y" or "X,Y,Z", each 1..1024, at most 1024 threads. */
+static bool parse_block(const char *s, uint32_t b[3])
+{
+    b[0] = b[1] = b[2] = 1;
+    const char *p = s;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        if (*p < '0' || *p > '9') return false;
+        unsigned long v = strtoul(p, &end, 10);
+        if (v < 1 || v > 1024) return false;
+        b[i] = (uint32_t)v;
+        p = end;
+        if (!*p) return (uint64_t)b[0] * b[1] * b[2] <= 1024;
+        if (*p != ',') return false;
+        p++;
+    }
+    return false;
+}
+
+int cmd_coalescing(int argc, char **argv)
+{
+    static const struct option opts[] = {{"kernel", required_argument, 0, 'k'},
+                                         {"block", required_argument, 0, 'b'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *kernel = NULL, *out = NULL;
+    coal_options co;
+    memset(&co, 0, sizeof co);
+    int format = COAL_FMT_TEXT;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "k:b:f:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'k': kernel = optarg; break;
+        case 'b':
+            if (!parse_block(optarg, co.block)) {
+                fprintf(stderr, "ptxray coalescing: bad --block '%s' (X[,Y[,Z]], at most 1024 threads)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'f':
+            if (!strcmp(optarg, "text")) format = COAL_FMT_TEXT;
+            else if (!strcmp(optarg, "json")) format = COAL_FMT_JSON;
+            else if (!strcmp(optarg, "sarif")) format = COAL_FMT_SARIF;
+            else {
+                fprintf(stderr, "ptxray coalescing: unknown format '%s' (text, json or sarif)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind + 1 != argc) {
+        usage(stderr);
+        return 2;
+    }
+    const char *path = argv[optind];
+    ptx_module *m = cli_load(path, 1);
+    if (!m) return 2;
+    const ptx_func *kf = kernel ? ptx_module_find_func(m, kernel) : NULL;
+    if (kernel && (!kf || !kf->has_body)) {
+        fprintf(stderr, "ptxray coalescing: %s: %s '%s'\n", path,
+                kf ? "only a declaration (no body) of" : "no function named", kernel);
+        ptx_module_free(m);
+        return 2;
+    }
+    ptx_diags d;
+    ptx_diags_init(&d);
+    prog *p = prog_build(m, PROG_GSA, kernel, &d);
+    if (!p) {
+        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+        ptx_diags_free(&d);
+        ptx_module_free(m);
+        return 2;
+    }
+    ptx_diags_free(&d);
+    co.only = kernel;
+    coal_result *res = coal_analyse(m, p, &co, &p->a);
+    coal_report_ctx ctx = {res, path, &co, src_files_build(m, &p->a)};
+    outfile of;
+    int rc = 0;
+    if (outfile_open(&of, out)) rc = 2;
+    else {
+        if (format == COAL_FMT_TEXT) coal_report_text(of.f, &ctx);
+        else {
+            json_t *j = format == COAL_FMT_JSON ? coal_report_json(&ctx) : coal_report_sarif(&ctx);
+            coal_json_dump(of.f, j);
+            json_decref(j);
+        }
+        rc = outfile_commit(&of) ? 2 : 0;
+    }
+    prog_free(p);
+    ptx_module_free(m);
+    return rc;
+}

@@ -1,0 +1,515 @@
+/* Text, JSON and SARIF reports of the coalescing model (coalescing_report.h). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include "coalescing_report.h"
+#include "commands.h"
+
+static const char *const assumption_text[] = {
+    "warps are 32 threads with consecutive linear thread ids; global memory is read in 32-byte sectors and "
+    "128-byte lines",
+    "allocation bases (kernel pointer parameters) are 256-byte aligned; a uniform part of an address whose "
+    "alignment is not known is taken as aligned",
+    "index and address arithmetic does not wrap around",
+    "a generic pointer counts as global when it comes from a kernel's 64-bit parameter or a cvta to or from "
+    ".global; other generic accesses are not analysed",
+    "source positions are the outermost call site of inlined code",
+};
+
+static void cat(char *buf, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void cat(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    if (*len >= n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, n - *len, fmt, ap);
+    va_end(ap);
+    if (w > 0) *len += (size_t)w < n - *len ? (size_t)w : n - *len - 1;
+}
+
+static const char *mono_text(unsigned i)
+{
+    static const char *const t[] = {"1", "tid.x", "tid.y", "tid.z", "laneid", "tid.x²", "tid.x·tid.y",
+                                    "tid.x·tid.z", "tid.x·laneid", "tid.y²", "tid.y·tid.z", "tid.y·laneid",
+                                    "tid.z²", "tid.z·laneid", "laneid²"};
+    return i < sizeof t / sizeof t[0] ? t[i] : "?";
+}
+
+static const char *kind_word(const coal_access *x)
+{
+    return x->prefetch ? "prefetch" : coal_kind_name((enum coal_kind)x->kind);
+}
+
+/* "4·Fan2_param_3" */
+static void sym_stride_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    (void)c;
+    char name[96];
+    addr_value_label(f->chain, x->sym_value, name, sizeof name);
+    if (x->sym_k == 1) snprintf(buf, n, "%s", name);
+    else if (x->sym_k == -1) snprintf(buf, n, "-%s", name);
+    else snprintf(buf, n, "%" PRId64 "·%s", x->sym_k, name);
+}
+
+static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    switch (x->pattern) {
+    case COAL_P_UNIFORM: cat(buf, n, &len, "all lanes at one address"); break;
+    case COAL_P_UNIT: cat(buf, n, &len, "lanes %" PRId64 " B apart (unit stride)", x->stride); break;
+    case COAL_P_STRIDE: cat(buf, n, &len, "lanes %" PRId64 " B apart", x->stride); break;
+    case COAL_P_PIECEWISE:
+        if (x->dim_known >> DIV_C_X & 1)
+            cat(buf, n, &len, "no single stride (%" PRId64 " B along tid.x, warp %u of %u)", x->dim_stride[DIV_C_X],
+                x->worst_warp, x->nwarps);
+        else cat(buf, n, &len, "no single stride");
+        break;
+    case COAL_P_SYMBOLIC:
+        if (x->sym_named) {
+            char s[128], name[96];
+            sym_stride_text(c, f, x, s, sizeof s);
+            addr_value_label(f->chain, x->sym_value, name, sizeof name);
+            cat(buf, n, &len, "lanes %s B apart (stride from %s·%s)", s, mono_text(x->sym_mono), name);
+        } else if (x->why_stmt != UINT32_MAX)
+            cat(buf, n, &len, "stride unknown, from a value loaded at PTX line %u",
+                f->pf->fn->stmts[x->why_stmt]->loc.line);
+        else cat(buf, n, &len, "stride unknown (not a known multiple of the thread index)");
+        break;
+    case COAL_P_IRREGULAR:
+        if (x->why_stmt != UINT32_MAX)
+            cat(buf, n, &len, "address depends on a value loaded at PTX line %u",
+                f->pf->fn->stmts[x->why_stmt]->loc.line);
+        else if (x->poly.bot != AFF_ALL(x->poly.n))
+            cat(buf, n, &len, "lane offsets depend on where the warp sits in the block");
+        else cat(buf, n, &len, "address not affine in the thread index");
+        break;
+    case COAL_P_SINGLE: cat(buf, n, &len, "at most one lane"); break;
+    default: break;
+    }
+}
+
+void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    size_t len = 0;
+    char lay[256];
+    layout_text(c, f, x, lay, sizeof lay);
+    buf[0] = 0;
+    if (x->space == COAL_SHARED) {
+        cat(buf, n, &len, "%d-way bank conflict in shared %s: %s, %d wavefronts, ideal %d", x->bank_degree,
+            kind_word(x), lay, x->wavefronts, x->ideal_wavefronts);
+        return;
+    }
+    const char *rule = coal_rule(x);
+    if (!strcmp(rule, "misaligned")) {
+        cat(buf, n, &len, "misaligned global %s: lane 0 is %u B past a 128-byte boundary, %s, %d sectors/request, "
+                          "ideal %u (%d if aligned)",
+            kind_word(x), (unsigned)(x->base.r % 128), lay, x->sectors, x->ideal, x->sectors_aligned);
+        return;
+    }
+    cat(buf, n, &len, "uncoalesced global %s: %s, ", kind_word(x), lay);
+    if (x->sectors >= 0) cat(buf, n, &len, "%d sectors/request", x->sectors);
+    else cat(buf, n, &len, "up to %d sectors/request", x->sectors_max);
+    cat(buf, n, &len, ", ideal %u", x->ideal);
+    if (x->misaligned) cat(buf, n, &len, " (misaligned: lane 0 is %u B past a 128-byte boundary)", (unsigned)(x->base.r % 128));
+}
+
+static void stmt_src(const coal_report_ctx *c, const coal_func *f, uint32_t stmt, char *buf, size_t n)
+{
+    src_pos p;
+    src_pos_of(c->files, f->pf->fn, stmt, &p);
+    if (p.file) snprintf(buf, n, "%s:%u", p.file, p.line);
+    else snprintf(buf, n, "%s:%u", c->ptx_path, f->pf->fn->stmts[stmt]->loc.line);
+}
+
+bool coal_hint(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    if (x->space != COAL_GLOBAL || !x->uncoalesced) return false;
+    int32_t now = x->sectors >= 0 ? x->sectors : x->sectors_max;
+    if (x->swap_xy_sectors >= 0 && x->swap_xy_sectors < now) {
+        snprintf(buf, n,
+                 "along tid.y the lanes' addresses are %" PRId64 " B apart: swapping the roles of tid.x and tid.y "
+                 "(GPUDrano's Fan2 fix) would give %d sectors/request",
+                 x->dim_stride[DIV_C_Y], x->swap_xy_sectors);
+        return true;
+    }
+    int64_t abs_step = x->step < 0 ? -x->step : x->step;
+    int64_t abs_stride = x->stride < 0 ? -x->stride : x->stride;
+    if (x->has_step && x->step && (!x->has_stride || abs_step < abs_stride)) {
+        char where[512];
+        stmt_src(c, f, x->step_stmt, where, sizeof where);
+        snprintf(buf, n,
+                 "the address moves %" PRId64 " B per iteration of the loop at %s: giving that loop's iterations to "
+                 "neighbouring threads instead (GPUDrano's Fan2 fix) would put lanes %" PRId64 " B apart",
+                 x->step, where, x->step);
+        return true;
+    }
+    return false;
+}
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+static json_t *src_json(const src_pos *p)
+{
+    if (!p->file) return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(p->file));
+    json_object_set_new(o, "line", json_integer(p->line));
+    json_object_set_new(o, "col", json_integer(p->col));
+    json_t *inl = json_array();
+    for (uint32_t i = 0; i < p->ninl; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "file", json_string(p->inl[i].file));
+        json_object_set_new(e, "line", json_integer(p->inl[i].line));
+        json_object_set_new(e, "col", json_integer(p->inl[i].col));
+        json_array_append_new(inl, e);
+    }
+    json_object_set_new(o, "inlined", inl);
+    return o;
+}
+
+static json_t *int_or_null(bool known, int64_t v) { return known ? json_integer(v) : json_null(); }
+
+static json_t *block_json(const coal_func *f)
+{
+    json_t *b = json_object();
+    if (wl_shape_known(&f->shape)) {
+        json_t *s = json_array();
+        for (int i = 0; i < 3; i++) json_array_append_new(s, json_integer(f->shape.block[i]));
+        json_object_set_new(b, "shape", s);
+    } else json_object_set_new(b, "shape", json_null());
+    json_object_set_new(b, "origin", json_string(coal_origin_name((enum coal_origin)f->origin)));
+    json_object_set_new(b, "assumed",
+                        json_string(wl_shape_known(&f->shape)
+                                        ? "every warp of the block evaluated; the worst one reported"
+                                        : "x extent a multiple of 32: each warp is 32 consecutive tid.x with one "
+                                          "tid.y and tid.z"));
+    return b;
+}
+
+static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x)
+{
+    json_t *o = json_object();
+    const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
+    src_pos p;
+    src_pos_of(c->files, f->pf->fn, x->stmt, &p);
+    json_object_set_new(o, "ptx_line", json_integer(s->loc.line));
+    json_object_set_new(o, "src", src_json(&p));
+    json_object_set_new(o, "opcode", json_stringn(x->in->opcode, x->in->opcode_len));
+    json_object_set_new(o, "space", json_string(x->space == COAL_GLOBAL ? "global" : "shared"));
+    json_object_set_new(o, "space_from",
+                        json_string(x->explicit_space ? "instruction" : addr_prov_name((enum addr_prov)x->prov)));
+    json_object_set_new(o, "kind", json_string(coal_kind_name((enum coal_kind)x->kind)));
+    json_object_set_new(o, "bytes_per_lane", json_integer(x->bytes));
+    json_object_set_new(o, "vector", json_integer(x->vec));
+    json_object_set_new(o, "element_bytes", json_integer(x->elem_bytes));
+    char buf[512];
+    json_object_set_new(o, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
+    json_object_set_new(o, "stride_bytes", int_or_null(x->has_stride, x->stride));
+    json_t *st = json_object();
+    for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
+        json_object_set_new(st, mono_text(d), int_or_null(x->dim_known >> d & 1, x->dim_stride[d]));
+    json_object_set_new(o, "strides", st);
+    if (x->sym_named) {
+        sym_stride_text(c, f, x, buf, sizeof buf);
+        json_object_set_new(o, "symbolic_stride", json_string(buf));
+    } else json_object_set_new(o, "symbolic_stride", json_null());
+    /* sectors and lines are global memory's; shared memory has banks */
+    bool g = x->space == COAL_GLOBAL;
+    json_object_set_new(o, "sectors_per_request", int_or_null(g && x->sectors >= 0, x->sectors));
+    json_object_set_new(o, "sectors_per_request_max", int_or_null(g && x->sectors_max >= 0, x->sectors_max));
+    json_object_set_new(o, "ideal_sectors", int_or_null(g, x->ideal));
+    json_object_set_new(o, "lines_per_request", int_or_null(g && x->lines >= 0, x->lines));
+    if (x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR && x->pattern != COAL_P_SINGLE) {
+        json_t *al = json_object();
+        json_object_set_new(al, "offset", json_integer(x->base.r % 128));
+        json_object_set_new(al, "known_modulo", json_integer((int64_t)1 << x->base.k));
+        json_object_set_new(o, "alignment", al);
+    } else json_object_set_new(o, "alignment", json_null());
+    json_object_set_new(o, "misaligned", json_boolean(x->misaligned));
+    if (x->pattern == COAL_P_SINGLE)
+        json_object_set_new(o, "single_thread_from_line", json_integer(f->pf->fn->stmts[x->why_stmt]->loc.line));
+    else json_object_set_new(o, "single_thread_from_line", json_null());
+    if (x->space == COAL_GLOBAL) {
+        json_object_set_new(o, "uncoalesced", json_boolean(x->uncoalesced));
+        json_object_set_new(o, "swap_xy_sectors", int_or_null(x->swap_xy_sectors >= 0, x->swap_xy_sectors));
+    } else {
+        json_object_set_new(o, "bank_conflict_degree", int_or_null(x->bank_degree >= 0, x->bank_degree));
+        json_object_set_new(o, "wavefronts", int_or_null(x->wavefronts >= 0, x->wavefronts));
+        json_object_set_new(o, "ideal_wavefronts", int_or_null(x->ideal_wavefronts >= 0, x->ideal_wavefronts));
+        json_object_set_new(o, "bank_conflict", json_boolean(x->bank_degree > 1));
+    }
+    json_object_set_new(o, "loop_step_bytes", int_or_null(x->has_step, x->step));
+    if (coal_is_finding(x)) {
+        coal_message(c, f, x, buf, sizeof buf);
+        json_object_set_new(o, "finding", json_string(coal_rule(x)));
+        json_object_set_new(o, "message", json_string(buf));
+    } else {
+        json_object_set_new(o, "finding", json_null());
+        json_object_set_new(o, "message", json_null());
+    }
+    json_object_set_new(o, "hint", coal_hint(c, f, x, buf, sizeof buf) ? json_string(buf) : json_null());
+    return o;
+}
+
+static json_t *assumptions_json(const coal_report_ctx *c)
+{
+    json_t *a = json_object();
+    json_t *b = json_object();
+    if (c->opts && c->opts->block[0]) {
+        json_t *s = json_array();
+        for (int i = 0; i < 3; i++) json_array_append_new(s, json_integer(c->opts->block[i] ? c->opts->block[i] : 1));
+        json_object_set_new(b, "shape", s);
+        json_object_set_new(b, "origin", json_string("--block"));
+    } else {
+        json_object_set_new(b, "shape", json_null());
+        json_object_set_new(b, "origin", json_string("per kernel: .reqntid, else the default"));
+    }
+    json_object_set_new(b, "default", json_string("x extent a multiple of 32 (so tid.y and tid.z are the same in all "
+                                                  "lanes of a warp)"));
+    json_object_set_new(a, "block", b);
+    json_object_set_new(a, "warp_size", json_integer(32));
+    json_object_set_new(a, "sector_bytes", json_integer(COAL_SECTOR));
+    json_object_set_new(a, "line_bytes", json_integer(COAL_LINE));
+    json_object_set_new(a, "alignment", json_string(assumption_text[1]));
+    json_object_set_new(a, "no_wraparound", json_string(assumption_text[2]));
+    json_object_set_new(a, "generic_pointers", json_string(assumption_text[3]));
+    json_object_set_new(a, "source_positions", json_string(assumption_text[4]));
+    json_object_set_new(a, "shared_banks",
+                        json_string("32 banks of 4 bytes; one word to many lanes is a broadcast; 8-byte accesses in "
+                                    "two half-warp phases, 16-byte in four quarter-warp phases"));
+    return a;
+}
+
+json_t *coal_report_json(const coal_report_ctx *c)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "tool", json_string("ptxray coalescing"));
+    json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
+    json_object_set_new(root, "file", json_string(c->ptx_path));
+    json_object_set_new(root, "assumptions", assumptions_json(c));
+    json_t *ks = json_array();
+    uint32_t tot[4] = {0};
+    for (uint32_t i = 0; i < c->res->nfuncs; i++) {
+        const coal_func *f = &c->res->f[i];
+        json_t *k = json_object();
+        json_object_set_new(k, "name", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+        json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
+        json_object_set_new(k, "block", block_json(f));
+        json_t *acc = json_array(), *sh = json_array();
+        uint32_t n[4] = {0};
+        for (uint32_t j = 0; j < f->nacc; j++) {
+            const coal_access *x = &f->acc[j];
+            if (x->space == COAL_GLOBAL) {
+                json_array_append_new(acc, access_json(c, f, x));
+                n[0]++;
+                n[1] += x->uncoalesced;
+            } else {
+                json_array_append_new(sh, access_json(c, f, x));
+                n[2]++;
+                n[3] += x->bank_degree > 1;
+            }
+        }
+        json_object_set_new(k, "accesses", acc);
+        json_object_set_new(k, "shared_accesses", sh);
+        json_t *sum = json_object();
+        json_object_set_new(sum, "global_accesses", json_integer(n[0]));
+        json_object_set_new(sum, "uncoalesced", json_integer(n[1]));
+        json_object_set_new(sum, "shared_accesses", json_integer(n[2]));
+        json_object_set_new(sum, "bank_conflicts", json_integer(n[3]));
+        json_object_set_new(sum, "generic_not_proven", json_integer(f->generic_unknown));
+        json_object_set_new(k, "summary", sum);
+        json_array_append_new(ks, k);
+        for (int q = 0; q < 4; q++) tot[q] += n[q];
+    }
+    json_object_set_new(root, "kernels", ks);
+    json_t *sum = json_object();
+    json_object_set_new(sum, "global_accesses", json_integer(tot[0]));
+    json_object_set_new(sum, "uncoalesced", json_integer(tot[1]));
+    json_object_set_new(sum, "shared_accesses", json_integer(tot[2]));
+    json_object_set_new(sum, "bank_conflicts", json_integer(tot[3]));
+    json_object_set_new(root, "summary", sum);
+    return root;
+}
+
+int coal_json_dump(FILE *o, json_t *j)
+{
+    int rc = json_dumpf(j, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', o);
+    return rc;
+}
+
+/* ---- SARIF ------------------------------------------------------------------- */
+
+static const struct {
+    const char *id, *name, *short_text, *full_text;
+} rules[] = {
+    {"uncoalesced", "UncoalescedGlobalAccess", "Uncoalesced global memory access",
+     "A warp's global load, store or atomic touches more 32-byte sectors than its bytes need: the lanes' addresses "
+     "are strided, depend on loaded data, or have an unknown stride."},
+    {"misaligned", "MisalignedGlobalAccess", "Misaligned global memory access",
+     "A constant offset moves a warp's otherwise coalesced access off a 128-byte (or 32-byte) boundary, so it "
+     "touches more lines or sectors than needed."},
+    {"bank-conflict", "SharedBankConflict", "Shared memory bank conflict",
+     "Lanes of a warp access different words in the same shared-memory bank, so the access is served in several "
+     "wavefronts."},
+};
+
+/* uri-reference: keep unreserved characters and '/', percent-encode the rest. */
+static void uri_of(const char *path, char *buf, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)path; *p && k + 4 < n; p++) {
+        unsigned ch = *p;
+        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+            ch == '.' || ch == '_' || ch == '~' || ch == '/')
+            buf[k++] = (char)ch;
+        else {
+            buf[k++] = '%';
+            buf[k++] = hex[ch >> 4];
+            buf[k++] = hex[ch & 15];
+        }
+    }
+    buf[k] = 0;
+}
+
+static json_t *sarif_location(const char *file, uint32_t line, uint32_t col, const char *msg)
+{
+    char uri[1024];
+    uri_of(file, uri, sizeof uri);
+    json_t *loc = json_object(), *phys = json_object(), *art = json_object(), *reg = json_object();
+    json_object_set_new(art, "uri", json_string(uri));
+    json_object_set_new(phys, "artifactLocation", art);
+    json_object_set_new(reg, "startLine", json_integer(line ? line : 1));
+    if (col) json_object_set_new(reg, "startColumn", json_integer(col));
+    json_object_set_new(phys, "region", reg);
+    json_object_set_new(loc, "physicalLocation", phys);
+    if (msg) {
+        json_t *m = json_object();
+        json_object_set_new(m, "text", json_string(msg));
+        json_object_set_new(loc, "message", m);
+    }
+    return loc;
+}
+
+static json_t *text_obj(const char *t)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "text", json_string(t));
+    return m;
+}
+
+json_t *coal_report_sarif(const coal_report_ctx *c)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "$schema", json_string("https://json.schemastore.org/sarif-2.1.0.json"));
+    json_object_set_new(root, "version", json_string("2.1.0"));
+    json_t *run = json_object(), *tool = json_object(), *drv = json_object(), *rl = json_array();
+    json_object_set_new(drv, "name", json_string("ptxray"));
+    json_object_set_new(drv, "version", json_string(PTXRAY_VERSION));
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        json_t *r = json_object(), *cfg = json_object();
+        json_object_set_new(r, "id", json_string(rules[i].id));
+        json_object_set_new(r, "name", json_string(rules[i].name));
+        json_object_set_new(r, "shortDescription", text_obj(rules[i].short_text));
+        json_object_set_new(r, "fullDescription", text_obj(rules[i].full_text));
+        json_object_set_new(cfg, "level", json_string("warning"));
+        json_object_set_new(r, "defaultConfiguration", cfg);
+        json_array_append_new(rl, r);
+    }
+    json_object_set_new(drv, "rules", rl);
+    json_object_set_new(tool, "driver", drv);
+    json_object_set_new(run, "tool", tool);
+    json_t *results = json_array();
+    for (uint32_t i = 0; i < c->res->nfuncs; i++) {
+        const coal_func *f = &c->res->f[i];
+        for (uint32_t j = 0; j < f->nacc; j++) {
+            const coal_access *x = &f->acc[j];
+            if (!coal_is_finding(x)) continue;
+            const char *rule = coal_rule(x);
+            size_t ri = 0;
+            while (ri + 1 < sizeof rules / sizeof rules[0] && strcmp(rules[ri].id, rule)) ri++;
+            char msg[1024], hint[1024], full[2300];
+            coal_message(c, f, x, msg, sizeof msg);
+            if (coal_hint(c, f, x, hint, sizeof hint)) snprintf(full, sizeof full, "%s. Hint: %s", msg, hint);
+            else snprintf(full, sizeof full, "%s", msg);
+            json_t *r = json_object(), *locs = json_array();
+            json_object_set_new(r, "ruleId", json_string(rule));
+            json_object_set_new(r, "ruleIndex", json_integer((json_int_t)ri));
+            json_object_set_new(r, "level", json_string("warning"));
+            json_object_set_new(r, "message", text_obj(full));
+            src_pos p;
+            src_pos_of(c->files, f->pf->fn, x->stmt, &p);
+            const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
+            char ptxmsg[256];
+            snprintf(ptxmsg, sizeof ptxmsg, "PTX instruction %.*s in %.*s", (int)x->in->opcode_len, x->in->opcode,
+                     (int)f->pf->fn->name.n, f->pf->fn->name.p);
+            if (p.file) json_array_append_new(locs, sarif_location(p.file, p.line, p.col, NULL));
+            json_array_append_new(locs, sarif_location(c->ptx_path, s->loc.line, s->loc.col, ptxmsg));
+            json_object_set_new(r, "locations", locs);
+            json_t *props = json_object();
+            json_object_set_new(props, "kernel", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+            json_object_set_new(props, "ptxLine", json_integer(s->loc.line));
+            json_object_set_new(props, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
+            if (x->space == COAL_GLOBAL) {
+                json_object_set_new(props, "sectorsPerRequest", int_or_null(x->sectors >= 0, x->sectors));
+                json_object_set_new(props, "idealSectors", json_integer(x->ideal));
+            } else json_object_set_new(props, "bankConflictDegree", json_integer(x->bank_degree));
+            json_object_set_new(r, "properties", props);
+            json_array_append_new(results, r);
+        }
+    }
+    json_object_set_new(run, "results", results);
+    json_t *props = json_object();
+    json_object_set_new(props, "assumptions", assumptions_json(c));
+    json_object_set_new(run, "properties", props);
+    json_t *runs = json_array();
+    json_array_append_new(runs, run);
+    json_object_set_new(root, "runs", runs);
+    return root;
+}
+
+/* ---- text -------------------------------------------------------------------- */
+
+void coal_report_text(FILE *o, const coal_report_ctx *c)
+{
+    uint32_t tot[4] = {0}, generic = 0;
+    for (uint32_t i = 0; i < c->res->nfuncs; i++) {
+        const coal_func *f = &c->res->f[i];
+        generic += f->generic_unknown;
+        for (uint32_t j = 0; j < f->nacc; j++) {
+            const coal_access *x = &f->acc[j];
+            if (x->space == COAL_GLOBAL) tot[0]++, tot[1] += x->uncoalesced;
+            else tot[2]++, tot[3] += x->bank_degree > 1;
+            if (!coal_is_finding(x)) continue;
+            char msg[1024], hint[1024];
+            coal_message(c, f, x, msg, sizeof msg);
+            src_pos p;
+            src_pos_of(c->files, f->pf->fn, x->stmt, &p);
+            const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
+            if (p.file) fprintf(o, "%s:%u:%u: warning: %s [%s]\n", p.file, p.line, p.col, msg, coal_rule(x));
+            else fprintf(o, "%s:%u:%u: warning: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, msg, coal_rule(x));
+            fprintf(o, "%s:%u:%u: note: in %.*s: %.*s", c->ptx_path, s->loc.line, s->loc.col, (int)f->pf->fn->name.n,
+                    f->pf->fn->name.p, (int)x->in->opcode_len, x->in->opcode);
+            for (uint32_t k = 0; k < p.ninl; k++)
+                fprintf(o, "%s %s:%u:%u", k ? "," : ", inlined from", p.inl[k].file, p.inl[k].line, p.inl[k].col);
+            fputc('\n', o);
+            if (coal_hint(c, f, x, hint, sizeof hint)) {
+                if (p.file) fprintf(o, "%s:%u:%u: note: hint: %s\n", p.file, p.line, p.col, hint);
+                else fprintf(o, "%s:%u:%u: note: hint: %s\n", c->ptx_path, s->loc.line, s->loc.col, hint);
+            }
+        }
+    }
+    fprintf(o, "%s: %u global accesses, %u uncoalesced; %u shared accesses, %u with bank conflicts", c->ptx_path,
+            tot[0], tot[1], tot[2], tot[3]);
+    if (generic) fprintf(o, "; %u generic accesses not proven global or shared (not analysed)", generic);
+    fputc('\n', o);
+    if (c->opts && c->opts->block[0])
+        fprintf(o, "assumed: block %ux%ux%u (--block)", c->opts->block[0], c->opts->block[1] ? c->opts->block[1] : 1,
+                c->opts->block[2] ? c->opts->block[2] : 1);
+    else
+        fprintf(o, "assumed: block shape from .reqntid, else an x extent that is a multiple of 32 "
+                   "(--block X,Y,Z to give one)");
+    fprintf(o, "; allocations 256-byte aligned; no index wraparound\n");
+}

@@ -1,0 +1,38 @@
+/* Source positions of PTX instructions, from the .loc and .file
+ * directives nvcc writes with -lineinfo or -G.
+ *
+ * An instruction's position is that of the last .loc before it in its
+ * function.  When code was inlined, that .loc names the inlined function's
+ * line and, in inlined_at, the call site; the call site's own .loc (the
+ * last one before with that file, line and column) may be inlined in turn.
+ * The reported position is the outermost one, in the function being
+ * analysed (the line a user of the kernel wrote); the chain of inner
+ * positions comes with it, innermost first.  A .loc with line 0 (code
+ * nvcc attributes to no line) gives no position. */
+#ifndef PTXRAY_SRCLOC_H
+#define PTXRAY_SRCLOC_H
+#include <stdint.h>
+#include "ir.h"
+
+#define SRC_MAX_INLINE 8
+
+typedef struct src_pos {
+    const char *file; /* NULL: no source position */
+    uint32_t line, col;
+    uint32_t ninl;
+    struct {
+        const char *file;
+        uint32_t line, col;
+    } inl[SRC_MAX_INLINE]; /* the inlined positions inside the call, innermost first */
+} src_pos;
+
+typedef struct src_files {
+    uint32_t n;
+    uint32_t *index;
+    char **path; /* without quotes; arena memory */
+} src_files;
+
+src_files *src_files_build(const ptx_module *m, arena *a);
+void src_pos_of(const src_files *sf, const ptx_func *fn, uint32_t stmt, src_pos *out);
+
+#endif

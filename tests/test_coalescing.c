@@ -1,0 +1,499 @@
+/* The coalescing model (analyses/coalescing.h) on the examples of the
+ * papers it follows: GPUDrano's Fig. 1 and Fan2 kernels (Alur et al.
+ * 2017), IPDA's Fig. 1 (Chikin et al. 2019), plus element widths, layouts,
+ * misaligned offsets, single-thread regions and shared-memory banks.  The
+ * PTX under tests/data/coalescing/ is nvcc's (-O3 -lineinfo, sm_80) from
+ * the .cu beside it. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "addr_refine.h"
+#include "bank_conflicts.h"
+#include "coalescing.h"
+#include "residue.h"
+#include "testutil.h"
+
+typedef struct cx {
+    ptx_module *m;
+    prog *p;
+    coal_result *r;
+} cx;
+
+static cx load_opts(const char *rel, const coal_options *o)
+{
+    cx x;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    x.m = ptx_parse_file(tu_src(rel), &d);
+    cr_assert(x.m, "%s", rel);
+    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
+    cr_assert(x.p);
+    ptx_diags_free(&d);
+    x.r = coal_analyse(x.m, x.p, o, &x.p->a);
+    return x;
+}
+
+static cx load(const char *rel) { return load_opts(rel, NULL); }
+
+static void done(cx *x)
+{
+    prog_free(x->p);
+    ptx_module_free(x->m);
+}
+
+static const coal_func *func(const cx *x, const char *name)
+{
+    for (uint32_t i = 0; i < x->r->nfuncs; i++)
+        if (ptx_str_eq(x->r->f[i].pf->fn->name, name)) return &x->r->f[i];
+    cr_assert_fail("no function %s", name);
+    return NULL;
+}
+
+/* The n-th access of a space in f (statement order). */
+static const coal_access *nth(const coal_func *f, enum coal_space sp, uint32_t n)
+{
+    for (uint32_t i = 0; i < f->nacc; i++)
+        if (f->acc[i].space == sp && n-- == 0) return &f->acc[i];
+    cr_assert_fail("fewer accesses than asked for");
+    return NULL;
+}
+
+static uint32_t count(const coal_func *f, enum coal_space sp)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) n += f->acc[i].space == sp;
+    return n;
+}
+
+static uint32_t flagged(const coal_func *f)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) n += coal_is_finding(&f->acc[i]);
+    return n;
+}
+
+static bool opcode_is(const coal_access *a, const char *op)
+{
+    return strlen(op) == a->in->opcode_len && !memcmp(a->in->opcode, op, a->in->opcode_len);
+}
+
+/* pattern, stride (INT64_MIN: none), sectors (-1: unknown), the upper bound, ideal, uncoalesced */
+static void expect_access(const coal_access *a, enum coal_pattern pat, int64_t stride, int32_t sectors, int32_t smax,
+                          uint32_t ideal, bool unco)
+{
+    cr_expect_eq(a->pattern, pat, "pattern %s, expected %s", coal_pattern_name((enum coal_pattern)a->pattern),
+                 coal_pattern_name(pat));
+    if (stride == INT64_MIN) cr_expect(!a->has_stride, "unexpected stride %ld", (long)a->stride);
+    else {
+        cr_expect(a->has_stride);
+        cr_expect_eq(a->stride, stride, "stride %ld, expected %ld", (long)a->stride, (long)stride);
+    }
+    cr_expect_eq(a->sectors, sectors, "sectors %d, expected %d", a->sectors, sectors);
+    cr_expect_eq(a->sectors_max, smax, "sectors_max %d, expected %d", a->sectors_max, smax);
+    cr_expect_eq(a->ideal, ideal, "ideal %u, expected %u", a->ideal, ideal);
+    cr_expect_eq(a->uncoalesced, unco, "uncoalesced %d", a->uncoalesced);
+}
+
+/* GPUDrano Fig. 1: array[0] and array[tid] coalesced, array[8*tid] not. */
+Test(coalescing, gpudrano_fig1)
+{
+    cx x = load("tests/data/coalescing/gpudrano_fig1.ptx");
+    const coal_func *f = func(&x, "fig1");
+    cr_assert_eq(count(f, COAL_GLOBAL), 4);
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIFORM, 0, 1, 1, 1, false);  /* array[0] */
+    expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIT, 4, 4, 4, 4, false);     /* array[tid] */
+    expect_access(nth(f, COAL_GLOBAL, 2), COAL_P_STRIDE, 32, 32, 32, 4, true); /* array[8*tid] */
+    expect_access(nth(f, COAL_GLOBAL, 3), COAL_P_UNIT, 4, 4, 4, 4, false);     /* out[tid] */
+    cr_expect_eq(nth(f, COAL_GLOBAL, 3)->kind, COAL_STORE);
+    cr_expect_eq(nth(f, COAL_GLOBAL, 0)->lines, 1);
+    cr_expect_eq(nth(f, COAL_GLOBAL, 2)->lines, 8);
+    cr_expect_eq(flagged(f), 1);
+    done(&x);
+}
+
+/* The pointer parameter an access's address is built on (index), following
+ * the additions: the operand that is a pointer. */
+static int base_param(const coal_func *f, const coal_access *a)
+{
+    uint32_t v = a->addr_value;
+    for (int hops = 0; hops < 32 && v != SSA_NONE; hops++) {
+        const ssa_value *val = &f->pf->ssa->values[v];
+        if (val->kind == SSA_V_PHI) { /* an induction pointer: its entry value */
+            const ssa_node *nd = &f->pf->ssa->nodes[val->node];
+            const cfg_block *b = &f->pf->g->blocks[nd->block];
+            uint32_t next = SSA_NONE;
+            for (uint32_t k = 0; k < nd->nargs; k++)
+                if (!cfg_is_back_edge(f->pf->g, b->pred[k], nd->block)) next = nd->args[k];
+            v = next;
+            continue;
+        }
+        uint32_t st;
+        const ptx_inst *in = addr_def(f->chain, v, &st);
+        if (!in) return -1;
+        if (in->op == PTX_OPC_LD) {
+            ptx_str name = ptx_opd_text(&in->opd[1].p.elems[0]);
+            for (uint32_t i = 0; i < f->pf->fn->nparams; i++)
+                if (ptx_str_eqs(f->pf->fn->params[i]->name, name)) return (int)i;
+            return -1;
+        }
+        uint32_t next = SSA_NONE;
+        for (uint32_t o = 1; o < in->nopd; o++) {
+            uint32_t w = ssa_use_value(f->pf->ssa, st, o);
+            if (w != SSA_NONE && (f->chain->prov[w] == AP_PARAM64 || f->chain->prov[w] == AP_GLOBAL)) next = w;
+        }
+        v = next;
+    }
+    return -1;
+}
+
+/* Fig. 2a: A[xy] (A is parameter 1) and M[xt] (parameter 0) are flagged,
+ * with lanes N floats apart; A[ty], B[x] and B[t] are not.  nvcc unrolls
+ * the loop by 4 and peels a remainder loop, so each source access is
+ * several PTX accesses. */
+Test(coalescing, fan2_original)
+{
+    cx x = load("tests/data/coalescing/gaussian.ptx");
+    const coal_func *f = func(&x, "Fan2");
+    uint32_t flagged_by_param[3] = {0}, all_by_param[3] = {0};
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        const coal_access *a = &f->acc[i];
+        int p = base_param(f, a);
+        cr_assert(p >= 0 && p <= 2, "PTX line %u: no base parameter", f->pf->fn->stmts[a->stmt]->loc.line);
+        all_by_param[p]++;
+        if (!a->uncoalesced) continue;
+        flagged_by_param[p]++;
+        cr_expect_eq(a->pattern, COAL_P_SYMBOLIC);
+        cr_expect(a->sym_named);
+        cr_expect_eq(a->sym_k, 4);
+        cr_expect_eq(a->sym_mono, DIV_C_X);
+        char name[64];
+        cr_expect_str_eq(addr_value_label(f->chain, a->sym_value, name, sizeof name), "Fan2_param_3");
+        cr_expect_eq(a->sectors, -1);
+        cr_expect_eq(a->sectors_max, 32);
+        cr_expect_eq(a->ideal, 4);
+    }
+    /* M: every access (M[xt], 5 loop bodies and their if-branches) */
+    cr_expect_eq(flagged_by_param[0], all_by_param[0]);
+    cr_expect_eq(all_by_param[0], 10);
+    /* A: A[xy] loaded and stored in 5 bodies; A[ty] loaded in 5, never flagged */
+    cr_expect_eq(all_by_param[1], 15);
+    cr_expect_eq(flagged_by_param[1], 10);
+    /* B: B[x] (unit stride) and B[t] (uniform) */
+    cr_expect_eq(flagged_by_param[2], 0);
+    cr_expect_eq(all_by_param[2], 15);
+    /* A[xy]'s induction pointer moves 4 bytes per iteration (16 unrolled) */
+    bool step4 = false, step16 = false;
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        const coal_access *a = &f->acc[i];
+        if (a->has_step && a->uncoalesced) {
+            step4 |= a->step == 4;
+            step16 |= a->step == 16;
+        }
+    }
+    cr_expect(step4 && step16);
+    done(&x);
+}
+
+/* Fig. 2b: nothing flagged; B[x] sits in the region if (y == t), where y =
+ * tid + t: one lane at most. */
+Test(coalescing, fan2_fixed)
+{
+    cx x = load("tests/data/coalescing/gaussian.ptx");
+    const coal_func *f = func(&x, "Fan2_fixed");
+    cr_expect_eq(flagged(f), 0);
+    uint32_t single = 0, unit = 0, uniform = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        single += f->acc[i].pattern == COAL_P_SINGLE;
+        unit += f->acc[i].pattern == COAL_P_UNIT;
+        uniform += f->acc[i].pattern == COAL_P_UNIFORM;
+    }
+    cr_expect_eq(f->nacc, 40);
+    cr_expect_eq(single, 20); /* M[xt], B[x], B[t] loaded and B[x] stored, in 5 copies of the branch */
+    cr_expect_eq(unit, 15);   /* A[ty] loaded, A[xy] loaded and stored, in 5 copies of the body */
+    cr_expect_eq(uniform, 5); /* M[xt] in the body */
+    done(&x);
+}
+
+/* Rodinia's own 2-D Fan2: rows follow tid.x, so lanes are Size floats apart,
+ * while tid.y walks the row; swapping x and y gives 4 sectors. */
+Test(coalescing, fan2_rodinia_swap_hint)
+{
+    cx x = load("tests/data/coalescing/gaussian.ptx");
+    const coal_func *f = func(&x, "Fan2_rodinia");
+    uint32_t n = 0, swappable = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        const coal_access *a = &f->acc[i];
+        if (!a->uncoalesced) continue;
+        n++;
+        cr_expect_eq(a->pattern, COAL_P_SYMBOLIC);
+        cr_expect(a->dim_known >> DIV_C_Y & 1);
+        if (a->dim_stride[DIV_C_Y]) {
+            swappable++;
+            cr_expect_eq(a->dim_stride[DIV_C_Y], 4);
+            cr_expect_eq(a->swap_xy_sectors, 4);
+        } else cr_expect_eq(a->swap_xy_sectors, -1); /* m[Size*(xidx+1+t) + t]: the same for every tid.y */
+    }
+    cr_expect_eq(n, 4);         /* a[..] load and store, the two m[..] */
+    cr_expect_eq(swappable, 3); /* all but m[..+t] */
+    done(&x);
+}
+
+/* IPDA Fig. 1: idx = i < 32 ? 64 + i : i.  The affine analysis makes the
+ * select ⊥; within a warp the comparison cannot change (blockDim.x is a
+ * multiple of 32), so the store's lanes are 8 bytes apart. */
+Test(coalescing, ipda_fig1)
+{
+    cx x = load("tests/data/coalescing/ipda_fig1.ptx");
+    const coal_func *f = func(&x, "ipda_fig1");
+    cr_assert_eq(count(f, COAL_GLOBAL), 2);
+    const coal_access *st = nth(f, COAL_GLOBAL, 1);
+    cr_expect_eq(st->kind, COAL_STORE);
+    expect_access(st, COAL_P_UNIT, 8, 8, 8, 8, false);
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIT, 8, 8, 8, 8, false);
+    /* the affine analysis alone does not know the tid.x coefficient */
+    int64_t c;
+    cr_expect(!div_coef(f->r, st->addr_value, DIV_C_X, &c));
+    done(&x);
+}
+
+Test(coalescing, widths_and_layouts)
+{
+    cx x = load("tests/data/coalescing/widths.ptx");
+    const coal_func *f = func(&x, "copy_double");
+    for (int i = 0; i < 2; i++) {
+        const coal_access *a = nth(f, COAL_GLOBAL, (uint32_t)i);
+        cr_expect_eq(a->bytes, 8);
+        expect_access(a, COAL_P_UNIT, 8, 8, 8, 8, false);
+    }
+    f = func(&x, "copy_float4");
+    for (int i = 0; i < 2; i++) {
+        const coal_access *a = nth(f, COAL_GLOBAL, (uint32_t)i);
+        cr_expect_eq(a->bytes, 16);
+        cr_expect_eq(a->vec, 4);
+        cr_expect_eq(a->elem_bytes, 4);
+        expect_access(a, COAL_P_UNIT, 16, 16, 16, 16, false);
+    }
+    cr_expect(opcode_is(nth(f, COAL_GLOBAL, 0), "ld.global.v4.u32"));
+    f = func(&x, "aos_x"); /* float3 structures: lanes 12 bytes apart */
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_STRIDE, 12, 12, 12, 4, true);
+    expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIT, 4, 4, 4, 4, false);
+    f = func(&x, "row_major"); /* a[tid.x*N + tid.y] */
+    const coal_access *a = nth(f, COAL_GLOBAL, 0);
+    expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 32, 4, true);
+    cr_expect_eq(a->dim_stride[DIV_C_Y], 4);
+    cr_expect_eq(a->swap_xy_sectors, 4);
+    f = func(&x, "col_major"); /* a[tid.y*N + tid.x] */
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIT, 4, 4, 4, 4, false);
+    cr_expect(!(nth(f, COAL_GLOBAL, 0)->dim_known >> DIV_C_Y & 1)); /* 4·N along tid.y */
+    done(&x);
+}
+
+/* A 16x16 block puts two rows in a warp: a[tid.y*N + tid.x] is then two
+ * runs of 16 floats an unknown N apart: at most 2 x 2 sectors, which is
+ * the ideal, so not flagged; a[tid.x*N + tid.y] still is. */
+Test(coalescing, block_16x16_rows)
+{
+    coal_options o = {{16, 16, 1}, NULL};
+    cx x = load_opts("tests/data/coalescing/widths.ptx", &o);
+    const coal_func *f = func(&x, "col_major");
+    cr_expect_eq(f->origin, COAL_ORIGIN_OPTION);
+    const coal_access *a = nth(f, COAL_GLOBAL, 0);
+    expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 4, 4, false);
+    cr_expect_eq(a->nwarps, 8);
+    /* the store o[tid.y*blockDim.x + tid.x]: blockDim.x is now 16, every lane exact */
+    expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIT, 4, 4, 4, 4, false);
+    /* lanes l and l + 16 share tid.x and are 4 bytes apart along tid.y: 16
+     * groups of 8 bytes, one sector each at most */
+    f = func(&x, "row_major");
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_SYMBOLIC, INT64_MIN, -1, 16, 4, true);
+    done(&x);
+}
+
+/* in[i + 1]: lane 0 4 bytes past a boundary, 5 sectors for 4 sectors'
+ * worth; in[i + 8]: 32 bytes past, 4 sectors but 2 lines. */
+Test(coalescing, misaligned_offsets)
+{
+    cx x = load("tests/data/coalescing/misaligned.ptx");
+    const coal_func *f = func(&x, "shifted");
+    const coal_access *a = nth(f, COAL_GLOBAL, 0);
+    expect_access(a, COAL_P_UNIT, 4, 5, 5, 4, true);
+    cr_expect(a->misaligned);
+    cr_expect_eq(a->sectors_aligned, 4);
+    cr_expect_eq(a->base.r % 128, 4);
+    cr_expect_geq(a->base.k, 7);
+    cr_expect_str_eq(coal_rule(a), "misaligned");
+    a = nth(f, COAL_GLOBAL, 2);
+    expect_access(a, COAL_P_UNIT, 4, 4, 4, 4, false);
+    cr_expect(a->misaligned);
+    cr_expect_eq(a->lines, 2);
+    cr_expect_eq(a->lines_aligned, 1);
+    cr_expect_eq(a->base.r % 128, 32);
+    /* the stores out[i], out2[i] are aligned */
+    cr_expect(!nth(f, COAL_GLOBAL, 1)->misaligned);
+    cr_expect(!nth(f, COAL_GLOBAL, 3)->misaligned);
+    done(&x);
+}
+
+/* tid.x == k and laneid == 0 let one lane in: its 128-byte stride does not
+ * matter; tid.x < 2 lets two in. */
+Test(coalescing, single_thread_regions)
+{
+    cx x = load("tests/data/coalescing/single_thread.ptx");
+    const coal_func *f = func(&x, "only_tid_k");
+    const coal_access *a = nth(f, COAL_GLOBAL, 0);
+    cr_expect_eq(a->dim_stride[DIV_C_X], 128); /* strided, were more lanes there */
+    expect_access(a, COAL_P_SINGLE, INT64_MIN, 1, 1, 1, false);
+    f = func(&x, "only_lane0");
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_SINGLE, INT64_MIN, 1, 1, 1, false);
+    f = func(&x, "two_lanes");
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_STRIDE, 128, 32, 32, 4, true);
+    done(&x);
+}
+
+/* Word strides 1, 2, 32 and a broadcast; 8-byte elements in half-warps. */
+Test(coalescing, bank_conflicts_kernel)
+{
+    cx x = load("tests/data/coalescing/bank.ptx");
+    const coal_func *f = func(&x, "banks");
+    cr_assert_eq(count(f, COAL_SHARED), 6);
+    static const struct {
+        const char *op;
+        int64_t stride;
+        int32_t degree, wavefronts, ideal;
+    } want[] = {
+        {"st.shared.f32", 4, 1, 1, 1},   {"st.shared.f64", 8, 1, 2, 2},   {"ld.shared.f32", 8, 2, 2, 1},
+        {"ld.shared.f32", 128, 32, 32, 1}, {"ld.shared.f32", 0, 1, 1, 1}, {"ld.shared.f64", 8, 1, 2, 2},
+    };
+    for (uint32_t i = 0; i < 6; i++) {
+        const coal_access *a = nth(f, COAL_SHARED, i);
+        cr_expect(opcode_is(a, want[i].op), "access %u", i);
+        cr_expect_eq(a->stride, want[i].stride, "access %u: stride %ld", i, (long)a->stride);
+        cr_expect_eq(a->bank_degree, want[i].degree, "access %u: degree %d", i, a->bank_degree);
+        cr_expect_eq(a->wavefronts, want[i].wavefronts, "access %u: wavefronts %d", i, a->wavefronts);
+        cr_expect_eq(a->ideal_wavefronts, want[i].ideal, "access %u", i);
+        cr_expect_eq(coal_is_finding(a), want[i].degree > 1);
+    }
+    done(&x);
+}
+
+static void lanes(int64_t *a, int64_t base, int64_t stride)
+{
+    for (int l = 0; l < 32; l++) a[l] = base + stride * l;
+}
+
+Test(coalescing, bank_model)
+{
+    int64_t a[32];
+    bank_result b;
+    static const struct {
+        int64_t stride;
+        unsigned bytes;
+        uint32_t degree, wavefronts, phases;
+    } cases[] = {
+        {4, 4, 1, 1, 1},    {8, 4, 2, 2, 1},    {12, 4, 1, 1, 1},  {128, 4, 32, 32, 1}, {0, 4, 1, 1, 1},
+        {1, 1, 1, 1, 1},    {2, 2, 1, 1, 1},    {8, 8, 1, 2, 2},   {16, 8, 2, 4, 2},    {16, 16, 1, 4, 4},
+        {32, 16, 2, 8, 4},  {256, 8, 16, 32, 2}, {64, 4, 16, 16, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lanes(a, 0, cases[i].stride);
+        bank_conflicts(a, 32, cases[i].bytes, &b);
+        cr_expect_eq(b.degree, cases[i].degree, "case %zu: degree %u", i, b.degree);
+        cr_expect_eq(b.wavefronts, cases[i].wavefronts, "case %zu: wavefronts %u", i, b.wavefronts);
+        cr_expect_eq(b.phases, cases[i].phases, "case %zu: phases %u", i, b.phases);
+    }
+    /* a shift by whole words only rotates the banks */
+    lanes(a, 4 * 7, 8);
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 2);
+    /* half a warp two words apart reaches only half the banks, each once */
+    lanes(a, 0, 8);
+    bank_conflicts(a, 16, 4, &b);
+    cr_expect_eq(b.degree, 1);
+    /* ... but 17 lanes wrap round to bank 0 */
+    bank_conflicts(a, 17, 4, &b);
+    cr_expect_eq(b.degree, 2);
+}
+
+Test(coalescing, residues)
+{
+    residue p = res_make(0, 8), four = res_exact(4), ntid = res_make(0, 5), ctaid = res_unknown();
+    residue i = res_mul(ctaid, ntid); /* blockIdx.x * blockDim.x */
+    cr_expect_eq(i.k, 5);
+    cr_expect_eq(i.r, 0);
+    residue a = res_add(p, res_mul(res_add(i, res_exact(1)), four)); /* p + 4*(i + 1) */
+    cr_expect_eq(a.k, 7);
+    cr_expect_eq(a.r, 4);
+    residue m = res_meet(res_make(4, 8), res_make(8, 8)); /* 4 and 8 agree on the low 2 bits */
+    cr_expect_eq(m.k, 2);
+    cr_expect_eq(m.r, 0);
+    cr_expect_eq(res_neg(res_exact(4)).r, (1u << RES_KMAX) - 4);
+}
+
+/* Known shapes: an x extent of 48 puts warps at different x positions. */
+Test(coalescing, warp_lanes_positions)
+{
+    aff p;
+    aff_const(&p, DIV_NCOEF2, 0);
+    p.c[DIV_C_X] = 4;
+    p.c[DIV_C_Y] = 4 * 48;
+    warp_shape sh = {{48, 2, 1}};
+    wl_result *w = malloc(sizeof *w);
+    wl_eval(&p, &sh, res_exact(0), w);
+    cr_assert_eq(w->status, WL_EXACT);
+    cr_assert_eq(w->nwarps, 3);
+    /* warp 1: x 32..47 of row 0, then x 0..15 of row 1: contiguous row-major */
+    for (uint32_t l = 0; l < 32; l++) cr_expect_eq(w->warp[1].off[l], 4 * (int64_t)l);
+    cr_expect_eq(w->warp[1].base.r, 128);
+    /* a column-major layout breaks warp 1 at lane 16 */
+    p.c[DIV_C_Y] = 4 * 1000;
+    wl_eval(&p, &sh, res_exact(0), w);
+    cr_expect_eq(w->warp[1].off[15], 60);
+    cr_expect_eq(w->warp[1].off[16], 4000 - 128);
+    /* unknown shape: tid.x·tid.y varies by an unknown amount */
+    warp_shape none = {{0, 0, 0}};
+    aff_const(&p, DIV_NCOEF2, 0);
+    p.c[6] = 1; /* tid.x·tid.y */
+    wl_eval(&p, &none, res_exact(0), w);
+    cr_expect_eq(w->status, WL_SYMBOLIC);
+    p.c[6] = 0;
+    p.c[5] = 1; /* tid.x²: depends on the warp's x */
+    wl_eval(&p, &none, res_exact(0), w);
+    cr_expect_eq(w->status, WL_POSITION);
+    free(w);
+}
+
+/* Warp-per-row CSR (ptx-corpus spmv_csr_vector): warp_id = gid >> 5 is the
+ * same in every lane, lane = tid.x & 31 is laneid, so row_ptr[warp_id] is
+ * one address, vals[start + lane] unit stride in the loop (a mu advanced by
+ * 32 elements), and the store under lane == 0 runs on one lane. */
+Test(coalescing, warp_per_row_idioms)
+{
+    cx x = load("ptx-corpus/sm_80/spmv_csr.ptx");
+    const coal_func *f = func(&x, "spmv_csr_vector");
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIFORM, 0, 1, 1, 1, false);
+    expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIFORM, 0, 1, 1, 1, false);
+    const coal_access *vals = nth(f, COAL_GLOBAL, 2), *col = nth(f, COAL_GLOBAL, 3);
+    cr_expect(opcode_is(vals, "ld.global.nc.f32") && opcode_is(col, "ld.global.nc.s32"));
+    expect_access(vals, COAL_P_UNIT, 4, 4, 4, 4, false);
+    expect_access(col, COAL_P_UNIT, 4, 4, 4, 4, false);
+    cr_expect_eq(vals->dim_stride[DIV_C_LANE], 4);
+    cr_expect(vals->has_step);
+    cr_expect_eq(vals->step, 128);
+    /* x[col_idx[j]]: a gather */
+    const coal_access *gather = nth(f, COAL_GLOBAL, 4);
+    cr_expect_eq(gather->pattern, COAL_P_IRREGULAR);
+    cr_expect_neq(gather->why_stmt, UINT32_MAX);
+    const coal_access *last = &f->acc[f->nacc - 1];
+    cr_expect_eq(last->kind, COAL_STORE);
+    cr_expect_eq(last->pattern, COAL_P_SINGLE);
+    done(&x);
+    /* coeff[i & 255], which nvcc writes (i << 2) & 1020: blockIdx.x·blockDim.x
+     * is a multiple of 32, so a warp's 32 indices stay inside one 256-block */
+    x = load("ptx-corpus/sm_80/restrict_ldg.ptx");
+    f = func(&x, "cache_hints");
+    const coal_access *coeff = nth(f, COAL_GLOBAL, 1);
+    cr_expect(opcode_is(coeff, "ld.global.cg.f32"));
+    expect_access(coeff, COAL_P_UNIT, 4, 4, 4, 4, false);
+    /* ain[i ^ 1]: xor is not modelled */
+    cr_expect_eq(nth(f, COAL_GLOBAL, 2)->pattern, COAL_P_IRREGULAR);
+    done(&x);
+}

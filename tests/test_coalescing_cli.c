@@ -1,0 +1,315 @@
+/* `ptxray coalescing` as a user runs it: exit statuses, errors, the text,
+ * JSON and SARIF reports, determinism, and the golden JSON of every sm_80
+ * corpus file (tests/golden/coalescing/, regenerated with
+ * PTXRAY_REGEN_GOLDEN=1 or `make golden-coalescing`). */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "testutil.h"
+
+#define BIN (char *)tu_bin()
+
+static char *data(const char *name)
+{
+    static char p[4][4096];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s", tu_src(name));
+    return p[k];
+}
+
+static json_t *run_json(char **argv)
+{
+    char *out, *err;
+    cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "invalid JSON: %s", je.text);
+    free(out);
+    free(err);
+    return j;
+}
+
+Test(coalescing_cli, bad_input_writes_nothing)
+{
+    char dir[] = "/tmp/ptxray-coalXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char bad[4200], outp[4200];
+    snprintf(bad, sizeof bad, "%s/bad.ptx", dir);
+    snprintf(outp, sizeof outp, "%s/out.json", dir);
+    FILE *f = fopen(bad, "w");
+    fputs(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tadd.s32 %r1, ;\n}\n", f);
+    fclose(f);
+    char *out, *err;
+    char *a[] = {BIN, "coalescing", "--format", "json", "-o", outp, bad, NULL};
+    cr_expect_eq(tu_run(a, &out, &err), 2);
+    char want[4300];
+    snprintf(want, sizeof want, "%s:6:", bad);
+    cr_expect(strstr(err, want) != NULL, "%s", err);
+    cr_expect(strstr(err, "error:") != NULL && strstr(err, "^") != NULL, "%s", err);
+    cr_expect_str_eq(out, "");
+    cr_expect_neq(access(outp, F_OK), 0, "an output file was written");
+    free(out);
+    free(err);
+    unlink(bad);
+    rmdir(dir);
+}
+
+Test(coalescing_cli, usage_errors)
+{
+    char *fig1 = data("tests/data/coalescing/gpudrano_fig1.ptx");
+    const char *blocks[] = {"0", "33,33", "1,2,3,4", "x", "32,", "2048"};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        char *a[] = {BIN, "coalescing", "--block", (char *)blocks[i], fig1, NULL};
+        char *err;
+        cr_expect_eq(tu_run(a, NULL, &err), 2, "--block %s", blocks[i]);
+        cr_expect(strstr(err, "bad --block") != NULL, "%s", err);
+        free(err);
+    }
+    char *b[] = {BIN, "coalescing", "--format", "xml", fig1, NULL};
+    cr_expect_eq(tu_run(b, NULL, NULL), 2);
+    char *c[] = {BIN, "coalescing", "--kernel", "nope", fig1, NULL};
+    char *err;
+    cr_expect_eq(tu_run(c, NULL, &err), 2);
+    cr_expect(strstr(err, "no function named 'nope'") != NULL, "%s", err);
+    free(err);
+    char *d[] = {BIN, "coalescing", NULL};
+    cr_expect_eq(tu_run(d, NULL, NULL), 2);
+    char *e[] = {BIN, "coalescing", "--help", NULL};
+    char *out;
+    cr_expect_eq(tu_run(e, &out, NULL), 0);
+    cr_expect(strstr(out, "usage: ptxray coalescing FILE") != NULL);
+    free(out);
+}
+
+/* The keys the issue asks for, with their types, on every access. */
+Test(coalescing_cli, json_keys)
+{
+    char *a[] = {BIN, "coalescing", "--format", "json", data("tests/data/coalescing/bank.ptx"), NULL};
+    json_t *j = run_json(a);
+    json_t *as = json_object_get(j, "assumptions");
+    cr_assert(json_is_object(as));
+    cr_expect(json_is_object(json_object_get(as, "block")));
+    cr_expect(json_is_string(json_object_get(json_object_get(as, "block"), "origin")));
+    cr_expect(json_is_string(json_object_get(as, "alignment")));
+    cr_expect(json_is_string(json_object_get(as, "no_wraparound")));
+    json_t *ks = json_object_get(j, "kernels");
+    cr_assert_eq(json_array_size(ks), 1);
+    json_t *k = json_array_get(ks, 0);
+    cr_expect_str_eq(json_string_value(json_object_get(k, "name")), "banks");
+    json_t *acc = json_object_get(k, "accesses"), *sh = json_object_get(k, "shared_accesses");
+    cr_assert_eq(json_array_size(acc), 2);
+    cr_assert_eq(json_array_size(sh), 6);
+    size_t i;
+    json_t *x;
+    json_array_foreach(acc, i, x) {
+        cr_expect(json_is_integer(json_object_get(x, "ptx_line")));
+        json_t *src = json_object_get(x, "src");
+        cr_expect(json_is_string(json_object_get(src, "file")));
+        cr_expect(json_is_integer(json_object_get(src, "line")));
+        cr_expect(json_is_integer(json_object_get(src, "col")));
+        cr_expect(json_is_string(json_object_get(x, "opcode")));
+        cr_expect_str_eq(json_string_value(json_object_get(x, "space")), "global");
+        cr_expect_str_eq(json_string_value(json_object_get(x, "kind")), "store");
+        cr_expect(json_is_integer(json_object_get(x, "bytes_per_lane")));
+        cr_expect_str_eq(json_string_value(json_object_get(x, "pattern")), "unit_stride");
+        cr_expect(json_is_integer(json_object_get(x, "stride_bytes")));
+        cr_expect(json_is_integer(json_object_get(x, "sectors_per_request")));
+        cr_expect(json_is_integer(json_object_get(x, "ideal_sectors")));
+        cr_expect(json_is_false(json_object_get(x, "uncoalesced")));
+    }
+    /* s[32 * t]: the 32-way conflict */
+    json_t *s32 = json_array_get(sh, 3);
+    cr_expect_str_eq(json_string_value(json_object_get(s32, "space")), "shared");
+    cr_expect_eq(json_integer_value(json_object_get(s32, "bank_conflict_degree")), 32);
+    cr_expect_eq(json_integer_value(json_object_get(s32, "stride_bytes")), 128);
+    cr_expect(json_is_true(json_object_get(s32, "bank_conflict")));
+    cr_expect_str_eq(json_string_value(json_object_get(s32, "finding")), "bank-conflict");
+    cr_expect(json_is_null(json_object_get(s32, "sectors_per_request")));
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "summary"), "bank_conflicts")), 2);
+    json_decref(j);
+}
+
+/* Symbolic strides: stride_bytes and sectors_per_request null, the bound and
+ * the stride's name given; --kernel keeps one function; --block is said. */
+Test(coalescing_cli, json_symbolic_and_options)
+{
+    char *a[] = {BIN, "coalescing", "--format", "json", "--kernel", "row_major", "--block", "32,4",
+                 data("tests/data/coalescing/widths.ptx"), NULL};
+    json_t *j = run_json(a);
+    json_t *ks = json_object_get(j, "kernels");
+    cr_assert_eq(json_array_size(ks), 1);
+    json_t *k = json_array_get(ks, 0);
+    json_t *blk = json_object_get(k, "block");
+    cr_expect_str_eq(json_string_value(json_object_get(blk, "origin")), "--block");
+    cr_expect_eq(json_integer_value(json_array_get(json_object_get(blk, "shape"), 1)), 4);
+    json_t *x = json_array_get(json_object_get(k, "accesses"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(x, "pattern")), "symbolic_stride");
+    cr_expect(json_is_null(json_object_get(x, "stride_bytes")));
+    cr_expect(json_is_null(json_object_get(x, "sectors_per_request")));
+    cr_expect_eq(json_integer_value(json_object_get(x, "sectors_per_request_max")), 32);
+    cr_expect_eq(json_integer_value(json_object_get(x, "ideal_sectors")), 4);
+    cr_expect_str_eq(json_string_value(json_object_get(x, "symbolic_stride")), "4·row_major_param_2");
+    cr_expect(json_is_true(json_object_get(x, "uncoalesced")));
+    cr_expect(strstr(json_string_value(json_object_get(x, "hint")), "swapping the roles of tid.x and tid.y"));
+    json_decref(j);
+}
+
+Test(coalescing_cli, text_like_a_compiler)
+{
+    char *out, *err;
+    char *p = data("tests/data/coalescing/gpudrano_fig1.ptx");
+    char *a[] = {BIN, "coalescing", p, NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    char want[8192];
+    snprintf(want, sizeof want,
+             "gpudrano_fig1.cu:7:3: warning: uncoalesced global load: lanes 32 B apart, 32 sectors/request, ideal 4 "
+             "[uncoalesced]\n%s:43:2: note: in fig1: ld.global.u32\n%s: 4 global accesses, 1 uncoalesced; 0 shared "
+             "accesses, 0 with bank conflicts\n",
+             p, p);
+    cr_expect(!strncmp(out, want, strlen(want)), "got:\n%s\nwanted:\n%s", out, want);
+    free(out);
+    free(err);
+    char *b[] = {BIN, "coalescing", "--kernel", "Fan2_rodinia", data("tests/data/coalescing/gaussian.ptx"), NULL};
+    cr_assert_eq(tu_run(b, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "gaussian.cu:39:3: note: hint: along tid.y the lanes' addresses are 4 B apart: swapping the "
+                          "roles of tid.x and tid.y (GPUDrano's Fan2 fix) would give 4 sectors/request\n") != NULL,
+              "%s", out);
+    free(out);
+    free(err);
+    char *c[] = {BIN, "coalescing", data("tests/data/coalescing/misaligned.ptx"), NULL};
+    cr_assert_eq(tu_run(c, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "misaligned.cu:6:3: warning: misaligned global load: lane 0 is 4 B past a 128-byte "
+                          "boundary, lanes 4 B apart (unit stride), 5 sectors/request, ideal 4 (4 if aligned) "
+                          "[misaligned]\n") != NULL,
+              "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(coalescing_cli, deterministic_and_file_equals_stdout)
+{
+    const char *fmts[] = {"text", "json", "sarif"};
+    char dir[] = "/tmp/ptxray-coalXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char outp[4200];
+    snprintf(outp, sizeof outp, "%s/out", dir);
+    for (size_t i = 0; i < 3; i++) {
+        char *o1, *o2;
+        char *a[] = {BIN, "coalescing", "--format", (char *)fmts[i], data("ptx-corpus/sm_80/matmul_tiled.ptx"), NULL};
+        cr_assert_eq(tu_run(a, &o1, NULL), 0);
+        cr_assert_eq(tu_run(a, &o2, NULL), 0);
+        cr_expect_str_eq(o1, o2, "%s differs between runs", fmts[i]);
+        char *b[] = {BIN, "coalescing", "--format", (char *)fmts[i], "-o", outp,
+                     data("ptx-corpus/sm_80/matmul_tiled.ptx"), NULL};
+        char *o3;
+        cr_assert_eq(tu_run(b, &o3, NULL), 0);
+        cr_expect_str_eq(o3, "");
+        char *file = tu_read(outp, NULL);
+        cr_expect_str_eq(file, o1);
+        free(file);
+        free(o1);
+        free(o2);
+        free(o3);
+    }
+    unlink(outp);
+    rmdir(dir);
+}
+
+static bool have_python_jsonschema(void)
+{
+    char *a[] = {"/bin/sh", "-c", "python3 -c 'import jsonschema' 2>/dev/null", NULL};
+    return tu_run(a, NULL, NULL) == 0;
+}
+
+/* Every property SARIF 2.1.0 requires of what we write, checked here; and,
+ * where python3 has jsonschema, the whole log against a schema of the
+ * objects we use (tests/data/coalescing/sarif-2.1.0-subset.schema.json,
+ * additionalProperties false as in the official schema). */
+Test(coalescing_cli, sarif_2_1_0)
+{
+    char *p = data("tests/data/coalescing/gaussian.ptx");
+    char *a[] = {BIN, "coalescing", "--format", "sarif", p, NULL};
+    json_t *j = run_json(a);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "version")), "2.1.0");
+    json_t *run = json_array_get(json_object_get(j, "runs"), 0);
+    json_t *drv = json_object_get(json_object_get(run, "tool"), "driver");
+    cr_expect_str_eq(json_string_value(json_object_get(drv, "name")), "ptxray");
+    json_t *rules = json_object_get(drv, "rules");
+    cr_assert_eq(json_array_size(rules), 3);
+    json_t *res = json_object_get(run, "results");
+    cr_assert_eq(json_array_size(res), 24); /* the flagged accesses of tests/coalescing/fan2_* */
+    size_t i;
+    json_t *r;
+    json_array_foreach(res, i, r) {
+        const char *id = json_string_value(json_object_get(r, "ruleId"));
+        json_int_t ri = json_integer_value(json_object_get(r, "ruleIndex"));
+        cr_assert(id && ri >= 0 && (size_t)ri < json_array_size(rules));
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rules, (size_t)ri), "id")), id);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "level")), "warning");
+        cr_expect(json_is_string(json_object_get(json_object_get(r, "message"), "text")));
+        json_t *locs = json_object_get(r, "locations");
+        cr_assert_eq(json_array_size(locs), 2);
+        json_t *src = json_object_get(json_array_get(locs, 0), "physicalLocation");
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(src, "artifactLocation"), "uri")),
+                         "gaussian.cu");
+        cr_expect_geq(json_integer_value(json_object_get(json_object_get(src, "region"), "startLine")), 1);
+        cr_expect_geq(json_integer_value(json_object_get(json_object_get(src, "region"), "startColumn")), 1);
+        json_t *ptx = json_object_get(json_array_get(locs, 1), "physicalLocation");
+        cr_expect(strstr(json_string_value(json_object_get(json_object_get(ptx, "artifactLocation"), "uri")),
+                         "tests/data/coalescing/gaussian.ptx") != NULL);
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(ptx, "region"), "startLine")),
+                     json_integer_value(json_object_get(json_object_get(r, "properties"), "ptxLine")));
+    }
+    json_decref(j);
+    if (!have_python_jsonschema()) {
+        cr_log_warn("python3 jsonschema not found: SARIF checked structurally only");
+        return;
+    }
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "%s coalescing --format sarif %s | python3 -c 'import json,sys,jsonschema; "
+             "s=json.load(open(sys.argv[1])); d=json.load(sys.stdin); "
+             "jsonschema.Draft7Validator(s, format_checker=jsonschema.FormatChecker()).validate(d)' %s",
+             tu_bin(), p, tu_src("tests/data/coalescing/sarif-2.1.0-subset.schema.json"));
+    char *b[] = {"/bin/sh", "-c", cmd, NULL};
+    char *err;
+    cr_expect_eq(tu_run(b, NULL, &err), 0, "%s", err);
+    free(err);
+}
+
+/* One JSON report per sm_80 corpus file, reviewed by hand when it changes. */
+Test(coalescing_golden, corpus_sm80, .timeout = 600)
+{
+    cr_assert_eq(chdir(tu_src(".")), 0);
+    size_t n;
+    char **files = tu_list_ptx("ptx-corpus/sm_80", &n);
+    cr_assert_geq(n, 40);
+    bool regen = getenv("PTXRAY_REGEN_GOLDEN") && !strcmp(getenv("PTXRAY_REGEN_GOLDEN"), "1");
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(files[i], '/') + 1;
+        char golden[4096];
+        snprintf(golden, sizeof golden, "tests/golden/coalescing/%.*s.json", (int)(strlen(base) - 4), base);
+        char *a[] = {BIN, "coalescing", "--format", "json", files[i], NULL};
+        char *out, *err;
+        cr_assert_eq(tu_run(a, &out, &err), 0, "%s: %s", files[i], err);
+        if (regen) {
+            FILE *f = fopen(golden, "w");
+            cr_assert_not_null(f, "%s", golden);
+            fputs(out, f);
+            fclose(f);
+        } else {
+            char *want = tu_read(golden, NULL);
+            cr_expect_not_null(want, "%s missing (PTXRAY_REGEN_GOLDEN=1 writes it)", golden);
+            if (want) cr_expect(!strcmp(out, want), "%s differs from %s", files[i], golden);
+            free(want);
+        }
+        free(out);
+        free(err);
+    }
+    tu_free_list(files, n);
+}
