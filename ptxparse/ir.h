@@ -215,7 +215,7 @@ typedef struct ptx_inst {
     uint8_t guard_neg;
     uint8_t nmods;       /* modifiers after the base mnemonic */
     uint8_t type;        /* last type modifier (ptx_type) */
-    uint8_t type2;       /* the type modifier before it (cvt source etc.), or NONE */
+    uint8_t type2;       /* the type modifier before it, or NONE: cvt.s64.s32 has type S32 (the source) and type2 S64 (the destination) */
     uint8_t space;       /* state-space modifier (ptx_space), NONE if generic/none */
     uint8_t vec;         /* .v2/.v4/.v8 */
     uint8_t nopd;
