@@ -183,6 +183,7 @@ typedef struct row {
     uint8_t pattern;
     int32_t sectors, sectors_max, sectors_aligned;
     uint32_t ideal;
+    uint8_t base_k; /* bits of lane 0's address the model knows */
     bool unc, mis;
     uint64_t req, sec_sum, ideal_sum; /* the emulator's */
     uint32_t sec_max;
@@ -384,6 +385,7 @@ static void hook_launched(eh *h, const char *kernel, emu_status st)
             w->ideal = x->ideal;
             w->unc = x->uncoalesced;
             w->mis = x->misaligned;
+            w->base_k = x->base.k;
             merge_dyn(&w->d, &k->dyn[fi][ai]);
         }
         w->req += (uint64_t)json_integer_value(json_object_get(e, "requests"));
@@ -428,11 +430,15 @@ static void classify(row *w)
     const dyn_acc *d = &w->d;
     w->reason = "";
     if (!w->in_static) {
-        w->agree = "differs";
-        w->reason = "no static global access (space not proven global)";
+        w->agree = "no-static";
+        w->reason = "generic address not proven global";
         return;
     }
     uint32_t bound = w->sectors_max >= 0 ? (uint32_t)w->sectors_max : UINT32_MAX;
+    /* docs/coalescing.md, assumption 2: a uniform part of an address whose
+     * alignment is not known (a row pitch from a parameter, an offset read
+     * from memory) is taken as aligned, and then counts as known: base.k
+     * cannot tell the two apart, so it is only shown in the reason */
     if (!d->full_n) {
         w->agree = d->part_max <= bound ? "partial" : "differs";
         if (d->part_max > bound) w->reason = "partial warps above the bound";
@@ -447,7 +453,8 @@ static void classify(row *w)
         w->agree = "differs";
         if (w->sectors_aligned >= 0 && d->al_min == (uint32_t)w->sectors_aligned &&
             d->al_max == (uint32_t)w->sectors_aligned)
-            w->reason = "alignment: lane 0's real offset in its line is not the assumed one";
+            w->reason = w->base_k < 7 ? "alignment: lane 0's offset in its line unknown, taken as 0"
+                                      : "alignment: a uniform part taken as aligned is not";
         else if (d->full_max == s && d->full_min < s)
             w->reason = "warps differ: the static figure is the worst warp's";
         else if (d->full_max < s)
@@ -457,7 +464,9 @@ static void classify(row *w)
         return;
     }
     w->agree = d->full_max <= bound ? "bound-ok" : "differs";
-    if (d->full_max > bound) w->reason = "above the static bound";
+    if (d->full_max > bound)
+        w->reason = w->pattern == COAL_P_SYMBOLIC ? "alignment: the symbolic row pitch taken as aligned"
+                                                  : "above the static bound";
 }
 
 static bool verdict_ok(const row *w) { return w->in_static && !w->unc && !w->mis; }
@@ -500,7 +509,7 @@ static void write_table(FILE *f)
     fprintf(f, "%-40s %-22s %-16s %-11s %6s %5s %-11s %-9s %8s %8s %6s %4s %6s %-8s %s\n", "access", "kernel", "opcode",
             "pattern", "static", "ideal", "verdict", "block", "requests", "full", "avg", "max", "fullavg", "agree",
             "reason");
-    unsigned cnt[4] = {0}, unc = 0, unc_conf = 0, ok = 0, fneg = 0;
+    unsigned cnt[5] = {0}, unc = 0, unc_conf = 0, ok = 0, fneg = 0;
     for (size_t i = 0; i < tab.n; i++) {
         const row *w = &tab.v[i];
         const char *file = strncmp(w->file, "ptx-corpus/", 11) ? w->file : w->file + 11;
@@ -511,7 +520,11 @@ static void write_table(FILE *f)
                 w->op, w->in_static ? coal_pattern_name(w->pattern) : "-", static_sectors(w, st, sizeof st), w->ideal,
                 verdict(w), blk, (unsigned long long)w->req, (unsigned long long)w->d.full_n, avg(w->sec_sum, w->req),
                 w->sec_max, avg(w->d.full_sum, w->d.full_n), w->agree, w->reason);
-        cnt[!strcmp(w->agree, "exact") ? 0 : !strcmp(w->agree, "bound-ok") ? 1 : !strcmp(w->agree, "partial") ? 2 : 3]++;
+        cnt[!strcmp(w->agree, "exact")      ? 0
+            : !strcmp(w->agree, "bound-ok") ? 1
+            : !strcmp(w->agree, "partial")  ? 2
+            : !strcmp(w->agree, "differs")  ? 3
+                                            : 4]++;
         if (w->unc) {
             unc++;
             unc_conf += dyn_waste(w);
@@ -521,9 +534,9 @@ static void write_table(FILE *f)
             fneg += dyn_waste(w);
         }
     }
-    fprintf(f, "\ntotals: %zu accesses over %u launches: %u exact, %u bound-ok, %u partial, %u differs; "
+    fprintf(f, "\ntotals: %zu accesses over %u launches: %u exact, %u bound-ok, %u partial, %u differs, %u no-static; "
                "%u uncoalesced verdicts, %u confirmed (dynamic avg > ideal); %u ok verdicts, %u with dynamic avg > ideal\n",
-            tab.n, tab.launches, cnt[0], cnt[1], cnt[2], cnt[3], unc, unc_conf, ok, fneg);
+            tab.n, tab.launches, cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], unc, unc_conf, ok, fneg);
     if (fneg) {
         fprintf(f, "ok verdicts with dynamic avg > ideal:\n");
         for (size_t i = 0; i < tab.n; i++) {
@@ -550,7 +563,8 @@ static const struct known_discrepancy *known_for(const row *w)
  * entry. */
 static bool explained(const row *w)
 {
-    return !strncmp(w->reason, "warps differ", 12) || !strncmp(w->reason, "no static global", 16);
+    return !strncmp(w->reason, "warps differ", 12) || !strcmp(w->agree, "no-static") ||
+           !strncmp(w->reason, "alignment: ", 11);
 }
 
 static void check_rows(void)
