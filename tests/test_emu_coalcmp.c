@@ -542,9 +542,10 @@ static void write_table(FILE *f)
         for (size_t i = 0; i < tab.n; i++) {
             const row *w = &tab.v[i];
             if (verdict_ok(w) && dyn_waste(w))
-                fprintf(f, "  %s:%u %s (block %ux%ux%u): avg %.2f > ideal %.2f, full-warp avg %.2f, static %d\n",
+                fprintf(f, "  %s:%u %s (block %ux%ux%u): avg %.2f > ideal %.2f, full-warp avg %.2f, static %d: %s%s%s\n",
                         w->file, w->line, w->fn, w->block.x, w->block.y, w->block.z, avg(w->sec_sum, w->req),
-                        avg(w->ideal_sum, w->req), avg(w->d.full_sum, w->d.full_n), w->sectors);
+                        avg(w->ideal_sum, w->req), avg(w->d.full_sum, w->d.full_n), w->sectors, w->agree,
+                        w->reason[0] ? ", " : "", w->reason);
         }
     }
 }
