@@ -29,7 +29,7 @@ TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 JANSSON_LIBS := -ljansson
 LDLIBS  := $(JANSSON_LIBS) -lm
 
-.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing
+.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare
 all: bin/ptxray
 
 help:
@@ -41,6 +41,8 @@ help:
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
+	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
+	@echo "                build/coalescing-compare.txt, printed (docs/coalescing-compare.md)"
 
 deps:
 	bash scripts/setup.sh
@@ -98,6 +100,11 @@ check:
 # diff by hand before committing it.
 golden-coalescing: $(B)/ptxray $(B)/ptxray-tests
 	PTXRAY_REGEN_GOLDEN=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'coalescing_golden/*'
+
+# The static coalescing model against the emulator's --coalescing figures
+# over every corpus test launch; writes build/coalescing-compare.txt.
+coalescing-compare: $(B)/ptxray $(B)/ptxray-tests
+	PTXRAY_COALCMP_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_coalcmp/*'
 
 # ---- benchmark ----
 $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a
