@@ -42,10 +42,7 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-/* The printed instruction with whitespace collapsed and the digits of
- * register and label names dropped: nvcc renumbers %r12 and $L__BB0_3 when
- * unrelated code changes, while opcode, operand shape and symbols stay. */
-static char *inst_text(const ptx_func *fn, const ptx_inst *in)
+static char *inst_raw(const ptx_func *fn, const ptx_inst *in)
 {
     char *raw = NULL;
     size_t len = 0;
@@ -53,6 +50,15 @@ static char *inst_text(const ptx_func *fn, const ptx_inst *in)
     if (!f) abort();
     ptx_print_inst(f, fn, in);
     fclose(f);
+    return raw;
+}
+
+/* The printed instruction with whitespace collapsed and the digits of
+ * register and label names dropped: nvcc renumbers %r12 and $L__BB0_3 when
+ * unrelated code changes, while opcode, operand shape and symbols stay. */
+static char *inst_normalized(const char *raw, bool drop_digits)
+{
+    size_t len = strlen(raw);
     char *out = malloc(len + 1);
     if (!out) abort();
     size_t k = 0;
@@ -66,13 +72,12 @@ static char *inst_text(const ptx_func *fn, const ptx_inst *in)
         }
         if (ch == '%' || ch == '$') in_name = true;
         else if (!isalnum(ch) && ch != '_') in_name = false;
-        if (in_name && isdigit(ch)) continue;
+        if (drop_digits && in_name && isdigit(ch)) continue;
         if (space) out[k++] = ' ';
         space = false;
         out[k++] = (char)ch;
     }
     out[k] = 0;
-    free(raw);
     return out;
 }
 
@@ -133,7 +138,9 @@ static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f,
     }
     x->kernel = strndup(fn->name.p, fn->name.n);
     if (!x->kernel) abort();
-    x->inst = inst_text(fn, &s->u.inst);
+    char *raw = inst_raw(fn, &s->u.inst);
+    x->inst = inst_normalized(raw, true);
+    free(raw);
     const cfg *g = f->pf->g;
     uint32_t b = g->stmt_block[stmt];
     uint32_t lp = b == CFG_NONE ? CFG_NONE : g->blocks[b].loop;
@@ -166,7 +173,11 @@ static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c
         x->rule = CHK_DIVERGENT_BRANCH;
         locate(x, c, f, bb->term);
         const char *kw = bb->nsucc > 2 ? "indirect branch" : "branch";
-        snprintf(buf, sizeof buf, "%s not proven uniform across the warp (affine analysis): %s", kw, x->inst);
+        char *raw = inst_raw(f->pf->fn, &f->pf->fn->stmts[bb->term]->u.inst);
+        char *one = inst_normalized(raw, false);
+        snprintf(buf, sizeof buf, "%s not proven uniform across the warp (affine analysis): %s", kw, one);
+        free(one);
+        free(raw);
         x->message = xstrdup(buf);
     }
 }
