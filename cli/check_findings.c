@@ -96,8 +96,8 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* Without the ordinal: rule, PTX file, kernel, instruction text and the
- * source file's base name and line (absolute build paths differ between
+/* Without the ordinal: rule, PTX file, kernel, instruction text, the
+ * access's pattern, stride and width, and the source file's base name and line (absolute build paths differ between
  * machines).  The PTX line is left out on purpose. */
 static uint64_t base_fingerprint(const chk_finding *x)
 {
@@ -107,6 +107,7 @@ static uint64_t base_fingerprint(const chk_finding *x)
     h = fnv_str(h, x->ptx_path);
     h = fnv_str(h, x->kernel);
     h = fnv_str(h, x->inst);
+    h = fnv_str(h, x->access);
     h = fnv_str(h, x->src_file ? base_name(x->src_file) : NULL);
     return fnv(h, &x->src_line, sizeof x->src_line);
 }
@@ -161,6 +162,9 @@ static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c
         locate(x, c, f, a->stmt);
         coal_message(c, f, a, buf, sizeof buf);
         x->message = xstrdup(buf);
+        snprintf(buf, sizeof buf, "%s %s %u %" PRId64, coal_pattern_name((enum coal_pattern)a->pattern),
+                 a->has_stride ? "stride" : "-", a->bytes, a->has_stride ? a->stride : 0);
+        x->access = xstrdup(buf);
         if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
     }
     if (!(mask >> CHK_DIVERGENT_BRANCH & 1)) return;
@@ -261,6 +265,7 @@ void chk_free(chk_list *l)
         free(x->message);
         free(x->hint);
         free(x->inst);
+        free(x->access);
     }
     for (size_t i = 0; i < l->npaths; i++) free(l->paths[i]);
     free(l->paths);

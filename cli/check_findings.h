@@ -21,6 +21,7 @@ typedef struct chk_finding {
     uint32_t src_line, src_col;
     char *message, *hint;   /* hint may be NULL */
     char *inst;             /* the instruction, registers without numbers */
+    char *access;           /* pattern, stride and bytes of an access; NULL for a branch */
     uint32_t loop_depth;    /* 0: not in a loop */
     uint64_t fingerprint;
 } chk_finding;
