@@ -219,13 +219,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
     while ((c = getopt_long(argc, argv, "f:o:b:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (!strcmp(optarg, "text")) a->format = COAL_FMT_TEXT;
-            else if (!strcmp(optarg, "json")) a->format = COAL_FMT_JSON;
-            else if (!strcmp(optarg, "sarif")) a->format = COAL_FMT_SARIF;
-            else {
-                fprintf(stderr, "ptxray check: unknown format '%s' (text, json or sarif)\n", optarg);
-                return 2;
-            }
+            if (!coal_parse_format(optarg, "check", &a->format)) return 2;
             break;
         case 'B': a->baseline = optarg; break;
         case 'W': a->write = optarg; break;

@@ -332,6 +332,18 @@ json_t *coal_report_json(const coal_report_ctx *c)
     return root;
 }
 
+bool coal_parse_format(const char *s, const char *cmd, int *format)
+{
+    static const char *const names[] = {"text", "json", "sarif"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *format = i;
+            return true;
+        }
+    fprintf(stderr, "ptxray %s: unknown format '%s' (text, json or sarif)\n", cmd, s);
+    return false;
+}
+
 int coal_json_dump(FILE *o, json_t *j)
 {
     int rc = json_dumpf(j, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -47,6 +47,10 @@ json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, 
 /* "PTX instruction ld.global.f32 in Fan2" */
 void coal_ptx_note(const ptx_func *fn, const ptx_inst *in, char *buf, size_t n);
 
+/* "text", "json", "sarif" into a coal_format; false after an error
+ * message naming `ptxray cmd`. */
+bool coal_parse_format(const char *s, const char *cmd, int *format);
+
 /* JSON_PRESERVE_ORDER, two-space indent, trailing newline. */
 int coal_json_dump(FILE *o, json_t *j);
 
