@@ -280,6 +280,11 @@ int cmd_check(int argc, char **argv)
     }
     strvec files = {0, 0, NULL};
     rc = collect_paths(&files, argv + optind, argc - optind);
+    /* a CI job pointed at the wrong directory must not pass quietly */
+    if (!files.n) {
+        fputs("ptxray check: no PTX file found\n", stderr);
+        rc = 2;
+    }
     chk_list l;
     memset(&l, 0, sizeof l);
     unsigned enabled = a.enable | a.fail_on;

@@ -136,6 +136,12 @@ Test(check, exit_codes)
     cr_expect(strstr(out, "2 files, 1 findings") && strstr(out, "1 files with errors"), "%s", out);
     free(out);
     free(err);
+    mkdir(tmp_path(&t, "empty"), 0755);
+    char *e[] = {BIN, "check", (char *)tmp_path(&t, "empty"), NULL};
+    cr_expect_eq(tu_run(e, &out, &err), 2);
+    cr_expect_str_eq(err, "ptxray check: no PTX file found\n");
+    free(out);
+    free(err);
     char *d[] = {BIN, "check", "--fail-on", "uncoalesced,bogus", (char *)tmp_path(&t, "clean.ptx"), NULL};
     cr_expect_eq(tu_run(d, &out, &err), 2);
     cr_expect(strstr(err, "bogus") != NULL, "%s", err);
