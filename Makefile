@@ -37,7 +37,7 @@ help:
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make test       build and run the test suite"
 	@echo "make check      the test suite under ASan+UBSan, plus a short fuzz run"
-	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file"
+	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
@@ -119,16 +119,21 @@ $(B)/ptxray-divbench: bench/divbench.c $(B)/libptxray.a
 $(B)/ptxray-emubench: bench/emubench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-checkbench: bench/checkbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
-bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench
+bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
+       $(B)/ptxray-checkbench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
 	$(B)/ptxray-cfgbench ptx-corpus 100000
 	$(B)/ptxray-divbench 1000000
 	$(B)/ptxray-emubench ptx-corpus
+	$(B)/ptxray-checkbench ptx-corpus
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang

@@ -67,13 +67,7 @@ int cmd_coalescing(int argc, char **argv)
             }
             break;
         case 'f':
-            if (!strcmp(optarg, "text")) format = COAL_FMT_TEXT;
-            else if (!strcmp(optarg, "json")) format = COAL_FMT_JSON;
-            else if (!strcmp(optarg, "sarif")) format = COAL_FMT_SARIF;
-            else {
-                fprintf(stderr, "ptxray coalescing: unknown format '%s' (text, json or sarif)\n", optarg);
-                return 2;
-            }
+            if (!coal_parse_format(optarg, "coalescing", &format)) return 2;
             break;
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return 0;

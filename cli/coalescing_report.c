@@ -252,7 +252,7 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
     return o;
 }
 
-static json_t *assumptions_json(const coal_report_ctx *c)
+json_t *coal_assumptions_json(const coal_report_ctx *c)
 {
     json_t *a = json_object();
     json_t *b = json_object();
@@ -287,7 +287,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
     json_object_set_new(root, "tool", json_string("ptxray coalescing"));
     json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
     json_object_set_new(root, "file", json_string(c->ptx_path));
-    json_object_set_new(root, "assumptions", assumptions_json(c));
+    json_object_set_new(root, "assumptions", coal_assumptions_json(c));
     json_t *ks = json_array();
     uint32_t tot[4] = {0};
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
@@ -332,6 +332,18 @@ json_t *coal_report_json(const coal_report_ctx *c)
     return root;
 }
 
+bool coal_parse_format(const char *s, const char *cmd, int *format)
+{
+    static const char *const names[] = {"text", "json", "sarif"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *format = i;
+            return true;
+        }
+    fprintf(stderr, "ptxray %s: unknown format '%s' (text, json or sarif)\n", cmd, s);
+    return false;
+}
+
 int coal_json_dump(FILE *o, json_t *j)
 {
     int rc = json_dumpf(j, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -341,9 +353,14 @@ int coal_json_dump(FILE *o, json_t *j)
 
 /* ---- SARIF ------------------------------------------------------------------- */
 
+void coal_ptx_note(const ptx_func *fn, const ptx_inst *in, char *buf, size_t n)
+{
+    snprintf(buf, n, "PTX instruction %.*s in %.*s", (int)in->opcode_len, in->opcode, (int)fn->name.n, fn->name.p);
+}
+
 static const struct {
     const char *id, *name, *short_text, *full_text;
-} rules[] = {
+} rules_[] = {
     {"uncoalesced", "UncoalescedGlobalAccess", "Uncoalesced global memory access",
      "A warp's global load, store or atomic touches more 32-byte sectors than its bytes need: the lanes' addresses "
      "are strided, depend on loaded data, or have an unknown stride."},
@@ -374,7 +391,7 @@ static void uri_of(const char *path, char *buf, size_t n)
     buf[k] = 0;
 }
 
-static json_t *sarif_location(const char *file, uint32_t line, uint32_t col, const char *msg)
+json_t *coal_sarif_location(const char *file, uint32_t line, uint32_t col, const char *msg)
 {
     char uri[1024];
     uri_of(file, uri, sizeof uri);
@@ -393,34 +410,72 @@ static json_t *sarif_location(const char *file, uint32_t line, uint32_t col, con
     return loc;
 }
 
-static json_t *text_obj(const char *t)
+json_t *coal_sarif_text(const char *t)
 {
     json_t *m = json_object();
     json_object_set_new(m, "text", json_string(t));
     return m;
 }
 
-json_t *coal_report_sarif(const coal_report_ctx *c)
+void coal_sarif_add_rule(json_t *rules, const char *id, const char *name, const char *short_text,
+                         const char *full_text)
+{
+    json_t *r = json_object(), *cfg = json_object();
+    json_object_set_new(r, "id", json_string(id));
+    json_object_set_new(r, "name", json_string(name));
+    json_object_set_new(r, "shortDescription", coal_sarif_text(short_text));
+    json_object_set_new(r, "fullDescription", coal_sarif_text(full_text));
+    json_object_set_new(cfg, "level", json_string("warning"));
+    json_object_set_new(r, "defaultConfiguration", cfg);
+    json_array_append_new(rules, r);
+}
+
+json_t *coal_sarif_log(json_t **run, json_t **rules)
 {
     json_t *root = json_object();
     json_object_set_new(root, "$schema", json_string("https://json.schemastore.org/sarif-2.1.0.json"));
     json_object_set_new(root, "version", json_string("2.1.0"));
-    json_t *run = json_object(), *tool = json_object(), *drv = json_object(), *rl = json_array();
+    json_t *tool = json_object(), *drv = json_object();
+    *run = json_object();
+    *rules = json_array();
     json_object_set_new(drv, "name", json_string("ptxray"));
     json_object_set_new(drv, "version", json_string(PTXRAY_VERSION));
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        json_t *r = json_object(), *cfg = json_object();
-        json_object_set_new(r, "id", json_string(rules[i].id));
-        json_object_set_new(r, "name", json_string(rules[i].name));
-        json_object_set_new(r, "shortDescription", text_obj(rules[i].short_text));
-        json_object_set_new(r, "fullDescription", text_obj(rules[i].full_text));
-        json_object_set_new(cfg, "level", json_string("warning"));
-        json_object_set_new(r, "defaultConfiguration", cfg);
-        json_array_append_new(rl, r);
-    }
-    json_object_set_new(drv, "rules", rl);
+    for (size_t i = 0; i < sizeof rules_ / sizeof rules_[0]; i++)
+        coal_sarif_add_rule(*rules, rules_[i].id, rules_[i].name, rules_[i].short_text, rules_[i].full_text);
+    json_object_set_new(drv, "rules", *rules);
     json_object_set_new(tool, "driver", drv);
-    json_object_set_new(run, "tool", tool);
+    json_object_set_new(*run, "tool", tool);
+    json_t *runs = json_array();
+    json_array_append_new(runs, *run);
+    json_object_set_new(root, "runs", runs);
+    return root;
+}
+
+size_t coal_sarif_rule_index(const char *rule)
+{
+    size_t ri = 0;
+    while (ri + 1 < sizeof rules_ / sizeof rules_[0] && strcmp(rules_[ri].id, rule)) ri++;
+    return ri;
+}
+
+json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, const src_pos *p,
+                          const char *ptx_path, uint32_t line, uint32_t col, const char *ptx_msg)
+{
+    json_t *r = json_object(), *locs = json_array();
+    json_object_set_new(r, "ruleId", json_string(rule));
+    json_object_set_new(r, "ruleIndex", json_integer((json_int_t)rule_index));
+    json_object_set_new(r, "level", json_string("warning"));
+    json_object_set_new(r, "message", coal_sarif_text(msg));
+    if (p->file) json_array_append_new(locs, coal_sarif_location(p->file, p->line, p->col, NULL));
+    json_array_append_new(locs, coal_sarif_location(ptx_path, line, col, ptx_msg));
+    json_object_set_new(r, "locations", locs);
+    return r;
+}
+
+json_t *coal_report_sarif(const coal_report_ctx *c)
+{
+    json_t *run, *rl;
+    json_t *root = coal_sarif_log(&run, &rl);
     json_t *results = json_array();
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f = &c->res->f[i];
@@ -428,26 +483,17 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
             const coal_access *x = &f->acc[j];
             if (!coal_is_finding(x)) continue;
             const char *rule = coal_rule(x);
-            size_t ri = 0;
-            while (ri + 1 < sizeof rules / sizeof rules[0] && strcmp(rules[ri].id, rule)) ri++;
             char msg[1024], hint[1024], full[2300];
             coal_message(c, f, x, msg, sizeof msg);
             if (coal_hint(c, f, x, hint, sizeof hint)) snprintf(full, sizeof full, "%s. Hint: %s", msg, hint);
             else snprintf(full, sizeof full, "%s", msg);
-            json_t *r = json_object(), *locs = json_array();
-            json_object_set_new(r, "ruleId", json_string(rule));
-            json_object_set_new(r, "ruleIndex", json_integer((json_int_t)ri));
-            json_object_set_new(r, "level", json_string("warning"));
-            json_object_set_new(r, "message", text_obj(full));
             src_pos p;
             src_pos_of(c->files, f->pf->fn, x->stmt, &p);
             const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
             char ptxmsg[256];
-            snprintf(ptxmsg, sizeof ptxmsg, "PTX instruction %.*s in %.*s", (int)x->in->opcode_len, x->in->opcode,
-                     (int)f->pf->fn->name.n, f->pf->fn->name.p);
-            if (p.file) json_array_append_new(locs, sarif_location(p.file, p.line, p.col, NULL));
-            json_array_append_new(locs, sarif_location(c->ptx_path, s->loc.line, s->loc.col, ptxmsg));
-            json_object_set_new(r, "locations", locs);
+            coal_ptx_note(f->pf->fn, x->in, ptxmsg, sizeof ptxmsg);
+            json_t *r = coal_sarif_result(rule, coal_sarif_rule_index(rule), full, &p, c->ptx_path, s->loc.line,
+                                          s->loc.col, ptxmsg);
             json_t *props = json_object();
             json_object_set_new(props, "kernel", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
             json_object_set_new(props, "ptxLine", json_integer(s->loc.line));
@@ -462,11 +508,8 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
     }
     json_object_set_new(run, "results", results);
     json_t *props = json_object();
-    json_object_set_new(props, "assumptions", assumptions_json(c));
+    json_object_set_new(props, "assumptions", coal_assumptions_json(c));
     json_object_set_new(run, "properties", props);
-    json_t *runs = json_array();
-    json_array_append_new(runs, run);
-    json_object_set_new(root, "runs", runs);
     return root;
 }
 

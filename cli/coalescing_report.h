@@ -28,6 +28,29 @@ json_t *coal_report_json(const coal_report_ctx *c);
 json_t *coal_report_sarif(const coal_report_ctx *c);
 void coal_report_text(FILE *o, const coal_report_ctx *c);
 
+/* The model's assumptions (uses c->opts only). */
+json_t *coal_assumptions_json(const coal_report_ctx *c);
+
+/* The SARIF pieces, shared with `ptxray check`: a log with one run whose
+ * driver lists the coalescing rules (*run and *rules point into it; add
+ * "results"), another rule, a rule's index among the coalescing ones, a
+ * text message, a location, a result located at its source position (when
+ * p->file) and at its PTX line and column. */
+json_t *coal_sarif_log(json_t **run, json_t **rules);
+void coal_sarif_add_rule(json_t *rules, const char *id, const char *name, const char *short_text,
+                         const char *full_text);
+size_t coal_sarif_rule_index(const char *rule);
+json_t *coal_sarif_text(const char *t);
+json_t *coal_sarif_location(const char *file, uint32_t line, uint32_t col, const char *msg);
+json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, const src_pos *p,
+                          const char *ptx_path, uint32_t line, uint32_t col, const char *ptx_msg);
+/* "PTX instruction ld.global.f32 in Fan2" */
+void coal_ptx_note(const ptx_func *fn, const ptx_inst *in, char *buf, size_t n);
+
+/* "text", "json", "sarif" into a coal_format; false after an error
+ * message naming `ptxray cmd`. */
+bool coal_parse_format(const char *s, const char *cmd, int *format);
+
 /* JSON_PRESERVE_ORDER, two-space indent, trailing newline. */
 int coal_json_dump(FILE *o, json_t *j);
 

@@ -12,6 +12,8 @@ int cmd_run(int argc, char **argv);
 int cmd_divergence(int argc, char **argv);
 int cmd_uniformize(int argc, char **argv);
 int cmd_coalescing(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* Parses path, printing diagnostics to stderr; NULL on error. */
 ptx_module *cli_load(const char *path, int quiet);

@@ -15,27 +15,39 @@ static int is_exec(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-const char *tc_find_ptxas(void) {
-    static char found[4096];
-    const char *env = getenv("PTXAS");
+/* $ENV, then PATH, then /usr/local/cuda/bin; found is the caller's buffer. */
+static const char *find_tool(const char *name, const char *envvar, char *found, size_t cap) {
+    const char *env = getenv(envvar);
     if (env && *env) return is_exec(env) ? env : NULL;
+    size_t nl = strlen(name);
     const char *path = getenv("PATH");
     if (path) {
         const char *p = path;
         while (*p) {
             const char *e = strchr(p, ':');
             size_t n = e ? (size_t)(e - p) : strlen(p);
-            if (n && n + 7 < sizeof found) {
+            if (n && n + nl + 2 < cap) {
                 memcpy(found, p, n);
-                memcpy(found + n, "/ptxas", 7);
+                found[n] = '/';
+                memcpy(found + n + 1, name, nl + 1);
                 if (is_exec(found)) return found;
             }
             if (!e) break;
             p = e + 1;
         }
     }
-    if (is_exec("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
-    return NULL;
+    snprintf(found, cap, "/usr/local/cuda/bin/%s", name);
+    return is_exec(found) ? found : NULL;
+}
+
+const char *tc_find_ptxas(void) {
+    static char found[4096];
+    return find_tool("ptxas", "PTXAS", found, sizeof found);
+}
+
+const char *tc_find_nvcc(void) {
+    static char found[4096];
+    return find_tool("nvcc", "NVCC", found, sizeof found);
 }
 
 int tc_run(char *const argv[], char **log) {

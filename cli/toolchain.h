@@ -1,4 +1,4 @@
-/* Locating and running the CUDA toolchain (ptxas). */
+/* Locating and running the CUDA toolchain (ptxas, nvcc). */
 #ifndef PTXRAY_TOOLCHAIN_H
 #define PTXRAY_TOOLCHAIN_H
 #include <stddef.h>
@@ -6,6 +6,8 @@
 /* Full path of ptxas: $PTXAS, then PATH, then /usr/local/cuda/bin.  NULL if
  * none is executable (the caller says so; nothing crashes). */
 const char *tc_find_ptxas(void);
+/* The same for nvcc ($NVCC first). */
+const char *tc_find_nvcc(void);
 
 /* Runs argv (argv[0] a path) with stdout/stderr captured into *log (malloc'd,
  * NUL-terminated, may be NULL).  Returns the exit status, or -1 if it could

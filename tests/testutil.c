@@ -147,3 +147,22 @@ const ptx_inst *tu_first_inst(const ptx_module *m, const char *fn, const char *p
     }
     return NULL;
 }
+
+void tu_expect_sarif_schema(const char *ptxray_args)
+{
+    char *probe[] = {"/bin/sh", "-c", "python3 -c 'import jsonschema' 2>/dev/null", NULL};
+    if (tu_run(probe, NULL, NULL) != 0) {
+        cr_log_warn("python3 jsonschema not found: SARIF checked structurally only");
+        return;
+    }
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "%s %s | python3 -c 'import json,sys,jsonschema; "
+             "s=json.load(open(sys.argv[1])); d=json.load(sys.stdin); "
+             "jsonschema.Draft7Validator(s, format_checker=jsonschema.FormatChecker()).validate(d)' %s",
+             tu_bin(), ptxray_args, tu_src("tests/data/coalescing/sarif-2.1.0-subset.schema.json"));
+    char *b[] = {"/bin/sh", "-c", cmd, NULL};
+    char *err;
+    cr_expect_eq(tu_run(b, NULL, &err), 0, "%s", err);
+    free(err);
+}

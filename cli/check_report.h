@@ -1,0 +1,25 @@
+/* The reports of `ptxray check` (docs/check.md): compiler-style text with a
+ * summary line, JSON, and SARIF 2.1.0 built from the coalescing report's
+ * SARIF pieces.  Findings suppressed by the baseline are counted, not
+ * listed. */
+#ifndef PTXRAY_CHECK_REPORT_H
+#define PTXRAY_CHECK_REPORT_H
+#include <stdio.h>
+#include "check_findings.h"
+
+typedef struct chk_run {
+    const chk_list *l;          /* sorted */
+    size_t nfiles, nbad;        /* files checked, files with errors */
+    unsigned enabled, fail_on;  /* masks of (1 << chk_rule) */
+    const coal_options *opts;
+} chk_run;
+
+void chk_report_text(FILE *o, const chk_run *r);
+json_t *chk_report_json(const chk_run *r);
+json_t *chk_report_sarif(const chk_run *r);
+/* "uncoalesced 3, misaligned 0, bank-conflict 1" over enabled rules, unsuppressed findings. */
+void chk_counts_text(const chk_run *r, char *buf, size_t n);
+/* "%016" PRIx64 */
+void chk_fingerprint_text(uint64_t fp, char buf[17]);
+
+#endif

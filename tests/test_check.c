@@ -1,0 +1,416 @@
+/* `ptxray check` and `ptxray analyze` as a user runs them: exit statuses,
+ * order, baselines and their fingerprints, --fail-on, SARIF, directories,
+ * the per-kernel report of analyze on PTX and on CUDA source. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "testutil.h"
+
+#define BIN (char *)tu_bin()
+
+/* A kernel with one uncoalesced load (8 B between lanes for 4-byte
+ * elements) and a coalesced store; TOP goes before the kernel, BODY before
+ * the load, NEW before the ret. */
+static const char *const kernel_fmt =
+    ".version 8.0\n.target sm_80\n.address_size 64\n%s"
+    ".visible .entry strided(.param .u64 p_in, .param .u64 p_out)\n{\n"
+    "\t.reg .b32 %%r<8>;\n\t.reg .f32 %%f<4>;\n\t.reg .b64 %%rd<16>;\n"
+    "\t.loc 1 3 0\n"
+    "\tld.param.u64 %%rd1, [p_in];\n\tld.param.u64 %%rd2, [p_out];\n"
+    "\tcvta.to.global.u64 %%rd3, %%rd1;\n\tcvta.to.global.u64 %%rd4, %%rd2;\n"
+    "\tmov.u32 %%r1, %%tid.x;\n%s"
+    "\t.loc 1 5 3\n"
+    "\tmul.wide.u32 %%rd5, %%r1, %u;\n\tadd.s64 %%rd6, %%rd3, %%rd5;\n\tld.global.f32 %%f1, [%%rd6];\n"
+    "\tmul.wide.u32 %%rd7, %%r1, 4;\n\tadd.s64 %%rd8, %%rd4, %%rd7;\n"
+    "\t.loc 1 6 3\n"
+    "\tst.global.f32 [%%rd8], %%f1;\n%s"
+    "\tret;\n}\n\t.file 1 \"k.cu\"\n";
+
+static const char *const clean_ptx =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry copy(.param .u64 p_in, .param .u64 p_out)\n{\n"
+    "\t.reg .b32 %r<4>;\n\t.reg .f32 %f<2>;\n\t.reg .b64 %rd<8>;\n"
+    "\tld.param.u64 %rd1, [p_in];\n\tld.param.u64 %rd2, [p_out];\n"
+    "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd4, %rd2;\n"
+    "\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd5, %r1, 4;\n"
+    "\tadd.s64 %rd6, %rd3, %rd5;\n\tld.global.f32 %f1, [%rd6];\n"
+    "\tadd.s64 %rd7, %rd4, %rd5;\n\tst.global.f32 [%rd7], %f1;\n\tret;\n}\n";
+
+static const char *const new_access =
+    "\t.loc 1 7 3\n\tmul.wide.u32 %rd9, %r1, 12;\n\tadd.s64 %rd10, %rd3, %rd9;\n"
+    "\tld.global.f32 %f2, [%rd10];\n\tst.global.f32 [%rd8], %f2;\n";
+
+static const char *const unrelated_top = "// an unrelated comment\n// and another\n\n"
+                                         ".visible .entry other()\n{\n\tret;\n}\n\n";
+
+typedef struct tmp {
+    char dir[64];
+} tmp;
+
+static void tmp_init(tmp *t)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/ptxray-checkXXXXXX");
+    cr_assert_not_null(mkdtemp(t->dir));
+}
+
+static const char *tmp_path(const tmp *t, const char *name)
+{
+    static char p[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", t->dir, name);
+    return p[k];
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void put_kernel(const char *path, const char *top, const char *body, unsigned stride, const char *extra)
+{
+    char buf[8192];
+    snprintf(buf, sizeof buf, kernel_fmt, top, body, stride, extra);
+    put(path, buf);
+}
+
+static void tmp_free(tmp *t)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    char *a[] = {"/bin/sh", "-c", cmd, NULL};
+    tu_run(a, NULL, NULL);
+}
+
+static int run(char **argv, char **out)
+{
+    char *err = NULL;
+    int rc = tu_run(argv, out, &err);
+    free(err);
+    return rc;
+}
+
+static size_t count_of(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+Test(check, exit_codes)
+{
+    tmp t;
+    tmp_init(&t);
+    put(tmp_path(&t, "clean.ptx"), clean_ptx);
+    put_kernel(tmp_path(&t, "strided.ptx"), "", "", 8, "");
+    put(tmp_path(&t, "bad.ptx"), ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tadd.s32 %r1, ;\n}\n");
+    char *out, *err;
+    char *a[] = {BIN, "check", (char *)tmp_path(&t, "clean.ptx"), NULL};
+    cr_expect_eq(run(a, &out), 0);
+    cr_expect(strstr(out, "ptxray check: 1 files, 0 findings (uncoalesced 0, misaligned 0, bank-conflict 0)") != NULL,
+              "%s", out);
+    free(out);
+    char *b[] = {BIN, "check", (char *)tmp_path(&t, "strided.ptx"), NULL};
+    cr_expect_eq(run(b, &out), 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:18:2: warning: uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4 [uncoalesced]\n"
+             "%s:18:2: note: in strided, from k.cu:5:3\n"
+             "ptxray check: 1 files, 1 findings (uncoalesced 1, misaligned 0, bank-conflict 0), 0 suppressed by the "
+             "baseline; failing on uncoalesced,misaligned,bank-conflict\n",
+             tmp_path(&t, "strided.ptx"), tmp_path(&t, "strided.ptx"));
+    cr_expect_str_eq(out, want);
+    free(out);
+    /* a bad file: its diagnostic, the others still checked, exit 2 */
+    char *c[] = {BIN, "check", (char *)tmp_path(&t, "bad.ptx"), (char *)tmp_path(&t, "strided.ptx"), NULL};
+    cr_expect_eq(tu_run(c, &out, &err), 2);
+    snprintf(want, sizeof want, "%s:6:", tmp_path(&t, "bad.ptx"));
+    cr_expect(strstr(err, want) && strstr(err, "error:"), "%s", err);
+    cr_expect(strstr(out, "2 files, 1 findings") && strstr(out, "1 files with errors"), "%s", out);
+    free(out);
+    free(err);
+    mkdir(tmp_path(&t, "empty"), 0755);
+    char *e[] = {BIN, "check", (char *)tmp_path(&t, "empty"), NULL};
+    cr_expect_eq(tu_run(e, &out, &err), 2);
+    cr_expect_str_eq(err, "ptxray check: no PTX file found\n");
+    free(out);
+    free(err);
+    char *d[] = {BIN, "check", "--fail-on", "uncoalesced,bogus", (char *)tmp_path(&t, "clean.ptx"), NULL};
+    cr_expect_eq(tu_run(d, &out, &err), 2);
+    cr_expect(strstr(err, "bogus") != NULL, "%s", err);
+    free(out);
+    free(err);
+    tmp_free(&t);
+}
+
+Test(check, directories_sorted_and_deterministic)
+{
+    tmp t;
+    tmp_init(&t);
+    mkdir(tmp_path(&t, "b"), 0755);
+    mkdir(tmp_path(&t, "a"), 0755);
+    mkdir(tmp_path(&t, "a/deep"), 0755);
+    put_kernel(tmp_path(&t, "b/z.ptx"), "", "", 8, "");
+    put_kernel(tmp_path(&t, "a/deep/y.ptx"), "", "", 8, new_access);
+    put(tmp_path(&t, "a/x.ptx"), clean_ptx);
+    put(tmp_path(&t, "a/notes.txt"), "not PTX\n");
+    char *o1, *o2;
+    char *a[] = {BIN, "check", "--format", "json", t.dir, NULL};
+    cr_assert_eq(run(a, &o1), 1);
+    cr_assert_eq(run(a, &o2), 1);
+    cr_expect_str_eq(o1, o2);
+    json_t *j = json_loads(o1, 0, NULL);
+    cr_assert_not_null(j);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "summary"), "files")), 3);
+    json_t *fs = json_object_get(j, "findings");
+    cr_assert_eq(json_array_size(fs), 3);
+    const char *want[3][2] = {{"a/deep/y.ptx", "18"}, {"a/deep/y.ptx", "26"}, {"b/z.ptx", "18"}};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *f = json_array_get(fs, i);
+        cr_expect_str_eq(json_string_value(json_object_get(f, "file")), tmp_path(&t, want[i][0]));
+        cr_expect_eq(json_integer_value(json_object_get(f, "line")), atoi(want[i][1]));
+        cr_expect_str_eq(json_string_value(json_object_get(f, "rule")), "uncoalesced");
+        cr_expect_eq(strlen(json_string_value(json_object_get(f, "fingerprint"))), 16);
+    }
+    json_decref(j);
+    free(o1);
+    free(o2);
+    tmp_free(&t);
+}
+
+static const char *fingerprint_of(const char *ptx)
+{
+    static char fp[17];
+    char *a[] = {BIN, "check", "--format", "json", (char *)ptx, NULL};
+    char *out;
+    run(a, &out);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j, "%s", out);
+    const char *s = json_string_value(json_object_get(json_array_get(json_object_get(j, "findings"), 0), "fingerprint"));
+    cr_assert_not_null(s);
+    snprintf(fp, sizeof fp, "%s", s);
+    json_decref(j);
+    free(out);
+    return fp;
+}
+
+Test(check, fingerprint_survives_unrelated_edits)
+{
+    tmp t;
+    tmp_init(&t);
+    const char *k = tmp_path(&t, "k.ptx");
+    put_kernel(k, "", "", 8, "");
+    char before[17];
+    snprintf(before, sizeof before, "%s", fingerprint_of(k));
+    put_kernel(k, unrelated_top, "\tadd.u32 %r2, %r1, 7;\n\tadd.u32 %r3, %r2, 1;\n", 8, "");
+    cr_expect_str_eq(fingerprint_of(k), before, "lines inserted above moved the fingerprint");
+    put_kernel(k, "", "", 16, "");
+    cr_expect_str_neq(fingerprint_of(k), before, "a different stride kept the fingerprint");
+    tmp_free(&t);
+}
+
+Test(check, baseline_round_trip)
+{
+    tmp t;
+    tmp_init(&t);
+    const char *k = tmp_path(&t, "k.ptx"), *base = tmp_path(&t, "base.txt");
+    put_kernel(k, "", "", 8, "");
+    char *out;
+    char *w[] = {BIN, "check", "--write-baseline", (char *)base, (char *)k, NULL};
+    cr_assert_eq(run(w, &out), 0);
+    free(out);
+    char *text = tu_read(base, NULL);
+    cr_expect_eq(count_of(text, "\n"), 2, "%s", text);
+    cr_expect(strstr(text, " uncoalesced ") != NULL, "%s", text);
+    free(text);
+    char *c[] = {BIN, "check", "--baseline", (char *)base, (char *)k, NULL};
+    cr_expect_eq(run(c, &out), 0);
+    cr_expect(strstr(out, "0 findings") && strstr(out, "1 suppressed by the baseline"), "%s", out);
+    cr_expect(!strstr(out, "warning:"), "%s", out);
+    free(out);
+    /* unrelated lines above: still suppressed */
+    put_kernel(k, unrelated_top, "\tadd.u32 %r2, %r1, 7;\n", 8, "");
+    cr_expect_eq(run(c, &out), 0, "%s", out);
+    free(out);
+    /* a new uncoalesced access: reported alone */
+    put_kernel(k, unrelated_top, "\tadd.u32 %r2, %r1, 7;\n", 8, new_access);
+    cr_expect_eq(run(c, &out), 1);
+    cr_expect_eq(count_of(out, "warning:"), 1, "%s", out);
+    cr_expect(strstr(out, "lanes 12 B apart") != NULL, "%s", out);
+    free(out);
+    /* a damaged baseline is bad input */
+    put(base, "# comment\nnot-a-fingerprint\n");
+    char *e[] = {BIN, "check", "--baseline", (char *)base, (char *)k, NULL};
+    char *err;
+    cr_expect_eq(tu_run(e, &out, &err), 2);
+    char want[300];
+    snprintf(want, sizeof want, "%s:2:1: error:", base);
+    cr_expect(strstr(err, want) != NULL, "%s", err);
+    free(out);
+    free(err);
+    tmp_free(&t);
+}
+
+Test(check, fail_on_selects_rules)
+{
+    const char *g = tu_src("tests/data/coalescing/gaussian.ptx");
+    char path[4096];
+    snprintf(path, sizeof path, "%s", g);
+    char *out;
+    char *a[] = {BIN, "check", "--fail-on", "bank-conflict", path, NULL};
+    cr_expect_eq(run(a, &out), 0);
+    cr_expect(strstr(out, "[uncoalesced]") && !strstr(out, "[divergent-branch]"), "%s", out);
+    cr_expect(strstr(out, "failing on bank-conflict\n") != NULL, "%s", out);
+    free(out);
+    char *b[] = {BIN, "check", "--fail-on", "divergent-branch", path, NULL};
+    cr_expect_eq(run(b, &out), 1);
+    cr_expect(strstr(out, "[divergent-branch]") && strstr(out, "[uncoalesced]"), "%s", out);
+    free(out);
+    char *c[] = {BIN, "check", "--fail-on", "none", "--enable", "divergent-branch", path, NULL};
+    cr_expect_eq(run(c, &out), 0);
+    cr_expect(strstr(out, "[divergent-branch]") && strstr(out, "failing on none\n"), "%s", out);
+    free(out);
+    char *d[] = {BIN, "check", "--fail-on", "uncoalesced", path, NULL};
+    cr_expect_eq(run(d, &out), 1);
+    free(out);
+}
+
+Test(check, sarif_2_1_0)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", tu_src("tests/data/coalescing"));
+    char *out;
+    char *a[] = {BIN, "check", "--format", "sarif", "--enable", "divergent-branch", dir, NULL};
+    cr_assert_eq(run(a, &out), 1);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "version")), "2.1.0");
+    json_t *runs = json_object_get(j, "runs");
+    cr_assert_eq(json_array_size(runs), 1);
+    json_t *rules = json_object_get(json_object_get(json_object_get(json_array_get(runs, 0), "tool"), "driver"), "rules");
+    cr_assert_eq(json_array_size(rules), 4);
+    const char *ids[4] = {"uncoalesced", "misaligned", "bank-conflict", "divergent-branch"};
+    for (size_t i = 0; i < 4; i++)
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rules, i), "id")), ids[i]);
+    json_t *res = json_object_get(json_array_get(runs, 0), "results");
+    cr_assert_gt(json_array_size(res), 20);
+    size_t i;
+    json_t *r;
+    bool seen[4] = {false};
+    json_array_foreach(res, i, r) {
+        json_int_t ri = json_integer_value(json_object_get(r, "ruleIndex"));
+        cr_assert(ri >= 0 && ri < 4);
+        seen[ri] = true;
+        cr_expect_str_eq(json_string_value(json_object_get(r, "ruleId")), ids[ri]);
+        const char *fp = json_string_value(json_object_get(json_object_get(r, "partialFingerprints"),
+                                                           "ptxrayFingerprint/v1"));
+        cr_expect(fp && strlen(fp) == 16);
+    }
+    for (int k = 0; k < 4; k++) cr_expect(seen[k], "no %s result", ids[k]);
+    json_decref(j);
+    free(out);
+    char args[4200];
+    snprintf(args, sizeof args, "check --format sarif --enable divergent-branch %s", dir);
+    tu_expect_sarif_schema(args);
+}
+
+Test(check, write_baseline_is_atomic_and_skipped_on_errors)
+{
+    tmp t;
+    tmp_init(&t);
+    put(tmp_path(&t, "bad.ptx"), "garbage\n");
+    put_kernel(tmp_path(&t, "k.ptx"), "", "", 8, "");
+    char *out;
+    char *a[] = {BIN, "check", "--write-baseline", (char *)tmp_path(&t, "base.txt"), t.dir, NULL};
+    cr_expect_eq(run(a, &out), 2);
+    cr_expect_neq(access(tmp_path(&t, "base.txt"), F_OK), 0, "a baseline was written despite a bad file");
+    free(out);
+    tmp_free(&t);
+}
+
+/* ---- analyze ----------------------------------------------------------- */
+
+Test(check_analyze, ptx_report)
+{
+    tmp t;
+    tmp_init(&t);
+    const char *k = tmp_path(&t, "k.ptx");
+    put_kernel(k, "", "", 8, new_access);
+    char *out;
+    char *a[] = {BIN, "analyze", (char *)k, NULL};
+    cr_assert_eq(run(a, &out), 0);
+    char want[4096];
+    snprintf(want, sizeof want,
+             "ptxray analyze: %s\n"
+             "assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
+             "wraparound\n"
+             "\n== kernel strided ==\n"
+             "block: not known; assumed an x extent that is a multiple of 32\n"
+             "values: 13; uniform 30.8%%, affine 53.8%%, divergent 15.4%% (affine analysis, degree 2)\n"
+             "branches: 0 conditional, 0 not proven uniform\n"
+             /* rd3, rd4, r1, f1 and rd7 before the store's address: 2 + 2 + 1 + 1 + 2 */
+             "register pressure: at most 8 32-bit registers and 0 predicates live (64-bit registers count 2); "
+             "peak at PTX line 20 (k.cu:5)\n"
+             "findings by likely impact (2):\n"
+             "  1. [uncoalesced] k.cu:5:3, PTX line 18\n"
+             "     uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4\n"
+             "  2. [uncoalesced] k.cu:7:3, PTX line 26\n"
+             "     uncoalesced global load: lanes 12 B apart, 12 sectors/request, ideal 4\n",
+             k);
+    cr_expect_str_eq(out, want);
+    free(out);
+    char *b[] = {BIN, "analyze", "--kernel", "nope", (char *)k, NULL};
+    cr_expect_eq(run(b, &out), 2);
+    free(out);
+    tmp_free(&t);
+}
+
+Test(check_analyze, loops_first)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tu_src("ptx-corpus/sm_80/gaussian_fan.ptx"));
+    char *out;
+    char *a[] = {BIN, "analyze", "--kernel", "Fan2", path, NULL};
+    cr_assert_eq(run(a, &out), 0);
+    cr_expect(strstr(out, "\n== kernel Fan2 ==\n") && !strstr(out, "== kernel Fan1 =="), "%s", out);
+    const char *first = strstr(out, "  1. [uncoalesced]"), *branch = strstr(out, "[divergent-branch]");
+    cr_expect(first && strstr(first, "loop depth 1\n") == strchr(first, '\n') - strlen("loop depth 1"), "%s", out);
+    cr_expect(branch && branch > first, "%s", out);
+    free(out);
+}
+
+static bool have_nvcc(void) { return access("/usr/local/cuda/bin/nvcc", X_OK) == 0; }
+
+Test(check_analyze, cuda_source, .timeout = 300)
+{
+    if (!have_nvcc()) cr_skip("no /usr/local/cuda/bin/nvcc");
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tu_src("tests/data/coalescing/misaligned.cu"));
+    char *out, *err;
+    char *a[] = {BIN, "analyze", "--arch", "sm_80", path, NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    char head[4200];
+    snprintf(head, sizeof head, "ptxray analyze: %s\n", path);
+    cr_expect(!strncmp(out, head, strlen(head)), "%s", out);
+    cr_expect(strstr(out, "\n== kernel shifted ==\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "[misaligned] ") != NULL && strstr(out, "misaligned.cu:6:") != NULL, "%s", out);
+    free(out);
+    free(err);
+    tmp t;
+    tmp_init(&t);
+    put(tmp_path(&t, "broken.cu"), "__global__ void k() { this is not C++; }\n");
+    char *b[] = {BIN, "analyze", (char *)tmp_path(&t, "broken.cu"), NULL};
+    cr_expect_eq(tu_run(b, &out, &err), 2);
+    cr_expect(strstr(err, "broken.cu") && strstr(err, "error") && strstr(err, "nvcc failed"), "%s", err);
+    cr_expect_str_eq(out, "");
+    free(out);
+    free(err);
+    tmp_free(&t);
+}
