@@ -9,6 +9,7 @@ int cmd_print(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_cfg(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_regalloc(int argc, char **argv);
 
 /* Parses path, printing diagnostics to stderr; NULL on error. */
 ptx_module *cli_load(const char *path, int quiet);

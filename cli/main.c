@@ -13,6 +13,7 @@ static const struct {
     {"roundtrip", cmd_roundtrip, "assemble a file and its printed form with ptxas and compare the code"},
     {"cfg", cmd_cfg, "control-flow graph, dominators, loops, SSA and gated SSA (text, dot, json)"},
     {"run", cmd_run, "execute a kernel on the warp-level SIMT emulator, with dynamic checks"},
+    {"regalloc", cmd_regalloc, "divergence-aware register allocation: spill to .local/.shared, rematerialise"},
 };
 
 static void usage(FILE *o) {
