@@ -30,13 +30,17 @@ static bool strong_ok(const ptx_module *m)
 
 /* Units the spill code itself keeps live: the warp partition's address
  * through the whole kernel, and a thread coordinate while a value is
- * rebuilt (two units when it is widened to 64 bits). */
+ * rebuilt (two units when a coefficient of a 64-bit value does not fit
+ * 32 bits and the coordinate itself must be widened). */
 static unsigned reserve_needed(const ptx_func *fn, const ra_spill *sp, uint32_t nregs, uint32_t slot_bytes)
 {
     unsigned coord = 0;
     for (uint32_t r = 0; r < nregs; r++) {
         if (sp[r].place != RA_P_AFFINE && sp[r].place != RA_P_SHARED_AFFINE) continue;
-        unsigned u = ptx_type_bits((ptx_type)fn->regs[r].type) > 32 ? 2 : 1;
+        unsigned u = 1;
+        if (ptx_type_bits((ptx_type)fn->regs[r].type) > 32)
+            for (unsigned i = 1; i < DIV_NCOEF1; i++)
+                if ((sp[r].known >> i & 1) && (sp[r].coef[i] < INT32_MIN || sp[r].coef[i] > INT32_MAX)) u = 2;
         if (u > coord) coord = u;
     }
     return (slot_bytes ? 1u : 0u) + coord;

@@ -1,5 +1,6 @@
 #include "spill_rewrite.h"
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "ir_edit.h"
 
@@ -27,28 +28,55 @@ static int64_t wrap(int64_t c, unsigned bits)
 
 static int64_t negate(int64_t c, unsigned bits) { return wrap((int64_t)(0 - (uint64_t)c), bits); }
 
-/* coordinate i of the thread in a fresh register of the value's width */
-static uint32_t coord(rw *w, unsigned i, unsigned bits)
+/* Coordinate i of the thread in a fresh 32-bit register. */
+static const char *coord(rw *w, unsigned i)
 {
-    uint32_t c32 = ra_edit_reg(w->e, PTX_T_U32);
-    ra_edit_emit(w->e, "mov.u32 %s, %s", ra_edit_rname(w->e, c32), coord_sreg[i]);
-    if (bits < 64) return c32;
-    uint32_t c64 = ra_edit_reg(w->e, PTX_T_U64);
-    ra_edit_emit(w->e, "cvt.u64.u32 %s, %s", ra_edit_rname(w->e, c64), ra_edit_rname(w->e, c32));
-    return c64;
+    uint32_t c = ra_edit_reg(w->e, PTX_T_U32);
+    const char *n = ra_edit_rname(w->e, c);
+    ra_edit_emit(w->e, "mov.u32 %s, %s", n, coord_sreg[i]);
+    return n;
 }
 
-/* t += sign * Σ c_i * coordinate_i over the known, non-zero terms */
-static void add_coords(rw *w, uint32_t t, const ra_spill *s, unsigned bits, int sign)
+/* The same widened to 64 bits, for a coefficient that does not fit .s32. */
+static const char *coord64(rw *w, unsigned i)
+{
+    const char *x = coord(w, i);
+    uint32_t c = ra_edit_reg(w->e, PTX_T_U64);
+    const char *n = ra_edit_rname(w->e, c);
+    ra_edit_emit(w->e, "cvt.u64.u32 %s, %s", n, x);
+    return n;
+}
+
+static bool fits32(int64_t c) { return c >= INT32_MIN && c <= INT32_MAX; }
+
+/* t (= t if have, else 0) + sign * Σ c_i * coordinate_i over the known,
+ * non-zero terms; 1 and -1 need no multiplication, and a first term of
+ * coefficient 1 at 32 bits is the special register itself. */
+static void add_coords(rw *w, uint32_t t, const ra_spill *s, unsigned bits, int sign, bool have)
 {
     unsigned terms = ra_coord_terms(s);
+    const char *tn = ra_edit_rname(w->e, t);
     for (unsigned i = 1; i < DIV_NCOEF1; i++) {
         if (!(terms >> i & 1)) continue;
         int64_t c = sign > 0 ? wrap(s->coef[i], bits) : negate(s->coef[i], bits);
-        uint32_t x = coord(w, i, bits);
-        ra_edit_emit(w->e, "mad.lo.s%u %s, %s, %" PRId64 ", %s", bits, ra_edit_rname(w->e, t), ra_edit_rname(w->e, x),
-                     c, ra_edit_rname(w->e, t));
+        if (!have && c == 1 && bits == 32) {
+            ra_edit_emit(w->e, "mov.u32 %s, %s", tn, coord_sreg[i]);
+        } else if (bits == 64 && fits32(c)) {
+            /* the product widened by the multiply: one 32-bit temporary */
+            const char *x = coord(w, i);
+            if (have) ra_edit_emit(w->e, "mad.wide.s32 %s, %s, %" PRId64 ", %s", tn, x, c, tn);
+            else ra_edit_emit(w->e, "mul.wide.s32 %s, %s, %" PRId64, tn, x, c);
+        } else {
+            const char *x = bits == 64 ? coord64(w, i) : coord(w, i);
+            if (!have && c == 1) ra_edit_emit(w->e, "mov.b%u %s, %s", bits, tn, x);
+            else if (!have) ra_edit_emit(w->e, "mul.lo.s%u %s, %s, %" PRId64, bits, tn, x, c);
+            else if (c == 1) ra_edit_emit(w->e, "add.s%u %s, %s, %s", bits, tn, tn, x);
+            else if (c == -1) ra_edit_emit(w->e, "sub.s%u %s, %s, %s", bits, tn, tn, x);
+            else ra_edit_emit(w->e, "mad.lo.s%u %s, %s, %" PRId64 ", %s", bits, tn, x, c, tn);
+        }
+        have = true;
     }
+    if (!have) ra_edit_emit(w->e, "mov.b%u %s, 0", bits, tn);
 }
 
 static void reload(rw *w, uint32_t r, uint32_t t)
@@ -67,7 +95,7 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         break;
     case RA_P_SHARED_AFFINE:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
-        add_coords(w, t, s, bits, +1);
+        add_coords(w, t, s, bits, +1, true);
         w->fs->loads_shared++;
         w->fs->remat_shared++;
         break;
@@ -75,11 +103,13 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, wrap(s->coef[0], bits));
         w->fs->remat++;
         break;
-    case RA_P_AFFINE:
-        ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, wrap(s->coef[0], bits));
-        add_coords(w, t, s, bits, +1);
+    case RA_P_AFFINE: {
+        int64_t c0 = wrap(s->coef[0], bits);
+        if (c0) ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, c0);
+        add_coords(w, t, s, bits, +1, c0 != 0);
         w->fs->remat++;
         break;
+    }
     default: break;
     }
 }
@@ -99,7 +129,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         break;
     case RA_P_SHARED_AFFINE:
         /* only the uniform part goes to memory (rule iv); t dies here */
-        add_coords(w, t, s, bits, -1);
+        add_coords(w, t, s, bits, -1, true);
         /* fall through */
     case RA_P_SHARED:
         ra_edit_emit(w->e, "%sst%s.shared.b%u [%s+%u], %s", guard, w->sq, bits, ra_edit_rname(w->e, w->base), s->slot,
