@@ -14,7 +14,7 @@ typedef struct ra_scan {
     uint8_t *spilled;      /* per register */
     uint32_t nspilled;
     uint32_t over_budget;  /* instructions where only unspillable values or the instruction's own operands remain */
-    uint32_t max_pressure; /* interval pressure after spilling, temporaries included */
+    uint32_t max_pressure; /* interval pressure at each point once the spills made there, temporaries included */
 } ra_scan;
 
 /* Program points: instruction k (in L's linear order) reads at 2k and

@@ -131,3 +131,86 @@ Test(regalloc_emu, list_is_complete)
     }
     cr_expect_eq(found, sizeof listed / sizeof listed[0]);
 }
+
+/* ---- why the sm_70+ rule ----------------------------------------------------------------------- */
+/* %r1 is uniform in both of its definitions: the parameter a, and on the
+ * fall-through side of a divergent branch the parameter b.  The taken side
+ * reads the first one after a loop.  A shared slot for %r1 (the paper's
+ * rule: every value of the register is uniform) is overwritten by the
+ * fall-through lanes while the taken lanes still need a. */
+static const char *const redefined_ptx =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 a, .param .u32 b)\n{\n"
+    "  .reg .pred %p<3>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  ld.param.u32 %r1, [a];\n"
+    "  mov.u32 %r2, %tid.x;\n"
+    "  mul.wide.u32 %rd2, %r2, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2;\n"
+    "  setp.lt.u32 %p1, %r2, 16;\n"
+    "  @%p1 bra $L_slow;\n"
+    "  ld.param.u32 %r1, [b];\n"
+    "  st.global.u32 [%rd3], %r1;\n"
+    "  bra.uni $L_done;\n"
+    "$L_slow:\n"
+    "  mov.u32 %r3, 0;\n"
+    "$L_loop:\n"
+    "  add.s32 %r3, %r3, 1;\n"
+    "  setp.lt.u32 %p2, %r3, 40;\n"
+    "  @%p2 bra $L_loop;\n"
+    "  add.s32 %r4, %r1, %r3;\n"
+    "  st.global.u32 [%rd3], %r4;\n"
+    "$L_done:\n"
+    "  ret;\n}\n";
+
+/* Rewrites the kernel and runs it; returns how many of the 32 outputs are wrong. */
+static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, uint32_t *shared_slots)
+{
+    ptx_module *m = tu_parse_ok("redefined.ptx", redefined_ptx);
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = RA_MODE_DIV;
+    o.budget = 4;
+    o.unsafe_shared_reuse = unsafe;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ra_stats st;
+    cr_assert_eq(ra_run(m, &o, &st, &d), 0);
+    *shared_slots = st.funcs[0].by_place[RA_P_SHARED];
+    ra_stats_free(&st);
+    ptx_diags_free(&d);
+    char *text = tu_print(m, NULL);
+    ptx_module_free(m);
+    emu_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.schedule = sched;
+    eo.seed = seed;
+    eh *h = eh_text(text, &eo);
+    free(text);
+    uint64_t out = eh_zero(h, 32 * 4);
+    EH_RUN(h, "k", D1(1), D1(32), "pii", out, 100, 7);
+    uint32_t v[32];
+    eh_read(h, out, v, sizeof v);
+    eh_close(h);
+    unsigned wrong = 0;
+    for (unsigned t = 0; t < 32; t++) wrong += v[t] != (t < 16 ? 140u : 7u);
+    return wrong;
+}
+
+Test(regalloc_emu, redefined_uniform_needs_the_sm70_rule)
+{
+    uint32_t slots;
+    /* the rule keeps %r1 (two definitions) in .local: right with every schedule */
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        cr_expect_eq(run_redefined(false, EMU_SCHED_INTERLEAVE, seed, &slots), 0, "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(slots, 0, "%u", slots); /* %r1 is spilled, to .local */
+    }
+    cr_expect_eq(run_redefined(false, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
+    /* without it: lock-step runs the taken side to its end first and is
+     * still right; interleaved, the taken lanes read b */
+    cr_expect_eq(run_redefined(true, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
+    cr_expect_eq(slots, 2, "%u", slots); /* %r1, and %rd1 once the slot base takes a unit */
+    for (uint64_t seed = 1; seed <= 4; seed++)
+        cr_expect_eq(run_redefined(true, EMU_SCHED_INTERLEAVE, seed, &slots), 16, "seed %llu",
+                     (unsigned long long)seed);
+}
