@@ -56,12 +56,16 @@ static void func_line(FILE *o, const ra_func_stats *f, const ra_stats *s)
             f->loads_shared, f->stores_local, f->stores_shared, f->remat);
     if (f->remat_shared) fprintf(o, ", rebuilt from .shared %u", f->remat_shared);
     fputc('\n', o);
-    fprintf(o, "    .local %u bytes per thread", f->local_bytes);
-    if (f->shared_slot_bytes)
-        fprintf(o, "; .shared %u bytes per warp x %u warps = %u bytes per block (+%u static)", f->shared_slot_bytes,
-                f->warps, f->shared_bytes, f->static_shared);
-    fputc('\n', o);
-    if (f->over_budget) fprintf(o, "    %u instructions need more than the budget by themselves\n", f->over_budget);
+    if (f->local_bytes || f->shared_slot_bytes) {
+        fputs("    ", o);
+        if (f->local_bytes) fprintf(o, ".local %u bytes per thread%s", f->local_bytes, f->shared_slot_bytes ? "; " : "");
+        if (f->shared_slot_bytes)
+            fprintf(o, ".shared %u bytes per warp x %u warps = %u bytes per block (+%u static)", f->shared_slot_bytes,
+                    f->warps, f->shared_bytes, f->static_shared);
+        fputc('\n', o);
+    }
+    if (f->over_budget)
+        fprintf(o, "    instructions over the budget whatever is spilled: %u\n", f->over_budget);
 }
 
 void ra_stats_print(FILE *o, const char *path, const ra_stats *s)
