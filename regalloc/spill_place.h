@@ -20,7 +20,8 @@ typedef struct ra_spill {
 /* Registers that stay in registers whatever the pressure: predicates and
  * opaque types, vectors, .b128, .func parameters and return registers, and
  * operands of instructions the rewrite cannot safely wrap (unknown opcodes,
- * call argument lists, an instruction that overwrites its own guard). */
+ * asynchronous ones, call argument lists, vector components, an
+ * instruction that overwrites its own guard). */
 void ra_find_unspillable(const prog_func *pf, const ra_live *L, uint8_t *out);
 
 /* What each register's definitions and uses read and write (its_rule.h). */
