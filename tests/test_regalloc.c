@@ -181,6 +181,8 @@ static const char *const rules_ptx =
     "  ld.global.u32 %r6, [%rd5];\n"      /* divergent */
     "  ld.volatile.global.u32 %r7, [%rd3];\n" /* uniform, but lanes may read it at different times */
     "  add.s32 %r15, %r7, 1;\n"           /* ... and so is what depends on it */
+    "  activemask.b32 %r16;\n"            /* the lanes running together now */
+    "  mov.u32 %r17, %warpid;\n"          /* where the warp runs now */
     "  setp.eq.u32 %p1, %r1, 0;\n"
     "  @%p1 ld.global.u32 %r8, [%rd3];\n" /* guarded */
     "  mov.u32 %r11, 3;\n"
@@ -198,6 +200,8 @@ static const char *const rules_ptx =
     "  st.global.u32 [%rd5], %r5;\n"
     "  st.global.u32 [%rd5], %r6;\n"
     "  st.global.u32 [%rd5], %r15;\n"
+    "  st.global.u32 [%rd5], %r16;\n"
+    "  st.global.u32 [%rd5], %r17;\n"
     "  st.global.u32 [%rd5], %r8;\n"
     "  st.global.u32 [%rd5], %r11;\n"
     "  st.global.f32 [%rd5], %f1;\n"
@@ -260,6 +264,8 @@ Test(regalloc, rules_in_aff_mode)
     expect_place(&P, "%r6", RA_P_LOCAL, RA_WHY_NONE);
     expect_place(&P, "%r7", RA_P_LOCAL, RA_WHY_UNSTABLE);
     expect_place(&P, "%r15", RA_P_LOCAL, RA_WHY_UNSTABLE);
+    expect_place(&P, "%r16", RA_P_LOCAL, RA_WHY_UNSTABLE);
+    expect_place(&P, "%r17", RA_P_LOCAL, RA_WHY_UNSTABLE);
     expect_place(&P, "%r11", RA_P_LOCAL, RA_WHY_MULTI_DEF);
     expect_place(&P, "%r13", RA_P_LOCAL, RA_WHY_LOOP);
     expect_place(&P, "%f1", RA_P_SHARED, RA_WHY_NONE);
@@ -315,4 +321,66 @@ Test(regalloc, rules_in_a_func)
     expect_place(&P, "%a", RA_P_NONE, RA_WHY_NONE);
     expect_place(&P, "%ret", RA_P_NONE, RA_WHY_NONE);
     fx_close(&P.f);
+}
+
+/* ---- the shared area --------------------------------------------------------------------- */
+static const char *const area_ptx =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".shared .align 4 .b8 smem_a[1000];\n"   /* named by f, which k1 calls */
+    ".shared .align 16 .b8 smem_b[256];\n"   /* named by k1 */
+    ".shared .align 4 .b8 smem_c[4096];\n"   /* named by nobody */
+    ".extern .shared .align 16 .b8 dyn[];\n" /* dynamic: not known before launch */
+    ".func f()\n{\n  .reg .b32 %r<2>;\n  mov.u32 %r1, smem_a;\n  ret;\n}\n"
+    ".visible .entry k1()\n.reqntid 64, 2, 1\n{\n  .reg .b32 %r<2>;\n  .shared .align 8 .b8 own[24];\n"
+    "  mov.u32 %r1, smem_b;\n  call f;\n  ret;\n}\n"
+    ".visible .entry k2()\n.maxntid 96, 1, 1\n{\n  .reg .b64 %rd<2>;\n  prot: .callprototype _ ();\n"
+    "  mov.u64 %rd1, f;\n  call %rd1, prot;\n  ret;\n}\n"
+    ".visible .entry k3()\n{\n  ret;\n}\n";
+
+Test(regalloc, shared_area_sizes)
+{
+    ptx_module *m = tu_parse_ok("area.ptx", area_ptx);
+    const ptx_func *k1 = ptx_module_find_func(m, "k1"), *k2 = ptx_module_find_func(m, "k2"),
+                   *k3 = ptx_module_find_func(m, "k3");
+    /* own 24, then smem_a (align 4) to 1024, smem_b (align 16) to 1280 */
+    cr_expect_eq(ra_static_shared(m, k1), 1280, "%u", ra_static_shared(m, k1));
+    /* a call through a pointer may reach anything: every module-scope one */
+    cr_expect_eq(ra_static_shared(m, k2), 1008 + 256 + 4096, "%u", ra_static_shared(m, k2));
+    cr_expect_eq(ra_static_shared(m, k3), 0);
+    cr_expect_eq(ra_kernel_threads(k1, 1024), 128);
+    cr_expect_eq(ra_kernel_threads(k2, 1024), 96);
+    cr_expect_eq(ra_kernel_threads(k3, 256), 256);
+    cr_expect(!ra_kernel_one_dim(k1));
+    cr_expect(ra_kernel_one_dim(k2));
+    cr_expect(!ra_kernel_one_dim(k3));
+    ptx_module_free(m);
+}
+
+/* Before sm_70 (no .relaxed), the slots are accessed .volatile. */
+Test(regalloc, slot_accesses_by_target)
+{
+    const char *targets[2] = {".target sm_80", ".target sm_60"};
+    const char *want[2] = {"ld.relaxed.cta.shared.b32", "ld.volatile.shared.b32"};
+    for (int i = 0; i < 2; i++) {
+        char *text = strdup(rules_ptx);
+        memcpy(strstr(text, ".target sm_80"), targets[i], strlen(targets[i]));
+        ptx_module *m = tu_parse_ok("rules.ptx", text);
+        ra_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = RA_MODE_DIV;
+        o.budget = 4;
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ra_stats st;
+        cr_assert_eq(ra_run(m, &o, &st, &d), 0);
+        cr_expect_gt(st.funcs[0].loads_shared, 0);
+        char *out = tu_print(m, NULL);
+        cr_expect(strstr(out, want[i]) != NULL, "%s", targets[i]);
+        cr_expect(strstr(out, want[1 - i]) == NULL, "%s", targets[i]);
+        free(out);
+        ra_stats_free(&st);
+        ptx_diags_free(&d);
+        ptx_module_free(m);
+        free(text);
+    }
 }
