@@ -30,9 +30,9 @@ static void build_intervals(scan_ctx *c, arena *a)
         while (k1 + 1 < L->ninst && L->inst_block[k1 + 1] == b) k1++;
         if (b != CFG_NONE) {
             const uint64_t *in = L->in + (size_t)b * L->words, *out = L->out + (size_t)b * L->words;
-            for (uint32_t r = 0; r < n; r++) {
-                if (ra_set_has(in, r)) touch(c, r, 2 * k);
-                if (ra_set_has(out, r)) touch(c, r, 2 * k1 + 1);
+            for (uint32_t w = 0; w < L->words; w++) {
+                for (uint64_t x = in[w]; x; x &= x - 1) touch(c, w * 64 + (uint32_t)__builtin_ctzll(x), 2 * k);
+                for (uint64_t x = out[w]; x; x &= x - 1) touch(c, w * 64 + (uint32_t)__builtin_ctzll(x), 2 * k1 + 1);
             }
         }
         k = k1 + 1;

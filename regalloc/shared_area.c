@@ -41,26 +41,53 @@ static uint64_t var_bytes(const ptx_var *v)
 
 static bool is_shared(const ptx_var *v) { return v->space == PTX_SP_SHARED || v->space == PTX_SP_SHARED_CTA; }
 
+/* Module-scope names a kernel may reach: .shared variables and functions,
+ * sorted so each symbol operand is one binary search. */
+typedef struct named {
+    ptx_str name;
+    uint32_t index; /* module statement (variable) or function */
+    bool is_func;
+} named;
+
 typedef struct walk {
     const ptx_module *m;
+    named *names;
+    uint32_t nnames;
     uint8_t *var_used;  /* per module statement */
     uint8_t *fn_seen;   /* per module function */
     uint32_t *stack, nstack;
     bool indirect;
 } walk;
 
+static int str_cmp(ptx_str a, ptx_str b)
+{
+    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+static int named_cmp(const void *x, const void *y)
+{
+    const named *a = x, *b = y;
+    int c = str_cmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
 static void name_used(walk *w, ptx_str name)
 {
-    const ptx_module *m = w->m;
-    for (uint32_t i = 0; i < m->nstmts; i++) {
-        const ptx_stmt *s = m->stmts[i];
-        if (s->kind == PTX_S_VAR && ptx_str_eqs(s->u.var->name, name)) w->var_used[i] = 1;
+    uint32_t lo = 0, hi = w->nnames;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (str_cmp(w->names[mid].name, name) < 0) lo = mid + 1;
+        else hi = mid;
     }
-    for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (!w->fn_seen[i] && ptx_str_eqs(m->funcs[i]->name, name)) {
-            w->fn_seen[i] = 1;
-            w->stack[w->nstack++] = i;
+    for (; lo < w->nnames && !str_cmp(w->names[lo].name, name); lo++) {
+        const named *e = &w->names[lo];
+        if (!e->is_func) w->var_used[e->index] = 1;
+        else if (!w->fn_seen[e->index]) {
+            w->fn_seen[e->index] = 1;
+            w->stack[w->nstack++] = e->index;
         }
+    }
 }
 
 static void expr_names(walk *w, const ptx_expr *e)
@@ -92,8 +119,14 @@ static void opd_names(walk *w, const ptx_operand *o)
 
 uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
 {
-    walk w = {m, calloc(m->nstmts + 1, 1), calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, sizeof(uint32_t)), 0, false};
-    if (!w.var_used || !w.fn_seen || !w.stack) abort();
+    walk w = {m, calloc(m->nstmts + m->nfuncs + 1, sizeof(named)), 0, calloc(m->nstmts + 1, 1),
+              calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, sizeof(uint32_t)), 0, false};
+    if (!w.names || !w.var_used || !w.fn_seen || !w.stack) abort();
+    for (uint32_t i = 0; i < m->nstmts; i++)
+        if (m->stmts[i]->kind == PTX_S_VAR && is_shared(m->stmts[i]->u.var))
+            w.names[w.nnames++] = (named){m->stmts[i]->u.var->name, i, false};
+    for (uint32_t i = 0; i < m->nfuncs; i++) w.names[w.nnames++] = (named){m->funcs[i]->name, i, true};
+    qsort(w.names, w.nnames, sizeof *w.names, named_cmp);
     uint64_t total = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++)
         if (m->funcs[i] == fn) {
@@ -123,6 +156,7 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
         uint32_t al = s->u.var->align ? s->u.var->align : 1;
         total = (total + al - 1) / al * al + var_bytes(s->u.var);
     }
+    free(w.names);
     free(w.var_used);
     free(w.fn_seen);
     free(w.stack);
