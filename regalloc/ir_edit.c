@@ -8,7 +8,6 @@
 typedef struct pending {
     uint32_t stmt; /* anchor, or RA_EDIT_START */
     uint8_t after;
-    uint32_t text_off; /* into the instruction text buffer */
 } pending;
 
 typedef struct newvar {
@@ -188,7 +187,7 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
         e->capp = e->capp ? e->capp * 2 : 256;
         e->p = xrealloc(e->p, e->capp * sizeof *e->p);
     }
-    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, (uint32_t)e->tlen};
+    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after};
     put_text(e, "\t", 1);
     put_text(e, buf, (size_t)n);
     if (n == 0 || buf[n - 1] != ';') put_text(e, ";", 1);
@@ -333,12 +332,12 @@ void ra_edit_commit(ra_edit *e)
     const ptx_func *mf = mm->funcs[0];
     ptx_stmt **made = calloc(e->np + 1, sizeof *made);
     if (!made) abort();
-    uint32_t k = 0;
+    uint32_t k = 0, start = body_start(fn);
     for (uint32_t s = 0; s < mf->nstmts; s++) {
         const ptx_stmt *st = mf->stmts[s];
         if (st->kind != PTX_S_INST) continue;
         if (k == e->np) abort();
-        uint32_t anchor = e->p[k].stmt == RA_EDIT_START ? body_start(fn) : e->p[k].stmt;
+        uint32_t anchor = e->p[k].stmt == RA_EDIT_START ? start : e->p[k].stmt;
         ptx_loc loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
         ptx_stmt *ns = ARENA_NEW(a, ptx_stmt);
         ns->kind = PTX_S_INST;
@@ -363,7 +362,7 @@ void ra_edit_commit(ra_edit *e)
     /* merge: declarations, then each original statement with what goes
      * before and after it, each group in emission order (a stable counting
      * sort on position * 3 + {0 start of body, 1 before, 2 after}) */
-    uint32_t start = body_start(fn), total = fn->nstmts + e->np + ndecl, n = 0;
+    uint32_t total = fn->nstmts + e->np + ndecl, n = 0;
     ptx_stmt **v = ARENA_NEWN(a, ptx_stmt *, total + 1);
     for (uint32_t i = 0; i < ndecl; i++) v[n++] = decls[i];
     uint32_t nkeys = (fn->nstmts + 1) * 3;

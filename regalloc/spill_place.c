@@ -17,11 +17,8 @@ static bool int_type(unsigned t, unsigned min_bits)
 }
 
 /* ---- registers that cannot be spilled ------------------------------------ */
-typedef struct unsp_ctx {
-    uint8_t *out;
-    bool in_list;
-} unsp_ctx;
-
+/* Registers inside a call's argument list, or written as a vector
+ * component. */
 static void mark_lists(uint8_t *out, const ptx_operand *o, bool inside)
 {
     switch (o->kind) {

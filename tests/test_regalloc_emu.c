@@ -38,9 +38,12 @@ static const struct config {
 };
 #define NCONFIG (sizeof configs / sizeof configs[0])
 
+#define MAXK 256
 static struct {
     const struct config *cfg;
     unsigned launches[NCONFIG], modules[NCONFIG];
+    char *kernels[NCONFIG][MAXK]; /* "path kernel", each once */
+    unsigned nkernels[NCONFIG];
     uint64_t spilled[NCONFIG], shared[NCONFIG], remat[NCONFIG];
     unsigned ci;
 } replay;
@@ -81,8 +84,14 @@ static void hook_opened(eh *h)
 
 static void hook_launched(eh *h, const char *kernel, emu_status st)
 {
-    (void)h, (void)kernel, (void)st;
-    replay.launches[replay.ci]++;
+    (void)st;
+    unsigned c = replay.ci;
+    replay.launches[c]++;
+    char key[1024];
+    snprintf(key, sizeof key, "%s %s", h->path, kernel);
+    for (unsigned i = 0; i < replay.nkernels[c]; i++)
+        if (!strcmp(replay.kernels[c][i], key)) return;
+    if (replay.nkernels[c] < MAXK) replay.kernels[c][replay.nkernels[c]++] = strdup(key);
 }
 
 static const eh_hooks ra_hooks = {hook_opened, NULL, hook_launched, NULL};
@@ -100,11 +109,14 @@ static void replay_test(void (*body)(void))
     char line[1024];
     int n = 0;
     for (unsigned i = 0; i < NCONFIG; i++)
-        n += snprintf(line + n, sizeof line - (size_t)n, "%s%s/%u: %u launches, %llu spilled, %llu shared, %llu remat",
-                      i ? "; " : "", ra_mode_name(configs[i].mode), configs[i].budget, replay.launches[i],
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      "%s%s/%u: %u kernels, %u launches, %llu spilled, %llu shared, %llu remat", i ? "; " : "",
+                      ra_mode_name(configs[i].mode), configs[i].budget, replay.nkernels[i], replay.launches[i],
                       (unsigned long long)replay.spilled[i], (unsigned long long)replay.shared[i],
                       (unsigned long long)replay.remat[i]);
     cr_log_info("%s", line);
+    for (unsigned i = 0; i < NCONFIG; i++)
+        for (unsigned k = 0; k < replay.nkernels[i]; k++) free(replay.kernels[i][k]);
 }
 
 #define DECLARE(name) void emu_corpus_##name##_impl(void);
