@@ -23,7 +23,10 @@ static bool opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k
     const ptx_operand *o = &in->opd[k];
     switch (o->kind) {
     case PTX_O_IMM:
-        aff_const(out, cx->n, o->v);
+        /* a decimal float literal ("1.5") is held as double bits whatever
+         * the instruction's type: uniform, but not that number */
+        if ((o->flags & 3) == PTX_IMM_DEC) aff_uniform_unknown(out, cx->n);
+        else aff_const(out, cx->n, o->v);
         return true;
     case PTX_O_SYM:
         aff_uniform_unknown(out, cx->n); /* an address or label: one per program */

@@ -33,7 +33,7 @@ static eh *make(ptx_module *m, const char *path, const emu_options *opt)
     snprintf(h->path, sizeof h->path, "%s", path);
     if (opt) h->opt = *opt;
     if (eh_hooks_on && eh_hooks_on->opened) eh_hooks_on->opened(h);
-    h->M = emu_create(m, &h->opt);
+    h->M = emu_create(h->m, &h->opt); /* opened may have replaced the module */
     cr_assert_not_null(h->M);
     return h;
 }

@@ -168,7 +168,7 @@ Test(affine, fig15_degree_two)
 /* One place per rule of affine_rules.c. */
 Test(affine, integer_arithmetic_rules)
 {
-    run x = analyse(K(".reg .pred %p<4>; .reg .b32 %r<30>; .reg .b64 %rd<12>; .reg .b16 %rs<3>;",
+    run x = analyse(K(".reg .pred %p<4>; .reg .b32 %r<30>; .reg .b64 %rd<12>; .reg .b16 %rs<3>; .reg .f32 %f<3>;",
                       " mov.u32 %r2, %tid.x;\n"
                       " mad.lo.s32 %r3, %r2, 3, %r1;\n"        /* 3·tid + n */
                       " sub.s32 %r4, %r3, %r2;\n"              /* 2·tid + n */
@@ -201,6 +201,8 @@ Test(affine, integer_arithmetic_rules)
                       " sub.s32 %r23, %r22, %r6;\n"            /* 4·laneid - 16·tid.x */
                       " setp.ne.s32 %p3, %r22, %r6;\n"         /* divergent: coefficients differ */
                       " not.b32 %r24, %r6;\n"                   /* -16·tid - 1 */
+                      " mov.f32 %f1, 1.5;\n"                    /* uniform; not the double's bits */
+                      " mov.f32 %f2, 0f3FC00000;\n"             /* the same number, its exact bits */
                       " st.global.u32 [%rd1], %r23;\n"),
                     NULL);
     expect(&x, A1, "%r3.1", AF, "3·tid.x + ⊥");
@@ -231,6 +233,8 @@ Test(affine, integer_arithmetic_rules)
     expect(&x, A1, "%r23.1", AF, "4·laneid - 16·tid.x + 0");
     expect(&x, A1, "%p3.1", D, "⊥·tid + ⊥");
     expect(&x, A1, "%r24.1", AF, "-16·tid.x - 1");
+    expect(&x, A1, "%f1.1", U, "⊥");
+    expect(&x, A1, "%f2.1", U, "1069547520");
     expect(&x, S, "%p1.1", D, "D");
     done(&x);
 }

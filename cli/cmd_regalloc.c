@@ -1,0 +1,142 @@
+/* ptxray regalloc: the divergence-aware register allocation post-pass. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "outfile.h"
+#include "printer.h"
+#include "regalloc.h"
+
+static void usage(FILE *o)
+{
+    fputs("usage: ptxray regalloc FILE|- --budget K [--mode linear|div|aff] [--kernel NAME]\n"
+          "                         [--max-threads N] [--smem-limit BYTES] [-q] [-o OUT|-]\n"
+          "Allocates registers with a budget of K 32-bit units per thread (64-bit values\n"
+          "take two, predicates are not counted) by linear scan, spills what does not\n"
+          "fit (farthest next use first, a store after each definition and a reload\n"
+          "before each use) and prints the rewritten PTX (Sampaio et al. 2013, section 4;\n"
+          "docs/regalloc.md).  A summary goes to stderr.\n"
+          "  --mode linear  every spilled value to .local (per thread)\n"
+          "         div     values the simple divergence analysis proves uniform to a\n"
+          "                 per-warp .shared slot, the rest to .local\n"
+          "         aff     (default) the affine analysis: constants and affine values of\n"
+          "                 the thread id rematerialised, uniform values and the uniform\n"
+          "                 part of affine ones in .shared, the rest in .local\n"
+          "  --kernel       allocate only this function\n"
+          "  --max-threads  threads per block when a kernel has no .reqntid/.maxntid\n"
+          "                 (default 1024): the shared area has one partition per warp\n"
+          "  --smem-limit   static shared bytes per block, the kernel's own included\n"
+          "                 (default 49152); slots past it fall back to .local\n"
+          "  -q             no summary\n"
+          "  -o             output file (default stdout)\n"
+          "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
+          o);
+}
+
+static int number(const char *opt, const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || errno || v == 0 || v > max || *s == '-') {
+        fprintf(stderr, "ptxray regalloc: %s %s: expected a number from 1 to %lu\n", opt, s, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_regalloc(int argc, char **argv)
+{
+    static const struct option opts[] = {{"budget", required_argument, 0, 'b'},
+                                         {"mode", required_argument, 0, 'm'},
+                                         {"kernel", required_argument, 0, 'k'},
+                                         {"max-threads", required_argument, 0, 't'},
+                                         {"smem-limit", required_argument, 0, 's'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = RA_MODE_AFF;
+    const char *out = NULL;
+    bool quiet = false, have_budget = false;
+    unsigned long v;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "b:m:k:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (number("--budget", optarg, 65535, &v)) return 2;
+            o.budget = (unsigned)v;
+            have_budget = true;
+            break;
+        case 'm':
+            if (!strcmp(optarg, "linear")) o.mode = RA_MODE_LINEAR;
+            else if (!strcmp(optarg, "div")) o.mode = RA_MODE_DIV;
+            else if (!strcmp(optarg, "aff")) o.mode = RA_MODE_AFF;
+            else {
+                fprintf(stderr, "ptxray regalloc: --mode %s: expected linear, div or aff\n", optarg);
+                return 2;
+            }
+            break;
+        case 'k': o.only = optarg; break;
+        case 't':
+            if (number("--max-threads", optarg, 1024, &v)) return 2;
+            o.max_threads = (uint32_t)v;
+            break;
+        case 's':
+            if (number("--smem-limit", optarg, 1u << 30, &v)) return 2;
+            o.smem_limit = (uint32_t)v;
+            break;
+        case 'o': out = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind + 1 != argc || !have_budget) {
+        if (!have_budget && optind + 1 == argc) fputs("ptxray regalloc: --budget is required\n", stderr);
+        usage(stderr);
+        return 2;
+    }
+    const char *path = argv[optind];
+    const char *shown = strcmp(path, "-") ? path : "<stdin>";
+    ptx_module *m = cli_load(path, 1);
+    if (!m) return 2;
+    if (o.only) {
+        const ptx_func *f = ptx_module_find_func(m, o.only);
+        if (!f || !f->has_body) {
+            fprintf(stderr, "ptxray regalloc: %s: no function with a body named '%s'\n", shown, o.only);
+            ptx_module_free(m);
+            return 2;
+        }
+    }
+    /* everything is decided and rewritten before the output is opened */
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ra_stats st;
+    if (ra_run(m, &o, &st, &d)) {
+        ptx_diags_print(&d, shown, m->src, m->src_len, stderr);
+        ptx_diags_free(&d);
+        ptx_module_free(m);
+        return 2;
+    }
+    outfile of;
+    int rc = 0;
+    if (outfile_open(&of, out)) rc = 2;
+    else {
+        ptx_print_module(of.f, m);
+        rc = outfile_commit(&of) ? 2 : 0;
+    }
+    if (!rc) {
+        ptx_diags_print(&d, shown, m->src, m->src_len, stderr);
+        if (!quiet) ra_stats_print(stderr, shown, &st);
+    }
+    ptx_diags_free(&d);
+    ra_stats_free(&st);
+    ptx_module_free(m);
+    return rc;
+}

@@ -1,0 +1,406 @@
+#include "ir_edit.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ptx.h"
+
+typedef struct pending {
+    uint32_t stmt; /* anchor, or RA_EDIT_START */
+    uint8_t after;
+} pending;
+
+typedef struct newvar {
+    ptx_space space;
+    uint32_t align, bytes;
+    const char *name;
+} newvar;
+
+struct ra_edit {
+    ptx_module *m;
+    ptx_func *fn;
+    uint32_t old_nregs;
+    /* new registers: type per register past old_nregs */
+    uint8_t *rtype;
+    uint32_t nnew, capnew;
+    char prefix[16]; /* "%ra_" or a variant that clashes with nothing */
+    char **names;    /* ra_edit_rname results, per register (lazily) */
+    uint8_t *mentioned; /* per register: named in the emitted text */
+    uint32_t cap_regs;
+    pending *p;
+    uint32_t np, capp;
+    char *text;
+    size_t tlen, tcap;
+    newvar vars[4];
+    uint32_t nvars;
+    char *syms[4];
+    const char *sym_base[4]; /* what each was asked for (string literals) */
+    uint32_t nsyms;
+    uint32_t cur_stmt;
+    uint8_t cur_after;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (!p) abort();
+    return p;
+}
+
+static bool starts_with(ptx_str s, const char *z)
+{
+    size_t n = strlen(z);
+    return s.n >= n && !memcmp(s.p, z, n);
+}
+
+/* Whether some register of fn, or a register range declared in it, could
+ * collide with names that start with prefix. */
+static bool prefix_taken(const ptx_func *fn, const char *prefix)
+{
+    for (uint32_t r = 0; r < fn->nregs; r++)
+        if (starts_with(fn->regs[r].name, prefix)) return true;
+    for (uint32_t s = 0; s < fn->nstmts; s++) {
+        const ptx_stmt *st = fn->stmts[s];
+        if (st->kind == PTX_S_VAR && starts_with(st->u.var->name, prefix)) return true;
+    }
+    return false;
+}
+
+ra_edit *ra_edit_new(ptx_module *m, ptx_func *fn)
+{
+    ra_edit *e = calloc(1, sizeof *e);
+    if (!e) abort();
+    e->m = m;
+    e->fn = fn;
+    e->old_nregs = fn->nregs;
+    for (unsigned k = 0;; k++) {
+        if (k) snprintf(e->prefix, sizeof e->prefix, "%%ra%u_", k);
+        else snprintf(e->prefix, sizeof e->prefix, "%%ra_");
+        if (!prefix_taken(fn, e->prefix)) break;
+    }
+    e->cur_stmt = RA_EDIT_START;
+    return e;
+}
+
+static void grow_regs(ra_edit *e, uint32_t n)
+{
+    if (n <= e->cap_regs) return;
+    uint32_t cap = e->cap_regs ? e->cap_regs : 64;
+    while (cap < n) cap *= 2;
+    e->names = xrealloc(e->names, cap * sizeof *e->names);
+    e->mentioned = xrealloc(e->mentioned, cap);
+    memset(e->names + e->cap_regs, 0, (cap - e->cap_regs) * sizeof *e->names);
+    memset(e->mentioned + e->cap_regs, 0, cap - e->cap_regs);
+    e->cap_regs = cap;
+}
+
+uint32_t ra_edit_reg(ra_edit *e, unsigned type)
+{
+    if (e->nnew == e->capnew) {
+        e->capnew = e->capnew ? e->capnew * 2 : 64;
+        e->rtype = xrealloc(e->rtype, e->capnew);
+    }
+    e->rtype[e->nnew] = (uint8_t)type;
+    return e->old_nregs + e->nnew++;
+}
+
+const char *ra_edit_rname(ra_edit *e, uint32_t r)
+{
+    grow_regs(e, r + 1);
+    e->mentioned[r] = 1;
+    if (!e->names[r]) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "%%x%u", r);
+        e->names[r] = strdup(buf);
+        if (!e->names[r]) abort();
+    }
+    return e->names[r];
+}
+
+static bool symbol_taken(const ptx_module *m, const ptx_func *fn, const char *name)
+{
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        const ptx_stmt *s = m->stmts[i];
+        if (s->kind == PTX_S_VAR && ptx_str_eq(s->u.var->name, name)) return true;
+    }
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (ptx_str_eq(m->funcs[i]->name, name)) return true;
+    for (uint32_t i = 0; i < fn->nstmts; i++) {
+        const ptx_stmt *s = fn->stmts[i];
+        if (s->kind == PTX_S_VAR && ptx_str_eq(s->u.var->name, name)) return true;
+        if (s->kind == PTX_S_LABEL && ptx_str_eq(s->u.name, name)) return true;
+    }
+    for (uint32_t i = 0; i < fn->nparams; i++)
+        if (ptx_str_eq(fn->params[i]->name, name)) return true;
+    return false;
+}
+
+const char *ra_edit_symbol(ra_edit *e, const char *base)
+{
+    for (uint32_t i = 0; i < e->nsyms; i++)
+        if (!strcmp(e->sym_base[i], base)) return e->syms[i];
+    if (e->nsyms == sizeof e->syms / sizeof e->syms[0]) abort();
+    char buf[64];
+    for (unsigned k = 0;; k++) {
+        if (k) snprintf(buf, sizeof buf, "%s%u", base, k);
+        else snprintf(buf, sizeof buf, "%s", base);
+        if (!symbol_taken(e->m, e->fn, buf)) break;
+    }
+    e->syms[e->nsyms] = strdup(buf);
+    e->sym_base[e->nsyms] = base;
+    if (!e->syms[e->nsyms]) abort();
+    return e->syms[e->nsyms++];
+}
+
+void ra_edit_array(ra_edit *e, ptx_space space, uint32_t align, uint32_t bytes, const char *name)
+{
+    if (e->nvars == sizeof e->vars / sizeof e->vars[0]) abort();
+    e->vars[e->nvars++] = (newvar){space, align, bytes ? bytes : align, name};
+}
+
+void ra_edit_at(ra_edit *e, uint32_t s, bool after)
+{
+    e->cur_stmt = s;
+    e->cur_after = after;
+}
+
+static void put_text(ra_edit *e, const char *s, size_t n)
+{
+    if (e->tlen + n + 1 > e->tcap) {
+        e->tcap = (e->tlen + n + 1) * 2;
+        e->text = xrealloc(e->text, e->tcap);
+    }
+    memcpy(e->text + e->tlen, s, n);
+    e->tlen += n;
+    e->text[e->tlen] = 0;
+}
+
+void ra_edit_emit(ra_edit *e, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf) abort();
+    if (e->np == e->capp) {
+        e->capp = e->capp ? e->capp * 2 : 256;
+        e->p = xrealloc(e->p, e->capp * sizeof *e->p);
+    }
+    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after};
+    put_text(e, "\t", 1);
+    put_text(e, buf, (size_t)n);
+    if (n == 0 || buf[n - 1] != ';') put_text(e, ";", 1);
+    put_text(e, "\n", 1);
+}
+
+uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
+
+/* ---- commit ------------------------------------------------------------- */
+
+static const char *adup(ra_edit *e, const char *s, size_t n) { return arena_strndup(&e->m->arena, s, n); }
+
+static uint32_t map_reg(const ptx_func *mf, uint32_t n)
+{
+    ptx_str name = mf->regs[n].name;
+    if (name.n < 3 || name.p[0] != '%' || name.p[1] != 'x') abort();
+    uint32_t r = 0;
+    for (uint32_t i = 2; i < name.n; i++) r = r * 10 + (uint32_t)(name.p[i] - '0');
+    return r;
+}
+
+static void copy_opd(ra_edit *e, const ptx_func *mf, ptx_operand *d, const ptx_operand *s)
+{
+    *d = *s;
+    switch (s->kind) {
+    case PTX_O_REG: d->n = map_reg(mf, s->n); break;
+    case PTX_O_SREG: d->p.text = NULL; break; /* printed from the register table */
+    case PTX_O_IMM: case PTX_O_SYM: d->p.text = adup(e, s->p.text, s->n); break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST: {
+        uint32_t n = s->kind == PTX_O_PAIR ? 2 : s->n;
+        d->p.elems = ARENA_NEWN(&e->m->arena, ptx_operand, n);
+        for (uint32_t i = 0; i < n; i++) copy_opd(e, mf, &d->p.elems[i], &s->p.elems[i]);
+        break;
+    }
+    case PTX_O_SINK: break;
+    default: abort(); /* the pass never writes expressions */
+    }
+}
+
+static const char *type_word(unsigned t) { return ptx_type_name((ptx_type)t) + 1; }
+
+static ptx_module *parse_scratch(ra_edit *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) abort();
+    fputs(".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n", f);
+    for (uint32_t r = 0; r < e->cap_regs; r++) {
+        if (!e->mentioned[r]) continue;
+        unsigned t = r < e->old_nregs ? e->fn->regs[r].type : e->rtype[r - e->old_nregs];
+        fprintf(f, "\t.reg .%s %%x%u;\n", type_word(t), r);
+    }
+    for (uint32_t i = 0; i < e->nvars; i++)
+        fprintf(f, "\t%s .align %u .b8 %s[%u];\n", ptx_space_name(e->vars[i].space), e->vars[i].align,
+                e->vars[i].name, e->vars[i].bytes);
+    if (e->tlen) fwrite(e->text, 1, e->tlen, f);
+    fputs("}\n", f);
+    fclose(f);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *mm = ptx_parse_string("regalloc-scratch", buf, len, &d);
+    if (!mm || d.nerrors) {
+        ptx_diags_print(&d, "regalloc-scratch", buf, len, stderr);
+        abort();
+    }
+    ptx_diags_free(&d);
+    free(buf);
+    return mm;
+}
+
+static ptx_stmt *new_var_stmt(ra_edit *e, ptx_space sp, unsigned type, uint32_t align, const char *name,
+                              uint32_t range, uint32_t bytes, ptx_loc loc)
+{
+    arena *a = &e->m->arena;
+    ptx_var *v = ARENA_NEW(a, ptx_var);
+    v->name = (ptx_str){adup(e, name, strlen(name)), (uint32_t)strlen(name)};
+    v->space = (uint8_t)sp;
+    v->type = (uint8_t)type;
+    v->align = align;
+    v->loc = loc;
+    if (range) {
+        v->has_range = 1;
+        v->range = range;
+    }
+    if (bytes) {
+        v->ndims = 1;
+        v->dims = ARENA_NEWN(a, uint64_t, 1);
+        v->dims[0] = bytes;
+    }
+    ptx_stmt *s = ARENA_NEW(a, ptx_stmt);
+    s->kind = PTX_S_VAR;
+    s->loc = loc;
+    s->u.var = v;
+    return s;
+}
+
+/* New registers are named <prefix><type>_<n>, declared as one range per type. */
+static uint32_t declare_regs(ra_edit *e, ptx_stmt **out, ptx_loc loc)
+{
+    uint32_t nout = 0;
+    if (!e->nnew) return 0;
+    ptx_reg *regs = ARENA_NEWN(&e->m->arena, ptx_reg, e->old_nregs + e->nnew);
+    memcpy(regs, e->fn->regs, e->old_nregs * sizeof *regs);
+    uint32_t count[PTX_T__COUNT] = {0};
+    for (uint32_t i = 0; i < e->nnew; i++) {
+        unsigned t = e->rtype[i];
+        char name[64];
+        snprintf(name, sizeof name, "%s%s_%u", e->prefix, type_word(t), count[t]++);
+        ptx_reg *r = &regs[e->old_nregs + i];
+        r->name = (ptx_str){adup(e, name, strlen(name)), (uint32_t)strlen(name)};
+        r->type = (uint8_t)t;
+        r->vec = 0;
+        r->decl = UINT32_MAX;
+    }
+    for (unsigned t = 0; t < PTX_T__COUNT; t++) {
+        if (!count[t]) continue;
+        char name[64];
+        snprintf(name, sizeof name, "%s%s_", e->prefix, type_word(t));
+        out[nout++] = new_var_stmt(e, PTX_SP_REG, t, 0, name, count[t], 0, loc);
+    }
+    e->fn->regs = regs;
+    e->fn->nregs = e->old_nregs + e->nnew;
+    return nout;
+}
+
+/* Where the start-of-body code goes: after the leading declarations. */
+static uint32_t body_start(const ptx_func *fn)
+{
+    uint32_t s = 0;
+    while (s < fn->nstmts &&
+           (fn->stmts[s]->kind == PTX_S_VAR || fn->stmts[s]->kind == PTX_S_LOC || fn->stmts[s]->kind == PTX_S_PRAGMA))
+        s++;
+    return s;
+}
+
+void ra_edit_commit(ra_edit *e)
+{
+    ptx_func *fn = e->fn;
+    arena *a = &e->m->arena;
+    ptx_module *mm = parse_scratch(e);
+    const ptx_func *mf = mm->funcs[0];
+    ptx_stmt **made = calloc(e->np + 1, sizeof *made);
+    if (!made) abort();
+    uint32_t k = 0, start = body_start(fn);
+    for (uint32_t s = 0; s < mf->nstmts; s++) {
+        const ptx_stmt *st = mf->stmts[s];
+        if (st->kind != PTX_S_INST) continue;
+        if (k == e->np) abort();
+        uint32_t anchor = e->p[k].stmt == RA_EDIT_START ? start : e->p[k].stmt;
+        ptx_loc loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
+        ptx_stmt *ns = ARENA_NEW(a, ptx_stmt);
+        ns->kind = PTX_S_INST;
+        ns->loc = loc;
+        ptx_inst *in = &ns->u.inst;
+        *in = st->u.inst;
+        in->opcode = adup(e, st->u.inst.opcode, st->u.inst.opcode_len);
+        if (in->has_guard) in->guard = map_reg(mf, st->u.inst.guard);
+        in->opd = ARENA_NEWN(a, ptx_operand, in->nopd ? in->nopd : 1);
+        for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, mf, &in->opd[i], &st->u.inst.opd[i]);
+        made[k++] = ns;
+    }
+    if (k != e->np) abort();
+
+    ptx_loc top = fn->nstmts ? fn->stmts[0]->loc : fn->loc;
+    ptx_stmt *decls[PTX_T__COUNT + 8];
+    uint32_t ndecl = declare_regs(e, decls, top);
+    for (uint32_t i = 0; i < e->nvars; i++)
+        decls[ndecl++] = new_var_stmt(e, e->vars[i].space, PTX_T_B8, e->vars[i].align, e->vars[i].name, 0,
+                                      e->vars[i].bytes, top);
+
+    /* merge: declarations, then each original statement with what goes
+     * before and after it, each group in emission order (a stable counting
+     * sort on position * 3 + {0 start of body, 1 before, 2 after}) */
+    uint32_t total = fn->nstmts + e->np + ndecl, n = 0;
+    ptx_stmt **v = ARENA_NEWN(a, ptx_stmt *, total + 1);
+    for (uint32_t i = 0; i < ndecl; i++) v[n++] = decls[i];
+    uint32_t nkeys = (fn->nstmts + 1) * 3;
+    uint32_t *off = calloc((size_t)nkeys + 1, sizeof *off), *key = calloc(e->np + 1, sizeof *key);
+    uint32_t *order = calloc(e->np + 1, sizeof *order);
+    if (!off || !key || !order) abort();
+    for (uint32_t i = 0; i < e->np; i++) {
+        const pending *q = &e->p[i];
+        key[i] = q->stmt == RA_EDIT_START ? start * 3 : q->stmt * 3 + (q->after ? 2u : 1u);
+        off[key[i] + 1]++;
+    }
+    for (uint32_t j = 0; j < nkeys; j++) off[j + 1] += off[j];
+    for (uint32_t i = 0; i < e->np; i++) order[off[key[i]]++] = i;
+    /* off[j] is now the end of bucket j: buckets are consumed in order */
+    uint32_t pos = 0;
+    for (uint32_t s = 0; s <= fn->nstmts; s++) {
+        for (uint32_t j = s * 3; j < s * 3 + 2; j++)
+            for (; pos < off[j]; pos++) v[n++] = made[order[pos]];
+        if (s == fn->nstmts) break;
+        v[n++] = fn->stmts[s];
+        for (; pos < off[s * 3 + 2]; pos++) v[n++] = made[order[pos]];
+    }
+    free(off);
+    free(key);
+    free(order);
+    if (n != total) abort();
+    fn->stmts = v;
+    fn->nstmts = n;
+    fn->ninsts += e->np;
+
+    free(made);
+    ptx_module_free(mm);
+    for (uint32_t r = 0; r < e->cap_regs; r++) free(e->names[r]);
+    free(e->names);
+    free(e->mentioned);
+    for (uint32_t i = 0; i < e->nsyms; i++) free(e->syms[i]);
+    free(e->rtype);
+    free(e->p);
+    free(e->text);
+    free(e);
+}

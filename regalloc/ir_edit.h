@@ -1,0 +1,40 @@
+/* Inserting instructions and declarations into a parsed function.
+ *
+ * New instructions are written as PTX text and read by the real parser
+ * (in a scratch module), then copied into the function: the IR a rewrite
+ * builds is exactly what parsing its printed form gives, so the printer,
+ * the emulator and ptxas all see the same program.  In that text a
+ * register of the function is named %x<index> (ra_edit_rname). */
+#ifndef PTXRAY_RA_IR_EDIT_H
+#define PTXRAY_RA_IR_EDIT_H
+#include <stdint.h>
+#include "ir.h"
+
+typedef struct ra_edit ra_edit;
+
+ra_edit *ra_edit_new(ptx_module *m, ptx_func *fn);
+/* A fresh register of type t (declared at the top of the body), its index
+ * in fn->regs. */
+uint32_t ra_edit_reg(ra_edit *e, unsigned type);
+/* "%x12": how emitted text names register r of the function. */
+const char *ra_edit_rname(ra_edit *e, uint32_t r);
+/* A name for a new function-scope variable that clashes with nothing in
+ * the module ("__ra_local", "__ra_local1", ...); stable for the edit. */
+const char *ra_edit_symbol(ra_edit *e, const char *base);
+/* Declares `.space .align A .b8 name[bytes];` at the top of the body. */
+void ra_edit_array(ra_edit *e, ptx_space space, uint32_t align, uint32_t bytes, const char *name);
+
+/* Where the next emitted instructions go: before or after statement s, or
+ * (s == RA_EDIT_START) at the start of the body, after its declarations. */
+#define RA_EDIT_START UINT32_MAX
+void ra_edit_at(ra_edit *e, uint32_t s, bool after);
+/* One instruction, printf-style, with or without the trailing ';'. */
+void ra_edit_emit(ra_edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+uint32_t ra_edit_count(const ra_edit *e); /* instructions emitted so far */
+
+/* Applies everything to the function (fn->stmts, fn->regs, fn->ninsts)
+ * and frees e.  Aborts if the emitted text does not parse: that is a bug
+ * of the pass, never of the input. */
+void ra_edit_commit(ra_edit *e);
+
+#endif

@@ -1,0 +1,141 @@
+#include "linear_scan.h"
+#include <string.h>
+
+#define NOPOINT UINT32_MAX
+
+typedef struct scan_ctx {
+    const ra_live *L;
+    uint32_t *start, *end;
+    uint32_t *use_off, *use_pt; /* register r's use points: use_pt[use_off[r] .. use_off[r+1]) ascending */
+    uint32_t *cursor;           /* first of r's use points not yet passed */
+} scan_ctx;
+
+static void touch(scan_ctx *c, uint32_t r, uint32_t p)
+{
+    if (c->start[r] == NOPOINT || p < c->start[r]) c->start[r] = p;
+    if (c->end[r] == NOPOINT || p > c->end[r]) c->end[r] = p;
+}
+
+static void build_intervals(scan_ctx *c, arena *a)
+{
+    const ra_live *L = c->L;
+    uint32_t n = L->nregs;
+    c->start = ARENA_NEWN(a, uint32_t, n + 1);
+    c->end = ARENA_NEWN(a, uint32_t, n + 1);
+    c->use_off = ARENA_NEWN(a, uint32_t, n + 2);
+    c->cursor = ARENA_NEWN(a, uint32_t, n + 1);
+    for (uint32_t r = 0; r < n; r++) c->start[r] = c->end[r] = NOPOINT;
+    for (uint32_t k = 0; k < L->ninst;) {
+        uint32_t b = L->inst_block[k], k1 = k;
+        while (k1 + 1 < L->ninst && L->inst_block[k1 + 1] == b) k1++;
+        if (b != CFG_NONE) {
+            const uint64_t *in = L->in + (size_t)b * L->words, *out = L->out + (size_t)b * L->words;
+            for (uint32_t w = 0; w < L->words; w++) {
+                for (uint64_t x = in[w]; x; x &= x - 1) touch(c, w * 64 + (uint32_t)__builtin_ctzll(x), 2 * k);
+                for (uint64_t x = out[w]; x; x &= x - 1) touch(c, w * 64 + (uint32_t)__builtin_ctzll(x), 2 * k1 + 1);
+            }
+        }
+        k = k1 + 1;
+    }
+    for (uint32_t k = 0; k < L->ninst; k++)
+        for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+            const ra_occ *o = &L->occ[j];
+            if (o->role & RA_OCC_USE) {
+                touch(c, o->reg, 2 * k);
+                c->use_off[o->reg + 1]++;
+            }
+            if (o->role & RA_OCC_DEF) touch(c, o->reg, 2 * k + 1);
+        }
+    for (uint32_t r = 0; r < n; r++) c->use_off[r + 1] += c->use_off[r];
+    c->use_pt = ARENA_NEWN(a, uint32_t, c->use_off[n] + 1);
+    for (uint32_t r = 0; r < n; r++) c->cursor[r] = c->use_off[r];
+    for (uint32_t k = 0; k < L->ninst; k++)
+        for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
+            if (L->occ[j].role & RA_OCC_USE) c->use_pt[c->cursor[L->occ[j].reg]++] = 2 * k;
+    for (uint32_t r = 0; r < n; r++) c->cursor[r] = c->use_off[r];
+}
+
+/* Whether r needs its temporary at point p (read at 2k, written at 2k+1). */
+static bool occurs_at(const ra_live *L, uint32_t r, uint32_t p)
+{
+    uint32_t k = p / 2;
+    uint8_t want = p & 1 ? RA_OCC_DEF : RA_OCC_USE;
+    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
+        if (L->occ[j].reg == r) return (L->occ[j].role & want) != 0;
+    return false;
+}
+
+static uint32_t temps_at(const ra_live *L, const uint8_t *spilled, uint32_t p)
+{
+    uint32_t k = p / 2, n = 0;
+    uint8_t want = p & 1 ? RA_OCC_DEF : RA_OCC_USE;
+    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
+        if (spilled[L->occ[j].reg] && (L->occ[j].role & want)) n += L->units[L->occ[j].reg];
+    return n;
+}
+
+static uint32_t next_use(scan_ctx *c, uint32_t r, uint32_t p)
+{
+    uint32_t *cur = &c->cursor[r];
+    while (*cur < c->use_off[r + 1] && c->use_pt[*cur] <= p) (*cur)++;
+    return *cur < c->use_off[r + 1] ? c->use_pt[*cur] : NOPOINT;
+}
+
+void ra_linear_scan(const ra_live *L, const uint8_t *unspillable, unsigned budget, arena *a, ra_scan *out)
+{
+    scan_ctx c = {L, 0, 0, 0, 0, 0};
+    build_intervals(&c, a);
+    uint32_t n = L->nregs, npts = 2 * L->ninst;
+    memset(out, 0, sizeof *out);
+    out->spilled = ARENA_NEWN(a, uint8_t, n + 1);
+
+    /* intervals by start point (counting sort: registers in index order) */
+    uint32_t *soff = ARENA_NEWN(a, uint32_t, npts + 2), *sreg = ARENA_NEWN(a, uint32_t, n + 1);
+    for (uint32_t r = 0; r < n; r++)
+        if (L->cls[r] == RA_CLS_GPR && c.start[r] != NOPOINT) soff[c.start[r] + 1]++;
+    for (uint32_t p = 0; p < npts; p++) soff[p + 1] += soff[p];
+    uint32_t *fill = ARENA_NEWN(a, uint32_t, npts + 1);
+    memcpy(fill, soff, (npts + 1) * sizeof *fill);
+    for (uint32_t r = 0; r < n; r++)
+        if (L->cls[r] == RA_CLS_GPR && c.start[r] != NOPOINT) sreg[fill[c.start[r]]++] = r;
+
+    uint32_t *active = ARENA_NEWN(a, uint32_t, n + 1), nactive = 0, units = 0, last_over = NOPOINT;
+    for (uint32_t p = 0; p < npts; p++) {
+        /* expire what ended before p, then start what begins at p */
+        uint32_t w = 0;
+        for (uint32_t i = 0; i < nactive; i++) {
+            uint32_t r = active[i];
+            if (c.end[r] < p) units -= L->units[r];
+            else active[w++] = r;
+        }
+        nactive = w;
+        for (uint32_t i = soff[p]; i < soff[p + 1]; i++) {
+            active[nactive++] = sreg[i];
+            units += L->units[sreg[i]];
+        }
+        uint32_t pressure = units + temps_at(L, out->spilled, p);
+        while (pressure > budget) {
+            uint32_t best = NOPOINT, best_i = 0, best_next = 0;
+            for (uint32_t i = 0; i < nactive; i++) {
+                uint32_t r = active[i];
+                if (unspillable[r] || occurs_at(L, r, p)) continue;
+                uint32_t nu = next_use(&c, r, p);
+                bool better = best == NOPOINT || nu > best_next ||
+                              (nu == best_next && (c.end[r] > c.end[best] ||
+                                                   (c.end[r] == c.end[best] && L->units[r] > L->units[best])));
+                if (better) best = r, best_i = i, best_next = nu;
+            }
+            if (best == NOPOINT) {
+                if (last_over != p / 2) out->over_budget++;
+                last_over = p / 2;
+                break;
+            }
+            out->spilled[best] = 1;
+            out->nspilled++;
+            units -= L->units[best];
+            pressure -= L->units[best];
+            active[best_i] = active[--nactive];
+        }
+        if (pressure > out->max_pressure) out->max_pressure = pressure;
+    }
+}

@@ -1,0 +1,210 @@
+#include "liveness.h"
+#include <stdlib.h>
+#include <string.h>
+#include "semantics.h"
+
+unsigned ra_type_units(unsigned type, unsigned vec)
+{
+    if (type == PTX_T_PRED) return 1;
+    unsigned bits = ptx_type_bits((ptx_type)type);
+    unsigned n = (bits + 31) / 32;
+    return n * (vec ? vec : 1);
+}
+
+enum ra_class ra_type_class(unsigned type)
+{
+    if (type == PTX_T_PRED) return RA_CLS_PRED;
+    if (type == PTX_T_NONE || type >= PTX_T_TEXREF) return RA_CLS_NONE;
+    return RA_CLS_GPR;
+}
+
+typedef struct occ_acc {
+    ra_occ *v;
+    uint32_t n;
+    uint8_t *full; /* per occurrence: some definition overwrites the whole register */
+} occ_acc;
+
+static void on_reg(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
+{
+    (void)in;
+    occ_acc *c = ctx;
+    if (r->role & PTX_REF_SREG) return;
+    uint32_t k = 0;
+    while (k < c->n && c->v[k].reg != r->id) k++;
+    if (k == c->n) {
+        c->v[c->n].reg = r->id;
+        c->v[c->n].role = 0;
+        c->full[c->n] = 0;
+        c->n++;
+    }
+    if (r->role & PTX_REF_USE) c->v[k].role |= RA_OCC_USE;
+    if (r->role & PTX_REF_DEF) {
+        c->v[k].role |= RA_OCC_DEF;
+        if (!(r->role & PTX_REF_MAYDEF)) c->full[k] = 1;
+    }
+}
+
+/* Upper bound on the register references of one instruction: every leaf
+ * of every operand plus the guard. */
+static uint32_t count_leaves(const ptx_operand *o)
+{
+    switch (o->kind) {
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST: {
+        uint32_t n = 0, m = o->kind == PTX_O_PAIR ? 2 : o->n;
+        for (uint32_t i = 0; i < m; i++) n += count_leaves(&o->p.elems[i]);
+        return n;
+    }
+    default: return 1;
+    }
+}
+
+static void transfer(const ra_live *L, uint32_t k, uint64_t *live)
+{
+    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+        const ra_occ *o = &L->occ[j];
+        if ((o->role & RA_OCC_DEF) && !(o->role & RA_OCC_MAYDEF)) live[o->reg >> 6] &= ~(1ull << (o->reg & 63));
+    }
+    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+        const ra_occ *o = &L->occ[j];
+        if (o->role & (RA_OCC_USE | RA_OCC_MAYDEF)) live[o->reg >> 6] |= 1ull << (o->reg & 63);
+    }
+}
+
+ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a)
+{
+    ra_live *L = ARENA_NEW(a, ra_live);
+    L->fn = fn;
+    L->g = g;
+    L->nregs = fn->nregs;
+    L->words = (fn->nregs + 63) / 64;
+    if (!L->words) L->words = 1;
+    L->cls = ARENA_NEWN(a, uint8_t, fn->nregs + 1);
+    L->units = ARENA_NEWN(a, uint8_t, fn->nregs + 1);
+    for (uint32_t r = 0; r < fn->nregs; r++) {
+        L->cls[r] = (uint8_t)ra_type_class(fn->regs[r].type);
+        unsigned u = ra_type_units(fn->regs[r].type, fn->regs[r].vec);
+        L->units[r] = (uint8_t)(u > 255 ? 255 : u);
+    }
+
+    /* instructions in statement order, with their occurrences */
+    uint32_t ninst = 0, nleaves = 0, maxleaves = 0;
+    for (uint32_t s = 0; s < fn->nstmts; s++) {
+        if (fn->stmts[s]->kind != PTX_S_INST) continue;
+        const ptx_inst *in = &fn->stmts[s]->u.inst;
+        uint32_t n = 1;
+        for (uint32_t i = 0; i < in->nopd; i++) n += count_leaves(&in->opd[i]);
+        nleaves += n;
+        if (n > maxleaves) maxleaves = n;
+        ninst++;
+    }
+    L->ninst = ninst;
+    L->inst_stmt = ARENA_NEWN(a, uint32_t, ninst + 1);
+    L->inst_block = ARENA_NEWN(a, uint32_t, ninst + 1);
+    L->occ_off = ARENA_NEWN(a, uint32_t, ninst + 1);
+    L->occ = ARENA_NEWN(a, ra_occ, nleaves + 1);
+    occ_acc acc;
+    acc.full = ARENA_NEWN(a, uint8_t, maxleaves + 1);
+    uint32_t k = 0, no = 0;
+    for (uint32_t s = 0; s < fn->nstmts; s++) {
+        if (fn->stmts[s]->kind != PTX_S_INST) continue;
+        const ptx_inst *in = &fn->stmts[s]->u.inst;
+        L->inst_stmt[k] = s;
+        L->inst_block[k] = g->stmt_block[s];
+        L->occ_off[k] = no;
+        acc.v = L->occ + no;
+        acc.n = 0;
+        ptx_inst_foreach_reg(in, NULL, on_reg, &acc);
+        for (uint32_t j = 0; j < acc.n; j++)
+            if ((acc.v[j].role & RA_OCC_DEF) && !acc.full[j]) acc.v[j].role |= RA_OCC_MAYDEF;
+        no += acc.n;
+        k++;
+    }
+    L->occ_off[ninst] = no;
+
+    /* backward dataflow to a fixed point; blocks are statement ranges, so
+     * each block's instructions are a range of the linear order */
+    uint32_t nb = g->nblocks, W = L->words;
+    L->in = ARENA_NEWN(a, uint64_t, (size_t)nb * W);
+    L->out = ARENA_NEWN(a, uint64_t, (size_t)nb * W);
+    uint32_t *first = ARENA_NEWN(a, uint32_t, nb), *end = ARENA_NEWN(a, uint32_t, nb);
+    for (uint32_t b = 0; b < nb; b++) first[b] = end[b] = 0;
+    for (uint32_t i = ninst; i-- > 0;) {
+        uint32_t b = L->inst_block[i];
+        if (b == CFG_NONE) continue;
+        if (end[b] == 0) end[b] = i + 1;
+        first[b] = i;
+    }
+    uint64_t *tmp = ARENA_NEWN(a, uint64_t, W);
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t b = nb; b-- > 0;) {
+            const cfg_block *B = &g->blocks[b];
+            uint64_t *out = L->out + (size_t)b * W, *in = L->in + (size_t)b * W;
+            for (uint32_t s = 0; s < B->nsucc; s++) {
+                const uint64_t *si = L->in + (size_t)B->succ[s] * W;
+                for (uint32_t w = 0; w < W; w++) out[w] |= si[w];
+            }
+            memcpy(tmp, out, W * sizeof *tmp);
+            for (uint32_t i = end[b]; i-- > first[b];) transfer(L, i, tmp);
+            if (memcmp(tmp, in, W * sizeof *tmp)) {
+                memcpy(in, tmp, W * sizeof *tmp);
+                changed = true;
+            }
+        }
+    }
+    return L;
+}
+
+static uint32_t set_units(const ra_live *L, const uint64_t *s, enum ra_class c)
+{
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < L->words; w++) {
+        uint64_t x = s[w];
+        while (x) {
+            uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(x);
+            x &= x - 1;
+            if (L->cls[r] == c) n += L->units[r];
+        }
+    }
+    return n;
+}
+
+static void note(ra_pressure *p, const ra_live *L, const uint64_t *s, uint32_t stmt)
+{
+    uint32_t g = set_units(L, s, RA_CLS_GPR), q = set_units(L, s, RA_CLS_PRED);
+    /* >=: the walk goes backwards, so the first instruction in program
+     * order that reaches the maximum is the one reported */
+    if (g && g >= p->gpr) p->gpr = g, p->gpr_stmt = stmt;
+    if (q && q >= p->pred) p->pred = q, p->pred_stmt = stmt;
+}
+
+void ra_live_pressure(const ra_live *L, ra_pressure *p)
+{
+    p->gpr = p->pred = 0;
+    p->gpr_stmt = p->pred_stmt = UINT32_MAX;
+    uint32_t W = L->words;
+    uint64_t *live = malloc(2 * W * sizeof *live), *after = live + W;
+    if (!live) abort();
+    uint32_t i = L->ninst;
+    while (i > 0) {
+        uint32_t b = L->inst_block[i - 1];
+        uint32_t lo = i - 1;
+        while (lo > 0 && L->inst_block[lo - 1] == b) lo--;
+        if (b == CFG_NONE) {
+            i = lo;
+            continue;
+        }
+        memcpy(live, L->out + (size_t)b * W, W * sizeof *live);
+        for (uint32_t k = i; k-- > lo;) {
+            memcpy(after, live, W * sizeof *after);
+            for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
+                if (L->occ[j].role & RA_OCC_DEF) after[L->occ[j].reg >> 6] |= 1ull << (L->occ[j].reg & 63);
+            note(p, L, after, L->inst_stmt[k]);
+            transfer(L, k, live);
+            note(p, L, live, L->inst_stmt[k]);
+        }
+        i = lo;
+    }
+    free(live);
+}

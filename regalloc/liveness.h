@@ -1,0 +1,54 @@
+/* Liveness of PTX registers over the CFG and register pressure in 32-bit
+ * units per class.  Works on registers, not SSA values: the allocator runs
+ * on the PTX as it is, after SSA elimination (nvcc's reused registers). */
+#ifndef PTXRAY_RA_LIVENESS_H
+#define PTXRAY_RA_LIVENESS_H
+#include <stdint.h>
+#include "cfg.h"
+
+/* Register classes: general-purpose registers share one budget; predicates
+ * are a file of their own; NONE: opaque or never allocated. */
+enum ra_class { RA_CLS_NONE, RA_CLS_GPR, RA_CLS_PRED };
+
+/* One register's appearance in one instruction (several operands naming the
+ * same register are merged). */
+enum { RA_OCC_USE = 1, RA_OCC_DEF = 2, RA_OCC_MAYDEF = 4 };
+typedef struct ra_occ {
+    uint32_t reg;
+    uint8_t role;
+} ra_occ;
+
+typedef struct ra_live {
+    const ptx_func *fn;
+    const cfg *g;
+    uint32_t nregs, words;  /* words: 64-bit words per register set */
+    uint8_t *cls, *units;   /* per register: ra_class, size in its class's units */
+    uint64_t *in, *out;     /* per block: live-in, live-out sets */
+    /* Instructions in linear order (statement order, which is the block
+     * order nvcc wrote): the allocator's program points. */
+    uint32_t ninst;
+    uint32_t *inst_stmt;
+    uint32_t *inst_block;
+    uint32_t *occ_off;      /* instruction k's occurrences: occ[occ_off[k] .. occ_off[k+1]) */
+    ra_occ *occ;
+} ra_live;
+
+/* Units of a register of type t with vector width vec: 64-bit values take
+ * two, 16-bit ones one, .b128 four; a predicate one of its own class. */
+unsigned ra_type_units(unsigned type, unsigned vec);
+enum ra_class ra_type_class(unsigned type);
+
+ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a);
+
+static inline bool ra_set_has(const uint64_t *s, uint32_t r) { return s[r >> 6] >> (r & 63) & 1; }
+
+typedef struct ra_pressure {
+    uint32_t gpr, pred;           /* maximum live units over the instructions */
+    uint32_t gpr_stmt, pred_stmt; /* a statement where it is reached (UINT32_MAX: none) */
+} ra_pressure;
+
+/* Exact pressure: at each instruction, the larger of what is live before
+ * it and what is live after it together with what it defines. */
+void ra_live_pressure(const ra_live *L, ra_pressure *p);
+
+#endif

@@ -1,0 +1,169 @@
+/* The pass driver: per function, analysis, liveness, scan, placement,
+ * shared-area fit and rewrite (regalloc.h). */
+#include "regalloc.h"
+#include <stdlib.h>
+#include <string.h>
+#include "linear_scan.h"
+#include "shared_area.h"
+#include "spill_rewrite.h"
+
+#define DEFAULT_THREADS 1024u
+#define DEFAULT_SMEM (48u * 1024u)
+
+/* Strong slot accesses need sm_70 and PTX ISA 6.0 (.relaxed.cta). */
+static bool strong_ok(const ptx_module *m)
+{
+    if (m->version_major < 6) return false;
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        const ptx_stmt *s = m->stmts[i];
+        if (s->kind != PTX_S_TARGET) continue;
+        for (uint32_t k = 0; k < s->u.dir->n; k++) {
+            ptx_str t = s->u.dir->items[k];
+            if (t.n < 4 || memcmp(t.p, "sm_", 3)) continue;
+            unsigned v = 0;
+            for (uint32_t j = 3; j < t.n && t.p[j] >= '0' && t.p[j] <= '9'; j++) v = v * 10 + (unsigned)(t.p[j] - '0');
+            return v >= 70;
+        }
+    }
+    return false;
+}
+
+/* Units the spill code itself keeps live: the warp partition's address
+ * through the whole kernel, and a thread coordinate while a value is
+ * rebuilt (two units when a coefficient of a 64-bit value does not fit
+ * 32 bits and the coordinate itself must be widened). */
+static unsigned reserve_needed(const ptx_func *fn, const ra_spill *sp, uint32_t nregs, uint32_t slot_bytes)
+{
+    unsigned coord = 0;
+    for (uint32_t r = 0; r < nregs; r++) {
+        if (sp[r].place != RA_P_AFFINE && sp[r].place != RA_P_SHARED_AFFINE) continue;
+        unsigned u = 1;
+        if (ptx_type_bits((ptx_type)fn->regs[r].type) > 32)
+            for (unsigned i = 1; i < DIV_NCOEF1; i++)
+                if ((sp[r].known >> i & 1) && (sp[r].coef[i] < INT32_MIN || sp[r].coef[i] > INT32_MAX)) u = 2;
+        if (u > coord) coord = u;
+    }
+    return (slot_bytes ? 1u : 0u) + coord;
+}
+
+static void count(ra_func_stats *fs, const ra_spill *sp, const uint8_t *spilled, uint32_t n)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        if (!spilled[r]) continue;
+        fs->by_state[sp[r].state < 3 ? sp[r].state : DIV_DIVERGENT]++;
+        fs->by_place[sp[r].place]++;
+        if (sp[r].place == RA_P_LOCAL && sp[r].why) fs->why_local[sp[r].why]++;
+    }
+}
+
+static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, bool strong, ra_func_stats *fs,
+                       ptx_diags *d)
+{
+    ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
+    arena a;
+    arena_init(&a);
+    snprintf(fs->name, sizeof fs->name, "%.*s", (int)fn->name.n, fn->name.p);
+    fs->is_entry = fn->is_entry;
+    div_options dopt;
+    memset(&dopt, 0, sizeof dopt);
+    div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, &a);
+    ra_live *L = ra_live_build(fn, pf->g, &a);
+    ra_pressure pb;
+    ra_live_pressure(L, &pb);
+    fs->pressure_before = fs->pressure_after = pb.gpr;
+    fs->pred_before = fs->pred_after = pb.pred;
+    uint8_t *unsp = ARENA_NEWN(&a, uint8_t, L->nregs + 1);
+    ra_find_unspillable(pf, L, unsp);
+    ra_reginfo *ri = ra_reginfo_build(pf, L, &a);
+    uint8_t *unstable = ra_unstable_values(pf, &a);
+    ra_spill *sp = ARENA_NEWN(&a, ra_spill, L->nregs + 1);
+
+    uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
+    fs->warps = fn->is_entry ? (threads + 31) / 32 : 0;
+    fs->static_shared = fn->is_entry ? ra_static_shared(m, fn) : 0;
+    uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
+
+    unsigned reserve = 0;
+    ra_scan sc;
+    uint32_t local_bytes, slot_bytes, moved;
+    for (;;) {
+        unsigned k = o->budget > reserve ? o->budget - reserve : 1;
+        ra_linear_scan(L, unsp, k, &a, &sc);
+        ra_place(pf, dr, ri, unstable, L, sc.spilled, o, sp);
+        moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
+        fs->budget_used = k;
+        unsigned need = reserve_needed(fn, sp, L->nregs, slot_bytes);
+        if (need <= reserve) break;
+        reserve = need;
+    }
+    fs->spilled = sc.nspilled;
+    fs->over_budget = sc.over_budget;
+    count(fs, sp, sc.spilled, L->nregs);
+    fs->local_bytes = local_bytes;
+    fs->shared_slot_bytes = slot_bytes;
+    fs->shared_bytes = slot_bytes * fs->warps;
+    if (moved)
+        ptx_diag_add(d, PTX_DIAG_WARNING, fn->name_loc,
+                     "%s: the shared spill area would pass %u bytes per block (%u of static shared, %u warps): "
+                     "%u value%s moved to .local",
+                     fs->name, limit, fs->static_shared, fs->warps, moved, moved == 1 ? "" : "s");
+    if (sc.nspilled) {
+        ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong};
+        ra_rewrite(m, fn, &rin, fs);
+    }
+    arena_free(&a);
+}
+
+/* Pressure of the rewritten function, by liveness on what was written. */
+static void measure_after(ra_func_stats *fs, const ptx_func *fn)
+{
+    arena a;
+    arena_init(&a);
+    cfg *g = cfg_build(fn, &a, 0, NULL);
+    if (g) {
+        ra_pressure p;
+        ra_live_pressure(ra_live_build(fn, g, &a), &p);
+        fs->pressure_after = p.gpr;
+        fs->pred_after = p.pred;
+    }
+    arena_free(&a);
+}
+
+int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
+{
+    memset(st, 0, sizeof *st);
+    st->mode = o->mode;
+    st->budget = o->budget;
+    /* every CFG first, so that bad input changes nothing */
+    prog *all = prog_build(m, PROG_CFG, o->only, d);
+    if (!all) return -1;
+    uint32_t n = all->nfuncs;
+    prog_free(all);
+    bool strong = strong_ok(m);
+    st->funcs = calloc(n + 1, sizeof *st->funcs);
+    if (!st->funcs) abort();
+    /* one function at a time: its GSA and analyses are freed before the next */
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        ptx_func *fn = m->funcs[i];
+        if (!fn->has_body || (o->only && !ptx_str_eq(fn->name, o->only)) || st->nfuncs == n) continue;
+        char name[1024];
+        snprintf(name, sizeof name, "%.*s", (int)fn->name.n, fn->name.p);
+        prog *p = prog_build(m, PROG_GSA, name, d);
+        if (!p) abort(); /* it was built above */
+        for (uint32_t k = 0; k < p->nfuncs; k++)
+            if (p->funcs[k].fn == fn) {
+                ra_func_stats *fs = &st->funcs[st->nfuncs++];
+                alloc_func(m, &p->funcs[k], o, strong, fs, d);
+                if (fs->spilled) measure_after(fs, fn);
+            }
+        prog_free(p);
+    }
+    return 0;
+}
+
+void ra_stats_free(ra_stats *s)
+{
+    free(s->funcs);
+    s->funcs = NULL;
+    s->nfuncs = 0;
+}

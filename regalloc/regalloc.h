@@ -1,0 +1,115 @@
+/* Divergence-aware register allocation as a post-pass on PTX (Sampaio et
+ * al. 2013, section 4; docs/regalloc.md).
+ *
+ * PTX registers are virtual, so the pass does not rename anything: it
+ * decides, with a linear scan over the linearised CFG and a budget of K
+ * 32-bit register units, which registers must live in memory, and rewrites
+ * every definition and use of those into spill code (spill everywhere).
+ * The rewritten module is still PTX that ptxas assembles and the emulator
+ * runs.  Where a spilled value goes depends on the mode:
+ *
+ *   linear  every spilled value to a per-thread .local slot;
+ *   div     values the simple divergence analysis proves uniform to a
+ *           per-warp .shared slot (Fig. 18, rule ii), the rest to .local
+ *           (the paper's DivRA);
+ *   aff     the affine analysis of degree 1 with all four rules of Fig. 18:
+ *           constants and affine functions of the thread coordinates are
+ *           rematerialised (i, iii), uniform values and the uniform part of
+ *           affine ones go to the warp's .shared slot (ii, iv) (AffRA).
+ *
+ * A .shared slot is only used for a value that every thread writes at
+ * most once (the sm_70+ rule, docs/regalloc.md); the others go to .local. */
+#ifndef PTXRAY_REGALLOC_H
+#define PTXRAY_REGALLOC_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ptx.h"
+
+enum ra_mode { RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF };
+
+/* Where a spilled register lives: rule (ii) RA_P_SHARED, (i) RA_P_CONST,
+ * (iii) RA_P_AFFINE, (iv) RA_P_SHARED_AFFINE. */
+enum ra_place {
+    RA_P_NONE, /* kept in a register */
+    RA_P_LOCAL,
+    RA_P_SHARED,
+    RA_P_CONST,
+    RA_P_AFFINE,
+    RA_P_SHARED_AFFINE,
+    RA_P__COUNT
+};
+
+/* Why a value that is uniform or affine was still placed in .local. */
+enum ra_why {
+    RA_WHY_NONE,
+    RA_WHY_MODE,      /* linear mode, or the mode's analysis cannot use it */
+    RA_WHY_FUNC,      /* a .func: its body may run many times per thread */
+    RA_WHY_MULTI_DEF, /* more than one definition, or a use that may read another value */
+    RA_WHY_LOOP,      /* defined inside a loop: written once per iteration */
+    RA_WHY_PARTIAL,   /* a guarded or partial definition */
+    RA_WHY_UNSTABLE,  /* depends on a value lanes may read at different times (volatile load, activemask, ...) */
+    RA_WHY_TYPE,      /* rule (iv) on a register that is not a 32/64-bit integer */
+    RA_WHY_SMEM,      /* the shared spill area would pass --smem-limit */
+    RA_WHY__COUNT
+};
+
+typedef struct ra_options {
+    unsigned budget;       /* K, in 32-bit register units (.pred not counted) */
+    enum ra_mode mode;
+    const char *only;      /* allocate only this function (NULL: every function with a body) */
+    uint32_t max_threads;  /* threads per block when the kernel has no .reqntid/.maxntid (0: 1024) */
+    uint32_t smem_limit;   /* static shared bytes per block the pass may reach (0: 48 KiB) */
+    /* For tests only: give uniform values a shared slot without the sm_70+
+     * rule (the paper's allocator).  Wrong under divergence: the tests show
+     * the emulator catching it. */
+    bool unsafe_shared_reuse;
+} ra_options;
+
+/* What the pass did to one function (the spill-cost tools build on it). */
+typedef struct ra_func_stats {
+    char name[128];
+    bool is_entry;
+    /* register pressure, max over instructions, in 32-bit units (gpr) and
+     * predicates, before and after the rewrite (after: measured again by
+     * liveness on the rewritten code) */
+    uint32_t pressure_before, pred_before, pressure_after, pred_after;
+    uint32_t budget_used;     /* K minus the units the spill code reserves (shared base, thread coordinate) */
+    uint32_t over_budget;     /* instructions whose own operands and unspillable values exceed the budget */
+    uint32_t spilled;         /* registers spilled */
+    uint32_t by_state[3];     /* ... by div_state (uniform, divergent, affine) */
+    uint32_t by_place[RA_P__COUNT];
+    uint32_t why_local[RA_WHY__COUNT]; /* uniform/affine values placed in .local, and why */
+    uint32_t loads_local, loads_shared, stores_local, stores_shared;
+    uint32_t remat;           /* uses rebuilt without memory (rules i, iii) */
+    uint32_t remat_shared;    /* uses rebuilt from a shared slot and the thread coordinates (rule iv) */
+    uint32_t local_bytes;     /* per thread */
+    uint32_t shared_slot_bytes;  /* per warp */
+    uint32_t warps;              /* warps per block the shared area is sized for */
+    uint32_t shared_bytes;       /* spill area per block: warps x slot bytes */
+    uint32_t static_shared;      /* the kernel's own static .shared bytes */
+} ra_func_stats;
+
+typedef struct ra_stats {
+    enum ra_mode mode;
+    unsigned budget;
+    uint32_t nfuncs;
+    ra_func_stats *funcs; /* malloc'd; ra_stats_free */
+} ra_stats;
+
+void ra_stats_free(ra_stats *s);
+
+/* Allocates every function with a body (or o->only) of m and rewrites it
+ * in place (new nodes in m's arena).  Returns 0, or -1 with errors in d
+ * when a function's CFG cannot be built (m is then unchanged).  Notes
+ * about the shared area falling back to .local go to d as warnings. */
+int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d);
+
+const char *ra_mode_name(enum ra_mode m);      /* "linear", "div", "aff" */
+const char *ra_place_name(enum ra_place p);    /* "local", "shared", "const", "affine", "shared-affine" */
+const char *ra_why_name(enum ra_why w);
+
+/* The summary `ptxray regalloc` prints on stderr. */
+void ra_stats_print(FILE *out, const char *path, const ra_stats *s);
+
+#endif

@@ -1,0 +1,183 @@
+#include "shared_area.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const ptx_fdirective *fdir(const ptx_func *fn, const char *name)
+{
+    for (uint32_t i = 0; i < fn->nfdirs; i++)
+        if (ptx_str_eq(fn->fdirs[i].name, name) && fn->fdirs[i].n) return &fn->fdirs[i];
+    return NULL;
+}
+
+uint32_t ra_kernel_threads(const ptx_func *fn, uint32_t dflt)
+{
+    const ptx_fdirective *d = fdir(fn, ".reqntid");
+    if (!d) d = fdir(fn, ".maxntid");
+    if (!d) return dflt;
+    uint64_t t = 1;
+    for (uint32_t i = 0; i < d->n && i < 3; i++) t *= d->vals[i] ? d->vals[i] : 1;
+    return t > 1024 ? 1024 : (uint32_t)t;
+}
+
+bool ra_kernel_one_dim(const ptx_func *fn)
+{
+    const ptx_fdirective *d = fdir(fn, ".reqntid");
+    if (!d) d = fdir(fn, ".maxntid");
+    if (!d) return false;
+    for (uint32_t i = 1; i < d->n && i < 3; i++)
+        if (d->vals[i] > 1) return false;
+    return true;
+}
+
+static uint64_t var_bytes(const ptx_var *v)
+{
+    if (v->unsized) return 0;
+    uint64_t n = ptx_type_bits((ptx_type)v->type) / 8;
+    if (!n) n = 1;
+    if (v->vec) n *= v->vec;
+    for (uint32_t i = 0; i < v->ndims; i++) n *= v->dims[i];
+    return n;
+}
+
+static bool is_shared(const ptx_var *v) { return v->space == PTX_SP_SHARED || v->space == PTX_SP_SHARED_CTA; }
+
+/* Module-scope names a kernel may reach: .shared variables and functions,
+ * sorted so each symbol operand is one binary search. */
+typedef struct named {
+    ptx_str name;
+    uint32_t index; /* module statement (variable) or function */
+    bool is_func;
+} named;
+
+typedef struct walk {
+    const ptx_module *m;
+    named *names;
+    uint32_t nnames;
+    uint8_t *var_used;  /* per module statement */
+    uint8_t *fn_seen;   /* per module function */
+    uint32_t *stack, nstack;
+    bool indirect;
+} walk;
+
+static int str_cmp(ptx_str a, ptx_str b)
+{
+    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+static int named_cmp(const void *x, const void *y)
+{
+    const named *a = x, *b = y;
+    int c = str_cmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+static void name_used(walk *w, ptx_str name)
+{
+    uint32_t lo = 0, hi = w->nnames;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (str_cmp(w->names[mid].name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (; lo < w->nnames && !str_cmp(w->names[lo].name, name); lo++) {
+        const named *e = &w->names[lo];
+        if (!e->is_func) w->var_used[e->index] = 1;
+        else if (!w->fn_seen[e->index]) {
+            w->fn_seen[e->index] = 1;
+            w->stack[w->nstack++] = e->index;
+        }
+    }
+}
+
+static void expr_names(walk *w, const ptx_expr *e)
+{
+    if (!e) return;
+    if (e->kind == PTX_E_SYM) name_used(w, e->text);
+    if (e->kind == PTX_E_CALL) {
+        for (uint32_t i = 0; i < e->nargs; i++) expr_names(w, e->u.args[i]);
+        return;
+    }
+    if (e->kind == PTX_E_UNARY || e->kind == PTX_E_PAREN || e->kind == PTX_E_BINARY || e->kind == PTX_E_COND)
+        expr_names(w, e->u.a);
+    expr_names(w, e->b);
+    expr_names(w, e->c);
+}
+
+static void opd_names(walk *w, const ptx_operand *o)
+{
+    switch (o->kind) {
+    case PTX_O_SYM: name_used(w, ptx_opd_text(o)); break;
+    case PTX_O_EXPR: expr_names(w, o->p.expr); break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++) opd_names(w, &o->p.elems[i]);
+        break;
+    case PTX_O_PAIR: opd_names(w, &o->p.elems[0]); opd_names(w, &o->p.elems[1]); break;
+    default: break;
+    }
+}
+
+uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
+{
+    walk w = {m, calloc(m->nstmts + m->nfuncs + 1, sizeof(named)), 0, calloc(m->nstmts + 1, 1),
+              calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, sizeof(uint32_t)), 0, false};
+    if (!w.names || !w.var_used || !w.fn_seen || !w.stack) abort();
+    for (uint32_t i = 0; i < m->nstmts; i++)
+        if (m->stmts[i]->kind == PTX_S_VAR && is_shared(m->stmts[i]->u.var))
+            w.names[w.nnames++] = (named){m->stmts[i]->u.var->name, i, false};
+    for (uint32_t i = 0; i < m->nfuncs; i++) w.names[w.nnames++] = (named){m->funcs[i]->name, i, true};
+    qsort(w.names, w.nnames, sizeof *w.names, named_cmp);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i] == fn) {
+            w.fn_seen[i] = 1;
+            w.stack[w.nstack++] = i;
+        }
+    while (w.nstack) {
+        const ptx_func *f = m->funcs[w.stack[--w.nstack]];
+        for (uint32_t s = 0; s < f->nstmts; s++) {
+            const ptx_stmt *st = f->stmts[s];
+            if (st->kind == PTX_S_VAR && is_shared(st->u.var) && f == fn) {
+                uint32_t al = st->u.var->align ? st->u.var->align : 1;
+                total = (total + al - 1) / al * al + var_bytes(st->u.var);
+            }
+            if (st->kind != PTX_S_INST) continue;
+            const ptx_inst *in = &st->u.inst;
+            for (uint32_t i = 0; i < in->nopd; i++) {
+                opd_names(&w, &in->opd[i]);
+                if (in->op == PTX_OPC_CALL && in->opd[i].kind == PTX_O_REG) w.indirect = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < m->nstmts; i++) {
+        const ptx_stmt *s = m->stmts[i];
+        if (s->kind != PTX_S_VAR || !is_shared(s->u.var) || (s->u.var->linkage & PTX_LINK_EXTERN)) continue;
+        if (!w.var_used[i] && !w.indirect) continue;
+        uint32_t al = s->u.var->align ? s->u.var->align : 1;
+        total = (total + al - 1) / al * al + var_bytes(s->u.var);
+    }
+    free(w.names);
+    free(w.var_used);
+    free(w.fn_seen);
+    free(w.stack);
+    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+uint32_t ra_fit_shared(const ra_live *L, ra_spill *sp, uint32_t warps, uint32_t static_bytes, uint32_t limit,
+                       uint32_t *local_bytes, uint32_t *slot_bytes)
+{
+    uint32_t moved = 0;
+    for (;;) {
+        ra_layout(L, sp, local_bytes, slot_bytes);
+        if ((uint64_t)static_bytes + (uint64_t)warps * *slot_bytes <= limit) return moved;
+        uint32_t victim = UINT32_MAX;
+        for (uint32_t r = 0; r < L->nregs; r++) {
+            if (sp[r].place != RA_P_SHARED && sp[r].place != RA_P_SHARED_AFFINE) continue;
+            if (victim == UINT32_MAX || sp[r].accesses <= sp[victim].accesses) victim = r;
+        }
+        if (victim == UINT32_MAX) return moved;
+        sp[victim].place = RA_P_LOCAL;
+        sp[victim].why = RA_WHY_SMEM;
+        moved++;
+    }
+}

@@ -1,0 +1,217 @@
+#include "spill_rewrite.h"
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ir_edit.h"
+
+typedef struct rw {
+    ra_edit *e;
+    ptx_func *fn;
+    const ra_rewrite_in *in;
+    ra_func_stats *fs;
+    const char *local_sym;
+    uint32_t base;   /* the warp partition's address, when there are shared slots */
+    const char *sq;  /* qualifier of slot accesses: ".relaxed.cta" or ".volatile" */
+} rw;
+
+static const char *const coord_sreg[DIV_NCOEF1] = {NULL, "%tid.x", "%tid.y", "%tid.z", "%laneid"};
+
+static unsigned bits_of(const rw *w, uint32_t r) { return ptx_type_bits((ptx_type)w->fn->regs[r].type); }
+
+/* c modulo 2^bits, sign-extended: how the coefficient is written */
+static int64_t wrap(int64_t c, unsigned bits)
+{
+    if (bits >= 64) return c;
+    uint64_t m = ((uint64_t)1 << bits) - 1, u = (uint64_t)c & m;
+    return (u >> (bits - 1)) ? (int64_t)(u | ~m) : (int64_t)u;
+}
+
+static int64_t negate(int64_t c, unsigned bits) { return wrap((int64_t)(0 - (uint64_t)c), bits); }
+
+/* Coordinate i of the thread in a fresh 32-bit register. */
+static const char *coord(rw *w, unsigned i)
+{
+    uint32_t c = ra_edit_reg(w->e, PTX_T_U32);
+    const char *n = ra_edit_rname(w->e, c);
+    ra_edit_emit(w->e, "mov.u32 %s, %s", n, coord_sreg[i]);
+    return n;
+}
+
+/* The same widened to 64 bits, for a coefficient that does not fit .s32. */
+static const char *coord64(rw *w, unsigned i)
+{
+    const char *x = coord(w, i);
+    uint32_t c = ra_edit_reg(w->e, PTX_T_U64);
+    const char *n = ra_edit_rname(w->e, c);
+    ra_edit_emit(w->e, "cvt.u64.u32 %s, %s", n, x);
+    return n;
+}
+
+static bool fits32(int64_t c) { return c >= INT32_MIN && c <= INT32_MAX; }
+
+/* t (= t if have, else 0) + sign * Σ c_i * coordinate_i over the known,
+ * non-zero terms; 1 and -1 need no multiplication, and a first term of
+ * coefficient 1 at 32 bits is the special register itself. */
+static void add_coords(rw *w, uint32_t t, const ra_spill *s, unsigned bits, int sign, bool have)
+{
+    unsigned terms = ra_coord_terms(s);
+    const char *tn = ra_edit_rname(w->e, t);
+    for (unsigned i = 1; i < DIV_NCOEF1; i++) {
+        if (!(terms >> i & 1)) continue;
+        int64_t c = sign > 0 ? wrap(s->coef[i], bits) : negate(s->coef[i], bits);
+        if (!have && c == 1 && bits == 32) {
+            ra_edit_emit(w->e, "mov.u32 %s, %s", tn, coord_sreg[i]);
+        } else if (bits == 64 && fits32(c)) {
+            /* the product widened by the multiply: one 32-bit temporary */
+            const char *x = coord(w, i);
+            if (have) ra_edit_emit(w->e, "mad.wide.s32 %s, %s, %" PRId64 ", %s", tn, x, c, tn);
+            else ra_edit_emit(w->e, "mul.wide.s32 %s, %s, %" PRId64, tn, x, c);
+        } else {
+            const char *x = bits == 64 ? coord64(w, i) : coord(w, i);
+            if (!have && c == 1) ra_edit_emit(w->e, "mov.b%u %s, %s", bits, tn, x);
+            else if (!have) ra_edit_emit(w->e, "mul.lo.s%u %s, %s, %" PRId64, bits, tn, x, c);
+            else if (c == 1) ra_edit_emit(w->e, "add.s%u %s, %s, %s", bits, tn, tn, x);
+            else if (c == -1) ra_edit_emit(w->e, "sub.s%u %s, %s, %s", bits, tn, tn, x);
+            else ra_edit_emit(w->e, "mad.lo.s%u %s, %s, %" PRId64 ", %s", bits, tn, x, c, tn);
+        }
+        have = true;
+    }
+    if (!have) ra_edit_emit(w->e, "mov.b%u %s, 0", bits, tn);
+}
+
+static void reload(rw *w, uint32_t r, uint32_t t)
+{
+    const ra_spill *s = &w->in->sp[r];
+    unsigned bits = bits_of(w, r);
+    const char *tn = ra_edit_rname(w->e, t);
+    switch (s->place) {
+    case RA_P_LOCAL:
+        ra_edit_emit(w->e, "ld.local.b%u %s, [%s+%u]", bits, tn, w->local_sym, s->slot);
+        w->fs->loads_local++;
+        break;
+    case RA_P_SHARED:
+        ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
+        w->fs->loads_shared++;
+        break;
+    case RA_P_SHARED_AFFINE:
+        ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
+        add_coords(w, t, s, bits, +1, true);
+        w->fs->loads_shared++;
+        w->fs->remat_shared++;
+        break;
+    case RA_P_CONST:
+        ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, wrap(s->coef[0], bits));
+        w->fs->remat++;
+        break;
+    case RA_P_AFFINE: {
+        int64_t c0 = wrap(s->coef[0], bits);
+        if (c0) ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, c0);
+        add_coords(w, t, s, bits, +1, c0 != 0);
+        w->fs->remat++;
+        break;
+    }
+    default: break;
+    }
+}
+
+static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
+{
+    const ra_spill *s = &w->in->sp[r];
+    unsigned bits = bits_of(w, r);
+    char guard[48] = "";
+    if (def->has_guard)
+        snprintf(guard, sizeof guard, "@%s%s ", def->guard_neg ? "!" : "", ra_edit_rname(w->e, def->guard));
+    const char *tn = ra_edit_rname(w->e, t);
+    switch (s->place) {
+    case RA_P_LOCAL:
+        ra_edit_emit(w->e, "%sst.local.b%u [%s+%u], %s", guard, bits, w->local_sym, s->slot, tn);
+        w->fs->stores_local++;
+        break;
+    case RA_P_SHARED_AFFINE:
+        /* only the uniform part goes to memory (rule iv); t dies here */
+        add_coords(w, t, s, bits, -1, true);
+        /* fall through */
+    case RA_P_SHARED:
+        ra_edit_emit(w->e, "%sst%s.shared.b%u [%s+%u], %s", guard, w->sq, bits, ra_edit_rname(w->e, w->base), s->slot,
+                     tn);
+        w->fs->stores_shared++;
+        break;
+    default: break; /* rematerialised: nothing to keep */
+    }
+}
+
+static void rename_reg(ptx_operand *o, uint32_t from, uint32_t to)
+{
+    switch (o->kind) {
+    case PTX_O_REG: if (o->n == from) o->n = to; break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++) rename_reg(&o->p.elems[i], from, to);
+        break;
+    case PTX_O_PAIR:
+        rename_reg(&o->p.elems[0], from, to);
+        rename_reg(&o->p.elems[1], from, to);
+        break;
+    default: break;
+    }
+}
+
+/* The warp's partition: __ra_shared + warp * slot bytes, with the warp
+ * index from the linear thread id (%warpid is where the warp runs, which
+ * may change during its life, not which warp of the block it is). */
+static void warp_base(rw *w, const char *shared_sym)
+{
+    ra_edit *e = w->e;
+    w->base = ra_edit_reg(e, PTX_T_U32);
+    const char *b = ra_edit_rname(e, w->base);
+    const char *a = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    ra_edit_at(e, RA_EDIT_START, false);
+    if (w->in->one_dim) {
+        ra_edit_emit(e, "mov.u32 %s, %%tid.x", b);
+    } else {
+        const char *c = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+        ra_edit_emit(e, "mov.u32 %s, %%tid.z", b);
+        ra_edit_emit(e, "mov.u32 %s, %%ntid.y", a);
+        ra_edit_emit(e, "mov.u32 %s, %%tid.y", c);
+        ra_edit_emit(e, "mad.lo.u32 %s, %s, %s, %s", b, b, a, c);
+        ra_edit_emit(e, "mov.u32 %s, %%ntid.x", a);
+        ra_edit_emit(e, "mov.u32 %s, %%tid.x", c);
+        ra_edit_emit(e, "mad.lo.u32 %s, %s, %s, %s", b, b, a, c);
+    }
+    ra_edit_emit(e, "shr.u32 %s, %s, 5", b, b);
+    ra_edit_emit(e, "mov.u32 %s, %s", a, shared_sym);
+    ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
+}
+
+void ra_rewrite(ptx_module *m, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
+{
+    const ra_live *L = in->L;
+    rw w = {ra_edit_new(m, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile"};
+    if (in->local_bytes) {
+        w.local_sym = ra_edit_symbol(w.e, "__ra_local");
+        ra_edit_array(w.e, PTX_SP_LOCAL, 8, in->local_bytes, w.local_sym);
+    }
+    if (in->slot_bytes) {
+        const char *ss = ra_edit_symbol(w.e, "__ra_shared");
+        ra_edit_array(w.e, PTX_SP_SHARED, 8, in->slot_bytes * fs->warps, ss);
+        warp_base(&w, ss);
+    }
+    for (uint32_t k = 0; k < L->ninst; k++) {
+        uint32_t st = L->inst_stmt[k];
+        ptx_inst *ins = &fn->stmts[st]->u.inst;
+        for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+            const ra_occ *o = &L->occ[j];
+            if (in->sp[o->reg].place == RA_P_NONE) continue;
+            uint32_t t = ra_edit_reg(w.e, fn->regs[o->reg].type);
+            if (o->role & RA_OCC_USE) {
+                ra_edit_at(w.e, st, false);
+                reload(&w, o->reg, t);
+            }
+            for (uint32_t i = 0; i < ins->nopd; i++) rename_reg(&ins->opd[i], o->reg, t);
+            if (o->role & RA_OCC_DEF) {
+                ra_edit_at(w.e, st, true);
+                store(&w, o->reg, t, ins);
+            }
+        }
+    }
+    ra_edit_commit(w.e);
+}

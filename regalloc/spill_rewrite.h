@@ -1,0 +1,23 @@
+/* Spill everywhere: every instruction that reads a spilled register gets a
+ * reload (or rematerialisation) into a fresh register before it, every one
+ * that writes it a store after it (with its guard), and the instruction
+ * itself names the fresh register instead.  Kernels with shared slots get
+ * their warp's partition address computed once at the start. */
+#ifndef PTXRAY_RA_SPILL_REWRITE_H
+#define PTXRAY_RA_SPILL_REWRITE_H
+#include "regalloc.h"
+#include "spill_place.h"
+
+typedef struct ra_rewrite_in {
+    const ra_live *L;        /* of the function as it is before the rewrite */
+    const ra_spill *sp;
+    uint32_t local_bytes;    /* per thread */
+    uint32_t slot_bytes;     /* per warp (0: no shared slot) */
+    bool one_dim;            /* %tid.y and %tid.z are 0 */
+    bool strong;             /* slot accesses .relaxed.cta (sm_70+, PTX 6.0+), else .volatile */
+} ra_rewrite_in;
+
+/* Rewrites fn (a function of m) in place and counts what it inserted. */
+void ra_rewrite(ptx_module *m, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs);
+
+#endif

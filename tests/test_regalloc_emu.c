@@ -1,0 +1,228 @@
+/* The register allocator's equivalence test: every emulator corpus test
+ * (which compares kernel outputs with C references) runs again on modules
+ * that `ptxray regalloc` rewrote, at budgets 8 and 16 in the three modes,
+ * with independent thread scheduling (the interleaved schedule), so a
+ * shared spill slot raced by the lanes of a warp would show up as a wrong
+ * result.  And the reason for the sm_70+ rule: without it, a kernel whose
+ * uniform register is redefined on one side of a divergent branch gives
+ * wrong results. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emu_harness.h"
+#include "regalloc.h"
+#include "testutil.h"
+
+/* Every Test(emu_corpus, ...) but unsupported_kernels (emu_launch directly,
+ * stops at its first instruction).  list_is_complete keeps it in step. */
+#define CORPUS_TESTS(X)                                                                                     \
+    X(sampaio_divergence) X(gaussian_fan) X(transposes) X(transpose_naive_debug) X(matmul_naive)            \
+    X(matmul_tiled) X(launch_bounds) X(restrict_ldg) X(particles) X(templates_generic)                      \
+    X(nested_divergence) X(loops_break_continue) X(switch_dispatch) X(local_arrays) X(noinline_calls)       \
+    X(funcptr_indirect) X(printf_debug)                                                                     \
+    X(many_params) X(constant_memory) X(device_globals_init) X(stencils) X(regtile) X(fir_unrolled)        \
+    X(int64_math) X(inline_asm_scopes) X(double_math) X(half2_math)                                         \
+    X(reduce_shared) X(reduce_shfl) X(scan_block) X(histograms) X(bitonic_sort) X(softmax_layernorm)       \
+    X(spmv_csr)                                                                                             \
+    X(bfs_frontier) X(warp_vote) X(coop_groups) X(coop_grid_sync) X(volatile_shared) X(dynamic_shared)     \
+    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)
+#define NOT_REPLAYED "unsupported_kernels"
+
+static const struct config {
+    enum ra_mode mode;
+    unsigned budget;
+} configs[] = {
+    {RA_MODE_LINEAR, 8}, {RA_MODE_DIV, 8}, {RA_MODE_AFF, 8},
+    {RA_MODE_LINEAR, 16}, {RA_MODE_DIV, 16}, {RA_MODE_AFF, 16},
+};
+#define NCONFIG (sizeof configs / sizeof configs[0])
+
+#define MAXK 256
+static struct {
+    const struct config *cfg;
+    unsigned launches[NCONFIG], modules[NCONFIG];
+    char *kernels[NCONFIG][MAXK]; /* "path kernel", each once */
+    unsigned nkernels[NCONFIG];
+    uint64_t spilled[NCONFIG], shared[NCONFIG], remat[NCONFIG];
+    unsigned ci;
+} replay;
+
+/* The module the test opened, replaced by its rewritten and re-parsed
+ * text: what `ptxray regalloc` prints is what runs. */
+static void hook_opened(eh *h)
+{
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = replay.cfg->mode;
+    o.budget = replay.cfg->budget;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ra_stats st;
+    cr_assert_eq(ra_run(h->m, &o, &st, &d), 0, "%s: regalloc failed", h->path);
+    for (uint32_t i = 0; i < st.nfuncs; i++) {
+        const ra_func_stats *f = &st.funcs[i];
+        replay.spilled[replay.ci] += f->spilled;
+        replay.shared[replay.ci] += f->by_place[RA_P_SHARED] + f->by_place[RA_P_SHARED_AFFINE];
+        replay.remat[replay.ci] += f->by_place[RA_P_CONST] + f->by_place[RA_P_AFFINE];
+    }
+    ra_stats_free(&st);
+    size_t len;
+    char *text = tu_print(h->m, &len);
+    ptx_module *m2 = ptx_parse_string(h->path, text, len, &d);
+    if (!m2) ptx_diags_print(&d, h->path, text, len, stderr);
+    cr_assert_not_null(m2, "%s: the rewritten module does not parse (%s budget %u)", h->path,
+                       ra_mode_name(o.mode), o.budget);
+    free(text);
+    ptx_diags_free(&d);
+    ptx_module_free(h->m);
+    h->m = m2;
+    h->opt.schedule = EMU_SCHED_INTERLEAVE;
+    h->opt.seed = 0x5eed + replay.ci;
+    replay.modules[replay.ci]++;
+}
+
+static void hook_launched(eh *h, const char *kernel, emu_status st)
+{
+    (void)st;
+    unsigned c = replay.ci;
+    replay.launches[c]++;
+    char key[1024];
+    snprintf(key, sizeof key, "%s %s", h->path, kernel);
+    for (unsigned i = 0; i < replay.nkernels[c]; i++)
+        if (!strcmp(replay.kernels[c][i], key)) return;
+    if (replay.nkernels[c] < MAXK) replay.kernels[c][replay.nkernels[c]++] = strdup(key);
+}
+
+static const eh_hooks ra_hooks = {hook_opened, NULL, hook_launched, NULL};
+
+static void replay_test(void (*body)(void))
+{
+    for (unsigned i = 0; i < NCONFIG; i++) {
+        replay.ci = i;
+        replay.cfg = &configs[i];
+        eh_hooks_on = &ra_hooks;
+        body();
+        eh_hooks_on = NULL;
+        cr_assert_gt(replay.launches[i], 0, "no launch went through the harness");
+    }
+    char line[1024];
+    int n = 0;
+    for (unsigned i = 0; i < NCONFIG; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      "%s%s/%u: %u kernels, %u launches, %llu spilled, %llu shared, %llu remat", i ? "; " : "",
+                      ra_mode_name(configs[i].mode), configs[i].budget, replay.nkernels[i], replay.launches[i],
+                      (unsigned long long)replay.spilled[i], (unsigned long long)replay.shared[i],
+                      (unsigned long long)replay.remat[i]);
+    cr_log_info("%s", line);
+    for (unsigned i = 0; i < NCONFIG; i++)
+        for (unsigned k = 0; k < replay.nkernels[i]; k++) free(replay.kernels[i][k]);
+}
+
+#define DECLARE(name) void emu_corpus_##name##_impl(void);
+CORPUS_TESTS(DECLARE)
+#define REPLAY(name) \
+    Test(regalloc_emu, corpus_##name, .timeout = 300) { replay_test(emu_corpus_##name##_impl); }
+CORPUS_TESTS(REPLAY)
+
+extern struct criterion_test *__start_cr_tst[] __attribute__((weak));
+extern struct criterion_test *__stop_cr_tst[] __attribute__((weak));
+
+Test(regalloc_emu, list_is_complete)
+{
+#define NAME(name) #name,
+    static const char *const listed[] = {CORPUS_TESTS(NAME) NOT_REPLAYED};
+    cr_assert_not_null(__start_cr_tst, "no cr_tst section");
+    unsigned found = 0;
+    for (struct criterion_test **p = __start_cr_tst; p < __stop_cr_tst; p++) {
+        if (!*p || strcmp((*p)->category, "emu_corpus")) continue;
+        found++;
+        bool in = false;
+        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) in |= !strcmp(listed[i], (*p)->name);
+        cr_expect(in, "emu_corpus/%s is not in CORPUS_TESTS of tests/test_regalloc_emu.c", (*p)->name);
+    }
+    cr_expect_eq(found, sizeof listed / sizeof listed[0]);
+}
+
+/* ---- why the sm_70+ rule ----------------------------------------------------------------------- */
+/* %r1 is uniform in both of its definitions: the parameter a, and on the
+ * fall-through side of a divergent branch the parameter b.  The taken side
+ * reads the first one after a loop.  A shared slot for %r1 (the paper's
+ * rule: every value of the register is uniform) is overwritten by the
+ * fall-through lanes while the taken lanes still need a. */
+static const char *const redefined_ptx =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 a, .param .u32 b)\n{\n"
+    "  .reg .pred %p<3>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  ld.param.u32 %r1, [a];\n"
+    "  mov.u32 %r2, %tid.x;\n"
+    "  mul.wide.u32 %rd2, %r2, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2;\n"
+    "  setp.lt.u32 %p1, %r2, 16;\n"
+    "  @%p1 bra $L_slow;\n"
+    "  ld.param.u32 %r1, [b];\n"
+    "  st.global.u32 [%rd3], %r1;\n"
+    "  bra.uni $L_done;\n"
+    "$L_slow:\n"
+    "  mov.u32 %r3, 0;\n"
+    "$L_loop:\n"
+    "  add.s32 %r3, %r3, 1;\n"
+    "  setp.lt.u32 %p2, %r3, 40;\n"
+    "  @%p2 bra $L_loop;\n"
+    "  add.s32 %r4, %r1, %r3;\n"
+    "  st.global.u32 [%rd3], %r4;\n"
+    "$L_done:\n"
+    "  ret;\n}\n";
+
+/* Rewrites the kernel and runs it; returns how many of the 32 outputs are wrong. */
+static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, uint32_t *shared_slots)
+{
+    ptx_module *m = tu_parse_ok("redefined.ptx", redefined_ptx);
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = RA_MODE_DIV;
+    o.budget = 4;
+    o.unsafe_shared_reuse = unsafe;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ra_stats st;
+    cr_assert_eq(ra_run(m, &o, &st, &d), 0);
+    *shared_slots = st.funcs[0].by_place[RA_P_SHARED];
+    ra_stats_free(&st);
+    ptx_diags_free(&d);
+    char *text = tu_print(m, NULL);
+    ptx_module_free(m);
+    emu_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.schedule = sched;
+    eo.seed = seed;
+    eh *h = eh_text(text, &eo);
+    free(text);
+    uint64_t out = eh_zero(h, 32 * 4);
+    EH_RUN(h, "k", D1(1), D1(32), "pii", out, 100, 7);
+    uint32_t v[32];
+    eh_read(h, out, v, sizeof v);
+    eh_close(h);
+    unsigned wrong = 0;
+    for (unsigned t = 0; t < 32; t++) wrong += v[t] != (t < 16 ? 140u : 7u);
+    return wrong;
+}
+
+Test(regalloc_emu, redefined_uniform_needs_the_sm70_rule)
+{
+    uint32_t slots;
+    /* the rule keeps %r1 (two definitions) in .local: right with every schedule */
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        cr_expect_eq(run_redefined(false, EMU_SCHED_INTERLEAVE, seed, &slots), 0, "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(slots, 0, "%u", slots); /* %r1 is spilled, to .local */
+    }
+    cr_expect_eq(run_redefined(false, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
+    /* without it: lock-step runs the taken side to its end first and is
+     * still right; interleaved, the taken lanes read b */
+    cr_expect_eq(run_redefined(true, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
+    cr_expect_eq(slots, 2, "%u", slots); /* %r1, and %rd1 once the slot base takes a unit */
+    for (uint64_t seed = 1; seed <= 4; seed++)
+        cr_expect_eq(run_redefined(true, EMU_SCHED_INTERLEAVE, seed, &slots), 16, "seed %llu",
+                     (unsigned long long)seed);
+}
