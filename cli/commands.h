@@ -9,15 +9,12 @@ int cmd_print(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_cfg(int argc, char **argv);
 int cmd_run(int argc, char **argv);
-<<<<<<< HEAD
 int cmd_divergence(int argc, char **argv);
 int cmd_uniformize(int argc, char **argv);
 int cmd_coalescing(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
-=======
 int cmd_regalloc(int argc, char **argv);
->>>>>>> regalloc
 
 /* Parses path, printing diagnostics to stderr; NULL on error. */
 ptx_module *cli_load(const char *path, int quiet);

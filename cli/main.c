@@ -15,13 +15,10 @@ static const struct {
     {"divergence", cmd_divergence, "which values and branches are uniform across a warp, with statistics"},
     {"uniformize", cmd_uniformize, "mark the branches proven uniform as .uni (bra.uni, brx.idx.uni)"},
     {"run", cmd_run, "execute a kernel on the warp-level SIMT emulator, with dynamic checks"},
-<<<<<<< HEAD
     {"coalescing", cmd_coalescing, "uncoalesced global accesses and shared-memory bank conflicts"},
     {"check", cmd_check, "CI check of PTX files and directories: findings, baselines, SARIF"},
     {"analyze", cmd_analyze, "one report per kernel of a .ptx or .cu file, findings by likely impact"},
-=======
     {"regalloc", cmd_regalloc, "divergence-aware register allocation: spill to .local/.shared, rematerialise"},
->>>>>>> regalloc
 };
 
 static void usage(FILE *o) {
