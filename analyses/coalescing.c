@@ -271,6 +271,12 @@ static void model_bounded(const le_result *le, residue off, coal_access *x)
             x->worst_warp = wi;
         }
     }
+    /* never above one sector per lane's bytes, the irregular bound */
+    uint32_t per_lane = x->prefetch ? 4 : count_units(&(int64_t){0}, 1, x->bytes, COAL_SECTOR);
+    uint32_t cap = 0;
+    for (uint32_t wi = 0; wi < le->nwarps; wi++)
+        if (le->warp[wi].nlanes * per_lane > cap) cap = le->warp[wi].nlanes * per_lane;
+    if (x->sectors_max > (int32_t)cap) x->sectors_max = (int32_t)cap;
     if (one_sector && !x->prefetch) x->sectors = x->sectors_max;
     if (x->prefetch && one_line) x->sectors = 4;
     if (one_line) x->lines = 1;

@@ -592,29 +592,34 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         e->overflow = false;
         e->need_sym = e->ov_sym = 0;
         lv x;
-        if (eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl) {
-            if (nv == WL_MAXWARPS) out->status = LE_FAIL;
-            else cases[nv++] = x;
-            continue;
-        }
-        /* one split on the missing bits of one symbol, at most 8 cases */
+        bool got = eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl;
+        /* one split on the missing bits of one symbol, at most 8 cases;
+         * for a bounded result only when every case comes out exact */
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
-        if (!e->need_sym || d > 3 || nv + (1u << d) > WL_MAXWARPS) {
+        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || !lv_exact(&x));
+        if (split) {
+            uint32_t sym = e->need_sym, nv0 = nv;
+            residue r0 = e->need_res;
+            unsigned k = e->need_k;
+            lv y;
+            for (uint32_t j = 0; j < 1u << d && split; j++) {
+                e->nkeys = 0;
+                e->overflow = false;
+                e->need_sym = 0;
+                e->ov_sym = sym;
+                e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
+                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || lv_exact(&y))) cases[nv++] = y;
+                else split = false;
+            }
+            e->ov_sym = 0;
+            if (split) continue;
+            nv = nv0;
+        }
+        if (!got || nv == WL_MAXWARPS) {
             out->status = LE_FAIL;
             break;
         }
-        uint32_t sym = e->need_sym;
-        residue r0 = e->need_res;
-        unsigned k = e->need_k;
-        for (uint32_t j = 0; j < 1u << d && out->status != LE_FAIL; j++) {
-            e->nkeys = 0;
-            e->overflow = false;
-            e->need_sym = 0;
-            e->ov_sym = sym;
-            e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
-            if (eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl) cases[nv++] = x;
-            else out->status = LE_FAIL;
-        }
+        cases[nv++] = x;
     }
     out->nwarps = w->nwarps = nv;
     for (uint32_t wi = 0; wi < nv && out->status != LE_FAIL; wi++) {
