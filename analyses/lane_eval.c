@@ -331,6 +331,55 @@ static bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
     return true;
 }
 
+/* The instruction defining the value used as operand i of st (NULL: an
+ * immediate, or none). */
+static const ptx_inst *opd_def(const addr_chain *c, uint32_t st, uint32_t i, uint32_t *v, uint32_t *dst)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (i >= in->nopd || in->opd[i].kind != PTX_O_REG) return NULL;
+    *v = ssa_use_value(c->pf->ssa, st, i);
+    if (*v == SSA_NONE || c->pf->ssa->values[*v].partial) return NULL;
+    return addr_def(c, *v, dst);
+}
+
+/* nvcc's remainder by a constant d: sub r, x, (mul.lo (add h', (shr.u32 h',
+ * 31)), d) with h' = mul.hi.s32 x, M (optionally shr.s32 by s), M the
+ * magic number of d: 2^(32+s) <= M·d <= 2^(32+s) + 2^(s+1).  Then for
+ * 0 <= x < 2^31 the quotient is floor(x/d) (the error term x·(M·d -
+ * 2^(32+s)) / (d·2^(32+s)) stays below 1/d) and r = x mod d, in [0, d).
+ * *x gets x's value. */
+static bool magic_rem(const addr_chain *c, uint32_t st, const ptx_inst *in, uint32_t *x, int64_t *d)
+{
+    uint32_t v, mst, ast, hst, tst;
+    const ptx_inst *mul = opd_def(c, st, 2, &v, &mst);
+    if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
+        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || mul->opd[2].kind != PTX_O_IMM || mul->opd[2].v <= 1)
+        return false;
+    *d = mul->opd[2].v;
+    const ptx_inst *add = opd_def(c, mst, 1, &v, &ast);
+    if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
+    uint32_t hv, sv;
+    const ptx_inst *h = opd_def(c, ast, 1, &hv, &hst), *sh = opd_def(c, ast, 2, &sv, &tst);
+    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 31 ||
+        ssa_use_value(c->pf->ssa, tst, 1) != hv)
+        return false;
+    int64_t s = 0;
+    if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
+        if (h->type != PTX_T_S32 || h->nopd != 3 || h->opd[2].kind != PTX_O_IMM || h->opd[2].v < 0 ||
+            h->opd[2].v > 31)
+            return false;
+        s = h->opd[2].v;
+        h = opd_def(c, hst, 1, &hv, &hst);
+    }
+    if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
+        h->opd[2].kind != PTX_O_IMM || h->opd[2].v <= 0)
+        return false;
+    *x = ssa_use_value(c->pf->ssa, hst, 1);
+    if (*x == SSA_NONE || ssa_use_value(c->pf->ssa, st, 1) != *x) return false;
+    __int128 md = (__int128)h->opd[2].v * *d, p = (__int128)1 << (32 + s);
+    return md >= p && md <= p + ((__int128)1 << (s + 1));
+}
+
 /* The value from the affine polynomial, when its lanes are exact. */
 static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 {
@@ -377,8 +426,24 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         out->nonneg = out->nonneg || (unsigned_type(in->type) && ptx_type_bits(in->type2) > bits);
         return true;
     case PTX_OPC_ADD:
-    case PTX_OPC_SUB:
+    case PTX_OPC_SUB: {
         if (in->nopd != 3 || ptx_inst_has_mod(in, ".sat") || ptx_inst_has_mod(in, ".cc")) return false;
+        uint32_t x;
+        int64_t d;
+        if (magic_rem(c, st, in, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
+            if (!eval_rec(e, x, &a, depth + 1)) return false;
+            out->n = n;
+            out->nonneg = true;
+            for (uint32_t l = 0; l < n; l++) {
+                bool ex = !a.sym[l] && a.lo[l] == a.hi[l];
+                out->lo[l] = ex ? a.lo[l] % d : 0;
+                out->hi[l] = ex ? a.lo[l] % d : d - 1;
+                out->sym[l] = 0;
+                out->res[l] = res_exact(0);
+            }
+            return true;
+        }
+    }
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         lv_addsub(e, &a, &b, in->op == PTX_OPC_SUB, out);
         return true;

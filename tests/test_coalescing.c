@@ -607,3 +607,17 @@ Test(coalescing, lane_exact_unknown_bank)
     cr_expect(!coal_is_finding(s));
     done(&x);
 }
+
+/* name[i % 6] with nvcc's magic-number remainder (mul.hi.s32 by
+ * 715827883): i >= 0, so the offset is in [0, 5] and the bytes lie in one
+ * sector of the 7-byte array: exact, ideal 1. */
+Test(coalescing, lane_exact_magic_rem)
+{
+    cx x = load("tests/data/coalescing/lane_exact.ptx");
+    const coal_func *f = func(&x, "rem6");
+    const coal_access *a = nth(f, COAL_GLOBAL, 0);
+    expect_access(a, COAL_P_BOUNDED, INT64_MIN, 1, 1, 1, false);
+    cr_expect_eq(a->window, 6);
+    cr_expect_eq(flagged(f), 0);
+    done(&x);
+}
