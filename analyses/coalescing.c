@@ -258,12 +258,17 @@ static void model_bounded(const le_result *le, residue off, coal_access *x)
         }
         /* the window's start is U + mn: its residue, naturally aligned */
         residue b = natural(res_add(res_add(ww->base, off), res_exact(mn)), x->bytes);
-        int64_t start = b.r, len = mx - mn + (x->bytes ? x->bytes : 1);
-        uint32_t sec = x->prefetch ? 4 * count_units(&start, 1, (uint32_t)len, COAL_LINE)
-                                   : count_units(&start, 1, (uint32_t)len, COAL_SECTOR);
-        uint32_t lines = count_units(&start, 1, (uint32_t)len, COAL_LINE);
+        int64_t start = b.r, len;
+        uint32_t sec = UINT32_MAX, lines = UINT32_MAX; /* a huge window: capped below */
+        if (!__builtin_sub_overflow(mx, mn, &len) && len < ((int64_t)1 << 24)) {
+            len += x->bytes ? x->bytes : 1;
+            sec = x->prefetch ? 4 * count_units(&start, 1, (uint32_t)len, COAL_LINE)
+                              : count_units(&start, 1, (uint32_t)len, COAL_SECTOR);
+            lines = count_units(&start, 1, (uint32_t)len, COAL_LINE);
+        } else len = INT64_MAX;
         if (!x->prefetch && sec > 1) one_sector = false;
         if (lines > 1) one_line = false;
+        if (sec > (uint32_t)INT32_MAX) sec = INT32_MAX;
         if ((int32_t)sec > x->sectors_max) {
             x->sectors_max = (int32_t)sec;
             x->window = len;

@@ -132,8 +132,10 @@ static void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
 {
     r->n = a->n;
     for (uint32_t l = 0; l < a->n; l++) {
-        r->lo[l] = sub ? a->lo[l] - b->hi[l] : a->lo[l] + b->lo[l];
-        r->hi[l] = sub ? a->hi[l] - b->lo[l] : a->hi[l] + b->hi[l];
+        /* out of int64 range: give up (the caller sees e->overflow) */
+        if (sub ? __builtin_sub_overflow(a->lo[l], b->hi[l], &r->lo[l]) || __builtin_sub_overflow(a->hi[l], b->lo[l], &r->hi[l])
+                : __builtin_add_overflow(a->lo[l], b->lo[l], &r->lo[l]) || __builtin_add_overflow(a->hi[l], b->hi[l], &r->hi[l]))
+            e->overflow = true;
         uint32_t sa = a->sym[l], sb = b->sym[l];
         if (!sb) r->sym[l] = sa, r->res[l] = a->res[l];
         else if (!sa && !sub) r->sym[l] = sb, r->res[l] = b->res[l];
@@ -152,7 +154,8 @@ static void lv_scale(ectx *e, const lv *a, int64_t k, lv *r)
 {
     r->n = a->n;
     for (uint32_t l = 0; l < a->n; l++) {
-        int64_t x = a->lo[l] * k, y = a->hi[l] * k;
+        int64_t x = 0, y = 0;
+        if (__builtin_mul_overflow(a->lo[l], k, &x) | __builtin_mul_overflow(a->hi[l], k, &y)) e->overflow = true;
         r->lo[l] = x < y ? x : y;
         r->hi[l] = x < y ? y : x;
         if (!a->sym[l] || k == 0) r->sym[l] = 0, r->res[l] = res_exact(0);
@@ -180,7 +183,8 @@ static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
     r->n = b->n;
     for (uint32_t l = 0; l < b->n; l++) {
         int64_t v = b->lo[l];
-        r->lo[l] = r->hi[l] = ku * v;
+        if (__builtin_mul_overflow(ku, v, &r->lo[l])) e->overflow = true;
+        r->hi[l] = r->lo[l];
         if (!b->sym[l] && v == 0) {
             r->sym[l] = 0;
             r->res[l] = res_exact(0);
@@ -189,7 +193,7 @@ static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
         /* (U + ku)(W + v) - ku·v */
         r->sym[l] = derive(e, derive(e, su, b->sym[l], T_MUL, ku), 0, T_MUL, v);
         residue p = res_mul(res_add(a->res[0], res_exact(ku)), res_add(b->res[l], res_exact(v)));
-        r->res[l] = res_sub(p, res_exact(ku * v));
+        r->res[l] = res_sub(p, res_exact(r->lo[l]));
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
@@ -212,7 +216,7 @@ static bool low_part(ectx *e, const lv *a, uint32_t l, unsigned need, int64_t *t
     residue r = a->res[l];
     if (a->lo[l] != a->hi[l]) return false;
     if (r.k < need) return want_bits(e, a->sym[l], r, need), false;
-    *t = (int64_t)r.r + a->lo[l];
+    if (__builtin_add_overflow((int64_t)r.r, a->lo[l], t)) return false;
     if (*t >= 0 && *t < ((int64_t)1 << r.k)) return true;
     /* more known bits of U keep r + lo below 2^k */
     unsigned k = r.k;
@@ -396,7 +400,8 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
         if (i != DIV_C_LANE && p.c[i]) pure = false;
     out->n = w->nlanes;
     for (uint32_t l = 0; l < w->nlanes; l++) {
-        out->lo[l] = out->hi[l] = w->off[l] + (pure ? p.c[0] : 0);
+        if (__builtin_add_overflow(w->off[l], pure ? p.c[0] : 0, &out->lo[l])) return false;
+        out->hi[l] = out->lo[l];
         out->sym[l] = pure ? 0 : v + 1;
         out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : w->base;
     }
