@@ -296,22 +296,25 @@ static bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n
     return true;
 }
 
-/* a | b with b exact and U-free in every lane */
-static bool lv_or(ectx *e, const lv *a, const lv *b, lv *r)
+/* a | b (a ^ b) with b exact and U-free in every lane */
+static bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
 {
     r->n = a->n;
     for (uint32_t l = 0; l < a->n; l++) {
         if (b->sym[l] || b->lo[l] != b->hi[l] || a->lo[l] != a->hi[l]) return false;
         int64_t p = b->lo[l];
         if (!a->sym[l]) {
-            r->lo[l] = r->hi[l] = a->lo[l] | p;
+            r->lo[l] = r->hi[l] = x ? a->lo[l] ^ p : a->lo[l] | p;
             r->sym[l] = 0;
             r->res[l] = res_exact(0);
             continue;
         }
         int64_t t;
-        if (!low_part(e, a, l, 0, &t) || p < 0 || p >= ((int64_t)1 << a->res[l].k)) return false;
-        r->lo[l] = r->hi[l] = (t | p) - a->res[l].r;
+        if (p < 0) return false;
+        /* p's bits must be within U's known ones: ask for more if not */
+        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)p | 1);
+        if (!low_part(e, a, l, need, &t)) return false;
+        r->lo[l] = r->hi[l] = (x ? t ^ p : t | p) - a->res[l].r;
         r->sym[l] = a->sym[l];
         r->res[l] = a->res[l];
     }
@@ -499,8 +502,11 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         return lv_and(e, &a, have, m, out, n);
     }
     case PTX_OPC_OR:
+    case PTX_OPC_XOR: {
         if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        return lv_or(e, &a, &b, out) || lv_or(e, &b, &a, out);
+        bool x = in->op == PTX_OPC_XOR;
+        return lv_or(e, &a, &b, x, out) || lv_or(e, &b, &a, x, out);
+    }
     case PTX_OPC_DIV:
     case PTX_OPC_REM: {
         int64_t d = imm_of(in, 2, &ok);

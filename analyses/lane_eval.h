@@ -19,9 +19,10 @@
  *
  *  - add, sub, mul by a constant, shl: symbol by symbol (a new symbol when
  *    two different unknowns combine; U - U cancels);
- *  - and with a constant m, shr by a constant s, div/rem by 2^s: exact
- *    when U's residue modulo 2^k fixes the bits that matter (m < 2^k, or m
- *    = -2^j with j <= k; s <= k) and every lane's U-free part r + lo lies
+ *  - and with a constant m, shr by a constant s, div/rem by 2^s, or/xor
+ *    with a U-free p >= 0: exact when U's residue modulo 2^k fixes the bits
+ *    that matter (m < 2^k, or m = -2^j with j <= k; s <= k; p < 2^k) and
+ *    every lane's U-free part r + lo lies
  *    in [0, 2^k), so no carry crosses into U's bits; signed shifts and
  *    signed division need the value to be provably non-negative (built
  *    from %tid, %ntid, %ctaid, ... with add, mul, unsigned ops; a loop
@@ -35,7 +36,12 @@
  *  - selp on a warp-uniform predicate and loop mus: when both sides have
  *    the same lane structure.
  *
- * Anything else (a load at a lane-varying address, xor, ...) fails. */
+ * When up to 3 more bits of a leaf's residue would make an operation
+ * exact (c % 64 with c = tid.x, known only modulo 32), the warp is
+ * evaluated once per value of those bits, each case a warp of its own.
+ *
+ * Anything else (a load at a lane-varying address, a shift by a register,
+ * ...) fails. */
 #ifndef PTXRAY_LANE_EVAL_H
 #define PTXRAY_LANE_EVAL_H
 #include "addr_chain.h"

@@ -493,8 +493,9 @@ Test(coalescing, warp_per_row_idioms)
     const coal_access *coeff = nth(f, COAL_GLOBAL, 1);
     cr_expect(opcode_is(coeff, "ld.global.cg.f32"));
     expect_access(coeff, COAL_P_UNIT, 4, 4, 4, 4, false);
-    /* ain[i ^ 1]: xor is not modelled */
-    cr_expect_eq(nth(f, COAL_GLOBAL, 2)->pattern, COAL_P_IRREGULAR);
+    /* ain[i ^ 1]: lane-exact, neighbouring pairs swapped: the warp's 128
+     * bytes in another order, 4 sectors (lane_eval.h) */
+    expect_access(nth(f, COAL_GLOBAL, 2), COAL_P_PIECEWISE, INT64_MIN, 4, 4, 4, false);
     done(&x);
 }
 
@@ -594,13 +595,18 @@ Test(coalescing, lane_exact_tile_4way)
     done(&x);
 }
 
-/* s[t ^ 1]: xor is not evaluated; the degree is unknown and the access is
- * reported as not analysed, never silently dropped. */
-Test(coalescing, lane_exact_unknown_bank)
+/* s[t ^ 1]: a permutation of the warp's 32 words, degree 1 (the bitonic
+ * sort's s[t ^ j]); s[t ^ k] with k a parameter: the degree is unknown and
+ * the access is reported as not analysed, never silently dropped. */
+Test(coalescing, lane_exact_xor_and_unknown_bank)
 {
     cx x = load("tests/data/coalescing/lane_exact.ptx");
     const coal_func *f = func(&x, "xor_shared");
     const coal_access *s = nth(f, COAL_SHARED, 0);
+    cr_expect_eq(s->pattern, COAL_P_PIECEWISE);
+    cr_expect_eq(s->bank_degree, 1);
+    cr_expect(!coal_bank_unknown(s));
+    s = nth(f, COAL_SHARED, 1);
     cr_expect_eq(s->pattern, COAL_P_IRREGULAR);
     cr_expect_eq(s->bank_degree, -1);
     cr_expect(coal_bank_unknown(s));
