@@ -120,6 +120,35 @@ static void refine_rec(const addr_chain *c, uint32_t v, aff *out, unsigned depth
     }
 }
 
+bool addr_sext_idiom(const addr_chain *c, uint32_t st, uint32_t *x, unsigned *s)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (in->op != PTX_OPC_SHR || in->type != PTX_T_S64 || in->nopd != 3 || in->opd[2].kind != PTX_O_IMM ||
+        in->opd[2].v < 0 || in->opd[2].v > 32)
+        return false;
+    uint32_t t = ssa_use_value(c->pf->ssa, st, 1), tst;
+    const ptx_inst *sh = t == SSA_NONE ? NULL : addr_def(c, t, &tst);
+    if (!sh || c->pf->ssa->values[t].partial || sh->op != PTX_OPC_SHL || ptx_type_bits(sh->type) != 64 ||
+        sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 32)
+        return false;
+    *x = ssa_use_value(c->pf->ssa, tst, 1);
+    *s = (unsigned)(32 - in->opd[2].v);
+    return *x != SSA_NONE;
+}
+
+static bool sext_shift(const addr_chain *c, uint32_t st, const ptx_inst *in, aff *out, unsigned depth)
+{
+    uint32_t x;
+    unsigned s;
+    (void)in;
+    if (!addr_sext_idiom(c, st, &x, &s)) return false;
+    aff a, b;
+    refine_rec(c, x, &a, depth + 1);
+    aff_const(&b, c->r->ncoef, (int64_t)1 << s);
+    aff_mul(out, &a, &b);
+    return true;
+}
+
 static void refine_compute(const addr_chain *c, uint32_t v, aff *out, unsigned depth)
 {
     aff_of_value(c->r, v, out);
@@ -177,8 +206,14 @@ static void refine_compute(const addr_chain *c, uint32_t v, aff *out, unsigned d
         aff_meet(&r, &a, &b);
         break;
     }
-    case PTX_OPC_AND:
     case PTX_OPC_SHR:
+        /* shl.b64 t, x, 32; shr.s64 y, t, 32 - s is (int64)(int32)x << s,
+         * nvcc's sign extension of an int index times 2^s: x << s as long
+         * as x fits in 32 bits (the no-wraparound assumption) */
+        if (sext_shift(c, st, in, &r, depth)) break;
+        if (!refine_bits(c, st, in, &r, depth)) return;
+        break;
+    case PTX_OPC_AND:
         if (!refine_bits(c, st, in, &r, depth)) return;
         break;
     case PTX_OPC_LD:

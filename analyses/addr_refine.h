@@ -34,4 +34,9 @@ bool addr_poly_lane_exact(const addr_chain *c, const aff *p);
  * definitions, or UINT32_MAX. */
 uint32_t addr_loaded_from(const addr_chain *c, uint32_t v);
 
+/* Whether the instruction at st is shr.s64 y, (shl.b64 t, x, 32), 32 - s:
+ * nvcc's sign extension of a 32-bit int times 2^s.  Under the
+ * no-wraparound assumption (x fits in an int) y = x·2^s. */
+bool addr_sext_idiom(const addr_chain *c, uint32_t st, uint32_t *x, unsigned *s);
+
 #endif

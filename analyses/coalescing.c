@@ -3,14 +3,15 @@
 #include <string.h>
 #include "addr_refine.h"
 #include "coalescing.h"
+#include "lane_eval.h"
 #include "semantics.h"
 #include "single_thread.h"
 
 const char *coal_pattern_name(enum coal_pattern p)
 {
     static const char *const n[] = {"uniform", "unit_stride", "constant_stride", "piecewise",
-                                    "symbolic_stride", "irregular", "single_thread"};
-    return p <= COAL_P_SINGLE ? n[p] : "?";
+                                    "symbolic_stride", "irregular", "single_thread", "bounded"};
+    return p <= COAL_P_BOUNDED ? n[p] : "?";
 }
 
 const char *coal_kind_name(enum coal_kind k)
@@ -26,7 +27,7 @@ const char *coal_origin_name(enum coal_origin o)
 const char *coal_rule(const coal_access *x)
 {
     if (x->space == COAL_SHARED) return "bank-conflict";
-    if (x->misaligned && x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR &&
+    if (x->misaligned && x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR && x->pattern != COAL_P_BOUNDED &&
         x->sectors_aligned <= (int32_t)x->ideal)
         return "misaligned";
     return "uncoalesced";
@@ -235,6 +236,94 @@ static void model_irregular(coal_access *x)
     free(w);
 }
 
+/* Lanes known only within intervals (lane_eval's LE_RANGE): every lane's
+ * bytes lie in [base + min lo, base + max hi + bytes), so the warp touches
+ * at most the sectors of that window, placed as far as lane 0's residue is
+ * known (unknown bits aligned, the usual assumption).  Exact when the
+ * window is inside one sector: every lane touches that sector.  The ideal
+ * is what one lane's bytes need (all lanes may share one address). */
+static void model_bounded(const le_result *le, residue off, coal_access *x)
+{
+    x->pattern = COAL_P_BOUNDED;
+    x->sectors = x->sectors_max = x->lines = -1;
+    x->ideal = x->prefetch ? 4 : (x->bytes + COAL_SECTOR - 1) / COAL_SECTOR;
+    bool one_sector = true, one_line = true;
+    for (uint32_t wi = 0; wi < le->nwarps; wi++) {
+        const le_warp *ww = &le->warp[wi];
+        if (!ww->nlanes) continue;
+        int64_t mn = ww->lo[0], mx = ww->hi[0];
+        for (uint32_t l = 0; l < ww->nlanes; l++) {
+            if (ww->lo[l] < mn) mn = ww->lo[l];
+            if (ww->hi[l] > mx) mx = ww->hi[l];
+        }
+        /* the window's start is U + mn: its residue, naturally aligned */
+        residue b = natural(res_add(res_add(ww->base, off), res_exact(mn)), x->bytes);
+        int64_t start = b.r, len;
+        uint32_t sec = UINT32_MAX, lines = UINT32_MAX; /* a huge window: capped below */
+        if (!__builtin_sub_overflow(mx, mn, &len) && len < ((int64_t)1 << 24)) {
+            len += x->bytes ? x->bytes : 1;
+            sec = x->prefetch ? 4 * count_units(&start, 1, (uint32_t)len, COAL_LINE)
+                              : count_units(&start, 1, (uint32_t)len, COAL_SECTOR);
+            lines = count_units(&start, 1, (uint32_t)len, COAL_LINE);
+        } else len = INT64_MAX;
+        if (!x->prefetch && sec > 1) one_sector = false;
+        if (lines > 1) one_line = false;
+        if (sec > (uint32_t)INT32_MAX) sec = INT32_MAX;
+        if ((int32_t)sec > x->sectors_max) {
+            x->sectors_max = (int32_t)sec;
+            x->window = len;
+            x->base = b;
+            x->worst_warp = wi;
+        }
+    }
+    /* never above one sector per lane's bytes, the irregular bound */
+    uint32_t per_lane = x->prefetch ? 4 : count_units(&(int64_t){0}, 1, x->bytes, COAL_SECTOR);
+    uint32_t cap = 0;
+    for (uint32_t wi = 0; wi < le->nwarps; wi++)
+        if (le->warp[wi].nlanes * per_lane > cap) cap = le->warp[wi].nlanes * per_lane;
+    if (x->sectors_max > (int32_t)cap) x->sectors_max = (int32_t)cap;
+    if (one_sector && !x->prefetch) x->sectors = x->sectors_max;
+    if (x->prefetch && one_line) x->sectors = 4;
+    if (one_line) x->lines = 1;
+    x->uncoalesced = x->sectors_max > (int32_t)x->ideal;
+}
+
+/* Lane-exact evaluation of an address the affine polynomial calls
+ * irregular.  True when it modelled x. */
+static bool model_lane_eval(coal_func *f, const ptx_operand *ad, coal_access *x, wl_result *w)
+{
+    if (x->addr_value == SSA_NONE) return false;
+    le_result *le = malloc(sizeof *le);
+    wl_result *lw = malloc(sizeof *lw);
+    if (!le || !lw) abort();
+    enum le_status s = lane_eval(f->chain, x->addr_value, le, lw);
+    residue off = res_exact(ad->v); /* [%r + off] */
+    if (s == LE_EXACT || s == LE_GROUPS) {
+        for (uint32_t wi = 0; wi < lw->nwarps; wi++) lw->warp[wi].base = res_add(lw->warp[wi].base, off);
+        *w = *lw;
+        if (s == LE_EXACT) model_exact(w, x);
+        else {
+            model_symbolic(w, x);
+            x->ngroups = w->warp[x->worst_warp].ngroups;
+        }
+    } else if (s == LE_RANGE) {
+        model_bounded(le, off, x);
+        /* shared: distinct words within 128 bytes are in distinct banks */
+        if (x->space == COAL_SHARED && x->window <= BANK_COUNT * BANK_WORD) {
+            int64_t a[WL_LANES] = {0};
+            bank_result b;
+            bank_conflicts(a, WL_LANES, x->bytes, &b);
+            x->bank_degree = 1;
+            x->wavefronts = x->ideal_wavefronts = (int32_t)b.phases;
+        }
+    }
+    x->lane_eval = s != LE_FAIL;
+    if (x->lane_eval) x->nwarps = le->nwarps; /* warps, or the cases of a warp's unknown bits */
+    free(le);
+    free(lw);
+    return s != LE_FAIL;
+}
+
 /* The access as if tid.y were the fastest-varying coordinate: Juravle's
  * what-if remapping (2011, section 5.1), GPUDrano's Fan2 fix. */
 static void what_if_swap(const coal_func *f, coal_access *x)
@@ -346,6 +435,11 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
     bool all_bot = x->poly.bot == AFF_ALL(n);
     if (w->status == WL_EXACT) {
         model_exact(w, x);
+    } else if ((all_bot || w->status == WL_POSITION) && model_lane_eval(f, ad, x, w)) {
+        if (x->pattern == COAL_P_SYMBOLIC || x->pattern == COAL_P_BOUNDED) {
+            uint32_t ld = addr_loaded_from(c, x->addr_value);
+            if (ld != UINT32_MAX) x->why_stmt = ld;
+        }
     } else if (all_bot) {
         x->pattern = COAL_P_IRREGULAR;
         x->why_stmt = addr_loaded_from(c, x->addr_value);

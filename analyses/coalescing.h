@@ -38,6 +38,7 @@ enum coal_pattern {
     COAL_P_SYMBOLIC,  /* a stride the analysis cannot evaluate (tid.x·N) */
     COAL_P_IRREGULAR, /* not affine in the thread index: data-dependent, ... */
     COAL_P_SINGLE,    /* at most one lane executes it */
+    COAL_P_BOUNDED,   /* lanes known only to lie within a window (x & 28, x % 6): lane_eval.h */
 };
 
 typedef struct coal_access {
@@ -76,6 +77,9 @@ typedef struct coal_access {
     int32_t swap_xy_sectors; /* what-if tid.x and tid.y swapped roles; -1 not evaluated */
     int32_t bank_degree;     /* shared: n-way conflict; -1 unknown */
     int32_t wavefronts, ideal_wavefronts;
+    bool lane_eval;          /* the offsets come from lane-exact evaluation (lane_eval.h), not the affine polynomial */
+    uint32_t ngroups;        /* symbolic: groups of lanes in the worst warp */
+    int64_t window;          /* bounded: bytes from the lowest to the end of the highest possible access */
 } coal_access;
 
 typedef struct coal_func {
@@ -108,6 +112,13 @@ const char *coal_origin_name(enum coal_origin o);   /* "default", ".reqntid", "-
 static inline bool coal_is_finding(const coal_access *x)
 {
     return x->space == COAL_GLOBAL ? x->uncoalesced || x->misaligned : x->bank_degree > 1;
+}
+
+/* A shared access whose bank conflicts could not be analysed (an address
+ * that is not exact within the warp): reported as a note, never dropped. */
+static inline bool coal_bank_unknown(const coal_access *x)
+{
+    return x->space == COAL_SHARED && x->bank_degree < 0;
 }
 
 /* The finding's rule: "uncoalesced", "misaligned" (the access would be

@@ -129,11 +129,20 @@ json_t *chk_report_json(const chk_run *r)
     return root;
 }
 
+/* A result's ruleIndex: the rule's position in the driver's rules. */
+static size_t rule_index(json_t *rules, const char *id)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rules, i, r)
+        if (!strcmp(json_string_value(json_object_get(r, "id")), id)) return i;
+    return 0;
+}
+
 json_t *chk_report_sarif(const chk_run *r)
 {
     json_t *run, *rules;
     json_t *root = coal_sarif_log(&run, &rules);
-    /* chk_rule numbers the coalescing rules in the order coal_sarif_log lists them */
     coal_sarif_add_rule(rules, "divergent-branch", "DivergentBranch", "Branch not proven warp-uniform",
                         "A conditional branch whose condition the affine divergence analysis cannot prove to be the "
                         "same in every lane of a warp: the warp may split and run both paths.");
@@ -151,7 +160,7 @@ json_t *chk_report_sarif(const chk_run *r)
         p.line = x->src_line;
         p.col = x->src_col;
         const char *rule = chk_rule_name((enum chk_rule)x->rule);
-        json_t *res = coal_sarif_result(rule, x->rule, full, &p, x->ptx_path, x->line, x->col, note);
+        json_t *res = coal_sarif_result(rule, rule_index(rules, rule), full, &p, x->ptx_path, x->line, x->col, note);
         chk_fingerprint_text(x->fingerprint, fp);
         json_object_set_new(res, "partialFingerprints", json_pack("{s:s}", "ptxrayFingerprint/v1", fp));
         json_object_set_new(res, "properties", json_pack("{s:s,s:i,s:i}", "kernel", x->kernel, "ptxLine",

@@ -71,7 +71,9 @@ static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal
             sym_stride_text(c, f, x, s, sizeof s);
             addr_value_label(f->chain, x->sym_value, name, sizeof name);
             cat(buf, n, &len, "lanes %s B apart (stride from %s·%s)", s, mono_text(x->sym_mono), name);
-        } else if (x->why_stmt != UINT32_MAX)
+        } else if (x->lane_eval)
+            cat(buf, n, &len, "%u groups of lanes, exact within each, an unknown uniform distance apart", x->ngroups);
+        else if (x->why_stmt != UINT32_MAX)
             cat(buf, n, &len, "stride unknown, from a value loaded at PTX line %u",
                 f->pf->fn->stmts[x->why_stmt]->loc.line);
         else cat(buf, n, &len, "stride unknown (not a known multiple of the thread index)");
@@ -85,6 +87,9 @@ static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal
         else cat(buf, n, &len, "address not affine in the thread index");
         break;
     case COAL_P_SINGLE: cat(buf, n, &len, "at most one lane"); break;
+    case COAL_P_BOUNDED:
+        cat(buf, n, &len, "lanes within a %" PRId64 "-byte window (a masked or reduced index)", x->window);
+        break;
     default: break;
     }
 }
@@ -95,6 +100,10 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
     char lay[256];
     layout_text(c, f, x, lay, sizeof lay);
     buf[0] = 0;
+    if (coal_bank_unknown(x)) {
+        cat(buf, n, &len, "bank conflicts not analysed in shared %s: %s", kind_word(x), lay);
+        return;
+    }
     if (x->space == COAL_SHARED) {
         cat(buf, n, &len, "%d-way bank conflict in shared %s: %s, %d wavefronts, ideal %d", x->bank_degree,
             kind_word(x), lay, x->wavefronts, x->ideal_wavefronts);
@@ -238,11 +247,13 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         json_object_set_new(o, "wavefronts", int_or_null(x->wavefronts >= 0, x->wavefronts));
         json_object_set_new(o, "ideal_wavefronts", int_or_null(x->ideal_wavefronts >= 0, x->ideal_wavefronts));
         json_object_set_new(o, "bank_conflict", json_boolean(x->bank_degree > 1));
+        /* false: the address is not exact within the warp; a note, not dropped */
+        json_object_set_new(o, "bank_conflict_analysed", json_boolean(!coal_bank_unknown(x)));
     }
     json_object_set_new(o, "loop_step_bytes", int_or_null(x->has_step, x->step));
-    if (coal_is_finding(x)) {
+    if (coal_is_finding(x) || coal_bank_unknown(x)) {
         coal_message(c, f, x, buf, sizeof buf);
-        json_object_set_new(o, "finding", json_string(coal_rule(x)));
+        json_object_set_new(o, "finding", coal_is_finding(x) ? json_string(coal_rule(x)) : json_null());
         json_object_set_new(o, "message", json_string(buf));
     } else {
         json_object_set_new(o, "finding", json_null());
@@ -289,7 +300,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
     json_object_set_new(root, "file", json_string(c->ptx_path));
     json_object_set_new(root, "assumptions", coal_assumptions_json(c));
     json_t *ks = json_array();
-    uint32_t tot[4] = {0};
+    uint32_t tot[5] = {0};
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f = &c->res->f[i];
         json_t *k = json_object();
@@ -297,7 +308,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
         json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
         json_object_set_new(k, "block", block_json(f));
         json_t *acc = json_array(), *sh = json_array();
-        uint32_t n[4] = {0};
+        uint32_t n[5] = {0};
         for (uint32_t j = 0; j < f->nacc; j++) {
             const coal_access *x = &f->acc[j];
             if (x->space == COAL_GLOBAL) {
@@ -308,6 +319,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
                 json_array_append_new(sh, access_json(c, f, x));
                 n[2]++;
                 n[3] += x->bank_degree > 1;
+                n[4] += coal_bank_unknown(x);
             }
         }
         json_object_set_new(k, "accesses", acc);
@@ -317,10 +329,11 @@ json_t *coal_report_json(const coal_report_ctx *c)
         json_object_set_new(sum, "uncoalesced", json_integer(n[1]));
         json_object_set_new(sum, "shared_accesses", json_integer(n[2]));
         json_object_set_new(sum, "bank_conflicts", json_integer(n[3]));
+        json_object_set_new(sum, "bank_conflicts_not_analysed", json_integer(n[4]));
         json_object_set_new(sum, "generic_not_proven", json_integer(f->generic_unknown));
         json_object_set_new(k, "summary", sum);
         json_array_append_new(ks, k);
-        for (int q = 0; q < 4; q++) tot[q] += n[q];
+        for (int q = 0; q < 5; q++) tot[q] += n[q];
     }
     json_object_set_new(root, "kernels", ks);
     json_t *sum = json_object();
@@ -328,6 +341,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
     json_object_set_new(sum, "uncoalesced", json_integer(tot[1]));
     json_object_set_new(sum, "shared_accesses", json_integer(tot[2]));
     json_object_set_new(sum, "bank_conflicts", json_integer(tot[3]));
+    json_object_set_new(sum, "bank_conflicts_not_analysed", json_integer(tot[4]));
     json_object_set_new(root, "summary", sum);
     return root;
 }
@@ -370,7 +384,13 @@ static const struct {
     {"bank-conflict", "SharedBankConflict", "Shared memory bank conflict",
      "Lanes of a warp access different words in the same shared-memory bank, so the access is served in several "
      "wavefronts."},
+    {"bank-conflict-unknown", "SharedBanksNotAnalysed", "Shared memory bank conflicts not analysed",
+     "The lanes' shared-memory addresses are not known exactly within the warp (data-dependent, or integer "
+     "operations the model does not evaluate), so the bank conflict degree is unknown."},
 };
+
+/* The SARIF level of a rule: a note for what was not analysed. */
+static const char *rule_level(const char *id) { return strcmp(id, "bank-conflict-unknown") ? "warning" : "note"; }
 
 /* uri-reference: keep unreserved characters and '/', percent-encode the rest. */
 static void uri_of(const char *path, char *buf, size_t n)
@@ -425,7 +445,7 @@ void coal_sarif_add_rule(json_t *rules, const char *id, const char *name, const 
     json_object_set_new(r, "name", json_string(name));
     json_object_set_new(r, "shortDescription", coal_sarif_text(short_text));
     json_object_set_new(r, "fullDescription", coal_sarif_text(full_text));
-    json_object_set_new(cfg, "level", json_string("warning"));
+    json_object_set_new(cfg, "level", json_string(rule_level(id)));
     json_object_set_new(r, "defaultConfiguration", cfg);
     json_array_append_new(rules, r);
 }
@@ -464,7 +484,7 @@ json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, 
     json_t *r = json_object(), *locs = json_array();
     json_object_set_new(r, "ruleId", json_string(rule));
     json_object_set_new(r, "ruleIndex", json_integer((json_int_t)rule_index));
-    json_object_set_new(r, "level", json_string("warning"));
+    json_object_set_new(r, "level", json_string(rule_level(rule)));
     json_object_set_new(r, "message", coal_sarif_text(msg));
     if (p->file) json_array_append_new(locs, coal_sarif_location(p->file, p->line, p->col, NULL));
     json_array_append_new(locs, coal_sarif_location(ptx_path, line, col, ptx_msg));
@@ -481,8 +501,8 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
         const coal_func *f = &c->res->f[i];
         for (uint32_t j = 0; j < f->nacc; j++) {
             const coal_access *x = &f->acc[j];
-            if (!coal_is_finding(x)) continue;
-            const char *rule = coal_rule(x);
+            if (!coal_is_finding(x) && !coal_bank_unknown(x)) continue;
+            const char *rule = coal_is_finding(x) ? coal_rule(x) : "bank-conflict-unknown";
             char msg[1024], hint[1024], full[2300];
             coal_message(c, f, x, msg, sizeof msg);
             if (coal_hint(c, f, x, hint, sizeof hint)) snprintf(full, sizeof full, "%s. Hint: %s", msg, hint);
@@ -501,7 +521,7 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
             if (x->space == COAL_GLOBAL) {
                 json_object_set_new(props, "sectorsPerRequest", int_or_null(x->sectors >= 0, x->sectors));
                 json_object_set_new(props, "idealSectors", json_integer(x->ideal));
-            } else json_object_set_new(props, "bankConflictDegree", json_integer(x->bank_degree));
+            } else json_object_set_new(props, "bankConflictDegree", int_or_null(x->bank_degree >= 0, x->bank_degree));
             json_object_set_new(r, "properties", props);
             json_array_append_new(results, r);
         }
@@ -517,22 +537,24 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
 
 void coal_report_text(FILE *o, const coal_report_ctx *c)
 {
-    uint32_t tot[4] = {0}, generic = 0;
+    uint32_t tot[5] = {0}, generic = 0;
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f = &c->res->f[i];
         generic += f->generic_unknown;
         for (uint32_t j = 0; j < f->nacc; j++) {
             const coal_access *x = &f->acc[j];
             if (x->space == COAL_GLOBAL) tot[0]++, tot[1] += x->uncoalesced;
-            else tot[2]++, tot[3] += x->bank_degree > 1;
-            if (!coal_is_finding(x)) continue;
+            else tot[2]++, tot[3] += x->bank_degree > 1, tot[4] += coal_bank_unknown(x);
+            bool note = coal_bank_unknown(x);
+            if (!coal_is_finding(x) && !note) continue;
             char msg[1024], hint[1024];
             coal_message(c, f, x, msg, sizeof msg);
             src_pos p;
             src_pos_of(c->files, f->pf->fn, x->stmt, &p);
             const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
-            if (p.file) fprintf(o, "%s:%u:%u: warning: %s [%s]\n", p.file, p.line, p.col, msg, coal_rule(x));
-            else fprintf(o, "%s:%u:%u: warning: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, msg, coal_rule(x));
+            const char *lvl = note ? "note" : "warning", *rule = note ? "bank-conflict-unknown" : coal_rule(x);
+            if (p.file) fprintf(o, "%s:%u:%u: %s: %s [%s]\n", p.file, p.line, p.col, lvl, msg, rule);
+            else fprintf(o, "%s:%u:%u: %s: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, msg, rule);
             fprintf(o, "%s:%u:%u: note: in %.*s: %.*s", c->ptx_path, s->loc.line, s->loc.col, (int)f->pf->fn->name.n,
                     f->pf->fn->name.p, (int)x->in->opcode_len, x->in->opcode);
             for (uint32_t k = 0; k < p.ninl; k++)
@@ -546,6 +568,7 @@ void coal_report_text(FILE *o, const coal_report_ctx *c)
     }
     fprintf(o, "%s: %u global accesses, %u uncoalesced; %u shared accesses, %u with bank conflicts", c->ptx_path,
             tot[0], tot[1], tot[2], tot[3]);
+    if (tot[4]) fprintf(o, " (%u not analysed)", tot[4]);
     if (generic) fprintf(o, "; %u generic accesses not proven global or shared (not analysed)", generic);
     fputc('\n', o);
     if (c->opts && c->opts->block[0])

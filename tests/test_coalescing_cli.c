@@ -234,7 +234,7 @@ Test(coalescing_cli, sarif_2_1_0)
     json_t *drv = json_object_get(json_object_get(run, "tool"), "driver");
     cr_expect_str_eq(json_string_value(json_object_get(drv, "name")), "ptxray");
     json_t *rules = json_object_get(drv, "rules");
-    cr_assert_eq(json_array_size(rules), 3);
+    cr_assert_eq(json_array_size(rules), 4);
     json_t *res = json_object_get(run, "results");
     cr_assert_eq(json_array_size(res), 24); /* the flagged accesses of tests/coalescing/fan2_* */
     size_t i;
@@ -244,7 +244,8 @@ Test(coalescing_cli, sarif_2_1_0)
         json_int_t ri = json_integer_value(json_object_get(r, "ruleIndex"));
         cr_assert(id && ri >= 0 && (size_t)ri < json_array_size(rules));
         cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rules, (size_t)ri), "id")), id);
-        cr_expect_str_eq(json_string_value(json_object_get(r, "level")), "warning");
+        cr_expect_str_eq(json_string_value(json_object_get(r, "level")),
+                         strcmp(id, "bank-conflict-unknown") ? "warning" : "note");
         cr_expect(json_is_string(json_object_get(json_object_get(r, "message"), "text")));
         json_t *locs = json_object_get(r, "locations");
         cr_assert_eq(json_array_size(locs), 2);
@@ -295,4 +296,56 @@ Test(coalescing_golden, corpus_sm80, .timeout = 600)
         free(err);
     }
     tu_free_list(files, n);
+}
+
+/* A shared access whose bank conflicts cannot be analysed (s[t ^ k]) is a
+ * note in every format, never dropped; the lane-exact 4-way conflict of
+ * tile[c % 64][c / 64] is a finding. */
+Test(coalescing_cli, bank_unknown_note)
+{
+    char *p = data("tests/data/coalescing/lane_exact.ptx");
+    char *a[] = {BIN, "coalescing", "--format", "json", p, NULL};
+    json_t *j = run_json(a);
+    json_t *ks = json_object_get(j, "kernels");
+    size_t i;
+    json_t *k;
+    int seen = 0;
+    json_array_foreach(ks, i, k) {
+        const char *name = json_string_value(json_object_get(k, "name"));
+        json_t *s = json_array_get(json_object_get(k, "shared_accesses"), 0);
+        if (!strcmp(name, "xor_shared")) {
+            s = json_array_get(json_object_get(k, "shared_accesses"), 1);
+            seen++;
+            cr_expect(json_is_false(json_object_get(s, "bank_conflict_analysed")));
+            cr_expect(json_is_null(json_object_get(s, "bank_conflict_degree")));
+            cr_expect(json_is_null(json_object_get(s, "finding")));
+            cr_expect_str_eq(json_string_value(json_object_get(s, "message")),
+                             "bank conflicts not analysed in shared load: address not affine in the thread index");
+            cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "summary"), "bank_conflicts_not_analysed")), 1);
+        } else if (!strcmp(name, "tile_col")) {
+            seen++;
+            cr_expect(json_is_true(json_object_get(s, "bank_conflict_analysed")));
+            cr_expect_eq(json_integer_value(json_object_get(s, "bank_conflict_degree")), 4);
+            cr_expect_str_eq(json_string_value(json_object_get(s, "finding")), "bank-conflict");
+        }
+    }
+    cr_expect_eq(seen, 2);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "summary"), "bank_conflicts_not_analysed")), 1);
+    json_decref(j);
+    char *b[] = {BIN, "coalescing", p, NULL};
+    char *out = NULL, *err = NULL;
+    cr_assert_eq(tu_run(b, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "lane_exact.ptx:193:2: note: bank conflicts not analysed in shared load: address not affine "
+                          "in the thread index [bank-conflict-unknown]\n"), "%s", out);
+    cr_expect(strstr(out, "3 shared accesses, 1 with bank conflicts (1 not analysed)\n"), "%s", out);
+    free(out);
+    free(err);
+    char *c[] = {BIN, "coalescing", "--format", "sarif", p, NULL};
+    j = run_json(c);
+    json_t *res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
+    cr_assert_eq(json_array_size(res), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 0), "ruleId")), "bank-conflict");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 1), "ruleId")), "bank-conflict-unknown");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 1), "level")), "note");
+    json_decref(j);
 }

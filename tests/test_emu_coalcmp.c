@@ -45,6 +45,10 @@ static const struct known_discrepancy {
     uint32_t line;
     const char *why;
 } known[] = {
+    /* the tile leaders' 16 bytes at out + 4·(n/8): n/8's alignment is not
+     * known and is taken as aligned (assumption 2); the run's n = 120 puts
+     * them at 60 B, across a sector boundary (2 sectors, partial warps) */
+    {"coop_groups", "cg_tile8_max", 407, "out[n/8 + i/8] with n/8 taken as aligned"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,813 @@
+/* Lane-exact evaluation (lane_eval.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "addr_refine.h"
+#include "lane_eval.h"
+
+#define LE_DEPTH 24
+#define NSYM 1024
+#define SYM_DERIVED 0x40000000u /* symbols below are an SSA value + 1: that value's lane-0 (or uniform) part */
+
+/* One warp's value: lane l is U[sym[l]] + [lo[l], hi[l]]; res[l] is what is
+ * known of U[sym[l]] (the same for all lanes of a symbol). */
+typedef struct lv {
+    uint32_t n;
+    int64_t lo[WL_LANES], hi[WL_LANES];
+    uint32_t sym[WL_LANES];
+    residue res[WL_LANES];
+    bool nonneg;
+} lv;
+
+/* Derived symbols, per top-level evaluation: the same operation on the
+ * same symbols gives the same symbol, in every lane. */
+typedef struct symkey {
+    uint32_t a, b, tag;
+    int64_t k;
+} symkey;
+
+typedef struct ectx {
+    const addr_chain *c;
+    uint32_t wi, nl; /* the warp, its lanes */
+    symkey keys[NSYM];
+    uint32_t nkeys;
+    bool overflow;
+    /* a leaf symbol whose residue was too coarse (bit 5 of X0 decides
+     * c % 64 for c = tid.x): the warp is re-evaluated once per value of the
+     * missing bits (ov_*), each a case of its own */
+    uint32_t need_sym;
+    unsigned need_k;
+    residue need_res;
+    uint32_t ov_sym;
+    residue ov_res;
+    wl_result scratch; /* wl_eval's output, copied out at once */
+} ectx;
+
+enum { T_ADD = 1, T_SUB, T_NEG, T_MUL, T_SHR, T_SELP, T_MU };
+
+static uint32_t derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
+{
+    for (uint32_t i = 0; i < e->nkeys; i++)
+        if (e->keys[i].a == a && e->keys[i].b == b && e->keys[i].tag == tag && e->keys[i].k == k)
+            return SYM_DERIVED + i;
+    if (e->nkeys == NSYM) {
+        e->overflow = true;
+        return SYM_DERIVED + NSYM; /* never equal to a real one; the result is discarded */
+    }
+    e->keys[e->nkeys] = (symkey){a, b, tag, k};
+    return SYM_DERIVED + e->nkeys++;
+}
+
+static bool int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
+static bool signed_type(unsigned t) { return t >= PTX_T_S8 && t <= PTX_T_S64; }
+static bool unsigned_type(unsigned t) { return t >= PTX_T_U8 && t <= PTX_T_U64; }
+
+/* x as a w-bit two's complement integer */
+static int64_t sext(int64_t x, unsigned w)
+{
+    if (w >= 64) return x;
+    uint64_t m = (uint64_t)1 << (w - 1), u = (uint64_t)x & (((uint64_t)1 << w) - 1);
+    return (int64_t)((u ^ m) - m);
+}
+static uint64_t zext(int64_t x, unsigned w) { return w >= 64 ? (uint64_t)x : (uint64_t)x & (((uint64_t)1 << w) - 1); }
+
+static void lv_const(lv *a, uint32_t n, int64_t k)
+{
+    a->n = n;
+    for (uint32_t l = 0; l < n; l++) {
+        a->lo[l] = a->hi[l] = k;
+        a->sym[l] = 0;
+        a->res[l] = res_exact(0);
+    }
+    a->nonneg = k >= 0;
+}
+
+static bool lv_exact(const lv *a)
+{
+    for (uint32_t l = 0; l < a->n; l++)
+        if (a->lo[l] != a->hi[l]) return false;
+    return true;
+}
+
+/* the same value in every lane */
+static bool lv_uniform(const lv *a)
+{
+    for (uint32_t l = 0; l < a->n; l++)
+        if (a->lo[l] != a->hi[l] || a->lo[l] != a->lo[0] || a->sym[l] != a->sym[0]) return false;
+    return true;
+}
+
+static bool lv_const_of(const lv *a, int64_t *k)
+{
+    if (!a->n || !lv_uniform(a) || a->sym[0]) return false;
+    *k = a->lo[0];
+    return true;
+}
+
+static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t *mus, unsigned nmus);
+
+static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth);
+
+static bool eval_opd(ectx *e, uint32_t st, uint32_t i, lv *out, unsigned depth, uint32_t n)
+{
+    const ptx_inst *in = &e->c->pf->fn->stmts[st]->u.inst;
+    if (i >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[i];
+    if (o->kind == PTX_O_IMM && o->flags == PTX_IMM_INT) {
+        lv_const(out, n, o->v);
+        return true;
+    }
+    if (o->kind != PTX_O_REG && o->kind != PTX_O_SREG) return false;
+    uint32_t v = ssa_use_value(e->c->pf->ssa, st, i);
+    return v != SSA_NONE && eval_rec(e, v, out, depth + 1);
+}
+
+static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
+{
+    *ok = i < in->nopd && in->opd[i].kind == PTX_O_IMM && in->opd[i].flags == PTX_IMM_INT;
+    return *ok ? in->opd[i].v : 0;
+}
+
+/* a ± b, lane by lane */
+static void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
+{
+    r->n = a->n;
+    for (uint32_t l = 0; l < a->n; l++) {
+        /* out of int64 range: give up (the caller sees e->overflow) */
+        if (sub ? __builtin_sub_overflow(a->lo[l], b->hi[l], &r->lo[l]) || __builtin_sub_overflow(a->hi[l], b->lo[l], &r->hi[l])
+                : __builtin_add_overflow(a->lo[l], b->lo[l], &r->lo[l]) || __builtin_add_overflow(a->hi[l], b->hi[l], &r->hi[l]))
+            e->overflow = true;
+        uint32_t sa = a->sym[l], sb = b->sym[l];
+        if (!sb) r->sym[l] = sa, r->res[l] = a->res[l];
+        else if (!sa && !sub) r->sym[l] = sb, r->res[l] = b->res[l];
+        else if (!sa) r->sym[l] = derive(e, sb, 0, T_NEG, 0), r->res[l] = res_neg(b->res[l]);
+        else if (sub && sa == sb) r->sym[l] = 0, r->res[l] = res_exact(0);
+        else {
+            r->sym[l] = derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
+            r->res[l] = sub ? res_sub(a->res[l], b->res[l]) : res_add(a->res[l], b->res[l]);
+        }
+    }
+    r->nonneg = !sub && a->nonneg && b->nonneg;
+}
+
+/* a · k */
+static void lv_scale(ectx *e, const lv *a, int64_t k, lv *r)
+{
+    r->n = a->n;
+    for (uint32_t l = 0; l < a->n; l++) {
+        int64_t x = 0, y = 0;
+        if (__builtin_mul_overflow(a->lo[l], k, &x) | __builtin_mul_overflow(a->hi[l], k, &y)) e->overflow = true;
+        r->lo[l] = x < y ? x : y;
+        r->hi[l] = x < y ? y : x;
+        if (!a->sym[l] || k == 0) r->sym[l] = 0, r->res[l] = res_exact(0);
+        else if (k == 1) r->sym[l] = a->sym[l], r->res[l] = a->res[l];
+        else r->sym[l] = derive(e, a->sym[l], 0, T_MUL, k), r->res[l] = res_mul(a->res[l], res_exact(k));
+    }
+    r->nonneg = (a->nonneg && k >= 0) || k == 0;
+}
+
+/* a · b: a constant factor scales; a uniform unknown times exact lanes
+ * splits the lanes into groups of equal lane value (U·v is one unknown per
+ * v, and 0 when v is exactly 0). */
+static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
+{
+    int64_t k;
+    if (lv_const_of(b, &k)) return lv_scale(e, a, k, r), true;
+    if (lv_const_of(a, &k)) return lv_scale(e, b, k, r), true;
+    if (!lv_uniform(a)) {
+        const lv *t = a;
+        a = b, b = t;
+    }
+    if (!lv_uniform(a) || !lv_exact(b)) return false;
+    uint32_t su = a->sym[0];
+    int64_t ku = a->lo[0];
+    r->n = b->n;
+    for (uint32_t l = 0; l < b->n; l++) {
+        int64_t v = b->lo[l];
+        if (__builtin_mul_overflow(ku, v, &r->lo[l])) e->overflow = true;
+        r->hi[l] = r->lo[l];
+        if (!b->sym[l] && v == 0) {
+            r->sym[l] = 0;
+            r->res[l] = res_exact(0);
+            continue;
+        }
+        /* (U + ku)(W + v) - ku·v */
+        r->sym[l] = derive(e, derive(e, su, b->sym[l], T_MUL, ku), 0, T_MUL, v);
+        residue p = res_mul(res_add(a->res[0], res_exact(ku)), res_add(b->res[l], res_exact(v)));
+        r->res[l] = res_sub(p, res_exact(r->lo[l]));
+    }
+    r->nonneg = a->nonneg && b->nonneg;
+    return true;
+}
+
+static void want_bits(ectx *e, uint32_t sym, residue r, unsigned k)
+{
+    if (sym && sym < SYM_DERIVED && r.k < k && !e->need_sym) {
+        e->need_sym = sym;
+        e->need_k = k;
+        e->need_res = r;
+    }
+}
+
+/* The U-free part of an exact symbolic lane, r + lo, when it lies in
+ * [0, 2^k) for U ≡ r (mod 2^k): then U + lo = (U - r) + t with U - r a
+ * multiple of 2^k, and t's bits do not reach U's. */
+static bool low_part(ectx *e, const lv *a, uint32_t l, unsigned need, int64_t *t)
+{
+    residue r = a->res[l];
+    if (a->lo[l] != a->hi[l]) return false;
+    if (r.k < need) return want_bits(e, a->sym[l], r, need), false;
+    if (__builtin_add_overflow((int64_t)r.r, a->lo[l], t)) return false;
+    if (*t >= 0 && *t < ((int64_t)1 << r.k)) return true;
+    /* more known bits of U keep r + lo below 2^k */
+    unsigned k = r.k;
+    while (k < RES_KMAX && (*t < 0 || *t >= ((int64_t)1 << k))) k++;
+    want_bits(e, a->sym[l], r, k);
+    return false;
+}
+
+/* floor(a / 2^s) */
+static bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r)
+{
+    r->n = a->n;
+    for (uint32_t l = 0; l < a->n; l++) {
+        if (!a->sym[l]) {
+            r->lo[l] = a->lo[l] >> s; /* arithmetic: floor */
+            r->hi[l] = a->hi[l] >> s;
+            r->sym[l] = 0;
+            r->res[l] = res_exact(0);
+            continue;
+        }
+        int64_t t;
+        if (!low_part(e, a, l, s, &t)) return false;
+        /* (U - r + t) >> s = (U - r) / 2^s + (t >> s), (U - r)/2^s ≡ 0 mod 2^(k-s) */
+        r->lo[l] = r->hi[l] = t >> s;
+        r->sym[l] = derive(e, a->sym[l], 0, T_SHR, s);
+        r->res[l] = res_make(0, a->res[l].k - s);
+    }
+    r->nonneg = a->nonneg;
+    return true;
+}
+
+/* a & m (m a constant); fails only when a is not exact and m < 0 */
+static bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n)
+{
+    r->n = n;
+    r->nonneg = m >= 0 || (have && a->nonneg);
+    bool ok = have;
+    if (ok) {
+        for (uint32_t l = 0; l < n && ok; l++) {
+            if (a->lo[l] != a->hi[l]) {
+                ok = false;
+                break;
+            }
+            if (!a->sym[l]) {
+                r->lo[l] = r->hi[l] = a->lo[l] & m;
+                r->sym[l] = 0;
+                r->res[l] = res_exact(0);
+                continue;
+            }
+            residue q = a->res[l];
+            int64_t t;
+            if (m >= 0 && m < ((int64_t)1 << q.k)) {
+                /* only the low k bits matter, and they are r + lo's */
+                r->lo[l] = r->hi[l] = ((int64_t)q.r + a->lo[l]) & m;
+                r->sym[l] = 0;
+                r->res[l] = res_exact(0);
+            } else if (m < 0 && !(~(uint64_t)m & (~(uint64_t)m + 1)) &&
+                       low_part(e, a, l, (unsigned)__builtin_ctzll((uint64_t)m), &t)) {
+                /* m = -2^j, j <= k: (U - r) & m = U - r */
+                r->lo[l] = r->hi[l] = (t & m) - q.r;
+                r->sym[l] = a->sym[l];
+                r->res[l] = q;
+            } else {
+                if (m >= 0) want_bits(e, a->sym[l], q, 64 - (unsigned)__builtin_clzll((uint64_t)m));
+                ok = false;
+            }
+        }
+    }
+    if (ok) return true;
+    if (m < 0) return false;
+    for (uint32_t l = 0; l < n; l++) { /* any x: 0 <= x & m <= m */
+        r->lo[l] = 0;
+        r->hi[l] = m;
+        r->sym[l] = 0;
+        r->res[l] = res_exact(0);
+    }
+    return true;
+}
+
+/* a | b (a ^ b) with b exact and U-free in every lane */
+static bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
+{
+    r->n = a->n;
+    for (uint32_t l = 0; l < a->n; l++) {
+        if (b->sym[l] || b->lo[l] != b->hi[l] || a->lo[l] != a->hi[l]) return false;
+        int64_t p = b->lo[l];
+        if (!a->sym[l]) {
+            r->lo[l] = r->hi[l] = x ? a->lo[l] ^ p : a->lo[l] | p;
+            r->sym[l] = 0;
+            r->res[l] = res_exact(0);
+            continue;
+        }
+        int64_t t;
+        if (p < 0) return false;
+        /* p's bits must be within U's known ones: ask for more if not */
+        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)p | 1);
+        if (!low_part(e, a, l, need, &t)) return false;
+        r->lo[l] = r->hi[l] = (x ? t ^ p : t | p) - a->res[l].r;
+        r->sym[l] = a->sym[l];
+        r->res[l] = a->res[l];
+    }
+    r->nonneg = a->nonneg && b->nonneg;
+    return true;
+}
+
+/* Both sides with the same lane structure: the same intervals and the
+ * same partition of the lanes by symbol. */
+static bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
+{
+    r->n = a->n;
+    for (uint32_t l = 0; l < a->n; l++) {
+        if (a->lo[l] != b->lo[l] || a->hi[l] != b->hi[l]) return false;
+        for (uint32_t j = 0; j < l; j++)
+            if ((a->sym[j] == a->sym[l]) != (b->sym[j] == b->sym[l])) return false;
+        if (a->sym[l] == b->sym[l]) r->sym[l] = a->sym[l], r->res[l] = a->res[l];
+        else r->sym[l] = derive(e, a->sym[l], b->sym[l], tag, 0), r->res[l] = res_meet(a->res[l], b->res[l]);
+    }
+    r->nonneg = a->nonneg && b->nonneg;
+    return true;
+}
+
+/* The instruction defining the value used as operand i of st (NULL: an
+ * immediate, or none). */
+static const ptx_inst *opd_def(const addr_chain *c, uint32_t st, uint32_t i, uint32_t *v, uint32_t *dst)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (i >= in->nopd || in->opd[i].kind != PTX_O_REG) return NULL;
+    *v = ssa_use_value(c->pf->ssa, st, i);
+    if (*v == SSA_NONE || c->pf->ssa->values[*v].partial) return NULL;
+    return addr_def(c, *v, dst);
+}
+
+/* nvcc's remainder by a constant d: sub r, x, (mul.lo (add h', (shr.u32 h',
+ * 31)), d) with h' = mul.hi.s32 x, M (optionally shr.s32 by s), M the
+ * magic number of d: 2^(32+s) <= M·d <= 2^(32+s) + 2^(s+1).  Then for
+ * 0 <= x < 2^31 the quotient is floor(x/d) (the error term x·(M·d -
+ * 2^(32+s)) / (d·2^(32+s)) stays below 1/d) and r = x mod d, in [0, d).
+ * *x gets x's value. */
+static bool magic_rem(const addr_chain *c, uint32_t st, const ptx_inst *in, uint32_t *x, int64_t *d)
+{
+    uint32_t v, mst, ast, hst, tst;
+    const ptx_inst *mul = opd_def(c, st, 2, &v, &mst);
+    if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
+        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || mul->opd[2].kind != PTX_O_IMM || mul->opd[2].v <= 1)
+        return false;
+    *d = mul->opd[2].v;
+    const ptx_inst *add = opd_def(c, mst, 1, &v, &ast);
+    if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
+    uint32_t hv, sv;
+    const ptx_inst *h = opd_def(c, ast, 1, &hv, &hst), *sh = opd_def(c, ast, 2, &sv, &tst);
+    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 31 ||
+        ssa_use_value(c->pf->ssa, tst, 1) != hv)
+        return false;
+    int64_t s = 0;
+    if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
+        if (h->type != PTX_T_S32 || h->nopd != 3 || h->opd[2].kind != PTX_O_IMM || h->opd[2].v < 0 ||
+            h->opd[2].v > 31)
+            return false;
+        s = h->opd[2].v;
+        h = opd_def(c, hst, 1, &hv, &hst);
+    }
+    if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
+        h->opd[2].kind != PTX_O_IMM || h->opd[2].v <= 0)
+        return false;
+    *x = ssa_use_value(c->pf->ssa, hst, 1);
+    if (*x == SSA_NONE || ssa_use_value(c->pf->ssa, st, 1) != *x) return false;
+    __int128 md = (__int128)h->opd[2].v * *d, p = (__int128)1 << (32 + s);
+    return md >= p && md <= p + ((__int128)1 << (s + 1));
+}
+
+/* The value from the affine polynomial, when its lanes are exact. */
+static bool eval_leaf(ectx *e, uint32_t v, lv *out)
+{
+    const addr_chain *c = e->c;
+    aff p;
+    addr_refine(c, v, &p);
+    if (!addr_poly_lane_exact(c, &p)) return false;
+    wl_eval(&p, &c->shape, c->res[v], &e->scratch);
+    if (e->scratch.status != WL_EXACT || e->wi >= e->scratch.nwarps) return false;
+    const wl_warp *w = &e->scratch.warp[e->wi];
+    /* c0 + cl·laneid with everything known: no unknown at all */
+    bool pure = !p.bot;
+    for (unsigned i = 1; i < p.n && pure; i++)
+        if (i != DIV_C_LANE && p.c[i]) pure = false;
+    out->n = w->nlanes;
+    for (uint32_t l = 0; l < w->nlanes; l++) {
+        if (__builtin_add_overflow(w->off[l], pure ? p.c[0] : 0, &out->lo[l])) return false;
+        out->hi[l] = out->lo[l];
+        out->sym[l] = pure ? 0 : v + 1;
+        out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : w->base;
+    }
+    out->nonneg = lane_nonneg(c, v);
+    return true;
+}
+
+static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth);
+
+static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
+{
+    const addr_chain *c = e->c;
+    uint32_t st;
+    const ptx_inst *in = addr_def(c, v, &st);
+    if (!in || c->pf->ssa->values[v].partial || c->pf->ssa->refs[c->pf->ssa->values[v].ref].opd != 0) return false;
+    if (!int_type(in->type)) return false;
+    uint32_t n = e->nl;
+    unsigned bits = ptx_type_bits(in->type);
+    bool ok;
+    lv a, b, t;
+    switch (in->op) {
+    case PTX_OPC_MOV:
+        return eval_opd(e, st, 1, out, depth, n);
+    case PTX_OPC_CVT:
+        /* no wraparound (assumption 3): the value is kept */
+        if (!int_type(in->type2) || ptx_inst_has_mod(in, ".sat") || !eval_opd(e, st, 1, out, depth, n)) return false;
+        out->nonneg = out->nonneg || (unsigned_type(in->type) && ptx_type_bits(in->type2) > bits);
+        return true;
+    case PTX_OPC_ADD:
+    case PTX_OPC_SUB: {
+        if (in->nopd != 3 || ptx_inst_has_mod(in, ".sat") || ptx_inst_has_mod(in, ".cc")) return false;
+        uint32_t x;
+        int64_t d;
+        if (magic_rem(c, st, in, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
+            if (!eval_rec(e, x, &a, depth + 1)) return false;
+            out->n = n;
+            out->nonneg = true;
+            for (uint32_t l = 0; l < n; l++) {
+                bool ex = !a.sym[l] && a.lo[l] == a.hi[l];
+                out->lo[l] = ex ? a.lo[l] % d : 0;
+                out->hi[l] = ex ? a.lo[l] % d : d - 1;
+                out->sym[l] = 0;
+                out->res[l] = res_exact(0);
+            }
+            return true;
+        }
+    }
+        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
+        lv_addsub(e, &a, &b, in->op == PTX_OPC_SUB, out);
+        return true;
+    case PTX_OPC_MUL:
+    case PTX_OPC_MAD:
+        if (ptx_inst_has_mod(in, ".hi") || ptx_inst_has_mod(in, ".cc")) return false;
+        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
+        if (!lv_mul(e, &a, &b, &t)) return false;
+        if (in->op == PTX_OPC_MUL) return *out = t, true;
+        if (!eval_opd(e, st, 3, &a, depth, n)) return false;
+        lv_addsub(e, &t, &a, false, out);
+        return true;
+    case PTX_OPC_SHL: {
+        int64_t s = imm_of(in, 2, &ok);
+        if (!ok || s < 0 || s >= 62 || !eval_opd(e, st, 1, &a, depth, n)) return false;
+        lv_scale(e, &a, (int64_t)1 << s, out);
+        return true;
+    }
+    case PTX_OPC_SHR: {
+        int64_t s = imm_of(in, 2, &ok);
+        if (!ok || s < 0 || s >= (int64_t)bits) return false;
+        uint32_t x;
+        unsigned sh;
+        if (addr_sext_idiom(c, st, &x, &sh)) { /* (int64)(int32)x << sh, no wraparound */
+            if (!eval_rec(e, x, &a, depth + 1)) return false;
+            lv_scale(e, &a, (int64_t)1 << sh, out);
+            return true;
+        }
+        if (!eval_opd(e, st, 1, &a, depth, n)) return false;
+        bool sgn = signed_type(in->type);
+        int64_t k;
+        if (lv_const_of(&a, &k)) {
+            lv_const(out, n, sgn ? sext(k, bits) >> s : (int64_t)(zext(k, bits) >> s));
+            return true;
+        }
+        /* the sign of a value known to be >= 0 (nvcc's signed-division idiom) */
+        if (a.nonneg && s == (int64_t)bits - 1) return lv_const(out, n, 0), true;
+        /* an unsigned shift is floor division for values >= 0 only */
+        if (!sgn && !a.nonneg) return false;
+        return lv_shr_floor(e, &a, (unsigned)s, out);
+    }
+    case PTX_OPC_AND: {
+        int64_t m = imm_of(in, 2, &ok);
+        if (!ok) m = imm_of(in, 1, &ok);
+        if (!ok) return false;
+        m = sext(m, bits);
+        bool have = eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n);
+        return lv_and(e, &a, have, m, out, n);
+    }
+    case PTX_OPC_OR:
+    case PTX_OPC_XOR: {
+        if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
+        bool x = in->op == PTX_OPC_XOR;
+        return lv_or(e, &a, &b, x, out) || lv_or(e, &b, &a, x, out);
+    }
+    case PTX_OPC_DIV:
+    case PTX_OPC_REM: {
+        int64_t d = imm_of(in, 2, &ok);
+        if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
+        bool sgn = signed_type(in->type), nn = a.nonneg || !sgn;
+        int64_t k;
+        if (lv_const_of(&a, &k)) {
+            int64_t q;
+            if (sgn) q = in->op == PTX_OPC_DIV ? sext(k, bits) / d : sext(k, bits) % d;
+            else q = (int64_t)(in->op == PTX_OPC_DIV ? zext(k, bits) / (uint64_t)d : zext(k, bits) % (uint64_t)d);
+            lv_const(out, n, q);
+            return true;
+        }
+        bool pow2 = !(d & (d - 1));
+        if (nn && a.nonneg && pow2) { /* floor = truncation for x >= 0 */
+            if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
+            return lv_and(e, &a, true, d - 1, out, n);
+        }
+        if (in->op == PTX_OPC_DIV) {
+            if (!lv_exact(&a)) return false;
+            for (uint32_t l = 0; l < n; l++) /* U-free lanes only */
+                if (a.sym[l] || (!sgn && a.lo[l] < 0)) return false;
+            *out = a;
+            for (uint32_t l = 0; l < n; l++) out->lo[l] = out->hi[l] = a.lo[l] / d;
+            return true;
+        }
+        out->n = n;
+        out->nonneg = nn; /* rem.u is in [0, d) whatever the sign */
+        for (uint32_t l = 0; l < n; l++) {
+            bool exact = !a.sym[l] && a.lo[l] == a.hi[l] && (sgn || a.lo[l] >= 0);
+            out->lo[l] = exact ? a.lo[l] % d : nn ? 0 : -(d - 1);
+            out->hi[l] = exact ? a.lo[l] % d : d - 1;
+            out->sym[l] = 0;
+            out->res[l] = res_exact(0);
+        }
+        return true;
+    }
+    case PTX_OPC_MIN:
+    case PTX_OPC_MAX:
+        if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
+        for (uint32_t l = 0; l < n; l++)
+            if (a.sym[l] || b.sym[l] || a.lo[l] != a.hi[l] || b.lo[l] != b.hi[l]) return false;
+        *out = a;
+        for (uint32_t l = 0; l < n; l++) {
+            int64_t x = a.lo[l], y = b.lo[l];
+            bool lt = signed_type(in->type) ? x < y : zext(x, bits) < zext(y, bits);
+            out->lo[l] = out->hi[l] = (in->op == PTX_OPC_MIN) == lt ? x : y;
+        }
+        out->nonneg = in->op == PTX_OPC_MIN ? a.nonneg && b.nonneg : a.nonneg || b.nonneg;
+        return true;
+    case PTX_OPC_SELP: {
+        uint32_t p = ssa_use_value(c->pf->ssa, st, 3);
+        if (p == SSA_NONE || !addr_pred_warp_uniform(c, p)) return false;
+        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
+        return lv_merge(e, &a, &b, T_SELP, out);
+    }
+    default: return false;
+    }
+}
+
+/* A loop mu, when every back edge brings back its lane structure (j =
+ * start + lane; j += 32): the mu is then a new unknown plus the entry's
+ * lane parts, in every iteration. */
+#define MAX_MU 4
+static uint32_t mu_v[MAX_MU];
+static lv mu_val[MAX_MU];
+static unsigned nmu;
+
+static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
+{
+    const addr_chain *c = e->c;
+    const ssa_func *s = c->pf->ssa;
+    if (!c->pf->gsa || s->values[v].kind != SSA_V_PHI) return false;
+    for (unsigned i = 0; i < nmu; i++)
+        if (mu_v[i] == v) return *out = mu_val[i], true;
+    const ssa_node *nd = &s->nodes[s->values[v].node];
+    const gsa_node *gn = &c->pf->gsa->nodes[s->values[v].node];
+    const cfg *g = c->pf->g;
+    const cfg_block *b = &g->blocks[nd->block];
+    if (gn->kind != GSA_MU || gn->irreducible || nd->nargs != b->npred || nmu == MAX_MU) return false;
+    lv init, x, r;
+    bool have = false;
+    for (uint32_t i = 0; i < nd->nargs; i++) {
+        if (nd->args[i] == SSA_NONE || cfg_is_back_edge(g, b->pred[i], nd->block)) continue;
+        if (!eval_rec(e, nd->args[i], &x, depth + 1)) return false;
+        if (!have) init = x, have = true;
+        else if (!lv_merge(e, &init, &x, T_MU, &r)) return false;
+        else init = r;
+    }
+    if (!have) return false;
+    /* the mu: U_mu + the entry's lane parts, one symbol per entry symbol */
+    lv mu = init;
+    for (uint32_t l = 0; l < init.n; l++) {
+        mu.sym[l] = derive(e, v + 1, init.sym[l], T_MU, 0);
+        mu.res[l] = init.res[l];
+    }
+    mu.nonneg = lane_nonneg(c, v);
+    /* the back edges must bring U_mu' + the same lane parts, U_mu' - U_mu
+     * the same in all lanes of a group; U_mu's residue is the fixed point
+     * of the meet over the iterations */
+    bool ok = true, changed = true;
+    for (unsigned round = 0; ok && changed && round <= RES_KMAX + 1; round++) {
+        changed = false;
+        mu_v[nmu] = v;
+        mu_val[nmu] = mu;
+        nmu++;
+        residue rr[WL_LANES];
+        memcpy(rr, mu.res, sizeof rr);
+        for (uint32_t i = 0; i < nd->nargs && ok; i++) {
+            if (nd->args[i] == SSA_NONE || !cfg_is_back_edge(g, b->pred[i], nd->block)) continue;
+            if (!eval_rec(e, nd->args[i], &x, depth + 1)) {
+                ok = false;
+                break;
+            }
+            for (uint32_t l = 0; l < x.n && ok; l++) {
+                int64_t d = x.lo[l] - mu.lo[l];
+                if (x.hi[l] - x.lo[l] != mu.hi[l] - mu.lo[l]) ok = false;
+                for (uint32_t j = 0; j < l && ok; j++)
+                    if ((x.sym[j] == x.sym[l]) != (mu.sym[j] == mu.sym[l]) ||
+                        (mu.sym[j] == mu.sym[l] && x.lo[j] - mu.lo[j] != d))
+                        ok = false;
+                rr[l] = res_meet(rr[l], res_add(x.res[l], res_exact(d)));
+            }
+        }
+        nmu--;
+        for (uint32_t l = 0; l < mu.n && ok; l++)
+            if (!res_eq(rr[l], mu.res[l])) changed = true, mu.res[l] = rr[l];
+    }
+    if (!ok || changed) return false;
+    *out = mu;
+    return true;
+}
+
+static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
+{
+    if (depth > LE_DEPTH || e->overflow) return false;
+    if (eval_leaf(e, v, out)) return true;
+    return e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth);
+}
+
+enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w)
+{
+    ectx *e = calloc(1, sizeof *e);
+    if (!e) abort();
+    e->c = c;
+    aff zero;
+    aff_const(&zero, c->r->ncoef, 0);
+    wl_eval(&zero, &c->shape, res_exact(0), w);
+    out->nwarps = w->nwarps;
+    out->status = LE_EXACT;
+    nmu = 0;
+    uint32_t nreal = out->nwarps, nv = 0; /* real warps, virtual (case) warps */
+    lv *cases = malloc(sizeof *cases * WL_MAXWARPS);
+    if (!cases) abort();
+    for (uint32_t wi = 0; wi < nreal && out->status != LE_FAIL; wi++) {
+        e->wi = wi;
+        e->nl = w->warp[wi].nlanes;
+        e->nkeys = 0;
+        e->overflow = false;
+        e->need_sym = e->ov_sym = 0;
+        lv x;
+        bool got = eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl;
+        /* one split on the missing bits of one symbol, at most 8 cases;
+         * for a bounded result only when every case comes out exact */
+        unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
+        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || !lv_exact(&x));
+        if (split) {
+            uint32_t sym = e->need_sym, nv0 = nv;
+            residue r0 = e->need_res;
+            unsigned k = e->need_k;
+            lv y;
+            for (uint32_t j = 0; j < 1u << d && split; j++) {
+                e->nkeys = 0;
+                e->overflow = false;
+                e->need_sym = 0;
+                e->ov_sym = sym;
+                e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
+                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || lv_exact(&y))) cases[nv++] = y;
+                else split = false;
+            }
+            e->ov_sym = 0;
+            if (split) continue;
+            nv = nv0;
+        }
+        if (!got || nv == WL_MAXWARPS) {
+            out->status = LE_FAIL;
+            break;
+        }
+        cases[nv++] = x;
+    }
+    out->nwarps = w->nwarps = nv;
+    for (uint32_t wi = 0; wi < nv && out->status != LE_FAIL; wi++) {
+        const lv *x = &cases[wi];
+        uint32_t nl = x->n;
+        le_warp *o = &out->warp[wi];
+        o->nlanes = nl;
+        memcpy(o->lo, x->lo, sizeof x->lo[0] * nl);
+        memcpy(o->hi, x->hi, sizeof x->hi[0] * nl);
+        memcpy(o->sym, x->sym, sizeof x->sym[0] * nl);
+        o->base = nl ? x->res[0] : res_exact(0);
+        bool exact = lv_exact(x), one = true;
+        for (uint32_t l = 0; l < nl; l++) one &= x->sym[l] == x->sym[0];
+        if (!exact && !one) out->status = LE_FAIL;
+        else if (!exact) out->status = out->status == LE_GROUPS ? LE_FAIL : LE_RANGE;
+        else if (!one) out->status = out->status == LE_RANGE ? LE_FAIL : LE_GROUPS;
+    }
+    free(cases);
+    free(e);
+    if (out->status == LE_FAIL || out->status == LE_RANGE) return out->status;
+    /* as warp_lanes would give it */
+    w->status = out->status == LE_EXACT ? WL_EXACT : WL_SYMBOLIC;
+    w->sym_monos = w->pos_monos = 0;
+    for (uint32_t wi = 0; wi < out->nwarps; wi++) {
+        const le_warp *o = &out->warp[wi];
+        wl_warp *ww = &w->warp[wi];
+        ww->nlanes = o->nlanes;
+        ww->ngroups = 0;
+        for (uint32_t l = 0; l < o->nlanes; l++) {
+            ww->off[l] = o->lo[l] - o->lo[0];
+            uint32_t g = ww->ngroups;
+            for (uint32_t j = 0; j < l; j++)
+                if (o->sym[j] == o->sym[l]) {
+                    g = ww->group[j];
+                    break;
+                }
+            if (g == ww->ngroups) ww->ngroups++;
+            ww->group[l] = (uint8_t)g;
+        }
+        ww->base = res_add(o->base, res_exact(o->nlanes ? o->lo[0] : 0));
+    }
+    return out->status;
+}
+
+/* ---- signs ------------------------------------------------------------------ */
+
+static bool opd_nonneg(const addr_chain *c, uint32_t st, uint32_t i, unsigned depth, uint32_t *mus, unsigned nmus)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (i >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[i];
+    if (o->kind == PTX_O_IMM) return o->flags == PTX_IMM_INT && o->v >= 0;
+    if (o->kind == PTX_O_SREG) return true; /* %tid, %ntid, %ctaid, %laneid, ...: unsigned */
+    if (o->kind != PTX_O_REG) return false;
+    return nonneg_rec(c, ssa_use_value(c->pf->ssa, st, i), depth + 1, mus, nmus);
+}
+
+static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t *mus, unsigned nmus)
+{
+    if (v == SSA_NONE || depth > LE_DEPTH) return false;
+    const ssa_func *s = c->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    if (val->kind == SSA_V_SREG) return true;
+    if (val->kind == SSA_V_PHI) {
+        /* by induction: every entry value is >= 0, and every back edge is,
+         * assuming the mu is */
+        for (unsigned i = 0; i < nmus; i++)
+            if (mus[i] == v) return true;
+        if (nmus >= MAX_MU || !c->pf->gsa) return false;
+        const ssa_node *nd = &s->nodes[val->node];
+        if (c->pf->gsa->nodes[val->node].irreducible) return false;
+        mus[nmus] = v;
+        for (uint32_t i = 0; i < nd->nargs; i++)
+            if (nd->args[i] != SSA_NONE && !nonneg_rec(c, nd->args[i], depth + 1, mus, nmus + 1)) return false;
+        return true;
+    }
+    uint32_t st;
+    const ptx_inst *in = addr_def(c, v, &st);
+    if (!in || val->partial || s->refs[val->ref].opd != 0) return false;
+    bool sgn = signed_type(in->type);
+#define NN(i) opd_nonneg(c, st, (i), depth, mus, nmus)
+    switch (in->op) {
+    case PTX_OPC_MOV: return NN(1);
+    case PTX_OPC_CVT:
+        if (!int_type(in->type) || !int_type(in->type2)) return false;
+        return NN(1) || (unsigned_type(in->type) && ptx_type_bits(in->type2) > ptx_type_bits(in->type));
+    case PTX_OPC_ADD:
+        if (ptx_inst_has_mod(in, ".cc")) return false;
+        return NN(1) && NN(2);
+    case PTX_OPC_MUL:
+        if (ptx_inst_has_mod(in, ".hi")) return false;
+        return NN(1) && NN(2);
+    case PTX_OPC_MAD:
+        if (ptx_inst_has_mod(in, ".hi") || ptx_inst_has_mod(in, ".cc")) return false;
+        return NN(1) && NN(2) && NN(3);
+    case PTX_OPC_SHL: return NN(1);
+    case PTX_OPC_SHR:
+        return !sgn ? in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v > 0 : NN(1);
+    case PTX_OPC_AND: return NN(1) || NN(2);
+    case PTX_OPC_OR:
+    case PTX_OPC_MIN: return NN(1) && NN(2);
+    case PTX_OPC_MAX: return NN(1) || NN(2);
+    case PTX_OPC_DIV:
+    case PTX_OPC_REM: return !sgn || (NN(1) && NN(2));
+    case PTX_OPC_SELP: return NN(1) && NN(2);
+    default: return false;
+    }
+#undef NN
+}
+
+bool lane_nonneg(const addr_chain *c, uint32_t v)
+{
+    uint32_t mus[MAX_MU];
+    return nonneg_rec(c, v, 0, mus, 0);
+}

@@ -1,0 +1,80 @@
+/* Lane-exact evaluation of addresses that are not affine in the thread
+ * coordinates (docs/coalescing.md, "Lane-exact evaluation").
+ *
+ * The affine analysis gives up (⊥) on integer operations such as x & 7,
+ * x / 8, x % 64, nvcc's signed-division idiom (shr.s32 31; shr.u32; add;
+ * shr.s32) or `or` bit tricks.  When such an operation applies to a value
+ * whose lanes are known exactly up to a warp-uniform unknown, it can often
+ * still be evaluated lane by lane, for every warp of the block.
+ *
+ * A value is evaluated per warp as, in each lane l,
+ *
+ *     U[sym[l]] + [lo[l], hi[l]]
+ *
+ * where U[s] is a warp-uniform unknown (s = 0: none, the value is a known
+ * function of the lane) of which only a residue modulo 2^k is known, and
+ * [lo, hi] is a known interval (lo = hi: exact).  Lanes with the same
+ * symbol differ by exactly lo[l'] - lo[l] when exact.  The rules keep this
+ * sound for every value of the unknowns:
+ *
+ *  - add, sub, mul by a constant, shl: symbol by symbol (a new symbol when
+ *    two different unknowns combine; U - U cancels);
+ *  - and with a constant m, shr by a constant s, div/rem by 2^s, or/xor
+ *    with a U-free p >= 0: exact when U's residue modulo 2^k fixes the bits
+ *    that matter (m < 2^k, or m = -2^j with j <= k; s <= k; p < 2^k) and
+ *    every lane's U-free part r + lo lies
+ *    in [0, 2^k), so no carry crosses into U's bits; signed shifts and
+ *    signed division need the value to be provably non-negative (built
+ *    from %tid, %ntid, %ctaid, ... with add, mul, unsigned ops; a loop
+ *    variable when its entry and every back edge are);
+ *  - and with a constant m >= 0 on anything, even a loaded value: [0, m]
+ *    (a bound, not exact); rem by a constant c: [0, c - 1] when
+ *    non-negative (else [-(c - 1), c - 1]);
+ *  - a product of a uniform unknown and an exact lane value: one new
+ *    unknown per distinct lane value (the lanes fall into groups, as for a
+ *    symbolic stride);
+ *  - selp on a warp-uniform predicate and loop mus: when both sides have
+ *    the same lane structure.
+ *
+ * When up to 3 more bits of a leaf's residue would make an operation
+ * exact (c % 64 with c = tid.x, known only modulo 32), the warp is
+ * evaluated once per value of those bits, each case a warp of its own.
+ *
+ * Anything else (a load at a lane-varying address, a shift by a register,
+ * ...) fails. */
+#ifndef PTXRAY_LANE_EVAL_H
+#define PTXRAY_LANE_EVAL_H
+#include "addr_chain.h"
+#include "warp_lanes.h"
+
+enum le_status {
+    LE_FAIL,  /* not evaluated */
+    LE_EXACT, /* every lane's offset from lane 0 exact, one symbol: wl status WL_EXACT */
+    LE_GROUPS,/* exact within groups of lanes that share a symbol: WL_SYMBOLIC */
+    LE_RANGE, /* one symbol, lanes within known intervals */
+};
+
+typedef struct le_warp {
+    uint32_t nlanes;
+    int64_t lo[WL_LANES], hi[WL_LANES];
+    uint32_t sym[WL_LANES];
+    residue base; /* what is known of U[sym[0]] (exact 0 when sym[0] is 0) */
+} le_warp;
+
+typedef struct le_result {
+    uint8_t status; /* le_status */
+    uint32_t nwarps;
+    le_warp warp[WL_MAXWARPS];
+} le_result;
+
+/* Evaluates value v (an address or an index) over the warps of the chain's
+ * block shape.  Exact and group results are also written to w as
+ * warp_lanes would (offsets from lane 0, groups, lane 0's residue). */
+enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w);
+
+/* Whether integer value v is provably >= 0 in every thread (built from
+ * special registers, non-negative constants and ops that keep the sign;
+ * a loop mu when its entry and back-edge values are, by induction). */
+bool lane_nonneg(const addr_chain *c, uint32_t v);
+
+#endif
