@@ -63,29 +63,10 @@ int cmd_cfg(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    ptx_module *m = cli_load(path, 1);
-    if (!m) return 2;
-    if (kernel && !ptx_module_find_func(m, kernel)) {
-        fprintf(stderr, "ptxray cfg: %s: no function named '%s'\n", path, kernel);
-        ptx_module_free(m);
-        return 2;
-    }
-    if (kernel && !ptx_module_find_func(m, kernel)->has_body) {
-        fprintf(stderr, "ptxray cfg: %s: '%s' is only declared here (no body)\n", path, kernel);
-        ptx_module_free(m);
-        return 2;
-    }
     /* Build everything before opening the output, so an error writes nothing. */
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, level, kernel, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags_free(&d);
+    ptx_module *m;
+    prog *p = cli_load_prog("cfg", path, kernel, level, &m);
+    if (!p) return 2;
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;

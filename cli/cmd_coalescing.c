@@ -79,25 +79,9 @@ int cmd_coalescing(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    ptx_module *m = cli_load(path, 1);
-    if (!m) return 2;
-    const ptx_func *kf = kernel ? ptx_module_find_func(m, kernel) : NULL;
-    if (kernel && (!kf || !kf->has_body)) {
-        fprintf(stderr, "ptxray coalescing: %s: %s '%s'\n", path,
-                kf ? "only a declaration (no body) of" : "no function named", kernel);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, PROG_GSA, kernel, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags_free(&d);
+    ptx_module *m;
+    prog *p = cli_load_prog("coalescing", path, kernel, PROG_GSA, &m);
+    if (!p) return 2;
     co.only = kernel;
     coal_result *res = coal_analyse(m, p, &co, &p->a);
     coal_report_ctx ctx = {res, path, &co, src_files_build(m, &p->a)};

@@ -200,26 +200,10 @@ static int run_summary(char **files, size_t nfiles, const div_options *o, bool j
 
 static int run_report(const char *path, const char *kernel, const dr_config *c, bool json, const char *out)
 {
-    ptx_module *m = cli_load(path, 1);
-    if (!m) return 2;
-    const ptx_func *fn = kernel ? ptx_module_find_func(m, kernel) : NULL;
-    if (kernel && (!fn || !fn->has_body)) {
-        fprintf(stderr, "ptxray divergence: %s: %s '%s'\n", path,
-                fn ? "no body for" : "no function named", kernel);
-        ptx_module_free(m);
-        return 2;
-    }
     /* everything is computed before the output is opened: an error writes nothing */
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, PROG_GSA, kernel, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags_free(&d);
+    ptx_module *m;
+    prog *p = cli_load_prog("divergence", path, kernel, PROG_GSA, &m);
+    if (!p) return 2;
     dr_func *fs = ARENA_NEWN(&p->a, dr_func, p->nfuncs ? p->nfuncs : 1);
     for (uint32_t i = 0; i < p->nfuncs; i++) dr_analyse(&fs[i], &p->funcs[i], &c->div, &p->a);
     outfile of;

@@ -36,6 +36,31 @@ ptx_module *cli_load(const char *path, int quiet) {
     return m;
 }
 
+prog *cli_load_prog(const char *cmd, const char *path, const char *kernel, enum prog_level level, ptx_module **mp)
+{
+    *mp = NULL;
+    ptx_module *m = cli_load(path, 1);
+    if (!m) return NULL;
+    const ptx_func *fn = kernel ? ptx_module_find_func(m, kernel) : NULL;
+    if (kernel && (!fn || !fn->has_body)) {
+        if (!fn) fprintf(stderr, "ptxray %s: %s: no function named '%s'\n", cmd, path, kernel);
+        else fprintf(stderr, "ptxray %s: %s: '%s' is only declared here (no body)\n", cmd, path, kernel);
+        ptx_module_free(m);
+        return NULL;
+    }
+    ptx_diags d;
+    ptx_diags_init(&d);
+    prog *p = prog_build(m, level, kernel, &d);
+    if (!p) {
+        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+        ptx_module_free(m);
+    } else {
+        *mp = m;
+    }
+    ptx_diags_free(&d);
+    return p;
+}
+
 static void parse_usage(FILE *o) {
     fputs("usage: ptxray parse [--format text|json] [-q] FILE...\n"
           "Parses each file (\"-\" reads standard input) and prints a summary of its\n"

@@ -143,24 +143,9 @@ int cmd_uniformize(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    ptx_module *m = cli_load(path, 1);
-    if (!m) return 2;
-    const ptx_func *fn = kernel ? ptx_module_find_func(m, kernel) : NULL;
-    if (kernel && (!fn || !fn->has_body)) {
-        fprintf(stderr, "ptxray uniformize: %s: %s '%s'\n", path, fn ? "no body for" : "no function named", kernel);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, PROG_GSA, kernel, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags_free(&d);
+    ptx_module *m;
+    prog *p = cli_load_prog("uniformize", path, kernel, PROG_GSA, &m);
+    if (!p) return 2;
     counts k = {0};
     edits e = {0};
     int rc = 0;

@@ -1,5 +1,6 @@
 #ifndef PTXRAY_COMMANDS_H
 #define PTXRAY_COMMANDS_H
+#include "program.h"
 #include "ptx.h"
 
 #define PTXRAY_VERSION "0.1.0"
@@ -15,6 +16,11 @@ int cmd_coalescing(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_regalloc(int argc, char **argv);
+
+/* Loads path and builds its program up to level (only `kernel`'s function
+ * when not NULL), reporting errors as "ptxray CMD: ..." or file:line:col
+ * diagnostics; NULL on error (nothing to free), else the program and *m. */
+prog *cli_load_prog(const char *cmd, const char *path, const char *kernel, enum prog_level level, ptx_module **m);
 
 /* Parses path, printing diagnostics to stderr; NULL on error. */
 ptx_module *cli_load(const char *path, int quiet);

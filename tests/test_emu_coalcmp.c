@@ -16,6 +16,7 @@
 #include <string.h>
 #include "coalescing.h"
 #include "emu_harness.h"
+#include "emu_replay.h"
 #include "program.h"
 #include "semantics.h"
 #include "testutil.h"
@@ -23,18 +24,6 @@
 /* Every Test(emu_corpus, ...) but unsupported_kernels (it launches with
  * emu_launch directly); the same list as tests/test_emu_divcheck.c, kept
  * in step by corpus_list_is_complete. */
-#define CORPUS_TESTS(X)                                                                                     \
-    X(sampaio_divergence) X(gaussian_fan) X(transposes) X(transpose_naive_debug) X(matmul_naive)            \
-    X(matmul_tiled) X(launch_bounds) X(restrict_ldg) X(particles) X(templates_generic)                      \
-    X(nested_divergence) X(loops_break_continue) X(switch_dispatch) X(local_arrays) X(noinline_calls)       \
-    X(funcptr_indirect) X(printf_debug)                                                                     \
-    X(many_params) X(constant_memory) X(device_globals_init) X(stencils) X(regtile) X(fir_unrolled)        \
-    X(int64_math) X(inline_asm_scopes) X(double_math) X(half2_math)                                         \
-    X(reduce_shared) X(reduce_shfl) X(scan_block) X(histograms) X(bitonic_sort) X(softmax_layernorm)       \
-    X(spmv_csr)                                                                                             \
-    X(bfs_frontier) X(warp_vote) X(coop_groups) X(coop_grid_sync) X(volatile_shared) X(dynamic_shared)     \
-    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)
-#define NOT_REPLAYED "unsupported_kernels"
 
 /* Rows whose disagreement has no automatic explanation (see classify) but
  * is understood: file is a substring of the corpus path, line its PTX line
@@ -604,14 +593,13 @@ static void check_rows(void)
     }
 }
 
-#define DECLARE(name) void emu_corpus_##name##_impl(void);
-CORPUS_TESTS(DECLARE)
+EMU_CORPUS_TESTS(EMU_REPLAY_DECLARE)
 
 Test(emu_coalcmp, corpus, .timeout = 0)
 {
 #define CALL(name) emu_corpus_##name##_impl();
     eh_hooks_on = &coalcmp_hooks;
-    CORPUS_TESTS(CALL)
+    EMU_CORPUS_TESTS(CALL)
     eh_hooks_on = NULL;
     cr_assert_gt(tab.launches, 0, "no launch went through the harness");
     cr_assert_gt(tab.n, 0, "no global request");
@@ -627,22 +615,4 @@ Test(emu_coalcmp, corpus, .timeout = 0)
     check_rows();
 }
 
-/* Criterion keeps its tests in the cr_tst section. */
-extern struct criterion_test *__start_cr_tst[] __attribute__((weak));
-extern struct criterion_test *__stop_cr_tst[] __attribute__((weak));
-
-Test(emu_coalcmp, corpus_list_is_complete)
-{
-#define NAME(name) #name,
-    static const char *const listed[] = {CORPUS_TESTS(NAME) NOT_REPLAYED};
-    cr_assert_not_null(__start_cr_tst, "no cr_tst section");
-    unsigned found = 0;
-    for (struct criterion_test **p = __start_cr_tst; p < __stop_cr_tst; p++) {
-        if (!*p || strcmp((*p)->category, "emu_corpus")) continue;
-        found++;
-        bool in = false;
-        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) in |= !strcmp(listed[i], (*p)->name);
-        cr_expect(in, "emu_corpus/%s is not in CORPUS_TESTS of tests/test_emu_coalcmp.c", (*p)->name);
-    }
-    cr_expect_eq(found, sizeof listed / sizeof listed[0]);
-}
+Test(emu_coalcmp, corpus_list_is_complete) { emu_replay_check_list(); }

@@ -10,25 +10,10 @@
 #include <string.h>
 #include "divcheck.h"
 #include "emu_harness.h"
+#include "emu_replay.h"
 #include "testutil.h"
 
-/* ---- every corpus test's launches, checked under all three analyses ----------------------- */
-
-/* Every Test(emu_corpus, ...) but unsupported_kernels, which launches with
- * emu_launch directly and stops at the first instruction it reaches.
- * corpus_list_is_complete keeps this list in step with the corpus tests. */
-#define CORPUS_TESTS(X)                                                                                     \
-    X(sampaio_divergence) X(gaussian_fan) X(transposes) X(transpose_naive_debug) X(matmul_naive)            \
-    X(matmul_tiled) X(launch_bounds) X(restrict_ldg) X(particles) X(templates_generic)                      \
-    X(nested_divergence) X(loops_break_continue) X(switch_dispatch) X(local_arrays) X(noinline_calls)       \
-    X(funcptr_indirect) X(printf_debug)                                                                     \
-    X(many_params) X(constant_memory) X(device_globals_init) X(stencils) X(regtile) X(fir_unrolled)        \
-    X(int64_math) X(inline_asm_scopes) X(double_math) X(half2_math)                                         \
-    X(reduce_shared) X(reduce_shfl) X(scan_block) X(histograms) X(bitonic_sort) X(softmax_layernorm)       \
-    X(spmv_csr)                                                                                             \
-    X(bfs_frontier) X(warp_vote) X(coop_groups) X(coop_grid_sync) X(volatile_shared) X(dynamic_shared)     \
-    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)
-#define NOT_REPLAYED "unsupported_kernels"
+/* ---- every corpus test's launches (emu_replay.h), checked under all three analyses --------- */
 
 /* Claims known to be violated: a soundness bug of an analysis, to be fixed
  * in analyses/ and then removed from here.  file is a substring of the
@@ -149,31 +134,12 @@ static void replay_test(void (*body)(void))
                 (unsigned long long)replay.checks, replay.known);
 }
 
-#define DECLARE(name) void emu_corpus_##name##_impl(void);
-CORPUS_TESTS(DECLARE)
+EMU_CORPUS_TESTS(EMU_REPLAY_DECLARE)
 #define REPLAY(name) \
     Test(emu_divcheck, corpus_##name) { replay_test(emu_corpus_##name##_impl); }
-CORPUS_TESTS(REPLAY)
+EMU_CORPUS_TESTS(REPLAY)
 
-/* Criterion keeps its tests in the cr_tst section. */
-extern struct criterion_test *__start_cr_tst[] __attribute__((weak));
-extern struct criterion_test *__stop_cr_tst[] __attribute__((weak));
-
-Test(emu_divcheck, corpus_list_is_complete)
-{
-#define NAME(name) #name,
-    static const char *const listed[] = {CORPUS_TESTS(NAME) NOT_REPLAYED};
-    cr_assert_not_null(__start_cr_tst, "no cr_tst section");
-    unsigned found = 0;
-    for (struct criterion_test **p = __start_cr_tst; p < __stop_cr_tst; p++) {
-        if (!*p || strcmp((*p)->category, "emu_corpus")) continue;
-        found++;
-        bool in = false;
-        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) in |= !strcmp(listed[i], (*p)->name);
-        cr_expect(in, "emu_corpus/%s is not in CORPUS_TESTS of tests/test_emu_divcheck.c", (*p)->name);
-    }
-    cr_expect_eq(found, sizeof listed / sizeof listed[0]);
-}
+Test(emu_divcheck, corpus_list_is_complete) { emu_replay_check_list(); }
 
 /* ---- planted claims ------------------------------------------------------------------------ */
 /* k: a uniform branch on n, a store guarded by tid.x < n, and a join of two

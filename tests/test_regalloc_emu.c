@@ -11,23 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu_harness.h"
+#include "emu_replay.h"
 #include "regalloc.h"
 #include "testutil.h"
 
-/* Every Test(emu_corpus, ...) but unsupported_kernels (emu_launch directly,
- * stops at its first instruction).  list_is_complete keeps it in step. */
-#define CORPUS_TESTS(X)                                                                                     \
-    X(sampaio_divergence) X(gaussian_fan) X(transposes) X(transpose_naive_debug) X(matmul_naive)            \
-    X(matmul_tiled) X(launch_bounds) X(restrict_ldg) X(particles) X(templates_generic)                      \
-    X(nested_divergence) X(loops_break_continue) X(switch_dispatch) X(local_arrays) X(noinline_calls)       \
-    X(funcptr_indirect) X(printf_debug)                                                                     \
-    X(many_params) X(constant_memory) X(device_globals_init) X(stencils) X(regtile) X(fir_unrolled)        \
-    X(int64_math) X(inline_asm_scopes) X(double_math) X(half2_math)                                         \
-    X(reduce_shared) X(reduce_shfl) X(scan_block) X(histograms) X(bitonic_sort) X(softmax_layernorm)       \
-    X(spmv_csr)                                                                                             \
-    X(bfs_frontier) X(warp_vote) X(coop_groups) X(coop_grid_sync) X(volatile_shared) X(dynamic_shared)     \
-    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)
-#define NOT_REPLAYED "unsupported_kernels"
 
 static const struct config {
     enum ra_mode mode;
@@ -119,30 +106,12 @@ static void replay_test(void (*body)(void))
         for (unsigned k = 0; k < replay.nkernels[i]; k++) free(replay.kernels[i][k]);
 }
 
-#define DECLARE(name) void emu_corpus_##name##_impl(void);
-CORPUS_TESTS(DECLARE)
+EMU_CORPUS_TESTS(EMU_REPLAY_DECLARE)
 #define REPLAY(name) \
     Test(regalloc_emu, corpus_##name, .timeout = 300) { replay_test(emu_corpus_##name##_impl); }
-CORPUS_TESTS(REPLAY)
+EMU_CORPUS_TESTS(REPLAY)
 
-extern struct criterion_test *__start_cr_tst[] __attribute__((weak));
-extern struct criterion_test *__stop_cr_tst[] __attribute__((weak));
-
-Test(regalloc_emu, list_is_complete)
-{
-#define NAME(name) #name,
-    static const char *const listed[] = {CORPUS_TESTS(NAME) NOT_REPLAYED};
-    cr_assert_not_null(__start_cr_tst, "no cr_tst section");
-    unsigned found = 0;
-    for (struct criterion_test **p = __start_cr_tst; p < __stop_cr_tst; p++) {
-        if (!*p || strcmp((*p)->category, "emu_corpus")) continue;
-        found++;
-        bool in = false;
-        for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) in |= !strcmp(listed[i], (*p)->name);
-        cr_expect(in, "emu_corpus/%s is not in CORPUS_TESTS of tests/test_regalloc_emu.c", (*p)->name);
-    }
-    cr_expect_eq(found, sizeof listed / sizeof listed[0]);
-}
+Test(regalloc_emu, list_is_complete) { emu_replay_check_list(); }
 
 /* ---- why the sm_70+ rule ----------------------------------------------------------------------- */
 /* %r1 is uniform in both of its definitions: the parameter a, and on the
