@@ -143,7 +143,7 @@ int cmd_regalloc(int argc, char **argv)
         return 2;
     }
     if (optind + 1 != argc || !(have_budget || target)) {
-        if (!have_budget && optind + 1 == argc) fputs("ptxray regalloc: --budget or --target-regs is required\n", stderr);
+        if (!have_budget && optind + 1 == argc) fputs("ptxray regalloc: --budget is required\n", stderr);
         usage(stderr);
         return 2;
     }
