@@ -122,11 +122,14 @@ $(B)/ptxray-emubench: bench/emubench.c $(B)/libptxray.a
 $(B)/ptxray-checkbench: bench/checkbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-rabench: bench/rabench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
-       $(B)/ptxray-checkbench
+       $(B)/ptxray-checkbench $(B)/ptxray-rabench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -134,6 +137,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	$(B)/ptxray-divbench 1000000
 	$(B)/ptxray-emubench ptx-corpus
 	$(B)/ptxray-checkbench ptx-corpus
+	$(B)/ptxray-rabench ptx-corpus
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang

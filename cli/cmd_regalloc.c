@@ -6,12 +6,14 @@
 #include "commands.h"
 #include "outfile.h"
 #include "printer.h"
+#include "ra_target.h"
 #include "regalloc.h"
 
 static void usage(FILE *o)
 {
     fputs("usage: ptxray regalloc FILE|- --budget K [--mode linear|div|aff] [--kernel NAME]\n"
           "                         [--max-threads N] [--smem-limit BYTES] [-q] [-o OUT|-]\n"
+          "       ptxray regalloc FILE|- --target-regs N [--arch sm_XX] [--mode div|aff] [...]\n"
           "Allocates registers with a budget of K 32-bit units per thread (64-bit values\n"
           "take two, predicates are not counted) by linear scan, spills what does not\n"
           "fit (farthest next use first, a store after each definition and a reload\n"
@@ -28,6 +30,12 @@ static void usage(FILE *o)
           "                 (default 1024): the shared area has one partition per warp\n"
           "  --smem-limit   static shared bytes per block, the kernel's own included\n"
           "                 (default 49152); slots past it fall back to .local\n"
+          "  --target-regs  instead of --budget: move just enough uniform/affine values\n"
+          "                 to shared slots or rematerialisation (never new .local\n"
+          "                 spills) that `ptxas -maxrregcount N` spills fewer bytes\n"
+          "                 than ptxas alone; budgets from the pressure down are tried\n"
+          "                 with ptxas -v (docs/regalloc.md, \"Target registers\")\n"
+          "  --arch         ptxas's -arch for --target-regs (default: the .target)\n"
           "  -q             no summary\n"
           "  -o             output file (default stdout)\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
@@ -47,6 +55,25 @@ static int number(const char *opt, const char *s, unsigned long max, unsigned lo
     return 0;
 }
 
+static int run_target(ptx_module *m, const ra_options *o, unsigned target, const char *arch, const char *out,
+                      bool quiet, const char *shown)
+{
+    char *text;
+    size_t len;
+    ra_target_result r;
+    if (ra_target_regs("regalloc", m, target, arch, o, &text, &len, &r)) return 2;
+    outfile of;
+    int rc = 0;
+    if (outfile_open(&of, out)) rc = 2;
+    else {
+        fwrite(text, 1, len, of.f);
+        rc = outfile_commit(&of) ? 2 : 0;
+    }
+    if (!rc && !quiet) ra_target_print(stderr, shown, target, &r);
+    free(text);
+    return rc;
+}
+
 int cmd_regalloc(int argc, char **argv)
 {
     static const struct option opts[] = {{"budget", required_argument, 0, 'b'},
@@ -54,6 +81,8 @@ int cmd_regalloc(int argc, char **argv)
                                          {"kernel", required_argument, 0, 'k'},
                                          {"max-threads", required_argument, 0, 't'},
                                          {"smem-limit", required_argument, 0, 's'},
+                                         {"target-regs", required_argument, 0, 'T'},
+                                         {"arch", required_argument, 0, 'A'},
                                          {"output", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
@@ -63,6 +92,8 @@ int cmd_regalloc(int argc, char **argv)
     o.mode = RA_MODE_AFF;
     const char *out = NULL;
     bool quiet = false, have_budget = false;
+    unsigned target = 0;
+    const char *arch = NULL;
     unsigned long v;
     int c;
     optind = 1;
@@ -83,6 +114,11 @@ int cmd_regalloc(int argc, char **argv)
             }
             break;
         case 'k': o.only = optarg; break;
+        case 'T':
+            if (number("--target-regs", optarg, 255, &v)) return 2;
+            target = (unsigned)v;
+            break;
+        case 'A': arch = optarg; break;
         case 't':
             if (number("--max-threads", optarg, 1024, &v)) return 2;
             o.max_threads = (uint32_t)v;
@@ -97,7 +133,16 @@ int cmd_regalloc(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (optind + 1 != argc || !have_budget) {
+    if (target && (have_budget || o.mode == RA_MODE_LINEAR)) {
+        fputs("ptxray regalloc: --target-regs takes no --budget and no --mode linear (it never adds .local spills)\n",
+              stderr);
+        return 2;
+    }
+    if (arch && !target) {
+        fputs("ptxray regalloc: --arch goes with --target-regs\n", stderr);
+        return 2;
+    }
+    if (optind + 1 != argc || !(have_budget || target)) {
         if (!have_budget && optind + 1 == argc) fputs("ptxray regalloc: --budget is required\n", stderr);
         usage(stderr);
         return 2;
@@ -113,6 +158,11 @@ int cmd_regalloc(int argc, char **argv)
             ptx_module_free(m);
             return 2;
         }
+    }
+    if (target) {
+        int rc = run_target(m, &o, target, arch, out, quiet, shown);
+        ptx_module_free(m);
+        return rc;
     }
     /* everything is decided and rewritten before the output is opened */
     ptx_diags d;

@@ -170,13 +170,29 @@ static uint32_t set_units(const ra_live *L, const uint64_t *s, enum ra_class c)
     return n;
 }
 
-static void note(ra_pressure *p, const ra_live *L, const uint64_t *s, uint32_t stmt)
+/* The live set with its units kept up to date bit by bit: counting the
+ * whole set at every instruction made the pressure walk O(instructions x
+ * registers), the pass's hottest loop on big kernels (bench/rabench.c). */
+typedef struct live_count {
+    uint64_t *live;
+    uint32_t gpr, pred;
+} live_count;
+
+static void lc_set(const ra_live *L, live_count *c, uint32_t r, bool on)
 {
-    uint32_t g = set_units(L, s, RA_CLS_GPR), q = set_units(L, s, RA_CLS_PRED);
+    uint64_t bit = 1ull << (r & 63), *w = &c->live[r >> 6];
+    if (!(*w & bit) == !on) return;
+    *w ^= bit;
+    uint32_t *n = L->cls[r] == RA_CLS_GPR ? &c->gpr : L->cls[r] == RA_CLS_PRED ? &c->pred : NULL;
+    if (n) *n = on ? *n + L->units[r] : *n - L->units[r];
+}
+
+static void note(ra_pressure *p, const live_count *c, uint32_t stmt)
+{
     /* >=: the walk goes backwards, so the first instruction in program
      * order that reaches the maximum is the one reported */
-    if (g && g >= p->gpr) p->gpr = g, p->gpr_stmt = stmt;
-    if (q && q >= p->pred) p->pred = q, p->pred_stmt = stmt;
+    if (c->gpr && c->gpr >= p->gpr) p->gpr = c->gpr, p->gpr_stmt = stmt;
+    if (c->pred && c->pred >= p->pred) p->pred = c->pred, p->pred_stmt = stmt;
 }
 
 void ra_live_pressure(const ra_live *L, ra_pressure *p)
@@ -184,8 +200,9 @@ void ra_live_pressure(const ra_live *L, ra_pressure *p)
     p->gpr = p->pred = 0;
     p->gpr_stmt = p->pred_stmt = UINT32_MAX;
     uint32_t W = L->words;
-    uint64_t *live = malloc(2 * W * sizeof *live), *after = live + W;
-    if (!live) abort();
+    live_count c;
+    c.live = malloc(W * sizeof *c.live);
+    if (!c.live) abort();
     uint32_t i = L->ninst;
     while (i > 0) {
         uint32_t b = L->inst_block[i - 1];
@@ -195,16 +212,27 @@ void ra_live_pressure(const ra_live *L, ra_pressure *p)
             i = lo;
             continue;
         }
-        memcpy(live, L->out + (size_t)b * W, W * sizeof *live);
+        memcpy(c.live, L->out + (size_t)b * W, W * sizeof *c.live);
+        c.gpr = set_units(L, c.live, RA_CLS_GPR);
+        c.pred = set_units(L, c.live, RA_CLS_PRED);
         for (uint32_t k = i; k-- > lo;) {
-            memcpy(after, live, W * sizeof *after);
+            /* right after k: what is live after it and what it defines */
             for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
-                if (L->occ[j].role & RA_OCC_DEF) after[L->occ[j].reg >> 6] |= 1ull << (L->occ[j].reg & 63);
-            note(p, L, after, L->inst_stmt[k]);
-            transfer(L, k, live);
-            note(p, L, live, L->inst_stmt[k]);
+                if (L->occ[j].role & RA_OCC_DEF) lc_set(L, &c, L->occ[j].reg, true);
+            note(p, &c, L->inst_stmt[k]);
+            /* transfer() from there: the may-defs it would clear are uses
+             * too, so (live | defs) - defs | uses is its result */
+            for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+                const ra_occ *o = &L->occ[j];
+                if ((o->role & RA_OCC_DEF) && !(o->role & RA_OCC_MAYDEF)) lc_set(L, &c, o->reg, false);
+            }
+            for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+                const ra_occ *o = &L->occ[j];
+                if (o->role & (RA_OCC_USE | RA_OCC_MAYDEF)) lc_set(L, &c, o->reg, true);
+            }
+            note(p, &c, L->inst_stmt[k]);
         }
         i = lo;
     }
-    free(live);
+    free(c.live);
 }

@@ -56,6 +56,20 @@ static void count(ra_func_stats *fs, const ra_spill *sp, const uint8_t *spilled,
     }
 }
 
+/* only_nonlocal: what the placement or the shared-area fit still sends to
+ * .local (a slot past --smem-limit, a value whose placement changed with
+ * the spilled set) stays in its register instead. */
+static void keep_local_in_regs(const ra_live *L, ra_spill *sp, ra_scan *sc, uint32_t *local_bytes)
+{
+    for (uint32_t r = 0; r < L->nregs; r++)
+        if (sc->spilled[r] && sp[r].place == RA_P_LOCAL) {
+            sc->spilled[r] = 0;
+            sc->nspilled--;
+            sp[r].place = RA_P_NONE;
+        }
+    *local_bytes = 0;
+}
+
 static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, bool strong, ra_func_stats *fs,
                        ptx_diags *d)
 {
@@ -83,6 +97,16 @@ static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, 
     fs->static_shared = fn->is_entry ? ra_static_shared(m, fn) : 0;
     uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
 
+    if (o->only_nonlocal) {
+        /* where each register would go if it were spilled: those bound for
+         * .local are taken out of the scan's choice, so that it picks the
+         * nonlocal candidates with the farthest next use instead */
+        uint8_t *all = ARENA_NEWN(&a, uint8_t, L->nregs + 1);
+        memset(all, 1, L->nregs);
+        ra_place(pf, dr, ri, unstable, L, all, o, sp);
+        for (uint32_t r = 0; r < L->nregs; r++)
+            if (sp[r].place == RA_P_LOCAL) unsp[r] = 1;
+    }
     unsigned reserve = 0;
     ra_scan sc;
     uint32_t local_bytes, slot_bytes, moved;
@@ -91,6 +115,7 @@ static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, 
         ra_linear_scan(L, unsp, k, &a, &sc);
         ra_place(pf, dr, ri, unstable, L, sc.spilled, o, sp);
         moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
+        if (o->only_nonlocal) keep_local_in_regs(L, sp, &sc, &local_bytes);
         fs->budget_used = k;
         unsigned need = reserve_needed(fn, sp, L->nregs, slot_bytes);
         if (need <= reserve) break;

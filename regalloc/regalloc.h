@@ -64,6 +64,11 @@ typedef struct ra_options {
      * rule (the paper's allocator).  Wrong under divergence: the tests show
      * the emulator catching it. */
     bool unsafe_shared_reuse;
+    /* Spill only what the aff/div rules keep out of .local (shared slots,
+     * rematerialisation): registers that would go to .local are never
+     * chosen by the scan and stay in registers.  For --target-regs, where
+     * ptxas's own allocator does the rest (docs/regalloc.md). */
+    bool only_nonlocal;
 } ra_options;
 
 /* What the pass did to one function (the spill-cost tools build on it). */

@@ -1,0 +1,192 @@
+/* ptxray-rabench: what the regalloc pass costs next to the analysis it
+ * builds on (issue 7: "the pass itself costs at most 2x the analysis
+ * time").
+ *
+ *   ptxray-rabench CORPUS_DIR [ROUNDS]
+ *
+ * Over every *.ptx under CORPUS_DIR (recursively, sorted), times
+ *   analysis  parse + prog_build (GSA) + the affine divergence analysis of
+ *             every function with a body;
+ *   pass      parse + ra_run (which builds its own CFGs and GSA, runs its
+ *             analysis, liveness, the scan, placement and the rewrite)
+ * at budgets 8 and 16 in the three modes.  Each file's time is its best of
+ * ROUNDS (default 5) runs, in CPU time of the thread so that a busy
+ * machine does not skew the ratio; the totals are sums over the files.
+ * Prints both totals and pass/analysis per budget and mode (target <= 2),
+ * and the file with the highest ratio. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "divergence.h"
+#include "program.h"
+#include "ptx.h"
+#include "regalloc.h"
+
+static double cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+typedef struct { char **v; size_t n, cap; } list;
+
+static int cmp_s(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void walk(const char *dir, list *l)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(n);
+        if (!p) abort();
+        snprintf(p, n, "%s/%s", dir, e->d_name);
+        size_t k = strlen(e->d_name);
+        if (e->d_type == DT_DIR) {
+            walk(p, l);
+            free(p);
+        } else if (k > 4 && !strcmp(e->d_name + k - 4, ".ptx")) {
+            if (l->n == l->cap && !(l->v = realloc(l->v, (l->cap = l->cap * 2 + 16) * sizeof *l->v))) abort();
+            l->v[l->n++] = p;
+        } else
+            free(p);
+    }
+    closedir(d);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) abort();
+    s[n] = 0;
+    fclose(f);
+    *len = (size_t)n;
+    return s;
+}
+
+/* One analysis run; -1 when the file does not build (skipped). */
+static double time_analysis(const char *name, const char *text, size_t len)
+{
+    double t0 = cpu();
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string(name, text, len, &d);
+    prog *p = m ? prog_build(m, PROG_GSA, NULL, &d) : NULL;
+    if (!p) {
+        ptx_diags_free(&d);
+        ptx_module_free(m);
+        return -1;
+    }
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        arena a;
+        arena_init(&a);
+        div_options o;
+        memset(&o, 0, sizeof o);
+        div_analyse(&p->funcs[i], DIV_AN_AFFINE, &o, &a);
+        arena_free(&a);
+    }
+    prog_free(p);
+    ptx_module_free(m);
+    ptx_diags_free(&d);
+    return cpu() - t0;
+}
+
+static double time_pass(const char *name, const char *text, size_t len, unsigned budget, enum ra_mode mode)
+{
+    double t0 = cpu();
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string(name, text, len, &d);
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.budget = budget;
+    o.mode = mode;
+    ra_stats st;
+    int rc = m ? ra_run(m, &o, &st, &d) : -1;
+    if (!rc) ra_stats_free(&st);
+    ptx_module_free(m);
+    ptx_diags_free(&d);
+    double t = cpu() - t0;
+    return rc ? -1 : t;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: ptxray-rabench CORPUS_DIR [ROUNDS]\n");
+        return 2;
+    }
+    int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    if (rounds < 1) rounds = 1;
+    list l = {0};
+    walk(argv[1], &l);
+    if (!l.n) {
+        fprintf(stderr, "ptxray-rabench: no PTX files under %s\n", argv[1]);
+        return 1;
+    }
+    qsort(l.v, l.n, sizeof *l.v, cmp_s);
+    static const unsigned budgets[] = {8, 16};
+    static const enum ra_mode modes[] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
+    double an = 0, pass[2][3] = {{0}}, worst = 0;
+    const char *worst_file = NULL;
+    unsigned worst_b = 0;
+    enum ra_mode worst_m = RA_MODE_AFF;
+    size_t used = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        size_t len;
+        char *text = slurp(l.v[i], &len);
+        if (!text) continue;
+        double a = -1;
+        for (int r = 0; r < rounds; r++) {
+            double t = time_analysis(l.v[i], text, len);
+            if (t < 0) break;
+            if (a < 0 || t < a) a = t;
+        }
+        if (a < 0) { /* not a buildable module (the corpus's bad inputs) */
+            free(text);
+            continue;
+        }
+        used++;
+        an += a;
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < 3; k++) {
+                double p = -1;
+                for (int r = 0; r < rounds; r++) {
+                    double t = time_pass(l.v[i], text, len, budgets[b], modes[k]);
+                    if (t >= 0 && (p < 0 || t < p)) p = t;
+                }
+                if (p < 0) continue;
+                pass[b][k] += p;
+                /* files under 0.1 ms are timer noise for a ratio */
+                if (a > 1e-4 && p / a > worst) worst = p / a, worst_file = l.v[i], worst_b = budgets[b], worst_m = modes[k];
+            }
+        free(text);
+    }
+    printf("regalloc pass vs analysis: %zu files, best of %d runs each, thread CPU time\n", used, rounds);
+    printf("  analysis (parse + GSA + affine divergence): %.3f ms\n", an * 1e3);
+    int over = 0;
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < 3; k++) {
+            double ratio = pass[b][k] / an;
+            over |= ratio > 2.0;
+            printf("  pass budget %2u %-6s (parse + ra_run):     %.3f ms  %.2fx%s\n", budgets[b],
+                   ra_mode_name(modes[k]), pass[b][k] * 1e3, ratio, ratio > 2.0 ? "  (above the 2x target)" : "");
+        }
+    if (worst_file)
+        printf("  highest file ratio: %.2fx (%s, budget %u, %s)\n", worst, worst_file, worst_b, ra_mode_name(worst_m));
+    printf("  target: pass <= 2x analysis: %s\n", over ? "MISSED" : "met");
+    for (size_t i = 0; i < l.n; i++) free(l.v[i]);
+    free(l.v);
+    return 0;
+}
