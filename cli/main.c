@@ -19,6 +19,7 @@ static const struct {
     {"check", cmd_check, "CI check of PTX files and directories: findings, baselines, SARIF"},
     {"analyze", cmd_analyze, "one report per kernel of a .ptx or .cu file, findings by likely impact"},
     {"regalloc", cmd_regalloc, "divergence-aware register allocation: spill to .local/.shared, rematerialise"},
+    {"spillcost", cmd_spillcost, "spill cost of each regalloc mode across budgets, with ptxas -v as reference"},
 };
 
 static void usage(FILE *o) {
