@@ -96,6 +96,27 @@ static void note(sc_report *r, const char *fmt, ...)
     if (!r->notes[r->nnotes++]) abort();
 }
 
+/* The line of a ptxas log that says why it failed ("fatal" or "error"),
+ * else its last line, into buf. */
+static const char *why_failed(const char *log, char *buf, size_t n)
+{
+    const char *best = NULL, *last = NULL;
+    for (const char *s = log; s && *s;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, s);
+        if (len) last = s;
+        if (!best && (strstr(line, "fatal") || strstr(line, "error"))) best = s;
+        s = e ? e + 1 : s + len;
+    }
+    const char *p = best ? best : last;
+    if (!p) return snprintf(buf, n, "no output"), buf;
+    size_t len = strcspn(p, "\n");
+    snprintf(buf, n, "%.*s", (int)len, p);
+    return buf;
+}
+
 static sc_row *add_row(sc_report *r, const char *file, const char *kernel, unsigned mode, unsigned budget)
 {
     if (r->nrows == r->caprows) {
@@ -179,7 +200,8 @@ static const cache_ent *ptxas_text(ctx *c, cache_ent **cache, size_t *ncache, ch
     fclose(f);
     char *log = NULL;
     e->rc = sc_ptxas_run(c->ptxas, c->ptx, c->cubin, arch, debug, 0, &e->info, &log);
-    if (e->rc) note(c->r, "%s: ptxas failed: %.300s", what, log ? log : "");
+    char why[512];
+    if (e->rc) note(c->r, "%s: ptxas failed: %s", what, why_failed(log, why, sizeof why));
     free(log);
     return e;
 }
@@ -259,7 +281,9 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
         sc_ptxas_info info;
         char *log = NULL;
         if (sc_ptxas_run(c->ptxas, path, c->cubin, arch, debug, r->budgets[bi], &info, &log)) {
-            note(r, "%s ptxas -maxrregcount %u: ptxas failed: %.300s", path, r->budgets[bi], log ? log : "");
+            char why[512];
+            note(r, "%s ptxas -maxrregcount %u: ptxas failed: %s", path, r->budgets[bi],
+                 why_failed(log, why, sizeof why));
         } else {
             attach(r, from, &info);
             if (info.reg_lower_bound > r->budgets[bi])

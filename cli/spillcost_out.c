@@ -359,13 +359,17 @@ int sc_plot(const sc_report *r, const char *gnuplot, const char *path)
     if (r->nbudgets == 1) fprintf(f, ")\nset xrange [%u:%u]\n", r->budgets[0] - 1, r->budgets[0] + 1);
     else fputs(")\n", f);
     fputs("$d << EOD\n", f);
+    bool px_known = false;
     for (unsigned b = 0; b < r->nbudgets; b++) {
         fprintf(f, "%u", r->budgets[b]);
         for (unsigned m = 0; m < SC_NMODES; m++) {
             sc_total s;
             sc_totals(r, m, r->budgets[b], &s);
             if (m < SC_PTXAS) fprintf(f, " %" PRIu64, s.loads_local_w + s.stores_local_w);
-            else if (s.ptxas_known) fprintf(f, " %" PRIu64, s.ptxas_spill_stores + s.ptxas_spill_loads);
+            else if (s.ptxas_known) {
+                fprintf(f, " %" PRIu64, s.ptxas_spill_stores + s.ptxas_spill_loads);
+                px_known = true;
+            }
             else fputs(" ?", f);
         }
         fputc('\n', f);
@@ -373,10 +377,14 @@ int sc_plot(const sc_report *r, const char *gnuplot, const char *path)
     fputs("EOD\n"
           "plot $d using 1:2 with linespoints lw 2 title 'linear', \\\n"
           "     $d using 1:3 with linespoints lw 2 title 'div', \\\n"
-          "     $d using 1:4 with linespoints lw 2 title 'aff', \\\n"
-          "     $d using 1:5 axes x1y2 with linespoints lw 2 dt 2 title 'ptxas (bytes, right axis)'\n"
-          "set output\n",
+          "     $d using 1:4 with linespoints lw 2 title 'aff'",
           f);
+    /* gnuplot rejects a series with no point at all: no ptxas, no line */
+    if (px_known)
+        fputs(", \\\n     $d using 1:5 axes x1y2 with linespoints lw 2 dt 2 "
+              "title 'ptxas -maxrregcount K (bytes, right axis)'",
+              f);
+    fputs("\nset output\n", f);
     int werr = ferror(f);
     if (fclose(f) || werr) {
         fprintf(stderr, "ptxray spillcost: cannot write the gnuplot script\n");
