@@ -93,6 +93,13 @@ typedef struct ra_func_stats {
     uint32_t warps;              /* warps per block the shared area is sized for */
     uint32_t shared_bytes;       /* spill area per block: warps x slot bytes */
     uint32_t static_shared;      /* the kernel's own static .shared bytes */
+    /* The spill loads, stores and rematerialisations above, each weighted
+     * by 10^d where d is the loop depth (cfg loops[].depth) of the block of
+     * the instruction being rewritten, capped at 3: a static estimate of
+     * how often the spill code runs (ptxray spillcost, docs/spillcost.md). */
+    uint64_t loads_local_w, stores_local_w, loads_shared_w, stores_shared_w;
+    uint64_t remat_w;            /* remat and remat_shared together */
+    uint32_t remat_const;        /* of remat, the uses rebuilt as a constant (rule i; the rest are rule iii) */
 } ra_func_stats;
 
 typedef struct ra_stats {

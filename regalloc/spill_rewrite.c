@@ -12,7 +12,19 @@ typedef struct rw {
     const char *local_sym;
     uint32_t base;   /* the warp partition's address, when there are shared slots */
     const char *sq;  /* qualifier of slot accesses: ".relaxed.cta" or ".volatile" */
+    uint64_t weight; /* loop weight of the instruction being rewritten (loop_weight) */
 } rw;
+
+/* 10^depth of the loop nest around block b, depth capped at 3 so that a
+ * deep nest does not drown everything else (docs/spillcost.md). */
+static uint64_t loop_weight(const cfg *g, uint32_t b)
+{
+    if (b == CFG_NONE || b >= g->nblocks || g->blocks[b].loop == CFG_NONE) return 1;
+    uint32_t d = g->loops[g->blocks[b].loop].depth;
+    uint64_t w = 1;
+    for (uint32_t i = 0; i < d && i < 3; i++) w *= 10;
+    return w;
+}
 
 static const char *const coord_sreg[DIV_NCOEF1] = {NULL, "%tid.x", "%tid.y", "%tid.z", "%laneid"};
 
@@ -88,26 +100,33 @@ static void reload(rw *w, uint32_t r, uint32_t t)
     case RA_P_LOCAL:
         ra_edit_emit(w->e, "ld.local.b%u %s, [%s+%u]", bits, tn, w->local_sym, s->slot);
         w->fs->loads_local++;
+        w->fs->loads_local_w += w->weight;
         break;
     case RA_P_SHARED:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
         w->fs->loads_shared++;
+        w->fs->loads_shared_w += w->weight;
         break;
     case RA_P_SHARED_AFFINE:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
         add_coords(w, t, s, bits, +1, true);
         w->fs->loads_shared++;
         w->fs->remat_shared++;
+        w->fs->loads_shared_w += w->weight;
+        w->fs->remat_w += w->weight;
         break;
     case RA_P_CONST:
         ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, wrap(s->coef[0], bits));
         w->fs->remat++;
+        w->fs->remat_const++;
+        w->fs->remat_w += w->weight;
         break;
     case RA_P_AFFINE: {
         int64_t c0 = wrap(s->coef[0], bits);
         if (c0) ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, c0);
         add_coords(w, t, s, bits, +1, c0 != 0);
         w->fs->remat++;
+        w->fs->remat_w += w->weight;
         break;
     }
     default: break;
@@ -126,6 +145,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
     case RA_P_LOCAL:
         ra_edit_emit(w->e, "%sst.local.b%u [%s+%u], %s", guard, bits, w->local_sym, s->slot, tn);
         w->fs->stores_local++;
+        w->fs->stores_local_w += w->weight;
         break;
     case RA_P_SHARED_AFFINE:
         /* only the uniform part goes to memory (rule iv); t dies here */
@@ -135,6 +155,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         ra_edit_emit(w->e, "%sst%s.shared.b%u [%s+%u], %s", guard, w->sq, bits, ra_edit_rname(w->e, w->base), s->slot,
                      tn);
         w->fs->stores_shared++;
+        w->fs->stores_shared_w += w->weight;
         break;
     default: break; /* rematerialised: nothing to keep */
     }
@@ -185,7 +206,7 @@ static void warp_base(rw *w, const char *shared_sym)
 void ra_rewrite(ptx_module *m, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
 {
     const ra_live *L = in->L;
-    rw w = {ra_edit_new(m, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile"};
+    rw w = {ra_edit_new(m, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile", 1};
     if (in->local_bytes) {
         w.local_sym = ra_edit_symbol(w.e, "__ra_local");
         ra_edit_array(w.e, PTX_SP_LOCAL, 8, in->local_bytes, w.local_sym);
@@ -198,6 +219,7 @@ void ra_rewrite(ptx_module *m, ptx_func *fn, const ra_rewrite_in *in, ra_func_st
     for (uint32_t k = 0; k < L->ninst; k++) {
         uint32_t st = L->inst_stmt[k];
         ptx_inst *ins = &fn->stmts[st]->u.inst;
+        w.weight = loop_weight(L->g, L->inst_block[k]);
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
             const ra_occ *o = &L->occ[j];
             if (in->sp[o->reg].place == RA_P_NONE) continue;

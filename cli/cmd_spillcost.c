@@ -1,0 +1,410 @@
+/* ptxray spillcost: the cost of the spill code of each mode of the
+ * register-allocation pass across budgets, with ptxas's view of the result
+ * and plain ptxas -maxrregcount as the reference (docs/spillcost.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "commands.h"
+#include "printer.h"
+#include "spillcost.h"
+#include "toolchain.h"
+
+static void usage(FILE *o)
+{
+    fputs("usage: ptxray spillcost FILE... --budgets K1,K2,... [--arch sm_XX]\n"
+          "                          [--format text|json|csv] [--plot OUT.svg]\n"
+          "Runs the register-allocation pass (ptxray regalloc) in each mode (linear, div,\n"
+          "aff) at each budget on every file and reports, per kernel, the values spilled\n"
+          "and their divergence states, spill loads and stores by space (.shared/.local)\n"
+          "and rematerialisations, both as static counts and weighted by 10^(loop depth,\n"
+          "at most 3), and the shared bytes per block; then what ptxas -v says about the\n"
+          "rewritten code (registers, stack frame, spill bytes, shared memory), and the\n"
+          "same for plain ptxas -maxrregcount K on the original file (mode \"ptxas\").\n"
+          "A summary over all kernels at the smallest budget follows (Sampaio et al.\n"
+          "2013, Fig. 24-26).  docs/spillcost.md.\n"
+          "  --budgets  register budgets in 32-bit units, comma-separated\n"
+          "  --arch     ptxas -arch (default: each file's .target)\n"
+          "  --format   text (default), json or csv (the per-kernel rows only)\n"
+          "  --plot     SVG line chart (gnuplot) of the loop-weighted local-memory spill\n"
+          "             instructions per mode across the budgets, and ptxas's spill bytes\n"
+          "Without ptxas the ptxas columns are \"-\" and a note says so.\n"
+          "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
+          o);
+}
+
+const char *sc_mode_name(unsigned mode)
+{
+    static const char *const n[SC_NMODES] = {"linear", "div", "aff", "ptxas"};
+    return mode < SC_NMODES ? n[mode] : "?";
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "8,16,24": numbers from 1 to 65535 (the limit of regalloc --budget),
+ * sorted, duplicates dropped.  Returns the count, or 0 after a message. */
+static unsigned parse_budgets(const char *s, unsigned **out)
+{
+    size_t cap = strlen(s) / 2 + 1;
+    unsigned *v = malloc(cap * sizeof *v), n = 0;
+    if (!v) abort();
+    const char *p = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        unsigned long x = *p >= '0' && *p <= '9' ? strtoul(p, &end, 10) : 0;
+        if (!x || errno || x > 65535 || (*end && *end != ',')) {
+            fprintf(stderr, "ptxray spillcost: --budgets %s: expected numbers from 1 to 65535 separated by commas\n",
+                    s);
+            free(v);
+            return 0;
+        }
+        v[n++] = (unsigned)x;
+        if (!*end) break;
+        p = end + 1;
+    }
+    qsort(v, n, sizeof *v, cmp_unsigned);
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    *out = v;
+    return k;
+}
+
+static void note(sc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(sc_report *r, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (!strcmp(r->notes[i], buf)) return; /* said once is enough */
+    if (r->nnotes == r->capnotes) {
+        r->capnotes = r->capnotes ? 2 * r->capnotes : 8;
+        r->notes = realloc(r->notes, r->capnotes * sizeof *r->notes);
+        if (!r->notes) abort();
+    }
+    r->notes[r->nnotes] = strdup(buf);
+    if (!r->notes[r->nnotes++]) abort();
+}
+
+/* The line of a ptxas log that says why it failed ("fatal" or "error"),
+ * else its last line, into buf. */
+static const char *why_failed(const char *log, char *buf, size_t n)
+{
+    const char *best = NULL, *last = NULL;
+    for (const char *s = log; s && *s;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, s);
+        if (len) last = s;
+        if (!best && (strstr(line, "fatal") || strstr(line, "error"))) best = s;
+        s = e ? e + 1 : s + len;
+    }
+    const char *p = best ? best : last;
+    if (!p) return snprintf(buf, n, "no output"), buf;
+    size_t len = strcspn(p, "\n");
+    snprintf(buf, n, "%.*s", (int)len, p);
+    return buf;
+}
+
+static sc_row *add_row(sc_report *r, const char *file, const char *kernel, unsigned mode, unsigned budget)
+{
+    if (r->nrows == r->caprows) {
+        r->caprows = r->caprows ? 2 * r->caprows : 64;
+        r->rows = realloc(r->rows, r->caprows * sizeof *r->rows);
+        if (!r->rows) abort();
+    }
+    sc_row *w = &r->rows[r->nrows++];
+    memset(w, 0, sizeof *w);
+    w->file = file;
+    w->kernel = strdup(kernel);
+    if (!w->kernel) abort();
+    w->mode = mode;
+    w->budget = budget;
+    return w;
+}
+
+/* Functions with a body in module order: ra_run fills its stats in this
+ * order, and ra_func_stats.name may be cut short for long C++ names. */
+static char **body_names(const ptx_module *m, uint32_t *n)
+{
+    char **v = calloc(m->nfuncs + 1, sizeof *v);
+    if (!v) abort();
+    *n = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = m->funcs[i];
+        if (!f->has_body) continue;
+        v[*n] = malloc(f->name.n + 1);
+        if (!v[*n]) abort();
+        memcpy(v[*n], f->name.p, f->name.n);
+        v[(*n)++][f->name.n] = 0;
+    }
+    return v;
+}
+
+typedef struct ctx {
+    sc_report *r;
+    const char *ptxas;   /* NULL: no ptxas */
+    char ptx[600], cubin[600];
+} ctx;
+
+/* ptxas -v on the text, with a cache per file: outputs where nothing
+ * spilled are the same in every mode. */
+typedef struct cache_ent {
+    char *text;
+    int rc;
+    sc_ptxas_info info;
+} cache_ent;
+
+static void attach(sc_report *r, size_t from, const sc_ptxas_info *info)
+{
+    for (size_t i = from; i < r->nrows; i++) {
+        const sc_ptxas_func *f = sc_ptxas_find(info, r->rows[i].kernel);
+        if (!f || !f->has_used) continue;
+        r->rows[i].have_ptxas = true;
+        r->rows[i].px = *f;
+        r->rows[i].px.name = NULL;
+    }
+}
+
+static const cache_ent *ptxas_text(ctx *c, cache_ent **cache, size_t *ncache, char *text, size_t len,
+                                   const char *arch, bool debug, const char *what)
+{
+    for (size_t i = 0; i < *ncache; i++)
+        if (!strcmp((*cache)[i].text, text)) {
+            free(text);
+            return &(*cache)[i];
+        }
+    *cache = realloc(*cache, (*ncache + 1) * sizeof **cache);
+    if (!*cache) abort();
+    cache_ent *e = &(*cache)[(*ncache)++];
+    e->text = text;
+    FILE *f = fopen(c->ptx, "w");
+    if (!f || fwrite(text, 1, len, f) != len) {
+        if (f) fclose(f);
+        note(c->r, "%s: could not write %s for ptxas", what, c->ptx);
+        e->rc = -1;
+        memset(&e->info, 0, sizeof e->info);
+        return e;
+    }
+    fclose(f);
+    char *log = NULL;
+    e->rc = sc_ptxas_run(c->ptxas, c->ptx, c->cubin, arch, debug, 0, &e->info, &log);
+    char why[512];
+    if (e->rc) note(c->r, "%s: ptxas failed: %s", what, why_failed(log, why, sizeof why));
+    free(log);
+    return e;
+}
+
+static char *print_text(const ptx_module *m, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f) abort();
+    ptx_print_module(f, m);
+    fclose(f);
+    return buf;
+}
+
+static int one_file(ctx *c, const char *path, const char *arch_opt)
+{
+    sc_report *r = c->r;
+    ptx_module *m0 = cli_load(path, 0);
+    if (!m0) return -1;
+    char arch[32] = "";
+    if (arch_opt) snprintf(arch, sizeof arch, "%s", arch_opt);
+    else if (tc_target_arch(m0, arch, sizeof arch)) note(r, "%s: no sm_ target and no --arch: ptxas not run", path);
+    bool debug = tc_target_debug(m0);
+    uint32_t nb;
+    char **names = body_names(m0, &nb);
+    ptx_module_free(m0);
+    bool run_px = c->ptxas && arch[0];
+    cache_ent *cache = NULL;
+    size_t ncache = 0;
+    int rc = 0;
+    static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
+    for (unsigned mi = 0; mi < 3 && !rc; mi++)
+        for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
+            /* a fresh parse each time: ra_run rewrites the module in place */
+            ptx_module *m = cli_load(path, 1);
+            if (!m) { rc = -1; break; }
+            ra_options o;
+            memset(&o, 0, sizeof o);
+            o.mode = modes[mi];
+            o.budget = r->budgets[bi];
+            ra_stats st;
+            ptx_diags d;
+            ptx_diags_init(&d);
+            if (ra_run(m, &o, &st, &d)) {
+                ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+                rc = -1;
+            } else {
+                size_t from = r->nrows;
+                for (uint32_t k = 0; k < st.nfuncs && k < nb; k++) {
+                    if (!st.funcs[k].is_entry) continue;
+                    sc_row *w = add_row(r, path, names[k], mi, o.budget);
+                    w->fs = st.funcs[k];
+                }
+                if (run_px) {
+                    size_t len;
+                    char *text = print_text(m, &len), what[700];
+                    snprintf(what, sizeof what, "%s %s K=%u", path, ra_mode_name(o.mode), o.budget);
+                    const cache_ent *e = ptxas_text(c, &cache, &ncache, text, len, arch, debug, what);
+                    if (!e->rc) attach(r, from, &e->info);
+                }
+            }
+            ra_stats_free(&st);
+            ptx_diags_free(&d);
+            ptx_module_free(m);
+        }
+    /* the reference: ptxas's own allocator held to K on the original */
+    for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
+        size_t from = r->nrows;
+        for (uint32_t k = 0; k < nb; k++) {
+            /* the rows of the pass name the kernels (entries) */
+            bool entry = false;
+            for (size_t i = 0; i < from && !entry; i++)
+                entry = r->rows[i].file == path && !strcmp(r->rows[i].kernel, names[k]);
+            if (entry) add_row(r, path, names[k], SC_PTXAS, r->budgets[bi]);
+        }
+        if (!run_px) continue;
+        sc_ptxas_info info;
+        char *log = NULL;
+        if (sc_ptxas_run(c->ptxas, path, c->cubin, arch, debug, r->budgets[bi], &info, &log)) {
+            char why[512];
+            note(r, "%s ptxas -maxrregcount %u: ptxas failed: %s", path, r->budgets[bi],
+                 why_failed(log, why, sizeof why));
+        } else {
+            attach(r, from, &info);
+            if (info.reg_lower_bound > r->budgets[bi])
+                note(r, "ptxas -arch=%s raises -maxrregcount %u to its lower bound of %u", arch, r->budgets[bi],
+                     info.reg_lower_bound);
+            sc_ptxas_free(&info);
+        }
+        free(log);
+    }
+    for (size_t i = 0; i < ncache; i++) {
+        free(cache[i].text);
+        sc_ptxas_free(&cache[i].info);
+    }
+    free(cache);
+    for (uint32_t k = 0; k < nb; k++) free(names[k]);
+    free(names);
+    return rc;
+}
+
+static void report_free(sc_report *r)
+{
+    for (size_t i = 0; i < r->nrows; i++) free(r->rows[i].kernel);
+    free(r->rows);
+    for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i]);
+    free(r->notes);
+    free(r->budgets);
+}
+
+int cmd_spillcost(int argc, char **argv)
+{
+    static const struct option opts[] = {{"budgets", required_argument, 0, 'b'},
+                                         {"arch", required_argument, 0, 'a'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"plot", required_argument, 0, 'p'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    sc_report r;
+    memset(&r, 0, sizeof r);
+    const char *arch = NULL, *plot = NULL;
+    enum sc_format fmt = SC_TEXT;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "b:a:f:p:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            free(r.budgets);
+            r.budgets = NULL;
+            if (!(r.nbudgets = parse_budgets(optarg, &r.budgets))) return 2;
+            break;
+        case 'a':
+            if (strncmp(optarg, "sm_", 3) || !optarg[3] || strlen(optarg) > 16) {
+                fprintf(stderr, "ptxray spillcost: --arch %s: expected sm_XX\n", optarg);
+                free(r.budgets);
+                return 2;
+            }
+            arch = optarg;
+            break;
+        case 'f':
+            if (!strcmp(optarg, "text")) fmt = SC_TEXT;
+            else if (!strcmp(optarg, "json")) fmt = SC_JSON;
+            else if (!strcmp(optarg, "csv")) fmt = SC_CSV;
+            else {
+                fprintf(stderr, "ptxray spillcost: --format %s: expected text, json or csv\n", optarg);
+                free(r.budgets);
+                return 2;
+            }
+            break;
+        case 'p': plot = optarg; break;
+        case 'h': usage(stdout); free(r.budgets); return 0;
+        default: usage(stderr); free(r.budgets); return 2;
+        }
+    }
+    if (optind >= argc || !r.nbudgets) {
+        if (optind < argc) fputs("ptxray spillcost: --budgets is required\n", stderr);
+        usage(stderr);
+        free(r.budgets);
+        return 2;
+    }
+    for (int i = optind; i < argc; i++)
+        if (!strcmp(argv[i], "-")) {
+            /* every mode and budget parses the file again, and ptxas reads it */
+            fputs("ptxray spillcost: reading standard input is not supported: name a file\n", stderr);
+            free(r.budgets);
+            return 2;
+        }
+    /* before any work: a plot that cannot be drawn is a usage error */
+    const char *gnuplot = NULL;
+    if (plot && !(gnuplot = sc_find_gnuplot())) {
+        fprintf(stderr, "ptxray spillcost: --plot needs gnuplot, which was not found ($GNUPLOT or PATH; "
+                        "Debian: apt-get install gnuplot-nox)\n");
+        free(r.budgets);
+        return 2;
+    }
+    ctx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.r = &r;
+    cx.ptxas = tc_find_ptxas();
+    r.have_ptxas = cx.ptxas != NULL;
+    char tmp[] = "/tmp/ptxray-spillcostXXXXXX";
+    if (cx.ptxas && !mkdtemp(tmp)) {
+        note(&r, "could not create a temporary directory: ptxas not run");
+        cx.ptxas = NULL;
+    }
+    if (!r.have_ptxas) note(&r, "ptxas not found ($PTXAS, PATH, /usr/local/cuda/bin): the ptxas columns are \"-\"");
+    if (cx.ptxas) {
+        snprintf(cx.ptx, sizeof cx.ptx, "%s/x.ptx", tmp);
+        snprintf(cx.cubin, sizeof cx.cubin, "%s/x.cubin", tmp);
+    }
+    int rc = 0;
+    for (int i = optind; i < argc && !rc; i++)
+        if (one_file(&cx, argv[i], arch)) rc = 2;
+    if (cx.ptxas) {
+        unlink(cx.ptx);
+        unlink(cx.cubin);
+        rmdir(tmp);
+    }
+    if (!rc && plot && sc_plot(&r, gnuplot, plot)) rc = 2;
+    if (!rc) {
+        sc_print(stdout, &r, fmt);
+        if (fflush(stdout)) rc = 2;
+    }
+    report_free(&r);
+    return rc;
+}

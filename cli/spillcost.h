@@ -1,0 +1,60 @@
+/* ptxray spillcost: the data it collects and the reports it writes
+ * (docs/spillcost.md).  cmd_spillcost.c runs the pass and ptxas and fills
+ * sc_report; spillcost_out.c prints it and draws the plot. */
+#ifndef PTXRAY_SPILLCOST_H
+#define PTXRAY_SPILLCOST_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "regalloc.h"
+#include "spillcost_ptxas.h"
+
+/* The three modes of the pass, then plain ptxas -maxrregcount K on the
+ * original file (the reference row). */
+enum { SC_LINEAR, SC_DIV, SC_AFF, SC_PTXAS, SC_NMODES };
+
+typedef struct sc_row {
+    const char *file;      /* as given */
+    char *kernel;          /* malloc'd */
+    unsigned mode;         /* SC_* */
+    unsigned budget;
+    ra_func_stats fs;      /* zero for SC_PTXAS */
+    bool have_ptxas;
+    sc_ptxas_func px;      /* px.name not owned */
+} sc_row;
+
+typedef struct sc_report {
+    unsigned nbudgets;
+    unsigned *budgets;     /* ascending, distinct */
+    size_t nrows, caprows;
+    sc_row *rows;          /* file, mode (linear, div, aff, ptxas), budget, kernel order */
+    size_t nnotes, capnotes;
+    char **notes;
+    bool have_ptxas;
+} sc_report;
+
+const char *sc_mode_name(unsigned mode);
+
+/* Sums over the kernels of one mode at one budget. */
+typedef struct sc_total {
+    uint64_t spilled, state[3], place[RA_P__COUNT];
+    uint64_t loads_local, stores_local, loads_shared, stores_shared, remat, remat_const, remat_shared;
+    uint64_t loads_local_w, stores_local_w, loads_shared_w, stores_shared_w, remat_w;
+    uint64_t shared_bytes;
+    uint64_t ptxas_spill_stores, ptxas_spill_loads; /* bytes, over the kernels ptxas reported */
+    uint32_t ptxas_known;                           /* kernels ptxas reported */
+} sc_total;
+
+void sc_totals(const sc_report *r, unsigned mode, unsigned budget, sc_total *t);
+
+enum sc_format { SC_TEXT, SC_JSON, SC_CSV };
+void sc_print(FILE *o, const sc_report *r, enum sc_format f);
+
+/* gnuplot: $GNUPLOT, then PATH; NULL if none is executable. */
+const char *sc_find_gnuplot(void);
+/* Writes the SVG line chart to path atomically (temporary name in the same
+ * directory, renamed when gnuplot succeeded).  Returns 0, or -1 with a
+ * message on stderr and nothing left behind. */
+int sc_plot(const sc_report *r, const char *gnuplot, const char *path);
+
+#endif
