@@ -371,7 +371,7 @@ int cmd_spillcost(int argc, char **argv)
         }
     /* before any work: a plot that cannot be drawn is a usage error */
     const char *gnuplot = NULL;
-    if (plot && !(gnuplot = sc_find_gnuplot())) {
+    if (plot && !(gnuplot = tc_find_gnuplot())) {
         fprintf(stderr, "ptxray spillcost: --plot needs gnuplot, which was not found ($GNUPLOT or PATH; "
                         "Debian: apt-get install gnuplot-nox)\n");
         free(r.budgets);

@@ -50,8 +50,6 @@ void sc_totals(const sc_report *r, unsigned mode, unsigned budget, sc_total *t);
 enum sc_format { SC_TEXT, SC_JSON, SC_CSV };
 void sc_print(FILE *o, const sc_report *r, enum sc_format f);
 
-/* gnuplot: $GNUPLOT, then PATH; NULL if none is executable. */
-const char *sc_find_gnuplot(void);
 /* Writes the SVG line chart to path atomically (temporary name in the same
  * directory, renamed when gnuplot succeeded).  Returns 0, or -1 with a
  * message on stderr and nothing left behind. */

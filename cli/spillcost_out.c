@@ -286,32 +286,6 @@ void sc_print(FILE *o, const sc_report *r, enum sc_format f)
     else print_text(o, r);
 }
 
-static int is_exec(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
-}
-
-const char *sc_find_gnuplot(void)
-{
-    static char found[4096];
-    const char *env = getenv("GNUPLOT");
-    if (env && *env) return is_exec(env) ? env : NULL;
-    const char *p = getenv("PATH");
-    while (p && *p) {
-        const char *e = strchr(p, ':');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n && n + sizeof "/gnuplot" < sizeof found) {
-            memcpy(found, p, n);
-            memcpy(found + n, "/gnuplot", sizeof "/gnuplot");
-            if (is_exec(found)) return found;
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return NULL;
-}
-
 /* A gnuplot single-quoted string: '' stands for a quote. */
 static void gp_quoted(FILE *f, const char *s)
 {

@@ -45,6 +45,11 @@ const char *tc_find_ptxas(void) {
     return find_tool("ptxas", "PTXAS", found, sizeof found);
 }
 
+const char *tc_find_gnuplot(void) {
+    static char found[4096];
+    return find_tool("gnuplot", "GNUPLOT", found, sizeof found);
+}
+
 const char *tc_find_nvcc(void) {
     static char found[4096];
     return find_tool("nvcc", "NVCC", found, sizeof found);

@@ -8,6 +8,7 @@
 const char *tc_find_ptxas(void);
 /* The same for nvcc ($NVCC first). */
 const char *tc_find_nvcc(void);
+const char *tc_find_gnuplot(void); /* $GNUPLOT, then PATH: for spillcost --plot */
 
 /* Runs argv (argv[0] a path) with stdout/stderr captured into *log (malloc'd,
  * NUL-terminated, may be NULL).  Returns the exit status, or -1 if it could
