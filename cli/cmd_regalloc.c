@@ -168,6 +168,7 @@ int cmd_regalloc(int argc, char **argv)
     ptx_diags d;
     ptx_diags_init(&d);
     ra_stats st;
+    o.measure_after = !quiet; /* the summary prints it */
     if (ra_run(m, &o, &st, &d)) {
         ptx_diags_print(&d, shown, m->src, m->src_len, stderr);
         ptx_diags_free(&d);

@@ -28,8 +28,11 @@ const char *ra_why_name(enum ra_why w)
 
 static void func_line(FILE *o, const ra_func_stats *f, const ra_stats *s)
 {
-    fprintf(o, "  %s: pressure %u -> %u units (.pred %u)", f->name, f->pressure_before, f->pressure_after,
-            f->pred_before);
+    if (f->pressure_after == RA_NOT_MEASURED)
+        fprintf(o, "  %s: pressure %u -> (not measured) units (.pred %u)", f->name, f->pressure_before, f->pred_before);
+    else
+        fprintf(o, "  %s: pressure %u -> %u units (.pred %u)", f->name, f->pressure_before, f->pressure_after,
+                f->pred_before);
     if (f->budget_used != s->budget) fprintf(o, ", scan budget %u", f->budget_used);
     if (!f->spilled) {
         fputs(": nothing spilled\n", o);

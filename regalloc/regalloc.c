@@ -159,30 +159,23 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     memset(st, 0, sizeof *st);
     st->mode = o->mode;
     st->budget = o->budget;
-    /* every CFG first, so that bad input changes nothing */
-    prog *all = prog_build(m, PROG_CFG, o->only, d);
-    if (!all) return -1;
-    uint32_t n = all->nfuncs;
-    prog_free(all);
+    /* every function's CFG, SSA and GSA first, so that bad input changes
+     * nothing; each function's are built from its own statements only, so
+     * rewriting one leaves the others' valid */
+    prog *p = prog_build(m, PROG_GSA, o->only, d);
+    if (!p) return -1;
     bool strong = strong_ok(m);
-    st->funcs = calloc(n + 1, sizeof *st->funcs);
+    st->funcs = calloc(p->nfuncs + 1, sizeof *st->funcs);
     if (!st->funcs) abort();
-    /* one function at a time: its GSA and analyses are freed before the next */
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
-        ptx_func *fn = m->funcs[i];
-        if (!fn->has_body || (o->only && !ptx_str_eq(fn->name, o->only)) || st->nfuncs == n) continue;
-        char name[1024];
-        snprintf(name, sizeof name, "%.*s", (int)fn->name.n, fn->name.p);
-        prog *p = prog_build(m, PROG_GSA, name, d);
-        if (!p) abort(); /* it was built above */
-        for (uint32_t k = 0; k < p->nfuncs; k++)
-            if (p->funcs[k].fn == fn) {
-                ra_func_stats *fs = &st->funcs[st->nfuncs++];
-                alloc_func(m, &p->funcs[k], o, strong, fs, d);
-                if (fs->spilled) measure_after(fs, fn);
-            }
-        prog_free(p);
+    for (uint32_t k = 0; k < p->nfuncs; k++) {
+        ra_func_stats *fs = &st->funcs[st->nfuncs++];
+        alloc_func(m, &p->funcs[k], o, strong, fs, d);
+        if (fs->spilled) {
+            if (o->measure_after) measure_after(fs, p->funcs[k].fn);
+            else fs->pressure_after = fs->pred_after = RA_NOT_MEASURED;
+        }
     }
+    prog_free(p);
     return 0;
 }
 

@@ -69,7 +69,15 @@ typedef struct ra_options {
      * chosen by the scan and stay in registers.  For --target-regs, where
      * ptxas's own allocator does the rest (docs/regalloc.md). */
     bool only_nonlocal;
+    /* Measure pressure_after/pred_after again by liveness on the rewritten
+     * code (a second CFG and liveness per function that spilled).  Off:
+     * they are RA_NOT_MEASURED where something was spilled.  The summary
+     * of `ptxray regalloc` and the tests ask for it; the benchmark and the
+     * nvcc/--target-regs paths do not. */
+    bool measure_after;
 } ra_options;
+
+#define RA_NOT_MEASURED UINT32_MAX
 
 /* What the pass did to one function (the spill-cost tools build on it). */
 typedef struct ra_func_stats {
@@ -77,7 +85,8 @@ typedef struct ra_func_stats {
     bool is_entry;
     /* register pressure, max over instructions, in 32-bit units (gpr) and
      * predicates, before and after the rewrite (after: measured again by
-     * liveness on the rewritten code) */
+     * liveness on the rewritten code; RA_NOT_MEASURED when spilling and
+     * ra_options.measure_after was off) */
     uint32_t pressure_before, pred_before, pressure_after, pred_after;
     uint32_t budget_used;     /* K minus the units the spill code reserves (shared base, thread coordinate) */
     uint32_t over_budget;     /* instructions whose own operands and unspillable values exceed the budget */

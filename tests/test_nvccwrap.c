@@ -298,6 +298,7 @@ Test(nvccwrap, only_nonlocal_never_spills_to_local, .timeout = 300)
         o.budget = 8;
         o.mode = RA_MODE_AFF;
         o.only_nonlocal = true;
+        o.measure_after = true;
         ra_stats st;
         cr_assert_eq(ra_run(m, &o, &st, &d), 0, "%s", files[i]);
         for (uint32_t k = 0; k < st.nfuncs; k++) {

@@ -42,6 +42,7 @@ static char *rewrite(const char *path, enum ra_mode mode, unsigned budget, ra_st
     memset(&o, 0, sizeof o);
     o.mode = mode;
     o.budget = budget;
+    o.measure_after = true;
     ptx_diags d;
     ptx_diags_init(&d);
     int rc = ra_run(m, &o, st, &d);
