@@ -8,6 +8,8 @@
 typedef struct pending {
     uint32_t stmt; /* anchor, or RA_EDIT_START */
     uint8_t after;
+    uint32_t line; /* which distinct template it is */
+    uint32_t args; /* its registers: args[args ..], placeholder k at args + k */
 } pending;
 
 typedef struct newvar {
@@ -29,8 +31,21 @@ struct ra_edit {
     uint32_t cap_regs;
     pending *p;
     uint32_t np, capp;
+    /* The distinct instruction templates, each parsed once: a line with
+     * its registers replaced by placeholders %P<k> (k: order of first
+     * appearance), then \x01 and each placeholder's type + 1.  Spill code
+     * repeats few shapes (a reload from one slot into a fresh temporary),
+     * so the scratch parse reads each shape once and the copies patch in
+     * the registers. */
+    uint32_t *args;
+    uint32_t nargs, capargs;
     char *text;
     size_t tlen, tcap;
+    uint32_t nlines, caplines;
+    size_t *line_off;   /* per distinct line: offset in text (after the tab) */
+    uint32_t *line_len; /* ... and length, without the newline */
+    uint32_t *hash;     /* open addressing: line index + 1, 0 empty */
+    uint32_t hcap;
     newvar vars[4];
     uint32_t nvars;
     char *syms[4];
@@ -175,6 +190,54 @@ static void put_text(ra_edit *e, const char *s, size_t n)
     e->text[e->tlen] = 0;
 }
 
+static uint32_t hash_line(const char *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
+    return h;
+}
+
+/* The index of line p[0..n) among the distinct lines, added if new. */
+static uint32_t intern_line(ra_edit *e, const char *p, size_t n)
+{
+    if ((e->nlines + 1) * 2 > e->hcap) {
+        uint32_t cap = e->hcap ? e->hcap * 2 : 256;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h) abort();
+        for (uint32_t i = 0; i < e->nlines; i++) {
+            uint32_t j = hash_line(e->text + e->line_off[i], e->line_len[i]) & (cap - 1);
+            while (h[j]) j = (j + 1) & (cap - 1);
+            h[j] = i + 1;
+        }
+        free(e->hash);
+        e->hash = h;
+        e->hcap = cap;
+    }
+    uint32_t j = hash_line(p, n) & (e->hcap - 1);
+    for (; e->hash[j]; j = (j + 1) & (e->hcap - 1)) {
+        uint32_t i = e->hash[j] - 1;
+        if (e->line_len[i] == n && !memcmp(e->text + e->line_off[i], p, n)) return i;
+    }
+    if (e->nlines == e->caplines) {
+        e->caplines = e->caplines ? e->caplines * 2 : 256;
+        e->line_off = xrealloc(e->line_off, e->caplines * sizeof *e->line_off);
+        e->line_len = xrealloc(e->line_len, e->caplines * sizeof *e->line_len);
+    }
+    uint32_t i = e->nlines++;
+    put_text(e, "\t", 1);
+    e->line_off[i] = e->tlen;
+    e->line_len[i] = (uint32_t)n;
+    put_text(e, p, n);
+    put_text(e, "\n", 1);
+    e->hash[j] = i + 1;
+    return i;
+}
+
+static unsigned reg_type(const ra_edit *e, uint32_t r)
+{
+    return r < e->old_nregs ? e->fn->regs[r].type : e->rtype[r - e->old_nregs];
+}
+
 void ra_edit_emit(ra_edit *e, const char *fmt, ...)
 {
     char buf[512];
@@ -182,16 +245,38 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) abort();
+    if (n < 0 || (size_t)n >= sizeof buf - 1) abort();
+    if (n == 0 || buf[n - 1] != ';') buf[n++] = ';', buf[n] = 0;
     if (e->np == e->capp) {
         e->capp = e->capp ? e->capp * 2 : 256;
         e->p = xrealloc(e->p, e->capp * sizeof *e->p);
     }
-    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after};
-    put_text(e, "\t", 1);
-    put_text(e, buf, (size_t)n);
-    if (n == 0 || buf[n - 1] != ';') put_text(e, ";", 1);
-    put_text(e, "\n", 1);
+    /* the template: registers %x<r> become placeholders */
+    char key[1024];
+    size_t kn = 0;
+    uint32_t a0 = e->nargs, na = 0;
+    for (int i = 0; i < n;) {
+        if (buf[i] == '%' && buf[i + 1] == 'x' && buf[i + 2] >= '0' && buf[i + 2] <= '9') {
+            uint32_t r = 0;
+            for (i += 2; buf[i] >= '0' && buf[i] <= '9'; i++) r = r * 10 + (uint32_t)(buf[i] - '0');
+            uint32_t k = 0;
+            while (k < na && e->args[a0 + k] != r) k++;
+            if (k == na) {
+                if (e->nargs == e->capargs) {
+                    e->capargs = e->capargs ? e->capargs * 2 : 256;
+                    e->args = xrealloc(e->args, e->capargs * sizeof *e->args);
+                }
+                e->args[e->nargs++] = r;
+                na++;
+            }
+            kn += (size_t)snprintf(key + kn, sizeof key - kn, "%%P%u", k);
+        } else
+            key[kn++] = buf[i++];
+        if (kn + 16 >= sizeof key) abort();
+    }
+    key[kn++] = '\x01';
+    for (uint32_t k = 0; k < na; k++) key[kn++] = (char)(reg_type(e, e->args[a0 + k]) + 1);
+    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, intern_line(e, key, kn), a0};
 }
 
 uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
@@ -200,26 +285,30 @@ uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
 
 static const char *adup(ra_edit *e, const char *s, size_t n) { return arena_strndup(&e->m->arena, s, n); }
 
-static uint32_t map_reg(const ptx_func *mf, uint32_t n)
+/* Scratch register %t<template>_<k>: the pending's placeholder k. */
+static uint32_t map_reg(const ptx_func *mf, uint32_t n, const uint32_t *args)
 {
     ptx_str name = mf->regs[n].name;
-    if (name.n < 3 || name.p[0] != '%' || name.p[1] != 'x') abort();
-    uint32_t r = 0;
-    for (uint32_t i = 2; i < name.n; i++) r = r * 10 + (uint32_t)(name.p[i] - '0');
-    return r;
+    if (name.n < 4 || name.p[0] != '%' || name.p[1] != 't') abort();
+    uint32_t i = 2;
+    while (i < name.n && name.p[i] != '_') i++;
+    if (i + 1 >= name.n) abort();
+    uint32_t k = 0;
+    for (i++; i < name.n; i++) k = k * 10 + (uint32_t)(name.p[i] - '0');
+    return args[k];
 }
 
-static void copy_opd(ra_edit *e, const ptx_func *mf, ptx_operand *d, const ptx_operand *s)
+static void copy_opd(ra_edit *e, const ptx_func *mf, const uint32_t *args, ptx_operand *d, const ptx_operand *s)
 {
     *d = *s;
     switch (s->kind) {
-    case PTX_O_REG: d->n = map_reg(mf, s->n); break;
+    case PTX_O_REG: d->n = map_reg(mf, s->n, args); break;
     case PTX_O_SREG: d->p.text = NULL; break; /* printed from the register table */
     case PTX_O_IMM: case PTX_O_SYM: d->p.text = adup(e, s->p.text, s->n); break;
     case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST: {
         uint32_t n = s->kind == PTX_O_PAIR ? 2 : s->n;
         d->p.elems = ARENA_NEWN(&e->m->arena, ptx_operand, n);
-        for (uint32_t i = 0; i < n; i++) copy_opd(e, mf, &d->p.elems[i], &s->p.elems[i]);
+        for (uint32_t i = 0; i < n; i++) copy_opd(e, mf, args, &d->p.elems[i], &s->p.elems[i]);
         break;
     }
     case PTX_O_SINK: break;
@@ -236,15 +325,27 @@ static ptx_module *parse_scratch(ra_edit *e)
     FILE *f = open_memstream(&buf, &len);
     if (!f) abort();
     fputs(".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n", f);
-    for (uint32_t r = 0; r < e->cap_regs; r++) {
-        if (!e->mentioned[r]) continue;
-        unsigned t = r < e->old_nregs ? e->fn->regs[r].type : e->rtype[r - e->old_nregs];
-        fprintf(f, "\t.reg .%s %%x%u;\n", type_word(t), r);
+    for (uint32_t t = 0; t < e->nlines; t++) {
+        const char *l = e->text + e->line_off[t], *sep = memchr(l, '\x01', e->line_len[t]);
+        for (const char *q = sep + 1; q < l + e->line_len[t]; q++)
+            fprintf(f, "\t.reg .%s %%t%u_%u;\n", type_word((unsigned)(uint8_t)*q - 1), t, (unsigned)(q - sep - 1));
     }
     for (uint32_t i = 0; i < e->nvars; i++)
         fprintf(f, "\t%s .align %u .b8 %s[%u];\n", ptx_space_name(e->vars[i].space), e->vars[i].align,
                 e->vars[i].name, e->vars[i].bytes);
-    if (e->tlen) fwrite(e->text, 1, e->tlen, f);
+    for (uint32_t t = 0; t < e->nlines; t++) {
+        const char *l = e->text + e->line_off[t], *end = memchr(l, '\x01', e->line_len[t]);
+        fputc('\t', f);
+        for (const char *q = l; q < end;) {
+            if (q[0] == '%' && q + 1 < end && q[1] == 'P') {
+                unsigned k = 0;
+                for (q += 2; q < end && *q >= '0' && *q <= '9'; q++) k = k * 10 + (unsigned)(*q - '0');
+                fprintf(f, "%%t%u_%u", t, k);
+            } else
+                fputc(*q++, f);
+        }
+        fputc('\n', f);
+    }
     fputs("}\n", f);
     fclose(f);
     ptx_diags d;
@@ -331,12 +432,18 @@ void ra_edit_commit(ra_edit *e)
     ptx_module *mm = parse_scratch(e);
     const ptx_func *mf = mm->funcs[0];
     ptx_stmt **made = calloc(e->np + 1, sizeof *made);
-    if (!made) abort();
-    uint32_t k = 0, start = body_start(fn);
+    const ptx_stmt **parsed = calloc(e->nlines + 1, sizeof *parsed);
+    if (!made || !parsed) abort();
+    uint32_t nparsed = 0, start = body_start(fn);
     for (uint32_t s = 0; s < mf->nstmts; s++) {
-        const ptx_stmt *st = mf->stmts[s];
-        if (st->kind != PTX_S_INST) continue;
-        if (k == e->np) abort();
+        if (mf->stmts[s]->kind != PTX_S_INST) continue;
+        if (nparsed == e->nlines) abort();
+        parsed[nparsed++] = mf->stmts[s];
+    }
+    if (nparsed != e->nlines) abort();
+    uint32_t k = 0;
+    for (; k < e->np; k++) {
+        const ptx_stmt *st = parsed[e->p[k].line];
         uint32_t anchor = e->p[k].stmt == RA_EDIT_START ? start : e->p[k].stmt;
         ptx_loc loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
         ptx_stmt *ns = ARENA_NEW(a, ptx_stmt);
@@ -345,12 +452,13 @@ void ra_edit_commit(ra_edit *e)
         ptx_inst *in = &ns->u.inst;
         *in = st->u.inst;
         in->opcode = adup(e, st->u.inst.opcode, st->u.inst.opcode_len);
-        if (in->has_guard) in->guard = map_reg(mf, st->u.inst.guard);
+        const uint32_t *args = e->args + e->p[k].args;
+        if (in->has_guard) in->guard = map_reg(mf, st->u.inst.guard, args);
         in->opd = ARENA_NEWN(a, ptx_operand, in->nopd ? in->nopd : 1);
-        for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, mf, &in->opd[i], &st->u.inst.opd[i]);
-        made[k++] = ns;
+        for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, mf, args, &in->opd[i], &st->u.inst.opd[i]);
+        made[k] = ns;
     }
-    if (k != e->np) abort();
+    free(parsed);
 
     ptx_loc top = fn->nstmts ? fn->stmts[0]->loc : fn->loc;
     ptx_stmt *decls[PTX_T__COUNT + 8];
@@ -402,5 +510,9 @@ void ra_edit_commit(ra_edit *e)
     free(e->rtype);
     free(e->p);
     free(e->text);
+    free(e->args);
+    free(e->line_off);
+    free(e->line_len);
+    free(e->hash);
     free(e);
 }
