@@ -8,12 +8,17 @@
  * lanes.  Weak loads are not here: for the two groups to load different
  * values, something must write the location in between without
  * synchronisation, a data race in the program itself. */
-static bool unstable_source(const ptx_inst *in)
+static bool unstable_source(const ptx_inst *in, const uint32_t *sem_flags, uint32_t stmt)
 {
-    ptx_inst_sem sem;
-    ptx_inst_semantics(in, &sem);
-    if (sem.flags & (PTX_SEM_ATOMIC | PTX_SEM_UNKNOWN)) return true;
-    if ((sem.flags & PTX_SEM_LOAD) && (sem.flags & PTX_SEM_ORDERED)) return true;
+    uint32_t flags;
+    if (sem_flags) flags = sem_flags[stmt];
+    else {
+        ptx_inst_sem sem;
+        ptx_inst_semantics(in, &sem);
+        flags = sem.flags;
+    }
+    if (flags & (PTX_SEM_ATOMIC | PTX_SEM_UNKNOWN)) return true;
+    if ((flags & PTX_SEM_LOAD) && (flags & PTX_SEM_ORDERED)) return true;
     return in->op == PTX_OPC_ACTIVEMASK;
 }
 
@@ -51,7 +56,9 @@ static bool node_unstable(const prog_func *pf, uint32_t k, const uint8_t *u)
     return false;
 }
 
-uint8_t *ra_unstable_values(const prog_func *pf, arena *a)
+uint8_t *ra_unstable_values(const prog_func *pf, arena *a) { return ra_unstable_values_sem(pf, NULL, a); }
+
+uint8_t *ra_unstable_values_sem(const prog_func *pf, const uint32_t *sem_flags, arena *a)
 {
     const ssa_func *s = pf->ssa;
     const ptx_func *fn = pf->fn;
@@ -59,7 +66,7 @@ uint8_t *ra_unstable_values(const prog_func *pf, arena *a)
     for (uint32_t v = 0; v < s->nvalues; v++) {
         const ssa_value *x = &s->values[v];
         if (x->kind == SSA_V_SREG) u[v] = unstable_sreg(x->reg);
-        else if (x->kind == SSA_V_INST) u[v] = unstable_source(&fn->stmts[x->stmt]->u.inst);
+        else if (x->kind == SSA_V_INST) u[v] = unstable_source(&fn->stmts[x->stmt]->u.inst, sem_flags, x->stmt);
     }
     /* forward to a fixed point through operands, guards, kept old values
      * and the arguments and gates of phi/eta functions */

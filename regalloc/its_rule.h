@@ -21,6 +21,9 @@
 
 /* Per SSA value: 1 when it is not stable (condition 4). */
 uint8_t *ra_unstable_values(const prog_func *pf, arena *a);
+/* The same with the instructions' semantics flags per statement of the
+ * function (ra_live.sem_flags) instead of computing them again. */
+uint8_t *ra_unstable_values_sem(const prog_func *pf, const uint32_t *sem_flags, arena *a);
 
 /* What the pass knows about one register's definitions and uses. */
 typedef struct ra_reginfo {

@@ -102,6 +102,8 @@ ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a)
     L->inst_block = ARENA_NEWN(a, uint32_t, ninst + 1);
     L->occ_off = ARENA_NEWN(a, uint32_t, ninst + 1);
     L->occ = ARENA_NEWN(a, ra_occ, nleaves + 1);
+    L->sem_flags = ARENA_NEWN(a, uint32_t, fn->nstmts + 1);
+    memset(L->sem_flags, 0, (fn->nstmts + 1) * sizeof *L->sem_flags);
     occ_acc acc;
     acc.full = ARENA_NEWN(a, uint8_t, maxleaves + 1);
     uint32_t k = 0, no = 0;
@@ -113,7 +115,10 @@ ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a)
         L->occ_off[k] = no;
         acc.v = L->occ + no;
         acc.n = 0;
-        ptx_inst_foreach_reg(in, NULL, on_reg, &acc);
+        ptx_inst_sem sem;
+        ptx_inst_semantics(in, &sem);
+        L->sem_flags[s] = sem.flags;
+        ptx_inst_foreach_reg(in, &sem, on_reg, &acc);
         for (uint32_t j = 0; j < acc.n; j++)
             if ((acc.v[j].role & RA_OCC_DEF) && !acc.full[j]) acc.v[j].role |= RA_OCC_MAYDEF;
         no += acc.n;

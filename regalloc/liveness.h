@@ -31,6 +31,9 @@ typedef struct ra_live {
     uint32_t *inst_block;
     uint32_t *occ_off;      /* instruction k's occurrences: occ[occ_off[k] .. occ_off[k+1]) */
     ra_occ *occ;
+    /* per statement of fn (fn->nstmts): ptx_inst_semantics flags of its
+     * instruction (0 for other statements), computed once for the pass */
+    uint32_t *sem_flags;
 } ra_live;
 
 /* Units of a register of type t with vector width vec: 64-bit values take

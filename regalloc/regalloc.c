@@ -89,7 +89,7 @@ static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, 
     uint8_t *unsp = ARENA_NEWN(&a, uint8_t, L->nregs + 1);
     ra_find_unspillable(pf, L, unsp);
     ra_reginfo *ri = ra_reginfo_build(pf, L, &a);
-    uint8_t *unstable = ra_unstable_values(pf, &a);
+    uint8_t *unstable = ra_unstable_values_sem(pf, L->sem_flags, &a);
     ra_spill *sp = ARENA_NEWN(&a, ra_spill, L->nregs + 1);
 
     uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);

@@ -46,12 +46,11 @@ void ra_find_unspillable(const prog_func *pf, const ra_live *L, uint8_t *out)
     }
     for (uint32_t k = 0; k < L->ninst; k++) {
         const ptx_inst *in = &fn->stmts[L->inst_stmt[k]]->u.inst;
-        ptx_inst_sem sem;
-        ptx_inst_semantics(in, &sem);
+        uint32_t flags = L->sem_flags[L->inst_stmt[k]];
         /* an asynchronous instruction may write its registers after it
          * retires (wgmma accumulators, tcgen05.ld): a store right after it
          * would save a stale value */
-        bool all = (sem.flags & (PTX_SEM_UNKNOWN | PTX_SEM_ASYNC)) != 0;
+        bool all = (flags & (PTX_SEM_UNKNOWN | PTX_SEM_ASYNC)) != 0;
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
             const ra_occ *o = &L->occ[j];
             /* the store after a guarded definition reads the guard again */
