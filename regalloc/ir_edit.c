@@ -335,16 +335,20 @@ static ptx_module *parse_scratch(ra_edit *e)
                 e->vars[i].name, e->vars[i].bytes);
     for (uint32_t t = 0; t < e->nlines; t++) {
         const char *l = e->text + e->line_off[t], *end = memchr(l, '\x01', e->line_len[t]);
-        fputc('\t', f);
+        char line[1024];
+        size_t n = 0;
+        line[n++] = '\t';
         for (const char *q = l; q < end;) {
             if (q[0] == '%' && q + 1 < end && q[1] == 'P') {
                 unsigned k = 0;
                 for (q += 2; q < end && *q >= '0' && *q <= '9'; q++) k = k * 10 + (unsigned)(*q - '0');
-                fprintf(f, "%%t%u_%u", t, k);
+                n += (size_t)snprintf(line + n, sizeof line - n, "%%t%u_%u", t, k);
             } else
-                fputc(*q++, f);
+                line[n++] = *q++;
+            if (n + 32 >= sizeof line) abort();
         }
-        fputc('\n', f);
+        line[n++] = '\n';
+        fwrite(line, 1, n, f);
     }
     fputs("}\n", f);
     fclose(f);
