@@ -62,6 +62,18 @@ static void *xrealloc(void *p, size_t n)
     return p;
 }
 
+/* Decimal digits of v at p (no terminator); their count.  snprintf for
+ * every new register name was a visible part of the pass. */
+static size_t put_u(char *p, uint32_t v)
+{
+    char t[10];
+    size_t n = 0;
+    do t[n++] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    for (size_t i = 0; i < n; i++) p[i] = t[n - 1 - i];
+    return n;
+}
+
 static bool starts_with(ptx_str s, const char *z)
 {
     size_t n = strlen(z);
@@ -124,8 +136,8 @@ const char *ra_edit_rname(ra_edit *e, uint32_t r)
     grow_regs(e, r + 1);
     e->mentioned[r] = 1;
     if (!e->names[r]) {
-        char buf[24];
-        snprintf(buf, sizeof buf, "%%x%u", r);
+        char buf[24] = "%x";
+        buf[2 + put_u(buf + 2, r)] = 0;
         e->names[r] = strdup(buf);
         if (!e->names[r]) abort();
     }
@@ -269,7 +281,9 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
                 e->args[e->nargs++] = r;
                 na++;
             }
-            kn += (size_t)snprintf(key + kn, sizeof key - kn, "%%P%u", k);
+            key[kn++] = '%';
+            key[kn++] = 'P';
+            kn += put_u(key + kn, k);
         } else
             key[kn++] = buf[i++];
         if (kn + 16 >= sizeof key) abort();
@@ -401,9 +415,15 @@ static uint32_t declare_regs(ra_edit *e, ptx_stmt **out, ptx_loc loc)
     for (uint32_t i = 0; i < e->nnew; i++) {
         unsigned t = e->rtype[i];
         char name[64];
-        snprintf(name, sizeof name, "%s%s_%u", e->prefix, type_word(t), count[t]++);
+        size_t pl = strlen(e->prefix), tl = strlen(type_word(t)), n = 0;
+        memcpy(name, e->prefix, pl);
+        n += pl;
+        memcpy(name + n, type_word(t), tl);
+        n += tl;
+        name[n++] = '_';
+        n += put_u(name + n, count[t]++);
         ptx_reg *r = &regs[e->old_nregs + i];
-        r->name = (ptx_str){adup(e, name, strlen(name)), (uint32_t)strlen(name)};
+        r->name = (ptx_str){adup(e, name, n), (uint32_t)n};
         r->type = (uint8_t)t;
         r->vec = 0;
         r->decl = UINT32_MAX;
