@@ -558,7 +558,8 @@ const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n)
         bool family = val->reg == PTX_SR_PM || val->reg == PTX_SR_PM64 || val->reg == PTX_SR_ENVREG ||
                       val->reg == PTX_SR_RESERVED_SMEM;
         char idx[16] = "";
-        if (family) snprintf(idx, sizeof idx, "%u", val->sreg_index);
+        /* %pm0_64 shares the %pm family name: the suffix keeps it apart from %pm0 */
+        if (family) snprintf(idx, sizeof idx, "%u%s", val->sreg_index, val->reg == PTX_SR_PM64 ? "_64" : "");
         if (val->comp) snprintf(buf, n, "%s%s.%c", nm, idx, val->comp);
         else snprintf(buf, n, "%s%s", nm, idx);
         return buf;

@@ -522,3 +522,27 @@ Test(cli, cfg_json_dot_and_errors, .timeout = 60)
     free(out);
     free(err);
 }
+
+/* %pm0 and %pm0_64 are different special registers: their SSA names must
+ * differ (reports and --check-divergence messages name values by them). */
+Test(cfg, pm64_sreg_value_name)
+{
+    ptx_module *m;
+    prog *p = build(".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".visible .entry k(.param .u64 o)\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<3>;\n"
+                    " ld.param.u64 %rd1, [o];\n mov.u32 %r1, %pm0;\n mov.u64 %rd2, %pm0_64;\n"
+                    " st.global.u32 [%rd1], %r1;\n st.global.u64 [%rd1+8], %rd2;\n ret;\n}\n",
+                    PROG_SSA, &m);
+    const ssa_func *s = p->funcs[0].ssa;
+    char buf[64];
+    int seen = 0;
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        if (s->values[v].kind != SSA_V_SREG) continue;
+        const char *nm = ssa_value_name(s, v, buf, sizeof buf);
+        if (!strcmp(nm, "%pm0")) seen |= 1;
+        else if (!strcmp(nm, "%pm0_64")) seen |= 2;
+    }
+    cr_expect_eq(seen, 3, "names of %%pm0 and %%pm0_64");
+    prog_free(p);
+    ptx_module_free(m);
+}
