@@ -5,6 +5,7 @@
 #include <string.h>
 #include "coalescing_report.h"
 #include "commands.h"
+#include "div_report.h"
 #include "outfile.h"
 
 static void usage(FILE *o)
@@ -24,25 +25,6 @@ static void usage(FILE *o)
           o);
 }
 
-/* "X", "X,Y" or "X,Y,Z", each 1..1024, at most 1024 threads. */
-static bool parse_block(const char *s, uint32_t b[3])
-{
-    b[0] = b[1] = b[2] = 1;
-    const char *p = s;
-    for (int i = 0; i < 3; i++) {
-        char *end;
-        if (*p < '0' || *p > '9') return false;
-        unsigned long v = strtoul(p, &end, 10);
-        if (v < 1 || v > 1024) return false;
-        b[i] = (uint32_t)v;
-        p = end;
-        if (!*p) return (uint64_t)b[0] * b[1] * b[2] <= 1024;
-        if (*p != ',') return false;
-        p++;
-    }
-    return false;
-}
-
 int cmd_coalescing(int argc, char **argv)
 {
     static const struct option opts[] = {{"kernel", required_argument, 0, 'k'},
@@ -55,14 +37,15 @@ int cmd_coalescing(int argc, char **argv)
     coal_options co;
     memset(&co, 0, sizeof co);
     int format = COAL_FMT_TEXT;
+    char err[256];
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:b:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'k': kernel = optarg; break;
         case 'b':
-            if (!parse_block(optarg, co.block)) {
-                fprintf(stderr, "ptxray coalescing: bad --block '%s' (X[,Y[,Z]], at most 1024 threads)\n", optarg);
+            if (!dr_parse_block(optarg, co.block, err, sizeof err)) {
+                fprintf(stderr, "ptxray coalescing: bad %s\n", err);
                 return 2;
             }
             break;
