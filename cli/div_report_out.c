@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "div_report.h"
+#include "srcloc.h"
 #include "table.h"
 
 static const char *const paper_section[DR_NAN] = {
@@ -13,68 +14,20 @@ static const char *const paper_section[DR_NAN] = {
 #define VALUE_KINDS "instructions, gamma, mu and eta functions (not entry values or special registers)"
 #define NO_WRAP "integer arithmetic assumed not to wrap around"
 
-/* The module's .file directives: index -> path without its quotes.  Built
- * once per report, since a .loc lookup per branch must not rescan the
- * module. */
-typedef struct files {
-    uint32_t n;
-    uint32_t *idx;
-    ptx_str *name;
-} files;
-
-static void files_build(files *ft, const ptx_module *m)
-{
-    memset(ft, 0, sizeof *ft);
-    for (uint32_t i = 0; i < m->nstmts; i++) {
-        const ptx_stmt *s = m->stmts[i];
-        if (s->kind != PTX_S_FILE) continue;
-        ptx_str raw = s->u.dir->raw, nm = s->u.dir->name;
-        uint64_t k = 0;
-        bool digits = raw.n > 0;
-        for (uint32_t j = 0; j < raw.n && digits; j++) {
-            digits = raw.p[j] >= '0' && raw.p[j] <= '9' && k <= UINT32_MAX / 10;
-            k = k * 10 + (uint64_t)(raw.p[j] - '0');
-        }
-        if (!digits || k > UINT32_MAX) continue;
-        if (nm.n >= 2 && nm.p[0] == '"' && nm.p[nm.n - 1] == '"') nm = (ptx_str){nm.p + 1, nm.n - 2};
-        uint32_t *ni = realloc(ft->idx, (ft->n + 1) * sizeof *ni);
-        ptx_str *nn = ni ? realloc(ft->name, (ft->n + 1) * sizeof *nn) : NULL;
-        if (ni) ft->idx = ni;
-        if (!ni || !nn) abort();
-        ft->name = nn;
-        ft->idx[ft->n] = (uint32_t)k;
-        ft->name[ft->n++] = nm;
-    }
-}
-
-static void files_free(files *ft)
-{
-    free(ft->idx);
-    free(ft->name);
-}
-
-/* The first .file with index idx; NULL if there is none. */
-static ptx_str file_name(const files *ft, uint32_t idx)
-{
-    for (uint32_t i = 0; i < ft->n; i++)
-        if (ft->idx[i] == idx) return ft->name[i];
-    return (ptx_str){NULL, 0};
-}
-
 static const char *kind_of(const ptx_func *fn) { return fn->is_entry ? "entry" : "func"; }
 
 static const char *pathname(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
 
 /* ---- text ------------------------------------------------------------- */
 
-static void put_pos(FILE *o, const files *m, uint32_t file, uint32_t line, uint32_t col)
+static void put_pos(FILE *o, const src_files *m, uint32_t file, uint32_t line, uint32_t col)
 {
-    ptx_str f = file_name(m, file);
-    if (f.p) fprintf(o, "%.*s:%u:%u", (int)f.n, f.p, line, col);
+    const char *f = src_file_name(m, file);
+    if (f) fprintf(o, "%s:%u:%u", f, line, col);
     else fprintf(o, "file%u:%u:%u", file, line, col);
 }
 
-static char *src_text(const files *m, const ptx_locinfo *l)
+static char *src_text(const src_files *m, const ptx_locinfo *l)
 {
     if (!l) return strdup("-");
     char *buf = NULL;
@@ -107,7 +60,7 @@ static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
     if (c->analysis != DIV_AN_SIMPLE) fputs("  " NO_WRAP "\n", o);
 }
 
-static void text_branches(FILE *o, const files *m, const dr_func *f, const dr_config *c)
+static void text_branches(FILE *o, const src_files *m, const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
     const prog_func *pf = f->pf;
@@ -203,35 +156,37 @@ static void text_stats(FILE *o, const dr_func *f)
 void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func *fs, uint32_t n,
                    const dr_config *c)
 {
-    files ft;
-    files_build(&ft, m);
+    arena fa;
+    arena_init(&fa);
+    const src_files *ft = src_files_build(m, &fa);
     for (uint32_t i = 0; i < n; i++) {
         const dr_func *f = &fs[i];
         if (i) fputc('\n', o);
         fprintf(o, "%.*s (.%s) in %s\n", (int)f->pf->fn->name.n, f->pf->fn->name.p, kind_of(f->pf->fn),
                 pathname(path));
         text_assumptions(o, f, c);
-        text_branches(o, &ft, f, c);
+        text_branches(o, ft, f, c);
         if (c->list) text_values(o, f, c);
         text_stats(o, f);
     }
-    files_free(&ft);
+    arena_free(&fa);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
 
 static json_t *jstr(ptx_str s) { return s.p ? json_stringn(s.p, s.n) : json_null(); }
 
-static json_t *jpos(const files *m, uint32_t file, uint32_t line, uint32_t col)
+static json_t *jpos(const src_files *m, uint32_t file, uint32_t line, uint32_t col)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", jstr(file_name(m, file)));
+    const char *f = src_file_name(m, file);
+    json_object_set_new(o, "file", f ? json_string(f) : json_null());
     json_object_set_new(o, "line", json_integer(line));
     json_object_set_new(o, "col", json_integer(col));
     return o;
 }
 
-static json_t *jsrc(const files *m, const ptx_locinfo *l)
+static json_t *jsrc(const src_files *m, const ptx_locinfo *l)
 {
     if (!l) return json_null();
     json_t *o = jpos(m, l->file, l->line, l->col);
@@ -275,7 +230,7 @@ static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
     return o;
 }
 
-static json_t *jbranches(const files *m, const dr_func *f, const div_result *r)
+static json_t *jbranches(const src_files *m, const dr_func *f, const div_result *r)
 {
     const prog_func *pf = f->pf;
     json_t *a = json_array();
@@ -361,8 +316,9 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
     json_object_set_new(as, "values_listed", states);
     json_object_set_new(root, "assumptions", as);
     json_t *ks = json_array();
-    files ft;
-    files_build(&ft, m);
+    arena fa;
+    arena_init(&fa);
+    const src_files *ft = src_files_build(m, &fa);
     for (uint32_t i = 0; i < n; i++) {
         const dr_func *f = &fs[i];
         const div_result *r = f->r[c->analysis];
@@ -370,12 +326,12 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
         json_object_set_new(k, "name", jstr(f->pf->fn->name));
         json_object_set_new(k, "kind", json_string(kind_of(f->pf->fn)));
         json_object_set_new(k, "assumptions", jassumptions_func(f, c));
-        json_object_set_new(k, "branches", jbranches(&ft, f, r));
+        json_object_set_new(k, "branches", jbranches(ft, f, r));
         json_object_set_new(k, "values", jvalues(f, r, c->list));
         json_object_set_new(k, "stats", dr_stats_json(f->st));
         json_array_append_new(ks, k);
     }
-    files_free(&ft);
+    arena_free(&fa);
     json_object_set_new(root, "kernels", ks);
     return root;
 }

@@ -27,11 +27,17 @@ src_files *src_files_build(const ptx_module *m, arena *a)
     return sf;
 }
 
-static const char *file_name(const src_files *sf, uint32_t idx)
+const char *src_file_name(const src_files *sf, uint32_t idx)
 {
     for (uint32_t i = 0; i < sf->n; i++)
         if (sf->index[i] == idx) return sf->path[i];
-    return "?";
+    return NULL;
+}
+
+static const char *file_name(const src_files *sf, uint32_t idx)
+{
+    const char *p = src_file_name(sf, idx);
+    return p ? p : "?";
 }
 
 /* The last .loc at or before statement `from` with this position. */

@@ -34,5 +34,7 @@ typedef struct src_files {
 
 src_files *src_files_build(const ptx_module *m, arena *a);
 void src_pos_of(const src_files *sf, const ptx_func *fn, uint32_t stmt, src_pos *out);
+/* The path of .file index idx (the first with it); NULL when there is none. */
+const char *src_file_name(const src_files *sf, uint32_t idx);
 
 #endif
