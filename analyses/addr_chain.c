@@ -114,11 +114,6 @@ static fact operand_fact(const addr_chain *c, uint32_t stmt, uint32_t i)
     }
 }
 
-static bool int_type(unsigned t)
-{
-    return (t >= PTX_T_B8 && t <= PTX_T_S64);
-}
-
 /* Known bits of x & mask: a mask bit 0 gives a known 0. */
 static residue res_and_imm(residue a, int64_t mask)
 {
@@ -172,7 +167,7 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
     fact r = fact_int(res_unknown());
     if (s->refs[val->ref].opd != 0) return r; /* a second result (p|q, vectors): not an address */
-    bool integer = int_type(in->type);
+    bool integer = ptx_type_is_int(in->type);
     const ptx_var *param;
     switch (in->op) {
     case PTX_OPC_MOV:
@@ -186,7 +181,7 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
         break;
     }
     case PTX_OPC_CVT:
-        if (integer && int_type(in->type2)) {
+        if (integer && ptx_type_is_int(in->type2)) {
             fact a = operand_fact(c, st, 1);
             unsigned bits = ptx_type_bits(in->type2); /* cvt.dst.src: type2 is the destination */
             r.res = bits < a.res.k ? res_make(a.res.r, bits) : a.res;

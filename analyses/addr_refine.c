@@ -63,7 +63,6 @@ static uint16_t varying_monos(const addr_chain *c)
 
 bool addr_poly_lane_exact(const addr_chain *c, const aff *p) { return !(p->bot & varying_monos(c)); }
 
-static bool int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
 static residue operand_res(const addr_chain *c, uint32_t st, uint32_t i);
 
 static void refine_rec(const addr_chain *c, uint32_t v, aff *out, unsigned depth);
@@ -164,7 +163,7 @@ static void refine_compute(const addr_chain *c, uint32_t v, aff *out, unsigned d
     uint32_t st;
     const ptx_inst *in = addr_def(c, v, &st);
     if (!in || c->pf->ssa->values[v].partial || c->pf->ssa->refs[c->pf->ssa->values[v].ref].opd != 0) return;
-    if (!int_type(in->type)) return;
+    if (!ptx_type_is_int(in->type)) return;
     unsigned n = c->r->ncoef, bits = ptx_type_bits(in->type);
     if (in->op == PTX_OPC_CVT) bits = ptx_type_bits(in->type2); /* cvt.dst.src */
     else if (ptx_inst_has_mod(in, ".wide")) bits *= 2;
@@ -174,7 +173,7 @@ static void refine_compute(const addr_chain *c, uint32_t v, aff *out, unsigned d
         if (!operand_poly(c, st, 1, &r, depth)) return;
         break;
     case PTX_OPC_CVT:
-        if (!int_type(in->type2) || !operand_poly(c, st, 1, &r, depth)) return;
+        if (!ptx_type_is_int(in->type2) || !operand_poly(c, st, 1, &r, depth)) return;
         break;
     case PTX_OPC_ADD:
     case PTX_OPC_SUB:
@@ -436,7 +435,7 @@ static bool uniform_rec(const addr_chain *c, uint32_t v, unsigned depth)
     if (!in || c->pf->ssa->values[v].partial) return false;
     switch (in->op) {
     case PTX_OPC_SETP:
-        if (!int_type(in->type) || in->nopd != 3) return false;
+        if (!ptx_type_is_int(in->type) || in->nopd != 3) return false;
         return compare_uniform(c, in, st, depth);
     case PTX_OPC_NOT:
     case PTX_OPC_MOV:

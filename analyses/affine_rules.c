@@ -6,8 +6,6 @@
 #include "affine_internal.h"
 #include "semantics.h"
 
-static bool is_int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64 && t != PTX_T_B128; }
-static bool is_signed_type(unsigned t) { return t >= PTX_T_S8 && t <= PTX_T_S64; }
 
 static unsigned type_bits(unsigned t)
 {
@@ -83,7 +81,7 @@ static void generic_from(const aff_ctx *cx, uint32_t stmt, unsigned from, aff *o
  * operations modulo 2^w. */
 static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
 {
-    return is_int_type(in->type) && !si->carry && !ptx_inst_has_mod(in, ".sat") && !ptx_inst_has_mod(in, ".hi");
+    return ptx_type_is_int(in->type) && !si->carry && !ptx_inst_has_mod(in, ".sat") && !ptx_inst_has_mod(in, ".hi");
 }
 
 /* Which rule applies to an instruction: decided once per statement, since
@@ -98,22 +96,22 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     op->rule = AFF_R_GENERIC;
     if (si->dep_from) { op->rule = AFF_R_FROM; return; }
     switch (in->op) {
-    case PTX_OPC_MOV: if (in->nopd == 2) op->rule = is_int_type(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV; break;
+    case PTX_OPC_MOV: if (in->nopd == 2) op->rule = ptx_type_is_int(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV; break;
     case PTX_OPC_ADD: if (plain_int(in, si)) op->rule = AFF_R_ADD; break;
     case PTX_OPC_SUB: if (plain_int(in, si)) op->rule = AFF_R_SUB; break;
-    case PTX_OPC_NEG: if (is_int_type(in->type)) op->rule = AFF_R_NEG; break;
-    case PTX_OPC_NOT: if (is_int_type(in->type)) op->rule = AFF_R_NOT; break;
+    case PTX_OPC_NEG: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NEG; break;
+    case PTX_OPC_NOT: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NOT; break;
     case PTX_OPC_MUL: if (plain_int(in, si)) op->rule = AFF_R_MUL; break;
     case PTX_OPC_MAD: if (plain_int(in, si)) op->rule = AFF_R_MAD; break;
-    case PTX_OPC_SHL: if (is_int_type(in->type)) op->rule = AFF_R_SHL; break;
+    case PTX_OPC_SHL: if (ptx_type_is_int(in->type)) op->rule = AFF_R_SHL; break;
     case PTX_OPC_CVT:
-        if (is_int_type(si->dtype) && is_int_type(si->stype) && !ptx_inst_has_mod(in, ".sat"))
-            op->rule = is_signed_type(si->stype) ? AFF_R_CVT_S : AFF_R_CVT_U;
+        if (ptx_type_is_int(si->dtype) && ptx_type_is_int(si->stype) && !ptx_inst_has_mod(in, ".sat"))
+            op->rule = ptx_type_is_signed(si->stype) ? AFF_R_CVT_S : AFF_R_CVT_U;
         break;
     case PTX_OPC_CVTA: op->rule = AFF_R_CVTA; break;
-    case PTX_OPC_MIN: case PTX_OPC_MAX: if (is_int_type(in->type) && in->nopd == 3) op->rule = AFF_R_MINMAX; break;
+    case PTX_OPC_MIN: case PTX_OPC_MAX: if (ptx_type_is_int(in->type) && in->nopd == 3) op->rule = AFF_R_MINMAX; break;
     case PTX_OPC_SELP: op->rule = AFF_R_SELP; break;
-    case PTX_OPC_SETP: case PTX_OPC_SET: if (is_int_type(si->stype)) op->rule = AFF_R_CMP; break;
+    case PTX_OPC_SETP: case PTX_OPC_SET: if (ptx_type_is_int(si->stype)) op->rule = AFF_R_CMP; break;
     default: break;
     }
 }

@@ -57,9 +57,6 @@ static uint32_t derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
     return SYM_DERIVED + e->nkeys++;
 }
 
-static bool int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
-static bool signed_type(unsigned t) { return t >= PTX_T_S8 && t <= PTX_T_S64; }
-static bool unsigned_type(unsigned t) { return t >= PTX_T_U8 && t <= PTX_T_U64; }
 
 /* x as a w-bit two's complement integer */
 static int64_t sext(int64_t x, unsigned w)
@@ -420,7 +417,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     uint32_t st;
     const ptx_inst *in = addr_def(c, v, &st);
     if (!in || c->pf->ssa->values[v].partial || c->pf->ssa->refs[c->pf->ssa->values[v].ref].opd != 0) return false;
-    if (!int_type(in->type)) return false;
+    if (!ptx_type_is_int(in->type)) return false;
     uint32_t n = e->nl;
     unsigned bits = ptx_type_bits(in->type);
     bool ok;
@@ -430,8 +427,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         return eval_opd(e, st, 1, out, depth, n);
     case PTX_OPC_CVT:
         /* no wraparound (assumption 3): the value is kept */
-        if (!int_type(in->type2) || ptx_inst_has_mod(in, ".sat") || !eval_opd(e, st, 1, out, depth, n)) return false;
-        out->nonneg = out->nonneg || (unsigned_type(in->type) && ptx_type_bits(in->type2) > bits);
+        if (!ptx_type_is_int(in->type2) || ptx_inst_has_mod(in, ".sat") || !eval_opd(e, st, 1, out, depth, n)) return false;
+        out->nonneg = out->nonneg || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > bits);
         return true;
     case PTX_OPC_ADD:
     case PTX_OPC_SUB: {
@@ -481,7 +478,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
             return true;
         }
         if (!eval_opd(e, st, 1, &a, depth, n)) return false;
-        bool sgn = signed_type(in->type);
+        bool sgn = ptx_type_is_signed(in->type);
         int64_t k;
         if (lv_const_of(&a, &k)) {
             lv_const(out, n, sgn ? sext(k, bits) >> s : (int64_t)(zext(k, bits) >> s));
@@ -511,7 +508,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     case PTX_OPC_REM: {
         int64_t d = imm_of(in, 2, &ok);
         if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
-        bool sgn = signed_type(in->type), nn = a.nonneg || !sgn;
+        bool sgn = ptx_type_is_signed(in->type), nn = a.nonneg || !sgn;
         int64_t k;
         if (lv_const_of(&a, &k)) {
             int64_t q;
@@ -552,7 +549,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         *out = a;
         for (uint32_t l = 0; l < n; l++) {
             int64_t x = a.lo[l], y = b.lo[l];
-            bool lt = signed_type(in->type) ? x < y : zext(x, bits) < zext(y, bits);
+            bool lt = ptx_type_is_signed(in->type) ? x < y : zext(x, bits) < zext(y, bits);
             out->lo[l] = out->hi[l] = (in->op == PTX_OPC_MIN) == lt ? x : y;
         }
         out->nonneg = in->op == PTX_OPC_MIN ? a.nonneg && b.nonneg : a.nonneg || b.nonneg;
@@ -775,13 +772,13 @@ static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t
     uint32_t st;
     const ptx_inst *in = addr_def(c, v, &st);
     if (!in || val->partial || s->refs[val->ref].opd != 0) return false;
-    bool sgn = signed_type(in->type);
+    bool sgn = ptx_type_is_signed(in->type);
 #define NN(i) opd_nonneg(c, st, (i), depth, mus, nmus)
     switch (in->op) {
     case PTX_OPC_MOV: return NN(1);
     case PTX_OPC_CVT:
-        if (!int_type(in->type) || !int_type(in->type2)) return false;
-        return NN(1) || (unsigned_type(in->type) && ptx_type_bits(in->type2) > ptx_type_bits(in->type));
+        if (!ptx_type_is_int(in->type) || !ptx_type_is_int(in->type2)) return false;
+        return NN(1) || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > ptx_type_bits(in->type));
     case PTX_OPC_ADD:
         if (ptx_inst_has_mod(in, ".cc")) return false;
         return NN(1) && NN(2);

@@ -35,7 +35,6 @@ static bool operand_aff(const st_regions *s, uint32_t st, const ptx_inst *in, ui
     return true;
 }
 
-static bool int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
 
 /* a == b holds in at most one lane when a - b differs in every lane. */
 static bool distinct_in_lanes(const st_regions *s, uint32_t st, const ptx_inst *in)
@@ -70,7 +69,7 @@ static enum st_class class_rec(const st_regions *s, uint32_t v, unsigned depth)
                   in->opd[0].p.elems[1].n == ssa->values[v].reg;
     switch (in->op) {
     case PTX_OPC_SETP: {
-        if (!int_type(in->type) || in->nmods < 1) return ST_OTHER;
+        if (!ptx_type_is_int(in->type) || in->nmods < 1) return ST_OTHER;
         ptx_str cmp = ptx_inst_mod(in, 0);
         enum st_class c = ST_OTHER;
         if ((ptx_str_eq(cmp, ".eq") || ptx_str_eq(cmp, ".ne")) && distinct_in_lanes(s, st, in))

@@ -55,6 +55,11 @@ const char *ptx_type_name(ptx_type t);   /* ".b32" */
 const char *ptx_space_name(ptx_space s); /* ".global" */
 /* Width in bits of a value of type t (pred: 1, b128: 128, opaque refs: 64). */
 unsigned ptx_type_bits(ptx_type t);
+/* The integer register types .b8-.b64, .u8-.u64, .s8-.s64 (not .b128, which
+ * no integer arithmetic reads). */
+static inline bool ptx_type_is_int(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64 && t != PTX_T_B128; }
+static inline bool ptx_type_is_signed(unsigned t) { return t >= PTX_T_S8 && t <= PTX_T_S64; }
+static inline bool ptx_type_is_unsigned(unsigned t) { return t >= PTX_T_U8 && t <= PTX_T_U64; }
 ptx_type ptx_type_from_str(ptx_str s);   /* s includes the leading '.'; NONE if not a type */
 ptx_space ptx_space_from_str(ptx_str s); /* ".global", ".shared::cta", ...; NONE if not */
 
