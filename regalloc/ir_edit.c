@@ -1,15 +1,41 @@
 #include "ir_edit.h"
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ptx.h"
 
+/* ---- the shapes table ----------------------------------------------------
+ * A shape is an emitted line with its registers replaced by placeholders
+ * %P<k> (k: order of first appearance) and its integer literals by %N,
+ * then \x01 and each placeholder's type + 1.  Spill code repeats few shapes
+ * (a reload from some slot into a fresh temporary), so each is parsed once
+ * per module, with the literals of its first use, and kept as a master
+ * instruction in the module's arena: registers as placeholder numbers,
+ * literals in text order.  Every emitted instruction is a copy of its
+ * master with its own registers and literals patched in. */
+struct ra_shapes {
+    ptx_module *m;
+    char *text; /* the keys, one after another */
+    size_t tlen, tcap;
+    uint32_t n, cap, parsed; /* shapes [0, parsed) have their master */
+    size_t *off;             /* per shape: key offset in text ... */
+    uint32_t *len;           /* ... and length */
+    uint32_t *lit;           /* per shape: its first use's literals, at lits[lit ..] */
+    int64_t *lits;
+    uint32_t nlits, caplits;
+    const ptx_inst **master;
+    uint32_t *hash; /* open addressing: shape index + 1, 0 empty */
+    uint32_t hcap;
+};
+
 typedef struct pending {
     uint32_t stmt; /* anchor, or RA_EDIT_START */
     uint8_t after;
-    uint32_t line; /* which distinct template it is */
+    uint32_t shape;
     uint32_t args; /* its registers: args[args ..], placeholder k at args + k */
+    uint32_t nums; /* its integer literals: nums[nums ..], in text order */
 } pending;
 
 typedef struct newvar {
@@ -21,31 +47,21 @@ typedef struct newvar {
 struct ra_edit {
     ptx_module *m;
     ptx_func *fn;
+    ra_shapes *sh;
+    arena names; /* ra_edit_rname's strings, until the commit */
     uint32_t old_nregs;
     /* new registers: type per register past old_nregs */
     uint8_t *rtype;
     uint32_t nnew, capnew;
     char prefix[16]; /* "%ra_" or a variant that clashes with nothing */
-    char **names;    /* ra_edit_rname results, per register (lazily) */
-    uint8_t *mentioned; /* per register: named in the emitted text */
+    const char **rnames; /* ra_edit_rname results, per register (lazily) */
     uint32_t cap_regs;
     pending *p;
     uint32_t np, capp;
-    /* The distinct instruction templates, each parsed once: a line with
-     * its registers replaced by placeholders %P<k> (k: order of first
-     * appearance), then \x01 and each placeholder's type + 1.  Spill code
-     * repeats few shapes (a reload from one slot into a fresh temporary),
-     * so the scratch parse reads each shape once and the copies patch in
-     * the registers. */
     uint32_t *args;
     uint32_t nargs, capargs;
-    char *text;
-    size_t tlen, tcap;
-    uint32_t nlines, caplines;
-    size_t *line_off;   /* per distinct line: offset in text (after the tab) */
-    uint32_t *line_len; /* ... and length, without the newline */
-    uint32_t *hash;     /* open addressing: line index + 1, 0 empty */
-    uint32_t hcap;
+    int64_t *nums;
+    uint32_t nnums, capnums;
     newvar vars[4];
     uint32_t nvars;
     char *syms[4];
@@ -62,17 +78,115 @@ static void *xrealloc(void *p, size_t n)
     return p;
 }
 
-/* Decimal digits of v at p (no terminator); their count.  snprintf for
- * every new register name was a visible part of the pass. */
-static size_t put_u(char *p, uint32_t v)
+/* Room for one more of *n elements of size sz in *v (capacity *cap). */
+static void *grow(void *v, uint32_t n, uint32_t *cap, size_t sz)
 {
-    char t[10];
+    if (n < *cap) return v;
+    *cap = *cap ? *cap * 2 : 256;
+    return xrealloc(v, *cap * sz);
+}
+
+/* Decimal digits of v at p (no terminator); their count.  snprintf for
+ * every new register name and literal was a visible part of the pass. */
+static size_t put_u64(char *p, uint64_t v)
+{
+    char t[20];
     size_t n = 0;
     do t[n++] = (char)('0' + v % 10), v /= 10;
     while (v);
     for (size_t i = 0; i < n; i++) p[i] = t[n - 1 - i];
     return n;
 }
+
+static size_t put_i64(char *p, int64_t v)
+{
+    if (v >= 0) return put_u64(p, (uint64_t)v);
+    p[0] = '-';
+    return 1 + put_u64(p + 1, 0 - (uint64_t)v);
+}
+
+ra_shapes *ra_shapes_new(ptx_module *m)
+{
+    ra_shapes *s = calloc(1, sizeof *s);
+    if (!s) abort();
+    s->m = m;
+    return s;
+}
+
+void ra_shapes_free(ra_shapes *s)
+{
+    if (!s) return;
+    free(s->text);
+    free(s->off);
+    free(s->len);
+    free(s->lit);
+    free(s->lits);
+    free(s->master);
+    free(s->hash);
+    free(s);
+}
+
+static void put_text(ra_shapes *s, const char *p, size_t n)
+{
+    if (s->tlen + n > s->tcap) {
+        s->tcap = (s->tlen + n) * 2;
+        s->text = xrealloc(s->text, s->tcap);
+    }
+    memcpy(s->text + s->tlen, p, n);
+    s->tlen += n;
+}
+
+static uint32_t hash_key(const char *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
+    return h;
+}
+
+/* The index of shape key[0..n), added (with the literals of this first use)
+ * if new. */
+static uint32_t intern(ra_shapes *s, const char *key, size_t n, const int64_t *lit, uint32_t nlit)
+{
+    if ((s->n + 1) * 2 > s->hcap) {
+        uint32_t cap = s->hcap ? s->hcap * 2 : 64;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h) abort();
+        for (uint32_t i = 0; i < s->n; i++) {
+            uint32_t j = hash_key(s->text + s->off[i], s->len[i]) & (cap - 1);
+            while (h[j]) j = (j + 1) & (cap - 1);
+            h[j] = i + 1;
+        }
+        free(s->hash);
+        s->hash = h;
+        s->hcap = cap;
+    }
+    uint32_t j = hash_key(key, n) & (s->hcap - 1);
+    for (; s->hash[j]; j = (j + 1) & (s->hcap - 1)) {
+        uint32_t i = s->hash[j] - 1;
+        if (s->len[i] == n && !memcmp(s->text + s->off[i], key, n)) return i;
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->off = xrealloc(s->off, s->cap * sizeof *s->off);
+        s->len = xrealloc(s->len, s->cap * sizeof *s->len);
+        s->lit = xrealloc(s->lit, s->cap * sizeof *s->lit);
+        s->master = xrealloc(s->master, s->cap * sizeof *s->master);
+    }
+    uint32_t i = s->n++;
+    s->off[i] = s->tlen;
+    s->len[i] = (uint32_t)n;
+    s->lit[i] = s->nlits;
+    s->master[i] = NULL;
+    put_text(s, key, n);
+    for (uint32_t k = 0; k < nlit; k++) {
+        s->lits = grow(s->lits, s->nlits, &s->caplits, sizeof *s->lits);
+        s->lits[s->nlits++] = lit[k];
+    }
+    s->hash[j] = i + 1;
+    return i;
+}
+
+/* ---- edits ---------------------------------------------------------------- */
 
 static bool starts_with(ptx_str s, const char *z)
 {
@@ -93,12 +207,14 @@ static bool prefix_taken(const ptx_func *fn, const char *prefix)
     return false;
 }
 
-ra_edit *ra_edit_new(ptx_module *m, ptx_func *fn)
+ra_edit *ra_edit_new(ra_shapes *sh, ptx_func *fn)
 {
     ra_edit *e = calloc(1, sizeof *e);
     if (!e) abort();
-    e->m = m;
+    e->m = sh->m;
     e->fn = fn;
+    e->sh = sh;
+    arena_init(&e->names);
     e->old_nregs = fn->nregs;
     for (unsigned k = 0;; k++) {
         if (k) snprintf(e->prefix, sizeof e->prefix, "%%ra%u_", k);
@@ -109,39 +225,27 @@ ra_edit *ra_edit_new(ptx_module *m, ptx_func *fn)
     return e;
 }
 
-static void grow_regs(ra_edit *e, uint32_t n)
-{
-    if (n <= e->cap_regs) return;
-    uint32_t cap = e->cap_regs ? e->cap_regs : 64;
-    while (cap < n) cap *= 2;
-    e->names = xrealloc(e->names, cap * sizeof *e->names);
-    e->mentioned = xrealloc(e->mentioned, cap);
-    memset(e->names + e->cap_regs, 0, (cap - e->cap_regs) * sizeof *e->names);
-    memset(e->mentioned + e->cap_regs, 0, cap - e->cap_regs);
-    e->cap_regs = cap;
-}
-
 uint32_t ra_edit_reg(ra_edit *e, unsigned type)
 {
-    if (e->nnew == e->capnew) {
-        e->capnew = e->capnew ? e->capnew * 2 : 64;
-        e->rtype = xrealloc(e->rtype, e->capnew);
-    }
+    e->rtype = grow(e->rtype, e->nnew, &e->capnew, 1);
     e->rtype[e->nnew] = (uint8_t)type;
     return e->old_nregs + e->nnew++;
 }
 
 const char *ra_edit_rname(ra_edit *e, uint32_t r)
 {
-    grow_regs(e, r + 1);
-    e->mentioned[r] = 1;
-    if (!e->names[r]) {
-        char buf[24] = "%x";
-        buf[2 + put_u(buf + 2, r)] = 0;
-        e->names[r] = strdup(buf);
-        if (!e->names[r]) abort();
+    if (r >= e->cap_regs) {
+        uint32_t cap = e->cap_regs ? e->cap_regs : 64;
+        while (cap <= r) cap *= 2;
+        e->rnames = xrealloc(e->rnames, cap * sizeof *e->rnames);
+        memset(e->rnames + e->cap_regs, 0, (cap - e->cap_regs) * sizeof *e->rnames);
+        e->cap_regs = cap;
     }
-    return e->names[r];
+    if (!e->rnames[r]) {
+        char buf[24] = "%x";
+        e->rnames[r] = arena_strndup(&e->names, buf, 2 + put_u64(buf + 2, r));
+    }
+    return e->rnames[r];
 }
 
 static bool symbol_taken(const ptx_module *m, const ptx_func *fn, const char *name)
@@ -191,63 +295,62 @@ void ra_edit_at(ra_edit *e, uint32_t s, bool after)
     e->cur_after = after;
 }
 
-static void put_text(ra_edit *e, const char *s, size_t n)
-{
-    if (e->tlen + n + 1 > e->tcap) {
-        e->tcap = (e->tlen + n + 1) * 2;
-        e->text = xrealloc(e->text, e->tcap);
-    }
-    memcpy(e->text + e->tlen, s, n);
-    e->tlen += n;
-    e->text[e->tlen] = 0;
-}
-
-static uint32_t hash_line(const char *p, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
-    return h;
-}
-
-/* The index of line p[0..n) among the distinct lines, added if new. */
-static uint32_t intern_line(ra_edit *e, const char *p, size_t n)
-{
-    if ((e->nlines + 1) * 2 > e->hcap) {
-        uint32_t cap = e->hcap ? e->hcap * 2 : 256;
-        uint32_t *h = calloc(cap, sizeof *h);
-        if (!h) abort();
-        for (uint32_t i = 0; i < e->nlines; i++) {
-            uint32_t j = hash_line(e->text + e->line_off[i], e->line_len[i]) & (cap - 1);
-            while (h[j]) j = (j + 1) & (cap - 1);
-            h[j] = i + 1;
-        }
-        free(e->hash);
-        e->hash = h;
-        e->hcap = cap;
-    }
-    uint32_t j = hash_line(p, n) & (e->hcap - 1);
-    for (; e->hash[j]; j = (j + 1) & (e->hcap - 1)) {
-        uint32_t i = e->hash[j] - 1;
-        if (e->line_len[i] == n && !memcmp(e->text + e->line_off[i], p, n)) return i;
-    }
-    if (e->nlines == e->caplines) {
-        e->caplines = e->caplines ? e->caplines * 2 : 256;
-        e->line_off = xrealloc(e->line_off, e->caplines * sizeof *e->line_off);
-        e->line_len = xrealloc(e->line_len, e->caplines * sizeof *e->line_len);
-    }
-    uint32_t i = e->nlines++;
-    put_text(e, "\t", 1);
-    e->line_off[i] = e->tlen;
-    e->line_len[i] = (uint32_t)n;
-    put_text(e, p, n);
-    put_text(e, "\n", 1);
-    e->hash[j] = i + 1;
-    return i;
-}
-
 static unsigned reg_type(const ra_edit *e, uint32_t r)
 {
     return r < e->old_nregs ? e->fn->regs[r].type : e->rtype[r - e->old_nregs];
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$'; }
+
+/* The length of the decimal integer literal at buf + i (an operand or an
+ * address offset, optionally negative), or 0: digits inside a word
+ * (.b32, a symbol) or a float spelling (0f3F800000) are not literals. */
+static int int_literal(const char *buf, int i)
+{
+    if (i == 0 || !(buf[i - 1] == ' ' || buf[i - 1] == ',' || buf[i - 1] == '[' || buf[i - 1] == '+')) return 0;
+    int j = i + (buf[i] == '-' && buf[i - 1] != '+');
+    if (!is_digit(buf[j])) return 0;
+    while (is_digit(buf[j])) j++;
+    return is_word(buf[j]) || j - i > 19 ? 0 : j - i;
+}
+
+/* printf for the conversions the pass writes (%s, %u, %d, with l/ll, and
+ * %%): vsnprintf was a tenth of the pass's time.  The format attribute on
+ * ra_edit_emit still has the compiler check every call. */
+static int format_line(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    size_t n = 0;
+    for (const char *f = fmt; *f; f++) {
+        if (n + 24 >= cap) abort();
+        if (*f != '%') {
+            buf[n++] = *f;
+            continue;
+        }
+        unsigned longs = 0;
+        for (f++; *f == 'l'; f++) longs++;
+        switch (*f) {
+        case '%': buf[n++] = '%'; break;
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            size_t k = strlen(s);
+            if (n + k + 24 >= cap) abort();
+            memcpy(buf + n, s, k);
+            n += k;
+            break;
+        }
+        case 'u':
+            n += put_u64(buf + n, longs == 0 ? va_arg(ap, unsigned) : longs == 1 ? va_arg(ap, unsigned long)
+                                                                                  : va_arg(ap, unsigned long long));
+            break;
+        case 'd':
+            n += put_i64(buf + n, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long));
+            break;
+        default: abort(); /* a conversion the pass does not write */
+        }
+    }
+    buf[n] = 0;
+    return (int)n;
 }
 
 void ra_edit_emit(ra_edit *e, const char *fmt, ...)
@@ -255,42 +358,43 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = format_line(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf - 1) abort();
     if (n == 0 || buf[n - 1] != ';') buf[n++] = ';', buf[n] = 0;
-    if (e->np == e->capp) {
-        e->capp = e->capp ? e->capp * 2 : 256;
-        e->p = xrealloc(e->p, e->capp * sizeof *e->p);
-    }
-    /* the template: registers %x<r> become placeholders */
+    /* the shape: registers %x<r> become placeholders, literals %N */
     char key[1024];
     size_t kn = 0;
-    uint32_t a0 = e->nargs, na = 0;
+    uint32_t a0 = e->nargs, n0 = e->nnums, na = 0;
     for (int i = 0; i < n;) {
-        if (buf[i] == '%' && buf[i + 1] == 'x' && buf[i + 2] >= '0' && buf[i + 2] <= '9') {
+        int lit;
+        if (buf[i] == '%' && buf[i + 1] == 'x' && is_digit(buf[i + 2])) {
             uint32_t r = 0;
-            for (i += 2; buf[i] >= '0' && buf[i] <= '9'; i++) r = r * 10 + (uint32_t)(buf[i] - '0');
+            for (i += 2; is_digit(buf[i]); i++) r = r * 10 + (uint32_t)(buf[i] - '0');
             uint32_t k = 0;
             while (k < na && e->args[a0 + k] != r) k++;
             if (k == na) {
-                if (e->nargs == e->capargs) {
-                    e->capargs = e->capargs ? e->capargs * 2 : 256;
-                    e->args = xrealloc(e->args, e->capargs * sizeof *e->args);
-                }
+                e->args = grow(e->args, e->nargs, &e->capargs, sizeof *e->args);
                 e->args[e->nargs++] = r;
                 na++;
             }
             key[kn++] = '%';
             key[kn++] = 'P';
-            kn += put_u(key + kn, k);
+            kn += put_u64(key + kn, k);
+        } else if ((lit = int_literal(buf, i))) {
+            e->nums = grow(e->nums, e->nnums, &e->capnums, sizeof *e->nums);
+            e->nums[e->nnums++] = strtoll(buf + i, NULL, 10);
+            i += lit;
+            key[kn++] = '%';
+            key[kn++] = 'N';
         } else
             key[kn++] = buf[i++];
         if (kn + 16 >= sizeof key) abort();
     }
     key[kn++] = '\x01';
     for (uint32_t k = 0; k < na; k++) key[kn++] = (char)(reg_type(e, e->args[a0 + k]) + 1);
-    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, intern_line(e, key, kn), a0};
+    uint32_t shape = intern(e->sh, key, kn, e->nums + n0, e->nnums - n0);
+    e->p = grow(e->p, e->np, &e->capp, sizeof *e->p);
+    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, shape, a0, n0};
 }
 
 uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
@@ -299,30 +403,65 @@ uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
 
 static const char *adup(ra_edit *e, const char *s, size_t n) { return arena_strndup(&e->m->arena, s, n); }
 
-/* Scratch register %t<template>_<k>: the pending's placeholder k. */
-static uint32_t map_reg(const ptx_func *mf, uint32_t n, const uint32_t *args)
+static const char *type_word(unsigned t) { return ptx_type_name((ptx_type)t) + 1; }
+
+/* A growing text buffer for the scratch module. */
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static void sput(sbuf *b, const char *s, size_t n)
 {
-    ptx_str name = mf->regs[n].name;
-    if (name.n < 4 || name.p[0] != '%' || name.p[1] != 't') abort();
-    uint32_t i = 2;
-    while (i < name.n && name.p[i] != '_') i++;
-    if (i + 1 >= name.n) abort();
-    uint32_t k = 0;
-    for (i++; i < name.n; i++) k = k * 10 + (uint32_t)(name.p[i] - '0');
-    return args[k];
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        b->p = xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
 }
 
-static void copy_opd(ra_edit *e, const ptx_func *mf, const uint32_t *args, ptx_operand *d, const ptx_operand *s)
+static void sputs(sbuf *b, const char *s) { sput(b, s, strlen(s)); }
+
+static void sput_u(sbuf *b, uint64_t v)
+{
+    char t[20];
+    sput(b, t, put_u64(t, v));
+}
+
+/* Scratch register %t<shape>_<k> is placeholder k. */
+static void sput_reg(sbuf *b, uint32_t shape, uint64_t k)
+{
+    sputs(b, "%t");
+    sput_u(b, shape);
+    sputs(b, "_");
+    sput_u(b, k);
+}
+
+static uint32_t placeholder(const ptx_func *mf, uint32_t n)
+{
+    ptx_str name = mf->regs[n].name;
+    uint32_t i = 2;
+    while (i < name.n && name.p[i] != '_') i++;
+    if (name.n < 4 || name.p[0] != '%' || name.p[1] != 't' || i + 1 >= name.n) abort();
+    uint32_t k = 0;
+    for (i++; i < name.n; i++) k = k * 10 + (uint32_t)(name.p[i] - '0');
+    return k;
+}
+
+/* The master copy of scratch operand s, in the module's arena: registers
+ * as placeholder numbers. */
+static void master_opd(ra_edit *e, const ptx_func *mf, ptx_operand *d, const ptx_operand *s)
 {
     *d = *s;
     switch (s->kind) {
-    case PTX_O_REG: d->n = map_reg(mf, s->n, args); break;
+    case PTX_O_REG: d->n = placeholder(mf, s->n); break;
     case PTX_O_SREG: d->p.text = NULL; break; /* printed from the register table */
     case PTX_O_IMM: case PTX_O_SYM: d->p.text = adup(e, s->p.text, s->n); break;
     case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST: {
         uint32_t n = s->kind == PTX_O_PAIR ? 2 : s->n;
         d->p.elems = ARENA_NEWN(&e->m->arena, ptx_operand, n);
-        for (uint32_t i = 0; i < n; i++) copy_opd(e, mf, args, &d->p.elems[i], &s->p.elems[i]);
+        for (uint32_t i = 0; i < n; i++) master_opd(e, mf, &d->p.elems[i], &s->p.elems[i]);
         break;
     }
     case PTX_O_SINK: break;
@@ -330,52 +469,115 @@ static void copy_opd(ra_edit *e, const ptx_func *mf, const uint32_t *args, ptx_o
     }
 }
 
-static const char *type_word(unsigned t) { return ptx_type_name((ptx_type)t) + 1; }
-
-static ptx_module *parse_scratch(ra_edit *e)
+/* Parses the shapes that have no master yet (all first used by this edit,
+ * so its arrays are the only symbols they name) and makes their masters. */
+static void parse_new_shapes(ra_edit *e)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) abort();
-    fputs(".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n", f);
-    for (uint32_t t = 0; t < e->nlines; t++) {
-        const char *l = e->text + e->line_off[t], *sep = memchr(l, '\x01', e->line_len[t]);
-        for (const char *q = sep + 1; q < l + e->line_len[t]; q++)
-            fprintf(f, "\t.reg .%s %%t%u_%u;\n", type_word((unsigned)(uint8_t)*q - 1), t, (unsigned)(q - sep - 1));
+    ra_shapes *sh = e->sh;
+    if (sh->parsed == sh->n) return;
+    sbuf b = {0};
+    sputs(&b, ".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n");
+    for (uint32_t t = sh->parsed; t < sh->n; t++) {
+        const char *l = sh->text + sh->off[t], *sep = memchr(l, '\x01', sh->len[t]);
+        for (const char *q = sep + 1; q < l + sh->len[t]; q++) {
+            sputs(&b, "\t.reg .");
+            sputs(&b, type_word((unsigned)(uint8_t)*q - 1));
+            sputs(&b, " ");
+            sput_reg(&b, t, (uint64_t)(q - sep - 1));
+            sputs(&b, ";\n");
+        }
     }
-    for (uint32_t i = 0; i < e->nvars; i++)
-        fprintf(f, "\t%s .align %u .b8 %s[%u];\n", ptx_space_name(e->vars[i].space), e->vars[i].align,
-                e->vars[i].name, e->vars[i].bytes);
-    for (uint32_t t = 0; t < e->nlines; t++) {
-        const char *l = e->text + e->line_off[t], *end = memchr(l, '\x01', e->line_len[t]);
-        char line[1024];
-        size_t n = 0;
-        line[n++] = '\t';
+    for (uint32_t i = 0; i < e->nvars; i++) {
+        sputs(&b, "\t");
+        sputs(&b, ptx_space_name(e->vars[i].space));
+        sputs(&b, " .align ");
+        sput_u(&b, e->vars[i].align);
+        sputs(&b, " .b8 ");
+        sputs(&b, e->vars[i].name);
+        sputs(&b, "[");
+        sput_u(&b, e->vars[i].bytes);
+        sputs(&b, "];\n");
+    }
+    for (uint32_t t = sh->parsed; t < sh->n; t++) {
+        const char *l = sh->text + sh->off[t], *end = memchr(l, '\x01', sh->len[t]);
+        const int64_t *lit = sh->lits + sh->lit[t];
+        sputs(&b, "\t");
         for (const char *q = l; q < end;) {
             if (q[0] == '%' && q + 1 < end && q[1] == 'P') {
-                unsigned k = 0;
-                for (q += 2; q < end && *q >= '0' && *q <= '9'; q++) k = k * 10 + (unsigned)(*q - '0');
-                n += (size_t)snprintf(line + n, sizeof line - n, "%%t%u_%u", t, k);
+                uint64_t k = 0;
+                for (q += 2; q < end && is_digit(*q); q++) k = k * 10 + (uint64_t)(*q - '0');
+                sput_reg(&b, t, k);
+            } else if (q[0] == '%' && q + 1 < end && q[1] == 'N') {
+                char num[24];
+                sput(&b, num, put_i64(num, *lit++));
+                q += 2;
             } else
-                line[n++] = *q++;
-            if (n + 32 >= sizeof line) abort();
+                sput(&b, q++, 1);
         }
-        line[n++] = '\n';
-        fwrite(line, 1, n, f);
+        sputs(&b, "\n");
     }
-    fputs("}\n", f);
-    fclose(f);
+    sputs(&b, "}\n");
     ptx_diags d;
     ptx_diags_init(&d);
-    ptx_module *mm = ptx_parse_string("regalloc-scratch", buf, len, &d);
+    ptx_module *mm = ptx_parse_string("regalloc-scratch", b.p, b.n, &d);
     if (!mm || d.nerrors) {
-        ptx_diags_print(&d, "regalloc-scratch", buf, len, stderr);
+        ptx_diags_print(&d, "regalloc-scratch", b.p, b.n, stderr);
         abort();
     }
     ptx_diags_free(&d);
-    free(buf);
-    return mm;
+    const ptx_func *mf = mm->funcs[0];
+    uint32_t t = sh->parsed;
+    for (uint32_t s = 0; s < mf->nstmts; s++) {
+        const ptx_stmt *st = mf->stmts[s];
+        if (st->kind != PTX_S_INST) continue;
+        if (t == sh->n) abort();
+        ptx_inst *in = ARENA_NEW(&e->m->arena, ptx_inst);
+        *in = st->u.inst;
+        in->opcode = adup(e, st->u.inst.opcode, st->u.inst.opcode_len);
+        if (in->has_guard) in->guard = placeholder(mf, st->u.inst.guard);
+        in->opd = ARENA_NEWN(&e->m->arena, ptx_operand, in->nopd ? in->nopd : 1);
+        for (uint32_t i = 0; i < in->nopd; i++) master_opd(e, mf, &in->opd[i], &st->u.inst.opd[i]);
+        sh->master[t++] = in;
+    }
+    if (t != sh->n) abort();
+    sh->parsed = sh->n;
+    ptx_module_free(mm);
+    free(b.p);
+}
+
+/* One use of a shape: its registers (args) and integer literals (lit,
+ * consumed in text order, which is operand order). */
+typedef struct patch {
+    const uint32_t *args;
+    const int64_t *lit;
+} patch;
+
+static void copy_opd(ra_edit *e, patch *pt, ptx_operand *d, const ptx_operand *s)
+{
+    *d = *s;
+    switch (s->kind) {
+    case PTX_O_REG: d->n = pt->args[s->n]; break;
+    case PTX_O_IMM:
+        if (s->flags == PTX_IMM_INT) {
+            int64_t v = *pt->lit++;
+            if (v != s->v) {
+                char t[24];
+                size_t n = put_i64(t, v);
+                d->v = v;
+                d->p.text = adup(e, t, n);
+                d->n = (uint32_t)n;
+            }
+        }
+        break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST: {
+        uint32_t n = s->kind == PTX_O_PAIR ? 2 : s->n;
+        d->p.elems = ARENA_NEWN(&e->m->arena, ptx_operand, n);
+        for (uint32_t i = 0; i < n; i++) copy_opd(e, pt, &d->p.elems[i], &s->p.elems[i]);
+        if (s->kind == PTX_O_ADDR && (s->flags & PTX_ADDR_OFF)) d->v = *pt->lit++;
+        break;
+    }
+    default: break; /* SREG, SYM and SINK are shared with the master */
+    }
 }
 
 static ptx_stmt *new_var_stmt(ra_edit *e, ptx_space sp, unsigned type, uint32_t align, const char *name,
@@ -421,7 +623,7 @@ static uint32_t declare_regs(ra_edit *e, ptx_stmt **out, ptx_loc loc)
         memcpy(name + n, type_word(t), tl);
         n += tl;
         name[n++] = '_';
-        n += put_u(name + n, count[t]++);
+        n += put_u64(name + n, count[t]++);
         ptx_reg *r = &regs[e->old_nregs + i];
         r->name = (ptx_str){adup(e, name, n), (uint32_t)n};
         r->type = (uint8_t)t;
@@ -453,36 +655,25 @@ void ra_edit_commit(ra_edit *e)
 {
     ptx_func *fn = e->fn;
     arena *a = &e->m->arena;
-    ptx_module *mm = parse_scratch(e);
-    const ptx_func *mf = mm->funcs[0];
+    parse_new_shapes(e);
     ptx_stmt **made = calloc(e->np + 1, sizeof *made);
-    const ptx_stmt **parsed = calloc(e->nlines + 1, sizeof *parsed);
-    if (!made || !parsed) abort();
-    uint32_t nparsed = 0, start = body_start(fn);
-    for (uint32_t s = 0; s < mf->nstmts; s++) {
-        if (mf->stmts[s]->kind != PTX_S_INST) continue;
-        if (nparsed == e->nlines) abort();
-        parsed[nparsed++] = mf->stmts[s];
-    }
-    if (nparsed != e->nlines) abort();
-    uint32_t k = 0;
-    for (; k < e->np; k++) {
-        const ptx_stmt *st = parsed[e->p[k].line];
+    if (!made) abort();
+    uint32_t start = body_start(fn);
+    for (uint32_t k = 0; k < e->np; k++) {
+        const ptx_inst *ms = e->sh->master[e->p[k].shape];
         uint32_t anchor = e->p[k].stmt == RA_EDIT_START ? start : e->p[k].stmt;
-        ptx_loc loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
         ptx_stmt *ns = ARENA_NEW(a, ptx_stmt);
         ns->kind = PTX_S_INST;
-        ns->loc = loc;
+        ns->loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
         ptx_inst *in = &ns->u.inst;
-        *in = st->u.inst;
-        in->opcode = adup(e, st->u.inst.opcode, st->u.inst.opcode_len);
-        const uint32_t *args = e->args + e->p[k].args;
-        if (in->has_guard) in->guard = map_reg(mf, st->u.inst.guard, args);
+        *in = *ms;
+        patch pt = {e->args + e->p[k].args, e->nums + e->p[k].nums};
+        if (in->has_guard) in->guard = pt.args[ms->guard];
         in->opd = ARENA_NEWN(a, ptx_operand, in->nopd ? in->nopd : 1);
-        for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, mf, args, &in->opd[i], &st->u.inst.opd[i]);
+        for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, &pt, &in->opd[i], &ms->opd[i]);
+        if (pt.lit != e->nums + (k + 1 < e->np ? e->p[k + 1].nums : e->nnums)) abort();
         made[k] = ns;
     }
-    free(parsed);
 
     ptx_loc top = fn->nstmts ? fn->stmts[0]->loc : fn->loc;
     ptx_stmt *decls[PTX_T__COUNT + 8];
@@ -526,17 +717,12 @@ void ra_edit_commit(ra_edit *e)
     fn->ninsts += e->np;
 
     free(made);
-    ptx_module_free(mm);
-    for (uint32_t r = 0; r < e->cap_regs; r++) free(e->names[r]);
-    free(e->names);
-    free(e->mentioned);
+    arena_free(&e->names);
+    free(e->rnames);
     for (uint32_t i = 0; i < e->nsyms; i++) free(e->syms[i]);
     free(e->rtype);
     free(e->p);
-    free(e->text);
     free(e->args);
-    free(e->line_off);
-    free(e->line_len);
-    free(e->hash);
+    free(e->nums);
     free(e);
 }

@@ -4,15 +4,23 @@
  * (in a scratch module), then copied into the function: the IR a rewrite
  * builds is exactly what parsing its printed form gives, so the printer,
  * the emulator and ptxas all see the same program.  In that text a
- * register of the function is named %x<index> (ra_edit_rname). */
+ * register of the function is named %x<index> (ra_edit_rname).  Each
+ * distinct shape of line (registers and integer literals aside) is parsed
+ * once per module: the edits of one module share an ra_shapes. */
 #ifndef PTXRAY_RA_IR_EDIT_H
 #define PTXRAY_RA_IR_EDIT_H
 #include <stdint.h>
 #include "ir.h"
 
 typedef struct ra_edit ra_edit;
+typedef struct ra_shapes ra_shapes;
 
-ra_edit *ra_edit_new(ptx_module *m, ptx_func *fn);
+/* The parsed shapes of module m (their copies live in m's arena). */
+ra_shapes *ra_shapes_new(ptx_module *m);
+void ra_shapes_free(ra_shapes *s);
+
+/* An edit of fn, a function of the shapes' module. */
+ra_edit *ra_edit_new(ra_shapes *sh, ptx_func *fn);
 /* A fresh register of type t (declared at the top of the body), its index
  * in fn->regs. */
 uint32_t ra_edit_reg(ra_edit *e, unsigned type);
@@ -28,7 +36,8 @@ void ra_edit_array(ra_edit *e, ptx_space space, uint32_t align, uint32_t bytes, 
  * (s == RA_EDIT_START) at the start of the body, after its declarations. */
 #define RA_EDIT_START UINT32_MAX
 void ra_edit_at(ra_edit *e, uint32_t s, bool after);
-/* One instruction, printf-style, with or without the trailing ';'. */
+/* One instruction, printf-style (%s, %u, %d with l or ll, %%), with or
+ * without the trailing ';'. */
 void ra_edit_emit(ra_edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint32_t ra_edit_count(const ra_edit *e); /* instructions emitted so far */
 

@@ -70,8 +70,8 @@ static void keep_local_in_regs(const ra_live *L, ra_spill *sp, ra_scan *sc, uint
     *local_bytes = 0;
 }
 
-static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, bool strong, ra_func_stats *fs,
-                       ptx_diags *d)
+static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const ra_options *o, bool strong,
+                       ra_func_stats *fs, ptx_diags *d)
 {
     ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
     arena a;
@@ -134,7 +134,7 @@ static void alloc_func(ptx_module *m, const prog_func *pf, const ra_options *o, 
                      fs->name, limit, fs->static_shared, fs->warps, moved, moved == 1 ? "" : "s");
     if (sc.nspilled) {
         ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong};
-        ra_rewrite(m, fn, &rin, fs);
+        ra_rewrite(sh, fn, &rin, fs);
     }
     arena_free(&a);
 }
@@ -165,16 +165,18 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     prog *p = prog_build(m, PROG_GSA, o->only, d);
     if (!p) return -1;
     bool strong = strong_ok(m);
+    ra_shapes *sh = ra_shapes_new(m);
     st->funcs = calloc(p->nfuncs + 1, sizeof *st->funcs);
     if (!st->funcs) abort();
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         ra_func_stats *fs = &st->funcs[st->nfuncs++];
-        alloc_func(m, &p->funcs[k], o, strong, fs, d);
+        alloc_func(m, sh, &p->funcs[k], o, strong, fs, d);
         if (fs->spilled) {
             if (o->measure_after) measure_after(fs, p->funcs[k].fn);
             else fs->pressure_after = fs->pred_after = RA_NOT_MEASURED;
         }
     }
+    ra_shapes_free(sh);
     prog_free(p);
     return 0;
 }

@@ -203,10 +203,10 @@ static void warp_base(rw *w, const char *shared_sym)
     ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
 }
 
-void ra_rewrite(ptx_module *m, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
+void ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
 {
     const ra_live *L = in->L;
-    rw w = {ra_edit_new(m, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile", 1};
+    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile", 1};
     if (in->local_bytes) {
         w.local_sym = ra_edit_symbol(w.e, "__ra_local");
         ra_edit_array(w.e, PTX_SP_LOCAL, 8, in->local_bytes, w.local_sym);

@@ -6,6 +6,7 @@
 #ifndef PTXRAY_RA_SPILL_REWRITE_H
 #define PTXRAY_RA_SPILL_REWRITE_H
 #include "regalloc.h"
+#include "ir_edit.h"
 #include "spill_place.h"
 
 typedef struct ra_rewrite_in {
@@ -18,6 +19,6 @@ typedef struct ra_rewrite_in {
 } ra_rewrite_in;
 
 /* Rewrites fn (a function of m) in place and counts what it inserted. */
-void ra_rewrite(ptx_module *m, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs);
+void ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs);
 
 #endif
