@@ -3,27 +3,32 @@
 
 #define NOPOINT UINT32_MAX
 
-typedef struct scan_ctx {
-    const ra_live *L;
+struct ra_intervals {
     uint32_t *start, *end;
     uint32_t *use_off, *use_pt; /* register r's use points: use_pt[use_off[r] .. use_off[r+1]) ascending */
-    uint32_t *cursor;           /* first of r's use points not yet passed */
+    uint32_t *soff, *sreg;      /* GPR intervals by start point: sreg[soff[p] .. soff[p+1]) start at p */
+};
+
+typedef struct scan_ctx {
+    const ra_live *L;
+    const ra_intervals *iv;
+    uint32_t *cursor; /* first of r's use points not yet passed */
 } scan_ctx;
 
-static void touch(scan_ctx *c, uint32_t r, uint32_t p)
+static void touch(ra_intervals *c, uint32_t r, uint32_t p)
 {
     if (c->start[r] == NOPOINT || p < c->start[r]) c->start[r] = p;
     if (c->end[r] == NOPOINT || p > c->end[r]) c->end[r] = p;
 }
 
-static void build_intervals(scan_ctx *c, arena *a)
+ra_intervals *ra_intervals_build(const ra_live *L, arena *a)
 {
-    const ra_live *L = c->L;
-    uint32_t n = L->nregs;
+    ra_intervals *c = ARENA_NEW(a, ra_intervals);
+    uint32_t n = L->nregs, npts = 2 * L->ninst;
     c->start = ARENA_NEWN(a, uint32_t, n + 1);
     c->end = ARENA_NEWN(a, uint32_t, n + 1);
     c->use_off = ARENA_NEWN(a, uint32_t, n + 2);
-    c->cursor = ARENA_NEWN(a, uint32_t, n + 1);
+    uint32_t *fill = ARENA_NEWN(a, uint32_t, (n > npts ? n : npts) + 1);
     for (uint32_t r = 0; r < n; r++) c->start[r] = c->end[r] = NOPOINT;
     for (uint32_t k = 0; k < L->ninst;) {
         uint32_t b = L->inst_block[k], k1 = k;
@@ -48,11 +53,21 @@ static void build_intervals(scan_ctx *c, arena *a)
         }
     for (uint32_t r = 0; r < n; r++) c->use_off[r + 1] += c->use_off[r];
     c->use_pt = ARENA_NEWN(a, uint32_t, c->use_off[n] + 1);
-    for (uint32_t r = 0; r < n; r++) c->cursor[r] = c->use_off[r];
+    for (uint32_t r = 0; r < n; r++) fill[r] = c->use_off[r];
     for (uint32_t k = 0; k < L->ninst; k++)
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
-            if (L->occ[j].role & RA_OCC_USE) c->use_pt[c->cursor[L->occ[j].reg]++] = 2 * k;
-    for (uint32_t r = 0; r < n; r++) c->cursor[r] = c->use_off[r];
+            if (L->occ[j].role & RA_OCC_USE) c->use_pt[fill[L->occ[j].reg]++] = 2 * k;
+
+    /* intervals by start point (counting sort: registers in index order) */
+    c->soff = ARENA_NEWN(a, uint32_t, npts + 2);
+    c->sreg = ARENA_NEWN(a, uint32_t, n + 1);
+    for (uint32_t r = 0; r < n; r++)
+        if (L->cls[r] == RA_CLS_GPR && c->start[r] != NOPOINT) c->soff[c->start[r] + 1]++;
+    for (uint32_t p = 0; p < npts; p++) c->soff[p + 1] += c->soff[p];
+    memcpy(fill, c->soff, (npts + 1) * sizeof *fill);
+    for (uint32_t r = 0; r < n; r++)
+        if (L->cls[r] == RA_CLS_GPR && c->start[r] != NOPOINT) c->sreg[fill[c->start[r]]++] = r;
+    return c;
 }
 
 /* Whether r needs its temporary at point p (read at 2k, written at 2k+1). */
@@ -76,28 +91,20 @@ static uint32_t temps_at(const ra_live *L, const uint8_t *spilled, uint32_t p)
 
 static uint32_t next_use(scan_ctx *c, uint32_t r, uint32_t p)
 {
-    uint32_t *cur = &c->cursor[r];
-    while (*cur < c->use_off[r + 1] && c->use_pt[*cur] <= p) (*cur)++;
-    return *cur < c->use_off[r + 1] ? c->use_pt[*cur] : NOPOINT;
+    uint32_t *cur = &c->cursor[r], end = c->iv->use_off[r + 1];
+    while (*cur < end && c->iv->use_pt[*cur] <= p) (*cur)++;
+    return *cur < end ? c->iv->use_pt[*cur] : NOPOINT;
 }
 
-void ra_linear_scan(const ra_live *L, const uint8_t *unspillable, unsigned budget, arena *a, ra_scan *out)
+void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *unspillable, unsigned budget, arena *a,
+                    ra_scan *out)
 {
-    scan_ctx c = {L, 0, 0, 0, 0, 0};
-    build_intervals(&c, a);
     uint32_t n = L->nregs, npts = 2 * L->ninst;
+    scan_ctx c = {L, iv, ARENA_NEWN(a, uint32_t, n + 1)};
+    memcpy(c.cursor, iv->use_off, n * sizeof *c.cursor);
     memset(out, 0, sizeof *out);
     out->spilled = ARENA_NEWN(a, uint8_t, n + 1);
-
-    /* intervals by start point (counting sort: registers in index order) */
-    uint32_t *soff = ARENA_NEWN(a, uint32_t, npts + 2), *sreg = ARENA_NEWN(a, uint32_t, n + 1);
-    for (uint32_t r = 0; r < n; r++)
-        if (L->cls[r] == RA_CLS_GPR && c.start[r] != NOPOINT) soff[c.start[r] + 1]++;
-    for (uint32_t p = 0; p < npts; p++) soff[p + 1] += soff[p];
-    uint32_t *fill = ARENA_NEWN(a, uint32_t, npts + 1);
-    memcpy(fill, soff, (npts + 1) * sizeof *fill);
-    for (uint32_t r = 0; r < n; r++)
-        if (L->cls[r] == RA_CLS_GPR && c.start[r] != NOPOINT) sreg[fill[c.start[r]]++] = r;
+    const uint32_t *soff = iv->soff, *sreg = iv->sreg, *end = iv->end;
 
     uint32_t *active = ARENA_NEWN(a, uint32_t, n + 1), nactive = 0, units = 0, last_over = NOPOINT;
     for (uint32_t p = 0; p < npts; p++) {
@@ -105,7 +112,7 @@ void ra_linear_scan(const ra_live *L, const uint8_t *unspillable, unsigned budge
         uint32_t w = 0;
         for (uint32_t i = 0; i < nactive; i++) {
             uint32_t r = active[i];
-            if (c.end[r] < p) units -= L->units[r];
+            if (end[r] < p) units -= L->units[r];
             else active[w++] = r;
         }
         nactive = w;
@@ -121,8 +128,8 @@ void ra_linear_scan(const ra_live *L, const uint8_t *unspillable, unsigned budge
                 if (unspillable[r] || occurs_at(L, r, p)) continue;
                 uint32_t nu = next_use(&c, r, p);
                 bool better = best == NOPOINT || nu > best_next ||
-                              (nu == best_next && (c.end[r] > c.end[best] ||
-                                                   (c.end[r] == c.end[best] && L->units[r] > L->units[best])));
+                              (nu == best_next && (end[r] > end[best] ||
+                                                   (end[r] == end[best] && L->units[r] > L->units[best])));
                 if (better) best = r, best_i = i, best_next = nu;
             }
             if (best == NOPOINT) {

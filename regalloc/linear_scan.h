@@ -18,7 +18,13 @@ typedef struct ra_scan {
 } ra_scan;
 
 /* Program points: instruction k (in L's linear order) reads at 2k and
- * writes at 2k+1.  unspillable[r] set: r stays in a register. */
-void ra_linear_scan(const ra_live *L, const uint8_t *unspillable, unsigned budget, arena *a, ra_scan *out);
+ * writes at 2k+1.  The intervals and use points of L's registers, built
+ * once for every budget the scan is run with. */
+typedef struct ra_intervals ra_intervals;
+ra_intervals *ra_intervals_build(const ra_live *L, arena *a);
+
+/* unspillable[r] set: r stays in a register. */
+void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *unspillable, unsigned budget, arena *a,
+                    ra_scan *out);
 
 #endif

@@ -24,24 +24,30 @@ typedef struct occ_acc {
     uint8_t *full; /* per occurrence: some definition overwrites the whole register */
 } occ_acc;
 
-static void on_reg(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
+/* One reference (PTX_REF_* role) of register reg: an occurrence per
+ * register, in order of first reference. */
+static void add_ref(occ_acc *c, uint32_t reg, unsigned role)
 {
-    (void)in;
-    occ_acc *c = ctx;
-    if (r->role & PTX_REF_SREG) return;
+    if (role & PTX_REF_SREG) return;
     uint32_t k = 0;
-    while (k < c->n && c->v[k].reg != r->id) k++;
+    while (k < c->n && c->v[k].reg != reg) k++;
     if (k == c->n) {
-        c->v[c->n].reg = r->id;
+        c->v[c->n].reg = reg;
         c->v[c->n].role = 0;
         c->full[c->n] = 0;
         c->n++;
     }
-    if (r->role & PTX_REF_USE) c->v[k].role |= RA_OCC_USE;
-    if (r->role & PTX_REF_DEF) {
+    if (role & PTX_REF_USE) c->v[k].role |= RA_OCC_USE;
+    if (role & PTX_REF_DEF) {
         c->v[k].role |= RA_OCC_DEF;
-        if (!(r->role & PTX_REF_MAYDEF)) c->full[k] = 1;
+        if (!(role & PTX_REF_MAYDEF)) c->full[k] = 1;
     }
+}
+
+static void on_reg(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
+{
+    (void)in;
+    add_ref(ctx, r->id, r->role);
 }
 
 /* Upper bound on the register references of one instruction: every leaf
@@ -70,7 +76,9 @@ static void transfer(const ra_live *L, uint32_t k, uint64_t *live)
     }
 }
 
-ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a)
+/* The SSA, when given, has every instruction's references and semantics
+ * already (the same walk, in the same order): they are not derived again. */
+static ra_live *build(const ptx_func *fn, const cfg *g, const ssa_func *ssa, arena *a)
 {
     ra_live *L = ARENA_NEW(a, ra_live);
     L->fn = fn;
@@ -115,10 +123,16 @@ ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a)
         L->occ_off[k] = no;
         acc.v = L->occ + no;
         acc.n = 0;
-        ptx_inst_sem sem;
-        ptx_inst_semantics(in, &sem);
-        L->sem_flags[s] = sem.flags;
-        ptx_inst_foreach_reg(in, &sem, on_reg, &acc);
+        if (ssa) {
+            L->sem_flags[s] = ssa->sem_flags[s];
+            for (uint32_t j = ssa->ref_off[s]; j < ssa->ref_off[s + 1]; j++)
+                add_ref(&acc, ssa->ref_reg[j], ssa->refs[j].role);
+        } else {
+            ptx_inst_sem sem;
+            ptx_inst_semantics(in, &sem);
+            L->sem_flags[s] = sem.flags;
+            ptx_inst_foreach_reg(in, &sem, on_reg, &acc);
+        }
         for (uint32_t j = 0; j < acc.n; j++)
             if ((acc.v[j].role & RA_OCC_DEF) && !acc.full[j]) acc.v[j].role |= RA_OCC_MAYDEF;
         no += acc.n;
@@ -160,6 +174,10 @@ ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a)
     }
     return L;
 }
+
+ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a) { return build(fn, g, NULL, a); }
+
+ra_live *ra_live_build_ssa(const ssa_func *s, arena *a) { return build(s->fn, s->g, s, a); }
 
 static uint32_t set_units(const ra_live *L, const uint64_t *s, enum ra_class c)
 {

@@ -5,6 +5,7 @@
 #define PTXRAY_RA_LIVENESS_H
 #include <stdint.h>
 #include "cfg.h"
+#include "ssa.h"
 
 /* Register classes: general-purpose registers share one budget; predicates
  * are a file of their own; NONE: opaque or never allocated. */
@@ -42,6 +43,9 @@ unsigned ra_type_units(unsigned type, unsigned vec);
 enum ra_class ra_type_class(unsigned type);
 
 ra_live *ra_live_build(const ptx_func *fn, const cfg *g, arena *a);
+/* The same from the references and semantics an SSA form has recorded (a
+ * test checks that both give the same result on the corpus). */
+ra_live *ra_live_build_ssa(const ssa_func *s, arena *a);
 
 static inline bool ra_set_has(const uint64_t *s, uint32_t r) { return s[r >> 6] >> (r & 63) & 1; }
 

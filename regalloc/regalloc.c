@@ -81,7 +81,7 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
     div_options dopt;
     memset(&dopt, 0, sizeof dopt);
     div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, &a);
-    ra_live *L = ra_live_build(fn, pf->g, &a);
+    ra_live *L = ra_live_build_ssa(pf->ssa, &a);
     ra_pressure pb;
     ra_live_pressure(L, &pb);
     fs->pressure_before = fs->pressure_after = pb.gpr;
@@ -91,6 +91,7 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
     ra_reginfo *ri = ra_reginfo_build(pf, L, &a);
     uint8_t *unstable = ra_unstable_values_sem(pf, L->sem_flags, &a);
     ra_spill *sp = ARENA_NEWN(&a, ra_spill, L->nregs + 1);
+    ra_absvals *av = ra_absvals_build(pf, dr, L, &a);
 
     uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
     fs->warps = fn->is_entry ? (threads + 31) / 32 : 0;
@@ -103,17 +104,18 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
          * nonlocal candidates with the farthest next use instead */
         uint8_t *all = ARENA_NEWN(&a, uint8_t, L->nregs + 1);
         memset(all, 1, L->nregs);
-        ra_place(pf, dr, ri, unstable, L, all, o, sp);
+        ra_place(pf, av, ri, unstable, L, all, o, sp);
         for (uint32_t r = 0; r < L->nregs; r++)
             if (sp[r].place == RA_P_LOCAL) unsp[r] = 1;
     }
     unsigned reserve = 0;
+    ra_intervals *iv = ra_intervals_build(L, &a);
     ra_scan sc;
     uint32_t local_bytes, slot_bytes, moved;
     for (;;) {
         unsigned k = o->budget > reserve ? o->budget - reserve : 1;
-        ra_linear_scan(L, unsp, k, &a, &sc);
-        ra_place(pf, dr, ri, unstable, L, sc.spilled, o, sp);
+        ra_linear_scan(L, iv, unsp, k, &a, &sc);
+        ra_place(pf, av, ri, unstable, L, sc.spilled, o, sp);
         moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
         if (o->only_nonlocal) keep_local_in_regs(L, sp, &sc, &local_bytes);
         fs->budget_used = k;

@@ -165,24 +165,28 @@ unsigned ra_coord_terms(const ra_spill *s)
     return m;
 }
 
-void ra_place(const prog_func *pf, const div_result *dr, const ra_reginfo *ri, const uint8_t *unstable,
-              const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out)
+struct ra_absvals {
+    absval *all;  /* per register: the join over its definitions */
+    absval *used; /* ... and over the values its uses read */
+    uint32_t *accesses;
+};
+
+ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *ar)
 {
     const ssa_func *s = pf->ssa;
     const ptx_func *fn = pf->fn;
     uint32_t n = L->nregs;
-    memset(out, 0, n * sizeof *out);
-    /* join over every value of each spilled register, and over the values
-     * its uses read */
-    absval *all = calloc(n + 1, sizeof *all), *used = calloc(n + 1, sizeof *used);
-    if (!all || !used) abort();
+    ra_absvals *av = ARENA_NEW(ar, ra_absvals);
+    av->all = ARENA_NEWN(ar, absval, n + 1);
+    av->used = ARENA_NEWN(ar, absval, n + 1);
+    av->accesses = ARENA_NEWN(ar, uint32_t, n + 1);
     for (uint32_t v = 0; v < s->nvalues; v++) {
         const ssa_value *x = &s->values[v];
         if (x->kind != SSA_V_INST && x->kind != SSA_V_PHI && x->kind != SSA_V_ETA) continue;
-        if (x->reg >= n || !spilled[x->reg]) continue;
+        if (x->reg >= n) continue;
         absval a;
         absval_of(dr, v, &a);
-        absval_meet(dr, &all[x->reg], &a);
+        absval_meet(dr, &av->all[x->reg], &a);
     }
     for (uint32_t st = 0; st < fn->nstmts; st++) {
         if (fn->stmts[st]->kind != PTX_S_INST) continue;
@@ -190,20 +194,29 @@ void ra_place(const prog_func *pf, const div_result *dr, const ra_reginfo *ri, c
             const ssa_ref *ref = &s->refs[k];
             if (!(ref->role & PTX_REF_USE) || (ref->role & PTX_REF_SREG) || ref->value == SSA_NONE) continue;
             const ssa_value *x = &s->values[ref->value];
-            if (x->kind == SSA_V_ENTRY || x->kind == SSA_V_SREG || !spilled[x->reg]) continue;
+            if (x->kind == SSA_V_ENTRY || x->kind == SSA_V_SREG || x->reg >= n) continue;
             absval a;
             absval_of(dr, ref->value, &a);
-            absval_meet(dr, &used[x->reg], &a);
+            absval_meet(dr, &av->used[x->reg], &a);
         }
     }
     for (uint32_t k = 0; k < L->ninst; k++)
-        for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) out[L->occ[j].reg].accesses++;
+        for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) av->accesses[L->occ[j].reg]++;
+    return av;
+}
 
+void ra_place(const prog_func *pf, const ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable,
+              const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out)
+{
+    const ptx_func *fn = pf->fn;
+    uint32_t n = L->nregs;
+    memset(out, 0, n * sizeof *out);
+    for (uint32_t r = 0; r < n; r++) out[r].accesses = av->accesses[r];
     for (uint32_t r = 0; r < n; r++) {
         if (!spilled[r]) continue;
         ra_spill *sp = &out[r];
         unsigned type = fn->regs[r].type;
-        const absval *A = all[r].any ? &all[r] : &used[r];
+        const absval *A = av->all[r].any ? &av->all[r] : &av->used[r];
         sp->state = A->any ? A->state : DIV_UNIFORM;
         sp->place = RA_P_LOCAL;
         if (o->mode == RA_MODE_LINEAR) {
@@ -211,7 +224,7 @@ void ra_place(const prog_func *pf, const div_result *dr, const ra_reginfo *ri, c
             continue;
         }
         /* rules (i) and (iii): every use reads one known formula */
-        const absval *U = &used[r];
+        const absval *U = &av->used[r];
         if (o->mode == RA_MODE_AFF && U->any && !ri[r].reads_entry && U->known == (1u << DIV_NCOEF1) - 1) {
             bool linear = false;
             for (unsigned i = 1; i < DIV_NCOEF1; i++) linear |= U->c[i] != 0;
@@ -240,8 +253,6 @@ void ra_place(const prog_func *pf, const div_result *dr, const ra_reginfo *ri, c
         sp->known = A->known;
         memcpy(sp->coef, A->c, sizeof sp->coef);
     }
-    free(all);
-    free(used);
 }
 
 void ra_layout(const ra_live *L, ra_spill *sp, uint32_t *local_bytes, uint32_t *shared_bytes)

@@ -27,10 +27,17 @@ void ra_find_unspillable(const prog_func *pf, const ra_live *L, uint8_t *out);
 /* What each register's definitions and uses read and write (its_rule.h). */
 ra_reginfo *ra_reginfo_build(const prog_func *pf, const ra_live *L, arena *a);
 
+/* What the analysis says of each register as a whole: the join over the
+ * values it holds and over the values its uses read.  dr: the mode's
+ * analysis (the affine one for linear mode, where it only names the
+ * states).  Built once per function; the placement reads it for every
+ * spill set the scan tries. */
+typedef struct ra_absvals ra_absvals;
+ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *a);
+
 /* Chooses the place of every spilled register (out has L->nregs entries;
- * registers not spilled get RA_P_NONE).  dr: the mode's analysis (the
- * affine one for linear mode, where it only names the states). */
-void ra_place(const prog_func *pf, const div_result *dr, const ra_reginfo *ri, const uint8_t *unstable,
+ * registers not spilled get RA_P_NONE). */
+void ra_place(const prog_func *pf, const ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable,
               const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out);
 
 /* Slot layout, biggest slots first so every slot is aligned to its size.

@@ -73,17 +73,21 @@ static void collect_refs(builder *b)
     const ptx_func *fn = b->fn;
     u32vec tmp = {0};
     s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
+    s->sem_flags = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         s->ref_off[i] = tmp.n / 3;
         const ptx_stmt *st = fn->stmts[i];
         if (st->kind != PTX_S_INST) continue;
         refctx c = {&tmp};
-        ptx_inst_foreach_reg(&st->u.inst, NULL, ref_cb, &c);
+        ptx_inst_sem sem;
+        ptx_inst_semantics(&st->u.inst, &sem);
+        s->sem_flags[i] = sem.flags;
+        ptx_inst_foreach_reg(&st->u.inst, &sem, ref_cb, &c);
     }
     uint32_t n = tmp.n / 3;
     s->ref_off[fn->nstmts] = n;
     s->refs = ARENA_NEWN(s->a, ssa_ref, n ? n : 1);
-    b->ref_id = xcalloc(n, sizeof *b->ref_id);
+    b->ref_id = s->ref_reg = ARENA_NEWN(s->a, uint32_t, n + 1);
     for (uint32_t k = 0; k < n; k++) {
         s->refs[k].opd = tmp.v[3 * k];
         s->refs[k].role = (uint16_t)(tmp.v[3 * k + 1] & 0xffff);
@@ -533,7 +537,6 @@ ssa_func *ssa_build(const cfg *g)
     if (b.nvalues) memcpy(s->values, b.values, sizeof *b.values * b.nvalues);
     for (uint32_t v = 0; v < b.nvalues; v++) s->ninst_values += b.values[v].kind == SSA_V_INST;
     free(b.values);
-    free(b.ref_id);
     u32csr_free(&b.defs);
     u32csr_free(&b.ues);
     u32csr_free(&b.df);

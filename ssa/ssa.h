@@ -85,7 +85,10 @@ typedef struct ssa_func {
     ssa_node *nodes;
     uint32_t *node_off;  /* block b's nodes: [node_off[b], node_off[b+1]), phis then etas */
     uint32_t *ref_off;   /* statement s's references: refs[ref_off[s] .. ref_off[s+1]) */
-    ssa_ref *refs;
+    ssa_ref *refs;       /* in ptx_inst_foreach_reg's order */
+    uint32_t *ref_reg;   /* per reference: its register (an sreg key for PTX_REF_SREG), kept
+                          * for unreachable code too, where the value is SSA_NONE */
+    uint32_t *sem_flags; /* per statement: ptx_inst_semantics flags (0: not an instruction) */
     /* .func return registers: the value each has at the exit (nrets) */
     uint32_t nret_vals;
     uint32_t *ret_regs, *ret_vals;
