@@ -303,98 +303,141 @@ static unsigned reg_type(const ra_edit *e, uint32_t r)
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$'; }
 
-/* The length of the decimal integer literal at buf + i (an operand or an
- * address offset, optionally negative), or 0: digits inside a word
- * (.b32, a symbol) or a float spelling (0f3F800000) are not literals. */
-static int int_literal(const char *buf, int i)
+/* The shape of one emitted line, built as the line is formatted: a
+ * register (%x<r>) becomes a placeholder, an integer literal (an operand
+ * or an address offset: after ' ', ',', '[' or '+') becomes %N and its
+ * value goes to e->nums.  Formatting the line with vsnprintf and reading
+ * it back was a fifth of the pass. */
+typedef struct shape_b {
+    ra_edit *e;
+    char k[1024];
+    size_t n;
+    uint32_t a0, na; /* the line's registers: e->args[a0 .. a0 + na) */
+} shape_b;
+
+static void sb_char(shape_b *b, char c)
 {
-    if (i == 0 || !(buf[i - 1] == ' ' || buf[i - 1] == ',' || buf[i - 1] == '[' || buf[i - 1] == '+')) return 0;
-    int j = i + (buf[i] == '-' && buf[i - 1] != '+');
-    if (!is_digit(buf[j])) return 0;
-    while (is_digit(buf[j])) j++;
-    return is_word(buf[j]) || j - i > 19 ? 0 : j - i;
+    if (b->n + 24 >= sizeof b->k) abort();
+    b->k[b->n++] = c;
 }
 
-/* printf for the conversions the pass writes (%s, %u, %d, with l/ll, and
- * %%): vsnprintf was a tenth of the pass's time.  The format attribute on
- * ra_edit_emit still has the compiler check every call. */
-static int format_line(char *buf, size_t cap, const char *fmt, va_list ap)
+static bool sb_literal_here(const shape_b *b)
 {
-    size_t n = 0;
-    for (const char *f = fmt; *f; f++) {
-        if (n + 24 >= cap) abort();
-        if (*f != '%') {
-            buf[n++] = *f;
+    char c = b->n ? b->k[b->n - 1] : 0;
+    return c == ' ' || c == ',' || c == '[' || c == '+';
+}
+
+static void sb_literal(shape_b *b, int64_t v)
+{
+    ra_edit *e = b->e;
+    e->nums = grow(e->nums, e->nnums, &e->capnums, sizeof *e->nums);
+    e->nums[e->nnums++] = v;
+    sb_char(b, '%');
+    sb_char(b, 'N');
+}
+
+static void sb_reg(shape_b *b, uint32_t r)
+{
+    ra_edit *e = b->e;
+    uint32_t k = 0;
+    while (k < b->na && e->args[b->a0 + k] != r) k++;
+    if (k == b->na) {
+        e->args = grow(e->args, e->nargs, &e->capargs, sizeof *e->args);
+        e->args[e->nargs++] = r;
+        b->na++;
+    }
+    sb_char(b, '%');
+    sb_char(b, 'P');
+    b->n += put_u64(b->k + b->n, k);
+}
+
+/* Text of the format or of a %s argument: registers and literals in it
+ * are found the same way (digits inside a word, .b32 or a symbol, and
+ * float spellings like 0f3F800000 are neither). */
+static void sb_text(shape_b *b, const char *s)
+{
+    for (size_t i = 0; s[i];) {
+        if (s[i] == '%' && s[i + 1] == 'x' && is_digit(s[i + 2])) {
+            uint32_t r = 0;
+            for (i += 2; is_digit(s[i]); i++) r = r * 10 + (uint32_t)(s[i] - '0');
+            sb_reg(b, r);
             continue;
         }
-        unsigned longs = 0;
-        for (f++; *f == 'l'; f++) longs++;
-        switch (*f) {
-        case '%': buf[n++] = '%'; break;
-        case 's': {
-            const char *s = va_arg(ap, const char *);
-            size_t k = strlen(s);
-            if (n + k + 24 >= cap) abort();
-            memcpy(buf + n, s, k);
-            n += k;
-            break;
+        if (sb_literal_here(b)) {
+            size_t neg = s[i] == '-' && b->k[b->n - 1] != '+', j = i + neg;
+            uint64_t v = 0;
+            while (is_digit(s[j]) && j - i < 19) v = v * 10 + (uint64_t)(s[j++] - '0');
+            if (j > i + neg && !is_word(s[j])) {
+                sb_literal(b, neg ? (int64_t)(0 - v) : (int64_t)v);
+                i = j;
+                continue;
+            }
         }
-        case 'u':
-            n += put_u64(buf + n, longs == 0 ? va_arg(ap, unsigned) : longs == 1 ? va_arg(ap, unsigned long)
-                                                                                  : va_arg(ap, unsigned long long));
-            break;
-        case 'd':
-            n += put_i64(buf + n, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long));
-            break;
-        default: abort(); /* a conversion the pass does not write */
-        }
+        sb_char(b, s[i++]);
     }
-    buf[n] = 0;
-    return (int)n;
+}
+
+static void sb_number(shape_b *b, int64_t v, bool is_signed)
+{
+    if (sb_literal_here(b)) {
+        sb_literal(b, v);
+        return;
+    }
+    if (b->n + 24 >= sizeof b->k) abort();
+    b->n += is_signed ? put_i64(b->k + b->n, v) : put_u64(b->k + b->n, (uint64_t)v);
 }
 
 void ra_edit_emit(ra_edit *e, const char *fmt, ...)
 {
-    char buf[512];
+    shape_b b;
+    b.e = e;
+    b.n = 0;
+    b.a0 = e->nargs;
+    b.na = 0;
+    uint32_t n0 = e->nnums;
     va_list ap;
     va_start(ap, fmt);
-    int n = format_line(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n == 0 || buf[n - 1] != ';') buf[n++] = ';', buf[n] = 0;
-    /* the shape: registers %x<r> become placeholders, literals %N */
-    char key[1024];
-    size_t kn = 0;
-    uint32_t a0 = e->nargs, n0 = e->nnums, na = 0;
-    for (int i = 0; i < n;) {
-        int lit;
-        if (buf[i] == '%' && buf[i + 1] == 'x' && is_digit(buf[i + 2])) {
-            uint32_t r = 0;
-            for (i += 2; is_digit(buf[i]); i++) r = r * 10 + (uint32_t)(buf[i] - '0');
-            uint32_t k = 0;
-            while (k < na && e->args[a0 + k] != r) k++;
-            if (k == na) {
-                e->args = grow(e->args, e->nargs, &e->capargs, sizeof *e->args);
-                e->args[e->nargs++] = r;
-                na++;
-            }
-            key[kn++] = '%';
-            key[kn++] = 'P';
-            kn += put_u64(key + kn, k);
-        } else if ((lit = int_literal(buf, i))) {
-            e->nums = grow(e->nums, e->nnums, &e->capnums, sizeof *e->nums);
-            e->nums[e->nnums++] = strtoll(buf + i, NULL, 10);
-            i += lit;
-            key[kn++] = '%';
-            key[kn++] = 'N';
-        } else
-            key[kn++] = buf[i++];
-        if (kn + 16 >= sizeof key) abort();
+    /* the conversions the pass writes: %s, %u, %d (with l or ll) and %% */
+    char lit[256];
+    size_t ln = 0;
+    for (const char *f = fmt;; f++) {
+        if (*f == '%' && f[1] == '%') {
+            if (ln + 1 >= sizeof lit) abort();
+            lit[ln++] = '%';
+            f++;
+            continue;
+        }
+        if (*f && *f != '%') {
+            if (ln + 1 >= sizeof lit) abort();
+            lit[ln++] = *f;
+            continue;
+        }
+        lit[ln] = 0;
+        sb_text(&b, lit);
+        ln = 0;
+        if (!*f) break;
+        unsigned longs = 0;
+        for (f++; *f == 'l'; f++) longs++;
+        switch (*f) {
+        case 's': sb_text(&b, va_arg(ap, const char *)); break;
+        case 'u':
+            sb_number(&b, (int64_t)(longs == 0 ? va_arg(ap, unsigned) : longs == 1 ? va_arg(ap, unsigned long)
+                                                                                   : va_arg(ap, unsigned long long)),
+                      false);
+            break;
+        case 'd':
+            sb_number(&b, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long), true);
+            break;
+        default: abort(); /* a conversion the pass does not write */
+        }
     }
-    key[kn++] = '\x01';
-    for (uint32_t k = 0; k < na; k++) key[kn++] = (char)(reg_type(e, e->args[a0 + k]) + 1);
-    uint32_t shape = intern(e->sh, key, kn, e->nums + n0, e->nnums - n0);
+    va_end(ap);
+    if (b.n == 0 || b.k[b.n - 1] != ';') sb_char(&b, ';');
+    sb_char(&b, '\x01');
+    for (uint32_t k = 0; k < b.na; k++) sb_char(&b, (char)(reg_type(e, e->args[b.a0 + k]) + 1));
+    uint32_t shape = intern(e->sh, b.k, b.n, e->nums + n0, e->nnums - n0);
     e->p = grow(e->p, e->np, &e->capp, sizeof *e->p);
-    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, shape, a0, n0};
+    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, shape, b.a0, n0};
 }
 
 uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
