@@ -356,25 +356,38 @@ static void sb_reg(shape_b *b, uint32_t r)
  * float spellings like 0f3F800000 are neither). */
 static void sb_text(shape_b *b, const char *s)
 {
-    for (size_t i = 0; s[i];) {
-        if (s[i] == '%' && s[i + 1] == 'x' && is_digit(s[i + 2])) {
+    size_t len = strlen(s);
+    if (b->n + 2 * len + 24 >= sizeof b->k) abort(); /* a literal or a register never grows */
+    char *k = b->k, prev = b->n ? k[b->n - 1] : 0;
+    size_t n = b->n;
+    for (const char *p = s, *end = s + len; p < end;) {
+        char c = *p;
+        if (c == '%' && p[1] == 'x' && is_digit(p[2])) {
             uint32_t r = 0;
-            for (i += 2; is_digit(s[i]); i++) r = r * 10 + (uint32_t)(s[i] - '0');
+            for (p += 2; is_digit(*p); p++) r = r * 10 + (uint32_t)(*p - '0');
+            b->n = n;
             sb_reg(b, r);
+            n = b->n;
+            prev = k[n - 1];
             continue;
         }
-        if (sb_literal_here(b)) {
-            size_t neg = s[i] == '-' && b->k[b->n - 1] != '+', j = i + neg;
+        if ((is_digit(c) || c == '-') && (prev == ' ' || prev == ',' || prev == '[' || prev == '+')) {
+            const char *q = p + (c == '-' && prev != '+');
             uint64_t v = 0;
-            while (is_digit(s[j]) && j - i < 19) v = v * 10 + (uint64_t)(s[j++] - '0');
-            if (j > i + neg && !is_word(s[j])) {
-                sb_literal(b, neg ? (int64_t)(0 - v) : (int64_t)v);
-                i = j;
+            while (is_digit(*q) && q - p < 19) v = v * 10 + (uint64_t)(*q++ - '0');
+            if (q > p + (c == '-') && !is_word(*q)) {
+                b->n = n;
+                sb_literal(b, c == '-' ? (int64_t)(0 - v) : (int64_t)v);
+                n = b->n;
+                prev = 'N';
+                p = q;
                 continue;
             }
         }
-        sb_char(b, s[i++]);
+        k[n++] = prev = c;
+        p++;
     }
+    b->n = n;
 }
 
 static void sb_number(shape_b *b, int64_t v, bool is_signed)
@@ -472,39 +485,49 @@ static void sput_u(sbuf *b, uint64_t v)
     sput(b, t, put_u64(t, v));
 }
 
-/* Scratch register %t<shape>_<k> is placeholder k. */
-static void sput_reg(sbuf *b, uint32_t shape, uint64_t k)
+/* The scratch module's registers: one range per type, %T<type>_<g>, the
+ * g-th placeholder of that type among the shapes being parsed (one .reg
+ * line per placeholder made the parse of the scratch cost several times
+ * that of its instructions). */
+typedef struct scratch {
+    const ptx_func *mf;
+    uint32_t *k[PTX_T__COUNT]; /* per type: g -> placeholder number in its shape */
+    uint32_t n[PTX_T__COUNT], cap[PTX_T__COUNT];
+} scratch;
+
+static void sput_reg(sbuf *b, unsigned type, uint32_t g)
 {
-    sputs(b, "%t");
-    sput_u(b, shape);
+    sputs(b, "%T");
+    sput_u(b, type);
     sputs(b, "_");
-    sput_u(b, k);
+    sput_u(b, g);
 }
 
-static uint32_t placeholder(const ptx_func *mf, uint32_t n)
+static uint32_t placeholder(const scratch *sc, uint32_t n)
 {
-    ptx_str name = mf->regs[n].name;
-    uint32_t i = 2;
-    while (i < name.n && name.p[i] != '_') i++;
-    if (name.n < 4 || name.p[0] != '%' || name.p[1] != 't' || i + 1 >= name.n) abort();
-    uint32_t k = 0;
-    for (i++; i < name.n; i++) k = k * 10 + (uint32_t)(name.p[i] - '0');
-    return k;
+    ptx_str name = sc->mf->regs[n].name;
+    uint32_t i = 2, type = 0, g = 0;
+    if (name.n < 5 || name.p[0] != '%' || name.p[1] != 'T') abort();
+    for (; i < name.n && is_digit(name.p[i]); i++) type = type * 10 + (uint32_t)(name.p[i] - '0');
+    if (i >= name.n || name.p[i] != '_' || type >= PTX_T__COUNT) abort();
+    for (i++; i < name.n; i++) g = g * 10 + (uint32_t)(name.p[i] - '0');
+    if (g >= sc->n[type]) abort();
+    return sc->k[type][g];
 }
 
 /* The master copy of scratch operand s, in the module's arena: registers
  * as placeholder numbers. */
-static void master_opd(ra_edit *e, const ptx_func *mf, ptx_operand *d, const ptx_operand *s)
+static void master_opd(ra_edit *e, const scratch *sc, ptx_operand *d, const ptx_operand *s)
 {
     *d = *s;
     switch (s->kind) {
-    case PTX_O_REG: d->n = placeholder(mf, s->n); break;
+    case PTX_O_REG: d->n = placeholder(sc, s->n); break;
     case PTX_O_SREG: d->p.text = NULL; break; /* printed from the register table */
     case PTX_O_IMM: case PTX_O_SYM: d->p.text = adup(e, s->p.text, s->n); break;
     case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST: {
         uint32_t n = s->kind == PTX_O_PAIR ? 2 : s->n;
         d->p.elems = ARENA_NEWN(&e->m->arena, ptx_operand, n);
-        for (uint32_t i = 0; i < n; i++) master_opd(e, mf, &d->p.elems[i], &s->p.elems[i]);
+        for (uint32_t i = 0; i < n; i++) master_opd(e, sc, &d->p.elems[i], &s->p.elems[i]);
         break;
     }
     case PTX_O_SINK: break;
@@ -518,17 +541,31 @@ static void parse_new_shapes(ra_edit *e)
 {
     ra_shapes *sh = e->sh;
     if (sh->parsed == sh->n) return;
-    sbuf b = {0};
-    sputs(&b, ".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n");
+    scratch sc;
+    memset(&sc, 0, sizeof sc);
+    /* each new shape's placeholders, numbered per type: g[gi ..] */
+    uint32_t *g = NULL, ng = 0, capg = 0;
     for (uint32_t t = sh->parsed; t < sh->n; t++) {
         const char *l = sh->text + sh->off[t], *sep = memchr(l, '\x01', sh->len[t]);
         for (const char *q = sep + 1; q < l + sh->len[t]; q++) {
-            sputs(&b, "\t.reg .");
-            sputs(&b, type_word((unsigned)(uint8_t)*q - 1));
-            sputs(&b, " ");
-            sput_reg(&b, t, (uint64_t)(q - sep - 1));
-            sputs(&b, ";\n");
+            unsigned ty = (unsigned)(uint8_t)*q - 1;
+            sc.k[ty] = grow(sc.k[ty], sc.n[ty], &sc.cap[ty], sizeof *sc.k[ty]);
+            sc.k[ty][sc.n[ty]] = (uint32_t)(q - sep - 1);
+            g = grow(g, ng, &capg, sizeof *g);
+            g[ng++] = sc.n[ty]++;
         }
+    }
+    sbuf b = {0};
+    sputs(&b, ".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n");
+    for (unsigned ty = 0; ty < PTX_T__COUNT; ty++) {
+        if (!sc.n[ty]) continue;
+        sputs(&b, "\t.reg .");
+        sputs(&b, type_word(ty));
+        sputs(&b, " %T");
+        sput_u(&b, ty);
+        sputs(&b, "_<");
+        sput_u(&b, sc.n[ty]);
+        sputs(&b, ">;\n");
     }
     for (uint32_t i = 0; i < e->nvars; i++) {
         sputs(&b, "\t");
@@ -541,15 +578,16 @@ static void parse_new_shapes(ra_edit *e)
         sput_u(&b, e->vars[i].bytes);
         sputs(&b, "];\n");
     }
+    uint32_t gi = 0;
     for (uint32_t t = sh->parsed; t < sh->n; t++) {
         const char *l = sh->text + sh->off[t], *end = memchr(l, '\x01', sh->len[t]);
         const int64_t *lit = sh->lits + sh->lit[t];
         sputs(&b, "\t");
         for (const char *q = l; q < end;) {
             if (q[0] == '%' && q + 1 < end && q[1] == 'P') {
-                uint64_t k = 0;
-                for (q += 2; q < end && is_digit(*q); q++) k = k * 10 + (uint64_t)(*q - '0');
-                sput_reg(&b, t, k);
+                uint32_t k = 0;
+                for (q += 2; q < end && is_digit(*q); q++) k = k * 10 + (uint32_t)(*q - '0');
+                sput_reg(&b, (unsigned)(uint8_t)end[1 + k] - 1, g[gi + k]);
             } else if (q[0] == '%' && q + 1 < end && q[1] == 'N') {
                 char num[24];
                 sput(&b, num, put_i64(num, *lit++));
@@ -557,6 +595,7 @@ static void parse_new_shapes(ra_edit *e)
             } else
                 sput(&b, q++, 1);
         }
+        gi += (uint32_t)(l + sh->len[t] - end - 1);
         sputs(&b, "\n");
     }
     sputs(&b, "}\n");
@@ -568,24 +607,26 @@ static void parse_new_shapes(ra_edit *e)
         abort();
     }
     ptx_diags_free(&d);
-    const ptx_func *mf = mm->funcs[0];
+    sc.mf = mm->funcs[0];
     uint32_t t = sh->parsed;
-    for (uint32_t s = 0; s < mf->nstmts; s++) {
-        const ptx_stmt *st = mf->stmts[s];
+    for (uint32_t s = 0; s < sc.mf->nstmts; s++) {
+        const ptx_stmt *st = sc.mf->stmts[s];
         if (st->kind != PTX_S_INST) continue;
         if (t == sh->n) abort();
         ptx_inst *in = ARENA_NEW(&e->m->arena, ptx_inst);
         *in = st->u.inst;
         in->opcode = adup(e, st->u.inst.opcode, st->u.inst.opcode_len);
-        if (in->has_guard) in->guard = placeholder(mf, st->u.inst.guard);
+        if (in->has_guard) in->guard = placeholder(&sc, st->u.inst.guard);
         in->opd = ARENA_NEWN(&e->m->arena, ptx_operand, in->nopd ? in->nopd : 1);
-        for (uint32_t i = 0; i < in->nopd; i++) master_opd(e, mf, &in->opd[i], &st->u.inst.opd[i]);
+        for (uint32_t i = 0; i < in->nopd; i++) master_opd(e, &sc, &in->opd[i], &st->u.inst.opd[i]);
         sh->master[t++] = in;
     }
     if (t != sh->n) abort();
     sh->parsed = sh->n;
     ptx_module_free(mm);
     free(b.p);
+    free(g);
+    for (unsigned ty = 0; ty < PTX_T__COUNT; ty++) free(sc.k[ty]);
 }
 
 /* One use of a shape: its registers (args) and integer literals (lit,

@@ -70,28 +70,28 @@ static void keep_local_in_regs(const ra_live *L, ra_spill *sp, ra_scan *sc, uint
     *local_bytes = 0;
 }
 
+/* a: scratch for this function, reset when it is done (one arena for all
+ * functions: its pages are not faulted in again for each). */
 static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const ra_options *o, bool strong,
-                       ra_func_stats *fs, ptx_diags *d)
+                       ra_func_stats *fs, arena *a, ptx_diags *d)
 {
     ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
-    arena a;
-    arena_init(&a);
     snprintf(fs->name, sizeof fs->name, "%.*s", (int)fn->name.n, fn->name.p);
     fs->is_entry = fn->is_entry;
     div_options dopt;
     memset(&dopt, 0, sizeof dopt);
-    div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, &a);
-    ra_live *L = ra_live_build_ssa(pf->ssa, &a);
+    div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
+    ra_live *L = ra_live_build_ssa(pf->ssa, a);
     ra_pressure pb;
     ra_live_pressure(L, &pb);
     fs->pressure_before = fs->pressure_after = pb.gpr;
     fs->pred_before = fs->pred_after = pb.pred;
-    uint8_t *unsp = ARENA_NEWN(&a, uint8_t, L->nregs + 1);
+    uint8_t *unsp = ARENA_NEWN(a, uint8_t, L->nregs + 1);
     ra_find_unspillable(pf, L, unsp);
-    ra_reginfo *ri = ra_reginfo_build(pf, L, &a);
-    uint8_t *unstable = ra_unstable_values_sem(pf, L->sem_flags, &a);
-    ra_spill *sp = ARENA_NEWN(&a, ra_spill, L->nregs + 1);
-    ra_absvals *av = ra_absvals_build(pf, dr, L, &a);
+    ra_reginfo *ri = ra_reginfo_build(pf, L, a);
+    uint8_t *unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
+    ra_spill *sp = ARENA_NEWN(a, ra_spill, L->nregs + 1);
+    ra_absvals *av = ra_absvals_build(pf, dr, L, unsp, a);
 
     uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
     fs->warps = fn->is_entry ? (threads + 31) / 32 : 0;
@@ -102,19 +102,19 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
         /* where each register would go if it were spilled: those bound for
          * .local are taken out of the scan's choice, so that it picks the
          * nonlocal candidates with the farthest next use instead */
-        uint8_t *all = ARENA_NEWN(&a, uint8_t, L->nregs + 1);
+        uint8_t *all = ARENA_NEWN(a, uint8_t, L->nregs + 1);
         memset(all, 1, L->nregs);
         ra_place(pf, av, ri, unstable, L, all, o, sp);
         for (uint32_t r = 0; r < L->nregs; r++)
             if (sp[r].place == RA_P_LOCAL) unsp[r] = 1;
     }
     unsigned reserve = 0;
-    ra_intervals *iv = ra_intervals_build(L, &a);
+    ra_intervals *iv = ra_intervals_build(L, a);
     ra_scan sc;
     uint32_t local_bytes, slot_bytes, moved;
     for (;;) {
         unsigned k = o->budget > reserve ? o->budget - reserve : 1;
-        ra_linear_scan(L, iv, unsp, k, &a, &sc);
+        ra_linear_scan(L, iv, unsp, k, a, &sc);
         ra_place(pf, av, ri, unstable, L, sc.spilled, o, sp);
         moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
         if (o->only_nonlocal) keep_local_in_regs(L, sp, &sc, &local_bytes);
@@ -138,7 +138,7 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
         ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong};
         ra_rewrite(sh, fn, &rin, fs);
     }
-    arena_free(&a);
+    arena_reset(a);
 }
 
 /* Pressure of the rewritten function, by liveness on what was written. */
@@ -168,16 +168,19 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     if (!p) return -1;
     bool strong = strong_ok(m);
     ra_shapes *sh = ra_shapes_new(m);
+    arena a;
+    arena_init(&a);
     st->funcs = calloc(p->nfuncs + 1, sizeof *st->funcs);
     if (!st->funcs) abort();
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         ra_func_stats *fs = &st->funcs[st->nfuncs++];
-        alloc_func(m, sh, &p->funcs[k], o, strong, fs, d);
+        alloc_func(m, sh, &p->funcs[k], o, strong, fs, &a, d);
         if (fs->spilled) {
             if (o->measure_after) measure_after(fs, p->funcs[k].fn);
             else fs->pressure_after = fs->pred_after = RA_NOT_MEASURED;
         }
     }
+    arena_free(&a);
     ra_shapes_free(sh);
     prog_free(p);
     return 0;

@@ -171,7 +171,8 @@ struct ra_absvals {
     uint32_t *accesses;
 };
 
-ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *ar)
+ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, const uint8_t *unspillable,
+                             arena *ar)
 {
     const ssa_func *s = pf->ssa;
     const ptx_func *fn = pf->fn;
@@ -183,7 +184,7 @@ ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra
     for (uint32_t v = 0; v < s->nvalues; v++) {
         const ssa_value *x = &s->values[v];
         if (x->kind != SSA_V_INST && x->kind != SSA_V_PHI && x->kind != SSA_V_ETA) continue;
-        if (x->reg >= n) continue;
+        if (x->reg >= n || unspillable[x->reg]) continue;
         absval a;
         absval_of(dr, v, &a);
         absval_meet(dr, &av->all[x->reg], &a);
@@ -194,7 +195,7 @@ ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra
             const ssa_ref *ref = &s->refs[k];
             if (!(ref->role & PTX_REF_USE) || (ref->role & PTX_REF_SREG) || ref->value == SSA_NONE) continue;
             const ssa_value *x = &s->values[ref->value];
-            if (x->kind == SSA_V_ENTRY || x->kind == SSA_V_SREG || x->reg >= n) continue;
+            if (x->kind == SSA_V_ENTRY || x->kind == SSA_V_SREG || x->reg >= n || unspillable[x->reg]) continue;
             absval a;
             absval_of(dr, ref->value, &a);
             absval_meet(dr, &av->used[x->reg], &a);

@@ -33,7 +33,9 @@ ra_reginfo *ra_reginfo_build(const prog_func *pf, const ra_live *L, arena *a);
  * states).  Built once per function; the placement reads it for every
  * spill set the scan tries. */
 typedef struct ra_absvals ra_absvals;
-ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *a);
+/* (Registers marked unspillable are skipped: never spilled, never placed.) */
+ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, const uint8_t *unspillable,
+                             arena *a);
 
 /* Chooses the place of every spilled register (out has L->nregs entries;
  * registers not spilled get RA_P_NONE). */
