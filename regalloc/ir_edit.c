@@ -28,6 +28,16 @@ struct ra_shapes {
     const ptx_inst **master;
     uint32_t *hash; /* open addressing: shape index + 1, 0 empty */
     uint32_t hcap;
+    /* ra_edit_emit's fast path: lines by signature (call_sig) */
+    struct call_sig *calls;
+    uint32_t ncalls, capcalls;
+    uint8_t *sigs;
+    size_t sglen, sgcap;
+    int8_t *rec_src;
+    int64_t *rec_val;
+    uint32_t nrec, caprec;
+    uint32_t *chash; /* open addressing: call index + 1, 0 empty */
+    uint32_t chcap;
 };
 
 typedef struct pending {
@@ -123,6 +133,11 @@ void ra_shapes_free(ra_shapes *s)
     free(s->lits);
     free(s->master);
     free(s->hash);
+    free(s->calls);
+    free(s->sigs);
+    free(s->rec_src);
+    free(s->rec_val);
+    free(s->chash);
     free(s);
 }
 
@@ -400,17 +415,50 @@ static void sb_number(shape_b *b, int64_t v, bool is_signed)
     b->n += is_signed ? put_i64(b->k + b->n, v) : put_u64(b->k + b->n, (uint64_t)v);
 }
 
-void ra_edit_emit(ra_edit *e, const char *fmt, ...)
+/* One conversion of an emitted line's format. */
+typedef struct conv {
+    char kind;   /* 's', 'u', 'd' */
+    bool lit;    /* a number where a literal goes (after ' ', ',', '[' or '+' in the format) */
+    const char *s;
+    int64_t v;
+} conv;
+
+#define MAX_CONV 16
+
+/* Register name "%x<r>" (ra_edit_rname), whole. */
+static bool reg_name(const char *s, uint32_t *r)
+{
+    if (s[0] != '%' || s[1] != 'x' || !is_digit(s[2])) return false;
+    uint32_t v = 0;
+    for (s += 2; is_digit(*s); s++) v = v * 10 + (uint32_t)(*s - '0');
+    *r = v;
+    return !*s;
+}
+
+/* Eight bytes at a time: signatures are mostly pointers and numbers. */
+static uint32_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = ((h << 5 | h >> 59) ^ w) * 0x517cc1b727220a95ull;
+    }
+    for (; i < n; i++) h = ((h << 5 | h >> 59) ^ p[i]) * 0x517cc1b727220a95ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* The slow path: the line's shape from its text; nsrc[i]: where literal i
+ * came from (a conversion's index, or -1: the format's or a text
+ * argument's own). */
+static uint32_t shape_of_text(ra_edit *e, const char *fmt, const conv *cv, int8_t *nsrc)
 {
     shape_b b;
     b.e = e;
     b.n = 0;
     b.a0 = e->nargs;
     b.na = 0;
-    uint32_t n0 = e->nnums;
-    va_list ap;
-    va_start(ap, fmt);
-    /* the conversions the pass writes: %s, %u, %d (with l or ll) and %% */
+    uint32_t n0 = e->nnums, ci = 0;
     char lit[256];
     size_t ln = 0;
     for (const char *f = fmt;; f++) {
@@ -429,28 +477,183 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
         sb_text(&b, lit);
         ln = 0;
         if (!*f) break;
-        unsigned longs = 0;
-        for (f++; *f == 'l'; f++) longs++;
-        switch (*f) {
-        case 's': sb_text(&b, va_arg(ap, const char *)); break;
-        case 'u':
-            sb_number(&b, (int64_t)(longs == 0 ? va_arg(ap, unsigned) : longs == 1 ? va_arg(ap, unsigned long)
-                                                                                   : va_arg(ap, unsigned long long)),
-                      false);
-            break;
-        case 'd':
-            sb_number(&b, longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long), true);
-            break;
-        default: abort(); /* a conversion the pass does not write */
+        for (f++; *f == 'l'; f++) {}
+        const conv *c = &cv[ci++];
+        if (c->kind == 's') sb_text(&b, c->s);
+        else {
+            uint32_t before = e->nnums;
+            sb_number(&b, c->v, c->kind == 'd');
+            if (e->nnums > before) nsrc[before - n0] = (int8_t)(ci - 1);
         }
     }
-    va_end(ap);
     if (b.n == 0 || b.k[b.n - 1] != ';') sb_char(&b, ';');
     sb_char(&b, '\x01');
     for (uint32_t k = 0; k < b.na; k++) sb_char(&b, (char)(reg_type(e, e->args[b.a0 + k]) + 1));
-    uint32_t shape = intern(e->sh, b.k, b.n, e->nums + n0, e->nnums - n0);
+    return intern(e->sh, b.k, b.n, e->nums + n0, e->nnums - n0);
+}
+
+/* The fast path.  A line is known by its signature: its format (by
+ * address: each call site has its own), for each register argument the
+ * first argument holding the same register and its type, the text of the
+ * other string arguments, and the numbers that are not literals.  Lines
+ * with the same signature have the same shape; their registers are the
+ * distinct register arguments in order and their literals follow a
+ * recipe kept from the first (a number argument, or a constant of the
+ * text).  Formatting each spill line and reading it back was a fifth of
+ * the pass; a signature costs a walk over the format. */
+typedef struct call_sig {
+    size_t off;       /* in sigs */
+    uint32_t len;
+    uint32_t shape;
+    uint32_t rec, nrec; /* recipe: rec_src/rec_val[rec .. rec + nrec) */
+} call_sig;
+
+void ra_edit_emit(ra_edit *e, const char *fmt, ...)
+{
+    ra_shapes *sh = e->sh;
+    conv cv[MAX_CONV];
+    unsigned nc = 0;
+    bool cacheable = true;
+    va_list ap;
+    va_start(ap, fmt);
+    /* the conversions the pass writes: %s, %u, %d (with l or ll) and %% */
+    char prev = 0;
+    for (const char *f = fmt; *f; f++) {
+        if (*f != '%') {
+            prev = *f;
+            continue;
+        }
+        if (f[1] == '%') {
+            prev = '%';
+            f++;
+            continue;
+        }
+        unsigned longs = 0;
+        for (f++; *f == 'l'; f++) longs++;
+        if (nc == MAX_CONV) abort();
+        conv *c = &cv[nc++];
+        c->kind = *f;
+        c->lit = prev == ' ' || prev == ',' || prev == '[' || prev == '+';
+        if (prev == 1 && *f != 's') cacheable = false; /* a number right after a conversion */
+        switch (*f) {
+        case 's': c->s = va_arg(ap, const char *); break;
+        case 'u':
+            c->v = (int64_t)(longs == 0 ? va_arg(ap, unsigned) : longs == 1 ? va_arg(ap, unsigned long)
+                                                                          : va_arg(ap, unsigned long long));
+            break;
+        case 'd': c->v = longs == 0 ? va_arg(ap, int) : longs == 1 ? va_arg(ap, long) : va_arg(ap, long long); break;
+        default: abort(); /* a conversion the pass does not write */
+        }
+        prev = 1;
+    }
+    va_end(ap);
+
+    uint8_t sig[512];
+    size_t sn = 0;
+    memcpy(sig, &fmt, sizeof fmt);
+    sn += sizeof fmt;
+    uint32_t rv[MAX_CONV], nr = 0;
+    for (unsigned i = 0; i < nc && cacheable; i++) {
+        const conv *c = &cv[i];
+        uint32_t r;
+        if (sn + 32 >= sizeof sig) {
+            cacheable = false;
+            break;
+        }
+        if (c->kind == 's' && reg_name(c->s, &r)) {
+            uint32_t j = 0;
+            while (j < nr && rv[j] != r) j++;
+            if (j == nr) rv[nr++] = r;
+            sig[sn++] = 'R';
+            sig[sn++] = (uint8_t)j;
+            sig[sn++] = (uint8_t)reg_type(e, r);
+        } else if (c->kind == 's') {
+            size_t len = strlen(c->s);
+            if (len > 24 || strstr(c->s, "%x")) cacheable = false; /* a register inside text: the slow path */
+            else {
+                sig[sn++] = 'S';
+                sig[sn++] = (uint8_t)len;
+                memcpy(sig + sn, c->s, len);
+                sn += len;
+            }
+        } else if (c->lit)
+            sig[sn++] = 'L';
+        else {
+            sig[sn++] = 'U';
+            memcpy(sig + sn, &c->v, sizeof c->v);
+            sn += sizeof c->v;
+        }
+    }
+
+    uint32_t h = 0, slot = 0;
+    if (cacheable) {
+        h = hash_bytes(sig, sn);
+        if (sh->chcap)
+            for (slot = h & (sh->chcap - 1); sh->chash[slot]; slot = (slot + 1) & (sh->chcap - 1)) {
+                const call_sig *cs = &sh->calls[sh->chash[slot] - 1];
+                if (cs->len != sn || memcmp(sh->sigs + cs->off, sig, sn)) continue;
+                uint32_t a0 = e->nargs, n0 = e->nnums;
+                for (uint32_t j = 0; j < nr; j++) {
+                    e->args = grow(e->args, e->nargs, &e->capargs, sizeof *e->args);
+                    e->args[e->nargs++] = rv[j];
+                }
+                for (uint32_t j = 0; j < cs->nrec; j++) {
+                    int8_t src = sh->rec_src[cs->rec + j];
+                    e->nums = grow(e->nums, e->nnums, &e->capnums, sizeof *e->nums);
+                    e->nums[e->nnums++] = src < 0 ? sh->rec_val[cs->rec + j] : cv[src].v;
+                }
+                e->p = grow(e->p, e->np, &e->capp, sizeof *e->p);
+                e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, cs->shape, a0, n0};
+                return;
+            }
+    }
+
+    uint32_t a0 = e->nargs, n0 = e->nnums;
+    int8_t nsrc[64];
+    memset(nsrc, -1, sizeof nsrc);
+    uint32_t shape = shape_of_text(e, fmt, cv, nsrc);
     e->p = grow(e->p, e->np, &e->capp, sizeof *e->p);
-    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, shape, b.a0, n0};
+    e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, shape, a0, n0};
+    uint32_t nlit = e->nnums - n0;
+    if (!cacheable || nlit > sizeof nsrc || e->nargs - a0 != nr) return;
+    /* remember the signature (rehash at half load) */
+    if ((sh->ncalls + 1) * 2 > sh->chcap) {
+        uint32_t cap = sh->chcap ? sh->chcap * 2 : 64;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t) abort();
+        for (uint32_t i = 0; i < sh->ncalls; i++) {
+            uint32_t j = hash_bytes(sh->sigs + sh->calls[i].off, sh->calls[i].len) & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = i + 1;
+        }
+        free(sh->chash);
+        sh->chash = t;
+        sh->chcap = cap;
+    }
+    for (slot = h & (sh->chcap - 1); sh->chash[slot];) slot = (slot + 1) & (sh->chcap - 1);
+    sh->calls = grow(sh->calls, sh->ncalls, &sh->capcalls, sizeof *sh->calls);
+    call_sig *cs = &sh->calls[sh->ncalls];
+    cs->off = sh->sglen;
+    cs->len = (uint32_t)sn;
+    cs->shape = shape;
+    cs->rec = sh->nrec;
+    cs->nrec = nlit;
+    if (sh->sglen + sn > sh->sgcap) {
+        sh->sgcap = (sh->sglen + sn) * 2;
+        sh->sigs = xrealloc(sh->sigs, sh->sgcap);
+    }
+    memcpy(sh->sigs + sh->sglen, sig, sn);
+    sh->sglen += sn;
+    for (uint32_t j = 0; j < nlit; j++) {
+        if (sh->nrec == sh->caprec) {
+            sh->caprec = sh->caprec ? sh->caprec * 2 : 256;
+            sh->rec_src = xrealloc(sh->rec_src, sh->caprec * sizeof *sh->rec_src);
+            sh->rec_val = xrealloc(sh->rec_val, sh->caprec * sizeof *sh->rec_val);
+        }
+        sh->rec_src[sh->nrec] = nsrc[j];
+        sh->rec_val[sh->nrec++] = e->nums[n0 + j];
+    }
+    sh->chash[slot] = ++sh->ncalls;
 }
 
 uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
@@ -767,32 +970,39 @@ void ra_edit_commit(ra_edit *e)
                                       e->vars[i].bytes, top);
 
     /* merge: declarations, then each original statement with what goes
-     * before and after it, each group in emission order (a stable counting
-     * sort on position * 3 + {0 start of body, 1 before, 2 after}) */
+     * before and after it, each group in emission order: a stable sort on
+     * position * 3 + {0 start of body, 1 before, 2 after}, which the
+     * rewrite's walk in statement order nearly always emits already */
     uint32_t total = fn->nstmts + e->np + ndecl, n = 0;
     ptx_stmt **v = ARENA_NEWN(a, ptx_stmt *, total + 1);
     for (uint32_t i = 0; i < ndecl; i++) v[n++] = decls[i];
-    uint32_t nkeys = (fn->nstmts + 1) * 3;
-    uint32_t *off = calloc((size_t)nkeys + 1, sizeof *off), *key = calloc(e->np + 1, sizeof *key);
-    uint32_t *order = calloc(e->np + 1, sizeof *order);
-    if (!off || !key || !order) abort();
+    uint32_t *key = malloc((e->np + 1) * sizeof *key), *order = NULL;
+    if (!key) abort();
+    bool sorted = true;
     for (uint32_t i = 0; i < e->np; i++) {
         const pending *q = &e->p[i];
         key[i] = q->stmt == RA_EDIT_START ? start * 3 : q->stmt * 3 + (q->after ? 2u : 1u);
-        off[key[i] + 1]++;
+        if (i && key[i] < key[i - 1]) sorted = false;
     }
-    for (uint32_t j = 0; j < nkeys; j++) off[j + 1] += off[j];
-    for (uint32_t i = 0; i < e->np; i++) order[off[key[i]]++] = i;
-    /* off[j] is now the end of bucket j: buckets are consumed in order */
+    if (!sorted) { /* a counting sort */
+        uint32_t nkeys = (fn->nstmts + 1) * 3;
+        uint32_t *off = calloc((size_t)nkeys + 1, sizeof *off);
+        order = malloc((e->np + 1) * sizeof *order);
+        if (!off || !order) abort();
+        for (uint32_t i = 0; i < e->np; i++) off[key[i] + 1]++;
+        for (uint32_t j = 0; j < nkeys; j++) off[j + 1] += off[j];
+        for (uint32_t i = 0; i < e->np; i++) order[off[key[i]]++] = i;
+        free(off);
+    }
     uint32_t pos = 0;
+#define AT(p) (order ? order[p] : (p))
     for (uint32_t s = 0; s <= fn->nstmts; s++) {
-        for (uint32_t j = s * 3; j < s * 3 + 2; j++)
-            for (; pos < off[j]; pos++) v[n++] = made[order[pos]];
+        for (; pos < e->np && key[AT(pos)] <= s * 3 + 1; pos++) v[n++] = made[AT(pos)];
         if (s == fn->nstmts) break;
         v[n++] = fn->stmts[s];
-        for (; pos < off[s * 3 + 2]; pos++) v[n++] = made[order[pos]];
+        for (; pos < e->np && key[AT(pos)] == s * 3 + 2; pos++) v[n++] = made[AT(pos)];
     }
-    free(off);
+#undef AT
     free(key);
     free(order);
     if (n != total) abort();

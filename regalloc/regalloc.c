@@ -46,6 +46,13 @@ static unsigned reserve_needed(const ptx_func *fn, const ra_spill *sp, uint32_t 
     return (slot_bytes ? 1u : 0u) + coord;
 }
 
+static bool any_shared(const ra_spill *sp, uint32_t n)
+{
+    for (uint32_t r = 0; r < n; r++)
+        if (sp[r].place == RA_P_SHARED || sp[r].place == RA_P_SHARED_AFFINE) return true;
+    return false;
+}
+
 static void count(ra_func_stats *fs, const ra_spill *sp, const uint8_t *spilled, uint32_t n)
 {
     for (uint32_t r = 0; r < n; r++) {
@@ -95,7 +102,10 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
 
     uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
     fs->warps = fn->is_entry ? (threads + 31) / 32 : 0;
-    fs->static_shared = fn->is_entry ? ra_static_shared(m, fn) : 0;
+    /* the kernel's own static .shared bytes matter (and are reported) only
+     * once some value goes to a shared slot: found when first needed */
+    bool have_static = !fn->is_entry;
+    fs->static_shared = 0;
     uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
 
     if (o->only_nonlocal) {
@@ -116,6 +126,10 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
         unsigned k = o->budget > reserve ? o->budget - reserve : 1;
         ra_linear_scan(L, iv, unsp, k, a, &sc);
         ra_place(pf, av, ri, unstable, L, sc.spilled, o, sp);
+        if (!have_static && any_shared(sp, L->nregs)) {
+            fs->static_shared = ra_static_shared(m, fn);
+            have_static = true;
+        }
         moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
         if (o->only_nonlocal) keep_local_in_regs(L, sp, &sc, &local_bytes);
         fs->budget_used = k;

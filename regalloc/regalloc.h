@@ -101,7 +101,7 @@ typedef struct ra_func_stats {
     uint32_t shared_slot_bytes;  /* per warp */
     uint32_t warps;              /* warps per block the shared area is sized for */
     uint32_t shared_bytes;       /* spill area per block: warps x slot bytes */
-    uint32_t static_shared;      /* the kernel's own static .shared bytes */
+    uint32_t static_shared;      /* the kernel's own static .shared bytes (0 when no value went to .shared: not looked up) */
     /* The spill loads, stores and rematerialisations above, each weighted
      * by 10^d where d is the loop depth (cfg loops[].depth) of the block of
      * the instruction being rewritten, capped at 3: a static estimate of
