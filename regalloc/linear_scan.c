@@ -107,20 +107,31 @@ void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *uns
     const uint32_t *soff = iv->soff, *sreg = iv->sreg, *end = iv->end;
 
     uint32_t *active = ARENA_NEWN(a, uint32_t, n + 1), nactive = 0, units = 0, last_over = NOPOINT;
+    /* no end among the active intervals is below min_end (spills only
+     * remove some): the expiry walk is skipped while min_end >= p */
+    uint32_t min_end = NOPOINT;
     for (uint32_t p = 0; p < npts; p++) {
         /* expire what ended before p, then start what begins at p */
-        uint32_t w = 0;
-        for (uint32_t i = 0; i < nactive; i++) {
-            uint32_t r = active[i];
-            if (end[r] < p) units -= L->units[r];
-            else active[w++] = r;
+        if (min_end < p) {
+            uint32_t w = 0;
+            min_end = NOPOINT;
+            for (uint32_t i = 0; i < nactive; i++) {
+                uint32_t r = active[i];
+                if (end[r] < p) units -= L->units[r];
+                else {
+                    active[w++] = r;
+                    if (end[r] < min_end) min_end = end[r];
+                }
+            }
+            nactive = w;
         }
-        nactive = w;
         for (uint32_t i = soff[p]; i < soff[p + 1]; i++) {
-            active[nactive++] = sreg[i];
-            units += L->units[sreg[i]];
+            uint32_t r = sreg[i];
+            active[nactive++] = r;
+            units += L->units[r];
+            if (end[r] < min_end) min_end = end[r];
         }
-        uint32_t pressure = units + temps_at(L, out->spilled, p);
+        uint32_t pressure = units + (out->nspilled ? temps_at(L, out->spilled, p) : 0);
         while (pressure > budget) {
             uint32_t best = NOPOINT, best_i = 0, best_next = 0;
             for (uint32_t i = 0; i < nactive; i++) {
