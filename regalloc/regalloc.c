@@ -77,17 +77,36 @@ static void keep_local_in_regs(const ra_live *L, ra_spill *sp, ra_scan *sc, uint
     *local_bytes = 0;
 }
 
+/* What only the placement needs, the divergence analysis first of all:
+ * made when something is spilled, so that a function that fits its budget
+ * costs liveness and one scan. */
+typedef struct placer {
+    ra_reginfo *ri;
+    uint8_t *unstable;
+    ra_absvals *av;
+} placer;
+
+static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const uint8_t *unsp, enum ra_mode mode,
+                        arena *a)
+{
+    if (pl->av) return;
+    if (!pf->gsa) pf->gsa = gsa_build(pf->ssa);
+    div_options dopt;
+    memset(&dopt, 0, sizeof dopt);
+    div_result *dr = div_analyse(pf, mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
+    pl->ri = ra_reginfo_build(pf, L, a);
+    pl->unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
+    pl->av = ra_absvals_build(pf, dr, L, unsp, a);
+}
+
 /* a: scratch for this function, reset when it is done (one arena for all
  * functions: its pages are not faulted in again for each). */
-static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const ra_options *o, bool strong,
+static void alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_options *o, bool strong,
                        ra_func_stats *fs, arena *a, ptx_diags *d)
 {
     ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
     snprintf(fs->name, sizeof fs->name, "%.*s", (int)fn->name.n, fn->name.p);
     fs->is_entry = fn->is_entry;
-    div_options dopt;
-    memset(&dopt, 0, sizeof dopt);
-    div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
     ra_live *L = ra_live_build_ssa(pf->ssa, a);
     ra_pressure pb;
     ra_live_pressure(L, &pb);
@@ -95,10 +114,8 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
     fs->pred_before = fs->pred_after = pb.pred;
     uint8_t *unsp = ARENA_NEWN(a, uint8_t, L->nregs + 1);
     ra_find_unspillable(pf, L, unsp);
-    ra_reginfo *ri = ra_reginfo_build(pf, L, a);
-    uint8_t *unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
     ra_spill *sp = ARENA_NEWN(a, ra_spill, L->nregs + 1);
-    ra_absvals *av = ra_absvals_build(pf, dr, L, unsp, a);
+    placer pl = {0};
 
     uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
     fs->warps = fn->is_entry ? (threads + 31) / 32 : 0;
@@ -109,12 +126,13 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
     uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
 
     if (o->only_nonlocal) {
+        need_placer(&pl, pf, L, unsp, o->mode, a);
         /* where each register would go if it were spilled: those bound for
          * .local are taken out of the scan's choice, so that it picks the
          * nonlocal candidates with the farthest next use instead */
         uint8_t *all = ARENA_NEWN(a, uint8_t, L->nregs + 1);
         memset(all, 1, L->nregs);
-        ra_place(pf, av, ri, unstable, L, all, o, sp);
+        ra_place(pf, pl.av, pl.ri, pl.unstable, L, all, o, sp);
         for (uint32_t r = 0; r < L->nregs; r++)
             if (sp[r].place == RA_P_LOCAL) unsp[r] = 1;
     }
@@ -125,14 +143,20 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, const prog_func *pf, const 
     for (;;) {
         unsigned k = o->budget > reserve ? o->budget - reserve : 1;
         ra_linear_scan(L, iv, unsp, k, a, &sc);
-        ra_place(pf, av, ri, unstable, L, sc.spilled, o, sp);
+        fs->budget_used = k;
+        if (!sc.nspilled) { /* what ra_place and the fit would say of nothing */
+            memset(sp, 0, L->nregs * sizeof *sp);
+            local_bytes = slot_bytes = moved = 0;
+            break;
+        }
+        need_placer(&pl, pf, L, unsp, o->mode, a);
+        ra_place(pf, pl.av, pl.ri, pl.unstable, L, sc.spilled, o, sp);
         if (!have_static && any_shared(sp, L->nregs)) {
             fs->static_shared = ra_static_shared(m, fn);
             have_static = true;
         }
         moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
         if (o->only_nonlocal) keep_local_in_regs(L, sp, &sc, &local_bytes);
-        fs->budget_used = k;
         unsigned need = reserve_needed(fn, sp, L->nregs, slot_bytes);
         if (need <= reserve) break;
         reserve = need;
@@ -175,10 +199,11 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     memset(st, 0, sizeof *st);
     st->mode = o->mode;
     st->budget = o->budget;
-    /* every function's CFG, SSA and GSA first, so that bad input changes
-     * nothing; each function's are built from its own statements only, so
+    /* every function's CFG and SSA first, so that bad input changes
+     * nothing (the GSA, which cannot fail, is added for the functions that
+     * spill); each function's are built from its own statements only, so
      * rewriting one leaves the others' valid */
-    prog *p = prog_build(m, PROG_GSA, o->only, d);
+    prog *p = prog_build(m, PROG_SSA, o->only, d);
     if (!p) return -1;
     bool strong = strong_ok(m);
     ra_shapes *sh = ra_shapes_new(m);
