@@ -86,7 +86,7 @@ typedef struct placer {
     ra_absvals *av;
 } placer;
 
-static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const uint8_t *unsp, enum ra_mode mode,
+static void need_placer(placer *pl, prog_func *pf, const ra_live *L, enum ra_mode mode,
                         arena *a)
 {
     if (pl->av) return;
@@ -96,7 +96,7 @@ static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const uint8
     div_result *dr = div_analyse(pf, mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
     pl->ri = ra_reginfo_build(pf, L, a);
     pl->unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
-    pl->av = ra_absvals_build(pf, dr, L, unsp, a);
+    pl->av = ra_absvals_build(pf, dr, L, a);
 }
 
 /* a: scratch for this function, reset when it is done (one arena for all
@@ -126,7 +126,7 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_opt
     uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
 
     if (o->only_nonlocal) {
-        need_placer(&pl, pf, L, unsp, o->mode, a);
+        need_placer(&pl, pf, L, o->mode, a);
         /* where each register would go if it were spilled: those bound for
          * .local are taken out of the scan's choice, so that it picks the
          * nonlocal candidates with the farthest next use instead */
@@ -149,7 +149,7 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_opt
             local_bytes = slot_bytes = moved = 0;
             break;
         }
-        need_placer(&pl, pf, L, unsp, o->mode, a);
+        need_placer(&pl, pf, L, o->mode, a);
         ra_place(pf, pl.av, pl.ri, pl.unstable, L, sc.spilled, o, sp);
         if (!have_static && any_shared(sp, L->nregs)) {
             fs->static_shared = ra_static_shared(m, fn);

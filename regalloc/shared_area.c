@@ -117,8 +117,31 @@ static void opd_names(walk *w, const ptx_operand *o)
     }
 }
 
+/* The function's own .shared declarations, in order. */
+static uint64_t own_shared(const ptx_func *fn)
+{
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < fn->nstmts; s++) {
+        const ptx_stmt *st = fn->stmts[s];
+        if (st->kind != PTX_S_VAR || !is_shared(st->u.var)) continue;
+        uint32_t al = st->u.var->align ? st->u.var->align : 1;
+        total = (total + al - 1) / al * al + var_bytes(st->u.var);
+    }
+    return total;
+}
+
 uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
 {
+    /* without module-scope .shared variables there is nothing to find in
+     * the instructions and callees */
+    bool module_shared = false;
+    for (uint32_t i = 0; i < m->nstmts && !module_shared; i++)
+        module_shared = m->stmts[i]->kind == PTX_S_VAR && is_shared(m->stmts[i]->u.var) &&
+                        !(m->stmts[i]->u.var->linkage & PTX_LINK_EXTERN);
+    if (!module_shared) {
+        uint64_t own = own_shared(fn);
+        return own > UINT32_MAX ? UINT32_MAX : (uint32_t)own;
+    }
     walk w = {m, calloc(m->nstmts + m->nfuncs + 1, sizeof(named)), 0, calloc(m->nstmts + 1, 1),
               calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, sizeof(uint32_t)), 0, false};
     if (!w.names || !w.var_used || !w.fn_seen || !w.stack) abort();
@@ -127,7 +150,7 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
             w.names[w.nnames++] = (named){m->stmts[i]->u.var->name, i, false};
     for (uint32_t i = 0; i < m->nfuncs; i++) w.names[w.nnames++] = (named){m->funcs[i]->name, i, true};
     qsort(w.names, w.nnames, sizeof *w.names, named_cmp);
-    uint64_t total = 0;
+    uint64_t total = own_shared(fn);
     for (uint32_t i = 0; i < m->nfuncs; i++)
         if (m->funcs[i] == fn) {
             w.fn_seen[i] = 1;
@@ -137,10 +160,6 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
         const ptx_func *f = m->funcs[w.stack[--w.nstack]];
         for (uint32_t s = 0; s < f->nstmts; s++) {
             const ptx_stmt *st = f->stmts[s];
-            if (st->kind == PTX_S_VAR && is_shared(st->u.var) && f == fn) {
-                uint32_t al = st->u.var->align ? st->u.var->align : 1;
-                total = (total + al - 1) / al * al + var_bytes(st->u.var);
-            }
             if (st->kind != PTX_S_INST) continue;
             const ptx_inst *in = &st->u.inst;
             for (uint32_t i = 0; i < in->nopd; i++) {

@@ -166,49 +166,67 @@ unsigned ra_coord_terms(const ra_spill *s)
 }
 
 struct ra_absvals {
+    const prog_func *pf;
+    const div_result *dr;
     absval *all;  /* per register: the join over its definitions */
     absval *used; /* ... and over the values its uses read */
+    uint8_t *done; /* per register: all and used are made */
     uint32_t *accesses;
+    uint32_t n;
 };
 
-ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, const uint8_t *unspillable,
-                             arena *ar)
+ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *ar)
 {
-    const ssa_func *s = pf->ssa;
-    const ptx_func *fn = pf->fn;
     uint32_t n = L->nregs;
     ra_absvals *av = ARENA_NEW(ar, ra_absvals);
+    av->pf = pf;
+    av->dr = dr;
+    av->n = n;
     av->all = ARENA_NEWN(ar, absval, n + 1);
     av->used = ARENA_NEWN(ar, absval, n + 1);
+    av->done = ARENA_NEWN(ar, uint8_t, n + 1);
     av->accesses = ARENA_NEWN(ar, uint32_t, n + 1);
-    for (uint32_t v = 0; v < s->nvalues; v++) {
-        const ssa_value *x = &s->values[v];
-        if (x->kind != SSA_V_INST && x->kind != SSA_V_PHI && x->kind != SSA_V_ETA) continue;
-        if (x->reg >= n || unspillable[x->reg]) continue;
-        absval a;
-        absval_of(dr, v, &a);
-        absval_meet(dr, &av->all[x->reg], &a);
-    }
-    for (uint32_t st = 0; st < fn->nstmts; st++) {
-        if (fn->stmts[st]->kind != PTX_S_INST) continue;
-        for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
-            const ssa_ref *ref = &s->refs[k];
-            if (!(ref->role & PTX_REF_USE) || (ref->role & PTX_REF_SREG) || ref->value == SSA_NONE) continue;
-            const ssa_value *x = &s->values[ref->value];
-            if (x->kind == SSA_V_ENTRY || x->kind == SSA_V_SREG || x->reg >= n || unspillable[x->reg]) continue;
-            absval a;
-            absval_of(dr, ref->value, &a);
-            absval_meet(dr, &av->used[x->reg], &a);
-        }
-    }
     for (uint32_t k = 0; k < L->ninst; k++)
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) av->accesses[L->occ[j].reg]++;
     return av;
 }
 
-void ra_place(const prog_func *pf, const ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable,
-              const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out)
+/* Makes the abstract values of the registers in want not made yet: the
+ * placement needs them only for what is spilled. */
+static void absvals_fill(ra_absvals *av, const uint8_t *want)
 {
+    const ssa_func *s = av->pf->ssa;
+    const div_result *dr = av->dr;
+    uint32_t n = av->n;
+    bool any = false;
+    for (uint32_t r = 0; r < n && !any; r++) any = want[r] && !av->done[r];
+    if (!any) return;
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *x = &s->values[v];
+        if (x->kind != SSA_V_INST && x->kind != SSA_V_PHI && x->kind != SSA_V_ETA) continue;
+        if (x->reg >= n || !want[x->reg] || av->done[x->reg]) continue;
+        absval a;
+        absval_of(dr, v, &a);
+        absval_meet(dr, &av->all[x->reg], &a);
+    }
+    /* statements that are not instructions have no references */
+    for (uint32_t k = 0, end = s->ref_off[av->pf->fn->nstmts]; k < end; k++) {
+        const ssa_ref *ref = &s->refs[k];
+        if (!(ref->role & PTX_REF_USE) || (ref->role & PTX_REF_SREG) || ref->value == SSA_NONE) continue;
+        const ssa_value *x = &s->values[ref->value];
+        if (x->kind == SSA_V_ENTRY || x->kind == SSA_V_SREG || x->reg >= n || !want[x->reg] || av->done[x->reg])
+            continue;
+        absval a;
+        absval_of(dr, ref->value, &a);
+        absval_meet(dr, &av->used[x->reg], &a);
+    }
+    for (uint32_t r = 0; r < n; r++) av->done[r] |= want[r];
+}
+
+void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable, const ra_live *L,
+              const uint8_t *spilled, const ra_options *o, ra_spill *out)
+{
+    absvals_fill(av, spilled);
     const ptx_func *fn = pf->fn;
     uint32_t n = L->nregs;
     memset(out, 0, n * sizeof *out);

@@ -30,17 +30,15 @@ ra_reginfo *ra_reginfo_build(const prog_func *pf, const ra_live *L, arena *a);
 /* What the analysis says of each register as a whole: the join over the
  * values it holds and over the values its uses read.  dr: the mode's
  * analysis (the affine one for linear mode, where it only names the
- * states).  Built once per function; the placement reads it for every
- * spill set the scan tries. */
+ * states).  One per function, kept for every spill set the scan tries;
+ * each register's is made the first time it is spilled. */
 typedef struct ra_absvals ra_absvals;
-/* (Registers marked unspillable are skipped: never spilled, never placed.) */
-ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, const uint8_t *unspillable,
-                             arena *a);
+ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *a);
 
 /* Chooses the place of every spilled register (out has L->nregs entries;
  * registers not spilled get RA_P_NONE). */
-void ra_place(const prog_func *pf, const ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable,
-              const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out);
+void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable, const ra_live *L,
+              const uint8_t *spilled, const ra_options *o, ra_spill *out);
 
 /* Slot layout, biggest slots first so every slot is aligned to its size.
  * *local_bytes: the per-thread depot; *shared_bytes: one warp's partition. */

@@ -237,7 +237,7 @@ static void place_all(placed *P, const char *fn, enum ra_mode mode, bool unsafe)
     memset(&ro, 0, sizeof ro);
     ro.mode = mode;
     ro.unsafe_shared_reuse = unsafe;
-    ra_place(f->pf, ra_absvals_build(f->pf, dr, f->L, unsp, &f->a), ri, unstable, f->L, spilled, &ro, P->sp);
+    ra_place(f->pf, ra_absvals_build(f->pf, dr, f->L, &f->a), ri, unstable, f->L, spilled, &ro, P->sp);
 }
 
 static void expect_place(placed *P, const char *name, enum ra_place place, enum ra_why why)
