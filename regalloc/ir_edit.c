@@ -738,10 +738,13 @@ static void master_opd(ra_edit *e, const scratch *sc, ptx_operand *d, const ptx_
     }
 }
 
-/* Parses the shapes that have no master yet (all first used by this edit,
- * so its arrays are the only symbols they name) and makes their masters. */
-static void parse_new_shapes(ra_edit *e)
+/* Parses the shapes that have no master yet (all first used by these
+ * edits, so their arrays are the only symbols they name: each name is
+ * declared once) and makes their masters.  One scratch module for all:
+ * its fixed cost was a visible part of the pass. */
+static void parse_new_shapes(ra_edit *const *edits, uint32_t nedits)
 {
+    ra_edit *e = edits[0];
     ra_shapes *sh = e->sh;
     if (sh->parsed == sh->n) return;
     scratch sc;
@@ -770,17 +773,24 @@ static void parse_new_shapes(ra_edit *e)
         sput_u(&b, sc.n[ty]);
         sputs(&b, ">;\n");
     }
-    for (uint32_t i = 0; i < e->nvars; i++) {
-        sputs(&b, "\t");
-        sputs(&b, ptx_space_name(e->vars[i].space));
-        sputs(&b, " .align ");
-        sput_u(&b, e->vars[i].align);
-        sputs(&b, " .b8 ");
-        sputs(&b, e->vars[i].name);
-        sputs(&b, "[");
-        sput_u(&b, e->vars[i].bytes);
-        sputs(&b, "];\n");
-    }
+    for (uint32_t x = 0; x < nedits; x++)
+        for (uint32_t i = 0; i < edits[x]->nvars; i++) {
+            const newvar *nv = &edits[x]->vars[i];
+            bool seen = false;
+            for (uint32_t y = 0; y <= x && !seen; y++)
+                for (uint32_t j = 0; j < (y < x ? edits[y]->nvars : i) && !seen; j++)
+                    seen = !strcmp(edits[y]->vars[j].name, nv->name);
+            if (seen) continue;
+            sputs(&b, "\t");
+            sputs(&b, ptx_space_name(nv->space));
+            sputs(&b, " .align ");
+            sput_u(&b, nv->align);
+            sputs(&b, " .b8 ");
+            sputs(&b, nv->name);
+            sputs(&b, "[");
+            sput_u(&b, nv->bytes);
+            sputs(&b, "];\n");
+        }
     uint32_t gi = 0;
     for (uint32_t t = sh->parsed; t < sh->n; t++) {
         const char *l = sh->text + sh->off[t], *end = memchr(l, '\x01', sh->len[t]);
@@ -938,11 +948,10 @@ static uint32_t body_start(const ptx_func *fn)
     return s;
 }
 
-void ra_edit_commit(ra_edit *e)
+static void commit_one(ra_edit *e)
 {
     ptx_func *fn = e->fn;
     arena *a = &e->m->arena;
-    parse_new_shapes(e);
     ptx_stmt **made = calloc(e->np + 1, sizeof *made);
     if (!made) abort();
     uint32_t start = body_start(fn);
@@ -1020,3 +1029,12 @@ void ra_edit_commit(ra_edit *e)
     free(e->nums);
     free(e);
 }
+
+void ra_edit_commit_all(ra_edit *const *edits, uint32_t n)
+{
+    if (!n) return;
+    parse_new_shapes(edits, n);
+    for (uint32_t i = 0; i < n; i++) commit_one(edits[i]);
+}
+
+void ra_edit_commit(ra_edit *e) { ra_edit_commit_all(&e, 1); }

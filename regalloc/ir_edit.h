@@ -45,5 +45,8 @@ uint32_t ra_edit_count(const ra_edit *e); /* instructions emitted so far */
  * and frees e.  Aborts if the emitted text does not parse: that is a bug
  * of the pass, never of the input. */
 void ra_edit_commit(ra_edit *e);
+/* The same for several edits of the shapes' module, with one scratch
+ * parse for the shapes they use first. */
+void ra_edit_commit_all(ra_edit *const *edits, uint32_t n);
 
 #endif

@@ -100,8 +100,9 @@ static void need_placer(placer *pl, prog_func *pf, const ra_live *L, enum ra_mod
 }
 
 /* a: scratch for this function, reset when it is done (one arena for all
- * functions: its pages are not faulted in again for each). */
-static void alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_options *o, bool strong,
+ * functions: its pages are not faulted in again for each).  Returns the
+ * rewrite to commit, NULL when nothing was spilled. */
+static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_options *o, bool strong,
                        ra_func_stats *fs, arena *a, ptx_diags *d)
 {
     ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
@@ -172,11 +173,13 @@ static void alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_opt
                      "%s: the shared spill area would pass %u bytes per block (%u of static shared, %u warps): "
                      "%u value%s moved to .local",
                      fs->name, limit, fs->static_shared, fs->warps, moved, moved == 1 ? "" : "s");
+    ra_edit *e = NULL;
     if (sc.nspilled) {
         ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong};
-        ra_rewrite(sh, fn, &rin, fs);
+        e = ra_rewrite(sh, fn, &rin, fs);
     }
     arena_reset(a);
+    return e;
 }
 
 /* Pressure of the rewritten function, by liveness on what was written. */
@@ -210,14 +213,20 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     arena a;
     arena_init(&a);
     st->funcs = calloc(p->nfuncs + 1, sizeof *st->funcs);
-    if (!st->funcs) abort();
+    ra_edit **edits = calloc(p->nfuncs + 1, sizeof *edits);
+    if (!st->funcs || !edits) abort();
+    uint32_t nedits = 0;
     for (uint32_t k = 0; k < p->nfuncs; k++) {
-        ra_func_stats *fs = &st->funcs[st->nfuncs++];
-        alloc_func(m, sh, &p->funcs[k], o, strong, fs, &a, d);
-        if (fs->spilled) {
-            if (o->measure_after) measure_after(fs, p->funcs[k].fn);
-            else fs->pressure_after = fs->pred_after = RA_NOT_MEASURED;
-        }
+        ra_edit *e = alloc_func(m, sh, &p->funcs[k], o, strong, &st->funcs[st->nfuncs++], &a, d);
+        if (e) edits[nedits++] = e;
+    }
+    ra_edit_commit_all(edits, nedits);
+    free(edits);
+    for (uint32_t k = 0; k < st->nfuncs; k++) {
+        ra_func_stats *fs = &st->funcs[k];
+        if (!fs->spilled) continue;
+        if (o->measure_after) measure_after(fs, p->funcs[k].fn);
+        else fs->pressure_after = fs->pred_after = RA_NOT_MEASURED;
     }
     arena_free(&a);
     ra_shapes_free(sh);

@@ -203,7 +203,7 @@ static void warp_base(rw *w, const char *shared_sym)
     ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
 }
 
-void ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
+ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
 {
     const ra_live *L = in->L;
     rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile", 1};
@@ -235,5 +235,5 @@ void ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_st
             }
         }
     }
-    ra_edit_commit(w.e);
+    return w.e;
 }

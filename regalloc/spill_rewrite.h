@@ -19,6 +19,8 @@ typedef struct ra_rewrite_in {
 } ra_rewrite_in;
 
 /* Rewrites fn (a function of m) in place and counts what it inserted. */
-void ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs);
+/* The spill code of fn, as an edit to commit (ra_edit_commit_all: the
+ * module's edits are committed together, after every function's). */
+ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs);
 
 #endif
