@@ -84,8 +84,11 @@ static uint32_t temps_at(const ra_live *L, const uint8_t *spilled, uint32_t p)
 {
     uint32_t k = p / 2, n = 0;
     uint8_t want = p & 1 ? RA_OCC_DEF : RA_OCC_USE;
-    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
-        if (spilled[L->occ[j].reg] && (L->occ[j].role & want)) n += L->units[L->occ[j].reg];
+    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+        const ra_occ *o = &L->occ[j];
+        /* without branches: which operands are spilled is unpredictable */
+        n += (uint32_t)(spilled[o->reg] & ((o->role & want) != 0)) * L->units[o->reg];
+    }
     return n;
 }
 
