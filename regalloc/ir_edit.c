@@ -517,19 +517,18 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     /* the conversions the pass writes: %s, %u, %d (with l or ll) and %% */
-    char prev = 0;
-    for (const char *f = fmt; *f; f++) {
-        if (*f != '%') {
-            prev = *f;
-            continue;
-        }
-        if (f[1] == '%') {
+    char prev = 0; /* the format's character before a conversion, 1: a conversion */
+    for (const char *f = fmt;;) {
+        const char *q = strchr(f, '%');
+        if (!q) break;
+        if (q > f) prev = q[-1];
+        if (q[1] == '%') {
             prev = '%';
-            f++;
+            f = q + 2;
             continue;
         }
         unsigned longs = 0;
-        for (f++; *f == 'l'; f++) longs++;
+        for (f = q + 1; *f == 'l'; f++) longs++;
         if (nc == MAX_CONV) abort();
         conv *c = &cv[nc++];
         c->kind = *f;
@@ -545,6 +544,7 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
         default: abort(); /* a conversion the pass does not write */
         }
         prev = 1;
+        f++;
     }
     va_end(ap);
 
