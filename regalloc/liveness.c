@@ -64,18 +64,6 @@ static uint32_t count_leaves(const ptx_operand *o)
     }
 }
 
-static void transfer(const ra_live *L, uint32_t k, uint64_t *live)
-{
-    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
-        const ra_occ *o = &L->occ[j];
-        if ((o->role & RA_OCC_DEF) && !(o->role & RA_OCC_MAYDEF)) live[o->reg >> 6] &= ~(1ull << (o->reg & 63));
-    }
-    for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
-        const ra_occ *o = &L->occ[j];
-        if (o->role & (RA_OCC_USE | RA_OCC_MAYDEF)) live[o->reg >> 6] |= 1ull << (o->reg & 63);
-    }
-}
-
 /* The SSA, when given, has every instruction's references and semantics
  * already (the same walk, in the same order): they are not derived again. */
 static ra_live *build(const ptx_func *fn, const cfg *g, const ssa_func *ssa, arena *a)
@@ -153,22 +141,37 @@ static ra_live *build(const ptx_func *fn, const cfg *g, const ssa_func *ssa, are
         if (end[b] == 0) end[b] = i + 1;
         first[b] = i;
     }
-    uint64_t *tmp = ARENA_NEWN(a, uint64_t, W);
+    /* each block's upward-exposed reads (gen) and whole writes (kill), so
+     * that the iterations are bitset operations only */
+    uint64_t *gen = ARENA_NEWN(a, uint64_t, (size_t)nb * W), *kill = ARENA_NEWN(a, uint64_t, (size_t)nb * W);
+    for (uint32_t b = 0; b < nb; b++) {
+        uint64_t *ge = gen + (size_t)b * W, *ki = kill + (size_t)b * W;
+        for (uint32_t i = first[b]; i < end[b]; i++) {
+            for (uint32_t j = L->occ_off[i]; j < L->occ_off[i + 1]; j++) {
+                const ra_occ *o = &L->occ[j];
+                if ((o->role & (RA_OCC_USE | RA_OCC_MAYDEF)) && !ra_set_has(ki, o->reg))
+                    ge[o->reg >> 6] |= 1ull << (o->reg & 63);
+            }
+            for (uint32_t j = L->occ_off[i]; j < L->occ_off[i + 1]; j++) {
+                const ra_occ *o = &L->occ[j];
+                if ((o->role & RA_OCC_DEF) && !(o->role & RA_OCC_MAYDEF)) ki[o->reg >> 6] |= 1ull << (o->reg & 63);
+            }
+        }
+    }
     bool changed = true;
     while (changed) {
         changed = false;
         for (uint32_t b = nb; b-- > 0;) {
             const cfg_block *B = &g->blocks[b];
             uint64_t *out = L->out + (size_t)b * W, *in = L->in + (size_t)b * W;
+            const uint64_t *ge = gen + (size_t)b * W, *ki = kill + (size_t)b * W;
             for (uint32_t s = 0; s < B->nsucc; s++) {
                 const uint64_t *si = L->in + (size_t)B->succ[s] * W;
                 for (uint32_t w = 0; w < W; w++) out[w] |= si[w];
             }
-            memcpy(tmp, out, W * sizeof *tmp);
-            for (uint32_t i = end[b]; i-- > first[b];) transfer(L, i, tmp);
-            if (memcmp(tmp, in, W * sizeof *tmp)) {
-                memcpy(in, tmp, W * sizeof *tmp);
-                changed = true;
+            for (uint32_t w = 0; w < W; w++) {
+                uint64_t x = ge[w] | (out[w] & ~ki[w]);
+                if (x != in[w]) in[w] = x, changed = true;
             }
         }
     }
@@ -243,7 +246,7 @@ void ra_live_pressure(const ra_live *L, ra_pressure *p)
             for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++)
                 if (L->occ[j].role & RA_OCC_DEF) lc_set(L, &c, L->occ[j].reg, true);
             note(p, &c, L->inst_stmt[k]);
-            /* transfer() from there: the may-defs it would clear are uses
+            /* the transfer from there: the may-defs it would clear are uses
              * too, so (live | defs) - defs | uses is its result */
             for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
                 const ra_occ *o = &L->occ[j];
