@@ -7,11 +7,17 @@
  * Over every *.ptx under CORPUS_DIR (recursively, sorted), times
  *   analysis  parse + prog_build (GSA) + the affine divergence analysis of
  *             every function with a body;
- *   pass      parse + ra_run (which builds its own CFGs and GSA, runs its
- *             analysis, liveness, the scan, placement and the rewrite)
- * at budgets 8 and 16 in the three modes.  Each file's time is its best of
- * ROUNDS (default 5) runs, in CPU time of the thread so that a busy
+ *   pass      parse + ra_run (which builds its own CFGs and SSA, and for
+ *             the functions that spill the GSA and the analysis, then
+ *             liveness, the scan, placement and the rewrite)
+ * at budgets 8 and 16 in the three modes.  A round runs the analysis and
+ * the six passes once each on a file; each file's time is its best of
+ * ROUNDS (default 5) rounds, in CPU time of the thread so that a busy
  * machine does not skew the ratio; the totals are sums over the files.
+ * (Repeating one configuration back to back instead let the analysis,
+ * the smaller of the two, run from caches and branch predictors it had
+ * warmed itself: its best fell about a third below its typical time, the
+ * pass's about a fifth, which put 0.15 on the ratio.)
  * Prints both totals and pass/analysis per budget and mode (target <= 2),
  * and the file with the highest ratio. */
 #define _DEFAULT_SOURCE

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "liveness.h"
+#include "program.h"
 #include "regalloc.h"
 #include "testutil.h"
 #include "toolchain.h"
@@ -170,5 +172,53 @@ Test(regalloc_ptxas, corpus_assembles_in_every_mode, .timeout = 1200)
     unlink(ptx);
     unlink(cubin);
     rmdir(tmp);
+    tu_free_list(files, n);
+}
+
+/* Liveness from the SSA's recorded references (what the pass uses) and
+ * from the instructions themselves (what measures the rewritten code)
+ * agree on every corpus function: instructions, occurrences and roles in
+ * order, semantics flags and the live-in/live-out sets. */
+Test(regalloc_corpus, liveness_from_ssa_matches_liveness_from_instructions)
+{
+    size_t n;
+    char **files = tu_list_ptx(tu_src("ptx-corpus"), &n);
+    cr_assert_geq(n, 160);
+    unsigned funcs = 0, occs = 0;
+    for (size_t i = 0; i < n; i++) {
+        ptx_module *m = load(files[i]);
+        ptx_diags d;
+        ptx_diags_init(&d);
+        prog *p = prog_build(m, PROG_SSA, NULL, &d);
+        ptx_diags_free(&d);
+        cr_assert_not_null(p, "%s", files[i]);
+        for (uint32_t k = 0; k < p->nfuncs; k++) {
+            arena a;
+            arena_init(&a);
+            const ra_live *x = ra_live_build(p->funcs[k].fn, p->funcs[k].g, &a);
+            const ra_live *y = ra_live_build_ssa(p->funcs[k].ssa, &a);
+            const char *fn = files[i];
+            cr_assert_eq(x->ninst, y->ninst, "%s", fn);
+            cr_assert_eq(x->nregs, y->nregs, "%s", fn);
+            cr_assert_eq(memcmp(x->inst_stmt, y->inst_stmt, x->ninst * sizeof *x->inst_stmt), 0, "%s", fn);
+            cr_assert_eq(memcmp(x->occ_off, y->occ_off, (x->ninst + 1) * sizeof *x->occ_off), 0, "%s", fn);
+            for (uint32_t j = 0; j < x->occ_off[x->ninst]; j++) {
+                cr_assert_eq(x->occ[j].reg, y->occ[j].reg, "%s occurrence %u", fn, j);
+                cr_assert_eq(x->occ[j].role, y->occ[j].role, "%s occurrence %u", fn, j);
+            }
+            size_t words = (size_t)p->funcs[k].g->nblocks * x->words;
+            cr_assert_eq(memcmp(x->in, y->in, words * sizeof *x->in), 0, "%s live-in", fn);
+            cr_assert_eq(memcmp(x->out, y->out, words * sizeof *x->out), 0, "%s live-out", fn);
+            cr_assert_eq(memcmp(x->sem_flags, y->sem_flags, p->funcs[k].fn->nstmts * sizeof *x->sem_flags), 0,
+                         "%s", fn);
+            funcs++;
+            occs += x->occ_off[x->ninst];
+            arena_free(&a);
+        }
+        prog_free(p);
+        ptx_module_free(m);
+    }
+    cr_assert_geq(funcs, 500, "%u functions", funcs);
+    cr_log_info("liveness: %u functions, %u occurrences agree\n", funcs, occs);
     tu_free_list(files, n);
 }
