@@ -151,11 +151,18 @@ static void put_text(ra_shapes *s, const char *p, size_t n)
     s->tlen += n;
 }
 
-static uint32_t hash_key(const char *p, size_t n)
+/* Eight bytes at a time: shape keys, and signatures that are mostly
+ * pointers and numbers. */
+static uint32_t hash_bytes(const uint8_t *p, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
-    return h;
+    uint64_t h = n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = ((h << 5 | h >> 59) ^ w) * 0x517cc1b727220a95ull;
+    }
+    for (; i < n; i++) h = ((h << 5 | h >> 59) ^ p[i]) * 0x517cc1b727220a95ull;
+    return (uint32_t)(h >> 32);
 }
 
 /* The index of shape key[0..n), added (with the literals of this first use)
@@ -167,7 +174,7 @@ static uint32_t intern(ra_shapes *s, const char *key, size_t n, const int64_t *l
         uint32_t *h = calloc(cap, sizeof *h);
         if (!h) abort();
         for (uint32_t i = 0; i < s->n; i++) {
-            uint32_t j = hash_key(s->text + s->off[i], s->len[i]) & (cap - 1);
+            uint32_t j = hash_bytes((const uint8_t *)s->text + s->off[i], s->len[i]) & (cap - 1);
             while (h[j]) j = (j + 1) & (cap - 1);
             h[j] = i + 1;
         }
@@ -175,7 +182,7 @@ static uint32_t intern(ra_shapes *s, const char *key, size_t n, const int64_t *l
         s->hash = h;
         s->hcap = cap;
     }
-    uint32_t j = hash_key(key, n) & (s->hcap - 1);
+    uint32_t j = hash_bytes((const uint8_t *)key, n) & (s->hcap - 1);
     for (; s->hash[j]; j = (j + 1) & (s->hcap - 1)) {
         uint32_t i = s->hash[j] - 1;
         if (s->len[i] == n && !memcmp(s->text + s->off[i], key, n)) return i;
@@ -435,18 +442,6 @@ static bool reg_name(const char *s, uint32_t *r)
     return !*s;
 }
 
-/* Eight bytes at a time: signatures are mostly pointers and numbers. */
-static uint32_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = n, w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);
-        h = ((h << 5 | h >> 59) ^ w) * 0x517cc1b727220a95ull;
-    }
-    for (; i < n; i++) h = ((h << 5 | h >> 59) ^ p[i]) * 0x517cc1b727220a95ull;
-    return (uint32_t)(h >> 32);
-}
 
 /* The slow path: the line's shape from its text; nsrc[i]: where literal i
  * came from (a conversion's index, or -1: the format's or a text
