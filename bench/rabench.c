@@ -185,7 +185,7 @@ int main(int argc, char **argv)
             }
         free(text);
     }
-    printf("regalloc pass vs analysis: %zu files, best of %d runs each, thread CPU time\n", used, rounds);
+    printf("regalloc pass vs analysis: %zu files, best of %d interleaved rounds, thread CPU time\n", used, rounds);
     printf("  analysis (parse + GSA + affine divergence): %.3f ms\n", an * 1e3);
     int over = 0;
     for (int b = 0; b < 2; b++)

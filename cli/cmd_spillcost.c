@@ -15,7 +15,7 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray spillcost FILE... --budgets K1,K2,... [--arch sm_XX]\n"
-          "                          [--format text|json|csv] [--plot OUT.svg]\n"
+          "                          [--target-regs N] [--format text|json|csv] [--plot OUT.svg]\n"
           "Runs the register-allocation pass (ptxray regalloc) in each mode (linear, div,\n"
           "aff) at each budget on every file and reports, per kernel, the values spilled\n"
           "and their divergence states, spill loads and stores by space (.shared/.local)\n"
@@ -27,6 +27,9 @@ static void usage(FILE *o)
           "2013, Fig. 24-26).  docs/spillcost.md.\n"
           "  --budgets  register budgets in 32-bit units, comma-separated\n"
           "  --arch     ptxas -arch (default: each file's .target)\n"
+          "  --target-regs  also, per file in modes div and aff: ptxas's spill bytes at\n"
+          "             -maxrregcount N alone and after `ptxray regalloc --target-regs N`\n"
+          "             (text and JSON; needs ptxas)\n"
           "  --format   text (default), json or csv (the per-kernel rows only)\n"
           "  --plot     SVG line chart (gnuplot) of the loop-weighted local-memory spill\n"
           "             instructions per mode across the budgets, and ptxas's spill bytes\n"
@@ -216,6 +219,37 @@ static char *print_text(const ptx_module *m, size_t *len)
     return buf;
 }
 
+/* --target-regs N on one file, modes div and aff (ra_target.h). */
+static void target_file(ctx *c, const char *path, const char *arch)
+{
+    sc_report *r = c->r;
+    static const unsigned modes[2] = {SC_DIV, SC_AFF};
+    for (unsigned i = 0; i < 2; i++) {
+        ptx_module *m = cli_load(path, 1);
+        if (!m) return;
+        ra_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = modes[i] == SC_DIV ? RA_MODE_DIV : RA_MODE_AFF;
+        if (r->ntargets == r->captargets) {
+            r->captargets = r->captargets ? 2 * r->captargets : 16;
+            r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
+            if (!r->targets) abort();
+        }
+        sc_target *t = &r->targets[r->ntargets++];
+        memset(t, 0, sizeof *t);
+        t->file = path;
+        t->mode = modes[i];
+        char *out = NULL;
+        size_t len;
+        t->ok = !ra_target_regs("spillcost", m, r->target_regs, arch, &o, &out, &len, &t->res);
+        if (!t->ok)
+            note(r, "%s %s --target-regs %u: ptxas failed on the input or a candidate (its log is above)", path,
+                 sc_mode_name(modes[i]), r->target_regs);
+        free(out);
+        ptx_module_free(m);
+    }
+}
+
 static int one_file(ctx *c, const char *path, const char *arch_opt)
 {
     sc_report *r = c->r;
@@ -267,6 +301,10 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             ptx_diags_free(&d);
             ptx_module_free(m);
         }
+    if (r->target_regs && !rc) {
+        if (run_px) target_file(c, path, arch);
+        else note(r, "%s: --target-regs needs ptxas and an sm_ target: not run", path);
+    }
     /* the reference: ptxas's own allocator held to K on the original */
     for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
         size_t from = r->nrows;
@@ -305,6 +343,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
 
 static void report_free(sc_report *r)
 {
+    free(r->targets);
     for (size_t i = 0; i < r->nrows; i++) free(r->rows[i].kernel);
     free(r->rows);
     for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i]);
@@ -318,6 +357,7 @@ int cmd_spillcost(int argc, char **argv)
                                          {"arch", required_argument, 0, 'a'},
                                          {"format", required_argument, 0, 'f'},
                                          {"plot", required_argument, 0, 'p'},
+                                         {"target-regs", required_argument, 0, 'T'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     sc_report r;
@@ -326,7 +366,7 @@ int cmd_spillcost(int argc, char **argv)
     enum sc_format fmt = SC_TEXT;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "b:a:f:p:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:a:f:p:T:h", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             free(r.budgets);
@@ -352,6 +392,18 @@ int cmd_spillcost(int argc, char **argv)
             }
             break;
         case 'p': plot = optarg; break;
+        case 'T': {
+            char *end;
+            errno = 0;
+            unsigned long v = optarg[0] >= '0' && optarg[0] <= '9' ? strtoul(optarg, &end, 10) : 0;
+            if (!v || errno || *end || v > 255) {
+                fprintf(stderr, "ptxray spillcost: --target-regs %s: expected a number from 1 to 255\n", optarg);
+                free(r.budgets);
+                return 2;
+            }
+            r.target_regs = (unsigned)v;
+            break;
+        }
         case 'h': usage(stdout); free(r.budgets); return 0;
         default: usage(stderr); free(r.budgets); return 2;
         }

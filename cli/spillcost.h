@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "ra_target.h"
 #include "regalloc.h"
 #include "spillcost_ptxas.h"
 
@@ -23,6 +24,15 @@ typedef struct sc_row {
     sc_ptxas_func px;      /* px.name not owned */
 } sc_row;
 
+/* --target-regs N: ptxas -maxrregcount N alone and after the pass's
+ * target-registers search, per file and mode (div, aff). */
+typedef struct sc_target {
+    const char *file;      /* as given */
+    unsigned mode;         /* SC_DIV or SC_AFF */
+    bool ok;               /* ptxas ran on the input and every candidate */
+    ra_target_result res;
+} sc_target;
+
 typedef struct sc_report {
     unsigned nbudgets;
     unsigned *budgets;     /* ascending, distinct */
@@ -31,6 +41,9 @@ typedef struct sc_report {
     size_t nnotes, capnotes;
     char **notes;
     bool have_ptxas;
+    unsigned target_regs;  /* 0: no --target-regs */
+    size_t ntargets, captargets;
+    sc_target *targets;    /* file, mode order */
 } sc_report;
 
 const char *sc_mode_name(unsigned mode);

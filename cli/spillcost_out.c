@@ -93,6 +93,96 @@ static void cell(const sc_row *w, unsigned c, char *buf, size_t n)
     snprintf(buf, n, "%" PRIu64, v);
 }
 
+/* Sums of --target-regs over the files where ptxas ran (sc_target.ok). */
+typedef struct target_total {
+    long alone, with;
+    unsigned files, helped;
+} target_total;
+
+static void target_totals(const sc_report *r, unsigned mode, target_total *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < r->ntargets; i++) {
+        const sc_target *x = &r->targets[i];
+        if (x->mode != mode || !x->ok) continue;
+        t->alone += x->res.alone;
+        t->with += x->res.with;
+        t->files++;
+        t->helped += x->res.budget != 0;
+    }
+}
+
+static void print_targets_text(FILE *o, const sc_report *r)
+{
+    fprintf(o,
+            "\n--target-regs %u: ptxas -maxrregcount %u spill bytes (stores + loads, all functions) alone\n"
+            "and after the pass (budget: the one kept, - when none spilled less and the output is the input)\n",
+            r->target_regs, r->target_regs);
+    table t;
+    table_init(&t, 7, ~3u);
+    const char *h[] = {"file", "mode", "pressure", "budget", "tried", "alone.B", "with.B"};
+    for (unsigned c = 0; c < 7; c++) table_cell(&t, "%s", h[c]);
+    for (size_t i = 0; i < r->ntargets; i++) {
+        const sc_target *x = &r->targets[i];
+        table_cell(&t, "%s", x->file);
+        table_cell(&t, "%s", sc_mode_name(x->mode));
+        if (!x->ok) {
+            for (int k = 0; k < 5; k++) table_cell(&t, "-");
+            continue;
+        }
+        table_cell(&t, "%u", x->res.pressure);
+        if (x->res.budget) table_cell(&t, "%u", x->res.budget);
+        else table_cell(&t, "-");
+        table_cell(&t, "%u", x->res.tried);
+        table_cell(&t, "%ld", x->res.alone);
+        table_cell(&t, "%ld", x->res.with);
+    }
+    for (unsigned m = SC_DIV; m <= SC_AFF; m++) {
+        target_total tt;
+        target_totals(r, m, &tt);
+        table_cell(&t, "total (%u of %u files helped)", tt.helped, tt.files);
+        table_cell(&t, "%s", sc_mode_name(m));
+        for (int k = 0; k < 3; k++) table_cell(&t, "-");
+        table_cell(&t, "%ld", tt.alone);
+        table_cell(&t, "%ld", tt.with);
+    }
+    table_print(&t, o, "");
+    table_free(&t);
+}
+
+static json_t *targets_json(const sc_report *r)
+{
+    json_t *j = json_object(), *rows = json_array(), *tot = json_array();
+    json_object_set_new(j, "regs", json_integer(r->target_regs));
+    for (size_t i = 0; i < r->ntargets; i++) {
+        const sc_target *x = &r->targets[i];
+        json_t *w = json_object();
+        json_object_set_new(w, "file", json_string(x->file));
+        json_object_set_new(w, "mode", json_string(sc_mode_name(x->mode)));
+        json_object_set_new(w, "ok", json_boolean(x->ok));
+        json_object_set_new(w, "pressure", x->ok ? json_integer(x->res.pressure) : json_null());
+        json_object_set_new(w, "budget", x->ok && x->res.budget ? json_integer(x->res.budget) : json_null());
+        json_object_set_new(w, "tried", x->ok ? json_integer(x->res.tried) : json_null());
+        json_object_set_new(w, "ptxas_spill_bytes_alone", x->ok ? json_integer(x->res.alone) : json_null());
+        json_object_set_new(w, "ptxas_spill_bytes_with", x->ok ? json_integer(x->res.with) : json_null());
+        json_array_append_new(rows, w);
+    }
+    for (unsigned m = SC_DIV; m <= SC_AFF; m++) {
+        target_total tt;
+        target_totals(r, m, &tt);
+        json_t *w = json_object();
+        json_object_set_new(w, "mode", json_string(sc_mode_name(m)));
+        json_object_set_new(w, "files", json_integer(tt.files));
+        json_object_set_new(w, "helped", json_integer(tt.helped));
+        json_object_set_new(w, "ptxas_spill_bytes_alone", json_integer(tt.alone));
+        json_object_set_new(w, "ptxas_spill_bytes_with", json_integer(tt.with));
+        json_array_append_new(tot, w);
+    }
+    json_object_set_new(j, "rows", rows);
+    json_object_set_new(j, "totals", tot);
+    return j;
+}
+
 static void print_text(FILE *o, const sc_report *r)
 {
     static const char *const head[NCOLS] = {
@@ -170,6 +260,7 @@ static void print_text(FILE *o, const sc_report *r)
     }
     table_print(&t, o, "");
     table_free(&t);
+    if (r->target_regs) print_targets_text(o, r);
     for (size_t i = 0; i < r->nnotes; i++) fprintf(o, "%snote: %s\n", i ? "" : "\n", r->notes[i]);
 }
 
@@ -239,6 +330,7 @@ static void print_json(FILE *o, const sc_report *r)
             json_array_append_new(tot, j);
         }
     json_object_set_new(root, "totals", tot);
+    if (r->target_regs) json_object_set_new(root, "target_regs", targets_json(r));
     json_t *notes = json_array();
     for (size_t i = 0; i < r->nnotes; i++) json_array_append_new(notes, json_string(r->notes[i]));
     json_object_set_new(root, "notes", notes);

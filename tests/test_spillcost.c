@@ -2,7 +2,8 @@
  * (tests/data/spillcost/loop_spill.ptx; without ptxas, so that the output
  * does not depend on its version), the CSV and JSON structure, the ptxas -v
  * parser on captured output, ptxas's columns when it is installed, the
- * gnuplot chart, and bad usage (exit 2, nothing written). */
+ * gnuplot chart, --target-regs against ptxas alone, and bad usage (exit 2,
+ * nothing written). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <jansson.h>
@@ -326,6 +327,9 @@ Test(spillcost, bad_usage_exits_2)
         {BIN, "spillcost", data(), "--budgets", "8", "--arch", "80", NULL},
         {BIN, "spillcost", "-", "--budgets", "8", NULL},
         {BIN, "spillcost", "/nonexistent.ptx", "--budgets", "8", NULL},
+        {BIN, "spillcost", data(), "--budgets", "8", "--target-regs", "0", NULL},
+        {BIN, "spillcost", data(), "--budgets", "8", "--target-regs", "256", NULL},
+        {BIN, "spillcost", data(), "--budgets", "8", "--target-regs", "24x", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *out, *err;
@@ -334,4 +338,60 @@ Test(spillcost, bad_usage_exits_2)
         free(out);
         free(err);
     }
+}
+
+/* --target-regs: per file and mode, ptxas -maxrregcount N alone and after
+ * the target-registers search, the same bytes ptxas reports on its own
+ * (spmv_csr spills at 24 registers under ptxas alone, double_math too but
+ * nothing the pass can move helps it), and the totals. */
+Test(spillcost, target_regs_before_and_after, .timeout = 300)
+{
+    if (!tc_find_ptxas()) cr_skip_test("ptxas not found");
+    char f1[1024], f2[1024];
+    snprintf(f1, sizeof f1, "%s", tu_src("ptx-corpus/sm_80/spmv_csr.ptx"));
+    snprintf(f2, sizeof f2, "%s", tu_src("ptx-corpus/sm_80/double_math.ptx"));
+    char *out, *err;
+    char *a[] = {BIN, "spillcost", f1, f2, "--budgets", "16", "--target-regs", "24", "--format", "json", NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j, "%s", out);
+    json_t *t = json_object_get(j, "target_regs");
+    cr_assert_not_null(t);
+    cr_expect_eq(json_integer_value(json_object_get(t, "regs")), 24);
+    json_t *rows = json_object_get(t, "rows");
+    cr_assert_eq(json_array_size(rows), 4);
+    static const char *const modes[] = {"div", "aff"};
+    long alone[2] = {0}, with[2] = {0};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *r = json_array_get(rows, i);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "mode")), modes[i % 2]);
+        cr_expect(json_is_true(json_object_get(r, "ok")), "row %zu", i);
+        long al = (long)json_integer_value(json_object_get(r, "ptxas_spill_bytes_alone"));
+        long wi = (long)json_integer_value(json_object_get(r, "ptxas_spill_bytes_with"));
+        cr_expect_gt(al, 0, "row %zu", i);
+        if (i < 2) { /* spmv_csr: helped, at a budget below its pressure */
+            cr_expect_lt(wi, al, "row %zu", i);
+            cr_expect(json_is_integer(json_object_get(r, "budget")), "row %zu", i);
+            cr_expect_lt(json_integer_value(json_object_get(r, "budget")),
+                         json_integer_value(json_object_get(r, "pressure")), "row %zu", i);
+        } else { /* double_math: nothing helps, the output is the input */
+            cr_expect_eq(wi, al, "row %zu", i);
+            cr_expect(json_is_null(json_object_get(r, "budget")), "row %zu", i);
+        }
+        alone[i % 2] += al;
+        with[i % 2] += wi;
+    }
+    json_t *tot = json_object_get(t, "totals");
+    cr_assert_eq(json_array_size(tot), 2);
+    for (size_t m = 0; m < 2; m++) {
+        json_t *r = json_array_get(tot, m);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "mode")), modes[m]);
+        cr_expect_eq(json_integer_value(json_object_get(r, "files")), 2);
+        cr_expect_eq(json_integer_value(json_object_get(r, "helped")), 1);
+        cr_expect_eq(json_integer_value(json_object_get(r, "ptxas_spill_bytes_alone")), alone[m]);
+        cr_expect_eq(json_integer_value(json_object_get(r, "ptxas_spill_bytes_with")), with[m]);
+    }
+    json_decref(j);
+    free(out);
+    free(err);
 }
