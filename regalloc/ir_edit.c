@@ -1,6 +1,7 @@
 #include "ir_edit.h"
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,11 +344,21 @@ static void sb_char(shape_b *b, char c)
     b->k[b->n++] = c;
 }
 
-static bool sb_literal_here(const shape_b *b)
+/* An integer literal may follow c: an operand or an address offset. */
+static bool literal_after(char c) { return c == ' ' || c == ',' || c == '[' || c == '+'; }
+
+/* "%x<r>" at p (ra_edit_rname's spelling): r, and the end of the name;
+ * NULL when p is not one. */
+static const char *xreg_at(const char *p, uint32_t *r)
 {
-    char c = b->n ? b->k[b->n - 1] : 0;
-    return c == ' ' || c == ',' || c == '[' || c == '+';
+    if (p[0] != '%' || p[1] != 'x' || !is_digit(p[2])) return NULL;
+    uint32_t v = 0;
+    for (p += 2; is_digit(*p); p++) v = v * 10 + (uint32_t)(*p - '0');
+    *r = v;
+    return p;
 }
+
+static bool sb_literal_here(const shape_b *b) { return b->n && literal_after(b->k[b->n - 1]); }
 
 static void sb_literal(shape_b *b, int64_t v)
 {
@@ -376,40 +387,28 @@ static void sb_reg(shape_b *b, uint32_t r)
 /* Text of the format or of a %s argument: registers and literals in it
  * are found the same way (digits inside a word, .b32 or a symbol, and
  * float spellings like 0f3F800000 are neither). */
-static void sb_text(shape_b *b, const char *s)
+static void sb_text(shape_b *b, const char *s, size_t n)
 {
-    size_t len = strlen(s);
-    if (b->n + 2 * len + 24 >= sizeof b->k) abort(); /* a literal or a register never grows */
-    char *k = b->k, prev = b->n ? k[b->n - 1] : 0;
-    size_t n = b->n;
-    for (const char *p = s, *end = s + len; p < end;) {
-        char c = *p;
-        if (c == '%' && p[1] == 'x' && is_digit(p[2])) {
-            uint32_t r = 0;
-            for (p += 2; is_digit(*p); p++) r = r * 10 + (uint32_t)(*p - '0');
-            b->n = n;
+    for (const char *p = s, *end = s + n; p < end;) {
+        uint32_t r;
+        const char *q = xreg_at(p, &r);
+        if (q) {
             sb_reg(b, r);
-            n = b->n;
-            prev = k[n - 1];
+            p = q;
             continue;
         }
-        if ((is_digit(c) || c == '-') && (prev == ' ' || prev == ',' || prev == '[' || prev == '+')) {
-            const char *q = p + (c == '-' && prev != '+');
+        if ((is_digit(*p) || *p == '-') && sb_literal_here(b)) {
+            bool neg = *p == '-' && b->k[b->n - 1] != '+';
             uint64_t v = 0;
-            while (is_digit(*q) && q - p < 19) v = v * 10 + (uint64_t)(*q++ - '0');
-            if (q > p + (c == '-') && !is_word(*q)) {
-                b->n = n;
-                sb_literal(b, c == '-' ? (int64_t)(0 - v) : (int64_t)v);
-                n = b->n;
-                prev = 'N';
+            for (q = p + neg; is_digit(*q) && q - p < 19; q++) v = v * 10 + (uint64_t)(*q - '0');
+            if (q > p + neg && !is_word(*q)) {
+                sb_literal(b, neg ? (int64_t)(0 - v) : (int64_t)v);
                 p = q;
                 continue;
             }
         }
-        k[n++] = prev = c;
-        p++;
+        sb_char(b, *p++);
     }
-    b->n = n;
 }
 
 static void sb_number(shape_b *b, int64_t v, bool is_signed)
@@ -422,10 +421,13 @@ static void sb_number(shape_b *b, int64_t v, bool is_signed)
     b->n += is_signed ? put_i64(b->k + b->n, v) : put_u64(b->k + b->n, (uint64_t)v);
 }
 
-/* One conversion of an emitted line's format. */
+/* One conversion of an emitted line's format, with the format's text
+ * before it. */
 typedef struct conv {
-    char kind;   /* 's', 'u', 'd' */
-    bool lit;    /* a number where a literal goes (after ' ', ',', '[' or '+' in the format) */
+    const char *pre; /* the text before it (no '%' in it) ... */
+    uint32_t npre;   /* ... and its length */
+    char kind;       /* 's', 'u', 'd'; '%' for "%%"; 0: the end of the format */
+    bool lit;        /* a number where a literal goes (literal_after the format's character before it) */
     const char *s;
     int64_t v;
 } conv;
@@ -435,50 +437,30 @@ typedef struct conv {
 /* Register name "%x<r>" (ra_edit_rname), whole. */
 static bool reg_name(const char *s, uint32_t *r)
 {
-    if (s[0] != '%' || s[1] != 'x' || !is_digit(s[2])) return false;
-    uint32_t v = 0;
-    for (s += 2; is_digit(*s); s++) v = v * 10 + (uint32_t)(*s - '0');
-    *r = v;
-    return !*s;
+    const char *e = xreg_at(s, r);
+    return e && !*e;
 }
-
 
 /* The slow path: the line's shape from its text; nsrc[i]: where literal i
  * came from (a conversion's index, or -1: the format's or a text
  * argument's own). */
-static uint32_t shape_of_text(ra_edit *e, const char *fmt, const conv *cv, int8_t *nsrc)
+static uint32_t shape_of_text(ra_edit *e, const conv *cv, int8_t *nsrc)
 {
     shape_b b;
     b.e = e;
     b.n = 0;
     b.a0 = e->nargs;
     b.na = 0;
-    uint32_t n0 = e->nnums, ci = 0;
-    char lit[256];
-    size_t ln = 0;
-    for (const char *f = fmt;; f++) {
-        if (*f == '%' && f[1] == '%') {
-            if (ln + 1 >= sizeof lit) abort();
-            lit[ln++] = '%';
-            f++;
-            continue;
-        }
-        if (*f && *f != '%') {
-            if (ln + 1 >= sizeof lit) abort();
-            lit[ln++] = *f;
-            continue;
-        }
-        lit[ln] = 0;
-        sb_text(&b, lit);
-        ln = 0;
-        if (!*f) break;
-        for (f++; *f == 'l'; f++) {}
-        const conv *c = &cv[ci++];
-        if (c->kind == 's') sb_text(&b, c->s);
+    uint32_t n0 = e->nnums;
+    for (const conv *c = cv;; c++) {
+        sb_text(&b, c->pre, c->npre);
+        if (!c->kind) break;
+        if (c->kind == '%') sb_char(&b, '%');
+        else if (c->kind == 's') sb_text(&b, c->s, strlen(c->s));
         else {
             uint32_t before = e->nnums;
             sb_number(&b, c->v, c->kind == 'd');
-            if (e->nnums > before) nsrc[before - n0] = (int8_t)(ci - 1);
+            if (e->nnums > before) nsrc[before - n0] = (int8_t)(c - cv);
         }
     }
     if (b.n == 0 || b.k[b.n - 1] != ';') sb_char(&b, ';');
@@ -515,19 +497,25 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     char prev = 0; /* the format's character before a conversion, 1: a conversion */
     for (const char *f = fmt;;) {
         const char *q = strchr(f, '%');
-        if (!q) break;
+        if (nc == MAX_CONV) abort();
+        conv *c = &cv[nc++];
+        c->pre = f;
+        c->npre = (uint32_t)(q ? q - f : (ptrdiff_t)strlen(f));
+        if (!q) {
+            c->kind = 0;
+            break;
+        }
         if (q > f) prev = q[-1];
         if (q[1] == '%') {
+            c->kind = '%';
             prev = '%';
             f = q + 2;
             continue;
         }
         unsigned longs = 0;
         for (f = q + 1; *f == 'l'; f++) longs++;
-        if (nc == MAX_CONV) abort();
-        conv *c = &cv[nc++];
         c->kind = *f;
-        c->lit = prev == ' ' || prev == ',' || prev == '[' || prev == '+';
+        c->lit = literal_after(prev);
         if (prev == 1 && *f != 's') cacheable = false; /* a number right after a conversion */
         switch (*f) {
         case 's': c->s = va_arg(ap, const char *); break;
@@ -551,6 +539,7 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     for (unsigned i = 0; i < nc && cacheable; i++) {
         const conv *c = &cv[i];
         uint32_t r;
+        if (c->kind == '%' || !c->kind) continue; /* the format's own text */
         if (sn + 32 >= sizeof sig) {
             cacheable = false;
             break;
@@ -606,7 +595,7 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     uint32_t a0 = e->nargs, n0 = e->nnums;
     int8_t nsrc[64];
     memset(nsrc, -1, sizeof nsrc);
-    uint32_t shape = shape_of_text(e, fmt, cv, nsrc);
+    uint32_t shape = shape_of_text(e, cv, nsrc);
     e->p = grow(e->p, e->np, &e->capp, sizeof *e->p);
     e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, shape, a0, n0};
     uint32_t nlit = e->nnums - n0;

@@ -86,8 +86,7 @@ typedef struct placer {
     ra_absvals *av;
 } placer;
 
-static void need_placer(placer *pl, prog_func *pf, const ra_live *L, enum ra_mode mode,
-                        arena *a)
+static void need_placer(placer *pl, prog_func *pf, const ra_live *L, enum ra_mode mode, arena *a)
 {
     if (pl->av) return;
     if (!pf->gsa) pf->gsa = gsa_build(pf->ssa);
@@ -103,7 +102,7 @@ static void need_placer(placer *pl, prog_func *pf, const ra_live *L, enum ra_mod
  * functions: its pages are not faulted in again for each).  Returns the
  * rewrite to commit, NULL when nothing was spilled. */
 static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra_options *o, bool strong,
-                       ra_func_stats *fs, arena *a, ptx_diags *d)
+                           ra_func_stats *fs, arena *a, ptx_diags *d)
 {
     ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
     snprintf(fs->name, sizeof fs->name, "%.*s", (int)fn->name.n, fn->name.p);
