@@ -271,30 +271,6 @@ static fact eval_value(const addr_chain *c, uint32_t v)
     }
 }
 
-/* Values in reverse post-order of their blocks (nodes before instructions),
- * so that most definitions come before their uses. */
-static uint32_t order_values(const prog_func *pf, uint32_t *ord)
-{
-    const ssa_func *s = pf->ssa;
-    const cfg *g = pf->g;
-    uint32_t n = 0;
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (s->values[v].kind == SSA_V_SREG || s->values[v].kind == SSA_V_ENTRY) ord[n++] = v;
-    for (uint32_t i = 0; i < g->nreach; i++) {
-        uint32_t b = g->rpo_order[i];
-        for (uint32_t k = s->node_off[b]; k < s->node_off[b + 1]; k++) ord[n++] = s->nodes[k].value;
-        const cfg_block *bb = &g->blocks[b];
-        if (bb->kind != CFG_B_REAL) continue;
-        for (uint32_t st = bb->first; st < bb->end; st++)
-            for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
-                uint32_t v = s->refs[k].value;
-                if ((s->refs[k].role & PTX_REF_DEF) && v != SSA_NONE && s->values[v].stmt == st && s->values[v].ref == k)
-                    ord[n++] = v;
-            }
-    }
-    return n;
-}
-
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
                              arena *a)
 {
@@ -311,7 +287,7 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
         c->res[v] = res_make(0, RES_KMAX);
     }
     uint32_t *ord = ARENA_NEWN(a, uint32_t, nv ? nv : 1);
-    uint32_t n = order_values(pf, ord);
+    uint32_t n = ssa_value_order(pf->ssa, ord);
     /* Each value can only go down (prov: ⊤, then one kind, then unknown;
      * residues lose bits), so the passes are bounded; the cap only guards
      * against a bug. */

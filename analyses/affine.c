@@ -128,32 +128,6 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, aff *ou
     }
 }
 
-/* Values in an order where definitions mostly come before uses: entry
- * values, then blocks in reverse post-order, nodes before instructions. */
-static uint32_t *solve_order(const prog_func *pf, uint32_t *count)
-{
-    const ssa_func *s = pf->ssa;
-    const cfg *g = pf->g;
-    uint32_t *ord = malloc(sizeof *ord * (s->nvalues ? s->nvalues : 1));
-    if (!ord) abort();
-    uint32_t n = 0;
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (s->values[v].kind == SSA_V_SREG || s->values[v].kind == SSA_V_ENTRY) ord[n++] = v;
-    for (uint32_t i = 0; i < g->nreach; i++) {
-        uint32_t b = g->rpo_order[i];
-        for (uint32_t k = s->node_off[b]; k < s->node_off[b + 1]; k++) ord[n++] = s->nodes[k].value;
-        const cfg_block *bb = &g->blocks[b];
-        if (bb->kind != CFG_B_REAL) continue;
-        for (uint32_t st = bb->first; st < bb->end; st++)
-            for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++)
-                if ((s->refs[k].role & PTX_REF_DEF) && s->refs[k].value != SSA_NONE &&
-                    s->values[s->refs[k].value].stmt == st && s->values[s->refs[k].value].ref == k)
-                    ord[n++] = s->refs[k].value;
-    }
-    *count = n;
-    return ord;
-}
-
 static bool dim_divergent(const div_result *r, unsigned d)
 {
     if (d == DIV_C_Y) return !r->tid_y_uniform;
@@ -190,8 +164,10 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     gates.set_div = calloc(pf->gsa->ngate_sets ? pf->gsa->ngate_sets : 1, 1);
     if (!gates.set_div) abort();
     /* FIFO worklist, each value in it at most once */
-    uint32_t head = 0, tail = 0, cnt = 0;
-    uint32_t *ord = solve_order(pf, &cnt);
+    uint32_t head = 0, tail = 0;
+    uint32_t *ord = malloc(sizeof *ord * (pf->ssa->nvalues ? pf->ssa->nvalues : 1));
+    if (!ord) abort();
+    uint32_t cnt = ssa_value_order(pf->ssa, ord);
     for (uint32_t i = 0; i < cnt; i++) {
         queue[tail++] = ord[i];
         inq[ord[i]] = 1;

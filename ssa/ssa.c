@@ -585,3 +585,24 @@ uint32_t ssa_use_value(const ssa_func *s, uint32_t stmt, uint32_t opd)
         if (s->refs[k].opd == opd && (s->refs[k].role & PTX_REF_USE)) return s->refs[k].value;
     return SSA_NONE;
 }
+
+uint32_t ssa_value_order(const ssa_func *s, uint32_t *ord)
+{
+    const cfg *g = s->g;
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (s->values[v].kind == SSA_V_SREG || s->values[v].kind == SSA_V_ENTRY) ord[n++] = v;
+    for (uint32_t i = 0; i < g->nreach; i++) {
+        uint32_t b = g->rpo_order[i];
+        for (uint32_t k = s->node_off[b]; k < s->node_off[b + 1]; k++) ord[n++] = s->nodes[k].value;
+        const cfg_block *bb = &g->blocks[b];
+        if (bb->kind != CFG_B_REAL) continue;
+        for (uint32_t st = bb->first; st < bb->end; st++)
+            for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
+                uint32_t v = s->refs[k].value;
+                if ((s->refs[k].role & PTX_REF_DEF) && v != SSA_NONE && s->values[v].stmt == st && s->values[v].ref == k)
+                    ord[n++] = v;
+            }
+    }
+    return n;
+}

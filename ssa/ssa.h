@@ -102,6 +102,13 @@ ssa_func *ssa_build(const cfg *g);
 /* "%r12.3", "%tid.x", "%rd1.0" (entry value) into buf. */
 const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n);
 
+/* The values in an order where most definitions come before their uses:
+ * special-register and entry values, then blocks in reverse post-order,
+ * nodes before instructions (for solvers seeding their worklists).  ord has
+ * room for s->nvalues; returns how many it holds (unreachable code's
+ * values are left out). */
+uint32_t ssa_value_order(const ssa_func *s, uint32_t *ord);
+
 /* The value read by the guard of the instruction at stmt (SSA_NONE if it
  * has none). */
 uint32_t ssa_guard_value(const ssa_func *s, uint32_t stmt);
