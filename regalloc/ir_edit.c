@@ -640,7 +640,6 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     sh->chash[slot] = ++sh->ncalls;
 }
 
-uint32_t ra_edit_count(const ra_edit *e) { return e->np; }
 
 /* ---- commit ------------------------------------------------------------- */
 
@@ -1021,4 +1020,3 @@ void ra_edit_commit_all(ra_edit *const *edits, uint32_t n)
     for (uint32_t i = 0; i < n; i++) commit_one(edits[i]);
 }
 
-void ra_edit_commit(ra_edit *e) { ra_edit_commit_all(&e, 1); }

@@ -39,14 +39,11 @@ void ra_edit_at(ra_edit *e, uint32_t s, bool after);
 /* One instruction, printf-style (%s, %u, %d with l or ll, %%), with or
  * without the trailing ';'. */
 void ra_edit_emit(ra_edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-uint32_t ra_edit_count(const ra_edit *e); /* instructions emitted so far */
 
-/* Applies everything to the function (fn->stmts, fn->regs, fn->ninsts)
- * and frees e.  Aborts if the emitted text does not parse: that is a bug
- * of the pass, never of the input. */
-void ra_edit_commit(ra_edit *e);
-/* The same for several edits of the shapes' module, with one scratch
- * parse for the shapes they use first. */
+/* Applies each edit to its function (fn->stmts, fn->regs, fn->ninsts)
+ * and frees it; the edits are of the shapes' module, and the shapes they
+ * use first are parsed together.  Aborts if the emitted text does not
+ * parse: that is a bug of the pass, never of the input. */
 void ra_edit_commit_all(ra_edit *const *edits, uint32_t n);
 
 #endif
