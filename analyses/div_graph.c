@@ -197,6 +197,7 @@ div_result *div_result_new(const prog_func *pf, enum div_analysis an, const div_
     r->analysis = an;
     r->state = ARENA_NEWN(a, uint8_t, n);
     r->source = ARENA_NEWN(a, uint8_t, n);
+    r->cond = ARENA_NEWN(a, uint8_t, n);
     block_shape(pf, o, r);
     return r;
 }

@@ -31,12 +31,31 @@ enum { DIV_C_CONST, DIV_C_X, DIV_C_Y, DIV_C_Z, DIV_C_LANE };
 #define DIV_NCOEF2 15
 
 typedef struct div_options {
-    /* Block shape, 0 = unknown.  %tid.y is warp-uniform only when the x
-     * extent is a multiple of 32, %tid.z when x*y is; with an unknown shape
-     * (and no .reqntid) they are divergent unless assume_tid_yz_uniform. */
+    /* Block shape, 0 = unknown (then .reqntid, else the default assumption
+     * below).  With a known shape every verdict is exact for it. */
     uint32_t block[3];
+    /* Ocelot/GPUDrano's rule: %tid.y and %tid.z warp-uniform whatever the
+     * shape (an assumption the user makes, not one the analysis states). */
     bool assume_tid_yz_uniform;
 } div_options;
+
+/* The assumptions a verdict can rest on when the block shape is not known
+ * (docs/divergence.md, "Block shape"): the default assumption is that
+ * blockDim.x is a multiple of 32.  Each value carries the bits of the
+ * assumptions its verdict used; a verdict with no bits holds for every
+ * shape.
+ *   DIV_COND_ROWS: the 32 lanes of a warp are 32 consecutive x indices
+ *     (tid.x = 32·w + lane): blockDim.x is a multiple of 32, or the block
+ *     is one-dimensional;
+ *   DIV_COND_X32: blockDim.x is a multiple of 32 (%ntid.x ≡ 0 mod 32,
+ *     %tid.y and %tid.z warp-uniform).  It implies ROWS. */
+enum { DIV_COND_ROWS = 1, DIV_COND_X32 = 2 };
+/* Whether the assumptions in cond hold for a launch of this block shape
+ * (extents 0 read as 1). */
+bool div_cond_holds(unsigned cond, const uint32_t block[3]);
+/* "blockDim.x is a multiple of 32", "blockDim.x is a multiple of 32 or
+ * the block is one-dimensional"; "" for 0. */
+const char *div_cond_text(unsigned cond);
 
 /* Why a value is a source of divergence (DIV_SRC_NONE: it is not one). */
 enum div_source {
@@ -52,6 +71,8 @@ typedef struct div_result {
     uint8_t *source;  /* per SSA value: div_source */
     uint32_t block[3];/* the shape used (from options or .reqntid), 0 = unknown */
     bool tid_y_uniform, tid_z_uniform;
+    bool shape_assumed; /* no shape: the default assumption (DIV_COND_*) is in force */
+    uint8_t *cond;    /* per SSA value: the DIV_COND_* bits its verdict rests on */
     /* affine analyses: ncoef coefficients per value (coef[v*ncoef + i]),
      * bit i of bot[v] set when coefficient i is unknown; simple: 0/NULL */
     unsigned ncoef;
@@ -83,6 +104,8 @@ const char *div_analysis_name(enum div_analysis a); /* "simple", "affine", "affi
 /* The verdict of the branch ending block b (which must have two or more
  * successors): DIV_UNIFORM when its gate is uniform, else DIV_DIVERGENT. */
 enum div_state div_branch(const div_result *r, uint32_t b);
+/* The DIV_COND_* bits the verdict of that branch rests on (0: none). */
+unsigned div_branch_cond(const div_result *r, uint32_t b);
 
 const char *div_source_name(enum div_source s);
 
