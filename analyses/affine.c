@@ -6,7 +6,16 @@
  * affine_rules.c; gamma, mu and eta are here:
  *   GAMA/ETAA  all gates uniform: the meet of the arguments; else ⊥
  *   RMUD/μ     the meet of init and carried (no gate of its own: inside the
- *              loop, the threads still in it have run the same iterations) */
+ *              loop, the threads still in it have run the same iterations)
+ *
+ * Beside each polynomial the solver keeps the value's warp form
+ * (warp_form.h, rules in warp_rules.c): the reduced product of the two.
+ * After each evaluation they exchange what one knows and the other does
+ * not: a uniform warp form makes the polynomial uniform, a uniform
+ * polynomial the warp form, and a warp form U + c·lane gives the
+ * polynomial c·laneid + U when its own lane-varying coefficients are
+ * unknown.  Each also carries the DIV_COND_* bits of the default block
+ * shape assumption it used (the union over what it was computed from). */
 #include <stdlib.h>
 #include <string.h>
 #include "affine_internal.h"
@@ -53,6 +62,33 @@ static void put(aff_ctx *cx, uint32_t v, const aff *a)
     memcpy(r->coef + (size_t)v * cx->n, a->c, sizeof a->c[0] * cx->n);
 }
 
+/* One value of the product: polynomial, warp form, their assumption bits. */
+typedef struct absval {
+    aff a;
+    wform w;
+    uint8_t ac, wc;
+} absval;
+
+/* X32 implies ROWS: a verdict resting on ROWS alone rests on less. */
+static unsigned cond_rank(unsigned c) { return c & DIV_COND_X32 ? 2 : c & DIV_COND_ROWS ? 1 : 0; }
+
+/* The assumption bits a uniform verdict of v rests on: those of whichever
+ * component proves it with fewer. */
+static uint8_t verdict_cond(const aff_ctx *cx, uint32_t v)
+{
+    return cx->wkind[v] == WF_UNI && cond_rank(cx->wc[v]) < cond_rank(cx->ac[v]) ? cx->wc[v] : cx->ac[v];
+}
+
+static bool val_uniform(const aff_ctx *cx, uint32_t v)
+{
+    if (cx->wkind[v] == WF_UNI) return true;
+    aff g;
+    aff_get(cx, v, &g);
+    return !g.top && aff_uniform(cx, &g);
+}
+
+static bool val_top(const aff_ctx *cx, uint32_t v) { return cx->top[v] && cx->wkind[v] == WF_TOP; }
+
 static void eval_sreg(const aff_ctx *cx, const ssa_value *val, aff *out)
 {
     const div_result *r = cx->r;
@@ -83,49 +119,148 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, aff *out)
 typedef struct node_gates {
     u32csr expr, set;
     uint8_t *set_div;
+    uint8_t *set_cond; /* the assumption bits of the set's uniform gates */
 } node_gates;
 
-static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, aff *out)
+static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, absval *out)
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k = s->values[v].node;
     uint32_t set = cx->pf->gsa->nodes[k].gate_set;
+    out->ac = out->wc = 0;
     if (set != GSA_NO_SET && ng->set_div[set]) {
-        aff_bottom(out, cx->n);
+        aff_bottom(&out->a, cx->n);
+        wf_bot(&out->w);
         return;
     }
+    if (set != GSA_NO_SET) out->ac = out->wc = ng->set_cond[set];
     const u32csr *gates = &ng->expr;
     for (uint32_t i = gates->off[k]; i < gates->off[k + 1]; i++) {
-        aff g;
-        aff_get(cx, gates->item[i], &g);
+        uint32_t gv = gates->item[i];
         /* a gate still ⊤ is optimistically uniform: its change re-queues v */
-        if (!g.top && !aff_uniform(cx, &g)) {
-            aff_bottom(out, cx->n);
+        if (!val_top(cx, gv) && !val_uniform(cx, gv)) {
+            aff_bottom(&out->a, cx->n);
+            wf_bot(&out->w);
             return;
         }
+        out->ac |= verdict_cond(cx, gv);
     }
-    aff_top(out, cx->n);
+    out->wc = out->ac;
+    aff_top(&out->a, cx->n);
+    wf_top(&out->w);
     const ssa_node *nd = &s->nodes[k];
     for (uint32_t i = 0; i < nd->nargs; i++) {
         if (nd->args[i] == SSA_NONE) continue;
         aff x;
+        wform y;
         aff_get(cx, nd->args[i], &x);
-        aff_meet(out, out, &x);
+        aff_meet(&out->a, &out->a, &x);
+        wf_get(cx, nd->args[i], &y);
+        wf_meet(&out->w, &out->w, &y);
+        out->ac |= cx->ac[nd->args[i]];
+        out->wc |= cx->wc[nd->args[i]];
     }
 }
 
-static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, aff *out)
+/* The union of the assumption bits of what instruction value v reads. */
+static void inst_conds(const aff_ctx *cx, uint32_t v, absval *out)
+{
+    const ssa_func *s = cx->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    uint8_t ac = 0, wc = 0;
+    for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || u->value == SSA_NONE) continue;
+        if (u->role & PTX_REF_GUARD) {
+            ac |= verdict_cond(cx, u->value);
+            wc |= verdict_cond(cx, u->value);
+        } else {
+            ac |= cx->ac[u->value];
+            wc |= cx->wc[u->value];
+        }
+    }
+    if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
+    out->ac = ac;
+    out->wc = wc;
+}
+
+/* The reduced product: each component learns what the other knows. */
+static void exchange(const aff_ctx *cx, absval *x)
+{
+    int64_t c;
+    if (x->a.top && x->w.kind == WF_TOP) return;
+    bool au = !x->a.top && aff_uniform(cx, &x->a), wu = x->w.kind == WF_UNI;
+    if (au && !wu) {
+        if (aff_is_const(&x->a, &c)) wf_const(&x->w, c);
+        else wf_uni(&x->w, 0, 0);
+        x->wc = x->ac;
+    } else if (wu && !au) {
+        if (x->w.k == 64) aff_const(&x->a, cx->n, (int64_t)x->w.r);
+        else aff_uniform_unknown(&x->a, cx->n);
+        x->ac = x->wc;
+    } else if (!au && (x->a.top || (x->a.bot & cx->divmask)) && wf_is_linear(&x->w, &c)) {
+        aff_const(&x->a, cx->n, x->w.k == 64 ? (int64_t)x->w.r : 0);
+        if (x->w.k != 64) x->a.bot |= 1;
+        x->a.c[DIV_C_LANE] = c;
+        x->ac = x->wc;
+    }
+}
+
+static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval *out)
 {
     const ssa_value *val = &cx->pf->ssa->values[v];
     switch (val->kind) {
-    case SSA_V_SREG: eval_sreg(cx, val, out); break;
-    case SSA_V_ENTRY:
-        if (val->param) aff_bottom(out, cx->n); /* a .func's register parameter */
-        else aff_uniform_unknown(out, cx->n);   /* undefined: any value will do, as in div_simple */
+    case SSA_V_SREG:
+        eval_sreg(cx, val, &out->a);
+        wf_eval_sreg(cx, val, &out->w, &out->wc);
+        /* %tid.y/%tid.z are uniform monomials only by the default assumption */
+        out->ac = val->reg == PTX_SR_TID && val->comp != 'x' && cx->r->shape_assumed && !cx->r->yz_by_option
+                      ? DIV_COND_X32 : 0;
         break;
-    case SSA_V_INST: aff_eval_inst(cx, v, out); break;
+    case SSA_V_ENTRY:
+        out->ac = out->wc = 0;
+        if (val->param) aff_bottom(&out->a, cx->n), wf_bot(&out->w); /* a .func's register parameter */
+        else aff_uniform_unknown(&out->a, cx->n), wf_uni(&out->w, 0, 0); /* undefined: any value will do */
+        break;
+    case SSA_V_INST:
+        aff_eval_inst(cx, v, &out->a);
+        wf_eval_inst(cx, v, &out->w);
+        inst_conds(cx, v, out);
+        break;
     default: eval_node(cx, gates, v, out); break;
     }
+    exchange(cx, out);
+}
+
+/* Stores old ∧ x's warp form and the union of the bits; whether anything
+ * changed. */
+static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
+{
+    bool changed = false;
+    if ((cx->ac[v] | x->ac) != cx->ac[v] || (cx->wc[v] | x->wc) != cx->wc[v]) {
+        cx->ac[v] |= x->ac;
+        cx->wc[v] |= x->wc;
+        changed = true;
+    }
+    if (x->w.kind == WF_TOP) return changed;
+    wform old, m;
+    wf_get(cx, v, &old);
+    wf_meet(&m, &old, &x->w);
+    if (old.kind != WF_TOP && wf_equal(&m, &old)) return changed;
+    cx->wkind[v] = m.kind;
+    cx->wk[v] = m.k;
+    cx->wr[v] = m.r;
+    cx->wnn[v] = m.nn;
+    if (m.kind == WF_LANE && cx->wtab[v] == UINT32_MAX) {
+        if (cx->nwg == cx->capwg) {
+            cx->capwg = cx->capwg ? cx->capwg * 2 : 64;
+            cx->wg = realloc(cx->wg, sizeof *cx->wg * cx->capwg);
+            if (!cx->wg) abort();
+        }
+        memcpy(cx->wg[cx->nwg], m.g, sizeof m.g);
+        cx->wtab[v] = cx->nwg++;
+    }
+    return true;
 }
 
 static bool dim_divergent(const div_result *r, unsigned d)
@@ -139,33 +274,42 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
 {
     if (an == DIV_AN_SIMPLE) return div_simple(pf, o, a);
     const ssa_func *s = pf->ssa;
-    uint32_t nv = s->nvalues;
+    uint32_t nv = s->nvalues, n1 = nv ? nv : 1;
     div_result *r = div_result_new(pf, an, o, a);
     r->ncoef = an == DIV_AN_AFFINE ? DIV_NCOEF1 : DIV_NCOEF2;
-    r->coef = ARENA_NEWN(a, int64_t, (size_t)(nv ? nv : 1) * r->ncoef);
-    r->bot = ARENA_NEWN(a, uint16_t, nv ? nv : 1);
+    r->coef = ARENA_NEWN(a, int64_t, (size_t)n1 * r->ncoef);
+    r->bot = ARENA_NEWN(a, uint16_t, n1);
+    r->wkind = ARENA_NEWN(a, uint8_t, n1); /* WF_TOP = 0 */
+    r->wk = ARENA_NEWN(a, uint8_t, n1);
+    r->wnn = ARENA_NEWN(a, uint8_t, n1);
+    r->wr = ARENA_NEWN(a, uint64_t, n1);
+    r->wtab = ARENA_NEWN(a, uint32_t, n1);
+    memset(r->wtab, 0xff, sizeof *r->wtab * n1);
     unsigned dims = 0;
     for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
         if (dim_divergent(r, d)) dims |= 1u << d;
     uint32_t nvert = div_graph_vertices(pf); /* values, then gate sets */
-    uint8_t *top = malloc(nv ? nv : 1);
+    uint8_t *top = malloc(n1), *conds = calloc(2 * (size_t)n1, 1);
     uint8_t *inq = calloc(nvert ? nvert : 1, 1);
     uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
-    if (!top || !inq || !queue) abort();
-    memset(top, 1, nv);
+    if (!top || !inq || !queue || !conds) abort();
+    memset(top, 1, n1);
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
     div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .top = top, .n = r->ncoef, .ops = ops, .info = info,
-                  .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef))};
+                  .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
+                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .ac = conds, .wc = conds + n1};
     u32csr users;
     node_gates gates;
     div_graph_build(pf, r, &users, info, &gates.expr, &gates.set);
-    gates.set_div = calloc(pf->gsa->ngate_sets ? pf->gsa->ngate_sets : 1, 1);
-    if (!gates.set_div) abort();
+    uint32_t nsets = pf->gsa->ngate_sets ? pf->gsa->ngate_sets : 1;
+    gates.set_div = calloc(nsets, 1);
+    gates.set_cond = calloc(nsets, 1);
+    if (!gates.set_div || !gates.set_cond) abort();
     /* FIFO worklist, each value in it at most once */
     uint32_t head = 0, tail = 0;
-    uint32_t *ord = malloc(sizeof *ord * (pf->ssa->nvalues ? pf->ssa->nvalues : 1));
+    uint32_t *ord = malloc(sizeof *ord * n1);
     if (!ord) abort();
     uint32_t cnt = ssa_value_order(pf->ssa, ord);
     for (uint32_t i = 0; i < cnt; i++) {
@@ -183,17 +327,22 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         if (v >= nv) { /* a gate set: queued when one of its gates changed */
             uint32_t k = v - nv, i;
             if (gates.set_div[k]) continue;
+            uint8_t c = 0;
             for (i = gates.set.off[k]; i < gates.set.off[k + 1]; i++) {
-                aff g;
-                aff_get(&cx, gates.set.item[i], &g);
-                if (!g.top && !aff_uniform(&cx, &g)) break;
+                uint32_t gv = gates.set.item[i];
+                if (!val_top(&cx, gv) && !val_uniform(&cx, gv)) break;
+                c |= verdict_cond(&cx, gv);
             }
-            if (i == gates.set.off[k + 1]) continue;
-            gates.set_div[k] = 1;
+            if (i == gates.set.off[k + 1]) {
+                if ((gates.set_cond[k] | c) == gates.set_cond[k]) continue;
+                gates.set_cond[k] |= c;
+            } else gates.set_div[k] = 1;
         } else {
-            aff nw;
+            absval nw;
             eval(&cx, &gates, v, &nw);
-            if (nw.top || !merge(&cx, v, &nw)) continue;
+            bool ch = !nw.a.top && merge(&cx, v, &nw.a);
+            ch |= merge_warp(&cx, v, &nw);
+            if (!ch) continue;
         }
         for (uint32_t e = users.off[v]; e < users.off[v + 1]; e++) {
             uint32_t u = users.item[e];
@@ -207,25 +356,50 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
      * claim holds; say uniform, as the simple analysis does. */
     aff uu;
     aff_uniform_unknown(&uu, cx.n);
-    for (uint32_t v = 0; v < nv; v++)
+    for (uint32_t v = 0; v < nv; v++) {
         if (top[v]) put(&cx, v, &uu);
+        if (r->wkind[v] == WF_TOP) r->wkind[v] = WF_UNI, r->wk[v] = 0, r->wr[v] = 0;
+    }
     uint16_t pair = (uint16_t)(aff_mask_all(dims) & AFF_ALL(r->ncoef) & ~AFF_ALL(DIV_NCOEF1));
     for (uint32_t v = 0; v < nv; v++) {
         aff x;
         aff_get(&cx, v, &x);
-        if (aff_uniform(&cx, &x)) r->state[v] = DIV_UNIFORM;
-        else if (an == DIV_AN_AFFINE) r->state[v] = (x.bot & cx.divmask) ? DIV_DIVERGENT : DIV_AFFINE;
+        if (aff_uniform(&cx, &x) || r->wkind[v] == WF_UNI) {
+            r->state[v] = DIV_UNIFORM;
+            r->cond[v] = verdict_cond(&cx, v);
+            continue;
+        }
+        r->cond[v] = cx.ac[v];
+        if (an == DIV_AN_AFFINE) r->state[v] = (x.bot & cx.divmask) ? DIV_DIVERGENT : DIV_AFFINE;
         /* degree 2 (Theorem 3.5): no quadratic term in the varying dimensions */
         else r->state[v] = aff_zero_on(&x, pair) ? DIV_AFFINE : DIV_DIVERGENT;
     }
+    /* the lane tables, into the result's arena */
+    r->nwg = cx.nwg;
+    r->wg = ARENA_NEWN(a, int64_t, (size_t)(cx.nwg ? cx.nwg : 1) * WF_LANES);
+    if (cx.nwg) memcpy(r->wg, cx.wg, sizeof *cx.wg * cx.nwg);
+    free(cx.wg);
     u32csr_free(&users);
     u32csr_free(&gates.expr);
     u32csr_free(&gates.set);
     free(gates.set_div);
+    free(gates.set_cond);
     free(ops);
     free(info);
     free(top);
+    free(conds);
     free(inq);
     free(queue);
     return r;
+}
+
+bool div_warp_form(const div_result *r, uint32_t v, wform *out)
+{
+    if (!r->wkind) return false;
+    out->kind = r->wkind[v];
+    out->k = r->wk[v];
+    out->r = r->wr[v];
+    out->nn = r->wnn[v];
+    if (out->kind == WF_LANE) memcpy(out->g, r->wg + (size_t)r->wtab[v] * WF_LANES, sizeof out->g);
+    return true;
 }

@@ -1,20 +1,28 @@
 /* Shared by the affine solver (affine.c) and its transfer functions
- * (affine_rules.c). */
+ * (affine_rules.c for the polynomials, warp_rules.c for the warp forms). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
 #include "aff_poly.h"
 #include "div_internal.h"
+#include "warp_form.h"
 
 /* The rule of an instruction (affine_rules.c), decoded once. */
 enum {
     AFF_R_GENERIC, AFF_R_FROM, AFF_R_MOV, AFF_R_MOV_INT, AFF_R_ADD, AFF_R_SUB, AFF_R_NEG,
     AFF_R_NOT, AFF_R_MUL, AFF_R_MAD, AFF_R_SHL, AFF_R_CVT_S, AFF_R_CVT_U, AFF_R_CVTA, AFF_R_MINMAX, AFF_R_SELP,
     AFF_R_CMP,
+    /* rules of the warp forms only (the polynomials treat them as "other
+     * operators") */
+    AFF_R_SHR, AFF_R_AND, AFF_R_OR, AFF_R_XOR, AFF_R_DIV, AFF_R_REM, AFF_R_BFE, AFF_R_SET,
 };
 typedef struct aff_op {
     uint8_t decoded, rule;
     uint8_t from;          /* AFF_R_FROM: the first operand that matters */
     uint8_t w, sw;         /* bit widths of the result and of the source operands */
+    uint8_t sgn;           /* signed source type (shr, div, rem, bfe, cvt, comparisons) */
+    uint8_t cmp;           /* AFF_R_CMP/SET: wf_cmp_op; 0xff: not an integer comparison we model */
+    uint8_t comb;          /* setp's combining operator: 0, or PTX_OPC_AND/OR/XOR */
+    uint8_t wide;          /* mul.wide/mad.wide */
 } aff_op;
 
 typedef struct aff_ctx {
@@ -25,6 +33,14 @@ typedef struct aff_ctx {
     uint16_t divmask;      /* coefficients of monomials with a divergent dimension */
     aff_op *ops;           /* per statement, decoded on first use */
     const div_stmt_info *info; /* per statement, from div_graph_build */
+    /* the warp forms (warp_form.h) of the values, beside the polynomials */
+    uint8_t *wkind, *wk, *wnn;
+    uint64_t *wr;
+    uint32_t *wtab;        /* WF_LANE: index into wg */
+    int64_t (*wg)[WF_LANES];
+    uint32_t nwg, capwg;
+    uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
+    uint8_t tidc[3];       /* DIV_COND_* bits of %tid.x/y/z's forms */
 } aff_ctx;
 
 void aff_get(const aff_ctx *cx, uint32_t v, aff *out);
@@ -34,5 +50,16 @@ static inline bool aff_uniform(const aff_ctx *cx, const aff *a) { return aff_zer
 /* The abstract value of instruction-defined value v (paper Fig. 13 and the
  * PTX rules of docs/divergence.md).  ⊤ when an operand is still ⊤. */
 void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out);
+
+/* Decodes the rule of the instruction at stmt once (affine_rules.c). */
+const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
+
+void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
+/* The warp form of instruction-defined value v (warp_rules.c); *nowrap set
+ * when it rests on the no-wraparound assumption. */
+void wf_eval_inst(const aff_ctx *cx, uint32_t v, wform *out);
+/* The warp form of a special register under the result's block shape;
+ * *cond: the DIV_COND_* bits it rests on. */
+void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
 
 #endif

@@ -84,6 +84,29 @@ static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
     return ptx_type_is_int(in->type) && !si->carry && !ptx_inst_has_mod(in, ".sat") && !ptx_inst_has_mod(in, ".hi");
 }
 
+/* The comparison of setp/set: operator and signedness (ISA "setp": lo, ls,
+ * hi, hs are the unsigned lt, le, gt, ge; .s types compare signed). */
+static void decode_cmp(const ptx_inst *in, const div_stmt_info *si, aff_op *op)
+{
+    static const struct { const char *m; uint8_t op; int8_t sgn; } ops[] = {
+        {".eq", WF_EQ, -1}, {".ne", WF_NE, -1}, {".lt", WF_LT, -1}, {".le", WF_LE, -1}, {".gt", WF_GT, -1},
+        {".ge", WF_GE, -1}, {".lo", WF_LT, 0}, {".ls", WF_LE, 0}, {".hi", WF_GT, 0}, {".hs", WF_GE, 0},
+    };
+    op->cmp = 0xff;
+    op->comb = 0;
+    for (unsigned i = 0; i < in->nmods; i++) {
+        ptx_str m = ptx_inst_mod(in, i);
+        for (unsigned j = 0; j < sizeof ops / sizeof ops[0]; j++)
+            if (ptx_str_eq(m, ops[j].m)) {
+                op->cmp = ops[j].op;
+                op->sgn = ops[j].sgn < 0 ? ptx_type_is_signed(si->stype) : 0;
+            }
+        if (ptx_str_eq(m, ".and")) op->comb = PTX_OPC_AND;
+        if (ptx_str_eq(m, ".or")) op->comb = PTX_OPC_OR;
+        if (ptx_str_eq(m, ".xor")) op->comb = PTX_OPC_XOR;
+    }
+}
+
 /* Which rule applies to an instruction: decided once per statement, since
  * a value is evaluated several times while the solver iterates. */
 static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_op *op)
@@ -93,6 +116,8 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     op->from = si->dep_from;
     op->w = (uint8_t)type_bits(si->dtype);
     op->sw = (uint8_t)type_bits(si->stype);
+    op->sgn = (uint8_t)ptx_type_is_signed(in->type);
+    op->wide = (uint8_t)ptx_inst_has_mod(in, ".wide");
     op->rule = AFF_R_GENERIC;
     if (si->dep_from) { op->rule = AFF_R_FROM; return; }
     switch (in->op) {
@@ -111,9 +136,38 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     case PTX_OPC_CVTA: op->rule = AFF_R_CVTA; break;
     case PTX_OPC_MIN: case PTX_OPC_MAX: if (ptx_type_is_int(in->type) && in->nopd == 3) op->rule = AFF_R_MINMAX; break;
     case PTX_OPC_SELP: op->rule = AFF_R_SELP; break;
-    case PTX_OPC_SETP: case PTX_OPC_SET: if (ptx_type_is_int(si->stype)) op->rule = AFF_R_CMP; break;
+    case PTX_OPC_SETP: case PTX_OPC_SET:
+        if (!ptx_type_is_int(si->stype)) break;
+        op->rule = in->op == PTX_OPC_SETP ? AFF_R_CMP : AFF_R_SET;
+        decode_cmp(in, si, op);
+        op->sgn = op->cmp == 0xff ? 0 : op->sgn;
+        break;
+    case PTX_OPC_SHR: if (ptx_type_is_int(in->type)) op->rule = AFF_R_SHR; break;
+    case PTX_OPC_AND: op->rule = AFF_R_AND; break;
+    case PTX_OPC_OR: op->rule = AFF_R_OR; break;
+    case PTX_OPC_XOR: op->rule = AFF_R_XOR; break;
+    case PTX_OPC_DIV: if (ptx_type_is_int(in->type)) op->rule = AFF_R_DIV; break;
+    case PTX_OPC_REM: if (ptx_type_is_int(in->type)) op->rule = AFF_R_REM; break;
+    case PTX_OPC_BFE: if (in->nopd == 4) op->rule = AFF_R_BFE; break;
     default: break;
     }
+}
+
+const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in)
+{
+    aff_op *op = &cx->ops[stmt];
+    if (!op->decoded) decode(cx, stmt, in, op);
+    return op;
+}
+
+/* mul.wide.u16 %r, %rs, -21845: the operands are read as the source type,
+ * so an unsigned constant is zero-extended (0xaaab, not -21845). */
+static void wide_operands(const aff_op *op, aff *a, aff *b)
+{
+    int64_t k;
+    if (!op->wide || op->sgn || op->sw >= 64) return;
+    if (aff_is_const(a, &k)) aff_const(a, a->n, (int64_t)((uint64_t)k & ((1ull << op->sw) - 1)));
+    if (aff_is_const(b, &k)) aff_const(b, b->n, (int64_t)((uint64_t)k & ((1ull << op->sw) - 1)));
 }
 
 /* The rule for instruction `in` at stmt; false: none applies after all
@@ -143,10 +197,12 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff
         break;
     case AFF_R_MUL: /* MULA; .wide: w is the doubled width */
         if (!opd2(cx, stmt, in, &a, &b)) return false;
+        wide_operands(op, &a, &b);
         aff_mul(out, &a, &b);
         break;
     case AFF_R_MAD: /* mad.lo / mad.wide: a*b + c */
         if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
+        wide_operands(op, &a, &b);
         aff_mul(out, &a, &b);
         aff_add(out, out, &c);
         break;
@@ -195,7 +251,7 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff
         if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
         else aff_meet(out, &a, &b);
         return true;
-    case AFF_R_CMP: { /* a < b is uniform when a - b is (the avgSquare insight) */
+    case AFF_R_CMP: case AFF_R_SET: { /* a < b is uniform when a - b is (the avgSquare insight) */
         aff d;
         if (!opd2(cx, stmt, in, &a, &b)) return false;
         if (a.top || b.top) { aff_top(out, cx->n); return true; }
@@ -234,8 +290,7 @@ void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out)
             return;
         }
     }
-    aff_op *op = &cx->ops[val->stmt];
-    if (!op->decoded) decode(cx, val->stmt, in, op);
+    const aff_op *op = aff_decode(cx, val->stmt, in);
     if (op->rule == AFF_R_FROM) { /* vote, redux, activemask, shfl.idx */
         generic_from(cx, val->stmt, op->from, out);
     } else if (!rule(cx, val->stmt, in, op, out)) {

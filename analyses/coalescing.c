@@ -394,6 +394,57 @@ static bool pick_access(const coal_func *f, uint32_t st, const ptx_inst *in, con
     return true;
 }
 
+/* What is known of U, lane 0's value, of address value v = U + g(lane):
+ * the warp form knows nothing of where allocations start, so a sum whose
+ * uniform side is a pointer takes that pointer's alignment (addr_chain.h:
+ * kernel pointer parameters are 256-byte aligned) plus the other side's U. */
+static residue warp_base(const coal_func *f, uint32_t v, unsigned depth)
+{
+    wform wf;
+    if (v == SSA_NONE || !div_warp_form(f->r, v, &wf) || (wf.kind != WF_UNI && wf.kind != WF_LANE)) return res_unknown();
+    residue own = res_make((int64_t)wf.r, wf.k);
+    if (wf.kind == WF_UNI && f->chain->prov[v] >= AP_PARAM64 && f->chain->prov[v] <= AP_CONST)
+        return f->chain->res[v].k > own.k ? f->chain->res[v] : own;
+    uint32_t st;
+    const ptx_inst *in = addr_def(f->chain, v, &st);
+    if (!in || depth > 4) return own;
+    if (in->op == PTX_OPC_CVTA && in->nopd == 2 && in->opd[1].kind == PTX_O_REG)
+        return warp_base(f, ssa_use_value(f->pf->ssa, st, 1), depth + 1);
+    if (in->op != PTX_OPC_ADD || in->nopd != 3 || in->opd[1].kind != PTX_O_REG) return own;
+    residue a = warp_base(f, ssa_use_value(f->pf->ssa, st, 1), depth + 1);
+    residue b = in->opd[2].kind == PTX_O_IMM ? res_exact(in->opd[2].v)
+                : in->opd[2].kind == PTX_O_REG ? warp_base(f, ssa_use_value(f->pf->ssa, st, 2), depth + 1)
+                : res_unknown();
+    residue sum = res_add(a, b);
+    return sum.k > own.k ? sum : own;
+}
+
+/* The lanes of the address from its warp form (warp_form.h), when the
+ * polynomial does not know them: v = U + g(lane) in every warp, so the
+ * offsets from lane 0 are g, and lane 0 sits at U.  The warps and their
+ * active lanes come from the block shape. */
+static bool from_warp_form(const coal_func *f, const coal_access *x, const ptx_operand *ad, residue c0, wl_result *w)
+{
+    wform wf;
+    if (x->addr_value == SSA_NONE || !div_warp_form(f->r, x->addr_value, &wf)) return false;
+    if (wf.kind != WF_LANE && wf.kind != WF_UNI) return false;
+    aff z;
+    aff_const(&z, f->r->ncoef, 0);
+    wl_eval(&z, &f->shape, c0, w);
+    residue base = res_add(warp_base(f, x->addr_value, 0), res_exact(ad->v)); /* [%r + off] */
+    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        wl_warp *wp = &w->warp[wi];
+        wp->base = base;
+        wp->ngroups = 1;
+        for (unsigned l = 0; l < WL_LANES; l++) {
+            wp->off[l] = wf.kind == WF_LANE ? wf.g[l] : 0;
+            wp->group[l] = 0;
+        }
+    }
+    w->status = WL_EXACT;
+    return true;
+}
+
 static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint32_t o, coal_access *x, wl_result *w)
 {
     const addr_chain *c = f->chain;
@@ -430,7 +481,15 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         if (x->space == COAL_SHARED) x->bank_degree = x->wavefronts = x->ideal_wavefronts = 1;
         return;
     }
+    /* a polynomial in laneid alone (the warp form's, or uniform): its
+     * constant term is lane 0's value, U, of which the warp form may know
+     * more bits (an allocation's alignment plus a uniform offset) */
+    if (x->addr_value != SSA_NONE && aff_zero_on(&x->poly, (uint16_t)(1u << DIV_C_X | 1u << DIV_C_Y | 1u << DIV_C_Z))) {
+        residue wb = res_add(warp_base(f, x->addr_value, 0), res_exact(ad->v));
+        if (wb.k > c0.k) c0 = wb;
+    }
     wl_eval(&x->poly, &f->shape, c0, w);
+    if (w->status != WL_EXACT) from_warp_form(f, x, ad, c0, w);
     x->nwarps = w->nwarps;
     bool all_bot = x->poly.bot == AFF_ALL(n);
     if (w->status == WL_EXACT) {

@@ -182,6 +182,11 @@ static void block_shape(const prog_func *pf, const div_options *o, div_result *r
             for (uint32_t k = 0; k < 3; k++) r->block[k] = k < d->n ? (uint32_t)d->vals[k] : 1;
         }
     bool assume = o && o->assume_tid_yz_uniform;
+    /* no shape: the default assumption, blockDim.x a multiple of 32
+     * (DIV_COND_X32 on what rests on it) */
+    r->shape_assumed = !r->block[0];
+    r->yz_by_option = assume;
+    assume |= r->shape_assumed;
     /* a dimension of extent 1 has %tid 0 everywhere */
     r->tid_y_uniform = assume || multiple_of_32(r->block[0]) || r->block[1] == 1;
     r->tid_z_uniform = assume || (r->block[0] && multiple_of_32(r->block[0] * (r->block[1] ? r->block[1] : 1))) ||

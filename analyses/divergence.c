@@ -32,6 +32,28 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
             }
     }
     for (uint32_t v = 0; v < s->nvalues; v++) r->state[v] = div[v] ? DIV_DIVERGENT : DIV_UNIFORM;
+    /* the assumption bits: those of the %tid.y/%tid.z it was computed
+     * from under the default shape (the union over the same graph) */
+    if (r->shape_assumed && !r->yz_by_option) {
+        uint8_t *cv = calloc(n ? n : 1, 1);
+        if (!cv) abort();
+        ns = 0;
+        for (uint32_t v = 0; v < s->nvalues; v++)
+            if (s->values[v].kind == SSA_V_SREG && s->values[v].reg == PTX_SR_TID && s->values[v].comp != 'x') {
+                cv[v] = DIV_COND_X32;
+                stack[ns++] = v;
+            }
+        while (ns) {
+            uint32_t v = stack[--ns];
+            for (uint32_t e = off[v]; e < off[v + 1]; e++)
+                if ((cv[adj[e]] | cv[v]) != cv[adj[e]]) {
+                    cv[adj[e]] |= cv[v];
+                    stack[ns++] = adj[e];
+                }
+        }
+        for (uint32_t v = 0; v < s->nvalues; v++) r->cond[v] = r->state[v] == DIV_UNIFORM ? cv[v] : 0;
+        free(cv);
+    }
     u32csr_free(&users);
     free(div);
     free(stack);

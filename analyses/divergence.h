@@ -8,6 +8,7 @@
 #ifndef PTXRAY_DIVERGENCE_H
 #define PTXRAY_DIVERGENCE_H
 #include "program.h"
+#include "warp_form.h"
 
 /* What a value is across the active threads of a warp.  DIV_AFFINE: an
  * affine function of the thread coordinates (only the affine analyses say
@@ -72,12 +73,21 @@ typedef struct div_result {
     uint32_t block[3];/* the shape used (from options or .reqntid), 0 = unknown */
     bool tid_y_uniform, tid_z_uniform;
     bool shape_assumed; /* no shape: the default assumption (DIV_COND_*) is in force */
+    bool yz_by_option;  /* %tid.y/%tid.z uniform because div_options said so (no condition stated) */
     uint8_t *cond;    /* per SSA value: the DIV_COND_* bits its verdict rests on */
     /* affine analyses: ncoef coefficients per value (coef[v*ncoef + i]),
      * bit i of bot[v] set when coefficient i is unknown; simple: 0/NULL */
     unsigned ncoef;
     int64_t *coef;
     uint16_t *bot;
+    /* affine analyses: the warp form of every value (warp_form.h): kind,
+     * known low bits of U and U, and for WF_LANE the index of its lane
+     * table in wg (WF_LANES entries each); simple: NULL */
+    uint8_t *wkind, *wk, *wnn;
+    uint64_t *wr;
+    uint32_t *wtab;
+    int64_t *wg;
+    uint32_t nwg;
     /* The work done: dependence edges followed (simple), transfer functions
      * evaluated (affine).  For the linearity benchmark. */
     uint64_t steps;
@@ -89,6 +99,9 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a);
 
 /* Runs the analysis `an` (div_simple for DIV_AN_SIMPLE). */
 div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a);
+
+/* The warp form of value v (affine analyses); false for the simple one. */
+bool div_warp_form(const div_result *r, uint32_t v, wform *out);
 
 /* Coefficient i of value v into *c; false when it is unknown (or the
  * analysis has no coefficients). */

@@ -409,6 +409,28 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
     return true;
 }
 
+/* The value from its warp form (warp_form.h), when that says more than
+ * the polynomial: U + g(lane) with g exact, U known (a constant: no
+ * symbol) or a symbol of which the form knows the low bits. */
+static bool eval_warp_form(ectx *e, uint32_t v, lv *out)
+{
+    const addr_chain *c = e->c;
+    wform wf;
+    if (!div_warp_form(c->r, v, &wf) || (wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64))) return false;
+    bool pure = wf.k == 64;
+    residue u = res_make((int64_t)wf.r, wf.k);
+    out->n = e->nl;
+    for (uint32_t l = 0; l < e->nl; l++) {
+        int64_t g = wf.kind == WF_LANE ? wf.g[l] : 0;
+        if (__builtin_add_overflow(g, pure ? (int64_t)wf.r : 0, &out->lo[l])) return false;
+        out->hi[l] = out->lo[l];
+        out->sym[l] = pure ? 0 : v + 1;
+        out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : u;
+    }
+    out->nonneg = wf.nn || lane_nonneg(c, v);
+    return true;
+}
+
 static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth);
 
 static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
@@ -640,7 +662,7 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
 static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
 {
     if (depth > LE_DEPTH || e->overflow) return false;
-    if (eval_leaf(e, v, out)) return true;
+    if (eval_warp_form(e, v, out) || eval_leaf(e, v, out)) return true;
     return e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth);
 }
 

@@ -25,6 +25,7 @@ static void usage(FILE *o)
 
 typedef struct counts {
     uint32_t rewritten, already, already_unproven, divergent, unreachable;
+    uint32_t conditional; /* uniform only under the default block shape assumption: left as written */
     uint32_t nfuncs, reqntid, tid_y, tid_z;
 } counts;
 
@@ -70,10 +71,15 @@ static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, 
             continue;
         }
         bool uniform = dr_stmt_uniform(r, i);
+        /* .uni on a branch that a launch of another shape splits is
+         * undefined behaviour: a verdict that rests on the default
+         * assumption is not enough to rewrite */
+        bool conditional = uniform && dr_stmt_cond(r, i);
         if (already) {
             k->already++;
             k->already_unproven += !uniform;
         } else if (!uniform) k->divergent++;
+        else if (conditional) k->conditional++;
         else {
             const char *end = in->opcode + in->opcode_len;
             if (in->opcode < m->src || end > m->src + m->src_len) return -1;
@@ -90,6 +96,9 @@ static void put_summary(const char *path, const counts *k, const dr_config *c)
             k->rewritten, k->already);
     if (k->already_unproven) fprintf(stderr, " (%u of them not proven uniform)", k->already_unproven);
     fprintf(stderr, ", %u left divergent", k->divergent);
+    if (k->conditional)
+        fprintf(stderr, ", %u left as written (uniform only if %s: give --block to mark them)", k->conditional,
+                div_cond_text(DIV_COND_X32));
     if (k->unreachable) fprintf(stderr, ", %u unreachable left as written", k->unreachable);
     fprintf(stderr, "; %s analysis", div_analysis_name(c->analysis));
     if (!k->nfuncs) {

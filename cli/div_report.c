@@ -107,6 +107,14 @@ bool dr_stmt_uniform(const div_result *r, uint32_t stmt)
     return in->op != PTX_OPC_BRX || value_uniform(r, ssa_use_value(s, stmt, 0));
 }
 
+unsigned dr_stmt_cond(const div_result *r, uint32_t stmt)
+{
+    const ssa_func *s = r->pf->ssa;
+    const ptx_inst *in = &s->fn->stmts[stmt]->u.inst;
+    uint32_t g = ssa_guard_value(s, stmt), x = in->op == PTX_OPC_BRX ? ssa_use_value(s, stmt, 0) : SSA_NONE;
+    return (g == SSA_NONE ? 0u : r->cond[g]) | (x == SSA_NONE ? 0u : r->cond[x]);
+}
+
 bool dr_branch_uniform(const div_result *r, uint32_t b)
 {
     const cfg_block *bb = &r->pf->g->blocks[b];
@@ -134,7 +142,7 @@ const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, ch
     unsigned long long span = dim == 1 ? x : (unsigned long long)x * y;
     const char *what = dim == 1 ? "the x extent" : "x*y";
     if (o && o->assume_tid_yz_uniform) snprintf(buf, n, "--assume-tid-yz-uniform");
-    else if (!x) snprintf(buf, n, "the block shape is unknown");
+    else if (!x) snprintf(buf, n, "assumed: the block shape is unknown and %s", div_cond_text(DIV_COND_X32));
     else if (uni == (span % 32 == 0)) snprintf(buf, n, "%s, %llu, is %sa multiple of 32", what, span, uni ? "" : "not ");
     else if (uni && (dim == 1 ? y : z) == 1) snprintf(buf, n, "the %s extent is 1", dim == 1 ? "y" : "z");
     else snprintf(buf, n, "block shape %u,%u,%u", x, y, z);

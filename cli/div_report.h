@@ -69,6 +69,8 @@ bool dr_branch_uniform(const div_result *r, uint32_t b);
 /* The same for any bra/brx.idx statement (a guarded bra to the next block
  * has one successor but still a guard). */
 bool dr_stmt_uniform(const div_result *r, uint32_t stmt);
+/* The DIV_COND_* bits that statement's uniform verdict rests on. */
+unsigned dr_stmt_cond(const div_result *r, uint32_t stmt);
 
 /* Where the block shape came from: "option", "reqntid" or "unknown". */
 const char *dr_shape_source(const ptx_func *fn, const div_options *o);

@@ -111,8 +111,9 @@ typedef struct absval {
 static unsigned varying(const div_result *dr)
 {
     unsigned m = 1u << DIV_C_X | 1u << DIV_C_LANE;
-    if (!dr->tid_y_uniform) m |= 1u << DIV_C_Y;
-    if (!dr->tid_z_uniform) m |= 1u << DIV_C_Z;
+    /* a rewrite must be right for every launch: no default shape assumption */
+    if (!dr->tid_y_uniform || (dr->shape_assumed && !dr->yz_by_option)) m |= 1u << DIV_C_Y;
+    if (!dr->tid_z_uniform || (dr->shape_assumed && !dr->yz_by_option)) m |= 1u << DIV_C_Z;
     return m;
 }
 
@@ -121,6 +122,9 @@ static void absval_of(const div_result *dr, uint32_t v, absval *a)
     memset(a, 0, sizeof *a);
     a->any = 1;
     a->state = dr->state[v];
+    /* a claim that holds only under the default block shape assumption is
+     * no claim for a rewrite, which must be right for every launch */
+    if (dr->cond[v]) a->state = DIV_DIVERGENT;
     if (!dr->ncoef || a->state == DIV_DIVERGENT) return;
     for (unsigned i = 0; i < DIV_NCOEF1; i++)
         if (div_coef(dr, v, i, &a->c[i])) a->known |= (uint8_t)(1u << i);

@@ -182,7 +182,7 @@ Test(affine, integer_arithmetic_rules)
                       " mul.lo.u32 %r8, %r2, 0xFFFFFFFF;\n"    /* the same, modulo 2^32 */
                       " mul.lo.s32 %r9, %r2, %r2;\n"           /* tid²: degree 2 only */
                       " mul.hi.s32 %r10, %r2, 3;\n"            /* no rule: divergent */
-                      " and.b32 %r11, %r2, 31;\n"              /* no rule */
+                      " and.b32 %r11, %r2, 31;\n"              /* the lane (warp form) */
                       " and.b32 %r12, %r1, 31;\n"              /* no rule, uniform operands */
                       " add.s32 %r13, %r4, 5;\n"               /* 2·tid + n + 5 */
                       " min.s32 %r14, %r4, %r13;\n"            /* equal tid coefficients */
@@ -218,7 +218,8 @@ Test(affine, integer_arithmetic_rules)
     expect(&x, A1, "%r9.1", D, "⊥·tid + ⊥");
     expect(&x, A2, "%r9.1", D, "tid.x² + 0");
     expect(&x, A1, "%r10.1", D, "⊥·tid + ⊥");
-    expect(&x, A1, "%r11.1", D, "⊥·tid + ⊥");
+    expect(&x, A1, "%r11.1", AF, "laneid + 0"); /* tid.x & 31 with tid.x = 32·w + lane */
+    cr_expect_eq(x.r[A1]->cond[value_named(&x, "%r11.1")], DIV_COND_ROWS);
     expect(&x, A1, "%r12.1", U, "⊥");
     expect(&x, A1, "%r14.1", AF, "2·tid.x + ⊥");
     expect(&x, A1, "%r15.1", D, "⊥·tid + ⊥");
@@ -251,11 +252,23 @@ Test(affine, multi_dimensional_thread_index)
                       " setp.lt.s32 %p1, %r6, %r1;\n"       /* depends on tid.y only */
                       " mov.u32 %r8, %tid.z;\n"
                       " st.global.v4.u32 [%rd1], {%r5, %r7, %r8, %r8};\n");
+    /* no shape: the default assumption (blockDim.x a multiple of 32) makes
+     * tid.y warp-uniform, and the verdicts that use it say so */
     run x = analyse(k, NULL);
-    expect(&x, A1, "%r5.1", D, "⊥·tid.y + tid.x + 0"); /* ntid.x unknown: an unknown tid.y coefficient */
+    expect(&x, A1, "%r5.1", AF, "⊥·tid.y + tid.x + 0"); /* ntid.x unknown: an unknown tid.y coefficient */
     expect(&x, A2, "%r5.1", AF, "⊥·tid.y + tid.x + 0");
     expect(&x, A1, "%r7.1", AF, "64·tid.y + tid.x + 0");
+    expect(&x, A1, "%p1.1", U, "⊥");
+    cr_expect_eq(x.r[A1]->cond[value_named(&x, "%p1.1")], DIV_COND_X32);
+    cr_expect_eq(x.r[S]->cond[value_named(&x, "%p1.1")], DIV_COND_X32);
+    cr_expect(x.r[A1]->shape_assumed);
+    done(&x);
+    /* 16x16: tid.y differs within a warp */
+    div_options sq = {{16, 16, 1}, false};
+    x = analyse(k, &sq);
     expect(&x, A1, "%p1.1", D, "⊥·tid + ⊥");
+    expect(&x, A1, "%r4.1", U, "16");
+    cr_expect_eq(x.r[A1]->cond[value_named(&x, "%r4.1")], 0);
     done(&x);
     div_options o = {{64, 4, 2}, false};
     x = analyse(k, &o);

@@ -249,9 +249,12 @@ Test(coalescing, ipda_fig1)
     cr_expect_eq(st->kind, COAL_STORE);
     expect_access(st, COAL_P_UNIT, 8, 8, 8, 8, false);
     expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIT, 8, 8, 8, 8, false);
-    /* the affine analysis alone does not know the tid.x coefficient */
+    /* the warp form proves i < 32 warp-uniform, so the select is a gamma on
+     * a uniform gate and the polynomial keeps the common coefficient:
+     * 8·tid.x + ⊥ */
     int64_t c;
-    cr_expect(!div_coef(f->r, st->addr_value, DIV_C_X, &c));
+    cr_expect(div_coef(f->r, st->addr_value, DIV_C_X, &c) && c == 8);
+    cr_expect(!div_coef(f->r, st->addr_value, 0, &c));
     done(&x);
 }
 
@@ -535,14 +538,19 @@ Test(coalescing, lane_exact_sext_idiom)
 
 /* out[i / 8] through nvcc's signed-division idiom: i = ctaid·ntid + tid is
  * >= 0, so (i >> 31) is 0 and the warp writes 4 consecutive ints, 8 lanes
- * each: 16 bytes, 1 sector, ideal 1. */
+ * each: 16 bytes, 1 sector, ideal 1.  The warp form knows it (i / 8 is
+ * U + lane / 8): lane_eval is not needed. */
 Test(coalescing, lane_exact_div8)
 {
     cx x = load("tests/data/coalescing/lane_exact.ptx");
     const coal_func *f = func(&x, "div8");
     const coal_access *a = nth(f, COAL_GLOBAL, 0);
     expect_access(a, COAL_P_PIECEWISE, INT64_MIN, 1, 1, 1, false);
-    cr_expect(a->lane_eval);
+    cr_expect(!a->lane_eval);
+    wform wf;
+    cr_assert(div_warp_form(f->r, a->addr_value, &wf));
+    cr_expect_eq(wf.kind, WF_LANE);
+    for (unsigned l = 0; l < WF_LANES; l++) cr_expect_eq(wf.g[l], 4 * (l / 8), "lane %u", l);
     cr_expect_eq(a->lines, 1);
     done(&x);
 }
@@ -589,7 +597,8 @@ Test(coalescing, lane_exact_tile_4way)
     cr_expect_eq(s->bank_degree, 4);
     cr_expect_eq(s->wavefronts, 4);
     cr_expect_eq(s->ideal_wavefronts, 1);
-    cr_expect_eq(s->nwarps, 2); /* the two cases of tid.x's bit 5 */
+    /* the warp form: 272·lane + U for every warp, whatever tid.x's bit 5 */
+    cr_expect_eq(s->nwarps, 1);
     cr_expect(coal_is_finding(s));
     expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIT, 4, 4, 4, 4, false);
     done(&x);

@@ -544,7 +544,7 @@ Test(div_cli, uniformize_fig8_simple)
     cr_expect_str_eq(out, want);
     cr_expect(strstr(out, "\t@%p1 bra \t$l15;") != NULL);
     cr_expect_str_eq(err, "ptxray uniformize: " FIG8 ": 1 rewritten to .uni, 0 already .uni, 1 left divergent; "
-                          "simple analysis, block shape unknown, %tid.y divergent, %tid.z divergent\n");
+                          "simple analysis, block shape unknown, %tid.y warp-uniform, %tid.z warp-uniform\n");
     free(in);
     free(want);
     free(out);
@@ -717,7 +717,7 @@ Test(div_cli, uniformize_brx_and_special_cases)
     char head[4400];
     snprintf(head, sizeof head,
              "ptxray uniformize: %s: 2 rewritten to .uni, 1 already .uni (1 of them not proven uniform), "
-             "1 left divergent; simple analysis, block shape unknown, %%tid.y divergent, %%tid.z divergent\n",
+             "1 left divergent; simple analysis, block shape unknown, %%tid.y warp-uniform, %%tid.z warp-uniform\n",
              path);
     cr_expect_str_eq(err, head);
     const char *ptxas = tc_find_ptxas();

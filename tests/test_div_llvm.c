@@ -180,9 +180,17 @@ Test(div_llvm, diverge_no_diverge)
     done(&x);
 }
 
+/* LLVM treats tid.y and tid.z as divergent whatever the shape; ptxray's
+ * default assumption (blockDim.x a multiple of 32) makes them warp-uniform,
+ * so these scenarios are given blocks in which they vary within a warp and
+ * reach past the constant 5 they are compared with: 4x8 (tid.y 0..7 in
+ * every warp), 2x2x16 (tid.z = 8·w + lane / 4). */
+static const div_options SHAPE_Y = {{4, 8, 1}, false};
+static const div_options SHAPE_Z = {{2, 2, 16}, false};
+
 Test(div_llvm, diverge_sync)
 {
-    run x = load("diverge.ptx", "sync", NULL);
+    run x = load("diverge.ptx", "sync", &SHAPE_Y);
     EXPECT_VALUES(&x, {"%r3.1", N, "%tid = tid.y"}, {"%p1.1", D, "%cond"}, {"%r4.1", U, "%a"},
                   {"%r4.2", U, "%b"}, {"%r4.3", D, "%c"});
     EXPECT_BRANCHES(&x, {"%p1.1", D, "%cond"});
@@ -203,7 +211,7 @@ Test(div_llvm, diverge_sync_block_64x4)
 
 Test(div_llvm, diverge_mixed)
 {
-    run x = load("diverge.ptx", "mixed", NULL);
+    run x = load("diverge.ptx", "mixed", &SHAPE_Z);
     EXPECT_VALUES(&x, {"%r4.1", N, "%tid = tid.z"}, {"%p1.1", D, "%cond"}, {"%p2.1", U, "%cond2"},
                   {"%r5.3", U, "%c"}, {"%r6.3", D, "%c2"});
     EXPECT_BRANCHES(&x, {"%p1.1", D, "%cond"}, {"%p2.1", U, "%cond2"});
@@ -263,10 +271,10 @@ Test(div_llvm, diverge_affine_precision)
     expect_affine(&x, "%r6.1", TIDX, C0);
     expect_affine(&x, "%r7.3", TIDX, C0);
     done(&x);
-    x = load("diverge.ptx", "sync", NULL);
+    x = load("diverge.ptx", "sync", &SHAPE_Y);
     expect_affine(&x, "%r3.1", TIDY, 0);
     done(&x);
-    x = load("diverge.ptx", "mixed", NULL);
+    x = load("diverge.ptx", "mixed", &SHAPE_Z);
     expect_affine(&x, "%r4.1", TIDZ, 0);
     done(&x);
     x = load("diverge.ptx", "loop", NULL);

@@ -31,6 +31,16 @@ static void done(run *x)
 }
 
 /* State of the value named like "%r4.2". */
+static uint32_t value_of(const run *x, const char *name)
+{
+    const ssa_func *s = x->r->pf->ssa;
+    char buf[64];
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
+    cr_assert_fail("no value %s", name);
+    return 0;
+}
+
 static int state_of(const run *x, const char *name)
 {
     const ssa_func *s = x->r->pf->ssa;
@@ -90,8 +100,10 @@ Test(divergence, tid_y_depends_on_block_shape)
     const char *k = HEAD ".visible .entry k(.param .u64 o){\n .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
                          " ld.param.u64 %rd1, [o];\n mov.u32 %r1, %tid.y;\n mov.u32 %r2, %tid.z;\n"
                          " st.global.v2.u32 [%rd1], {%r1, %r2};\n ret;\n}\n";
+    /* unknown shape: the default assumption, stated on the verdict */
     run x = analyse(k, NULL);
-    cr_expect_eq(state_of(&x, "%r1.1"), DIV_DIVERGENT, "unknown shape");
+    cr_expect_eq(state_of(&x, "%r1.1"), DIV_UNIFORM, "unknown shape: blockDim.x assumed a multiple of 32");
+    cr_expect_eq(x.r->cond[value_of(&x, "%r1.1")], DIV_COND_X32);
     done(&x);
     div_options o = {{64, 2, 1}, false};
     x = analyse(k, &o);

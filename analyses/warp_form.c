@@ -1,0 +1,627 @@
+/* The arithmetic of warp forms (warp_form.h): each PTX integer operation
+ * on v(l) = U + g(l), exact modulo 2^n.  The ISA semantics each rule
+ * relies on are cited next to it; docs/divergence.md lists them. */
+#include "warp_form.h"
+#include <stdio.h>
+#include <string.h>
+
+__extension__ typedef __int128 i128;
+
+static uint64_t mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+
+/* x as an n-bit two's complement number. */
+static int64_t sext(uint64_t x, unsigned n)
+{
+    if (n >= 64) return (int64_t)x;
+    x &= mask(n);
+    return (int64_t)(x ^ (1ull << (n - 1))) - (int64_t)(1ull << (n - 1));
+}
+
+static bool exact(const wform *a) { return a->kind != WF_TOP && a->kind != WF_BOT && a->k == 64; }
+
+void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0; }
+void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0; }
+
+void wf_uni(wform *a, uint64_t r, unsigned k)
+{
+    a->kind = WF_UNI;
+    a->k = (uint8_t)(k > 64 ? 64 : k);
+    a->r = r & mask(a->k);
+    a->nn = 0;
+}
+
+void wf_const(wform *a, int64_t c)
+{
+    a->kind = WF_UNI;
+    a->k = 64;
+    a->r = (uint64_t)c;
+    a->nn = c >= 0;
+}
+
+void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k)
+{
+    wf_uni(a, r, k);
+    if (!c) return;
+    a->kind = WF_LANE;
+    for (unsigned l = 0; l < WF_LANES; l++) a->g[l] = (int64_t)((uint64_t)c * l);
+}
+
+bool wf_is_uniform(const wform *a) { return a->kind == WF_UNI; }
+
+bool wf_is_const(const wform *a, unsigned n, int64_t *c)
+{
+    if (a->kind != WF_UNI || a->k != 64) return false;
+    *c = sext(a->r, n);
+    return true;
+}
+
+bool wf_is_linear(const wform *a, int64_t *c)
+{
+    if (a->kind != WF_LANE) return false;
+    for (unsigned l = 2; l < WF_LANES; l++)
+        if (a->g[l] != (int64_t)((uint64_t)a->g[1] * l)) return false;
+    *c = a->g[1];
+    return true;
+}
+
+bool wf_equal(const wform *a, const wform *b)
+{
+    if (a->kind != b->kind || a->k != b->k || a->r != b->r || a->nn != b->nn) return false;
+    return a->kind != WF_LANE || !memcmp(a->g, b->g, sizeof a->g);
+}
+
+/* Brings a result to normal form for width n: g wrapped to n bits with
+ * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
+ * known: exact), g = 0 a uniform value. */
+static void fix(wform *a, unsigned n)
+{
+    if (a->kind == WF_TOP || a->kind == WF_BOT) return;
+    if (a->kind == WF_LANE) {
+        int64_t g0 = sext((uint64_t)a->g[0], n);
+        bool any = false;
+        for (unsigned l = 0; l < WF_LANES; l++) {
+            a->g[l] = sext((uint64_t)a->g[l] - (uint64_t)g0, n);
+            any |= a->g[l] != 0;
+        }
+        a->r += (uint64_t)g0;
+        if (!any) a->kind = WF_UNI;
+    }
+    if (a->k >= n) a->k = 64;
+    if (a->k == 64) {
+        a->r = (uint64_t)sext(a->r, n);
+        bool nn = true; /* an exact value: its sign is known */
+        for (unsigned l = 0; l < (a->kind == WF_LANE ? WF_LANES : 1u) && nn; l++)
+            nn = sext(a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0), n) >= 0;
+        a->nn = nn;
+    } else a->r &= mask(a->k);
+}
+
+void wf_meet(wform *r, const wform *a, const wform *b)
+{
+    if (a->kind == WF_TOP) { *r = *b; return; }
+    if (b->kind == WF_TOP) { *r = *a; return; }
+    if (a->kind == WF_BOT || b->kind == WF_BOT || a->kind != b->kind ||
+        (a->kind == WF_LANE && memcmp(a->g, b->g, sizeof a->g))) {
+        wf_bot(r);
+        return;
+    }
+    unsigned k = a->k < b->k ? a->k : b->k, d = 0;
+    if (k == 64 && a->r == b->r) d = 64;
+    else
+        while (d < k && d < 64 && !((a->r ^ b->r) >> d & 1)) d++;
+    uint8_t nn = a->nn && b->nn;
+    if (r != a) *r = *a;
+    r->k = (uint8_t)d;
+    r->r = a->r & mask(d);
+    r->nn = nn;
+}
+
+/* ⊤ if either is ⊤, ⊥ if either is ⊥: true when r was set so. */
+static bool strict2(wform *r, const wform *a, const wform *b)
+{
+    if (a->kind == WF_TOP || b->kind == WF_TOP) { wf_top(r); return true; }
+    if (a->kind == WF_BOT || b->kind == WF_BOT) { wf_bot(r); return true; }
+    return false;
+}
+
+/* Known low bits of a sum or product of two partly known numbers. */
+static unsigned kmin(unsigned a, unsigned b) { return a < b ? a : b; }
+
+static unsigned tz_known(uint64_t r, unsigned k)
+{
+    if (k < 64) r &= mask(k);
+    if (!r) return k;
+    return (unsigned)__builtin_ctzll(r);
+}
+
+/* Lane l's value of an exact form, n bits. */
+static uint64_t at(const wform *a, unsigned l) { return a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0); }
+
+/* r = the exact lane values vals, n bits. */
+static void from_lanes(wform *r, const uint64_t *vals, unsigned n)
+{
+    r->kind = WF_LANE;
+    r->k = 64;
+    r->r = 0;
+    for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)vals[l];
+    fix(r, n);
+}
+
+void wf_add(wform *r, const wform *a, const wform *b, unsigned n)
+{
+    if (strict2(r, a, b)) return;
+    wform x = *a;
+    x.k = (uint8_t)kmin(a->k, b->k);
+    x.r = a->r + b->r;
+    x.nn = a->nn && b->nn;
+    if (b->kind == WF_LANE) {
+        if (x.kind != WF_LANE) memset(x.g, 0, sizeof x.g);
+        x.kind = WF_LANE;
+        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((uint64_t)x.g[l] + (uint64_t)b->g[l]);
+    }
+    fix(&x, n);
+    *r = x;
+}
+
+void wf_neg(wform *r, const wform *a, unsigned n)
+{
+    if (a->kind == WF_TOP || a->kind == WF_BOT) { *r = *a; return; }
+    wform x = *a;
+    x.r = 0 - a->r;
+    x.nn = 0;
+    if (x.kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)(0 - (uint64_t)a->g[l]);
+    fix(&x, n);
+    *r = x;
+}
+
+void wf_sub(wform *r, const wform *a, const wform *b, unsigned n)
+{
+    wform nb;
+    wf_neg(&nb, b, n);
+    wf_add(r, a, &nb, n);
+}
+
+/* not.bN: ~v = -v - 1 in two's complement. */
+void wf_not(wform *r, const wform *a, unsigned n)
+{
+    wform one;
+    wf_const(&one, 1);
+    wf_neg(r, a, n);
+    wf_sub(r, r, &one, n);
+}
+
+/* a · c for a known c: U·c is known modulo 2^(k + tz(c)). */
+static void scale(wform *r, const wform *a, uint64_t c, unsigned n)
+{
+    wform x = *a;
+    unsigned k = a->k == 64 ? 64 : a->k + tz_known(c, 64);
+    x.k = (uint8_t)(k > 64 ? 64 : k);
+    x.r = a->r * c;
+    x.nn = a->nn && (int64_t)c >= 0;
+    if (x.kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((uint64_t)a->g[l] * c);
+    fix(&x, n);
+    *r = x;
+}
+
+void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
+{
+    int64_t c;
+    if (wf_is_const(b, 64, &c) && a->kind != WF_TOP) { if (a->kind == WF_BOT) wf_bot(r); else scale(r, a, (uint64_t)c, n); return; }
+    if (wf_is_const(a, 64, &c) && b->kind != WF_TOP) { if (b->kind == WF_BOT) wf_bot(r); else scale(r, b, (uint64_t)c, n); return; }
+    if (strict2(r, a, b)) return;
+    if (exact(a) && exact(b)) {
+        uint64_t v[WF_LANES];
+        for (unsigned l = 0; l < WF_LANES; l++) v[l] = at(a, l) * at(b, l);
+        from_lanes(r, v, n);
+        return;
+    }
+    if (a->kind == WF_UNI && b->kind == WF_UNI) {
+        /* (ra + 2^ka·s)(rb + 2^kb·t) ≡ ra·rb modulo 2^min(ka + tz(rb), kb + tz(ra)) */
+        unsigned k = kmin(a->k + tz_known(b->r, b->k), b->k + tz_known(a->r, a->k));
+        wf_uni(r, a->r * b->r, k);
+        r->nn = a->nn && b->nn;
+        fix(r, n);
+        return;
+    }
+    wf_bot(r); /* a lane-varying factor times an unknown uniform one */
+}
+
+/* The split of a (see warp_form.h): the smallest b ≤ min(k, n) such that
+ * h(l) = (U mod 2^b) + g(l) lies in [0, 2^b) for every lane; -1 if none. */
+static int split(const wform *a, unsigned n)
+{
+    if (a->kind != WF_UNI && a->kind != WF_LANE) return -1;
+    int64_t gmin = 0, gmax = 0;
+    if (a->kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++) {
+            if (a->g[l] < gmin) gmin = a->g[l];
+            if (a->g[l] > gmax) gmax = a->g[l];
+        }
+    unsigned top = a->k < n ? a->k : n;
+    if (top > 62) top = 62; /* an exact value needs no split; keep the sums in range */
+    for (unsigned b = 0; b <= top; b++) {
+        int64_t rb = (int64_t)(a->r & mask(b));
+        if (rb + gmin >= 0 && rb + gmax < (int64_t)1 << b) return (int)b;
+    }
+    return -1;
+}
+
+static int64_t low_part(const wform *a, unsigned b, unsigned l)
+{
+    return (int64_t)(a->r & mask(b)) + (a->kind == WF_LANE ? a->g[l] : 0);
+}
+
+/* Applies a per-lane operation to exact operands. */
+typedef uint64_t (*lane_op)(uint64_t x, uint64_t y, unsigned n, bool sgn);
+
+static void lanewise(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, lane_op f)
+{
+    uint64_t v[WF_LANES];
+    for (unsigned l = 0; l < WF_LANES; l++) v[l] = f(at(a, l) & mask(n), at(b, l) & mask(n), n, sgn);
+    from_lanes(r, v, n);
+}
+
+/* shr.bN by c: the ISA clamps shift amounts above N to N. */
+static uint64_t op_shr(uint64_t x, uint64_t c, unsigned n, bool sgn)
+{
+    if (c >= n) c = n - 1 + !sgn; /* logical: 0; arithmetic: the sign everywhere */
+    if (c >= 64) return 0;
+    return sgn ? (uint64_t)(sext(x, n) >> c) : x >> c;
+}
+static uint64_t op_and(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x & y; }
+static uint64_t op_or(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x | y; }
+static uint64_t op_xor(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x ^ y; }
+/* div.u/rem.u by 0 are unspecified in the ISA: no exact answer */
+static uint64_t op_divu(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return y ? x / y : 0; }
+static uint64_t op_remu(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return y ? x % y : 0; }
+
+void wf_shl(wform *r, const wform *a, const wform *s, unsigned n)
+{
+    int64_t c;
+    if (strict2(r, a, s)) return;
+    if (!wf_is_const(s, 64, &c)) {
+        if (a->kind == WF_UNI && s->kind == WF_UNI) wf_uni(r, 0, 0);
+        else wf_bot(r);
+        return;
+    }
+    if ((uint64_t)c >= n) { wf_const(r, 0); return; }
+    scale(r, a, 1ull << c, n);
+    r->nn = a->nn; /* no wraparound */
+}
+
+void wf_shr(wform *r, const wform *a, const wform *s, unsigned n, bool sgn)
+{
+    int64_t c;
+    if (strict2(r, a, s)) return;
+    if (exact(a) && exact(s)) { lanewise(r, a, s, n, sgn, op_shr); return; }
+    if (!wf_is_const(s, 64, &c)) {
+        if (a->kind == WF_UNI && s->kind == WF_UNI) wf_uni(r, 0, 0);
+        else wf_bot(r);
+        return;
+    }
+    if (a->nn) sgn = false; /* the sign bit is 0: shr.s is shr.u */
+    if ((uint64_t)c >= n) c = n - 1 + !sgn;
+    if (c >= 64 || (!sgn && (uint64_t)c >= n) || (a->nn && (uint64_t)c >= n - 1)) { wf_const(r, 0); return; }
+    unsigned k = a->k > (unsigned)c ? a->k - (unsigned)c : 0;
+    uint8_t nn = !sgn ? c > 0 || a->nn : a->nn;
+    if (a->kind == WF_UNI) { /* the known low bits move down */
+        wf_uni(r, a->r >> c, k);
+        r->nn = nn;
+        fix(r, n);
+        return;
+    }
+    int b = split(a, n);
+    if (b < 0) { wf_bot(r); return; }
+    /* v = H·2^b + h(l), 0 ≤ h < 2^b, no carry between them: v >> c is
+     * (U >> c) + (h(l) >> c) - (h(0) >> c) for c < b, and U >> c for c ≥ b
+     * (for shr.s too: the sign is among H's bits) */
+    wform x;
+    wf_uni(&x, a->r >> c, k);
+    x.nn = nn;
+    if (c < b) {
+        x.kind = WF_LANE;
+        int64_t h0 = low_part(a, (unsigned)b, 0) >> c;
+        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (low_part(a, (unsigned)b, l) >> c) - h0;
+    }
+    fix(&x, n);
+    *r = x;
+}
+
+/* and/or/xor with a known mask m: the low part takes the operation lane by
+ * lane, the high part (U's bits) as a uniform value; a result bit is known
+ * where U's bit is known or where m forces it (0 for and, 1 for or). */
+static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_op f)
+{
+    m &= mask(n);
+    uint64_t forced = f == op_and ? ~m & mask(n) : f == op_or ? m : 0;
+    /* known bits of the result: below U's k, and then every bit the mask
+     * forces (the residue keeps the run from bit 0 to the first unknown) */
+    unsigned k = a->k >= n ? 64 : a->k;
+    if (k < 64) {
+        while (k < n && (forced >> k & 1)) k++;
+        if (k >= n) k = 64;
+    }
+    uint64_t kn = a->k >= 64 ? ~0ull : mask(a->k);
+    uint64_t u = (f(a->r, m, n, false) & kn) | (f == op_or ? m & ~kn : 0);
+    bool mnn = n >= 64 ? (int64_t)m >= 0 : !(m >> (n - 1) & 1);
+    uint8_t nn = f == op_and ? a->nn || mnn : a->nn && mnn;
+    if (a->kind == WF_UNI) {
+        wf_uni(r, u, k);
+        r->nn = nn;
+        fix(r, n);
+        return;
+    }
+    /* v = H·2^b + h(l): f acts on h lane by lane and on H as a uniform
+     * value; h(0) = U mod 2^b, so U' = f(U, m) */
+    int b = split(a, n);
+    if (b < 0) { wf_bot(r); return; }
+    uint64_t mlo = m & mask((unsigned)b);
+    wform x;
+    x.kind = WF_LANE;
+    uint64_t h0 = f((uint64_t)low_part(a, (unsigned)b, 0), mlo, n, false) & mask((unsigned)b);
+    for (unsigned l = 0; l < WF_LANES; l++)
+        x.g[l] = (int64_t)((f((uint64_t)low_part(a, (unsigned)b, l), mlo, n, false) & mask((unsigned)b)) - h0);
+    x.k = (uint8_t)k;
+    x.r = u;
+    x.nn = nn;
+    fix(&x, n);
+    *r = x;
+}
+
+static void bitop(wform *r, const wform *a, const wform *b, unsigned n, lane_op f)
+{
+    int64_t c;
+    if (strict2(r, a, b)) return;
+    if (exact(a) && exact(b)) { lanewise(r, a, b, n, false, f); return; }
+    if (wf_is_const(b, 64, &c)) { bitop_const(r, a, (uint64_t)c, n, f); return; }
+    if (wf_is_const(a, 64, &c)) { bitop_const(r, b, (uint64_t)c, n, f); return; }
+    if (a->kind == WF_UNI && b->kind == WF_UNI) {
+        unsigned k = kmin(a->k, b->k);
+        wf_uni(r, f(a->r, b->r, n, false), k);
+        r->nn = f == op_and ? a->nn || b->nn : a->nn && b->nn;
+        fix(r, n);
+        return;
+    }
+    wf_bot(r);
+}
+
+void wf_and(wform *r, const wform *a, const wform *b, unsigned n) { bitop(r, a, b, n, op_and); }
+void wf_or(wform *r, const wform *a, const wform *b, unsigned n) { bitop(r, a, b, n, op_or); }
+void wf_xor(wform *r, const wform *a, const wform *b, unsigned n) { bitop(r, a, b, n, op_xor); }
+
+/* div.u/rem.u by a known c > 0.  Powers of two are shifts and masks; for
+ * other c, when 2^b divides c (b the split), v = H·2^b + h with h < 2^b
+ * cannot cross a multiple of c: v / c = (H·2^b) / c is uniform and
+ * v % c = (H·2^b % c) + h(l), U's low b bits unchanged. */
+static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool rem)
+{
+    int64_t c;
+    if (strict2(r, a, d)) return;
+    if (exact(a) && exact(d)) { lanewise(r, a, d, n, false, rem ? op_remu : op_divu); return; }
+    if (!wf_is_const(d, n, &c) || !((uint64_t)c & mask(n))) {
+        if (a->kind == WF_UNI && d->kind == WF_UNI) wf_uni(r, 0, 0);
+        else wf_bot(r);
+        return;
+    }
+    uint64_t u = (uint64_t)c & mask(n);
+    if (!(u & (u - 1))) {
+        wform s;
+        if (!rem) {
+            wf_const(&s, __builtin_ctzll(u));
+            wf_shr(r, a, &s, n, false);
+        } else {
+            wf_const(&s, (int64_t)(u - 1));
+            wf_and(r, a, &s, n);
+        }
+        return;
+    }
+    bool dnn = sext(u, n) > 0; /* v % c < c; v / c < 2^(n-1) for c ≥ 2 */
+    if (a->kind == WF_UNI) { wf_uni(r, 0, 0); r->nn = rem ? dnn : 1; return; }
+    int b = split(a, n);
+    if (b < 0 || (unsigned)__builtin_ctzll(u) < (unsigned)b) { wf_bot(r); return; }
+    if (!rem) { wf_uni(r, 0, 0); r->nn = 1; return; }
+    wform x = *a;
+    x.k = (uint8_t)b;
+    x.r = a->r & mask((unsigned)b);
+    x.nn = dnn;
+    fix(&x, n);
+    *r = x;
+}
+
+void wf_divu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false); }
+void wf_remu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, true); }
+
+/* bfe.u d, a, pos, len = (a >> pos) & (2^len - 1); bfe.s sign-extends the
+ * field from its top bit, the msb of a when the field runs past it (ISA:
+ * "bfe").  Both as compositions of the rules above. */
+void wf_bfe(wform *r, const wform *a, const wform *pos, const wform *len, unsigned n, bool sgn)
+{
+    int64_t p, q;
+    if (strict2(r, a, pos)) return;
+    if (len->kind == WF_TOP) { wf_top(r); return; }
+    if (!wf_is_const(pos, 64, &p) || !wf_is_const(len, 64, &q)) {
+        if (a->kind == WF_UNI && pos->kind == WF_UNI && len->kind == WF_UNI) wf_uni(r, 0, 0);
+        else wf_bot(r);
+        return;
+    }
+    p &= 0xff, q &= 0xff; /* the ISA takes the low 8 bits of each */
+    if (!q || (!sgn && (uint64_t)p >= n)) { wf_const(r, 0); return; }
+    if ((uint64_t)p >= n) p = n - 1, q = 1;
+    wform t, s;
+    if (!sgn) {
+        wf_const(&s, p);
+        wf_shr(&t, a, &s, n, false);
+        wf_const(&s, (uint64_t)q >= 64 ? -1 : (int64_t)((1ull << q) - 1));
+        wf_and(r, &t, &s, n);
+        return;
+    }
+    if ((uint64_t)(p + q) > n) q = n - p;
+    wf_const(&s, n - p - q);
+    wf_shl(&t, a, &s, n);
+    wf_const(&s, n - q);
+    wf_shr(r, &t, &s, n, true);
+}
+
+static uint64_t op_ext(uint64_t x, uint64_t sn, unsigned n, bool sgn)
+{
+    (void)n;
+    return sgn ? (uint64_t)sext(x, (unsigned)sn) : x & mask((unsigned)sn);
+}
+
+void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap)
+{
+    if (a->kind == WF_TOP || a->kind == WF_BOT) { *r = *a; return; }
+    if (n <= sn) { /* truncation: the low n bits */
+        wform x = *a;
+        x.nn = n == sn && a->nn;
+        fix(&x, n);
+        *r = x;
+        return;
+    }
+    if (exact(a)) {
+        wform w;
+        wf_const(&w, sn);
+        lanewise(r, a, &w, n, sgn, op_ext);
+        return;
+    }
+    /* extension: U's known low bits stay; with a split the high field is
+     * extended as a whole and h is unchanged; without one, only if no
+     * lane's value wraps around in sn bits */
+    wform x = *a;
+    if (x.kind == WF_LANE && split(a, sn) < 0 && !a->nn) *nowrap = true;
+    x.nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
+    fix(&x, n);
+    *r = x;
+}
+
+void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned n)
+{
+    if (p->kind == WF_TOP) { wf_top(r); return; }
+    if (p->kind == WF_UNI) { wf_meet(r, a, b); return; }
+    if (strict2(r, a, b)) return;
+    if (p->kind == WF_BOT || !exact(p)) { wf_bot(r); return; }
+    if (wf_equal(a, b)) { *r = *a; return; }
+    if (!exact(a) || !exact(b)) { wf_bot(r); return; }
+    uint64_t v[WF_LANES];
+    for (unsigned l = 0; l < WF_LANES; l++) v[l] = at(p, l) & 1 ? at(a, l) : at(b, l);
+    from_lanes(r, v, n);
+}
+
+static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool sgn)
+{
+    if (sgn) {
+        int64_t a = sext(x, n), b = sext(y, n);
+        switch (op) {
+        case WF_EQ: return a == b;
+        case WF_NE: return a != b;
+        case WF_LT: return a < b;
+        case WF_LE: return a <= b;
+        case WF_GT: return a > b;
+        default: return a >= b;
+        }
+    }
+    x &= mask(n), y &= mask(n);
+    switch (op) {
+    case WF_EQ: return x == y;
+    case WF_NE: return x != y;
+    case WF_LT: return x < y;
+    case WF_LE: return x <= y;
+    case WF_GT: return x > y;
+    default: return x >= y;
+    }
+}
+
+/* Whether some U ≡ r (mod 2^k) lies in [lo, hi]. */
+static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
+{
+    if (lo > hi) return false;
+    if (k >= 64) {
+        i128 u = sext(r, n);
+        return lo <= u && u <= hi;
+    }
+    i128 m = (i128)1 << k;
+    i128 first = lo + ((((i128)(r & mask(k)) - lo) % m) + m) % m;
+    return first <= hi;
+}
+
+void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap)
+{
+    if (strict2(r, a, b)) return;
+    if (exact(a) && exact(b)) {
+        uint64_t v[WF_LANES];
+        for (unsigned l = 0; l < WF_LANES; l++) v[l] = cmp_lane(op, at(a, l), at(b, l), n, sgn);
+        from_lanes(r, v, 64);
+        return;
+    }
+    wform d;
+    wf_sub(&d, a, b, n);
+    if (op == WF_EQ || op == WF_NE) {
+        /* a == b ⟺ a - b ≡ 0 (mod 2^n): exact */
+        if (d.kind == WF_UNI) { wf_uni(r, 0, 0); r->nn = 1; return; }
+        if (exact(&d)) {
+            wform z;
+            wf_const(&z, 0);
+            wf_cmp(r, op, &d, &z, n, false, nowrap);
+            return;
+        }
+        unsigned k = d.k < n ? d.k : n;
+        for (unsigned l = 0; l < WF_LANES; l++)
+            if (!((d.r + (uint64_t)d.g[l]) & mask(k))) { wf_bot(r); return; } /* lane l can be 0 */
+        wf_uni(r, 0, 0); /* no lane is ever equal: all false (eq) or all true (ne) */
+        r->nn = 1;
+        return;
+    }
+    /* ordered, exact: both split at a common b; then the outcome is that of
+     * the high parts, or of the low parts when the high parts are equal */
+    int ba = split(a, n), bb = split(b, n);
+    unsigned top = kmin(kmin(a->k, b->k), n);
+    if (ba >= 0 && bb >= 0 && (unsigned)ba <= top && (unsigned)bb <= top && top < 63) {
+        bool first = false, same = true;
+        for (unsigned l = 0; l < WF_LANES && same; l++) {
+            bool o = cmp_lane(op, (uint64_t)low_part(a, top, l), (uint64_t)low_part(b, top, l), 64, false);
+            if (!l) first = o;
+            else same = o == first;
+        }
+        if (same) { wf_uni(r, 0, 0); r->nn = 1; return; }
+    }
+    /* ordered, no wraparound: a - b over the integers is U + g(l); the
+     * lanes disagree only if some U of the known residue puts a threshold
+     * strictly inside [U + gmin, U + gmax] */
+    if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
+    int64_t gmin = 0, gmax = 0;
+    for (unsigned l = 0; l < WF_LANES; l++) {
+        if (d.g[l] < gmin) gmin = d.g[l];
+        if (d.g[l] > gmax) gmax = d.g[l];
+    }
+    i128 t = op == WF_LT || op == WF_GE ? 0 : 1; /* lt: d < 0; le: d < 1; gt = !le; ge = !lt */
+    if (residue_in(d.r, d.k < n ? d.k : 64, t - gmax, t - gmin - 1, n)) { wf_bot(r); return; }
+    *nowrap = true;
+    wf_uni(r, 0, 0);
+    r->nn = 1;
+}
+
+const char *wf_text(const wform *a, char *buf, unsigned len)
+{
+    int64_t c;
+    if (a->kind == WF_TOP) snprintf(buf, len, "⊤");
+    else if (a->kind == WF_BOT) snprintf(buf, len, "⊥");
+    else {
+        char u[48];
+        if (a->k == 64) snprintf(u, sizeof u, "%lld", (long long)a->r);
+        else if (a->k) snprintf(u, sizeof u, "U≡%llu mod 2^%u", (unsigned long long)a->r, a->k);
+        else snprintf(u, sizeof u, "U");
+        if (a->kind == WF_UNI) snprintf(buf, len, "%s", u);
+        else if (wf_is_linear(a, &c)) {
+            if (c == 1) snprintf(buf, len, "%s + lane", u);
+            else snprintf(buf, len, "%s + %lld·lane", u, (long long)c);
+        } else {
+            int w = snprintf(buf, len, "%s + g[", u);
+            for (unsigned l = 0; l < WF_LANES && w > 0 && (unsigned)w < len; l++)
+                w += snprintf(buf + w, len - (unsigned)w, l ? ",%lld" : "%lld", (long long)a->g[l]);
+            if (w > 0 && (unsigned)w < len) snprintf(buf + w, len - (unsigned)w, "]");
+        }
+    }
+    return buf;
+}

@@ -1,0 +1,99 @@
+/* The warp form of an integer value: how it depends on the lane within a
+ * warp, as opposed to the warp's position in the block (docs/divergence.md,
+ * "Warp-granular reasoning").
+ *
+ * The 32 lanes of a warp are threads with consecutive linear thread ids
+ * t = 32·w + lane.  In every warp, lane l holds
+ *
+ *     v(l) = U + g(l)   (mod 2^n, n the value's width)
+ *
+ * where U is the same in all lanes of the warp (its low k bits known:
+ * U ≡ r mod 2^k; k = 64: U is known) and g is a function of the lane alone,
+ * known exactly, with g(0) = 0.  %tid.x in a block whose x extent is a
+ * multiple of 32 is U + l with U ≡ 0 (mod 32); tid >> 5 is then uniform
+ * (g = 0) and tid & 31 is exactly l (k = 64, U = 0).
+ *
+ * The lattice, top to bottom: ⊤ (not computed), then for each g a chain of
+ * ever fewer known bits of U, then ⊥ (nothing known: treat as divergent).
+ * Two values meet to the same g with the bits of U they agree on, or to ⊥
+ * when their g differ.  A uniform value is g = 0 (WF_UNI).
+ *
+ * Every rule is exact modulo 2^n; none assumes that the arithmetic does not
+ * wrap around, except the ordered comparison of wf_cmp's second method,
+ * widening conversions of a value whose low bits do not split, and the
+ * non-negativity (nn) that add, mul and shl keep.
+ * The split: when U's low b bits are known (b ≤ k) and r mod 2^b + g(l)
+ * lies in [0, 2^b) for every lane, the low b bits of v are that sum and
+ * the bits above are U's alone, with no carry between them, so shifts by
+ * s, masks, remainders by multiples of 2^b, comparisons with constants and
+ * extensions act on the two parts separately. */
+#ifndef PTXRAY_WARP_FORM_H
+#define PTXRAY_WARP_FORM_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define WF_LANES 32
+
+enum wf_kind { WF_TOP, WF_UNI, WF_LANE, WF_BOT };
+
+typedef struct wform {
+    uint8_t kind; /* wf_kind */
+    uint8_t k;    /* known low bits of U, 0..64 */
+    uint8_t nn;   /* every lane's value, read as a signed n-bit number, is ≥ 0
+                   * (thread and block indices and what is built from them
+                   * with add, mul, shl: under the no-wraparound assumption) */
+    uint64_t r;   /* U mod 2^k */
+    int64_t g[WF_LANES]; /* WF_LANE only: g(l), g(0) = 0, sign-extended from n bits */
+} wform;
+
+/* Comparison operators of setp/set on integers. */
+enum wf_cmp_op { WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE };
+
+void wf_top(wform *a);
+void wf_bot(wform *a);
+void wf_uni(wform *a, uint64_t r, unsigned k); /* uniform, U ≡ r mod 2^k */
+void wf_const(wform *a, int64_t c);            /* uniform and known */
+/* U + l·c for U ≡ r mod 2^k: the lane index scaled. */
+void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k);
+
+bool wf_is_uniform(const wform *a);
+bool wf_is_const(const wform *a, unsigned n, int64_t *c);
+/* Whether g is l·c for every lane (c = g(1)). */
+bool wf_is_linear(const wform *a, int64_t *c);
+bool wf_equal(const wform *a, const wform *b);
+
+/* r = a ∧ b. */
+void wf_meet(wform *r, const wform *a, const wform *b);
+
+/* Arithmetic modulo 2^n (n = 1..64). */
+void wf_add(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_sub(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_neg(wform *r, const wform *a, unsigned n);
+void wf_not(wform *r, const wform *a, unsigned n);
+void wf_mul(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_shl(wform *r, const wform *a, const wform *s, unsigned n);
+/* Logical (sgn false) or arithmetic right shift by s. */
+void wf_shr(wform *r, const wform *a, const wform *s, unsigned n, bool sgn);
+/* Bitwise and / or / xor. */
+void wf_and(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_or(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_xor(wform *r, const wform *a, const wform *b, unsigned n);
+/* Unsigned division and remainder by b. */
+void wf_divu(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_remu(wform *r, const wform *a, const wform *b, unsigned n);
+/* bfe.u / bfe.s with position and length. */
+void wf_bfe(wform *r, const wform *a, const wform *pos, const wform *len, unsigned n, bool sgn);
+/* Integer conversion of an sn-bit value to n bits (sgn: sign-extending).
+ * *nowrap set when the result relies on the no-wraparound assumption. */
+void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap);
+/* selp a, b, p (p a predicate, as 0/1). */
+void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned n);
+/* The predicate a op b (0/1) for n-bit operands, signed or not.  The exact
+ * methods come first; an ordered comparison that only the no-wraparound
+ * assumption makes uniform sets *nowrap. */
+void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap);
+
+/* The text form: "U", "U + lane", "U + 4·lane" (U ≡ 0 mod 32), "lane & 15 + U", "⊥". */
+const char *wf_text(const wform *a, char *buf, unsigned len);
+
+#endif

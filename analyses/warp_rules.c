@@ -1,0 +1,341 @@
+/* Transfer functions of the warp forms (warp_form.h): one place for the
+ * rule of each PTX instruction, beside the polynomials' (affine_rules.c),
+ * sharing its decoded rule.  The arithmetic itself is in warp_form.c;
+ * here are the operands, the guards and the special registers. */
+#include <string.h>
+#include "affine_internal.h"
+#include "semantics.h"
+
+void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
+{
+    out->kind = cx->wkind[v];
+    out->k = cx->wk[v];
+    out->r = cx->wr[v];
+    out->nn = cx->wnn[v];
+    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+}
+
+/* Operand k as a warp form; false when it is not an integer operand we
+ * track (vectors, expressions) or its register has no value. */
+static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, wform *out)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    switch (o->kind) {
+    case PTX_O_IMM:
+        if ((o->flags & 3) == PTX_IMM_DEC) wf_uni(out, 0, 0); /* double bits, not that number */
+        else wf_const(out, o->v);
+        return true;
+    case PTX_O_SYM:
+        wf_uni(out, 0, 0); /* an address or label: one per program */
+        return true;
+    case PTX_O_REG: case PTX_O_SREG: {
+        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        if (v == SSA_NONE) return false;
+        wf_get(cx, v, out);
+        if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
+            wform one;
+            wf_const(&one, 1);
+            wf_xor(out, out, &one, 64);
+        }
+        return true;
+    }
+    case PTX_O_ADDR: {
+        if (o->n != 1) return false;
+        const ptx_operand *b = &o->p.elems[0];
+        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
+            wf_uni(out, 0, 0);
+            return true;
+        }
+        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        if (v == SSA_NONE) return false;
+        wform base, off;
+        wf_get(cx, v, &base);
+        wf_const(&off, o->v);
+        wf_add(out, &base, &off, 64);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The rule for anything else: uniform if every operand read (from operand
+ * `from` on) is, else ⊥. */
+static void generic_from(const aff_ctx *cx, uint32_t stmt, unsigned from, wform *out)
+{
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE || u->opd < from) continue;
+        uint8_t kind = cx->wkind[u->value];
+        if (kind == WF_TOP) { wf_top(out); return; }
+        if (kind != WF_UNI) { wf_bot(out); return; }
+    }
+    wf_uni(out, 0, 0);
+}
+
+/* Per shape, how the lanes of a warp map to (tid.x, tid.y, tid.z), with
+ * t = 32·w + l the linear thread id (CUDA Programming Guide, "Thread
+ * Hierarchy": x fastest, then y, then z):
+ *   X a multiple of 32, or Y = Z = 1: tid.x = U + l, U ≡ 0 (mod 32);
+ *     tid.y, tid.z uniform;
+ *   X divides 32: tid.x = l & (X-1); tid.y = U + (l / X) with U ≡ 0
+ *     (mod 32/X) when 32 divides X·Y, (l / X) & (Y-1) when X·Y divides 32;
+ *     tid.z likewise from X·Y;
+ *   otherwise the warps do not all look alike: ⊥ (divergent).
+ * An unknown shape is taken to have X a multiple of 32 (DIV_COND_*). */
+static void tid_form(const div_result *r, unsigned d, wform *out)
+{
+    uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1;
+    if (!X) { /* the default assumption */
+        if (d == 0) wf_lane(out, 1, 0, 5);
+        else wf_uni(out, 0, 0);
+        return;
+    }
+    uint32_t ext[3] = {X, Y, Z};
+    if (ext[d] == 1) { wf_const(out, 0); return; }
+    if (d > 0 && (d == 1 ? r->tid_y_uniform : r->tid_z_uniform)) { wf_uni(out, 0, 0); return; }
+    if (X % 32 == 0 || (Y == 1 && Z == 1)) {
+        if (d == 0) wf_lane(out, 1, 0, 5);
+        else wf_uni(out, 0, 0);
+        return;
+    }
+    /* X < 32: a power of two dividing 32, or the warps differ */
+    uint32_t inner = d == 0 ? 1 : d == 1 ? X : X * Y; /* threads per step of this dimension */
+    if (32 % X) { wf_bot(out); return; }
+    if (32 % inner) { /* 32 | inner (inner a multiple of 32 > 32): uniform */
+        if (inner % 32 == 0) wf_uni(out, 0, 0);
+        else wf_bot(out);
+        return;
+    }
+    unsigned sh = (unsigned)__builtin_ctz(inner);
+    uint32_t span = inner * ext[d]; /* threads per wrap of this dimension */
+    if (d == 2 || span % 32 == 0) {
+        /* tid = (t / inner) mod ext = U + (l >> sh), U ≡ 0 mod 32/inner */
+        wf_uni(out, 0, 5 - sh);
+        out->kind = WF_LANE;
+        for (unsigned l = 0; l < WF_LANES; l++) out->g[l] = l >> sh;
+        if (!out->g[31]) out->kind = WF_UNI;
+        return;
+    }
+    if (32 % span == 0) { /* the whole range of this dimension within a warp */
+        wf_const(out, 0);
+        out->kind = WF_LANE;
+        for (unsigned l = 0; l < WF_LANES; l++) out->g[l] = (l >> sh) & (ext[d] - 1);
+        return;
+    }
+    wf_bot(out);
+}
+
+/* Special registers that hold small non-negative numbers (ISA, "Special
+ * Registers": indices, counts and ids). */
+static bool sreg_nonneg(unsigned reg)
+{
+    switch (reg) {
+    case PTX_SR_TID: case PTX_SR_NTID: case PTX_SR_LANEID: case PTX_SR_WARPID: case PTX_SR_NWARPID:
+    case PTX_SR_CTAID: case PTX_SR_NCTAID: case PTX_SR_SMID: case PTX_SR_NSMID: case PTX_SR_CLUSTERID:
+    case PTX_SR_NCLUSTERID: case PTX_SR_CLUSTER_CTAID: case PTX_SR_CLUSTER_NCTAID: case PTX_SR_CLUSTER_CTARANK:
+    case PTX_SR_CLUSTER_NCTARANK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
+
+void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond)
+{
+    eval_sreg(cx, val, out, cond);
+    if (out->kind != WF_BOT) out->nn = sreg_nonneg(val->reg);
+}
+
+static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond)
+{
+    const div_result *r = cx->r;
+    int d = val->comp == 'x' ? 0 : val->comp == 'y' ? 1 : val->comp == 'z' ? 2 : -1;
+    *cond = 0;
+    switch (val->reg) {
+    case PTX_SR_TID:
+        if (d < 0) break;
+        tid_form(r, (unsigned)d, out);
+        if (r->shape_assumed) *cond = d == 0 ? DIV_COND_ROWS : r->yz_by_option ? 0 : DIV_COND_X32;
+        return;
+    case PTX_SR_NTID:
+        if (d >= 0 && r->block[0]) wf_const(out, r->block[d] ? r->block[d] : 1);
+        else if (d == 0) { /* blockDim.x ≡ 0 mod 32 under the default assumption */
+            wf_uni(out, 0, 5);
+            *cond = DIV_COND_X32;
+        } else wf_uni(out, 0, 0);
+        return;
+    case PTX_SR_LANEID:
+        wf_lane(out, 1, 0, 64);
+        return;
+    case PTX_SR_LANEMASK_EQ: case PTX_SR_LANEMASK_LE: case PTX_SR_LANEMASK_LT: case PTX_SR_LANEMASK_GE:
+    case PTX_SR_LANEMASK_GT: {
+        /* 32-bit masks of the lanes =, ≤, <, ≥, > this one (ISA, "%lanemask_*") */
+        out->kind = WF_LANE;
+        out->k = 64;
+        out->r = 0;
+        uint64_t v0 = 0;
+        for (unsigned l = 0; l < WF_LANES; l++) {
+            uint64_t eq = 1ull << l, lt = eq - 1, v;
+            switch (val->reg) {
+            case PTX_SR_LANEMASK_EQ: v = eq; break;
+            case PTX_SR_LANEMASK_LE: v = lt | eq; break;
+            case PTX_SR_LANEMASK_LT: v = lt; break;
+            case PTX_SR_LANEMASK_GE: v = ~lt & 0xffffffffu; break;
+            default: v = ~(lt | eq) & 0xffffffffu; break;
+            }
+            if (!l) v0 = v;
+            out->g[l] = (int64_t)(int32_t)(uint32_t)(v - v0);
+        }
+        out->r = (uint64_t)(int64_t)(int32_t)(uint32_t)v0;
+        return;
+    }
+    default:
+        break;
+    }
+    if (r->source[val - cx->pf->ssa->values] != DIV_SRC_NONE) wf_bot(out);
+    else wf_uni(out, 0, 0);
+}
+
+/* setp's result: the comparison, negated for the second destination of
+ * p|q, combined with the predicate operand c (ISA "setp"). */
+static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                      wform *out)
+{
+    wform a, b, c, one;
+    bool nowrap = false;
+    if (op->cmp == 0xff || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+    wf_cmp(out, (enum wf_cmp_op)op->cmp, &a, &b, op->sw, op->sgn, &nowrap);
+    wf_const(&one, 1);
+    bool second = in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
+                  in->opd[0].p.elems[1].n == val->reg;
+    if (second) wf_xor(out, out, &one, 64);
+    if (op->comb) {
+        if (!wopd(cx, stmt, in, 3, &c)) return false;
+        if (op->comb == PTX_OPC_AND) wf_and(out, out, &c, 64);
+        else if (op->comb == PTX_OPC_OR) wf_or(out, out, &c, 64);
+        else wf_xor(out, out, &c, 64);
+    }
+    return true;
+}
+
+/* a · b (+ c) for mul/mad, .lo or .wide (the operands extended first). */
+static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool mad, wform *out)
+{
+    wform a, b, c;
+    bool nowrap = false;
+    if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+    if (mad && !wopd(cx, stmt, in, 3, &c)) return false;
+    if (op->wide) {
+        wf_cvt(&a, &a, op->sw, op->w, op->sgn, &nowrap);
+        wf_cvt(&b, &b, op->sw, op->w, op->sgn, &nowrap);
+    }
+    wf_mul(out, &a, &b, op->w);
+    if (mad) wf_add(out, out, &c, op->w);
+    return true;
+}
+
+static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                 wform *out)
+{
+    unsigned w = op->w;
+    wform a, b, c;
+    bool nowrap = false;
+    switch (op->rule) {
+    case AFF_R_MOV: case AFF_R_MOV_INT:
+        return wopd(cx, stmt, in, 1, out);
+    case AFF_R_ADD: case AFF_R_SUB:
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+        (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);
+        return true;
+    case AFF_R_NEG: case AFF_R_NOT:
+        if (!wopd(cx, stmt, in, 1, &a)) return false;
+        (op->rule == AFF_R_NEG ? wf_neg : wf_not)(out, &a, w);
+        return true;
+    case AFF_R_MUL: return rule_mul(cx, stmt, in, op, false, out);
+    case AFF_R_MAD: return rule_mul(cx, stmt, in, op, true, out);
+    case AFF_R_SHL: case AFF_R_SHR:
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+        if (op->rule == AFF_R_SHL) wf_shl(out, &a, &b, w);
+        else wf_shr(out, &a, &b, w, op->sgn);
+        return true;
+    case AFF_R_AND: case AFF_R_OR: case AFF_R_XOR: {
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+        unsigned n = in->type == PTX_T_PRED ? 64 : w; /* predicates as 0/1 */
+        if (op->rule == AFF_R_AND) wf_and(out, &a, &b, n);
+        else if (op->rule == AFF_R_OR) wf_or(out, &a, &b, n);
+        else wf_xor(out, &a, &b, n);
+        return true;
+    }
+    case AFF_R_DIV: case AFF_R_REM: {
+        int64_t d;
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+        /* div.s/rem.s round towards zero: the unsigned rule only for a
+         * non-negative dividend and a positive constant divisor */
+        if (op->sgn && (!a.nn || !wf_is_const(&b, w, &d) || d <= 0)) return false;
+        (op->rule == AFF_R_DIV ? wf_divu : wf_remu)(out, &a, &b, w);
+        return true;
+    }
+    case AFF_R_BFE:
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
+        wf_bfe(out, &a, &b, &c, w, op->sgn);
+        return true;
+    case AFF_R_CVT_S: case AFF_R_CVT_U:
+        if (!wopd(cx, stmt, in, 1, &a)) return false;
+        wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        return true;
+    case AFF_R_CVTA: /* generic <-> window: moved by a per-program offset */
+        if (!wopd(cx, stmt, in, 1, out)) return false;
+        if (out->kind == WF_UNI || out->kind == WF_LANE) out->k = 0, out->r = 0;
+        return true;
+    case AFF_R_MINMAX: /* min/max(a, b) is a or b in every lane when a < b is uniform */
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+        wf_cmp(&c, WF_LT, &a, &b, w, op->sgn, &nowrap);
+        if (c.kind == WF_TOP) wf_top(out);
+        else if (c.kind != WF_UNI) wf_bot(out);
+        else wf_meet(out, &a, &b);
+        return true;
+    case AFF_R_SELP:
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
+        wf_selp(out, &a, &b, &c, w);
+        return true;
+    case AFF_R_CMP:
+        return rule_setp(cx, stmt, in, op, val, out);
+    case AFF_R_SET: /* set: all ones or zero (or 1.0f), uniform when the comparison is */
+        if (op->cmp == 0xff || op->comb || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
+        wf_cmp(out, (enum wf_cmp_op)op->cmp, &a, &b, op->sw, op->sgn, &nowrap);
+        if (out->kind == WF_UNI) wf_uni(out, 0, 0);
+        else if (out->kind == WF_LANE) wf_bot(out);
+        return true;
+    default:
+        return false;
+    }
+}
+
+void wf_eval_inst(const aff_ctx *cx, uint32_t v, wform *out)
+{
+    const ssa_func *s = cx->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
+    if (cx->r->source[v] != DIV_SRC_NONE) {
+        wf_bot(out);
+        return;
+    }
+    uint32_t gv = ssa_guard_value(s, val->stmt);
+    if (gv != SSA_NONE) {
+        uint8_t g = cx->wkind[gv];
+        if (g == WF_TOP) { wf_top(out); return; }
+        if (g != WF_UNI) { wf_bot(out); return; } /* a predicated definition with a divergent guard */
+    }
+    const aff_op *op = aff_decode(cx, val->stmt, in);
+    if (op->rule == AFF_R_FROM) generic_from(cx, val->stmt, op->from, out);
+    else if (!rule(cx, val->stmt, in, op, val, out)) generic_from(cx, val->stmt, 0, out);
+    if (out->kind == WF_TOP || !val->partial || val->prev == SSA_NONE) return;
+    wform old; /* under a uniform guard every lane keeps, or every lane replaces, the old value */
+    wf_get(cx, val->prev, &old);
+    wf_meet(out, out, &old);
+}
