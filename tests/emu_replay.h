@@ -17,7 +17,9 @@
     X(reduce_shared) X(reduce_shfl) X(scan_block) X(histograms) X(bitonic_sort) X(softmax_layernorm)       \
     X(spmv_csr)                                                                                             \
     X(bfs_frontier) X(warp_vote) X(coop_groups) X(coop_grid_sync) X(volatile_shared) X(dynamic_shared)     \
-    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)
+    X(cp_async_pipeline) X(atomic_cas_loop) X(cluster_fallbacks)                                           \
+    X(warp_reduce_tree) X(warp_roles) X(spmv_warp_row) X(warp_stride) X(tile_1d_to_2d)                     \
+    X(warp_specialized) X(warp_shfl_ballot)
 
 #define EMU_REPLAY_DECLARE(name) void emu_corpus_##name##_impl(void);
 
