@@ -12,7 +12,7 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray uniformize FILE [--kernel NAME] [--analysis simple|affine|affine2]\n"
-          "                         [--block X,Y,Z] [--assume-tid-yz-uniform] [-o OUT]\n"
+          "                         [--block [KERNEL=]X,Y,Z]... [--assume-tid-yz-uniform] [-o OUT]\n"
           "Writes FILE with every conditional branch that the divergence analysis\n"
           "proves uniform marked .uni: \"@%p bra L\" becomes \"@%p bra.uni L\", a\n"
           "brx.idx with a uniform index \"brx.idx.uni\".  Nothing else changes, byte\n"
@@ -25,7 +25,9 @@ static void usage(FILE *o)
 
 typedef struct counts {
     uint32_t rewritten, already, already_unproven, divergent, unreachable;
-    uint32_t nfuncs, reqntid, tid_y, tid_z;
+    uint32_t conditional; /* rewritten on the default block-shape assumption */
+    unsigned cond;        /* the bits of those */
+    uint32_t nfuncs, origin[BLK_NORIGINS], tid_y, tid_z;
 } counts;
 
 typedef struct edits {
@@ -79,6 +81,9 @@ static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, 
             if (in->opcode < m->src || end > m->src + m->src_len) return -1;
             add_edit(e, (size_t)(end - m->src));
             k->rewritten++;
+            unsigned c = dr_stmt_cond(r, i);
+            k->conditional += c != 0;
+            k->cond |= c;
         }
     }
     return 0;
@@ -86,8 +91,9 @@ static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, 
 
 static void put_summary(const char *path, const counts *k, const dr_config *c)
 {
-    fprintf(stderr, "ptxray uniformize: %s: %u rewritten to .uni, %u already .uni", strcmp(path, "-") ? path : "<stdin>",
-            k->rewritten, k->already);
+    fprintf(stderr, "ptxray uniformize: %s: %u rewritten to .uni", strcmp(path, "-") ? path : "<stdin>", k->rewritten);
+    if (k->conditional) fprintf(stderr, " (%u of them if %s)", k->conditional, div_cond_text(k->cond));
+    fprintf(stderr, ", %u already .uni", k->already);
     if (k->already_unproven) fprintf(stderr, " (%u of them not proven uniform)", k->already_unproven);
     fprintf(stderr, ", %u left divergent", k->divergent);
     if (k->unreachable) fprintf(stderr, ", %u unreachable left as written", k->unreachable);
@@ -96,10 +102,9 @@ static void put_summary(const char *path, const counts *k, const dr_config *c)
         fputs(", no function with a body\n", stderr);
         return;
     }
-    if (c->div.block[0]) fprintf(stderr, ", block %u,%u,%u (--block)", c->div.block[0], c->div.block[1], c->div.block[2]);
-    else if (!k->reqntid) fputs(", block shape unknown", stderr);
-    else if (k->reqntid == k->nfuncs) fputs(", block shape from .reqntid", stderr);
-    else fprintf(stderr, ", block shape from .reqntid in %u of %u functions, else unknown", k->reqntid, k->nfuncs);
+    char shape[512];
+    blk_summary(&c->blocks, k->origin, shape, sizeof shape);
+    fprintf(stderr, ", %s", shape);
     if (c->div.assume_tid_yz_uniform) fputs(", %tid.y/%tid.z assumed warp-uniform", stderr);
     else {
         const char *dims[2] = {"y", "z"};
@@ -124,7 +129,7 @@ int cmd_uniformize(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
-    dr_config c = {DIV_AN_AFFINE, {{0, 0, 0}, false}, 0};
+    dr_config c = {.analysis = DIV_AN_AFFINE};
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "k:o:h", opts, NULL)) != -1) {
@@ -149,10 +154,14 @@ int cmd_uniformize(int argc, char **argv)
     counts k = {0};
     edits e = {0};
     int rc = 0;
+    if (!blk_check(&c.blocks, m, "uniformize", path)) rc = 2;
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
-        div_result *r = div_analyse(&p->funcs[i], c.analysis, &c.div, &p->a);
+        div_options o = c.div;
+        enum blk_origin from = blk_resolve(&c.blocks, p->funcs[i].fn, o.block);
+        if (from > BLK_ALL) memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
+        div_result *r = div_analyse(&p->funcs[i], c.analysis, &o, &p->a);
         k.nfuncs++;
-        k.reqntid += !strcmp(dr_shape_source(p->funcs[i].fn, &c.div), "reqntid");
+        k.origin[from]++;
         k.tid_y += r->tid_y_uniform;
         k.tid_z += r->tid_z_uniform;
         if (visit(m, &p->funcs[i], r, &k, &e)) {
