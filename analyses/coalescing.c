@@ -542,8 +542,9 @@ static void shape_of(const prog_func *pf, const coal_options *o, coal_func *f)
 {
     memset(&f->shape, 0, sizeof f->shape);
     f->origin = COAL_ORIGIN_DEFAULT;
-    if (o && o->block[0]) {
-        for (int i = 0; i < 3; i++) f->shape.block[i] = o->block[i] ? o->block[i] : 1;
+    uint32_t b[3] = {0, 0, 0};
+    if (o && ((o->block_of && o->block_of(o->block_ctx, pf->fn, b)) || o->block[0])) {
+        for (int i = 0; i < 3; i++) f->shape.block[i] = b[0] ? b[i] : o->block[i] ? o->block[i] : 1;
         f->origin = COAL_ORIGIN_OPTION;
         return;
     }

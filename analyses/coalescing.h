@@ -25,6 +25,11 @@
 typedef struct coal_options {
     uint32_t block[3]; /* --block X,Y,Z; 0: not given */
     const char *only;  /* analyse only this function (NULL: all with a body) */
+    /* The shape given for one function (--block KERNEL=X,Y,Z), before
+     * block: true with block[] filled, false for block, else .reqntid,
+     * else the default.  NULL: none. */
+    bool (*block_of)(const void *ctx, const ptx_func *fn, uint32_t block[3]);
+    const void *block_ctx;
 } coal_options;
 
 enum coal_origin { COAL_ORIGIN_DEFAULT, COAL_ORIGIN_REQNTID, COAL_ORIGIN_OPTION };

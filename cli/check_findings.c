@@ -199,7 +199,10 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
 {
     size_t first = l->n;
     const char *p = intern_path(l, path);
-    for (uint32_t i = 0; i < c->res->nfuncs; i++) collect_func(l, p, c, &c->res->f[i], mask);
+    for (uint32_t i = 0; i < c->res->nfuncs; i++) {
+        collect_func(l, p, c, &c->res->f[i], mask);
+        l->origin[coal_block_origin(c->opts, &c->res->f[i])]++;
+    }
     /* identical findings without a telling source line (no .loc) tell
      * apart by their order in the file */
     size_t n = l->n - first;

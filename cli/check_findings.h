@@ -31,6 +31,7 @@ typedef struct chk_list {
     chk_finding *v;
     size_t npaths;
     char **paths;
+    uint32_t origin[BLK_NORIGINS]; /* functions analysed, by the origin of their block shape */
 } chk_list;
 
 const char *chk_rule_name(enum chk_rule r); /* "uncoalesced", ... */

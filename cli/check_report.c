@@ -59,6 +59,9 @@ void chk_report_text(FILE *o, const chk_run *r)
     char counts[256], fail[128];
     chk_counts_text(r, counts, sizeof counts);
     mask_text(r->fail_on, fail, sizeof fail);
+    char shape[512];
+    blk_summary(coal_blocks(r->opts), r->l->origin, shape, sizeof shape);
+    fprintf(o, "assumed: %s\n", shape);
     fprintf(o, "ptxray check: %zu files, %zu findings (%s), %zu suppressed by the baseline", r->nfiles, shown, counts,
             sup);
     if (r->nbad) fprintf(o, ", %zu files with errors", r->nbad);

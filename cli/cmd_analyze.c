@@ -13,12 +13,14 @@
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray analyze FILE.ptx|FILE.cu [--arch sm_XX] [--block X,Y,Z] [--kernel NAME]\n"
+    fputs("usage: ptxray analyze FILE.ptx|FILE.cu [--arch sm_XX] [--block [KERNEL=]X,Y,Z]... [--kernel NAME]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, then uncoalesced and misaligned accesses, bank conflicts and\n"
           "branches not proven uniform, with source lines and hints, by likely impact\n"
           "(accesses inside loops first, deeper loops first).  A .cu file is compiled with\n"
           "`nvcc -ptx -lineinfo -arch=ARCH` (default sm_90) into a temporary directory.\n"
+          "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
+          ".reqntid, else blockDim.x is assumed a multiple of 32).\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -86,13 +88,13 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     memcpy(dopt.block, f->shape.block, sizeof dopt.block);
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;
-    dr_analyse(&df, f->pf, &dopt, a);
+    dr_analyse(&df, f->pf, &dopt, NULL, a);
     const dr_stats *st = &df.st[DIV_AN_AFFINE2];
     fprintf(o, "\n== %s %.*s ==\n", fn->is_entry ? "kernel" : "function", (int)fn->name.n, fn->name.p);
     if (wl_shape_known(&f->shape))
         fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
-                coal_origin_name((enum coal_origin)f->origin));
-    else fputs("block: not known; assumed an x extent that is a multiple of 32\n", o);
+                blk_origin_text(coal_block_origin(c->opts, f)));
+    else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
     fprintf(o, "values: %u; ", st->values);
     pct(o, "uniform", st->state[DIV_UNIFORM], st->values);
     pct(o, ", affine", st->state[DIV_AFFINE], st->values);
@@ -131,12 +133,16 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     free(mine);
 }
 
-static int analyze_ptx(const char *shown, const char *ptx, const coal_options *co)
+static int analyze_ptx(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
 {
     ptx_module *m;
     prog *p;
     coal_result *res;
     if (chk_load(ptx, co, &m, &p, &res)) return 2;
+    if (!blk_check(blocks, m, "analyze", shown)) {
+        chk_unload(m, p);
+        return 2;
+    }
     if (co->only && !res->nfuncs) {
         fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
         chk_unload(m, p);
@@ -164,19 +170,15 @@ int cmd_analyze(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *arch = "sm_90";
-    coal_options co;
-    memset(&co, 0, sizeof co);
-    char err[256];
+    blk_opts blocks = {0};
+    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "a:b:k:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': arch = optarg; break;
         case 'b':
-            if (!dr_parse_block(optarg, co.block, err, sizeof err)) {
-                fprintf(stderr, "ptxray analyze: %s\n", err);
-                return 2;
-            }
+            if (!blk_add(&blocks, optarg, "analyze")) return 2;
             break;
         case 'k': co.only = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -188,14 +190,14 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!ends_with(path, ".cu")) return analyze_ptx(path, path, &co);
+    if (!ends_with(path, ".cu")) return analyze_ptx(path, path, &co, &blocks);
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");
         return 2;
     }
     int rc = compile_cu(path, arch, dir, ptx, sizeof ptx);
-    if (!rc) rc = analyze_ptx(path, ptx, &co);
+    if (!rc) rc = analyze_ptx(path, ptx, &co, &blocks);
     unlink(ptx);
     rmdir(dir);
     return rc;

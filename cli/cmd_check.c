@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include "check_report.h"
 #include "commands.h"
-#include "div_report.h"
 #include "outfile.h"
 
 #define CHK_DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_MISALIGNED | 1u << CHK_BANK_CONFLICT)
@@ -18,7 +17,7 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray check [--format text|json|sarif] [--baseline FILE] [--write-baseline FILE]\n"
-          "                    [--fail-on RULES] [--enable RULES] [--block X,Y,Z] [-o OUT] PATH...\n"
+          "                    [--fail-on RULES] [--enable RULES] [--block [KERNEL=]X,Y,Z]... [-o OUT] PATH...\n"
           "Checks PTX files (directories: every *.ptx below, recursively) for uncoalesced and\n"
           "misaligned global accesses, shared-memory bank conflicts and, when enabled,\n"
           "branches not proven warp-uniform.  Findings are listed by file, line, column, rule.\n"
@@ -29,7 +28,8 @@ static void usage(FILE *o)
           "            kernels branch on the thread index by design)\n"
           "  --baseline        suppress the findings whose fingerprints FILE lists\n"
           "  --write-baseline  write every finding's fingerprint to FILE (exit 0 unless bad input)\n"
-          "  --block   the block shape (default: .reqntid, else an x extent that is a multiple of 32)\n"
+          "  --block   the block shape of KERNEL, else of every kernel; repeatable (default:\n"
+          "            .reqntid, else blockDim.x is assumed a multiple of 32)\n"
           "Exit status: 0 clean, 1 findings of a --fail-on rule, 2 bad input or usage (bad files\n"
           "are reported on stderr and the others still checked).  Details: docs/check.md.\n",
           o);
@@ -170,12 +170,13 @@ static int write_baseline(const char *path, const chk_list *l)
     return outfile_commit(&of) ? 2 : 0;
 }
 
-static int check_file(chk_list *l, const char *path, const coal_options *co, unsigned mask)
+static int check_file(chk_list *l, const char *path, const coal_options *co, blk_opts *blocks, unsigned mask)
 {
     ptx_module *m;
     prog *p;
     coal_result *res;
     if (chk_load(path, co, &m, &p, &res)) return 2;
+    blk_mark(blocks, m);
     coal_report_ctx ctx = {res, path, co, src_files_build(m, &p->a)};
     chk_collect(l, path, &ctx, mask);
     chk_unload(m, p);
@@ -187,6 +188,7 @@ typedef struct chk_args {
     const char *baseline, *write, *out;
     unsigned enable, fail_on;
     coal_options co;
+    blk_opts blocks;
 } chk_args;
 
 static int parse_rules_opt(const char *opt, const char *arg, unsigned *mask)
@@ -213,8 +215,9 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->fail_on = a->enable = CHK_DEFAULT_RULES;
+    a->co.block_of = blk_option_shape;
+    a->co.block_ctx = &a->blocks;
     int c;
-    char err[256];
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:o:b:h", opts, NULL)) != -1) {
         switch (c) {
@@ -231,10 +234,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
             a->enable |= CHK_DEFAULT_RULES;
             break;
         case 'b':
-            if (!dr_parse_block(optarg, a->co.block, err, sizeof err)) {
-                fprintf(stderr, "ptxray check: %s\n", err);
-                return 2;
-            }
+            if (!blk_add(&a->blocks, optarg, "check")) return 2;
             break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 1;
@@ -292,14 +292,15 @@ int cmd_check(int argc, char **argv)
     bool progress = files.n >= CHK_PROGRESS_MIN && isatty(2);
     for (size_t i = 0; i < files.n; i++) {
         if (progress) fprintf(stderr, "\rptxray check: %zu/%zu files", i + 1, files.n);
-        if (check_file(&l, files.v[i], &a.co, enabled)) nbad++;
+        if (check_file(&l, files.v[i], &a.co, &a.blocks, enabled)) nbad++;
     }
     if (progress) fputs("\r\033[K", stderr);
     if (nbad) rc = 2;
     chk_sort(&l);
     mark_suppressed(&l, &base);
     chk_run run = {&l, files.n, nbad, enabled, a.fail_on, &a.co};
-    if (report(&a, &run)) rc = 2;
+    if (!blk_check_seen(&a.blocks, "check")) rc = 2; /* nothing written */
+    else if (report(&a, &run)) rc = 2;
     /* a baseline missing the findings of a file that failed to parse would
      * hide them later: none is written then */
     if (a.write && !rc) rc = write_baseline(a.write, &l);

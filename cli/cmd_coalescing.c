@@ -5,20 +5,21 @@
 #include <string.h>
 #include "coalescing_report.h"
 #include "commands.h"
-#include "div_report.h"
 #include "outfile.h"
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray coalescing FILE [--kernel NAME] [--block X,Y,Z] [--format text|json|sarif] [-o OUT]\n"
+    fputs("usage: ptxray coalescing FILE [--kernel NAME] [--block [KERNEL=]X,Y,Z]... [--format text|json|sarif]\n"
+          "                         [-o OUT]\n"
           "Finds global loads, stores and atomics whose warp touches more 32-byte sectors\n"
           "than its bytes need (strided, data-dependent or misaligned addresses), and\n"
           "shared-memory accesses with bank conflicts.  Each access's address is taken\n"
           "from the affine analysis as a function of tid.x/y/z and laneid; the 32 lanes\n"
           "of a warp have consecutive linear thread ids.\n"
           "  --kernel  only this function\n"
-          "  --block   the block shape (default: .reqntid, else an x extent that is a\n"
-          "            multiple of 32, which the report says it assumed)\n"
+          "  --block   the block shape of KERNEL, else of every function; repeatable\n"
+          "            (default: .reqntid, else blockDim.x is assumed a multiple of 32,\n"
+          "            which the report says)\n"
           "  --format  text (default: warnings like a compiler, then a summary),\n"
           "            json (every access) or sarif (SARIF 2.1.0, the findings)\n"
           "Exit status: 0 (findings or not), 2 for bad input (nothing is written).\n",
@@ -34,20 +35,16 @@ int cmd_coalescing(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
-    coal_options co;
-    memset(&co, 0, sizeof co);
+    blk_opts blocks = {0};
+    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int format = COAL_FMT_TEXT;
-    char err[256];
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:b:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'k': kernel = optarg; break;
         case 'b':
-            if (!dr_parse_block(optarg, co.block, err, sizeof err)) {
-                fprintf(stderr, "ptxray coalescing: bad %s\n", err);
-                return 2;
-            }
+            if (!blk_add(&blocks, optarg, "coalescing")) return 2;
             break;
         case 'f':
             if (!coal_parse_format(optarg, "coalescing", &format)) return 2;
@@ -65,6 +62,11 @@ int cmd_coalescing(int argc, char **argv)
     ptx_module *m;
     prog *p = cli_load_prog("coalescing", path, kernel, PROG_GSA, &m);
     if (!p) return 2;
+    if (!blk_check(&blocks, m, "coalescing", path)) {
+        prog_free(p);
+        ptx_module_free(m);
+        return 2;
+    }
     co.only = kernel;
     coal_result *res = coal_analyse(m, p, &co, &p->a);
     coal_report_ctx ctx = {res, path, &co, src_files_build(m, &p->a)};

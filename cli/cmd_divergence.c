@@ -11,9 +11,9 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray divergence FILE [--kernel NAME] [--analysis simple|affine|affine2]\n"
-          "                         [--block X,Y,Z] [--assume-tid-yz-uniform]\n"
+          "                         [--block [KERNEL=]X,Y,Z]... [--assume-tid-yz-uniform]\n"
           "                         [--format text|json] [--values all|none|STATE,...] [-o OUT]\n"
-          "       ptxray divergence --summary [--block X,Y,Z] [--assume-tid-yz-uniform]\n"
+          "       ptxray divergence --summary [--block [KERNEL=]X,Y,Z]... [--assume-tid-yz-uniform]\n"
           "                         [--format text|json] [-o OUT] FILE...\n"
           "Divergence analysis (Sampaio et al. 2013) of every function with a body (or\n"
           "of NAME): the assumptions used, every conditional branch with its verdict,\n"
@@ -22,9 +22,9 @@ static void usage(FILE *o)
           "for all three analyses (the paper's Fig. 22).\n"
           "  --analysis  whose verdicts are listed: simple (section 3.3), affine\n"
           "              (default; section 3.4, degree 1) or affine2 (degree 2)\n"
-          "  --block     the block shape (1 to 3 extents); default: .reqntid, else\n"
-          "              unknown.  %tid.y is warp-uniform when x is a multiple of 32,\n"
-          "              %tid.z when x*y is\n"
+          "  --block     the block shape (1 to 3 extents) of KERNEL, else of every\n"
+          "              function; repeatable.  Default: .reqntid, else blockDim.x is\n"
+          "              assumed a multiple of 32 (verdicts that rely on it say so)\n"
           "  --assume-tid-yz-uniform  treat %tid.y and %tid.z as warp-uniform\n"
           "  --values    which values to list: all (default), none, or states among\n"
           "              uniform, affine, divergent separated by commas\n"
@@ -52,10 +52,11 @@ typedef struct summary {
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Analyses one file into rows; 2 on bad input (diagnostics printed). */
-static int summary_file(summary *s, const char *path, const div_options *o)
+static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks)
 {
     ptx_module *m = cli_load(path, 1);
     if (!m) return 2;
+    blk_mark(blocks, m);
     ptx_diags d;
     ptx_diags_init(&d);
     prog *p = prog_build(m, PROG_GSA, NULL, &d);
@@ -68,7 +69,7 @@ static int summary_file(summary *s, const char *path, const div_options *o)
     ptx_diags_free(&d);
     for (uint32_t i = 0; i < p->nfuncs; i++) {
         dr_func f;
-        dr_analyse(&f, &p->funcs[i], o, &p->a);
+        dr_analyse(&f, &p->funcs[i], o, blocks, &p->a);
         if (s->n == s->cap) {
             s->cap = s->cap ? s->cap * 2 : 64;
             s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
@@ -135,13 +136,12 @@ static void summary_text(FILE *o, const summary *s, const dr_stats total[DR_NAN]
     table_free(&t);
 }
 
-static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size_t nfiles, const div_options *o)
+static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size_t nfiles, const dr_config *c)
 {
     json_t *root = json_object(), *ks = json_array(), *as = json_object();
-    json_object_set_new(as, "block_option", o->block[0] ? json_pack("[iii]", (json_int_t)o->block[0],
-                                                                    (json_int_t)o->block[1], (json_int_t)o->block[2])
-                                                        : json_null());
-    json_object_set_new(as, "assume_tid_yz_uniform", json_boolean(o->assume_tid_yz_uniform));
+    json_object_set_new(as, "block_option", blk_shape_json(c->blocks.all));
+    json_object_set_new(as, "block_per_kernel", blk_kernels_json(&c->blocks));
+    json_object_set_new(as, "assume_tid_yz_uniform", json_boolean(c->div.assume_tid_yz_uniform));
     json_object_set_new(as, "no_wraparound_analyses", json_pack("[ss]", "affine", "affine2"));
     json_object_set_new(as, "value_kinds", json_pack("[ssss]", "inst", "gamma", "mu", "eta"));
     json_object_set_new(root, "assumptions", as);
@@ -161,7 +161,7 @@ static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size
     return root;
 }
 
-static int run_summary(char **files, size_t nfiles, const div_options *o, bool json, const char *out)
+static int run_summary(char **files, size_t nfiles, dr_config *c, bool json, const char *out)
 {
     /* sorted, so that the order does not depend on how the shell sorts a glob */
     char **sorted = malloc(sizeof *sorted * (nfiles ? nfiles : 1));
@@ -170,7 +170,8 @@ static int run_summary(char **files, size_t nfiles, const div_options *o, bool j
     qsort(sorted, nfiles, sizeof *sorted, cmp_path);
     summary s = {0};
     int rc = 0;
-    for (size_t i = 0; i < nfiles && !rc; i++) rc = summary_file(&s, sorted[i], o);
+    for (size_t i = 0; i < nfiles && !rc; i++) rc = summary_file(&s, sorted[i], &c->div, &c->blocks);
+    if (!rc && !blk_check_seen(&c->blocks, "divergence")) rc = 2;
     if (!rc) {
         dr_stats total[DR_NAN] = {{0}};
         for (size_t i = 0; i < s.n; i++)
@@ -179,7 +180,7 @@ static int run_summary(char **files, size_t nfiles, const div_options *o, bool j
         if (outfile_open(&of, out)) rc = 2;
         else {
             if (json) {
-                json_t *root = summary_json(&s, total, nfiles, o);
+                json_t *root = summary_json(&s, total, nfiles, c);
                 json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
                 fputc('\n', of.f);
                 json_decref(root);
@@ -198,14 +199,19 @@ static int run_summary(char **files, size_t nfiles, const div_options *o, bool j
 
 /* ---- one file --------------------------------------------------------- */
 
-static int run_report(const char *path, const char *kernel, const dr_config *c, bool json, const char *out)
+static int run_report(const char *path, const char *kernel, dr_config *c, bool json, const char *out)
 {
     /* everything is computed before the output is opened: an error writes nothing */
     ptx_module *m;
     prog *p = cli_load_prog("divergence", path, kernel, PROG_GSA, &m);
     if (!p) return 2;
+    if (!blk_check(&c->blocks, m, "divergence", path)) {
+        prog_free(p);
+        ptx_module_free(m);
+        return 2;
+    }
     dr_func *fs = ARENA_NEWN(&p->a, dr_func, p->nfuncs ? p->nfuncs : 1);
-    for (uint32_t i = 0; i < p->nfuncs; i++) dr_analyse(&fs[i], &p->funcs[i], &c->div, &p->a);
+    for (uint32_t i = 0; i < p->nfuncs; i++) dr_analyse(&fs[i], &p->funcs[i], &c->div, &c->blocks, &p->a);
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
@@ -237,7 +243,7 @@ int cmd_divergence(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
-    dr_config c = {DIV_AN_AFFINE, {{0, 0, 0}, false}, 7};
+    dr_config c = {.analysis = DIV_AN_AFFINE, .list = 7};
     bool json = false, summary = false, analysis_given = false, values_given = false;
     int opt;
     optind = 1;
@@ -284,7 +290,7 @@ int cmd_divergence(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        return run_summary(argv + optind, (size_t)(argc - optind), &c.div, json, out);
+        return run_summary(argv + optind, (size_t)(argc - optind), &c, json, out);
     }
     if (optind + 1 != argc) {
         if (optind + 1 < argc) fputs("ptxray divergence: one FILE at a time (--summary takes several)\n", stderr);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "block_opt.h"
 #include "commands.h"
 #include "outfile.h"
 #include "printer.h"
@@ -38,6 +39,10 @@ static void usage(FILE *o)
           "                          -maxrregcount N spills less; -maxrregcount N is then\n"
           "                          also given to ptxas\n"
           "  --ptxray-mode M         linear, div or aff (default aff)\n"
+          "  --ptxray-block [KERNEL=]X,Y,Z  (or --block) the block shape of KERNEL, else of\n"
+          "                          every kernel, for the divergence analysis; repeatable\n"
+          "                          (default: .reqntid, else blockDim.x is assumed a\n"
+          "                          multiple of 32)\n"
           "Default: --ptxray-target-regs N when -maxrregcount N is given, else\n"
           "--ptxray-budget 64.  The output kind is -c, -cubin or -ptx, or follows -o's\n"
           "suffix (.o, .cubin, .ptx); default names as nvcc's (FILE.o, FILE.cubin,\n"
@@ -55,6 +60,7 @@ typedef struct wrap {
     enum kind kind;
     const char *cu, *out;
     ra_options ro;
+    blk_opts blocks;
     unsigned budget, target, maxrreg;
     char **nv; /* the arguments nvcc gets (no kind, -o, input) */
     int nnv;
@@ -120,6 +126,11 @@ static int parse_args(int argc, char **argv, wrap *w)
         }
         if ((v = opt_value(argc, argv, &i, "--ptxray-mode", &missing))) {
             mode = v;
+            continue;
+        }
+        if ((v = opt_value(argc, argv, &i, "--ptxray-block", &missing)) ||
+            (v = opt_value(argc, argv, &i, "--block", &missing))) {
+            if (!blk_add(&w->blocks, v, "nvcc")) return -1;
             continue;
         }
         if ((v = opt_value(argc, argv, &i, "-o", &missing)) || (v = opt_value(argc, argv, &i, "--output-file", &missing))) {
@@ -254,10 +265,14 @@ static int run_tool(char **argv, const char *what)
 }
 
 /* The pass on the PTX file in, written to out; 0 or 2. */
-static int pass_file(const wrap *w, const char *in, const char *out)
+static int pass_file(wrap *w, const char *in, const char *out)
 {
     ptx_module *m = cli_load(in, 1);
     if (!m) return 2;
+    if (!blk_check(&w->blocks, m, "nvcc", w->cu)) {
+        ptx_module_free(m);
+        return 2;
+    }
     char *text = NULL;
     size_t len = 0;
     int rc = 0;
@@ -440,7 +455,13 @@ static int obj_path(wrap *w, const char *nvcc, const char *dir)
             fputs(" regalloc ", f);
             sh_quote(f, ptx);
             fputs(w->target ? " --target-regs " : " -q --budget ", f);
-            fprintf(f, "%s --mode %s -o ", budget, mode);
+            fprintf(f, "%s --mode %s", budget, mode);
+            if (w->blocks.all[0]) fprintf(f, " --block %u,%u,%u", w->blocks.all[0], w->blocks.all[1], w->blocks.all[2]);
+            for (uint32_t k = 0; k < w->blocks.n; k++) {
+                fputs(" --block ", f);
+                sh_quote(f, w->blocks.k[k].arg);
+            }
+            fputs(" -o ", f);
             sh_quote(f, ptx);
             fputc('\n', f);
             passes++;
@@ -473,6 +494,8 @@ int cmd_nvcc(int argc, char **argv)
     wrap w;
     memset(&w, 0, sizeof w);
     w.ro.mode = RA_MODE_AFF;
+    w.ro.block_of = blk_option_shape;
+    w.ro.block_ctx = &w.blocks;
     w.nv = calloc((size_t)argc + 1, sizeof *w.nv);
     w.px = calloc((size_t)argc + 1, sizeof *w.px);
     if (!w.nv || !w.px) abort();

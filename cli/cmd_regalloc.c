@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "block_opt.h"
 #include "commands.h"
 #include "outfile.h"
 #include "printer.h"
@@ -12,7 +13,8 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray regalloc FILE|- --budget K [--mode linear|div|aff] [--kernel NAME]\n"
-          "                         [--max-threads N] [--smem-limit BYTES] [-q] [-o OUT|-]\n"
+          "                         [--max-threads N] [--smem-limit BYTES] [--block [KERNEL=]X,Y,Z]...\n"
+          "                         [-q] [-o OUT|-]\n"
           "       ptxray regalloc FILE|- --target-regs N [--arch sm_XX] [--mode div|aff] [...]\n"
           "Allocates registers with a budget of K 32-bit units per thread (64-bit values\n"
           "take two, predicates are not counted) by linear scan, spills what does not\n"
@@ -36,6 +38,9 @@ static void usage(FILE *o)
           "                 than ptxas alone; budgets from the pressure down are tried\n"
           "                 with ptxas -v (docs/regalloc.md, \"Target registers\")\n"
           "  --arch         ptxas's -arch for --target-regs (default: the .target)\n"
+          "  --block        the block shape of KERNEL, else of every function, for the\n"
+          "                 divergence analysis; repeatable (default: .reqntid, else\n"
+          "                 blockDim.x is assumed a multiple of 32)\n"
           "  -q             no summary\n"
           "  -o             output file (default stdout)\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
@@ -83,13 +88,17 @@ int cmd_regalloc(int argc, char **argv)
                                          {"smem-limit", required_argument, 0, 's'},
                                          {"target-regs", required_argument, 0, 'T'},
                                          {"arch", required_argument, 0, 'A'},
+                                         {"block", required_argument, 0, 'B'},
                                          {"output", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
+    blk_opts blocks = {0};
     ra_options o;
     memset(&o, 0, sizeof o);
     o.mode = RA_MODE_AFF;
+    o.block_of = blk_option_shape;
+    o.block_ctx = &blocks;
     const char *out = NULL;
     bool quiet = false, have_budget = false;
     unsigned target = 0;
@@ -119,6 +128,9 @@ int cmd_regalloc(int argc, char **argv)
             target = (unsigned)v;
             break;
         case 'A': arch = optarg; break;
+        case 'B':
+            if (!blk_add(&blocks, optarg, "regalloc")) return 2;
+            break;
         case 't':
             if (number("--max-threads", optarg, 1024, &v)) return 2;
             o.max_threads = (uint32_t)v;
@@ -151,6 +163,10 @@ int cmd_regalloc(int argc, char **argv)
     const char *shown = strcmp(path, "-") ? path : "<stdin>";
     ptx_module *m = cli_load(path, 1);
     if (!m) return 2;
+    if (!blk_check(&blocks, m, "regalloc", path)) {
+        ptx_module_free(m);
+        return 2;
+    }
     if (o.only) {
         const ptx_func *f = ptx_module_find_func(m, o.only);
         if (!f || !f->has_body) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "block_opt.h"
 #include "commands.h"
 #include "printer.h"
 #include "spillcost.h"
@@ -16,6 +17,7 @@ static void usage(FILE *o)
 {
     fputs("usage: ptxray spillcost FILE... --budgets K1,K2,... [--arch sm_XX]\n"
           "                          [--target-regs N] [--format text|json|csv] [--plot OUT.svg]\n"
+          "                          [--block [KERNEL=]X,Y,Z]...\n"
           "Runs the register-allocation pass (ptxray regalloc) in each mode (linear, div,\n"
           "aff) at each budget on every file and reports, per kernel, the values spilled\n"
           "and their divergence states, spill loads and stores by space (.shared/.local)\n"
@@ -33,6 +35,9 @@ static void usage(FILE *o)
           "  --format   text (default), json or csv (the per-kernel rows only)\n"
           "  --plot     SVG line chart (gnuplot) of the loop-weighted local-memory spill\n"
           "             instructions per mode across the budgets, and ptxas's spill bytes\n"
+          "  --block    the block shape of KERNEL, else of every kernel, for the divergence\n"
+          "             analysis; repeatable (default: .reqntid, else blockDim.x is assumed\n"
+          "             a multiple of 32)\n"
           "Without ptxas the ptxas columns are \"-\" and a note says so.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);
@@ -157,6 +162,7 @@ static char **body_names(const ptx_module *m, uint32_t *n)
 
 typedef struct ctx {
     sc_report *r;
+    blk_opts blocks;
     const char *ptxas;   /* NULL: no ptxas */
     char ptx[600], cubin[600];
 } ctx;
@@ -230,6 +236,8 @@ static void target_file(ctx *c, const char *path, const char *arch)
         ra_options o;
         memset(&o, 0, sizeof o);
         o.mode = modes[i] == SC_DIV ? RA_MODE_DIV : RA_MODE_AFF;
+        o.block_of = blk_option_shape;
+        o.block_ctx = &c->blocks;
         if (r->ntargets == r->captargets) {
             r->captargets = r->captargets ? 2 * r->captargets : 16;
             r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
@@ -259,6 +267,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
     if (arch_opt) snprintf(arch, sizeof arch, "%s", arch_opt);
     else if (tc_target_arch(m0, arch, sizeof arch)) note(r, "%s: no sm_ target and no --arch: ptxas not run", path);
     bool debug = tc_target_debug(m0);
+    blk_mark(&c->blocks, m0);
     uint32_t nb;
     char **names = body_names(m0, &nb);
     ptx_module_free(m0);
@@ -275,6 +284,8 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             ra_options o;
             memset(&o, 0, sizeof o);
             o.mode = modes[mi];
+            o.block_of = blk_option_shape;
+            o.block_ctx = &c->blocks;
             o.budget = r->budgets[bi];
             ra_stats st;
             ptx_diags d;
@@ -358,10 +369,13 @@ int cmd_spillcost(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"plot", required_argument, 0, 'p'},
                                          {"target-regs", required_argument, 0, 'T'},
+                                         {"block", required_argument, 0, 'B'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     sc_report r;
     memset(&r, 0, sizeof r);
+    ctx cx;
+    memset(&cx, 0, sizeof cx);
     const char *arch = NULL, *plot = NULL;
     enum sc_format fmt = SC_TEXT;
     int c;
@@ -392,6 +406,12 @@ int cmd_spillcost(int argc, char **argv)
             }
             break;
         case 'p': plot = optarg; break;
+        case 'B':
+            if (!blk_add(&cx.blocks, optarg, "spillcost")) {
+                free(r.budgets);
+                return 2;
+            }
+            break;
         case 'T': {
             char *end;
             errno = 0;
@@ -429,8 +449,6 @@ int cmd_spillcost(int argc, char **argv)
         free(r.budgets);
         return 2;
     }
-    ctx cx;
-    memset(&cx, 0, sizeof cx);
     cx.r = &r;
     cx.ptxas = tc_find_ptxas();
     r.have_ptxas = cx.ptxas != NULL;
@@ -452,6 +470,7 @@ int cmd_spillcost(int argc, char **argv)
         unlink(cx.cubin);
         rmdir(tmp);
     }
+    if (!rc && !blk_check_seen(&cx.blocks, "spillcost")) rc = 2;
     if (!rc && plot && sc_plot(&r, gnuplot, plot)) rc = 2;
     if (!rc) {
         sc_print(stdout, &r, fmt);

@@ -12,7 +12,7 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray uniformize FILE [--kernel NAME] [--analysis simple|affine|affine2]\n"
-          "                         [--block X,Y,Z] [--assume-tid-yz-uniform] [-o OUT]\n"
+          "                         [--block [KERNEL=]X,Y,Z]... [--assume-tid-yz-uniform] [-o OUT]\n"
           "Writes FILE with every conditional branch that the divergence analysis\n"
           "proves uniform marked .uni: \"@%p bra L\" becomes \"@%p bra.uni L\", a\n"
           "brx.idx with a uniform index \"brx.idx.uni\".  Nothing else changes, byte\n"
@@ -25,8 +25,9 @@ static void usage(FILE *o)
 
 typedef struct counts {
     uint32_t rewritten, already, already_unproven, divergent, unreachable;
-    uint32_t conditional; /* uniform only under the default block shape assumption: left as written */
-    uint32_t nfuncs, reqntid, tid_y, tid_z;
+    uint32_t conditional; /* uniform only on the default block-shape assumption: left as written */
+    unsigned cond;        /* the bits of those */
+    uint32_t nfuncs, origin[BLK_NORIGINS], tid_y, tid_z;
 } counts;
 
 typedef struct edits {
@@ -72,15 +73,17 @@ static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, 
         }
         bool uniform = dr_stmt_uniform(r, i);
         /* .uni on a branch that a launch of another shape splits is
-         * undefined behaviour: a verdict that rests on the default
-         * assumption is not enough to rewrite */
-        bool conditional = uniform && dr_stmt_cond(r, i);
+         * undefined behaviour: a verdict that rests on the default shape
+         * assumption is reported, not written */
+        unsigned c = uniform ? dr_stmt_cond(r, i) : 0;
         if (already) {
             k->already++;
             k->already_unproven += !uniform;
         } else if (!uniform) k->divergent++;
-        else if (conditional) k->conditional++;
-        else {
+        else if (c) {
+            k->conditional++;
+            k->cond |= c;
+        } else {
             const char *end = in->opcode + in->opcode_len;
             if (in->opcode < m->src || end > m->src + m->src_len) return -1;
             add_edit(e, (size_t)(end - m->src));
@@ -92,23 +95,22 @@ static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, 
 
 static void put_summary(const char *path, const counts *k, const dr_config *c)
 {
-    fprintf(stderr, "ptxray uniformize: %s: %u rewritten to .uni, %u already .uni", strcmp(path, "-") ? path : "<stdin>",
-            k->rewritten, k->already);
+    fprintf(stderr, "ptxray uniformize: %s: %u rewritten to .uni", strcmp(path, "-") ? path : "<stdin>", k->rewritten);
+    fprintf(stderr, ", %u already .uni", k->already);
     if (k->already_unproven) fprintf(stderr, " (%u of them not proven uniform)", k->already_unproven);
     fprintf(stderr, ", %u left divergent", k->divergent);
     if (k->conditional)
         fprintf(stderr, ", %u left as written (uniform only if %s: give --block to mark them)", k->conditional,
-                div_cond_text(DIV_COND_X32));
+                div_cond_text(k->cond));
     if (k->unreachable) fprintf(stderr, ", %u unreachable left as written", k->unreachable);
     fprintf(stderr, "; %s analysis", div_analysis_name(c->analysis));
     if (!k->nfuncs) {
         fputs(", no function with a body\n", stderr);
         return;
     }
-    if (c->div.block[0]) fprintf(stderr, ", block %u,%u,%u (--block)", c->div.block[0], c->div.block[1], c->div.block[2]);
-    else if (!k->reqntid) fputs(", block shape unknown", stderr);
-    else if (k->reqntid == k->nfuncs) fputs(", block shape from .reqntid", stderr);
-    else fprintf(stderr, ", block shape from .reqntid in %u of %u functions, else unknown", k->reqntid, k->nfuncs);
+    char shape[512];
+    blk_summary(&c->blocks, k->origin, shape, sizeof shape);
+    fprintf(stderr, ", %s", shape);
     if (c->div.assume_tid_yz_uniform) fputs(", %tid.y/%tid.z assumed warp-uniform", stderr);
     else {
         const char *dims[2] = {"y", "z"};
@@ -133,7 +135,7 @@ int cmd_uniformize(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
-    dr_config c = {DIV_AN_AFFINE, {{0, 0, 0}, false}, 0};
+    dr_config c = {.analysis = DIV_AN_AFFINE};
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "k:o:h", opts, NULL)) != -1) {
@@ -158,10 +160,14 @@ int cmd_uniformize(int argc, char **argv)
     counts k = {0};
     edits e = {0};
     int rc = 0;
+    if (!blk_check(&c.blocks, m, "uniformize", path)) rc = 2;
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
-        div_result *r = div_analyse(&p->funcs[i], c.analysis, &c.div, &p->a);
+        div_options o = c.div;
+        enum blk_origin from = blk_resolve(&c.blocks, p->funcs[i].fn, o.block);
+        if (from > BLK_ALL) memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
+        div_result *r = div_analyse(&p->funcs[i], c.analysis, &o, &p->a);
         k.nfuncs++;
-        k.reqntid += !strcmp(dr_shape_source(p->funcs[i].fn, &c.div), "reqntid");
+        k.origin[from]++;
         k.tid_y += r->tid_y_uniform;
         k.tid_z += r->tid_z_uniform;
         if (visit(m, &p->funcs[i], r, &k, &e)) {

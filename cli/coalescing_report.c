@@ -179,20 +179,28 @@ static json_t *src_json(const src_pos *p)
 
 static json_t *int_or_null(bool known, int64_t v) { return known ? json_integer(v) : json_null(); }
 
-static json_t *block_json(const coal_func *f)
+const blk_opts *coal_blocks(const coal_options *o)
+{
+    return o && o->block_of == blk_option_shape ? o->block_ctx : NULL;
+}
+
+enum blk_origin coal_block_origin(const coal_options *o, const coal_func *f)
+{
+    uint32_t b[3];
+    if (f->origin != COAL_ORIGIN_OPTION) return f->origin == COAL_ORIGIN_REQNTID ? BLK_REQNTID : BLK_DEFAULT;
+    return coal_blocks(o) ? blk_resolve(coal_blocks(o), f->pf->fn, b) : BLK_ALL;
+}
+
+static json_t *block_json(const coal_report_ctx *c, const coal_func *f)
 {
     json_t *b = json_object();
-    if (wl_shape_known(&f->shape)) {
-        json_t *s = json_array();
-        for (int i = 0; i < 3; i++) json_array_append_new(s, json_integer(f->shape.block[i]));
-        json_object_set_new(b, "shape", s);
-    } else json_object_set_new(b, "shape", json_null());
-    json_object_set_new(b, "origin", json_string(coal_origin_name((enum coal_origin)f->origin)));
+    json_object_set_new(b, "shape", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
+    json_object_set_new(b, "origin", json_string(blk_origin_text(coal_block_origin(c->opts, f))));
     json_object_set_new(b, "assumed",
                         json_string(wl_shape_known(&f->shape)
                                         ? "every warp of the block evaluated; the worst one reported"
-                                        : "x extent a multiple of 32: each warp is 32 consecutive tid.x with one "
-                                          "tid.y and tid.z"));
+                                        : BLK_DEFAULT_TEXT ": each warp is 32 consecutive tid.x with one "
+                                                           "tid.y and tid.z"));
     return b;
 }
 
@@ -267,17 +275,12 @@ json_t *coal_assumptions_json(const coal_report_ctx *c)
 {
     json_t *a = json_object();
     json_t *b = json_object();
-    if (c->opts && c->opts->block[0]) {
-        json_t *s = json_array();
-        for (int i = 0; i < 3; i++) json_array_append_new(s, json_integer(c->opts->block[i] ? c->opts->block[i] : 1));
-        json_object_set_new(b, "shape", s);
-        json_object_set_new(b, "origin", json_string("--block"));
-    } else {
-        json_object_set_new(b, "shape", json_null());
-        json_object_set_new(b, "origin", json_string("per kernel: .reqntid, else the default"));
-    }
-    json_object_set_new(b, "default", json_string("x extent a multiple of 32 (so tid.y and tid.z are the same in all "
-                                                  "lanes of a warp)"));
+    const blk_opts *bo = coal_blocks(c->opts);
+    json_object_set_new(b, "shape", bo ? blk_shape_json(bo->all) : json_null());
+    json_object_set_new(b, "per_kernel", blk_kernels_json(bo));
+    json_object_set_new(b, "origin", json_string(BLK_ORDER_TEXT));
+    json_object_set_new(b, "default", json_string(BLK_DEFAULT_TEXT " (so tid.y and tid.z are the same in all "
+                                                                   "lanes of a warp)"));
     json_object_set_new(a, "block", b);
     json_object_set_new(a, "warp_size", json_integer(32));
     json_object_set_new(a, "sector_bytes", json_integer(COAL_SECTOR));
@@ -306,7 +309,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
         json_t *k = json_object();
         json_object_set_new(k, "name", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
         json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
-        json_object_set_new(k, "block", block_json(f));
+        json_object_set_new(k, "block", block_json(c, f));
         json_t *acc = json_array(), *sh = json_array();
         uint32_t n[5] = {0};
         for (uint32_t j = 0; j < f->nacc; j++) {
@@ -571,11 +574,9 @@ void coal_report_text(FILE *o, const coal_report_ctx *c)
     if (tot[4]) fprintf(o, " (%u not analysed)", tot[4]);
     if (generic) fprintf(o, "; %u generic accesses not proven global or shared (not analysed)", generic);
     fputc('\n', o);
-    if (c->opts && c->opts->block[0])
-        fprintf(o, "assumed: block %ux%ux%u (--block)", c->opts->block[0], c->opts->block[1] ? c->opts->block[1] : 1,
-                c->opts->block[2] ? c->opts->block[2] : 1);
-    else
-        fprintf(o, "assumed: block shape from .reqntid, else an x extent that is a multiple of 32 "
-                   "(--block X,Y,Z to give one)");
-    fprintf(o, "; allocations 256-byte aligned; no index wraparound\n");
+    uint32_t origin[BLK_NORIGINS] = {0};
+    for (uint32_t i = 0; i < c->res->nfuncs; i++) origin[coal_block_origin(c->opts, &c->res->f[i])]++;
+    char shape[512];
+    blk_summary(coal_blocks(c->opts), origin, shape, sizeof shape);
+    fprintf(o, "assumed: %s; allocations 256-byte aligned; no index wraparound\n", shape);
 }

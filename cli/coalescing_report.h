@@ -7,6 +7,7 @@
 #define PTXRAY_COALESCING_REPORT_H
 #include <jansson.h>
 #include <stdio.h>
+#include "block_opt.h"
 #include "coalescing.h"
 #include "srcloc.h"
 
@@ -30,6 +31,10 @@ void coal_report_text(FILE *o, const coal_report_ctx *c);
 
 /* The model's assumptions (uses c->opts only). */
 json_t *coal_assumptions_json(const coal_report_ctx *c);
+/* The --block options behind o (NULL when it has none), and the origin of
+ * f's block shape. */
+const blk_opts *coal_blocks(const coal_options *o);
+enum blk_origin coal_block_origin(const coal_options *o, const coal_func *f);
 
 /* The SARIF pieces, shared with `ptxray check`: a log with one run whose
  * driver lists the coalescing rules (*run and *rules point into it; add

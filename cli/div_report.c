@@ -2,7 +2,6 @@
  * branches with their .loc, the listed values and the statistics.  The
  * text and JSON writers are in div_report_out.c. */
 #include "div_report.h"
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,40 +13,6 @@ bool dr_parse_analysis(const char *s, enum div_analysis *a)
             return true;
         }
     return false;
-}
-
-bool dr_parse_block(const char *s, uint32_t block[3], char *err, size_t n)
-{
-    const char *p = s;
-    unsigned long long total = 1;
-    for (int i = 0; i < 3; i++) block[i] = 1;
-    for (int i = 0; i < 3; i++) {
-        if (*p < '0' || *p > '9') {
-            snprintf(err, n, "--block '%s': expected X[,Y[,Z]], positive integers separated by commas", s);
-            return false;
-        }
-        errno = 0;
-        char *e;
-        unsigned long long v = strtoull(p, &e, 10);
-        if (v == 0 || v > 1024 || errno) {
-            snprintf(err, n, "--block '%s': each extent must be between 1 and 1024", s);
-            return false;
-        }
-        block[i] = (uint32_t)v;
-        total *= v;
-        p = e;
-        if (!*p) break;
-        if (*p != ',' || i == 2) {
-            snprintf(err, n, "--block '%s': expected X[,Y[,Z]], positive integers separated by commas", s);
-            return false;
-        }
-        p++;
-    }
-    if (total > 1024) {
-        snprintf(err, n, "--block '%s': %llu threads; a block has at most 1024", s, total);
-        return false;
-    }
-    return true;
 }
 
 bool dr_parse_values(const char *s, unsigned *mask)
@@ -79,16 +44,12 @@ bool dr_parse_values(const char *s, unsigned *mask)
 
 int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd)
 {
-    char err[256];
     switch (c) {
     case 'a':
         if (dr_parse_analysis(arg, &cfg->analysis)) return 0;
         fprintf(stderr, "ptxray %s: unknown analysis '%s' (simple, affine or affine2)\n", cmd, arg);
         return -1;
-    case 'b':
-        if (dr_parse_block(arg, cfg->div.block, err, sizeof err)) return 0;
-        fprintf(stderr, "ptxray %s: %s\n", cmd, err);
-        return -1;
+    case 'b': return blk_add(&cfg->blocks, arg, cmd) ? 0 : -1;
     case 'u': cfg->div.assume_tid_yz_uniform = true; return 0;
     default: return 1;
     }
@@ -107,14 +68,6 @@ bool dr_stmt_uniform(const div_result *r, uint32_t stmt)
     return in->op != PTX_OPC_BRX || value_uniform(r, ssa_use_value(s, stmt, 0));
 }
 
-unsigned dr_stmt_cond(const div_result *r, uint32_t stmt)
-{
-    const ssa_func *s = r->pf->ssa;
-    const ptx_inst *in = &s->fn->stmts[stmt]->u.inst;
-    uint32_t g = ssa_guard_value(s, stmt), x = in->op == PTX_OPC_BRX ? ssa_use_value(s, stmt, 0) : SSA_NONE;
-    return (g == SSA_NONE ? 0u : r->cond[g]) | (x == SSA_NONE ? 0u : r->cond[x]);
-}
-
 bool dr_branch_uniform(const div_result *r, uint32_t b)
 {
     const cfg_block *bb = &r->pf->g->blocks[b];
@@ -122,17 +75,28 @@ bool dr_branch_uniform(const div_result *r, uint32_t b)
     return bb->term == CFG_NONE || dr_stmt_uniform(r, bb->term);
 }
 
-static bool has_reqntid(const ptx_func *fn)
+static unsigned value_cond(const div_result *r, uint32_t v) { return v == SSA_NONE || !r->cond ? 0 : r->cond[v]; }
+
+unsigned dr_stmt_cond(const div_result *r, uint32_t stmt)
 {
-    for (uint32_t i = 0; i < fn->nfdirs; i++)
-        if (ptx_str_eq(fn->fdirs[i].name, ".reqntid")) return true;
-    return false;
+    const ssa_func *s = r->pf->ssa;
+    if (!dr_stmt_uniform(r, stmt)) return 0;
+    unsigned c = value_cond(r, ssa_guard_value(s, stmt));
+    return s->fn->stmts[stmt]->u.inst.op == PTX_OPC_BRX ? c | value_cond(r, ssa_use_value(s, stmt, 0)) : c;
 }
 
-const char *dr_shape_source(const ptx_func *fn, const div_options *o)
+unsigned dr_branch_cond(const div_result *r, uint32_t b)
 {
-    if (o && o->block[0]) return "option";
-    return has_reqntid(fn) ? "reqntid" : "unknown";
+    const cfg_block *bb = &r->pf->g->blocks[b];
+    if (!dr_branch_uniform(r, b)) return 0;
+    return div_branch_cond(r, b) | (bb->term == CFG_NONE ? 0 : dr_stmt_cond(r, bb->term));
+}
+
+const char *dr_verdict_text(const char *verdict, unsigned cond, char *buf, size_t n)
+{
+    if (cond) snprintf(buf, n, "%s (if %s)", verdict, div_cond_text(cond));
+    else snprintf(buf, n, "%s", verdict);
+    return buf;
 }
 
 const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, char *buf, size_t n)
@@ -142,7 +106,8 @@ const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, ch
     unsigned long long span = dim == 1 ? x : (unsigned long long)x * y;
     const char *what = dim == 1 ? "the x extent" : "x*y";
     if (o && o->assume_tid_yz_uniform) snprintf(buf, n, "--assume-tid-yz-uniform");
-    else if (!x) snprintf(buf, n, "assumed: the block shape is unknown and %s", div_cond_text(DIV_COND_X32));
+    else if (!x && r->shape_assumed) snprintf(buf, n, "assumed: " BLK_DEFAULT_TEXT);
+    else if (!x) snprintf(buf, n, "the block shape is unknown");
     else if (uni == (span % 32 == 0)) snprintf(buf, n, "%s, %llu, is %sa multiple of 32", what, span, uni ? "" : "not ");
     else if (uni && (dim == 1 ? y : z) == 1) snprintf(buf, n, "the %s extent is 1", dim == 1 ? "y" : "z");
     else snprintf(buf, n, "block shape %u,%u,%u", x, y, z);
@@ -230,10 +195,14 @@ static void collect_branches(dr_func *f, arena *a)
     f->nbranches = k;
 }
 
-void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, arena *a)
+void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, arena *a)
 {
     memset(f, 0, sizeof *f);
     f->pf = pf;
+    f->div = *o;
+    uint32_t shape[3];
+    f->origin = (uint8_t)blk_resolve(blocks, pf->fn, shape);
+    if (f->origin <= BLK_ALL) memcpy(f->div.block, shape, sizeof shape); /* else the analysis reads .reqntid */
     collect_branches(f, a);
     const ssa_func *s = pf->ssa;
     uint32_t n = 0;
@@ -256,7 +225,7 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, arena *a)
     free(keys);
     free(blines);
     for (int an = 0; an < DR_NAN; an++) {
-        div_result *r = div_analyse(pf, (enum div_analysis)an, o, a);
+        div_result *r = div_analyse(pf, (enum div_analysis)an, &f->div, a);
         dr_stats *st = &f->st[an];
         f->r[an] = r;
         st->values = n;

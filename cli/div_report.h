@@ -7,14 +7,16 @@
 #define PTXRAY_DIV_REPORT_H
 #include <jansson.h>
 #include <stdio.h>
+#include "block_opt.h"
 #include "divergence.h"
 
 #define DR_NAN 3 /* number of analyses: indexes of r[] and st[] are div_analysis */
 
 typedef struct dr_config {
     enum div_analysis analysis; /* the one whose verdicts are listed */
-    div_options div;            /* block all zero unless --block was given */
+    div_options div;            /* block all zero: each function's comes from blocks */
     unsigned list;              /* bit s set: list the values whose state is s */
+    blk_opts blocks;            /* --block */
 } dr_config;
 
 /* One analysis over one function, counting only what is listed: values
@@ -33,6 +35,8 @@ typedef struct dr_branch {
 
 typedef struct dr_func {
     const prog_func *pf;
+    div_options div;          /* the options used: the function's --block shape */
+    uint8_t origin;           /* blk_origin of its block shape */
     div_result *r[DR_NAN];
     dr_stats st[DR_NAN];
     uint32_t nbranches;
@@ -47,9 +51,6 @@ typedef struct dr_func {
 
 /* "simple", "affine", "affine2"; false for anything else. */
 bool dr_parse_analysis(const char *s, enum div_analysis *a);
-/* "X[,Y[,Z]]" (missing extents are 1) into block; false with the reason in
- * err.  Extents are CUDA's: positive, at most 1024 threads in all. */
-bool dr_parse_block(const char *s, uint32_t block[3], char *err, size_t n);
 /* "all", "none", or states separated by commas ("divergent,affine") into
  * a dr_config.list mask; false for anything else. */
 bool dr_parse_values(const char *s, unsigned *mask);
@@ -59,9 +60,10 @@ bool dr_parse_values(const char *s, unsigned *mask);
  * handled, -1 after printing an error prefixed by cmd. */
 int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd);
 
-/* Runs the three analyses on pf (memory from a) and collects what is
- * listed and counted. */
-void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, arena *a);
+/* Runs the three analyses on pf (memory from a), with o and the block
+ * shape blocks gives pf (NULL: o's), and collects what is listed and
+ * counted. */
+void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, arena *a);
 
 /* Whether the branch ending block b is proven uniform: its gate, and for a
  * guarded brx.idx both guard and index, are uniform. */
@@ -69,11 +71,12 @@ bool dr_branch_uniform(const div_result *r, uint32_t b);
 /* The same for any bra/brx.idx statement (a guarded bra to the next block
  * has one successor but still a guard). */
 bool dr_stmt_uniform(const div_result *r, uint32_t stmt);
-/* The DIV_COND_* bits that statement's uniform verdict rests on. */
+/* The DIV_COND_* bits those verdicts rest on (0 for a divergent one). */
+unsigned dr_branch_cond(const div_result *r, uint32_t b);
 unsigned dr_stmt_cond(const div_result *r, uint32_t stmt);
+/* "uniform", or "uniform (if blockDim.x is a multiple of 32)" with cond bits. */
+const char *dr_verdict_text(const char *verdict, unsigned cond, char *buf, size_t n);
 
-/* Where the block shape came from: "option", "reqntid" or "unknown". */
-const char *dr_shape_source(const ptx_func *fn, const div_options *o);
 /* Why %tid.y (dim 1) or %tid.z (dim 2) was treated as it was. */
 const char *dr_tid_reason(const div_result *r, const div_options *o, int dim, char *buf, size_t n);
 

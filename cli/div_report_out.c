@@ -47,16 +47,16 @@ static char *src_text(const src_files *m, const ptx_locinfo *l)
 static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
-    const char *from = dr_shape_source(f->pf->fn, &c->div);
     char why[128];
     fprintf(o, "  analysis: %s (%s)\n", div_analysis_name(c->analysis), paper_section[c->analysis]);
-    if (!strcmp(from, "unknown")) fputs("  block shape: unknown (no --block, no .reqntid)\n", o);
+    if (f->origin == BLK_DEFAULT)
+        fputs("  block shape: unknown; assumed " BLK_DEFAULT_TEXT " (verdicts that rely on it say so)\n", o);
     else fprintf(o, "  block shape: %u,%u,%u (from %s)\n", r->block[0], r->block[1], r->block[2],
-                 !strcmp(from, "option") ? "--block" : ".reqntid");
+                 blk_origin_text(f->origin));
     fprintf(o, "  %%tid.y: %s (%s)\n", r->tid_y_uniform ? "warp-uniform" : "divergent",
-            dr_tid_reason(r, &c->div, 1, why, sizeof why));
+            dr_tid_reason(r, &f->div, 1, why, sizeof why));
     fprintf(o, "  %%tid.z: %s (%s)\n", r->tid_z_uniform ? "warp-uniform" : "divergent",
-            dr_tid_reason(r, &c->div, 2, why, sizeof why));
+            dr_tid_reason(r, &f->div, 2, why, sizeof why));
     if (c->analysis != DIV_AN_SIMPLE) fputs("  " NO_WRAP "\n", o);
 }
 
@@ -75,7 +75,7 @@ static void text_branches(FILE *o, const src_files *m, const dr_func *f, const d
     table_cell(&t, "source");
     for (uint32_t i = 0; i < f->nbranches; i++) {
         const dr_branch *br = &f->branches[i];
-        char name[256], gate[256] = "-";
+        char name[256], gate[256] = "-", verdict[128];
         uint32_t gv;
         bool neg;
         if (gsa_branch_gate(pf->ssa, br->block, &gv, &neg) && gv != SSA_NONE)
@@ -84,7 +84,8 @@ static void text_branches(FILE *o, const src_files *m, const dr_func *f, const d
         table_cell(&t, "%u", pf->fn->stmts[br->stmt]->loc.line);
         table_cell(&t, "%s", cfg_block_name(pf->g, br->block, name, sizeof name));
         table_cell(&t, "%s", gate);
-        table_cell(&t, "%s", dr_branch_uniform(r, br->block) ? "uniform" : "divergent");
+        table_cell(&t, "%s", dr_verdict_text(dr_branch_uniform(r, br->block) ? "uniform" : "divergent",
+                                             dr_branch_cond(r, br->block), verdict, sizeof verdict));
         table_cell(&t, "%s", src);
         free(src);
     }
@@ -111,11 +112,12 @@ static void text_values(FILE *o, const dr_func *f, const dr_config *c)
     for (uint32_t i = 0; i < f->nvalues; i++) {
         uint32_t v = f->values[i];
         if (!(c->list >> r->state[v] & 1)) continue;
-        char name[256], text[512];
+        char name[256], text[512], state[128];
         table_cell(&t, "%u", f->lines[i]);
         table_cell(&t, "%s", ssa_value_name(pf->ssa, v, name, sizeof name));
         table_cell(&t, "%s", dr_value_kind(pf, v));
-        table_cell(&t, "%s", div_state_name((enum div_state)r->state[v]));
+        table_cell(&t, "%s", dr_verdict_text(div_state_name((enum div_state)r->state[v]), r->cond ? r->cond[v] : 0,
+                                             state, sizeof state));
         table_cell(&t, "%s", div_value_text(r, v, text, sizeof text));
         table_cell(&t, "%s", r->source[v] != DIV_SRC_NONE ? div_source_name((enum div_source)r->source[v]) : "");
     }
@@ -213,20 +215,20 @@ static json_t *jcoeffs(const div_result *r, uint32_t v)
     return o;
 }
 
+/* the assumptions a verdict rests on (DIV_COND_*), null for none */
+static json_t *jcond(unsigned cond) { return cond ? json_string(div_cond_text(cond)) : json_null(); }
+
 static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
-    const char *from = dr_shape_source(f->pf->fn, &c->div);
     char why[128];
     json_t *o = json_object();
-    json_object_set_new(o, "block", strcmp(from, "unknown") ? json_pack("[iii]", (json_int_t)r->block[0],
-                                                                        (json_int_t)r->block[1], (json_int_t)r->block[2])
-                                                            : json_null());
-    json_object_set_new(o, "block_from", json_string(from));
+    json_object_set_new(o, "block", f->origin == BLK_DEFAULT ? json_null() : blk_shape_json(r->block));
+    json_object_set_new(o, "block_from", json_string(blk_origin_text(f->origin)));
     json_object_set_new(o, "tid_y_uniform", json_boolean(r->tid_y_uniform));
-    json_object_set_new(o, "tid_y_why", json_string(dr_tid_reason(r, &c->div, 1, why, sizeof why)));
+    json_object_set_new(o, "tid_y_why", json_string(dr_tid_reason(r, &f->div, 1, why, sizeof why)));
     json_object_set_new(o, "tid_z_uniform", json_boolean(r->tid_z_uniform));
-    json_object_set_new(o, "tid_z_why", json_string(dr_tid_reason(r, &c->div, 2, why, sizeof why)));
+    json_object_set_new(o, "tid_z_why", json_string(dr_tid_reason(r, &f->div, 2, why, sizeof why)));
     return o;
 }
 
@@ -248,6 +250,7 @@ static json_t *jbranches(const src_files *m, const dr_func *f, const div_result 
         json_object_set_new(o, "gate", jname_value(pf->ssa, gv));
         json_object_set_new(o, "src", jsrc(m, br->src));
         json_object_set_new(o, "verdict", json_string(dr_branch_uniform(r, br->block) ? "uniform" : "divergent"));
+        json_object_set_new(o, "condition", jcond(dr_branch_cond(r, br->block)));
         json_array_append_new(a, o);
     }
     return a;
@@ -271,6 +274,7 @@ static json_t *jvalues(const dr_func *f, const div_result *r, unsigned list)
         json_object_set_new(o, "source", r->source[v] != DIV_SRC_NONE
                                              ? json_string(div_source_name((enum div_source)r->source[v]))
                                              : json_null());
+        json_object_set_new(o, "condition", jcond(r->cond ? r->cond[v] : 0));
         json_array_append_new(a, o);
     }
     return a;
@@ -302,10 +306,8 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
     json_object_set_new(an, "description", json_string(paper_section[c->analysis]));
     json_object_set_new(root, "analysis", an);
     json_t *as = json_object();
-    json_object_set_new(as, "block_option", c->div.block[0] ? json_pack("[iii]", (json_int_t)c->div.block[0],
-                                                                        (json_int_t)c->div.block[1],
-                                                                        (json_int_t)c->div.block[2])
-                                                            : json_null());
+    json_object_set_new(as, "block_option", blk_shape_json(c->blocks.all));
+    json_object_set_new(as, "block_per_kernel", blk_kernels_json(&c->blocks));
     json_object_set_new(as, "assume_tid_yz_uniform", json_boolean(c->div.assume_tid_yz_uniform));
     json_object_set_new(as, "no_wraparound", json_boolean(c->analysis != DIV_AN_SIMPLE));
     json_object_set_new(as, "value_kinds", json_pack("[ssss]", "inst", "gamma", "mu", "eta"));

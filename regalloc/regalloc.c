@@ -86,13 +86,14 @@ typedef struct placer {
     ra_absvals *av;
 } placer;
 
-static void need_placer(placer *pl, prog_func *pf, const ra_live *L, enum ra_mode mode, arena *a)
+static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const ra_options *o, arena *a)
 {
     if (pl->av) return;
     if (!pf->gsa) pf->gsa = gsa_build(pf->ssa);
     div_options dopt;
     memset(&dopt, 0, sizeof dopt);
-    div_result *dr = div_analyse(pf, mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
+    if (o->block_of && !o->block_of(o->block_ctx, pf->fn, dopt.block)) memset(dopt.block, 0, sizeof dopt.block);
+    div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
     pl->ri = ra_reginfo_build(pf, L, a);
     pl->unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
     pl->av = ra_absvals_build(pf, dr, L, a);
@@ -126,7 +127,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
     uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
 
     if (o->only_nonlocal) {
-        need_placer(&pl, pf, L, o->mode, a);
+        need_placer(&pl, pf, L, o, a);
         /* where each register would go if it were spilled: those bound for
          * .local are taken out of the scan's choice, so that it picks the
          * nonlocal candidates with the farthest next use instead */
@@ -149,7 +150,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
             local_bytes = slot_bytes = moved = 0;
             break;
         }
-        need_placer(&pl, pf, L, o->mode, a);
+        need_placer(&pl, pf, L, o, a);
         ra_place(pf, pl.av, pl.ri, pl.unstable, L, sc.spilled, o, sp);
         if (!have_static && any_shared(sp, L->nregs)) {
             fs->static_shared = ra_static_shared(m, fn);

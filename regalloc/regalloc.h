@@ -75,6 +75,11 @@ typedef struct ra_options {
      * of `ptxray regalloc` and the tests ask for it; the benchmark and the
      * nvcc/--target-regs paths do not. */
     bool measure_after;
+    /* The block shape of fn for the divergence analysis (--block): true
+     * with block[] filled; false or NULL: .reqntid, else the analysis's
+     * default assumption. */
+    bool (*block_of)(const void *ctx, const ptx_func *fn, uint32_t block[3]);
+    const void *block_ctx;
 } ra_options;
 
 #define RA_NOT_MEASURED UINT32_MAX

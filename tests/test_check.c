@@ -123,6 +123,7 @@ Test(check, exit_codes)
     snprintf(want, sizeof want,
              "%s:18:2: warning: uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4 [uncoalesced]\n"
              "%s:18:2: note: in strided, from k.cu:5:3\n"
+             "assumed: block shape unknown, assumed blockDim.x is a multiple of 32\n"
              "ptxray check: 1 files, 1 findings (uncoalesced 1, misaligned 0, bank-conflict 0), 0 suppressed by the "
              "baseline; failing on uncoalesced,misaligned,bank-conflict\n",
              tmp_path(&t, "strided.ptx"), tmp_path(&t, "strided.ptx"));
@@ -355,7 +356,7 @@ Test(check_analyze, ptx_report)
              "assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
              "wraparound\n"
              "\n== kernel strided ==\n"
-             "block: not known; assumed an x extent that is a multiple of 32\n"
+             "block: unknown; assumed blockDim.x is a multiple of 32\n"
              "values: 13; uniform 30.8%%, affine 53.8%%, divergent 15.4%% (affine analysis, degree 2)\n"
              "branches: 0 conditional, 0 not proven uniform\n"
              /* rd3, rd4, r1, f1 and rd7 before the store's address: 2 + 2 + 1 + 1 + 2 */

@@ -295,7 +295,7 @@ Test(coalescing, widths_and_layouts)
  * the ideal, so not flagged; a[tid.x*N + tid.y] still is. */
 Test(coalescing, block_16x16_rows)
 {
-    coal_options o = {{16, 16, 1}, NULL};
+    coal_options o = {.block = {16, 16, 1}};
     cx x = load_opts("tests/data/coalescing/widths.ptx", &o);
     const coal_func *f = func(&x, "col_major");
     cr_expect_eq(f->origin, COAL_ORIGIN_OPTION);

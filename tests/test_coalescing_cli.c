@@ -67,7 +67,9 @@ Test(coalescing_cli, usage_errors)
         char *a[] = {BIN, "coalescing", "--block", (char *)blocks[i], fig1, NULL};
         char *err;
         cr_expect_eq(tu_run(a, NULL, &err), 2, "--block %s", blocks[i]);
-        cr_expect(strstr(err, "bad --block") != NULL, "%s", err);
+        char want[64];
+        snprintf(want, sizeof want, "ptxray coalescing: --block '%s': ", blocks[i]);
+        cr_expect(strstr(err, want) != NULL, "%s", err);
         free(err);
     }
     char *b[] = {BIN, "coalescing", "--format", "xml", fig1, NULL};

@@ -149,7 +149,8 @@ static void check_schema(json_t *root, const char *an, size_t nkernels)
         cr_expect(json_is_string(json_object_get(k, "name")));
         json_t *ka = json_object_get(k, "assumptions");
         cr_expect(one_of(json_string_value(json_object_get(ka, "block_from")),
-                         (const char *const[]){"option", "reqntid", "unknown", NULL}));
+                         (const char *const[]){"--block KERNEL=", "--block", ".reqntid",
+                                               "default: blockDim.x a multiple of 32", NULL}));
         cr_expect(json_is_boolean(json_object_get(ka, "tid_y_uniform")));
         cr_expect(json_is_string(json_object_get(ka, "tid_z_why")));
         json_array_foreach(json_object_get(k, "branches"), j, x) {
@@ -395,7 +396,7 @@ Test(div_cli, kernel_and_block_shape_sources)
     json_t *ks = json_object_get(root, "kernels");
     cr_assert_eq(json_array_size(ks), 1);
     json_t *as = json_object_get(json_array_get(ks, 0), "assumptions");
-    cr_expect_str_eq(json_string_value(json_object_get(as, "block_from")), "reqntid");
+    cr_expect_str_eq(json_string_value(json_object_get(as, "block_from")), ".reqntid");
     cr_expect_eq(json_integer_value(json_array_get(json_object_get(as, "block"), 0)), 128);
     cr_expect(json_is_true(json_object_get(as, "tid_y_uniform")));
     cr_expect_str_eq(json_string_value(json_object_get(as, "tid_y_why")), "the x extent, 128, is a multiple of 32");
@@ -544,7 +545,8 @@ Test(div_cli, uniformize_fig8_simple)
     cr_expect_str_eq(out, want);
     cr_expect(strstr(out, "\t@%p1 bra \t$l15;") != NULL);
     cr_expect_str_eq(err, "ptxray uniformize: " FIG8 ": 1 rewritten to .uni, 0 already .uni, 1 left divergent; "
-                          "simple analysis, block shape unknown, %tid.y warp-uniform, %tid.z warp-uniform\n");
+                          "simple analysis, block shape unknown, assumed blockDim.x is a multiple of 32, %tid.y warp-uniform, "
+                          "%tid.z warp-uniform\n");
     free(in);
     free(want);
     free(out);
@@ -717,7 +719,8 @@ Test(div_cli, uniformize_brx_and_special_cases)
     char head[4400];
     snprintf(head, sizeof head,
              "ptxray uniformize: %s: 2 rewritten to .uni, 1 already .uni (1 of them not proven uniform), "
-             "1 left divergent; simple analysis, block shape unknown, %%tid.y warp-uniform, %%tid.z warp-uniform\n",
+             "1 left divergent; simple analysis, block shape unknown, assumed blockDim.x is a multiple of 32, "
+             "%%tid.y warp-uniform, %%tid.z warp-uniform\n",
              path);
     cr_expect_str_eq(err, head);
     const char *ptxas = tc_find_ptxas();

@@ -1,0 +1,167 @@
+/* --block: parsing, the shape of a function and where it came from
+ * (block_opt.h). */
+#include "block_opt.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool fail(const char *cmd, const char *arg, const char *why)
+{
+    fprintf(stderr, "ptxray %s: --block '%s': %s\n", cmd, arg, why);
+    return false;
+}
+
+/* "X[,Y[,Z]]" at s into block (missing extents 1). */
+static bool parse_shape(const char *s, const char *arg, const char *cmd, uint32_t block[3])
+{
+    static const char *form = "expected X[,Y[,Z]] or KERNEL=X[,Y[,Z]], positive integers separated by commas";
+    unsigned long long total = 1;
+    for (int i = 0; i < 3; i++) block[i] = 1;
+    for (int i = 0; i < 3; i++) {
+        if (*s < '0' || *s > '9') return fail(cmd, arg, form);
+        errno = 0;
+        char *e;
+        unsigned long long v = strtoull(s, &e, 10);
+        if (v == 0 || v > 1024 || errno) return fail(cmd, arg, "each extent must be between 1 and 1024");
+        block[i] = (uint32_t)v;
+        total *= v;
+        s = e;
+        if (!*s) break;
+        if (*s != ',' || i == 2) return fail(cmd, arg, form);
+        s++;
+    }
+    if (total > 1024) {
+        char why[64];
+        snprintf(why, sizeof why, "%llu threads; a block has at most 1024", total);
+        return fail(cmd, arg, why);
+    }
+    return true;
+}
+
+bool blk_add(blk_opts *b, const char *arg, const char *cmd)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq) return parse_shape(arg, arg, cmd, b->all);
+    if (eq == arg) return fail(cmd, arg, "expected KERNEL=X[,Y[,Z]]: the kernel's name is missing");
+    blk_kernel k = {arg, (size_t)(eq - arg), {0, 0, 0}, false};
+    if (!parse_shape(eq + 1, arg, cmd, k.block)) return false;
+    if (b->n == BLK_MAX) return fail(cmd, arg, "at most 64 kernels can be given a shape");
+    b->k[b->n++] = k;
+    return true;
+}
+
+static bool names(const blk_kernel *k, const ptx_func *fn)
+{
+    return fn->name.n == k->len && !memcmp(fn->name.p, k->arg, k->len);
+}
+
+enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t block[3])
+{
+    memset(block, 0, 3 * sizeof *block);
+    for (uint32_t i = b ? b->n : 0; i-- > 0;)
+        if (names(&b->k[i], fn)) {
+            memcpy(block, b->k[i].block, 3 * sizeof *block);
+            return BLK_KERNEL;
+        }
+    if (b && b->all[0]) {
+        memcpy(block, b->all, 3 * sizeof *block);
+        return BLK_ALL;
+    }
+    for (uint32_t i = 0; i < fn->nfdirs; i++) {
+        const ptx_fdirective *d = &fn->fdirs[i];
+        if (!ptx_str_eq(d->name, ".reqntid") || !d->n) continue;
+        for (uint32_t k = 0; k < 3; k++) block[k] = k < d->n && d->vals[k] ? (uint32_t)d->vals[k] : 1;
+        return BLK_REQNTID;
+    }
+    return BLK_DEFAULT;
+}
+
+bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3])
+{
+    if (blk_resolve(ctx, fn, block) <= BLK_ALL) return true;
+    memset(block, 0, 3 * sizeof *block);
+    return false;
+}
+
+const char *blk_origin_text(enum blk_origin o)
+{
+    static const char *const t[BLK_NORIGINS] = {"--block KERNEL=", "--block", ".reqntid",
+                                                "default: blockDim.x a multiple of 32"};
+    return o < BLK_NORIGINS ? t[o] : "?";
+}
+
+void blk_mark(blk_opts *b, const ptx_module *m)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        for (uint32_t f = 0; f < m->nfuncs && !b->k[i].seen; f++)
+            b->k[i].seen = m->funcs[f]->has_body && names(&b->k[i], m->funcs[f]);
+}
+
+static const blk_kernel *unseen(const blk_opts *b)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!b->k[i].seen) return &b->k[i];
+    return NULL;
+}
+
+bool blk_check(blk_opts *b, const ptx_module *m, const char *cmd, const char *path)
+{
+    blk_mark(b, m);
+    const blk_kernel *k = unseen(b);
+    if (!k) return true;
+    fprintf(stderr, "ptxray %s: --block '%s': no kernel named '%.*s' in %s (its kernels:", cmd, k->arg, (int)k->len,
+            k->arg, strcmp(path, "-") ? path : "<stdin>");
+    uint32_t n = 0;
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        if (m->funcs[f]->has_body)
+            fprintf(stderr, "%s %.*s", n++ ? "," : "", (int)m->funcs[f]->name.n, m->funcs[f]->name.p);
+    fputs(n ? ")\n" : " none)\n", stderr);
+    return false;
+}
+
+bool blk_check_seen(const blk_opts *b, const char *cmd)
+{
+    const blk_kernel *k = unseen(b);
+    if (k)
+        fprintf(stderr, "ptxray %s: --block '%s': no kernel named '%.*s' in any file\n", cmd, k->arg, (int)k->len,
+                k->arg);
+    return !k;
+}
+
+void blk_summary(const blk_opts *b, const uint32_t count[BLK_NORIGINS], char *buf, size_t n)
+{
+    uint32_t total = 0;
+    for (int o = 0; o < BLK_NORIGINS; o++) total += count[o];
+    FILE *f = fmemopen(buf, n, "w");
+    if (!f) abort();
+    fputs("block shape", f);
+    const char *sep = "";
+    for (int o = 0; o < BLK_DEFAULT; o++) {
+        if (!count[o]) continue;
+        fprintf(f, "%s from %s", sep, blk_origin_text((enum blk_origin)o));
+        if (o == BLK_ALL && b) fprintf(f, " %u,%u,%u", b->all[0], b->all[1], b->all[2]);
+        if (count[o] < total) fprintf(f, " in %u of %u functions", count[o], total);
+        sep = ",";
+    }
+    if (count[BLK_DEFAULT] || !total) fprintf(f, "%s unknown, assumed " BLK_DEFAULT_TEXT, *sep ? ", else" : "");
+    fclose(f);
+    buf[n - 1] = 0;
+}
+
+json_t *blk_shape_json(const uint32_t block[3])
+{
+    return block[0] ? json_pack("[iii]", (json_int_t)block[0], (json_int_t)block[1], (json_int_t)block[2])
+                    : json_null();
+}
+
+json_t *blk_kernels_json(const blk_opts *b)
+{
+    json_t *o = json_object();
+    for (uint32_t i = 0; b && i < b->n; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)b->k[i].len, b->k[i].arg);
+        json_object_set_new(o, name, blk_shape_json(b->k[i].block));
+    }
+    return o;
+}

@@ -1,0 +1,66 @@
+/* --block, the same for every command that analyses divergence or
+ * coalescing (docs/divergence-reports.md, "Block shape").  A function's
+ * block shape is, in this order: the one a `--block KERNEL=X,Y,Z` naming
+ * it gives, else `--block X,Y,Z`, else its .reqntid, else none: the
+ * default assumption, blockDim.x a multiple of 32, which the analyses
+ * apply themselves when the shape they are given is all zero. */
+#ifndef PTXRAY_BLOCK_OPT_H
+#define PTXRAY_BLOCK_OPT_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "ptx.h"
+
+enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_REQNTID, BLK_DEFAULT, BLK_NORIGINS };
+
+#define BLK_DEFAULT_TEXT "blockDim.x is a multiple of 32"
+#define BLK_ORDER_TEXT \
+    "per kernel: --block KERNEL=, else --block, else .reqntid, else default: blockDim.x a multiple of 32"
+
+typedef struct blk_kernel {
+    const char *arg;  /* the option's value, "KERNEL=X,Y,Z" (not copied) */
+    size_t len;       /* of the kernel's name */
+    uint32_t block[3];
+    bool seen;        /* a function with a body of that name was found */
+} blk_kernel;
+
+#define BLK_MAX 64
+
+typedef struct blk_opts {
+    uint32_t all[3];  /* --block X,Y,Z; all zero when not given */
+    uint32_t n;
+    blk_kernel k[BLK_MAX]; /* --block KERNEL=X,Y,Z, in the order given (the last wins) */
+} blk_opts;
+
+/* Adds one --block value: "X[,Y[,Z]]" or "KERNEL=X[,Y[,Z]]", missing
+ * extents 1, each 1-1024, at most 1024 threads; at most BLK_MAX kernels
+ * (nothing to free).  false after
+ * "ptxray CMD: --block '...': why" on stderr. */
+bool blk_add(blk_opts *b, const char *arg, const char *cmd);
+/* fn's shape into block (all zero for the default) and its origin; b may be NULL. */
+enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t block[3]);
+/* The shape the options give fn (per kernel, else --block): the callback
+ * of coal_options and ra_options, ctx a blk_opts. */
+bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3]);
+/* "--block KERNEL=", "--block", ".reqntid", "default: blockDim.x a multiple of 32" */
+const char *blk_origin_text(enum blk_origin o);
+
+/* Marks the entries that name a function with a body of m. */
+void blk_mark(blk_opts *b, const ptx_module *m);
+/* blk_mark, then false after an error for an entry naming no function of
+ * m, with m's functions listed. */
+bool blk_check(blk_opts *b, const ptx_module *m, const char *cmd, const char *path);
+/* After blk_mark over several files: false after an error for an entry
+ * none of them had. */
+bool blk_check_seen(const blk_opts *b, const char *cmd);
+
+/* "block shape from --block KERNEL= in 1 of 3 functions, from .reqntid in
+ * 1 of 3 functions, else unknown, assumed blockDim.x is a multiple of 32"
+ * from the number of functions of each origin. */
+void blk_summary(const blk_opts *b, const uint32_t count[BLK_NORIGINS], char *buf, size_t n);
+/* [x, y, z], or null for all zero */
+json_t *blk_shape_json(const uint32_t block[3]);
+/* {"KERNEL": [x, y, z], ...} */
+json_t *blk_kernels_json(const blk_opts *b);
+
+#endif
