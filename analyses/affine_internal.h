@@ -13,7 +13,7 @@ enum {
     AFF_R_CMP,
     /* rules of the warp forms only (the polynomials treat them as "other
      * operators") */
-    AFF_R_SHR, AFF_R_AND, AFF_R_OR, AFF_R_XOR, AFF_R_DIV, AFF_R_REM, AFF_R_BFE, AFF_R_SET,
+    AFF_R_SHR, AFF_R_AND, AFF_R_OR, AFF_R_XOR, AFF_R_DIV, AFF_R_REM, AFF_R_BFE, AFF_R_BFI, AFF_R_SET,
 };
 typedef struct aff_op {
     uint8_t decoded, rule;

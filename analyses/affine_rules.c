@@ -149,6 +149,7 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     case PTX_OPC_DIV: if (ptx_type_is_int(in->type)) op->rule = AFF_R_DIV; break;
     case PTX_OPC_REM: if (ptx_type_is_int(in->type)) op->rule = AFF_R_REM; break;
     case PTX_OPC_BFE: if (in->nopd == 4) op->rule = AFF_R_BFE; break;
+    case PTX_OPC_BFI: if (in->nopd == 5) op->rule = AFF_R_BFI; break;
     default: break;
     }
 }

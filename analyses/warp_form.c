@@ -464,6 +464,34 @@ void wf_bfe(wform *r, const wform *a, const wform *pos, const wform *len, unsign
     wf_shr(r, &t, &s, n, true);
 }
 
+/* bfi (ISA "bfi"): pos and len are taken modulo 256; bits past the msb
+ * are not inserted.  The kept and the inserted bits are disjoint, so the
+ * result is their sum, with no carry. */
+void wf_bfi(wform *r, const wform *a, const wform *b, const wform *pos, const wform *len, unsigned n)
+{
+    int64_t p, q;
+    if (strict2(r, a, b)) return;
+    if (pos->kind == WF_TOP || len->kind == WF_TOP) { wf_top(r); return; }
+    if (!wf_is_const(pos, 64, &p) || !wf_is_const(len, 64, &q)) {
+        if (a->kind == WF_UNI && b->kind == WF_UNI && pos->kind == WF_UNI && len->kind == WF_UNI) wf_uni(r, 0, 0);
+        else wf_bot(r);
+        return;
+    }
+    p &= 0xff, q &= 0xff;
+    if (!q || (uint64_t)p >= n) { *r = *b; return; }
+    if ((uint64_t)(p + q) > n) q = n - p;
+    uint64_t m = (q >= 64 ? ~0ull : (1ull << q) - 1) << p;
+    wform keep, ins, c;
+    wf_const(&c, (int64_t)~m);
+    wf_and(&keep, b, &c, n);
+    wf_const(&c, p);
+    wf_shl(&ins, a, &c, n);
+    wf_const(&c, (int64_t)m);
+    wf_and(&ins, &ins, &c, n);
+    wf_add(r, &keep, &ins, n);
+    r->nn = keep.nn && ins.nn;
+}
+
 static uint64_t op_ext(uint64_t x, uint64_t sn, unsigned n, bool sgn)
 {
     (void)n;

@@ -83,6 +83,9 @@ void wf_divu(wform *r, const wform *a, const wform *b, unsigned n);
 void wf_remu(wform *r, const wform *a, const wform *b, unsigned n);
 /* bfe.u / bfe.s with position and length. */
 void wf_bfe(wform *r, const wform *a, const wform *pos, const wform *len, unsigned n, bool sgn);
+/* bfi d, a, b, pos, len: b with bits [pos, pos + len) taken from a's low
+ * bits. */
+void wf_bfi(wform *r, const wform *a, const wform *b, const wform *pos, const wform *len, unsigned n);
 /* Integer conversion of an sn-bit value to n bits (sgn: sign-extending).
  * *nowrap set when the result relies on the no-wraparound assumption. */
 void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap);

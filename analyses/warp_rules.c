@@ -284,6 +284,14 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
         wf_bfe(out, &a, &b, &c, w, op->sgn);
         return true;
+    case AFF_R_BFI: {
+        wform p, q;
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &p) ||
+            !wopd(cx, stmt, in, 4, &q))
+            return false;
+        wf_bfi(out, &a, &b, &p, &q, w);
+        return true;
+    }
     case AFF_R_CVT_S: case AFF_R_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
         wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
