@@ -1,0 +1,451 @@
+/* Warp-granular reasoning (analyses/warp_form.h, issue 19): the rules of
+ * the warp form one by one, the verdicts of the idioms CUDA programmers
+ * write (warp ids, lane ids, tree reductions, warp ranges), with the
+ * assumption each rests on, and the per-source-line verdicts the corpus
+ * kernels written for them carry as annotations (// @branch, // @sectors). */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <string.h>
+#include "divergence.h"
+#include "testutil.h"
+#include "warp_form.h"
+
+/* ---- the rules ----------------------------------------------------------------------------- */
+
+/* tid.x under the default shape: U + lane with U ≡ 0 (mod 32) */
+static wform tid_x(void)
+{
+    wform t;
+    wf_lane(&t, 1, 0, 5);
+    t.nn = 1;
+    return t;
+}
+
+static wform cst(int64_t c)
+{
+    wform k;
+    wf_const(&k, c);
+    return k;
+}
+
+Test(warp_form, shifts_masks_and_remainders_of_the_thread_index)
+{
+    wform t = tid_x(), r, k;
+    k = cst(5);
+    wf_shr(&r, &t, &k, 32, false); /* tid >> 5: the warp index */
+    cr_expect_eq(r.kind, WF_UNI);
+    k = cst(4);
+    wf_shr(&r, &t, &k, 32, false); /* tid >> 4: two values per warp */
+    cr_expect_eq(r.kind, WF_LANE);
+    for (unsigned l = 0; l < 32; l++) cr_expect_eq(r.g[l], (int64_t)(l >> 4));
+    k = cst(31);
+    wf_and(&r, &t, &k, 32); /* tid & 31: exactly the lane */
+    int64_t c;
+    cr_expect(wf_is_linear(&r, &c) && c == 1 && r.k == 64 && r.r == 0);
+    k = cst(64);
+    wf_and(&r, &t, &k, 32); /* tid & 64: a warp bit */
+    cr_expect_eq(r.kind, WF_UNI);
+    k = cst(4);
+    wf_and(&r, &t, &k, 32); /* tid & 4: a lane bit */
+    cr_expect_eq(r.kind, WF_LANE);
+    k = cst(32);
+    wf_divu(&r, &t, &k, 32);
+    cr_expect_eq(r.kind, WF_UNI);
+    wf_remu(&r, &t, &k, 32);
+    cr_expect(wf_is_linear(&r, &c) && c == 1 && r.k == 64);
+    k = cst(96); /* a multiple of 32: tid % 96 = (32w % 96) + lane */
+    wf_remu(&r, &t, &k, 32);
+    cr_expect(wf_is_linear(&r, &c) && c == 1);
+    cr_expect_eq(r.k, 5);
+    wf_divu(&r, &t, &k, 32);
+    cr_expect_eq(r.kind, WF_UNI);
+    k = cst(48); /* 16·3: a warp can straddle a multiple of 48 */
+    wf_divu(&r, &t, &k, 32);
+    cr_expect_eq(r.kind, WF_BOT);
+    k = cst(31); /* the sign of a non-negative value: 0 */
+    wf_shr(&r, &t, &k, 32, true);
+    cr_expect(wf_is_const(&r, 32, &c) && c == 0);
+}
+
+Test(warp_form, comparisons_that_cannot_split_a_warp)
+{
+    wform t = tid_x(), p, k;
+    bool nowrap;
+    static const struct { enum wf_cmp_op op; int64_t c; bool uniform; } cases[] = {
+        {WF_LT, 128, true}, {WF_LT, 64, true}, {WF_LT, 32, true}, {WF_LT, 16, false}, {WF_EQ, 0, false},
+        {WF_LT, 100, false}, {WF_GE, 64, true}, {WF_NE, 0, false}, {WF_LE, 63, true}, {WF_GT, 31, true},
+        {WF_LT, 0, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nowrap = false;
+        k = cst(cases[i].c);
+        wf_cmp(&p, cases[i].op, &t, &k, 32, false, &nowrap);
+        cr_expect_eq(p.kind == WF_UNI, cases[i].uniform, "case %zu: tid op %lld", i, (long long)cases[i].c);
+        cr_expect(!nowrap || !cases[i].uniform || p.kind == WF_UNI, "case %zu", i);
+    }
+    /* (tid - 64) <u 128, nvcc's tid >= 64 && tid < 192: exact, no wraparound assumed */
+    wform d, off = cst(-64);
+    wf_add(&d, &t, &off, 32);
+    k = cst(128);
+    nowrap = false;
+    wf_cmp(&p, WF_LT, &d, &k, 32, false, &nowrap);
+    cr_expect_eq(p.kind, WF_UNI);
+    cr_expect(!nowrap);
+    /* lane == 0 of an exact lane: a known predicate per lane */
+    wform lane = cst(0), one;
+    wf_lane(&lane, 1, 0, 64);
+    k = cst(0);
+    wf_cmp(&p, WF_EQ, &lane, &k, 32, false, &nowrap);
+    cr_expect_eq(p.kind, WF_LANE);
+    cr_expect_eq(p.k, 64);
+    cr_expect_eq((int64_t)p.r + p.g[0], 1);
+    cr_expect_eq((int64_t)p.r + p.g[7], 0);
+    one = cst(1);
+    wf_xor(&p, &p, &one, 64); /* not.pred */
+    cr_expect_eq((int64_t)p.r + p.g[0], 0);
+}
+
+Test(warp_form, meet_and_arithmetic)
+{
+    wform t = tid_x(), a, b, m, k = cst(32);
+    wf_add(&a, &t, &k, 32); /* tid + 32: U + lane, U ≡ 0 mod 32 */
+    wf_meet(&m, &t, &a);
+    cr_expect_eq(m.kind, WF_LANE);
+    cr_expect_eq(m.k, 5);
+    k = cst(1);
+    wf_add(&b, &t, &k, 32); /* U ≡ 1 mod 32: the meet keeps no bit */
+    wf_meet(&m, &t, &b);
+    cr_expect_eq(m.kind, WF_LANE);
+    cr_expect_eq(m.k, 0);
+    wform sq;
+    wf_shr(&sq, &t, &(wform){0}, 32, false); /* a ⊤ shift amount */
+    cr_expect_eq(sq.kind, WF_TOP);
+    k = cst(4);
+    wf_mul(&a, &t, &k, 32);
+    int64_t c;
+    cr_expect(wf_is_linear(&a, &c) && c == 4 && a.k == 7);
+    wform u;
+    wf_uni(&u, 0, 0);
+    wf_mul(&a, &t, &u, 32); /* lane times an unknown uniform: not known per lane */
+    cr_expect_eq(a.kind, WF_BOT);
+    /* bfi: the warp index above the lane bits (warp-pair frame index) */
+    wform w, lane, pos = cst(5), len = cst(27);
+    wf_uni(&w, 0, 0);
+    wf_lane(&lane, 1, 0, 64);
+    wf_bfi(&a, &w, &lane, &pos, &len, 32);
+    cr_expect(wf_is_linear(&a, &c) && c == 1 && a.k == 5);
+}
+
+/* ---- the analysis on the idioms of the issue ------------------------------------------------ */
+
+#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+typedef struct run {
+    ptx_module *m;
+    prog *p;
+    div_result *r;
+} run;
+
+static run analyse(const char *text, const div_options *o)
+{
+    run x;
+    x.m = tu_parse_ok("t.ptx", text);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
+    cr_assert(x.p);
+    ptx_diags_free(&d);
+    x.r = div_analyse(&x.p->funcs[x.p->nfuncs - 1], DIV_AN_AFFINE, o, &x.p->a);
+    return x;
+}
+
+static void done(run *x)
+{
+    prog_free(x->p);
+    ptx_module_free(x->m);
+}
+
+static uint32_t value(const run *x, const char *name)
+{
+    const ssa_func *s = x->r->pf->ssa;
+    char buf[64];
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
+    cr_assert_fail("no value %s", name);
+    return 0;
+}
+
+/* The predicates of warp_ids (nvcc -O3 turns its ifs into selp): each
+ * verdict, and the assumption it rests on. */
+static const char *const WARP_IDS =
+    HEAD ".visible .entry warp_ids(.param .u64 o)\n{\n"
+         " .reg .pred %p<8>; .reg .b32 %r<20>; .reg .b64 %rd<3>;\n"
+         " ld.param.u64 %rd1, [o];\n"
+         " mov.u32 %r1, %tid.x;\n"
+         " and.b32 %r2, %r1, -32;\n setp.eq.s32 %p1, %r2, 0;\n"  /* w == 0 */
+         " setp.lt.u32 %p2, %r1, 128;\n"                         /* w < 4 */
+         " and.b32 %r6, %r1, 32;\n setp.eq.s32 %p3, %r6, 0;\n"   /* (tid / 32) % 2 */
+         " and.b32 %r9, %r1, 64;\n setp.eq.s32 %p4, %r9, 0;\n"   /* tid & 64 */
+         " and.b32 %r12, %r1, 4;\n setp.eq.s32 %p5, %r12, 0;\n"  /* tid & 4 */
+         " add.s32 %r15, %r1, -64;\n setp.lt.u32 %p6, %r15, 128;\n" /* tid >= 64 && tid < 192 */
+         " setp.lt.u32 %p7, %r1, 100;\n"                         /* tid < 100 */
+         " shr.u32 %r16, %r1, 5;\n"                              /* the warp id */
+         " and.b32 %r17, %r1, 31;\n"                             /* the lane */
+         " selp.u32 %r3, 1, 0, %p1;\n selp.u32 %r4, 1, 0, %p2;\n selp.u32 %r5, 1, 0, %p3;\n"
+         " selp.u32 %r7, 1, 0, %p4;\n selp.u32 %r8, 1, 0, %p5;\n selp.u32 %r10, 1, 0, %p6;\n"
+         " selp.u32 %r11, 1, 0, %p7;\n"
+         " st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r7};\n"
+         " st.global.v4.u32 [%rd1+16], {%r8, %r10, %r11, %r16};\n"
+         " st.global.u32 [%rd1+32], %r17;\n ret;\n}\n";
+
+Test(warp_form, warp_and_lane_ids_default_shape)
+{
+    run x = analyse(WARP_IDS, NULL);
+    static const struct { const char *v; int state; } want[] = {
+        {"%p1.1", DIV_UNIFORM}, {"%p2.1", DIV_UNIFORM}, {"%p3.1", DIV_UNIFORM}, {"%p4.1", DIV_UNIFORM},
+        {"%p5.1", DIV_DIVERGENT}, {"%p6.1", DIV_UNIFORM}, {"%p7.1", DIV_DIVERGENT}, {"%r16.1", DIV_UNIFORM},
+        {"%r17.1", DIV_AFFINE},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        uint32_t v = value(&x, want[i].v);
+        cr_expect_eq(x.r->state[v], want[i].state, "%s: %s", want[i].v, div_state_name((enum div_state)x.r->state[v]));
+        /* each rests on the lanes being consecutive x indices */
+        if (want[i].state != DIV_DIVERGENT) cr_expect_eq(x.r->cond[v], DIV_COND_ROWS, "%s", want[i].v);
+    }
+    int64_t c;
+    cr_expect(div_coef(x.r, value(&x, "%r17.1"), DIV_C_LANE, &c) && c == 1); /* laneid + 0 */
+    cr_expect(div_coef(x.r, value(&x, "%r17.1"), 0, &c) && c == 0);
+    done(&x);
+}
+
+/* The same kernel at exact shapes: 256x1x1 keeps every verdict and states
+ * no assumption; 16x16 and 100x1 differ where the shape matters. */
+Test(warp_form, warp_and_lane_ids_exact_shapes)
+{
+    div_options b256 = {{256, 1, 1}, false}, b16 = {{16, 16, 1}, false}, b100 = {{100, 1, 1}, false};
+    run x = analyse(WARP_IDS, &b256);
+    const char *uni[] = {"%p1.1", "%p2.1", "%p3.1", "%p4.1", "%p6.1", "%r16.1"};
+    for (size_t i = 0; i < 6; i++) {
+        uint32_t v = value(&x, uni[i]);
+        cr_expect_eq(x.r->state[v], DIV_UNIFORM, "%s", uni[i]);
+        cr_expect_eq(x.r->cond[v], 0, "%s", uni[i]);
+    }
+    done(&x);
+    /* 16x16: tid.x = lane & 15, so tid.x & 64 is 0 and tid.x >> 5 is 0
+     * (uniform); tid.x & 4 and tid.x < 100? all 16 lanes below 100 */
+    x = analyse(WARP_IDS, &b16);
+    cr_expect_eq(x.r->state[value(&x, "%p4.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%p5.1")], DIV_DIVERGENT);
+    cr_expect_eq(x.r->state[value(&x, "%p7.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%r17.1")], DIV_DIVERGENT); /* l & 15: not affine in the lane */
+    done(&x);
+    /* 100x1: one-dimensional, so the lanes are still consecutive */
+    x = analyse(WARP_IDS, &b100);
+    cr_expect_eq(x.r->state[value(&x, "%p2.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%p7.1")], DIV_DIVERGENT);
+    done(&x);
+}
+
+/* Warp-per-row: row = (ctaid·ntid + tid) / 32 is warp-uniform because
+ * ntid is a multiple of 32 (the assumption it states); at 48 threads it
+ * is not. */
+Test(warp_form, warp_per_row_needs_blockdim_multiple_of_32)
+{
+    const char *k = HEAD ".visible .entry k(.param .u64 o, .param .u32 n)\n{\n"
+                         " .reg .pred %p<2>; .reg .b32 %r<8>; .reg .b64 %rd<3>;\n"
+                         " ld.param.u64 %rd1, [o];\n ld.param.u32 %r7, [n];\n"
+                         " mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n"
+                         " mad.lo.s32 %r4, %r1, %r2, %r3;\n shr.u32 %r5, %r4, 5;\n"
+                         " setp.ge.s32 %p1, %r5, %r7;\n @%p1 bra $done;\n"
+                         " st.global.u32 [%rd1], %r5;\n$done:\n ret;\n}\n";
+    run x = analyse(k, NULL);
+    uint32_t row = value(&x, "%r5.1");
+    cr_expect_eq(x.r->state[row], DIV_UNIFORM);
+    cr_expect_eq(x.r->cond[row], DIV_COND_X32 | DIV_COND_ROWS);
+    cr_expect_str_eq(div_cond_text(x.r->cond[row]), "blockDim.x is a multiple of 32");
+    const cfg *g = x.r->pf->g;
+    unsigned nbr = 0;
+    for (uint32_t bi = 0; bi < g->nblocks; bi++)
+        if (g->blocks[bi].reachable && g->blocks[bi].nsucc > 1) {
+            nbr++;
+            cr_expect_eq(div_branch(x.r, bi), DIV_UNIFORM);
+            cr_expect_eq(div_branch_cond(x.r, bi), DIV_COND_X32 | DIV_COND_ROWS);
+        }
+    cr_expect_eq(nbr, 1);
+    done(&x);
+    div_options b48 = {{48, 1, 1}, false};
+    x = analyse(k, &b48);
+    cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_DIVERGENT);
+    done(&x);
+    div_options b64 = {{64, 1, 1}, false};
+    x = analyse(k, &b64);
+    cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->cond[value(&x, "%r5.1")], 0);
+    done(&x);
+}
+
+Test(warp_form, conditions_hold_at_shapes)
+{
+    uint32_t s256[3] = {256, 1, 1}, s128x2[3] = {128, 2, 1}, s32x8[3] = {32, 8, 1}, s16[3] = {16, 16, 1},
+             s48[3] = {48, 1, 1}, s100[3] = {100, 0, 0};
+    unsigned both = DIV_COND_ROWS | DIV_COND_X32;
+    cr_expect(div_cond_holds(both, s256) && div_cond_holds(both, s128x2) && div_cond_holds(both, s32x8));
+    cr_expect(!div_cond_holds(both, s16) && !div_cond_holds(both, s48) && !div_cond_holds(both, s100));
+    cr_expect(div_cond_holds(DIV_COND_ROWS, s48) && div_cond_holds(DIV_COND_ROWS, s100));
+    cr_expect(!div_cond_holds(DIV_COND_ROWS, s16));
+    cr_expect(div_cond_holds(0, s16));
+}
+
+/* ---- the corpus kernels' annotations -------------------------------------------------------- */
+
+static const char *const ANNOTATED[] = {"warp_reduce_tree", "warp_roles", "spmv_warp_row", "warp_stride",
+                                        "tile_1d_to_2d", "warp_specialized", "warp_shfl_ballot"};
+static const char *const ARCHES[] = {"sm_75", "sm_80", "sm_90"};
+
+/* Annotation of source line i (1-based) of a .cu: its @tag value, or -1. */
+static int annotation(char **lines, size_t n, size_t i, const char *tag, char *word, size_t wn)
+{
+    if (i < 1 || i > n) return -1;
+    const char *at = strstr(lines[i - 1], tag);
+    if (!at) return -1;
+    at += strlen(tag);
+    while (*at == ' ') at++;
+    size_t k = 0;
+    while (at[k] && at[k] != ' ' && at[k] != '\n' && k + 1 < wn) word[k] = at[k], k++;
+    word[k] = 0;
+    /* the file's header mentions the tags in prose: only a verdict or a count is an annotation */
+    if (!strcmp(tag, "@branch")) return !strcmp(word, "uniform") || !strcmp(word, "divergent") ? 0 : -1;
+    return k && strspn(word, "0123456789") == k ? 0 : -1;
+}
+
+static char **split_lines(char *text, size_t *n)
+{
+    size_t cap = 64;
+    char **v = malloc(cap * sizeof *v);
+    *n = 0;
+    for (char *p = text; p && *p;) {
+        if (*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[(*n)++] = p;
+        char *e = strchr(p, '\n');
+        if (!e) break;
+        *e = 0;
+        p = e + 1;
+    }
+    return v;
+}
+
+static json_t *run_json(char **argv)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(argv, &out, &err);
+    cr_assert(rc == 0 || rc == 1, "%s: exit %d: %s", argv[1], rc, err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    free(out);
+    free(err);
+    return j;
+}
+
+/* Every conditional branch of the annotated kernels, at the default shape
+ * and at 256 threads, has the verdict its source line states; every
+ * annotated line is seen on every arch. */
+Test(warp_form, corpus_branch_verdicts_per_source_line, .timeout = 120)
+{
+    unsigned checked = 0;
+    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
+        char *src = tu_read(tu_src(rel), NULL);
+        cr_assert_not_null(src, "%s", rel);
+        size_t nl;
+        char **lines = split_lines(src, &nl);
+        for (size_t a = 0; a < 3; a++)
+            for (int shape = 0; shape < 2; shape++) {
+                char ptx[256];
+                snprintf(ptx, sizeof ptx, "%s", tu_src("ptx-corpus/"));
+                strncat(ptx, ARCHES[a], sizeof ptx - strlen(ptx) - 1);
+                strncat(ptx, "/", sizeof ptx - strlen(ptx) - 1);
+                strncat(ptx, ANNOTATED[f], sizeof ptx - strlen(ptx) - 1);
+                strncat(ptx, ".ptx", sizeof ptx - strlen(ptx) - 1);
+                char *argv[] = {(char *)tu_bin(), "divergence", "--format", "json", "--values", "none", ptx,
+                                shape ? "--block" : NULL, "256", NULL};
+                json_t *j = run_json(argv);
+                uint8_t *seen = calloc(nl + 1, 1); /* 1: uniform seen, 2: divergent seen */
+                size_t ki;
+                json_t *k;
+                json_array_foreach(json_object_get(j, "kernels"), ki, k) {
+                    size_t bi;
+                    json_t *b;
+                    json_array_foreach(json_object_get(k, "branches"), bi, b) {
+                        json_t *src_o = json_object_get(b, "src");
+                        if (!json_is_object(src_o)) continue;
+                        size_t line = (size_t)json_integer_value(json_object_get(src_o, "line"));
+                        const char *v = json_string_value(json_object_get(b, "verdict"));
+                        if (line >= 1 && line <= nl) seen[line] |= !strcmp(v, "divergent") ? 2 : 1;
+                    }
+                }
+                for (size_t i = 1; i <= nl; i++) {
+                    char w[32];
+                    if (annotation(lines, nl, i, "@branch", w, sizeof w) < 0) continue;
+                    cr_expect(seen[i], "%s:%zu (%s): no branch on an annotated line", rel, i, ARCHES[a]);
+                    if (!seen[i]) continue;
+                    const char *got = seen[i] & 2 ? "divergent" : "uniform";
+                    cr_expect_str_eq(got, w, "%s:%zu (%s%s): %s, annotated %s", rel, i, ARCHES[a],
+                                     shape ? ", 256 threads" : "", got, w);
+                    checked++;
+                }
+                free(seen);
+                json_decref(j);
+            }
+        free(lines);
+        free(src);
+    }
+    cr_expect_geq(checked, 40);
+    cr_log_info("per-line branch verdicts checked: %u", checked);
+}
+
+/* The sectors a full warp's request touches, where the source line states
+ * them (256 threads, aligned allocations). */
+Test(warp_form, corpus_sector_counts_per_source_line, .timeout = 120)
+{
+    unsigned checked = 0;
+    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
+        char *src = tu_read(tu_src(rel), NULL);
+        size_t nl;
+        char **lines = split_lines(src, &nl);
+        for (size_t a = 0; a < 3; a++) {
+            char ptx[256];
+            snprintf(ptx, sizeof ptx, "%sptx-corpus/%s/%s.ptx", "", ARCHES[a], ANNOTATED[f]);
+            char full[512];
+            snprintf(full, sizeof full, "%s", tu_src(ptx));
+            char *argv[] = {(char *)tu_bin(), "coalescing", "--format", "json", "--block", "256", full, NULL};
+            json_t *j = run_json(argv);
+            size_t ki;
+            json_t *k;
+            json_array_foreach(json_object_get(j, "kernels"), ki, k) {
+                size_t xi;
+                json_t *x;
+                json_array_foreach(json_object_get(k, "accesses"), xi, x) {
+                    if (strcmp(json_string_value(json_object_get(x, "space")), "global")) continue;
+                    json_t *so = json_object_get(x, "src");
+                    if (!json_is_object(so)) continue;
+                    size_t line = (size_t)json_integer_value(json_object_get(so, "line"));
+                    char w[32];
+                    if (annotation(lines, nl, line, "@sectors", w, sizeof w) < 0) continue;
+                    json_t *s = json_object_get(x, "sectors_per_request");
+                    cr_expect(json_is_integer(s) && json_integer_value(s) == atoi(w), "%s:%zu (%s): %lld sectors, annotated %s",
+                              rel, line, ARCHES[a], json_is_integer(s) ? (long long)json_integer_value(s) : -1LL, w);
+                    checked++;
+                }
+            }
+            json_decref(j);
+        }
+        free(lines);
+        free(src);
+    }
+    cr_expect_geq(checked, 30);
+    cr_log_info("per-line sector counts checked: %u", checked);
+}
