@@ -29,7 +29,8 @@ TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 JANSSON_LIBS := -ljansson
 LDLIBS  := $(JANSSON_LIBS) -lm
 
-.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare
+.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
+        shapecheck
 all: bin/ptxray
 
 help:
@@ -43,6 +44,8 @@ help:
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
 	@echo "                build/coalescing-compare.txt, printed (docs/coalescing-compare.md)"
+	@echo "make shapecheck the divergence analyses against the emulator at six block shapes over the corpus"
+	@echo "                launches, all three analyses, with the figures (docs/emulator.md)"
 
 deps:
 	bash scripts/setup.sh
@@ -105,6 +108,12 @@ golden-coalescing: $(B)/ptxray $(B)/ptxray-tests
 # over every corpus test launch; writes build/coalescing-compare.txt.
 coalescing-compare: $(B)/ptxray $(B)/ptxray-tests
 	PTXRAY_COALCMP_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_coalcmp/*'
+
+# Every corpus test launch relaunched at six block shapes with the divergence
+# claims checked, all three analyses (make test and make check: affine), and
+# the figures per shape (docs/emulator.md, "Block shapes").
+shapecheck: $(B)/ptxray $(B)/ptxray-tests
+	PTXRAY_SHAPES_ANALYSES=all PTXRAY_SHAPES_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_shapes/*'
 
 # ---- benchmark ----
 $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a

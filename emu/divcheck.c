@@ -36,7 +36,9 @@ struct divcheck {
     arena sa;           /* the per-function layout */
     arena ra;           /* analysis results, redone when the shape changes */
     bool analysed;
+    enum divcheck_shape shape;
     emu_dim3 block;
+    unsigned failing;   /* DIV_COND_* bits that do not hold at block (assumed shape) */
     uint32_t nf;
     dc_func *f;
     const ptx_func *last_fn;
@@ -183,19 +185,30 @@ static void forget_findings(divcheck *c)
     memset(&c->tot, 0, sizeof c->tot);
 }
 
+void divcheck_set_shape(divcheck *c, enum divcheck_shape s)
+{
+    if (c->shape != s) c->analysed = false;
+    c->shape = s;
+}
+
 void divcheck_begin(divcheck *c, emu_dim3 block)
 {
     forget_findings(c);
     if (c->analysed && c->block.x == block.x && c->block.y == block.y && c->block.z == block.z) return;
+    bool again = !c->analysed || c->shape == DIVCHECK_SHAPE_LAUNCH;
     c->block = block;
     c->analysed = true;
-    arena_reset(&c->ra);
-    div_options o;
-    memset(&o, 0, sizeof o);
-    o.block[0] = block.x;
-    o.block[1] = block.y;
-    o.block[2] = block.z;
-    for (uint32_t i = 0; i < c->nf; i++) c->f[i].r = div_analyse(c->f[i].pf, c->an, &o, &c->ra);
+    const uint32_t blk[3] = {block.x, block.y, block.z};
+    c->failing = 0;
+    for (unsigned bit = DIV_COND_ROWS; bit <= DIV_COND_X32; bit <<= 1)
+        if (!div_cond_holds(bit, blk)) c->failing |= bit;
+    if (again) {
+        arena_reset(&c->ra);
+        div_options o;
+        memset(&o, 0, sizeof o);
+        if (c->shape == DIVCHECK_SHAPE_LAUNCH) memcpy(o.block, blk, sizeof blk);
+        for (uint32_t i = 0; i < c->nf; i++) c->f[i].r = div_analyse(c->f[i].pf, c->an, &o, &c->ra);
+    }
     /* the monomials of every thread, as the launch lays threads out in warps */
     uint64_t bx = block.x ? block.x : 1, by = block.y ? block.y : 1, bz = block.z ? block.z : 1;
     /* a larger block does not launch; the dimensions are below 2^31 */
@@ -285,6 +298,11 @@ static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_i
     bool uni = r->state[v] == DIV_UNIFORM;
     bool aff = r->coef && r->ncoef > 1 && (r->bot[v] >> 1) == 0; /* every non-constant coefficient known */
     if (!uni && !aff) return;
+    if (c->shape == DIVCHECK_SHAPE_ASSUMED && r->cond && (r->cond[v] & c->failing)) {
+        if (it->kind == IT_DEF) c->tot.skipped_values++;
+        else c->tot.skipped_phis++;
+        return;
+    }
     if (it->kind == IT_DEF) c->tot.values++;
     else c->tot.phis++;
     uint32_t lanes = ev->path_mask;
@@ -330,6 +348,10 @@ static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_i
 static void check_branch(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it)
 {
     if (div_branch(F->r, it->block) != DIV_UNIFORM) return;
+    if (c->shape == DIVCHECK_SHAPE_ASSUMED && (div_branch_cond(F->r, it->block) & c->failing)) {
+        c->tot.skipped_branches++;
+        return;
+    }
     c->tot.branches++;
     uint32_t lanes = ev->path_mask;
     unsigned f = (unsigned)__builtin_ctz(lanes);
@@ -401,6 +423,13 @@ static const char *violated_claim(const dc_func *F, const divcheck_violation *x,
     return claim_text(F->r, x->value, !x->has_expected, buf, n);
 }
 
+/* The assumptions a violated claim rested on (assumed shape only). */
+static unsigned claim_cond(const divcheck *c, const dc_func *F, const divcheck_violation *x)
+{
+    if (c->shape != DIVCHECK_SHAPE_ASSUMED || !F->r->cond) return 0;
+    return x->kind == DIVCHECK_BRANCH ? div_branch_cond(F->r, x->block) : F->r->cond[x->value];
+}
+
 static void hex(uint64_t x, char *buf, size_t n) { snprintf(buf, n, "0x%llx", (unsigned long long)x); }
 
 const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
@@ -423,7 +452,10 @@ const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
     hex(x->held_a, a, sizeof a);
     hex(x->held_b, b, sizeof b);
     hex(x->expected, e, sizeof e);
-    const char *an = div_analysis_name(r->analysis);
+    char an[160];
+    unsigned cond = claim_cond(c, F, x);
+    if (cond) snprintf(an, sizeof an, "%s, assuming %s", div_analysis_name(r->analysis), div_cond_text(cond));
+    else snprintf(an, sizeof an, "%s", div_analysis_name(r->analysis));
     if (x->has_expected && !x->expected_is_diff)
         snprintf(buf, n, "%s claimed %s (analysis %s) but %s lane %u holds %s, the claim gives %s", what, claim, an,
                  where, x->lane_b, b, e);
@@ -439,12 +471,19 @@ const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
 void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FILE *out)
 {
     const divcheck_totals *t = &c->tot;
-    fprintf(out, "divergence check (analysis %s): %llu claim%s violated", div_analysis_name(c->an),
-            (unsigned long long)t->violated, t->violated == 1 ? "" : "s");
+    fprintf(out, "divergence check (analysis %s%s): %llu claim%s violated", div_analysis_name(c->an),
+            c->shape == DIVCHECK_SHAPE_ASSUMED ? ", block shape assumed" : "", (unsigned long long)t->violated,
+            t->violated == 1 ? "" : "s");
     if (t->violated)
         fprintf(out, " in %llu warp-instruction%s", (unsigned long long)t->occurrences, t->occurrences == 1 ? "" : "s");
-    fprintf(out, "; checked %llu values, %llu phi/eta values, %llu branches\n", (unsigned long long)t->values,
+    fprintf(out, "; checked %llu values, %llu phi/eta values, %llu branches", (unsigned long long)t->values,
             (unsigned long long)t->phis, (unsigned long long)t->branches);
+    if (c->shape == DIVCHECK_SHAPE_ASSUMED)
+        fprintf(out, "; skipped %llu values, %llu phi/eta values, %llu branches whose assumptions fail at block "
+                     "(%u,%u,%u)",
+                (unsigned long long)t->skipped_values, (unsigned long long)t->skipped_phis,
+                (unsigned long long)t->skipped_branches, c->block.x, c->block.y, c->block.z);
+    fputc('\n', out);
     char msg[1024];
     for (uint32_t i = 0; i < c->nv && i < max; i++) {
         const divcheck_violation *x = divcheck_get_violation(c, i);
@@ -467,6 +506,12 @@ void *divcheck_report_json(const divcheck *c, const char *path)
     json_object_set_new(o, "occurrences", json_integer((json_int_t)t->occurrences));
     json_object_set_new(o, "checked", json_pack("{sIsIsI}", "values", (json_int_t)t->values, "phis",
                                                 (json_int_t)t->phis, "branches", (json_int_t)t->branches));
+    if (c->shape == DIVCHECK_SHAPE_ASSUMED) {
+        json_object_set_new(o, "shape", json_string("assumed"));
+        json_object_set_new(o, "skipped", json_pack("{sIsIsI}", "values", (json_int_t)t->skipped_values, "phis",
+                                                    (json_int_t)t->skipped_phis, "branches",
+                                                    (json_int_t)t->skipped_branches));
+    }
     json_t *arr = json_array();
     char msg[1024], name[128];
     for (uint32_t i = 0; i < c->nv; i++) {
@@ -482,6 +527,8 @@ void *divcheck_report_json(const divcheck *c, const char *path)
         json_object_set_new(e, "value", json_string(ssa_value_name(F->pf->ssa, x->value, name, sizeof name)));
         char claim[256];
         json_object_set_new(e, "claim", json_string(violated_claim(F, x, claim, sizeof claim)));
+        unsigned cond = claim_cond(c, F, x);
+        if (cond) json_object_set_new(e, "assumes", json_string(div_cond_text(cond)));
         json_object_set_new(e, "count", json_integer((json_int_t)x->count));
         json_object_set_new(e, "block", json_pack("[iii]", x->cta.x, x->cta.y, x->cta.z));
         json_object_set_new(e, "warp", json_integer(x->warp));

@@ -32,8 +32,26 @@ void divcheck_free(divcheck *c);
 
 /* Prepares for a launch with this block shape: runs the analysis on every
  * function (again only if the shape differs from the last call, so claims a
- * test planted survive) and forgets earlier findings. */
+ * test planted survive; with DIVCHECK_SHAPE_ASSUMED only the first time)
+ * and forgets earlier findings. */
 void divcheck_begin(divcheck *c, emu_dim3 block);
+
+/* Where the analysis takes the block shape from. */
+enum divcheck_shape {
+    /* Each launch's shape, as `--block` gives it (div_options.block): the
+     * verdicts are exact for that shape.  The default. */
+    DIVCHECK_SHAPE_LAUNCH,
+    /* None (a kernel's .reqntid still counts): the analysis runs once, on
+     * its default assumption (docs/divergence.md, "Block shape"), whatever
+     * the launch.  A value's or branch's claim is checked at a launch only
+     * when the assumptions it rests on (div_result.cond, div_branch_cond)
+     * hold for the launch's shape (div_cond_holds); otherwise it is
+     * counted as skipped (divcheck_totals). */
+    DIVCHECK_SHAPE_ASSUMED,
+};
+/* Sets where the shape comes from; takes effect at the next
+ * divcheck_begin, which analyses again. */
+void divcheck_set_shape(divcheck *c, enum divcheck_shape s);
 
 /* The observer for emu_options.observer; lives as long as c. */
 const emu_observer *divcheck_observer(divcheck *c);
@@ -68,6 +86,9 @@ typedef struct divcheck_totals {
     uint64_t values, phis, branches; /* claims checked, per warp-instruction */
     uint64_t violated;               /* distinct claims violated */
     uint64_t occurrences;            /* warp-instructions that violated one */
+    /* DIVCHECK_SHAPE_ASSUMED: claims not checked, per warp-instruction,
+     * because an assumption they rest on fails at the launch's shape */
+    uint64_t skipped_values, skipped_phis, skipped_branches;
 } divcheck_totals;
 
 void divcheck_get_totals(const divcheck *c, divcheck_totals *t);
@@ -76,12 +97,16 @@ void divcheck_get_totals(const divcheck *c, divcheck_totals *t);
 uint32_t divcheck_nviolations(const divcheck *c);
 const divcheck_violation *divcheck_get_violation(const divcheck *c, uint32_t i);
 /* "%r5.3 claimed uniform (analysis affine) but warp 0 of block (0,0,0)
- * lanes 0 and 1 hold 0x0 and 0x1" into buf. */
+ * lanes 0 and 1 hold 0x0 and 0x1" into buf.  A claim that rests on an
+ * assumption names it: "(analysis affine, assuming blockDim.x is a
+ * multiple of 32)". */
 const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n);
 
 /* Report after a launch: a summary line, then one "path:line:col:
  * divergence claim violated: ..." line per violated claim (at most max),
- * then how many more there are. */
+ * then how many more there are.  With DIVCHECK_SHAPE_ASSUMED the summary
+ * says so and counts the skipped claims (JSON: "shape": "assumed",
+ * "skipped"). */
 void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FILE *out);
 /* The same as a jansson object (json_t *, declared void * so this header
  * needs no jansson.h), every violation listed; the caller decrefs it. */

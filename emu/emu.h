@@ -113,6 +113,14 @@ typedef struct emu_options {
  * (problems are reported when a kernel is launched). */
 emu_machine *emu_create(const ptx_module *m, const emu_options *opt);
 void emu_destroy(emu_machine *M);
+/* A new machine for M's module holding a copy of M's memory: every global
+ * buffer and module .global variable at the same device address with the
+ * same bytes, the constant bank, the cooperative workspace, and (same
+ * seed) the interleave schedule's random state; the rest as emu_create
+ * makes it, with options opt (NULL: M's).  So a launch can be
+ * rerun from the same inputs (other shapes, more checks) while M stays as
+ * it is.  NULL when out of memory. */
+emu_machine *emu_clone(const emu_machine *M, const emu_options *opt);
 
 /* ---- global memory ------------------------------------------------------ */
 /* A new zero-filled global buffer; returns its device address (256-byte

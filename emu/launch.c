@@ -125,6 +125,37 @@ void emu_destroy(emu_machine *M)
     free(M);
 }
 
+emu_machine *emu_clone(const emu_machine *M, const emu_options *opt)
+{
+    emu_machine *C = emu_create(M->mod, opt ? opt : &M->opt);
+    if (!C) return NULL;
+    /* emu_create lays the module variables out as it did for M, so they
+     * are M's first segments; the buffers made after them go to the same
+     * addresses (each base is 256-byte aligned, so it is kept) */
+    bool ok = C->nsegs <= M->nsegs && C->cbank_size == M->cbank_size;
+    for (uint32_t i = 0; ok && i < M->nsegs; i++) {
+        const gseg *s = &M->segs[i];
+        gseg *t = NULL;
+        if (i < C->nsegs) {
+            t = &C->segs[i];
+        } else {
+            C->next_addr = s->base;
+            t = emu_seg_new(C, s->size, 256, s->name, s->name ? strlen(s->name) : 0);
+        }
+        ok = t && t->base == s->base && t->size == s->size;
+        if (ok) memcpy(t->data, s->data, s->size);
+    }
+    if (!ok) {
+        emu_destroy(C);
+        return NULL;
+    }
+    if (M->cbank_size) memcpy(C->cbank, M->cbank, M->cbank_size);
+    C->next_addr = M->next_addr;
+    C->coop_ws = M->coop_ws;
+    if (C->opt.seed == M->opt.seed) C->rng = M->rng; /* where the interleaving goes on */
+    return C;
+}
+
 bool emu_symbol(emu_machine *M, const char *name, uint64_t *addr, size_t *bytes, void **host, ptx_space *space)
 {
     ptx_str n = {name, (uint32_t)strlen(name)};

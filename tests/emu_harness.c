@@ -127,6 +127,8 @@ emu_status eh_launch(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block, c
     va_end(ap);
     ptx_diags d;
     ptx_diags_init(&d);
+    h->args = args;
+    h->nargs = n;
     if (eh_hooks_on && eh_hooks_on->launching) eh_hooks_on->launching(h, kernel, grid, block);
     emu_status st = emu_launch(h->M, kernel, grid, block, args, n, &d);
     char *buf = NULL;
@@ -138,6 +140,8 @@ emu_status eh_launch(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block, c
     free(buf);
     ptx_diags_free(&d);
     if (eh_hooks_on && eh_hooks_on->launched) eh_hooks_on->launched(h, kernel, st);
+    h->args = NULL;
+    h->nargs = 0;
     return st;
 }
 

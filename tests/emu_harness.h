@@ -14,6 +14,10 @@ typedef struct eh {
     char path[512];
     char last_err[2048];  /* diagnostics of the last launch, as printed */
     void *hook_data;      /* for eh_hooks */
+    /* the launch in progress, for the launching and launched hooks (to
+     * launch it again elsewhere, tests/test_emu_shapes.c) */
+    const emu_arg *args;
+    unsigned nargs;
 } eh;
 
 /* Extra work around every machine and launch the harness makes, so one
