@@ -212,7 +212,8 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
     switch (val->kind) {
     case SSA_V_SREG:
         eval_sreg(cx, val, &out->a);
-        wf_eval_sreg(cx, val, &out->w, &out->wc);
+        if (cx->poly_only) wf_top(&out->w), out->wc = 0;
+        else wf_eval_sreg(cx, val, &out->w, &out->wc);
         /* %tid.y/%tid.z are uniform monomials only by the default assumption */
         out->ac = val->reg == PTX_SR_TID && val->comp != 'x' && cx->r->shape_assumed && !cx->r->yz_by_option
                       ? DIV_COND_X32 : 0;
@@ -224,12 +225,14 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
         break;
     case SSA_V_INST:
         aff_eval_inst(cx, v, &out->a);
-        wf_eval_inst(cx, v, &out->w);
+        if (cx->poly_only) wf_top(&out->w);
+        else wf_eval_inst(cx, v, &out->w);
         inst_conds(cx, v, out);
         break;
     default: eval_node(cx, gates, v, out); break;
     }
-    exchange(cx, out);
+    if (cx->poly_only) wf_top(&out->w);
+    else exchange(cx, out);
 }
 
 /* Stores old ∧ x's warp form and the union of the bits; whether anything
@@ -243,10 +246,27 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
         changed = true;
     }
     if (x->w.kind == WF_TOP) return changed;
-    wform old, m;
-    wf_get(cx, v, &old);
-    wf_meet(&m, &old, &x->w);
-    if (old.kind != WF_TOP && wf_equal(&m, &old)) return changed;
+    /* old ∧ new without copying the old lane table: the lane tables must
+     * be equal (or there is none), then the known bits of U are meet */
+    const wform *w = &x->w;
+    uint8_t ok = cx->wkind[v], kind = w->kind, k = w->k, nn = w->nn;
+    uint64_t r = w->r;
+    if (ok == WF_BOT) return changed;
+    if (ok != WF_TOP) {
+        if (kind == WF_BOT || kind != ok || (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g))) {
+            kind = WF_BOT, k = 0, r = 0, nn = 0;
+        } else {
+            unsigned km = cx->wk[v] < k ? cx->wk[v] : k, d = 0;
+            if (km == 64 && cx->wr[v] == r) d = 64;
+            else
+                while (d < km && d < 64 && !((cx->wr[v] ^ r) >> d & 1)) d++;
+            k = (uint8_t)d;
+            r = d >= 64 ? r : r & ((1ull << d) - 1);
+            nn = nn && cx->wnn[v];
+        }
+        if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v]) return changed;
+    }
+    struct { uint8_t kind, k, nn; uint64_t r; } m = {kind, k, nn, r};
     cx->wkind[v] = m.kind;
     cx->wk[v] = m.k;
     cx->wr[v] = m.r;
@@ -257,7 +277,7 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
             cx->wg = realloc(cx->wg, sizeof *cx->wg * cx->capwg);
             if (!cx->wg) abort();
         }
-        memcpy(cx->wg[cx->nwg], m.g, sizeof m.g);
+        memcpy(cx->wg[cx->nwg], w->g, sizeof w->g);
         cx->wtab[v] = cx->nwg++;
     }
     return true;
@@ -299,7 +319,8 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
-                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .ac = conds, .wc = conds + n1};
+                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .ac = conds, .wc = conds + n1,
+                  .poly_only = o && o->polynomials_only};
     u32csr users;
     node_gates gates;
     div_graph_build(pf, r, &users, info, &gates.expr, &gates.set);
@@ -358,7 +379,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     aff_uniform_unknown(&uu, cx.n);
     for (uint32_t v = 0; v < nv; v++) {
         if (top[v]) put(&cx, v, &uu);
-        if (r->wkind[v] == WF_TOP) r->wkind[v] = WF_UNI, r->wk[v] = 0, r->wr[v] = 0;
+        if (r->wkind[v] == WF_TOP) r->wkind[v] = cx.poly_only ? WF_BOT : WF_UNI, r->wk[v] = 0, r->wr[v] = 0;
     }
     uint16_t pair = (uint16_t)(aff_mask_all(dims) & AFF_ALL(r->ncoef) & ~AFF_ALL(DIV_NCOEF1));
     for (uint32_t v = 0; v < nv; v++) {

@@ -40,7 +40,7 @@ typedef struct aff_ctx {
     int64_t (*wg)[WF_LANES];
     uint32_t nwg, capwg;
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
-    uint8_t tidc[3];       /* DIV_COND_* bits of %tid.x/y/z's forms */
+    bool poly_only;        /* div_options.polynomials_only */
 } aff_ctx;
 
 void aff_get(const aff_ctx *cx, uint32_t v, aff *out);

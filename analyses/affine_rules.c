@@ -117,7 +117,7 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     op->w = (uint8_t)type_bits(si->dtype);
     op->sw = (uint8_t)type_bits(si->stype);
     op->sgn = (uint8_t)ptx_type_is_signed(in->type);
-    op->wide = (uint8_t)ptx_inst_has_mod(in, ".wide");
+    op->wide = 0;
     op->rule = AFF_R_GENERIC;
     if (si->dep_from) { op->rule = AFF_R_FROM; return; }
     switch (in->op) {
@@ -126,8 +126,11 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     case PTX_OPC_SUB: if (plain_int(in, si)) op->rule = AFF_R_SUB; break;
     case PTX_OPC_NEG: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NEG; break;
     case PTX_OPC_NOT: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NOT; break;
-    case PTX_OPC_MUL: if (plain_int(in, si)) op->rule = AFF_R_MUL; break;
-    case PTX_OPC_MAD: if (plain_int(in, si)) op->rule = AFF_R_MAD; break;
+    case PTX_OPC_MUL: case PTX_OPC_MAD:
+        if (!plain_int(in, si)) break;
+        op->rule = in->op == PTX_OPC_MUL ? AFF_R_MUL : AFF_R_MAD;
+        op->wide = (uint8_t)ptx_inst_has_mod(in, ".wide");
+        break;
     case PTX_OPC_SHL: if (ptx_type_is_int(in->type)) op->rule = AFF_R_SHL; break;
     case PTX_OPC_CVT:
         if (ptx_type_is_int(si->dtype) && ptx_type_is_int(si->stype) && !ptx_inst_has_mod(in, ".sat"))

@@ -570,7 +570,7 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
         coal_func *f = &res->f[res->nfuncs++];
         f->pf = pf;
         shape_of(pf, o, f);
-        div_options dopt = {{0, 0, 0}, false};
+        div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
         memcpy(dopt.block, f->shape.block, sizeof dopt.block);
         /* the default shape's x extent is a multiple of 32: tid.y and tid.z
          * are the same in all lanes of a warp */

@@ -38,6 +38,10 @@ typedef struct div_options {
     /* Ocelot/GPUDrano's rule: %tid.y and %tid.z warp-uniform whatever the
      * shape (an assumption the user makes, not one the analysis states). */
     bool assume_tid_yz_uniform;
+    /* Affine analyses: the polynomials alone, without the warp forms (the
+     * analysis as it was before warp-granular reasoning; for the benchmark
+     * that measures what the warp forms cost). */
+    bool polynomials_only;
 } div_options;
 
 /* The assumptions a verdict can rest on when the block shape is not known

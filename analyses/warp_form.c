@@ -17,6 +17,14 @@ static int64_t sext(uint64_t x, unsigned n)
     return (int64_t)(x ^ (1ull << (n - 1))) - (int64_t)(1ull << (n - 1));
 }
 
+/* *r = *a, copying the lane table only where there is one. */
+static void assign(wform *r, const wform *a)
+{
+    if (r == a) return;
+    r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn;
+    if (a->kind == WF_LANE) memcpy(r->g, a->g, sizeof r->g);
+}
+
 static bool exact(const wform *a) { return a->kind != WF_TOP && a->kind != WF_BOT && a->k == 64; }
 
 void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0; }
@@ -98,8 +106,8 @@ static void fix(wform *a, unsigned n)
 
 void wf_meet(wform *r, const wform *a, const wform *b)
 {
-    if (a->kind == WF_TOP) { *r = *b; return; }
-    if (b->kind == WF_TOP) { *r = *a; return; }
+    if (a->kind == WF_TOP) { assign(r, b); return; }
+    if (b->kind == WF_TOP) { assign(r, a); return; }
     if (a->kind == WF_BOT || b->kind == WF_BOT || a->kind != b->kind ||
         (a->kind == WF_LANE && memcmp(a->g, b->g, sizeof a->g))) {
         wf_bot(r);
@@ -110,7 +118,7 @@ void wf_meet(wform *r, const wform *a, const wform *b)
     else
         while (d < k && d < 64 && !((a->r ^ b->r) >> d & 1)) d++;
     uint8_t nn = a->nn && b->nn;
-    if (r != a) *r = *a;
+    assign(r, a);
     r->k = (uint8_t)d;
     r->r = a->r & mask(d);
     r->nn = nn;
@@ -150,29 +158,23 @@ static void from_lanes(wform *r, const uint64_t *vals, unsigned n)
 void wf_add(wform *r, const wform *a, const wform *b, unsigned n)
 {
     if (strict2(r, a, b)) return;
-    wform x = *a;
-    x.k = (uint8_t)kmin(a->k, b->k);
-    x.r = a->r + b->r;
-    x.nn = a->nn && b->nn;
-    if (b->kind == WF_LANE) {
-        if (x.kind != WF_LANE) memset(x.g, 0, sizeof x.g);
-        x.kind = WF_LANE;
-        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((uint64_t)x.g[l] + (uint64_t)b->g[l]);
-    }
-    fix(&x, n);
-    *r = x;
+    uint8_t k = (uint8_t)kmin(a->k, b->k), nn = a->nn && b->nn, kind = a->kind == WF_LANE || b->kind == WF_LANE ? WF_LANE : WF_UNI;
+    uint64_t u = a->r + b->r;
+    if (a->kind == WF_LANE && b->kind == WF_LANE) /* element by element: r may be a or b */
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] + (uint64_t)b->g[l]);
+    else if (a->kind == WF_LANE) assign(r, a);
+    else if (b->kind == WF_LANE) assign(r, b);
+    r->kind = kind, r->k = k, r->r = u, r->nn = nn;
+    fix(r, n);
 }
 
 void wf_neg(wform *r, const wform *a, unsigned n)
 {
-    if (a->kind == WF_TOP || a->kind == WF_BOT) { *r = *a; return; }
-    wform x = *a;
-    x.r = 0 - a->r;
-    x.nn = 0;
-    if (x.kind == WF_LANE)
-        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)(0 - (uint64_t)a->g[l]);
-    fix(&x, n);
-    *r = x;
+    if (a->kind == WF_TOP || a->kind == WF_BOT) { assign(r, a); return; }
+    r->kind = a->kind, r->k = a->k, r->r = 0 - a->r, r->nn = 0;
+    if (a->kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)(0 - (uint64_t)a->g[l]);
+    fix(r, n);
 }
 
 void wf_sub(wform *r, const wform *a, const wform *b, unsigned n)
@@ -194,15 +196,11 @@ void wf_not(wform *r, const wform *a, unsigned n)
 /* a · c for a known c: U·c is known modulo 2^(k + tz(c)). */
 static void scale(wform *r, const wform *a, uint64_t c, unsigned n)
 {
-    wform x = *a;
     unsigned k = a->k == 64 ? 64 : a->k + tz_known(c, 64);
-    x.k = (uint8_t)(k > 64 ? 64 : k);
-    x.r = a->r * c;
-    x.nn = a->nn && (int64_t)c >= 0;
-    if (x.kind == WF_LANE)
-        for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((uint64_t)a->g[l] * c);
-    fix(&x, n);
-    *r = x;
+    r->kind = a->kind, r->k = (uint8_t)(k > 64 ? 64 : k), r->r = a->r * c, r->nn = a->nn && (int64_t)c >= 0;
+    if (a->kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] * c);
+    fix(r, n);
 }
 
 void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
@@ -422,12 +420,10 @@ static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool re
     int b = split(a, n);
     if (b < 0 || (unsigned)__builtin_ctzll(u) < (unsigned)b) { wf_bot(r); return; }
     if (!rem) { wf_uni(r, 0, 0); r->nn = 1; return; }
-    wform x = *a;
-    x.k = (uint8_t)b;
-    x.r = a->r & mask((unsigned)b);
-    x.nn = dnn;
-    fix(&x, n);
-    *r = x;
+    uint64_t u0 = a->r & mask((unsigned)b);
+    assign(r, a);
+    r->k = (uint8_t)b, r->r = u0, r->nn = dnn;
+    fix(r, n);
 }
 
 void wf_divu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false); }
@@ -478,7 +474,7 @@ void wf_bfi(wform *r, const wform *a, const wform *b, const wform *pos, const wf
         return;
     }
     p &= 0xff, q &= 0xff;
-    if (!q || (uint64_t)p >= n) { *r = *b; return; }
+    if (!q || (uint64_t)p >= n) { assign(r, b); return; }
     if ((uint64_t)(p + q) > n) q = n - p;
     uint64_t m = (q >= 64 ? ~0ull : (1ull << q) - 1) << p;
     wform keep, ins, c;
@@ -500,12 +496,12 @@ static uint64_t op_ext(uint64_t x, uint64_t sn, unsigned n, bool sgn)
 
 void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap)
 {
-    if (a->kind == WF_TOP || a->kind == WF_BOT) { *r = *a; return; }
+    if (a->kind == WF_TOP || a->kind == WF_BOT) { assign(r, a); return; }
     if (n <= sn) { /* truncation: the low n bits */
-        wform x = *a;
-        x.nn = n == sn && a->nn;
-        fix(&x, n);
-        *r = x;
+        uint8_t nn = n == sn && a->nn;
+        assign(r, a);
+        r->nn = nn;
+        fix(r, n);
         return;
     }
     if (exact(a)) {
@@ -517,11 +513,11 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     /* extension: U's known low bits stay; with a split the high field is
      * extended as a whole and h is unchanged; without one, only if no
      * lane's value wraps around in sn bits */
-    wform x = *a;
-    if (x.kind == WF_LANE && split(a, sn) < 0 && !a->nn) *nowrap = true;
-    x.nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
-    fix(&x, n);
-    *r = x;
+    if (a->kind == WF_LANE && split(a, sn) < 0 && !a->nn) *nowrap = true;
+    uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
+    assign(r, a);
+    r->nn = nn;
+    fix(r, n);
 }
 
 void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned n)
@@ -530,7 +526,7 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
     if (p->kind == WF_UNI) { wf_meet(r, a, b); return; }
     if (strict2(r, a, b)) return;
     if (p->kind == WF_BOT || !exact(p)) { wf_bot(r); return; }
-    if (wf_equal(a, b)) { *r = *a; return; }
+    if (wf_equal(a, b)) { assign(r, a); return; }
     if (!exact(a) || !exact(b)) { wf_bot(r); return; }
     uint64_t v[WF_LANES];
     for (unsigned l = 0; l < WF_LANES; l++) v[l] = at(p, l) & 1 ? at(a, l) : at(b, l);

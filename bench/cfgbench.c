@@ -81,52 +81,6 @@ static char *gen_kernel(unsigned want, size_t *len, unsigned *blocks)
 }
 
 /* ---- corpus ------------------------------------------------------------------- */
-typedef struct file {
-    char *path, *text;
-    size_t len;
-} file;
-
-static int strcmp_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static void collect(const char *dir, file **v, size_t *n, size_t *cap)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char **names = NULL;
-    size_t nn = 0;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        names = realloc(names, sizeof *names * (nn + 1));
-        names[nn] = malloc(strlen(dir) + strlen(e->d_name) + 2);
-        sprintf(names[nn++], "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    qsort(names, nn, sizeof *names, strcmp_ptr);
-    for (size_t i = 0; i < nn; i++) {
-        struct stat st;
-        if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) collect(names[i], v, n, cap);
-        else if (strlen(names[i]) > 4 && !strcmp(names[i] + strlen(names[i]) - 4, ".ptx")) {
-            FILE *f = fopen(names[i], "rb");
-            if (f) {
-                if (*n == *cap) {
-                    *cap = *cap ? *cap * 2 : 64;
-                    *v = realloc(*v, sizeof **v * *cap);
-                }
-                file *x = &(*v)[(*n)++];
-                x->path = strdup(names[i]);
-                fseek(f, 0, SEEK_END);
-                x->len = (size_t)ftell(f);
-                fseek(f, 0, SEEK_SET);
-                x->text = malloc(x->len + 1);
-                if (fread(x->text, 1, x->len, f) != x->len) x->len = 0;
-                fclose(f);
-            }
-        }
-        free(names[i]);
-    }
-    free(names);
-}
 
 int main(int argc, char **argv)
 {

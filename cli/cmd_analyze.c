@@ -84,7 +84,7 @@ static void pct(FILE *o, const char *what, uint32_t k, uint32_t n)
 static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f, const chk_list *l, arena *a)
 {
     const ptx_func *fn = f->pf->fn;
-    div_options dopt = {{0, 0, 0}, false};
+    div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
     memcpy(dopt.block, f->shape.block, sizeof dopt.block);
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;

@@ -264,13 +264,13 @@ Test(affine, multi_dimensional_thread_index)
     cr_expect(x.r[A1]->shape_assumed);
     done(&x);
     /* 16x16: tid.y differs within a warp */
-    div_options sq = {{16, 16, 1}, false};
+    div_options sq = {.block = {16, 16, 1}, .assume_tid_yz_uniform = false};
     x = analyse(k, &sq);
     expect(&x, A1, "%p1.1", D, "⊥·tid + ⊥");
     expect(&x, A1, "%r4.1", U, "16");
     cr_expect_eq(x.r[A1]->cond[value_named(&x, "%r4.1")], 0);
     done(&x);
-    div_options o = {{64, 4, 2}, false};
+    div_options o = {.block = {64, 4, 2}, .assume_tid_yz_uniform = false};
     x = analyse(k, &o);
     expect(&x, A1, "%r4.1", U, "64"); /* %ntid.x from the shape */
     expect(&x, A1, "%r5.1", AF, "64·tid.y + tid.x + 0");
@@ -278,7 +278,7 @@ Test(affine, multi_dimensional_thread_index)
     expect(&x, A1, "%r6.1", U, "64·tid.y + 0");
     expect(&x, A1, "%r8.1", U, "tid.z + 0");
     done(&x);
-    div_options one = {{1, 32, 1}, false};
+    div_options one = {.block = {1, 32, 1}, .assume_tid_yz_uniform = false};
     x = analyse(k, &one);
     expect(&x, A1, "%r2.1", U, "0"); /* a block one thread wide */
     expect(&x, A1, "%r7.1", AF, "64·tid.y + 0");

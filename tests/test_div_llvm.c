@@ -185,8 +185,8 @@ Test(div_llvm, diverge_no_diverge)
  * so these scenarios are given blocks in which they vary within a warp and
  * reach past the constant 5 they are compared with: 4x8 (tid.y 0..7 in
  * every warp), 2x2x16 (tid.z = 8·w + lane / 4). */
-static const div_options SHAPE_Y = {{4, 8, 1}, false};
-static const div_options SHAPE_Z = {{2, 2, 16}, false};
+static const div_options SHAPE_Y = {.block = {4, 8, 1}, .assume_tid_yz_uniform = false};
+static const div_options SHAPE_Z = {.block = {2, 2, 16}, .assume_tid_yz_uniform = false};
 
 Test(div_llvm, diverge_sync)
 {
@@ -202,7 +202,7 @@ Test(div_llvm, diverge_sync)
  * has the same tid.y, and @sync becomes uniform throughout. */
 Test(div_llvm, diverge_sync_block_64x4)
 {
-    div_options o = {{64, 4, 1}, false};
+    div_options o = {.block = {64, 4, 1}, .assume_tid_yz_uniform = false};
     run x = load("diverge.ptx", "sync", &o);
     EXPECT_VALUES(&x, {"%r3.1", U, "%tid = tid.y"}, {"%p1.1", U, "%cond"}, {"%r4.3", U, "%c"});
     EXPECT_BRANCHES(&x, {"%p1.1", U, "%cond"});

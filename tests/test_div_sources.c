@@ -112,11 +112,11 @@ Test(div_sources, tid_yz_from_reqntid)
  * known shape (x*y = 16). */
 Test(div_sources, tid_yz_from_options)
 {
-    div_options o = {{16, 2, 1}, false};
+    div_options o = {.block = {16, 2, 1}, .assume_tid_yz_uniform = false};
     CHECK(KERNEL_REQNTID("64, 2, 1", TID_YZ), "k", &o, {"%tid.y", N, DIV_SRC_TID}, {"%tid.z", U, DIV_SRC_NONE});
-    div_options o2 = {{8, 2, 4}, false};
+    div_options o2 = {.block = {8, 2, 4}, .assume_tid_yz_uniform = false};
     CHECK(KERNEL(TID_YZ), "k", &o2, {"%tid.y", N, DIV_SRC_TID}, {"%tid.z", N, DIV_SRC_TID});
-    div_options o3 = {{32, 1, 1}, false};
+    div_options o3 = {.block = {32, 1, 1}, .assume_tid_yz_uniform = false};
     CHECK(KERNEL(TID_YZ), "k", &o3, {"%tid.y", U, DIV_SRC_NONE}, {"%tid.z", U, DIV_SRC_NONE},
           {"%r3.1", U, DIV_SRC_NONE});
 }
@@ -124,9 +124,9 @@ Test(div_sources, tid_yz_from_options)
 /* assume_tid_yz_uniform overrides even a shape that says otherwise. */
 Test(div_sources, tid_yz_assumed_uniform)
 {
-    div_options o = {{8, 2, 4}, true};
+    div_options o = {.block = {8, 2, 4}, .assume_tid_yz_uniform = true};
     CHECK(KERNEL(TID_YZ), "k", &o, {"%tid.y", U, DIV_SRC_NONE}, {"%tid.z", U, DIV_SRC_NONE});
-    div_options o2 = {{0, 0, 0}, true};
+    div_options o2 = {.block = {0, 0, 0}, .assume_tid_yz_uniform = true};
     CHECK(KERNEL_REQNTID("8, 2, 4", TID_YZ " mov.u32 %r4, %tid.x;\n"), "k", &o2, {"%tid.y", U, DIV_SRC_NONE}, {"%tid.z", U, DIV_SRC_NONE},
           {"%tid.x", N, DIV_SRC_TID});
 }

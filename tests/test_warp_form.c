@@ -222,7 +222,7 @@ Test(warp_form, warp_and_lane_ids_default_shape)
  * no assumption; 16x16 and 100x1 differ where the shape matters. */
 Test(warp_form, warp_and_lane_ids_exact_shapes)
 {
-    div_options b256 = {{256, 1, 1}, false}, b16 = {{16, 16, 1}, false}, b100 = {{100, 1, 1}, false};
+    div_options b256 = {.block = {256, 1, 1}, .assume_tid_yz_uniform = false}, b16 = {.block = {16, 16, 1}, .assume_tid_yz_uniform = false}, b100 = {.block = {100, 1, 1}, .assume_tid_yz_uniform = false};
     run x = analyse(WARP_IDS, &b256);
     const char *uni[] = {"%p1.1", "%p2.1", "%p3.1", "%p4.1", "%p6.1", "%r16.1"};
     for (size_t i = 0; i < 6; i++) {
@@ -273,11 +273,11 @@ Test(warp_form, warp_per_row_needs_blockdim_multiple_of_32)
         }
     cr_expect_eq(nbr, 1);
     done(&x);
-    div_options b48 = {{48, 1, 1}, false};
+    div_options b48 = {.block = {48, 1, 1}, .assume_tid_yz_uniform = false};
     x = analyse(k, &b48);
     cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_DIVERGENT);
     done(&x);
-    div_options b64 = {{64, 1, 1}, false};
+    div_options b64 = {.block = {64, 1, 1}, .assume_tid_yz_uniform = false};
     x = analyse(k, &b64);
     cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_UNIFORM);
     cr_expect_eq(x.r->cond[value(&x, "%r5.1")], 0);
