@@ -3,6 +3,7 @@
  * extended to PTX's integer arithmetic).  Everything without a rule here
  * is uniform when all its operands are and ⊥ otherwise (the paper's
  * "other operators"). */
+#include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
 
@@ -85,25 +86,26 @@ static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
 }
 
 /* The comparison of setp/set: operator and signedness (ISA "setp": lo, ls,
- * hi, hs are the unsigned lt, le, gt, ge; .s types compare signed). */
+ * hi, hs are the unsigned lt, le, gt, ge; .s types compare signed).  The
+ * operators are the three-character modifiers; compared as such, since
+ * decode runs for every statement. */
 static void decode_cmp(const ptx_inst *in, const div_stmt_info *si, aff_op *op)
 {
-    static const struct { const char *m; uint8_t op; int8_t sgn; } ops[] = {
-        {".eq", WF_EQ, -1}, {".ne", WF_NE, -1}, {".lt", WF_LT, -1}, {".le", WF_LE, -1}, {".gt", WF_GT, -1},
-        {".ge", WF_GE, -1}, {".lo", WF_LT, 0}, {".ls", WF_LE, 0}, {".hi", WF_GT, 0}, {".hs", WF_GE, 0},
-    };
+    static const char ops[][4] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+    static const uint8_t code[] = {WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE, WF_LT, WF_LE, WF_GT, WF_GE};
     op->cmp = 0xff;
     op->comb = 0;
     for (unsigned i = 0; i < in->nmods; i++) {
         ptx_str m = ptx_inst_mod(in, i);
-        for (unsigned j = 0; j < sizeof ops / sizeof ops[0]; j++)
-            if (ptx_str_eq(m, ops[j].m)) {
-                op->cmp = ops[j].op;
-                op->sgn = ops[j].sgn < 0 ? ptx_type_is_signed(si->stype) : 0;
-            }
-        if (ptx_str_eq(m, ".and")) op->comb = PTX_OPC_AND;
-        if (ptx_str_eq(m, ".or")) op->comb = PTX_OPC_OR;
-        if (ptx_str_eq(m, ".xor")) op->comb = PTX_OPC_XOR;
+        if (m.n == 3)
+            for (unsigned j = 0; j < sizeof code; j++)
+                if (!memcmp(m.p, ops[j], 3)) {
+                    op->cmp = code[j];
+                    op->sgn = j < 6 ? (uint8_t)ptx_type_is_signed(si->stype) : 0;
+                }
+        if (m.n == 4 && !memcmp(m.p, ".and", 4)) op->comb = PTX_OPC_AND;
+        if (m.n == 3 && !memcmp(m.p, ".or", 3)) op->comb = PTX_OPC_OR;
+        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) op->comb = PTX_OPC_XOR;
     }
 }
 

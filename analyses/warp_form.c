@@ -84,22 +84,24 @@ bool wf_equal(const wform *a, const wform *b)
 static void fix(wform *a, unsigned n)
 {
     if (a->kind == WF_TOP || a->kind == WF_BOT) return;
+    unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
     if (a->kind == WF_LANE) {
-        int64_t g0 = sext((uint64_t)a->g[0], n);
-        bool any = false;
+        uint64_t g0 = (uint64_t)a->g[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
-            a->g[l] = sext((uint64_t)a->g[l] - (uint64_t)g0, n);
-            any |= a->g[l] != 0;
+            int64_t d = (int64_t)(((uint64_t)a->g[l] - g0) << sh) >> sh;
+            a->g[l] = d;
+            any |= (uint64_t)d;
         }
-        a->r += (uint64_t)g0;
+        a->r += g0;
         if (!any) a->kind = WF_UNI;
     }
     if (a->k >= n) a->k = 64;
     if (a->k == 64) {
-        a->r = (uint64_t)sext(a->r, n);
-        bool nn = true; /* an exact value: its sign is known */
-        for (unsigned l = 0; l < (a->kind == WF_LANE ? WF_LANES : 1u) && nn; l++)
-            nn = sext(a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0), n) >= 0;
+        a->r = (uint64_t)((int64_t)(a->r << sh) >> sh);
+        /* an exact value: its sign is known */
+        bool nn = (int64_t)a->r >= 0;
+        if (a->kind == WF_LANE)
+            for (unsigned l = 0; l < WF_LANES && nn; l++) nn = (int64_t)((a->r + (uint64_t)a->g[l]) << sh) >= 0;
         a->nn = nn;
     } else a->r &= mask(a->k);
 }
@@ -573,6 +575,11 @@ static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
 void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap)
 {
     if (strict2(r, a, b)) return;
+    if (a->kind == WF_UNI && b->kind == WF_UNI && (a->k != 64 || b->k != 64)) {
+        wf_uni(r, 0, 0); /* two uniform values: the same outcome in every lane */
+        r->nn = 1;
+        return;
+    }
     if (exact(a) && exact(b)) {
         uint64_t v[WF_LANES];
         for (unsigned l = 0; l < WF_LANES; l++) v[l] = cmp_lane(op, at(a, l), at(b, l), n, sgn);

@@ -230,9 +230,9 @@ static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const
     bool nowrap = false;
     if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
     if (mad && !wopd(cx, stmt, in, 3, &c)) return false;
-    if (op->wide) {
-        wf_cvt(&a, &a, op->sw, op->w, op->sgn, &nowrap);
-        wf_cvt(&b, &b, op->sw, op->w, op->sgn, &nowrap);
+    if (op->wide) { /* a uniform unknown stays one: nothing to extend */
+        if (a.kind != WF_UNI || a.k) wf_cvt(&a, &a, op->sw, op->w, op->sgn, &nowrap);
+        if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, op->w, op->sgn, &nowrap);
     }
     wf_mul(out, &a, &b, op->w);
     if (mad) wf_add(out, out, &c, op->w);
