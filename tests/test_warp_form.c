@@ -449,3 +449,53 @@ Test(warp_form, corpus_sector_counts_per_source_line, .timeout = 120)
     cr_expect_geq(checked, 30);
     cr_log_info("per-line sector counts checked: %u", checked);
 }
+
+/* The same verdicts through `check --enable divergent-branch`: its
+ * divergent-branch findings sit exactly on the lines annotated divergent,
+ * and on no line annotated uniform. */
+Test(warp_form, corpus_check_divergent_branch_findings_per_source_line, .timeout = 120)
+{
+    unsigned checked = 0;
+    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
+        char *src = tu_read(tu_src(rel), NULL);
+        size_t nl;
+        char **lines = split_lines(src, &nl);
+        for (size_t a = 0; a < 3; a++) {
+            char ptx[128], full[512];
+            snprintf(ptx, sizeof ptx, "ptx-corpus/%s/%s.ptx", ARCHES[a], ANNOTATED[f]);
+            snprintf(full, sizeof full, "%s", tu_src(ptx));
+            char *argv[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", "--format", "json", full, NULL};
+            json_t *j = run_json(argv);
+            uint8_t *flagged = calloc(nl + 1, 1);
+            size_t i;
+            json_t *x;
+            json_array_foreach(json_object_get(j, "findings"), i, x) {
+                if (strcmp(json_string_value(json_object_get(x, "rule")), "divergent-branch")) continue;
+                json_t *so = json_object_get(x, "src");
+                size_t line = json_is_object(so) ? (size_t)json_integer_value(json_object_get(so, "line")) : 0;
+                cr_expect(line >= 1 && line <= nl, "%s (%s): a divergent-branch finding without a source line", rel,
+                          ARCHES[a]);
+                if (line >= 1 && line <= nl) flagged[line] = 1;
+            }
+            for (size_t l = 1; l <= nl; l++) {
+                char w[32];
+                if (annotation(lines, nl, l, "@branch", w, sizeof w) < 0) {
+                    cr_expect(!flagged[l], "%s:%zu (%s): divergent-branch finding on a line without a branch", rel, l,
+                              ARCHES[a]);
+                    continue;
+                }
+                cr_expect_eq(flagged[l], !strcmp(w, "divergent"), "%s:%zu (%s): annotated %s, %s", rel, l, ARCHES[a], w,
+                             flagged[l] ? "flagged" : "not flagged");
+                checked++;
+            }
+            free(flagged);
+            json_decref(j);
+        }
+        free(lines);
+        free(src);
+    }
+    cr_expect_geq(checked, 40);
+    cr_log_info("per-line check verdicts: %u", checked);
+}
