@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 #include "divergence.h"
 #include "testutil.h"
 #include "warp_form.h"
@@ -498,4 +499,33 @@ Test(warp_form, corpus_check_divergent_branch_findings_per_source_line, .timeout
     }
     cr_expect_geq(checked, 40);
     cr_log_info("per-line check verdicts: %u", checked);
+}
+
+/* uniformize writes .uni only on verdicts that hold for every launch: the
+ * reduction's `tid < 128/64/32` branches (uniform if blockDim.x is a
+ * multiple of 32) are left as written and counted, and marked once the
+ * shape is given. */
+Test(warp_form, uniformize_leaves_conditional_branches_unwritten)
+{
+    char in[512], out1[] = "/tmp/ptxray-wfu1-XXXXXX", out2[] = "/tmp/ptxray-wfu2-XXXXXX";
+    snprintf(in, sizeof in, "%s", tu_src("ptx-corpus/sm_80/warp_reduce_tree.ptx"));
+    int fd1 = mkstemp(out1), fd2 = mkstemp(out2);
+    cr_assert(fd1 >= 0 && fd2 >= 0);
+    close(fd1);
+    close(fd2);
+    char *a1[] = {(char *)tu_bin(), "uniformize", in, "-o", out1, NULL};
+    char *a2[] = {(char *)tu_bin(), "uniformize", "--block", "256", in, "-o", out2, NULL};
+    char *so, *se;
+    cr_assert_eq(tu_run(a1, &so, &se), 0, "%s", se);
+    cr_expect(strstr(se, ": 2 rewritten to .uni, 0 already .uni, 13 left divergent, 8 left as written (uniform only "
+                         "if blockDim.x is a multiple of 32 or the block is one-dimensional: give --block to mark "
+                         "them);") != NULL, "%s", se);
+    free(so);
+    free(se);
+    cr_assert_eq(tu_run(a2, &so, &se), 0, "%s", se);
+    cr_expect(strstr(se, ": 10 rewritten to .uni, 0 already .uni, 13 left divergent;") != NULL, "%s", se);
+    free(so);
+    free(se);
+    unlink(out1);
+    unlink(out2);
 }
