@@ -227,7 +227,8 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
         aff_eval_inst(cx, v, &out->a);
         if (cx->poly_only) wf_top(&out->w);
         else wf_eval_inst(cx, v, &out->w);
-        inst_conds(cx, v, out);
+        if (cx->r->shape_assumed) inst_conds(cx, v, out); /* with a known shape no value rests on an assumption */
+        else out->ac = out->wc = 0;
         break;
     default: eval_node(cx, gates, v, out); break;
     }
