@@ -1,4 +1,5 @@
 /* Bank conflict degree of a warp access (bank_conflicts.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include "bank_conflicts.h"
 
@@ -10,7 +11,8 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-void bank_conflicts(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_result *out)
+/* atomic: a word counts once per lane (no broadcast), else once. */
+static void model(const int64_t *addr, unsigned nlanes, unsigned bytes, bool atomic, bank_result *out)
 {
     out->phases = out->degree = out->wavefronts = 0;
     if (!bytes) bytes = 1;
@@ -28,7 +30,7 @@ void bank_conflicts(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_r
         qsort(words, nw, sizeof words[0], cmp_i64);
         unsigned per_bank[BANK_COUNT] = {0}, deg = 0;
         for (unsigned i = 0; i < nw; i++) {
-            if (i && words[i] == words[i - 1]) continue;
+            if (!atomic && i && words[i] == words[i - 1]) continue;
             int64_t b = words[i] - floor_div(words[i], BANK_COUNT) * BANK_COUNT;
             if (++per_bank[b] > deg) deg = per_bank[b];
         }
@@ -36,4 +38,14 @@ void bank_conflicts(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_r
         out->wavefronts += deg;
         if (deg > out->degree) out->degree = deg;
     }
+}
+
+void bank_conflicts(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_result *out)
+{
+    model(addr, nlanes, bytes, false, out);
+}
+
+void bank_conflicts_atomic(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_result *out)
+{
+    model(addr, nlanes, bytes, true, out);
 }

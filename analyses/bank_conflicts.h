@@ -9,7 +9,14 @@
  * four quarter-warps), and only lanes of the same phase conflict.  The
  * conflict degree of a phase is the largest number of distinct words any one
  * bank must deliver; the warp needs the sum of its phases' degrees in
- * wavefronts, ideally one per phase. */
+ * wavefronts, ideally one per phase.
+ *
+ * Atomics (atom, red) are not broadcast: every lane's read-modify-write of
+ * a word is performed on its own (the guide states the broadcast for reads
+ * and the single winner for writes only; an atomic is guaranteed to be
+ * performed without interference from other threads), so lanes on one word
+ * serialise.  An atomic phase's degree is the largest number of lanes whose
+ * words fall in one bank, the same word counted once per lane. */
 #ifndef PTXRAY_BANK_CONFLICTS_H
 #define PTXRAY_BANK_CONFLICTS_H
 #include <stdint.h>
@@ -26,5 +33,8 @@ typedef struct bank_result {
 /* addr[l]: byte address of lane l, for the nlanes lanes 0..nlanes-1 (the
  * others inactive); bytes: per lane (1 to 32). */
 void bank_conflicts(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_result *out);
+
+/* The same for an atomic: lanes on one word are not merged. */
+void bank_conflicts_atomic(const int64_t *addr, unsigned nlanes, unsigned bytes, bank_result *out);
 
 #endif

@@ -24,6 +24,11 @@ const char *coal_origin_name(enum coal_origin o)
     return o == COAL_ORIGIN_OPTION ? "--block" : o == COAL_ORIGIN_REQNTID ? ".reqntid" : "default";
 }
 
+const char *coal_hint_kind_name(enum coal_hint_kind k)
+{
+    return k == COAL_HINT_SWAP_XY ? "swap_xy" : k == COAL_HINT_LOOP_TO_LANES ? "loop_to_lanes" : NULL;
+}
+
 const char *coal_rule(const coal_access *x)
 {
     if (x->space == COAL_SHARED) return "bank-conflict";
@@ -309,11 +314,11 @@ static bool model_lane_eval(coal_func *f, const ptx_operand *ad, coal_access *x,
     } else if (s == LE_RANGE) {
         model_bounded(le, off, x);
         /* shared: distinct words within 128 bytes are in distinct banks */
-        if (x->space == COAL_SHARED && x->window <= BANK_COUNT * BANK_WORD) {
+        if (x->space == COAL_SHARED && x->kind != COAL_ATOMIC && x->window <= BANK_COUNT * BANK_WORD) {
             int64_t a[WL_LANES] = {0};
             bank_result b;
             bank_conflicts(a, WL_LANES, x->bytes, &b);
-            x->bank_degree = 1;
+            x->bank_degree = x->bank_degree_max = 1;
             x->wavefronts = x->ideal_wavefronts = (int32_t)b.phases;
         }
     }
@@ -324,29 +329,68 @@ static bool model_lane_eval(coal_func *f, const ptx_operand *ad, coal_access *x,
     return s != LE_FAIL;
 }
 
-/* The access as if tid.y were the fastest-varying coordinate: Juravle's
- * what-if remapping (2011, section 5.1), GPUDrano's Fan2 fix. */
-static void what_if_swap(const coal_func *f, coal_access *x)
+/* ---- remapping hints -------------------------------------------------------- */
+
+/* Sectors per request of a full warp whose lanes are `stride` bytes apart,
+ * lane 0 on a 128-byte boundary: the cost of a remapping, by the model of
+ * count_warp.  -1 when the offsets overflow. */
+static int32_t what_if_stride(int64_t stride, uint32_t bytes)
 {
-    x->swap_xy_sectors = -1;
-    if (!(x->dim_known >> DIV_C_Y & 1) || x->dim_stride[DIV_C_Y] == 0 || x->prefetch) return;
     aff p;
-    aff_const(&p, x->poly.n, 0);
-    p.c[DIV_C_X] = x->dim_stride[DIV_C_Y];
+    aff_const(&p, DIV_NCOEF2, 0);
+    p.c[DIV_C_X] = stride;
     warp_shape sh = {{0, 0, 0}};
     wl_result *w = calloc(1, sizeof *w);
     if (!w) abort();
     wl_eval(&p, &sh, res_exact(0), w);
-    warp_count c;
-    count_warp(&w->warp[0], natural(res_exact(0), x->bytes), x->bytes, false, &c);
-    x->swap_xy_sectors = (int32_t)c.sectors;
+    int32_t n = -1;
+    if (w->status == WL_EXACT) {
+        warp_count c;
+        count_warp(&w->warp[0], natural(res_exact(0), bytes), bytes, false, &c);
+        n = (int32_t)c.sectors;
+    }
     free(w);
-    (void)f;
+    return n;
+}
+
+/* The remappings of an uncoalesced global access, each costed with the
+ * sector model, and the best one that is strictly cheaper than the access
+ * (coal_current_sectors):
+ *   - tid.y in tid.x's place, when the stride along tid.y is known: Juravle's
+ *     what-if remapping (2011, section 5.1), GPUDrano's Fan2 fix;
+ *   - the loop's iterations given to neighbouring threads, when the address
+ *     is a loop's induction pointer: lanes `step` bytes apart (GPUDrano).
+ * Prefetches get none. */
+static void remap_hints(coal_access *x)
+{
+    x->swap_xy_sectors = x->loop_sectors = x->hint_sectors = -1;
+    x->hint_kind = COAL_HINT_NONE;
+    if (x->prefetch) return;
+    if ((x->dim_known >> DIV_C_Y & 1) && x->dim_stride[DIV_C_Y] != 0)
+        x->swap_xy_sectors = what_if_stride(x->dim_stride[DIV_C_Y], x->bytes);
+    if (x->has_step && x->step != 0) x->loop_sectors = what_if_stride(x->step, x->bytes);
+    int32_t now = coal_current_sectors(x);
+    if (x->swap_xy_sectors >= 0 && x->swap_xy_sectors < now) {
+        x->hint_kind = COAL_HINT_SWAP_XY;
+        x->hint_sectors = x->swap_xy_sectors;
+    }
+    if (x->loop_sectors >= 0 && x->loop_sectors < now &&
+        (x->hint_kind == COAL_HINT_NONE || x->loop_sectors < x->hint_sectors)) {
+        x->hint_kind = COAL_HINT_LOOP_TO_LANES;
+        x->hint_sectors = x->loop_sectors;
+    }
 }
 
 /* ---- finding the accesses -------------------------------------------------- */
 
 static bool shared_space(unsigned sp) { return sp == PTX_SP_SHARED || sp == PTX_SP_SHARED_CTA; }
+
+/* The shared accesses the bank model covers: loads, stores and atomics
+ * (atom, red), one address per lane. */
+static bool shared_op(const ptx_inst *in)
+{
+    return in->op == PTX_OPC_LD || in->op == PTX_OPC_ST || in->op == PTX_OPC_ATOM || in->op == PTX_OPC_RED;
+}
 
 /* Which of the instruction's operands is a global (or shared) access, if any. */
 static bool pick_access(const coal_func *f, uint32_t st, const ptx_inst *in, const ptx_inst_sem *sem,
@@ -369,8 +413,7 @@ static bool pick_access(const coal_func *f, uint32_t st, const ptx_inst *in, con
         x->space = COAL_GLOBAL;
         x->explicit_space = true;
         x->prov = AP_GLOBAL;
-    } else if (shared_space(sp) && !(sem->flags & PTX_SEM_ATOMIC) && !copy && !prefetch &&
-               (in->op == PTX_OPC_LD || in->op == PTX_OPC_ST)) {
+    } else if (shared_space(sp) && !copy && !prefetch && shared_op(in)) {
         x->space = COAL_SHARED;
         x->explicit_space = true;
         x->prov = AP_SHARED;
@@ -378,7 +421,7 @@ static bool pick_access(const coal_func *f, uint32_t st, const ptx_inst *in, con
         enum addr_prov p = addr_operand_prov(f->chain, st, o);
         x->prov = (uint8_t)p;
         if (p == AP_GLOBAL || p == AP_PARAM64) x->space = COAL_GLOBAL;
-        else if (p == AP_SHARED && !(sem->flags & PTX_SEM_ATOMIC) && (in->op == PTX_OPC_LD || in->op == PTX_OPC_ST))
+        else if (p == AP_SHARED && !copy && !prefetch && shared_op(in))
             x->space = COAL_SHARED;
         else {
             *unproven = p != AP_LOCAL && p != AP_CONST && p != AP_SHARED;
@@ -445,6 +488,89 @@ static bool from_warp_form(const coal_func *f, const coal_access *x, const ptx_o
     return true;
 }
 
+/* ---- banks ---------------------------------------------------------------- */
+
+/* The worst warp's bank degree of the exact lanes w (bank_conflicts.h;
+ * atomics not broadcast): bank_degree_max, wavefronts, ideal_wavefronts,
+ * worst_warp, bank_serialised. */
+static void bank_warps(const wl_result *w, coal_access *x)
+{
+    bool atomic = x->kind == COAL_ATOMIC;
+    x->bank_degree_max = 0;
+    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        int64_t a[WL_LANES];
+        lane_addrs(&w->warp[wi], natural(w->warp[wi].base, x->bytes).r, a);
+        bank_result b;
+        if (atomic) bank_conflicts_atomic(a, w->warp[wi].nlanes, x->bytes, &b);
+        else bank_conflicts(a, w->warp[wi].nlanes, x->bytes, &b);
+        if ((int32_t)b.degree > x->bank_degree_max) {
+            x->bank_degree_max = (int32_t)b.degree;
+            x->wavefronts = (int32_t)b.wavefronts;
+            x->ideal_wavefronts = (int32_t)b.phases;
+            x->worst_warp = wi;
+            if (atomic) {
+                bank_result l;
+                bank_conflicts(a, w->warp[wi].nlanes, x->bytes, &l);
+                x->bank_serialised = b.degree > l.degree;
+            }
+        }
+    }
+}
+
+static unsigned tz_class(int64_t s)
+{
+    if (s == 0) return COAL_TZ_CLASSES - 1;
+    unsigned t = (unsigned)__builtin_ctzll((unsigned long long)s);
+    return t < COAL_TZ_CLASSES - 1 ? t : COAL_TZ_CLASSES - 1;
+}
+
+/* A shared access whose lane stride is sym_k·S, S a named uniform unknown
+ * (a kernel parameter, ...): the bank degree for every S in [-255, 255],
+ * the worst of each class of S's trailing zeros (COAL_TZ_CLASSES).  Banks
+ * are words modulo 32, i.e. bytes modulo 128, so S modulo 128 gives the
+ * banks; S up to 255 also separates the lanes that only a small S puts on
+ * one word (S = 0: one address, a broadcast, or 32 serialised atomics).
+ * With the same degree in every class the degree is exact. */
+static void bank_by_stride(const coal_func *f, residue c0, const wl_result *w0, coal_access *x)
+{
+    if (w0->sym_monos != (uint16_t)(1u << x->sym_mono)) return; /* another unknown varies */
+    wl_result *w = malloc(sizeof *w);
+    if (!w) abort();
+    coal_access t = *x;
+    int32_t deg[COAL_TZ_CLASSES] = {0}, wavefronts = 0, phases = 0;
+    bool ok = true;
+    for (int64_t s = -255; s <= 255 && ok; s++) {
+        aff p = x->poly;
+        ok = !__builtin_mul_overflow(x->sym_k, s, &p.c[x->sym_mono]);
+        p.bot &= (uint16_t)~(1u << x->sym_mono);
+        if (!ok) break;
+        wl_eval(&p, &f->shape, c0, w);
+        if (w->status != WL_EXACT) {
+            ok = false;
+            break;
+        }
+        bank_warps(w, &t);
+        unsigned k = tz_class(s);
+        if (t.bank_degree_max > deg[k]) deg[k] = t.bank_degree_max;
+        if (t.wavefronts > wavefronts) wavefronts = t.wavefronts;
+        phases = t.ideal_wavefronts;
+    }
+    free(w);
+    if (!ok) return;
+    bool same = true;
+    x->bank_degree_max = 0;
+    for (unsigned k = 0; k < COAL_TZ_CLASSES; k++) {
+        x->bank_by_tz[k] = (uint8_t)deg[k];
+        if (deg[k] > x->bank_degree_max) x->bank_degree_max = deg[k];
+        if (deg[k] != deg[0]) same = false;
+    }
+    x->ideal_wavefronts = phases;
+    if (same) { /* whatever S is */
+        x->bank_degree = x->bank_degree_max;
+        x->wavefronts = wavefronts;
+    } else x->bank_cond = true;
+}
+
 static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint32_t o, coal_access *x, wl_result *w)
 {
     const addr_chain *c = f->chain;
@@ -453,8 +579,8 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
     x->why_stmt = UINT32_MAX;
     x->sectors = x->sectors_max = x->lines = -1;
     x->sectors_aligned = x->lines_aligned = -1;
-    x->bank_degree = x->wavefronts = x->ideal_wavefronts = -1;
-    x->swap_xy_sectors = -1;
+    x->bank_degree = x->bank_degree_max = x->wavefronts = x->ideal_wavefronts = -1;
+    x->swap_xy_sectors = x->loop_sectors = x->hint_sectors = -1;
     x->addr_value = SSA_NONE;
     x->nwarps = 1;
     const ptx_operand *e = &ad->p.elems[0];
@@ -478,7 +604,7 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         x->sectors = x->sectors_max = (int32_t)(x->prefetch ? 4 : count_units(&(int64_t){0}, 1, x->bytes, COAL_SECTOR));
         x->lines = 1;
         x->ideal = (uint32_t)x->sectors;
-        if (x->space == COAL_SHARED) x->bank_degree = x->wavefronts = x->ideal_wavefronts = 1;
+        if (x->space == COAL_SHARED) x->bank_degree = x->bank_degree_max = x->wavefronts = x->ideal_wavefronts = 1;
         return;
     }
     /* a polynomial in laneid alone (the warp form's, or uniform): its
@@ -516,26 +642,17 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         }
     }
     if (x->space == COAL_GLOBAL) {
-        if (x->uncoalesced) what_if_swap(f, x);
+        if (x->uncoalesced) remap_hints(x);
         return;
     }
     /* shared: banks */
     x->uncoalesced = false;
     x->misaligned = false;
-    if (w->status != WL_EXACT) return;
-    x->bank_degree = 0;
-    for (uint32_t wi = 0; wi < w->nwarps; wi++) {
-        int64_t a[WL_LANES];
-        lane_addrs(&w->warp[wi], natural(w->warp[wi].base, x->bytes).r, a);
-        bank_result b;
-        bank_conflicts(a, w->warp[wi].nlanes, x->bytes, &b);
-        if ((int32_t)b.degree > x->bank_degree) {
-            x->bank_degree = (int32_t)b.degree;
-            x->wavefronts = (int32_t)b.wavefronts;
-            x->ideal_wavefronts = (int32_t)b.phases;
-            x->worst_warp = wi;
-        }
-    }
+    if (w->status == WL_EXACT) {
+        bank_warps(w, x);
+        x->bank_degree = x->bank_degree_max;
+    } else if (x->pattern == COAL_P_SYMBOLIC && x->sym_named && w->status == WL_SYMBOLIC)
+        bank_by_stride(f, c0, w, x);
 }
 
 static void shape_of(const prog_func *pf, const coal_options *o, coal_func *f)

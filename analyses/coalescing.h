@@ -2,17 +2,21 @@
  * the model behind `ptxray coalescing`, docs/coalescing.md.
  *
  * For every global access (ld, st, atom, red, cp.async, prefetch in .global,
- * or generic through a pointer that provably points there) and every
- * shared ld/st of each function, the warp's access is modelled from the
- * address's polynomial in the thread coordinates (the affine analysis of
+ * or generic through a pointer that provably points there) and every shared
+ * ld, st, atom and red of each function, the warp's access is modelled from
+ * the address's polynomial in the thread coordinates (the affine analysis of
  * degree 2, sharpened by addr_refine): 32 lanes with consecutive linear
  * thread ids, 32-byte sectors and 128-byte lines.  The result says how the
  * lanes' addresses are laid out (pattern, stride), how many sectors a fully
  * active warp touches against the fewest its bytes could fit in, whether
  * a constant offset breaks the alignment, whether at most one lane runs it
  * (then it is never uncoalesced), and for shared memory the bank conflict
- * degree.  Reports (cli/coalescing_report.c) and later commands read these
- * structures; nothing here prints. */
+ * degree (atomics: lanes on one word serialise), as a function of the
+ * stride's power-of-two factor when the stride is a named unknown.  An
+ * uncoalesced access gets the remapping hint that the same sector model
+ * predicts to be an improvement, with its predicted sectors.  Reports
+ * (cli/coalescing_report.c) and later commands read these structures;
+ * nothing here prints. */
 #ifndef PTXRAY_COALESCING_H
 #define PTXRAY_COALESCING_H
 #include <stdbool.h>
@@ -45,6 +49,21 @@ enum coal_pattern {
     COAL_P_SINGLE,    /* at most one lane executes it */
     COAL_P_BOUNDED,   /* lanes known only to lie within a window (x & 28, x % 6): lane_eval.h */
 };
+
+/* A remapping of the threads to the work that the report suggests for an
+ * uncoalesced global access, with its cost predicted by the same sector
+ * model (a warp of 32 lanes, the access's bytes per lane, lane 0 on a
+ * 128-byte boundary).  Only a remapping whose predicted sectors are
+ * strictly fewer than the access's (coal_current_sectors) is kept. */
+enum coal_hint_kind {
+    COAL_HINT_NONE,
+    COAL_HINT_SWAP_XY,       /* swap the roles of tid.x and tid.y: lanes dim_stride[tid.y] apart */
+    COAL_HINT_LOOP_TO_LANES, /* give the loop's iterations to neighbouring threads: lanes step apart (GPUDrano) */
+};
+
+/* Classes of a symbolic shared stride S by its trailing zero bits: class
+ * t < 7 is S = 2^t · odd, class 7 is S a multiple of 128 (0 included). */
+#define COAL_TZ_CLASSES 8
 
 typedef struct coal_access {
     uint32_t stmt;           /* in pf->fn->stmts */
@@ -80,8 +99,18 @@ typedef struct coal_access {
     int64_t step;
     uint32_t step_stmt;
     int32_t swap_xy_sectors; /* what-if tid.x and tid.y swapped roles; -1 not evaluated */
-    int32_t bank_degree;     /* shared: n-way conflict; -1 unknown */
-    int32_t wavefronts, ideal_wavefronts;
+    int32_t loop_sectors;    /* what-if the loop's iterations went to neighbouring lanes (lanes step apart); -1 not evaluated */
+    uint8_t hint_kind;       /* coal_hint_kind: the best remapping that is an improvement, or NONE */
+    int32_t hint_sectors;    /* its predicted sectors per request, < coal_current_sectors; -1 with NONE */
+    int32_t bank_degree;     /* shared: n-way conflict; -1 unknown (or conditional: bank_cond) */
+    int32_t bank_degree_max; /* shared: the worst case (= bank_degree when known); -1 unknown */
+    int32_t wavefronts, ideal_wavefronts; /* wavefronts -1 when the degree is not known exactly */
+    bool bank_serialised;    /* atomic: lanes on one word add to the degree (no broadcast for atomics) */
+    /* shared, symbolic stride sym_k·S (sym_named): the degree depends on S;
+     * bank_by_tz[t] is the worst degree over the S of class t
+     * (COAL_TZ_CLASSES), bank_degree_max the largest of them */
+    bool bank_cond;
+    uint8_t bank_by_tz[COAL_TZ_CLASSES];
     bool lane_eval;          /* the offsets come from lane-exact evaluation (lane_eval.h), not the affine polynomial */
     uint32_t ngroups;        /* symbolic: groups of lanes in the worst warp */
     int64_t window;          /* bounded: bytes from the lowest to the end of the highest possible access */
@@ -111,19 +140,27 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
 const char *coal_pattern_name(enum coal_pattern p); /* "unit_stride", ... */
 const char *coal_kind_name(enum coal_kind k);       /* "load", "store", "atomic" */
 const char *coal_origin_name(enum coal_origin o);   /* "default", ".reqntid", "--block" */
+const char *coal_hint_kind_name(enum coal_hint_kind k); /* "swap_xy", "loop_to_lanes"; NULL for NONE */
+
+/* The sectors a hint is measured against: the exact count, else the bound. */
+static inline int32_t coal_current_sectors(const coal_access *x)
+{
+    return x->sectors >= 0 ? x->sectors : x->sectors_max;
+}
 
 /* A finding: an uncoalesced global access, or a shared access with a bank
  * conflict. */
 static inline bool coal_is_finding(const coal_access *x)
 {
-    return x->space == COAL_GLOBAL ? x->uncoalesced || x->misaligned : x->bank_degree > 1;
+    return x->space == COAL_GLOBAL ? x->uncoalesced || x->misaligned : x->bank_degree_max > 1;
 }
 
 /* A shared access whose bank conflicts could not be analysed (an address
- * that is not exact within the warp): reported as a note, never dropped. */
+ * that is not exact within the warp, and not a named symbolic stride):
+ * reported as a note, never dropped. */
 static inline bool coal_bank_unknown(const coal_access *x)
 {
-    return x->space == COAL_SHARED && x->bank_degree < 0;
+    return x->space == COAL_SHARED && x->bank_degree < 0 && !x->bank_cond;
 }
 
 /* The finding's rule: "uncoalesced", "misaligned" (the access would be

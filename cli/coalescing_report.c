@@ -94,6 +94,40 @@ static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal
     }
 }
 
+static void degree_word(char *buf, size_t n, size_t *len, unsigned d)
+{
+    if (d <= 1) cat(buf, n, len, "conflict-free");
+    else cat(buf, n, len, "%u-way", d);
+}
+
+void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    (void)c;
+    size_t len = 0;
+    buf[0] = 0;
+    if (!x->bank_cond) return;
+    char name[96];
+    addr_value_label(f->chain, x->sym_value, name, sizeof name);
+    const unsigned top = COAL_TZ_CLASSES - 1;
+    /* the classes from the top down that share the top's degree: a multiple of 2^t */
+    unsigned t = top;
+    while (t > 0 && x->bank_by_tz[t - 1] == x->bank_by_tz[top]) t--;
+    degree_word(buf, n, &len, x->bank_by_tz[top]);
+    cat(buf, n, &len, " when `%s` is a multiple of %lld", name, 1LL << t);
+    /* then runs [a, b] of classes with one degree, downwards */
+    while (t > 0) {
+        unsigned b = t - 1, a = b;
+        while (a > 0 && x->bank_by_tz[a - 1] == x->bank_by_tz[b]) a--;
+        cat(buf, n, &len, ", ");
+        degree_word(buf, n, &len, x->bank_by_tz[b]);
+        if (a == 0 && b == 0) cat(buf, n, &len, " when it is odd");
+        else if (a == 0) cat(buf, n, &len, " when it is not a multiple of %lld", 1LL << (b + 1));
+        else if (a == b) cat(buf, n, &len, " when it is %lld times an odd number", 1LL << a);
+        else cat(buf, n, &len, " when it is a multiple of %lld but not of %lld", 1LL << a, 1LL << (b + 1));
+        t = a;
+    }
+}
+
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
     size_t len = 0;
@@ -104,9 +138,17 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
         cat(buf, n, &len, "bank conflicts not analysed in shared %s: %s", kind_word(x), lay);
         return;
     }
+    if (x->space == COAL_SHARED && x->bank_cond) {
+        char cond[512];
+        coal_bank_condition(c, f, x, cond, sizeof cond);
+        cat(buf, n, &len, "up to %d-way bank conflict in shared %s: %s; %s", x->bank_degree_max, kind_word(x), lay,
+            cond);
+        return;
+    }
     if (x->space == COAL_SHARED) {
         cat(buf, n, &len, "%d-way bank conflict in shared %s: %s, %d wavefronts, ideal %d", x->bank_degree,
             kind_word(x), lay, x->wavefronts, x->ideal_wavefronts);
+        if (x->bank_serialised) cat(buf, n, &len, " (atomics on one word serialise)");
         return;
     }
     const char *rule = coal_rule(x);
@@ -133,27 +175,40 @@ static void stmt_src(const coal_report_ctx *c, const coal_func *f, uint32_t stmt
 
 bool coal_hint(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
-    if (x->space != COAL_GLOBAL || !x->uncoalesced) return false;
-    int32_t now = x->sectors >= 0 ? x->sectors : x->sectors_max;
-    if (x->swap_xy_sectors >= 0 && x->swap_xy_sectors < now) {
+    if (x->space != COAL_GLOBAL || !x->uncoalesced || x->hint_kind == COAL_HINT_NONE) return false;
+    int32_t now = coal_current_sectors(x);
+    if (x->hint_sectors < 0 || x->hint_sectors >= now) return false; /* only an improvement is a hint */
+    char cur[32];
+    snprintf(cur, sizeof cur, "%s%d", x->sectors >= 0 ? "" : "up to ", now);
+    if (x->hint_kind == COAL_HINT_SWAP_XY) {
         snprintf(buf, n,
-                 "along tid.y the lanes' addresses are %" PRId64 " B apart: swapping the roles of tid.x and tid.y "
-                 "(GPUDrano's Fan2 fix) would give %d sectors/request",
-                 x->dim_stride[DIV_C_Y], x->swap_xy_sectors);
+                 "swap the roles of tid.x and tid.y (GPUDrano's Fan2 fix): along tid.y the lanes' addresses are "
+                 "%" PRId64 " B apart, so the access would touch %d sectors per request instead of %s",
+                 x->dim_stride[DIV_C_Y], x->hint_sectors, cur);
         return true;
     }
-    int64_t abs_step = x->step < 0 ? -x->step : x->step;
-    int64_t abs_stride = x->stride < 0 ? -x->stride : x->stride;
-    if (x->has_step && x->step && (!x->has_stride || abs_step < abs_stride)) {
-        char where[512];
-        stmt_src(c, f, x->step_stmt, where, sizeof where);
-        snprintf(buf, n,
-                 "the address moves %" PRId64 " B per iteration of the loop at %s: giving that loop's iterations to "
-                 "neighbouring threads instead (GPUDrano's Fan2 fix) would put lanes %" PRId64 " B apart",
-                 x->step, where, x->step);
-        return true;
-    }
-    return false;
+    char where[512];
+    stmt_src(c, f, x->step_stmt, where, sizeof where);
+    int64_t apart = x->step < 0 ? -x->step : x->step;
+    snprintf(buf, n,
+             "give the iterations of the loop at %s to neighbouring threads (GPUDrano's Fan2 fix): the address "
+             "moves %" PRId64 " B per iteration, so lanes %" PRId64 " B apart would touch %d sectors per request "
+             "instead of %s",
+             where, x->step, apart, x->hint_sectors, cur);
+    return true;
+}
+
+/* The hint as JSON: its text, kind and the sector counts it compares. */
+static json_t *hint_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x)
+{
+    char buf[1024];
+    if (!coal_hint(c, f, x, buf, sizeof buf)) return json_null();
+    json_t *h = json_object();
+    json_object_set_new(h, "text", json_string(buf));
+    json_object_set_new(h, "kind", json_string(coal_hint_kind_name((enum coal_hint_kind)x->hint_kind)));
+    json_object_set_new(h, "predicted_sectors", json_integer(x->hint_sectors));
+    json_object_set_new(h, "current_sectors", json_integer(coal_current_sectors(x)));
+    return h;
 }
 
 /* ---- JSON -------------------------------------------------------------------- */
@@ -250,13 +305,26 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
     if (x->space == COAL_GLOBAL) {
         json_object_set_new(o, "uncoalesced", json_boolean(x->uncoalesced));
         json_object_set_new(o, "swap_xy_sectors", int_or_null(x->swap_xy_sectors >= 0, x->swap_xy_sectors));
+        json_object_set_new(o, "loop_to_lanes_sectors", int_or_null(x->loop_sectors >= 0, x->loop_sectors));
     } else {
         json_object_set_new(o, "bank_conflict_degree", int_or_null(x->bank_degree >= 0, x->bank_degree));
+        json_object_set_new(o, "bank_conflict_degree_max", int_or_null(x->bank_degree_max >= 0, x->bank_degree_max));
         json_object_set_new(o, "wavefronts", int_or_null(x->wavefronts >= 0, x->wavefronts));
         json_object_set_new(o, "ideal_wavefronts", int_or_null(x->ideal_wavefronts >= 0, x->ideal_wavefronts));
-        json_object_set_new(o, "bank_conflict", json_boolean(x->bank_degree > 1));
+        json_object_set_new(o, "bank_conflict", json_boolean(coal_is_finding(x)));
         /* false: the address is not exact within the warp; a note, not dropped */
         json_object_set_new(o, "bank_conflict_analysed", json_boolean(!coal_bank_unknown(x)));
+        if (x->bank_cond) {
+            json_t *bc = json_object(), *by = json_array();
+            char name[96];
+            addr_value_label(f->chain, x->sym_value, name, sizeof name);
+            json_object_set_new(bc, "value", json_string(name));
+            for (unsigned t = 0; t < COAL_TZ_CLASSES; t++) json_array_append_new(by, json_integer(x->bank_by_tz[t]));
+            json_object_set_new(bc, "degree_by_trailing_zeros", by);
+            coal_bank_condition(c, f, x, buf, sizeof buf);
+            json_object_set_new(bc, "text", json_string(buf));
+            json_object_set_new(o, "bank_conflict_condition", bc);
+        } else json_object_set_new(o, "bank_conflict_condition", json_null());
     }
     json_object_set_new(o, "loop_step_bytes", int_or_null(x->has_step, x->step));
     if (coal_is_finding(x) || coal_bank_unknown(x)) {
@@ -267,7 +335,7 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         json_object_set_new(o, "finding", json_null());
         json_object_set_new(o, "message", json_null());
     }
-    json_object_set_new(o, "hint", coal_hint(c, f, x, buf, sizeof buf) ? json_string(buf) : json_null());
+    json_object_set_new(o, "hint", hint_json(c, f, x));
     return o;
 }
 
@@ -290,8 +358,9 @@ json_t *coal_assumptions_json(const coal_report_ctx *c)
     json_object_set_new(a, "generic_pointers", json_string(assumption_text[3]));
     json_object_set_new(a, "source_positions", json_string(assumption_text[4]));
     json_object_set_new(a, "shared_banks",
-                        json_string("32 banks of 4 bytes; one word to many lanes is a broadcast; 8-byte accesses in "
-                                    "two half-warp phases, 16-byte in four quarter-warp phases"));
+                        json_string("32 banks of 4 bytes; one word to many lanes is a broadcast, but atomics to one "
+                                    "word serialise; 8-byte accesses in two half-warp phases, 16-byte in four "
+                                    "quarter-warp phases"));
     return a;
 }
 
@@ -321,7 +390,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
             } else {
                 json_array_append_new(sh, access_json(c, f, x));
                 n[2]++;
-                n[3] += x->bank_degree > 1;
+                n[3] += coal_is_finding(x);
                 n[4] += coal_bank_unknown(x);
             }
         }
@@ -523,8 +592,18 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
             json_object_set_new(props, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
             if (x->space == COAL_GLOBAL) {
                 json_object_set_new(props, "sectorsPerRequest", int_or_null(x->sectors >= 0, x->sectors));
+                json_object_set_new(props, "sectorsPerRequestMax", int_or_null(x->sectors_max >= 0, x->sectors_max));
                 json_object_set_new(props, "idealSectors", json_integer(x->ideal));
-            } else json_object_set_new(props, "bankConflictDegree", int_or_null(x->bank_degree >= 0, x->bank_degree));
+                if (coal_hint(c, f, x, hint, sizeof hint)) {
+                    json_object_set_new(props, "hintKind",
+                                        json_string(coal_hint_kind_name((enum coal_hint_kind)x->hint_kind)));
+                    json_object_set_new(props, "hintPredictedSectors", json_integer(x->hint_sectors));
+                }
+            } else {
+                json_object_set_new(props, "bankConflictDegree", int_or_null(x->bank_degree >= 0, x->bank_degree));
+                json_object_set_new(props, "bankConflictDegreeMax",
+                                    int_or_null(x->bank_degree_max >= 0, x->bank_degree_max));
+            }
             json_object_set_new(r, "properties", props);
             json_array_append_new(results, r);
         }
@@ -547,7 +626,7 @@ void coal_report_text(FILE *o, const coal_report_ctx *c)
         for (uint32_t j = 0; j < f->nacc; j++) {
             const coal_access *x = &f->acc[j];
             if (x->space == COAL_GLOBAL) tot[0]++, tot[1] += x->uncoalesced;
-            else tot[2]++, tot[3] += x->bank_degree > 1, tot[4] += coal_bank_unknown(x);
+            else tot[2]++, tot[3] += coal_is_finding(x), tot[4] += coal_bank_unknown(x);
             bool note = coal_bank_unknown(x);
             if (!coal_is_finding(x) && !note) continue;
             char msg[1024], hint[1024];

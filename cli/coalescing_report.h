@@ -22,8 +22,14 @@ typedef struct coal_report_ctx {
 
 /* The finding's one-line message, without position or rule tag. */
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
-/* A remapping hint for an uncoalesced access, or false. */
+/* The remapping hint of an uncoalesced access (coal_access.hint_kind) with
+ * its predicted and current sectors per request, or false: never a hint
+ * whose predicted sectors are not strictly fewer than the access's. */
 bool coal_hint(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
+/* A symbolic shared stride's degree as a condition on the stride's
+ * power-of-two factor ("32-way when `p` is a multiple of 32, ..., conflict-free
+ * when it is odd"); "" unless x->bank_cond. */
+void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
 
 json_t *coal_report_json(const coal_report_ctx *c);
 json_t *coal_report_sarif(const coal_report_ctx *c);

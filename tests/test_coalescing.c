@@ -180,13 +180,19 @@ Test(coalescing, fan2_original)
     /* B: B[x] (unit stride) and B[t] (uniform) */
     cr_expect_eq(flagged_by_param[2], 0);
     cr_expect_eq(all_by_param[2], 15);
-    /* A[xy]'s induction pointer moves 4 bytes per iteration (16 unrolled) */
+    /* A[xy]'s induction pointer moves 4 bytes per iteration (16 unrolled):
+     * giving the iterations to neighbouring lanes puts them 4 (16) bytes
+     * apart, 4 (16) sectors instead of up to 32 */
     bool step4 = false, step16 = false;
     for (uint32_t i = 0; i < f->nacc; i++) {
         const coal_access *a = &f->acc[i];
         if (a->has_step && a->uncoalesced) {
             step4 |= a->step == 4;
             step16 |= a->step == 16;
+            cr_expect_eq(a->hint_kind, COAL_HINT_LOOP_TO_LANES);
+            cr_expect_eq(a->loop_sectors, a->step == 4 ? 4 : 16);
+            cr_expect_eq(a->hint_sectors, a->loop_sectors);
+            cr_expect_lt(a->hint_sectors, coal_current_sectors(a));
         }
     }
     cr_expect(step4 && step16);
@@ -230,7 +236,12 @@ Test(coalescing, fan2_rodinia_swap_hint)
             swappable++;
             cr_expect_eq(a->dim_stride[DIV_C_Y], 4);
             cr_expect_eq(a->swap_xy_sectors, 4);
-        } else cr_expect_eq(a->swap_xy_sectors, -1); /* m[Size*(xidx+1+t) + t]: the same for every tid.y */
+            cr_expect_eq(a->hint_kind, COAL_HINT_SWAP_XY);
+            cr_expect_eq(a->hint_sectors, 4);
+        } else {
+            cr_expect_eq(a->swap_xy_sectors, -1); /* m[Size*(xidx+1+t) + t]: the same for every tid.y */
+            cr_expect_eq(a->hint_kind, COAL_HINT_NONE);
+        }
     }
     cr_expect_eq(n, 4);         /* a[..] load and store, the two m[..] */
     cr_expect_eq(swappable, 3); /* all but m[..+t] */
@@ -416,6 +427,135 @@ Test(coalescing, bank_model)
     cr_expect_eq(b.degree, 2);
 }
 
+/* Atomics are not broadcast: lanes on one word serialise. */
+Test(coalescing, bank_model_atomics)
+{
+    int64_t a[32];
+    bank_result b;
+    lanes(a, 0, 0); /* one word: 32 lanes in turn; a load is a broadcast */
+    bank_conflicts_atomic(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 32);
+    cr_expect_eq(b.wavefronts, 32);
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 1);
+    for (int l = 0; l < 32; l++) a[l] = 4 * (l / 2); /* pairs on a word */
+    bank_conflicts_atomic(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 2);
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 1);
+    /* distinct words: the same degree as a load */
+    static const int64_t strides[] = {4, 8, 12, 128};
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        bank_result l;
+        lanes(a, 0, strides[i]);
+        bank_conflicts_atomic(a, 32, 4, &b);
+        bank_conflicts(a, 32, 4, &l);
+        cr_expect_eq(b.degree, l.degree, "stride %ld", (long)strides[i]);
+    }
+    /* 8-byte atomics on one address: two half-warps of 16 */
+    lanes(a, 0, 0);
+    bank_conflicts_atomic(a, 32, 8, &b);
+    cr_expect_eq(b.degree, 16);
+    cr_expect_eq(b.phases, 2);
+}
+
+/* atom and red on shared memory (tests/data/coalescing/shared_banks.ptx),
+ * explicit and generic through cvta.shared, are shared accesses with a bank
+ * degree; the loads of the same words are broadcasts. */
+Test(coalescing, shared_atomics)
+{
+    cx x = load("tests/data/coalescing/shared_banks.ptx");
+    const coal_func *f = func(&x, "atom_uniform");
+    cr_assert_eq(count(f, COAL_SHARED), 2);
+    const coal_access *at = nth(f, COAL_SHARED, 0), *ld = nth(f, COAL_SHARED, 1);
+    cr_expect(opcode_is(at, "atom.shared.add.u32"));
+    cr_expect_eq(at->kind, COAL_ATOMIC);
+    cr_expect_eq(at->pattern, COAL_P_UNIFORM);
+    cr_expect_eq(at->bank_degree, 32);
+    cr_expect_eq(at->wavefronts, 32);
+    cr_expect(at->bank_serialised);
+    cr_expect(coal_is_finding(at));
+    cr_expect_eq(ld->bank_degree, 1);
+    cr_expect(!coal_is_finding(ld));
+    f = func(&x, "atom_pairs");
+    cr_assert_eq(count(f, COAL_SHARED), 4);
+    static const struct {
+        const char *op;
+        int32_t degree;
+        bool serialised;
+    } want[] = {{"atom.shared.add.u32", 2, true}, {"ld.shared.u32", 1, false}, {"red.shared.add.u32", 2, false},
+                {"atom.shared.add.u32", 1, false}};
+    for (uint32_t i = 0; i < 4; i++) {
+        const coal_access *a = nth(f, COAL_SHARED, i);
+        cr_expect(opcode_is(a, want[i].op), "access %u", i);
+        cr_expect_eq(a->bank_degree, want[i].degree, "access %u: degree %d", i, a->bank_degree);
+        cr_expect_eq(a->bank_degree_max, want[i].degree, "access %u", i);
+        cr_expect_eq(a->bank_serialised, want[i].serialised, "access %u", i);
+    }
+    cr_expect_eq(nth(f, COAL_SHARED, 2)->kind, COAL_ATOMIC); /* red */
+    f = func(&x, "atom_generic");
+    cr_assert_eq(count(f, COAL_SHARED), 1);
+    const coal_access *g = nth(f, COAL_SHARED, 0);
+    cr_expect(!g->explicit_space);
+    cr_expect_eq(g->prov, AP_SHARED);
+    cr_expect_eq(g->stride, 128);
+    cr_expect_eq(g->bank_degree, 32);
+    cr_expect(!g->bank_serialised);
+    cr_expect_eq(f->generic_unknown, 0);
+    f = func(&x, "atom_gather");
+    const coal_access *u = nth(f, COAL_SHARED, 0);
+    cr_expect_eq(u->kind, COAL_ATOMIC);
+    cr_expect(coal_bank_unknown(u));
+    cr_expect(!coal_is_finding(u));
+    done(&x);
+}
+
+/* s[tid.x * stride], stride a parameter: the degree by stride's trailing
+ * zeros (gcd(stride, 32) for 4-byte words; doubles in half-warps up to
+ * 16); in a 16x16 block, s[tid.y * stride + tid.x] is 2-way unless stride
+ * is 16 times an odd number. */
+Test(coalescing, bank_symbolic_stride)
+{
+    cx x = load("tests/data/coalescing/shared_banks.ptx");
+    const coal_func *f = func(&x, "sym_stride");
+    static const uint8_t want[3][COAL_TZ_CLASSES] = {
+        {1, 2, 4, 8, 16, 32, 32, 32}, {1, 2, 4, 8, 16, 16, 16, 16}, {1, 2, 4, 8, 16, 32, 32, 32}};
+    for (uint32_t i = 0; i < 3; i++) {
+        const coal_access *a = nth(f, COAL_SHARED, i);
+        cr_expect_eq(a->pattern, COAL_P_SYMBOLIC);
+        cr_expect(a->sym_named);
+        cr_expect(a->bank_cond, "access %u", i);
+        cr_expect_eq(a->bank_degree, -1);
+        cr_expect_eq(a->bank_degree_max, want[i][COAL_TZ_CLASSES - 1]);
+        for (unsigned t = 0; t < COAL_TZ_CLASSES; t++)
+            cr_expect_eq(a->bank_by_tz[t], want[i][t], "access %u, class %u: %u", i, t, a->bank_by_tz[t]);
+        cr_expect(coal_is_finding(a));
+        cr_expect(!coal_bank_unknown(a));
+    }
+    cr_expect_eq(nth(f, COAL_SHARED, 1)->ideal_wavefronts, 2);
+    f = func(&x, "sym_rows");
+    cr_expect_eq(f->origin, COAL_ORIGIN_REQNTID);
+    const coal_access *a = nth(f, COAL_SHARED, 0);
+    static const uint8_t rows[COAL_TZ_CLASSES] = {2, 2, 2, 2, 1, 2, 2, 2};
+    cr_expect(a->bank_cond);
+    for (unsigned t = 0; t < COAL_TZ_CLASSES; t++) cr_expect_eq(a->bank_by_tz[t], rows[t], "class %u", t);
+    done(&x);
+    /* the corpus' runtime pitch: buf[tx * pitch + j] */
+    x = load("ptx-corpus/sm_80/transpose_bank_conflict.ptx");
+    f = func(&x, "transpose_square_runtime_pitch");
+    uint32_t cond = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        const coal_access *s = &f->acc[i];
+        if (s->space != COAL_SHARED || !s->bank_cond) continue;
+        cond++;
+        cr_expect_eq(s->bank_degree_max, 32);
+        cr_expect_eq(s->bank_by_tz[0], 1);
+        cr_expect_eq(s->bank_by_tz[5], 32);
+    }
+    cr_expect_eq(cond, 5);
+    done(&x);
+}
+
 Test(coalescing, residues)
 {
     residue p = res_make(0, 8), four = res_exact(4), ntid = res_make(0, 5), ctaid = res_unknown();
@@ -488,6 +628,35 @@ Test(coalescing, warp_per_row_idioms)
     const coal_access *last = &f->acc[f->nacc - 1];
     cr_expect_eq(last->kind, COAL_STORE);
     cr_expect_eq(last->pattern, COAL_P_SINGLE);
+    /* the scalar kernel's loop: one thread per row, the pointer moves 4 B
+     * (16 B unrolled): neighbouring threads would be that far apart */
+    f = func(&x, "spmv_csr_scalar");
+    uint32_t hinted = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        const coal_access *a = &f->acc[i];
+        if (a->hint_kind == COAL_HINT_NONE) continue;
+        hinted++;
+        cr_expect_eq(a->hint_kind, COAL_HINT_LOOP_TO_LANES);
+        cr_expect_eq(a->hint_sectors, a->step == 4 ? 4 : 16, "step %ld", (long)a->step);
+    }
+    cr_expect_geq(hinted, 2);
+    done(&x);
+    /* warp-per-row: the loop moves 128 B (512 B unrolled by 4) per
+     * iteration; as lanes' stride that is 32 sectors, not fewer than the
+     * gathers' 32: no hint (it would widen the stride) */
+    x = load("ptx-corpus/sm_80/spmv_warp_row.ptx");
+    f = func(&x, "spmv_warp_row");
+    uint32_t stepped = 0;
+    for (uint32_t i = 0; i < f->nacc; i++) {
+        const coal_access *a = &f->acc[i];
+        cr_expect_eq(a->hint_kind, COAL_HINT_NONE, "PTX line %u", f->pf->fn->stmts[a->stmt]->loc.line);
+        if (a->uncoalesced && a->has_step && (a->step == 128 || a->step == 512)) {
+            stepped++;
+            cr_expect_eq(a->loop_sectors, 32);
+            cr_expect_eq(coal_current_sectors(a), 32);
+        }
+    }
+    cr_expect_geq(stepped, 4);
     done(&x);
     /* coeff[i & 255], which nvcc writes (i << 2) & 1020: blockIdx.x·blockDim.x
      * is a multiple of 32, so a warp's 32 indices stay inside one 256-block */

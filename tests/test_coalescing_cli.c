@@ -3,6 +3,7 @@
  * corpus file (tests/golden/coalescing/, regenerated with
  * PTXRAY_REGEN_GOLDEN=1 or `make golden-coalescing`). */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +158,14 @@ Test(coalescing_cli, json_symbolic_and_options)
     cr_expect_eq(json_integer_value(json_object_get(x, "ideal_sectors")), 4);
     cr_expect_str_eq(json_string_value(json_object_get(x, "symbolic_stride")), "4·row_major_param_2");
     cr_expect(json_is_true(json_object_get(x, "uncoalesced")));
-    cr_expect(strstr(json_string_value(json_object_get(x, "hint")), "swapping the roles of tid.x and tid.y"));
+    json_t *h = json_object_get(x, "hint");
+    cr_assert(json_is_object(h));
+    cr_expect_str_eq(json_string_value(json_object_get(h, "text")),
+                     "swap the roles of tid.x and tid.y (GPUDrano's Fan2 fix): along tid.y the lanes' addresses are 4 "
+                     "B apart, so the access would touch 4 sectors per request instead of up to 32");
+    cr_expect_str_eq(json_string_value(json_object_get(h, "kind")), "swap_xy");
+    cr_expect_eq(json_integer_value(json_object_get(h, "predicted_sectors")), 4);
+    cr_expect_eq(json_integer_value(json_object_get(h, "current_sectors")), 32);
     json_decref(j);
 }
 
@@ -178,8 +186,9 @@ Test(coalescing_cli, text_like_a_compiler)
     free(err);
     char *b[] = {BIN, "coalescing", "--kernel", "Fan2_rodinia", data("tests/data/coalescing/gaussian.ptx"), NULL};
     cr_assert_eq(tu_run(b, &out, &err), 0, "%s", err);
-    cr_expect(strstr(out, "gaussian.cu:39:3: note: hint: along tid.y the lanes' addresses are 4 B apart: swapping the "
-                          "roles of tid.x and tid.y (GPUDrano's Fan2 fix) would give 4 sectors/request\n") != NULL,
+    cr_expect(strstr(out, "gaussian.cu:39:3: note: hint: swap the roles of tid.x and tid.y (GPUDrano's Fan2 fix): along "
+                          "tid.y the lanes' addresses are 4 B apart, so the access would touch 4 sectors per request "
+                          "instead of up to 32\n") != NULL,
               "%s", out);
     free(out);
     free(err);
@@ -350,4 +359,235 @@ Test(coalescing_cli, bank_unknown_note)
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 1), "ruleId")), "bank-conflict-unknown");
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 1), "level")), "note");
     json_decref(j);
+}
+
+/* ---- hints are improvements (issue 19 item 3) --------------------------------- */
+
+/* Sectors of a full warp whose lanes are `stride` bytes apart, `bytes` each,
+ * lane 0 on a 128-byte boundary: the remapped access, recounted here
+ * independently of the model. */
+static int64_t sectors_of_stride(int64_t stride, int64_t bytes)
+{
+    int64_t ids[32 * 3];
+    size_t n = 0;
+    for (int64_t l = 0; l < 32; l++) {
+        int64_t a = l * stride, b = a + (bytes ? bytes : 1) - 1;
+        int64_t ua = a >= 0 ? a / 32 : -((-a + 31) / 32), ub = b >= 0 ? b / 32 : -((-b + 31) / 32);
+        for (int64_t u = ua; u <= ub && n < sizeof ids / sizeof ids[0]; u++) ids[n++] = u;
+    }
+    int64_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) seen = ids[k] == ids[i];
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+/* Every hint of one report: an object whose predicted sectors are strictly
+ * below the access's current sectors (exact, else the bound), equal to the
+ * sectors of the remapped address, and said in its text.  The number of
+ * hints. */
+static unsigned check_hints(const char *path, const char *block)
+{
+    char *a[] = {BIN, "coalescing", "--format", "json", (char *)path, NULL, NULL, NULL};
+    if (block) a[4] = "--block", a[5] = (char *)block, a[6] = (char *)path;
+    json_t *j = run_json(a);
+    unsigned n = 0;
+    size_t i, k;
+    json_t *kn, *x;
+    json_array_foreach(json_object_get(j, "kernels"), i, kn) {
+        json_array_foreach(json_object_get(kn, "shared_accesses"), k, x)
+            cr_expect(json_is_null(json_object_get(x, "hint")), "%s: a shared access with a hint", path);
+        json_array_foreach(json_object_get(kn, "accesses"), k, x) {
+            json_t *h = json_object_get(x, "hint");
+            if (json_is_null(h)) continue;
+            n++;
+            json_int_t line = json_integer_value(json_object_get(x, "ptx_line"));
+            cr_assert(json_is_object(h), "%s:%lld: hint not an object", path, (long long)line);
+            const char *kind = json_string_value(json_object_get(h, "kind")), *text = json_string_value(json_object_get(h, "text"));
+            cr_assert(kind && text, "%s:%lld", path, (long long)line);
+            json_int_t pred = json_integer_value(json_object_get(h, "predicted_sectors"));
+            json_int_t cur = json_integer_value(json_object_get(h, "current_sectors"));
+            json_t *sec = json_object_get(x, "sectors_per_request");
+            json_int_t now = json_is_integer(sec) ? json_integer_value(sec)
+                                                  : json_integer_value(json_object_get(x, "sectors_per_request_max"));
+            cr_expect_eq(cur, now, "%s:%lld: current %lld, access %lld", path, (long long)line, (long long)cur,
+                         (long long)now);
+            cr_expect_lt(pred, cur, "%s:%lld: predicted %lld not below current %lld: %s", path, (long long)line,
+                         (long long)pred, (long long)cur, text);
+            cr_expect(json_is_true(json_object_get(x, "uncoalesced")), "%s:%lld", path, (long long)line);
+            /* the remapped address: lanes tid.y's stride apart, or the loop's step */
+            json_t *stride = !strcmp(kind, "swap_xy") ? json_object_get(json_object_get(x, "strides"), "tid.y")
+                             : !strcmp(kind, "loop_to_lanes") ? json_object_get(x, "loop_step_bytes")
+                                                              : NULL;
+            cr_assert(json_is_integer(stride), "%s:%lld: kind %s without its stride", path, (long long)line, kind);
+            int64_t want = sectors_of_stride(json_integer_value(stride), json_integer_value(json_object_get(x, "bytes_per_lane")));
+            cr_expect_eq(pred, want, "%s:%lld: predicted %lld, recounted %lld", path, (long long)line, (long long)pred,
+                         (long long)want);
+            const char *what = !strcmp(kind, "swap_xy") ? "swap_xy_sectors" : "loop_to_lanes_sectors";
+            cr_expect_eq(json_integer_value(json_object_get(x, what)), pred, "%s:%lld", path, (long long)line);
+            char said[96];
+            snprintf(said, sizeof said, "would touch %lld sectors per request instead of %s%lld", (long long)pred,
+                     json_is_integer(sec) ? "" : "up to ", (long long)cur);
+            cr_expect(strstr(text, said) != NULL, "%s:%lld: %s", path, (long long)line, text);
+        }
+    }
+    json_decref(j);
+    return n;
+}
+
+Test(coalescing_cli, hints_are_improvements, .timeout = 600)
+{
+    cr_assert_eq(chdir(tu_src(".")), 0);
+    glob_t g;
+    cr_assert_eq(glob("ptx-corpus/*/*.ptx", 0, NULL, &g), 0);
+    cr_assert_geq(g.gl_pathc, 100);
+    unsigned def = 0, b256 = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        def += check_hints(g.gl_pathv[i], NULL);
+        b256 += check_hints(g.gl_pathv[i], "256");
+    }
+    globfree(&g);
+    /* both remappings occur, at both shapes */
+    cr_expect_geq(def, 100, "%u hints at the default shape", def);
+    cr_expect_geq(b256, 100, "%u hints at --block 256", b256);
+}
+
+/* The warp-per-row loops move 128 B (512 B unrolled) per iteration: giving
+ * their iterations to neighbouring threads would widen the lanes' stride,
+ * so no hint; Fan2's M[xt] moves 4 B: 4 sectors instead of up to 32. */
+Test(coalescing_cli, loop_hint_only_when_narrower)
+{
+    char *out, *err;
+    char *a[] = {BIN, "coalescing", data("ptx-corpus/sm_80/spmv_warp_row.ptx"), NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "uncoalesced global load") != NULL, "%s", out);
+    cr_expect(strstr(out, "hint:") == NULL, "%s", out);
+    free(out);
+    free(err);
+    char *b[] = {BIN, "coalescing", "--kernel", "Fan2", data("ptx-corpus/sm_80/gaussian_fan.ptx"), NULL};
+    cr_assert_eq(tu_run(b, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "src/gaussian_fan.cu:31:5: note: hint: give the iterations of the loop at "
+                          "src/gaussian_fan.cu:27 to neighbouring threads (GPUDrano's Fan2 fix): the address moves 4 B "
+                          "per iteration, so lanes 4 B apart would touch 4 sectors per request instead of up to 32\n"),
+              "%s", out);
+    free(out);
+    free(err);
+}
+
+/* ---- shared atomics and symbolic shared strides (issue 19 item 4) ------------- */
+
+#define SB "tests/data/coalescing/shared_banks.ptx"
+#define COND32(v)                                                                                                    \
+    "32-way when `" v "` is a multiple of 32, 16-way when it is 16 times an odd number, 8-way when it is 8 times an " \
+    "odd number, 4-way when it is 4 times an odd number, 2-way when it is 2 times an odd number, conflict-free when " \
+    "it is odd"
+
+Test(coalescing_cli, bank_atomics_and_conditions_text)
+{
+    char *out, *err;
+    char *p = data(SB);
+    char *a[] = {BIN, "coalescing", p, NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    static const char *const want[] = {
+        ":23:2: warning: 32-way bank conflict in shared atomic: all lanes at one address, 32 wavefronts, ideal 1 "
+        "(atomics on one word serialise) [bank-conflict]\n",
+        ":52:2: warning: 2-way bank conflict in shared atomic: no single stride, 2 wavefronts, ideal 1 (atomics on "
+        "one word serialise) [bank-conflict]\n",
+        ":56:2: warning: 2-way bank conflict in shared atomic: lanes 8 B apart, 2 wavefronts, ideal 1 [bank-conflict]\n",
+        ":84:2: warning: 32-way bank conflict in shared atomic: lanes 128 B apart, 32 wavefronts, ideal 1 "
+        "[bank-conflict]\n",
+        ":84:2: note: in atom_generic: atom.add.u32\n",
+        ":112:2: note: bank conflicts not analysed in shared atomic: address depends on a value loaded at PTX line 108 "
+        "[bank-conflict-unknown]\n",
+        ":137:2: warning: up to 32-way bank conflict in shared load: lanes 4·sym_stride_param_1 B apart (stride from "
+        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict]\n",
+        ":140:2: warning: up to 16-way bank conflict in shared load: lanes 8·sym_stride_param_1 B apart (stride from "
+        "tid.x·sym_stride_param_1); 16-way when `sym_stride_param_1` is a multiple of 16, 8-way when it is 8 times an "
+        "odd number, 4-way when it is 4 times an odd number, 2-way when it is 2 times an odd number, conflict-free "
+        "when it is odd [bank-conflict]\n",
+        ":141:2: warning: up to 32-way bank conflict in shared atomic: lanes 4·sym_stride_param_1 B apart (stride from "
+        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict]\n",
+        ":172:2: warning: up to 2-way bank conflict in shared load: lanes 4·sym_rows_param_1 B apart (stride from "
+        "tid.y·sym_rows_param_1); 2-way when `sym_rows_param_1` is a multiple of 32, conflict-free when it is 16 "
+        "times an odd number, 2-way when it is not a multiple of 16 [bank-conflict]\n",
+        ": 6 global accesses, 0 uncoalesced; 12 shared accesses, 8 with bank conflicts (1 not analysed)\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char line[1024];
+        snprintf(line, sizeof line, "%s%s", p, want[i]);
+        cr_expect(strstr(out, line) != NULL, "missing:\n%s\nin:\n%s", line, out);
+    }
+    /* the loads of the atomics' words: a broadcast, no conflict */
+    cr_expect(strstr(out, ":26:2:") == NULL && strstr(out, ":53:2:") == NULL, "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(coalescing_cli, bank_atomics_and_conditions_json_sarif)
+{
+    char *p = data(SB);
+    char *a[] = {BIN, "coalescing", "--format", "json", "--kernel", "sym_stride", p, NULL};
+    json_t *j = run_json(a);
+    json_t *k = json_array_get(json_object_get(j, "kernels"), 0);
+    json_t *sh = json_object_get(k, "shared_accesses");
+    cr_assert_eq(json_array_size(sh), 3);
+    static const int by_tz[3][8] = {
+        {1, 2, 4, 8, 16, 32, 32, 32}, {1, 2, 4, 8, 16, 16, 16, 16}, {1, 2, 4, 8, 16, 32, 32, 32}};
+    static const char *const kinds[3] = {"load", "load", "atomic"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *x = json_array_get(sh, i);
+        cr_expect_str_eq(json_string_value(json_object_get(x, "kind")), kinds[i]);
+        cr_expect(json_is_null(json_object_get(x, "bank_conflict_degree")), "access %zu", i);
+        cr_expect_eq(json_integer_value(json_object_get(x, "bank_conflict_degree_max")), by_tz[i][7], "access %zu", i);
+        cr_expect(json_is_null(json_object_get(x, "wavefronts")));
+        cr_expect_eq(json_integer_value(json_object_get(x, "ideal_wavefronts")), i == 1 ? 2 : 1);
+        cr_expect(json_is_true(json_object_get(x, "bank_conflict")));
+        cr_expect(json_is_true(json_object_get(x, "bank_conflict_analysed")));
+        cr_expect_str_eq(json_string_value(json_object_get(x, "finding")), "bank-conflict");
+        json_t *c = json_object_get(x, "bank_conflict_condition");
+        cr_assert(json_is_object(c), "access %zu", i);
+        cr_expect_str_eq(json_string_value(json_object_get(c, "value")), "sym_stride_param_1");
+        json_t *by = json_object_get(c, "degree_by_trailing_zeros");
+        cr_assert_eq(json_array_size(by), 8);
+        for (size_t t = 0; t < 8; t++)
+            cr_expect_eq(json_integer_value(json_array_get(by, t)), by_tz[i][t], "access %zu, class %zu", i, t);
+        const char *text = json_string_value(json_object_get(c, "text"));
+        cr_expect(strstr(json_string_value(json_object_get(x, "message")), text) != NULL);
+    }
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(sh, 0), "bank_conflict_condition"),
+                                                       "text")),
+                     COND32("sym_stride_param_1"));
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "summary"), "bank_conflicts")), 3);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "summary"), "bank_conflicts_not_analysed")), 0);
+    json_decref(j);
+    /* an exact degree has no condition; a generic atomic is shared by provenance */
+    char *b[] = {BIN, "coalescing", "--format", "json", "--kernel", "atom_generic", p, NULL};
+    j = run_json(b);
+    json_t *x = json_array_get(json_object_get(json_array_get(json_object_get(j, "kernels"), 0), "shared_accesses"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(x, "opcode")), "atom.add.u32");
+    cr_expect_str_eq(json_string_value(json_object_get(x, "space_from")), "shared");
+    cr_expect_str_eq(json_string_value(json_object_get(x, "kind")), "atomic");
+    cr_expect_eq(json_integer_value(json_object_get(x, "bank_conflict_degree")), 32);
+    cr_expect_eq(json_integer_value(json_object_get(x, "bank_conflict_degree_max")), 32);
+    cr_expect(json_is_null(json_object_get(x, "bank_conflict_condition")));
+    json_decref(j);
+    /* SARIF: the condition in the message, the bound in the properties */
+    char *c[] = {BIN, "coalescing", "--format", "sarif", "--kernel", "sym_stride", p, NULL};
+    j = run_json(c);
+    json_t *res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
+    cr_assert_eq(json_array_size(res), 3);
+    json_t *r = json_array_get(res, 0);
+    cr_expect_str_eq(json_string_value(json_object_get(r, "ruleId")), "bank-conflict");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(r, "message"), "text")),
+                     "up to 32-way bank conflict in shared load: lanes 4·sym_stride_param_1 B apart (stride from "
+                     "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1"));
+    json_t *props = json_object_get(r, "properties");
+    cr_expect(json_is_null(json_object_get(props, "bankConflictDegree")));
+    cr_expect_eq(json_integer_value(json_object_get(props, "bankConflictDegreeMax")), 32);
+    json_decref(j);
+    char args[4200];
+    snprintf(args, sizeof args, "coalescing --format sarif %s", p);
+    tu_expect_sarif_schema(args);
 }
