@@ -529,3 +529,55 @@ Test(warp_form, uniformize_leaves_conditional_branches_unwritten)
     unlink(out1);
     unlink(out2);
 }
+
+/* And through `analyze`: its [divergent-branch] findings name exactly the
+ * source lines annotated divergent (text report, every annotated file on
+ * sm_80), and the unrolled reduction's summary line counts its three
+ * warp-uniform branches as proven. */
+Test(warp_form, analyze_divergent_branch_findings_per_source_line, .timeout = 120)
+{
+    unsigned checked = 0;
+    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
+        char rel[128], ptx[128], full[512];
+        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
+        char *src = tu_read(tu_src(rel), NULL);
+        size_t nl;
+        char **lines = split_lines(src, &nl);
+        snprintf(ptx, sizeof ptx, "ptx-corpus/sm_80/%s.ptx", ANNOTATED[f]);
+        snprintf(full, sizeof full, "%s", tu_src(ptx));
+        char *argv[] = {(char *)tu_bin(), "analyze", full, NULL};
+        char *out = NULL, *err = NULL;
+        int rc = tu_run(argv, &out, &err);
+        cr_assert(rc == 0 || rc == 1, "analyze exit %d: %s", rc, err);
+        uint8_t *flagged = calloc(nl + 1, 1);
+        char pat[160];
+        snprintf(pat, sizeof pat, "[divergent-branch] src/%s.cu:", ANNOTATED[f]);
+        for (const char *p = strstr(out, pat); p; p = strstr(p + 1, pat)) {
+            size_t line = (size_t)strtoul(p + strlen(pat), NULL, 10);
+            if (line >= 1 && line <= nl) flagged[line] = 1;
+        }
+        for (size_t l = 1; l <= nl; l++) {
+            char w[32];
+            if (annotation(lines, nl, l, "@branch", w, sizeof w) < 0) {
+                cr_expect(!flagged[l], "%s:%zu: divergent-branch finding on a line without a branch", rel, l);
+                continue;
+            }
+            cr_expect_eq(flagged[l], !strcmp(w, "divergent"), "%s:%zu: annotated %s, %s", rel, l, w,
+                         flagged[l] ? "flagged" : "not flagged");
+            checked++;
+        }
+        if (!strcmp(ANNOTATED[f], "warp_reduce_tree"))
+            cr_expect(strstr(out, "== kernel reduce_tree_unrolled ==\nblock: unknown; assumed blockDim.x is a multiple of "
+                                  "32\n") != NULL &&
+                          strstr(strstr(out, "== kernel reduce_tree_unrolled =="), "branches: 6 conditional, 3 not proven "
+                                                                                  "uniform\n") != NULL,
+                      "%s", out);
+        free(flagged);
+        free(out);
+        free(err);
+        free(lines);
+        free(src);
+    }
+    cr_expect_geq(checked, 40);
+    cr_log_info("per-line analyze verdicts: %u", checked);
+}
