@@ -42,7 +42,6 @@ typedef struct addr_chain {
     warp_shape shape;
     uint8_t *prov;       /* per SSA value: addr_prov */
     residue *res;        /* per SSA value: its constant term modulo 2^k */
-    struct addr_refine_cache *cache; /* addr_refine's memory (addr_refine.c) */
 } addr_chain;
 
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,

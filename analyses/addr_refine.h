@@ -1,27 +1,16 @@
-/* Address polynomials a little sharper than the affine analysis gives.
- *
- * The affine analysis makes selp p, a, b (and a branch's gamma) ⊥ whenever
- * p is not uniform across the whole launch.  For coalescing what matters is
- * whether p is uniform within each warp: in IPDA's Fig. 1 (Chikin et al.
- * 2019) idx = i < 32 ? 64 + i : i with i = blockIdx.x·blockDim.x + tid.x,
- * and since blockDim.x is a multiple of 32 every warp lies wholly on one
- * side of 32, so idx is i + (a warp-uniform constant) and B[idx] has stride
- * 8 bytes.  Such a comparison is uniform in a warp when the warp's lanes
- * cannot straddle the threshold: their values are B + off[lane] with the
- * offsets exact (warp_lanes) and B known modulo 2^k (addr_chain), and no B
- * of that residue puts zero strictly inside the offsets' range.
- *
- * addr_refine re-evaluates a value's definitions with the affine
- * arithmetic (aff_poly.h), meeting the two sides of such selects, and
- * otherwise takes the affine analysis' own result. */
+/* The polynomials of address values for the coalescing model, and a few
+ * facts about their definitions.  A warp-uniform select (IPDA's Fig. 1:
+ * idx = i < 32 ? 64 + i : i, with i = blockIdx.x·blockDim.x + tid.x and
+ * blockDim.x a multiple of 32) is already a gamma on a uniform gate for the
+ * affine analysis, whose gates are uniform when the warp forms prove them
+ * so (warp_form.h, docs/divergence.md): the polynomial is i + a uniform
+ * constant, and B[idx] has stride 8 bytes. */
 #ifndef PTXRAY_ADDR_REFINE_H
 #define PTXRAY_ADDR_REFINE_H
 #include "addr_chain.h"
 
-/* The polynomial of value v (sharpened where possible).  Results are kept
- * in c (addr_refine_free releases them). */
+/* The polynomial of value v (the affine analysis' result). */
 void addr_refine(const addr_chain *c, uint32_t v, aff *out);
-void addr_refine_free(addr_chain *c);
 
 /* Whether predicate value v has the same value in all lanes of every warp. */
 bool addr_pred_warp_uniform(const addr_chain *c, uint32_t v);

@@ -198,11 +198,33 @@ static void exchange(const aff_ctx *cx, absval *x)
         if (x->w.k == 64) aff_const(&x->a, cx->n, (int64_t)x->w.r);
         else aff_uniform_unknown(&x->a, cx->n);
         x->ac = x->wc;
-    } else if (!au && (x->a.top || (x->a.bot & cx->divmask)) && wf_is_linear(&x->w, &c)) {
-        aff_const(&x->a, cx->n, x->w.k == 64 ? (int64_t)x->w.r : 0);
-        if (x->w.k != 64) x->a.bot |= 1;
-        x->a.c[DIV_C_LANE] = c;
-        x->ac = x->wc;
+    } else if (!au && (x->a.top || (x->a.bot & cx->divmask)) && x->w.kind == WF_LANE) {
+        if (wf_is_linear(&x->w, &c)) {
+            aff_const(&x->a, cx->n, x->w.k == 64 ? (int64_t)x->w.r : 0);
+            if (x->w.k != 64) x->a.bot |= 1;
+            x->a.c[DIV_C_LANE] = c;
+            x->ac = x->wc;
+            return;
+        }
+        /* g a multiple of %tid.x's or %tid.y's lane table (a 16-wide block:
+         * tid.x = lane & 15): c·tid + U, the constant known when both U are */
+        for (unsigned d = 0; d < 2; d++) {
+            const wform *t = &cx->tidf[d];
+            if (t->kind != WF_LANE) continue;
+            unsigned l0 = 1;
+            while (l0 < WF_LANES && !t->g[l0]) l0++;
+            if (l0 == WF_LANES || x->w.g[l0] % t->g[l0]) continue;
+            c = x->w.g[l0] / t->g[l0];
+            unsigned l = 0;
+            while (l < WF_LANES && x->w.g[l] == c * t->g[l]) l++;
+            if (l < WF_LANES) continue;
+            bool known = x->w.k == 64 && t->k == 64;
+            aff_const(&x->a, cx->n, known ? (int64_t)(x->w.r - (uint64_t)c * t->r) : 0);
+            if (!known) x->a.bot |= 1;
+            x->a.c[DIV_C_X + d] = c;
+            x->ac = x->wc;
+            return;
+        }
     }
 }
 
@@ -322,6 +344,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
                   .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .ac = conds, .wc = conds + n1,
                   .poly_only = o && o->polynomials_only};
+    for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
     u32csr users;
     node_gates gates;
     div_graph_build(pf, r, &users, info, &gates.expr, &gates.set);

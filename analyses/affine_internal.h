@@ -41,6 +41,7 @@ typedef struct aff_ctx {
     uint32_t nwg, capwg;
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
     bool poly_only;        /* div_options.polynomials_only */
+    wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
 } aff_ctx;
 
 void aff_get(const aff_ctx *cx, uint32_t v, aff *out);

@@ -607,10 +607,14 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         if (x->space == COAL_SHARED) x->bank_degree = x->bank_degree_max = x->wavefronts = x->ideal_wavefronts = 1;
         return;
     }
-    /* a polynomial in laneid alone (the warp form's, or uniform): its
-     * constant term is lane 0's value, U, of which the warp form may know
-     * more bits (an allocation's alignment plus a uniform offset) */
-    if (x->addr_value != SSA_NONE && aff_zero_on(&x->poly, (uint16_t)(1u << DIV_C_X | 1u << DIV_C_Y | 1u << DIV_C_Z))) {
+    /* a polynomial whose terms vanish in lane 0 of every warp (laneid, or
+     * tid.x where it is lane & (X-1)): its constant term is lane 0's value,
+     * U, of which the warp form may know more bits (an allocation's
+     * alignment plus a uniform offset) */
+    wform tx;
+    wf_tid_form(f->r, 0, &tx);
+    bool x0 = aff_zero_on(&x->poly, (uint16_t)(1u << DIV_C_X)) || (tx.kind == WF_LANE && tx.k == 64 && !tx.r);
+    if (x->addr_value != SSA_NONE && x0 && aff_zero_on(&x->poly, (uint16_t)(1u << DIV_C_Y | 1u << DIV_C_Z))) {
         residue wb = res_add(warp_base(f, x->addr_value, 0), res_exact(ad->v));
         if (wb.k > c0.k) c0 = wb;
     }
@@ -722,7 +726,6 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
             }
             f->acc[f->nacc++] = x;
         }
-        addr_refine_free((addr_chain *)f->chain);
     }
     free(w);
     return res;

@@ -104,6 +104,9 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a);
 /* Runs the analysis `an` (div_simple for DIV_AN_SIMPLE). */
 div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a);
 
+/* The warp form of %tid.x/y/z (d = 0, 1, 2) under r's block shape
+ * (warp_rules.c). */
+void wf_tid_form(const div_result *r, unsigned d, wform *out);
 /* The warp form of value v (affine analyses); false for the simple one. */
 bool div_warp_form(const div_result *r, uint32_t v, wform *out);
 

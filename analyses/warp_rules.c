@@ -85,7 +85,7 @@ static void generic_from(const aff_ctx *cx, uint32_t stmt, unsigned from, wform 
  *     tid.z likewise from X·Y;
  *   otherwise the warps do not all look alike: ⊥ (divergent).
  * An unknown shape is taken to have X a multiple of 32 (DIV_COND_*). */
-static void tid_form(const div_result *r, unsigned d, wform *out)
+void wf_tid_form(const div_result *r, unsigned d, wform *out)
 {
     uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1;
     if (!X) { /* the default assumption */
@@ -159,7 +159,7 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
     switch (val->reg) {
     case PTX_SR_TID:
         if (d < 0) break;
-        tid_form(r, (unsigned)d, out);
+        wf_tid_form(r, (unsigned)d, out);
         if (r->shape_assumed) *cond = d == 0 ? DIV_COND_ROWS : r->yz_by_option ? 0 : DIV_COND_X32;
         return;
     case PTX_SR_NTID:

@@ -238,7 +238,11 @@ Test(warp_form, warp_and_lane_ids_exact_shapes)
     cr_expect_eq(x.r->state[value(&x, "%p4.1")], DIV_UNIFORM);
     cr_expect_eq(x.r->state[value(&x, "%p5.1")], DIV_DIVERGENT);
     cr_expect_eq(x.r->state[value(&x, "%p7.1")], DIV_UNIFORM);
-    cr_expect_eq(x.r->state[value(&x, "%r17.1")], DIV_DIVERGENT); /* l & 15: not affine in the lane */
+    /* tid & 31 at 16 wide is tid.x itself (lane & 15): affine in tid.x */
+    cr_expect_eq(x.r->state[value(&x, "%r17.1")], DIV_AFFINE);
+    int64_t c;
+    cr_expect(div_coef(x.r, value(&x, "%r17.1"), DIV_C_X, &c) && c == 1);
+    cr_expect(div_coef(x.r, value(&x, "%r17.1"), 0, &c) && c == 0);
     done(&x);
     /* 100x1: one-dimensional, so the lanes are still consecutive */
     x = analyse(WARP_IDS, &b100);
