@@ -279,12 +279,7 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
         if (kind == WF_BOT || kind != ok || (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g))) {
             kind = WF_BOT, k = 0, r = 0, nn = 0;
         } else {
-            unsigned km = cx->wk[v] < k ? cx->wk[v] : k, d = 0;
-            if (km == 64 && cx->wr[v] == r) d = 64;
-            else
-                while (d < km && d < 64 && !((cx->wr[v] ^ r) >> d & 1)) d++;
-            k = (uint8_t)d;
-            r = d >= 64 ? r : r & ((1ull << d) - 1);
+            wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
             nn = nn && cx->wnn[v];
         }
         if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v]) return changed;

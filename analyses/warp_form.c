@@ -115,15 +115,21 @@ void wf_meet(wform *r, const wform *a, const wform *b)
         wf_bot(r);
         return;
     }
-    unsigned k = a->k < b->k ? a->k : b->k, d = 0;
-    if (k == 64 && a->r == b->r) d = 64;
-    else
-        while (d < k && d < 64 && !((a->r ^ b->r) >> d & 1)) d++;
-    uint8_t nn = a->nn && b->nn;
+    uint8_t nn = a->nn && b->nn, k;
+    uint64_t u;
+    wf_meet_bits(a->r, a->k, b->r, b->k, &u, &k);
     assign(r, a);
-    r->k = (uint8_t)d;
-    r->r = a->r & mask(d);
-    r->nn = nn;
+    r->k = k, r->r = u, r->nn = nn;
+}
+
+void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k)
+{
+    unsigned m = ka < kb ? ka : kb, d = 0;
+    if (m == 64 && ra == rb) d = 64;
+    else
+        while (d < m && d < 64 && !((ra ^ rb) >> d & 1)) d++;
+    *k = (uint8_t)d;
+    *r = ra & mask(d);
 }
 
 /* ⊤ if either is ⊤, ⊥ if either is ⊥: true when r was set so. */
@@ -537,25 +543,18 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
 
 static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool sgn)
 {
-    if (sgn) {
-        int64_t a = sext(x, n), b = sext(y, n);
-        switch (op) {
-        case WF_EQ: return a == b;
-        case WF_NE: return a != b;
-        case WF_LT: return a < b;
-        case WF_LE: return a <= b;
-        case WF_GT: return a > b;
-        default: return a >= b;
-        }
-    }
-    x &= mask(n), y &= mask(n);
+    /* the order of the n-bit values: signed, or unsigned (flipping the sign
+     * bit maps unsigned order onto signed order) */
+    int64_t a = sext(x, n), b = sext(y, n);
+    if (!sgn && n < 64) a = (int64_t)(x & mask(n)), b = (int64_t)(y & mask(n));
+    else if (!sgn) a = (int64_t)(x ^ (1ull << 63)), b = (int64_t)(y ^ (1ull << 63));
     switch (op) {
-    case WF_EQ: return x == y;
-    case WF_NE: return x != y;
-    case WF_LT: return x < y;
-    case WF_LE: return x <= y;
-    case WF_GT: return x > y;
-    default: return x >= y;
+    case WF_EQ: return a == b;
+    case WF_NE: return a != b;
+    case WF_LT: return a < b;
+    case WF_LE: return a <= b;
+    case WF_GT: return a > b;
+    default: return a >= b;
     }
 }
 

@@ -64,6 +64,9 @@ bool wf_equal(const wform *a, const wform *b);
 
 /* r = a ∧ b. */
 void wf_meet(wform *r, const wform *a, const wform *b);
+/* What two partly known numbers, x ≡ ra (mod 2^ka) and y ≡ rb (mod 2^kb),
+ * are both known to be: the low bits they agree on (k = 64: known). */
+void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k);
 
 /* Arithmetic modulo 2^n (n = 1..64). */
 void wf_add(wform *r, const wform *a, const wform *b, unsigned n);
