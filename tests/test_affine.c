@@ -42,15 +42,7 @@ static void done(run *x)
     ptx_module_free(x->m);
 }
 
-static uint32_t value_named(const run *x, const char *name)
-{
-    const ssa_func *s = x->r[0]->pf->ssa;
-    char buf[64];
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
-    cr_assert_fail("no value %s", name);
-    return 0;
-}
+static uint32_t value_named(const run *x, const char *name) { return tu_value_named(x->r[0]->pf->ssa, name); }
 
 /* Checks one value under analysis a: its state and its abstract value. */
 static void expect(const run *x, int a, const char *name, enum div_state st, const char *text)

@@ -49,15 +49,7 @@ static void done(run *x)
     ptx_module_free(x->m);
 }
 
-static uint32_t value(const run *x, const char *name)
-{
-    const ssa_func *s = x->pf->ssa;
-    char buf[64];
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
-    cr_assert_fail("no value %s", name);
-    return SSA_NONE;
-}
+static uint32_t value(const run *x, const char *name) { return tu_value_named(x->pf->ssa, name); }
 
 /* Expected verdicts.  D: divergent in all three analyses (not an affine
  * function of the thread coordinates: predicates on them, gammas and etas

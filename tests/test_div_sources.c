@@ -26,14 +26,6 @@ typedef struct want {
     int source; /* the simple analysis's div_source for it, or ANY_SRC */
 } want;
 
-static uint32_t value_named(const ssa_func *s, const char *name)
-{
-    char buf[64];
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
-    cr_assert_fail("no value %s", name);
-    return SSA_NONE;
-}
 
 /* Analyses function fn of the module text with each analysis and checks
  * the values. */
@@ -50,7 +42,7 @@ static void check(const char *text, const char *fn, const div_options *o, const 
         div_result *r = div_analyse(pf, ANALYSES[a], o, &p->a);
         const char *an = div_analysis_name(ANALYSES[a]);
         for (size_t i = 0; i < n; i++) {
-            uint32_t v = value_named(pf->ssa, w[i].name);
+            uint32_t v = tu_value_named(pf->ssa, w[i].name);
             int st = r->state[v];
             if (w[i].verdict == U)
                 cr_expect_eq(st, DIV_UNIFORM, "%s: %s should be uniform, is %s", an, w[i].name, div_state_name(st));

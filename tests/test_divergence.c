@@ -31,25 +31,9 @@ static void done(run *x)
 }
 
 /* State of the value named like "%r4.2". */
-static uint32_t value_of(const run *x, const char *name)
-{
-    const ssa_func *s = x->r->pf->ssa;
-    char buf[64];
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
-    cr_assert_fail("no value %s", name);
-    return 0;
-}
+static uint32_t value_of(const run *x, const char *name) { return tu_value_named(x->r->pf->ssa, name); }
 
-static int state_of(const run *x, const char *name)
-{
-    const ssa_func *s = x->r->pf->ssa;
-    char buf[64];
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return x->r->state[v];
-    cr_assert_fail("no value %s", name);
-    return -1;
-}
+static int state_of(const run *x, const char *name) { return x->r->state[value_of(x, name)]; }
 
 static run fig8(void)
 {

@@ -391,14 +391,7 @@ static void plant_done(planted *p)
     divcheck_free(p->c);
 }
 
-static uint32_t value_named(const div_result *r, const char *name)
-{
-    char buf[64];
-    for (uint32_t v = 0; v < r->pf->ssa->nvalues; v++)
-        if (!strcmp(ssa_value_name(r->pf->ssa, v, buf, sizeof buf), name)) return v;
-    cr_assert_fail("no SSA value %s", name);
-    return 0;
-}
+static uint32_t value_named(const div_result *r, const char *name) { return tu_value_named(r->pf->ssa, name); }
 
 /* Runs geo at this shape (the analysis is not redone, the plants stay). */
 static divcheck_totals run_at(planted *p, emu_dim3 b)

@@ -166,15 +166,7 @@ static void done(run *x)
     ptx_module_free(x->m);
 }
 
-static uint32_t value(const run *x, const char *name)
-{
-    const ssa_func *s = x->r->pf->ssa;
-    char buf[64];
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
-    cr_assert_fail("no value %s", name);
-    return 0;
-}
+static uint32_t value(const run *x, const char *name) { return tu_value_named(x->r->pf->ssa, name); }
 
 /* The predicates of warp_ids (nvcc -O3 turns its ifs into selp): each
  * verdict, and the assumption it rests on. */
@@ -305,38 +297,67 @@ Test(warp_form, conditions_hold_at_shapes)
 
 static const char *const ANNOTATED[] = {"warp_reduce_tree", "warp_roles", "spmv_warp_row", "warp_stride",
                                         "tile_1d_to_2d", "warp_specialized", "warp_shfl_ballot"};
+#define NANNOTATED (sizeof ANNOTATED / sizeof ANNOTATED[0])
 static const char *const ARCHES[] = {"sm_75", "sm_80", "sm_90"};
 
-/* Annotation of source line i (1-based) of a .cu: its @tag value, or -1. */
-static int annotation(char **lines, size_t n, size_t i, const char *tag, char *word, size_t wn)
-{
-    if (i < 1 || i > n) return -1;
-    const char *at = strstr(lines[i - 1], tag);
-    if (!at) return -1;
-    at += strlen(tag);
-    while (*at == ' ') at++;
-    size_t k = 0;
-    while (at[k] && at[k] != ' ' && at[k] != '\n' && k + 1 < wn) word[k] = at[k], k++;
-    word[k] = 0;
-    /* the file's header mentions the tags in prose: only a verdict or a count is an annotation */
-    if (!strcmp(tag, "@branch")) return !strcmp(word, "uniform") || !strcmp(word, "divergent") ? 0 : -1;
-    return k && strspn(word, "0123456789") == k ? 0 : -1;
-}
+/* A corpus source, split into lines (1-based through line()). */
+typedef struct annotated {
+    char rel[128];
+    char *text;
+    char **lines;
+    size_t n;
+} annotated;
 
-static char **split_lines(char *text, size_t *n)
+static annotated load_annotated(const char *name)
 {
+    annotated a;
+    snprintf(a.rel, sizeof a.rel, "ptx-corpus/src/%s.cu", name);
+    a.text = tu_read(tu_src(a.rel), NULL);
+    cr_assert_not_null(a.text, "%s", a.rel);
     size_t cap = 64;
-    char **v = malloc(cap * sizeof *v);
-    *n = 0;
-    for (char *p = text; p && *p;) {
-        if (*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
-        v[(*n)++] = p;
+    a.lines = malloc(cap * sizeof *a.lines);
+    a.n = 0;
+    for (char *p = a.text; p && *p;) {
+        if (a.n == cap) a.lines = realloc(a.lines, (cap *= 2) * sizeof *a.lines);
+        a.lines[a.n++] = p;
         char *e = strchr(p, '\n');
         if (!e) break;
         *e = 0;
         p = e + 1;
     }
-    return v;
+    return a;
+}
+
+static void annotated_free(annotated *a)
+{
+    free(a->lines);
+    free(a->text);
+}
+
+/* The annotation on source line i: its @tag's value into word, or -1.  The
+ * files' headers mention the tags in prose: only a verdict (@branch) or a
+ * count (@sectors) is an annotation. */
+static int annotation(const annotated *a, size_t i, const char *tag, char *word, size_t wn)
+{
+    if (i < 1 || i > a->n) return -1;
+    const char *at = strstr(a->lines[i - 1], tag);
+    if (!at) return -1;
+    at += strlen(tag);
+    while (*at == ' ') at++;
+    size_t k = 0;
+    while (at[k] && at[k] != ' ' && k + 1 < wn) word[k] = at[k], k++;
+    word[k] = 0;
+    if (!strcmp(tag, "@branch")) return !strcmp(word, "uniform") || !strcmp(word, "divergent") ? 0 : -1;
+    return k && strspn(word, "0123456789") == k ? 0 : -1;
+}
+
+/* The corpus PTX of a source for an arch, as an absolute path. */
+static const char *corpus_ptx(const char *arch, const char *name, char *buf, size_t n)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "ptx-corpus/%s/%s.ptx", arch, name);
+    snprintf(buf, n, "%s", tu_src(rel));
+    return buf;
 }
 
 static json_t *run_json(char **argv)
@@ -352,59 +373,64 @@ static json_t *run_json(char **argv)
     return j;
 }
 
+/* Every annotated line is flagged exactly when it is annotated divergent,
+ * and no other line is flagged; flagged[i] for source line i.  Returns the
+ * annotated lines checked. */
+static unsigned expect_flagged_divergent(const annotated *a, const uint8_t *flagged, const char *what)
+{
+    unsigned checked = 0;
+    for (size_t l = 1; l <= a->n; l++) {
+        char w[32];
+        if (annotation(a, l, "@branch", w, sizeof w) < 0) {
+            cr_expect(!flagged[l], "%s:%zu (%s): divergent-branch finding on a line without a branch", a->rel, l, what);
+            continue;
+        }
+        cr_expect_eq(flagged[l], !strcmp(w, "divergent"), "%s:%zu (%s): annotated %s, %s", a->rel, l, what, w,
+                     flagged[l] ? "flagged" : "not flagged");
+        checked++;
+    }
+    return checked;
+}
+
 /* Every conditional branch of the annotated kernels, at the default shape
  * and at 256 threads, has the verdict its source line states; every
  * annotated line is seen on every arch. */
 Test(warp_form, corpus_branch_verdicts_per_source_line, .timeout = 120)
 {
     unsigned checked = 0;
-    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
-        char rel[128];
-        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
-        char *src = tu_read(tu_src(rel), NULL);
-        cr_assert_not_null(src, "%s", rel);
-        size_t nl;
-        char **lines = split_lines(src, &nl);
+    for (size_t f = 0; f < NANNOTATED; f++) {
+        annotated src = load_annotated(ANNOTATED[f]);
         for (size_t a = 0; a < 3; a++)
             for (int shape = 0; shape < 2; shape++) {
-                char ptx[256];
-                snprintf(ptx, sizeof ptx, "%s", tu_src("ptx-corpus/"));
-                strncat(ptx, ARCHES[a], sizeof ptx - strlen(ptx) - 1);
-                strncat(ptx, "/", sizeof ptx - strlen(ptx) - 1);
-                strncat(ptx, ANNOTATED[f], sizeof ptx - strlen(ptx) - 1);
-                strncat(ptx, ".ptx", sizeof ptx - strlen(ptx) - 1);
-                char *argv[] = {(char *)tu_bin(), "divergence", "--format", "json", "--values", "none", ptx,
+                char ptx[512];
+                char *argv[] = {(char *)tu_bin(), "divergence", "--format", "json", "--values", "none",
+                                (char *)corpus_ptx(ARCHES[a], ANNOTATED[f], ptx, sizeof ptx),
                                 shape ? "--block" : NULL, "256", NULL};
                 json_t *j = run_json(argv);
-                uint8_t *seen = calloc(nl + 1, 1); /* 1: uniform seen, 2: divergent seen */
-                size_t ki;
-                json_t *k;
-                json_array_foreach(json_object_get(j, "kernels"), ki, k) {
-                    size_t bi;
-                    json_t *b;
+                uint8_t *seen = calloc(src.n + 1, 1); /* 1: uniform seen, 2: divergent seen */
+                size_t ki, bi;
+                json_t *k, *b;
+                json_array_foreach(json_object_get(j, "kernels"), ki, k)
                     json_array_foreach(json_object_get(k, "branches"), bi, b) {
-                        json_t *src_o = json_object_get(b, "src");
-                        if (!json_is_object(src_o)) continue;
-                        size_t line = (size_t)json_integer_value(json_object_get(src_o, "line"));
+                        json_t *so = json_object_get(b, "src");
+                        size_t line = json_is_object(so) ? (size_t)json_integer_value(json_object_get(so, "line")) : 0;
                         const char *v = json_string_value(json_object_get(b, "verdict"));
-                        if (line >= 1 && line <= nl) seen[line] |= !strcmp(v, "divergent") ? 2 : 1;
+                        if (line >= 1 && line <= src.n) seen[line] |= !strcmp(v, "divergent") ? 2 : 1;
                     }
-                }
-                for (size_t i = 1; i <= nl; i++) {
+                for (size_t i = 1; i <= src.n; i++) {
                     char w[32];
-                    if (annotation(lines, nl, i, "@branch", w, sizeof w) < 0) continue;
-                    cr_expect(seen[i], "%s:%zu (%s): no branch on an annotated line", rel, i, ARCHES[a]);
+                    if (annotation(&src, i, "@branch", w, sizeof w) < 0) continue;
+                    cr_expect(seen[i], "%s:%zu (%s): no branch on an annotated line", src.rel, i, ARCHES[a]);
                     if (!seen[i]) continue;
                     const char *got = seen[i] & 2 ? "divergent" : "uniform";
-                    cr_expect_str_eq(got, w, "%s:%zu (%s%s): %s, annotated %s", rel, i, ARCHES[a],
+                    cr_expect_str_eq(got, w, "%s:%zu (%s%s): %s, annotated %s", src.rel, i, ARCHES[a],
                                      shape ? ", 256 threads" : "", got, w);
                     checked++;
                 }
                 free(seen);
                 json_decref(j);
             }
-        free(lines);
-        free(src);
+        annotated_free(&src);
     }
     cr_expect_geq(checked, 40);
     cr_log_info("per-line branch verdicts checked: %u", checked);
@@ -415,41 +441,31 @@ Test(warp_form, corpus_branch_verdicts_per_source_line, .timeout = 120)
 Test(warp_form, corpus_sector_counts_per_source_line, .timeout = 120)
 {
     unsigned checked = 0;
-    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
-        char rel[128];
-        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
-        char *src = tu_read(tu_src(rel), NULL);
-        size_t nl;
-        char **lines = split_lines(src, &nl);
+    for (size_t f = 0; f < NANNOTATED; f++) {
+        annotated src = load_annotated(ANNOTATED[f]);
         for (size_t a = 0; a < 3; a++) {
-            char ptx[256];
-            snprintf(ptx, sizeof ptx, "%sptx-corpus/%s/%s.ptx", "", ARCHES[a], ANNOTATED[f]);
-            char full[512];
-            snprintf(full, sizeof full, "%s", tu_src(ptx));
-            char *argv[] = {(char *)tu_bin(), "coalescing", "--format", "json", "--block", "256", full, NULL};
+            char ptx[512];
+            char *argv[] = {(char *)tu_bin(), "coalescing", "--format", "json", "--block", "256",
+                            (char *)corpus_ptx(ARCHES[a], ANNOTATED[f], ptx, sizeof ptx), NULL};
             json_t *j = run_json(argv);
-            size_t ki;
-            json_t *k;
-            json_array_foreach(json_object_get(j, "kernels"), ki, k) {
-                size_t xi;
-                json_t *x;
+            size_t ki, xi;
+            json_t *k, *x;
+            json_array_foreach(json_object_get(j, "kernels"), ki, k)
                 json_array_foreach(json_object_get(k, "accesses"), xi, x) {
-                    if (strcmp(json_string_value(json_object_get(x, "space")), "global")) continue;
                     json_t *so = json_object_get(x, "src");
-                    if (!json_is_object(so)) continue;
+                    if (strcmp(json_string_value(json_object_get(x, "space")), "global") || !json_is_object(so)) continue;
                     size_t line = (size_t)json_integer_value(json_object_get(so, "line"));
                     char w[32];
-                    if (annotation(lines, nl, line, "@sectors", w, sizeof w) < 0) continue;
-                    json_t *s = json_object_get(x, "sectors_per_request");
-                    cr_expect(json_is_integer(s) && json_integer_value(s) == atoi(w), "%s:%zu (%s): %lld sectors, annotated %s",
-                              rel, line, ARCHES[a], json_is_integer(s) ? (long long)json_integer_value(s) : -1LL, w);
+                    if (annotation(&src, line, "@sectors", w, sizeof w) < 0) continue;
+                    json_t *sec = json_object_get(x, "sectors_per_request");
+                    cr_expect(json_is_integer(sec) && json_integer_value(sec) == atoi(w),
+                              "%s:%zu (%s): %lld sectors, annotated %s", src.rel, line, ARCHES[a],
+                              json_is_integer(sec) ? (long long)json_integer_value(sec) : -1LL, w);
                     checked++;
                 }
-            }
             json_decref(j);
         }
-        free(lines);
-        free(src);
+        annotated_free(&src);
     }
     cr_expect_geq(checked, 30);
     cr_log_info("per-line sector counts checked: %u", checked);
@@ -461,45 +477,29 @@ Test(warp_form, corpus_sector_counts_per_source_line, .timeout = 120)
 Test(warp_form, corpus_check_divergent_branch_findings_per_source_line, .timeout = 120)
 {
     unsigned checked = 0;
-    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
-        char rel[128];
-        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
-        char *src = tu_read(tu_src(rel), NULL);
-        size_t nl;
-        char **lines = split_lines(src, &nl);
+    for (size_t f = 0; f < NANNOTATED; f++) {
+        annotated src = load_annotated(ANNOTATED[f]);
         for (size_t a = 0; a < 3; a++) {
-            char ptx[128], full[512];
-            snprintf(ptx, sizeof ptx, "ptx-corpus/%s/%s.ptx", ARCHES[a], ANNOTATED[f]);
-            snprintf(full, sizeof full, "%s", tu_src(ptx));
-            char *argv[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", "--format", "json", full, NULL};
+            char ptx[512];
+            char *argv[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", "--format", "json",
+                            (char *)corpus_ptx(ARCHES[a], ANNOTATED[f], ptx, sizeof ptx), NULL};
             json_t *j = run_json(argv);
-            uint8_t *flagged = calloc(nl + 1, 1);
+            uint8_t *flagged = calloc(src.n + 1, 1);
             size_t i;
             json_t *x;
             json_array_foreach(json_object_get(j, "findings"), i, x) {
                 if (strcmp(json_string_value(json_object_get(x, "rule")), "divergent-branch")) continue;
                 json_t *so = json_object_get(x, "src");
                 size_t line = json_is_object(so) ? (size_t)json_integer_value(json_object_get(so, "line")) : 0;
-                cr_expect(line >= 1 && line <= nl, "%s (%s): a divergent-branch finding without a source line", rel,
-                          ARCHES[a]);
-                if (line >= 1 && line <= nl) flagged[line] = 1;
+                cr_expect(line >= 1 && line <= src.n, "%s (%s): a divergent-branch finding without a source line",
+                          src.rel, ARCHES[a]);
+                if (line >= 1 && line <= src.n) flagged[line] = 1;
             }
-            for (size_t l = 1; l <= nl; l++) {
-                char w[32];
-                if (annotation(lines, nl, l, "@branch", w, sizeof w) < 0) {
-                    cr_expect(!flagged[l], "%s:%zu (%s): divergent-branch finding on a line without a branch", rel, l,
-                              ARCHES[a]);
-                    continue;
-                }
-                cr_expect_eq(flagged[l], !strcmp(w, "divergent"), "%s:%zu (%s): annotated %s, %s", rel, l, ARCHES[a], w,
-                             flagged[l] ? "flagged" : "not flagged");
-                checked++;
-            }
+            checked += expect_flagged_divergent(&src, flagged, ARCHES[a]);
             free(flagged);
             json_decref(j);
         }
-        free(lines);
-        free(src);
+        annotated_free(&src);
     }
     cr_expect_geq(checked, 40);
     cr_log_info("per-line check verdicts: %u", checked);
@@ -541,46 +541,30 @@ Test(warp_form, uniformize_leaves_conditional_branches_unwritten)
 Test(warp_form, analyze_divergent_branch_findings_per_source_line, .timeout = 120)
 {
     unsigned checked = 0;
-    for (size_t f = 0; f < sizeof ANNOTATED / sizeof ANNOTATED[0]; f++) {
-        char rel[128], ptx[128], full[512];
-        snprintf(rel, sizeof rel, "ptx-corpus/src/%s.cu", ANNOTATED[f]);
-        char *src = tu_read(tu_src(rel), NULL);
-        size_t nl;
-        char **lines = split_lines(src, &nl);
-        snprintf(ptx, sizeof ptx, "ptx-corpus/sm_80/%s.ptx", ANNOTATED[f]);
-        snprintf(full, sizeof full, "%s", tu_src(ptx));
-        char *argv[] = {(char *)tu_bin(), "analyze", full, NULL};
+    for (size_t f = 0; f < NANNOTATED; f++) {
+        annotated src = load_annotated(ANNOTATED[f]);
+        char ptx[512];
+        char *argv[] = {(char *)tu_bin(), "analyze", (char *)corpus_ptx("sm_80", ANNOTATED[f], ptx, sizeof ptx), NULL};
         char *out = NULL, *err = NULL;
         int rc = tu_run(argv, &out, &err);
         cr_assert(rc == 0 || rc == 1, "analyze exit %d: %s", rc, err);
-        uint8_t *flagged = calloc(nl + 1, 1);
+        uint8_t *flagged = calloc(src.n + 1, 1);
         char pat[160];
         snprintf(pat, sizeof pat, "[divergent-branch] src/%s.cu:", ANNOTATED[f]);
         for (const char *p = strstr(out, pat); p; p = strstr(p + 1, pat)) {
             size_t line = (size_t)strtoul(p + strlen(pat), NULL, 10);
-            if (line >= 1 && line <= nl) flagged[line] = 1;
+            if (line >= 1 && line <= src.n) flagged[line] = 1;
         }
-        for (size_t l = 1; l <= nl; l++) {
-            char w[32];
-            if (annotation(lines, nl, l, "@branch", w, sizeof w) < 0) {
-                cr_expect(!flagged[l], "%s:%zu: divergent-branch finding on a line without a branch", rel, l);
-                continue;
-            }
-            cr_expect_eq(flagged[l], !strcmp(w, "divergent"), "%s:%zu: annotated %s, %s", rel, l, w,
-                         flagged[l] ? "flagged" : "not flagged");
-            checked++;
+        checked += expect_flagged_divergent(&src, flagged, "analyze");
+        if (!strcmp(ANNOTATED[f], "warp_reduce_tree")) {
+            const char *k = strstr(out, "== kernel reduce_tree_unrolled ==\nblock: unknown; assumed blockDim.x is a "
+                                        "multiple of 32\n");
+            cr_expect(k && strstr(k, "branches: 6 conditional, 3 not proven uniform\n"), "%s", out);
         }
-        if (!strcmp(ANNOTATED[f], "warp_reduce_tree"))
-            cr_expect(strstr(out, "== kernel reduce_tree_unrolled ==\nblock: unknown; assumed blockDim.x is a multiple of "
-                                  "32\n") != NULL &&
-                          strstr(strstr(out, "== kernel reduce_tree_unrolled =="), "branches: 6 conditional, 3 not proven "
-                                                                                  "uniform\n") != NULL,
-                      "%s", out);
         free(flagged);
         free(out);
         free(err);
-        free(lines);
-        free(src);
+        annotated_free(&src);
     }
     cr_expect_geq(checked, 40);
     cr_log_info("per-line analyze verdicts: %u", checked);

@@ -166,3 +166,12 @@ void tu_expect_sarif_schema(const char *ptxray_args)
     cr_expect_eq(tu_run(b, NULL, &err), 0, "%s", err);
     free(err);
 }
+
+uint32_t tu_value_named(const ssa_func *s, const char *name)
+{
+    char buf[64];
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (!strcmp(ssa_value_name(s, v, buf, sizeof buf), name)) return v;
+    cr_assert_fail("no SSA value %s", name);
+    return 0;
+}

@@ -3,6 +3,7 @@
 #define PTXRAY_TESTUTIL_H
 #include <stddef.h>
 #include "ptx.h"
+#include "ssa.h"
 
 /* $PTXRAY_SRC (repository root) joined with rel; static buffer. */
 const char *tu_src(const char *rel);
@@ -17,6 +18,8 @@ char *tu_read(const char *path, size_t *len);
 int tu_run(char *const argv[], char **out, char **err);
 /* Text of ptx_print_module(m), malloc'd. */
 char *tu_print(const ptx_module *m, size_t *len);
+/* The SSA value named name ("%r3.2"), or fails the test. */
+uint32_t tu_value_named(const ssa_func *s, const char *name);
 /* Parses text or fails the test with the diagnostics. */
 ptx_module *tu_parse_ok(const char *name, const char *text);
 /* First instruction of function fn (by name), or NULL. */
