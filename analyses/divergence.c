@@ -10,52 +10,39 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
     div_result *r = div_result_new(pf, DIV_AN_SIMPLE, o, a);
     u32csr users;
     div_graph_build(pf, r, &users, NULL, NULL, NULL);
-    /* reachability from the sources, over the values and the gate sets */
+    /* reachability from the sources over the values and the gate sets,
+     * and with it the assumption bits: those of the %tid.y/%tid.z a value
+     * is computed from under the default shape (the same union over the
+     * same graph).  A vertex's mask grows at most twice: 2n pushes. */
+    enum { DIV_BIT = 0x80 };
     uint32_t n = div_graph_vertices(pf);
     uint32_t *off = users.off, *adj = users.item;
-    uint32_t *stack = malloc(sizeof *stack * (n ? n : 1));
-    uint8_t *div = calloc(n ? n : 1, 1);
-    if (!stack || !div) abort();
+    uint32_t *stack = malloc(sizeof *stack * (2 * (size_t)n + 1));
+    uint8_t *mask = calloc(n ? n : 1, 1);
+    if (!stack || !mask) abort();
+    bool assumed = r->shape_assumed && !r->yz_by_option;
     uint32_t ns = 0;
-    for (uint32_t v = 0; v < s->nvalues; v++)
-        if (r->source[v] != DIV_SRC_NONE) {
-            div[v] = 1;
-            stack[ns++] = v;
-        }
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *val = &s->values[v];
+        if (r->source[v] != DIV_SRC_NONE) mask[v] |= DIV_BIT;
+        if (assumed && val->kind == SSA_V_SREG && val->reg == PTX_SR_TID && val->comp != 'x') mask[v] |= DIV_COND_X32;
+        if (mask[v]) stack[ns++] = v;
+    }
     while (ns) {
         uint32_t v = stack[--ns];
         r->steps += off[v + 1] - off[v];
         for (uint32_t e = off[v]; e < off[v + 1]; e++)
-            if (!div[adj[e]]) {
-                div[adj[e]] = 1;
+            if ((mask[adj[e]] | mask[v]) != mask[adj[e]]) {
+                mask[adj[e]] |= mask[v];
                 stack[ns++] = adj[e];
             }
     }
-    for (uint32_t v = 0; v < s->nvalues; v++) r->state[v] = div[v] ? DIV_DIVERGENT : DIV_UNIFORM;
-    /* the assumption bits: those of the %tid.y/%tid.z it was computed
-     * from under the default shape (the union over the same graph) */
-    if (r->shape_assumed && !r->yz_by_option) {
-        uint8_t *cv = calloc(n ? n : 1, 1);
-        if (!cv) abort();
-        ns = 0;
-        for (uint32_t v = 0; v < s->nvalues; v++)
-            if (s->values[v].kind == SSA_V_SREG && s->values[v].reg == PTX_SR_TID && s->values[v].comp != 'x') {
-                cv[v] = DIV_COND_X32;
-                stack[ns++] = v;
-            }
-        while (ns) {
-            uint32_t v = stack[--ns];
-            for (uint32_t e = off[v]; e < off[v + 1]; e++)
-                if ((cv[adj[e]] | cv[v]) != cv[adj[e]]) {
-                    cv[adj[e]] |= cv[v];
-                    stack[ns++] = adj[e];
-                }
-        }
-        for (uint32_t v = 0; v < s->nvalues; v++) r->cond[v] = r->state[v] == DIV_UNIFORM ? cv[v] : 0;
-        free(cv);
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        r->state[v] = mask[v] & DIV_BIT ? DIV_DIVERGENT : DIV_UNIFORM;
+        r->cond[v] = mask[v] & DIV_BIT ? 0 : mask[v];
     }
     u32csr_free(&users);
-    free(div);
+    free(mask);
     free(stack);
     return r;
 }
