@@ -2,15 +2,13 @@
 #include <string.h>
 #include "aff_poly.h"
 
-/* Factors of each monomial: index of the first and second dimension
- * (DIV_C_X..DIV_C_LANE), 0 for none; the order is div_coef_name's. */
-static const uint8_t fac[DIV_NCOEF2][2] = {
+const uint8_t aff_fac[DIV_NCOEF2][2] = {
     {0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0},
     {1, 1}, {1, 2}, {1, 3}, {1, 4}, {2, 2}, {2, 3}, {2, 4}, {3, 3}, {3, 4}, {4, 4},
 };
 
 /* mono[i][j]: the index of monomial m_i * m_j, or -1 when its degree
- * exceeds 2 (generated from fac). */
+ * exceeds 2 (generated from aff_fac). */
 static const int8_t mono[DIV_NCOEF2][DIV_NCOEF2] = {
     { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14},
     { 1,  5,  6,  7,  8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
@@ -184,7 +182,7 @@ uint16_t aff_mask_any(unsigned dims)
 {
     uint16_t m = 0;
     for (unsigned i = 1; i < DIV_NCOEF2; i++)
-        if ((dims >> fac[i][0] & 1) || (fac[i][1] && (dims >> fac[i][1] & 1))) m |= (uint16_t)(1u << i);
+        if ((dims >> aff_fac[i][0] & 1) || (aff_fac[i][1] && (dims >> aff_fac[i][1] & 1))) m |= (uint16_t)(1u << i);
     return m;
 }
 
@@ -192,6 +190,6 @@ uint16_t aff_mask_all(unsigned dims)
 {
     uint16_t m = 0;
     for (unsigned i = 1; i < DIV_NCOEF2; i++)
-        if ((dims >> fac[i][0] & 1) && (!fac[i][1] || (dims >> fac[i][1] & 1))) m |= (uint16_t)(1u << i);
+        if ((dims >> aff_fac[i][0] & 1) && (!aff_fac[i][1] || (dims >> aff_fac[i][1] & 1))) m |= (uint16_t)(1u << i);
     return m;
 }

@@ -48,6 +48,10 @@ bool aff_zero_on(const aff *a, uint16_t mask);
 bool aff_is_const(const aff *a, int64_t *c);
 bool aff_equal(const aff *a, const aff *b);
 
+/* The factors of monomial i: the index of its first and second dimension
+ * (DIV_C_X..DIV_C_LANE), 0 for none; the order is div_coef_name's. */
+extern const uint8_t aff_fac[DIV_NCOEF2][2];
+
 /* Coefficient indices whose monomial involves one of the dimensions in
  * dims (bit DIV_C_X.. DIV_C_LANE), and those whose monomial has all its
  * factors (one or two) in dims. */

@@ -8,6 +8,13 @@
  *   RMUD/μ     the meet of init and carried (no gate of its own: inside the
  *              loop, the threads still in it have run the same iterations)
  *
+ * Instructions: the rules of the two components are in affine_rules.c and
+ * warp_rules.c; what they share is here, decided once for both: a value
+ * loaded from memory or the like is ⊥, a predicated definition with a
+ * divergent guard is ⊥, an instruction with no rule (the paper's "other
+ * operators") is uniform when all its operands are, and a definition under
+ * a uniform guard meets the value it may keep.
+ *
  * Beside each polynomial the solver keeps the value's warp form
  * (warp_form.h, rules in warp_rules.c): the reduced product of the two.
  * After each evaluation they exchange what one knows and the other does
@@ -228,6 +235,72 @@ static void exchange(const aff_ctx *cx, absval *x)
     }
 }
 
+/* Both components ⊤, ⊥ or uniform-unknown (UNIFORM). */
+enum { BOTH_TOP, BOTH_UNI, BOTH_BOT };
+static void set_both(const aff_ctx *cx, absval *out, int what, bool poly, bool warp)
+{
+    if (poly) {
+        if (what == BOTH_TOP) aff_top(&out->a, cx->n);
+        else if (what == BOTH_UNI) aff_uniform_unknown(&out->a, cx->n);
+        else aff_bottom(&out->a, cx->n);
+    }
+    if (warp) {
+        if (what == BOTH_TOP) wf_top(&out->w);
+        else if (what == BOTH_UNI) wf_uni(&out->w, 0, 0);
+        else wf_bot(&out->w);
+    }
+}
+
+/* The rule of any other operator (paper, Fig. 13): uniform when every
+ * operand read from operand `from` on is uniform, else ⊥; ⊤ while one is ⊤
+ * (its change re-queues the value). */
+static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
+{
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE || u->opd < from) continue;
+        if (val_top(cx, u->value)) return BOTH_TOP;
+        if (!val_uniform(cx, u->value)) return BOTH_BOT;
+    }
+    return BOTH_UNI;
+}
+
+static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
+{
+    const ssa_func *s = cx->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
+    uint32_t gv = ssa_guard_value(s, val->stmt);
+    if (gv != SSA_NONE) {
+        if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
+        /* a predicated definition with a divergent guard */
+        if (!val_uniform(cx, gv)) { set_both(cx, out, BOTH_BOT, true, true); return; }
+    }
+    const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
+    const aff_op *op = aff_decode(cx, val->stmt, in);
+    bool pa = false, pw = cx->poly_only;
+    if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
+        pa = aff_rule(cx, val->stmt, in, op, &out->a);
+        if (!pw) pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
+    }
+    if (cx->poly_only) wf_top(&out->w);
+    if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
+    if (!val->partial || val->prev == SSA_NONE) return;
+    /* under a uniform guard every lane keeps, or every lane replaces, the
+     * old value */
+    if (!out->a.top) {
+        aff old;
+        aff_get(cx, val->prev, &old);
+        aff_meet(&out->a, &out->a, &old);
+    }
+    if (out->w.kind != WF_TOP && !cx->poly_only) {
+        wform old;
+        wf_get(cx, val->prev, &old);
+        wf_meet(&out->w, &out->w, &old);
+    }
+}
+
 static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval *out)
 {
     const ssa_value *val = &cx->pf->ssa->values[v];
@@ -246,9 +319,7 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
         else aff_uniform_unknown(&out->a, cx->n), wf_uni(&out->w, 0, 0); /* undefined: any value will do */
         break;
     case SSA_V_INST:
-        aff_eval_inst(cx, v, &out->a);
-        if (cx->poly_only) wf_top(&out->w);
-        else wf_eval_inst(cx, v, &out->w);
+        eval_inst(cx, v, out);
         if (cx->r->shape_assumed) inst_conds(cx, v, out); /* with a known shape no value rests on an assumption */
         else out->ac = out->wc = 0;
         break;
@@ -256,6 +327,48 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
     }
     if (cx->poly_only) wf_top(&out->w);
     else exchange(cx, out);
+}
+
+/* The index of lane table g in cx->wg, added when new.  Tables are kept
+ * once each (a kernel has few distinct ones: lane, 4·lane, lane & 15, …),
+ * so that equal tables have equal indices and memory grows with the
+ * distinct tables, not with the values. */
+static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
+{
+    /* FNV-1a over a sample of lanes that tells apart the tables kernels
+     * make (c·lane, lane & m, lane >> s, …); equal hashes are compared in
+     * full */
+    static const uint8_t sample[] = {1, 2, 3, 4, 5, 8, 16, 31};
+    uint64_t h = 1469598103934665603u;
+    for (unsigned i = 0; i < sizeof sample; i++) h = (h ^ (uint64_t)g[sample[i]]) * 1099511628211u;
+    if (2 * (cx->nwg + 1) > cx->hcap) { /* keep the table at most half full */
+        uint32_t cap = cx->hcap ? cx->hcap * 2 : 64, *nh = calloc(cap, sizeof *nh);
+        if (!nh) abort();
+        for (uint32_t i = 0; i < cx->hcap; i++)
+            if (cx->wgh[i]) {
+                uint32_t j = (uint32_t)cx->wgx[cx->wgh[i] - 1] & (cap - 1);
+                while (nh[j]) j = (j + 1) & (cap - 1);
+                nh[j] = cx->wgh[i];
+            }
+        free(cx->wgh);
+        cx->wgh = nh;
+        cx->hcap = cap;
+    }
+    uint32_t i = (uint32_t)h & (cx->hcap - 1);
+    for (; cx->wgh[i]; i = (i + 1) & (cx->hcap - 1)) {
+        uint32_t e = cx->wgh[i] - 1;
+        if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return e;
+    }
+    if (cx->nwg == cx->capwg) {
+        cx->capwg = cx->capwg ? cx->capwg * 2 : 16;
+        cx->wg = realloc(cx->wg, sizeof *cx->wg * cx->capwg);
+        cx->wgx = realloc(cx->wgx, sizeof *cx->wgx * cx->capwg);
+        if (!cx->wg || !cx->wgx) abort();
+    }
+    memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
+    cx->wgx[cx->nwg] = h;
+    cx->wgh[i] = ++cx->nwg;
+    return cx->nwg - 1;
 }
 
 /* Stores old ∧ x's warp form and the union of the bits; whether anything
@@ -269,8 +382,8 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
         changed = true;
     }
     if (x->w.kind == WF_TOP) return changed;
-    /* old ∧ new without copying the old lane table: the lane tables must
-     * be equal (or there is none), then the known bits of U are meet */
+    /* old ∧ new: the lane tables must be equal (or there is none), then
+     * the known bits of U are met */
     const wform *w = &x->w;
     uint8_t ok = cx->wkind[v], kind = w->kind, k = w->k, nn = w->nn;
     uint64_t r = w->r;
@@ -284,20 +397,11 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
         }
         if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v]) return changed;
     }
-    struct { uint8_t kind, k, nn; uint64_t r; } m = {kind, k, nn, r};
-    cx->wkind[v] = m.kind;
-    cx->wk[v] = m.k;
-    cx->wr[v] = m.r;
-    cx->wnn[v] = m.nn;
-    if (m.kind == WF_LANE && cx->wtab[v] == UINT32_MAX) {
-        if (cx->nwg == cx->capwg) {
-            cx->capwg = cx->capwg ? cx->capwg * 2 : 64;
-            cx->wg = realloc(cx->wg, sizeof *cx->wg * cx->capwg);
-            if (!cx->wg) abort();
-        }
-        memcpy(cx->wg[cx->nwg], w->g, sizeof w->g);
-        cx->wtab[v] = cx->nwg++;
-    }
+    cx->wkind[v] = kind;
+    cx->wk[v] = k;
+    cx->wr[v] = r;
+    cx->wnn[v] = nn;
+    if (kind == WF_LANE && ok == WF_TOP) cx->wtab[v] = wg_intern(cx, w->g); /* else the table is unchanged */
     return true;
 }
 
@@ -419,6 +523,8 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     r->wg = ARENA_NEWN(a, int64_t, (size_t)(cx.nwg ? cx.nwg : 1) * WF_LANES);
     if (cx.nwg) memcpy(r->wg, cx.wg, sizeof *cx.wg * cx.nwg);
     free(cx.wg);
+    free(cx.wgx);
+    free(cx.wgh);
     u32csr_free(&users);
     u32csr_free(&gates.expr);
     u32csr_free(&gates.set);

@@ -37,8 +37,10 @@ typedef struct aff_ctx {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;        /* WF_LANE: index into wg */
-    int64_t (*wg)[WF_LANES];
+    int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern) */
+    uint64_t *wgx;         /* their hashes */
     uint32_t nwg, capwg;
+    uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 */
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
     bool poly_only;        /* div_options.polynomials_only */
     wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
@@ -48,17 +50,19 @@ void aff_get(const aff_ctx *cx, uint32_t v, aff *out);
 /* Uniform: every coefficient that varies within a warp is known to be 0. */
 static inline bool aff_uniform(const aff_ctx *cx, const aff *a) { return aff_zero_on(a, cx->divmask); }
 
-/* The abstract value of instruction-defined value v (paper Fig. 13 and the
- * PTX rules of docs/divergence.md).  ⊤ when an operand is still ⊤. */
-void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out);
+/* The rules of an instruction for the polynomials (affine_rules.c: the
+ * paper's Fig. 13 and the PTX rules of docs/divergence.md) and for the warp
+ * forms (warp_rules.c).  ⊤ when an operand is still ⊤; false when the
+ * instruction has no rule of its own: the solver then applies the rule of
+ * the paper's "other operators" (uniform when every operand is) to both
+ * components at once, as it does the guard of a predicated definition. */
+bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, aff *out);
+bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out);
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */
 const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
 
 void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
-/* The warp form of instruction-defined value v (warp_rules.c); *nowrap set
- * when it rests on the no-wraparound assumption. */
-void wf_eval_inst(const aff_ctx *cx, uint32_t v, wform *out);
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);

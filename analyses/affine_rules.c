@@ -62,22 +62,6 @@ static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, a
     return opd(cx, stmt, in, 1, a) && opd(cx, stmt, in, 2, b);
 }
 
-/* The paper's rule for any other operator: uniform if every operand read
- * (from operand `from` on) is uniform, else ⊥. */
-static void generic_from(const aff_ctx *cx, uint32_t stmt, unsigned from, aff *out)
-{
-    const ssa_func *s = cx->pf->ssa;
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE || u->opd < from) continue;
-        aff x;
-        aff_get(cx, u->value, &x);
-        if (x.top) { aff_top(out, cx->n); return; }
-        if (!aff_uniform(cx, &x)) { aff_bottom(out, cx->n); return; }
-    }
-    aff_uniform_unknown(out, cx->n);
-}
-
 /* Integer add/sub/mul/mad without saturation, carry or high half: ring
  * operations modulo 2^w. */
 static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
@@ -95,17 +79,22 @@ static void decode_cmp(const ptx_inst *in, const div_stmt_info *si, aff_op *op)
     static const uint8_t code[] = {WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE, WF_LT, WF_LE, WF_GT, WF_GE};
     op->cmp = 0xff;
     op->comb = 0;
-    for (unsigned i = 0; i < in->nmods; i++) {
-        ptx_str m = ptx_inst_mod(in, i);
-        if (m.n == 3)
+    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
+    while (p < e && *p != '.') p++;
+    while (p < e) { /* each modifier once, in one pass over the opcode */
+        const char *q = p + 1;
+        while (q < e && *q != '.') q++;
+        size_t n = (size_t)(q - p);
+        if (n == 3)
             for (unsigned j = 0; j < sizeof code; j++)
-                if (!memcmp(m.p, ops[j], 3)) {
+                if (!memcmp(p, ops[j], 3)) {
                     op->cmp = code[j];
                     op->sgn = j < 6 ? (uint8_t)ptx_type_is_signed(si->stype) : 0;
                 }
-        if (m.n == 4 && !memcmp(m.p, ".and", 4)) op->comb = PTX_OPC_AND;
-        if (m.n == 3 && !memcmp(m.p, ".or", 3)) op->comb = PTX_OPC_OR;
-        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) op->comb = PTX_OPC_XOR;
+        if (n == 4 && !memcmp(p, ".and", 4)) op->comb = PTX_OPC_AND;
+        if (n == 3 && !memcmp(p, ".or", 3)) op->comb = PTX_OPC_OR;
+        if (n == 4 && !memcmp(p, ".xor", 4)) op->comb = PTX_OPC_XOR;
+        p = q;
     }
 }
 
@@ -178,7 +167,7 @@ static void wide_operands(const aff_op *op, aff *a, aff *b)
 
 /* The rule for instruction `in` at stmt; false: none applies after all
  * (an operand we do not track), use the generic one. */
-static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, aff *out)
+bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, aff *out)
 {
     unsigned w = op->w;
     aff a, b, c;
@@ -276,35 +265,4 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff
     }
     if (!out->top) aff_wrap(out, w);
     return true;
-}
-
-void aff_eval_inst(const aff_ctx *cx, uint32_t v, aff *out)
-{
-    const ssa_func *s = cx->pf->ssa;
-    const ssa_value *val = &s->values[v];
-    const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
-    if (cx->r->source[v] != DIV_SRC_NONE) {
-        aff_bottom(out, cx->n);
-        return;
-    }
-    uint32_t gv = ssa_guard_value(s, val->stmt);
-    if (gv != SSA_NONE) {
-        aff_get(cx, gv, out);
-        if (out->top) return;
-        if (!aff_uniform(cx, out)) { /* a predicated definition with a divergent guard */
-            aff_bottom(out, cx->n);
-            return;
-        }
-    }
-    const aff_op *op = aff_decode(cx, val->stmt, in);
-    if (op->rule == AFF_R_FROM) { /* vote, redux, activemask, shfl.idx */
-        generic_from(cx, val->stmt, op->from, out);
-    } else if (!rule(cx, val->stmt, in, op, out)) {
-        generic_from(cx, val->stmt, 0, out);
-    }
-    if (out->top || !val->partial || val->prev == SSA_NONE) return;
-    /* under a uniform guard every lane keeps, or every lane replaces, the old value */
-    aff old;
-    aff_get(cx, val->prev, &old);
-    aff_meet(out, out, &old);
 }

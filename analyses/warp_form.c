@@ -85,7 +85,11 @@ static void fix(wform *a, unsigned n)
 {
     if (a->kind == WF_TOP || a->kind == WF_BOT) return;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
-    if (a->kind == WF_LANE) {
+    if (a->kind == WF_LANE && !sh && !a->g[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+        uint64_t any = 0;
+        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)a->g[l];
+        if (!any) a->kind = WF_UNI;
+    } else if (a->kind == WF_LANE) {
         uint64_t g0 = (uint64_t)a->g[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
             int64_t d = (int64_t)(((uint64_t)a->g[l] - g0) << sh) >> sh;
@@ -153,14 +157,26 @@ static unsigned tz_known(uint64_t r, unsigned k)
 /* Lane l's value of an exact form, n bits. */
 static uint64_t at(const wform *a, unsigned l) { return a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0); }
 
-/* r = the exact lane values vals, n bits. */
-static void from_lanes(wform *r, const uint64_t *vals, unsigned n)
+/* r = the exact lane values vals (nl lanes: 1 when no operand varies, and
+ * the one value is every lane's), n bits. */
+static void from_lanes(wform *r, const uint64_t *vals, unsigned nl, unsigned n)
 {
-    r->kind = WF_LANE;
     r->k = 64;
-    r->r = 0;
-    for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)vals[l];
+    if (nl == 1) {
+        r->kind = WF_UNI;
+        r->r = vals[0];
+    } else {
+        r->kind = WF_LANE;
+        r->r = 0;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)vals[l];
+    }
     fix(r, n);
+}
+
+/* The lanes an operation on a and b must compute: one when neither varies. */
+static unsigned lanes2(const wform *a, const wform *b)
+{
+    return a->kind == WF_LANE || b->kind == WF_LANE ? WF_LANES : 1;
 }
 
 void wf_add(wform *r, const wform *a, const wform *b, unsigned n)
@@ -219,8 +235,9 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
     if (strict2(r, a, b)) return;
     if (exact(a) && exact(b)) {
         uint64_t v[WF_LANES];
-        for (unsigned l = 0; l < WF_LANES; l++) v[l] = at(a, l) * at(b, l);
-        from_lanes(r, v, n);
+        unsigned nl = lanes2(a, b);
+        for (unsigned l = 0; l < nl; l++) v[l] = at(a, l) * at(b, l);
+        from_lanes(r, v, nl, n);
         return;
     }
     if (a->kind == WF_UNI && b->kind == WF_UNI) {
@@ -265,8 +282,9 @@ typedef uint64_t (*lane_op)(uint64_t x, uint64_t y, unsigned n, bool sgn);
 static void lanewise(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, lane_op f)
 {
     uint64_t v[WF_LANES];
-    for (unsigned l = 0; l < WF_LANES; l++) v[l] = f(at(a, l) & mask(n), at(b, l) & mask(n), n, sgn);
-    from_lanes(r, v, n);
+    unsigned nl = lanes2(a, b);
+    for (unsigned l = 0; l < nl; l++) v[l] = f(at(a, l) & mask(n), at(b, l) & mask(n), n, sgn);
+    from_lanes(r, v, nl, n);
 }
 
 /* shr.bN by c: the ISA clamps shift amounts above N to N. */
@@ -538,7 +556,7 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
     if (!exact(a) || !exact(b)) { wf_bot(r); return; }
     uint64_t v[WF_LANES];
     for (unsigned l = 0; l < WF_LANES; l++) v[l] = at(p, l) & 1 ? at(a, l) : at(b, l);
-    from_lanes(r, v, n);
+    from_lanes(r, v, WF_LANES, n);
 }
 
 static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool sgn)
@@ -581,8 +599,9 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     }
     if (exact(a) && exact(b)) {
         uint64_t v[WF_LANES];
-        for (unsigned l = 0; l < WF_LANES; l++) v[l] = cmp_lane(op, at(a, l), at(b, l), n, sgn);
-        from_lanes(r, v, 64);
+        unsigned nl = lanes2(a, b);
+        for (unsigned l = 0; l < nl; l++) v[l] = cmp_lane(op, at(a, l), at(b, l), n, sgn);
+        from_lanes(r, v, nl, 64);
         return;
     }
     wform d;

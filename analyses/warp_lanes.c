@@ -2,19 +2,12 @@
 #include <string.h>
 #include "warp_lanes.h"
 
-/* The factors of each monomial, in div_coef_name's order (0: none,
- * DIV_C_X..DIV_C_LANE: a dimension). */
-static const uint8_t fac[DIV_NCOEF2][2] = {
-    {0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0},
-    {1, 1}, {1, 2}, {1, 3}, {1, 4}, {2, 2}, {2, 3}, {2, 4}, {3, 3}, {3, 4}, {4, 4},
-};
-
 unsigned wl_mono_dims(unsigned i)
 {
     if (i >= DIV_NCOEF2) return 0;
     unsigned d = 0;
     for (int k = 0; k < 2; k++)
-        if (fac[i][k]) d |= 1u << fac[i][k];
+        if (aff_fac[i][k]) d |= 1u << aff_fac[i][k];
     return d;
 }
 
@@ -50,7 +43,7 @@ static void eval_default(const aff *p, residue c0, wl_result *out)
         bool known = coef_known(p, i);
         int64_t c = p->c[i];
         if (known && c == 0) continue;
-        unsigned a = fac[i][0], b = fac[i][1];
+        unsigned a = aff_fac[i][0], b = aff_fac[i][1];
         bool lane_a = a == DIV_C_X || a == DIV_C_LANE, lane_b = b == DIV_C_X || b == DIV_C_LANE;
         residue cr = known ? res_exact(c) : res_unknown();
         if (!b) { /* linear */
@@ -137,7 +130,7 @@ static void eval_known(const aff *p, const warp_shape *sh, residue c0, wl_result
             int64_t m[WL_LANES] = {0};
             bool varies = false;
             for (uint32_t l = 0; l < w->nlanes; l++) {
-                m[l] = dim_value(fac[i][0], tid[l], l) * dim_value(fac[i][1], tid[l], l);
+                m[l] = dim_value(aff_fac[i][0], tid[l], l) * dim_value(aff_fac[i][1], tid[l], l);
                 if (m[l] != m[0]) varies = true;
             }
             if (known) {

@@ -60,21 +60,6 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
     }
 }
 
-/* The rule for anything else: uniform if every operand read (from operand
- * `from` on) is, else ⊥. */
-static void generic_from(const aff_ctx *cx, uint32_t stmt, unsigned from, wform *out)
-{
-    const ssa_func *s = cx->pf->ssa;
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE || u->opd < from) continue;
-        uint8_t kind = cx->wkind[u->value];
-        if (kind == WF_TOP) { wf_top(out); return; }
-        if (kind != WF_UNI) { wf_bot(out); return; }
-    }
-    wf_uni(out, 0, 0);
-}
-
 /* Per shape, how the lanes of a warp map to (tid.x, tid.y, tid.z), with
  * t = 32·w + l the linear thread id (CUDA Programming Guide, "Thread
  * Hierarchy": x fastest, then y, then z):
@@ -239,8 +224,7 @@ static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const
     return true;
 }
 
-static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
-                 wform *out)
+bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -322,28 +306,4 @@ static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff
     default:
         return false;
     }
-}
-
-void wf_eval_inst(const aff_ctx *cx, uint32_t v, wform *out)
-{
-    const ssa_func *s = cx->pf->ssa;
-    const ssa_value *val = &s->values[v];
-    const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
-    if (cx->r->source[v] != DIV_SRC_NONE) {
-        wf_bot(out);
-        return;
-    }
-    uint32_t gv = ssa_guard_value(s, val->stmt);
-    if (gv != SSA_NONE) {
-        uint8_t g = cx->wkind[gv];
-        if (g == WF_TOP) { wf_top(out); return; }
-        if (g != WF_UNI) { wf_bot(out); return; } /* a predicated definition with a divergent guard */
-    }
-    const aff_op *op = aff_decode(cx, val->stmt, in);
-    if (op->rule == AFF_R_FROM) generic_from(cx, val->stmt, op->from, out);
-    else if (!rule(cx, val->stmt, in, op, val, out)) generic_from(cx, val->stmt, 0, out);
-    if (out->kind == WF_TOP || !val->partial || val->prev == SSA_NONE) return;
-    wform old; /* under a uniform guard every lane keeps, or every lane replaces, the old value */
-    wf_get(cx, val->prev, &old);
-    wf_meet(out, out, &old);
 }

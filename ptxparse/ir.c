@@ -209,9 +209,18 @@ ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i) {
     return (ptx_str){NULL, 0};
 }
 
+/* One pass over the opcode's text (ptx_inst_mod(in, i) for each i would
+ * rescan it from the start every time). */
 bool ptx_inst_has_mod(const ptx_inst *in, const char *mod) {
-    for (unsigned i = 0; i < in->nmods; i++)
-        if (ptx_str_eq(ptx_inst_mod(in, i), mod)) return true;
+    size_t n = strlen(mod);
+    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
+    while (p < e && *p != '.') p++;
+    while (p < e) {
+        const char *q = p + 1;
+        while (q < e && *q != '.') q++;
+        if ((size_t)(q - p) == n && !memcmp(p, mod, n)) return true;
+        p = q;
+    }
     return false;
 }
 
