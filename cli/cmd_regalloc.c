@@ -67,13 +67,7 @@ static int run_target(ptx_module *m, const ra_options *o, unsigned target, const
     size_t len;
     ra_target_result r;
     if (ra_target_regs("regalloc", m, target, arch, o, &text, &len, &r)) return 2;
-    outfile of;
-    int rc = 0;
-    if (outfile_open(&of, out)) rc = 2;
-    else {
-        fwrite(text, 1, len, of.f);
-        rc = outfile_commit(&of) ? 2 : 0;
-    }
+    int rc = outfile_write(out, text, len) ? 2 : 0;
     if (!rc && !quiet) ra_target_print(stderr, shown, target, &r);
     free(text);
     return rc;
@@ -161,7 +155,7 @@ int cmd_regalloc(int argc, char **argv)
     }
     const char *path = argv[optind];
     const char *shown = strcmp(path, "-") ? path : "<stdin>";
-    ptx_module *m = cli_load(path, 1);
+    ptx_module *m = ptx_load(path, 1);
     if (!m) return 2;
     if (!blk_check(&blocks, m, "regalloc", path)) {
         ptx_module_free(m);

@@ -36,6 +36,10 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d);
 /* Same from memory; the text is copied. name is used in diagnostics. */
 ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx_diags *d);
 void ptx_module_free(ptx_module *m);
+/* ptx_parse_file with its diagnostics printed to stderr like a compiler's
+ * (all of them, or with quiet only those of a file that failed; "-" is
+ * shown as <stdin>): what every command does to read its input. */
+ptx_module *ptx_load(const char *path, int quiet);
 
 /* The lexer reads common instruction shapes whole (docs/front-end.md); with
  * this off every instruction goes through the general grammar.  The IR is

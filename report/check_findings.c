@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
 #include "div_report.h"
 #include "printer.h"
 
@@ -220,7 +219,7 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
 int chk_load(const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res)
 {
     *p = NULL;
-    *m = cli_load(path, 1);
+    *m = ptx_load(path, 1);
     if (!*m) return 2;
     ptx_diags d;
     ptx_diags_init(&d);

@@ -15,6 +15,14 @@ const char *tc_find_gnuplot(void); /* $GNUPLOT, then PATH: for spillcost --plot 
  * not be started or was killed. */
 int tc_run(char *const argv[], char **log);
 
+/* Writes len bytes of text to path; 0, or -1. */
+int tc_write_file(const char *path, const char *text, size_t len);
+
+/* `nvcc -ptx -lineinfo -arch=ARCH -o DIR/out.ptx CU`: the PTX's path into
+ * ptx (n bytes).  0, or 2 with the reason (nvcc's own messages included)
+ * on stderr, as "ptxray CMD: CU: ...". */
+int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n);
+
 /* "sm_80" from a module's .target, into buf; returns 0 or -1 if none. */
 struct ptx_module;
 int tc_target_arch(const struct ptx_module *m, char *buf, size_t n);
