@@ -23,12 +23,6 @@ static void usage(FILE *o)
           o);
 }
 
-static bool ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), k = strlen(suf);
-    return n >= k && !strcmp(s + n - k, suf);
-}
-
 int cmd_analyze(int argc, char **argv)
 {
     static const struct option opts[] = {{"arch", required_argument, 0, 'a'},
@@ -57,7 +51,7 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!ends_with(path, ".cu")) return an_report(path, path, &co, &blocks);
+    if (!tc_ends_with(path, ".cu")) return an_report(path, path, &co, &blocks);
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "commands.h"
 #include "nvcc_wrap.h"
+#include "toolchain.h"
 
 #define DEFAULT_BUDGET 64u
 
@@ -36,12 +37,6 @@ static void usage(FILE *o)
           "Exit status: 0, or 2 for bad usage, a missing nvcc/ptxas or a failed step\n"
           "(nvcc's and ptxas's own messages are shown).\n",
           o);
-}
-
-static bool ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), k = strlen(suf);
-    return n >= k && !strcmp(s + n - k, suf);
 }
 
 static int num(const char *opt, const char *s, unsigned max, unsigned *out)
@@ -114,7 +109,7 @@ static int parse_args(int argc, char **argv, nvcc_wrap *w)
         if (!strcmp(a, "-c") || !strcmp(a, "--compile")) w->kind = NVW_OBJ;
         else if (!strcmp(a, "-cubin") || !strcmp(a, "--cubin")) w->kind = NVW_CUBIN;
         else if (!strcmp(a, "-ptx") || !strcmp(a, "--ptx")) w->kind = NVW_PTX;
-        else if (a[0] != '-' && ends_with(a, ".cu")) {
+        else if (a[0] != '-' && tc_ends_with(a, ".cu")) {
             if (w->cu) {
                 fprintf(stderr, "ptxray nvcc: one .cu file at a time (%s and %s)\n", w->cu, a);
                 return -1;
@@ -128,8 +123,8 @@ static int parse_args(int argc, char **argv, nvcc_wrap *w)
                                     "outputs only\n", a);
                     return -1;
                 }
-            if (a[0] != '-' && (ends_with(a, ".ptx") || ends_with(a, ".o") || ends_with(a, ".cubin") ||
-                                ends_with(a, ".c") || ends_with(a, ".cpp") || ends_with(a, ".fatbin"))) {
+            if (a[0] != '-' && (tc_ends_with(a, ".ptx") || tc_ends_with(a, ".o") || tc_ends_with(a, ".cubin") ||
+                                tc_ends_with(a, ".c") || tc_ends_with(a, ".cpp") || tc_ends_with(a, ".fatbin"))) {
                 fprintf(stderr, "ptxray nvcc: %s: only one .cu input is supported\n", a);
                 return -1;
             }
@@ -175,9 +170,9 @@ static int parse_args(int argc, char **argv, nvcc_wrap *w)
         else w->budget = DEFAULT_BUDGET;
     }
     if (w->kind == NVW_NONE && w->out) {
-        if (ends_with(w->out, ".o") || ends_with(w->out, ".obj")) w->kind = NVW_OBJ;
-        else if (ends_with(w->out, ".cubin")) w->kind = NVW_CUBIN;
-        else if (ends_with(w->out, ".ptx")) w->kind = NVW_PTX;
+        if (tc_ends_with(w->out, ".o") || tc_ends_with(w->out, ".obj")) w->kind = NVW_OBJ;
+        else if (tc_ends_with(w->out, ".cubin")) w->kind = NVW_CUBIN;
+        else if (tc_ends_with(w->out, ".ptx")) w->kind = NVW_PTX;
     }
     if (w->kind == NVW_NONE) {
         fputs("ptxray nvcc: give -c, -cubin or -ptx (or -o with a .o, .cubin or .ptx name): linking is not "

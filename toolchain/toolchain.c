@@ -82,6 +82,11 @@ int tc_run(char *const argv[], char **log) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+bool tc_ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
 int tc_write_file(const char *path, const char *text, size_t len) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;

@@ -1,6 +1,7 @@
 /* Locating and running the CUDA toolchain (ptxas, nvcc). */
 #ifndef PTXRAY_TOOLCHAIN_H
 #define PTXRAY_TOOLCHAIN_H
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Full path of ptxas: $PTXAS, then PATH, then /usr/local/cuda/bin.  NULL if
@@ -14,6 +15,9 @@ const char *tc_find_gnuplot(void); /* $GNUPLOT, then PATH: for spillcost --plot 
  * NUL-terminated, may be NULL).  Returns the exit status, or -1 if it could
  * not be started or was killed. */
 int tc_run(char *const argv[], char **log);
+
+/* Whether file name s ends with suffix (".cu": what nvcc compiles). */
+bool tc_ends_with(const char *s, const char *suffix);
 
 /* Writes len bytes of text to path; 0, or -1. */
 int tc_write_file(const char *path, const char *text, size_t len);
