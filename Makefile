@@ -27,7 +27,8 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 
 JANSSON_LIBS := -ljansson
-LDLIBS  := $(JANSSON_LIBS) -lm
+# libiberty: the C++ demangler (ptxparse/demangle.c)
+LDLIBS  := $(JANSSON_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers
@@ -164,7 +165,7 @@ build/fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_SRC) ptxparse/*.h cfg/*.h ssa/*.
 	@mkdir -p build/fuzz/gen
 	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y
 	$(FLEX) -Cfe -o build/fuzz/gen/lexer.c ptxparse/lexer.l
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c -liberty
 
 fuzz: build/fuzz/fuzz_parse
 	@mkdir -p build/fuzz/corpus

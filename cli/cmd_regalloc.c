@@ -161,13 +161,9 @@ int cmd_regalloc(int argc, char **argv)
         ptx_module_free(m);
         return 2;
     }
-    if (o.only) {
-        const ptx_func *f = ptx_module_find_func(m, o.only);
-        if (!f || !f->has_body) {
-            fprintf(stderr, "ptxray regalloc: %s: no function with a body named '%s'\n", shown, o.only);
-            ptx_module_free(m);
-            return 2;
-        }
+    if (o.only && !(o.only = load_kernel("regalloc", m, shown, o.only, false))) {
+        ptx_module_free(m);
+        return 2;
     }
     if (target) {
         int rc = run_target(m, &o, target, arch, out, quiet, shown);

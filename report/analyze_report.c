@@ -88,7 +88,7 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
     ptx_module *m;
     prog *p;
     coal_result *res;
-    if (chk_load(ptx, co, &m, &p, &res)) return 2;
+    if (chk_load("analyze", ptx, co, &m, &p, &res)) return 2;
     if (!blk_check(blocks, m, "analyze", shown)) {
         chk_unload(m, p);
         return 2;

@@ -151,7 +151,7 @@ static int check_file(chk_list *l, const char *path, const coal_options *co, blk
     ptx_module *m;
     prog *p;
     coal_result *res;
-    if (chk_load(path, co, &m, &p, &res)) return 2;
+    if (chk_load("check", path, co, &m, &p, &res)) return 2;
     blk_mark(blocks, m);
     coal_report_ctx ctx = {res, path, co, src_files_build(m, &p->a)};
     chk_collect(l, path, &ctx, mask);

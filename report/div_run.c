@@ -174,7 +174,7 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
 {
     /* everything is computed before the output is opened: an error writes nothing */
     ptx_module *m;
-    prog *p = load_prog("divergence", path, kernel, PROG_GSA, &m);
+    prog *p = load_prog("divergence", path, &kernel, PROG_GSA, &m);
     if (!p) return 2;
     if (!blk_check(&c->blocks, m, "divergence", path)) {
         prog_free(p);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "divcheck.h"
+#include "load.h"
 #include "outfile.h"
 #include "ptx.h"
 #include "run_args.h"
@@ -20,6 +21,10 @@ int run_exec(const run_job *j)
     bool json = j->json;
     ptx_module *m = ptx_load(path, 1);
     if (!m) return 2;
+    if (kernel && !(kernel = load_kernel("run", m, path, kernel, true))) {
+        ptx_module_free(m);
+        return 2;
+    }
     if (!kernel) {
         unsigned nk = 0;
         for (uint32_t i = 0; i < m->nfuncs; i++)

@@ -112,7 +112,7 @@ static void put_summary(const char *path, const counts *k, const dr_config *c)
 int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
 {
     ptx_module *m;
-    prog *p = load_prog("uniformize", path, kernel, PROG_GSA, &m);
+    prog *p = load_prog("uniformize", path, &kernel, PROG_GSA, &m);
     if (!p) return 2;
     counts k = {0};
     edits e = {0};
