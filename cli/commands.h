@@ -4,6 +4,7 @@
 #include "version.h"
 
 int cmd_parse(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_print(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_cfg(int argc, char **argv);
