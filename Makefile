@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
-MODULES := ptxparse cfg ssa analyses regalloc emu cli
+MODULES := ptxparse cfg ssa analyses regalloc emu toolchain report cli
 
 # Two build trees: release (bin/ptxray, make test, make bench) and asan
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
@@ -27,10 +27,11 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 
 JANSSON_LIBS := -ljansson
-LDLIBS  := $(JANSSON_LIBS) -lm
+# libiberty: the C++ demangler (ptxparse/demangle.c)
+LDLIBS  := $(JANSSON_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck
+        shapecheck layers
 all: bin/ptxray
 
 help:
@@ -38,6 +39,7 @@ help:
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make test       build and run the test suite"
 	@echo "make check      the test suite under ASan+UBSan, plus a short fuzz run"
+	@echo "make layers     every module includes only the headers of the modules below it (README, Layout)"
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
@@ -91,15 +93,19 @@ $(B)/ptxray-tests: $(TEST_OBJ) $(B)/libptxray.a
 
 # The tests find the binary under test and the corpus through the environment.
 TEST_ENV = PTXRAY_BIN=$(abspath $(B)/ptxray) PTXRAY_SRC=$(abspath .)
-test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray
+test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray layers
 	$(TEST_ENV) $(B)/ptxray-tests $(TEST_ARGS)
 
-check:
+check: layers
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
+
+# MODULES is also the layering: each includes only those before it.
+layers:
+	@bash scripts/check-layers.sh $(MODULES)
 
 # Rewrites tests/golden/coalescing/*.json from the current binary: review the
 # diff by hand before committing it.
@@ -159,7 +165,7 @@ build/fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_SRC) ptxparse/*.h cfg/*.h ssa/*.
 	@mkdir -p build/fuzz/gen
 	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y
 	$(FLEX) -Cfe -o build/fuzz/gen/lexer.c ptxparse/lexer.l
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c -liberty
 
 fuzz: build/fuzz/fuzz_parse
 	@mkdir -p build/fuzz/corpus

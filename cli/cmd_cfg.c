@@ -65,7 +65,7 @@ int cmd_cfg(int argc, char **argv)
     const char *path = argv[optind];
     /* Build everything before opening the output, so an error writes nothing. */
     ptx_module *m;
-    prog *p = cli_load_prog("cfg", path, kernel, level, &m);
+    prog *p = load_prog("cfg", path, &kernel, level, &m);
     if (!p) return 2;
     outfile of;
     int rc = 0;

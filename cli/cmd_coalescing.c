@@ -60,7 +60,7 @@ int cmd_coalescing(int argc, char **argv)
     }
     const char *path = argv[optind];
     ptx_module *m;
-    prog *p = cli_load_prog("coalescing", path, kernel, PROG_GSA, &m);
+    prog *p = load_prog("coalescing", path, &kernel, PROG_GSA, &m);
     if (!p) return 2;
     if (!blk_check(&blocks, m, "coalescing", path)) {
         prog_free(p);

@@ -5,8 +5,6 @@
 #include <string.h>
 #include "commands.h"
 #include "div_report.h"
-#include "outfile.h"
-#include "table.h"
 
 static void usage(FILE *o)
 {
@@ -34,200 +32,6 @@ static void usage(FILE *o)
           "Exit status: 0 (the report is information), 2 for bad input or usage\n"
           "(nothing is written).  Formats: docs/divergence-reports.md.\n",
           o);
-}
-
-/* ---- --summary ---------------------------------------------------------- */
-
-typedef struct srow {
-    char *file, *name;
-    bool entry;
-    dr_stats st[DR_NAN];
-} srow;
-
-typedef struct summary {
-    size_t n, cap;
-    srow *rows;
-} summary;
-
-static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Analyses one file into rows; 2 on bad input (diagnostics printed). */
-static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks)
-{
-    ptx_module *m = cli_load(path, 1);
-    if (!m) return 2;
-    blk_mark(blocks, m);
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, PROG_GSA, NULL, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags_free(&d);
-    for (uint32_t i = 0; i < p->nfuncs; i++) {
-        dr_func f;
-        dr_analyse(&f, &p->funcs[i], o, blocks, &p->a);
-        if (s->n == s->cap) {
-            s->cap = s->cap ? s->cap * 2 : 64;
-            s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
-            if (!s->rows) abort();
-        }
-        srow *r = &s->rows[s->n++];
-        r->file = strdup(path);
-        r->name = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
-        r->entry = p->funcs[i].fn->is_entry;
-        memcpy(r->st, f.st, sizeof r->st);
-    }
-    prog_free(p);
-    ptx_module_free(m);
-    return 0;
-}
-
-static void pct(table *t, uint32_t k, uint32_t n)
-{
-    if (n) table_cell(t, "%.1f", 100.0 * k / n);
-    else table_cell(t, "-");
-}
-
-static void summary_row(table *t, const char *file, const char *name, const dr_stats st[DR_NAN])
-{
-    table_cell(t, "%s", file);
-    table_cell(t, "%s", name);
-    table_cell(t, "%u", st[0].values);
-    pct(t, st[DIV_AN_SIMPLE].state[DIV_DIVERGENT], st[0].values);
-    for (int an = DIV_AN_AFFINE; an <= DIV_AN_AFFINE2; an++)
-        for (int k = 0; k < 3; k++) {
-            static const int order[3] = {DIV_UNIFORM, DIV_AFFINE, DIV_DIVERGENT};
-            pct(t, st[an].state[order[k]], st[0].values);
-        }
-    table_cell(t, "%u", st[0].branches);
-    for (int an = 0; an < DR_NAN; an++) table_cell(t, "%u", st[an].branches_divergent);
-}
-
-static void add_stats(dr_stats *a, const dr_stats *b)
-{
-    a->values += b->values;
-    for (int k = 0; k < 3; k++) a->state[k] += b->state[k];
-    a->branches += b->branches;
-    a->branches_divergent += b->branches_divergent;
-}
-
-static void summary_text(FILE *o, const summary *s, const dr_stats total[DR_NAN], size_t nfiles)
-{
-    fputs("Shares of the values defined by instructions, gamma, mu and eta functions (%);\n"
-          "TOTAL pools all values.  The affine analyses assume no integer wrap-around.\n",
-          o);
-    table t;
-    table_init(&t, 14, ~3u);
-    table_heading_row(&t);
-    const char *group[14] = {"", "", "", "simple", "affine", "", "", "affine2", "", "", "", "divergent branches"};
-    for (int i = 0; i < 14; i++) table_cell(&t, "%s", group[i] ? group[i] : "");
-    const char *head[14] = {"file", "kernel", "values", "  %div", "%uni", "%aff", "%div", "%uni", "%aff", "%div",
-                            "branches", "simple", "affine", "affine2"};
-    for (int i = 0; i < 14; i++) table_cell(&t, "%s", head[i]);
-    for (size_t i = 0; i < s->n; i++) summary_row(&t, s->rows[i].file, s->rows[i].name, s->rows[i].st);
-    char what[64];
-    snprintf(what, sizeof what, "%zu functions in %zu files", s->n, nfiles);
-    summary_row(&t, "TOTAL", what, total);
-    table_print(&t, o, "");
-    table_free(&t);
-}
-
-static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size_t nfiles, const dr_config *c)
-{
-    json_t *root = json_object(), *ks = json_array(), *as = json_object();
-    json_object_set_new(as, "block_option", blk_shape_json(c->blocks.all));
-    json_object_set_new(as, "block_per_kernel", blk_kernels_json(&c->blocks));
-    json_object_set_new(as, "assume_tid_yz_uniform", json_boolean(c->div.assume_tid_yz_uniform));
-    json_object_set_new(as, "no_wraparound_analyses", json_pack("[ss]", "affine", "affine2"));
-    json_object_set_new(as, "value_kinds", json_pack("[ssss]", "inst", "gamma", "mu", "eta"));
-    json_object_set_new(root, "assumptions", as);
-    for (size_t i = 0; i < s->n; i++) {
-        json_t *k = json_object();
-        json_object_set_new(k, "file", json_string(s->rows[i].file));
-        json_object_set_new(k, "name", json_string(s->rows[i].name));
-        json_object_set_new(k, "kind", json_string(s->rows[i].entry ? "entry" : "func"));
-        json_object_set_new(k, "stats", dr_stats_json(s->rows[i].st));
-        json_array_append_new(ks, k);
-    }
-    json_object_set_new(root, "kernels", ks);
-    json_t *t = dr_stats_json(total);
-    json_object_set_new(t, "files", json_integer((json_int_t)nfiles));
-    json_object_set_new(t, "functions", json_integer((json_int_t)s->n));
-    json_object_set_new(root, "total", t);
-    return root;
-}
-
-static int run_summary(char **files, size_t nfiles, dr_config *c, bool json, const char *out)
-{
-    /* sorted, so that the order does not depend on how the shell sorts a glob */
-    char **sorted = malloc(sizeof *sorted * (nfiles ? nfiles : 1));
-    if (!sorted) abort();
-    memcpy(sorted, files, sizeof *sorted * nfiles);
-    qsort(sorted, nfiles, sizeof *sorted, cmp_path);
-    summary s = {0};
-    int rc = 0;
-    for (size_t i = 0; i < nfiles && !rc; i++) rc = summary_file(&s, sorted[i], &c->div, &c->blocks);
-    if (!rc && !blk_check_seen(&c->blocks, "divergence")) rc = 2;
-    if (!rc) {
-        dr_stats total[DR_NAN] = {{0}};
-        for (size_t i = 0; i < s.n; i++)
-            for (int an = 0; an < DR_NAN; an++) add_stats(&total[an], &s.rows[i].st[an]);
-        outfile of;
-        if (outfile_open(&of, out)) rc = 2;
-        else {
-            if (json) {
-                json_t *root = summary_json(&s, total, nfiles, c);
-                json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                fputc('\n', of.f);
-                json_decref(root);
-            } else summary_text(of.f, &s, total, nfiles);
-            rc = outfile_commit(&of) ? 2 : 0;
-        }
-    }
-    for (size_t i = 0; i < s.n; i++) {
-        free(s.rows[i].file);
-        free(s.rows[i].name);
-    }
-    free(s.rows);
-    free(sorted);
-    return rc;
-}
-
-/* ---- one file --------------------------------------------------------- */
-
-static int run_report(const char *path, const char *kernel, dr_config *c, bool json, const char *out)
-{
-    /* everything is computed before the output is opened: an error writes nothing */
-    ptx_module *m;
-    prog *p = cli_load_prog("divergence", path, kernel, PROG_GSA, &m);
-    if (!p) return 2;
-    if (!blk_check(&c->blocks, m, "divergence", path)) {
-        prog_free(p);
-        ptx_module_free(m);
-        return 2;
-    }
-    dr_func *fs = ARENA_NEWN(&p->a, dr_func, p->nfuncs ? p->nfuncs : 1);
-    for (uint32_t i = 0; i < p->nfuncs; i++) dr_analyse(&fs[i], &p->funcs[i], &c->div, &c->blocks, &p->a);
-    outfile of;
-    int rc = 0;
-    if (outfile_open(&of, out)) rc = 2;
-    else {
-        if (json) {
-            json_t *root = dr_json(m, path, fs, p->nfuncs, c);
-            json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            fputc('\n', of.f);
-            json_decref(root);
-        } else if (!p->nfuncs) fprintf(of.f, "%s: no function with a body\n", strcmp(path, "-") ? path : "<stdin>");
-        else dr_print_text(of.f, m, path, fs, p->nfuncs, c);
-        rc = outfile_commit(&of) ? 2 : 0;
-    }
-    prog_free(p);
-    ptx_module_free(m);
-    return rc;
 }
 
 int cmd_divergence(int argc, char **argv)
@@ -290,12 +94,12 @@ int cmd_divergence(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        return run_summary(argv + optind, (size_t)(argc - optind), &c, json, out);
+        return dr_run_summary(argv + optind, (size_t)(argc - optind), &c, json, out);
     }
     if (optind + 1 != argc) {
         if (optind + 1 < argc) fputs("ptxray divergence: one FILE at a time (--summary takes several)\n", stderr);
         else usage(stderr);
         return 2;
     }
-    return run_report(argv[optind], kernel, &c, json, out);
+    return dr_run_file(argv[optind], kernel, &c, json, out);
 }

@@ -1,29 +1,14 @@
-/* ptxray nvcc: nvcc with the regalloc pass between PTX generation and
- * ptxas (issue 7, item 7; docs/regalloc.md, "The nvcc wrapper").
- *
- *   -ptx    nvcc -ptx to a temporary file, the pass, the rewritten PTX out;
- *   -cubin  the same, then ptxas on the rewritten PTX;
- *   -c      nvcc's own steps (`nvcc -dryrun --keep`) replayed with the pass
- *           run on each PTX file before the ptxas that reads it: nvcc does
- *           not take a .ptx input with -c, and the host stub, fatbinary and
- *           host compilation must stay nvcc's.  The fatbinary then embeds
- *           the rewritten PTX too, so a JIT build sees the same code.
- *
- * Anything else (linking, -fatbin, -dc, -E, ...) is refused with exit 2
- * rather than half supported. */
-#include <dirent.h>
+/* ptxray nvcc: the options of the nvcc wrapper (issue 7, item 7); the
+ * steps are toolchain/nvcc_wrap.c's.  Only -c, -cubin and -ptx outputs are
+ * made: anything else (linking, -fatbin, -dc, -E, ...) is refused with exit
+ * 2 rather than half supported. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "block_opt.h"
 #include "commands.h"
-#include "outfile.h"
-#include "printer.h"
-#include "ra_target.h"
-#include "regalloc.h"
+#include "nvcc_wrap.h"
 #include "toolchain.h"
 
 #define DEFAULT_BUDGET 64u
@@ -52,26 +37,6 @@ static void usage(FILE *o)
           "Exit status: 0, or 2 for bad usage, a missing nvcc/ptxas or a failed step\n"
           "(nvcc's and ptxas's own messages are shown).\n",
           o);
-}
-
-enum kind { K_NONE, K_OBJ, K_CUBIN, K_PTX };
-
-typedef struct wrap {
-    enum kind kind;
-    const char *cu, *out;
-    ra_options ro;
-    blk_opts blocks;
-    unsigned budget, target, maxrreg;
-    char **nv; /* the arguments nvcc gets (no kind, -o, input) */
-    int nnv;
-    char **px; /* extra ptxas arguments for -cubin */
-    int npx;
-} wrap;
-
-static bool ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), k = strlen(suf);
-    return n >= k && !strcmp(s + n - k, suf);
 }
 
 static int num(const char *opt, const char *s, unsigned max, unsigned *out)
@@ -103,7 +68,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt, boo
     return argv[++*i];
 }
 
-static int parse_args(int argc, char **argv, wrap *w)
+static int parse_args(int argc, char **argv, nvcc_wrap *w)
 {
     static const char *refused[] = {"-fatbin", "--fatbin", "-E", "--preprocess", "-M", "-MM", "-MD", "-MMD",
                                     "--generate-dependencies", "-dc", "--device-c", "-dw", "--device-w", "-dlink",
@@ -141,10 +106,10 @@ static int parse_args(int argc, char **argv, wrap *w)
             fprintf(stderr, "ptxray nvcc: %s: %s\n", a, missing ? "missing value" : "unknown ptxray option");
             return -1;
         }
-        if (!strcmp(a, "-c") || !strcmp(a, "--compile")) w->kind = K_OBJ;
-        else if (!strcmp(a, "-cubin") || !strcmp(a, "--cubin")) w->kind = K_CUBIN;
-        else if (!strcmp(a, "-ptx") || !strcmp(a, "--ptx")) w->kind = K_PTX;
-        else if (a[0] != '-' && ends_with(a, ".cu")) {
+        if (!strcmp(a, "-c") || !strcmp(a, "--compile")) w->kind = NVW_OBJ;
+        else if (!strcmp(a, "-cubin") || !strcmp(a, "--cubin")) w->kind = NVW_CUBIN;
+        else if (!strcmp(a, "-ptx") || !strcmp(a, "--ptx")) w->kind = NVW_PTX;
+        else if (a[0] != '-' && tc_ends_with(a, ".cu")) {
             if (w->cu) {
                 fprintf(stderr, "ptxray nvcc: one .cu file at a time (%s and %s)\n", w->cu, a);
                 return -1;
@@ -158,8 +123,8 @@ static int parse_args(int argc, char **argv, wrap *w)
                                     "outputs only\n", a);
                     return -1;
                 }
-            if (a[0] != '-' && (ends_with(a, ".ptx") || ends_with(a, ".o") || ends_with(a, ".cubin") ||
-                                ends_with(a, ".c") || ends_with(a, ".cpp") || ends_with(a, ".fatbin"))) {
+            if (a[0] != '-' && (tc_ends_with(a, ".ptx") || tc_ends_with(a, ".o") || tc_ends_with(a, ".cubin") ||
+                                tc_ends_with(a, ".c") || tc_ends_with(a, ".cpp") || tc_ends_with(a, ".fatbin"))) {
                 fprintf(stderr, "ptxray nvcc: %s: only one .cu input is supported\n", a);
                 return -1;
             }
@@ -204,12 +169,12 @@ static int parse_args(int argc, char **argv, wrap *w)
         if (w->maxrreg && w->ro.mode != RA_MODE_LINEAR) w->target = w->maxrreg;
         else w->budget = DEFAULT_BUDGET;
     }
-    if (w->kind == K_NONE && w->out) {
-        if (ends_with(w->out, ".o") || ends_with(w->out, ".obj")) w->kind = K_OBJ;
-        else if (ends_with(w->out, ".cubin")) w->kind = K_CUBIN;
-        else if (ends_with(w->out, ".ptx")) w->kind = K_PTX;
+    if (w->kind == NVW_NONE && w->out) {
+        if (tc_ends_with(w->out, ".o") || tc_ends_with(w->out, ".obj")) w->kind = NVW_OBJ;
+        else if (tc_ends_with(w->out, ".cubin")) w->kind = NVW_CUBIN;
+        else if (tc_ends_with(w->out, ".ptx")) w->kind = NVW_PTX;
     }
-    if (w->kind == K_NONE) {
+    if (w->kind == NVW_NONE) {
         fputs("ptxray nvcc: give -c, -cubin or -ptx (or -o with a .o, .cubin or .ptx name): linking is not "
               "supported\n", stderr);
         return -1;
@@ -221,277 +186,9 @@ static int parse_args(int argc, char **argv, wrap *w)
     return 0;
 }
 
-/* nvcc's default output name: the input's base name with suf, here. */
-static char *default_out(const char *cu, const char *suf)
-{
-    const char *b = strrchr(cu, '/');
-    b = b ? b + 1 : cu;
-    size_t n = strlen(b) - 3;
-    char *s = malloc(n + strlen(suf) + 1);
-    if (!s) abort();
-    memcpy(s, b, n);
-    strcpy(s + n, suf);
-    return s;
-}
-
-static void rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char p[4400];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-                unlink(p);
-            }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
-/* Runs argv, showing its output; 0, or 2 with "what failed". */
-static int run_tool(char **argv, const char *what)
-{
-    char *log = NULL;
-    int rc = tc_run(argv, &log);
-    if (log) fputs(log, stderr);
-    free(log);
-    if (rc) {
-        fprintf(stderr, "ptxray nvcc: %s %s (status %d)\n", what, rc < 0 ? "could not be run" : "failed", rc);
-        return 2;
-    }
-    return 0;
-}
-
-/* The pass on the PTX file in, written to out; 0 or 2. */
-static int pass_file(wrap *w, const char *in, const char *out)
-{
-    ptx_module *m = cli_load(in, 1);
-    if (!m) return 2;
-    if (!blk_check(&w->blocks, m, "nvcc", w->cu)) {
-        ptx_module_free(m);
-        return 2;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    int rc = 0;
-    if (w->target) {
-        ra_target_result r;
-        rc = ra_target_regs("nvcc", m, w->target, NULL, &w->ro, &text, &len, &r);
-        if (!rc) ra_target_print(stderr, w->cu, w->target, &r);
-    } else {
-        ra_options o = w->ro;
-        o.budget = w->budget;
-        ptx_diags d;
-        ptx_diags_init(&d);
-        ra_stats st;
-        if (ra_run(m, &o, &st, &d)) rc = 2;
-        else {
-            FILE *f = open_memstream(&text, &len);
-            if (!f) abort();
-            ptx_print_module(f, m);
-            fclose(f);
-            ra_stats_free(&st);
-        }
-        ptx_diags_print(&d, in, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
-    }
-    ptx_module_free(m);
-    if (!rc) {
-        outfile of;
-        if (outfile_open(&of, out)) rc = 2;
-        else {
-            fwrite(text, 1, len, of.f);
-            rc = outfile_commit(&of) ? 2 : 0;
-        }
-    }
-    free(text);
-    return rc;
-}
-
-/* -ptx and -cubin: nvcc -ptx, the pass, and ptxas for a cubin. */
-static int ptx_path(wrap *w, const char *nvcc, const char *dir)
-{
-    char ptx[256], rw[256];
-    snprintf(ptx, sizeof ptx, "%s/in.ptx", dir);
-    snprintf(rw, sizeof rw, "%s/out.ptx", dir);
-    char **argv = calloc((size_t)w->nnv + 8, sizeof *argv);
-    if (!argv) abort();
-    int n = 0;
-    argv[n++] = (char *)nvcc;
-    argv[n++] = "-ptx";
-    for (int i = 0; i < w->nnv; i++) argv[n++] = w->nv[i];
-    argv[n++] = "-o";
-    argv[n++] = ptx;
-    argv[n++] = (char *)w->cu;
-    argv[n] = NULL;
-    int rc = run_tool(argv, "nvcc -ptx");
-    free(argv);
-    if (rc) return rc;
-    char *dflt = w->out ? NULL : default_out(w->cu, w->kind == K_PTX ? ".ptx" : ".cubin");
-    const char *out = w->out ? w->out : dflt;
-    if (w->kind == K_PTX) rc = pass_file(w, ptx, out);
-    else if (!(rc = pass_file(w, ptx, rw))) {
-        const char *ptxas = tc_find_ptxas();
-        ptx_module *m = ptxas ? cli_load(rw, 1) : NULL;
-        char arch[64], archopt[80], maxr[16];
-        if (!ptxas) {
-            fputs("ptxray nvcc: ptxas not found ($PTXAS, PATH, /usr/local/cuda/bin)\n", stderr);
-            rc = 2;
-        } else if (!m || tc_target_arch(m, arch, sizeof arch)) {
-            fputs("ptxray nvcc: the PTX names no sm_XX target\n", stderr);
-            rc = 2;
-        } else {
-            snprintf(archopt, sizeof archopt, "-arch=%s", arch);
-            unsigned mr = w->target ? w->target : w->maxrreg;
-            snprintf(maxr, sizeof maxr, "%u", mr);
-            char **pa = calloc((size_t)w->npx + 10, sizeof *pa);
-            if (!pa) abort();
-            int k = 0;
-            pa[k++] = (char *)ptxas;
-            pa[k++] = archopt;
-            if (mr) pa[k++] = "-maxrregcount", pa[k++] = maxr;
-            for (int i = 0; i < w->npx; i++) pa[k++] = w->px[i];
-            pa[k++] = "-o";
-            pa[k++] = (char *)out;
-            pa[k++] = rw;
-            rc = run_tool(pa, "ptxas");
-            free(pa);
-        }
-        ptx_module_free(m);
-    }
-    free(dflt);
-    unlink(ptx);
-    unlink(rw);
-    return rc;
-}
-
-/* Appends s to the script, single-quoted for sh. */
-static void sh_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'') fputs("'\\''", f);
-        else fputc(*s, f);
-    fputc('\'', f);
-}
-
-/* The quoted "....ptx" operand of a dryrun ptxas line, into buf. */
-static int ptxas_input(const char *line, char *buf, size_t n)
-{
-    for (const char *p = strchr(line, '"'); p; p = strchr(p + 1, '"')) {
-        const char *e = strchr(p + 1, '"');
-        if (!e) return -1;
-        size_t k = (size_t)(e - p - 1);
-        if (k > 4 && !memcmp(e - 4, ".ptx", 4) && k < n) {
-            memcpy(buf, p + 1, k);
-            buf[k] = 0;
-            return 0;
-        }
-        p = e;
-    }
-    return -1;
-}
-
-/* -c: nvcc's own steps, replayed by sh, with the pass before each ptxas. */
-static int obj_path(wrap *w, const char *nvcc, const char *dir)
-{
-    char **argv = calloc((size_t)w->nnv + 16, sizeof *argv);
-    if (!argv) abort();
-    char *dflt = w->out ? NULL : default_out(w->cu, ".o");
-    const char *out = w->out ? w->out : dflt;
-    char maxr[16];
-    snprintf(maxr, sizeof maxr, "%u", w->target);
-    int n = 0;
-    argv[n++] = (char *)nvcc;
-    argv[n++] = "-dryrun";
-    argv[n++] = "--keep";
-    argv[n++] = "--keep-dir";
-    argv[n++] = (char *)dir;
-    argv[n++] = "-c";
-    for (int i = 0; i < w->nnv; i++) argv[n++] = w->nv[i];
-    if (w->target && !w->maxrreg) argv[n++] = "-maxrregcount", argv[n++] = maxr;
-    argv[n++] = "-o";
-    argv[n++] = (char *)out;
-    argv[n++] = (char *)w->cu;
-    char *log = NULL;
-    int rc = tc_run(argv, &log);
-    free(argv);
-    if (rc) {
-        if (log) fputs(log, stderr);
-        fprintf(stderr, "ptxray nvcc: nvcc -dryrun failed (status %d)\n", rc);
-        free(log);
-        free(dflt);
-        return 2;
-    }
-    char self[4096];
-    ssize_t sn = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sn <= 0) {
-        fputs("ptxray nvcc: cannot find the ptxray binary (/proc/self/exe)\n", stderr);
-        free(log);
-        free(dflt);
-        return 2;
-    }
-    self[sn] = 0;
-    char script[256];
-    snprintf(script, sizeof script, "%s/steps.sh", dir);
-    FILE *f = fopen(script, "w");
-    if (!f) abort();
-    /* set -a: nvcc's variable lines (PATH, CICC_PATH, ...) reach the tools */
-    fputs("set -e -a\n", f);
-    char budget[16], mode[16];
-    snprintf(budget, sizeof budget, "%u", w->target ? w->target : w->budget);
-    snprintf(mode, sizeof mode, "%s", ra_mode_name(w->ro.mode));
-    int passes = 0;
-    for (char *line = log, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next) *next++ = 0;
-        if (strncmp(line, "#$ ", 3)) continue;
-        line += 3;
-        char ptx[1024];
-        if (!strncmp(line, "ptxas ", 6) && !ptxas_input(line, ptx, sizeof ptx)) {
-            sh_quote(f, self);
-            fputs(" regalloc ", f);
-            sh_quote(f, ptx);
-            fputs(w->target ? " --target-regs " : " -q --budget ", f);
-            fprintf(f, "%s --mode %s", budget, mode);
-            if (w->blocks.all[0]) fprintf(f, " --block %u,%u,%u", w->blocks.all[0], w->blocks.all[1], w->blocks.all[2]);
-            for (uint32_t k = 0; k < w->blocks.n; k++) {
-                fputs(" --block ", f);
-                sh_quote(f, w->blocks.k[k].arg);
-            }
-            fputs(" -o ", f);
-            sh_quote(f, ptx);
-            fputc('\n', f);
-            passes++;
-        }
-        /* nvcc's own variable lines take the rest of the line literally
-         * (SYSTEM_INCLUDES="-isystem" "dir" is not sh): quoted as a whole */
-        size_t nl = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
-        if (nl && line[nl] == '=' && !(line[0] >= '0' && line[0] <= '9')) {
-            fprintf(f, "%.*s=", (int)nl, line);
-            sh_quote(f, line + nl + 1);
-            fputc('\n', f);
-        } else
-            fprintf(f, "%s\n", line);
-    }
-    fclose(f);
-    free(log);
-    if (!passes) {
-        fputs("ptxray nvcc: nvcc -dryrun shows no ptxas step to insert the pass before\n", stderr);
-        free(dflt);
-        return 2;
-    }
-    char *sh[] = {"/bin/sh", script, NULL};
-    rc = run_tool(sh, "nvcc's steps");
-    free(dflt);
-    return rc;
-}
-
 int cmd_nvcc(int argc, char **argv)
 {
-    wrap w;
+    nvcc_wrap w;
     memset(&w, 0, sizeof w);
     w.ro.mode = RA_MODE_AFF;
     w.ro.block_of = blk_option_shape;
@@ -507,18 +204,7 @@ int cmd_nvcc(int argc, char **argv)
         free(w.px);
         return rc > 0 ? 0 : 2;
     }
-    const char *nvcc = tc_find_nvcc();
-    char dir[] = "/tmp/ptxray-nvccXXXXXX";
-    if (!nvcc) {
-        fputs("ptxray nvcc: nvcc not found ($NVCC, PATH, /usr/local/cuda/bin)\n", stderr);
-        rc = 2;
-    } else if (!mkdtemp(dir)) {
-        perror("ptxray nvcc: temporary directory");
-        rc = 2;
-    } else {
-        rc = w.kind == K_OBJ ? obj_path(&w, nvcc, dir) : ptx_path(&w, nvcc, dir);
-        rm_dir(dir);
-    }
+    rc = nvw_run(&w);
     free(w.nv);
     free(w.px);
     return rc;

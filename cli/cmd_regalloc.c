@@ -67,13 +67,7 @@ static int run_target(ptx_module *m, const ra_options *o, unsigned target, const
     size_t len;
     ra_target_result r;
     if (ra_target_regs("regalloc", m, target, arch, o, &text, &len, &r)) return 2;
-    outfile of;
-    int rc = 0;
-    if (outfile_open(&of, out)) rc = 2;
-    else {
-        fwrite(text, 1, len, of.f);
-        rc = outfile_commit(&of) ? 2 : 0;
-    }
+    int rc = outfile_write(out, text, len) ? 2 : 0;
     if (!rc && !quiet) ra_target_print(stderr, shown, target, &r);
     free(text);
     return rc;
@@ -161,19 +155,15 @@ int cmd_regalloc(int argc, char **argv)
     }
     const char *path = argv[optind];
     const char *shown = strcmp(path, "-") ? path : "<stdin>";
-    ptx_module *m = cli_load(path, 1);
+    ptx_module *m = ptx_load(path, 1);
     if (!m) return 2;
     if (!blk_check(&blocks, m, "regalloc", path)) {
         ptx_module_free(m);
         return 2;
     }
-    if (o.only) {
-        const ptx_func *f = ptx_module_find_func(m, o.only);
-        if (!f || !f->has_body) {
-            fprintf(stderr, "ptxray regalloc: %s: no function with a body named '%s'\n", shown, o.only);
-            ptx_module_free(m);
-            return 2;
-        }
+    if (o.only && !(o.only = load_kernel("regalloc", m, shown, o.only, false))) {
+        ptx_module_free(m);
+        return 2;
     }
     if (target) {
         int rc = run_target(m, &o, target, arch, out, quiet, shown);

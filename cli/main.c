@@ -9,6 +9,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"parse", cmd_parse, "check PTX files and summarise them"},
+    {"list", cmd_list, "the kernels of PTX files: C++ names, parameters, launch bounds, ptxas -v figures"},
     {"print", cmd_print, "print PTX from the IR (round-trips through ptxas)"},
     {"roundtrip", cmd_roundtrip, "assemble a file and its printed form with ptxas and compare the code"},
     {"cfg", cmd_cfg, "control-flow graph, dominators, loops, SSA and gated SSA (text, dot, json)"},

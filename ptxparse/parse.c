@@ -187,3 +187,32 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
     buf[len] = buf[len + 1] = 0;
     return parse_owned(path, buf, len, d);
 }
+
+ptx_module *ptx_load(const char *path, int quiet) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(path, &d);
+    if (!quiet || !m) {
+        /* the module owns the source; on failure reread it for the caret lines */
+        const char *src = m ? m->src : NULL;
+        size_t len = m ? m->src_len : 0;
+        char *tmp = NULL;
+        if (!m && d.n) {
+            FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+            if (f) {
+                fseek(f, 0, SEEK_END);
+                long n = ftell(f);
+                fseek(f, 0, SEEK_SET);
+                if (n > 0 && (tmp = malloc((size_t)n + 1)) && fread(tmp, 1, (size_t)n, f) == (size_t)n) {
+                    src = tmp;
+                    len = (size_t)n;
+                }
+                fclose(f);
+            }
+        }
+        ptx_diags_print(&d, strcmp(path, "-") ? path : "<stdin>", src, len, stderr);
+        free(tmp);
+    }
+    ptx_diags_free(&d);
+    return m;
+}

@@ -1,4 +1,5 @@
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "printer.h"
 
@@ -327,4 +328,15 @@ void ptx_print_module(FILE *o, const ptx_module *m) {
         default: break;
         }
     }
+}
+
+char *ptx_print_text(const ptx_module *m, size_t *len) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) abort();
+    ptx_print_module(f, m);
+    fclose(f);
+    *len = n;
+    return buf;
 }

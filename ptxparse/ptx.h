@@ -1,6 +1,7 @@
 /* Public entry points of the PTX front end. */
 #ifndef PTXRAY_PTX_H
 #define PTXRAY_PTX_H
+#include <stdbool.h>
 #include <stdio.h>
 #include "ir.h"
 
@@ -36,6 +37,18 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d);
 /* Same from memory; the text is copied. name is used in diagnostics. */
 ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx_diags *d);
 void ptx_module_free(ptx_module *m);
+/* ptx_parse_file with its diagnostics printed to stderr like a compiler's
+ * (all of them, or with quiet only those of a file that failed; "-" is
+ * shown as <stdin>): what every command does to read its input. */
+ptx_module *ptx_load(const char *path, int quiet);
+
+/* A C++ symbol (_Z...) demangled, malloc'd: with full, as c++filt shows
+ * it ("void k<8>(float const*, int)"), else the qualified name alone
+ * ("k<8>").  NULL for any other name (extern "C" kernels, Triton's). */
+char *ptx_demangle(const char *name, size_t n, bool full);
+/* fn's name for people: demangled in full when it is a C++ symbol, else
+ * as written; malloc'd. */
+char *ptx_func_shown(const ptx_func *fn);
 
 /* The lexer reads common instruction shapes whole (docs/front-end.md); with
  * this off every instruction goes through the general grammar.  The IR is

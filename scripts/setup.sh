@@ -3,7 +3,7 @@
 # ptxas/nvcc are not installed here: ptxray finds them on PATH or in
 # /usr/local/cuda/bin, and the tests that need them are skipped without them.
 set -euo pipefail
-pkgs=(build-essential bison flex libjansson-dev libcriterion-dev graphviz clang libclang-rt-14-dev python3 python3-jsonschema gnuplot-nox)
+pkgs=(build-essential bison flex libjansson-dev libcriterion-dev libiberty-dev graphviz clang libclang-rt-14-dev python3 python3-jsonschema gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

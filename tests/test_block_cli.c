@@ -1,4 +1,4 @@
-/* --block, the same in every command (cli/block_opt.c): KERNEL=X,Y,Z for one
+/* --block, the same in every command (analyses/block_opt.c): KERNEL=X,Y,Z for one
  * kernel, X,Y,Z for the others, then .reqntid, then the default assumption
  * (blockDim.x a multiple of 32).  tests/data/block_shapes.ptx has two
  * identical kernels; given 32x8 (ka) and 16x16 (kb), %tid.y is warp-uniform

@@ -89,4 +89,12 @@ void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func
 json_t *dr_stats_json(const dr_stats st[DR_NAN]);
 json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32_t n, const dr_config *c);
 
+/* `ptxray divergence FILE`: the report of path (only `kernel` when not
+ * NULL) in text or JSON, written to out (NULL: stdout) once everything is
+ * computed.  0, or 2 with the reason on stderr (nothing written). */
+int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, const char *out);
+/* `ptxray divergence --summary`: one line per function of the files,
+ * sorted by path, and a TOTAL line (text), or the same in JSON. */
+int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const char *out);
+
 #endif

@@ -3,6 +3,7 @@
 #ifndef PTXRAY_SPILLCOST_PTXAS_H
 #define PTXRAY_SPILLCOST_PTXAS_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What ptxas -v says about one function.  A .func gets only the
@@ -25,6 +26,10 @@ typedef struct sc_ptxas_info {
 int sc_ptxas_parse(const char *log, sc_ptxas_info *out);
 const sc_ptxas_func *sc_ptxas_find(const sc_ptxas_info *p, const char *name);
 void sc_ptxas_free(sc_ptxas_info *p);
+
+/* The line of a ptxas log that says why it failed ("fatal" or "error"),
+ * else its last line, into buf ("no output" for none). */
+const char *sc_ptxas_why(const char *log, char *buf, size_t n);
 
 /* Runs `ptxas -v -arch=ARCH -O3|-g [-maxrregcount N] PTX -o CUBIN` (maxrreg
  * 0: none) and parses what it prints.  Returns 0, or -1 with *log (malloc'd,

@@ -18,26 +18,6 @@ long ra_ptxas_spill_bytes(const char *log)
     return sum;
 }
 
-static char *print_text(const ptx_module *m, size_t *len)
-{
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) abort();
-    ptx_print_module(f, m);
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static int write_file(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    size_t w = fwrite(text, 1, len, f);
-    return (fclose(f) || w != len) ? -1 : 0;
-}
-
 /* ptxas -v on text; its spill bytes, or -1 (log shown) when it fails. */
 static long assemble(const char *cmd, const char *dir, const char *what, const char *text, size_t len,
                      const char *arch, unsigned nregs, int debug)
@@ -47,7 +27,7 @@ static long assemble(const char *cmd, const char *dir, const char *what, const c
     snprintf(cubin, sizeof cubin, "%s/cand.cubin", dir);
     snprintf(archopt, sizeof archopt, "-arch=%s", arch);
     snprintf(maxr, sizeof maxr, "%u", nregs);
-    if (write_file(ptx, text, len)) {
+    if (tc_write_file(ptx, text, len)) {
         fprintf(stderr, "ptxray %s: cannot write %s\n", cmd, ptx);
         return -1;
     }
@@ -93,7 +73,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     int debug = tc_target_debug(m);
     int rc = 0;
     size_t inlen;
-    char *input = print_text(m, &inlen), *prev = NULL, *best = NULL;
+    char *input = ptx_print_text(m, &inlen), *prev = NULL, *best = NULL;
     size_t prevlen = 0, bestlen = 0;
     res->alone = res->with = assemble(cmd, dir, "the input", input, inlen, arch, nregs, debug);
     if (res->alone < 0) {
@@ -134,7 +114,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
         ra_stats_free(&st);
         ptx_diags_free(&d);
         size_t len;
-        char *text = print_text(cm, &len);
+        char *text = ptx_print_text(cm, &len);
         ptx_module_free(cm);
         if ((prev && len == prevlen && !memcmp(text, prev, len)) || (len == inlen && !memcmp(text, input, len))) {
             free(text);

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "coalescing_report.h"
-#include "commands.h"
+#include "version.h"
 
 static const char *const assumption_text[] = {
     "warps are 32 threads with consecutive linear thread ids; global memory is read in 32-byte sectors and "

@@ -41,9 +41,11 @@ bool chk_parse_rules(const char *s, unsigned *mask);
 /* Appends the findings of rules in mask for every analysed function of a
  * parsed file (res from coal_analyse over p), with their fingerprints. */
 void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsigned mask);
-/* Parses path, builds it at PROG_GSA and runs the coalescing model: 0, or 2
- * with diagnostics on stderr.  Free *m and *p with chk_unload. */
-int chk_load(const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res);
+/* Parses path, builds it at PROG_GSA and runs the coalescing model (only
+ * on the function o->only picks, as --kernel: load.h): 0, or 2 with
+ * diagnostics on stderr, as "ptxray CMD: ...".  Free *m and *p with
+ * chk_unload. */
+int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res);
 void chk_unload(ptx_module *m, prog *p);
 
 /* By PTX file, line, column, rule. */

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
 #include "div_report.h"
+#include "load.h"
 #include "printer.h"
 
 static const char *const rule_names[CHK_NRULES] = {"uncoalesced", "misaligned", "bank-conflict", "divergent-branch"};
@@ -217,14 +217,20 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
     free(base);
 }
 
-int chk_load(const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res)
+int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res)
 {
     *p = NULL;
-    *m = cli_load(path, 1);
+    *m = ptx_load(path, 1);
     if (!*m) return 2;
+    coal_options oo = *o;
+    if (oo.only && !(oo.only = load_kernel(cmd, *m, path, o->only, false))) {
+        ptx_module_free(*m);
+        *m = NULL;
+        return 2;
+    }
     ptx_diags d;
     ptx_diags_init(&d);
-    *p = prog_build(*m, PROG_GSA, o->only, &d);
+    *p = prog_build(*m, PROG_GSA, oo.only, &d);
     if (!*p) {
         ptx_diags_print(&d, path, (*m)->src, (*m)->src_len, stderr);
         ptx_diags_free(&d);
@@ -233,7 +239,7 @@ int chk_load(const char *path, const coal_options *o, ptx_module **m, prog **p, 
         return 2;
     }
     ptx_diags_free(&d);
-    *res = coal_analyse(*m, *p, o, &(*p)->a);
+    *res = coal_analyse(*m, *p, &oo, &(*p)->a);
     return 0;
 }
 

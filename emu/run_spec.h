@@ -1,5 +1,5 @@
 /* Argument and data specifications of `ptxray run` (see run_usage in
- * cmd_run.c and docs/emulator.md): element types, data initialisers and
+ * cli/cmd_run.c and docs/emulator.md): element types, data initialisers and
  * their deterministic random generator. */
 #ifndef PTXRAY_RUN_SPEC_H
 #define PTXRAY_RUN_SPEC_H
@@ -31,6 +31,9 @@ void spec_format(const elem_type *t, const uint8_t *p, char *buf, size_t n);
 
 /* Reads a whole file (for buf:TYPE:file:PATH); NULL with err. */
 uint8_t *spec_read_file(const char *path, size_t *len, char *err, size_t errn);
+
+/* A non-negative integer, decimal or 0x hex, the whole of s. */
+bool spec_number(const char *s, uint64_t *out);
 
 /* The generator of rand: documented so tests can reproduce the data. */
 uint64_t spec_rand_next(uint64_t *state);

@@ -106,6 +106,25 @@ void sc_ptxas_free(sc_ptxas_info *p)
     memset(p, 0, sizeof *p);
 }
 
+const char *sc_ptxas_why(const char *log, char *buf, size_t n)
+{
+    const char *best = NULL, *last = NULL;
+    for (const char *s = log; s && *s;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, s);
+        if (len) last = s;
+        if (!best && (strstr(line, "fatal") || strstr(line, "error"))) best = s;
+        s = e ? e + 1 : s + len;
+    }
+    const char *p = best ? best : last;
+    if (!p) return snprintf(buf, n, "no output"), buf;
+    size_t len = strcspn(p, "\n");
+    snprintf(buf, n, "%.*s", (int)len, p);
+    return buf;
+}
+
 int sc_ptxas_run(const char *ptxas, const char *ptx, const char *cubin, const char *arch, bool debug,
                  unsigned maxrreg, sc_ptxas_info *out, char **log)
 {

@@ -16,5 +16,7 @@ int outfile_open(outfile *o, const char *path);
 /* Flushes and renames into place; returns 0, or -1 (message printed, temp removed). */
 int outfile_commit(outfile *o);
 void outfile_abort(outfile *o);
+/* outfile_open, the bytes, outfile_commit: 0 or -1 (message printed). */
+int outfile_write(const char *path, const void *data, size_t len);
 
 #endif

@@ -82,6 +82,40 @@ int tc_run(char *const argv[], char **log) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+bool tc_ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int tc_write_file(const char *path, const char *text, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t w = fwrite(text, 1, len, f);
+    return (fclose(f) || w != len) ? -1 : 0;
+}
+
+int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n) {
+    const char *nvcc = tc_find_nvcc();
+    if (!nvcc) {
+        fprintf(stderr, "ptxray %s: %s: nvcc not found ($NVCC, PATH, /usr/local/cuda/bin); "
+                        "give the PTX instead\n", cmd, cu);
+        return 2;
+    }
+    snprintf(ptx, n, "%s/out.ptx", dir);
+    char archopt[64];
+    snprintf(archopt, sizeof archopt, "-arch=%s", arch);
+    char *argv[] = {(char *)nvcc, "-ptx", "-lineinfo", archopt, "-o", ptx, (char *)cu, NULL};
+    char *log = NULL;
+    int rc = tc_run(argv, &log);
+    if (log) fputs(log, stderr);
+    free(log);
+    if (rc) {
+        fprintf(stderr, "ptxray %s: %s: nvcc %s\n", cmd, cu, rc < 0 ? "could not be run" : "failed");
+        return 2;
+    }
+    return 0;
+}
+
 int tc_target_arch(const struct ptx_module *m, char *buf, size_t n) {
     for (uint32_t i = 0; i < m->nstmts; i++) {
         const ptx_stmt *s = m->stmts[i];

@@ -221,3 +221,13 @@ uint8_t *spec_read_file(const char *path, size_t *len, char *err, size_t errn)
     *len = n;
     return buf;
 }
+
+bool spec_number(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-') return false;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end) return false;
+    *out = v;
+    return true;
+}

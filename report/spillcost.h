@@ -1,11 +1,12 @@
 /* ptxray spillcost: the data it collects and the reports it writes
- * (docs/spillcost.md).  cmd_spillcost.c runs the pass and ptxas and fills
+ * (docs/spillcost.md).  spillcost_run.c runs the pass and ptxas and fills
  * sc_report; spillcost_out.c prints it and draws the plot. */
 #ifndef PTXRAY_SPILLCOST_H
 #define PTXRAY_SPILLCOST_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "block_opt.h"
 #include "ra_target.h"
 #include "regalloc.h"
 #include "spillcost_ptxas.h"
@@ -47,6 +48,13 @@ typedef struct sc_report {
 } sc_report;
 
 const char *sc_mode_name(unsigned mode);
+
+/* Runs the pass in every mode at r->budgets (and r->target_regs when not
+ * 0) on the n files, with ptxas -v when it is found (else a note says so),
+ * into r; arch NULL: each file's .target.  0, or 2 after the reason on
+ * stderr (bad input, a --block kernel in none of the files). */
+int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks);
+void sc_report_free(sc_report *r);
 
 /* Sums over the kernels of one mode at one budget. */
 typedef struct sc_total {

@@ -70,3 +70,10 @@ void outfile_abort(outfile *o) {
     free(o->path);
     memset(o, 0, sizeof *o);
 }
+
+int outfile_write(const char *path, const void *data, size_t len) {
+    outfile o;
+    if (outfile_open(&o, path)) return -1;
+    fwrite(data, 1, len, o.f);
+    return outfile_commit(&o);
+}

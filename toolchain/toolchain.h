@@ -1,6 +1,7 @@
 /* Locating and running the CUDA toolchain (ptxas, nvcc). */
 #ifndef PTXRAY_TOOLCHAIN_H
 #define PTXRAY_TOOLCHAIN_H
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Full path of ptxas: $PTXAS, then PATH, then /usr/local/cuda/bin.  NULL if
@@ -14,6 +15,17 @@ const char *tc_find_gnuplot(void); /* $GNUPLOT, then PATH: for spillcost --plot 
  * NUL-terminated, may be NULL).  Returns the exit status, or -1 if it could
  * not be started or was killed. */
 int tc_run(char *const argv[], char **log);
+
+/* Whether file name s ends with suffix (".cu": what nvcc compiles). */
+bool tc_ends_with(const char *s, const char *suffix);
+
+/* Writes len bytes of text to path; 0, or -1. */
+int tc_write_file(const char *path, const char *text, size_t len);
+
+/* `nvcc -ptx -lineinfo -arch=ARCH -o DIR/out.ptx CU`: the PTX's path into
+ * ptx (n bytes).  0, or 2 with the reason (nvcc's own messages included)
+ * on stderr, as "ptxray CMD: CU: ...". */
+int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n);
 
 /* "sm_80" from a module's .target, into buf; returns 0 or -1 if none. */
 struct ptx_module;

@@ -2,7 +2,7 @@
 #include "check_report.h"
 #include <inttypes.h>
 #include <string.h>
-#include "commands.h"
+#include "version.h"
 
 void chk_fingerprint_text(uint64_t fp, char buf[17]) { snprintf(buf, 17, "%016" PRIx64, fp); }
 

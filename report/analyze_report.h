@@ -1,0 +1,16 @@
+/* The report of `ptxray analyze` (docs/check.md): per kernel the shares of
+ * uniform, affine and divergent values, the register pressure, then the
+ * findings of `ptxray check` by likely impact (inside loops first, deeper
+ * loops first). */
+#ifndef PTXRAY_ANALYZE_REPORT_H
+#define PTXRAY_ANALYZE_REPORT_H
+#include "block_opt.h"
+#include "coalescing.h"
+
+/* Analyses the PTX file ptx, shown as shown (the .cu it was made from, or
+ * itself), and prints the report on stdout: 0, or 2 with the reason on
+ * stderr (co->only names no function with a body, a --block kernel is not
+ * in the file, bad input). */
+int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks);
+
+#endif

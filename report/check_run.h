@@ -1,0 +1,26 @@
+/* One run of `ptxray check` (docs/check.md): every *.ptx file below the
+ * paths given, their findings, the baseline's suppressions, the report
+ * (text, JSON or SARIF) and the exit status by rule. */
+#ifndef PTXRAY_CHECK_RUN_H
+#define PTXRAY_CHECK_RUN_H
+#include "check_report.h"
+
+#define CHK_DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_MISALIGNED | 1u << CHK_BANK_CONFLICT)
+
+/* The options of a run (cli/cmd_check.c fills them). */
+typedef struct chk_args {
+    int format; /* coal_format */
+    const char *baseline, *write, *out; /* NULL when not given */
+    unsigned enable, fail_on;           /* masks of (1 << chk_rule) */
+    coal_options co;
+    blk_opts blocks;
+} chk_args;
+
+/* Checks the n paths (files, or directories searched recursively for
+ * *.ptx), writes the report to a->out and the baseline to a->write.
+ * Returns the exit status: 0 clean, 1 findings of a --fail-on rule, 2 bad
+ * input (bad files are reported on stderr and the others still checked;
+ * nothing is written then but the report). */
+int chk_check(chk_args *a, char **paths, int n);
+
+#endif

@@ -1,0 +1,24 @@
+/* What every command that analyses one file does first: parse it, find
+ * the function --kernel names, build the program. */
+#ifndef PTXRAY_LOAD_H
+#define PTXRAY_LOAD_H
+#include <stdbool.h>
+#include "program.h"
+#include "ptx.h"
+
+/* The function --kernel NAME picks among m's functions with a body (only
+ * kernels with entries), the same in every command: NAME is its symbol,
+ * its demangled name in full ("void k<8>(float*)") or without return type
+ * and parameters ("k<8>"), or a prefix of a demangled name that only one
+ * function has.  Returns the symbol (in m's arena), or NULL after "ptxray
+ * CMD: PATH: ..." on stderr (no such function, several, or only a
+ * declaration) with the file's functions listed. */
+const char *load_kernel(const char *cmd, ptx_module *m, const char *path, const char *name, bool entries);
+
+/* Loads path and builds its program up to level (only *kernel's function
+ * when not NULL; *kernel becomes its symbol, valid while *m is), reporting
+ * errors as "ptxray CMD: ..." or file:line:col diagnostics; NULL on error
+ * (nothing to free), else the program and *m. */
+prog *load_prog(const char *cmd, const char *path, const char **kernel, enum prog_level level, ptx_module **m);
+
+#endif

@@ -1,0 +1,213 @@
+/* ptxray run's launch and report (run_report.h). */
+#include "run_report.h"
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "divcheck.h"
+#include "load.h"
+#include "outfile.h"
+#include "ptx.h"
+#include "run_args.h"
+
+/* violated divergence claims listed in the text report; JSON has them all */
+#define DIVCHECK_LISTED 20u
+
+int run_exec(const run_job *j)
+{
+    const char *path = j->path, *kernel = j->kernel;
+    emu_options eo = j->eo;
+    emu_dim3 grid = j->grid, block = j->block;
+    bool json = j->json;
+    ptx_module *m = ptx_load(path, 1);
+    if (!m) return 2;
+    if (kernel && !(kernel = load_kernel("run", m, path, kernel, true))) {
+        ptx_module_free(m);
+        return 2;
+    }
+    if (!kernel) {
+        unsigned nk = 0;
+        for (uint32_t i = 0; i < m->nfuncs; i++)
+            if (m->funcs[i]->is_entry && m->funcs[i]->has_body) {
+                nk++;
+                kernel = NULL;
+            }
+        if (nk != 1) {
+            fprintf(stderr, "ptxray run: %s has %u kernels; name one with --kernel:", path, nk);
+            for (uint32_t i = 0; i < m->nfuncs; i++)
+                if (m->funcs[i]->is_entry && m->funcs[i]->has_body)
+                    fprintf(stderr, " %.*s", (int)m->funcs[i]->name.n, m->funcs[i]->name.p);
+            fputc('\n', stderr);
+            ptx_module_free(m);
+            return 2;
+        }
+        static char kbuf[1024];
+        for (uint32_t i = 0; i < m->nfuncs; i++)
+            if (m->funcs[i]->is_entry && m->funcs[i]->has_body)
+                snprintf(kbuf, sizeof kbuf, "%.*s", (int)m->funcs[i]->name.n, m->funcs[i]->name.p);
+        kernel = kbuf;
+    }
+    divcheck *dc = NULL;
+    if (j->checkdiv) {
+        ptx_diags dd;
+        ptx_diags_init(&dd);
+        dc = divcheck_new(m, j->divan, &dd);
+        ptx_diags_print(&dd, path, m->src, m->src_len, stderr);
+        ptx_diags_free(&dd);
+        if (!dc) {
+            fprintf(stderr, "ptxray run: --check-divergence: %s cannot be analysed\n", path);
+            ptx_module_free(m);
+            return 2;
+        }
+        divcheck_begin(dc, block);
+        eo.observer = divcheck_observer(dc);
+    }
+    run_args R;
+    memset(&R, 0, sizeof R);
+    R.M = emu_create(m, &eo);
+    int rc = 0;
+    emu_param_info pinfo[RUN_MAX_SPECS];
+    uint8_t *argbytes[RUN_MAX_SPECS];
+    emu_arg args[RUN_MAX_SPECS];
+    unsigned nparams = 0;
+    memset(argbytes, 0, sizeof argbytes);
+    int np = emu_kernel_params(R.M, kernel, pinfo, RUN_MAX_SPECS);
+    if (np < 0) {
+        fprintf(stderr, "ptxray run: %s has no kernel named '%s'\n", path, kernel);
+        rc = 2;
+        goto out;
+    }
+    nparams = (unsigned)np;
+    if (j->nargs != nparams) {
+        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u --arg given:", kernel, nparams,
+                nparams == 1 ? "" : "s", j->nargs);
+        for (unsigned i = 0; i < nparams && i < RUN_MAX_SPECS; i++)
+            fprintf(stderr, "%s %s%s (%u bytes)", i ? "," : "", pinfo[i].is_array ? ".b8 array" : ptx_type_name((ptx_type)pinfo[i].type),
+                    "", pinfo[i].size);
+        fputc('\n', stderr);
+        rc = 2;
+        goto out;
+    }
+    for (unsigned i = 0; i < j->nbufs; i++) {
+        const char *eq = strchr(j->bufs[i], '=');
+        char nm[128];
+        if (!eq || eq == j->bufs[i] || (size_t)(eq - j->bufs[i]) >= sizeof nm) {
+            fprintf(stderr, "ptxray run: --buf '%s': expected NAME=TYPE:COUNT[:INIT]\n", j->bufs[i]);
+            rc = 2;
+            goto out;
+        }
+        memcpy(nm, j->bufs[i], (size_t)(eq - j->bufs[i]));
+        nm[eq - j->bufs[i]] = 0;
+        if (!run_new_buffer(&R, nm, eq + 1)) {
+            fprintf(stderr, "ptxray run: --buf '%s': %s\n", j->bufs[i], R.err);
+            rc = 2;
+            goto out;
+        }
+    }
+    for (unsigned i = 0; i < j->nsets; i++)
+        if (!run_set_symbol(&R, j->sets[i])) {
+            fprintf(stderr, "ptxray run: %s\n", R.err);
+            rc = 2;
+            goto out;
+        }
+    for (unsigned i = 0; i < nparams; i++) {
+        argbytes[i] = calloc(pinfo[i].size ? pinfo[i].size : 1, 1);
+        if (!argbytes[i] || !run_argument(&R, j->args[i], &pinfo[i], argbytes[i])) {
+            fprintf(stderr, "ptxray run: --arg %u '%s' (parameter %.*s): %s\n", i + 1, j->args[i],
+                    (int)pinfo[i].name.n, pinfo[i].name.p, R.err);
+            rc = 2;
+            goto out;
+        }
+        args[i] = (emu_arg){argbytes[i], pinfo[i].size};
+    }
+    /* validate --dump/--print names before running */
+    for (unsigned i = 0; i < j->ndumps + j->nprints; i++) {
+        const char *s = i < j->ndumps ? j->dumps[i] : j->prints[i - j->ndumps];
+        const char *end = strchr(s, i < j->ndumps ? '=' : ':');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        size_t bytes;
+        const elem_type *t;
+        if ((i < j->ndumps && !end) || !run_named_data(&R, s, n, &bytes, &t)) {
+            fprintf(stderr, "ptxray run: %s '%s': %s\n", i < j->ndumps ? "--dump" : "--print", s,
+                    i < j->ndumps && !end ? "expected NAME=PATH" : "no buffer or module variable of that name");
+            rc = 2;
+            goto out;
+        }
+    }
+    ptx_diags d;
+    ptx_diags_init(&d);
+    emu_status st = emu_launch(R.M, kernel, grid, block, args, nparams, &d);
+    ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+    ptx_diags_free(&d);
+    rc = emu_status_exit_code(st);
+    const emu_stats *S = emu_last_stats(R.M);
+    json_t *root = json ? json_object() : NULL;
+    if (json) {
+        json_object_set_new(root, "kernel", json_string(kernel));
+        json_object_set_new(root, "status", json_string(emu_status_name(st)));
+        json_object_set_new(root, "grid", json_pack("[iii]", grid.x, grid.y, grid.z));
+        json_object_set_new(root, "block", json_pack("[iii]", block.x, block.y, block.z));
+        json_object_set_new(root, "warp_instructions", json_integer((json_int_t)S->warp_insts));
+        json_object_set_new(root, "thread_instructions", json_integer((json_int_t)S->thread_insts));
+        json_object_set_new(root, "divergent_branches", json_integer((json_int_t)S->divergent_branches));
+        if (eo.checks) {
+            json_t *rep = emu_report_json(R.M, path);
+            json_object_update(root, rep);
+            json_decref(rep);
+        }
+        if (dc) json_object_set_new(root, "divergence_check", divcheck_report_json(dc, path));
+    } else {
+        if (!j->quiet)
+            printf("%s: kernel %s, grid (%u,%u,%u) x block (%u,%u,%u): %s; %llu warp-instructions, %llu thread-instructions, "
+                   "%llu divergent branches\n",
+                   path, kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z, emu_status_name(st),
+                   (unsigned long long)S->warp_insts, (unsigned long long)S->thread_insts,
+                   (unsigned long long)S->divergent_branches);
+        if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, stdout);
+        if (dc && st == EMU_OK) divcheck_report_text(dc, path, DIVCHECK_LISTED, stdout);
+    }
+    if (dc && st == EMU_OK && divcheck_nviolations(dc) && rc == 0) rc = 1;
+    if ((eo.checks & EMU_CHECK_RACE) && st == EMU_OK && emu_race_count(R.M) && rc == 0) rc = 1;
+    if (st == EMU_OK) {
+        json_t *pr = json ? json_object() : NULL;
+        for (unsigned i = 0; i < j->nprints; i++) {
+            const char *colon = strchr(j->prints[i], ':');
+            size_t n = colon ? (size_t)(colon - j->prints[i]) : strlen(j->prints[i]);
+            uint64_t count = 16;
+            if (colon && !spec_number(colon + 1, &count)) count = 16;
+            size_t bytes;
+            const elem_type *t;
+            const uint8_t *data = run_named_data(&R, j->prints[i], n, &bytes, &t);
+            json_t *arr = json ? json_array() : NULL;
+            if (!json) printf("%.*s:", (int)n, j->prints[i]);
+            for (uint64_t k = 0; k < count && (k + 1) * t->bytes <= bytes; k++) {
+                char num[64];
+                spec_format(t, data + k * t->bytes, num, sizeof num);
+                if (json) json_array_append_new(arr, json_string(num));
+                else printf(" %s", num);
+            }
+            if (json) json_object_set_new(pr, j->prints[i], arr);
+            else putchar('\n');
+        }
+        if (json) json_object_set_new(root, "print", pr);
+        for (unsigned i = 0; i < j->ndumps; i++) {
+            const char *eq = strchr(j->dumps[i], '=');
+            size_t bytes;
+            const elem_type *t;
+            const uint8_t *data = run_named_data(&R, j->dumps[i], (size_t)(eq - j->dumps[i]), &bytes, &t);
+            if (outfile_write(eq + 1, data, bytes)) rc = 2;
+        }
+    }
+    if (json) {
+        json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(root);
+    }
+out:
+    for (unsigned i = 0; i < nparams; i++) free(argbytes[i]);
+    run_args_free(&R);
+    emu_destroy(R.M);
+    divcheck_free(dc);
+    ptx_module_free(m);
+    return rc;
+}

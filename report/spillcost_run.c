@@ -1,0 +1,290 @@
+/* ptxray spillcost's runs (spillcost.h): the pass in every mode at every
+ * budget, ptxas -v on what it wrote, and plain ptxas -maxrregcount as the
+ * reference, into an sc_report. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "printer.h"
+#include "ptx.h"
+#include "spillcost.h"
+#include "toolchain.h"
+
+const char *sc_mode_name(unsigned mode)
+{
+    static const char *const n[SC_NMODES] = {"linear", "div", "aff", "ptxas"};
+    return mode < SC_NMODES ? n[mode] : "?";
+}
+
+static void note(sc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(sc_report *r, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (!strcmp(r->notes[i], buf)) return; /* said once is enough */
+    if (r->nnotes == r->capnotes) {
+        r->capnotes = r->capnotes ? 2 * r->capnotes : 8;
+        r->notes = realloc(r->notes, r->capnotes * sizeof *r->notes);
+        if (!r->notes) abort();
+    }
+    r->notes[r->nnotes] = strdup(buf);
+    if (!r->notes[r->nnotes++]) abort();
+}
+
+static sc_row *add_row(sc_report *r, const char *file, const char *kernel, unsigned mode, unsigned budget)
+{
+    if (r->nrows == r->caprows) {
+        r->caprows = r->caprows ? 2 * r->caprows : 64;
+        r->rows = realloc(r->rows, r->caprows * sizeof *r->rows);
+        if (!r->rows) abort();
+    }
+    sc_row *w = &r->rows[r->nrows++];
+    memset(w, 0, sizeof *w);
+    w->file = file;
+    w->kernel = strdup(kernel);
+    if (!w->kernel) abort();
+    w->mode = mode;
+    w->budget = budget;
+    return w;
+}
+
+/* Functions with a body in module order: ra_run fills its stats in this
+ * order, and ra_func_stats.name may be cut short for long C++ names. */
+static char **body_names(const ptx_module *m, uint32_t *n)
+{
+    char **v = calloc(m->nfuncs + 1, sizeof *v);
+    if (!v) abort();
+    *n = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = m->funcs[i];
+        if (!f->has_body) continue;
+        v[*n] = malloc(f->name.n + 1);
+        if (!v[*n]) abort();
+        memcpy(v[*n], f->name.p, f->name.n);
+        v[(*n)++][f->name.n] = 0;
+    }
+    return v;
+}
+
+typedef struct ctx {
+    sc_report *r;
+    blk_opts *blocks;    /* --block */
+    const char *ptxas;   /* NULL: no ptxas */
+    char ptx[600], cubin[600];
+} ctx;
+
+/* ptxas -v on the text, with a cache per file: outputs where nothing
+ * spilled are the same in every mode. */
+typedef struct cache_ent {
+    char *text;
+    int rc;
+    sc_ptxas_info info;
+} cache_ent;
+
+static void attach(sc_report *r, size_t from, const sc_ptxas_info *info)
+{
+    for (size_t i = from; i < r->nrows; i++) {
+        const sc_ptxas_func *f = sc_ptxas_find(info, r->rows[i].kernel);
+        if (!f || !f->has_used) continue;
+        r->rows[i].have_ptxas = true;
+        r->rows[i].px = *f;
+        r->rows[i].px.name = NULL;
+    }
+}
+
+static const cache_ent *ptxas_text(ctx *c, cache_ent **cache, size_t *ncache, char *text, size_t len,
+                                   const char *arch, bool debug, const char *what)
+{
+    for (size_t i = 0; i < *ncache; i++)
+        if (!strcmp((*cache)[i].text, text)) {
+            free(text);
+            return &(*cache)[i];
+        }
+    *cache = realloc(*cache, (*ncache + 1) * sizeof **cache);
+    if (!*cache) abort();
+    cache_ent *e = &(*cache)[(*ncache)++];
+    e->text = text;
+    if (tc_write_file(c->ptx, text, len)) {
+        note(c->r, "%s: could not write %s for ptxas", what, c->ptx);
+        e->rc = -1;
+        memset(&e->info, 0, sizeof e->info);
+        return e;
+    }
+    char *log = NULL;
+    e->rc = sc_ptxas_run(c->ptxas, c->ptx, c->cubin, arch, debug, 0, &e->info, &log);
+    char why[512];
+    if (e->rc) note(c->r, "%s: ptxas failed: %s", what, sc_ptxas_why(log, why, sizeof why));
+    free(log);
+    return e;
+}
+
+/* --target-regs N on one file, modes div and aff (ra_target.h). */
+static void target_file(ctx *c, const char *path, const char *arch)
+{
+    sc_report *r = c->r;
+    static const unsigned modes[2] = {SC_DIV, SC_AFF};
+    for (unsigned i = 0; i < 2; i++) {
+        ptx_module *m = ptx_load(path, 1);
+        if (!m) return;
+        ra_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = modes[i] == SC_DIV ? RA_MODE_DIV : RA_MODE_AFF;
+        o.block_of = blk_option_shape;
+        o.block_ctx = c->blocks;
+        if (r->ntargets == r->captargets) {
+            r->captargets = r->captargets ? 2 * r->captargets : 16;
+            r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
+            if (!r->targets) abort();
+        }
+        sc_target *t = &r->targets[r->ntargets++];
+        memset(t, 0, sizeof *t);
+        t->file = path;
+        t->mode = modes[i];
+        char *out = NULL;
+        size_t len;
+        t->ok = !ra_target_regs("spillcost", m, r->target_regs, arch, &o, &out, &len, &t->res);
+        if (!t->ok)
+            note(r, "%s %s --target-regs %u: ptxas failed on the input or a candidate (its log is above)", path,
+                 sc_mode_name(modes[i]), r->target_regs);
+        free(out);
+        ptx_module_free(m);
+    }
+}
+
+static int one_file(ctx *c, const char *path, const char *arch_opt)
+{
+    sc_report *r = c->r;
+    ptx_module *m0 = ptx_load(path, 0);
+    if (!m0) return -1;
+    char arch[32] = "";
+    if (arch_opt) snprintf(arch, sizeof arch, "%s", arch_opt);
+    else if (tc_target_arch(m0, arch, sizeof arch)) note(r, "%s: no sm_ target and no --arch: ptxas not run", path);
+    bool debug = tc_target_debug(m0);
+    blk_mark(c->blocks, m0);
+    uint32_t nb;
+    char **names = body_names(m0, &nb);
+    ptx_module_free(m0);
+    bool run_px = c->ptxas && arch[0];
+    cache_ent *cache = NULL;
+    size_t ncache = 0;
+    int rc = 0;
+    static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
+    for (unsigned mi = 0; mi < 3 && !rc; mi++)
+        for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
+            /* a fresh parse each time: ra_run rewrites the module in place */
+            ptx_module *m = ptx_load(path, 1);
+            if (!m) { rc = -1; break; }
+            ra_options o;
+            memset(&o, 0, sizeof o);
+            o.mode = modes[mi];
+            o.block_of = blk_option_shape;
+            o.block_ctx = c->blocks;
+            o.budget = r->budgets[bi];
+            ra_stats st;
+            ptx_diags d;
+            ptx_diags_init(&d);
+            if (ra_run(m, &o, &st, &d)) {
+                ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+                rc = -1;
+            } else {
+                size_t from = r->nrows;
+                for (uint32_t k = 0; k < st.nfuncs && k < nb; k++) {
+                    if (!st.funcs[k].is_entry) continue;
+                    sc_row *w = add_row(r, path, names[k], mi, o.budget);
+                    w->fs = st.funcs[k];
+                }
+                if (run_px) {
+                    size_t len;
+                    char *text = ptx_print_text(m, &len), what[700];
+                    snprintf(what, sizeof what, "%s %s K=%u", path, ra_mode_name(o.mode), o.budget);
+                    const cache_ent *e = ptxas_text(c, &cache, &ncache, text, len, arch, debug, what);
+                    if (!e->rc) attach(r, from, &e->info);
+                }
+            }
+            ra_stats_free(&st);
+            ptx_diags_free(&d);
+            ptx_module_free(m);
+        }
+    if (r->target_regs && !rc) {
+        if (run_px) target_file(c, path, arch);
+        else note(r, "%s: --target-regs needs ptxas and an sm_ target: not run", path);
+    }
+    /* the reference: ptxas's own allocator held to K on the original */
+    for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
+        size_t from = r->nrows;
+        for (uint32_t k = 0; k < nb; k++) {
+            /* the rows of the pass name the kernels (entries) */
+            bool entry = false;
+            for (size_t i = 0; i < from && !entry; i++)
+                entry = r->rows[i].file == path && !strcmp(r->rows[i].kernel, names[k]);
+            if (entry) add_row(r, path, names[k], SC_PTXAS, r->budgets[bi]);
+        }
+        if (!run_px) continue;
+        sc_ptxas_info info;
+        char *log = NULL;
+        if (sc_ptxas_run(c->ptxas, path, c->cubin, arch, debug, r->budgets[bi], &info, &log)) {
+            char why[512];
+            note(r, "%s ptxas -maxrregcount %u: ptxas failed: %s", path, r->budgets[bi],
+                 sc_ptxas_why(log, why, sizeof why));
+        } else {
+            attach(r, from, &info);
+            if (info.reg_lower_bound > r->budgets[bi])
+                note(r, "ptxas -arch=%s raises -maxrregcount %u to its lower bound of %u", arch, r->budgets[bi],
+                     info.reg_lower_bound);
+            sc_ptxas_free(&info);
+        }
+        free(log);
+    }
+    for (size_t i = 0; i < ncache; i++) {
+        free(cache[i].text);
+        sc_ptxas_free(&cache[i].info);
+    }
+    free(cache);
+    for (uint32_t k = 0; k < nb; k++) free(names[k]);
+    free(names);
+    return rc;
+}
+
+void sc_report_free(sc_report *r)
+{
+    free(r->targets);
+    for (size_t i = 0; i < r->nrows; i++) free(r->rows[i].kernel);
+    free(r->rows);
+    for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i]);
+    free(r->notes);
+    free(r->budgets);
+}
+
+int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks)
+{
+    ctx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.r = r;
+    cx.blocks = blocks;
+    cx.ptxas = tc_find_ptxas();
+    r->have_ptxas = cx.ptxas != NULL;
+    char tmp[] = "/tmp/ptxray-spillcostXXXXXX";
+    if (cx.ptxas && !mkdtemp(tmp)) {
+        note(r, "could not create a temporary directory: ptxas not run");
+        cx.ptxas = NULL;
+    }
+    if (!r->have_ptxas) note(r, "ptxas not found ($PTXAS, PATH, /usr/local/cuda/bin): the ptxas columns are \"-\"");
+    if (cx.ptxas) {
+        snprintf(cx.ptx, sizeof cx.ptx, "%s/x.ptx", tmp);
+        snprintf(cx.cubin, sizeof cx.cubin, "%s/x.cubin", tmp);
+    }
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++)
+        if (one_file(&cx, files[i], arch)) rc = 2;
+    if (cx.ptxas) {
+        unlink(cx.ptx);
+        unlink(cx.cubin);
+        rmdir(tmp);
+    }
+    if (!rc && !blk_check_seen(blocks, "spillcost")) rc = 2;
+    return rc;
+}
