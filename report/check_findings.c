@@ -112,17 +112,19 @@ static uint64_t base_fingerprint(const chk_finding *x)
     return fnv(h, &x->src_line, sizeof x->src_line);
 }
 
-static chk_finding *push(chk_list *l)
+static chk_finding *push_to(chk_finding **v, size_t *n, size_t *cap)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-        if (!l->v) abort();
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *v = realloc(*v, *cap * sizeof **v);
+        if (!*v) abort();
     }
-    chk_finding *x = &l->v[l->n++];
+    chk_finding *x = &(*v)[(*n)++];
     memset(x, 0, sizeof *x);
     return x;
 }
+
+static chk_finding *push(chk_list *l) { return push_to(&l->v, &l->n, &l->cap); }
 
 static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f, uint32_t stmt)
 {
@@ -171,7 +173,17 @@ static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c
     const cfg *g = f->pf->g;
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
-        if (!bb->reachable || bb->nsucc < 2 || bb->term == CFG_NONE || dr_branch_uniform(f->r, b)) continue;
+        if (!bb->reachable || bb->nsucc < 2 || bb->term == CFG_NONE) continue;
+        if (dr_branch_uniform(f->r, b)) {
+            unsigned cond = dr_branch_cond(f->r, b);
+            if (!cond) continue;
+            chk_finding *x = push_to(&l->cv, &l->ncv, &l->capcv);
+            x->ptx_path = path;
+            x->rule = CHK_DIVERGENT_BRANCH;
+            locate(x, c, f, bb->term);
+            x->message = xstrdup(div_cond_text(cond));
+            continue;
+        }
         chk_finding *x = push(l);
         x->ptx_path = path;
         x->rule = CHK_DIVERGENT_BRANCH;
@@ -263,12 +275,13 @@ static int cmp_finding(const void *a, const void *b)
 void chk_sort(chk_list *l)
 {
     if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_finding);
+    if (l->ncv) qsort(l->cv, l->ncv, sizeof *l->cv, cmp_finding);
 }
 
-void chk_free(chk_list *l)
+static void free_findings(chk_finding *v, size_t n)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        chk_finding *x = &l->v[i];
+    for (size_t i = 0; i < n; i++) {
+        chk_finding *x = &v[i];
         free(x->kernel);
         free(x->src_file);
         free(x->message);
@@ -276,8 +289,14 @@ void chk_free(chk_list *l)
         free(x->inst);
         free(x->access);
     }
+    free(v);
+}
+
+void chk_free(chk_list *l)
+{
+    free_findings(l->v, l->n);
+    free_findings(l->cv, l->ncv);
     for (size_t i = 0; i < l->npaths; i++) free(l->paths[i]);
     free(l->paths);
-    free(l->v);
     memset(l, 0, sizeof *l);
 }

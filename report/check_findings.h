@@ -32,6 +32,12 @@ typedef struct chk_list {
     size_t npaths;
     char **paths;
     uint32_t origin[BLK_NORIGINS]; /* functions analysed, by the origin of their block shape */
+    /* Branches proven warp-uniform only under the default block-shape
+     * assumption (message: the condition, "blockDim.x is a multiple of
+     * 32"): not findings, but the verdicts a user with another shape must
+     * re-check (with --block). */
+    size_t ncv, capcv;
+    chk_finding *cv;
 } chk_list;
 
 const char *chk_rule_name(enum chk_rule r); /* "uncoalesced", ... */

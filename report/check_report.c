@@ -40,6 +40,37 @@ static void mask_text(unsigned mask, char *buf, size_t n)
     if (!len) snprintf(buf, n, "none");
 }
 
+/* The condition the conditional verdicts rest on: the weakest of theirs
+ * when they differ ("blockDim.x is a multiple of 32" implies the other). */
+static const char *cond_summary(const chk_list *l)
+{
+    const char *t = l->cv[0].message;
+    for (size_t i = 1; i < l->ncv; i++)
+        if (strcmp(l->cv[i].message, t)) return "the default block shape holds (blockDim.x a multiple of 32)";
+    return t;
+}
+
+/* The uniform branch verdicts that rest on the default block shape. */
+static json_t *conditional_json(const chk_list *l)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->ncv; i++) {
+        const chk_finding *x = &l->cv[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(x->ptx_path));
+        json_object_set_new(o, "line", json_integer(x->line));
+        json_object_set_new(o, "col", json_integer(x->col));
+        json_object_set_new(o, "kernel", json_string(x->kernel));
+        json_object_set_new(o, "src", x->src_file ? json_pack("{s:s,s:i,s:i}", "file", x->src_file, "line",
+                                                              (json_int_t)x->src_line, "col", (json_int_t)x->src_col)
+                                                  : json_null());
+        json_object_set_new(o, "verdict", json_string("uniform"));
+        json_object_set_new(o, "condition", json_string(x->message));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 void chk_report_text(FILE *o, const chk_run *r)
 {
     size_t shown = 0;
@@ -62,6 +93,10 @@ void chk_report_text(FILE *o, const chk_run *r)
     char shape[512];
     blk_summary(coal_blocks(r->opts), r->l->origin, shape, sizeof shape);
     fprintf(o, "assumed: %s\n", shape);
+    if (r->l->ncv)
+        fprintf(o, "assumed: %zu branch%s proven uniform only if %s (--format json or sarif lists them; --block "
+                   "X,Y,Z checks them at your shape)\n",
+                r->l->ncv, r->l->ncv == 1 ? "" : "es", cond_summary(r->l));
     fprintf(o, "ptxray check: %zu files, %zu findings (%s), %zu suppressed by the baseline", r->nfiles, shown, counts,
             sup);
     if (r->nbad) fprintf(o, ", %zu files with errors", r->nbad);
@@ -116,6 +151,7 @@ json_t *chk_report_json(const chk_run *r)
         json_array_append_new(fs, o);
     }
     json_object_set_new(root, "findings", fs);
+    json_object_set_new(root, "conditional_verdicts", conditional_json(r->l));
     size_t n[CHK_NRULES], sup, tot = 0;
     count(r, n, &sup);
     for (int k = 0; k < CHK_NRULES; k++)
@@ -173,6 +209,7 @@ json_t *chk_report_sarif(const chk_run *r)
     json_object_set_new(run, "results", results);
     json_t *props = json_object();
     json_object_set_new(props, "assumptions", assumptions(r));
+    json_object_set_new(props, "conditionalVerdicts", conditional_json(r->l));
     size_t by[CHK_NRULES], sup;
     count(r, by, &sup);
     json_object_set_new(props, "suppressedByBaseline", json_integer((json_int_t)sup));

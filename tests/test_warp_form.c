@@ -505,6 +505,51 @@ Test(warp_form, corpus_check_divergent_branch_findings_per_source_line, .timeout
     cr_log_info("per-line check verdicts: %u", checked);
 }
 
+/* check lists the uniform verdicts that rest on the default block shape,
+ * in JSON and SARIF, each on a line annotated uniform, with its condition;
+ * at an exact shape there are none; the text says how many. */
+Test(warp_form, check_lists_conditional_verdicts)
+{
+    annotated src = load_annotated("warp_reduce_tree");
+    char ptx[512];
+    corpus_ptx("sm_80", "warp_reduce_tree", ptx, sizeof ptx);
+    char *aj[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", "--format", "json", ptx, NULL};
+    char *as[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", "--format", "sarif", ptx, NULL};
+    char *ab[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", "--format", "json", "--block", "256",
+                  ptx, NULL};
+    json_t *j = run_json(aj), *sj = run_json(as), *bj = run_json(ab);
+    json_t *cv = json_object_get(j, "conditional_verdicts");
+    json_t *scv = json_object_get(json_object_get(json_array_get(json_object_get(sj, "runs"), 0), "properties"),
+                                  "conditionalVerdicts");
+    cr_assert_eq(json_array_size(cv), 8);
+    cr_expect(json_equal(cv, scv), "SARIF and JSON list the same conditional verdicts");
+    size_t i;
+    json_t *x;
+    json_array_foreach(cv, i, x) {
+        cr_expect_str_eq(json_string_value(json_object_get(x, "verdict")), "uniform");
+        cr_expect_str_eq(json_string_value(json_object_get(x, "condition")),
+                         "blockDim.x is a multiple of 32 or the block is one-dimensional");
+        size_t line = (size_t)json_integer_value(json_object_get(json_object_get(x, "src"), "line"));
+        char w[32];
+        cr_assert(line >= 1 && line <= src.n && annotation(&src, line, "@branch", w, sizeof w) >= 0,
+                  "conditional verdict on unannotated line %zu", line);
+        cr_expect_str_eq(w, "uniform", "line %zu", line);
+    }
+    cr_expect_eq(json_array_size(json_object_get(bj, "conditional_verdicts")), 0);
+    char *at[] = {(char *)tu_bin(), "check", "--enable", "divergent-branch", ptx, NULL};
+    char *so, *se;
+    tu_run(at, &so, &se);
+    cr_expect(strstr(so, "\nassumed: 8 branches proven uniform only if blockDim.x is a multiple of 32 or the block "
+                         "is one-dimensional (--format json or sarif lists them; --block X,Y,Z checks them at your "
+                         "shape)\n") != NULL, "%s", so);
+    free(so);
+    free(se);
+    json_decref(j);
+    json_decref(sj);
+    json_decref(bj);
+    annotated_free(&src);
+}
+
 /* uniformize writes .uni only on verdicts that hold for every launch: the
  * reduction's `tid < 128/64/32` branches (uniform if blockDim.x is a
  * multiple of 32) are left as written and counted, and marked once the
