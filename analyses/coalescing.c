@@ -705,8 +705,7 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
             if (s->kind != PTX_S_INST) continue;
             uint32_t b = pf->g->stmt_block[st];
             if (b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
-            ptx_inst_sem sem;
-            ptx_inst_semantics(&s->u.inst, &sem);
+            const ptx_inst_sem sem = pf->ssa->sem[st];
             coal_access x;
             memset(&x, 0, sizeof x);
             x.stmt = st;

@@ -230,13 +230,12 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
             if (fn->stmts[i]->kind != PTX_S_INST) continue;
             const ptx_inst *in = &fn->stmts[i]->u.inst;
             uint8_t from;
-            ptx_inst_sem sem;
-            ptx_inst_semantics(in, &sem);
-            enum div_source src = div_classify(fn, in, &sem, &from);
+            const ptx_inst_sem *sem = &s->sem[i];
+            enum div_source src = div_classify(fn, in, sem, &from);
             if (info) {
-                info[i].dtype = sem.dtype;
-                info[i].stype = sem.stype;
-                info[i].carry = (sem.flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE)) != 0;
+                info[i].dtype = sem->dtype;
+                info[i].stype = sem->stype;
+                info[i].carry = (sem->flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE)) != 0;
                 info[i].dep_from = from;
             }
             for (uint32_t k = s->ref_off[i]; k < s->ref_off[i + 1]; k++) {

@@ -26,6 +26,7 @@
 #define PTXRAY_SSA_H
 #include <stdint.h>
 #include "cfg.h"
+#include "semantics.h"
 
 #define SSA_NONE UINT32_MAX
 
@@ -89,6 +90,8 @@ typedef struct ssa_func {
     uint32_t *ref_reg;   /* per reference: its register (an sreg key for PTX_REF_SREG), kept
                           * for unreachable code too, where the value is SSA_NONE */
     uint32_t *sem_flags; /* per statement: ptx_inst_semantics flags (0: not an instruction) */
+    ptx_inst_sem *sem;   /* per statement: ptx_inst_semantics, computed once here for every
+                          * analysis (zero for what is not an instruction) */
     /* .func return registers: the value each has at the exit (nrets) */
     uint32_t nret_vals;
     uint32_t *ret_regs, *ret_vals;
