@@ -72,6 +72,9 @@ $(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/opcodes.def
 # The emulator's instruction handlers are lane loops over 32 values: -O3
 # lets GCC vectorise them (with run-time alias checks) on baseline x86-64.
 $(B)/obj/emu/exec_%.o: CFLAGS += -O3
+# The validator compiles the instruction-form table in.
+$(B)/obj/ptxparse/validate.o: ptxparse/forms.def
+
 # The warp forms' rules are loops over the 32 lanes too.
 $(B)/obj/analyses/warp_form.o: CFLAGS += -O3
 

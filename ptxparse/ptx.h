@@ -43,4 +43,11 @@ void ptx_module_free(ptx_module *m);
  * test and for measurements.  Not thread-safe; default on. */
 void ptx_set_fast_paths(int on);
 
+/* After parsing, every instruction is checked against the PTX ISA's forms
+ * (validate.c, forms.def): opcode, modifiers, operands, register types, the
+ * .version and .target it needs.  With this off, unknown instructions parse
+ * generically with a warning, and the analyses treat them conservatively.
+ * Not thread-safe; default on. */
+void ptx_set_validation(int on);
+
 #endif
