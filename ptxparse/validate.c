@@ -214,7 +214,7 @@ static bool check_min(const vctx *c, const char *at, const char *what, int wlen,
 /* ---- modifiers (once per spelling) ---- */
 typedef struct mods_info {
     uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
-        space, vec, has_red, nonglobal_space;
+        space, vec, has_red, nonglobal_space, has_boolop;
     const char *cmpname;
 } mods_info;
 
@@ -321,6 +321,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             if (n == 5 && !memcmp(p, ".wide", 5)) mi->has_wide = 1;
             if (n == 3 && (!memcmp(p, ".lo", 3) || !memcmp(p, ".hi", 3))) mi->has_lohi = 1;
             if (n == 4 && !memcmp(p, ".red", 4)) mi->has_red = 1;
+            if ((n == 4 && (!memcmp(p, ".and", 4) || !memcmp(p, ".xor", 4))) || (n == 3 && !memcmp(p, ".or", 3)))
+                mi->has_boolop = 1;
             break;
         case 'M':
             if (n == 7 && !memcmp(p, ".approx", 7)) mi->has_approx = 1;
@@ -479,6 +481,19 @@ static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsig
         }
         return true;
     }
+    if (rt == -2) {
+        /* special registers are 32-bit unsigned, a few 64-bit (ISA 10) */
+        unsigned bits = o->n == PTX_SR_CLOCK64 || o->n == PTX_SR_GLOBALTIMER || o->n == PTX_SR_GRIDID ||
+                                o->n == PTX_SR_PM64 || o->n == PTX_SR_CURRENT_GRAPH_EXEC
+                            ? 64
+                            : 32;
+        if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) > bits) {
+            verr(c, at, "operand %u of '%.*s': a %u-bit special register where the type is %s", idx + 1, L, op, bits,
+                 ptx_type_name((ptx_type)t));
+            return false;
+        }
+        return true;
+    }
     if (o->kind == PTX_O_IMM) {
         int isf = o->flags != PTX_IMM_INT;
         if (t == PTX_T_PRED) return true;
@@ -488,6 +503,12 @@ static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsig
             return false;
         }
         return true;
+    }
+    if (o->kind == PTX_O_SYM && allow_sym && !ptx_str_eq(ptx_opd_text(o), "WARP_SZ") &&
+        (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32)) {
+        verr(c, at, "operand %u of '%.*s': the address of '%.*s' needs a 32- or 64-bit integer type, not %s", idx + 1,
+             L, op, (int)o->n, o->p.text, ptx_type_name((ptx_type)t));
+        return false;
     }
     if (o->kind == PTX_O_SYM && !allow_sym && !ptx_str_eq(ptx_opd_text(o), "WARP_SZ")) {
         verr(c, at, "operand %u of '%.*s' must be a register or a constant, not the symbol '%.*s'", idx + 1, L, op,
@@ -536,6 +557,29 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
                  f->nmax, n);
         return;
     }
+    /* the optional last operands: a cache policy (ld, st with
+     * .L2::cache_hint), setp's predicate (with .and/.or/.xor), cvt.pack's */
+    unsigned want = 0;
+    if ((f->flags & (F_L | F_S)) && n == 3 && !ptx_inst_has_mod(in, ".L2::cache_hint") &&
+        !ptx_inst_has_mod(in, ".async"))
+        want = 2;
+    else if (in->op == PTX_OPC_CVT && !ptx_inst_has_mod(in, ".pack") && n != 2)
+        want = 2;
+    else if (in->op == PTX_OPC_SHFL && n != (ptx_inst_has_mod(in, ".sync") ? 5u : 4u))
+        want = ptx_inst_has_mod(in, ".sync") ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
+    else if (in->op == PTX_OPC_ATOM && !ptx_inst_has_mod(in, ".L2::cache_hint") &&
+             n != (ptx_inst_has_mod(in, ".cas") ? 4u : 3u))
+        want = ptx_inst_has_mod(in, ".cas") ? 4u : 3u; /* d, [a], b[, c] */
+    else if ((in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) &&
+             n != (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u))
+        want = (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u);
+    if (want) {
+        verr(c, n > want ? opd_text(c, want) : op, "'%.*s' takes %u operands, not %u%s", L, op, want, n,
+             (in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) && !mi->has_boolop && n == 4
+                 ? " (a fourth needs .and, .or or .xor)"
+                 : "");
+        return;
+    }
     if ((f->flags & F_D) && n && !is_result(&in->opd[0])) {
         verr(c, opd_text(c, 0), "operand 1 of '%.*s' is its result and must be a register", L, op);
         return;
@@ -580,6 +624,10 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         return;
     case PTX_OPC_MOV:
         if (in->opd[0].kind == PTX_O_VEC || in->opd[1].kind == PTX_O_VEC) return; /* pack/unpack */
+        if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
+        check_value(c, 1, &in->opd[1], t, 0, 1);
+        return;
+    case PTX_OPC_CVTA:
         if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
         check_value(c, 1, &in->opd[1], t, 0, 1);
         return;
@@ -648,9 +696,47 @@ void ptx_validate_module(ptx_builder *b) {
     uint32_t cap = 1024, used = 0;
     seen *tab = calloc(cap, sizeof *tab);
     if (!tab) abort();
+    unsigned have = m->version_major * 10 + m->version_minor;
+    int loc_reported = 0;
+    /* function directives (ISA 11.4): first version and target */
+    static const struct { const char *name; uint8_t ver, sm; } fdirs[] = {
+        {".maxnreg", 13, 0}, {".maxntid", 13, 0}, {".reqntid", 21, 0}, {".minnctapersm", 20, 0},
+        {".maxnctapersm", 13, 0}, {".noreturn", 64, 30}, {".explicitcluster", 78, 90},
+        {".reqnctapercluster", 78, 90}, {".maxclusterrank", 78, 90}, {".blocksareclusters", 90, 90},
+        {".abi_preserve", 90, 0}, {".abi_preserve_control", 90, 0},
+    };
+    for (uint32_t fi = 0; fi < m->nfuncs && !b->ls.stop; fi++) {
+        const ptx_func *f = m->funcs[fi];
+        for (uint32_t k = 0; k < f->nfdirs; k++)
+            for (size_t j = 0; j < sizeof fdirs / sizeof fdirs[0]; j++) {
+                if (!ptx_str_eq(f->fdirs[k].name, fdirs[j].name)) continue;
+                const char *p = f->fdirs[k].name.p;
+                ptx_loc l = f->name_loc;
+                /* the directive's own position: on the header's lines after the name */
+                if (p > m->src + l.off && p < m->src + m->src_len) {
+                    for (const char *q = m->src + l.off; q < p; q++)
+                        if (*q == '\n') { l.line++; l.col = 1; }
+                        else l.col++;
+                    l.off = (uint32_t)(p - m->src);
+                }
+                if (have < fdirs[j].ver)
+                    ptx_b_error(b, l, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", fdirs[j].name,
+                                fdirs[j].ver / 10u, fdirs[j].ver % 10u, m->version_major, m->version_minor);
+                else if (fdirs[j].sm && m->target_sm && m->target_sm < fdirs[j].sm)
+                    ptx_b_error(b, l, "%s requires sm_%u or higher (the .target is sm_%u)", fdirs[j].name,
+                                fdirs[j].sm, m->target_sm);
+            }
+    }
     for (uint32_t fi = 0; fi < m->nfuncs && !b->ls.stop; fi++) {
         const ptx_func *f = m->funcs[fi];
         if (!f->has_body || !f->stmts) continue;
+        /* ".loc F L C, function_name N, inlined_at F L C": PTX ISA 7.0 */
+        for (uint32_t si = 0; si < f->nstmts && have < 70 && !loc_reported; si++)
+            if (f->stmts[si]->kind == PTX_S_LOC && (f->stmts[si]->u.locinfo.fn_name || f->stmts[si]->u.locinfo.ia_file)) {
+                ptx_b_error(b, f->stmts[si]->loc, ".loc with function_name or inlined_at requires PTX ISA 7.0 or "
+                            "later (the file is .version %u.%u)", m->version_major, m->version_minor);
+                loc_reported = 1;
+            }
         for (uint32_t si = 0; si < f->nstmts && !b->ls.stop; si++) {
             const ptx_stmt *s = f->stmts[si];
             if (s->kind != PTX_S_INST) continue;
