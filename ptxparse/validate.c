@@ -214,7 +214,7 @@ static bool check_min(const vctx *c, const char *at, const char *what, int wlen,
 /* ---- modifiers (once per spelling) ---- */
 typedef struct mods_info {
     uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
-        space, vec, has_red, nonglobal_space, has_boolop;
+        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas;
     const char *cmpname;
 } mods_info;
 
@@ -301,6 +301,11 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             }
         }
         count[x->cls]++;
+        if (n == 15 && !memcmp(p, ".L2::cache_hint", 15)) mi->has_hint = 1;
+        if (n == 6 && !memcmp(p, ".async", 6)) mi->has_async = 1;
+        if (n == 5 && !memcmp(p, ".pack", 5)) mi->has_pack = 1;
+        if (n == 5 && !memcmp(p, ".sync", 5)) mi->has_sync = 1;
+        if (n == 4 && !memcmp(p, ".cas", 4)) mi->has_cas = 1;
         switch (x->cls) {
         case 'T':
             if (mi->ntypes < 4) {
@@ -419,7 +424,7 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
         unsigned d = mi->types[0], s = mi->types[1];
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
-        if (ptx_inst_has_mod(in, ".pack")) break;
+        if (mi->has_pack) break;
         if (fd && !fs) { if (mi->rnd != 1) need = ".rn .rz .rm .rp"; }
         else if (!fd && fs) { if (mi->rnd != 2) need = ".rni .rzi .rmi .rpi"; }
         else if (fd && fs) {
@@ -469,7 +474,7 @@ static bool compatible(unsigned t, unsigned r, int relaxed) {
 static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed, int allow_sym) {
     if (!t) return true;
     int rt = reg_type(c, o);
-    const char *at = opd_text(c, idx);
+#define at opd_text(c, idx) /* where the operand is: only wanted for a message */
     int L = (int)c->in->opcode_len;
     const char *op = c->in->opcode;
     if (rt >= 0) {
@@ -518,6 +523,8 @@ static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsig
     return true;
 }
 
+#undef at
+
 static bool is_result(const ptx_operand *o) {
     return o->kind == PTX_O_REG || o->kind == PTX_O_VEC || o->kind == PTX_O_PAIR || o->kind == PTX_O_SINK;
 }
@@ -560,16 +567,14 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
     /* the optional last operands: a cache policy (ld, st with
      * .L2::cache_hint), setp's predicate (with .and/.or/.xor), cvt.pack's */
     unsigned want = 0;
-    if ((f->flags & (F_L | F_S)) && n == 3 && !ptx_inst_has_mod(in, ".L2::cache_hint") &&
-        !ptx_inst_has_mod(in, ".async"))
+    if ((f->flags & (F_L | F_S)) && n == 3 && !mi->has_hint && !mi->has_async)
         want = 2;
-    else if (in->op == PTX_OPC_CVT && !ptx_inst_has_mod(in, ".pack") && n != 2)
+    else if (in->op == PTX_OPC_CVT && !mi->has_pack && n != 2)
         want = 2;
-    else if (in->op == PTX_OPC_SHFL && n != (ptx_inst_has_mod(in, ".sync") ? 5u : 4u))
-        want = ptx_inst_has_mod(in, ".sync") ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
-    else if (in->op == PTX_OPC_ATOM && !ptx_inst_has_mod(in, ".L2::cache_hint") &&
-             n != (ptx_inst_has_mod(in, ".cas") ? 4u : 3u))
-        want = ptx_inst_has_mod(in, ".cas") ? 4u : 3u; /* d, [a], b[, c] */
+    else if (in->op == PTX_OPC_SHFL && n != (mi->has_sync ? 5u : 4u))
+        want = mi->has_sync ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
+    else if (in->op == PTX_OPC_ATOM && !mi->has_hint && n != (mi->has_cas ? 4u : 3u))
+        want = mi->has_cas ? 4u : 3u; /* d, [a], b[, c] */
     else if ((in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) &&
              n != (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u))
         want = (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u);
@@ -683,17 +688,25 @@ static void suggest(const char *p, size_t n, char *out, size_t cap) {
                               ptx_opcode_name((ptx_opcode)bi[i]));
 }
 
+/* Spellings are hashed by length and their first and last 8 bytes (the
+ * source buffer has 2 NULs after the text; shorter spellings are read byte
+ * by byte), as decode_opcode's cache does. */
 static uint32_t hspell(const char *p, uint32_t n) {
-    uint32_t h = 2166136261u;
-    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
+    uint64_t head = 0, tail = 0;
+    if (n >= 8) {
+        memcpy(&head, p, 8);
+        memcpy(&tail, p + n - 8, 8);
+    } else {
+        for (uint32_t i = 0; i < n; i++) head |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    }
+    return (uint32_t)((head * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full ^ n) >> 32);
 }
 
 void ptx_validate_module(ptx_builder *b) {
     call_once(&forms_once, forms_build);
     const ptx_module *m = b->m;
     /* spellings already checked: open addressing, grown as needed */
-    uint32_t cap = 1024, used = 0;
+    uint32_t cap = 256, used = 0;
     seen *tab = calloc(cap, sizeof *tab);
     if (!tab) abort();
     unsigned have = m->version_major * 10 + m->version_minor;
