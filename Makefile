@@ -31,7 +31,7 @@ JANSSON_LIBS := -ljansson
 LDLIBS  := $(JANSSON_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers
+        shapecheck layers validity validity-smoke
 all: bin/ptxray
 
 help:
@@ -42,6 +42,7 @@ help:
 	@echo "make layers     every module includes only the headers of the modules below it (README, Layout)"
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
+	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
@@ -74,6 +75,9 @@ $(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/opcodes.def
 # The emulator's instruction handlers are lane loops over 32 values: -O3
 # lets GCC vectorise them (with run-time alias checks) on baseline x86-64.
 $(B)/obj/emu/exec_%.o: CFLAGS += -O3
+# The validator compiles the instruction-form table in.
+$(B)/obj/ptxparse/validate.o: ptxparse/forms.def
+
 # The warp forms' rules are loops over the 32 lanes too.
 $(B)/obj/analyses/warp_form.o: CFLAGS += -O3
 
@@ -99,6 +103,7 @@ test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray layers
 check: layers
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
+	$(MAKE) validity-smoke
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
@@ -122,6 +127,23 @@ coalescing-compare: $(B)/ptxray $(B)/ptxray-tests
 # the figures per shape (docs/emulator.md, "Block shapes").
 shapecheck: $(B)/ptxray $(B)/ptxray-tests
 	PTXRAY_SHAPES_ANALYSES=all PTXRAY_SHAPES_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_shapes/*'
+
+# ptxray's accept/reject decision against ptxas's on single-token mutants of
+# the corpus (fuzz/validity.py, issue 14): 1,000 mutants, agreement >= 99%.
+# validity-smoke (make check): a fixed-seed sample of 200 under the sanitizers
+# (a crash fails it); skipped where ptxas is missing.
+PTXAS ?= $(firstword $(shell command -v ptxas 2>/dev/null) /usr/local/cuda/bin/ptxas)
+VALIDITY_N ?= 1000
+validity: $(B)/ptxray
+	python3 fuzz/validity.py --ptxray $(B)/ptxray --ptxas $(PTXAS) --n $(VALIDITY_N) --seed 1
+
+validity-smoke:
+	@mkdir -p build
+	@if [ ! -x "$(PTXAS)" ]; then echo "validity-smoke: ptxas not found: skipped"; \
+	elif ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	    python3 fuzz/validity.py --ptxray build/asan/ptxray --ptxas $(PTXAS) --n 200 --seed 14 \
+	    > build/validity-smoke.log 2>&1; then tail -n 1 build/validity-smoke.log; \
+	else tail -n 30 build/validity-smoke.log; echo "validity-smoke: FAILED (see build/validity-smoke.log)"; exit 1; fi
 
 # ---- benchmark ----
 $(B)/ptxray-bench: bench/bench.c $(B)/libptxray.a

@@ -129,7 +129,9 @@ static void mark_targets(builder *b, uint8_t *is_target)
             }
         } else if (s->kind == PTX_S_INST && s->u.inst.op == PTX_OPC_BRA && s->u.inst.nopd >= 1 &&
                    s->u.inst.opd[s->u.inst.nopd - 1].kind == PTX_O_SYM) {
-            uint32_t t = labtab_find(&b->labels, ptx_opd_text(&s->u.inst.opd[s->u.inst.nopd - 1]));
+            const ptx_operand *o = &s->u.inst.opd[s->u.inst.nopd - 1];
+            uint32_t t = ptx_label_ref(fn, o);
+            if (t == UINT32_MAX) t = labtab_find(&b->labels, ptx_opd_text(o));
             if (t != CFG_NONE) is_target[t] = 1;
         }
     }
@@ -162,7 +164,9 @@ static void block_edges(builder *b, uint32_t k, uint32_t next)
         if (!t || t->kind != PTX_O_SYM) {
             error_at(b, s->loc, "bra needs a label operand:", (ptx_str){in->opcode, in->opcode_len});
         } else {
-            uint32_t tb = block_of_label(b, ptx_opd_text(t), s->loc);
+            /* a label of a { } block: the resolver recorded which (ir.h) */
+            uint32_t tb = ptx_label_ref(fn, t) != UINT32_MAX ? g->stmt_block[ptx_label_ref(fn, t)]
+                              : block_of_label(b, ptx_opd_text(t), s->loc);
             if (tb != CFG_NONE) edge(b, k, tb);
         }
     } else if (in->op == PTX_OPC_BRX) {

@@ -707,7 +707,9 @@ static efunc *decode_func(emu_machine *M, uint32_t fi)
             const ptx_inst *in = &fn->stmts[I->stmt]->u.inst;
             if (I->ctl == CTL_BRA) {
                 const ptx_operand *o = &in->opd[in->nopd - 1];
-                uint32_t ls = o->kind == PTX_O_SYM ? find_label(labels, nlabels, ptx_opd_text(o)) : EMU_NONE;
+                uint32_t ls = o->kind != PTX_O_SYM ? EMU_NONE
+                            : ptx_label_ref(fn, o) != UINT32_MAX ? ptx_label_ref(fn, o) /* block-scoped label */
+                                                                  : find_label(labels, nlabels, ptx_opd_text(o));
                 if (ls == EMU_NONE) {
                     I->ctl = CTL_UNSUP;
                     I->aux = "branch target is not a label of this function";

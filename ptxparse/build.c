@@ -49,15 +49,6 @@ void ptx_b_error(ptx_builder *b, ptx_loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-static void ptx_b_warning(ptx_builder *b, ptx_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void ptx_b_warning(ptx_builder *b, ptx_loc loc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vdiag(b, PTX_DIAG_WARNING, loc, fmt, ap);
-    va_end(ap);
-}
-
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -147,7 +138,8 @@ static void add_stmt(ptx_builder *b, ptx_stmt *s) {
     VPUSH(b->body, s);
     bool named;
     switch (s->kind) {
-    case PTX_S_LABEL: case PTX_S_VAR: case PTX_S_PROTO: case PTX_S_TARGETS: named = true; break;
+    case PTX_S_LABEL: case PTX_S_VAR: case PTX_S_PROTO: case PTX_S_TARGETS:
+    case PTX_S_SCOPE_BEGIN: case PTX_S_SCOPE_END: named = true; break; /* scopes: resolve.c's block scoping */
     case PTX_S_INST:
         named = false;
         for (uint32_t i = 0; i < s->u.inst.nopd && !named; i++) named = opd_names(&s->u.inst.opd[i]);
@@ -236,10 +228,13 @@ void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc) {
     } else {
         i = 0;
     }
+    /* the versions of the PTX ISA, as ptxas 13.0 knows them */
+    static const uint8_t last_minor[10] = {0, 5, 3, 2, 3, 1, 5, 8, 8, 0};
     if (i == 0 || maj > 99 || min > 99) {
         ptx_b_error(b, loc, "malformed .version '%.*s': expected MAJOR.MINOR, e.g. 8.5", (int)v.n, v.p);
-    } else if (maj < 1 || maj > 9) {
-        ptx_b_warning(b, loc, "PTX ISA version %u.%u is outside the range ptxray knows (1.0-9.x)", maj, min);
+    } else if (maj < 1 || maj > 9 || min > last_minor[maj]) {
+        ptx_b_error(b, loc, "unknown PTX ISA version %u.%u; the versions are 1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, "
+                    "5.0-5.1, 6.0-6.5, 7.0-7.8, 8.0-8.8 and 9.0", maj, min);
     }
     b->m->version_major = maj;
     b->m->version_minor = min;
@@ -250,6 +245,21 @@ void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc) {
     add_stmt(b, s);
 }
 
+/* The targets of the PTX ISA (section 5.1 and its release notes) with the
+ * first PTX ISA version that has each, as ptxas 13.0 checks them; "a" and
+ * "f" variants (arch-specific, family) need the version given for them. */
+static const struct { const char *name; uint8_t ver; } targets[] = {
+    {"sm_10", 10}, {"sm_11", 10}, {"sm_12", 12}, {"sm_13", 12}, {"sm_20", 20}, {"sm_21", 20},
+    {"sm_30", 30}, {"sm_32", 40}, {"sm_35", 31}, {"sm_37", 41}, {"sm_50", 40}, {"sm_52", 41},
+    {"sm_53", 42}, {"sm_60", 50}, {"sm_61", 50}, {"sm_62", 50}, {"sm_70", 60}, {"sm_72", 61},
+    {"sm_75", 63}, {"sm_80", 70}, {"sm_86", 71}, {"sm_87", 74}, {"sm_88", 90}, {"sm_89", 78},
+    {"sm_90", 78}, {"sm_90a", 80}, {"sm_100", 86}, {"sm_100a", 86}, {"sm_100f", 88},
+    {"sm_101", 86}, {"sm_101a", 86}, {"sm_101f", 88}, {"sm_103", 88}, {"sm_103a", 88},
+    {"sm_103f", 88}, {"sm_110", 90}, {"sm_110a", 90}, {"sm_110f", 90}, {"sm_120", 87},
+    {"sm_120a", 87}, {"sm_120f", 88}, {"sm_121", 88}, {"sm_121a", 88}, {"sm_121f", 88},
+    {"texmode_unified", 10}, {"texmode_independent", 15}, {"debug", 30}, {"map_f64_to_f32", 10},
+};
+
 void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
     check_first(b, loc, 0);
     b->seen_target = 1;
@@ -257,6 +267,28 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
     s->u.dir = new_dir(b);
     s->u.dir->n = n;
     s->u.dir->items = pop_strs(b, n);
+    unsigned have = b->m->version_major * 10 + b->m->version_minor;
+    for (uint32_t i = 0; i < n; i++) {
+        ptx_str t = s->u.dir->items[i];
+        size_t k = 0, nt = sizeof targets / sizeof targets[0];
+        while (k < nt && !ptx_str_eq(t, targets[k].name)) k++;
+        ptx_loc tl = {loc.line, loc.col + (uint32_t)(t.p - (b->ls.buf + loc.off)), (uint32_t)(t.p - b->ls.buf)};
+        if (k == nt) {
+            ptx_b_error(b, tl, "unknown target '%.*s'; expected sm_NN (sm_75 ... sm_121a), texmode_unified, "
+                        "texmode_independent, debug or map_f64_to_f32", (int)t.n, t.p);
+            continue;
+        }
+        if (b->seen_version && have < targets[k].ver)
+            ptx_b_error(b, tl, ".target %s requires PTX ISA %u.%u or later (the file is .version %u.%u)",
+                        targets[k].name, targets[k].ver / 10u, targets[k].ver % 10u, b->m->version_major,
+                        b->m->version_minor);
+        if (t.n > 3 && !memcmp(t.p, "sm_", 3) && !b->m->target_sm) {
+            unsigned v = 0;
+            for (uint32_t j = 3; j < t.n && t.p[j] >= '0' && t.p[j] <= '9'; j++) v = v * 10 + (unsigned)(t.p[j] - '0');
+            b->m->target_sm = v;
+            b->m->target_arch = t.p[t.n - 1] == 'a' || t.p[t.n - 1] == 'f';
+        }
+    }
     add_stmt(b, s);
 }
 
@@ -1245,7 +1277,11 @@ void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc) {
         ptx_operand x, y;
         memset(&x, 0, sizeof x);
         memset(&y, 0, sizeof y);
-        if (resolve_reg(b, e->u.a->text, &x) && resolve_reg(b, e->b->text, &y)) {
+        /* "_|P" and "P|_" (elect.sync, shfl.sync): a sink on one side */
+        bool sx = ptx_str_eq(e->u.a->text, "_"), sy = ptx_str_eq(e->b->text, "_");
+        if (sx) x.kind = PTX_O_SINK;
+        if (sy) y.kind = PTX_O_SINK;
+        if (!(sx && sy) && (sx || resolve_reg(b, e->u.a->text, &x)) && (sy || resolve_reg(b, e->b->text, &y))) {
             o->kind = PTX_O_PAIR;
             o->n = 2;
             o->p.elems = ARENA_NEWN(b->a, ptx_operand, 2);
@@ -1478,8 +1514,10 @@ static __attribute__((noinline)) void decode_opcode_slow(ptx_builder *b, ptx_ins
         for (uint32_t i = 0; i < b->unknown_ops.n; i++)
             if (ptx_str_eqs(b->unknown_ops.v[i], base)) goto mods;
         VPUSH(b->unknown_ops, base);
-        ptx_b_warning(b, loc, "unknown instruction '%.*s': kept as written and treated conservatively",
-                      (int)base.n, base.p);
+        /* with the validation on, validate.c reports it as an error */
+        if (!ptx_validation)
+            ptx_diag_add(b->d, PTX_DIAG_WARNING, loc, "unknown instruction '%.*s': kept as written and treated conservatively",
+                         (int)base.n, base.p);
     }
 mods:
     while (q < e) {

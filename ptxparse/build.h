@@ -142,6 +142,7 @@ struct ptx_builder {
 };
 
 extern int ptx_fast_paths;
+extern int ptx_validation;
 
 /* Lexer side. */
 void ptx_lex_begin(struct ptx_lexstate *ls);
@@ -231,6 +232,8 @@ void ptx_b_push_expr(ptx_builder *b, ptx_expr *e);
 
 /* After parsing: resolve symbols of every function (resolve.c). */
 void ptx_resolve_module(ptx_builder *b);
+/* Then every instruction against its form (validate.c, forms.def). */
+void ptx_validate_module(ptx_builder *b);
 
 /* ir.c: modifier/opcode tables. */
 enum { PTX_MOD_NONE, PTX_MOD_TYPE, PTX_MOD_SPACE, PTX_MOD_VEC };

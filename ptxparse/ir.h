@@ -103,7 +103,9 @@ typedef enum ptx_opd_kind {
                  * p.text = its spelling ("%tid.x") when parsed, NULL when built */
     PTX_O_IMM,  /* literal: v = value (int, or raw IEEE bits of a float), p.text/n = spelling
                  * including a leading '-'; flags = PTX_IMM_* */
-    PTX_O_SYM,  /* symbol (label, variable, function, param): p.text/n = name */
+    PTX_O_SYM,  /* symbol (label, variable, function, param): p.text/n = name; a label
+                 * of a body with { } blocks (where sibling blocks may reuse a name):
+                 * v = index of its statement in fn->stmts + 1, else 0 */
     PTX_O_EXPR, /* any other constant expression: p.expr */
     PTX_O_ADDR, /* [elems[0] + v] (v = offset; flags PTX_ADDR_OFF when written, even +0),
                  * or [a, b, {c,d}] (texture/surface form, n > 1) */
@@ -325,8 +327,20 @@ typedef struct ptx_module {
     ptx_func **funcs;
     uint32_t version_major, version_minor;
     uint32_t address_size; /* 32/64, 0 if not given */
+    uint32_t target_sm;    /* NN of the .target's sm_NN, 0 if none */
+    uint8_t target_arch;   /* sm_NNa (arch-specific) or sm_NNf (family) */
 } ptx_module;
 
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name);
+
+/* The statement index of the block-scoped label a PTX_O_SYM operand names
+ * (recorded by the resolver, see PTX_O_SYM), or UINT32_MAX when none was
+ * recorded or the body has changed since: then look the label up by name. */
+static inline uint32_t ptx_label_ref(const ptx_func *f, const ptx_operand *o) {
+    if (o->kind != PTX_O_SYM || o->v <= 0 || (uint64_t)o->v > f->nstmts) return UINT32_MAX;
+    const ptx_stmt *s = f->stmts[o->v - 1];
+    if (s->kind != PTX_S_LABEL || s->u.name.n != o->n || !ptx_str_eqs(s->u.name, ptx_opd_text(o))) return UINT32_MAX;
+    return (uint32_t)(o->v - 1);
+}
 
 #endif

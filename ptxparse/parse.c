@@ -12,6 +12,8 @@ int ptx_yyparse(struct ptx_lexstate *lexer, ptx_builder *b);
 
 int ptx_fast_paths = 1;
 void ptx_set_fast_paths(int on) { ptx_fast_paths = on != 0; }
+int ptx_validation = 1;
+void ptx_set_validation(int on) { ptx_validation = on != 0; }
 
 /* PTX offsets are 32-bit in the IR: larger files are refused up front. */
 #define PTX_MAX_FILE ((size_t)UINT32_MAX - 16)
@@ -84,6 +86,11 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
         return NULL;
     }
 
+    /* A UTF-8 byte-order mark (editors on Windows write one) reads as three
+     * blanks: positions on line 1 still count its bytes. */
+    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF)
+        memset(buf, ' ', 3);
+
     ptx_builder *b = calloc(1, sizeof *b);
     if (!b) { ptx_module_free(m); return NULL; }
     b->m = m;
@@ -108,6 +115,7 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     m->funcs = ARENA_NEWN(&m->arena, ptx_func *, b->funcs.n ? b->funcs.n : 1);
     if (b->funcs.n) memcpy(m->funcs, b->funcs.v, b->funcs.n * sizeof *m->funcs);
     if (d->nerrors == errors_before) ptx_resolve_module(b);
+    if (d->nerrors == errors_before && ptx_validation) ptx_validate_module(b);
     builder_free(b);
     free(b);
     sort_diags(d, first_diag);

@@ -90,11 +90,12 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %left '*' '/' '%'
 %precedence UNARY
 
-/* One shift/reduce conflict, resolved by shifting: an operand that starts
- * with '(' and holds one expression, "(x)", is read as a parenthesised
- * expression; build.c turns it into a one-element list where the operand is
- * a call's argument or return list. */
-%expect 1
+/* Two shift/reduce conflicts, both resolved by shifting.  An operand that
+ * starts with '(' and holds one expression, "(x)", is read as a
+ * parenthesised expression; build.c turns it into a one-element list where
+ * the operand is a call's argument or return list.  A .pragma after a
+ * function declaration written without ';' belongs to the function. */
+%expect 2
 
 %%
 
@@ -225,7 +226,10 @@ fdir_args: %empty                          { $$ = 0; }
          | fdir_args ',' T_INT              { ptx_b_push_str(b, $3); $$ = $1 + 1; }
          ;
 
+/* A declaration may end without ';' (PTX 2.x nvopencc output: "\t.visible
+ * .func (...) f (...)" on a line of its own, the definition later). */
 func_tail: ';'                              { ptx_b_no_body(b); }
+         | %empty                           { ptx_b_no_body(b); }
          | '{'                              { ptx_b_body_begin(b, @1); }
            stmts '}'                        { ptx_b_body_end(b, @4); }
          ;

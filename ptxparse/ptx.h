@@ -56,4 +56,11 @@ char *ptx_func_shown(const ptx_func *fn);
  * test and for measurements.  Not thread-safe; default on. */
 void ptx_set_fast_paths(int on);
 
+/* After parsing, every instruction is checked against the PTX ISA's forms
+ * (validate.c, forms.def): opcode, modifiers, operands, register types, the
+ * .version and .target it needs.  With this off, unknown instructions parse
+ * generically with a warning, and the analyses treat them conservatively.
+ * Not thread-safe; default on. */
+void ptx_set_validation(int on);
+
 #endif

@@ -79,7 +79,7 @@ typedef struct {
 } rctx;
 
 static void check_sym(rctx *c, ptx_str name) {
-    if (set_find(c->local, name) || set_find(c->global, name)) return;
+    if (set_find(c->local, name) || set_find(c->global, name) || ptx_str_eq(name, "WARP_SZ")) return;
     ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
 }
 
@@ -118,9 +118,237 @@ static void add_params(symset *s, const ptx_func *f) {
     for (uint32_t i = 0; i < f->nparams; i++) set_add(s, f->params[i]->name, K_PARAM);
 }
 
+/* PTX block scoping (ISA 4.4 and 5.3: a label or variable declared in a
+ * { } block is visible in that block and the blocks nested in it, forward
+ * references included, and may shadow one of an enclosing block; sibling
+ * blocks may reuse a name, as inline-asm blocks do).  Each scope's
+ * declarations are chained per name; a use is resolved to the declaration in
+ * the innermost enclosing scope. */
+typedef struct {
+    uint32_t *parent, *depth; /* per scope (0 = the body) */
+    uint32_t nscopes, cap;
+    /* declarations: name -> chain of (scope, kind, stmt) */
+    ptx_str *dname;
+    uint32_t *dscope, *dnext, *dstmt;
+    uint8_t *dkind;
+    uint32_t ndecl, dcap;
+    uint32_t *head; /* hash of names -> first declaration + 1 */
+    ptx_str *hkey;
+    uint32_t hcap;
+} scopes;
+
+static void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) abort();
+    return q;
+}
+
+static void scopes_free(scopes *s) {
+    free(s->parent); free(s->depth); free(s->dname); free(s->dscope); free(s->dnext); free(s->dstmt);
+    free(s->dkind); free(s->head); free(s->hkey);
+}
+
+static uint32_t scope_new(scopes *s, uint32_t parent) {
+    if (s->nscopes == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->parent = xrealloc(s->parent, s->cap * sizeof *s->parent);
+        s->depth = xrealloc(s->depth, s->cap * sizeof *s->depth);
+    }
+    s->parent[s->nscopes] = parent;
+    s->depth[s->nscopes] = s->nscopes ? s->depth[parent] + 1 : 0;
+    return s->nscopes++;
+}
+
+static uint32_t *scope_slot(scopes *s, ptx_str k) {
+    for (uint32_t i = h32(k) & (s->hcap - 1);; i = (i + 1) & (s->hcap - 1))
+        if (!s->head[i] || ptx_str_eqs(s->hkey[i], k)) {
+            s->hkey[i] = k;
+            return &s->head[i];
+        }
+}
+
+/* Adds a declaration; returns the kind of one with that name in the same
+ * scope (0 if none). */
+static int scope_decl(scopes *s, ptx_str name, uint32_t scope, int kind, uint32_t stmt) {
+    if ((s->ndecl + 1) * 2 > s->hcap) {
+        uint32_t nc = s->hcap ? s->hcap * 2 : 64;
+        free(s->head);
+        free(s->hkey);
+        s->head = calloc(nc, sizeof *s->head);
+        s->hkey = calloc(nc, sizeof *s->hkey);
+        if (!s->head || !s->hkey) abort();
+        s->hcap = nc;
+        for (uint32_t i = 0; i < s->ndecl; i++) { /* rebuild: chains keep their order */
+            uint32_t *h = scope_slot(s, s->dname[i]);
+            if (!*h) *h = i + 1;
+        }
+    }
+    if (s->ndecl == s->dcap) {
+        s->dcap = s->dcap ? s->dcap * 2 : 64;
+        s->dname = xrealloc(s->dname, s->dcap * sizeof *s->dname);
+        s->dscope = xrealloc(s->dscope, s->dcap * sizeof *s->dscope);
+        s->dnext = xrealloc(s->dnext, s->dcap * sizeof *s->dnext);
+        s->dstmt = xrealloc(s->dstmt, s->dcap * sizeof *s->dstmt);
+        s->dkind = xrealloc(s->dkind, s->dcap);
+    }
+    uint32_t *h = scope_slot(s, name);
+    int same = 0;
+    for (uint32_t d = *h; d; d = s->dnext[d - 1])
+        if (s->dscope[d - 1] == scope && (!same || s->dkind[d - 1] == K_LABEL)) same = s->dkind[d - 1];
+    uint32_t i = s->ndecl++;
+    s->dname[i] = name;
+    s->dscope[i] = scope;
+    s->dkind[i] = (uint8_t)kind;
+    s->dstmt[i] = stmt;
+    s->dnext[i] = 0;
+    /* append, so that a rebuild finds the first declaration at the head */
+    if (!*h) *h = i + 1;
+    else {
+        uint32_t d = *h;
+        while (s->dnext[d - 1]) d = s->dnext[d - 1];
+        s->dnext[d - 1] = i + 1;
+    }
+    return same;
+}
+
+/* The declaration of name visible in scope (innermost), or UINT32_MAX. */
+static uint32_t scope_find(const scopes *s, ptx_str name, uint32_t scope) {
+    if (!s->hcap) return UINT32_MAX;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = h32(name) & (s->hcap - 1); s->head[i]; i = (i + 1) & (s->hcap - 1)) {
+        if (!ptx_str_eqs(s->hkey[i], name)) continue;
+        for (uint32_t d = s->head[i]; d; d = s->dnext[d - 1]) {
+            uint32_t ds = s->dscope[d - 1], u = scope;
+            while (s->depth[u] > s->depth[ds]) u = s->parent[u];
+            if (u == ds && (best == UINT32_MAX || s->depth[ds] > s->depth[s->dscope[best]])) best = d - 1;
+        }
+        break;
+    }
+    return best;
+}
+
+/* The predefined identifiers of the ISA (section 4.4.3) that are not special
+ * registers: WARP_SZ, the warp size as a constant. */
+static bool predefined(ptx_str name) { return ptx_str_eq(name, "WARP_SZ"); }
+
+static void check_sym_scoped(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o, ptx_str name) {
+    uint32_t d = scope_find(sc, name, scope);
+    if (d != UINT32_MAX) {
+        /* a label reached by name: downstream passes take the statement from v */
+        if (o && sc->dkind[d] == K_LABEL) o->v = (int64_t)sc->dstmt[d] + 1;
+        return;
+    }
+    if (set_find(c->local, name) || set_find(c->global, name) || predefined(name)) return;
+    ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
+}
+
+static void check_expr_scoped(rctx *c, const scopes *sc, uint32_t scope, const ptx_expr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case PTX_E_SYM: check_sym_scoped(c, sc, scope, NULL, e->text); break;
+    case PTX_E_UNARY: case PTX_E_PAREN: check_expr_scoped(c, sc, scope, e->u.a); break;
+    case PTX_E_BINARY: check_expr_scoped(c, sc, scope, e->u.a); check_expr_scoped(c, sc, scope, e->b); break;
+    case PTX_E_COND:
+        check_expr_scoped(c, sc, scope, e->u.a);
+        check_expr_scoped(c, sc, scope, e->b);
+        check_expr_scoped(c, sc, scope, e->c);
+        break;
+    case PTX_E_CALL: for (uint32_t i = 0; i < e->nargs; i++) check_expr_scoped(c, sc, scope, e->u.args[i]); break;
+    default: break;
+    }
+}
+
+static void check_opd_scoped(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o) {
+    switch (o->kind) {
+    case PTX_O_SYM: check_sym_scoped(c, sc, scope, o, ptx_opd_text(o)); break;
+    case PTX_O_EXPR: check_expr_scoped(c, sc, scope, o->p.expr); break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++) check_opd_scoped(c, sc, scope, &o->p.elems[i]);
+        break;
+    default: break;
+    }
+}
+
+/* Index of each statement of f's body, for the label references of a body
+ * with block scopes (v of the operand). */
+static uint32_t stmt_index(ptx_func *f, ptx_stmt *s, uint32_t *hint) {
+    for (uint32_t i = *hint; i < f->nstmts; i++)
+        if (f->stmts[i] == s) return *hint = i;
+    for (uint32_t i = 0; i < *hint && i < f->nstmts; i++)
+        if (f->stmts[i] == s) return *hint = i;
+    return UINT32_MAX;
+}
+
+static void check_init_scoped(rctx *c, const scopes *sc, uint32_t scope, const ptx_init *in) {
+    if (!in) return;
+    if (in->kind == 'e') check_expr_scoped(c, sc, scope, in->expr);
+    else if (in->kind == 'l')
+        for (uint32_t i = 0; i < in->n; i++) check_init_scoped(c, sc, scope, in->items[i]);
+}
+
+/* A body with { } blocks: names are resolved per scope. */
+static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+    symset params = {0};
+    add_params(&params, f);
+    scopes sc = {0};
+    uint32_t *at = malloc((nstmts ? nstmts : 1) * sizeof *at);
+    if (!at) abort();
+    uint32_t cur = scope_new(&sc, 0), hint = 0;
+    for (uint32_t i = 0; i < nstmts; i++) {
+        ptx_stmt *s = stmts[i];
+        if (s->kind == PTX_S_SCOPE_BEGIN) cur = scope_new(&sc, cur);
+        else if (s->kind == PTX_S_SCOPE_END && cur) cur = sc.parent[cur];
+        at[i] = cur;
+        ptx_str name;
+        int kind;
+        switch (s->kind) {
+        case PTX_S_LABEL: name = s->u.name; kind = K_LABEL; break;
+        case PTX_S_VAR:
+            if (s->u.var->space == PTX_SP_REG) continue;
+            name = s->u.var->name; kind = K_VAR; break;
+        case PTX_S_PROTO: name = s->u.dir->name; kind = K_PROTO; break;
+        case PTX_S_TARGETS: name = s->u.dir->name; kind = K_TARGETS; break;
+        default: continue;
+        }
+        uint32_t idx = s->kind == PTX_S_LABEL ? stmt_index(f, s, &hint) : UINT32_MAX;
+        int same = scope_decl(&sc, name, cur, kind, idx);
+        if (same == K_LABEL && (kind == K_LABEL || kind == K_TARGETS))
+            ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)name.n, name.p);
+    }
+    rctx c = {b, global, &params, {0, 0, 0}};
+    for (uint32_t i = 0; i < nstmts; i++) {
+        ptx_stmt *s = stmts[i];
+        c.at = s->loc;
+        if (s->kind == PTX_S_INST) {
+            for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd_scoped(&c, &sc, at[i], &s->u.inst.opd[k]);
+        } else if (s->kind == PTX_S_TARGETS) {
+            for (uint32_t k = 0; k < s->u.dir->n; k++) {
+                uint32_t d = scope_find(&sc, s->u.dir->items[k], at[i]);
+                int kind = d != UINT32_MAX ? sc.dkind[d] : set_find(global, s->u.dir->items[k]);
+                if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
+                    ptx_b_error(b, loc_in(b, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
+                                s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
+                                (int)s->u.dir->items[k].n, s->u.dir->items[k].p,
+                                s->flag == 'b' ? "a label of this function" : "a function");
+            }
+        } else if (s->kind == PTX_S_VAR) {
+            check_init_scoped(&c, &sc, at[i], s->u.var->init);
+        }
+        if (b->ls.stop) break;
+    }
+    free(at);
+    scopes_free(&sc);
+    set_free(&params);
+}
+
 /* stmts: the body's statements that define or use a name (the builder's
  * list), or all of them. */
 static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+    for (uint32_t i = 0; i < nstmts; i++)
+        if (stmts[i]->kind == PTX_S_SCOPE_BEGIN) {
+            resolve_func_scoped(b, global, f, stmts, nstmts);
+            return;
+        }
     symset local = {0};
     add_params(&local, f);
     for (uint32_t i = 0; i < nstmts; i++) {

@@ -52,7 +52,8 @@ Test(emu_errors, out_of_bounds_has_line_and_address)
     eh_close(h);
 }
 
-static const char misc_ptx[] = HDR
+/* sm_90: mapa and the cluster registers need it (the validator checks .target) */
+static const char misc_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
     ".extern .shared .align 4 .b8 dyn[];\n"                                  /* 4 */
     ".visible .entry unsup(.param .u32 n)\n"                                 /* 5 */
     "{\n"                                                                     /* 6 */

@@ -598,7 +598,8 @@ Test(emu_insts, integer_edge_cases)
 }
 
 /* ---- warp collectives ------------------------------------------------------------------------------ */
-static const char warp_ptx[] = HDR
+/* sm_90: elect.sync needs it (the validator checks .target) */
+static const char warp_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
     ".visible .entry warp(.param .u64 in, .param .u64 out)\n{\n"
     "  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<12>;\n"
     "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"

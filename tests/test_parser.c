@@ -313,7 +313,12 @@ Test(parser, independent_texture_mode) {
     ptx_module_free(m);
 }
 
-Test(parser, unknown_opcode_is_generic_with_a_warning) {
+static void validation_off(void) { ptx_set_validation(0); }
+static void validation_on(void) { ptx_set_validation(1); }
+
+/* With the validation off (ptx_set_validation) an unknown instruction is
+ * kept generically with a warning; on, it is an error (test_front.c). */
+Test(parser, unknown_opcode_is_generic_with_a_warning, .init = validation_off, .fini = validation_on) {
     const char *src = ".version 9.0\n.target sm_100a\n.address_size 64\n.entry k()\n{\n"
                       "\t.reg .b32 %r<3>;\n\tfrobnicate.sync.aligned::x.b32 \t%r1, [%r2+8], {%r1, _};\n\tret;\n}\n";
     ptx_diags d;

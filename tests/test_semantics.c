@@ -37,6 +37,9 @@ TestSuite(semantics, .fini = teardown);
     "\t.reg .v4 .f32 %v;\n"                                                             \
     "\t.param .b32 param0;\n\t.param .b32 param1;\n\t.param .b32 retval0;\n"
 
+static void validation_off(void) { ptx_set_validation(0); }
+static void validation_on(void) { ptx_set_validation(1); }
+
 /* Parses one instruction inside a kernel and returns it (the first
  * instruction of the body); extra_mod / extra_body are added declarations. */
 static const ptx_inst *parse_inst_with(const char *extra_mod, const char *extra_body,
@@ -823,7 +826,9 @@ Test(semantics, createpolicy)
 #define UNK                                                                                  \
     (PTX_SEM_UNKNOWN | LD | STO | ATM | FEN | SYN | COL | SE)
 
-Test(semantics, unknown_opcode_is_conservative)
+/* Unknown instructions are errors (validate.c); with the validation off
+ * they parse generically and their semantics are as cautious as can be. */
+Test(semantics, unknown_opcode_is_conservative, .init = validation_off, .fini = validation_on)
 {
     ptx_inst_sem s = CHECK("frobnicate.b32 %r1, [%rd1], %r2;", 3, UNK, PTX_SP_NONE, PTX_T_B32,
                            PTX_T_B32, 0, "u:%r1 a:%rd1 u:%r2 m:%r1 m:%r2");
@@ -831,7 +836,7 @@ Test(semantics, unknown_opcode_is_conservative)
     cr_assert_eq(s.addr_opd, 1);
 }
 
-Test(semantics, unknown_subop_is_conservative)
+Test(semantics, unknown_subop_is_conservative, .init = validation_off, .fini = validation_on)
 {
     CHECK("mbarrier.frobnicate.shared.b64 %rd1, [%r1];", 2, UNK, PTX_SP_SHARED, PTX_T_B64,
           PTX_T_B64, 0, "u:%rd1 a:%r1 m:%rd1");

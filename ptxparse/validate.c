@@ -1,0 +1,802 @@
+/* The validator: every instruction against its form in forms.def (opcode,
+ * modifiers and their classes, operand count and kinds, register types, the
+ * first PTX ISA version and target), after parsing.  Messages name the legal
+ * set, like a compiler's.  A spelling is checked once per module (modifiers
+ * depend only on the text); operands are checked per instruction. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include "build.h"
+
+enum { F_D = 1, F_A = 2, F_L = 4, F_S = 8, F_BAG = 16 };
+
+typedef struct fmod {
+    const char *name; /* with its '.' */
+    uint8_t len, cls;
+    uint16_t ver, sm; /* 0: no minimum of its own */
+    uint8_t sm_a;
+} fmod;
+
+typedef struct fform {
+    const char *op;
+    uint8_t nmin, nmax, flags, sm_a;
+    uint16_t ver, sm;
+    char need[8];
+    fmod *mods;
+    uint32_t nmods;
+} fform;
+
+static const struct {
+    const char *op, *nopd, *ptx, *sm, *need, *flags, *mods;
+} form_src[] = {
+#define PTX_FORM(op, nopd, ptx, sm, need, flags, mods) {op, nopd, ptx, sm, need, flags, mods},
+#include "forms.def"
+#undef PTX_FORM
+};
+#define NFORMS (sizeof form_src / sizeof form_src[0])
+
+static fform forms[NFORMS];
+static const fform *form_of[PTX_OPC__COUNT];
+
+static const char *const class_name[128] = {
+    ['S'] = "state space", ['T'] = "type", ['V'] = "vector width", ['C'] = "comparison",
+    ['R'] = "rounding modifier", ['O'] = "operation", ['Q'] = "memory-ordering qualifier",
+    ['P'] = "cache hint", ['M'] = "modifier",
+};
+
+static uint16_t parse_ver(const char *s) { return (uint16_t)((s[0] - '0') * 10 + (s[2] - '0')); }
+
+static uint16_t parse_sm(const char *s, uint8_t *a) {
+    unsigned v = 0;
+    while (*s >= '0' && *s <= '9') v = v * 10 + (unsigned)(*s++ - '0');
+    *a = *s == 'a';
+    return (uint16_t)v;
+}
+
+static void forms_build(void) {
+    for (size_t i = 0; i < NFORMS; i++) {
+        fform *f = &forms[i];
+        f->op = form_src[i].op;
+        const char *n = form_src[i].nopd;
+        f->nmin = (uint8_t)atoi(n);
+        const char *dash = strchr(n, '-');
+        f->nmax = dash ? (uint8_t)atoi(dash + 1) : f->nmin;
+        f->ver = parse_ver(form_src[i].ptx);
+        f->sm = parse_sm(form_src[i].sm, &f->sm_a);
+        snprintf(f->need, sizeof f->need, "%s", form_src[i].need);
+        for (const char *p = form_src[i].flags; *p; p++)
+            f->flags |= *p == 'D' ? F_D : *p == 'A' ? F_A : *p == 'L' ? F_L : *p == 'S' ? F_S : *p == 'B' ? F_BAG : 0;
+        /* modifiers: "K:.name[@v.v/sm]" separated by blanks */
+        const char *m = form_src[i].mods;
+        uint32_t cap = 1;
+        for (const char *q = m; *q; q++) cap += *q == ':' && q[1] == '.';
+        f->mods = calloc(cap, sizeof *f->mods);
+        if (!f->mods) abort();
+        for (const char *q = m; *q;) {
+            while (*q == ' ') q++;
+            if (!*q) break;
+            fmod *x = &f->mods[f->nmods++];
+            x->cls = (uint8_t)q[0];
+            x->name = q + 2;
+            const char *e = x->name;
+            while (*e && *e != ' ' && *e != '@') e++;
+            x->len = (uint8_t)(e - x->name);
+            if (*e == '@') {
+                x->ver = parse_ver(e + 1);
+                x->sm = parse_sm(e + 5, &x->sm_a);
+                while (*e && *e != ' ') e++;
+            }
+            q = e;
+        }
+        ptx_opcode op = ptx_opcode_lookup(f->op, strlen(f->op));
+        if (op != PTX_OPC_UNKNOWN && !form_of[op]) form_of[op] = f;
+    }
+}
+
+static once_flag forms_once = ONCE_FLAG_INIT;
+
+/* ---- messages ---- */
+typedef struct vctx {
+    ptx_builder *b;
+    const ptx_module *m;
+    const ptx_func *f;
+    const ptx_stmt *s;
+    const ptx_inst *in;
+} vctx;
+
+/* Position of p (inside the source) for a statement starting at at. */
+static ptx_loc loc_at(const vctx *c, const char *p) {
+    const char *src = c->m->src;
+    ptx_loc l = c->s->loc;
+    if (p < src + l.off || p > src + c->m->src_len) return l;
+    const char *ls = src + l.off - (l.col - 1);
+    for (const char *q = src + l.off; q < p; q++)
+        if (*q == '\n') {
+            l.line++;
+            ls = q + 1;
+        }
+    l.col = (uint32_t)(p - ls) + 1;
+    l.off = (uint32_t)(p - src);
+    return l;
+}
+
+/* Where operand i of the instruction starts in the source (top-level commas
+ * after the opcode); the opcode if it cannot be found. */
+static const char *opd_text(const vctx *c, unsigned i) {
+    const char *p = c->in->opcode + c->in->opcode_len, *e = c->m->src + c->m->src_len;
+    int depth = 0;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    for (unsigned k = 0; k < i && p < e; p++) {
+        if (*p == ';') return c->in->opcode;
+        if (*p == '[' || *p == '{' || *p == '(') depth++;
+        else if (*p == ']' || *p == '}' || *p == ')') depth--;
+        else if (*p == ',' && depth == 0) {
+            k++;
+            if (k == i) {
+                p++;
+                while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+                return p;
+            }
+        }
+    }
+    return p < e && *p != ';' ? p : c->in->opcode;
+}
+
+static void verr(const vctx *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void verr(const vctx *c, const char *at, const char *fmt, ...) {
+    char buf[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ptx_b_error(c->b, loc_at(c, at), "%s", buf);
+}
+
+/* "one of .a .b .c" for the modifiers of class cls (all classes: 0). */
+static void list_class(const fform *f, int cls, char *out, size_t cap) {
+    size_t k = 0;
+    unsigned n = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < f->nmods && k + 1 < cap; i++) {
+        if (cls && f->mods[i].cls != cls) continue;
+        if (n == 16) {
+            k += (size_t)snprintf(out + k, cap - k, " ...");
+            break;
+        }
+        k += (size_t)snprintf(out + k, cap - k, "%s%.*s", n ? " " : "", f->mods[i].len, f->mods[i].name);
+        n++;
+    }
+}
+
+static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) {
+    unsigned row[64];
+    if (n > 62 || m > 62) return 99;
+    for (size_t j = 0; j <= m; j++) row[j] = (unsigned)j;
+    for (size_t i = 1; i <= n; i++) {
+        unsigned prev = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= m; j++) {
+            unsigned cur = row[j];
+            unsigned best = prev + ((a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0u : 1u);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[m];
+}
+
+static void ver_text(unsigned v, char *out, size_t cap) { snprintf(out, cap, "%u.%u", v / 10, v % 10); }
+
+/* The .target/.version requirements of a form or modifier. */
+static bool check_min(const vctx *c, const char *at, const char *what, int wlen, unsigned ver, unsigned sm,
+                      int sm_a) {
+    const ptx_module *m = c->m;
+    unsigned have = m->version_major * 10 + m->version_minor;
+    if (ver && have < ver) {
+        char v[16], h[16];
+        ver_text(ver, v, sizeof v);
+        ver_text(have, h, sizeof h);
+        verr(c, at, "'%.*s' requires PTX ISA %s or later (the file is .version %s)", wlen, what, v, h);
+        return false;
+    }
+    if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch))) {
+        verr(c, at, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm, sm_a ? "a" : "",
+             m->target_sm, m->target_arch ? "a" : "");
+        return false;
+    }
+    return true;
+}
+
+/* ---- modifiers (once per spelling) ---- */
+typedef struct mods_info {
+    uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
+        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas;
+    const char *cmpname;
+} mods_info;
+
+static int find_mod(const fform *f, const char *p, size_t n) {
+    for (uint32_t i = 0; i < f->nmods; i++)
+        if (f->mods[i].len == n && memcmp(f->mods[i].name, p, n) == 0) return (int)i;
+    return -1;
+}
+
+static bool is_cmp_unsigned(const char *s) {
+    return !strncmp(s, ".lo", 3) || !strncmp(s, ".ls", 3) || !strncmp(s, ".hi", 3) || !strncmp(s, ".hs", 3);
+}
+
+/* Returns false after reporting the first problem of the spelling. */
+static bool check_mods(const vctx *c, const fform *f, const char *op, size_t oplen, mods_info *mi) {
+    const ptx_inst *in = c->in;
+    const char *p = in->opcode + oplen, *e = in->opcode + in->opcode_len;
+    unsigned count[128], needc[128];
+    memset(count, 0, sizeof count);
+    memset(needc, 0, sizeof needc);
+    for (const char *r = f->need; *r; r++) needc[(unsigned char)*r]++;
+    memset(mi, 0, sizeof *mi);
+    while (p < e) {
+        const char *q = p + 1;
+        while (q < e && *q != '.') q++;
+        size_t n = (size_t)(q - p);
+        int k = find_mod(f, p, n);
+        if (k < 0) {
+            /* the nearest legal modifier says what was meant */
+            unsigned best = 99;
+            int bi = -1;
+            for (uint32_t i = 0; i < f->nmods; i++) {
+                unsigned d = edit_distance(p + 1, n - 1, f->mods[i].name + 1, f->mods[i].len - 1u);
+                if (d < best) {
+                    best = d;
+                    bi = (int)i;
+                }
+            }
+            char list[400];
+            int cls = bi >= 0 && best <= (n > 4 ? 3u : 2u) ? f->mods[bi].cls : 0;
+            /* a required class the spelling lacks is what was meant, unless
+             * the word is one letter off another modifier */
+            if (best > 1)
+                for (const char *r = f->need; *r; r++) {
+                    bool present = false;
+                    for (const char *u = in->opcode + oplen; u < e && !present;) {
+                        const char *v = u + 1;
+                        while (v < e && *v != '.') v++;
+                        int j = find_mod(f, u, (size_t)(v - u));
+                        present = j >= 0 && f->mods[j].cls == *r;
+                        u = v;
+                    }
+                    if (!present) {
+                        cls = *r;
+                        break;
+                    }
+                }
+            list_class(f, cls, list, sizeof list);
+            if (!f->nmods)
+                verr(c, p, "'%.*s' is not a modifier of %.*s; %.*s takes none", (int)n - 1, p + 1, (int)oplen, op,
+                     (int)oplen, op);
+            else
+                verr(c, p, "'%.*s' is not %s %s of %.*s; expected one of %s", (int)n - 1, p + 1,
+                     cls == 'O' ? "an" : "a", cls ? class_name[cls] : "modifier", (int)oplen, op, list);
+            return false;
+        }
+        const fmod *x = &f->mods[k];
+        if (!check_min(c, p, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
+        unsigned maxc = needc[x->cls] > 1 ? needc[x->cls] : 1;
+        if (x->cls == 'T' && in->op == PTX_OPC_CVT) maxc = 3; /* cvt.pack.sat.u8.s32.b32 */
+        if (!(f->flags & F_BAG) && x->cls != 'M' && x->cls != 'P' && x->cls != 'Q' && count[x->cls] >= maxc) {
+            verr(c, p, "more than one %s in '%.*s'", class_name[x->cls], (int)in->opcode_len, in->opcode);
+            return false;
+        }
+        if (!(f->flags & F_BAG) && x->cls == 'M') {
+            for (const char *r = in->opcode + oplen; r < p;) {
+                const char *t = r + 1;
+                while (t < e && *t != '.') t++;
+                if ((size_t)(t - r) == n && !memcmp(r, p, n)) {
+                    verr(c, p, "'%.*s' is repeated in '%.*s'", (int)n, p, (int)in->opcode_len, in->opcode);
+                    return false;
+                }
+                r = t;
+            }
+        }
+        count[x->cls]++;
+        if (n == 15 && !memcmp(p, ".L2::cache_hint", 15)) mi->has_hint = 1;
+        if (n == 6 && !memcmp(p, ".async", 6)) mi->has_async = 1;
+        if (n == 5 && !memcmp(p, ".pack", 5)) mi->has_pack = 1;
+        if (n == 5 && !memcmp(p, ".sync", 5)) mi->has_sync = 1;
+        if (n == 4 && !memcmp(p, ".cas", 4)) mi->has_cas = 1;
+        switch (x->cls) {
+        case 'T':
+            if (mi->ntypes < 4) {
+                uint8_t v;
+                mi->types[mi->ntypes++] = ptx_mod_classify(p, n, &v) == PTX_MOD_TYPE ? v : 0;
+            }
+            break;
+        case 'C': mi->cmp = 1; mi->cmpname = x->name; break;
+        case 'R': mi->rnd = x->name[1] == 'r' && x->len == 4 && x->name[3] == 'i' ? 2 : x->len == 4 && !strncmp(x->name, ".rna", 4) ? 1 : (x->name[x->len - 1] == 'i' ? 2 : 1); break;
+        case 'S': {
+            uint8_t v;
+            if (ptx_mod_classify(p, n, &v) == PTX_MOD_SPACE) mi->space = v;
+            mi->nonglobal_space = !(n == 7 && !memcmp(p, ".global", 7));
+            break;
+        }
+        case 'V': mi->vec = (uint8_t)atoi(p + 2); break;
+        case 'O':
+            if (n == 5 && !memcmp(p, ".wide", 5)) mi->has_wide = 1;
+            if (n == 3 && (!memcmp(p, ".lo", 3) || !memcmp(p, ".hi", 3))) mi->has_lohi = 1;
+            if (n == 4 && !memcmp(p, ".red", 4)) mi->has_red = 1;
+            if ((n == 4 && (!memcmp(p, ".and", 4) || !memcmp(p, ".xor", 4))) || (n == 3 && !memcmp(p, ".or", 3)))
+                mi->has_boolop = 1;
+            break;
+        case 'M':
+            if (n == 7 && !memcmp(p, ".approx", 7)) mi->has_approx = 1;
+            if (n == 5 && !memcmp(p, ".full", 5)) mi->has_full = 1;
+            if (n == 4 && !memcmp(p, ".sat", 4)) mi->has_sat = 1;
+            if (n == 4 && !memcmp(p, ".ftz", 4)) mi->has_ftz = 1;
+            if (n == 3 && !memcmp(p, ".nc", 3)) mi->has_nc = 1;
+            break;
+        default: break;
+        }
+        p = q;
+    }
+    /* required classes */
+    for (int k = 'A'; k <= 'Z'; k++) {
+        if (!needc[k] || count[k] >= needc[k]) continue;
+        if (k == 'M' && (!strcmp(f->op, "rsqrt") || !strcmp(f->op, "sin") || !strcmp(f->op, "cos") ||
+                         !strcmp(f->op, "lg2") || !strcmp(f->op, "ex2") || !strcmp(f->op, "tanh"))) {
+            if (mi->has_approx) continue;
+            verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
+            return false;
+        }
+        char list[400];
+        list_class(f, k, list, sizeof list);
+        if (k == 'T' && needc[k] == 2)
+            verr(c, in->opcode, "'%.*s' needs two types (destination and source): each one of %s",
+                 (int)in->opcode_len, in->opcode, list);
+        else
+            verr(c, in->opcode, "'%.*s' needs a %s: one of %s", (int)in->opcode_len, in->opcode, class_name[k], list);
+        return false;
+    }
+    return true;
+}
+
+/* ---- combinations (ISA: the "Description" and "Notes" of each form) ---- */
+static inline bool t_float(unsigned t) { return t == PTX_T_F32 || t == PTX_T_F64; }
+static inline bool t_half(unsigned t) {
+    return t == PTX_T_F16 || t == PTX_T_F16X2 || t == PTX_T_BF16 || t == PTX_T_BF16X2;
+}
+static inline bool t_bits(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_B128; }
+
+static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
+    const ptx_inst *in = c->in;
+    const char *at = in->opcode;
+    int op = in->op;
+    unsigned t = mi->ntypes ? mi->types[mi->ntypes - 1] : 0;
+    int L = (int)in->opcode_len;
+    const char *o = in->opcode;
+    (void)f;
+    switch (op) {
+    case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
+        if (ptx_type_is_int(t)) {
+            if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, o), false;
+            if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o), false;
+            if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, o), false;
+            if ((op == PTX_OPC_MUL || op == PTX_OPC_MAD) && !mi->has_wide && !mi->has_lohi)
+                return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, o), false;
+            if (mi->has_wide && ptx_type_bits((ptx_type)t) > 32)
+                return verr(c, at, "'%.*s': .wide applies to 16- and 32-bit integer types only", L, o), false;
+        } else if (t_float(t) || t_half(t)) {
+            if (mi->has_wide || mi->has_lohi)
+                return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, o), false;
+            if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o), false;
+            if (op == PTX_OPC_MAD && !mi->rnd && c->m->target_sm >= 20)
+                return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, o), false;
+            if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, o), false;
+        }
+        break;
+    case PTX_OPC_DIV:
+        if (ptx_type_is_int(t) && (mi->rnd || mi->has_approx || mi->has_full || mi->has_ftz))
+            return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, o), false;
+        if (t == PTX_T_F32 && !mi->rnd && !mi->has_approx && !mi->has_full)
+            return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, o), false;
+        if (t == PTX_T_F64 && !mi->rnd)
+            return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, o), false;
+        break;
+    case PTX_OPC_SQRT: case PTX_OPC_RCP:
+        if (!mi->rnd && !mi->has_approx)
+            return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, o), false;
+        break;
+    case PTX_OPC_SETP: case PTX_OPC_SET:
+        if (mi->cmpname) {
+            int fc = strlen(mi->cmpname) == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);
+            if (fc && !t_float(t) && !t_half(t))
+                return verr(c, at, "'%.*s': comparison %.4s applies only to floating-point types", L, o,
+                            mi->cmpname), false;
+            if (is_cmp_unsigned(mi->cmpname) && !ptx_type_is_unsigned(t) && !t_bits(t))
+                return verr(c, at, "'%.*s': comparison %.3s applies only to unsigned types", L, o, mi->cmpname), false;
+            if (t_bits(t) && strncmp(mi->cmpname, ".eq", 3) && strncmp(mi->cmpname, ".ne", 3))
+                return verr(c, at, "'%.*s': a .b type takes only .eq and .ne", L, o), false;
+        }
+        break;
+    case PTX_OPC_CVT: {
+        if (mi->ntypes < 2) break;
+        unsigned d = mi->types[0], s = mi->types[1];
+        int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
+        const char *need = NULL, *illegal = NULL;
+        if (mi->has_pack) break;
+        if (fd && !fs) { if (mi->rnd != 1) need = ".rn .rz .rm .rp"; }
+        else if (!fd && fs) { if (mi->rnd != 2) need = ".rni .rzi .rmi .rpi"; }
+        else if (fd && fs) {
+            unsigned bd = ptx_type_bits((ptx_type)d), bs = ptx_type_bits((ptx_type)s);
+            if (bd < bs && mi->rnd != 1 && d != PTX_T_TF32) need = ".rn .rz .rm .rp";
+            else if (bd > bs && mi->rnd) illegal = "";
+            else if (bd == bs && mi->rnd == 1 && d == s) illegal = "";
+        } else if (mi->rnd) illegal = "";
+        if (need) return verr(c, at, "'%.*s' needs a rounding modifier: one of %s", L, o, need), false;
+        if (illegal) return verr(c, at, "'%.*s': no rounding modifier applies to this conversion", L, o), false;
+        break;
+    }
+    case PTX_OPC_LD:
+        if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
+            return verr(c, at, "'%.*s': .nc applies only to .global", L, o), false;
+        break;
+    default: break;
+    }
+    return true;
+}
+
+/* ---- operands ---- */
+static int reg_type(const vctx *c, const ptx_operand *o) {
+    if (o->kind == PTX_O_REG) return c->f->regs[o->n].type;
+    if (o->kind == PTX_O_SREG) return -2;
+    return -1;
+}
+
+/* Is a register of type r usable where the instruction has type t?  ISA
+ * 5.2.4: .bN accepts any type of N bits, .uN/.sN accept .b/.u/.s, .fN
+ * accepts .b/.f; relaxed (ld, st, cvt): integer registers may be wider. */
+static bool compatible(unsigned t, unsigned r, int relaxed) {
+    if (t == PTX_T_PRED || r == PTX_T_PRED) return t == r;
+    unsigned bt = ptx_type_bits((ptx_type)t), br = ptx_type_bits((ptx_type)r);
+    int rf = t_float(r) || t_half(r), tf = t_float(t) || t_half(t);
+    int rint = ptx_type_is_int(r) || r == PTX_T_B128;
+    if (!rf && !rint) return true; /* sub-byte, fp8, refs: not checked here */
+    if (tf) {
+        if (rint && !t_bits(r)) return false;
+        return br == bt || (relaxed && t_half(t) && br >= bt && t_bits(r));
+    }
+    if (t_bits(t)) return br == bt || (relaxed && br >= bt && !rf);
+    if (rf) return false;
+    return br == bt || (relaxed && br >= bt);
+}
+
+static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed, int allow_sym) {
+    if (!t) return true;
+    int rt = reg_type(c, o);
+#define at opd_text(c, idx) /* where the operand is: only wanted for a message */
+    int L = (int)c->in->opcode_len;
+    const char *op = c->in->opcode;
+    if (rt >= 0) {
+        if (!compatible(t, (unsigned)rt, relaxed)) {
+            const ptx_str nm = c->f->regs[o->n].name;
+            verr(c, at, "operand %u of '%.*s': '%.*s' is a %s register, not compatible with %s", idx + 1, L, op,
+                 (int)nm.n, nm.p, ptx_type_name((ptx_type)rt), ptx_type_name((ptx_type)t));
+            return false;
+        }
+        return true;
+    }
+    if (rt == -2) {
+        /* special registers are 32-bit unsigned, a few 64-bit (ISA 10) */
+        unsigned bits = o->n == PTX_SR_CLOCK64 || o->n == PTX_SR_GLOBALTIMER || o->n == PTX_SR_GRIDID ||
+                                o->n == PTX_SR_PM64 || o->n == PTX_SR_CURRENT_GRAPH_EXEC
+                            ? 64
+                            : 32;
+        if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) > bits) {
+            verr(c, at, "operand %u of '%.*s': a %u-bit special register where the type is %s", idx + 1, L, op, bits,
+                 ptx_type_name((ptx_type)t));
+            return false;
+        }
+        return true;
+    }
+    if (o->kind == PTX_O_IMM) {
+        int isf = o->flags != PTX_IMM_INT;
+        if (t == PTX_T_PRED) return true;
+        if ((t_float(t) && !isf) || (ptx_type_is_int(t) && !t_bits(t) && isf)) {
+            verr(c, at, "operand %u of '%.*s': %s literal where the type is %s", idx + 1, L, op,
+                 isf ? "a floating-point" : "an integer", ptx_type_name((ptx_type)t));
+            return false;
+        }
+        return true;
+    }
+    if (o->kind == PTX_O_SYM && allow_sym && !ptx_str_eq(ptx_opd_text(o), "WARP_SZ") &&
+        (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32)) {
+        verr(c, at, "operand %u of '%.*s': the address of '%.*s' needs a 32- or 64-bit integer type, not %s", idx + 1,
+             L, op, (int)o->n, o->p.text, ptx_type_name((ptx_type)t));
+        return false;
+    }
+    if (o->kind == PTX_O_SYM && !allow_sym && !ptx_str_eq(ptx_opd_text(o), "WARP_SZ")) {
+        verr(c, at, "operand %u of '%.*s' must be a register or a constant, not the symbol '%.*s'", idx + 1, L, op,
+             (int)o->n, o->p.text);
+        return false;
+    }
+    return true;
+}
+
+#undef at
+
+static bool is_result(const ptx_operand *o) {
+    return o->kind == PTX_O_REG || o->kind == PTX_O_VEC || o->kind == PTX_O_PAIR || o->kind == PTX_O_SINK;
+}
+
+static bool check_vec(const vctx *c, unsigned idx, const ptx_operand *o, unsigned vec, unsigned t, int relaxed) {
+    int L = (int)c->in->opcode_len;
+    const char *op = c->in->opcode;
+    if (vec) {
+        if (o->kind != PTX_O_VEC || o->n != vec) {
+            verr(c, opd_text(c, idx), "operand %u of '%.*s' must be a vector of %u elements {a, b%s}", idx + 1, L, op,
+                 vec, vec > 2 ? ", ..." : "");
+            return false;
+        }
+        for (uint32_t k = 0; k < o->n; k++)
+            if (o->p.elems[k].kind != PTX_O_SINK && !check_value(c, idx, &o->p.elems[k], t, relaxed, 0)) return false;
+        return true;
+    }
+    if (o->kind == PTX_O_VEC) {
+        verr(c, opd_text(c, idx), "operand %u of '%.*s' is a vector but the instruction has no .v2/.v4", idx + 1, L,
+             op);
+        return false;
+    }
+    return check_value(c, idx, o, t, relaxed, 0);
+}
+
+static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
+    const ptx_inst *in = c->in;
+    unsigned n = in->nopd;
+    int L = (int)in->opcode_len;
+    const char *op = in->opcode;
+    if (n < f->nmin || n > f->nmax) {
+        if (f->nmin == f->nmax)
+            verr(c, n > f->nmax ? opd_text(c, f->nmax) : op, "'%.*s' takes %u operand%s, not %u", L, op, f->nmin,
+                 f->nmin == 1 ? "" : "s", n);
+        else
+            verr(c, n > f->nmax ? opd_text(c, f->nmax) : op, "'%.*s' takes %u to %u operands, not %u", L, op, f->nmin,
+                 f->nmax, n);
+        return;
+    }
+    /* the optional last operands: a cache policy (ld, st with
+     * .L2::cache_hint), setp's predicate (with .and/.or/.xor), cvt.pack's */
+    unsigned want = 0;
+    if ((f->flags & (F_L | F_S)) && n == 3 && !mi->has_hint && !mi->has_async)
+        want = 2;
+    else if (in->op == PTX_OPC_CVT && !mi->has_pack && n != 2)
+        want = 2;
+    else if (in->op == PTX_OPC_SHFL && n != (mi->has_sync ? 5u : 4u))
+        want = mi->has_sync ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
+    else if (in->op == PTX_OPC_ATOM && !mi->has_hint && n != (mi->has_cas ? 4u : 3u))
+        want = mi->has_cas ? 4u : 3u; /* d, [a], b[, c] */
+    else if ((in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) &&
+             n != (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u))
+        want = (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u);
+    if (want) {
+        verr(c, n > want ? opd_text(c, want) : op, "'%.*s' takes %u operands, not %u%s", L, op, want, n,
+             (in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) && !mi->has_boolop && n == 4
+                 ? " (a fourth needs .and, .or or .xor)"
+                 : "");
+        return;
+    }
+    if ((f->flags & F_D) && n && !is_result(&in->opd[0])) {
+        verr(c, opd_text(c, 0), "operand 1 of '%.*s' is its result and must be a register", L, op);
+        return;
+    }
+    unsigned t = mi->ntypes ? mi->types[mi->ntypes - 1] : 0;
+    if (f->flags & F_L) {
+        if (in->opd[1].kind != PTX_O_ADDR) {
+            verr(c, opd_text(c, 1), "operand 2 of '%.*s' must be an address [a]", L, op);
+            return;
+        }
+        check_vec(c, 0, &in->opd[0], mi->vec, t, 1);
+        return;
+    }
+    if (f->flags & F_S) {
+        if (in->opd[0].kind != PTX_O_ADDR) {
+            verr(c, opd_text(c, 0), "operand 1 of '%.*s' must be an address [a]", L, op);
+            return;
+        }
+        check_vec(c, 1, &in->opd[1], mi->vec, t, 1);
+        return;
+    }
+    switch (in->op) {
+    case PTX_OPC_SETP:
+        for (unsigned i = 0; i < 1; i++) {
+            const ptx_operand *d = &in->opd[0];
+            if (d->kind == PTX_O_PAIR) {
+                for (int k = 0; k < 2; k++)
+                    if (!check_value(c, 0, &d->p.elems[k], PTX_T_PRED, 0, 0)) return;
+            } else if (!check_value(c, 0, d, PTX_T_PRED, 0, 0)) return;
+        }
+        if (!check_value(c, 1, &in->opd[1], t, 0, 0) || !check_value(c, 2, &in->opd[2], t, 0, 0)) return;
+        if (n == 4) check_value(c, 3, &in->opd[3], PTX_T_PRED, 0, 0);
+        return;
+    case PTX_OPC_SELP:
+        for (unsigned i = 0; i < 3; i++)
+            if (!check_value(c, i, &in->opd[i], t, 0, 0)) return;
+        check_value(c, 3, &in->opd[3], PTX_T_PRED, 0, 0);
+        return;
+    case PTX_OPC_SHL: case PTX_OPC_SHR:
+        if (!check_value(c, 0, &in->opd[0], t, 0, 0) || !check_value(c, 1, &in->opd[1], t, 0, 0)) return;
+        check_value(c, 2, &in->opd[2], PTX_T_U32, 0, 0);
+        return;
+    case PTX_OPC_MOV:
+        if (in->opd[0].kind == PTX_O_VEC || in->opd[1].kind == PTX_O_VEC) return; /* pack/unpack */
+        if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
+        check_value(c, 1, &in->opd[1], t, 0, 1);
+        return;
+    case PTX_OPC_CVTA:
+        if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
+        check_value(c, 1, &in->opd[1], t, 0, 1);
+        return;
+    case PTX_OPC_CVT:
+        if (mi->ntypes == 2 && n == 2) {
+            if (!check_value(c, 0, &in->opd[0], mi->types[0], 1, 0)) return;
+            check_value(c, 1, &in->opd[1], mi->types[1], 1, 0);
+        }
+        return;
+    default: break;
+    }
+    if (!(f->flags & F_A) || !t) return;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned ti = t;
+        if (mi->has_wide && (i == 0 || (in->op == PTX_OPC_MAD && i == 3))) {
+            /* the result (and mad's addend) are twice as wide */
+            ti = t == PTX_T_U16 ? PTX_T_U32 : t == PTX_T_S16 ? PTX_T_S32 : t == PTX_T_U32 ? PTX_T_U64 : PTX_T_S64;
+        }
+        if (in->opd[i].kind == PTX_O_VEC || in->opd[i].kind == PTX_O_PAIR || in->opd[i].kind == PTX_O_ADDR) continue;
+        if (!check_value(c, i, &in->opd[i], ti, 0, 0)) return;
+    }
+}
+
+/* ---- per module ---- */
+typedef struct seen {
+    const char *p;
+    uint32_t n, ok;
+    mods_info mi;
+} seen;
+
+/* The nearest opcodes to an unknown one, for the message. */
+static void suggest(const char *p, size_t n, char *out, size_t cap) {
+    unsigned best[3] = {99, 99, 99};
+    int bi[3] = {-1, -1, -1};
+    for (int o = 1; o < PTX_OPC__COUNT; o++) {
+        const char *nm = ptx_opcode_name((ptx_opcode)o);
+        unsigned d = 2 * edit_distance(p, n, nm, strlen(nm)) + (nm[0] != p[0]);
+        for (int k = 0; k < 3; k++)
+            if (d < best[k]) {
+                for (int j = 2; j > k; j--) {
+                    best[j] = best[j - 1];
+                    bi[j] = bi[j - 1];
+                }
+                best[k] = d;
+                bi[k] = o;
+                break;
+            }
+    }
+    size_t k = 0;
+    out[0] = 0;
+    for (int i = 0; i < 3 && bi[i] > 0 && best[i] <= 5 + n / 2; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s", i == 0 ? "" : (i == 2 || bi[i + 1 < 3 ? i + 1 : 2] <= 0 ? " or " : ", "),
+                              ptx_opcode_name((ptx_opcode)bi[i]));
+}
+
+/* Spellings are hashed by length and their first and last 8 bytes (the
+ * source buffer has 2 NULs after the text; shorter spellings are read byte
+ * by byte), as decode_opcode's cache does. */
+static uint32_t hspell(const char *p, uint32_t n) {
+    uint64_t head = 0, tail = 0;
+    if (n >= 8) {
+        memcpy(&head, p, 8);
+        memcpy(&tail, p + n - 8, 8);
+    } else {
+        for (uint32_t i = 0; i < n; i++) head |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    }
+    return (uint32_t)((head * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full ^ n) >> 32);
+}
+
+void ptx_validate_module(ptx_builder *b) {
+    call_once(&forms_once, forms_build);
+    const ptx_module *m = b->m;
+    /* spellings already checked: open addressing, grown as needed */
+    uint32_t cap = 256, used = 0;
+    seen *tab = calloc(cap, sizeof *tab);
+    if (!tab) abort();
+    unsigned have = m->version_major * 10 + m->version_minor;
+    int loc_reported = 0;
+    /* function directives (ISA 11.4): first version and target */
+    static const struct { const char *name; uint8_t ver, sm; } fdirs[] = {
+        {".maxnreg", 13, 0}, {".maxntid", 13, 0}, {".reqntid", 21, 0}, {".minnctapersm", 20, 0},
+        {".maxnctapersm", 13, 0}, {".noreturn", 64, 30}, {".explicitcluster", 78, 90},
+        {".reqnctapercluster", 78, 90}, {".maxclusterrank", 78, 90}, {".blocksareclusters", 90, 90},
+        {".abi_preserve", 90, 0}, {".abi_preserve_control", 90, 0},
+    };
+    for (uint32_t fi = 0; fi < m->nfuncs && !b->ls.stop; fi++) {
+        const ptx_func *f = m->funcs[fi];
+        for (uint32_t k = 0; k < f->nfdirs; k++)
+            for (size_t j = 0; j < sizeof fdirs / sizeof fdirs[0]; j++) {
+                if (!ptx_str_eq(f->fdirs[k].name, fdirs[j].name)) continue;
+                const char *p = f->fdirs[k].name.p;
+                ptx_loc l = f->name_loc;
+                /* the directive's own position: on the header's lines after the name */
+                if (p > m->src + l.off && p < m->src + m->src_len) {
+                    for (const char *q = m->src + l.off; q < p; q++)
+                        if (*q == '\n') { l.line++; l.col = 1; }
+                        else l.col++;
+                    l.off = (uint32_t)(p - m->src);
+                }
+                if (have < fdirs[j].ver)
+                    ptx_b_error(b, l, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", fdirs[j].name,
+                                fdirs[j].ver / 10u, fdirs[j].ver % 10u, m->version_major, m->version_minor);
+                else if (fdirs[j].sm && m->target_sm && m->target_sm < fdirs[j].sm)
+                    ptx_b_error(b, l, "%s requires sm_%u or higher (the .target is sm_%u)", fdirs[j].name,
+                                fdirs[j].sm, m->target_sm);
+            }
+    }
+    for (uint32_t fi = 0; fi < m->nfuncs && !b->ls.stop; fi++) {
+        const ptx_func *f = m->funcs[fi];
+        if (!f->has_body || !f->stmts) continue;
+        /* ".loc F L C, function_name N, inlined_at F L C": PTX ISA 7.0 */
+        for (uint32_t si = 0; si < f->nstmts && have < 70 && !loc_reported; si++)
+            if (f->stmts[si]->kind == PTX_S_LOC && (f->stmts[si]->u.locinfo.fn_name || f->stmts[si]->u.locinfo.ia_file)) {
+                ptx_b_error(b, f->stmts[si]->loc, ".loc with function_name or inlined_at requires PTX ISA 7.0 or "
+                            "later (the file is .version %u.%u)", m->version_major, m->version_minor);
+                loc_reported = 1;
+            }
+        for (uint32_t si = 0; si < f->nstmts && !b->ls.stop; si++) {
+            const ptx_stmt *s = f->stmts[si];
+            if (s->kind != PTX_S_INST) continue;
+            const ptx_inst *in = &s->u.inst;
+            vctx c = {b, m, f, s, in};
+            const char *op = in->opcode;
+            size_t oplen = 0;
+            while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
+            if (in->op == PTX_OPC_UNKNOWN) {
+                char sug[80];
+                suggest(op, oplen, sug, sizeof sug);
+                if (sug[0])
+                    verr(&c, op, "unknown instruction '%.*s'; did you mean %s?", (int)oplen, op, sug);
+                else
+                    verr(&c, op, "unknown instruction '%.*s'", (int)oplen, op);
+                continue;
+            }
+            const fform *form = form_of[in->op];
+            if (!form) continue;
+            /* the spelling: checked once */
+            uint32_t h = hspell(op, in->opcode_len) & (cap - 1);
+            while (tab[h].p && !(tab[h].n == in->opcode_len && !memcmp(tab[h].p, op, in->opcode_len)))
+                h = (h + 1) & (cap - 1);
+            if (tab[h].p) {
+                if (tab[h].ok) check_operands(&c, form, &tab[h].mi);
+                continue; /* a bad spelling is reported at its first use */
+            }
+            mods_info mi;
+            bool ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
+                      check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
+            tab[h] = (seen){op, in->opcode_len, ok, mi};
+            if (++used * 2 > cap) {
+                uint32_t nc = cap * 2;
+                seen *nt = calloc(nc, sizeof *nt);
+                if (!nt) abort();
+                for (uint32_t i = 0; i < cap; i++)
+                    if (tab[i].p) {
+                        uint32_t k = hspell(tab[i].p, tab[i].n) & (nc - 1);
+                        while (nt[k].p) k = (k + 1) & (nc - 1);
+                        nt[k] = tab[i];
+                    }
+                free(tab);
+                tab = nt;
+                cap = nc;
+            }
+            if (ok) check_operands(&c, form, &mi);
+        }
+    }
+    free(tab);
+}

@@ -1,0 +1,226 @@
+/* Issue 14: a front end as strict and as broad as ptxas.
+ *
+ * 1. The invalid forms of the issue are rejected, each with a message that
+ *    names the legal set, at the position of the offending token.
+ * 2. Real PTX that ptxas accepts parses, prints as a fixed point and (with
+ *    ptxas) round-trips: WARP_SZ, block-scoped labels and variables, elect
+ *    with a sink, PTX 2.x declarations without ';', .extern prototypes,
+ *    every .version 1.0-9.0, targets up to sm_120a, a UTF-8 BOM. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "toolchain.h"
+
+#define HDR ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+#define KHEAD ".visible .entry k(\n\t.param .u64 p\n)\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+/* with K(body), body starts on line 12 */
+#define K(body) HDR KHEAD body "\tret;\n}\n"
+
+typedef struct {
+    const char *name, *text;
+    unsigned line, col;
+    const char *msg; /* the whole first message */
+} bad_case;
+
+static const bad_case bad[] = {
+    {"ld_globl", K("\tld.globl.u32 %r1, [%rd1];\n"), 12, 4,
+     "'globl' is not a state space of ld; expected one of .global .shared .shared::cta .shared::cluster .local "
+     ".const .param .param::entry .param::func"},
+    {"ld_shraed", K("\tld.shraed.u32 %r1, [%rd1];\n"), 12, 4,
+     "'shraed' is not a state space of ld; expected one of .global .shared .shared::cta .shared::cluster .local "
+     ".const .param .param::entry .param::func"},
+    {"add_s33", K("\tadd.s33 %r1, %r2, 1;\n"), 12, 5,
+     "'s33' is not a type of add; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 "
+     ".bf16x2 .u16x2 .s16x2"},
+    {"mul_wide_u33", K("\tmul.wide.u33 %rd1, %r1, 4;\n"), 12, 10,
+     "'u33' is not a type of mul; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2"},
+    {"bar_snyc", K("\tbar.snyc 0;\n"), 12, 5, "'snyc' is not an operation of bar; expected one of .sync .arrive .red"},
+    {"st_shared_v3", K("\tst.shared.v3.u32 [%rd1], {%r1, %r2, %r3};\n"), 12, 11,
+     "'v3' is not a vector width of st; expected one of .v2 .v4 .v8"},
+    {"setp_bogus_cmp", K("\tsetp.foo.s32 %p1, %r1, 0;\n"), 12, 6,
+     "'foo' is not a comparison of setp; expected one of .eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu "
+     ".leu .gtu .geu ..."},
+    {"ldd", K("\tldd.global.u32 %r1, [%rd1];\n"), 12, 2, "unknown instruction 'ldd'; did you mean ld, ldu or add?"},
+    {"setp_no_cmp", K("\tsetp.s32 %p1, %r1, 0;\n"), 12, 2,
+     "'setp.s32' needs a comparison: one of .eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu ..."},
+    {"too_new_target", K("\telect.sync %r1|%p1, -1;\n"), 12, 2, "'elect' requires sm_90 or higher (the .target is sm_80)"},
+    {"too_new_version",
+     ".version 7.0\n.target sm_80\n.address_size 64\n\n" KHEAD "\tmapa.u64 %rd1, %rd2, %r1;\n\tret;\n}\n", 12, 2,
+     "'mapa' requires PTX ISA 7.8 or later (the file is .version 7.0)"},
+    {"register_type", K("\tadd.s64 %r1, %r2, 1;\n"), 12, 10,
+     "operand 1 of 'add.s64': '%r1' is a .b32 register, not compatible with .s64"},
+    {"operand_count", K("\tadd.s32 %r1, %r2;\n"), 12, 2, "'add.s32' takes 3 operands, not 2"},
+    {"vector_count", K("\tld.global.v4.u32 {%r1, %r2}, [%rd1];\n"), 12, 19,
+     "operand 1 of 'ld.global.v4.u32' must be a vector of 4 elements {a, b, ...}"},
+    {"result_not_register", K("\tadd.s32 5, %r2, %r3;\n"), 12, 10,
+     "operand 1 of 'add.s32' is its result and must be a register"},
+    {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
+    {"float_literal_int", K("\tadd.s32 %r1, %r2, 1.5;\n"), 12, 20,
+     "operand 3 of 'add.s32': a floating-point literal where the type is .s32"},
+    {"unknown_version", ".version 9.1\n.target sm_80\n.address_size 64\n\n" KHEAD "\tret;\n}\n", 1, 10,
+     "unknown PTX ISA version 9.1; the versions are 1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, 5.0-5.1, 6.0-6.5, "
+     "7.0-7.8, 8.0-8.8 and 9.0"},
+    {"target_needs_version", ".version 7.0\n.target sm_90\n.address_size 64\n\n" KHEAD "\tret;\n}\n", 2, 9,
+     ".target sm_90 requires PTX ISA 7.8 or later (the file is .version 7.0)"},
+    {"unknown_target", ".version 8.0\n.target sm_99\n.address_size 64\n\n" KHEAD "\tret;\n}\n", 2, 9,
+     "unknown target 'sm_99'; expected sm_NN (sm_75 ... sm_121a), texmode_unified, texmode_independent, debug or "
+     "map_f64_to_f32"},
+    {"sibling_label_not_visible", K("\t@%p1 bra IN;\n\t{\nIN:\n\tadd.u32 %r1, %r1, 1;\n\t}\n"), 12, 11,
+     "use of undeclared identifier 'IN'"},
+};
+
+ParameterizedTestParameters(front, rejected) {
+    static size_t idx[sizeof bad / sizeof bad[0]];
+    for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) idx[i] = i;
+    return cr_make_param_array(size_t, idx, sizeof idx / sizeof idx[0]);
+}
+
+ParameterizedTest(size_t *i, front, rejected) {
+    const bad_case *c = &bad[*i];
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string("t.ptx", c->text, strlen(c->text), &d);
+    cr_expect_null(m, "%s: accepted", c->name);
+    ptx_module_free(m);
+    cr_assert_geq(d.n, 1, "%s: no diagnostic", c->name);
+    cr_expect_eq(d.nerrors, 1, "%s: %u errors", c->name, d.nerrors);
+    cr_expect(d.v[0].severity == PTX_DIAG_ERROR);
+    cr_expect(d.v[0].loc.line == c->line && d.v[0].loc.col == c->col, "%s: at %u:%u, want %u:%u", c->name,
+              d.v[0].loc.line, d.v[0].loc.col, c->line, c->col);
+    cr_expect_str_eq(d.v[0].msg, c->msg, "%s", c->name);
+    ptx_diags_free(&d);
+}
+
+/* The binary: exit 2, the message with its source line and caret, nothing written. */
+Test(front, cli_rejects_with_caret) {
+    char dir[] = "/tmp/ptxray-front-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char in[128], out[128];
+    snprintf(in, sizeof in, "%s/bad.ptx", dir);
+    snprintf(out, sizeof out, "%s/out.ptx", dir);
+    FILE *f = fopen(in, "w");
+    fputs(K("\tld.globl.u32 %r1, [%rd1];\n"), f);
+    fclose(f);
+    char *argv[] = {(char *)tu_bin(), "print", in, "-o", out, NULL};
+    char *o, *e;
+    int rc = tu_run(argv, &o, &e);
+    cr_expect_eq(rc, 2);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:12:4: error: 'globl' is not a state space of ld; expected one of .global .shared .shared::cta "
+             ".shared::cluster .local .const .param .param::entry .param::func\n \tld.globl.u32 %%r1, [%%rd1];\n \t  ^\n",
+             in);
+    cr_expect_str_eq(e, want);
+    cr_expect_str_eq(o, "");
+    FILE *w = fopen(out, "r");
+    cr_expect_null(w, "output written despite the error");
+    if (w) fclose(w);
+    free(o);
+    free(e);
+    remove(in);
+    remove(dir);
+}
+
+static ptx_module *parse_file_ok(const char *path) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_file(path, &d);
+    if (!m || d.n) ptx_diags_print(&d, path, NULL, 0, stderr);
+    cr_assert_not_null(m, "%s does not parse", path);
+    cr_expect_eq(d.n, 0, "%s: %u diagnostics", path, d.n);
+    ptx_diags_free(&d);
+    return m;
+}
+
+static void fixed_point(const char *path) {
+    ptx_module *m = parse_file_ok(path);
+    size_t l1, l2;
+    char *p1 = tu_print(m, &l1);
+    ptx_module *m2 = tu_parse_ok("printed", p1);
+    char *p2 = tu_print(m2, &l2);
+    cr_expect(l1 == l2 && !memcmp(p1, p2, l1), "%s: print(parse(print(x))) != print(x)", path);
+    free(p1);
+    free(p2);
+    ptx_module_free(m);
+    ptx_module_free(m2);
+}
+
+Test(front, accepted_files_are_fixed_points) {
+    const char *files[] = {"tests/data/front/block_scopes_sm100a.ptx", "tests/data/front/warp_sz.ptx",
+                           "tests/data/front/targets_sm120a.ptx", "tests/front/decl_no_semicolon_2.3.ptx",
+                           "tests/front/old_1.4.ptx", "tests/front/bom.ptx"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) fixed_point(tu_src(files[i]));
+}
+
+/* Sibling blocks reuse a label: each branch reaches the label of its block. */
+Test(front, block_scoped_labels_resolve_per_block) {
+    ptx_module *m = parse_file_ok(tu_src("tests/data/front/block_scopes_sm100a.ptx"));
+    const ptx_func *f = ptx_module_find_func(m, "k");
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < f->nstmts; i++) {
+        const ptx_inst *in = &f->stmts[i]->u.inst;
+        if (f->stmts[i]->kind != PTX_S_INST || in->op != PTX_OPC_BRA) continue;
+        uint32_t t = ptx_label_ref(f, &in->opd[0]);
+        cr_assert_neq(t, UINT32_MAX);
+        /* the next label after the branch is its own block's */
+        uint32_t next = i;
+        while (f->stmts[next]->kind != PTX_S_LABEL) next++;
+        cr_expect_eq(t, next);
+        seen++;
+    }
+    cr_expect_eq(seen, 2);
+    ptx_module_free(m);
+}
+
+Test(front, bom_reads_as_blanks) {
+    size_t n;
+    char *t = tu_read(tu_src("tests/front/bom.ptx"), &n);
+    cr_assert(n > 3 && (unsigned char)t[0] == 0xEF);
+    ptx_module *a = tu_parse_ok("bom", t), *b = tu_parse_ok("nobom", t + 3);
+    size_t la, lb;
+    char *pa = tu_print(a, &la), *pb = tu_print(b, &lb);
+    cr_expect(la == lb && !memcmp(pa, pb, la));
+    free(pa);
+    free(pb);
+    free(t);
+    ptx_module_free(a);
+    ptx_module_free(b);
+}
+
+/* Every PTX ISA version ptxas 13.0 knows, with a target it allows. */
+Test(front, every_version) {
+    const char *v[] = {"1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "2.0", "2.1", "2.2", "2.3", "3.0", "3.1", "3.2",
+                       "4.0", "4.1", "4.2", "4.3", "5.0", "5.1", "6.0", "6.1", "6.2", "6.3", "6.4", "6.5", "7.0",
+                       "7.1", "7.2", "7.3", "7.4", "7.5", "7.6", "7.7", "7.8", "8.0", "8.1", "8.2", "8.3", "8.4",
+                       "8.5", "8.6", "8.7", "8.8", "9.0"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, ".version %s\n.target sm_10\n.entry k\n{\n\tret;\n}\n", v[i]);
+        ptx_module_free(tu_parse_ok(v[i], text));
+    }
+    const char *tg[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a",
+                        "sm_110", "sm_120", "sm_120a", "sm_121a"};
+    for (size_t i = 0; i < sizeof tg / sizeof tg[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, ".version 9.0\n.target %s\n.address_size 64\n.entry k()\n{\n\tret;\n}\n", tg[i]);
+        ptx_module_free(tu_parse_ok(tg[i], text));
+    }
+}
+
+/* The printer's oracle on the new files (tests/data/front/ is also in
+ * corpus::ptxas_code_identical_after_print); PTX 2.3 at sm_75. */
+Test(front, ptxas_round_trip, .timeout = 300) {
+    if (!tc_find_ptxas()) cr_skip_test("ptxas not found: round trip not checked");
+    char *argv[] = {(char *)tu_bin(), "roundtrip", "--arch", "sm_75",
+                    (char *)strdup(tu_src("tests/front/decl_no_semicolon_2.3.ptx")), NULL};
+    char *o, *e;
+    int rc = tu_run(argv, &o, &e);
+    cr_expect_eq(rc, 0, "%s%s", o, e);
+    cr_expect(strstr(o, ": identical (sm_75") != NULL, "%s%s", o, e);
+    free(argv[4]);
+    free(o);
+    free(e);
+}
