@@ -266,6 +266,22 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
     return BOTH_UNI;
 }
 
+/* BOTH_TOP when a value the statement reads (its guard aside) has a warp
+ * form still ⊤, else BOTH_BOT when one has ⊥, else -1. */
+static int wf_strict(const aff_ctx *cx, uint32_t stmt)
+{
+    const ssa_func *s = cx->pf->ssa;
+    int st = -1;
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
+        uint8_t kind = cx->wkind[u->value];
+        if (kind == WF_TOP) return BOTH_TOP;
+        if (kind == WF_BOT) st = BOTH_BOT;
+    }
+    return st;
+}
+
 static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
 {
     const ssa_func *s = cx->pf->ssa;
@@ -282,7 +298,13 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     bool pa = false, pw = cx->poly_only;
     if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
         pa = aff_rule(cx, val->stmt, in, op, &out->a);
-        if (!pw) pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
+        if (!pw) {
+            /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
+             * ⊥ once one is ⊥ (warp_form.c) */
+            int st = wf_strict(cx, val->stmt);
+            if (st >= 0) set_both(cx, out, st, false, true), pw = true;
+            else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
+        }
     }
     if (cx->poly_only) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);

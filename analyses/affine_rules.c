@@ -62,11 +62,30 @@ static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, a
     return opd(cx, stmt, in, 1, a) && opd(cx, stmt, in, 2, b);
 }
 
+/* The modifiers decode asks about, found in one pass over the opcode. */
+enum { M_SAT = 1, M_HI = 2, M_WIDE = 4 };
+static unsigned mods_of(const ptx_inst *in)
+{
+    unsigned m = 0;
+    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
+    while (p < e && *p != '.') p++;
+    while (p < e) {
+        const char *q = p + 1;
+        while (q < e && *q != '.') q++;
+        size_t n = (size_t)(q - p);
+        if (n == 4 && !memcmp(p, ".sat", 4)) m |= M_SAT;
+        else if (n == 3 && !memcmp(p, ".hi", 3)) m |= M_HI;
+        else if (n == 5 && !memcmp(p, ".wide", 5)) m |= M_WIDE;
+        p = q;
+    }
+    return m;
+}
+
 /* Integer add/sub/mul/mad without saturation, carry or high half: ring
  * operations modulo 2^w. */
-static bool plain_int(const ptx_inst *in, const div_stmt_info *si)
+static bool plain_int(const ptx_inst *in, const div_stmt_info *si, unsigned mods)
 {
-    return ptx_type_is_int(in->type) && !si->carry && !ptx_inst_has_mod(in, ".sat") && !ptx_inst_has_mod(in, ".hi");
+    return ptx_type_is_int(in->type) && !si->carry && !(mods & (M_SAT | M_HI));
 }
 
 /* The comparison of setp/set: operator and signedness (ISA "setp": lo, ls,
@@ -113,18 +132,20 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     if (si->dep_from) { op->rule = AFF_R_FROM; return; }
     switch (in->op) {
     case PTX_OPC_MOV: if (in->nopd == 2) op->rule = ptx_type_is_int(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV; break;
-    case PTX_OPC_ADD: if (plain_int(in, si)) op->rule = AFF_R_ADD; break;
-    case PTX_OPC_SUB: if (plain_int(in, si)) op->rule = AFF_R_SUB; break;
+    case PTX_OPC_ADD: if (plain_int(in, si, mods_of(in))) op->rule = AFF_R_ADD; break;
+    case PTX_OPC_SUB: if (plain_int(in, si, mods_of(in))) op->rule = AFF_R_SUB; break;
     case PTX_OPC_NEG: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NEG; break;
     case PTX_OPC_NOT: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NOT; break;
-    case PTX_OPC_MUL: case PTX_OPC_MAD:
-        if (!plain_int(in, si)) break;
+    case PTX_OPC_MUL: case PTX_OPC_MAD: {
+        unsigned m = mods_of(in);
+        if (!plain_int(in, si, m)) break;
         op->rule = in->op == PTX_OPC_MUL ? AFF_R_MUL : AFF_R_MAD;
-        op->wide = (uint8_t)ptx_inst_has_mod(in, ".wide");
+        op->wide = (m & M_WIDE) != 0;
         break;
+    }
     case PTX_OPC_SHL: if (ptx_type_is_int(in->type)) op->rule = AFF_R_SHL; break;
     case PTX_OPC_CVT:
-        if (ptx_type_is_int(si->dtype) && ptx_type_is_int(si->stype) && !ptx_inst_has_mod(in, ".sat"))
+        if (ptx_type_is_int(si->dtype) && ptx_type_is_int(si->stype) && !(mods_of(in) & M_SAT))
             op->rule = ptx_type_is_signed(si->stype) ? AFF_R_CVT_S : AFF_R_CVT_U;
         break;
     case PTX_OPC_CVTA: op->rule = AFF_R_CVTA; break;

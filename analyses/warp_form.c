@@ -89,6 +89,15 @@ static void fix(wform *a, unsigned n)
         uint64_t any = 0;
         for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)a->g[l];
         if (!any) a->kind = WF_UNI;
+    } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
+        uint64_t g0 = (uint64_t)a->g[0], any = 0;
+        for (unsigned l = 0; l < WF_LANES; l++) {
+            int64_t d = (int32_t)(uint32_t)((uint64_t)a->g[l] - g0);
+            a->g[l] = d;
+            any |= (uint64_t)d;
+        }
+        a->r += g0;
+        if (!any) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE) {
         uint64_t g0 = (uint64_t)a->g[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
@@ -559,13 +568,17 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
     from_lanes(r, v, WF_LANES, n);
 }
 
-static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool sgn)
+/* x as an n-bit number whose signed order is the comparison's: signed, or
+ * unsigned (below 64 bits zero-extended; at 64, flipping the sign bit maps
+ * unsigned order onto signed order). */
+static int64_t ord_key(uint64_t x, unsigned n, bool sgn)
 {
-    /* the order of the n-bit values: signed, or unsigned (flipping the sign
-     * bit maps unsigned order onto signed order) */
-    int64_t a = sext(x, n), b = sext(y, n);
-    if (!sgn && n < 64) a = (int64_t)(x & mask(n)), b = (int64_t)(y & mask(n));
-    else if (!sgn) a = (int64_t)(x ^ (1ull << 63)), b = (int64_t)(y ^ (1ull << 63));
+    if (sgn) return sext(x, n);
+    return n < 64 ? (int64_t)(x & mask(n)) : (int64_t)(x ^ (1ull << 63));
+}
+
+static bool cmp_keys(enum wf_cmp_op op, int64_t a, int64_t b)
+{
     switch (op) {
     case WF_EQ: return a == b;
     case WF_NE: return a != b;
@@ -573,6 +586,27 @@ static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool
     case WF_LE: return a <= b;
     case WF_GT: return a > b;
     default: return a >= b;
+    }
+}
+
+static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool sgn)
+{
+    return cmp_keys(op, ord_key(x, n, sgn), ord_key(y, n, sgn));
+}
+
+/* v[l] = a op b in each of the first nl lanes of two exact forms: the
+ * operator's switch outside the lane loop. */
+static void cmp_lanes(uint64_t *v, unsigned nl, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn)
+{
+    int64_t ka[WF_LANES], kb[WF_LANES];
+    for (unsigned l = 0; l < nl; l++) ka[l] = ord_key(at(a, l), n, sgn), kb[l] = ord_key(at(b, l), n, sgn);
+    switch (op) {
+    case WF_EQ: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] == kb[l]; break;
+    case WF_NE: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] != kb[l]; break;
+    case WF_LT: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] < kb[l]; break;
+    case WF_LE: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] <= kb[l]; break;
+    case WF_GT: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] > kb[l]; break;
+    default: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] >= kb[l]; break;
     }
 }
 
@@ -600,7 +634,7 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     if (exact(a) && exact(b)) {
         uint64_t v[WF_LANES];
         unsigned nl = lanes2(a, b);
-        for (unsigned l = 0; l < nl; l++) v[l] = cmp_lane(op, at(a, l), at(b, l), n, sgn);
+        cmp_lanes(v, nl, op, a, b, n, sgn);
         from_lanes(r, v, nl, 64);
         return;
     }
