@@ -456,7 +456,7 @@ static int reg_type(const vctx *c, const ptx_operand *o) {
 /* Is a register of type r usable where the instruction has type t?  ISA
  * 5.2.4: .bN accepts any type of N bits, .uN/.sN accept .b/.u/.s, .fN
  * accepts .b/.f; relaxed (ld, st, cvt): integer registers may be wider. */
-static bool compatible(unsigned t, unsigned r, int relaxed) {
+static bool compatible_rule(unsigned t, unsigned r, int relaxed) {
     if (t == PTX_T_PRED || r == PTX_T_PRED) return t == r;
     unsigned bt = ptx_type_bits((ptx_type)t), br = ptx_type_bits((ptx_type)r);
     int rf = t_float(r) || t_half(r), tf = t_float(t) || t_half(t);
@@ -469,6 +469,21 @@ static bool compatible(unsigned t, unsigned r, int relaxed) {
     if (t_bits(t)) return br == bt || (relaxed && br >= bt && !rf);
     if (rf) return false;
     return br == bt || (relaxed && br >= bt);
+}
+
+/* compatible_rule as a table (one lookup per operand: parsing checks every
+ * register operand of every instruction). */
+static uint8_t compat_tab[2][PTX_T__COUNT][PTX_T__COUNT];
+static once_flag compat_once = ONCE_FLAG_INIT;
+static void compat_build(void) {
+    for (int x = 0; x < 2; x++)
+        for (unsigned t = 0; t < PTX_T__COUNT; t++)
+            for (unsigned r = 0; r < PTX_T__COUNT; r++) compat_tab[x][t][r] = compatible_rule(t, r, x);
+}
+
+static bool compatible(unsigned t, unsigned r, int relaxed) {
+    if (t >= PTX_T__COUNT || r >= PTX_T__COUNT) return compatible_rule(t, r, relaxed);
+    return compat_tab[relaxed != 0][t][r];
 }
 
 static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed, int allow_sym) {
@@ -704,6 +719,7 @@ static uint32_t hspell(const char *p, uint32_t n) {
 
 void ptx_validate_module(ptx_builder *b) {
     call_once(&forms_once, forms_build);
+    call_once(&compat_once, compat_build);
     const ptx_module *m = b->m;
     /* spellings already checked: open addressing, grown as needed */
     uint32_t cap = 256, used = 0;
