@@ -481,13 +481,25 @@ static void compat_build(void) {
             for (unsigned r = 0; r < PTX_T__COUNT; r++) compat_tab[x][t][r] = compatible_rule(t, r, x);
 }
 
-static bool compatible(unsigned t, unsigned r, int relaxed) {
+static inline bool compatible(unsigned t, unsigned r, int relaxed) {
     if (t >= PTX_T__COUNT || r >= PTX_T__COUNT) return compatible_rule(t, r, relaxed);
     return compat_tab[relaxed != 0][t][r];
 }
 
-static bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed, int allow_sym) {
+static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
+                             int allow_sym);
+
+/* The common case first, inline: a register of a compatible type.  The
+ * rest (and every message) is check_value_full's. */
+static inline bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
+                               int allow_sym) {
     if (!t) return true;
+    if (o->kind == PTX_O_REG && compatible(t, c->f->regs[o->n].type, relaxed)) return true;
+    return check_value_full(c, idx, o, t, relaxed, allow_sym);
+}
+
+static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
+                             int allow_sym) {
     int rt = reg_type(c, o);
 #define at opd_text(c, idx) /* where the operand is: only wanted for a message */
     int L = (int)c->in->opcode_len;
@@ -772,6 +784,16 @@ void ptx_validate_module(ptx_builder *b) {
             const ptx_inst *in = &s->u.inst;
             vctx c = {b, m, f, s, in};
             const char *op = in->opcode;
+            const fform *form = in->op == PTX_OPC_UNKNOWN ? NULL : form_of[in->op];
+            if (form) { /* a spelling seen before: only the operands to check */
+                uint32_t h = hspell(op, in->opcode_len) & (cap - 1);
+                while (tab[h].p && !(tab[h].n == in->opcode_len && !memcmp(tab[h].p, op, in->opcode_len)))
+                    h = (h + 1) & (cap - 1);
+                if (tab[h].p) {
+                    if (tab[h].ok) check_operands(&c, form, &tab[h].mi);
+                    continue; /* a bad spelling is reported at its first use */
+                }
+            }
             size_t oplen = 0;
             while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
             if (in->op == PTX_OPC_UNKNOWN) {
@@ -783,16 +805,10 @@ void ptx_validate_module(ptx_builder *b) {
                     verr(&c, op, "unknown instruction '%.*s'", (int)oplen, op);
                 continue;
             }
-            const fform *form = form_of[in->op];
             if (!form) continue;
-            /* the spelling: checked once */
+            /* a new spelling: checked once, then remembered */
             uint32_t h = hspell(op, in->opcode_len) & (cap - 1);
-            while (tab[h].p && !(tab[h].n == in->opcode_len && !memcmp(tab[h].p, op, in->opcode_len)))
-                h = (h + 1) & (cap - 1);
-            if (tab[h].p) {
-                if (tab[h].ok) check_operands(&c, form, &tab[h].mi);
-                continue; /* a bad spelling is reported at its first use */
-            }
+            while (tab[h].p) h = (h + 1) & (cap - 1);
             mods_info mi;
             bool ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
                       check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
