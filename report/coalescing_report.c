@@ -128,6 +128,18 @@ void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coa
     }
 }
 
+/* Where lane 0 sits, as far as it is known: "lane 0 is 4 B past a
+ * 128-byte boundary", or with only the low k < 7 bits known "lane 0 is 4 B
+ * past a 32-byte boundary" (k = 5) or "lane 0's address is 4 modulo 8". */
+static void offset_text(const coal_access *x, char *buf, size_t n)
+{
+    unsigned k = x->base.k < 7 ? x->base.k : 7;
+    unsigned long long m = 1ull << k, r = (unsigned long long)x->base.r % m;
+    if (k >= 5) snprintf(buf, n, "lane 0 is %llu B past a %llu-byte boundary", r, m);
+    else if (r) snprintf(buf, n, "lane 0's address is %llu modulo %llu (never on a 32-byte boundary)", r, m);
+    else snprintf(buf, n, "lane 0's address known only modulo %llu", m);
+}
+
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
     size_t len = 0;
@@ -152,17 +164,18 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
         return;
     }
     const char *rule = coal_rule(x);
+    char off[96];
+    offset_text(x, off, sizeof off);
     if (!strcmp(rule, "misaligned")) {
-        cat(buf, n, &len, "misaligned global %s: lane 0 is %u B past a 128-byte boundary, %s, %d sectors/request, "
-                          "ideal %u (%d if aligned)",
-            kind_word(x), (unsigned)(x->base.r % 128), lay, x->sectors, x->ideal, x->sectors_aligned);
+        cat(buf, n, &len, "misaligned global %s: %s, %s, %d sectors/request, ideal %u (%d if aligned)", kind_word(x),
+            off, lay, x->sectors, x->ideal, x->sectors_aligned);
         return;
     }
     cat(buf, n, &len, "uncoalesced global %s: %s, ", kind_word(x), lay);
     if (x->sectors >= 0) cat(buf, n, &len, "%d sectors/request", x->sectors);
     else cat(buf, n, &len, "up to %d sectors/request", x->sectors_max);
     cat(buf, n, &len, ", ideal %u", x->ideal);
-    if (x->misaligned) cat(buf, n, &len, " (misaligned: lane 0 is %u B past a 128-byte boundary)", (unsigned)(x->base.r % 128));
+    if (x->misaligned) cat(buf, n, &len, " (misaligned: %s)", off);
 }
 
 static void stmt_src(const coal_report_ctx *c, const coal_func *f, uint32_t stmt, char *buf, size_t n)
