@@ -31,7 +31,7 @@ JANSSON_LIBS := -ljansson
 LDLIBS  := $(JANSSON_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers validity validity-smoke
+        shapecheck layers validity validity-smoke precision
 all: bin/ptxray
 
 help:
@@ -47,6 +47,8 @@ help:
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
 	@echo "                build/coalescing-compare.txt, printed (docs/coalescing-compare.md)"
+	@echo "make precision  check's coalescing and bank-conflict findings against the emulator over the corpus"
+	@echo "                launches: build/precision.txt, printed (docs/check.md, Precision)"
 	@echo "make shapecheck the divergence analyses against the emulator at six block shapes over the corpus"
 	@echo "                launches, all three analyses, with the figures (docs/emulator.md)"
 
@@ -121,6 +123,13 @@ golden-coalescing: $(B)/ptxray $(B)/ptxray-tests
 # over every corpus test launch; writes build/coalescing-compare.txt.
 coalescing-compare: $(B)/ptxray $(B)/ptxray-tests
 	PTXRAY_COALCMP_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_coalcmp/*'
+
+# check's findings (proven and possible) at each corpus test launch's block
+# shape against the emulator's sector and wavefront counts; every proven
+# finding must be confirmed.  Writes build/precision.txt (docs/check.md).
+precision: $(B)/ptxray $(B)/ptxray-tests
+	PTXRAY_PRECISION_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_coalcmp/corpus' | \
+	    sed -n '/^precision:/,$$p'
 
 # Every corpus test launch relaunched at six block shapes with the divergence
 # claims checked, all three analyses (make test and make check: affine), and

@@ -9,20 +9,24 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray check [--format text|json|sarif] [--baseline FILE] [--write-baseline FILE]\n"
-          "                    [--fail-on RULES] [--enable RULES] [--block [KERNEL=]X,Y,Z]... [-o OUT] PATH...\n"
+          "                    [--fail-on RULES] [--enable RULES] [--strict] [--root DIR]\n"
+          "                    [--block [KERNEL=]X,Y,Z]... [-o OUT] PATH...\n"
           "Checks PTX files (directories: every *.ptx below, recursively) for uncoalesced and\n"
           "misaligned global accesses, shared-memory bank conflicts and, when enabled,\n"
-          "branches not proven warp-uniform.  Findings are listed by file, line, column, rule.\n"
+          "branches not proven warp-uniform: one finding per kernel, source line and rule, by cost.\n"
           "  RULES     comma-separated: uncoalesced, misaligned, bank-conflict, divergent-branch\n"
-          "  --fail-on the rules whose findings make the exit status 1\n"
+          "  --fail-on the rules whose proven findings make the exit status 1\n"
           "            (default uncoalesced,misaligned,bank-conflict)\n"
           "  --enable  rules reported besides those (divergent-branch is off by default: most\n"
           "            kernels branch on the thread index by design)\n"
+          "  --strict  possible findings (that depend on loaded values, unknown strides or\n"
+          "            alignments) fail too\n"
+          "  --root    SARIF locations are relative to DIR (default: the current directory)\n"
           "  --baseline        suppress the findings whose fingerprints FILE lists\n"
           "  --write-baseline  write every finding's fingerprint to FILE (exit 0 unless bad input)\n"
           "  --block   the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           "            .reqntid, else blockDim.x is assumed a multiple of 32)\n"
-          "Exit status: 0 clean, 1 findings of a --fail-on rule, 2 bad input or usage (bad files\n"
+          "Exit status: 0 clean, 1 proven findings of a --fail-on rule, 2 bad input or usage (bad files\n"
           "are reported on stderr and the others still checked).  Details: docs/check.md.\n",
           o);
 }
@@ -46,6 +50,8 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {"fail-on", required_argument, 0, 'F'},
                                          {"enable", required_argument, 0, 'E'},
                                          {"block", required_argument, 0, 'b'},
+                                         {"strict", no_argument, 0, 'S'},
+                                         {"root", required_argument, 0, 'R'},
                                          {"output", required_argument, 0, 'o'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -73,6 +79,8 @@ static int parse_args(int argc, char **argv, chk_args *a)
             if (!blk_add(&a->blocks, optarg, "check")) return 2;
             break;
         case 'o': a->out = optarg; break;
+        case 'S': a->strict = true; break;
+        case 'R': a->root = optarg; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
         }

@@ -155,7 +155,14 @@ int cmd_spillcost(int argc, char **argv)
             free(r.budgets);
             return 2;
         }
-    /* before any work: a plot that cannot be drawn is a usage error */
+    /* before any work: a plot that cannot be drawn is a usage error; the
+     * chart is SVG, and an SVG under another name (x.png) is not written */
+    size_t pl = plot ? strlen(plot) : 0;
+    if (plot && (pl < 4 || strcmp(plot + pl - 4, ".svg"))) {
+        fprintf(stderr, "ptxray spillcost: --plot '%s': the chart is SVG; name it FILE.svg\n", plot);
+        free(r.budgets);
+        return 2;
+    }
     const char *gnuplot = NULL;
     if (plot && !(gnuplot = tc_find_gnuplot())) {
         fprintf(stderr, "ptxray spillcost: --plot needs gnuplot, which was not found ($GNUPLOT or PATH; "

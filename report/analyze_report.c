@@ -1,27 +1,18 @@
 /* ptxray analyze's report (analyze_report.h). */
 #include "analyze_report.h"
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check_findings.h"
 #include "div_report.h"
 #include "pressure.h"
 
-/* Impact: accesses and branches inside loops before those outside; then
- * uncoalesced/misaligned, bank conflicts, branches; then deeper loops first;
- * then PTX order. */
-static int impact_class(const chk_finding *x)
-{
-    static const int cls[CHK_NRULES] = {0, 0, 1, 2};
-    return cls[x->rule];
-}
-
-static int cmp_impact(const void *a, const void *b)
+/* As check lists them: proven before possible, then by cost (chk_sort). */
+static int cmp_cost(const void *a, const void *b)
 {
     const chk_finding *x = *(const chk_finding *const *)a, *y = *(const chk_finding *const *)b;
-    int lx = x->loop_depth == 0, ly = y->loop_depth == 0;
-    if (lx != ly) return lx - ly;
-    if (impact_class(x) != impact_class(y)) return impact_class(x) - impact_class(y);
-    if (x->loop_depth != y->loop_depth) return x->loop_depth > y->loop_depth ? -1 : 1;
+    if (x->certainty != y->certainty) return x->certainty < y->certainty ? -1 : 1;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
     return x->rule - y->rule;
 }
@@ -40,7 +31,11 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     dr_func df;
     dr_analyse(&df, f->pf, &dopt, NULL, a);
     const dr_stats *st = &df.st[DIV_AN_AFFINE2];
-    fprintf(o, "\n== %s %.*s ==\n", fn->is_entry ? "kernel" : "function", (int)fn->name.n, fn->name.p);
+    char *shown = ptx_func_shown(fn);
+    fprintf(o, "\n== %s %s ==\n", fn->is_entry ? "kernel" : "function", shown);
+    if (strlen(shown) != fn->name.n || memcmp(shown, fn->name.p, fn->name.n))
+        fprintf(o, "symbol: %.*s\n", (int)fn->name.n, fn->name.p);
+    free(shown);
     if (wl_shape_known(&f->shape))
         fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
                 blk_origin_text(coal_block_origin(c->opts, f)));
@@ -66,18 +61,21 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     if (!mine) abort();
     size_t n = 0;
     for (size_t i = 0; i < l->n; i++)
-        if (strlen(l->v[i].kernel) == fn->name.n && !memcmp(l->v[i].kernel, fn->name.p, fn->name.n))
+        if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
             mine[n++] = &l->v[i];
-    qsort(mine, n, sizeof *mine, cmp_impact);
+    qsort(mine, n, sizeof *mine, cmp_cost);
     if (!n) fputs("findings: none\n", o);
-    else fprintf(o, "findings by likely impact (%zu):\n", n);
+    else fprintf(o, "findings by cost (%zu):\n", n);
     for (size_t i = 0; i < n; i++) {
         const chk_finding *x = mine[i];
-        fprintf(o, "  %zu. [%s] ", i + 1, chk_rule_name((enum chk_rule)x->rule));
+        fprintf(o, "  %zu. [%s, %s] ", i + 1, chk_rule_name((enum chk_rule)x->rule),
+                chk_certainty_name((enum chk_certainty)x->certainty));
         if (x->src_file) fprintf(o, "%s:%u:%u, ", x->src_file, x->src_line, x->src_col);
         fprintf(o, "PTX line %u", x->line);
+        if (x->ninst > 1) fprintf(o, " (%u instructions)", x->ninst);
         if (x->loop_depth) fprintf(o, ", loop depth %u", x->loop_depth);
-        fprintf(o, "\n     %s\n", x->message);
+        fprintf(o, ", cost %" PRIu64 "\n     %s\n", x->cost, x->message);
+        if (x->depends) fprintf(o, "     depends on %s\n", x->depends);
         if (x->hint) fprintf(o, "     hint: %s\n", x->hint);
     }
     free(mine);

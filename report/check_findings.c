@@ -8,6 +8,7 @@
 #include "div_report.h"
 #include "load.h"
 #include "printer.h"
+#include "warp_form.h"
 
 static const char *const rule_names[CHK_NRULES] = {"uncoalesced", "misaligned", "bank-conflict", "divergent-branch"};
 
@@ -96,21 +97,133 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* Without the ordinal: rule, PTX file, kernel, instruction text, the
- * access's pattern, stride and width, and the source file's base name and line (absolute build paths differ between
- * machines).  The PTX line is left out on purpose. */
-static uint64_t base_fingerprint(const chk_finding *x)
+const char *chk_certainty_name(enum chk_certainty c) { return c == CHK_PROVEN ? "proven" : "possible"; }
+
+/* ---- the verdict on one access -------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv_str(h, "ptxray-check-v1");
-    h = fnv_str(h, chk_rule_name((enum chk_rule)x->rule));
-    h = fnv_str(h, x->ptx_path);
-    h = fnv_str(h, x->kernel);
-    h = fnv_str(h, x->inst);
-    h = fnv_str(h, x->access);
-    h = fnv_str(h, x->src_file ? base_name(x->src_file) : NULL);
-    return fnv(h, &x->src_line, sizeof x->src_line);
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
 }
+
+/* Distinct 32-byte sectors of 32 lanes at off0 + l·stride, bytes each. */
+static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
+{
+    int64_t s[64];
+    uint32_t n = 0;
+    for (int64_t l = 0; l < 32; l++) {
+        int64_t a = off0 + l * stride, e = a + (bytes ? bytes - 1 : 0);
+        s[n++] = a >> 5;
+        if ((e >> 5) != (a >> 5)) s[n++] = e >> 5;
+    }
+    qsort(s, n, sizeof *s, cmp_i64);
+    uint32_t d = n ? 1 : 0;
+    for (uint32_t i = 1; i < n; i++) d += s[i] != s[i - 1];
+    return d;
+}
+
+/* For an access with one stride whose lane 0 is known only modulo 2^k
+ * with k < 5 (the sector): the fewest and most sectors over the offsets in
+ * the sector that agree with what is known.  False when the model's count
+ * is not that of 32 lanes at one stride (a block narrower than a warp). */
+static bool alignment_range(const coal_access *a, uint32_t *lo, uint32_t *hi)
+{
+    if (a->space != COAL_GLOBAL || a->prefetch || !a->bytes || !a->has_stride || a->sectors < 0 ||
+        (a->pattern != COAL_P_UNIT && a->pattern != COAL_P_STRIDE) || a->base.k >= 5)
+        return false;
+    int64_t step = (int64_t)1 << a->base.k, r = a->base.r & (step - 1);
+    if (stride_sectors(a->base.r & 31, a->stride, a->bytes) != (uint32_t)a->sectors) return false;
+    *lo = UINT32_MAX;
+    *hi = 0;
+    for (int64_t o = r; o < 32; o += step) {
+        uint32_t s = stride_sectors(o, a->stride, a->bytes);
+        if (s < *lo) *lo = s;
+        if (s > *hi) *hi = s;
+    }
+    return true;
+}
+
+static void depends_text(const coal_report_ctx *c, const coal_func *f, const coal_access *a, char *dep, size_t n)
+{
+    (void)c;
+    char name[96];
+    switch (a->pattern) {
+    case COAL_P_SYMBOLIC:
+        if (a->sym_named) {
+            addr_value_label(f->chain, a->sym_value, name, sizeof name);
+            snprintf(dep, n, "the value of %s (the lanes' stride is a multiple of it)", name);
+        } else if (a->lane_eval) snprintf(dep, n, "the unknown distance between groups of lanes");
+        else if (a->why_stmt != UINT32_MAX)
+            snprintf(dep, n, "a value loaded at PTX line %u (the stride)", f->pf->fn->stmts[a->why_stmt]->loc.line);
+        else snprintf(dep, n, "an unknown stride");
+        return;
+    case COAL_P_IRREGULAR:
+        if (a->why_stmt != UINT32_MAX)
+            snprintf(dep, n, "a value loaded at PTX line %u (the lanes' addresses)",
+                     f->pf->fn->stmts[a->why_stmt]->loc.line);
+        else snprintf(dep, n, "the lanes' addresses (not affine in the thread index)");
+        return;
+    case COAL_P_BOUNDED: snprintf(dep, n, "where the lanes fall in their window"); return;
+    default: snprintf(dep, n, "the lanes' addresses"); return;
+    }
+}
+
+static void alignment_depends(const coal_access *a, char *dep, size_t n)
+{
+    snprintf(dep, n,
+             "the alignment of lane 0's address, known only modulo %lld B (a base, row or offset from a "
+             "parameter or from memory, a structure's size); clean when it is a multiple of 32 B",
+             1LL << a->base.k);
+}
+
+bool chk_access_verdict(const coal_report_ctx *c, const coal_func *f, const coal_access *a, enum chk_rule *rule,
+                        enum chk_certainty *cert, uint32_t *excess, char *dep, size_t ndep)
+{
+    dep[0] = 0;
+    uint32_t lo, hi;
+    if (!coal_is_finding(a)) {
+        /* item 3: taken as aligned, but not known to be */
+        if (!alignment_range(a, &lo, &hi) || hi <= (uint32_t)a->sectors) return false;
+        *rule = CHK_MISALIGNED;
+        *cert = CHK_POSSIBLE;
+        *excess = hi - (uint32_t)a->sectors;
+        alignment_depends(a, dep, ndep);
+        return true;
+    }
+    int r = rule_of(coal_rule(a), strlen(coal_rule(a)));
+    if (r < 0) return false;
+    *rule = (enum chk_rule)r;
+    int64_t ex;
+    if (a->space == COAL_GLOBAL) {
+        ex = (int64_t)coal_current_sectors(a) - (int64_t)a->ideal;
+        /* misaligned across a 128-byte line but not one sector more: no
+         * sector wasted (`ptxray coalescing` still shows it) */
+        if (a->sectors >= 0 && ex <= 0) return false;
+        if (a->sectors < 0) {
+            *cert = CHK_POSSIBLE;
+            depends_text(c, f, a, dep, ndep);
+        } else if (a->base.k < 5 && alignment_range(a, &lo, &hi) && lo <= a->ideal) {
+            *cert = CHK_POSSIBLE;
+            alignment_depends(a, dep, ndep);
+        } else *cert = CHK_PROVEN;
+    } else if (a->bank_degree >= 0 && a->wavefronts >= 0) {
+        ex = (int64_t)a->wavefronts - (a->ideal_wavefronts > 0 ? a->ideal_wavefronts : 1);
+        *cert = CHK_PROVEN;
+    } else {
+        ex = (int64_t)a->bank_degree_max - 1;
+        *cert = CHK_POSSIBLE;
+        if (a->bank_cond) {
+            char name[96];
+            addr_value_label(f->chain, a->sym_value, name, sizeof name);
+            snprintf(dep, ndep, "the value of %s (the lanes' stride is a multiple of it)", name);
+        } else depends_text(c, f, a, dep, ndep);
+    }
+    *excess = ex > 0 ? (uint32_t)ex : 1;
+    return true;
+}
+
+/* ---- collection ------------------------------------------------------------------ */
 
 static chk_finding *push_to(chk_finding **v, size_t *n, size_t *cap)
 {
@@ -126,21 +239,44 @@ static chk_finding *push_to(chk_finding **v, size_t *n, size_t *cap)
 
 static chk_finding *push(chk_list *l) { return push_to(&l->v, &l->n, &l->cap); }
 
+static uint64_t loop_weight(uint32_t depth)
+{
+    uint64_t w = 1;
+    for (uint32_t i = 0; i < depth && i < 12; i++) w *= CHK_LOOP_WEIGHT;
+    return w;
+}
+
 static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f, uint32_t stmt)
 {
     const ptx_func *fn = f->pf->fn;
     const ptx_stmt *s = fn->stmts[stmt];
     x->line = s->loc.line;
     x->col = s->loc.col;
+    x->ninst = 1;
+    x->insts = malloc(sizeof *x->insts);
+    if (!x->insts) abort();
+    x->insts[0] = (chk_pos){NULL, x->line, x->col};
     src_pos p;
     src_pos_of(c->files, fn, stmt, &p);
-    if (p.file) {
-        x->src_file = xstrdup(p.file);
-        x->src_line = p.line;
-        x->src_col = p.col;
+    src_frame chain[SRC_MAX_INLINE + 1];
+    uint32_t user, n = src_chain(&p, chain, &user);
+    if (n) {
+        x->src_file = xstrdup(chain[user].file);
+        x->src_line = chain[user].line;
+        x->src_col = chain[user].col;
+        x->ncalls = n - user - 1;
+        if (x->ncalls) {
+            x->calls = malloc(sizeof *x->calls * x->ncalls);
+            if (!x->calls) abort();
+        }
+        for (uint32_t i = 0; i < x->ncalls; i++) {
+            const src_frame *fr = &chain[user + 1 + i];
+            x->calls[i] = (chk_pos){xstrdup(fr->file), fr->line, fr->col};
+        }
     }
-    x->kernel = strndup(fn->name.p, fn->name.n);
-    if (!x->kernel) abort();
+    x->symbol = strndup(fn->name.p, fn->name.n);
+    x->kernel = ptx_func_shown(fn);
+    if (!x->symbol || !x->kernel) abort();
     char *raw = inst_raw(fn, &s->u.inst);
     x->inst = inst_normalized(raw, true);
     free(raw);
@@ -150,19 +286,44 @@ static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f,
     x->loop_depth = lp == CFG_NONE ? 0 : g->loops[lp].depth;
 }
 
+/* A branch whose condition the warp forms know lane by lane and find not
+ * the same in every lane: divergent in every warp that runs it whole. */
+static bool branch_proven(const coal_func *f, uint32_t stmt)
+{
+    uint32_t v = ssa_guard_value(f->pf->ssa, stmt);
+    wform wf;
+    return v != SSA_NONE && div_warp_form(f->r, v, &wf) && wf.kind == WF_LANE && wf.k == 64 && !wf_is_uniform(&wf);
+}
+
+static void set_cost(chk_finding *x, uint32_t excess, enum chk_certainty cert, const char *dep)
+{
+    x->excess = excess;
+    x->cost = excess * loop_weight(x->loop_depth);
+    x->certainty = (uint8_t)cert;
+    if (cert == CHK_POSSIBLE && dep && dep[0]) x->depends = xstrdup(dep);
+}
+
 static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c, const coal_func *f, unsigned mask)
 {
-    char buf[1024];
+    char buf[1024], dep[512];
     for (uint32_t j = 0; j < f->nacc; j++) {
         const coal_access *a = &f->acc[j];
-        if (!coal_is_finding(a)) continue;
-        int rule = rule_of(coal_rule(a), strlen(coal_rule(a)));
-        if (rule < 0 || !(mask >> rule & 1)) continue;
+        enum chk_rule rule;
+        enum chk_certainty cert;
+        uint32_t excess;
+        if (!chk_access_verdict(c, f, a, &rule, &cert, &excess, dep, sizeof dep) || !(mask >> rule & 1)) continue;
         chk_finding *x = push(l);
         x->ptx_path = path;
         x->rule = (uint8_t)rule;
         locate(x, c, f, a->stmt);
-        coal_message(c, f, a, buf, sizeof buf);
+        set_cost(x, excess, cert, dep);
+        if (coal_is_finding(a)) coal_message(c, f, a, buf, sizeof buf);
+        else
+            snprintf(buf, sizeof buf,
+                     "misaligned global %s unless lane 0 is 32-byte aligned: its address is known only modulo "
+                     "%lld B, lanes %" PRId64 " B apart; %d sectors/request if aligned, up to %d otherwise, ideal %u",
+                     coal_kind_name((enum coal_kind)a->kind), 1LL << a->base.k, a->stride, a->sectors,
+                     a->sectors + (int)excess, a->ideal);
         x->message = xstrdup(buf);
         snprintf(buf, sizeof buf, "%s %s %u %" PRId64, coal_pattern_name((enum coal_pattern)a->pattern),
                  a->has_stride ? "stride" : "-", a->bytes, a->has_stride ? a->stride : 0);
@@ -188,10 +349,14 @@ static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c
         x->ptx_path = path;
         x->rule = CHK_DIVERGENT_BRANCH;
         locate(x, c, f, bb->term);
+        bool proven = bb->nsucc == 2 && branch_proven(f, bb->term);
+        set_cost(x, 1, proven ? CHK_PROVEN : CHK_POSSIBLE,
+                 "the values of the branch condition in a warp's lanes (not proven the same, nor different)");
         const char *kw = bb->nsucc > 2 ? "indirect branch" : "branch";
         char *raw = inst_raw(f->pf->fn, &f->pf->fn->stmts[bb->term]->u.inst);
         char *one = inst_normalized(raw, false);
-        snprintf(buf, sizeof buf, "%s not proven uniform across the warp (affine analysis): %s", kw, one);
+        if (proven) snprintf(buf, sizeof buf, "divergent %s: its condition differs between the lanes of a warp: %s", kw, one);
+        else snprintf(buf, sizeof buf, "%s not proven uniform across the warp (affine analysis): %s", kw, one);
         free(one);
         free(raw);
         x->message = xstrdup(buf);
@@ -207,16 +372,149 @@ static const char *intern_path(chk_list *l, const char *path)
     return l->paths[l->npaths++] = xstrdup(path);
 }
 
+static void free_finding(chk_finding *x)
+{
+    free(x->kernel);
+    free(x->symbol);
+    free(x->insts);
+    free(x->src_file);
+    for (uint32_t k = 0; k < x->ncalls; k++) free(x->calls[k].file);
+    free(x->calls);
+    free(x->src_text);
+    free(x->message);
+    free(x->hint);
+    free(x->depends);
+    free(x->inst);
+    free(x->access);
+}
+
+static bool same_place(const chk_finding *a, const chk_finding *b)
+{
+    return a->src_file && b->src_file && a->rule == b->rule && a->src_line == b->src_line &&
+           !strcmp(a->symbol, b->symbol) && !strcmp(a->src_file, b->src_file);
+}
+
+/* Whether x speaks for its group better than the group's current
+ * representative: proven before possible, then the larger excess. */
+static bool better(const chk_finding *x, uint8_t rep_cert, uint64_t rep_excess)
+{
+    if (x->certainty != rep_cert) return x->certainty < rep_cert;
+    return x->excess > rep_excess;
+}
+
+/* Folds the findings v[0..n) (one per PTX instruction, in PTX order) into
+ * one per (kernel, source file, line, rule); returns the new count. */
+static size_t group(chk_finding *v, size_t n)
+{
+    size_t k = 0;
+    uint8_t *rc = malloc(n ? n : 1);
+    uint64_t *rx = malloc(sizeof *rx * (n ? n : 1));
+    if (!rc || !rx) abort();
+    for (size_t i = 0; i < n; i++) {
+        chk_finding *x = &v[i];
+        size_t g = k;
+        for (size_t j = 0; j < k; j++)
+            if (same_place(&v[j], x)) {
+                g = j;
+                break;
+            }
+        if (g == k) {
+            rc[k] = x->certainty;
+            rx[k] = x->excess;
+            if (k != i) v[k] = *x;
+            k++;
+            continue;
+        }
+        chk_finding *y = &v[g];
+        y->insts = realloc(y->insts, sizeof *y->insts * (y->ninst + 1));
+        if (!y->insts) abort();
+        y->insts[y->ninst++] = x->insts[0];
+        if (better(x, rc[g], rx[g])) {
+            rc[g] = x->certainty;
+            rx[g] = x->excess;
+            char *t;
+            t = y->message, y->message = x->message, x->message = t;
+            t = y->hint, y->hint = x->hint, x->hint = t;
+            t = y->depends, y->depends = x->depends, x->depends = t;
+            y->src_col = x->src_col;
+        }
+        if (x->certainty < y->certainty) y->certainty = x->certainty;
+        if (y->certainty == CHK_PROVEN && y->depends) {
+            free(y->depends);
+            y->depends = NULL;
+        }
+        y->excess += x->excess;
+        y->cost += x->cost;
+        if (x->loop_depth > y->loop_depth) y->loop_depth = x->loop_depth;
+        free_finding(x);
+    }
+    free(rc);
+    free(rx);
+    return k;
+}
+
+/* Whitespace collapsed, trimmed. */
+static char *text_normalized(const char *s, size_t n)
+{
+    char *out = malloc(n + 1);
+    if (!out) abort();
+    size_t k = 0;
+    bool space = false;
+    for (size_t i = 0; i < n; i++) {
+        if (isspace((unsigned char)s[i])) {
+            space = k > 0;
+            continue;
+        }
+        if (space) out[k++] = ' ';
+        space = false;
+        out[k++] = s[i];
+    }
+    out[k] = 0;
+    return out;
+}
+
+/* Without the ordinal: rule, the PTX file's base name, the kernel's
+ * symbol, and the source line's text (whitespace collapsed) when it can be
+ * read, else the source file's base name with the first instruction's text
+ * and access.  Neither the directory nor any line number is part of it. */
+static uint64_t base_fingerprint(const chk_finding *x)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv_str(h, "ptxray-check-v2");
+    h = fnv_str(h, chk_rule_name((enum chk_rule)x->rule));
+    h = fnv_str(h, base_name(x->ptx_path));
+    h = fnv_str(h, x->symbol);
+    if (x->src_text) {
+        char *t = text_normalized(x->src_text, strlen(x->src_text));
+        h = fnv_str(h, "src");
+        h = fnv_str(h, t);
+        free(t);
+        return h;
+    }
+    h = fnv_str(h, x->src_file ? base_name(x->src_file) : NULL);
+    h = fnv_str(h, x->inst);
+    return fnv_str(h, x->access);
+}
+
 void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsigned mask)
 {
+    if (!l->texts) l->texts = st_new();
     size_t first = l->n;
     const char *p = intern_path(l, path);
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
+        size_t at = l->n;
         collect_func(l, p, c, &c->res->f[i], mask);
+        l->ungrouped += l->n - at;
+        l->n = at + group(l->v + at, l->n - at);
         l->origin[coal_block_origin(c->opts, &c->res->f[i])]++;
     }
-    /* identical findings without a telling source line (no .loc) tell
-     * apart by their order in the file */
+    for (size_t i = first; i < l->n; i++) {
+        chk_finding *x = &l->v[i];
+        size_t len;
+        const char *t = x->src_file ? st_line(l->texts, path, x->src_file, x->src_line, &len, NULL) : NULL;
+        if (t) x->src_text = strndup(t, len);
+    }
+    /* identical findings tell apart by their order in the file */
     size_t n = l->n - first;
     uint64_t *base = malloc(sizeof *base * (n ? n : 1));
     if (!base) abort();
@@ -264,6 +562,8 @@ void chk_unload(ptx_module *m, prog *p)
 static int cmp_finding(const void *a, const void *b)
 {
     const chk_finding *x = a, *y = b;
+    if (x->certainty != y->certainty) return x->certainty < y->certainty ? -1 : 1;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
     int c = strcmp(x->ptx_path, y->ptx_path);
     if (c) return c;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
@@ -272,23 +572,24 @@ static int cmp_finding(const void *a, const void *b)
     return x->fingerprint < y->fingerprint ? -1 : x->fingerprint > y->fingerprint;
 }
 
+static int cmp_position(const void *a, const void *b)
+{
+    const chk_finding *x = a, *y = b;
+    int c = strcmp(x->ptx_path, y->ptx_path);
+    if (c) return c;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return x->col < y->col ? -1 : x->col > y->col;
+}
+
 void chk_sort(chk_list *l)
 {
     if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_finding);
-    if (l->ncv) qsort(l->cv, l->ncv, sizeof *l->cv, cmp_finding);
+    if (l->ncv) qsort(l->cv, l->ncv, sizeof *l->cv, cmp_position);
 }
 
 static void free_findings(chk_finding *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        chk_finding *x = &v[i];
-        free(x->kernel);
-        free(x->src_file);
-        free(x->message);
-        free(x->hint);
-        free(x->inst);
-        free(x->access);
-    }
+    for (size_t i = 0; i < n; i++) free_finding(&v[i]);
     free(v);
 }
 
@@ -298,5 +599,6 @@ void chk_free(chk_list *l)
     free_findings(l->cv, l->ncv);
     for (size_t i = 0; i < l->npaths; i++) free(l->paths[i]);
     free(l->paths);
+    st_free(l->texts);
     memset(l, 0, sizeof *l);
 }

@@ -1,28 +1,57 @@
 /* The findings `ptxray check` and `ptxray analyze` report (docs/check.md):
  * the coalescing model's uncoalesced, misaligned and bank-conflicting
- * accesses and the branches the affine analysis cannot prove uniform, each
- * with its PTX and source positions, message, loop depth and a fingerprint
- * that survives unrelated edits. */
+ * accesses and the branches the affine analysis cannot prove uniform,
+ * grouped by source location: one finding per (kernel, source file, line,
+ * rule), at the innermost position of the inlining chain that is not in a
+ * CUDA toolkit header, with the PTX instructions it covers, its cost
+ * (excess sectors or wavefronts summed, weighted by loop depth), its
+ * certainty (proven, or possible with what it depends on) and a
+ * fingerprint that survives path spelling, moved directories and shifted
+ * lines. */
 #ifndef PTXRAY_CHECK_FINDINGS_H
 #define PTXRAY_CHECK_FINDINGS_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "coalescing_report.h"
+#include "srctext.h"
 
 enum chk_rule { CHK_UNCOALESCED, CHK_MISALIGNED, CHK_BANK_CONFLICT, CHK_DIVERGENT_BRANCH, CHK_NRULES };
 
+/* proven: the model shows the excess for every launch that satisfies the
+ * stated assumptions; possible: it depends on a loaded value, an unknown
+ * alignment, an unknown stride or the lanes' branch conditions. */
+enum chk_certainty { CHK_PROVEN, CHK_POSSIBLE };
+
+/* A loop multiplies a finding's excess by this per level of depth. */
+#define CHK_LOOP_WEIGHT 10
+
+typedef struct chk_pos {
+    char *file; /* NULL for a PTX position (the finding's ptx_path) */
+    uint32_t line, col;
+} chk_pos;
+
 typedef struct chk_finding {
     const char *ptx_path;   /* the list's copy */
-    char *kernel;
+    char *kernel;           /* as people name it: demangled when a C++ symbol */
+    char *symbol;           /* the PTX symbol */
     uint8_t rule;           /* chk_rule */
+    uint8_t certainty;      /* chk_certainty */
     bool suppressed;        /* by the baseline */
-    uint32_t line, col;     /* PTX */
-    char *src_file;         /* outermost .loc position, NULL without one */
+    uint32_t line, col;     /* the first PTX instruction */
+    uint32_t ninst;         /* PTX instructions covered */
+    chk_pos *insts;         /* their PTX positions, in PTX order */
+    char *src_file;         /* the user's frame, NULL without .loc */
     uint32_t src_line, src_col;
-    char *message, *hint;   /* hint may be NULL */
-    char *inst;             /* the instruction, registers without numbers */
+    uint32_t ncalls;        /* the call sites it was inlined at, innermost first */
+    chk_pos *calls;
+    char *src_text;         /* the source line as read, NULL when it could not be */
+    char *message, *hint;   /* of the costliest instruction; hint may be NULL */
+    char *depends;          /* possible: what it depends on; NULL when proven */
+    char *inst;             /* the first instruction, registers without numbers */
     char *access;           /* pattern, stride and bytes of an access; NULL for a branch */
-    uint32_t loop_depth;    /* 0: not in a loop */
+    uint32_t loop_depth;    /* the deepest of its instructions; 0: not in a loop */
+    uint64_t excess;        /* excess sectors or wavefronts per request summed over its instructions (1 per branch) */
+    uint64_t cost;          /* each instruction's excess times CHK_LOOP_WEIGHT^depth, summed */
     uint64_t fingerprint;
 } chk_finding;
 
@@ -35,17 +64,29 @@ typedef struct chk_list {
     /* Branches proven warp-uniform only under the default block-shape
      * assumption (message: the condition, "blockDim.x is a multiple of
      * 32"): not findings, but the verdicts a user with another shape must
-     * re-check (with --block). */
+     * re-check (with --block).  One per branch, not grouped. */
     size_t ncv, capcv;
     chk_finding *cv;
+    size_t ungrouped;               /* PTX-level findings before grouping */
+    src_texts *texts;               /* source lines read (created by chk_collect) */
 } chk_list;
 
 const char *chk_rule_name(enum chk_rule r); /* "uncoalesced", ... */
+const char *chk_certainty_name(enum chk_certainty c); /* "proven", "possible" */
 /* "uncoalesced,bank-conflict" into a mask of (1 << chk_rule); false on an unknown name. */
 bool chk_parse_rules(const char *s, unsigned *mask);
 
+/* The verdict on one access of the coalescing model, as check reports it:
+ * false when it is no finding; else its rule, certainty, excess sectors or
+ * wavefronts per request (at least 1) and, when possible, what it depends
+ * on (into dep).  Includes the possible misalignment of an access whose
+ * lane 0 alignment is not known (docs/check.md). */
+bool chk_access_verdict(const coal_report_ctx *c, const coal_func *f, const coal_access *a, enum chk_rule *rule,
+                        enum chk_certainty *cert, uint32_t *excess, char *dep, size_t ndep);
+
 /* Appends the findings of rules in mask for every analysed function of a
- * parsed file (res from coal_analyse over p), with their fingerprints. */
+ * parsed file (res from coal_analyse over p), grouped, with their
+ * fingerprints. */
 void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsigned mask);
 /* Parses path, builds it at PROG_GSA and runs the coalescing model (only
  * on the function o->only picks, as --kernel: load.h): 0, or 2 with
@@ -54,7 +95,8 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
 int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res);
 void chk_unload(ptx_module *m, prog *p);
 
-/* By PTX file, line, column, rule. */
+/* Proven findings before possible ones (a possible finding's cost is a
+ * bound), each by cost (highest first), then PTX file, line, column, rule. */
 void chk_sort(chk_list *l);
 void chk_free(chk_list *l);
 

@@ -1,7 +1,9 @@
 /* Text, JSON and SARIF reports of `ptxray check` (check_report.h). */
 #include "check_report.h"
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "version.h"
 
 void chk_fingerprint_text(uint64_t fp, char buf[17]) { snprintf(buf, 17, "%016" PRIx64, fp); }
@@ -71,6 +73,62 @@ static json_t *conditional_json(const chk_list *l)
     return a;
 }
 
+bool chk_fails(const chk_run *r, const chk_finding *x)
+{
+    return !x->suppressed && (r->fail_on >> x->rule & 1) && (x->certainty == CHK_PROVEN || r->strict);
+}
+
+static const char *excess_unit(const chk_finding *x)
+{
+    switch (x->rule) {
+    case CHK_BANK_CONFLICT: return "excess wavefronts";
+    case CHK_DIVERGENT_BRANCH: return x->excess == 1 ? "branch" : "branches";
+    default: return "excess sectors";
+    }
+}
+
+/* The source line and a caret under the column, as gcc prints them. */
+static void caret(FILE *o, const chk_finding *x)
+{
+    if (!x->src_text) return;
+    int w = fprintf(o, "%5u | ", x->src_line);
+    fprintf(o, "%s\n", x->src_text);
+    fprintf(o, "%*s| ", w > 2 ? w - 2 : 0, "");
+    size_t n = strlen(x->src_text);
+    for (uint32_t i = 1; i < x->src_col && i - 1 < n; i++) fputc(x->src_text[i - 1] == '\t' ? '\t' : ' ', o);
+    fputs("^\n", o);
+}
+
+static void finding_text(FILE *o, const chk_finding *x)
+{
+    const char *rule = chk_rule_name((enum chk_rule)x->rule);
+    bool possible = x->certainty == CHK_POSSIBLE;
+    if (x->src_file) fprintf(o, "%s:%u:%u: ", x->src_file, x->src_line, x->src_col);
+    else fprintf(o, "%s:%u:%u: ", x->ptx_path, x->line, x->col);
+    fprintf(o, "warning: %s%s [%s%s]\n", possible ? "possible: " : "", x->message, rule, possible ? ", possible" : "");
+    if (x->src_file) caret(o, x);
+    fprintf(o, "%s:%u:%u: note: in %s: %u PTX instruction%s", x->ptx_path, x->line, x->col, x->kernel, x->ninst,
+            x->ninst == 1 ? "" : "s");
+    if (x->ninst > 1) fprintf(o, " (first at line %u)", x->line);
+    fprintf(o, ", %" PRIu64 " %s, cost %" PRIu64, x->excess, excess_unit(x), x->cost);
+    if (x->loop_depth) fprintf(o, " (loop depth %u)", x->loop_depth);
+    fputc('\n', o);
+    for (uint32_t k = 0; k < x->ncalls; k++)
+        fprintf(o, "%s:%u:%u: note: inlined from here\n", x->calls[k].file, x->calls[k].line, x->calls[k].col);
+    if (possible && x->depends) fprintf(o, "%s:%u:%u: note: depends on %s\n", x->ptx_path, x->line, x->col, x->depends);
+    if (x->hint) fprintf(o, "%s:%u:%u: note: hint: %s\n", x->ptx_path, x->line, x->col, x->hint);
+}
+
+static void certainty_count(const chk_run *r, size_t *proven, size_t *possible)
+{
+    *proven = *possible = 0;
+    for (size_t i = 0; i < r->l->n; i++)
+        if (!r->l->v[i].suppressed) {
+            if (r->l->v[i].certainty == CHK_PROVEN) (*proven)++;
+            else (*possible)++;
+        }
+}
+
 void chk_report_text(FILE *o, const chk_run *r)
 {
     size_t shown = 0;
@@ -78,15 +136,11 @@ void chk_report_text(FILE *o, const chk_run *r)
         const chk_finding *x = &r->l->v[i];
         if (x->suppressed) continue;
         shown++;
-        fprintf(o, "%s:%u:%u: warning: %s [%s]\n", x->ptx_path, x->line, x->col, x->message,
-                chk_rule_name((enum chk_rule)x->rule));
-        fprintf(o, "%s:%u:%u: note: in %s", x->ptx_path, x->line, x->col, x->kernel);
-        if (x->src_file) fprintf(o, ", from %s:%u:%u", x->src_file, x->src_line, x->src_col);
-        fputc('\n', o);
-        if (x->hint) fprintf(o, "%s:%u:%u: note: hint: %s\n", x->ptx_path, x->line, x->col, x->hint);
+        finding_text(o, x);
     }
-    size_t by[CHK_NRULES], sup;
+    size_t by[CHK_NRULES], sup, proven, possible;
     count(r, by, &sup);
+    certainty_count(r, &proven, &possible);
     char counts[256], fail[128];
     chk_counts_text(r, counts, sizeof counts);
     mask_text(r->fail_on, fail, sizeof fail);
@@ -97,10 +151,10 @@ void chk_report_text(FILE *o, const chk_run *r)
         fprintf(o, "assumed: %zu branch%s proven uniform only if %s (--format json or sarif lists them; --block "
                    "X,Y,Z checks them at your shape)\n",
                 r->l->ncv, r->l->ncv == 1 ? "" : "es", cond_summary(r->l));
-    fprintf(o, "ptxray check: %zu files, %zu findings (%s), %zu suppressed by the baseline", r->nfiles, shown, counts,
-            sup);
+    fprintf(o, "ptxray check: %zu files, %zu findings (%s; %zu proven, %zu possible), %zu suppressed by the baseline",
+            r->nfiles, shown, counts, proven, possible, sup);
     if (r->nbad) fprintf(o, ", %zu files with errors", r->nbad);
-    fprintf(o, "; failing on %s\n", fail);
+    fprintf(o, "; failing on %s%s\n", fail, r->strict ? " (--strict: possible findings too)" : "");
 }
 
 static json_t *rules_json(unsigned mask)
@@ -121,6 +175,45 @@ static json_t *assumptions(const chk_run *r)
     return a;
 }
 
+static json_t *pos_json(const chk_pos *p)
+{
+    return json_pack("{s:s,s:i,s:i}", "file", p->file, "line", (json_int_t)p->line, "col", (json_int_t)p->col);
+}
+
+static json_t *finding_json(const chk_finding *x)
+{
+    json_t *o = json_object();
+    char fp[17];
+    chk_fingerprint_text(x->fingerprint, fp);
+    json_object_set_new(o, "file", json_string(x->ptx_path));
+    json_object_set_new(o, "line", json_integer(x->line));
+    json_object_set_new(o, "col", json_integer(x->col));
+    json_object_set_new(o, "rule", json_string(chk_rule_name((enum chk_rule)x->rule)));
+    json_object_set_new(o, "certainty", json_string(chk_certainty_name((enum chk_certainty)x->certainty)));
+    json_object_set_new(o, "depends_on", x->depends ? json_string(x->depends) : json_null());
+    json_object_set_new(o, "kernel", json_string(x->kernel));
+    json_object_set_new(o, "symbol", json_string(x->symbol));
+    if (x->src_file) {
+        json_t *src = json_pack("{s:s,s:i,s:i}", "file", x->src_file, "line", (json_int_t)x->src_line, "col",
+                                (json_int_t)x->src_col);
+        json_object_set_new(src, "text", x->src_text ? json_string(x->src_text) : json_null());
+        json_object_set_new(o, "src", src);
+    } else json_object_set_new(o, "src", json_null());
+    json_t *calls = json_array(), *lines = json_array();
+    for (uint32_t k = 0; k < x->ncalls; k++) json_array_append_new(calls, pos_json(&x->calls[k]));
+    for (uint32_t k = 0; k < x->ninst; k++) json_array_append_new(lines, json_integer(x->insts[k].line));
+    json_object_set_new(o, "call_sites", calls);
+    json_object_set_new(o, "instructions", json_integer(x->ninst));
+    json_object_set_new(o, "ptx_lines", lines);
+    json_object_set_new(o, "loop_depth", json_integer(x->loop_depth));
+    json_object_set_new(o, "excess", json_integer((json_int_t)x->excess));
+    json_object_set_new(o, "cost", json_integer((json_int_t)x->cost));
+    json_object_set_new(o, "message", json_string(x->message));
+    json_object_set_new(o, "hint", x->hint ? json_string(x->hint) : json_null());
+    json_object_set_new(o, "fingerprint", json_string(fp));
+    return o;
+}
+
 json_t *chk_report_json(const chk_run *r)
 {
     json_t *root = json_object(), *fs = json_array(), *rules = json_object(), *sum = json_object(), *by = json_object();
@@ -129,26 +222,11 @@ json_t *chk_report_json(const chk_run *r)
     json_object_set_new(root, "assumptions", assumptions(r));
     json_object_set_new(rules, "enabled", rules_json(r->enabled));
     json_object_set_new(rules, "fail_on", rules_json(r->fail_on));
+    json_object_set_new(rules, "strict", json_boolean(r->strict));
     json_object_set_new(root, "rules", rules);
     for (size_t i = 0; i < r->l->n; i++) {
         const chk_finding *x = &r->l->v[i];
-        if (x->suppressed) continue;
-        json_t *o = json_object();
-        char fp[17];
-        chk_fingerprint_text(x->fingerprint, fp);
-        json_object_set_new(o, "file", json_string(x->ptx_path));
-        json_object_set_new(o, "line", json_integer(x->line));
-        json_object_set_new(o, "col", json_integer(x->col));
-        json_object_set_new(o, "rule", json_string(chk_rule_name((enum chk_rule)x->rule)));
-        json_object_set_new(o, "kernel", json_string(x->kernel));
-        json_object_set_new(o, "src", x->src_file ? json_pack("{s:s,s:i,s:i}", "file", x->src_file, "line",
-                                                              (json_int_t)x->src_line, "col", (json_int_t)x->src_col)
-                                                  : json_null());
-        json_object_set_new(o, "loop_depth", json_integer(x->loop_depth));
-        json_object_set_new(o, "message", json_string(x->message));
-        json_object_set_new(o, "hint", x->hint ? json_string(x->hint) : json_null());
-        json_object_set_new(o, "fingerprint", json_string(fp));
-        json_array_append_new(fs, o);
+        if (!x->suppressed) json_array_append_new(fs, finding_json(x));
     }
     json_object_set_new(root, "findings", fs);
     json_object_set_new(root, "conditional_verdicts", conditional_json(r->l));
@@ -163,6 +241,14 @@ json_t *chk_report_json(const chk_run *r)
     json_object_set_new(sum, "files_with_errors", json_integer((json_int_t)r->nbad));
     json_object_set_new(sum, "findings", json_integer((json_int_t)tot));
     json_object_set_new(sum, "by_rule", by);
+    size_t proven, possible;
+    certainty_count(r, &proven, &possible);
+    json_object_set_new(sum, "proven", json_integer((json_int_t)proven));
+    json_object_set_new(sum, "possible", json_integer((json_int_t)possible));
+    size_t ninst = 0;
+    for (size_t i = 0; i < r->l->n; i++)
+        if (!r->l->v[i].suppressed) ninst += r->l->v[i].ninst;
+    json_object_set_new(sum, "instructions", json_integer((json_int_t)ninst));
     json_object_set_new(sum, "suppressed", json_integer((json_int_t)sup));
     json_object_set_new(root, "summary", sum);
     return root;
@@ -178,34 +264,158 @@ static size_t rule_index(json_t *rules, const char *id)
     return 0;
 }
 
+/* ---- SARIF ------------------------------------------------------------------ */
+
+/* path made absolute (from the current directory) with "." and ".."
+ * segments resolved lexically; malloc'd. */
+static char *abs_path(const char *path)
+{
+    char cwd[4096];
+    const char *pre = "";
+    if (path[0] != '/') {
+        if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "/");
+        pre = cwd;
+    }
+    size_t n = strlen(pre) + strlen(path) + 3;
+    char *in = malloc(n), *out = malloc(n);
+    if (!in || !out) abort();
+    snprintf(in, n, "%s/%s", pre, path);
+    size_t k = 0;
+    for (char *seg = in; *seg;) {
+        char *e = strchr(seg, '/');
+        size_t len = e ? (size_t)(e - seg) : strlen(seg);
+        if (!len || (len == 1 && seg[0] == '.')) {
+        } else if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (k > 0 && out[k - 1] != '/') k--;
+            if (k > 0) k--;
+        } else {
+            out[k++] = '/';
+            memcpy(out + k, seg, len);
+            k += len;
+        }
+        if (!e) break;
+        seg = e + 1;
+    }
+    if (!k) out[k++] = '/';
+    out[k] = 0;
+    free(in);
+    return out;
+}
+
+typedef struct sarif_ctx {
+    const chk_run *r;
+    char *root; /* absolute, no trailing slash (but "/" itself) */
+} sarif_ctx;
+
+/* An artifactLocation: relative to the root with uriBaseId SRCROOT when
+ * under it, else an absolute file URI. */
+static json_t *artifact(const sarif_ctx *s, const char *path)
+{
+    char *a = abs_path(path);
+    size_t rl = strlen(s->root);
+    json_t *o = json_object();
+    char uri[4200];
+    if (!strcmp(s->root, "/") || (!strncmp(a, s->root, rl) && a[rl] == '/')) {
+        coal_sarif_uri(a + (strcmp(s->root, "/") ? rl + 1 : 1), uri, sizeof uri);
+        json_object_set_new(o, "uri", json_string(uri));
+        json_object_set_new(o, "uriBaseId", json_string("SRCROOT"));
+    } else {
+        char enc[4096];
+        coal_sarif_uri(a, enc, sizeof enc);
+        snprintf(uri, sizeof uri, "file://%s", enc);
+        json_object_set_new(o, "uri", json_string(uri));
+    }
+    free(a);
+    return o;
+}
+
+static json_t *location(const sarif_ctx *s, const char *path, uint32_t line, uint32_t col, const char *msg, int id)
+{
+    json_t *loc = json_object(), *phys = json_object(), *reg = json_object();
+    if (id >= 0) json_object_set_new(loc, "id", json_integer(id));
+    json_object_set_new(phys, "artifactLocation", artifact(s, path));
+    json_object_set_new(reg, "startLine", json_integer(line ? line : 1));
+    if (col) json_object_set_new(reg, "startColumn", json_integer(col));
+    json_object_set_new(phys, "region", reg);
+    json_object_set_new(loc, "physicalLocation", phys);
+    if (msg) json_object_set_new(loc, "message", coal_sarif_text(msg));
+    return loc;
+}
+
+/* The path the source file was read from, else its .loc path. */
+static const char *src_path(const chk_run *r, const chk_finding *x)
+{
+    size_t len;
+    const char *found = NULL;
+    if (r->l->texts) st_line(r->l->texts, x->ptx_path, x->src_file, x->src_line, &len, &found);
+    return found ? found : x->src_file;
+}
+
+static const char *sarif_level(const chk_run *r, const chk_finding *x)
+{
+    if (x->certainty == CHK_POSSIBLE) return "note";
+    return r->fail_on >> x->rule & 1 ? "error" : "warning";
+}
+
+static json_t *sarif_result(const sarif_ctx *s, json_t *rules, const chk_finding *x)
+{
+    char full[3000], note[512], fp[17];
+    size_t len = (size_t)snprintf(full, sizeof full, "%s%s", x->certainty == CHK_POSSIBLE ? "Possible: " : "",
+                                  x->message);
+    if (x->depends && len < sizeof full)
+        len += (size_t)snprintf(full + len, sizeof full - len, ". Depends on %s", x->depends);
+    if (x->hint && len < sizeof full) snprintf(full + len, sizeof full - len, ". Hint: %s", x->hint);
+    const char *rule = chk_rule_name((enum chk_rule)x->rule);
+    json_t *res = json_object(), *locs = json_array(), *rel = json_array();
+    json_object_set_new(res, "ruleId", json_string(rule));
+    json_object_set_new(res, "ruleIndex", json_integer((json_int_t)rule_index(rules, rule)));
+    json_object_set_new(res, "level", json_string(sarif_level(s->r, x)));
+    json_object_set_new(res, "message", coal_sarif_text(full));
+    if (x->src_file) json_array_append_new(locs, location(s, src_path(s->r, x), x->src_line, x->src_col, NULL, -1));
+    else json_array_append_new(locs, location(s, x->ptx_path, x->line, x->col, NULL, -1));
+    json_object_set_new(res, "locations", locs);
+    int id = 1;
+    for (uint32_t k = 0; k < x->ninst; k++) {
+        snprintf(note, sizeof note, "PTX instruction %u of %u in %s", k + 1, x->ninst, x->kernel);
+        json_array_append_new(rel, location(s, x->ptx_path, x->insts[k].line, x->insts[k].col, note, id++));
+    }
+    for (uint32_t k = 0; k < x->ncalls; k++)
+        json_array_append_new(rel, location(s, x->calls[k].file, x->calls[k].line, x->calls[k].col,
+                                            "inlined from here", id++));
+    json_object_set_new(res, "relatedLocations", rel);
+    chk_fingerprint_text(x->fingerprint, fp);
+    json_object_set_new(res, "partialFingerprints", json_pack("{s:s}", "ptxrayFingerprint/v2", fp));
+    json_t *props = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:I,s:I}", "kernel", x->kernel, "symbol", x->symbol,
+                              "certainty", chk_certainty_name((enum chk_certainty)x->certainty), "ptxLine",
+                              (json_int_t)x->line, "instructions", (json_int_t)x->ninst, "loopDepth",
+                              (json_int_t)x->loop_depth, "excess", (json_int_t)x->excess, "cost",
+                              (json_int_t)x->cost);
+    if (x->depends) json_object_set_new(props, "dependsOn", json_string(x->depends));
+    json_object_set_new(res, "properties", props);
+    return res;
+}
+
 json_t *chk_report_sarif(const chk_run *r)
 {
     json_t *run, *rules;
     json_t *root = coal_sarif_log(&run, &rules);
     coal_sarif_add_rule(rules, "divergent-branch", "DivergentBranch", "Branch not proven warp-uniform",
                         "A conditional branch whose condition the affine divergence analysis cannot prove to be the "
-                        "same in every lane of a warp: the warp may split and run both paths.");
+                        "same in every lane of a warp: the warp may split and run both paths.",
+                        "The lanes of a warp that disagree on the condition run the two paths one after the other. "
+                        "Make the condition depend on values that are the same across a warp (the warp index "
+                        "tid.x / 32, blockIdx, kernel parameters), or move the work so that whole warps take one "
+                        "side. A bounds check at the end of an array (if (i < n)) splits one warp at most and is "
+                        "usually fine. Proven findings have a condition that differs between lanes in every warp; "
+                        "possible ones depend on values the analysis cannot see.");
+    sarif_ctx s = {r, abs_path(r->root ? r->root : ".")};
     json_t *results = json_array();
-    for (size_t i = 0; i < r->l->n; i++) {
-        const chk_finding *x = &r->l->v[i];
-        if (x->suppressed) continue;
-        char full[2300], note[512], fp[17];
-        if (x->hint) snprintf(full, sizeof full, "%s. Hint: %s", x->message, x->hint);
-        else snprintf(full, sizeof full, "%s", x->message);
-        snprintf(note, sizeof note, "PTX instruction in %s", x->kernel);
-        src_pos p;
-        memset(&p, 0, sizeof p);
-        p.file = x->src_file;
-        p.line = x->src_line;
-        p.col = x->src_col;
-        const char *rule = chk_rule_name((enum chk_rule)x->rule);
-        json_t *res = coal_sarif_result(rule, rule_index(rules, rule), full, &p, x->ptx_path, x->line, x->col, note);
-        chk_fingerprint_text(x->fingerprint, fp);
-        json_object_set_new(res, "partialFingerprints", json_pack("{s:s}", "ptxrayFingerprint/v1", fp));
-        json_object_set_new(res, "properties", json_pack("{s:s,s:i,s:i}", "kernel", x->kernel, "ptxLine",
-                                                         (json_int_t)x->line, "loopDepth", (json_int_t)x->loop_depth));
-        json_array_append_new(results, res);
-    }
+    for (size_t i = 0; i < r->l->n; i++)
+        if (!r->l->v[i].suppressed) json_array_append_new(results, sarif_result(&s, rules, &r->l->v[i]));
+    char base[4200], enc[4096];
+    coal_sarif_uri(s.root, enc, sizeof enc);
+    snprintf(base, sizeof base, "file://%s%s", enc, strcmp(s.root, "/") ? "/" : "");
+    json_object_set_new(run, "originalUriBaseIds", json_pack("{s:{s:s}}", "SRCROOT", "uri", base));
     json_object_set_new(run, "results", results);
     json_t *props = json_object();
     json_object_set_new(props, "assumptions", assumptions(r));
@@ -214,5 +424,6 @@ json_t *chk_report_sarif(const chk_run *r)
     count(r, by, &sup);
     json_object_set_new(props, "suppressedByBaseline", json_integer((json_int_t)sup));
     json_object_set_new(run, "properties", props);
+    free(s.root);
     return root;
 }

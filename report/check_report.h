@@ -11,8 +11,14 @@ typedef struct chk_run {
     const chk_list *l;          /* sorted */
     size_t nfiles, nbad;        /* files checked, files with errors */
     unsigned enabled, fail_on;  /* masks of (1 << chk_rule) */
+    bool strict;                /* possible findings fail too */
     const coal_options *opts;
+    const char *root;           /* SARIF URIs are relative to it (absolute, no trailing slash); NULL: cwd */
 } chk_run;
+
+/* Whether x makes the exit status 1: unsuppressed, of a --fail-on rule,
+ * proven (or --strict). */
+bool chk_fails(const chk_run *r, const chk_finding *x);
 
 void chk_report_text(FILE *o, const chk_run *r);
 json_t *chk_report_json(const chk_run *r);

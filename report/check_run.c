@@ -141,7 +141,7 @@ static int write_baseline(const char *path, const chk_list *l)
         char fp[17];
         chk_fingerprint_text(l->v[i].fingerprint, fp);
         fprintf(of.f, "%s %s %s %s\n", fp, chk_rule_name((enum chk_rule)l->v[i].rule), l->v[i].ptx_path,
-                l->v[i].kernel);
+                l->v[i].symbol);
     }
     return outfile_commit(&of) ? 2 : 0;
 }
@@ -207,15 +207,15 @@ int chk_check(chk_args *a, char **paths, int n)
     if (nbad) rc = 2;
     chk_sort(&l);
     mark_suppressed(&l, &base);
-    chk_run run = {&l, files.n, nbad, enabled, a->fail_on, &a->co};
+    chk_run run = {&l, files.n, nbad, enabled, a->fail_on, a->strict, &a->co, a->root};
     if (!blk_check_seen(&a->blocks, "check")) rc = 2; /* nothing written */
-    else if (report(a, &run)) rc = 2;
+    else if (!(rc == 2 && a->out) && report(a, &run)) rc = 2; /* exit 2 writes no file */
     /* a baseline missing the findings of a file that failed to parse would
      * hide them later: none is written then */
     if (a->write && !rc) rc = write_baseline(a->write, &l);
     else if (!rc)
         for (size_t i = 0; i < l.n; i++)
-            if (!l.v[i].suppressed && a->fail_on >> l.v[i].rule & 1) rc = 1;
+            if (chk_fails(&run, &l.v[i])) rc = 1;
     chk_free(&l);
     for (size_t i = 0; i < files.n; i++) free(files.v[i]);
     free(files.v);

@@ -12,6 +12,8 @@ typedef struct chk_args {
     int format; /* coal_format */
     const char *baseline, *write, *out; /* NULL when not given */
     unsigned enable, fail_on;           /* masks of (1 << chk_rule) */
+    bool strict;                        /* possible findings fail too */
+    const char *root;                   /* --root: SARIF URIs relative to it; NULL: the current directory */
     coal_options co;
     blk_opts blocks;
 } chk_args;
@@ -20,7 +22,8 @@ typedef struct chk_args {
  * *.ptx), writes the report to a->out and the baseline to a->write.
  * Returns the exit status: 0 clean, 1 findings of a --fail-on rule, 2 bad
  * input (bad files are reported on stderr and the others still checked;
- * nothing is written then but the report). */
+ * the report is printed on stdout, but no file is written: neither -o's
+ * report nor the baseline). */
 int chk_check(chk_args *a, char **paths, int n);
 
 #endif

@@ -128,6 +128,18 @@ void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coa
     }
 }
 
+/* Where lane 0 sits, as far as it is known: "lane 0 is 4 B past a
+ * 128-byte boundary", or with only the low k < 7 bits known "lane 0 is 4 B
+ * past a 32-byte boundary" (k = 5) or "lane 0's address is 4 modulo 8". */
+static void offset_text(const coal_access *x, char *buf, size_t n)
+{
+    unsigned k = x->base.k < 7 ? x->base.k : 7;
+    unsigned long long m = 1ull << k, r = (unsigned long long)x->base.r % m;
+    if (k >= 5) snprintf(buf, n, "lane 0 is %llu B past a %llu-byte boundary", r, m);
+    else if (r) snprintf(buf, n, "lane 0's address is %llu modulo %llu (never on a 32-byte boundary)", r, m);
+    else snprintf(buf, n, "lane 0's address known only modulo %llu", m);
+}
+
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
     size_t len = 0;
@@ -152,17 +164,18 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
         return;
     }
     const char *rule = coal_rule(x);
+    char off[96];
+    offset_text(x, off, sizeof off);
     if (!strcmp(rule, "misaligned")) {
-        cat(buf, n, &len, "misaligned global %s: lane 0 is %u B past a 128-byte boundary, %s, %d sectors/request, "
-                          "ideal %u (%d if aligned)",
-            kind_word(x), (unsigned)(x->base.r % 128), lay, x->sectors, x->ideal, x->sectors_aligned);
+        cat(buf, n, &len, "misaligned global %s: %s, %s, %d sectors/request, ideal %u (%d if aligned)", kind_word(x),
+            off, lay, x->sectors, x->ideal, x->sectors_aligned);
         return;
     }
     cat(buf, n, &len, "uncoalesced global %s: %s, ", kind_word(x), lay);
     if (x->sectors >= 0) cat(buf, n, &len, "%d sectors/request", x->sectors);
     else cat(buf, n, &len, "up to %d sectors/request", x->sectors_max);
     cat(buf, n, &len, ", ideal %u", x->ideal);
-    if (x->misaligned) cat(buf, n, &len, " (misaligned: lane 0 is %u B past a 128-byte boundary)", (unsigned)(x->base.r % 128));
+    if (x->misaligned) cat(buf, n, &len, " (misaligned: %s)", off);
 }
 
 static void stmt_src(const coal_report_ctx *c, const coal_func *f, uint32_t stmt, char *buf, size_t n)
@@ -445,27 +458,41 @@ void coal_ptx_note(const ptx_func *fn, const ptx_inst *in, char *buf, size_t n)
 }
 
 static const struct {
-    const char *id, *name, *short_text, *full_text;
+    const char *id, *name, *short_text, *full_text, *help;
 } rules_[] = {
     {"uncoalesced", "UncoalescedGlobalAccess", "Uncoalesced global memory access",
      "A warp's global load, store or atomic touches more 32-byte sectors than its bytes need: the lanes' addresses "
-     "are strided, depend on loaded data, or have an unknown stride."},
+     "are strided, depend on loaded data, or have an unknown stride.",
+     "Memory moves in 32-byte sectors: a warp whose 32 lanes read 4-byte elements 4 bytes apart needs 4 sectors, "
+     "one whose lanes are 128 bytes apart needs 32. Let consecutive threads (threadIdx.x) touch consecutive "
+     "elements: swap the roles of the thread indices, give a loop's iterations to neighbouring threads, store "
+     "arrays of structures as structures of arrays, or stage the data through shared memory. Proven findings "
+     "waste sectors at every launch that meets the stated assumptions; possible ones depend on a loaded value or "
+     "an unknown stride."},
     {"misaligned", "MisalignedGlobalAccess", "Misaligned global memory access",
      "A constant offset moves a warp's otherwise coalesced access off a 128-byte (or 32-byte) boundary, so it "
-     "touches more lines or sectors than needed."},
+     "touches more lines or sectors than needed.",
+     "The lanes' addresses are consecutive but lane 0 does not start a 32-byte sector, so each request touches "
+     "one sector more than its bytes need. Pad rows or structures to a multiple of 32 bytes, or start the warp's "
+     "work at an aligned index. A possible misalignment is one whose alignment is not known (a structure reached "
+     "through a pointer, an offset read from memory): it is clean when that base is a multiple of 32 bytes."},
     {"bank-conflict", "SharedBankConflict", "Shared memory bank conflict",
      "Lanes of a warp access different words in the same shared-memory bank, so the access is served in several "
-     "wavefronts."},
+     "wavefronts.",
+     "Shared memory has 32 banks of 4 bytes; lanes reading different words of one bank are served one after the "
+     "other. Pad the row pitch of a shared tile by one element (tile[32][33]), or swizzle the index, so that the "
+     "lanes of a warp fall in different banks."},
     {"bank-conflict-unknown", "SharedBanksNotAnalysed", "Shared memory bank conflicts not analysed",
      "The lanes' shared-memory addresses are not known exactly within the warp (data-dependent, or integer "
-     "operations the model does not evaluate), so the bank conflict degree is unknown."},
+     "operations the model does not evaluate), so the bank conflict degree is unknown.",
+     "Nothing is known to be wrong: the model could not tell which banks the lanes use. Check the access with "
+     "`ptxray run --bankcheck` on a representative launch."},
 };
 
 /* The SARIF level of a rule: a note for what was not analysed. */
 static const char *rule_level(const char *id) { return strcmp(id, "bank-conflict-unknown") ? "warning" : "note"; }
 
-/* uri-reference: keep unreserved characters and '/', percent-encode the rest. */
-static void uri_of(const char *path, char *buf, size_t n)
+void coal_sarif_uri(const char *path, char *buf, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t k = 0;
@@ -486,7 +513,7 @@ static void uri_of(const char *path, char *buf, size_t n)
 json_t *coal_sarif_location(const char *file, uint32_t line, uint32_t col, const char *msg)
 {
     char uri[1024];
-    uri_of(file, uri, sizeof uri);
+    coal_sarif_uri(file, uri, sizeof uri);
     json_t *loc = json_object(), *phys = json_object(), *art = json_object(), *reg = json_object();
     json_object_set_new(art, "uri", json_string(uri));
     json_object_set_new(phys, "artifactLocation", art);
@@ -510,13 +537,14 @@ json_t *coal_sarif_text(const char *t)
 }
 
 void coal_sarif_add_rule(json_t *rules, const char *id, const char *name, const char *short_text,
-                         const char *full_text)
+                         const char *full_text, const char *help)
 {
     json_t *r = json_object(), *cfg = json_object();
     json_object_set_new(r, "id", json_string(id));
     json_object_set_new(r, "name", json_string(name));
     json_object_set_new(r, "shortDescription", coal_sarif_text(short_text));
     json_object_set_new(r, "fullDescription", coal_sarif_text(full_text));
+    json_object_set_new(r, "help", coal_sarif_text(help));
     json_object_set_new(cfg, "level", json_string(rule_level(id)));
     json_object_set_new(r, "defaultConfiguration", cfg);
     json_array_append_new(rules, r);
@@ -533,7 +561,8 @@ json_t *coal_sarif_log(json_t **run, json_t **rules)
     json_object_set_new(drv, "name", json_string("ptxray"));
     json_object_set_new(drv, "version", json_string(PTXRAY_VERSION));
     for (size_t i = 0; i < sizeof rules_ / sizeof rules_[0]; i++)
-        coal_sarif_add_rule(*rules, rules_[i].id, rules_[i].name, rules_[i].short_text, rules_[i].full_text);
+        coal_sarif_add_rule(*rules, rules_[i].id, rules_[i].name, rules_[i].short_text, rules_[i].full_text,
+                            rules_[i].help);
     json_object_set_new(drv, "rules", *rules);
     json_object_set_new(tool, "driver", drv);
     json_object_set_new(*run, "tool", tool);
@@ -558,9 +587,18 @@ json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, 
     json_object_set_new(r, "ruleIndex", json_integer((json_int_t)rule_index));
     json_object_set_new(r, "level", json_string(rule_level(rule)));
     json_object_set_new(r, "message", coal_sarif_text(msg));
-    if (p->file) json_array_append_new(locs, coal_sarif_location(p->file, p->line, p->col, NULL));
-    json_array_append_new(locs, coal_sarif_location(ptx_path, line, col, ptx_msg));
-    json_object_set_new(r, "locations", locs);
+    /* one location (code scanning shows one), the PTX instruction related */
+    if (p->file) {
+        json_t *rel = json_array(), *ptx = coal_sarif_location(ptx_path, line, col, ptx_msg);
+        json_object_set_new(ptx, "id", json_integer(1));
+        json_array_append_new(locs, coal_sarif_location(p->file, p->line, p->col, NULL));
+        json_array_append_new(rel, ptx);
+        json_object_set_new(r, "locations", locs);
+        json_object_set_new(r, "relatedLocations", rel);
+    } else {
+        json_array_append_new(locs, coal_sarif_location(ptx_path, line, col, ptx_msg));
+        json_object_set_new(r, "locations", locs);
+    }
     return r;
 }
 

@@ -45,11 +45,15 @@ enum blk_origin coal_block_origin(const coal_options *o, const coal_func *f);
 /* The SARIF pieces, shared with `ptxray check`: a log with one run whose
  * driver lists the coalescing rules (*run and *rules point into it; add
  * "results"), another rule, a rule's index among the coalescing ones, a
- * text message, a location, a result located at its source position (when
- * p->file) and at its PTX line and column. */
+ * text message, a location, a result located at its source position when
+ * p->file, with its PTX line and column as related location 1, else at the
+ * PTX position (one location per result, as code scanning wants). */
 json_t *coal_sarif_log(json_t **run, json_t **rules);
 void coal_sarif_add_rule(json_t *rules, const char *id, const char *name, const char *short_text,
-                         const char *full_text);
+                         const char *full_text, const char *help);
+/* A path as a uri-reference: unreserved characters and '/' kept, the rest
+ * percent-encoded. */
+void coal_sarif_uri(const char *path, char *buf, size_t n);
 size_t coal_sarif_rule_index(const char *rule);
 json_t *coal_sarif_text(const char *t);
 json_t *coal_sarif_location(const char *file, uint32_t line, uint32_t col, const char *msg);

@@ -84,3 +84,30 @@ void src_pos_of(const src_files *sf, const ptx_func *fn, uint32_t stmt, src_pos 
         out->ninl++;
     }
 }
+
+bool src_is_toolkit(const char *path)
+{
+    const char *inc = strstr(path, "/include/");
+    if (!inc) return false;
+    for (const char *p = path; p < inc; p++) {
+        if (p != path && p[-1] != '/') continue;
+        if (!strncmp(p, "cuda", 4) || !strncmp(p, "targets/", 8)) return true;
+    }
+    return false;
+}
+
+uint32_t src_chain(const src_pos *p, src_frame *chain, uint32_t *user)
+{
+    *user = 0;
+    if (!p->file) return 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->ninl; i++) chain[n++] = (src_frame){p->inl[i].file, p->inl[i].line, p->inl[i].col};
+    chain[n++] = (src_frame){p->file, p->line, p->col};
+    *user = n - 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (!src_is_toolkit(chain[i].file)) {
+            *user = i;
+            break;
+        }
+    return n;
+}

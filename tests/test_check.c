@@ -114,20 +114,34 @@ Test(check, exit_codes)
     char *out, *err;
     char *a[] = {BIN, "check", (char *)tmp_path(&t, "clean.ptx"), NULL};
     cr_expect_eq(run(a, &out), 0);
-    cr_expect(strstr(out, "ptxray check: 1 files, 0 findings (uncoalesced 0, misaligned 0, bank-conflict 0)") != NULL,
+    cr_expect(strstr(out, "ptxray check: 1 files, 0 findings (uncoalesced 0, misaligned 0, bank-conflict 0; 0 proven, "
+                          "0 possible)") != NULL,
               "%s", out);
     free(out);
     char *b[] = {BIN, "check", (char *)tmp_path(&t, "strided.ptx"), NULL};
     cr_expect_eq(run(b, &out), 1);
     char want[512];
     snprintf(want, sizeof want,
-             "%s:18:2: warning: uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4 [uncoalesced]\n"
-             "%s:18:2: note: in strided, from k.cu:5:3\n"
+             "k.cu:5:3: warning: uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4 [uncoalesced]\n"
+             "%s:18:2: note: in strided: 1 PTX instruction, 4 excess sectors, cost 4\n"
              "assumed: block shape unknown, assumed blockDim.x is a multiple of 32\n"
-             "ptxray check: 1 files, 1 findings (uncoalesced 1, misaligned 0, bank-conflict 0), 0 suppressed by the "
-             "baseline; failing on uncoalesced,misaligned,bank-conflict\n",
-             tmp_path(&t, "strided.ptx"), tmp_path(&t, "strided.ptx"));
+             "ptxray check: 1 files, 1 findings (uncoalesced 1, misaligned 0, bank-conflict 0; 1 proven, 0 possible), "
+             "0 suppressed by the baseline; failing on uncoalesced,misaligned,bank-conflict\n",
+             tmp_path(&t, "strided.ptx"));
     cr_expect_str_eq(out, want);
+    free(out);
+    /* the source beside the PTX: its line with a caret under the column, as gcc prints it */
+    put(tmp_path(&t, "k.cu"), "__global__ void strided(const float *in, float *out)\n{\n"
+                              "    unsigned i = threadIdx.x;\n    // load\n\tfloat v = in[2 * i];\n"
+                              "    out[i] = v;\n}\n");
+    cr_expect_eq(run(b, &out), 1);
+    snprintf(want, sizeof want,
+             "k.cu:5:3: warning: uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4 [uncoalesced]\n"
+             "    5 | \tfloat v = in[2 * i];\n"
+             "      | \t ^\n"
+             "%s:18:2: note: in strided: 1 PTX instruction, 4 excess sectors, cost 4\n",
+             tmp_path(&t, "strided.ptx"));
+    cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
     free(out);
     /* a bad file: its diagnostic, the others still checked, exit 2 */
     char *c[] = {BIN, "check", (char *)tmp_path(&t, "bad.ptx"), (char *)tmp_path(&t, "strided.ptx"), NULL};
@@ -172,7 +186,8 @@ Test(check, directories_sorted_and_deterministic)
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "summary"), "files")), 3);
     json_t *fs = json_object_get(j, "findings");
     cr_assert_eq(json_array_size(fs), 3);
-    const char *want[3][2] = {{"a/deep/y.ptx", "18"}, {"a/deep/y.ptx", "26"}, {"b/z.ptx", "18"}};
+    /* by cost: 12-byte lanes waste 8 sectors, 8-byte lanes 4; then by file */
+    const char *want[3][2] = {{"a/deep/y.ptx", "26"}, {"a/deep/y.ptx", "18"}, {"b/z.ptx", "18"}};
     for (size_t i = 0; i < 3; i++) {
         json_t *f = json_array_get(fs, i);
         cr_expect_str_eq(json_string_value(json_object_get(f, "file")), tmp_path(&t, want[i][0]));
@@ -267,19 +282,85 @@ Test(check, fail_on_selects_rules)
     char *out;
     char *a[] = {BIN, "check", "--fail-on", "bank-conflict", path, NULL};
     cr_expect_eq(run(a, &out), 0);
-    cr_expect(strstr(out, "[uncoalesced]") && !strstr(out, "[divergent-branch]"), "%s", out);
+    cr_expect(strstr(out, "[uncoalesced, possible]") && !strstr(out, "[divergent-branch"), "%s", out);
     cr_expect(strstr(out, "failing on bank-conflict\n") != NULL, "%s", out);
     free(out);
+    /* gaussian's branches and strides depend on values the analysis cannot see:
+     * possible findings, which fail only with --strict */
     char *b[] = {BIN, "check", "--fail-on", "divergent-branch", path, NULL};
-    cr_expect_eq(run(b, &out), 1);
-    cr_expect(strstr(out, "[divergent-branch]") && strstr(out, "[uncoalesced]"), "%s", out);
+    cr_expect_eq(run(b, &out), 0);
+    cr_expect(strstr(out, "[divergent-branch, possible]") && strstr(out, "[uncoalesced, possible]"), "%s", out);
+    free(out);
+    char *bs[] = {BIN, "check", "--fail-on", "divergent-branch", "--strict", path, NULL};
+    cr_expect_eq(run(bs, &out), 1);
+    cr_expect(strstr(out, "failing on divergent-branch (--strict: possible findings too)\n") != NULL, "%s", out);
     free(out);
     char *c[] = {BIN, "check", "--fail-on", "none", "--enable", "divergent-branch", path, NULL};
     cr_expect_eq(run(c, &out), 0);
-    cr_expect(strstr(out, "[divergent-branch]") && strstr(out, "failing on none\n"), "%s", out);
+    cr_expect(strstr(out, "[divergent-branch, possible]") && strstr(out, "failing on none\n"), "%s", out);
     free(out);
     char *d[] = {BIN, "check", "--fail-on", "uncoalesced", path, NULL};
-    cr_expect_eq(run(d, &out), 1);
+    cr_expect_eq(run(d, &out), 0);
+    free(out);
+    char *ds[] = {BIN, "check", "--fail-on", "uncoalesced", "--strict", path, NULL};
+    cr_expect_eq(run(ds, &out), 1);
+    free(out);
+}
+
+/* Proven and possible (issue 20 item 2): a branch on tid.x & 1 splits every
+ * warp (proven), a branch on a loaded value may (possible); a stride of 8
+ * bytes wastes sectors at every launch (proven), a stride from a parameter
+ * may (possible).  Proven findings fail by default, possible ones with
+ * --strict; JSON and SARIF carry the certainty. */
+Test(check, proven_and_possible)
+{
+    char st[4096], g[4096];
+    snprintf(st, sizeof st, "%s", tu_src("tests/data/coalescing/single_thread.ptx"));
+    snprintf(g, sizeof g, "%s", tu_src("tests/data/coalescing/gaussian.ptx"));
+    char *out;
+    char *a[] = {BIN, "check", "--fail-on", "divergent-branch", st, NULL};
+    cr_expect_eq(run(a, &out), 1);
+    cr_expect(strstr(out, "single_thread.cu:15:3: warning: divergent branch: its condition differs between the lanes "
+                          "of a warp: @%p1 bra $L__BB1_2; [divergent-branch]\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "single_thread.cu:10:3: warning: possible: branch not proven uniform across the warp "
+                          "(affine analysis): @%p1 bra $L__BB0_2; [divergent-branch, possible]\n") != NULL, "%s", out);
+    free(out);
+    char *j[] = {BIN, "check", "--format", "json", g, NULL};
+    cr_expect_eq(run(j, &out), 0);
+    json_t *root = json_loads(out, 0, NULL);
+    cr_assert_not_null(root, "%s", out);
+    json_t *fs = json_object_get(root, "findings");
+    cr_assert_gt(json_array_size(fs), 0);
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f) {
+        cr_expect_str_eq(json_string_value(json_object_get(f, "certainty")), "possible");
+        cr_expect(json_is_string(json_object_get(f, "depends_on")));
+    }
+    json_t *sum = json_object_get(root, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(sum, "proven")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "possible")), (json_int_t)json_array_size(fs));
+    json_decref(root);
+    free(out);
+    /* SARIF: proven of a --fail-on rule is an error, of another rule a warning, possible a note */
+    char *s[] = {BIN, "check", "--format", "sarif", "--fail-on", "uncoalesced", "--enable", "divergent-branch", st, NULL};
+    cr_expect_eq(run(s, &out), 1);
+    root = json_loads(out, 0, NULL);
+    cr_assert_not_null(root, "%s", out);
+    json_t *res = json_object_get(json_array_get(json_object_get(root, "runs"), 0), "results");
+    bool seen[3] = {false, false, false};
+    json_array_foreach(res, i, f) {
+        const char *lvl = json_string_value(json_object_get(f, "level"));
+        const char *cert = json_string_value(json_object_get(json_object_get(f, "properties"), "certainty"));
+        const char *rule = json_string_value(json_object_get(f, "ruleId"));
+        cr_assert(lvl && cert && rule);
+        int k = !strcmp(cert, "possible") ? 2 : !strcmp(rule, "uncoalesced") ? 0 : 1;
+        const char *want[3] = {"error", "warning", "note"};
+        cr_expect_str_eq(lvl, want[k], "%s %s", rule, cert);
+        seen[k] = true;
+    }
+    cr_expect(seen[0] && seen[1] && seen[2], "%d %d %d", seen[0], seen[1], seen[2]);
+    json_decref(root);
     free(out);
 }
 
@@ -311,7 +392,7 @@ Test(check, sarif_2_1_0)
         seen[ri] = true;
         cr_expect_str_eq(json_string_value(json_object_get(r, "ruleId")), ids[ri]);
         const char *fp = json_string_value(json_object_get(json_object_get(r, "partialFingerprints"),
-                                                           "ptxrayFingerprint/v1"));
+                                                           "ptxrayFingerprint/v2"));
         cr_expect(fp && strlen(fp) == 16);
     }
     /* check reports findings only: no bank-conflict-unknown notes */
@@ -362,11 +443,11 @@ Test(check_analyze, ptx_report)
              /* rd3, rd4, r1, f1 and rd7 before the store's address: 2 + 2 + 1 + 1 + 2 */
              "register pressure: at most 8 32-bit registers and 0 predicates live (64-bit registers count 2); "
              "peak at PTX line 20 (k.cu:5)\n"
-             "findings by likely impact (2):\n"
-             "  1. [uncoalesced] k.cu:5:3, PTX line 18\n"
-             "     uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4\n"
-             "  2. [uncoalesced] k.cu:7:3, PTX line 26\n"
-             "     uncoalesced global load: lanes 12 B apart, 12 sectors/request, ideal 4\n",
+             "findings by cost (2):\n"
+             "  1. [uncoalesced, proven] k.cu:7:3, PTX line 26, cost 8\n"
+             "     uncoalesced global load: lanes 12 B apart, 12 sectors/request, ideal 4\n"
+             "  2. [uncoalesced, proven] k.cu:5:3, PTX line 18, cost 4\n"
+             "     uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4\n",
              k);
     cr_expect_str_eq(out, want);
     free(out);
@@ -384,8 +465,10 @@ Test(check_analyze, loops_first)
     char *a[] = {BIN, "analyze", "--kernel", "Fan2", path, NULL};
     cr_assert_eq(run(a, &out), 0);
     cr_expect(strstr(out, "\n== kernel Fan2 ==\n") && !strstr(out, "== kernel Fan1 =="), "%s", out);
-    const char *first = strstr(out, "  1. [uncoalesced]"), *branch = strstr(out, "[divergent-branch]");
-    cr_expect(first && strstr(first, "loop depth 1\n") == strchr(first, '\n') - strlen("loop depth 1"), "%s", out);
+    /* the costliest: an access in the loop (its excess times 10) */
+    const char *first = strstr(out, "  1. [uncoalesced"), *branch = strstr(out, "[divergent-branch");
+    cr_expect(first && strstr(first, "loop depth 1, cost ") && strstr(first, "loop depth 1, cost ") < strchr(first, '\n'),
+              "%s", out);
     cr_expect(branch && branch > first, "%s", out);
     free(out);
 }
@@ -404,7 +487,7 @@ Test(check_analyze, cuda_source, .timeout = 300)
     snprintf(head, sizeof head, "ptxray analyze: %s\n", path);
     cr_expect(!strncmp(out, head, strlen(head)), "%s", out);
     cr_expect(strstr(out, "\n== kernel shifted ==\n") != NULL, "%s", out);
-    cr_expect(strstr(out, "[misaligned] ") != NULL && strstr(out, "misaligned.cu:6:") != NULL, "%s", out);
+    cr_expect(strstr(out, "[misaligned, proven] ") != NULL && strstr(out, "misaligned.cu:6:") != NULL, "%s", out);
     free(out);
     free(err);
     tmp t;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check_findings.h"
 #include "coalescing.h"
 #include "emu_harness.h"
 #include "emu_replay.h"
@@ -255,6 +256,157 @@ static void merge_dyn(dyn_acc *t, const dyn_acc *s)
     if (s->part_max > t->part_max) t->part_max = s->part_max;
 }
 
+/* ---- precision: check's findings against the emulator (make precision) ---------------------- */
+
+static const coal_access *static_at(const coal_result *r, uint32_t line, uint32_t *fi, uint32_t *ai);
+static double avg(uint64_t sum, uint64_t n);
+
+/* One global or shared access that ran, per (file, PTX line, block shape):
+ * check's verdict on it at that shape (chk_access_verdict) and what the
+ * emulator measured over every launch. */
+typedef struct prow {
+    char file[512], fn[64], op[48];
+    uint32_t line;
+    emu_dim3 block;
+    bool shared;
+    int rule; /* chk_rule, -1: no finding */
+    int cert; /* chk_certainty */
+    uint32_t excess;
+    bool serialised; /* a shared atomic on one word: the emulator counts it as a broadcast */
+    uint64_t req, sum, ideal_sum; /* sectors (global) or wavefronts (shared) */
+    uint32_t max;
+} prow;
+
+static struct {
+    prow *v;
+    size_t n, cap;
+} ptab;
+
+static prow *prow_for(const char *file, const char *fn, uint32_t line, emu_dim3 b, bool shared)
+{
+    for (size_t i = 0; i < ptab.n; i++) {
+        prow *r = &ptab.v[i];
+        if (r->line == line && r->shared == shared && r->block.x == b.x && r->block.y == b.y && r->block.z == b.z &&
+            !strcmp(r->file, file))
+            return r;
+    }
+    if (ptab.n == ptab.cap) {
+        ptab.cap = ptab.cap ? 2 * ptab.cap : 256;
+        ptab.v = realloc(ptab.v, ptab.cap * sizeof *ptab.v);
+        cr_assert_not_null(ptab.v);
+    }
+    prow *r = &ptab.v[ptab.n++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->file, sizeof r->file, "%s", file);
+    snprintf(r->fn, sizeof r->fn, "%s", fn);
+    r->line = line;
+    r->block = b;
+    r->shared = shared;
+    r->rule = -1;
+    return r;
+}
+
+/* The emulator's entry e (coalescing or bank_conflicts) into its row, with
+ * check's verdict on the static access at that line. */
+static void precision_entry(const eh *h, const coal_result *r, json_t *e, emu_dim3 block, bool shared)
+{
+    uint32_t line = (uint32_t)json_integer_value(json_object_get(e, "line"));
+    uint32_t fi = 0, ai = 0;
+    const coal_access *x = static_at(r, line, &fi, &ai);
+    char fn[64] = "?";
+    if (x) {
+        char full[256];
+        snprintf(full, sizeof full, "%.*s", (int)r->f[fi].pf->fn->name.n, r->f[fi].pf->fn->name.p);
+        short_name(full, fn, sizeof fn);
+    }
+    prow *w = prow_for(h->path, fn, line, block, shared);
+    snprintf(w->op, sizeof w->op, "%s", json_string_value(json_object_get(e, "instruction")));
+    if (x && (x->space == COAL_SHARED) == shared) {
+        coal_report_ctx c = {r, h->path, NULL, NULL};
+        enum chk_rule rule;
+        enum chk_certainty cert;
+        uint32_t excess;
+        char dep[512];
+        if (chk_access_verdict(&c, &r->f[fi], x, &rule, &cert, &excess, dep, sizeof dep)) {
+            w->rule = (int)rule;
+            w->cert = (int)cert;
+            w->excess = excess;
+            w->serialised = shared && x->bank_serialised;
+        }
+    }
+    w->req += (uint64_t)json_integer_value(json_object_get(e, "requests"));
+    w->sum += (uint64_t)json_integer_value(json_object_get(e, shared ? "wavefronts" : "sectors"));
+    w->ideal_sum += (uint64_t)json_integer_value(json_object_get(e, shared ? "ideal_wavefronts" : "ideal_sectors"));
+    uint32_t mx = (uint32_t)json_integer_value(json_object_get(e, shared ? "ways_max" : "sectors_max"));
+    if (mx > w->max) w->max = mx;
+}
+
+/* Confirmed: the emulator saw more sectors (wavefronts) than the requests'
+ * bytes (distinct words) need. */
+static bool prow_waste(const prow *w) { return w->sum > w->ideal_sum; }
+
+static int cmp_prow(const void *a, const void *b)
+{
+    const prow *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    if (c) return c;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    uint64_t bx = (uint64_t)x->block.x << 40 | (uint64_t)x->block.y << 20 | x->block.z;
+    uint64_t by = (uint64_t)y->block.x << 40 | (uint64_t)y->block.y << 20 | y->block.z;
+    return bx < by ? -1 : bx > by;
+}
+
+static void write_precision(FILE *f)
+{
+    fprintf(f, "# check's coalescing and bank-conflict findings (chk_access_verdict, at each launch's block shape) "
+               "against the emulator's\n# measurement over every launch of the corpus emulator tests "
+               "(docs/check.md, \"Precision\"); per access and block shape;\n# dyn = sectors (global) or "
+               "wavefronts (shared) per request, average, against the ideal\n");
+    fprintf(f, "%-40s %-22s %-16s %-13s %-9s %-9s %8s %7s %7s %s\n", "access", "kernel", "opcode", "rule",
+            "certainty", "block", "requests", "dyn", "ideal", "verdict");
+    unsigned n[2] = {0}, conf[2] = {0}, clean = 0, misses = 0, serial = 0;
+    for (size_t i = 0; i < ptab.n; i++) {
+        const prow *w = &ptab.v[i];
+        const char *file = strncmp(w->file, "ptx-corpus/", 11) ? w->file : w->file + 11;
+        char acc[540], blk[40];
+        snprintf(acc, sizeof acc, "%s:%u", file, w->line);
+        snprintf(blk, sizeof blk, "%ux%ux%u", w->block.x, w->block.y, w->block.z);
+        bool waste = prow_waste(w);
+        const char *v;
+        if (w->rule >= 0 && w->serialised && !waste) {
+            serial++;
+            v = "unmeasured: the emulator counts atomics on one word as one wavefront";
+        } else if (w->rule >= 0) {
+            n[w->cert]++;
+            conf[w->cert] += waste;
+            v = waste ? "confirmed" : w->cert == CHK_PROVEN ? "NOT CONFIRMED" : "not seen";
+        } else {
+            clean++;
+            misses += waste;
+            v = waste ? "dynamic-only" : "clean";
+        }
+        fprintf(f, "%-40s %-22.22s %-16.16s %-13s %-9s %-9s %8llu %7.2f %7.2f %s\n", acc, w->fn, w->op,
+                w->rule >= 0 ? chk_rule_name((enum chk_rule)w->rule) : w->shared ? "(shared)" : "(global)",
+                w->rule >= 0 ? chk_certainty_name((enum chk_certainty)w->cert) : "-", blk,
+                (unsigned long long)w->req, avg(w->sum, w->req), avg(w->ideal_sum, w->req), v);
+    }
+    fprintf(f, "\nprecision: %u proven findings, %u confirmed dynamically (%.1f%%); %u possible findings, %u seen "
+               "dynamically; %u accesses without a finding, %u of them with dynamic waste (misses); %u shared atomics on "
+               "one word (serialised in the static model, a broadcast in the emulator's bank check) not compared\n",
+            n[CHK_PROVEN], conf[CHK_PROVEN], n[CHK_PROVEN] ? 100.0 * conf[CHK_PROVEN] / n[CHK_PROVEN] : 100.0,
+            n[CHK_POSSIBLE], conf[CHK_POSSIBLE], clean, misses, serial);
+    if (misses) {
+        fprintf(f, "dynamic-only (no static finding, more sectors or wavefronts than ideal):\n");
+        for (size_t i = 0; i < ptab.n; i++) {
+            const prow *w = &ptab.v[i];
+            if (w->rule < 0 && prow_waste(w))
+                fprintf(f, "  %s:%u %s %s (block %ux%ux%u): avg %.2f > ideal %.2f, max %u\n", w->file, w->line, w->fn,
+                        w->op, w->block.x, w->block.y, w->block.z, avg(w->sum, w->req), avg(w->ideal_sum, w->req),
+                        w->max);
+        }
+    }
+}
+
 /* ---- hooks ----------------------------------------------------------------------------------- */
 
 static void hook_opened(eh *h)
@@ -270,7 +422,7 @@ static void hook_opened(eh *h)
     k->test_obs = h->opt.observer;
     k->obs = (emu_observer){observe, k};
     h->opt.observer = &k->obs;
-    h->opt.checks |= EMU_CHECK_COALESCING;
+    h->opt.checks |= EMU_CHECK_COALESCING | EMU_CHECK_BANK;
     h->hook_data = k;
 }
 
@@ -386,7 +538,9 @@ static void hook_launched(eh *h, const char *kernel, emu_status st)
         w->ideal_sum += (uint64_t)json_integer_value(json_object_get(e, "ideal_sectors"));
         uint32_t mx = (uint32_t)json_integer_value(json_object_get(e, "sectors_max"));
         if (mx > w->sec_max) w->sec_max = mx;
+        precision_entry(h, r, e, k->cur->block, false);
     }
+    json_array_foreach(json_object_get(j, "bank_conflicts"), i, e) precision_entry(h, r, e, k->cur->block, true);
     json_decref(j);
 }
 
@@ -613,6 +767,22 @@ Test(emu_coalcmp, corpus, .timeout = 0)
     const char *pr = getenv("PTXRAY_COALCMP_PRINT");
     if (pr && !strcmp(pr, "1")) write_table(stdout);
     check_rows();
+    /* make precision: every proven finding confirmed by the emulator */
+    qsort(ptab.v, ptab.n, sizeof *ptab.v, cmp_prow);
+    const char *pout = tu_src("build/precision.txt");
+    f = fopen(pout, "w");
+    cr_assert_not_null(f, "cannot write %s", pout);
+    write_precision(f);
+    fclose(f);
+    pr = getenv("PTXRAY_PRECISION_PRINT");
+    if (pr && !strcmp(pr, "1")) write_precision(stdout);
+    for (size_t i = 0; i < ptab.n; i++) {
+        const prow *w = &ptab.v[i];
+        if (w->rule >= 0 && w->cert == CHK_PROVEN && !w->serialised)
+            cr_expect(prow_waste(w), "%s:%u %s (block %ux%ux%u): proven %s finding not confirmed: dynamic %.2f, ideal %.2f",
+                      w->file, w->line, w->fn, w->block.x, w->block.y, w->block.z,
+                      chk_rule_name((enum chk_rule)w->rule), avg(w->sum, w->req), avg(w->ideal_sum, w->req));
+    }
 }
 
 Test(emu_coalcmp, corpus_list_is_complete) { emu_replay_check_list(); }

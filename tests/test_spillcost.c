@@ -307,6 +307,24 @@ Test(spillcost, plot_errors_write_nothing)
     rmdir(dir);
 }
 
+/* The chart is SVG: another extension is a usage error, nothing written
+ * (issue 20 item 8: x.png used to get SVG). */
+Test(spillcost, plot_rejects_other_extensions)
+{
+    char dir[] = "/tmp/ptxray-sc-extXXXXXX", png[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/x.png", dir);
+    char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--plot", png, NULL};
+    char *out, *err;
+    cr_expect_eq(tu_run(a, &out, &err), 2);
+    cr_expect(strstr(err, "the chart is SVG; name it FILE.svg") != NULL, "%s", err);
+    cr_expect_str_eq(out, "");
+    cr_expect_neq(access(png, F_OK), 0, "%s was written", png);
+    free(out);
+    free(err);
+    rmdir(dir);
+}
+
 Test(spillcost, bad_usage_exits_2)
 {
     no_ptxas();

@@ -595,10 +595,12 @@ Test(warp_form, analyze_divergent_branch_findings_per_source_line, .timeout = 12
         cr_assert(rc == 0 || rc == 1, "analyze exit %d: %s", rc, err);
         uint8_t *flagged = calloc(src.n + 1, 1);
         char pat[160];
-        snprintf(pat, sizeof pat, "[divergent-branch] src/%s.cu:", ANNOTATED[f]);
-        for (const char *p = strstr(out, pat); p; p = strstr(p + 1, pat)) {
-            size_t line = (size_t)strtoul(p + strlen(pat), NULL, 10);
-            if (line >= 1 && line <= src.n) flagged[line] = 1;
+        for (int c = 0; c < 2; c++) {
+            snprintf(pat, sizeof pat, "[divergent-branch, %s] src/%s.cu:", c ? "possible" : "proven", ANNOTATED[f]);
+            for (const char *p = strstr(out, pat); p; p = strstr(p + 1, pat)) {
+                size_t line = (size_t)strtoul(p + strlen(pat), NULL, 10);
+                if (line >= 1 && line <= src.n) flagged[line] = 1;
+            }
         }
         checked += expect_flagged_divergent(&src, flagged, "analyze");
         if (!strcmp(ANNOTATED[f], "warp_reduce_tree")) {

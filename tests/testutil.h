@@ -25,7 +25,9 @@ ptx_module *tu_parse_ok(const char *name, const char *text);
 /* First instruction of function fn (by name), or NULL. */
 const ptx_inst *tu_first_inst(const ptx_module *m, const char *fn, const char *opcode_prefix);
 /* Validates the SARIF `$PTXRAY_BIN ptxray_args` prints against
- * tests/data/coalescing/sarif-2.1.0-subset.schema.json with python3's
- * jsonschema (a warning, no check, where it is missing). */
+ * tests/data/sarif-2.1.0.schema.json with python3's jsonschema (required:
+ * scripts/setup.sh installs python3-jsonschema) and what code scanning
+ * needs besides (tests/validate_sarif.py): one location per result, the
+ * uriBaseIds defined, and for `check` partialFingerprints. */
 void tu_expect_sarif_schema(const char *ptxray_args);
 #endif
