@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
-MODULES := ptxparse cfg ssa analyses regalloc emu cli
+MODULES := ptxparse cfg ssa analyses regalloc emu hostcode cli
 
 # Two build trees: release (bin/ptxray, make test, make bench) and asan
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
@@ -27,7 +27,20 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 
 JANSSON_LIBS := -ljansson
-LDLIBS  := $(JANSSON_LIBS) -lm
+# libclang (Debian libclang-dev) for hostcode/: `ptxray launches` and the
+# launch shapes of `analyze FILE.cu`.  Without it ptxray still builds, and
+# those say that it was built without libclang.
+LLVM_CONFIG ?= $(firstword $(shell command -v llvm-config-14 llvm-config 2>/dev/null))
+LLVM_DIR ?= $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --prefix),/usr/lib/llvm-14)
+ifneq ($(wildcard $(LLVM_DIR)/include/clang-c/Index.h),)
+CLANG_CFLAGS := -I$(LLVM_DIR)/include
+CLANG_LIBS := -L$(LLVM_DIR)/lib -Wl,-rpath,$(LLVM_DIR)/lib -lclang -lstdc++
+else
+$(warning libclang not found under $(LLVM_DIR) (install libclang-dev: make deps); building without `ptxray launches`)
+CLANG_CFLAGS := -DPTXRAY_NO_LIBCLANG
+CLANG_LIBS :=
+endif
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck
@@ -68,6 +81,8 @@ $(GEN)/lexer.o: $(GEN)/lexer.c $(GEN)/parser.h ptxparse/build.h ptxparse/ir.h
 $(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/opcodes.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/obj/hostcode/%.o: CFLAGS += $(CLANG_CFLAGS)
 
 # The emulator's instruction handlers are lane loops over 32 values: -O3
 # lets GCC vectorise them (with run-time alias checks) on baseline x86-64.

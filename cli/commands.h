@@ -18,6 +18,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_regalloc(int argc, char **argv);
 int cmd_nvcc(int argc, char **argv);
 int cmd_spillcost(int argc, char **argv);
+int cmd_launches(int argc, char **argv);
 
 /* Loads path and builds its program up to level (only `kernel`'s function
  * when not NULL), reporting errors as "ptxray CMD: ..." or file:line:col

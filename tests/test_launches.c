@@ -1,0 +1,239 @@
+/* ptxray launches (hostcode/launches.c, docs/launches.md): the kernel
+ * launches of small .cu programs under tests/data/launches/, one per case
+ * of issue 21: a 2-D launch through dim3 and a macro, a kernel template
+ * launched with two shapes and a host template whose argument is the
+ * shape, constexpr shapes, run-time shapes (unknown, with the reason),
+ * cudaLaunchKernel, cudaLaunchKernelEx and cudaLaunchCooperativeKernel,
+ * kernels reachable only through a function pointer, __launch_bounds__
+ * (an upper bound, not a shape), -I/-D, a file libclang cannot fully
+ * parse.  Every text is checked twice: with the CUDA toolkit's headers when
+ * there is a toolkit, and with ptxray's built-in declarations
+ * (--builtin-cuda); the two must agree. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "testutil.h"
+
+#define BIN (char *)tu_bin()
+#define DIR "tests/data/launches/"
+
+static void at_root(void)
+{
+    const char *root = getenv("PTXRAY_SRC");
+    cr_assert(chdir(root && *root ? root : ".") == 0);
+}
+
+static char *run(char **argv, int want, char **err)
+{
+    char *out, *e;
+    int rc = tu_run(argv, &out, &e);
+    cr_assert_eq(rc, want, "%s %s exited %d: %s", argv[1], argv[2], rc, e);
+    if (err) *err = e;
+    else free(e);
+    return out;
+}
+
+/* `ptxray launches [flag] DIR/file`, both ways, against want; no stderr. */
+static void expect_text(const char *file, const char *flag, const char *want)
+{
+    at_root();
+    char path[256];
+    snprintf(path, sizeof path, DIR "%s", file);
+    for (int builtin = 0; builtin < 2; builtin++) {
+        char *argv[8];
+        int n = 0;
+        argv[n++] = BIN;
+        argv[n++] = "launches";
+        if (builtin) argv[n++] = "--builtin-cuda";
+        if (flag) argv[n++] = (char *)flag;
+        argv[n++] = path;
+        argv[n] = NULL;
+        char *err;
+        char *out = run(argv, 0, &err);
+        cr_expect_str_eq(out, want, "%s%s:\n%s", file, builtin ? " (--builtin-cuda)" : "", out);
+        cr_expect_str_eq(err, "", "%s: %s", file, err);
+        free(out);
+        free(err);
+    }
+}
+
+Test(launches, dim3_macro)
+{
+    expect_text("dim3_macro.cu", NULL,
+                "_Z9transposePKfPfi  transpose(float const*, float*, int)  (tests/data/launches/dim3_macro.cu:4)\n"
+                "  16x16x1 from tests/data/launches/dim3_macro.cu:13:3 (<<<>>>)\n"
+                "1 kernel: 1 with a constant block shape (1 shape), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 1 launch: 1 constant, 0 unknown (0 of a kernel not known statically)\n");
+}
+
+Test(launches, templates)
+{
+    expect_text("templates.cu", NULL,
+                "_Z5scaleIdEvPT_S0_i  void scale<double>(double*, double, int)  (tests/data/launches/templates.cu:4)\n"
+                "  64x1x1 from tests/data/launches/templates.cu:25:3 (<<<>>>)\n"
+                "_Z5scaleIfEvPT_S0_i  void scale<float>(float*, float, int)  (tests/data/launches/templates.cu:4)\n"
+                "  128x1x1 from tests/data/launches/templates.cu:23:3 (<<<>>>)\n"
+                "  32x4x1 from tests/data/launches/templates.cu:24:3 (<<<>>>)\n"
+                "_Z5tiledILi16EEvPfi  void tiled<16>(float*, int)  (tests/data/launches/templates.cu:10)\n"
+                "  16x16x1 from tests/data/launches/templates.cu:19:3 (<<<>>>)\n"
+                "_Z5tiledILi8EEvPfi  void tiled<8>(float*, int)  (tests/data/launches/templates.cu:10)\n"
+                "  8x8x1 from tests/data/launches/templates.cu:19:3 (<<<>>>)\n"
+                "4 kernels: 4 with a constant block shape (5 shapes), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 5 launches: 5 constant, 0 unknown (0 of a kernel not known statically)\n");
+}
+
+Test(launches, constexpr)
+{
+    expect_text("constexpr.cu", NULL,
+                "_Z4rowsPf  rows(float*)  (tests/data/launches/constexpr.cu:11)\n"
+                "  256x1x1 from tests/data/launches/constexpr.cu:14:3 (<<<>>>)\n"
+                "  32x8x1 from tests/data/launches/constexpr.cu:15:3 (<<<>>>)\n"
+                "  64x4x1 from tests/data/launches/constexpr.cu:16:3 (<<<>>>)\n"
+                "  96x1x1 from tests/data/launches/constexpr.cu:17:3 (<<<>>>)\n"
+                "1 kernel: 1 with a constant block shape (4 shapes), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 4 launches: 4 constant, 0 unknown (0 of a kernel not known statically)\n");
+}
+
+Test(launches, runtime)
+{
+    expect_text("runtime.cu", NULL,
+                "_Z4fillPfi  fill(float*, int)  (tests/data/launches/runtime.cu:4)\n"
+                "  512x1x1 from tests/data/launches/runtime.cu:26:3 (<<<>>>)\n"
+                "  unknown at tests/data/launches/runtime.cu:10:3 (<<<>>>): 'threads' is a parameter of 'launch_with', given by its callers\n"
+                "  unknown at tests/data/launches/runtime.cu:17:3 (<<<>>>): 'bs' is computed at run time: argc > 1 ? atoi(argv[1]) : 256\n"
+                "  unknown at tests/data/launches/runtime.cu:20:3 (<<<>>>): 't' is assigned at line 19\n"
+                "  unknown at tests/data/launches/runtime.cu:23:3 (<<<>>>): the address of 'best' is taken\n"
+                "1 kernel: 1 with a constant block shape (1 shape), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 5 launches: 1 constant, 4 unknown (0 of a kernel not known statically)\n");
+}
+
+Test(launches, launch_api)
+{
+    expect_text("launch_api.cu", NULL,
+                "_Z5saxpyfPKfPfi  saxpy(float, float const*, float*, int)  (tests/data/launches/launch_api.cu:2)\n"
+                "  256x1x1 from tests/data/launches/launch_api.cu:13:3 (cudaLaunchKernel)\n"
+                "  32x4x1 from tests/data/launches/launch_api.cu:14:3 (cudaLaunchKernel)\n"
+                "  64x1x1 from tests/data/launches/launch_api.cu:19:3 (cudaLaunchKernelEx)\n"
+                "  unknown at tests/data/launches/launch_api.cu:24:3 (cudaLaunchKernelEx): 'rt' is a parameter of 'run', given by its callers\n"
+                "_Z8grid_sumPKfPfi  grid_sum(float const*, float*, int)  (tests/data/launches/launch_api.cu:7)\n"
+                "  128x1x1 from tests/data/launches/launch_api.cu:27:3 (cudaLaunchCooperativeKernel)\n"
+                "2 kernels: 2 with a constant block shape (4 shapes), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 5 launches: 4 constant, 1 unknown (0 of a kernel not known statically)\n");
+}
+
+Test(launches, funcptr)
+{
+    expect_text("funcptr.cu", NULL,
+                "_Z6op_addPfi  op_add(float*, int)  (tests/data/launches/funcptr.cu:5)\n"
+                "  not launched directly; its address is used at tests/data/launches/funcptr.cu:8: launched through a function pointer, its shape is unknown\n"
+                "_Z6op_mulPfi  op_mul(float*, int)  (tests/data/launches/funcptr.cu:6)\n"
+                "  not launched directly; its address is used at tests/data/launches/funcptr.cu:8: launched through a function pointer, its shape is unknown\n"
+                "launches of a kernel not known statically:\n"
+                "  unknown at tests/data/launches/funcptr.cu:12:3 (<<<>>>): the kernel is 'k', a function pointer: which kernel runs is known at run time only\n"
+                "2 kernels: 0 with a constant block shape (0 shapes), 0 launched with unknown shapes only, 2 only through a function pointer, 0 not launched; 1 launch: 0 constant, 1 unknown (1 of a kernel not known statically)\n");
+}
+
+Test(launches, launch_bounds)
+{
+    expect_text("launch_bounds.cu", NULL,
+                "_Z7boundedPf  bounded(float*)  (tests/data/launches/launch_bounds.cu:4)\n"
+                "  unknown at tests/data/launches/launch_bounds.cu:9:3 (<<<>>>): 'threads' is a parameter of 'run', given by its callers\n"
+                "  __launch_bounds__(256): at most 256 threads per block, an upper bound, not a shape\n"
+                "_Z11bounded_minPf  bounded_min(float*)  (tests/data/launches/launch_bounds.cu:5)\n"
+                "  64x1x1 from tests/data/launches/launch_bounds.cu:10:3 (<<<>>>)\n"
+                "  __launch_bounds__(128, 4): at most 128 threads per block, an upper bound, not a shape\n"
+                "_Z14never_launchedPf  never_launched(float*)  (tests/data/launches/launch_bounds.cu:6)\n"
+                "  not launched in the code scanned\n"
+                "  __launch_bounds__(1024): at most 1024 threads per block, an upper bound, not a shape\n"
+                "3 kernels: 1 with a constant block shape (1 shape), 1 launched with unknown shapes only, 0 only through a function pointer, 1 not launched; 2 launches: 1 constant, 1 unknown (0 of a kernel not known statically)\n");
+}
+
+Test(launches, include_and_define)
+{
+    at_root();
+    char *a[] = {BIN, "launches", "-I", DIR "include", "-DTPB=32", DIR "flags.cu", NULL};
+    char *out = run(a, 0, NULL);
+    cr_expect(strstr(out, "_Z4rowsPf  rows(float*)  (" DIR "flags.cu:7)\n"
+                          "  32x4x1 from " DIR "flags.cu:9:22 (<<<>>>)\n"),
+              "%s", out);
+    free(out);
+    /* nvcc's spellings: -Ipath, --define-macro */
+    char *b[] = {BIN, "launches", "-I" DIR "include", "--define-macro", "TPB=128", DIR "flags.cu", NULL};
+    out = run(b, 0, NULL);
+    cr_expect(strstr(out, "  128x4x1 from " DIR "flags.cu:9:22 (<<<>>>)\n"), "%s", out);
+    free(out);
+}
+
+/* A file with errors: the launch libclang could evaluate, and a warning. */
+Test(launches, partial_parse)
+{
+    at_root();
+    char *a[] = {BIN, "launches", DIR "broken.cu", NULL};
+    char *err;
+    char *out = run(a, 0, &err);
+    cr_expect(strstr(out, "_Z2okPf  ok(float*)  (" DIR "broken.cu:3)\n"
+                          "  8x4x1 from " DIR "broken.cu:11:3 (<<<>>>)\n"),
+              "%s", out);
+    cr_expect(strstr(err, "ptxray launches: warning: " DIR "broken.cu: libclang reported 2 errors (first: " DIR
+                          "broken.cu:6:3: error: use of undeclared identifier 'undeclared_function'); the launches it "
+                          "could evaluate are reported\n"),
+              "%s", err);
+    free(out);
+    free(err);
+}
+
+/* JSON: per kernel the PTX name, a readable one, the shapes with their
+ * launches, the unknown launches with the reason, the launch bounds. */
+Test(launches, json)
+{
+    at_root();
+    char *a[] = {BIN, "launches", "--format", "json", DIR "launch_bounds.cu", DIR "templates.cu", NULL};
+    char *out = run(a, 0, NULL);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    json_t *ks = json_object_get(j, "kernels");
+    cr_assert_eq(json_array_size(ks), 7);
+    json_t *b = json_array_get(ks, 0);
+    cr_expect_str_eq(json_string_value(json_object_get(b, "name")), "_Z7boundedPf");
+    cr_expect_str_eq(json_string_value(json_object_get(b, "display")), "bounded(float*)");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(b, "launch_bounds"), "max_threads")), 256);
+    cr_expect_eq(json_array_size(json_object_get(b, "shapes")), 0);
+    json_t *u = json_array_get(json_object_get(b, "unknown"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(u, "at")), DIR "launch_bounds.cu:9:3");
+    cr_expect_str_eq(json_string_value(json_object_get(u, "why")), "'threads' is a parameter of 'run', given by its callers");
+    json_t *s = json_array_get(ks, 4); /* scale<float>: two shapes */
+    cr_expect_str_eq(json_string_value(json_object_get(s, "name")), "_Z5scaleIfEvPT_S0_i");
+    json_t *shapes = json_object_get(s, "shapes");
+    cr_assert_eq(json_array_size(shapes), 2);
+    json_t *s1 = json_array_get(shapes, 1);
+    cr_expect_eq(json_integer_value(json_array_get(json_object_get(s1, "block"), 0)), 32);
+    cr_expect_eq(json_integer_value(json_array_get(json_object_get(s1, "block"), 1)), 4);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(s1, "launches"), 0), "at")),
+                     DIR "templates.cu:24:3");
+    json_t *sum = json_object_get(j, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(sum, "kernels")), 7);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "shapes")), 6);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "unknown")), 1);
+    json_decref(j);
+    free(out);
+}
+
+Test(launches, bad_input)
+{
+    at_root();
+    char *err;
+    char *a[] = {BIN, "launches", DIR "no_such_file.cu", NULL};
+    char *out = run(a, 2, &err);
+    cr_expect_str_eq(err, "ptxray launches: " DIR "no_such_file.cu: cannot read the file\n");
+    free(out);
+    free(err);
+    char *b[] = {BIN, "launches", "--format", "xml", DIR "funcptr.cu", NULL};
+    out = run(b, 2, &err);
+    cr_expect_str_eq(err, "ptxray launches: --format 'xml': expected text or json\n");
+    free(out);
+    free(err);
+    char *c[] = {BIN, "launches", "--frobnicate", DIR "funcptr.cu", NULL};
+    out = run(c, 2, &err);
+    cr_expect(strstr(err, "ptxray launches: unknown option '--frobnicate'\n"), "%s", err);
+    free(out);
+    free(err);
+}
