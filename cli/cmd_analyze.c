@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check_findings.h"
+#include "launch_table.h"
 #include "commands.h"
 #include "div_report.h"
 #include "pressure.h"
@@ -20,7 +21,10 @@ static void usage(FILE *o)
           "(accesses inside loops first, deeper loops first).  A .cu file is compiled with\n"
           "`nvcc -ptx -lineinfo -arch=ARCH` (default sm_90) into a temporary directory.\n"
           "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
-          ".reqntid, else blockDim.x is assumed a multiple of 32).\n"
+          ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
+          "assumed a multiple of 32).  The launches are read from FILE.cu with libclang\n"
+          "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
+          "shapes gets one report per shape.  -I/-D/-std flags are passed to libclang.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -33,7 +37,8 @@ static bool ends_with(const char *s, const char *suf)
 
 /* The PTX nvcc writes for cu into dir; 0, or 2 with the reason (nvcc's own
  * messages included) on stderr. */
-static int compile_cu(const char *cu, const char *arch, const char *dir, char *ptx, size_t n)
+static int compile_cu(const char *cu, const char *arch, const char *dir, char *ptx, size_t n, const char *const *flags,
+                      size_t nflags)
 {
     const char *nvcc = tc_find_nvcc();
     if (!nvcc) {
@@ -44,9 +49,20 @@ static int compile_cu(const char *cu, const char *arch, const char *dir, char *p
     snprintf(ptx, n, "%s/out.ptx", dir);
     char archopt[64];
     snprintf(archopt, sizeof archopt, "-arch=%s", arch);
-    char *argv[] = {(char *)nvcc, "-ptx", "-lineinfo", archopt, "-o", ptx, (char *)cu, NULL};
+    char **argv = calloc(nflags + 8, sizeof *argv);
+    if (!argv) abort();
+    size_t k = 0;
+    argv[k++] = (char *)nvcc;
+    argv[k++] = "-ptx";
+    argv[k++] = "-lineinfo";
+    argv[k++] = archopt;
+    for (size_t i = 0; i < nflags; i++) argv[k++] = (char *)flags[i];
+    argv[k++] = "-o";
+    argv[k++] = ptx;
+    argv[k++] = (char *)cu;
     char *log = NULL;
     int rc = tc_run(argv, &log);
+    free(argv);
     if (log) fputs(log, stderr);
     free(log);
     if (rc) {
@@ -93,7 +109,7 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     fprintf(o, "\n== %s %.*s ==\n", fn->is_entry ? "kernel" : "function", (int)fn->name.n, fn->name.p);
     if (wl_shape_known(&f->shape))
         fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
-                blk_origin_text(coal_block_origin(c->opts, f)));
+                blk_origin_for(coal_blocks(c->opts), fn, coal_block_origin(c->opts, f)));
     else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
     fprintf(o, "values: %u; ", st->values);
     pct(o, "uniform", st->state[DIV_UNIFORM], st->values);
@@ -133,44 +149,109 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     free(mine);
 }
 
-static int analyze_ptx(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
-{
+/* One analysis of the module at one round of the launch shapes. */
+typedef struct round_res {
     ptx_module *m;
     prog *p;
     coal_result *res;
-    if (chk_load(ptx, co, &m, &p, &res)) return 2;
-    if (!blk_check(blocks, m, "analyze", shown)) {
-        chk_unload(m, p);
-        return 2;
-    }
-    if (co->only && !res->nfuncs) {
-        fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
-        chk_unload(m, p);
-        return 2;
-    }
-    coal_report_ctx ctx = {res, shown, co, src_files_build(m, &p->a)};
+    coal_report_ctx ctx;
     chk_list l;
-    memset(&l, 0, sizeof l);
-    chk_collect(&l, shown, &ctx, (1u << CHK_NRULES) - 1);
-    printf("ptxray analyze: %s\n", shown);
-    puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
-         "wraparound");
-    if (!res->nfuncs) puts("no function with a body");
-    for (uint32_t i = 0; i < res->nfuncs; i++) kernel_report(stdout, &ctx, &res->f[i], &l, &p->a);
-    chk_free(&l);
-    chk_unload(m, p);
-    return 0;
+    blk_opts blocks; /* with its round: the reports read the shape's origin from it */
+    coal_options co;
+} round_res;
+
+/* A kernel launched with several shapes is analysed at each: round r uses
+ * its r-th shape, and its report comes once per shape, kernels in PTX
+ * order. */
+static int analyze_ptx(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
+{
+    uint32_t nr = blk_rounds(blocks);
+    round_res *rr = calloc(nr, sizeof *rr);
+    if (!rr) abort();
+    int rc = 0;
+    uint32_t loaded = 0;
+    for (uint32_t r = 0; r < nr && !rc; r++, loaded++) {
+        round_res *x = &rr[r];
+        x->blocks = *blocks;
+        x->blocks.round = r;
+        x->co = *co;
+        x->co.block_ctx = &x->blocks;
+        if (chk_load(ptx, &x->co, &x->m, &x->p, &x->res)) {
+            rc = 2;
+            break;
+        }
+        if (!blk_check(&x->blocks, x->m, "analyze", shown)) rc = 2;
+        else if (co->only && !x->res->nfuncs) {
+            fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
+            rc = 2;
+        }
+        if (rc) {
+            loaded++;
+            break;
+        }
+        x->ctx = (coal_report_ctx){x->res, shown, &x->co, src_files_build(x->m, &x->p->a)};
+        memset(&x->l, 0, sizeof x->l);
+        chk_collect(&x->l, shown, &x->ctx, (1u << CHK_NRULES) - 1);
+    }
+    if (!rc) {
+        printf("ptxray analyze: %s\n", shown);
+        puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
+             "wraparound");
+        if (!rr[0].res->nfuncs) puts("no function with a body");
+        for (uint32_t i = 0; i < rr[0].res->nfuncs; i++) {
+            const hc_kshapes *ks = blk_launch_shapes(&rr[0].blocks, rr[0].res->f[i].pf->fn);
+            uint32_t n = ks && coal_block_origin(&rr[0].co, &rr[0].res->f[i]) == BLK_LAUNCH ? ks->n : 1;
+            for (uint32_t r = 0; r < n && r < nr; r++)
+                kernel_report(stdout, &rr[r].ctx, &rr[r].res->f[i], &rr[r].l, &rr[r].p->a);
+        }
+    }
+    for (uint32_t r = 0; r < loaded && r < nr; r++) {
+        if (rr[r].res) chk_free(&rr[r].l);
+        if (rr[r].m) chk_unload(rr[r].m, rr[r].p);
+    }
+    free(rr);
+    return rc;
+}
+
+/* The launch shapes of cu's host code into t (libclang), with the -I/-D/-std
+ * flags given; a warning and no shapes when ptxray has no libclang. */
+static int cu_launches(const char *cu, const char *const *flags, size_t nflags, hc_table *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!hc_available()) {
+        fprintf(stderr, "ptxray analyze: warning: built without libclang: the launch shapes of %s are not read\n", cu);
+        return 0;
+    }
+    hc_opts o = {.flags = flags, .nflags = nflags};
+    hc_result r = {0};
+    int rc = hc_scan(cu, &o, &r, "analyze", stderr);
+    if (!rc) hc_table_from_result(t, &r);
+    hc_free(&r);
+    return rc;
 }
 
 int cmd_analyze(int argc, char **argv)
 {
     static const struct option opts[] = {{"arch", required_argument, 0, 'a'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"kernel", required_argument, 0, 'k'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *arch = "sm_90";
     blk_opts blocks = {0};
+    /* -I/-D/-U/-std=, for libclang (and nvcc) */
+    const char **flags = calloc((size_t)argc + 1, sizeof *flags);
+    size_t nflags = 0;
+    if (!flags) abort();
+    for (int i = 1; i < argc; i++)
+        if ((argv[i][0] == '-' && (argv[i][1] == 'I' || argv[i][1] == 'D' || argv[i][1] == 'U') && argv[i][2]) ||
+            !strncmp(argv[i], "-std=", 5)) {
+            flags[nflags++] = argv[i];
+            memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* argv[argc] is NULL */
+            argc--;
+            i--;
+        }
     coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
@@ -179,6 +260,9 @@ int cmd_analyze(int argc, char **argv)
         case 'a': arch = optarg; break;
         case 'b':
             if (!blk_add(&blocks, optarg, "analyze")) return 2;
+            break;
+        case 'L':
+            if (!blk_add_launches(&blocks, optarg, "analyze")) return 2;
             break;
         case 'k': co.only = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -190,14 +274,25 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!ends_with(path, ".cu")) return analyze_ptx(path, path, &co, &blocks);
+    if (!ends_with(path, ".cu")) {
+        free(flags);
+        return analyze_ptx(path, path, &co, &blocks);
+    }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");
+        free(flags);
         return 2;
     }
-    int rc = compile_cu(path, arch, dir, ptx, sizeof ptx);
+    hc_table t = {0};
+    int rc = compile_cu(path, arch, dir, ptx, sizeof ptx, flags, nflags);
+    if (!rc && !blocks.launches) {
+        rc = cu_launches(path, flags, nflags, &t);
+        blocks.launches = &t;
+    }
     if (!rc) rc = analyze_ptx(path, ptx, &co, &blocks);
+    hc_table_free(&t);
+    free(flags);
     unlink(ptx);
     rmdir(dir);
     return rc;

@@ -17,7 +17,8 @@ static void usage(FILE *o)
           "proves uniform marked .uni: \"@%p bra L\" becomes \"@%p bra.uni L\", a\n"
           "brx.idx with a uniform index \"brx.idx.uni\".  Nothing else changes, byte\n"
           "for byte.  Unconditional bra are left as written (they cannot diverge, and\n"
-          "ptxas knows it).  Options as for `ptxray divergence` (default: affine).\n"
+          "ptxas knows it).  Options as for `ptxray divergence` (default: affine);\n"
+          "--launches FILE.json: a kernel's host-code launch shape, when it has one only.\n"
           "A one-line summary goes to stderr.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);
@@ -129,6 +130,7 @@ int cmd_uniformize(int argc, char **argv)
 {
     static const struct option opts[] = {{"kernel", required_argument, 0, 'k'},
                                          {"analysis", required_argument, 0, 'a'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"assume-tid-yz-uniform", no_argument, 0, 'u'},
                                          {"output", required_argument, 0, 'o'},
@@ -164,7 +166,12 @@ int cmd_uniformize(int argc, char **argv)
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
         div_options o = c.div;
         enum blk_origin from = blk_resolve(&c.blocks, p->funcs[i].fn, o.block);
-        if (from > BLK_ALL) memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
+        /* a kernel launched with several shapes: a .uni must hold at all of them,
+         * so none is used (the default assumption's verdicts stay as written) */
+        const hc_kshapes *ks = from == BLK_LAUNCH ? blk_launch_shapes(&c.blocks, p->funcs[i].fn) : NULL;
+        if (ks && ks->n > 1) from = BLK_DEFAULT;
+        if (from != BLK_KERNEL && from != BLK_ALL && from != BLK_LAUNCH)
+            memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
         div_result *r = div_analyse(&p->funcs[i], c.analysis, &o, &p->a);
         k.nfuncs++;
         k.origin[from]++;

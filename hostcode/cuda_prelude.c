@@ -198,7 +198,8 @@ size_t hc_base_args(const char *toolkit, const char *args[HC_MAX_BASE_ARGS], cha
         snprintf(bufs[nb], HC_ARGBUF, "--cuda-path=%s", toolkit);
         args[n++] = bufs[nb++];
         /* CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl */
-        snprintf(bufs[nb], HC_ARGBUF, "-I%s/include/cccl", toolkit);
+        args[n++] = "-isystem";
+        snprintf(bufs[nb], HC_ARGBUF, "%s/include/cccl", toolkit);
         args[n++] = bufs[nb++];
     } else {
         args[n++] = "-nocudainc";
