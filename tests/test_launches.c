@@ -237,3 +237,90 @@ Test(launches, bad_input)
     free(out);
     free(err);
 }
+
+/* The corpus sources launch every kernel the way the emulator tests run it
+ * (host code at the end of each ptx-corpus/src/NAME.cu): `launches` over them
+ * names every .entry of the sm_80 PTX and recovers a constant shape for
+ * each; the launches whose shape is computed at run time are the unknown
+ * ones.  Built-in declarations (the toolkit's headers give the same, in
+ * 40 s instead of 1). */
+Test(launches, corpus, .timeout = 120)
+{
+    at_root();
+    size_t n;
+    char **cu = NULL;
+    {
+        char **ptx = tu_list_ptx("ptx-corpus/sm_80", &n);
+        cu = calloc(n + 5, sizeof *cu);
+        cr_assert_not_null(cu);
+        cu[0] = BIN;
+        cu[1] = "launches";
+        cu[2] = "--builtin-cuda";
+        cu[3] = "--format=json";
+        for (size_t i = 0; i < n; i++) {
+            const char *b = strrchr(ptx[i], '/') + 1;
+            char *p = malloc(strlen(b) + 32);
+            cr_assert_not_null(p);
+            sprintf(p, "ptx-corpus/src/%.*s.cu", (int)(strlen(b) - 4), b);
+            cu[4 + i] = p;
+        }
+        tu_free_list(ptx, n);
+    }
+    char *out = run(cu, 0, NULL);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    json_t *sum = json_object_get(j, "summary");
+    cr_expect_eq(json_integer_value(json_object_get(sum, "kernels")), 173);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "kernels_with_constant_shapes")), 173);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "shapes")), 175);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "launches")), 180);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "unknown")), 5);
+    /* every .entry of the PTX is a kernel with a shape, by its PTX name */
+    size_t entries = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "ptx-corpus/sm_80/%.*s.ptx", (int)(strlen(cu[4 + i]) - 18), cu[4 + i] + 15);
+        char *text = tu_read(path, NULL);
+        for (char *p = strstr(text, ".entry "); p; p = strstr(p + 1, ".entry ")) {
+            char name[256];
+            cr_assert_eq(sscanf(p + 7, "%255[^( \n]", name), 1);
+            entries++;
+            size_t k;
+            json_t *kj;
+            bool found = false;
+            json_array_foreach(json_object_get(j, "kernels"), k, kj)
+                if (!strcmp(json_string_value(json_object_get(kj, "name")), name)) {
+                    found = true;
+                    cr_expect_gt(json_array_size(json_object_get(kj, "shapes")), 0, "%s: no shape", name);
+                }
+            cr_expect(found, "%s: .entry %s not among the kernels launched", path, name);
+        }
+        free(text);
+    }
+    cr_expect_eq(entries, 173);
+    /* the unknown launches and why */
+    static const char *const why[] = {
+        "the address of 'threads' is taken",
+        "'threads' is computed at run time: e ? atoi(e) : 256",
+        "'threads' is computed at run time: e ? atoi(e) : 64",
+        "'threads' is a parameter of 'launch_layernorm_welford_at', given by its callers",
+        "'threads' is a parameter of 'launch_spmv_csr_scalar_at', given by its callers",
+    };
+    size_t nw = 0, k;
+    json_t *kj;
+    json_array_foreach(json_object_get(j, "kernels"), k, kj) {
+        size_t u;
+        json_t *uj;
+        json_array_foreach(json_object_get(kj, "unknown"), u, uj) {
+            cr_assert_lt(nw, 5);
+            cr_expect_str_eq(json_string_value(json_object_get(uj, "why")), why[nw]);
+            nw++;
+        }
+    }
+    cr_expect_eq(nw, 5);
+    json_decref(j);
+    free(out);
+    for (size_t i = 0; i < n; i++) free(cu[4 + i]);
+    free(cu);
+}
