@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "testutil.h"
+#include "toolchain.h"
 
 #define BIN (char *)tu_bin()
 #define DIR "tests/data/launches/"
@@ -323,4 +324,170 @@ Test(launches, corpus, .timeout = 120)
     free(out);
     for (size_t i = 0; i < n; i++) free(cu[4 + i]);
     free(cu);
+}
+
+/* The report section of kernel k ("== kernel k ==" to the next one), its
+ * "block:" line left out; NULL when absent.  The n-th such section. */
+static char *section(const char *out, const char *k, int nth)
+{
+    char head[256];
+    snprintf(head, sizeof head, "== kernel %s ==\n", k);
+    const char *p = out;
+    for (int i = 0; p && i <= nth; i++) {
+        p = strstr(p, head);
+        if (p && i < nth) p++;
+    }
+    if (!p) return NULL;
+    const char *e = strstr(p + 1, "\n== ");
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    char *s = malloc(n + 1);
+    cr_assert_not_null(s);
+    size_t k2 = 0;
+    for (const char *l = p; l < p + n;) {
+        const char *nl = memchr(l, '\n', (size_t)(p + n - l));
+        size_t len = nl ? (size_t)(nl - l) + 1 : (size_t)(p + n - l);
+        if (strncmp(l, "block: ", 7)) {
+            memcpy(s + k2, l, len);
+            k2 += len;
+        }
+        l += len;
+    }
+    s[k2] = 0;
+    return s;
+}
+
+static char *block_line(const char *out, const char *k, int nth)
+{
+    char head[256];
+    snprintf(head, sizeof head, "== kernel %s ==\nblock: ", k);
+    const char *p = out;
+    for (int i = 0; p && i <= nth; i++) {
+        p = strstr(p, head);
+        if (p && i < nth) p++;
+    }
+    cr_assert_not_null(p, "no report %d of %s", nth, k);
+    p += strlen(head) - 7;
+    return strndup(p, strcspn(p, "\n"));
+}
+
+#define MT2 "_Z16matmul_tiled_2x2PKfS0_Pfi"
+
+/* matmul_tiled_2x2 is launched with 16x16 blocks in its .cu: through the
+ * host code's launch shapes (no nvcc needed: `launches` writes the JSON,
+ * `analyze --launches` reads it) it gets the findings --block 16,16,1
+ * gives by hand, and not those of the default assumption. */
+Test(launches, analyze_corpus_16x16)
+{
+    at_root();
+    char json[] = "/tmp/ptxray-launches-XXXXXX";
+    int fd = mkstemp(json);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char *l[] = {BIN, "launches", "--builtin-cuda", "--format", "json", "-o", json, "ptx-corpus/src/matmul_tiled.cu", NULL};
+    free(run(l, 0, NULL));
+    char *a[] = {BIN, "analyze", "--launches", json, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
+    char *b[] = {BIN, "analyze", "--block", "16,16,1", "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
+    char *c[] = {BIN, "analyze", "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
+    char *oa = run(a, 0, NULL), *ob = run(b, 0, NULL), *oc = run(c, 0, NULL);
+    unlink(json);
+    char *sa = section(oa, MT2, 0), *sb = section(ob, MT2, 0), *sc = section(oc, MT2, 0);
+    cr_assert(sa && sb && sc);
+    cr_expect_str_eq(sa, sb, "with the launches:\n%s\nwith --block 16,16,1:\n%s", sa, sb);
+    cr_expect_str_neq(sa, sc, "the default assumption gives the same:\n%s", sc);
+    cr_expect(strstr(sa, "uncoalesced global load: lanes 8·" MT2 "_param_3 B apart (stride from tid.y·" MT2
+                         "_param_3), up to 8 sectors/request, ideal 4"),
+              "%s", sa);
+    cr_expect(!strstr(sc, "stride from tid.y"), "%s", sc);
+    char *bl = block_line(oa, MT2, 0);
+    cr_expect_str_eq(bl, "block: 16x16x1 (host-code launch at ptx-corpus/src/matmul_tiled.cu:83:5)");
+    free(bl);
+    bl = block_line(ob, MT2, 0);
+    cr_expect_str_eq(bl, "block: 16x16x1 (--block)");
+    free(bl);
+    /* --block beats the launches */
+    char *d[] = {BIN, "analyze", "--launches", json, "--block", MT2 "=32,8", "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
+    free(run(l, 0, NULL));
+    char *od = run(d, 0, NULL);
+    unlink(json);
+    bl = block_line(od, MT2, 0);
+    cr_expect_str_eq(bl, "block: 32x8x1 (--block KERNEL=)");
+    free(bl);
+    bl = block_line(od, "_Z12matmul_tiledILi32EEvPKfS1_Pfiii", 0);
+    cr_expect_str_eq(bl, "block: 32x32x1 (host-code launch at ptx-corpus/src/matmul_tiled.cu:74:3)");
+    free(bl);
+    free(sa); free(sb); free(sc);
+    free(oa); free(ob); free(oc); free(od);
+}
+
+/* The same from the .cu: analyze compiles it with nvcc and reads its
+ * launches with libclang (skipped without nvcc). */
+Test(launches, analyze_cu_16x16, .timeout = 120)
+{
+    at_root();
+    if (!tc_find_nvcc()) {
+        cr_skip_test("nvcc not found");
+        return;
+    }
+    char *a[] = {BIN, "analyze", "ptx-corpus/src/matmul_tiled.cu", NULL};
+    char *b[] = {BIN, "analyze", "--block", "16,16,1", "ptx-corpus/src/matmul_tiled.cu", NULL};
+    char *oa = run(a, 0, NULL), *ob = run(b, 0, NULL);
+    char *sa = section(oa, MT2, 0), *sb = section(ob, MT2, 0);
+    cr_assert(sa && sb);
+    cr_expect_str_eq(sa, sb);
+    char *bl = block_line(oa, MT2, 0);
+    cr_expect_str_eq(bl, "block: 16x16x1 (host-code launch at ptx-corpus/src/matmul_tiled.cu:83:5)");
+    free(bl);
+    free(sa); free(sb); free(oa); free(ob);
+}
+
+/* A kernel launched with two shapes gets a report at each, in the order
+ * of its launches, each naming its launch. */
+Test(launches, analyze_two_shapes)
+{
+    at_root();
+    char json[] = "/tmp/ptxray-launches-XXXXXX";
+    int fd = mkstemp(json);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char *l[] = {BIN, "launches", "--builtin-cuda", "--format", "json", "-o", json, "ptx-corpus/src/warp_reduce_tree.cu", NULL};
+    free(run(l, 0, NULL));
+    char *a[] = {BIN, "analyze", "--launches", json, "ptx-corpus/sm_80/warp_reduce_tree.ptx", NULL};
+    char *oa = run(a, 0, NULL);
+    unlink(json);
+    char *b0 = block_line(oa, "reduce_tree_classic", 0), *b1 = block_line(oa, "reduce_tree_classic", 1);
+    cr_expect_str_eq(b0, "block: 256x1x1 (host-code launch at ptx-corpus/src/warp_reduce_tree.cu:112:5)", "%s", oa);
+    cr_expect_str_eq(b1, "block: 128x1x1 (host-code launch at ptx-corpus/src/warp_reduce_tree.cu:119:5)", "%s", oa);
+    cr_expect_null(section(oa, "reduce_tree_classic", 2));
+    cr_expect_null(section(oa, "reduce_tree_unrolled", 1));
+    free(b0); free(b1); free(oa);
+}
+
+/* --launches: bad files are reported like a compiler would, exit 2. */
+Test(launches, bad_launches_file)
+{
+    at_root();
+    char path[] = "/tmp/ptxray-launches-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, "{\"kernels\": [\n  {\"name\": \"k\", \"shapes\": [{\"block\": [0, 1, 1]}]}\n", 62), 62);
+    close(fd);
+    char *a[] = {BIN, "check", "--launches", path, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
+    char *err;
+    free(run(a, 2, &err));
+    char want[256];
+    snprintf(want, sizeof want, "%s:2:48: error: ", path); /* FILE:LINE:COL: error: (jansson's message) */
+    cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+    free(err);
+    FILE *f = fopen(path, "w");
+    fputs("{\"kernels\": [{\"name\": \"k\", \"shapes\": [{\"block\": [2048, 1, 1]}]}]}\n", f);
+    fclose(f);
+    char *b[] = {BIN, "coalescing", "--launches", path, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
+    free(run(b, 2, &err));
+    snprintf(want, sizeof want,
+             "%s: error: kernels[0].shapes[0].block: not a block shape [x, y, z] of 1 to 1024 threads (expected the "
+             "JSON of `ptxray launches --format json`)\n",
+             path);
+    cr_expect_str_eq(err, want);
+    free(err);
+    unlink(path);
 }
