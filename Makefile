@@ -7,7 +7,8 @@ PREFIX  ?= /usr/local
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
-MODULES := ptxparse cfg ssa analyses regalloc emu toolchain report cli
+# hostcode/ (the host-code front end: libclang) uses no other module.
+MODULES := ptxparse hostcode cfg ssa analyses regalloc emu toolchain report cli
 
 # Two build trees: release (bin/ptxray, make test, make bench) and asan
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
@@ -27,8 +28,21 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
 
 JANSSON_LIBS := -ljansson
+# libclang (Debian libclang-dev) for hostcode/: `ptxray launches` and the
+# launch shapes of `analyze FILE.cu`.  Without it ptxray still builds, and
+# those say that it was built without libclang.
+LLVM_CONFIG ?= $(firstword $(shell command -v llvm-config-14 llvm-config 2>/dev/null))
+LLVM_DIR ?= $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --prefix),/usr/lib/llvm-14)
+ifneq ($(wildcard $(LLVM_DIR)/include/clang-c/Index.h),)
+CLANG_CFLAGS := -I$(LLVM_DIR)/include
+CLANG_LIBS := -L$(LLVM_DIR)/lib -Wl,-rpath,$(LLVM_DIR)/lib -lclang -lstdc++
+else
+$(warning libclang not found under $(LLVM_DIR) (install libclang-dev: make deps); building without `ptxray launches`)
+CLANG_CFLAGS := -DPTXRAY_NO_LIBCLANG
+CLANG_LIBS :=
+endif
 # libiberty: the C++ demangler (ptxparse/demangle.c)
-LDLIBS  := $(JANSSON_LIBS) -liberty -lm
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision
@@ -73,6 +87,8 @@ $(GEN)/lexer.o: $(GEN)/lexer.c $(GEN)/parser.h ptxparse/build.h ptxparse/ir.h
 $(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/opcodes.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/obj/hostcode/%.o: CFLAGS += $(CLANG_CFLAGS)
 
 # The emulator's instruction handlers are lane loops over 32 values: -O3
 # lets GCC vectorise them (with run-time alias checks) on baseline x86-64.

@@ -74,21 +74,74 @@ enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t bloc
         for (uint32_t k = 0; k < 3; k++) block[k] = k < d->n && d->vals[k] ? (uint32_t)d->vals[k] : 1;
         return BLK_REQNTID;
     }
+    const hc_kshapes *ks = blk_launch_shapes(b, fn);
+    if (ks) {
+        uint32_t r = b->round < ks->n ? b->round : ks->n - 1;
+        memcpy(block, ks->s[r].block, 3 * sizeof *block);
+        return BLK_LAUNCH;
+    }
     return BLK_DEFAULT;
 }
 
 bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3])
 {
-    if (blk_resolve(ctx, fn, block) <= BLK_ALL) return true;
+    enum blk_origin o = blk_resolve(ctx, fn, block);
+    if (o <= BLK_ALL || o == BLK_LAUNCH) return true;
     memset(block, 0, 3 * sizeof *block);
     return false;
 }
 
 const char *blk_origin_text(enum blk_origin o)
 {
-    static const char *const t[BLK_NORIGINS] = {"--block KERNEL=", "--block", ".reqntid",
+    static const char *const t[BLK_NORIGINS] = {"--block KERNEL=", "--block", ".reqntid", "host-code launch",
                                                 "default: blockDim.x a multiple of 32"};
     return o < BLK_NORIGINS ? t[o] : "?";
+}
+
+/* The tables --launches loaded, freed at exit. */
+static hc_table loaded[4];
+static unsigned nloaded;
+
+static void free_loaded(void)
+{
+    for (unsigned i = 0; i < nloaded; i++) hc_table_free(&loaded[i]);
+    nloaded = 0;
+}
+
+bool blk_add_launches(blk_opts *b, const char *path, const char *cmd)
+{
+    if (nloaded == sizeof loaded / sizeof loaded[0]) {
+        fprintf(stderr, "ptxray %s: --launches: at most one file\n", cmd);
+        return false;
+    }
+    if (b->launches) {
+        fprintf(stderr, "ptxray %s: --launches '%s': given twice (run `ptxray launches` once over all the sources)\n",
+                cmd, path);
+        return false;
+    }
+    if (hc_table_load(&loaded[nloaded], path, stderr)) return false;
+    if (!nloaded) atexit(free_loaded);
+    b->launches = &loaded[nloaded++];
+    return true;
+}
+
+uint32_t blk_rounds(const blk_opts *b)
+{
+    uint32_t n = b ? hc_table_max_shapes(b->launches) : 0;
+    return n ? n : 1;
+}
+
+const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn)
+{
+    const hc_kshapes *k = b ? hc_table_find(b->launches, fn->name.p, fn->name.n) : NULL;
+    return k && k->n ? k : NULL;
+}
+
+const char *blk_origin_for(const blk_opts *b, const ptx_func *fn, enum blk_origin o)
+{
+    const hc_kshapes *ks = o == BLK_LAUNCH ? blk_launch_shapes(b, fn) : NULL;
+    if (!ks) return blk_origin_text(o);
+    return ks->s[b->round < ks->n ? b->round : ks->n - 1].from;
 }
 
 void blk_mark(blk_opts *b, const ptx_module *m)
@@ -139,7 +192,7 @@ void blk_summary(const blk_opts *b, const uint32_t count[BLK_NORIGINS], char *bu
     const char *sep = "";
     for (int o = 0; o < BLK_DEFAULT; o++) {
         if (!count[o]) continue;
-        fprintf(f, "%s from %s", sep, blk_origin_text((enum blk_origin)o));
+        fprintf(f, "%s from %s", sep, o == BLK_LAUNCH ? "host-code launches" : blk_origin_text((enum blk_origin)o));
         if (o == BLK_ALL && b) fprintf(f, " %u,%u,%u", b->all[0], b->all[1], b->all[2]);
         if (count[o] < total) fprintf(f, " in %u of %u functions", count[o], total);
         sep = ",";

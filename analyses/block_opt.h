@@ -1,21 +1,25 @@
 /* --block, the same for every command that analyses divergence or
  * coalescing (docs/divergence-reports.md, "Block shape").  A function's
  * block shape is, in this order: the one a `--block KERNEL=X,Y,Z` naming
- * it gives, else `--block X,Y,Z`, else its .reqntid, else none: the
- * default assumption, blockDim.x a multiple of 32, which the analyses
- * apply themselves when the shape they are given is all zero. */
+ * it gives, else `--block X,Y,Z`, else its .reqntid, else the shape its
+ * host code launches it with (--launches FILE.json, or the .cu of
+ * `analyze`; docs/launches.md), else none: the default assumption,
+ * blockDim.x a multiple of 32, which the analyses apply themselves when
+ * the shape they are given is all zero. */
 #ifndef PTXRAY_BLOCK_OPT_H
 #define PTXRAY_BLOCK_OPT_H
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "launch_table.h"
 #include "ptx.h"
 
-enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_REQNTID, BLK_DEFAULT, BLK_NORIGINS };
+enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_REQNTID, BLK_LAUNCH, BLK_DEFAULT, BLK_NORIGINS };
 
 #define BLK_DEFAULT_TEXT "blockDim.x is a multiple of 32"
 #define BLK_ORDER_TEXT \
-    "per kernel: --block KERNEL=, else --block, else .reqntid, else default: blockDim.x a multiple of 32"
+    "per kernel: --block KERNEL=, else --block, else .reqntid, else host-code launches, else default: blockDim.x a " \
+    "multiple of 32"
 
 typedef struct blk_kernel {
     const char *arg;  /* the option's value, "KERNEL=X,Y,Z" (not copied) */
@@ -30,7 +34,24 @@ typedef struct blk_opts {
     uint32_t all[3];  /* --block X,Y,Z; all zero when not given */
     uint32_t n;
     blk_kernel k[BLK_MAX]; /* --block KERNEL=X,Y,Z, in the order given (the last wins) */
+    const hc_table *launches; /* host-code launch shapes; NULL: none */
+    uint32_t round; /* a kernel launched with several shapes gets its shape number round
+                     * (the last one past its count): commands that analyse each shape
+                     * run once per round (blk_rounds) */
 } blk_opts;
+
+/* --launches FILE.json: loads it into b (kept until exit).  false after an
+ * error on stderr. */
+bool blk_add_launches(blk_opts *b, const char *path, const char *cmd);
+/* How many shapes the kernel with the most has: the rounds a command
+ * analysing every shape runs (at least 1). */
+uint32_t blk_rounds(const blk_opts *b);
+/* The shapes host code launches fn with (NULL: none), and how many. */
+const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn);
+/* What a report says fn's shape comes from: blk_origin_text(o), or for a
+ * host-code launch "host-code launch at FILE:LINE:COL" (the first launch
+ * with the shape of the current round). */
+const char *blk_origin_for(const blk_opts *b, const ptx_func *fn, enum blk_origin o);
 
 /* Adds one --block value: "X[,Y[,Z]]" or "KERNEL=X[,Y[,Z]]", missing
  * extents 1, each 1-1024, at most 1024 threads; at most BLK_MAX kernels
@@ -42,7 +63,7 @@ enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t bloc
 /* The shape the options give fn (per kernel, else --block): the callback
  * of coal_options and ra_options, ctx a blk_opts. */
 bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3]);
-/* "--block KERNEL=", "--block", ".reqntid", "default: blockDim.x a multiple of 32" */
+/* "--block KERNEL=", "--block", ".reqntid", "host-code launch", "default: blockDim.x a multiple of 32" */
 const char *blk_origin_text(enum blk_origin o);
 
 /* Marks the entries that name a function with a body of m. */

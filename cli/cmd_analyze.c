@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "analyze_report.h"
 #include "commands.h"
+#include "launch_table.h"
 #include "toolchain.h"
 
 static void usage(FILE *o)
@@ -18,7 +19,10 @@ static void usage(FILE *o)
           "(accesses inside loops first, deeper loops first).  A .cu file is compiled with\n"
           "`nvcc -ptx -lineinfo -arch=ARCH` (default sm_90) into a temporary directory.\n"
           "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
-          ".reqntid, else blockDim.x is assumed a multiple of 32).\n"
+          ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
+          "assumed a multiple of 32).  The launches are read from FILE.cu with libclang\n"
+          "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
+          "shapes gets one report per shape.  -I/-D/-U/-std= flags go to nvcc and libclang.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -26,20 +30,36 @@ static void usage(FILE *o)
 int cmd_analyze(int argc, char **argv)
 {
     static const struct option opts[] = {{"arch", required_argument, 0, 'a'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"kernel", required_argument, 0, 'k'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *arch = "sm_90";
     blk_opts blocks = {0};
+    /* -I/-D/-U/-std=: for nvcc and libclang, taken out before getopt */
+    const char **flags = calloc((size_t)argc + 1, sizeof *flags);
+    size_t nflags = 0;
+    if (!flags) abort();
+    for (int i = 1; i < argc; i++)
+        if ((argv[i][0] == '-' && (argv[i][1] == 'I' || argv[i][1] == 'D' || argv[i][1] == 'U') && argv[i][2]) ||
+            !strncmp(argv[i], "-std=", 5)) {
+            flags[nflags++] = argv[i];
+            memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* argv[argc] is NULL */
+            argc--;
+            i--;
+        }
     coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:b:k:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:b:k:L:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': arch = optarg; break;
         case 'b':
             if (!blk_add(&blocks, optarg, "analyze")) return 2;
+            break;
+        case 'L':
+            if (!blk_add_launches(&blocks, optarg, "analyze")) return 2;
             break;
         case 'k': co.only = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -51,14 +71,25 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!tc_ends_with(path, ".cu")) return an_report(path, path, &co, &blocks);
+    if (!tc_ends_with(path, ".cu")) {
+        free(flags);
+        return an_report(path, path, &co, &blocks);
+    }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");
+        free(flags);
         return 2;
     }
-    int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx);
+    hc_table t = {0};
+    int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, flags, nflags);
+    if (!rc && !blocks.launches) {
+        rc = hc_table_from_cu(&t, path, flags, nflags, "analyze");
+        blocks.launches = &t;
+    }
     if (!rc) rc = an_report(path, ptx, &co, &blocks);
+    hc_table_free(&t);
+    free(flags);
     unlink(ptx);
     rmdir(dir);
     return rc;

@@ -26,6 +26,8 @@ static void usage(FILE *o)
           "  --write-baseline  write every finding's fingerprint to FILE (exit 0 unless bad input)\n"
           "  --block   the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           "            .reqntid, else blockDim.x is assumed a multiple of 32)\n"
+          "  --launches FILE.json  the shapes host code launches kernels with (`ptxray launches`),\n"
+          "            after --block and .reqntid (the first of a kernel's shapes; analyze checks each)\n"
           "Exit status: 0 clean, 1 proven findings of a --fail-on rule, 2 bad input or usage (bad files\n"
           "are reported on stderr and the others still checked).  Details: docs/check.md.\n",
           o);
@@ -49,6 +51,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {"write-baseline", required_argument, 0, 'W'},
                                          {"fail-on", required_argument, 0, 'F'},
                                          {"enable", required_argument, 0, 'E'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"strict", no_argument, 0, 'S'},
                                          {"root", required_argument, 0, 'R'},
@@ -77,6 +80,9 @@ static int parse_args(int argc, char **argv, chk_args *a)
             break;
         case 'b':
             if (!blk_add(&a->blocks, optarg, "check")) return 2;
+            break;
+        case 'L':
+            if (!blk_add_launches(&a->blocks, optarg, "check")) return 2;
             break;
         case 'o': a->out = optarg; break;
         case 'S': a->strict = true; break;

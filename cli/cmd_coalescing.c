@@ -20,6 +20,8 @@ static void usage(FILE *o)
           "  --block   the block shape of KERNEL, else of every function; repeatable\n"
           "            (default: .reqntid, else blockDim.x is assumed a multiple of 32,\n"
           "            which the report says)\n"
+          "  --launches FILE.json  the shapes host code launches kernels with (`ptxray launches`),\n"
+          "            after --block and .reqntid (the first of a kernel's shapes)\n"
           "  --format  text (default: warnings like a compiler, then a summary),\n"
           "            json (every access) or sarif (SARIF 2.1.0, the findings)\n"
           "Exit status: 0 (findings or not), 2 for bad input (nothing is written).\n",
@@ -29,6 +31,7 @@ static void usage(FILE *o)
 int cmd_coalescing(int argc, char **argv)
 {
     static const struct option opts[] = {{"kernel", required_argument, 0, 'k'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"format", required_argument, 0, 'f'},
                                          {"output", required_argument, 0, 'o'},
@@ -45,6 +48,9 @@ int cmd_coalescing(int argc, char **argv)
         case 'k': kernel = optarg; break;
         case 'b':
             if (!blk_add(&blocks, optarg, "coalescing")) return 2;
+            break;
+        case 'L':
+            if (!blk_add_launches(&blocks, optarg, "coalescing")) return 2;
             break;
         case 'f':
             if (!coal_parse_format(optarg, "coalescing", &format)) return 2;

@@ -23,6 +23,8 @@ static void usage(FILE *o)
           "  --block     the block shape (1 to 3 extents) of KERNEL, else of every\n"
           "              function; repeatable.  Default: .reqntid, else blockDim.x is\n"
           "              assumed a multiple of 32 (verdicts that rely on it say so)\n"
+          "  --launches FILE.json  the shapes host code launches kernels with (`ptxray\n"
+          "              launches`), after --block and .reqntid (the first of a kernel's shapes)\n"
           "  --assume-tid-yz-uniform  treat %tid.y and %tid.z as warp-uniform\n"
           "  --values    which values to list: all (default), none, or states among\n"
           "              uniform, affine, divergent separated by commas\n"
@@ -38,6 +40,7 @@ int cmd_divergence(int argc, char **argv)
 {
     static const struct option opts[] = {{"kernel", required_argument, 0, 'k'},
                                          {"analysis", required_argument, 0, 'a'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"assume-tid-yz-uniform", no_argument, 0, 'u'},
                                          {"format", required_argument, 0, 'f'},

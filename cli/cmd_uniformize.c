@@ -15,7 +15,8 @@ static void usage(FILE *o)
           "proves uniform marked .uni: \"@%p bra L\" becomes \"@%p bra.uni L\", a\n"
           "brx.idx with a uniform index \"brx.idx.uni\".  Nothing else changes, byte\n"
           "for byte.  Unconditional bra are left as written (they cannot diverge, and\n"
-          "ptxas knows it).  Options as for `ptxray divergence` (default: affine).\n"
+          "ptxas knows it).  Options as for `ptxray divergence` (default: affine);\n"
+          "--launches FILE.json: a kernel's host-code launch shape, when it has one only.\n"
           "A one-line summary goes to stderr.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);
@@ -25,6 +26,7 @@ int cmd_uniformize(int argc, char **argv)
 {
     static const struct option opts[] = {{"kernel", required_argument, 0, 'k'},
                                          {"analysis", required_argument, 0, 'a'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"assume-tid-yz-uniform", no_argument, 0, 'u'},
                                          {"output", required_argument, 0, 'o'},

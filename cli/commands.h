@@ -17,5 +17,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_regalloc(int argc, char **argv);
 int cmd_nvcc(int argc, char **argv);
 int cmd_spillcost(int argc, char **argv);
+int cmd_launches(int argc, char **argv);
 
 #endif

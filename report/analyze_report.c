@@ -38,7 +38,7 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     free(shown);
     if (wl_shape_known(&f->shape))
         fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
-                blk_origin_text(coal_block_origin(c->opts, f)));
+                blk_origin_for(coal_blocks(c->opts), fn, coal_block_origin(c->opts, f)));
     else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
     fprintf(o, "values: %u; ", st->values);
     pct(o, "uniform", st->state[DIV_UNIFORM], st->values);
@@ -81,31 +81,66 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     free(mine);
 }
 
-int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
-{
+/* One analysis of the module at one round of the launch shapes. */
+typedef struct round_res {
     ptx_module *m;
     prog *p;
     coal_result *res;
-    if (chk_load("analyze", ptx, co, &m, &p, &res)) return 2;
-    if (!blk_check(blocks, m, "analyze", shown)) {
-        chk_unload(m, p);
-        return 2;
-    }
-    if (co->only && !res->nfuncs) {
-        fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
-        chk_unload(m, p);
-        return 2;
-    }
-    coal_report_ctx ctx = {res, shown, co, src_files_build(m, &p->a)};
+    coal_report_ctx ctx;
     chk_list l;
-    memset(&l, 0, sizeof l);
-    chk_collect(&l, shown, &ctx, (1u << CHK_NRULES) - 1);
-    printf("ptxray analyze: %s\n", shown);
-    puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
-         "wraparound");
-    if (!res->nfuncs) puts("no function with a body");
-    for (uint32_t i = 0; i < res->nfuncs; i++) kernel_report(stdout, &ctx, &res->f[i], &l, &p->a);
-    chk_free(&l);
-    chk_unload(m, p);
-    return 0;
+    blk_opts blocks; /* with its round: the reports read the shape's origin from it */
+    coal_options co;
+} round_res;
+
+/* A kernel launched with several shapes is analysed at each: round r uses
+ * its r-th shape, and its report comes once per shape, kernels in PTX
+ * order. */
+int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
+{
+    uint32_t nr = blk_rounds(blocks);
+    round_res *rr = calloc(nr, sizeof *rr);
+    if (!rr) abort();
+    int rc = 0;
+    uint32_t loaded = 0;
+    for (uint32_t r = 0; r < nr && !rc; r++, loaded++) {
+        round_res *x = &rr[r];
+        x->blocks = *blocks;
+        x->blocks.round = r;
+        x->co = *co;
+        x->co.block_ctx = &x->blocks;
+        if (chk_load("analyze", ptx, &x->co, &x->m, &x->p, &x->res)) {
+            rc = 2;
+            break;
+        }
+        if (!blk_check(&x->blocks, x->m, "analyze", shown)) rc = 2;
+        else if (co->only && !x->res->nfuncs) {
+            fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
+            rc = 2;
+        }
+        if (rc) {
+            loaded++;
+            break;
+        }
+        x->ctx = (coal_report_ctx){x->res, shown, &x->co, src_files_build(x->m, &x->p->a)};
+        memset(&x->l, 0, sizeof x->l);
+        chk_collect(&x->l, shown, &x->ctx, (1u << CHK_NRULES) - 1);
+    }
+    if (!rc) {
+        printf("ptxray analyze: %s\n", shown);
+        puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
+             "wraparound");
+        if (!rr[0].res->nfuncs) puts("no function with a body");
+        for (uint32_t i = 0; i < rr[0].res->nfuncs; i++) {
+            const hc_kshapes *ks = blk_launch_shapes(&rr[0].blocks, rr[0].res->f[i].pf->fn);
+            uint32_t n = ks && coal_block_origin(&rr[0].co, &rr[0].res->f[i]) == BLK_LAUNCH ? ks->n : 1;
+            for (uint32_t r = 0; r < n && r < nr; r++)
+                kernel_report(stdout, &rr[r].ctx, &rr[r].res->f[i], &rr[r].l, &rr[r].p->a);
+        }
+    }
+    for (uint32_t r = 0; r < loaded && r < nr; r++) {
+        if (rr[r].res) chk_free(&rr[r].l);
+        if (rr[r].m) chk_unload(rr[r].m, rr[r].p);
+    }
+    free(rr);
+    return rc;
 }

@@ -263,7 +263,8 @@ static json_t *block_json(const coal_report_ctx *c, const coal_func *f)
 {
     json_t *b = json_object();
     json_object_set_new(b, "shape", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
-    json_object_set_new(b, "origin", json_string(blk_origin_text(coal_block_origin(c->opts, f))));
+    json_object_set_new(b, "origin",
+                        json_string(blk_origin_for(coal_blocks(c->opts), f->pf->fn, coal_block_origin(c->opts, f))));
     json_object_set_new(b, "assumed",
                         json_string(wl_shape_known(&f->shape)
                                         ? "every warp of the block evaluated; the worst one reported"

@@ -50,6 +50,7 @@ int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd)
         fprintf(stderr, "ptxray %s: unknown analysis '%s' (simple, affine or affine2)\n", cmd, arg);
         return -1;
     case 'b': return blk_add(&cfg->blocks, arg, cmd) ? 0 : -1;
+    case 'L': return blk_add_launches(&cfg->blocks, arg, cmd) ? 0 : -1;
     case 'u': cfg->div.assume_tid_yz_uniform = true; return 0;
     default: return 1;
     }
@@ -202,7 +203,9 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk
     f->div = *o;
     uint32_t shape[3];
     f->origin = (uint8_t)blk_resolve(blocks, pf->fn, shape);
-    if (f->origin <= BLK_ALL) memcpy(f->div.block, shape, sizeof shape); /* else the analysis reads .reqntid */
+    f->origin_text = blk_origin_for(blocks, pf->fn, (enum blk_origin)f->origin);
+    if (f->origin <= BLK_ALL || f->origin == BLK_LAUNCH)
+        memcpy(f->div.block, shape, sizeof shape); /* else the analysis reads .reqntid */
     collect_branches(f, a);
     const ssa_func *s = pf->ssa;
     uint32_t n = 0;

@@ -37,6 +37,7 @@ typedef struct dr_func {
     const prog_func *pf;
     div_options div;          /* the options used: the function's --block shape */
     uint8_t origin;           /* blk_origin of its block shape */
+    const char *origin_text;  /* blk_origin_for: what the shape comes from */
     div_result *r[DR_NAN];
     dr_stats st[DR_NAN];
     uint32_t nbranches;

@@ -52,7 +52,7 @@ static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
     if (f->origin == BLK_DEFAULT)
         fputs("  block shape: unknown; assumed " BLK_DEFAULT_TEXT " (verdicts that rely on it say so)\n", o);
     else fprintf(o, "  block shape: %u,%u,%u (from %s)\n", r->block[0], r->block[1], r->block[2],
-                 blk_origin_text(f->origin));
+                 f->origin_text);
     fprintf(o, "  %%tid.y: %s (%s)\n", r->tid_y_uniform ? "warp-uniform" : "divergent",
             dr_tid_reason(r, &f->div, 1, why, sizeof why));
     fprintf(o, "  %%tid.z: %s (%s)\n", r->tid_z_uniform ? "warp-uniform" : "divergent",
@@ -224,7 +224,7 @@ static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
     char why[128];
     json_t *o = json_object();
     json_object_set_new(o, "block", f->origin == BLK_DEFAULT ? json_null() : blk_shape_json(r->block));
-    json_object_set_new(o, "block_from", json_string(blk_origin_text(f->origin)));
+    json_object_set_new(o, "block_from", json_string(f->origin_text));
     json_object_set_new(o, "tid_y_uniform", json_boolean(r->tid_y_uniform));
     json_object_set_new(o, "tid_y_why", json_string(dr_tid_reason(r, &f->div, 1, why, sizeof why)));
     json_object_set_new(o, "tid_z_uniform", json_boolean(r->tid_z_uniform));

@@ -121,7 +121,12 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
         div_options o = c->div;
         enum blk_origin from = blk_resolve(&c->blocks, p->funcs[i].fn, o.block);
-        if (from > BLK_ALL) memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
+        /* a kernel launched with several shapes: a .uni must hold at all of them,
+         * so none is used (the default assumption's verdicts stay as written) */
+        const hc_kshapes *ks = from == BLK_LAUNCH ? blk_launch_shapes(&c->blocks, p->funcs[i].fn) : NULL;
+        if (ks && ks->n > 1) from = BLK_DEFAULT;
+        if (from != BLK_KERNEL && from != BLK_ALL && from != BLK_LAUNCH)
+            memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
         div_result *r = div_analyse(&p->funcs[i], c->analysis, &o, &p->a);
         k.nfuncs++;
         k.origin[from]++;

@@ -94,7 +94,8 @@ int tc_write_file(const char *path, const char *text, size_t len) {
     return (fclose(f) || w != len) ? -1 : 0;
 }
 
-int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n) {
+int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n,
+                const char *const *flags, size_t nflags) {
     const char *nvcc = tc_find_nvcc();
     if (!nvcc) {
         fprintf(stderr, "ptxray %s: %s: nvcc not found ($NVCC, PATH, /usr/local/cuda/bin); "
@@ -104,9 +105,20 @@ int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *d
     snprintf(ptx, n, "%s/out.ptx", dir);
     char archopt[64];
     snprintf(archopt, sizeof archopt, "-arch=%s", arch);
-    char *argv[] = {(char *)nvcc, "-ptx", "-lineinfo", archopt, "-o", ptx, (char *)cu, NULL};
+    char **argv = calloc(nflags + 8, sizeof *argv);
+    if (!argv) abort();
+    size_t k = 0;
+    argv[k++] = (char *)nvcc;
+    argv[k++] = "-ptx";
+    argv[k++] = "-lineinfo";
+    argv[k++] = archopt;
+    for (size_t i = 0; i < nflags; i++) argv[k++] = (char *)flags[i]; /* -I, -D, -U, -std= */
+    argv[k++] = "-o";
+    argv[k++] = ptx;
+    argv[k++] = (char *)cu;
     char *log = NULL;
     int rc = tc_run(argv, &log);
+    free(argv);
     if (log) fputs(log, stderr);
     free(log);
     if (rc) {

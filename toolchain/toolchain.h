@@ -25,7 +25,8 @@ int tc_write_file(const char *path, const char *text, size_t len);
 /* `nvcc -ptx -lineinfo -arch=ARCH -o DIR/out.ptx CU`: the PTX's path into
  * ptx (n bytes).  0, or 2 with the reason (nvcc's own messages included)
  * on stderr, as "ptxray CMD: CU: ...". */
-int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n);
+int tc_nvcc_ptx(const char *cmd, const char *cu, const char *arch, const char *dir, char *ptx, size_t n,
+                const char *const *flags, size_t nflags);
 
 /* "sm_80" from a module's .target, into buf; returns 0 or -1 if none. */
 struct ptx_module;

@@ -72,3 +72,41 @@ extern "C" __global__ void misc_atomics(unsigned* ring, unsigned* bits, float* l
   atomicExch(last, v[i]);
   atomicAdd_system(sys_counter, 1);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define ATOMIC_CAS_LOOP_1_THREADS 128
+#define ATOMIC_CAS_LOOP_2_THREADS 128
+#define ATOMIC_CAS_LOOP_3_THREADS 64
+#define ATOMIC_CAS_LOOP_4_THREADS 32
+void launch_atomic_cas_loop() {
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    cas_float_max<<<3, ATOMIC_CAS_LOOP_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const double * p0 = nullptr;
+    double * p1 = nullptr;
+    int p2{};
+    cas_double_product<<<3, ATOMIC_CAS_LOOP_2_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int * p2 = nullptr;
+    int * p3 = nullptr;
+    spinlock_append<<<4, ATOMIC_CAS_LOOP_3_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    unsigned int * p0 = nullptr;
+    unsigned int * p1 = nullptr;
+    float * p2 = nullptr;
+    int * p3 = nullptr;
+    const float * p4 = nullptr;
+    int p5{};
+    misc_atomics<<<1, ATOMIC_CAS_LOOP_4_THREADS>>>(p0, p1, p2, p3, p4, p5);
+  }
+}

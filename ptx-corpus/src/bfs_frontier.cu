@@ -56,3 +56,41 @@ extern "C" __global__ void bfs_commit(bool* mask, bool* updating, bool* visited,
     updating[tid] = false;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kBfsFrontierThreads1 = 32;
+constexpr int kBfsFrontierThreads2 = 32;
+constexpr int kBfsFrontierThreads3 = 32;
+void launch_bfs_frontier() {
+  {
+    const int *__restrict__ p0 = nullptr;
+    const int *__restrict__ p1 = nullptr;
+    const int *__restrict__ p2 = nullptr;
+    int p3{};
+    int * p4 = nullptr;
+    int * p5 = nullptr;
+    int * p6 = nullptr;
+    int p7{};
+    bfs_expand_frontier<<<1, kBfsFrontierThreads1>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+  {
+    const int * p0 = nullptr;
+    const int * p1 = nullptr;
+    bool * p2 = nullptr;
+    bool * p3 = nullptr;
+    const bool * p4 = nullptr;
+    int * p5 = nullptr;
+    int p6{};
+    bfs_topdown_mask<<<4, kBfsFrontierThreads2>>>(p0, p1, p2, p3, p4, p5, p6);
+  }
+  {
+    bool * p0 = nullptr;
+    bool * p1 = nullptr;
+    bool * p2 = nullptr;
+    bool * p3 = nullptr;
+    int p4{};
+    bfs_commit<<<4, kBfsFrontierThreads3>>>(p0, p1, p2, p3, p4);
+  }
+}

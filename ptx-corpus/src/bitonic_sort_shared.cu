@@ -57,3 +57,20 @@ extern "C" __global__ void bitonic_sort_warp32(float* data) {
   }
   data[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_bitonic_sort_shared() {
+  {
+    unsigned int * p0 = nullptr;
+    unsigned int * p1 = nullptr;
+    int threads = 256;
+    bitonic_sort_kv_1024<<<2, threads>>>(p0, p1);
+  }
+  {
+    float * p0 = nullptr;
+    int threads = 96;
+    bitonic_sort_warp32<<<1, threads>>>(p0);
+  }
+}

@@ -77,3 +77,21 @@ extern "C" __global__ void __launch_bounds__(128) cluster_neighbor_exchange(floa
 }
 
 #endif
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define CLUSTER_SM90_1_THREADS 128
+#define CLUSTER_SM90_2_THREADS 128
+void launch_cluster_sm90() {
+  {
+    const int *__restrict__ p0 = nullptr;
+    int *__restrict__ p1 = nullptr;
+    int p2{};
+    cluster_histogram<<<2, CLUSTER_SM90_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    float * p0 = nullptr;
+    cluster_neighbor_exchange<<<2, CLUSTER_SM90_2_THREADS>>>(p0);
+  }
+}

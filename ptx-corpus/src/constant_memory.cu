@@ -57,3 +57,29 @@ extern "C" __global__ void camera_rays(float4* rays) {
   float inv = rsqrtf(d.x * d.x + d.y * d.y + d.z * d.z);
   rays[y * c_cam.width + x] = make_float4(d.x * inv, d.y * inv, d.z * inv, c_cam.origin.x);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr dim3 kConstantMemoryBlock1(16, 4);
+constexpr int kConstantMemoryThreads2 = 128;
+constexpr dim3 kConstantMemoryBlock3(16, 8);
+void launch_constant_memory() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    conv3x3_const<<<dim3(3, 6), kConstantMemoryBlock1>>>(p0, p1, p2, p3);
+  }
+  {
+    const unsigned char *__restrict__ p0 = nullptr;
+    unsigned int *__restrict__ p1 = nullptr;
+    int p2{};
+    lut_translate<<<3, kConstantMemoryThreads2>>>(p0, p1, p2);
+  }
+  {
+    float4 * p0 = nullptr;
+    camera_rays<<<dim3(3, 2), kConstantMemoryBlock3>>>(p0);
+  }
+}

@@ -33,3 +33,16 @@ __global__ void grid_sync_normalize(float* data, float* partial, int n) {
   float scale = partial[0];
   for (int i = grid.thread_rank(); i < n; i += grid.size()) data[i] *= scale;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_coop_grid_sync() {
+  {
+    float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int threads = 256;
+    grid_sync_normalize<<<4, threads>>>(p0, p1, p2);
+  }
+}

@@ -54,3 +54,31 @@ __global__ void cg_filter_append(const int* in, int* out, int* count, int n) {
     out[base + active.thread_rank()] = in[i];
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define COOP_GROUPS_1_THREADS 256
+#define COOP_GROUPS_2_THREADS 128
+#define COOP_GROUPS_3_THREADS 256
+void launch_coop_groups() {
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    cg_block_reduce<<<3, COOP_GROUPS_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    int const* p0 = nullptr;
+    int* p1 = nullptr;
+    int p2{};
+    cg_tile8_max<<<1, COOP_GROUPS_2_THREADS>>>(p0, p1, p2);
+  }
+  {
+    int const* p0 = nullptr;
+    int* p1 = nullptr;
+    int* p2 = nullptr;
+    int p3{};
+    cg_filter_append<<<3, COOP_GROUPS_3_THREADS>>>(p0, p1, p2, p3);
+  }
+}

@@ -78,3 +78,23 @@ extern "C" __global__ void cp_async_asm_transpose64(const float* __restrict__ in
     out[(size_t)(bx + r) * n + by + col] = tile[col][r];
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kCpAsyncPipelineThreads1 = 256;
+constexpr int kCpAsyncPipelineThreads2 = 256;
+void launch_cp_async_pipeline() {
+  {
+    const float4 *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    cp_async_double_buffer_sum<<<2, kCpAsyncPipelineThreads1>>>(p0, p1, p2);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    cp_async_asm_transpose64<<<dim3(2, 2), kCpAsyncPipelineThreads2>>>(p0, p1, p2);
+  }
+}

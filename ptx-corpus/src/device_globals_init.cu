@@ -53,3 +53,21 @@ extern "C" __global__ void lcg_random(unsigned* out, int n) {
     s_private_state[0] += 1;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_device_globals_init() {
+  {
+    float * p0 = nullptr;
+    int p1{};
+    int threads = 32;
+    use_device_globals<<<4, threads>>>(p0, p1);
+  }
+  {
+    unsigned int * p0 = nullptr;
+    int p1{};
+    int threads = 32;
+    lcg_random<<<1, threads>>>(p0, p1);
+  }
+}

@@ -52,3 +52,37 @@ extern "C" __global__ void trig_pow_f64(const double* a, double* b, int* q, int 
     q[i] = (int)trunc(x * 0.5);
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define DOUBLE_MATH_1_THREADS 64
+#define DOUBLE_MATH_2_THREADS 32
+#define DOUBLE_MATH_3_THREADS 64
+void launch_double_math() {
+  {
+    const double *__restrict__ p0 = nullptr;
+    const double *__restrict__ p1 = nullptr;
+    const double *__restrict__ p2 = nullptr;
+    double * p3 = nullptr;
+    double * p4 = nullptr;
+    double p5{};
+    double p6{};
+    int p7{};
+    black_scholes_f64<<<2, DOUBLE_MATH_1_THREADS>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+  {
+    const double * p0 = nullptr;
+    double * p1 = nullptr;
+    int p2{};
+    int p3{};
+    kahan_sum_f64<<<2, DOUBLE_MATH_2_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    const double * p0 = nullptr;
+    double * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    trig_pow_f64<<<2, DOUBLE_MATH_3_THREADS>>>(p0, p1, p2, p3);
+  }
+}

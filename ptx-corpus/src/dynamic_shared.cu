@@ -51,3 +51,37 @@ extern "C" __global__ void dyn_shared_matrix_rowsum(const float* m, float* rowsu
     rowsum[blockIdx.x * blockDim.y + r] = s;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kDynamicSharedThreads1 = 64;
+constexpr dim3 kDynamicSharedBlock2(16, 4);
+constexpr int kDynamicSharedThreads3 = 64;
+constexpr int kDynamicSharedThreads4 = 64;
+void launch_dynamic_shared() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    const int *__restrict__ p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    dyn_shared_partition<<<3, kDynamicSharedThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int p3{};
+    dyn_shared_matrix_rowsum<<<2, kDynamicSharedBlock2>>>(p0, p1, p2, p3);
+  }
+  {
+    int* p0 = nullptr;
+    int p1{};
+    dyn_shared_reverse<int><<<2, kDynamicSharedThreads3>>>(p0, p1);
+  }
+  {
+    double* p0 = nullptr;
+    int p1{};
+    dyn_shared_reverse<double><<<2, kDynamicSharedThreads4>>>(p0, p1);
+  }
+}

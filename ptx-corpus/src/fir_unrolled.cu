@@ -51,3 +51,38 @@ extern "C" __global__ void fir_sliding_window(const float* __restrict__ in, floa
     out[base + o] = acc;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_fir_unrolled() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    Taps64 p3{};
+    int threads = 32;
+    fir_sliding_window<<<1, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    int threads = 128;
+    fir_const_taps<31><<<3, threads>>>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    int threads = 128;
+    fir_const_taps<64><<<3, threads>>>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    int threads = 128;
+    fir_const_taps<127><<<3, threads>>>(p0, p1, p2);
+  }
+}

@@ -57,3 +57,32 @@ __global__ void fold_rows(const int* m, int* out, int rows, int cols, int opidx)
   op.identity = (opidx % 3 == 1) ? 1 : 0;
   out[r] = fold(m + r * cols, cols, op);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define FUNCPTR_INDIRECT_1_THREADS 64
+#define FUNCPTR_INDIRECT_2_THREADS 64
+#define FUNCPTR_INDIRECT_3_THREADS 32
+void launch_funcptr_indirect() {
+  {
+    float * p0 = nullptr;
+    int p1{};
+    int p2{};
+    apply_unary_uniform<<<2, FUNCPTR_INDIRECT_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    float * p0 = nullptr;
+    const int * p1 = nullptr;
+    int p2{};
+    apply_unary_divergent<<<2, FUNCPTR_INDIRECT_2_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    int p3{};
+    int p4{};
+    fold_rows<<<1, FUNCPTR_INDIRECT_3_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+}

@@ -48,3 +48,35 @@ extern "C" __global__ void Fan2_fixed(float* M, float* A, float* B, int N, int t
       B[x] -= M[xt] * B[t];
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kGaussianFanThreads1 = 32;
+constexpr int kGaussianFanThreads2 = 32;
+constexpr int kGaussianFanThreads3 = 32;
+void launch_gaussian_fan() {
+  {
+    float * p0 = nullptr;
+    const float * p1 = nullptr;
+    int p2{};
+    int p3{};
+    Fan1<<<2, kGaussianFanThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    float * p0 = nullptr;
+    float * p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    int p4{};
+    Fan2<<<2, kGaussianFanThreads2>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    float * p0 = nullptr;
+    float * p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    int p4{};
+    Fan2_fixed<<<2, kGaussianFanThreads3>>>(p0, p1, p2, p3, p4);
+  }
+}

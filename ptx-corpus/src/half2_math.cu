@@ -54,3 +54,41 @@ extern "C" __global__ void bf16_axpy(int n2, float a, const __nv_bfloat162* x,
 #endif
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_half2_math() {
+  {
+    int p0{};
+    __half2 p1{};
+    const __half2 *__restrict__ p2 = nullptr;
+    __half2 *__restrict__ p3 = nullptr;
+    int threads = 64;
+    haxpy2<<<2, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    const __half2 * p0 = nullptr;
+    const __half2 * p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    int threads = 96;
+    half2_dot_relu<<<1, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    const float * p0 = nullptr;
+    __half * p1 = nullptr;
+    float p2{};
+    int p3{};
+    int threads = 64;
+    float_to_half_scale<<<2, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    int p0{};
+    float p1{};
+    const __nv_bfloat162 * p2 = nullptr;
+    __nv_bfloat162 * p3 = nullptr;
+    int threads = 64;
+    bf16_axpy<<<2, threads>>>(p0, p1, p2, p3);
+  }
+}

@@ -47,3 +47,44 @@ extern "C" __global__ void histogram_global_u64(const int* keys, unsigned long l
     if (old == 0) atomicAdd(total, 1ull);  // count distinct non-empty bins
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define HISTOGRAM_GLOBAL_1_THREADS 64
+#define HISTOGRAM_GLOBAL_2_THREADS 128
+#define HISTOGRAM_GLOBAL_3_THREADS 128
+void launch_histogram_global() {
+  {
+    const unsigned char *__restrict__ p0 = nullptr;
+    unsigned int *__restrict__ p1 = nullptr;
+    int p2{};
+    histogram_global_u8<<<2, HISTOGRAM_GLOBAL_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const unsigned char *__restrict__ p0 = nullptr;
+    unsigned int *__restrict__ p1 = nullptr;
+    int p2{};
+    int min_grid = 0, threads = 0;
+    cudaOccupancyMaxPotentialBlockSize(&min_grid, &threads, histogram_global_u8);
+    histogram_global_u8<<<min_grid, threads>>>(p0, p1, p2);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    float p4{};
+    float p5{};
+    int p6{};
+    histogram_global_weighted<<<4, HISTOGRAM_GLOBAL_2_THREADS>>>(p0, p1, p2, p3, p4, p5, p6);
+  }
+  {
+    const int * p0 = nullptr;
+    unsigned long long * p1 = nullptr;
+    unsigned long long * p2 = nullptr;
+    int p3{};
+    int p4{};
+    histogram_global_u64<<<3, HISTOGRAM_GLOBAL_3_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+}

@@ -45,3 +45,24 @@ histogram_warp_private(const int* __restrict__ keys, unsigned int* bins, int n, 
     if (sum) atomicAdd(&bins[b], sum);
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kHistogramSharedThreads1 = 96;
+constexpr int kHistogramSharedThreads2 = 256;
+void launch_histogram_shared() {
+  {
+    const unsigned char *__restrict__ p0 = nullptr;
+    unsigned int *__restrict__ p1 = nullptr;
+    int p2{};
+    histogram_shared_u8<<<3, kHistogramSharedThreads1>>>(p0, p1, p2);
+  }
+  {
+    const int *__restrict__ p0 = nullptr;
+    unsigned int * p1 = nullptr;
+    int p2{};
+    int p3{};
+    histogram_warp_private<<<2, kHistogramSharedThreads2>>>(p0, p1, p2, p3);
+  }
+}

@@ -85,3 +85,22 @@ extern "C" __global__ void asm_special_regs(unsigned long long* t, unsigned* ids
   t[2 * g + 1] = gt;
   ids[g] = (smid << 16) | (warpid << 8) | (nsmid & 0xff);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_inline_asm_scopes() {
+  {
+    const uint32_t * p0 = nullptr;
+    uint32_t * p1 = nullptr;
+    int p2{};
+    int threads = 64;
+    asm_scopes_kernel<<<2, threads>>>(p0, p1, p2);
+  }
+  {
+    unsigned long long * p0 = nullptr;
+    unsigned int * p1 = nullptr;
+    int threads = 64;
+    asm_special_regs<<<1, threads>>>(p0, p1);
+  }
+}

@@ -69,3 +69,45 @@ extern "C" __global__ void add256(const unsigned long long* a, const unsigned lo
       : "l"(x[0]), "l"(x[1]), "l"(x[2]), "l"(x[3]), "l"(y[0]), "l"(y[1]), "l"(y[2]), "l"(y[3]));
   c[4 * i + 0] = r0; c[4 * i + 1] = r1; c[4 * i + 2] = r2; c[4 * i + 3] = r3;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define INT64_MATH_1_THREADS 64
+#define INT64_MATH_2_THREADS 64
+#define INT64_MATH_3_THREADS 64
+#define INT64_MATH_4_THREADS 32
+void launch_int64_math() {
+  {
+    const unsigned long long * p0 = nullptr;
+    unsigned long long * p1 = nullptr;
+    unsigned long long * p2 = nullptr;
+    int p3{};
+    hash64<<<2, INT64_MATH_1_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    const unsigned long long * p0 = nullptr;
+    const unsigned long long * p1 = nullptr;
+    unsigned long long * p2 = nullptr;
+    unsigned long long * p3 = nullptr;
+    unsigned long long * p4 = nullptr;
+    unsigned long long p5{};
+    int p6{};
+    mul128_mod<<<2, INT64_MATH_2_THREADS>>>(p0, p1, p2, p3, p4, p5, p6);
+  }
+  {
+    const long long * p0 = nullptr;
+    long long * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    int p4{};
+    bitops64<<<2, INT64_MATH_3_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    const unsigned long long * p0 = nullptr;
+    const unsigned long long * p1 = nullptr;
+    unsigned long long * p2 = nullptr;
+    int p3{};
+    add256<<<2, INT64_MATH_4_THREADS>>>(p0, p1, p2, p3);
+  }
+}

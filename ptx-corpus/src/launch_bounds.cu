@@ -47,3 +47,55 @@ extern "C" __global__ void saxpy_unbounded(int n, float a, const float* x, float
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#include <cstdlib>
+constexpr int kLaunchBoundsThreads1 = 256;
+constexpr int kLaunchBoundsThreads2 = 128;
+constexpr int kLaunchBoundsThreads3 = 1024;
+constexpr int kLaunchBoundsThreads4 = 256;
+constexpr int kLaunchBoundsThreads5 = 256;
+void launch_launch_bounds() {
+  {
+    int p0{};
+    float p1{};
+    const float * p2 = nullptr;
+    float * p3 = nullptr;
+    saxpy_lb256<<<4, kLaunchBoundsThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    float * p0 = nullptr;
+    int p1{};
+    poly_lb128_4<<<8, kLaunchBoundsThreads2>>>(p0, p1);
+  }
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    blockmax_lb1024<<<3, kLaunchBoundsThreads3>>>(p0, p1);
+  }
+  {
+    int p0{};
+    float p1{};
+    const float * p2 = nullptr;
+    float * p3 = nullptr;
+    saxpy_maxnreg32<<<2, kLaunchBoundsThreads4>>>(p0, p1, p2, p3);
+  }
+  {
+    int p0{};
+    float p1{};
+    const float * p2 = nullptr;
+    float * p3 = nullptr;
+    saxpy_unbounded<<<4, kLaunchBoundsThreads5>>>(p0, p1, p2, p3);
+  }
+  {
+    int p0{};
+    float p1{};
+    const float * p2 = nullptr;
+    float * p3 = nullptr;
+    const char *e = getenv("LAUNCH_BOUNDS_THREADS");
+    int threads = e ? atoi(e) : 256;
+    saxpy_unbounded<<<4, threads>>>(p0, p1, p2, p3);
+  }
+}

@@ -74,3 +74,32 @@ extern "C" __global__ void tree_stab_query(const Node* nodes, const float* queri
   }
   hits[q] = count;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_local_arrays() {
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int threads = 32;
+    private_sort32<<<2, threads>>>(p0, p1, p2);
+  }
+  {
+    const unsigned char * p0 = nullptr;
+    int p1{};
+    int * p2 = nullptr;
+    int p3{};
+    int threads = 32;
+    private_histogram<<<2, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    const Node * p0 = nullptr;
+    const float * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    int threads = 32;
+    tree_stab_query<<<2, threads>>>(p0, p1, p2, p3);
+  }
+}

@@ -83,3 +83,50 @@ extern "C" __global__ void variable_step(int* data, int n, const int* steps) {
     if (data[k] > 1 << 20) break;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define LOOPS_BREAK_CONTINUE_1_THREADS 32
+#define LOOPS_BREAK_CONTINUE_2_THREADS 32
+#define LOOPS_BREAK_CONTINUE_3_THREADS 32
+#define LOOPS_BREAK_CONTINUE_4_THREADS 32
+#define LOOPS_BREAK_CONTINUE_5_THREADS 32
+void launch_loops_break_continue() {
+  {
+    const int * p0 = nullptr;
+    int p1{};
+    const int * p2 = nullptr;
+    int * p3 = nullptr;
+    int p4{};
+    find_first_match<<<3, LOOPS_BREAK_CONTINUE_1_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    const float * p0 = nullptr;
+    int p1{};
+    int p2{};
+    float p3{};
+    int * p4 = nullptr;
+    matrix_find_goto<<<2, LOOPS_BREAK_CONTINUE_2_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    const unsigned int * p0 = nullptr;
+    const unsigned int * p1 = nullptr;
+    unsigned int * p2 = nullptr;
+    int p3{};
+    gcd_dowhile<<<3, LOOPS_BREAK_CONTINUE_3_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    newton_sqrt_forever<<<3, LOOPS_BREAK_CONTINUE_4_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    int * p0 = nullptr;
+    int p1{};
+    const int * p2 = nullptr;
+    variable_step<<<1, LOOPS_BREAK_CONTINUE_5_THREADS>>>(p0, p1, p2);
+  }
+}

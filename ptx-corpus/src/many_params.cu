@@ -68,3 +68,58 @@ extern "C" __global__ void struct_by_pointer(const SimParams* __restrict__ p, fl
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x < p->nx) v[x] *= p->dt * p->bounds[x % 6];
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kManyParamsThreads1 = 64;
+constexpr dim3 kManyParamsBlock2(32, 4);
+constexpr int kManyParamsThreads3 = 64;
+constexpr int kManyParamsThreads4 = 32;
+void launch_many_params() {
+  {
+    float * p0 = nullptr;
+    float * p1 = nullptr;
+    const float * p2 = nullptr;
+    const float * p3 = nullptr;
+    const int * p4 = nullptr;
+    int p5{};
+    int p6{};
+    float p7{};
+    float p8{};
+    double p9{};
+    double p10{};
+    char p11{};
+    short p12{};
+    bool p13{};
+    unsigned long long p14{};
+    unsigned int p15{};
+    long long p16{};
+    float p17{};
+    float p18{};
+    int p19{};
+    int p20{};
+    const double * p21 = nullptr;
+    double * p22 = nullptr;
+    unsigned char p23{};
+    many_params_kernel<<<4, kManyParamsThreads1>>>(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p20, p21, p22, p23);
+  }
+  {
+    SimParams p0{};
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    struct_by_value<<<dim3(2, 2), kManyParamsBlock2>>>(p0, p1, p2);
+  }
+  {
+    const BigTable p0{};
+    const int *__restrict__ p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    grid_constant_lookup<<<4, kManyParamsThreads3>>>(p0, p1, p2, p3);
+  }
+  {
+    const SimParams *__restrict__ p0 = nullptr;
+    float * p1 = nullptr;
+    struct_by_pointer<<<2, kManyParamsThreads4>>>(p0, p1);
+  }
+}

@@ -30,3 +30,28 @@ extern "C" __global__ void imatmul_naive_colmajorA(int n, const int* A, const in
     acc += A[k * n + row] * B[k * n + col];
   C[col * n + row] = acc;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_matmul_naive() {
+  {
+    int p0{};
+    int p1{};
+    int p2{};
+    float p3{};
+    const float * p4 = nullptr;
+    const float * p5 = nullptr;
+    float p6{};
+    float * p7 = nullptr;
+    sgemm_naive<<<dim3(2, 3), dim3(16, 8)>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+  {
+    int p0{};
+    const int * p1 = nullptr;
+    const int * p2 = nullptr;
+    int * p3 = nullptr;
+    int threads = 32;
+    imatmul_naive_colmajorA<<<dim3(2, 37), threads>>>(p0, p1, p2, p3);
+  }
+}

@@ -63,3 +63,50 @@ __global__ void matmul_tiled_2x2(const float* __restrict__ A, const float* __res
   reinterpret_cast<float2*>(&C[row0 * n + col0])[0] = make_float2(c00, c01);
   reinterpret_cast<float2*>(&C[(row0 + 1) * n + col0])[0] = make_float2(c10, c11);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define MATMUL_TILED_1_BLOCK_X 16
+#define MATMUL_TILED_1_BLOCK_Y 16
+template <unsigned N>
+void launch_matmul_tiled(float const* p0, float const* p1, float* p2, int p3, int p4, int p5) {
+  matmul_tiled<N><<<dim3(5, 5), dim3(N, N)>>>(p0, p1, p2, p3, p4, p5);
+}
+void launch_matmul_tiled() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    dim3 block(MATMUL_TILED_1_BLOCK_X, MATMUL_TILED_1_BLOCK_Y);
+    matmul_tiled_2x2<<<dim3(2, 2), block>>>(p0, p1, p2, p3);
+  }
+  {
+    float const* p0 = nullptr;
+    float const* p1 = nullptr;
+    float* p2 = nullptr;
+    int p3{};
+    int p4{};
+    int p5{};
+    launch_matmul_tiled<8>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    float const* p0 = nullptr;
+    float const* p1 = nullptr;
+    float* p2 = nullptr;
+    int p3{};
+    int p4{};
+    int p5{};
+    launch_matmul_tiled<16>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    float const* p0 = nullptr;
+    float const* p1 = nullptr;
+    float* p2 = nullptr;
+    int p3{};
+    int p4{};
+    int p5{};
+    launch_matmul_tiled<32>(p0, p1, p2, p3, p4, p5);
+  }
+}

@@ -68,3 +68,17 @@ extern "C" __global__ void mma_tile_16x8(const uint32_t* __restrict__ A,
   D[(row + 8) * 8 + col] = acc[2];
   D[(row + 8) * 8 + col + 1] = acc[3];
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kMmaInlineAsmThreads1 = 32;
+void launch_mma_inline_asm() {
+  {
+    const uint32_t *__restrict__ p0 = nullptr;
+    const uint32_t *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    mma_tile_16x8<<<1, kMmaInlineAsmThreads1>>>(p0, p1, p2, p3);
+  }
+}

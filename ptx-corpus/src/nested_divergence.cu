@@ -69,3 +69,42 @@ extern "C" __global__ void half_warp_sum(const float* in, float* out, int n) {
     out[(n + 31) / 32 + i] = v * v;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#include <cstdlib>
+void launch_nested_divergence() {
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    int p3{};
+    int threads = 64;
+    nested_branches<<<3, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    const unsigned int * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    int p3{};
+    int threads = 64;
+    collatz_steps<<<3, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    const unsigned int * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    int p3{};
+    const char *e = getenv("NESTED_DIVERGENCE_THREADS");
+    int threads = e ? atoi(e) : 64;
+    collatz_steps<<<3, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int threads = 128;
+    half_warp_sum<<<1, threads>>>(p0, p1, p2);
+  }
+}

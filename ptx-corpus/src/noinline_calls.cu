@@ -79,3 +79,42 @@ __global__ void noinline_recursive(unsigned long long* out, int n) {
   int i = threadIdx.x;
   out[i] = fib_rec(i % n);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define NOINLINE_CALLS_1_THREADS 64
+#define NOINLINE_CALLS_2_THREADS 32
+#define NOINLINE_CALLS_3_THREADS 32
+#define NOINLINE_CALLS_4_THREADS 64
+void launch_noinline_calls() {
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    noinline_scalar<<<2, NOINLINE_CALLS_1_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    const Vec4d * p0 = nullptr;
+    Vec4d * p1 = nullptr;
+    double p2{};
+    const Mat3 * p3 = nullptr;
+    float3 * p4 = nullptr;
+    int p5{};
+    noinline_struct_byval<<<2, NOINLINE_CALLS_2_THREADS>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    float * p2 = nullptr;
+    const float * p3 = nullptr;
+    int p4{};
+    noinline_array_in_struct<<<2, NOINLINE_CALLS_3_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    unsigned long long * p0 = nullptr;
+    int p1{};
+    noinline_recursive<<<1, NOINLINE_CALLS_4_THREADS>>>(p0, p1);
+  }
+}

@@ -58,3 +58,33 @@ extern "C" __global__ void nbody_forces_aos(const float4* __restrict__ posmass,
   }
   accel[i] = make_float4(ax, ay, az, 0.f);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kParticlesAosThreads1 = 128;
+constexpr int kParticlesAosThreads2 = 128;
+constexpr int kParticlesAosThreads3 = 32;
+void launch_particles_aos() {
+  {
+    Particle * p0 = nullptr;
+    int p1{};
+    float p2{};
+    float3 p3{};
+    particles_aos_update<<<3, kParticlesAosThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    float3 * p0 = nullptr;
+    const float3 * p1 = nullptr;
+    int p2{};
+    float p3{};
+    particles_aos_float3<<<3, kParticlesAosThreads2>>>(p0, p1, p2, p3);
+  }
+  {
+    const float4 *__restrict__ p0 = nullptr;
+    float4 *__restrict__ p1 = nullptr;
+    int p2{};
+    float p3{};
+    nbody_forces_aos<<<3, kParticlesAosThreads3>>>(p0, p1, p2, p3);
+  }
+}

@@ -44,3 +44,31 @@ extern "C" __global__ void particles_soa_update_vec4(float4* __restrict__ x, flo
   pz.x += dt * uz.x; pz.y += dt * uz.y; pz.z += dt * uz.z; pz.w += dt * uz.w;
   x[i] = px; y[i] = py; z[i] = pz;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_particles_soa() {
+  {
+    ParticlesSoA p0{};
+    int p1{};
+    float p2{};
+    float p3{};
+    float p4{};
+    float p5{};
+    int threads = 128;
+    particles_soa_update<<<3, threads>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    float4 *__restrict__ p0 = nullptr;
+    float4 *__restrict__ p1 = nullptr;
+    float4 *__restrict__ p2 = nullptr;
+    const float4 *__restrict__ p3 = nullptr;
+    const float4 *__restrict__ p4 = nullptr;
+    const float4 *__restrict__ p5 = nullptr;
+    int p6{};
+    float p7{};
+    int threads = 64;
+    particles_soa_update_vec4<<<1, threads>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+}

@@ -26,3 +26,21 @@ extern "C" __global__ void printf_loop(const int* v, int n) {
            (long long)(v[i] % 9));
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define PRINTF_DEBUG_1_THREADS 32
+#define PRINTF_DEBUG_2_THREADS 32
+void launch_printf_debug() {
+  {
+    const float * p0 = nullptr;
+    int p1{};
+    printf_hello<<<1, PRINTF_DEBUG_1_THREADS>>>(p0, p1);
+  }
+  {
+    const int * p0 = nullptr;
+    int p1{};
+    printf_loop<<<1, PRINTF_DEBUG_2_THREADS>>>(p0, p1);
+  }
+}

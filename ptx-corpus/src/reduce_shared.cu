@@ -47,3 +47,38 @@ extern "C" __global__ void reduce_interleaved(const int* in, int* out, int n) {
   }
   if (tid == 0) out[blockIdx.x] = sbuf[0];
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kReduceSharedThreads1 = 256;
+template <unsigned N>
+void launch_reduce_sum(float const* p0, float* p1, unsigned int p2) {
+  reduce_sum<N><<<3, dim3(N)>>>(p0, p1, p2);
+}
+void launch_reduce_shared() {
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    reduce_interleaved<<<3, kReduceSharedThreads1>>>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    unsigned int p2{};
+    launch_reduce_sum<128>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    unsigned int p2{};
+    launch_reduce_sum<256>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    unsigned int p2{};
+    launch_reduce_sum<512>(p0, p1, p2);
+  }
+}

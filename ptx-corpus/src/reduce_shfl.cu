@@ -57,3 +57,30 @@ extern "C" __global__ void warp_inclusive_scan(const int* in, int* out, int n) {
   }
   if (i < n) out[i] = v;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_reduce_shfl() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int threads = 96;
+    reduce_shfl_sum<<<4, threads>>>(p0, p1, p2);
+  }
+  {
+    const double * p0 = nullptr;
+    double * p1 = nullptr;
+    int p2{};
+    int threads = 128;
+    reduce_shfl_max_f64<<<2, threads>>>(p0, p1, p2);
+  }
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    int threads = 128;
+    warp_inclusive_scan<<<1, threads>>>(p0, p1, p2);
+  }
+}

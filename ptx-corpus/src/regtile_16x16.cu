@@ -60,3 +60,28 @@ extern "C" __global__ void dpoly_bank_64(const double* __restrict__ x, double* _
   for (int i = 0; i < 64; ++i) r += v[i] * (i & 1 ? -1.0 : 1.0);
   out[t] = r;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define REGTILE_16X16_1_BLOCK_X 3
+#define REGTILE_16X16_1_BLOCK_Y 2
+#define REGTILE_16X16_2_THREADS 32
+void launch_regtile_16x16() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    int p4{};
+    int p5{};
+    dim3 block(REGTILE_16X16_1_BLOCK_X, REGTILE_16X16_1_BLOCK_Y);
+    sgemm_regtile_16x16<<<1, block>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    const double *__restrict__ p0 = nullptr;
+    double *__restrict__ p1 = nullptr;
+    int p2{};
+    dpoly_bank_64<<<2, REGTILE_16X16_2_THREADS>>>(p0, p1, p2);
+  }
+}

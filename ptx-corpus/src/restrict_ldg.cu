@@ -46,3 +46,45 @@ extern "C" __global__ void cache_hints(const float* in, float* out, const float*
   __stcs(out + i, a * b);
   __stwt(out + n + i, c);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kRestrictLdgThreads1 = 256;
+constexpr int kRestrictLdgThreads2 = 256;
+constexpr int kRestrictLdgThreads3 = 128;
+constexpr int kRestrictLdgThreads4 = 256;
+void launch_restrict_ldg() {
+  {
+    const float * p0 = nullptr;
+    const float * p1 = nullptr;
+    float * p2 = nullptr;
+    float p3{};
+    float p4{};
+    int p5{};
+    axpby_alias<<<4, kRestrictLdgThreads1>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    float p3{};
+    float p4{};
+    int p5{};
+    axpby_restrict<<<4, kRestrictLdgThreads2>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    const float4 * p0 = nullptr;
+    float4 * p1 = nullptr;
+    const int * p2 = nullptr;
+    int p3{};
+    ldg_vec4<<<1, kRestrictLdgThreads3>>>(p0, p1, p2, p3);
+  }
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    const float * p2 = nullptr;
+    int p3{};
+    cache_hints<<<2, kRestrictLdgThreads4>>>(p0, p1, p2, p3);
+  }
+}

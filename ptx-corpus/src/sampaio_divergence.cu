@@ -53,3 +53,29 @@ extern "C" __global__ void s(int* m, int n) {
     i = i + 1;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_sampaio_divergence() {
+  {
+    float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int threads = 64;
+    avgSquare<<<1, threads>>>(p0, p1, p2);
+  }
+  {
+    float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    int threads = 32;
+    sumTriangle<<<1, threads>>>(p0, p1, p2);
+  }
+  {
+    int * p0 = nullptr;
+    int p1{};
+    int threads = 32;
+    s<<<1, threads>>>(p0, p1);
+  }
+}

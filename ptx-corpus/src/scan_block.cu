@@ -82,3 +82,31 @@ extern "C" __global__ void scan_add_block_sums(int* data, const int* scanned_sum
   if (i < n) data[i] += add;
   if (i + blockDim.x < n) data[i + blockDim.x] += add;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define SCAN_BLOCK_1_THREADS 256
+#define SCAN_BLOCK_2_THREADS 128
+#define SCAN_BLOCK_3_THREADS 128
+void launch_scan_block() {
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    scan_hillis_steele<<<2, SCAN_BLOCK_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    scan_blelloch<<<3, SCAN_BLOCK_2_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    int * p0 = nullptr;
+    const int * p1 = nullptr;
+    int p2{};
+    scan_add_block_sums<<<3, SCAN_BLOCK_3_THREADS>>>(p0, p1, p2);
+  }
+}

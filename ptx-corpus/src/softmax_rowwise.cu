@@ -82,3 +82,31 @@ extern "C" __global__ void layernorm_welford(const float* __restrict__ x, float*
   for (int c = threadIdx.x; c < cols; c += blockDim.x)
     y[(size_t)blockIdx.x * cols + c] = (xr[c] - mu) * rstd * gamma[c] + beta[c];
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kSoftmaxRowwiseThreads1 = 96;
+constexpr int kSoftmaxRowwiseThreads2 = 128;
+void launch_layernorm_welford_at(int threads) {
+  const float *__restrict__ p0 = nullptr; float *__restrict__ p1 = nullptr; const float *__restrict__ p2 = nullptr; const float *__restrict__ p3 = nullptr; int p4{}; float p5{};
+  layernorm_welford<<<3, threads>>>(p0, p1, p2, p3, p4, p5);
+}
+void launch_softmax_rowwise() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    softmax_warp_per_row<<<2, kSoftmaxRowwiseThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    const float *__restrict__ p2 = nullptr;
+    const float *__restrict__ p3 = nullptr;
+    int p4{};
+    float p5{};
+    layernorm_welford<<<3, kSoftmaxRowwiseThreads2>>>(p0, p1, p2, p3, p4, p5);
+  }
+}

@@ -56,3 +56,57 @@ template __global__ void spmv_csr_vector_t<float>(int, const int*, const int*, c
                                                   const float*, float*, float, float);
 template __global__ void spmv_csr_vector_t<double>(int, const int*, const int*, const double*,
                                                    const double*, double*, double, double);
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_spmv_csr_scalar_at(int threads) {
+  int p0{}; const int *__restrict__ p1 = nullptr; const int *__restrict__ p2 = nullptr; const float *__restrict__ p3 = nullptr; const float *__restrict__ p4 = nullptr; float *__restrict__ p5 = nullptr;
+  spmv_csr_scalar<<<2, threads>>>(p0, p1, p2, p3, p4, p5);
+}
+void launch_spmv_csr() {
+  {
+    int p0{};
+    const int *__restrict__ p1 = nullptr;
+    const int *__restrict__ p2 = nullptr;
+    const float *__restrict__ p3 = nullptr;
+    const float *__restrict__ p4 = nullptr;
+    float *__restrict__ p5 = nullptr;
+    int threads = 128;
+    spmv_csr_scalar<<<2, threads>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    int p0{};
+    const int *__restrict__ p1 = nullptr;
+    const int *__restrict__ p2 = nullptr;
+    const float *__restrict__ p3 = nullptr;
+    const float *__restrict__ p4 = nullptr;
+    float *__restrict__ p5 = nullptr;
+    int threads = 128;
+    spmv_csr_vector<<<13, threads>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    int p0{};
+    int const* p1 = nullptr;
+    int const* p2 = nullptr;
+    float const* p3 = nullptr;
+    float const* p4 = nullptr;
+    float* p5 = nullptr;
+    float p6{};
+    float p7{};
+    int threads = 128;
+    spmv_csr_vector_t<float><<<13, threads>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+  {
+    int p0{};
+    int const* p1 = nullptr;
+    int const* p2 = nullptr;
+    double const* p3 = nullptr;
+    double const* p4 = nullptr;
+    double* p5 = nullptr;
+    double p6{};
+    double p7{};
+    int threads = 128;
+    spmv_csr_vector_t<double><<<13, threads>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+}

@@ -59,3 +59,31 @@ extern "C" __global__ void spmv_warp_row_axpby(int nrows, const int* __restrict_
     if (lane == 0) y[row] = alpha * sum + beta * y[row];  // @branch divergent
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define SPMV_WARP_ROW_1_THREADS 128
+#define SPMV_WARP_ROW_2_THREADS 128
+void launch_spmv_warp_row() {
+  {
+    int p0{};
+    const int *__restrict__ p1 = nullptr;
+    const int *__restrict__ p2 = nullptr;
+    const float *__restrict__ p3 = nullptr;
+    const float *__restrict__ p4 = nullptr;
+    float *__restrict__ p5 = nullptr;
+    spmv_warp_row<<<13, SPMV_WARP_ROW_1_THREADS>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    int p0{};
+    const int *__restrict__ p1 = nullptr;
+    const int *__restrict__ p2 = nullptr;
+    const float *__restrict__ p3 = nullptr;
+    const float *__restrict__ p4 = nullptr;
+    float *__restrict__ p5 = nullptr;
+    float p6{};
+    float p7{};
+    spmv_warp_row_axpby<<<2, SPMV_WARP_ROW_2_THREADS>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+}

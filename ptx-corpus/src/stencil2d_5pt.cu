@@ -42,3 +42,27 @@ extern "C" __global__ void jacobi5_shared(const float* __restrict__ u, float* __
     unew[c] = u[c];  // Dirichlet boundary: copy
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr dim3 kStencil2D5PtBlock1(32, 8);
+constexpr dim3 kStencil2D5PtBlock2(32, 8);
+void launch_stencil2d_5pt() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    float p4{};
+    jacobi5_naive<<<dim3(3, 3), kStencil2D5PtBlock1>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    float p4{};
+    jacobi5_shared<<<dim3(3, 3), kStencil2D5PtBlock2>>>(p0, p1, p2, p3, p4);
+  }
+}

@@ -53,3 +53,29 @@ extern "C" __global__ void stencil7_25d(const float* __restrict__ in, float* __r
     cur = above;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_stencil3d_7pt() {
+  {
+    const double *__restrict__ p0 = nullptr;
+    double *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    int p4{};
+    double p5{};
+    double p6{};
+    stencil7_naive<<<dim3(3, 2, 2), dim3(8, 8, 4)>>>(p0, p1, p2, p3, p4, p5, p6);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    int p4{};
+    float p5{};
+    float p6{};
+    stencil7_25d<<<dim3(1, 2), dim3(32, 8)>>>(p0, p1, p2, p3, p4, p5, p6);
+  }
+}

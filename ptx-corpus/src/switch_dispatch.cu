@@ -91,3 +91,39 @@ extern "C" __global__ void asm_jump_table(const unsigned* sel, unsigned* out, in
       : "r"(sel[i]));
   out[i] = r;
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define SWITCH_DISPATCH_1_THREADS 64
+#define SWITCH_DISPATCH_2_THREADS 32
+#define SWITCH_DISPATCH_3_THREADS 32
+#define SWITCH_DISPATCH_4_THREADS 32
+void launch_switch_dispatch() {
+  {
+    const unsigned char * p0 = nullptr;
+    const int * p1 = nullptr;
+    const int * p2 = nullptr;
+    int * p3 = nullptr;
+    int p4{};
+    int p5{};
+    bytecode_interp<<<2, SWITCH_DISPATCH_1_THREADS>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    const int * p0 = nullptr;
+    float * p1 = nullptr;
+    int p2{};
+    sparse_switch<<<2, SWITCH_DISPATCH_2_THREADS>>>(p0, p1, p2);
+  }
+  {
+    int * p0 = nullptr;
+    int p1{};
+    fallthrough_switch<<<1, SWITCH_DISPATCH_3_THREADS>>>(p0, p1);
+  }
+  {
+    const unsigned int * p0 = nullptr;
+    unsigned int * p1 = nullptr;
+    int p2{};
+    asm_jump_table<<<2, SWITCH_DISPATCH_4_THREADS>>>(p0, p1, p2);
+  }
+}

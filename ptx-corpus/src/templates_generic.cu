@@ -74,3 +74,77 @@ __global__ void variadic_sum(const float* a, const float* b, const float* c, flo
 template __global__ void variadic_sum<3>(const float*, const float*, const float*, float*);
 
 }}  // namespace ptxray::corpus
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kTemplatesGenericThreads1 = 64;
+constexpr int kTemplatesGenericThreads2 = 64;
+constexpr int kTemplatesGenericThreads3 = 64;
+constexpr int kTemplatesGenericThreads8 = 32;
+template <unsigned N>
+void launch_block_sum_kernel_int(int const* p0, int* p1) {
+  ptxray::corpus::block_sum_kernel<int, N><<<3, dim3(N)>>>(p0, p1);
+}
+template <unsigned N>
+void launch_block_sum_kernel_float(float const* p0, float* p1) {
+  ptxray::corpus::block_sum_kernel<float, N><<<3, dim3(N)>>>(p0, p1);
+}
+template <unsigned N>
+void launch_block_sum_kernel_double(double const* p0, double* p1) {
+  ptxray::corpus::block_sum_kernel<double, N><<<3, dim3(N)>>>(p0, p1);
+}
+template <unsigned N>
+void launch_block_sum_kernel_unsigned_long_long(unsigned long long const* p0, unsigned long long* p1) {
+  ptxray::corpus::block_sum_kernel<unsigned long long, N><<<3, dim3(N)>>>(p0, p1);
+}
+void launch_templates_generic() {
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    ptxray::corpus::Square<float> p3{};
+    ptxray::corpus::map_kernel<float, ptxray::corpus::Square<float> ><<<2, kTemplatesGenericThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    double const* p0 = nullptr;
+    double* p1 = nullptr;
+    int p2{};
+    ptxray::corpus::Affine<double> p3{};
+    ptxray::corpus::map_kernel<double, ptxray::corpus::Affine<double> ><<<2, kTemplatesGenericThreads2>>>(p0, p1, p2, p3);
+  }
+  {
+    int const* p0 = nullptr;
+    int* p1 = nullptr;
+    int p2{};
+    ptxray::corpus::Clamp<int> p3{};
+    ptxray::corpus::map_kernel<int, ptxray::corpus::Clamp<int> ><<<2, kTemplatesGenericThreads3>>>(p0, p1, p2, p3);
+  }
+  {
+    int const* p0 = nullptr;
+    int* p1 = nullptr;
+    launch_block_sum_kernel_int<128>(p0, p1);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    launch_block_sum_kernel_float<256>(p0, p1);
+  }
+  {
+    double const* p0 = nullptr;
+    double* p1 = nullptr;
+    launch_block_sum_kernel_double<64>(p0, p1);
+  }
+  {
+    unsigned long long const* p0 = nullptr;
+    unsigned long long* p1 = nullptr;
+    launch_block_sum_kernel_unsigned_long_long<128>(p0, p1);
+  }
+  {
+    float const* p0 = nullptr;
+    float const* p1 = nullptr;
+    float const* p2 = nullptr;
+    float* p3 = nullptr;
+    ptxray::corpus::variadic_sum<3><<<2, kTemplatesGenericThreads8>>>(p0, p1, p2, p3);
+  }
+}

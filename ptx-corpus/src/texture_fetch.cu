@@ -46,3 +46,41 @@ extern "C" __global__ void tex3d_lod_sample(cudaTextureObject_t vol, cudaTexture
   float t = i / (float)n;
   out[i] = tex3D<float>(vol, t, 1.0f - t, 0.5f) + tex2DLod<float>(img, t, t, lod);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_texture_fetch() {
+  {
+    cudaTextureObject_t p0{};
+    const int *__restrict__ p1 = nullptr;
+    float * p2 = nullptr;
+    int p3{};
+    int threads = 128;
+    tex1d_gather<<<4, threads>>>(p0, p1, p2, p3);
+  }
+  {
+    cudaTextureObject_t p0{};
+    float * p1 = nullptr;
+    int p2{};
+    int p3{};
+    float p4{};
+    float p5{};
+    tex2d_resample<<<dim3(4, 4), dim3(16, 16)>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    cudaTextureObject_t p0{};
+    float4 * p1 = nullptr;
+    int p2{};
+    int p3{};
+    tex2d_rgba_blur<<<dim3(4, 4), dim3(16, 16)>>>(p0, p1, p2, p3);
+  }
+  {
+    cudaTextureObject_t p0{};
+    cudaTextureObject_t p1{};
+    float * p2 = nullptr;
+    int p3{};
+    float p4{};
+    tex3d_lod_sample<<<dim3(4, 4), dim3(16, 16)>>>(p0, p1, p2, p3, p4);
+  }
+}

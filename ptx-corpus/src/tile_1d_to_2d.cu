@@ -53,3 +53,35 @@ __global__ void __launch_bounds__(256)
 
 template __global__ void tile_transpose_smem<0>(const float*, float*, int, int);
 template __global__ void tile_transpose_smem<1>(const float*, float*, int, int);
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define TILE_1D_TO_2D_1_THREADS 256
+#define TILE_1D_TO_2D_2_THREADS 256
+#define TILE_1D_TO_2D_3_THREADS 256
+void launch_tile_1d_to_2d() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    int p4{};
+    int p5{};
+    tile_copy_1d_block<<<dim3(3, 3), TILE_1D_TO_2D_1_THREADS>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    int p3{};
+    tile_transpose_smem<0><<<dim3(3, 3), TILE_1D_TO_2D_2_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    int p2{};
+    int p3{};
+    tile_transpose_smem<1><<<dim3(3, 3), TILE_1D_TO_2D_3_THREADS>>>(p0, p1, p2, p3);
+  }
+}

@@ -43,3 +43,25 @@ extern "C" __global__ void transpose_square_runtime_pitch(float* out, const floa
   for (int j = ty; j < TILE_DIM; j += BLOCK_ROWS)
     out[(bx + j) * n + by + tx] = buf[tx * pitch + j];
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr dim3 kTransposeBankConflictBlock1(32, 8);
+constexpr dim3 kTransposeBankConflictBlock2(32, 8);
+void launch_transpose_bank_conflict() {
+  {
+    float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    transpose_tiled_conflicting<<<dim3(3, 2), kTransposeBankConflictBlock1>>>(p0, p1, p2, p3);
+  }
+  {
+    float * p0 = nullptr;
+    const float * p1 = nullptr;
+    int p2{};
+    int p3{};
+    transpose_square_runtime_pitch<<<dim3(2, 2), kTransposeBankConflictBlock2>>>(p0, p1, p2, p3);
+  }
+}

@@ -26,3 +26,23 @@ extern "C" __global__ void transpose_naive_f64_gridstride(double* out, const dou
     out[(size_t)x * height + y] = in[(size_t)y * width + x];
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_transpose_naive() {
+  {
+    float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    transpose_naive<<<dim3(5, 12), dim3(16, 4)>>>(p0, p1, p2, p3);
+  }
+  {
+    double * p0 = nullptr;
+    const double * p1 = nullptr;
+    int p2{};
+    int p3{};
+    transpose_naive_f64_gridstride<<<dim3(3, 2), dim3(32, 4)>>>(p0, p1, p2, p3);
+  }
+}

@@ -32,3 +32,19 @@ extern "C" __global__ void transpose_tiled_padded(float* __restrict__ out,
       out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define TRANSPOSE_TILED_1_BLOCK_X 32
+#define TRANSPOSE_TILED_1_BLOCK_Y 8
+void launch_transpose_tiled() {
+  {
+    float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    int p2{};
+    int p3{};
+    dim3 block(TRANSPOSE_TILED_1_BLOCK_X, TRANSPOSE_TILED_1_BLOCK_Y);
+    transpose_tiled_padded<<<dim3(3, 2), block>>>(p0, p1, p2, p3);
+  }
+}

@@ -67,3 +67,30 @@ extern "C" __global__ void volatile_flag_handoff(volatile int* flag, volatile fl
     out[1] = (float)spins;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kVolatileSharedThreads1 = 256;
+constexpr int kVolatileSharedThreads2 = 256;
+constexpr int kVolatileSharedThreads3 = 32;
+void launch_volatile_shared() {
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    unsigned int p2{};
+    reduce_volatile_tail<<<3, kVolatileSharedThreads1>>>(p0, p1, p2);
+  }
+  {
+    const float * p0 = nullptr;
+    float * p1 = nullptr;
+    unsigned int p2{};
+    reduce_syncwarp_tail<<<3, kVolatileSharedThreads2>>>(p0, p1, p2);
+  }
+  {
+    volatile int * p0 = nullptr;
+    volatile float * p1 = nullptr;
+    float * p2 = nullptr;
+    volatile_flag_handoff<<<2, kVolatileSharedThreads3>>>(p0, p1, p2);
+  }
+}

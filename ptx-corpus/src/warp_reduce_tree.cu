@@ -95,3 +95,46 @@ __global__ void __launch_bounds__(BLOCK)
 
 template __global__ void reduce_tree_shfl<128>(const float*, float*, unsigned);
 template __global__ void reduce_tree_shfl<256>(const float*, float*, unsigned);
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+template <unsigned N>
+void launch_reduce_tree_shfl(float const* p0, float* p1, unsigned int p2) {
+  reduce_tree_shfl<N><<<3, dim3(N)>>>(p0, p1, p2);
+}
+void launch_warp_reduce_tree() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    int threads = 256;
+    reduce_tree_classic<<<3, threads>>>(p0, p1, p2);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    int threads = 128;
+    reduce_tree_classic<<<3, threads>>>(p0, p1, p2);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    int threads = 256;
+    reduce_tree_unrolled<<<3, threads>>>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    unsigned int p2{};
+    launch_reduce_tree_shfl<128>(p0, p1, p2);
+  }
+  {
+    float const* p0 = nullptr;
+    float* p1 = nullptr;
+    unsigned int p2{};
+    launch_reduce_tree_shfl<256>(p0, p1, p2);
+  }
+}

@@ -174,3 +174,63 @@ extern "C" __global__ void histogram_100bins(const float* __restrict__ x,
   __syncthreads();
   if (tid < NBINS && bins[tid] != 0) atomicAdd(&hist[tid], bins[tid]);  // @branch divergent
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define WARP_ROLES_1_THREADS 256
+#define WARP_ROLES_2_THREADS 96
+#define WARP_ROLES_3_THREADS 256
+#define WARP_ROLES_4_THREADS 256
+#define WARP_ROLES_5_THREADS 256
+#define WARP_ROLES_6_THREADS 256
+#define WARP_ROLES_7_THREADS 256
+void launch_warp_roles() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    warp0_block_sum<<<3, WARP_ROLES_1_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    warp0_block_sum<<<3, WARP_ROLES_2_THREADS>>>(p0, p1, p2);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    int p4{};
+    int p5{};
+    sgemm_split_loaders<<<dim3(3, 2), WARP_ROLES_3_THREADS>>>(p0, p1, p2, p3, p4, p5);
+  }
+  {
+    const float2 *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    unsigned int p3{};
+    mid_side_warp_pairs<<<8, WARP_ROLES_4_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    float *__restrict__ p0 = nullptr;
+    fwht256<<<3, WARP_ROLES_5_THREADS>>>(p0);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    conv1d_apron<<<8, WARP_ROLES_6_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    unsigned int *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    float p3{};
+    float p4{};
+    histogram_100bins<<<4, WARP_ROLES_7_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+}

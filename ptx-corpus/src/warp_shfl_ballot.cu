@@ -87,3 +87,36 @@ extern "C" __global__ void warp_find_first(const int* __restrict__ a, int* __res
   }
   if (lane == 0) first[seg] = found;  // @branch divergent
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kWarpShflBallotThreads1 = 128;
+constexpr int kWarpShflBallotThreads2 = 128;
+constexpr int kWarpShflBallotThreads3 = 128;
+void launch_warp_shfl_ballot() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int *__restrict__ p2 = nullptr;
+    unsigned int p3{};
+    float p4{};
+    compact_warp_aggregated<<<8, kWarpShflBallotThreads1>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    const float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    unsigned int p3{};
+    unsigned int p4{};
+    row_center_warp<<<3, kWarpShflBallotThreads2>>>(p0, p1, p2, p3, p4);
+  }
+  {
+    const int *__restrict__ p0 = nullptr;
+    int *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    unsigned int p3{};
+    int p4{};
+    warp_find_first<<<3, kWarpShflBallotThreads3>>>(p0, p1, p2, p3, p4);
+  }
+}

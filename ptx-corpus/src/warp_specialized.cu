@@ -92,3 +92,18 @@ extern "C" __global__ void __launch_bounds__(256)
       sums[blockIdx.x] = (warp_part[0] + warp_part[1]) + (warp_part[2] + warp_part[3]);
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_warp_specialized() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    float p4{};
+    int threads = 256;
+    ws_producer_consumer<<<3, threads>>>(p0, p1, p2, p3, p4);
+  }
+}

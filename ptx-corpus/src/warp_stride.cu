@@ -67,3 +67,33 @@ extern "C" __global__ void scale_rows_warp_stride(float* __restrict__ A, const f
       row[c] *= s;
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+#define WARP_STRIDE_1_THREADS 128
+#define WARP_STRIDE_2_THREADS 64
+#define WARP_STRIDE_3_THREADS 96
+void launch_warp_stride() {
+  {
+    const float *__restrict__ p0 = nullptr;
+    float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    unsigned int p3{};
+    row_norms_warp_stride<<<2, WARP_STRIDE_1_THREADS>>>(p0, p1, p2, p3);
+  }
+  {
+    float *__restrict__ p0 = nullptr;
+    unsigned int p1{};
+    float p2{};
+    normalize_vec32<<<2, WARP_STRIDE_2_THREADS>>>(p0, p1, p2);
+  }
+  {
+    float *__restrict__ p0 = nullptr;
+    const float *__restrict__ p1 = nullptr;
+    unsigned int p2{};
+    unsigned int p3{};
+    unsigned int p4{};
+    scale_rows_warp_stride<<<2, WARP_STRIDE_3_THREADS>>>(p0, p1, p2, p3, p4);
+  }
+}

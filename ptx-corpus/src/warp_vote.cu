@@ -66,3 +66,39 @@ extern "C" __global__ void match_all_u64(const unsigned long long* v, int* unifo
     uniform[i] += 31 - __clz(mask);
   }
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+constexpr int kWarpVoteThreads1 = 96;
+constexpr int kWarpVoteThreads2 = 128;
+constexpr int kWarpVoteThreads3 = 128;
+constexpr int kWarpVoteThreads4 = 32;
+void launch_warp_vote() {
+  {
+    const int * p0 = nullptr;
+    int * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    compact_ballot<<<2, kWarpVoteThreads1>>>(p0, p1, p2, p3);
+  }
+  {
+    const float * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    float p3{};
+    vote_any_all<<<1, kWarpVoteThreads2>>>(p0, p1, p2, p3);
+  }
+  {
+    const int * p0 = nullptr;
+    unsigned int * p1 = nullptr;
+    int p2{};
+    match_aggregate<<<2, kWarpVoteThreads3>>>(p0, p1, p2);
+  }
+  {
+    const unsigned long long * p0 = nullptr;
+    int * p1 = nullptr;
+    int p2{};
+    match_all_u64<<<1, kWarpVoteThreads4>>>(p0, p1, p2);
+  }
+}

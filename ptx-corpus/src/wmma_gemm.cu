@@ -51,3 +51,30 @@ __global__ void wmma_gemm_s8_s32(const signed char* a, const signed char* b, int
   wmma::store_matrix_sync(c + blockIdx.x * 16 * ldc + blockIdx.y * 16, fc, ldc,
                           wmma::mem_row_major);
 }
+
+// ---- host code ----------------------------------------------------------------
+// Launches every kernel of this file with the block shapes the emulator tests
+// (tests/test_emu_corpus_*.c) run it with; `ptxray launches` reads them.
+void launch_wmma_gemm() {
+  {
+    const half *__restrict__ p0 = nullptr;
+    const half *__restrict__ p1 = nullptr;
+    float *__restrict__ p2 = nullptr;
+    int p3{};
+    int p4{};
+    int p5{};
+    float p6{};
+    float p7{};
+    int threads = 32;
+    wmma_gemm_f16_f32<<<1, threads>>>(p0, p1, p2, p3, p4, p5, p6, p7);
+  }
+  {
+    const signed char * p0 = nullptr;
+    const signed char * p1 = nullptr;
+    int * p2 = nullptr;
+    int p3{};
+    int p4{};
+    int threads = 32;
+    wmma_gemm_s8_s32<<<1, threads>>>(p0, p1, p2, p3, p4);
+  }
+}

@@ -1,0 +1,1037 @@
+/* Kernel launches of CUDA host code through libclang (launches.h,
+ * docs/launches.md).
+ *
+ * Every function definition of the scanned file (not of system headers or
+ * ptxray's in-memory ones) is walked, and so is every instantiation of a
+ * function template the file's code names: libclang shows template
+ * patterns with dependent expressions, the instantiations with the
+ * template arguments substituted, which is where a block shape built from
+ * a template parameter becomes a constant.  A launch is a call with a
+ * __cudaPushCallConfiguration child (what clang makes of `<<<...>>>`) or a
+ * call of cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernelEx
+ * or cudaLaunchKernelExC. */
+#include "launches.h"
+#include <stdlib.h>
+#include <string.h>
+
+const char *hc_via_text(enum hc_via v)
+{
+    static const char *const t[HC_NVIAS] = {"<<<>>>", "cudaLaunchKernel", "cudaLaunchKernelEx",
+                                            "cudaLaunchCooperativeKernel"};
+    return v < HC_NVIAS ? t[v] : "?";
+}
+
+static char *dup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (!d) abort();
+    memcpy(d, s, n);
+    return d;
+}
+
+void hc_free(hc_result *r)
+{
+    for (size_t i = 0; i < r->nk; i++) {
+        free(r->k[i].name);
+        free(r->k[i].display);
+        free(r->k[i].file);
+        free(r->k[i].addr_taken);
+    }
+    for (size_t i = 0; i < r->nl; i++) {
+        free(r->l[i].kernel);
+        free(r->l[i].display);
+        free(r->l[i].file);
+        free(r->l[i].why);
+    }
+    for (size_t i = 0; i < r->nfiles; i++) {
+        free(r->files[i]);
+        free(r->file_first_error[i]);
+    }
+    free(r->files);
+    free(r->file_errors);
+    free(r->file_first_error);
+    free(r->k);
+    free(r->l);
+    memset(r, 0, sizeof *r);
+}
+
+#ifndef PTXRAY_NO_LIBCLANG
+#include <clang-c/Index.h>
+#include "cuda_prelude.h"
+
+bool hc_available(void) { return true; }
+
+/* Itanium demangler of the C++ runtime (libstdc++, which libclang needs
+ * anyway): declared here so the module stays C. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+#define MAX_DEPTH 8  /* variables followed to their initialisers */
+#define WHY 320
+
+typedef struct scan {
+    CXTranslationUnit tu;
+    hc_result *r;
+    const char *path;      /* as given */
+    char **done;           /* instantiations walked (mangled names) */
+    size_t ndone, capdone;
+} scan;
+
+/* ---- small libclang helpers ---- */
+
+static char *take(CXString s)
+{
+    char *d = dup(clang_getCString(s) ? clang_getCString(s) : "");
+    clang_disposeString(s);
+    return d;
+}
+
+static void pos(CXCursor c, CXFile *f, unsigned *line, unsigned *col, unsigned *off)
+{
+    clang_getExpansionLocation(clang_getCursorLocation(c), f, line, col, off);
+}
+
+/* A file ptxray scans: not a system header, not one of ptxray's own. */
+static bool user_code(CXCursor c)
+{
+    CXSourceLocation l = clang_getCursorLocation(c);
+    if (clang_Location_isInSystemHeader(l)) return false;
+    CXFile f;
+    clang_getExpansionLocation(l, &f, NULL, NULL, NULL);
+    if (!f) return false;
+    char *n = take(clang_getFileName(f));
+    bool ours = !strncmp(n, HC_OVERLAY_DIR, strlen(HC_OVERLAY_DIR));
+    free(n);
+    return !ours;
+}
+
+/* The file name to show for a location: the path given for the main file. */
+static char *file_name(scan *s, CXFile f)
+{
+    if (!f) return dup("<unknown>");
+    CXFile m = clang_getFile(s->tu, s->path);
+    if (m && clang_File_isEqual(m, f)) return dup(s->path);
+    return take(clang_getFileName(f));
+}
+
+/* The source text of c's extent, blanks collapsed, at most 60 bytes. */
+static void text_of(scan *s, CXCursor c, char *buf, size_t n)
+{
+    buf[0] = 0;
+    CXSourceRange r = clang_getCursorExtent(c);
+    CXFile f1, f2;
+    unsigned o1, o2;
+    clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &o1);
+    clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
+    if (!f1 || !f2 || !clang_File_isEqual(f1, f2) || o2 < o1) {
+        char *sp = take(clang_getCursorSpelling(c));
+        snprintf(buf, n, "%s", sp);
+        free(sp);
+        return;
+    }
+    size_t size;
+    const char *t = clang_getFileContents(s->tu, f1, &size);
+    if (!t || o2 > size) return;
+    size_t k = 0;
+    bool blank = false;
+    for (unsigned i = o1; i < o2 && k + 4 < n; i++) {
+        char ch = t[i];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+            blank = k > 0;
+            continue;
+        }
+        if (blank) buf[k++] = ' ';
+        blank = false;
+        buf[k++] = ch;
+        if (k >= 60) {
+            memcpy(buf + k, "...", 3);
+            k += 3;
+            break;
+        }
+    }
+    buf[k] = 0;
+}
+
+typedef struct kids {
+    CXCursor v[16];
+    unsigned n;
+} kids;
+
+static enum CXChildVisitResult collect(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    kids *k = d;
+    if (k->n < 16) k->v[k->n++] = c;
+    return CXChildVisit_Continue;
+}
+
+static kids children(CXCursor c)
+{
+    kids k;
+    k.n = 0;
+    clang_visitChildren(c, collect, &k);
+    return k;
+}
+
+static bool is_expr(CXCursor c) { return clang_isExpression(clang_getCursorKind(c)) != 0; }
+
+/* Through implicit conversions, parentheses, casts and temporaries. */
+static CXCursor unwrap(CXCursor c)
+{
+    for (int guard = 0; guard < 32; guard++) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
+            k != CXCursor_CXXFunctionalCastExpr && k != CXCursor_CXXStaticCastExpr &&
+            k != CXCursor_CXXReinterpretCastExpr && k != CXCursor_CXXConstCastExpr)
+            return c;
+        kids ch = children(c);
+        CXCursor next = clang_getNullCursor();
+        for (unsigned i = 0; i < ch.n; i++)
+            if (is_expr(ch.v[i])) next = ch.v[i];
+        if (clang_Cursor_isNull(next)) return c;
+        c = next;
+    }
+    return c;
+}
+
+static bool type_is(CXType t, const char *name)
+{
+    char *sp = take(clang_getTypeSpelling(clang_getCanonicalType(t)));
+    bool eq = !strcmp(sp, name) || !strcmp(sp, name + (strncmp(name, "const ", 6) ? 0 : 6));
+    if (!eq && !strncmp(sp, "const ", 6)) eq = !strcmp(sp + 6, name);
+    if (!eq && !strncmp(sp, "struct ", 7)) eq = !strcmp(sp + 7, name);
+    free(sp);
+    return eq;
+}
+
+static bool is_integer(CXType t)
+{
+    enum CXTypeKind k = clang_getCanonicalType(t).kind;
+    return (k >= CXType_Bool && k <= CXType_Int128) || k == CXType_Enum;
+}
+
+/* ---- kernels ---- */
+
+/* The PTX name of a kernel from its host-side mangled name: clang mangles
+ * the host stub, "_Z16__device_stub__kPf" for k(float*). */
+static char *unstub(const char *m)
+{
+    static const char stub[] = "__device_stub__";
+    const size_t sl = sizeof stub - 1;
+    const char *p = strstr(m, stub);
+    if (!p) return NULL;
+    char *out = malloc(strlen(m) + 1);
+    if (!out) abort();
+    if (p == m) { /* extern "C" */
+        strcpy(out, m + sl);
+        return out;
+    }
+    const char *d = p;
+    while (d > m && d[-1] >= '0' && d[-1] <= '9') d--;
+    if (d == p) {
+        free(out);
+        return NULL;
+    }
+    unsigned long len = strtoul(d, NULL, 10);
+    if (len <= sl) {
+        free(out);
+        return NULL;
+    }
+    size_t k = (size_t)(d - m);
+    memcpy(out, m, k);
+    k += (size_t)sprintf(out + k, "%lu", len - sl);
+    strcpy(out + k, p + sl);
+    return out;
+}
+
+static enum CXChildVisitResult find_global(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    if (clang_getCursorKind(c) != CXCursor_CUDAGlobalAttr) return CXChildVisit_Continue;
+    *(bool *)d = true;
+    return CXChildVisit_Break;
+}
+
+/* The PTX name of a function declaration when it is a kernel, else NULL. */
+static char *kernel_name(CXCursor fn)
+{
+    enum CXCursorKind k = clang_getCursorKind(fn);
+    if (k != CXCursor_FunctionDecl) return NULL;
+    bool global = false;
+    clang_visitChildren(fn, find_global, &global);
+    if (!global) return NULL;
+    char *m = take(clang_Cursor_getMangling(fn));
+    char *n = unstub(m);
+    if (!n) return m; /* extern "C": the plain name */
+    free(m);
+    return n;
+}
+
+static char *demangle(const char *name)
+{
+    if (strncmp(name, "_Z", 2)) return dup(name);
+    int st = 0;
+    char *d = __cxa_demangle(name, NULL, NULL, &st);
+    if (!d || st) {
+        free(d);
+        return dup(name);
+    }
+    return d;
+}
+
+static hc_kernel *find_kernel(hc_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nk; i++)
+        if (!strcmp(r->k[i].name, name)) return &r->k[i];
+    return NULL;
+}
+
+static hc_kernel *add_kernel(hc_result *r, const char *name)
+{
+    hc_kernel *k = find_kernel(r, name);
+    if (k) return k;
+    if (r->nk == r->capk) {
+        r->capk = r->capk ? 2 * r->capk : 16;
+        r->k = realloc(r->k, r->capk * sizeof *r->k);
+        if (!r->k) abort();
+    }
+    k = &r->k[r->nk++];
+    memset(k, 0, sizeof *k);
+    k->name = dup(name);
+    k->display = demangle(name);
+    return k;
+}
+
+/* An integer literal token, or a macro whose definition is one. */
+static bool token_value(scan *s, CXToken t, uint32_t *v)
+{
+    char *sp = take(clang_getTokenSpelling(s->tu, t));
+    bool ok = false;
+    if (clang_getTokenKind(t) == CXToken_Literal) {
+        char *e;
+        unsigned long x = strtoul(sp, &e, 0);
+        while (*e == 'u' || *e == 'U' || *e == 'l' || *e == 'L') e++;
+        ok = !*e && x <= 0xffffffffu;
+        *v = (uint32_t)x;
+    } else if (clang_getTokenKind(t) == CXToken_Identifier) {
+        CXCursor c = clang_getCursor(s->tu, clang_getTokenLocation(s->tu, t));
+        if (clang_getCursorKind(c) == CXCursor_MacroExpansion) {
+            CXCursor d = clang_getCursorReferenced(c);
+            CXToken *dt;
+            unsigned n;
+            clang_tokenize(s->tu, clang_getCursorExtent(d), &dt, &n);
+            if (n == 2) ok = token_value(s, dt[1], v);
+            clang_disposeTokens(s->tu, dt, n);
+        }
+    }
+    free(sp);
+    return ok;
+}
+
+/* __launch_bounds__(MAX[, MIN[, ...]]) in the declaration's tokens. */
+static void launch_bounds(scan *s, CXCursor fn, hc_kernel *k)
+{
+    /* from the start of the declaration to its name, as written (the
+     * extent starts in the expansion of __global__, which clang_tokenize
+     * does not take) */
+    CXFile f, nf;
+    unsigned line, col, nline, ncol;
+    clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(fn)), &f, &line, &col, NULL);
+    clang_getExpansionLocation(clang_getCursorLocation(fn), &nf, &nline, &ncol, NULL);
+    if (!f || !nf || !clang_File_isEqual(f, nf)) return;
+    CXToken *t;
+    unsigned n;
+    clang_tokenize(s->tu, clang_getRange(clang_getLocation(s->tu, f, line, col), clang_getLocation(s->tu, nf, nline, ncol)),
+                   &t, &n);
+    for (unsigned i = 0; i + 3 < n; i++) {
+        char *sp = take(clang_getTokenSpelling(s->tu, t[i]));
+        bool lb = !strcmp(sp, "__launch_bounds__");
+        bool body = !strcmp(sp, "{");
+        free(sp);
+        if (body) break;
+        if (!lb) continue;
+        uint32_t v[2] = {0, 0};
+        unsigned a = 0, ntok = 0;
+        for (unsigned j = i + 2; j < n && a < 2; j++) {
+            char *q = take(clang_getTokenSpelling(s->tu, t[j]));
+            bool end = !strcmp(q, ")"), comma = !strcmp(q, ",");
+            free(q);
+            if (end) break;
+            if (comma) {
+                a++;
+                ntok = 0;
+                continue;
+            }
+            uint32_t x; /* one literal or macro; an expression of several tokens is not read */
+            v[a] = !ntok++ && token_value(s, t[j], &x) ? x : 0;
+        }
+        k->max_threads = v[0];
+        k->min_blocks = v[1];
+        break;
+    }
+    clang_disposeTokens(s->tu, t, n);
+}
+
+static void declared_kernel(scan *s, CXCursor fn)
+{
+    char *name = kernel_name(fn);
+    if (!name) return;
+    hc_kernel *k = add_kernel(s->r, name);
+    free(name);
+    if (!k->file || clang_isCursorDefinition(fn)) {
+        CXFile f;
+        unsigned line, col, off;
+        pos(fn, &f, &line, &col, &off);
+        free(k->file);
+        k->file = file_name(s, f);
+        k->line = line;
+    }
+    if (!k->max_threads) launch_bounds(s, fn, k);
+}
+
+/* ---- evaluation ---- */
+
+typedef struct ev {
+    scan *s;
+    char why[WHY];
+} ev;
+
+static void why(ev *e, const char *fmt, const char *a, const char *b)
+{
+    if (e->why[0]) return; /* the innermost reason stays */
+    snprintf(e->why, sizeof e->why, fmt, a, b ? b : "");
+}
+
+typedef struct uses {
+    CXCursor var;
+    const char *text;
+    size_t size;
+    unsigned assigned_line; /* 0: never */
+    bool address;
+} uses;
+
+/* Whether the reference ref (a use of u->var) writes it: an assignment or
+ * increment of it or of a member, or its address taken. */
+static void classify(uses *u, CXCursor ref)
+{
+    CXSourceRange r = clang_getCursorExtent(ref);
+    CXFile f;
+    unsigned o1, o2, line;
+    clang_getSpellingLocation(clang_getRangeStart(r), &f, &line, NULL, &o1);
+    clang_getSpellingLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &o2);
+    const char *t = u->text;
+    size_t n = u->size;
+    if (!t || o2 > n) return;
+    size_t i = o2;
+    for (;;) { /* .member, ->member, [index] */
+        while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n')) i++;
+        if (i < n && t[i] == '.') i++;
+        else if (i + 1 < n && t[i] == '-' && t[i + 1] == '>') i += 2;
+        else break;
+        while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n')) i++;
+        while (i < n && (t[i] == '_' || (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') ||
+                         (t[i] >= '0' && t[i] <= '9')))
+            i++;
+    }
+    bool w = false;
+    if (i < n) {
+        char c0 = t[i], c1 = i + 1 < n ? t[i + 1] : 0, c2 = i + 2 < n ? t[i + 2] : 0;
+        if (c0 == '=' && c1 != '=') w = true;
+        else if (strchr("+-*/%&|^", c0) && c0 && c1 == '=') w = true;
+        else if ((c0 == '+' && c1 == '+') || (c0 == '-' && c1 == '-')) w = true;
+        else if ((c0 == '<' || c0 == '>') && c1 == c0 && c2 == '=') w = true;
+    }
+    size_t j = o1;
+    while (j > 0 && (t[j - 1] == ' ' || t[j - 1] == '\t' || t[j - 1] == '\n')) j--;
+    if (j >= 2 && ((t[j - 1] == '+' && t[j - 2] == '+') || (t[j - 1] == '-' && t[j - 2] == '-'))) w = true;
+    if (j >= 1 && t[j - 1] == '&' && (j < 2 || t[j - 2] != '&')) u->address = true;
+    if (w && !u->assigned_line) u->assigned_line = line;
+}
+
+static enum CXChildVisitResult find_uses(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    uses *u = d;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(c), u->var))
+        classify(u, c);
+    return CXChildVisit_Recurse;
+}
+
+/* Whether a local variable is written after its declaration, in the
+ * function it belongs to. */
+static void var_uses(ev *e, CXCursor var, uses *u)
+{
+    memset(u, 0, sizeof *u);
+    u->var = var;
+    CXCursor fn = clang_getCursorSemanticParent(var);
+    enum CXCursorKind k = clang_getCursorKind(fn);
+    if (k == CXCursor_TranslationUnit || k == CXCursor_Namespace) return; /* a global: const checked by the caller */
+    CXFile f;
+    clang_getSpellingLocation(clang_getCursorLocation(var), &f, NULL, NULL, NULL);
+    if (!f) return;
+    u->text = clang_getFileContents(e->s->tu, f, &u->size);
+    clang_visitChildren(fn, find_uses, u);
+}
+
+static CXCursor initializer(CXCursor var)
+{
+    kids ch = children(var);
+    CXCursor init = clang_getNullCursor();
+    for (unsigned i = 0; i < ch.n; i++)
+        if (is_expr(ch.v[i])) init = ch.v[i];
+    return init;
+}
+
+static char *owner_name(CXCursor c)
+{
+    return take(clang_getCursorSpelling(clang_getCursorSemanticParent(c)));
+}
+
+/* A variable's value through its initialiser: NULL-cursor with e->why
+ * set when it cannot be followed. */
+static CXCursor follow_var(ev *e, CXCursor ref, CXCursor var)
+{
+    char *name = take(clang_getCursorSpelling(var));
+    CXCursor out = clang_getNullCursor();
+    if (clang_getCursorKind(var) == CXCursor_ParmDecl) {
+        char *fn = owner_name(var);
+        why(e, "'%s' is a parameter of '%s', given by its callers", name, fn);
+        free(fn);
+    } else if (clang_getCursorKind(var) != CXCursor_VarDecl) {
+        char buf[96];
+        text_of(e->s, ref, buf, sizeof buf);
+        why(e, "'%s' is not a compile-time constant", buf, NULL);
+    } else {
+        uses u;
+        var_uses(e, var, &u);
+        CXCursor fn = clang_getCursorSemanticParent(var);
+        enum CXCursorKind pk = clang_getCursorKind(fn);
+        bool global = pk == CXCursor_TranslationUnit || pk == CXCursor_Namespace;
+        bool isconst = clang_isConstQualifiedType(clang_getCursorType(var));
+        char at[32];
+        if (global && !isconst) why(e, "'%s' is a non-const global variable", name, NULL);
+        else if (u.assigned_line) {
+            snprintf(at, sizeof at, "%u", u.assigned_line);
+            why(e, "'%s' is assigned at line %s", name, at);
+        } else if (u.address) why(e, "the address of '%s' is taken", name, NULL);
+        else {
+            out = initializer(var);
+            if (clang_Cursor_isNull(out)) {
+                if (type_is(clang_getCursorType(var), "dim3")) out = var; /* dim3 b; is 1,1,1 */
+                else why(e, "'%s' has no initialiser", name, NULL);
+            }
+        }
+    }
+    free(name);
+    return out;
+}
+
+static bool eval_int(ev *e, CXCursor c, int depth, int64_t *v)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r) {
+        bool ok = clang_EvalResult_getKind(r) == CXEval_Int;
+        if (ok) *v = clang_EvalResult_getAsLongLong(r);
+        clang_EvalResult_dispose(r);
+        if (ok) return true;
+    }
+    CXCursor u = unwrap(c);
+    if (clang_getCursorKind(u) == CXCursor_DeclRefExpr && depth < MAX_DEPTH) {
+        CXCursor var = clang_getCursorReferenced(u);
+        CXCursor init = follow_var(e, u, var);
+        if (!clang_Cursor_isNull(init) && !clang_equalCursors(init, var)) {
+            if (eval_int(e, init, depth + 1, v)) return true;
+            char *name = take(clang_getCursorSpelling(var));
+            char buf[96];
+            text_of(e->s, init, buf, sizeof buf);
+            e->why[0] = 0;
+            why(e, "'%s' is computed at run time: %s", name, buf);
+            free(name);
+        }
+        return false;
+    }
+    char buf[96];
+    text_of(e->s, c, buf, sizeof buf);
+    why(e, "computed at run time: %s", buf, NULL);
+    return false;
+}
+
+static bool eval_dim3(ev *e, CXCursor c, int depth, uint32_t out[3])
+{
+    for (int guard = 0; guard < 32; guard++) {
+        c = unwrap(c);
+        CXType t = clang_getCursorType(c);
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_VarDecl) { /* dim3 b; */
+            out[0] = out[1] = out[2] = 1;
+            return true;
+        }
+        if (!type_is(t, "dim3") && !type_is(t, "uint3")) {
+            int64_t v;
+            if (!is_integer(t)) {
+                char buf[96];
+                text_of(e->s, c, buf, sizeof buf);
+                why(e, "not a block shape ptxray can evaluate: %s", buf, NULL);
+                return false;
+            }
+            if (!eval_int(e, c, depth, &v)) return false;
+            out[0] = (uint32_t)v;
+            out[1] = out[2] = 1;
+            return v >= 0 && v <= 0xffffffff;
+        }
+        if (k == CXCursor_DeclRefExpr) {
+            if (depth >= MAX_DEPTH) return false;
+            CXCursor var = clang_getCursorReferenced(c);
+            CXCursor init = follow_var(e, c, var);
+            if (clang_Cursor_isNull(init)) return false;
+            c = init;
+            depth++;
+            continue;
+        }
+        if (k == CXCursor_CallExpr) {
+            int n = clang_Cursor_getNumArguments(c);
+            if (n == 1) {
+                CXCursor a = clang_Cursor_getArgument(c, 0);
+                if (type_is(clang_getCursorType(a), "dim3") || type_is(clang_getCursorType(a), "uint3")) {
+                    c = a;
+                    continue;
+                }
+            }
+            if (n >= 1 && n <= 3) {
+                for (int i = 0; i < 3; i++) {
+                    int64_t v = 1;
+                    if (i < n && !eval_int(e, clang_Cursor_getArgument(c, (unsigned)i), depth, &v)) return false;
+                    if (v < 0 || v > 0xffffffff) {
+                        why(e, "an extent out of range", NULL, NULL);
+                        return false;
+                    }
+                    out[i] = (uint32_t)v;
+                }
+                return true;
+            }
+            if (n == 0) {
+                kids ch = children(c);
+                if (ch.n == 1 && is_expr(ch.v[0])) {
+                    c = ch.v[0];
+                    continue;
+                }
+                out[0] = out[1] = out[2] = 1;
+                return true;
+            }
+        }
+        if (k == CXCursor_InitListExpr) {
+            kids ch = children(c);
+            for (int i = 0; i < 3; i++) {
+                int64_t v = 1;
+                if ((unsigned)i < ch.n && !eval_int(e, ch.v[i], depth, &v)) return false;
+                out[i] = (uint32_t)v;
+            }
+            return true;
+        }
+        char buf[96];
+        text_of(e->s, c, buf, sizeof buf);
+        why(e, "not a compile-time constant: %s", buf, NULL);
+        return false;
+    }
+    return false;
+}
+
+/* cfg.blockDim = X or the initialiser of cfg (a cudaLaunchConfig_t). */
+typedef struct cfg_find {
+    CXCursor var;
+    CXCursor rhs[4];
+    unsigned n;
+    unsigned line;
+} cfg_find;
+
+static bool refers_to(CXCursor c, CXCursor var)
+{
+    c = unwrap(c);
+    return clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), var);
+}
+
+static enum CXChildVisitResult find_blockdim(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    cfg_find *f = d;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_CallExpr && k != CXCursor_BinaryOperator) return CXChildVisit_Recurse;
+    CXCursor lhs, rhs;
+    if (k == CXCursor_CallExpr) {
+        char *sp = take(clang_getCursorSpelling(c));
+        bool assign = !strcmp(sp, "operator=");
+        free(sp);
+        if (!assign || clang_Cursor_getNumArguments(c) != 2) return CXChildVisit_Recurse;
+        lhs = clang_Cursor_getArgument(c, 0);
+        rhs = clang_Cursor_getArgument(c, 1);
+    } else {
+        kids ch = children(c);
+        if (ch.n != 2) return CXChildVisit_Recurse;
+        lhs = ch.v[0];
+        rhs = ch.v[1];
+    }
+    lhs = unwrap(lhs);
+    if (clang_getCursorKind(lhs) != CXCursor_MemberRefExpr) return CXChildVisit_Recurse;
+    char *m = take(clang_getCursorSpelling(lhs));
+    bool bd = !strcmp(m, "blockDim");
+    free(m);
+    kids base = children(lhs);
+    if (bd && base.n >= 1 && refers_to(base.v[0], f->var) && f->n < 4) {
+        f->rhs[f->n++] = rhs;
+        unsigned line;
+        clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &line, NULL, NULL);
+        f->line = line;
+    }
+    return CXChildVisit_Continue;
+}
+
+static bool eval_config(ev *e, CXCursor cfg, uint32_t out[3])
+{
+    cfg = unwrap(cfg);
+    if (clang_getCursorKind(cfg) == CXCursor_UnaryOperator) {
+        kids ch = children(cfg);
+        if (ch.n == 1) cfg = unwrap(ch.v[0]);
+    }
+    if (clang_getCursorKind(cfg) != CXCursor_DeclRefExpr) {
+        char buf[96];
+        text_of(e->s, cfg, buf, sizeof buf);
+        why(e, "the launch configuration is not a local variable: %s", buf, NULL);
+        return false;
+    }
+    CXCursor var = clang_getCursorReferenced(cfg);
+    char *name = take(clang_getCursorSpelling(var));
+    cfg_find f = {.var = var};
+    CXCursor fn = clang_getCursorSemanticParent(var);
+    if (clang_getCursorKind(var) == CXCursor_VarDecl) clang_visitChildren(fn, find_blockdim, &f);
+    bool ok = false;
+    if (f.n > 1) why(e, "'%s.blockDim' is assigned more than once", name, NULL);
+    else if (f.n == 1) ok = eval_dim3(e, f.rhs[0], 0, out);
+    else {
+        CXCursor init = clang_getCursorKind(var) == CXCursor_VarDecl ? initializer(var) : clang_getNullCursor();
+        if (!clang_Cursor_isNull(init) && clang_getCursorKind(unwrap(init)) == CXCursor_InitListExpr) {
+            kids ch = children(unwrap(init));
+            if (ch.n >= 2) ok = eval_dim3(e, ch.v[1], 0, out); /* {gridDim, blockDim, ...} */
+            else why(e, "'%s' is initialised without a blockDim", name, NULL);
+        } else why(e, "'%s.blockDim' is not set in the function of the launch", name, NULL);
+    }
+    free(name);
+    return ok;
+}
+
+/* ---- launches ---- */
+
+static void add_launch(scan *s, CXCursor call, CXCursor callee, enum hc_via via, bool known, const uint32_t b[3],
+                       const char *whytext)
+{
+    hc_result *r = s->r;
+    if (r->nl == r->capl) {
+        r->capl = r->capl ? 2 * r->capl : 16;
+        r->l = realloc(r->l, r->capl * sizeof *r->l);
+        if (!r->l) abort();
+    }
+    hc_launch *l = &r->l[r->nl++];
+    memset(l, 0, sizeof *l);
+    CXFile f;
+    unsigned line, col, off;
+    pos(call, &f, &line, &col, &off);
+    l->file = file_name(s, f);
+    l->line = line;
+    l->col = col;
+    l->via = (uint8_t)via;
+    CXCursor k = unwrap(callee);
+    if (clang_getCursorKind(k) == CXCursor_UnaryOperator) { /* &kernel */
+        kids ch = children(k);
+        if (ch.n == 1) k = unwrap(ch.v[0]);
+    }
+    CXCursor d = clang_getCursorKind(k) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(k) : clang_getNullCursor();
+    char *name = clang_Cursor_isNull(d) ? NULL : kernel_name(d);
+    if (name) {
+        hc_kernel *hk = add_kernel(r, name);
+        if (!hk->file && user_code(d)) { /* an instantiation of a kernel template: where the template is */
+            CXFile df;
+            unsigned dl, dc, doff;
+            pos(d, &df, &dl, &dc, &doff);
+            hk->file = file_name(s, df);
+            hk->line = dl;
+        }
+        if (!hk->max_threads && user_code(d)) launch_bounds(s, d, hk);
+        l->kernel = name;
+        l->display = dup(hk->display);
+        l->known = known;
+        if (known) memcpy(l->block, b, sizeof l->block);
+        else l->why = dup(whytext);
+    } else {
+        char buf[96], w[WHY];
+        text_of(s, k, buf, sizeof buf);
+        l->display = dup(buf);
+        snprintf(w, sizeof w, "the kernel is '%s', a function pointer: which kernel runs is known at run time only",
+                 buf);
+        l->why = dup(w);
+    }
+    if (l->known) {
+        uint64_t t = (uint64_t)b[0] * b[1] * b[2];
+        if (!b[0] || !b[1] || !b[2] || t > 1024) {
+            char w[WHY];
+            snprintf(w, sizeof w, "evaluates to %ux%ux%u, not a valid block (1 to 1024 threads)", b[0], b[1], b[2]);
+            l->known = false;
+            l->why = dup(w);
+        }
+    }
+}
+
+static void walk(scan *s, CXCursor fn);
+
+static bool callee_named(CXCursor call, char *out, size_t n)
+{
+    CXCursor d = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(d)) return false;
+    char *sp = take(clang_getCursorSpelling(d));
+    snprintf(out, n, "%s", sp);
+    free(sp);
+    return true;
+}
+
+typedef struct walker {
+    scan *s;
+    CXCursor skip[2]; /* a launch's kernel operand: not a function-pointer use */
+    bool query;       /* in the arguments of cudaFunc*, cudaOccupancy*: not launches either */
+} walker;
+
+static enum CXChildVisitResult visit(CXCursor c, CXCursor p, CXClientData d);
+
+static void visit_except(walker *w, CXCursor c, CXCursor skip)
+{
+    walker sub = *w;
+    sub.skip[0] = skip;
+    sub.skip[1] = unwrap(skip);
+    clang_visitChildren(c, visit, &sub);
+}
+
+static void launch(walker *w, CXCursor call)
+{
+    scan *s = w->s;
+    kids ch = children(call);
+    for (unsigned i = 0; i < ch.n; i++) {
+        if (clang_getCursorKind(ch.v[i]) != CXCursor_CallExpr) continue;
+        char *sp = take(clang_getCursorSpelling(ch.v[i]));
+        bool cfg = !strcmp(sp, "__cudaPushCallConfiguration") || !strcmp(sp, "cudaConfigureCall");
+        free(sp);
+        if (!cfg || i == 0) continue;
+        ev e = {.s = s};
+        uint32_t b[3] = {0, 0, 0};
+        bool known = clang_Cursor_getNumArguments(ch.v[i]) >= 2 &&
+                     eval_dim3(&e, clang_Cursor_getArgument(ch.v[i], 1), 0, b);
+        add_launch(s, call, ch.v[0], HC_CHEVRONS, known, b, e.why);
+        visit_except(w, call, ch.v[0]);
+        return;
+    }
+    char name[128];
+    if (!callee_named(call, name, sizeof name)) {
+        clang_visitChildren(call, visit, w);
+        return;
+    }
+    if (!strncmp(name, "cudaFunc", 8) || !strncmp(name, "cudaOccupancy", 13)) {
+        walker sub = *w;
+        sub.query = true;
+        clang_visitChildren(call, visit, &sub);
+        return;
+    }
+    int n = clang_Cursor_getNumArguments(call);
+    enum hc_via via = HC_NVIAS;
+    int kernel_arg = 0, block_arg = 2;
+    if (!strcmp(name, "cudaLaunchKernel")) via = HC_LAUNCH_KERNEL;
+    else if (!strcmp(name, "cudaLaunchCooperativeKernel")) via = HC_LAUNCH_COOPERATIVE;
+    else if (!strcmp(name, "cudaLaunchKernelEx") || !strcmp(name, "cudaLaunchKernelExC")) {
+        via = HC_LAUNCH_KERNEL_EX;
+        kernel_arg = 1;
+        block_arg = 0;
+    }
+    if (via == HC_NVIAS || n <= block_arg || n <= kernel_arg) {
+        clang_visitChildren(call, visit, w);
+        return;
+    }
+    ev e = {.s = s};
+    uint32_t b[3] = {0, 0, 0};
+    CXCursor barg = clang_Cursor_getArgument(call, (unsigned)block_arg);
+    bool known = via == HC_LAUNCH_KERNEL_EX ? eval_config(&e, barg, b) : eval_dim3(&e, barg, 0, b);
+    CXCursor karg = clang_Cursor_getArgument(call, (unsigned)kernel_arg);
+    add_launch(s, call, karg, via, known, b, e.why);
+    visit_except(w, call, karg);
+}
+
+static bool done_before(scan *s, const char *m)
+{
+    for (size_t i = 0; i < s->ndone; i++)
+        if (!strcmp(s->done[i], m)) return true;
+    if (s->ndone == s->capdone) {
+        s->capdone = s->capdone ? 2 * s->capdone : 16;
+        s->done = realloc(s->done, s->capdone * sizeof *s->done);
+        if (!s->done) abort();
+    }
+    s->done[s->ndone++] = dup(m);
+    return false;
+}
+
+static enum CXChildVisitResult visit(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    walker *w = d;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CallExpr) {
+        launch(w, c);
+        return CXChildVisit_Continue;
+    }
+    if (k == CXCursor_DeclRefExpr && !clang_equalCursors(c, w->skip[0]) && !clang_equalCursors(c, w->skip[1])) {
+        CXCursor ref = clang_getCursorReferenced(c);
+        char *kn = kernel_name(ref);
+        if (kn && w->query) free(kn);
+        else if (kn) { /* a kernel used other than as a launch's kernel */
+            hc_kernel *hk = add_kernel(w->s->r, kn);
+            if (!hk->addr_taken) {
+                CXFile f;
+                unsigned line, col, off;
+                pos(c, &f, &line, &col, &off);
+                char *fname = file_name(w->s, f);
+                char at[4200];
+                snprintf(at, sizeof at, "%s:%u", fname, line);
+                free(fname);
+                hk->addr_taken = dup(at);
+            }
+            free(kn);
+        } else if (clang_getCursorKind(ref) == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(ref) > 0 &&
+                   clang_isCursorDefinition(ref) && user_code(ref)) {
+            /* an instantiation of a function template of the file: walk it
+             * with its arguments substituted */
+            char *m = take(clang_Cursor_getMangling(ref));
+            if (!done_before(w->s, m)) walk(w->s, ref);
+            free(m);
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static void walk(scan *s, CXCursor fn)
+{
+    walker w = {.s = s, .skip = {clang_getNullCursor(), clang_getNullCursor()}, .query = false};
+    clang_visitChildren(fn, visit, &w);
+}
+
+/* Function definitions of the file, through namespaces, extern "C" blocks
+ * and classes (not templates: their instantiations are walked from where
+ * they are named). */
+static enum CXChildVisitResult top(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    scan *s = d;
+    if (!user_code(c)) return CXChildVisit_Continue;
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_Namespace:
+    case CXCursor_LinkageSpec:
+    case CXCursor_UnexposedDecl: /* extern "C" without braces */
+    case CXCursor_ClassDecl:
+    case CXCursor_StructDecl:
+        return CXChildVisit_Recurse;
+    case CXCursor_FunctionDecl:
+        declared_kernel(s, c);
+        /* fallthrough */
+    case CXCursor_CXXMethod:
+    case CXCursor_Constructor:
+    case CXCursor_Destructor:
+        if (clang_isCursorDefinition(c)) walk(s, c);
+        return CXChildVisit_Continue;
+    case CXCursor_VarDecl: /* kernels named in initialisers: tables of function pointers */
+        walk(s, c);
+        return CXChildVisit_Continue;
+    default:
+        return CXChildVisit_Continue;
+    }
+}
+
+static void add_file(hc_result *r, const char *path, uint32_t errors, const char *first)
+{
+    r->files = realloc(r->files, (r->nfiles + 1) * sizeof *r->files);
+    r->file_errors = realloc(r->file_errors, (r->nfiles + 1) * sizeof *r->file_errors);
+    r->file_first_error = realloc(r->file_first_error, (r->nfiles + 1) * sizeof *r->file_first_error);
+    if (!r->files || !r->file_errors || !r->file_first_error) abort();
+    r->files[r->nfiles] = dup(path);
+    r->file_errors[r->nfiles] = errors;
+    r->file_first_error[r->nfiles] = dup(first);
+    r->nfiles++;
+}
+
+int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, FILE *err)
+{
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        fprintf(err, "ptxray %s: %s: cannot read the file\n", cmd, path);
+        return 2;
+    }
+    fclose(probe);
+    const char *toolkit = o && o->builtin_cuda ? NULL : hc_cuda_dir(o ? o->cuda_path : NULL);
+    const char *args[HC_MAX_BASE_ARGS + 256];
+    char bufs[2][HC_ARGBUF];
+    size_t na = hc_base_args(toolkit, args, bufs);
+    for (size_t i = 0; o && i < o->nflags && na < sizeof args / sizeof args[0]; i++) args[na++] = o->flags[i];
+    size_t nv;
+    const hc_vfile *vf = hc_vfiles(toolkit != NULL, &nv);
+    struct CXUnsavedFile uf[16];
+    for (size_t i = 0; i < nv && i < 16; i++)
+        uf[i] = (struct CXUnsavedFile){vf[i].name, vf[i].text, (unsigned long)strlen(vf[i].text)};
+    CXIndex idx = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    enum CXErrorCode ec = clang_parseTranslationUnit2(
+        idx, path, args, (int)na, uf, (unsigned)nv,
+        CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord |
+            CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles,
+        &tu);
+    if (ec != CXError_Success || !tu) {
+        fprintf(err, "ptxray %s: %s: libclang could not parse the file (error %d)\n", cmd, path, (int)ec);
+        clang_disposeIndex(idx);
+        return 2;
+    }
+    uint32_t errors = 0;
+    char *first = NULL;
+    unsigned nd = clang_getNumDiagnostics(tu);
+    for (unsigned i = 0; i < nd; i++) {
+        CXDiagnostic dg = clang_getDiagnostic(tu, i);
+        if (clang_getDiagnosticSeverity(dg) >= CXDiagnostic_Error) {
+            if (!errors++)
+                first = take(clang_formatDiagnostic(dg, CXDiagnostic_DisplaySourceLocation |
+                                                            CXDiagnostic_DisplayColumn));
+        }
+        clang_disposeDiagnostic(dg);
+    }
+    if (errors)
+        fprintf(err,
+                "ptxray %s: warning: %s: libclang reported %u error%s (first: %s); the launches it could "
+                "evaluate are reported\n",
+                cmd, path, errors, errors == 1 ? "" : "s", first);
+    add_file(r, path, errors, first);
+    free(first);
+    scan s = {.tu = tu, .r = r, .path = path};
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), top, &s);
+    for (size_t i = 0; i < s.ndone; i++) free(s.done[i]);
+    free(s.done);
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(idx);
+    return 0;
+}
+
+#else /* built without libclang */
+
+bool hc_available(void) { return false; }
+
+int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, FILE *err)
+{
+    (void)o;
+    (void)r;
+    fprintf(err,
+            "ptxray %s: %s: this ptxray was built without libclang, which reading host code needs "
+            "(install libclang-dev, e.g. with `make deps`, and rebuild)\n",
+            cmd, path);
+    return 2;
+}
+
+#endif

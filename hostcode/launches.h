@@ -1,0 +1,77 @@
+/* Kernel launches read from CUDA host code (docs/launches.md): every
+ * `<<<grid, block>>>`, cudaLaunchKernel, cudaLaunchKernelEx and
+ * cudaLaunchCooperativeKernel call of a .cu file, found with libclang, and
+ * the block shape of each where it is a compile-time constant (literals,
+ * macros, constexpr and const variables, dim3 built from those, template
+ * arguments of the function the launch is in, local variables never
+ * assigned after their initialiser); otherwise the reason it is unknown.
+ * Kernels are named as the PTX names them (the Itanium mangled name, or the
+ * plain name of an extern "C" kernel).  __launch_bounds__ is recorded as
+ * what it is: an upper bound on the block size, not a shape. */
+#ifndef PTXRAY_HOSTCODE_LAUNCHES_H
+#define PTXRAY_HOSTCODE_LAUNCHES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum hc_via { HC_CHEVRONS, HC_LAUNCH_KERNEL, HC_LAUNCH_KERNEL_EX, HC_LAUNCH_COOPERATIVE, HC_NVIAS };
+
+typedef struct hc_launch {
+    char *kernel;       /* the PTX name; NULL: the kernel is not known statically */
+    char *display;      /* readable name, or the callee expression's text */
+    char *file;         /* as given on the command line for the main file */
+    uint32_t line, col;
+    uint8_t via;        /* hc_via */
+    bool known;         /* block[] holds the shape */
+    uint32_t block[3];
+    char *why;          /* why the shape (or the kernel) is unknown; NULL when known */
+} hc_launch;
+
+typedef struct hc_kernel {
+    char *name, *display;
+    char *file;         /* where declared; NULL for a kernel only seen launched */
+    uint32_t line;
+    uint32_t max_threads, min_blocks; /* __launch_bounds__; 0: none or not a literal */
+    char *addr_taken;   /* "file:line" of a use other than a launch (a function pointer), else NULL */
+} hc_kernel;
+
+typedef struct hc_result {
+    hc_kernel *k;
+    size_t nk, capk;
+    hc_launch *l;
+    size_t nl, capl;
+    char **files;       /* the files scanned */
+    uint32_t *file_errors; /* libclang errors per file */
+    char **file_first_error;
+    size_t nfiles;
+} hc_result;
+
+typedef struct hc_opts {
+    const char *const *flags; /* -I, -D, -U, -std=, -include ... passed to libclang */
+    size_t nflags;
+    const char *cuda_path;    /* NULL: $CUDA_PATH, else /usr/local/cuda, when it has include/cuda_runtime.h */
+    bool builtin_cuda;        /* ignore any toolkit: ptxray's own minimal CUDA declarations */
+} hc_opts;
+
+/* true when ptxray was built with libclang. */
+bool hc_available(void);
+
+/* Scans one .cu file and appends its kernels and launches to r (kernels
+ * already in r, by name, are kept once).  0; 2 after "ptxray CMD: ..." on
+ * err when the file cannot be read or libclang cannot start.  A file
+ * libclang parses with errors still gives what it could evaluate: a
+ * warning on err says so, and r records the count. */
+int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, FILE *err);
+void hc_free(hc_result *r);
+
+const char *hc_via_text(enum hc_via v); /* "<<<>>>", "cudaLaunchKernel", ... */
+
+/* The per-kernel view: kernels in order (declared ones first, in the order
+ * of their files and lines, then ones only seen launched), each with its
+ * distinct shapes in the order of their first launch.  Text and JSON. */
+void hc_print_text(FILE *o, const hc_result *r);
+/* A jansson json_t * (void * here to keep this header small). */
+void *hc_to_json(const hc_result *r);
+
+#endif

@@ -1,0 +1,2 @@
+// Included through -I: the number of rows a block handles.
+#define ROWS 4
