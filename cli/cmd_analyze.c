@@ -38,12 +38,13 @@ int cmd_analyze(int argc, char **argv)
     const char *arch = "sm_90";
     blk_opts blocks = {0};
     /* -I/-D/-U/-std=: for nvcc and libclang, taken out before getopt */
-    const char **flags = calloc((size_t)argc + 1, sizeof *flags);
+    const char *flags[128]; /* (a fixed array: nothing to free on the early returns; more flags stay in
+                             * argv and getopt rejects them) */
     size_t nflags = 0;
-    if (!flags) abort();
     for (int i = 1; i < argc; i++)
-        if ((argv[i][0] == '-' && (argv[i][1] == 'I' || argv[i][1] == 'D' || argv[i][1] == 'U') && argv[i][2]) ||
-            !strncmp(argv[i], "-std=", 5)) {
+        if (((argv[i][0] == '-' && (argv[i][1] == 'I' || argv[i][1] == 'D' || argv[i][1] == 'U') && argv[i][2]) ||
+             !strncmp(argv[i], "-std=", 5)) &&
+            nflags < sizeof flags / sizeof flags[0]) {
             flags[nflags++] = argv[i];
             memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* argv[argc] is NULL */
             argc--;
@@ -71,14 +72,10 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!tc_ends_with(path, ".cu")) {
-        free(flags);
-        return an_report(path, path, &co, &blocks);
-    }
+    if (!tc_ends_with(path, ".cu")) return an_report(path, path, &co, &blocks);
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");
-        free(flags);
         return 2;
     }
     hc_table t = {0};
@@ -89,7 +86,6 @@ int cmd_analyze(int argc, char **argv)
     }
     if (!rc) rc = an_report(path, ptx, &co, &blocks);
     hc_table_free(&t);
-    free(flags);
     unlink(ptx);
     rmdir(dir);
     return rc;

@@ -326,17 +326,28 @@ Test(launches, corpus, .timeout = 120)
     free(cu);
 }
 
-/* The report section of kernel k ("== kernel k ==" to the next one), its
- * "block:" line left out; NULL when absent.  The n-th such section. */
+/* The n-th report section of kernel k (by demangled name or symbol). */
+static const char *find_section(const char *out, const char *k, int nth)
+{
+    /* a section starts "== kernel NAME ==" (the demangled name), then
+     * "symbol: SYMBOL" for a C++ kernel: k is either */
+    char head[256], sym[256];
+    snprintf(head, sizeof head, "== kernel %s ==\n", k);
+    snprintf(sym, sizeof sym, "symbol: %s\n", k);
+    int seen = 0;
+    for (const char *p = strstr(out, "== kernel "); p; p = strstr(p + 1, "== kernel ")) {
+        const char *nl = strchr(p, '\n');
+        bool match = !strncmp(p, head, strlen(head)) || (nl && !strncmp(nl + 1, sym, strlen(sym)));
+        if (match && seen++ == nth) return p;
+    }
+    return NULL;
+}
+
+/* That section's text up to the next one, its "block:" line left out;
+ * NULL when absent. */
 static char *section(const char *out, const char *k, int nth)
 {
-    char head[256];
-    snprintf(head, sizeof head, "== kernel %s ==\n", k);
-    const char *p = out;
-    for (int i = 0; p && i <= nth; i++) {
-        p = strstr(p, head);
-        if (p && i < nth) p++;
-    }
+    const char *p = find_section(out, k, nth);
     if (!p) return NULL;
     const char *e = strstr(p + 1, "\n== ");
     size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -358,15 +369,11 @@ static char *section(const char *out, const char *k, int nth)
 
 static char *block_line(const char *out, const char *k, int nth)
 {
-    char head[256];
-    snprintf(head, sizeof head, "== kernel %s ==\nblock: ", k);
-    const char *p = out;
-    for (int i = 0; p && i <= nth; i++) {
-        p = strstr(p, head);
-        if (p && i < nth) p++;
-    }
+    const char *p = find_section(out, k, nth);
     cr_assert_not_null(p, "no report %d of %s", nth, k);
-    p += strlen(head) - 7;
+    p = strstr(p, "\nblock: ");
+    cr_assert_not_null(p, "no block line in report %d of %s", nth, k);
+    p++;
     return strndup(p, strcspn(p, "\n"));
 }
 
