@@ -66,19 +66,15 @@ static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, a
 enum { M_SAT = 1, M_HI = 2, M_WIDE = 4 };
 static unsigned mods_of(const ptx_inst *in)
 {
-    unsigned m = 0;
-    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
-    while (p < e && *p != '.') p++;
-    while (p < e) {
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        size_t n = (size_t)(q - p);
-        if (n == 4 && !memcmp(p, ".sat", 4)) m |= M_SAT;
-        else if (n == 3 && !memcmp(p, ".hi", 3)) m |= M_HI;
-        else if (n == 5 && !memcmp(p, ".wide", 5)) m |= M_WIDE;
-        p = q;
+    unsigned bits = 0;
+    ptx_mod_iter it = ptx_mods_begin(in);
+    ptx_str m;
+    while (ptx_mods_next(&it, &m)) {
+        if (m.n == 4 && !memcmp(m.p, ".sat", 4)) bits |= M_SAT;
+        else if (m.n == 3 && !memcmp(m.p, ".hi", 3)) bits |= M_HI;
+        else if (m.n == 5 && !memcmp(m.p, ".wide", 5)) bits |= M_WIDE;
     }
-    return m;
+    return bits;
 }
 
 /* Integer add/sub/mul/mad without saturation, carry or high half: ring
@@ -98,22 +94,18 @@ static void decode_cmp(const ptx_inst *in, const div_stmt_info *si, aff_op *op)
     static const uint8_t code[] = {WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE, WF_LT, WF_LE, WF_GT, WF_GE};
     op->cmp = 0xff;
     op->comb = 0;
-    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
-    while (p < e && *p != '.') p++;
-    while (p < e) { /* each modifier once, in one pass over the opcode */
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        size_t n = (size_t)(q - p);
-        if (n == 3)
+    ptx_mod_iter it = ptx_mods_begin(in);
+    ptx_str m;
+    while (ptx_mods_next(&it, &m)) {
+        if (m.n == 3)
             for (unsigned j = 0; j < sizeof code; j++)
-                if (!memcmp(p, ops[j], 3)) {
+                if (!memcmp(m.p, ops[j], 3)) {
                     op->cmp = code[j];
                     op->sgn = j < 6 ? (uint8_t)ptx_type_is_signed(si->stype) : 0;
                 }
-        if (n == 4 && !memcmp(p, ".and", 4)) op->comb = PTX_OPC_AND;
-        if (n == 3 && !memcmp(p, ".or", 3)) op->comb = PTX_OPC_OR;
-        if (n == 4 && !memcmp(p, ".xor", 4)) op->comb = PTX_OPC_XOR;
-        p = q;
+        if (m.n == 4 && !memcmp(m.p, ".and", 4)) op->comb = PTX_OPC_AND;
+        if (m.n == 3 && !memcmp(m.p, ".or", 3)) op->comb = PTX_OPC_OR;
+        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) op->comb = PTX_OPC_XOR;
     }
 }
 

@@ -213,14 +213,10 @@ ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i) {
  * rescan it from the start every time). */
 bool ptx_inst_has_mod(const ptx_inst *in, const char *mod) {
     size_t n = strlen(mod);
-    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
-    while (p < e && *p != '.') p++;
-    while (p < e) {
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        if ((size_t)(q - p) == n && !memcmp(p, mod, n)) return true;
-        p = q;
-    }
+    ptx_mod_iter it = ptx_mods_begin(in);
+    ptx_str m;
+    while (ptx_mods_next(&it, &m))
+        if (m.n == n && !memcmp(m.p, mod, n)) return true;
     return false;
 }
 

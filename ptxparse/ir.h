@@ -228,6 +228,35 @@ typedef struct ptx_inst {
     uint8_t nopd;
 } ptx_inst;              /* its position is the owning statement's loc */
 
+/* The modifiers of an instruction in one pass over its opcode text:
+ *   ptx_mod_iter it = ptx_mods_begin(in); ptx_str m;
+ *   while (ptx_mods_next(&it, &m)) ...
+ * m is ".xxx" with its '.'; "::" parts stay inside one modifier. */
+typedef struct ptx_mod_iter {
+    const char *p, *end;
+} ptx_mod_iter;
+
+static inline ptx_mod_iter ptx_mods_begin(const ptx_inst *in)
+{
+    ptx_mod_iter it = {in->opcode, in->opcode + in->opcode_len};
+    if (!it.p) {
+        it.end = NULL;
+        return it;
+    }
+    while (it.p < it.end && *it.p != '.') it.p++;
+    return it;
+}
+
+static inline bool ptx_mods_next(ptx_mod_iter *it, ptx_str *m)
+{
+    if (!it->p || it->p >= it->end) return false;
+    const char *s = it->p++;
+    while (it->p < it->end && *it->p != '.') it->p++;
+    m->p = s;
+    m->n = (uint32_t)(it->p - s);
+    return true;
+}
+
 /* Modifier i (0-based) of an instruction, with its leading '.', e.g. ".nc". */
 ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i);
 bool ptx_inst_has_mod(const ptx_inst *in, const char *mod); /* mod with '.' */

@@ -9,35 +9,6 @@
 /* Modifiers are scanned from the opcode text rather than taken from
  * ptx_inst.type/type2/space alone: several instructions carry three types
  * (cvt.pack, mma) or two state spaces (cp.async.shared.global). */
-typedef struct mod_iter {
-    const char *p, *end;
-} mod_iter;
-
-static mod_iter mods_begin(const ptx_inst *in)
-{
-    mod_iter it = {in->opcode, in->opcode + in->opcode_len};
-    if (!it.p) {
-        it.end = NULL;
-        return it;
-    }
-    while (it.p < it.end && *it.p != '.')
-        it.p++;
-    return it;
-}
-
-/* Next ".xxx" (with its '.'); "::" parts stay inside one modifier. */
-static bool mods_next(mod_iter *it, ptx_str *m)
-{
-    if (!it->p || it->p >= it->end)
-        return false;
-    const char *s = it->p++;
-    while (it->p < it->end && *it->p != '.')
-        it->p++;
-    m->p = s;
-    m->n = (uint32_t)(it->p - s);
-    return true;
-}
-
 static bool str_is(ptx_str m, const char *z)
 {
     size_t n = strlen(z);
@@ -52,9 +23,9 @@ static bool str_starts(ptx_str m, const char *z)
 
 static bool has_mod(const ptx_inst *in, const char *z)
 {
-    mod_iter it = mods_begin(in);
+    ptx_mod_iter it = ptx_mods_begin(in);
     ptx_str m;
-    while (mods_next(&it, &m))
+    while (ptx_mods_next(&it, &m))
         if (str_is(m, z))
             return true;
     return false;
@@ -63,9 +34,9 @@ static bool has_mod(const ptx_inst *in, const char *z)
 /* Modifier i, or an empty string. */
 static ptx_str mod_at(const ptx_inst *in, unsigned i)
 {
-    mod_iter it = mods_begin(in);
+    ptx_mod_iter it = ptx_mods_begin(in);
     ptx_str m = {"", 0};
-    while (mods_next(&it, &m))
+    while (ptx_mods_next(&it, &m))
         if (i-- == 0)
             return m;
     return (ptx_str){"", 0};
@@ -90,9 +61,9 @@ static void scan_mods(const ptx_inst *in, mod_info *mi)
     static const char *const strong[] = {".volatile", ".relaxed", ".acquire", ".release",
                                          ".acq_rel", ".sc", ".mmio"};
     memset(mi, 0, sizeof *mi);
-    mod_iter it = mods_begin(in);
+    ptx_mod_iter it = ptx_mods_begin(in);
     ptx_str m;
-    while (mods_next(&it, &m)) {
+    while (ptx_mods_next(&it, &m)) {
         ptx_type t = ptx_type_from_str(m);
         if (t != PTX_T_NONE) {
             if (mi->ntypes < 4)
