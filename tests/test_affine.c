@@ -15,11 +15,7 @@ typedef struct run {
 static run analyse_module(ptx_module *m, const div_options *o)
 {
     run x = {.m = m};
-    ptx_diags d;
-    ptx_diags_init(&d);
-    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
-    cr_assert(x.p);
-    ptx_diags_free(&d);
+    x.p = tu_gsa_ok(x.m, NULL);
     for (int a = 0; a < 3; a++) x.r[a] = div_analyse(&x.p->funcs[x.p->nfuncs - 1], (enum div_analysis)a, o, &x.p->a);
     return x;
 }

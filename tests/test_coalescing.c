@@ -24,10 +24,9 @@ static cx load_opts(const char *rel, const coal_options *o)
     ptx_diags d;
     ptx_diags_init(&d);
     x.m = ptx_parse_file(tu_src(rel), &d);
-    cr_assert(x.m, "%s", rel);
-    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
-    cr_assert(x.p);
     ptx_diags_free(&d);
+    cr_assert(x.m, "%s", rel);
+    x.p = tu_gsa_ok(x.m, NULL);
     x.r = coal_analyse(x.m, x.p, o, &x.p->a);
     return x;
 }

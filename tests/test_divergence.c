@@ -15,11 +15,7 @@ static run analyse(const char *text, const div_options *o)
 {
     run x;
     x.m = tu_parse_ok("t.ptx", text);
-    ptx_diags d;
-    ptx_diags_init(&d);
-    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
-    cr_assert(x.p);
-    ptx_diags_free(&d);
+    x.p = tu_gsa_ok(x.m, NULL);
     x.r = div_simple(&x.p->funcs[x.p->nfuncs - 1], o, &x.p->a);
     return x;
 }
@@ -41,10 +37,9 @@ static run fig8(void)
     ptx_diags d;
     ptx_diags_init(&d);
     x.m = ptx_parse_file(tu_src("tests/data/fig8_sumtriangle.ptx"), &d);
-    cr_assert(x.m);
-    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
-    cr_assert(x.p);
     ptx_diags_free(&d);
+    cr_assert(x.m);
+    x.p = tu_gsa_ok(x.m, NULL);
     x.r = div_simple(&x.p->funcs[0], NULL, &x.p->a);
     return x;
 }

@@ -151,11 +151,7 @@ static run analyse(const char *text, const div_options *o)
 {
     run x;
     x.m = tu_parse_ok("t.ptx", text);
-    ptx_diags d;
-    ptx_diags_init(&d);
-    x.p = prog_build(x.m, PROG_GSA, NULL, &d);
-    cr_assert(x.p);
-    ptx_diags_free(&d);
+    x.p = tu_gsa_ok(x.m, NULL);
     x.r = div_analyse(&x.p->funcs[x.p->nfuncs - 1], DIV_AN_AFFINE, o, &x.p->a);
     return x;
 }

@@ -135,6 +135,19 @@ ptx_module *tu_parse_ok(const char *name, const char *text) {
     return m;
 }
 
+prog *tu_gsa_ok(ptx_module *m, const char *fn) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    prog *p = prog_build(m, PROG_GSA, fn, &d);
+    if (!p) {
+        ptx_diags_print(&d, m->path ? m->path : "t.ptx", m->src, m->src_len, stderr);
+        ptx_diags_free(&d);
+        cr_assert_fail("does not build to GSA%s%s", fn ? ": " : "", fn ? fn : "");
+    }
+    ptx_diags_free(&d);
+    return p;
+}
+
 const ptx_inst *tu_first_inst(const ptx_module *m, const char *fn, const char *prefix) {
     ptx_func *f = ptx_module_find_func(m, fn);
     if (!f) return NULL;

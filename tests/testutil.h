@@ -3,6 +3,7 @@
 #define PTXRAY_TESTUTIL_H
 #include <stddef.h>
 #include "ptx.h"
+#include "program.h"
 #include "ssa.h"
 
 /* $PTXRAY_SRC (repository root) joined with rel; static buffer. */
@@ -22,6 +23,9 @@ char *tu_print(const ptx_module *m, size_t *len);
 uint32_t tu_value_named(const ssa_func *s, const char *name);
 /* Parses text or fails the test with the diagnostics. */
 ptx_module *tu_parse_ok(const char *name, const char *text);
+/* m built to GSA (only function fn when not NULL), or fails the test with
+ * the diagnostics. */
+prog *tu_gsa_ok(ptx_module *m, const char *fn);
 /* First instruction of function fn (by name), or NULL. */
 const ptx_inst *tu_first_inst(const ptx_module *m, const char *fn, const char *opcode_prefix);
 /* Validates the SARIF `$PTXRAY_BIN ptxray_args` prints against
