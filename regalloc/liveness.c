@@ -112,7 +112,7 @@ static ra_live *build(const ptx_func *fn, const cfg *g, const ssa_func *ssa, are
         acc.v = L->occ + no;
         acc.n = 0;
         if (ssa) {
-            L->sem_flags[s] = ssa->sem_flags[s];
+            L->sem_flags[s] = ssa->sem[s].flags;
             for (uint32_t j = ssa->ref_off[s]; j < ssa->ref_off[s + 1]; j++)
                 add_ref(&acc, ssa->ref_reg[j], ssa->refs[j].role);
         } else {

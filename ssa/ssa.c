@@ -73,7 +73,6 @@ static void collect_refs(builder *b)
     const ptx_func *fn = b->fn;
     u32vec tmp = {0};
     s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
-    s->sem_flags = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         s->ref_off[i] = tmp.n / 3;
@@ -81,7 +80,6 @@ static void collect_refs(builder *b)
         if (st->kind != PTX_S_INST) continue;
         refctx c = {&tmp};
         ptx_inst_semantics(&st->u.inst, &s->sem[i]);
-        s->sem_flags[i] = s->sem[i].flags;
         ptx_inst_foreach_reg(&st->u.inst, &s->sem[i], ref_cb, &c);
     }
     uint32_t n = tmp.n / 3;

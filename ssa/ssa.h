@@ -89,7 +89,6 @@ typedef struct ssa_func {
     ssa_ref *refs;       /* in ptx_inst_foreach_reg's order */
     uint32_t *ref_reg;   /* per reference: its register (an sreg key for PTX_REF_SREG), kept
                           * for unreachable code too, where the value is SSA_NONE */
-    uint32_t *sem_flags; /* per statement: ptx_inst_semantics flags (0: not an instruction) */
     ptx_inst_sem *sem;   /* per statement: ptx_inst_semantics, computed once here for every
                           * analysis (zero for what is not an instruction) */
     /* .func return registers: the value each has at the exit (nrets) */
