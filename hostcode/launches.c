@@ -59,13 +59,11 @@ void hc_free(hc_result *r)
 
 #ifndef PTXRAY_NO_LIBCLANG
 #include <clang-c/Index.h>
+#include <libiberty/demangle.h>
+#include "clang_dl.h"
 #include "cuda_prelude.h"
 
 bool hc_available(void) { return true; }
-
-/* Itanium demangler of the C++ runtime (libstdc++, which libclang needs
- * anyway): declared here so the module stays C. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
 #define MAX_DEPTH 8  /* variables followed to their initialisers */
 #define WHY 320
@@ -271,13 +269,10 @@ static char *kernel_name(CXCursor fn)
 static char *demangle(const char *name)
 {
     if (strncmp(name, "_Z", 2)) return dup(name);
-    int st = 0;
-    char *d = __cxa_demangle(name, NULL, NULL, &st);
-    if (!d || st) {
-        free(d);
-        return dup(name);
-    }
-    return d;
+    /* libiberty's demangler (the one ptxparse/demangle.c uses), with the
+     * flags of the C++ runtime's __cxa_demangle */
+    char *d = cplus_demangle(name, DMGL_PARAMS | DMGL_TYPES);
+    return d ? d : dup(name);
 }
 
 static hc_kernel *find_kernel(hc_result *r, const char *name)
@@ -969,6 +964,11 @@ int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, F
         return 2;
     }
     fclose(probe);
+    char why[256];
+    if (!hc_clang_load(why, sizeof why)) {
+        fprintf(err, "ptxray %s: %s: %s\n", cmd, path, why);
+        return 2;
+    }
     const char *toolkit = o && o->builtin_cuda ? NULL : hc_cuda_dir(o ? o->cuda_path : NULL);
     const char *args[HC_MAX_BASE_ARGS + 256];
     char bufs[2][HC_ARGBUF];

@@ -239,6 +239,30 @@ Test(launches, bad_input)
     free(err);
 }
 
+/* libclang is loaded when host code is first read (hostcode/clang_dl.c),
+ * not linked: one that cannot be loaded is a clear error, exit 2, and
+ * commands that read no host code never need it. */
+Test(launches, libclang_not_loadable)
+{
+    at_root();
+    cr_assert(setenv("PTXRAY_LIBCLANG", "/nonexistent/libclang.so", 1) == 0);
+    char *err;
+    char *a[] = {BIN, "launches", DIR "funcptr.cu", NULL};
+    char *out = run(a, 2, &err);
+    cr_expect_str_eq(out, "");
+    cr_expect(strstr(err, "ptxray launches: " DIR "funcptr.cu: cannot load libclang from "
+                          "PTXRAY_LIBCLANG=/nonexistent/libclang.so ("),
+              "%s", err);
+    free(out);
+    free(err);
+    char *b[] = {BIN, "parse", "ptx-corpus/sm_80/sampaio_divergence.ptx", NULL};
+    out = run(b, 0, &err);
+    cr_expect(strstr(out, "sampaio") != NULL, "%s", out);
+    free(out);
+    free(err);
+    unsetenv("PTXRAY_LIBCLANG");
+}
+
 /* The corpus sources launch every kernel the way the emulator tests run it
  * (host code at the end of each ptx-corpus/src/NAME.cu): `launches` over them
  * names every .entry of the sm_80 PTX and recovers a constant shape for
