@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cfg_print.h"
+#include "json_stream.h"
 #include "printer.h"
 #include "semantics.h"
 
@@ -440,86 +441,117 @@ static json_t *jgates(const prog_func *pf, const gsa_node *gn)
     return gates;
 }
 
-static json_t *json_func(const prog_func *pf, enum prog_level level)
+/* One block: its edges, dominators, loop, control dependences and, at
+ * SSA/GSA level, its phi (gamma, mu, eta) nodes. */
+static json_t *json_block(const prog_func *pf, uint32_t b, enum prog_level level)
 {
     const cfg *g = pf->g;
-    json_t *f = json_object(), *blocks = json_array(), *loops = json_array();
-    json_object_set_new(f, "name", json_stringn(pf->fn->name.p, pf->fn->name.n));
-    json_object_set_new(f, "kind", json_string(pf->fn->is_entry ? "entry" : "func"));
+    static const char *kinds[] = {"block", "entry", "exit", "landing"};
+    const cfg_block *bb = &g->blocks[b];
+    json_t *o = json_object();
+    uint32_t lo, hi;
+    block_lines(g, b, &lo, &hi);
+    json_object_set_new(o, "name", jname(g, b));
+    json_object_set_new(o, "kind", json_string(kinds[bb->kind]));
+    json_object_set_new(o, "lines", lo ? json_pack("[ii]", (json_int_t)lo, (json_int_t)hi) : json_null());
+    json_object_set_new(o, "reachable", json_boolean(bb->reachable));
+    json_object_set_new(o, "succ", jblocks(g, bb->succ, bb->nsucc));
+    json_object_set_new(o, "pred", jblocks(g, bb->pred, bb->npred));
+    json_object_set_new(o, "idom", jname(g, bb->idom));
+    json_object_set_new(o, "ipdom", jname(g, bb->ipdom));
+    json_object_set_new(o, "loop", bb->loop == CFG_NONE ? json_null() : json_integer(bb->loop));
+    json_object_set_new(o, "fake_exit_edge", json_boolean(bb->fake_exit));
+    json_object_set_new(o, "control_dependent_on", jblocks(g, g->cdep + g->cdep_off[b], g->cdep_off[b + 1] - g->cdep_off[b]));
+    if (level < PROG_SSA) return o;
+    json_t *nodes = json_array();
+    for (uint32_t q = pf->ssa->node_off[b]; q < pf->ssa->node_off[b + 1]; q++) {
+        const ssa_node *nd = &pf->ssa->nodes[q];
+        json_t *x = json_object();
+        json_object_set_new(x, "value", jvalue(pf->ssa, nd->value));
+        if (level == PROG_SSA) {
+            json_t *args = json_array();
+            for (uint32_t i = 0; i < nd->nargs; i++) json_array_append_new(args, jvalue(pf->ssa, nd->args[i]));
+            json_object_set_new(x, "kind", json_string(nd->kind == SSA_V_ETA ? "eta" : "phi"));
+            json_object_set_new(x, "args", args);
+        } else {
+            const gsa_node *gn = &pf->gsa->nodes[q];
+            static const char *gk[] = {"gamma", "mu", "eta"};
+            json_object_set_new(x, "kind", json_string(gk[gn->kind]));
+            json_object_set_new(x, gn->kind == GSA_MU ? "init" : "expr", jexpr(pf->ssa, gn->expr, 0));
+            if (gn->kind == GSA_MU && !gn->irreducible)
+                json_object_set_new(x, "carried", jexpr(pf->ssa, gn->carried, 0));
+            if ((gn->kind == GSA_ETA || gn->irreducible) && gn->ngates > INLINE_GATES) {
+                json_object_set_new(x, "gate_set", json_integer(gn->gate_set));
+            } else if (gn->kind == GSA_ETA || gn->irreducible) {
+                json_object_set_new(x, "gates", jgates(pf, gn));
+            }
+            if (gn->irreducible) json_object_set_new(x, "irreducible", json_true());
+        }
+        json_array_append_new(nodes, x);
+    }
+    json_object_set_new(o, level == PROG_SSA ? "phi" : "gsa", nodes);
+    return o;
+}
+
+static json_t *json_loop(const cfg *g, uint32_t l)
+{
+    const cfg_loop *lp = &g->loops[l];
+    json_t *o = json_object(), *ex = json_array();
+    json_object_set_new(o, "id", json_integer(l));
+    json_object_set_new(o, "parent", lp->parent == CFG_NONE ? json_null() : json_integer(lp->parent));
+    json_object_set_new(o, "depth", json_integer(lp->depth));
+    json_object_set_new(o, "irreducible", json_boolean(lp->irreducible));
+    json_object_set_new(o, "headers", jblocks(g, lp->headers, lp->nheaders));
+    json_object_set_new(o, "latches", jblocks(g, lp->latches, lp->nlatches));
+    json_object_set_new(o, "blocks", jblocks(g, lp->blocks, lp->nblocks));
+    for (uint32_t i = 0; i < lp->nexits; i++) {
+        json_t *e = json_array();
+        json_array_append_new(e, jname(g, lp->exit_from[i]));
+        json_array_append_new(e, jname(g, lp->exit_to[i]));
+        json_array_append_new(ex, e);
+    }
+    json_object_set_new(o, "exits", ex);
+    return o;
+}
+
+/* A function, block by block and loop by loop (json_stream.h: the memory
+ * is one block's, not the function's: a 100k-block kernel's GSA is ~90 MB
+ * of JSON). */
+static void json_func(jstream *s, const prog_func *pf, enum prog_level level)
+{
+    const cfg *g = pf->g;
+    js_open_object(s, NULL);
+    js_put(s, "name", json_stringn(pf->fn->name.p, pf->fn->name.n));
+    js_put(s, "kind", json_string(pf->fn->is_entry ? "entry" : "func"));
     uint32_t *order = malloc(sizeof *order * g->nblocks);
     if (!order) abort();
     uint32_t n = listing_order(g, order);
-    static const char *kinds[] = {"block", "entry", "exit", "landing"};
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t b = order[k];
-        const cfg_block *bb = &g->blocks[b];
-        json_t *o = json_object();
-        uint32_t lo, hi;
-        block_lines(g, b, &lo, &hi);
-        json_object_set_new(o, "name", jname(g, b));
-        json_object_set_new(o, "kind", json_string(kinds[bb->kind]));
-        json_object_set_new(o, "lines", lo ? json_pack("[ii]", (json_int_t)lo, (json_int_t)hi) : json_null());
-        json_object_set_new(o, "reachable", json_boolean(bb->reachable));
-        json_object_set_new(o, "succ", jblocks(g, bb->succ, bb->nsucc));
-        json_object_set_new(o, "pred", jblocks(g, bb->pred, bb->npred));
-        json_object_set_new(o, "idom", jname(g, bb->idom));
-        json_object_set_new(o, "ipdom", jname(g, bb->ipdom));
-        json_object_set_new(o, "loop", bb->loop == CFG_NONE ? json_null() : json_integer(bb->loop));
-        json_object_set_new(o, "fake_exit_edge", json_boolean(bb->fake_exit));
-        json_object_set_new(o, "control_dependent_on", jblocks(g, g->cdep + g->cdep_off[b], g->cdep_off[b + 1] - g->cdep_off[b]));
-        if (level >= PROG_SSA) {
-            json_t *nodes = json_array();
-            for (uint32_t q = pf->ssa->node_off[b]; q < pf->ssa->node_off[b + 1]; q++) {
-                const ssa_node *nd = &pf->ssa->nodes[q];
-                json_t *x = json_object();
-                json_object_set_new(x, "value", jvalue(pf->ssa, nd->value));
-                if (level == PROG_SSA) {
-                    json_t *args = json_array();
-                    for (uint32_t i = 0; i < nd->nargs; i++) json_array_append_new(args, jvalue(pf->ssa, nd->args[i]));
-                    json_object_set_new(x, "kind", json_string(nd->kind == SSA_V_ETA ? "eta" : "phi"));
-                    json_object_set_new(x, "args", args);
-                } else {
-                    const gsa_node *gn = &pf->gsa->nodes[q];
-                    static const char *gk[] = {"gamma", "mu", "eta"};
-                    json_object_set_new(x, "kind", json_string(gk[gn->kind]));
-                    json_object_set_new(x, gn->kind == GSA_MU ? "init" : "expr", jexpr(pf->ssa, gn->expr, 0));
-                    if (gn->kind == GSA_MU && !gn->irreducible)
-                        json_object_set_new(x, "carried", jexpr(pf->ssa, gn->carried, 0));
-                    if ((gn->kind == GSA_ETA || gn->irreducible) && gn->ngates > INLINE_GATES) {
-                        json_object_set_new(x, "gate_set", json_integer(gn->gate_set));
-                    } else if (gn->kind == GSA_ETA || gn->irreducible) {
-                        json_object_set_new(x, "gates", jgates(pf, gn));
-                    }
-                    if (gn->irreducible) json_object_set_new(x, "irreducible", json_true());
-                }
-                json_array_append_new(nodes, x);
-            }
-            json_object_set_new(o, level == PROG_SSA ? "phi" : "gsa", nodes);
-        }
-        json_array_append_new(blocks, o);
-    }
+    js_open_array(s, "blocks");
+    for (uint32_t k = 0; k < n; k++) js_put(s, NULL, json_block(pf, order[k], level));
+    js_close(s);
     free(order);
-    for (uint32_t l = 0; l < g->nloops; l++) {
-        const cfg_loop *lp = &g->loops[l];
-        json_t *o = json_object(), *ex = json_array();
-        json_object_set_new(o, "id", json_integer(l));
-        json_object_set_new(o, "parent", lp->parent == CFG_NONE ? json_null() : json_integer(lp->parent));
-        json_object_set_new(o, "depth", json_integer(lp->depth));
-        json_object_set_new(o, "irreducible", json_boolean(lp->irreducible));
-        json_object_set_new(o, "headers", jblocks(g, lp->headers, lp->nheaders));
-        json_object_set_new(o, "latches", jblocks(g, lp->latches, lp->nlatches));
-        json_object_set_new(o, "blocks", jblocks(g, lp->blocks, lp->nblocks));
-        for (uint32_t i = 0; i < lp->nexits; i++) {
-            json_t *e = json_array();
-            json_array_append_new(e, jname(g, lp->exit_from[i]));
-            json_array_append_new(e, jname(g, lp->exit_to[i]));
-            json_array_append_new(ex, e);
+    js_open_array(s, "loops");
+    for (uint32_t l = 0; l < g->nloops; l++) js_put(s, NULL, json_loop(g, l));
+    js_close(s);
+    if (level >= PROG_GSA) {
+        /* the long gate lists, once each (nodes name them by "gate_set") */
+        uint32_t nsets = 0;
+        for (uint32_t k = 0; k < pf->ssa->nnodes; k++)
+            if (pf->gsa->nodes[k].gate_set >= nsets) nsets = pf->gsa->nodes[k].gate_set + 1;
+        uint8_t *seen = calloc(nsets ? nsets : 1, 1);
+        if (!seen) abort();
+        js_open_object(s, "gate_sets");
+        for (uint32_t k = 0; k < pf->ssa->nnodes; k++) {
+            const gsa_node *gn = &pf->gsa->nodes[k];
+            if (gn->ngates <= INLINE_GATES || seen[gn->gate_set]) continue;
+            seen[gn->gate_set] = 1;
+            char key[16];
+            snprintf(key, sizeof key, "%u", gn->gate_set);
+            js_put(s, key, jgates(pf, gn));
         }
-        json_object_set_new(o, "exits", ex);
-        json_array_append_new(loops, o);
+        js_close(s);
+        free(seen);
     }
-    json_object_set_new(f, "blocks", blocks);
-    json_object_set_new(f, "loops", loops);
     if (level >= PROG_SSA) {
         json_t *st = json_object();
         json_object_set_new(st, "values", json_integer(pf->ssa->nvalues));
@@ -529,32 +561,20 @@ static json_t *json_func(const prog_func *pf, enum prog_level level)
             json_object_set_new(st, "gamma", json_integer(pf->gsa->ngamma));
             json_object_set_new(st, "mu", json_integer(pf->gsa->nmu));
         }
-        if (level >= PROG_GSA) {
-            /* the long gate lists, once each (nodes name them by "gate_set") */
-            json_t *sets = json_object();
-            for (uint32_t k = 0; k < pf->ssa->nnodes; k++) {
-                const gsa_node *gn = &pf->gsa->nodes[k];
-                char key[16];
-                snprintf(key, sizeof key, "%u", gn->gate_set);
-                if (gn->ngates > INLINE_GATES && !json_object_get(sets, key))
-                    json_object_set_new(sets, key, jgates(pf, gn));
-            }
-            json_object_set_new(f, "gate_sets", sets);
-        }
-        json_object_set_new(f, "ssa_stats", st);
+        js_put(s, "ssa_stats", st);
     }
-    return f;
+    js_close(s);
 }
 
 void cfg_print_prog(FILE *o, const prog *p, enum prog_level level, int format)
 {
     if (format == CFGP_JSON) {
-        json_t *root = json_object(), *fs = json_array();
-        for (uint32_t i = 0; i < p->nfuncs; i++) json_array_append_new(fs, json_func(&p->funcs[i], level));
-        json_object_set_new(root, "functions", fs);
-        json_dumpf(root, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', o);
-        json_decref(root);
+        jstream s;
+        js_init(&s, o);
+        js_open_object(&s, NULL);
+        js_open_array(&s, "functions");
+        for (uint32_t i = 0; i < p->nfuncs; i++) json_func(&s, &p->funcs[i], level);
+        js_finish(&s); /* a failed write shows in ferror(o), which the caller checks */
         return;
     }
     if (format == CFGP_DOT) {
