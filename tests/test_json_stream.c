@@ -1,0 +1,107 @@
+/* report/json_stream.c: a document streamed container by container is
+ * byte-identical to jansson's json_dumpf of the whole tree with
+ * JSON_INDENT(2) | JSON_PRESERVE_ORDER, at every split between streamed
+ * containers and dumped elements; empty containers, escapes, non-ASCII
+ * text and scalars as members included. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json_stream.h"
+
+/* Streams v: containers above depth `cut` are opened and closed, the rest
+ * dumped whole. */
+static void stream(jstream *s, const char *key, json_t *v, int depth, int cut)
+{
+    if (depth >= cut || !(json_is_object(v) || json_is_array(v))) {
+        js_put(s, key, json_incref(v));
+        return;
+    }
+    if (json_is_object(v)) {
+        js_open_object(s, key);
+        /* jansson's iteration order is its insertion order (JSON_PRESERVE_ORDER in the dump) */
+        const char *k;
+        json_t *x;
+        void *tmp;
+        json_object_foreach_safe(v, tmp, k, x) stream(s, k, x, depth + 1, cut);
+    } else {
+        js_open_array(s, key);
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) stream(s, NULL, x, depth + 1, cut);
+    }
+    js_close(s);
+}
+
+static char *dump_whole(json_t *v)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    cr_assert(f);
+    json_dumpf(v, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', f);
+    fclose(f);
+    return p;
+}
+
+static char *dump_streamed(json_t *v, int cut)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    cr_assert(f);
+    jstream s;
+    js_init(&s, f);
+    stream(&s, NULL, v, 0, cut);
+    cr_assert(js_finish(&s));
+    fclose(f);
+    return p;
+}
+
+static const char *docs[] = {
+    "{\"functions\": [{\"name\": \"k\", \"blocks\": [], \"loops\": [{\"id\": 0, \"exits\": [[\"a\", \"b\"]]}],"
+    " \"gate_sets\": {}, \"ssa_stats\": {\"values\": 3}}, {\"name\": \"f\", \"blocks\": [{\"succ\": [], \"x\": null}]}]}",
+    "[]",
+    "{}",
+    "[1, 2.5, \"s\", true, false, null, [], {}, [[[]]], {\"a\": {\"b\": {\"c\": []}}}]",
+    "{\"esc\": \"line\\nbreak \\\"quoted\\\" tab\\t back\\\\slash\", \"utf8\": \"\\u00e9\\u4e2d \\ud83d\\ude00\","
+    " \"\\u00e9 key\": [\"\\n\"], \"z\": 0, \"a\": -1}",
+};
+
+Test(json_stream, same_bytes_as_json_dumpf)
+{
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        json_error_t e;
+        json_t *v = json_loads(docs[d], 0, &e);
+        cr_assert(v, "doc %zu: %s", d, e.text);
+        char *want = dump_whole(v);
+        for (int cut = 0; cut <= 5; cut++) {
+            char *got = dump_streamed(v, cut);
+            cr_expect_str_eq(got, want, "doc %zu, streamed above depth %d", d, cut);
+            free(got);
+        }
+        free(want);
+        json_decref(v);
+    }
+}
+
+Test(json_stream, close_without_open_and_deep_nesting_fail)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    jstream s;
+    js_init(&s, f);
+    js_close(&s);
+    cr_expect(!js_finish(&s));
+    fclose(f);
+    free(p);
+    f = open_memstream(&p, &n);
+    js_init(&s, f);
+    for (int i = 0; i <= JS_MAXDEPTH; i++) js_open_array(&s, NULL);
+    cr_expect(!js_finish(&s));
+    fclose(f);
+    free(p);
+}
