@@ -21,9 +21,10 @@
  * target is per core.  1 MB = 10^6 bytes.  Single-threaded.
  *
  * Memory (file inputs only).
- *  (a) IR: module->arena.total (bytes the IR arena obtained from malloc) plus
- *      module->src_len (the module's own copy of the source), divided by the
- *      input size.  Builder scratch that is freed before ptx_parse_* returns
+ *  (a) IR: module->arena.total (bytes the IR arena obtained from malloc or
+ *      mmap) plus the module's own copy of the source (which
+ *      ptx_parse_string puts in the arena, so it is counted once), divided by
+ *      the input size.  Builder scratch that is freed before ptx_parse_* returns
  *      is not included here; (b) includes it.
  *  (b) Process peak RSS: a child process is forked before this program has
  *      read any input (so it inherits almost nothing), parses the file with
@@ -261,7 +262,7 @@ static void run_input(input *in) {
         } else {
             in->insts += count_insts(m);
             in->arena_bytes += m->arena.total;
-            in->src_bytes += m->src_len;
+            in->src_bytes += m->src_in_arena ? 0 : m->src_len; /* else counted in arena.total */
             in->bytes += f->len;
             in->files.v[keep++] = *f;
         }

@@ -350,6 +350,7 @@ typedef struct ptx_module {
     const char *path;      /* for diagnostics */
     char *src;             /* the source buffer (owned) */
     size_t src_len;
+    bool src_in_arena;     /* src lives in the arena (else malloc'd) */
     uint32_t nstmts;
     ptx_stmt **stmts;
     uint32_t nfuncs;       /* definitions and declarations, in order */

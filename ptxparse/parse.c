@@ -31,7 +31,7 @@ static void builder_free(ptx_builder *b) {
 void ptx_module_free(ptx_module *m) {
     if (!m) return;
     arena_free(&m->arena);
-    free(m->src);
+    if (!m->src_in_arena) free(m->src);
     free(m);
 }
 
@@ -59,12 +59,15 @@ static void sort_diags(ptx_diags *d, uint32_t from) {
     }
 }
 
-/* Takes ownership of buf (len bytes + 2 NULs). */
-static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diags *d) {
+/* Takes ownership of buf (len bytes + 2 NULs); m: NULL, or a new module
+ * whose arena holds buf already (ptx_parse_string). */
+static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diags *d, ptx_module *m) {
     ptx_tables_init();
-    ptx_module *m = calloc(1, sizeof *m);
-    if (!m) { free(buf); return NULL; }
-    arena_init(&m->arena);
+    if (!m) {
+        m = calloc(1, sizeof *m);
+        if (!m) { free(buf); return NULL; }
+        arena_init(&m->arena);
+    }
     m->path = name;
     m->src = buf;
     m->src_len = len;
@@ -131,14 +134,19 @@ ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "input too large (limit 4 GiB)");
         return NULL;
     }
-    char *buf = malloc(len + 2);
-    if (!buf) {
+    /* the copy goes in the module's arena: its pages are recycled from
+     * module to module like the IR's (arena.c) */
+    ptx_module *m = calloc(1, sizeof *m);
+    if (!m) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "out of memory reading input");
         return NULL;
     }
+    arena_init(&m->arena);
+    char *buf = arena_alloc(&m->arena, len + 2);
     memcpy(buf, text, len);
     buf[len] = buf[len + 1] = 0;
-    return parse_owned(name, buf, len, d);
+    m->src_in_arena = true;
+    return parse_owned(name, buf, len, d, m);
 }
 
 ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
@@ -193,7 +201,7 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
         return NULL;
     }
     buf[len] = buf[len + 1] = 0;
-    return parse_owned(path, buf, len, d);
+    return parse_owned(path, buf, len, d, NULL);
 }
 
 ptx_module *ptx_load(const char *path, int quiet) {
