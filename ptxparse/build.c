@@ -853,6 +853,7 @@ void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
     for (uint32_t i = 0; i < b->hcap; i++) b->heads[i] = UINT32_MAX;
     b->depth = 0;
     scope_push(b);
+    if (b->vs) ptx_validate_body_begin(b);
     if (!f) return;
     f->has_body = 1;
     /* .reg parameters of a .func are registers of its body */
@@ -884,6 +885,7 @@ void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
     }
     ptx_named_slice ns = {f, b->named_start, b->named.n - b->named_start};
     VPUSH(b->named_bodies, ns);
+    if (b->vs) ptx_validate_body_end(b, f);
 }
 
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {
@@ -1536,8 +1538,9 @@ mods:
 }
 
 /* A program uses a few hundred distinct opcode spellings millions of times:
- * their decoding is cached, keyed by the spelling. */
-static inline void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
+ * their decoding is cached, keyed by the spelling, with the validator's id
+ * of the spelling (returned). */
+static inline uint32_t decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
     uint32_t n = in->opcode_len;
     const char *p = in->opcode;
     /* key: length, first and last 8 bytes, which for up to 16 bytes are the
@@ -1563,10 +1566,12 @@ static inline void decode_opcode(ptx_builder *b, ptx_inst *in, ptx_loc loc) {
         in->type2 = c->type2;
         in->space = c->space;
         in->vec = c->vec;
-        return;
+        return c->spell;
     }
     decode_opcode_slow(b, in, loc);
-    *c = (ptx_opcache){p, head, tail, (uint16_t)n, in->op, in->nmods, in->type, in->type2, in->space, in->vec};
+    uint32_t spell = b->vs ? ptx_validate_spelling(b, in) : UINT32_MAX;
+    *c = (ptx_opcache){p, head, tail, (uint16_t)n, in->op, in->nmods, in->type, in->type2, in->space, in->vec, spell};
+    return spell;
 }
 
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd) {
@@ -1594,7 +1599,7 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
         b->ostack.n -= nopd;
         copy_n(in->opd, b->ostack.v + b->ostack.n, nopd * sizeof *in->opd);
     }
-    decode_opcode(b, in, loc);
+    uint32_t spell = decode_opcode(b, in, loc);
     if (in->op == PTX_OPC_CALL) {
         /* "(x)" was read as a parenthesised expression: it is a list here */
         for (uint32_t i = 0; i < nopd; i++) {
@@ -1624,6 +1629,7 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
     }
     if (b->fn) b->fn->ninsts++;
     add_stmt(b, s);
+    if (b->vs && b->in_body && b->fn) ptx_validate_inst(b, s, spell);
     arena_reset(&b->pool);
 }
 
@@ -1992,10 +1998,11 @@ static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro, const char *word)
             named |= e[i].kind == PTX_O_SYM;
         }
     }
-    decode_opcode(b, in, at);
+    uint32_t spell = decode_opcode(b, in, at);
     if (b->fn) b->fn->ninsts++;
     VPUSH(b->body, s);
     if (named) VPUSH(b->named, s);
+    if (b->vs && b->fn) ptx_validate_inst(b, s, spell);
     r->p = p + 1;
     return true;
 }

@@ -62,6 +62,7 @@ typedef struct ptx_opcache {
     uint64_t head, tail; /* first and last 8 bytes (zero-padded when shorter) */
     uint16_t len, op;
     uint8_t nmods, type, type2, space, vec;
+    uint32_t spell;      /* the validator's id of the spelling, UINT32_MAX if none */
 } ptx_opcache;
 /* Small: the builder is zeroed for every file (a corpus of small files
  * paid more for zeroing 1024 entries than for the misses), and a miss costs a
@@ -139,6 +140,7 @@ struct ptx_builder {
     int seen_version, seen_target, seen_other;
     uint8_t warned_op[PTX_OPC__COUNT];
     PTX_VEC(ptx_str) unknown_ops; /* unknown mnemonics already warned about */
+    struct ptx_vstate *vs;     /* the validator's state, NULL with validation off */
 };
 
 extern int ptx_fast_paths;
@@ -232,8 +234,17 @@ void ptx_b_push_expr(ptx_builder *b, ptx_expr *e);
 
 /* After parsing: resolve symbols of every function (resolve.c). */
 void ptx_resolve_module(ptx_builder *b);
-/* Then every instruction against its form (validate.c, forms.def). */
+/* Every instruction against its form (validate.c, forms.def), as it is
+ * built, while it is still in the cache; the messages are held back and
+ * reach the diagnostics only from ptx_validate_module, after a parse and
+ * resolution without errors (as if the module were checked afterwards). */
+void ptx_validate_begin(ptx_builder *b);
+uint32_t ptx_validate_spelling(ptx_builder *b, const ptx_inst *in); /* id for the opcode cache */
+void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell);
+void ptx_validate_body_begin(ptx_builder *b);
+void ptx_validate_body_end(ptx_builder *b, const ptx_func *f);
 void ptx_validate_module(ptx_builder *b);
+void ptx_validate_free(ptx_builder *b);
 
 /* ir.c: modifier/opcode tables. */
 enum { PTX_MOD_NONE, PTX_MOD_TYPE, PTX_MOD_SPACE, PTX_MOD_VEC };

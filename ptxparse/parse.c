@@ -25,6 +25,7 @@ static void builder_free(ptx_builder *b) {
     free(b->heads); free(b->undo.v); free(b->marks.v);
     for (uint32_t i = 0; i < b->ranges.n; i++) free(b->ranges.v[i].ids);
     free(b->ranges.v); free(b->unknown_ops.v);
+    ptx_validate_free(b);
     arena_free(&b->pool);
 }
 
@@ -101,6 +102,7 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     arena_init(&b->pool);
     b->d = d;
     b->ls = (struct ptx_lexstate){.buf = buf, .len = len, .line = 1, .line_start = buf, .b = b};
+    if (ptx_validation) ptx_validate_begin(b);
     ptx_lex_begin(&b->ls);
     ptx_yyparse(&b->ls, b);
     ptx_lex_end(&b->ls);
@@ -118,7 +120,7 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     m->funcs = ARENA_NEWN(&m->arena, ptx_func *, b->funcs.n ? b->funcs.n : 1);
     if (b->funcs.n) memcpy(m->funcs, b->funcs.v, b->funcs.n * sizeof *m->funcs);
     if (d->nerrors == errors_before) ptx_resolve_module(b);
-    if (d->nerrors == errors_before && ptx_validation) ptx_validate_module(b);
+    if (d->nerrors == errors_before && b->vs) ptx_validate_module(b);
     builder_free(b);
     free(b);
     sort_diags(d, first_diag);

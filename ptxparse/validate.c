@@ -101,10 +101,38 @@ static once_flag forms_once = ONCE_FLAG_INIT;
 typedef struct vctx {
     ptx_builder *b;
     const ptx_module *m;
-    const ptx_func *f;
+    const ptx_reg *regs; /* the body's registers (the builder's while it is built) */
     const ptx_stmt *s;
     const ptx_inst *in;
 } vctx;
+
+/* ---- state over a module ---- */
+typedef struct mods_info {
+    uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
+        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas;
+    const char *cmpname;
+} mods_info;
+
+/* One distinct opcode spelling: checked at its first use, remembered. */
+typedef struct seen {
+    const char *p;
+    uint32_t n;
+    uint8_t state; /* SP_NEW, SP_OK, SP_BAD (reported at its first use) */
+    mods_info mi;
+} seen;
+enum { SP_NEW, SP_OK, SP_BAD };
+
+struct ptx_vstate {
+    seen *v;          /* spellings by id */
+    uint32_t n, cap;
+    uint32_t *hash;   /* open addressing: id + 1, 0 = empty */
+    uint32_t hcap;
+    ptx_diags held;   /* messages, until ptx_validate_module */
+    uint32_t errors_before; /* errors in the diagnostics when the parse began */
+    uint32_t seg;     /* held.n when the current body began */
+    int stop;         /* the error limit is reached */
+    int loc_reported;
+};
 
 /* Position of p (inside the source) for a statement starting at at. */
 static ptx_loc loc_at(const vctx *c, const char *p) {
@@ -151,7 +179,10 @@ static void verr(const vctx *c, const char *at, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    ptx_b_error(c->b, loc_at(c, at), "%s", buf);
+    struct ptx_vstate *vs = c->b->vs;
+    ptx_diag_add(&vs->held, PTX_DIAG_ERROR, loc_at(c, at), "%s", buf);
+    /* the limit as if these followed the parse's messages */
+    if (vs->errors_before + vs->held.nerrors >= c->b->d->max_errors) vs->stop = 1;
 }
 
 /* "one of .a .b .c" for the modifiers of class cls (all classes: 0). */
@@ -212,11 +243,6 @@ static bool check_min(const vctx *c, const char *at, const char *what, int wlen,
 }
 
 /* ---- modifiers (once per spelling) ---- */
-typedef struct mods_info {
-    uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
-        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas;
-    const char *cmpname;
-} mods_info;
 
 static int find_mod(const fform *f, const char *p, size_t n) {
     for (uint32_t i = 0; i < f->nmods; i++)
@@ -448,7 +474,7 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
 
 /* ---- operands ---- */
 static int reg_type(const vctx *c, const ptx_operand *o) {
-    if (o->kind == PTX_O_REG) return c->f->regs[o->n].type;
+    if (o->kind == PTX_O_REG) return c->regs[o->n].type;
     if (o->kind == PTX_O_SREG) return -2;
     return -1;
 }
@@ -494,7 +520,7 @@ static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, 
 static inline bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
                                int allow_sym) {
     if (!t) return true;
-    if (o->kind == PTX_O_REG && compatible(t, c->f->regs[o->n].type, relaxed)) return true;
+    if (o->kind == PTX_O_REG && compatible(t, c->regs[o->n].type, relaxed)) return true;
     return check_value_full(c, idx, o, t, relaxed, allow_sym);
 }
 
@@ -506,7 +532,7 @@ static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, 
     const char *op = c->in->opcode;
     if (rt >= 0) {
         if (!compatible(t, (unsigned)rt, relaxed)) {
-            const ptx_str nm = c->f->regs[o->n].name;
+            const ptx_str nm = c->regs[o->n].name;
             verr(c, at, "operand %u of '%.*s': '%.*s' is a %s register, not compatible with %s", idx + 1, L, op,
                  (int)nm.n, nm.p, ptx_type_name((ptx_type)rt), ptx_type_name((ptx_type)t));
             return false;
@@ -684,12 +710,6 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
 }
 
 /* ---- per module ---- */
-typedef struct seen {
-    const char *p;
-    uint32_t n, ok;
-    mods_info mi;
-} seen;
-
 /* The nearest opcodes to an unknown one, for the message. */
 static void suggest(const char *p, size_t n, char *out, size_t cap) {
     unsigned best[3] = {99, 99, 99};
@@ -729,16 +749,131 @@ static uint32_t hspell(const char *p, uint32_t n) {
     return (uint32_t)((head * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full ^ n) >> 32);
 }
 
-void ptx_validate_module(ptx_builder *b) {
+void ptx_validate_begin(ptx_builder *b) {
     call_once(&forms_once, forms_build);
     call_once(&compat_once, compat_build);
+    struct ptx_vstate *vs = calloc(1, sizeof *vs);
+    if (!vs) abort();
+    vs->hcap = 256;
+    vs->hash = calloc(vs->hcap, sizeof *vs->hash);
+    if (!vs->hash) abort();
+    ptx_diags_init(&vs->held);
+    vs->held.max_errors = 0; /* the limit is vs->stop's */
+    vs->errors_before = b->d->nerrors;
+    b->vs = vs;
+}
+
+void ptx_validate_free(ptx_builder *b) {
+    struct ptx_vstate *vs = b->vs;
+    if (!vs) return;
+    free(vs->v);
+    free(vs->hash);
+    ptx_diags_free(&vs->held);
+    free(vs);
+    b->vs = NULL;
+}
+
+/* The id of the instruction's spelling (a new one is checked at its first
+ * ptx_validate_inst).  Called on the opcode cache's misses only. */
+uint32_t ptx_validate_spelling(ptx_builder *b, const ptx_inst *in) {
+    struct ptx_vstate *vs = b->vs;
+    const char *op = in->opcode;
+    uint32_t n = in->opcode_len;
+    uint32_t h = hspell(op, n) & (vs->hcap - 1);
+    for (uint32_t id; (id = vs->hash[h]) != 0; h = (h + 1) & (vs->hcap - 1))
+        if (vs->v[id - 1].n == n && !memcmp(vs->v[id - 1].p, op, n)) return id - 1;
+    if (vs->n == vs->cap) {
+        vs->cap = vs->cap ? vs->cap * 2 : 64;
+        seen *nv = realloc(vs->v, vs->cap * sizeof *nv);
+        if (!nv) abort();
+        vs->v = nv;
+    }
+    memset(&vs->v[vs->n], 0, sizeof vs->v[vs->n]);
+    vs->v[vs->n] = (seen){.p = op, .n = n, .state = SP_NEW};
+    vs->hash[h] = ++vs->n;
+    if (vs->n * 2 > vs->hcap) {
+        uint32_t nc = vs->hcap * 2, *nh = calloc(nc, sizeof *nh);
+        if (!nh) abort();
+        for (uint32_t id = 0; id < vs->n; id++) {
+            uint32_t k = hspell(vs->v[id].p, vs->v[id].n) & (nc - 1);
+            while (nh[k]) k = (k + 1) & (nc - 1);
+            nh[k] = id + 1;
+        }
+        free(vs->hash);
+        vs->hash = nh;
+        vs->hcap = nc;
+    }
+    return vs->n - 1;
+}
+
+void ptx_validate_body_begin(ptx_builder *b) { b->vs->seg = b->vs->held.n; }
+
+/* No point checking on once the parse has failed: the messages would be
+ * dropped. */
+static bool vs_live(const ptx_builder *b) { return !b->vs->stop && b->d->nerrors == b->vs->errors_before; }
+
+void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
+    if (!vs_live(b)) return;
+    struct ptx_vstate *vs = b->vs;
+    const ptx_inst *in = &s->u.inst;
+    vctx c = {b, b->m, b->regs.v, s, in};
+    const char *op = in->opcode;
+    if (in->op == PTX_OPC_UNKNOWN) {
+        size_t oplen = 0;
+        while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
+        char sug[80];
+        suggest(op, oplen, sug, sizeof sug);
+        if (sug[0])
+            verr(&c, op, "unknown instruction '%.*s'; did you mean %s?", (int)oplen, op, sug);
+        else
+            verr(&c, op, "unknown instruction '%.*s'", (int)oplen, op);
+        return;
+    }
+    const fform *form = form_of[in->op];
+    if (!form) return;
+    if (spell == UINT32_MAX) spell = ptx_validate_spelling(b, in);
+    seen *e = &vs->v[spell];
+    if (e->state == SP_NEW) {
+        size_t oplen = 0;
+        while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
+        mods_info mi;
+        memset(&mi, 0, sizeof mi);
+        bool ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
+                  check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
+        e = &vs->v[spell];
+        e->state = ok ? SP_OK : SP_BAD;
+        e->mi = mi;
+    }
+    if (e->state == SP_OK) check_operands(&c, form, &e->mi);
+}
+
+/* ".loc F L C, function_name N, inlined_at F L C" needs PTX ISA 7.0: said
+ * once per module, ahead of the body's other messages. */
+void ptx_validate_body_end(ptx_builder *b, const ptx_func *f) {
+    struct ptx_vstate *vs = b->vs;
     const ptx_module *m = b->m;
-    /* spellings already checked: open addressing, grown as needed */
-    uint32_t cap = 256, used = 0;
-    seen *tab = calloc(cap, sizeof *tab);
-    if (!tab) abort();
+    if (b->d->nerrors != vs->errors_before || (vs->stop && vs->held.n == vs->seg) || vs->loc_reported) return;
+    if (m->version_major * 10 + m->version_minor >= 70) return;
+    for (uint32_t si = 0; si < f->nstmts; si++) {
+        const ptx_stmt *s = f->stmts[si];
+        if (s->kind != PTX_S_LOC || !(s->u.locinfo.fn_name || s->u.locinfo.ia_file)) continue;
+        ptx_diag_add(&vs->held, PTX_DIAG_ERROR, s->loc,
+                     ".loc with function_name or inlined_at requires PTX ISA 7.0 or later (the file is .version %u.%u)",
+                     m->version_major, m->version_minor);
+        ptx_diag x = vs->held.v[vs->held.n - 1];
+        memmove(&vs->held.v[vs->seg + 1], &vs->held.v[vs->seg], (vs->held.n - 1 - vs->seg) * sizeof x);
+        vs->held.v[vs->seg] = x;
+        if (vs->errors_before + vs->held.nerrors >= b->d->max_errors) vs->stop = 1;
+        vs->loc_reported = 1;
+        return;
+    }
+}
+
+/* After a parse and resolution without errors: the function directives'
+ * version and target, then the held messages, up to the error limit. */
+void ptx_validate_module(ptx_builder *b) {
+    const ptx_module *m = b->m;
     unsigned have = m->version_major * 10 + m->version_minor;
-    int loc_reported = 0;
     /* function directives (ISA 11.4): first version and target */
     static const struct { const char *name; uint8_t ver, sm; } fdirs[] = {
         {".maxnreg", 13, 0}, {".maxntid", 13, 0}, {".reqntid", 21, 0}, {".minnctapersm", 20, 0},
@@ -768,67 +903,6 @@ void ptx_validate_module(ptx_builder *b) {
                                 fdirs[j].sm, m->target_sm);
             }
     }
-    for (uint32_t fi = 0; fi < m->nfuncs && !b->ls.stop; fi++) {
-        const ptx_func *f = m->funcs[fi];
-        if (!f->has_body || !f->stmts) continue;
-        /* ".loc F L C, function_name N, inlined_at F L C": PTX ISA 7.0 */
-        for (uint32_t si = 0; si < f->nstmts && have < 70 && !loc_reported; si++)
-            if (f->stmts[si]->kind == PTX_S_LOC && (f->stmts[si]->u.locinfo.fn_name || f->stmts[si]->u.locinfo.ia_file)) {
-                ptx_b_error(b, f->stmts[si]->loc, ".loc with function_name or inlined_at requires PTX ISA 7.0 or "
-                            "later (the file is .version %u.%u)", m->version_major, m->version_minor);
-                loc_reported = 1;
-            }
-        for (uint32_t si = 0; si < f->nstmts && !b->ls.stop; si++) {
-            const ptx_stmt *s = f->stmts[si];
-            if (s->kind != PTX_S_INST) continue;
-            const ptx_inst *in = &s->u.inst;
-            vctx c = {b, m, f, s, in};
-            const char *op = in->opcode;
-            const fform *form = in->op == PTX_OPC_UNKNOWN ? NULL : form_of[in->op];
-            if (form) { /* a spelling seen before: only the operands to check */
-                uint32_t h = hspell(op, in->opcode_len) & (cap - 1);
-                while (tab[h].p && !(tab[h].n == in->opcode_len && !memcmp(tab[h].p, op, in->opcode_len)))
-                    h = (h + 1) & (cap - 1);
-                if (tab[h].p) {
-                    if (tab[h].ok) check_operands(&c, form, &tab[h].mi);
-                    continue; /* a bad spelling is reported at its first use */
-                }
-            }
-            size_t oplen = 0;
-            while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
-            if (in->op == PTX_OPC_UNKNOWN) {
-                char sug[80];
-                suggest(op, oplen, sug, sizeof sug);
-                if (sug[0])
-                    verr(&c, op, "unknown instruction '%.*s'; did you mean %s?", (int)oplen, op, sug);
-                else
-                    verr(&c, op, "unknown instruction '%.*s'", (int)oplen, op);
-                continue;
-            }
-            if (!form) continue;
-            /* a new spelling: checked once, then remembered */
-            uint32_t h = hspell(op, in->opcode_len) & (cap - 1);
-            while (tab[h].p) h = (h + 1) & (cap - 1);
-            mods_info mi;
-            bool ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
-                      check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
-            tab[h] = (seen){op, in->opcode_len, ok, mi};
-            if (++used * 2 > cap) {
-                uint32_t nc = cap * 2;
-                seen *nt = calloc(nc, sizeof *nt);
-                if (!nt) abort();
-                for (uint32_t i = 0; i < cap; i++)
-                    if (tab[i].p) {
-                        uint32_t k = hspell(tab[i].p, tab[i].n) & (nc - 1);
-                        while (nt[k].p) k = (k + 1) & (nc - 1);
-                        nt[k] = tab[i];
-                    }
-                free(tab);
-                tab = nt;
-                cap = nc;
-            }
-            if (ok) check_operands(&c, form, &mi);
-        }
-    }
-    free(tab);
+    const ptx_diags *held = &b->vs->held;
+    for (uint32_t i = 0; i < held->n && !b->ls.stop; i++) ptx_b_error(b, held->v[i].loc, "%s", held->v[i].msg);
 }
