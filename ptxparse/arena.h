@@ -12,7 +12,7 @@ typedef struct arena {
     arena_chunk *head;
     char *cur, *end;
     size_t next_size; /* size of the next chunk; doubles up to a cap */
-    size_t total;     /* bytes obtained from malloc, for the bench */
+    size_t total;     /* bytes of its chunks (malloc or mmap), for the bench */
 } arena;
 
 void arena_init(arena *a);

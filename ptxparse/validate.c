@@ -749,7 +749,67 @@ static uint32_t hspell(const char *p, uint32_t n) {
     return (uint32_t)((head * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full ^ n) >> 32);
 }
 
+/* Spellings found legal, over all the modules of the process, by their text
+ * and the module's .version and .target (all a spelling's check reads): a
+ * corpus of small files repeats the same few hundred.  A fixed table; once
+ * half full, nothing more is added. */
+typedef struct okspell {
+    char *p; /* malloc'd copy, NULL = empty slot */
+    uint32_t n;
+    uint16_t ver, sm;
+    uint8_t arch;
+    mods_info mi;
+} okspell;
+#define OKSPELL_CAP 4096
+static struct {
+    mtx_t lock;
+    okspell slot[OKSPELL_CAP];
+    uint32_t used;
+} oks;
+static once_flag oks_once = ONCE_FLAG_INIT;
+static void oks_init(void) { mtx_init(&oks.lock, mtx_plain); }
+
+static uint32_t oks_slot(const char *p, uint32_t n, const ptx_module *m) {
+    return (hspell(p, n) ^ (m->version_major * 131u + m->version_minor * 7u + m->target_sm * 1031u + m->target_arch)) &
+           (OKSPELL_CAP - 1);
+}
+
+static bool oks_match(const okspell *e, const char *p, uint32_t n, const ptx_module *m) {
+    return e->n == n && e->ver == m->version_major * 10 + m->version_minor && e->sm == m->target_sm &&
+           e->arch == m->target_arch && !memcmp(e->p, p, n);
+}
+
+static bool oks_find(const char *p, uint32_t n, const ptx_module *m, mods_info *mi) {
+    bool found = false;
+    mtx_lock(&oks.lock);
+    for (uint32_t h = oks_slot(p, n, m); oks.slot[h].p; h = (h + 1) & (OKSPELL_CAP - 1))
+        if (oks_match(&oks.slot[h], p, n, m)) {
+            *mi = oks.slot[h].mi;
+            found = true;
+            break;
+        }
+    mtx_unlock(&oks.lock);
+    return found;
+}
+
+static void oks_add(const char *p, uint32_t n, const ptx_module *m, const mods_info *mi) {
+    mtx_lock(&oks.lock);
+    if (oks.used < OKSPELL_CAP / 2) {
+        uint32_t h = oks_slot(p, n, m);
+        while (oks.slot[h].p && !oks_match(&oks.slot[h], p, n, m)) h = (h + 1) & (OKSPELL_CAP - 1);
+        char *copy = oks.slot[h].p ? NULL : malloc(n ? n : 1);
+        if (copy) {
+            memcpy(copy, p, n);
+            oks.slot[h] = (okspell){copy, n, (uint16_t)(m->version_major * 10 + m->version_minor),
+                                    (uint16_t)m->target_sm, m->target_arch, *mi};
+            oks.used++;
+        }
+    }
+    mtx_unlock(&oks.lock);
+}
+
 void ptx_validate_begin(ptx_builder *b) {
+    call_once(&oks_once, oks_init);
     call_once(&forms_once, forms_build);
     call_once(&compat_once, compat_build);
     struct ptx_vstate *vs = calloc(1, sizeof *vs);
@@ -834,13 +894,16 @@ void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
     if (spell == UINT32_MAX) spell = ptx_validate_spelling(b, in);
     seen *e = &vs->v[spell];
     if (e->state == SP_NEW) {
-        size_t oplen = 0;
-        while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
         mods_info mi;
         memset(&mi, 0, sizeof mi);
-        bool ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
-                  check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
-        e = &vs->v[spell];
+        bool ok = oks_find(op, in->opcode_len, b->m, &mi);
+        if (!ok) {
+            size_t oplen = 0;
+            while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
+            ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
+                 check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
+            if (ok) oks_add(op, in->opcode_len, b->m, &mi);
+        }
         e->state = ok ? SP_OK : SP_BAD;
         e->mi = mi;
     }
