@@ -32,8 +32,16 @@
  *      both as is and minus the child's RSS before parsing, each divided by
  *      the file size.
  *
- * Targets (from the issue): >= 100 MB/s on one core; peak memory <= 8x the
- * input size.  PASS/FAIL is printed for each file input.
+ * Cold parse (file inputs only).  The timed passes run in a warm process:
+ * the IR arena keeps the chunks a freed module used and gives them to the
+ * next one (ptxparse/arena.c), so after the first, untimed pass no pass
+ * waits for the kernel to fault in and zero fresh pages.  The child of (b)
+ * times its single ptx_parse_file (reading the file included) in CPU time;
+ * that is the "cold MB/s" column, the speed of one ptxray run on the file.
+ * It is shown, not judged.
+ *
+ * Targets (issue 14): >= 150 MB/s on one core; peak memory <= 8x the input
+ * size.  PASS/FAIL is printed for each input.
  */
 #define _DEFAULT_SOURCE /* wait4, struct rusage fields */
 #include <dirent.h>
@@ -55,7 +63,7 @@
 
 #define MIN_MEASURE 1.0 /* seconds of measured parse time per input */
 #define MIN_PASSES 3
-#define TARGET_MBPS 100.0
+#define TARGET_MBPS 150.0
 #define TARGET_MEM_X 8.0
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -175,10 +183,11 @@ typedef struct {
     long maxrss_kb;   /* child's ru_maxrss from wait4 */
     long base_kb;     /* child's ru_maxrss just before parsing */
     uint64_t insts;
+    double cpu_s;     /* CPU time of the child's ptx_parse_file */
 } rss_result;
 
 static rss_result measure_rss(const char *path) {
-    rss_result r = {0, 0, 0, 0};
+    rss_result r = {0, 0, 0, 0, 0};
     int fds[2];
     if (pipe(fds) != 0) {
         perror("ptxray-bench: pipe");
@@ -196,10 +205,12 @@ static rss_result measure_rss(const char *path) {
         close(fds[0]);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        long out[2] = {ru.ru_maxrss, 0};
+        long out[3] = {ru.ru_maxrss, 0, 0};
         ptx_diags d;
         ptx_diags_init(&d);
+        double c0 = cpu_now();
         ptx_module *m = ptx_parse_file(path, &d);
+        out[2] = (long)((cpu_now() - c0) * 1e9);
         if (m) out[1] = (long)count_insts(m);
         ssize_t w = write(fds[1], out, sizeof out);
         (void)w;
@@ -207,7 +218,7 @@ static rss_result measure_rss(const char *path) {
         _exit(m ? 0 : 1);
     }
     close(fds[1]);
-    long in[2] = {0, 0};
+    long in[3] = {0, 0, 0};
     ssize_t got = read(fds[0], in, sizeof in);
     close(fds[0]);
     int status = 0;
@@ -223,6 +234,7 @@ static rss_result measure_rss(const char *path) {
     r.maxrss_kb = ru.ru_maxrss;
     r.base_kb = in[0];
     r.insts = (uint64_t)in[1];
+    r.cpu_s = (double)in[2] * 1e-9;
     return r;
 }
 
@@ -377,22 +389,24 @@ int main(int argc, char **argv) {
 
     /* memory table and verdicts */
     printf("\npeak memory (input = file size; IR = arena.total + module's source copy;\n"
-           "RSS = ru_maxrss of a fresh child running ptx_parse_file, 'net' = minus its RSS before parsing)\n");
-    printf("%-30s %12s %12s %7s %12s %7s %12s %7s\n", "input", "bytes", "IR bytes", "IR x",
-           "peak RSS", "RSS x", "net RSS", "net x");
+           "RSS = ru_maxrss of a fresh child running ptx_parse_file, 'net' = minus its RSS before parsing;\n"
+           "cold MB/s = that child's one ptx_parse_file, reading included, in CPU time: not judged)\n");
+    printf("%-30s %12s %12s %7s %12s %7s %12s %7s %9s\n", "input", "bytes", "IR bytes", "IR x",
+           "peak RSS", "RSS x", "net RSS", "net x", "cold MB/s");
     for (int i = 0; i < ninputs; i++) {
         input *in = &ins[i];
         if (in->files.n == 0) continue;
         double irx = (double)(in->arena_bytes + in->src_bytes) / (double)in->bytes;
         if (!in->is_file) {
-            printf("%-30s %12zu %12llu %7.2f %12s %7s %12s %7s\n", short_name(in->name), in->bytes,
-                   (unsigned long long)(in->arena_bytes + in->src_bytes), irx, "-", "-", "-", "-");
+            printf("%-30s %12zu %12llu %7.2f %12s %7s %12s %7s %9s\n", short_name(in->name), in->bytes,
+                   (unsigned long long)(in->arena_bytes + in->src_bytes), irx, "-", "-", "-", "-", "-");
             continue;
         }
         double rss = (double)in->rss.maxrss_kb * 1024.0, net = rss - (double)in->rss.base_kb * 1024.0;
-        printf("%-30s %12zu %12llu %7.2f %12.0f %7.2f %12.0f %7.2f\n", short_name(in->name), in->bytes,
+        printf("%-30s %12zu %12llu %7.2f %12.0f %7.2f %12.0f %7.2f %9.1f\n", short_name(in->name), in->bytes,
                (unsigned long long)(in->arena_bytes + in->src_bytes), irx, rss,
-               rss / (double)in->bytes, net, net / (double)in->bytes);
+               rss / (double)in->bytes, net, net / (double)in->bytes,
+               in->rss.ok && in->rss.cpu_s > 0 ? (double)in->bytes / in->rss.cpu_s / 1e6 : 0.0);
     }
 
     printf("\ntargets: throughput >= %.0f MB/s on one core (max of wall 'MB/s' and 'cpu MB/s'); "

@@ -224,3 +224,72 @@ Test(front, ptxas_round_trip, .timeout = 300) {
     free(o);
     free(e);
 }
+
+/* Arena chunks freed with one module serve the next (arena.c): a module
+ * built in reused memory is the same as one built in fresh memory. */
+Test(front, modules_in_reused_arena_chunks_are_identical) {
+    const char *a = tu_src("ptx-corpus/sm_90/fir_unrolled.ptx"), *b = tu_src("ptx-corpus/sm_80/fir_unrolled.ptx");
+    size_t la, lb;
+    char *ta = tu_read(a, &la), *tb = tu_read(b, &lb);
+    cr_assert(ta && tb);
+    char *first = NULL;
+    size_t lfirst = 0;
+    for (int round = 0; round < 3; round++) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ptx_module *ma = ptx_parse_string(a, ta, la, &d);
+        ptx_module *mb = ptx_parse_string(b, tb, lb, &d);
+        cr_assert(ma && mb && d.n == 0, "round %d: %u diagnostics", round, d.n);
+        cr_expect(ma->src_in_arena && ma->src_len == la && !memcmp(ma->src, ta, la));
+        size_t l;
+        char *p = tu_print(ma, &l);
+        if (!first) {
+            first = p;
+            lfirst = l;
+        } else {
+            cr_expect(l == lfirst && !memcmp(p, first, l), "round %d prints differently", round);
+            free(p);
+        }
+        ptx_module_free(mb); /* freed in the other order: chunks are reused crosswise */
+        ptx_module_free(ma);
+        ptx_diags_free(&d);
+    }
+    free(first);
+    free(ta);
+    free(tb);
+}
+
+/* The validator checks instructions as they are built but holds its messages
+ * back: a file with a syntax error reports that error only, and the error
+ * limit counts the validator's messages in source order. */
+Test(front, validator_messages_wait_for_a_clean_parse) {
+    const char *head = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n"
+                       "\t.reg .b32 %r<4>;\n";
+    char text[4096];
+    int n = snprintf(text, sizeof text, "%s\tadd.s33 %%r1, %%r2, %%r3;\n\tmov.b32 %%r1 %%r2;\n\tret;\n}\n", head);
+    cr_assert(n > 0 && (size_t)n < sizeof text);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string("t.ptx", text, (size_t)n, &d);
+    cr_assert_null(m);
+    cr_assert_eq(d.nerrors, 1);
+    cr_expect_eq(d.v[0].loc.line, 8, "the syntax error, not add.s33 on line 7: %s", d.v[0].msg);
+    ptx_diags_free(&d);
+
+    /* 25 bad instructions: the first 20 are reported, in order */
+    n = snprintf(text, sizeof text, "%s", head);
+    for (int i = 0; i < 25; i++) n += snprintf(text + n, sizeof text - (size_t)n, "\tadd.s%d %%r1, %%r2, %%r3;\n", 33 + i);
+    n += snprintf(text + n, sizeof text - (size_t)n, "\tret;\n}\n");
+    ptx_diags_init(&d);
+    m = ptx_parse_string("t.ptx", text, (size_t)n, &d);
+    cr_assert_null(m);
+    cr_expect_eq(d.nerrors, 20);
+    cr_expect(d.truncated);
+    for (uint32_t i = 0; i < d.n && i < 20; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "'s%u'", 33 + i);
+        cr_expect_eq(d.v[i].loc.line, 7 + i);
+        cr_expect(strstr(d.v[i].msg, want) != NULL, "message %u: %s", i, d.v[i].msg);
+    }
+    ptx_diags_free(&d);
+}
