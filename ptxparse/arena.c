@@ -26,9 +26,14 @@ struct arena_chunk {
 #define ARENA_MIN_CHUNK ((size_t)64 * 1024)
 #define ARENA_MAX_CHUNK ((size_t)16 * 1024 * 1024)
 #define ARENA_HUGE ((size_t)2 * 1024 * 1024)
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) /* gcc */
 #define ARENA_RETAIN ((size_t)0)
-#else
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang */
+#define ARENA_RETAIN ((size_t)0)
+#endif
+#endif
+#ifndef ARENA_RETAIN
 #define ARENA_RETAIN ((size_t)1024 * 1024 * 1024)
 #endif
 #define NCLASS 10 /* 64 KiB << 0..8, then any other size */
