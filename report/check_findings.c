@@ -227,9 +227,8 @@ void chk_holds_at_text(const chk_finding *x, char *buf, size_t n)
 {
     FILE *f = fmemopen(buf, n, "w");
     if (!f) abort();
-    if (x->nshapes > 1)
-        fprintf(f, "holds at %s%u of the %u launch shapes analysed: ", x->nat == x->nshapes ? "all " : "",
-                x->nat, x->nshapes);
+    if (x->nshapes > 1 && x->nat == x->nshapes) fprintf(f, "holds at all %u launch shapes analysed: ", x->nshapes);
+    else if (x->nshapes > 1) fprintf(f, "holds at %u of the %u launch shapes analysed: ", x->nat, x->nshapes);
     else fputs("block ", f);
     for (uint32_t k = 0; k < x->nat; k++) {
         char one[1024];

@@ -117,7 +117,8 @@ void chk_collect_end(chk_list *l, size_t first, const char *path);
 void chk_shape_text(const chk_shape *s, char *buf, size_t n);
 /* Where x holds: "block 16x16x1 (--block KERNEL=)" for a kernel analysed
  * at one shape, "holds at 2 of the 3 launch shapes analysed: 16x16x1
- * (host-code launch at a.cu:83:5), ..." for one analysed at several. */
+ * (host-code launch at a.cu:83:5), ..." ("holds at all 3 ...") for one
+ * analysed at several. */
 void chk_holds_at_text(const chk_finding *x, char *buf, size_t n);
 /* [{"block": [x, y, z] or null, "from", "certainty", "cost"}, ...] */
 json_t *chk_holds_at_json(const chk_finding *x);
