@@ -309,3 +309,47 @@ Test(launch_shapes, analyze)
     free(out);
     unlink(js);
 }
+
+/* Item 3: every report names where each kernel's shape comes from, and
+ * --block KERNEL= beats the launches: rowsum launched at 4x64x1 only. */
+Test(launch_shapes, shape_named_in_every_report)
+{
+    at_root();
+    char js[64];
+    launches_file(js, all3 + 1, lines3 + 1, 1, 0);
+    const char *from = "host-code launch at " CU ":29:3";
+    char *ct[] = {BIN, "check", "--launches", js, PTX, NULL};
+    char *out = run(ct, 1, NULL);
+    cr_expect(strstr(out, PTX ":37:2: note: block " AT29 "\n"), "%s", out);
+    free(out);
+    char *cs[] = {BIN, "check", "--format", "sarif", "--launches", js, PTX, NULL};
+    json_t *r = run_json(cs, 1);
+    json_t *p = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(r, "runs"), 0), "results"), 0),
+                                "properties");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "holdsAt"), 0), "from")), from);
+    json_decref(r);
+    char *kt[] = {BIN, "coalescing", "--launches", js, PTX, NULL};
+    out = run(kt, 0, NULL);
+    cr_expect(strstr(out, PTX ":37:2: note: in rowsum: ld.global.f32\n" PTX ":37:2: note: block " AT29 "\n"), "%s", out);
+    free(out);
+    char *ks[] = {BIN, "coalescing", "--format", "sarif", "--launches", js, PTX, NULL};
+    r = run_json(ks, 0);
+    p = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(r, "runs"), 0), "results"), 0),
+                        "properties");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "holdsAt"), 0), "from")), from);
+    json_decref(r);
+    char *dt[] = {BIN, "divergence", "--values", "none", "--kernel", "rowsum", "--launches", js, PTX, NULL};
+    out = run(dt, 0, NULL);
+    cr_expect(strstr(out, "  block shape: 4,64,1 (from host-code launch at " CU ":29:3)\n"), "%s", out);
+    free(out);
+    char *at[] = {BIN, "analyze", "--launches", js, PTX, NULL};
+    out = run(at, 0, NULL);
+    cr_expect(strstr(out, "== kernel rowsum ==\nblock: " AT29 "\n"), "%s", out);
+    free(out);
+    /* --block KERNEL= beats the launches, and the reports say so */
+    char *bt[] = {BIN, "check", "--launches", js, "--block", "rowsum=2,128", PTX, NULL};
+    out = run(bt, 1, NULL);
+    cr_expect(strstr(out, PTX ":37:2: note: block 2x128x1 (--block KERNEL=)\n"), "%s", out);
+    free(out);
+    unlink(js);
+}
