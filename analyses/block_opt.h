@@ -37,14 +37,14 @@ typedef struct blk_opts {
     const hc_table *launches; /* host-code launch shapes; NULL: none */
     uint32_t round; /* a kernel launched with several shapes gets its shape number round
                      * (the last one past its count): commands that analyse each shape
-                     * run once per round (blk_rounds) */
+                     * run once per round (blk_module_rounds) */
 } blk_opts;
 
 /* --launches FILE.json: loads it into b (kept until exit).  false after an
  * error on stderr. */
 bool blk_add_launches(blk_opts *b, const char *path, const char *cmd);
-/* How many shapes the kernel with the most has: the rounds a command
- * analysing every shape runs (at least 1). */
+/* How many shapes the kernel with the most has, over the whole table (at
+ * least 1); blk_module_rounds counts those of one module's kernels. */
 uint32_t blk_rounds(const blk_opts *b);
 /* The shapes host code launches fn with (NULL: none), and how many. */
 const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn);
