@@ -191,11 +191,14 @@ $(B)/ptxray-checkbench: bench/checkbench.c $(B)/libptxray.a
 $(B)/ptxray-rabench: bench/rabench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-hostbench: bench/hostbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
-       $(B)/ptxray-checkbench $(B)/ptxray-rabench
+       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -203,6 +206,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	-$(B)/ptxray-divbench 1000000 ptx-corpus  # prints MISSED for a missed target; the other benchmarks still run
 	$(B)/ptxray-emubench ptx-corpus
 	$(B)/ptxray-checkbench ptx-corpus
+	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
 
 # ---- fuzzing (clang + libFuzzer) ----

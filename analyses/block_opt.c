@@ -137,6 +137,25 @@ const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn)
     return k && k->n ? k : NULL;
 }
 
+uint32_t blk_nshapes(const blk_opts *b, const ptx_func *fn)
+{
+    uint32_t block[3];
+    const hc_kshapes *ks = blk_launch_shapes(b, fn);
+    return ks && blk_resolve(b, fn, block) == BLK_LAUNCH ? ks->n : 1;
+}
+
+uint32_t blk_module_rounds(const blk_opts *b, const ptx_module *m)
+{
+    uint32_t n = 1;
+    for (uint32_t f = 0; b && b->launches && f < m->nfuncs; f++) {
+        uint32_t k = m->funcs[f]->has_body ? blk_nshapes(b, m->funcs[f]) : 1;
+        if (k > n) n = k;
+    }
+    return n;
+}
+
+bool blk_round_has(const blk_opts *b, const ptx_func *fn) { return !b || !b->round || b->round < blk_nshapes(b, fn); }
+
 const char *blk_origin_for(const blk_opts *b, const ptx_func *fn, enum blk_origin o)
 {
     const hc_kshapes *ks = o == BLK_LAUNCH ? blk_launch_shapes(b, fn) : NULL;

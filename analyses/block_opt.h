@@ -37,17 +37,26 @@ typedef struct blk_opts {
     const hc_table *launches; /* host-code launch shapes; NULL: none */
     uint32_t round; /* a kernel launched with several shapes gets its shape number round
                      * (the last one past its count): commands that analyse each shape
-                     * run once per round (blk_rounds) */
+                     * run once per round (blk_module_rounds) */
 } blk_opts;
 
 /* --launches FILE.json: loads it into b (kept until exit).  false after an
  * error on stderr. */
 bool blk_add_launches(blk_opts *b, const char *path, const char *cmd);
-/* How many shapes the kernel with the most has: the rounds a command
- * analysing every shape runs (at least 1). */
+/* How many shapes the kernel with the most has, over the whole table (at
+ * least 1); blk_module_rounds counts those of one module's kernels. */
 uint32_t blk_rounds(const blk_opts *b);
 /* The shapes host code launches fn with (NULL: none), and how many. */
 const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn);
+/* How many shapes fn is analysed at: its launch shapes when they give its
+ * shape (nothing above them in the precedence), else 1. */
+uint32_t blk_nshapes(const blk_opts *b, const ptx_func *fn);
+/* The rounds m needs: the most shapes one of its functions is analysed at
+ * (at least 1). */
+uint32_t blk_module_rounds(const blk_opts *b, const ptx_module *m);
+/* Whether fn is analysed at a shape of its own in b's round: round 0, or
+ * a round below blk_nshapes (a function with fewer shapes is done). */
+bool blk_round_has(const blk_opts *b, const ptx_func *fn);
 /* What a report says fn's shape comes from: blk_origin_text(o), or for a
  * host-code launch "host-code launch at FILE:LINE:COL" (the first launch
  * with the shape of the current round). */

@@ -22,7 +22,8 @@ static void usage(FILE *o)
           ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
           "assumed a multiple of 32).  The launches are read from FILE.cu with libclang\n"
           "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
-          "shapes gets one report per shape.  -I/-D/-U/-std= flags go to nvcc and libclang.\n"
+          "shapes is analysed at each: one report with the values at each shape and each\n"
+          "finding once, saying at which shapes it holds.  -I/-D/-U/-std= go to nvcc and libclang.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }

@@ -27,7 +27,8 @@ static void usage(FILE *o)
           "  --block   the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           "            .reqntid, else blockDim.x is assumed a multiple of 32)\n"
           "  --launches FILE.json  the shapes host code launches kernels with (`ptxray launches`),\n"
-          "            after --block and .reqntid (the first of a kernel's shapes; analyze checks each)\n"
+          "            after --block and .reqntid; a kernel launched with several is checked at each,\n"
+          "            a finding given once with the shapes it holds at (the cost: the highest)\n"
           "Exit status: 0 clean, 1 proven findings of a --fail-on rule, 2 bad input or usage (bad files\n"
           "are reported on stderr and the others still checked).  Details: docs/check.md.\n",
           o);

@@ -21,7 +21,8 @@ static void usage(FILE *o)
           "            (default: .reqntid, else blockDim.x is assumed a multiple of 32,\n"
           "            which the report says)\n"
           "  --launches FILE.json  the shapes host code launches kernels with (`ptxray launches`),\n"
-          "            after --block and .reqntid (the first of a kernel's shapes)\n"
+          "            after --block and .reqntid; a kernel launched with several is analysed at\n"
+          "            each, and a finding says at which shapes it holds\n"
           "  --format  text (default: warnings like a compiler, then a summary),\n"
           "            json (every access) or sarif (SARIF 2.1.0, the findings)\n"
           "Exit status: 0 (findings or not), 2 for bad input (nothing is written).\n",
@@ -74,20 +75,36 @@ int cmd_coalescing(int argc, char **argv)
         return 2;
     }
     co.only = kernel;
-    coal_result *res = coal_analyse(m, p, &co, &p->a);
-    coal_report_ctx ctx = {res, path, &co, src_files_build(m, &p->a)};
+    /* a kernel launched with several shapes is analysed at each: round r
+     * gives it its r-th (the program is the same in every round) */
+    uint32_t nr = blk_module_rounds(&blocks, m);
+    blk_opts *rb = calloc(nr, sizeof *rb);
+    coal_options *rco = calloc(nr, sizeof *rco);
+    coal_report_ctx *ctx = calloc(nr, sizeof *ctx);
+    if (!rb || !rco || !ctx) abort();
+    const src_files *files = src_files_build(m, &p->a);
+    for (uint32_t r = 0; r < nr; r++) {
+        rb[r] = blocks;
+        rb[r].round = r;
+        rco[r] = co;
+        rco[r].block_ctx = &rb[r];
+        ctx[r] = (coal_report_ctx){coal_analyse(m, p, &rco[r], &p->a), path, &rco[r], files};
+    }
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
     else {
-        if (format == COAL_FMT_TEXT) coal_report_text(of.f, &ctx);
+        if (format == COAL_FMT_TEXT) coal_report_text_at(of.f, ctx, nr);
         else {
-            json_t *j = format == COAL_FMT_JSON ? coal_report_json(&ctx) : coal_report_sarif(&ctx);
+            json_t *j = format == COAL_FMT_JSON ? coal_report_json_at(ctx, nr) : coal_report_sarif_at(ctx, nr);
             coal_json_dump(of.f, j);
             json_decref(j);
         }
         rc = outfile_commit(&of) ? 2 : 0;
     }
+    free(ctx);
+    free(rco);
+    free(rb);
     prog_free(p);
     ptx_module_free(m);
     return rc;

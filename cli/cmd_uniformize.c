@@ -16,7 +16,8 @@ static void usage(FILE *o)
           "brx.idx with a uniform index \"brx.idx.uni\".  Nothing else changes, byte\n"
           "for byte.  Unconditional bra are left as written (they cannot diverge, and\n"
           "ptxas knows it).  Options as for `ptxray divergence` (default: affine);\n"
-          "--launches FILE.json: a kernel's host-code launch shape, when it has one only.\n"
+          "--launches FILE.json: the shapes host code launches kernels with; a branch is\n"
+          "marked only when uniform at each (and at the default if some launch's is unknown).\n"
           "A one-line summary goes to stderr.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);

@@ -22,7 +22,7 @@ static hc_kshapes *kernel(hc_table *t, const char *name)
     hc_kshapes *k = &t->k[t->n++];
     k->name = dupn(name);
     k->s = NULL;
-    k->n = 0;
+    k->n = k->unknown = 0;
     return k;
 }
 
@@ -73,6 +73,8 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
             break;
         }
         hc_kshapes *ks2 = kernel(t, name);
+        ks2->unknown += (uint32_t)json_array_size(json_object_get(k, "unknown")) +
+                        json_is_string(json_object_get(k, "address_used_at"));
         size_t si;
         json_t *s;
         json_array_foreach(shapes, si, s) {
@@ -103,13 +105,14 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
 void hc_table_from_result(hc_table *t, const hc_result *r)
 {
     memset(t, 0, sizeof *t);
-    for (size_t i = 0; i < r->nk; i++) kernel(t, r->k[i].name);
+    for (size_t i = 0; i < r->nk; i++) kernel(t, r->k[i].name)->unknown += r->k[i].addr_taken != NULL;
     /* the launches in file, line, column order, as `launches` shows them */
     size_t *ix = malloc((r->nl ? r->nl : 1) * sizeof *ix);
     if (!ix) abort();
     size_t n = 0;
     for (size_t i = 0; i < r->nl; i++)
         if (r->l[i].known && r->l[i].kernel) ix[n++] = i;
+        else if (r->l[i].kernel) kernel(t, r->l[i].kernel)->unknown++;
     for (size_t a = 1; a < n; a++) /* insertion sort: few launches */
         for (size_t b = a; b > 0; b--) {
             const hc_launch *x = &r->l[ix[b - 1]], *y = &r->l[ix[b]];

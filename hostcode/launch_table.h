@@ -1,6 +1,7 @@
 /* The block shapes host code launches each kernel with, by PTX name: read
  * from the JSON of `ptxray launches` (--launches FILE.json) or taken from a
- * scan (analyze FILE.cu).  Only launches with a constant shape count. */
+ * scan (analyze FILE.cu): the constant shapes, and how many launches have
+ * an unknown one. */
 #ifndef PTXRAY_HOSTCODE_LAUNCH_TABLE_H
 #define PTXRAY_HOSTCODE_LAUNCH_TABLE_H
 #include <stddef.h>
@@ -18,6 +19,7 @@ typedef struct hc_kshapes {
     char *name;
     hc_shape *s; /* distinct, in the order of their first launch */
     uint32_t n;
+    uint32_t unknown; /* launches of an unknown shape, a use of its address (a function pointer) counting one */
 } hc_kshapes;
 
 typedef struct hc_table {

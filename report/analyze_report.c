@@ -22,30 +22,70 @@ static void pct(FILE *o, const char *what, uint32_t k, uint32_t n)
     fprintf(o, "%s %.1f%%", what, n ? 100.0 * k / n : 0.0);
 }
 
-static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f, const chk_list *l, arena *a)
+/* One analysis of the module at one round of the launch shapes. */
+typedef struct round_res {
+    ptx_module *m;
+    prog *p;
+    coal_result *res;
+    coal_report_ctx ctx;
+    blk_opts blocks; /* with its round: the reports read the shape's origin from it */
+    coal_options co;
+} round_res;
+
+/* The shares of values and the branches of f at its shape, as the
+ * affine analysis of degree 2 finds them; at: "" or " at 16x16x1". */
+static void value_lines(FILE *o, const coal_func *f, const char *at, arena *a)
 {
-    const ptx_func *fn = f->pf->fn;
     div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
     memcpy(dopt.block, f->shape.block, sizeof dopt.block);
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;
     dr_analyse(&df, f->pf, &dopt, NULL, a);
     const dr_stats *st = &df.st[DIV_AN_AFFINE2];
+    fprintf(o, "values%s: %u; ", at, st->values);
+    pct(o, "uniform", st->state[DIV_UNIFORM], st->values);
+    pct(o, ", affine", st->state[DIV_AFFINE], st->values);
+    pct(o, ", divergent", st->state[DIV_DIVERGENT], st->values);
+    fputs(" (affine analysis, degree 2)\n", o);
+    fprintf(o, "branches%s: %u conditional, %u not proven uniform\n", at, st->branches, st->branches_divergent);
+}
+
+/* Function i's report: a kernel launched with several shapes (round s
+ * analysed it at its s-th) gets the values and branches at each, and one
+ * list of findings, each saying at which shapes it holds. */
+static void kernel_report(FILE *o, round_res *const *rr, uint32_t nr, uint32_t i, const chk_list *l)
+{
+    const coal_report_ctx *c = &rr[0]->ctx;
+    const coal_func *f = &rr[0]->res->f[i];
+    const ptx_func *fn = f->pf->fn;
+    uint32_t ns = blk_nshapes(&rr[0]->blocks, fn);
+    if (ns > nr) ns = nr;
     char *shown = ptx_func_shown(fn);
     fprintf(o, "\n== %s %s ==\n", fn->is_entry ? "kernel" : "function", shown);
     if (strlen(shown) != fn->name.n || memcmp(shown, fn->name.p, fn->name.n))
         fprintf(o, "symbol: %.*s\n", (int)fn->name.n, fn->name.p);
     free(shown);
-    if (wl_shape_known(&f->shape))
-        fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
-                blk_origin_for(coal_blocks(c->opts), fn, coal_block_origin(c->opts, f)));
-    else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
-    fprintf(o, "values: %u; ", st->values);
-    pct(o, "uniform", st->state[DIV_UNIFORM], st->values);
-    pct(o, ", affine", st->state[DIV_AFFINE], st->values);
-    pct(o, ", divergent", st->state[DIV_DIVERGENT], st->values);
-    fputs(" (affine analysis, degree 2)\n", o);
-    fprintf(o, "branches: %u conditional, %u not proven uniform\n", st->branches, st->branches_divergent);
+    if (ns > 1) {
+        fprintf(o, "block: %u launch shapes, analysed at each:", ns);
+        for (uint32_t s = 0; s < ns; s++) {
+            const coal_func *fs = &rr[s]->res->f[i];
+            fprintf(o, "%s %ux%ux%u (%s)", s ? "," : "", fs->shape.block[0], fs->shape.block[1], fs->shape.block[2],
+                    blk_origin_for(&rr[s]->blocks, fn, BLK_LAUNCH));
+        }
+        fputc('\n', o);
+        for (uint32_t s = 0; s < ns; s++) {
+            const coal_func *fs = &rr[s]->res->f[i];
+            char at[64];
+            snprintf(at, sizeof at, " at %ux%ux%u", fs->shape.block[0], fs->shape.block[1], fs->shape.block[2]);
+            value_lines(o, fs, at, &rr[s]->p->a);
+        }
+    } else {
+        if (wl_shape_known(&f->shape))
+            fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
+                    blk_origin_for(coal_blocks(c->opts), fn, coal_block_origin(c->opts, f)));
+        else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
+        value_lines(o, f, "", &rr[0]->p->a);
+    }
     rp_result rp;
     rp_compute(f->pf, &rp);
     fprintf(o, "register pressure: at most %u 32-bit register%s and %u predicate%s live (64-bit registers count 2)",
@@ -77,69 +117,68 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
         fprintf(o, ", cost %" PRIu64 "\n     %s\n", x->cost, x->message);
         if (x->depends) fprintf(o, "     depends on %s\n", x->depends);
         if (x->hint) fprintf(o, "     hint: %s\n", x->hint);
+        if (x->nshapes > 1) {
+            char at[2048];
+            chk_holds_at_text(x, at, sizeof at);
+            fprintf(o, "     %s\n", at);
+        }
     }
     free(mine);
 }
 
-/* One analysis of the module at one round of the launch shapes. */
-typedef struct round_res {
-    ptx_module *m;
-    prog *p;
-    coal_result *res;
-    coal_report_ctx ctx;
-    chk_list l;
-    blk_opts blocks; /* with its round: the reports read the shape's origin from it */
-    coal_options co;
-} round_res;
+static int load_round(round_res *x, const char *shown, const char *ptx, const coal_options *co,
+                      const blk_opts *blocks, uint32_t r)
+{
+    x->blocks = *blocks;
+    x->blocks.round = r;
+    x->co = *co;
+    x->co.block_ctx = &x->blocks;
+    if (chk_load("analyze", ptx, &x->co, &x->m, &x->p, &x->res)) return 2;
+    x->ctx = (coal_report_ctx){x->res, shown, &x->co, src_files_build(x->m, &x->p->a)};
+    return 0;
+}
 
-/* A kernel launched with several shapes is analysed at each: round r uses
- * its r-th shape, and its report comes once per shape, kernels in PTX
- * order. */
+/* A kernel launched with several shapes is analysed at each: the module
+ * once per round, round r giving each kernel its r-th shape; its report
+ * comes once, kernels in PTX order. */
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
 {
-    uint32_t nr = blk_rounds(blocks);
-    round_res *rr = calloc(nr, sizeof *rr);
-    if (!rr) abort();
-    int rc = 0;
-    uint32_t loaded = 0;
-    for (uint32_t r = 0; r < nr && !rc; r++, loaded++) {
-        round_res *x = &rr[r];
-        x->blocks = *blocks;
-        x->blocks.round = r;
-        x->co = *co;
-        x->co.block_ctx = &x->blocks;
-        if (chk_load("analyze", ptx, &x->co, &x->m, &x->p, &x->res)) {
-            rc = 2;
-            break;
-        }
-        if (!blk_check(&x->blocks, x->m, "analyze", shown)) rc = 2;
-        else if (co->only && !x->res->nfuncs) {
-            fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
-            rc = 2;
-        }
-        if (rc) {
-            loaded++;
-            break;
-        }
-        x->ctx = (coal_report_ctx){x->res, shown, &x->co, src_files_build(x->m, &x->p->a)};
-        memset(&x->l, 0, sizeof x->l);
-        chk_collect(&x->l, shown, &x->ctx, (1u << CHK_NRULES) - 1);
+    round_res *first = calloc(1, sizeof *first);
+    if (!first) abort();
+    int rc = load_round(first, shown, ptx, co, blocks, 0);
+    if (!rc && !blk_check(&first->blocks, first->m, "analyze", shown)) rc = 2;
+    else if (!rc && co->only && !first->res->nfuncs) {
+        fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
+        rc = 2;
     }
+    uint32_t nr = rc ? 1 : blk_module_rounds(&first->blocks, first->m), loaded = 1;
+    round_res **rr = calloc(nr, sizeof *rr);
+    if (!rr) abort();
+    rr[0] = first;
+    chk_list l;
+    memset(&l, 0, sizeof l);
+    size_t at = chk_collect_begin(&l);
+    for (uint32_t r = 0; r < nr && !rc; r++) {
+        if (r) {
+            rr[r] = calloc(1, sizeof *rr[r]);
+            if (!rr[r]) abort();
+            loaded++;
+            if ((rc = load_round(rr[r], shown, ptx, co, blocks, r))) break;
+        }
+        chk_collect_at(&l, at, shown, &rr[r]->ctx, (1u << CHK_NRULES) - 1);
+    }
+    chk_collect_end(&l, at, shown);
     if (!rc) {
         printf("ptxray analyze: %s\n", shown);
         puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
              "wraparound");
-        if (!rr[0].res->nfuncs) puts("no function with a body");
-        for (uint32_t i = 0; i < rr[0].res->nfuncs; i++) {
-            const hc_kshapes *ks = blk_launch_shapes(&rr[0].blocks, rr[0].res->f[i].pf->fn);
-            uint32_t n = ks && coal_block_origin(&rr[0].co, &rr[0].res->f[i]) == BLK_LAUNCH ? ks->n : 1;
-            for (uint32_t r = 0; r < n && r < nr; r++)
-                kernel_report(stdout, &rr[r].ctx, &rr[r].res->f[i], &rr[r].l, &rr[r].p->a);
-        }
+        if (!first->res->nfuncs) puts("no function with a body");
+        for (uint32_t i = 0; i < first->res->nfuncs; i++) kernel_report(stdout, rr, nr, i, &l);
     }
-    for (uint32_t r = 0; r < loaded && r < nr; r++) {
-        if (rr[r].res) chk_free(&rr[r].l);
-        if (rr[r].m) chk_unload(rr[r].m, rr[r].p);
+    chk_free(&l);
+    for (uint32_t r = 0; r < loaded; r++) {
+        chk_unload(rr[r]->m, rr[r]->p);
+        free(rr[r]);
     }
     free(rr);
     return rc;

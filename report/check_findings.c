@@ -223,6 +223,37 @@ bool chk_access_verdict(const coal_report_ctx *c, const coal_func *f, const coal
     return true;
 }
 
+void chk_holds_at_text(const chk_finding *x, char *buf, size_t n)
+{
+    FILE *f = fmemopen(buf, n, "w");
+    if (!f) abort();
+    if (x->nshapes > 1 && x->nat == x->nshapes) fprintf(f, "holds at all %u launch shapes analysed: ", x->nshapes);
+    else if (x->nshapes > 1) fprintf(f, "holds at %u of the %u launch shapes analysed: ", x->nat, x->nshapes);
+    else fputs("block ", f);
+    for (uint32_t k = 0; k < x->nat; k++) {
+        char one[1024];
+        chk_shape_text(&x->at[k], one, sizeof one);
+        fprintf(f, "%s%s", k ? ", " : "", one);
+    }
+    fclose(f);
+    buf[n - 1] = 0;
+}
+
+json_t *chk_holds_at_json(const chk_finding *x)
+{
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < x->nat; k++) {
+        const chk_shape *s = &x->at[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "block", blk_shape_json(s->block));
+        json_object_set_new(o, "from", json_string(s->from));
+        json_object_set_new(o, "certainty", json_string(chk_certainty_name((enum chk_certainty)s->certainty)));
+        json_object_set_new(o, "cost", json_integer((json_int_t)s->cost));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* ---- collection ------------------------------------------------------------------ */
 
 static chk_finding *push_to(chk_finding **v, size_t *n, size_t *cap)
@@ -284,6 +315,22 @@ static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f,
     uint32_t b = g->stmt_block[stmt];
     uint32_t lp = b == CFG_NONE ? CFG_NONE : g->blocks[b].loop;
     x->loop_depth = lp == CFG_NONE ? 0 : g->loops[lp].depth;
+    /* the shape it was found at */
+    const blk_opts *bo = coal_blocks(c->opts);
+    enum blk_origin o = coal_block_origin(c->opts, f);
+    x->origin = (uint8_t)o;
+    x->nshapes = blk_nshapes(bo, fn);
+    x->nat = 1;
+    x->at = calloc(1, sizeof *x->at);
+    if (!x->at) abort();
+    if (wl_shape_known(&f->shape)) memcpy(x->at->block, f->shape.block, sizeof x->at->block);
+    x->at->from = xstrdup(blk_origin_for(bo, fn, o));
+}
+
+void chk_shape_text(const chk_shape *s, char *buf, size_t n)
+{
+    if (s->block[0]) snprintf(buf, n, "%ux%ux%u (%s)", s->block[0], s->block[1], s->block[2], s->from);
+    else snprintf(buf, n, "%s", s->from);
 }
 
 /* A branch whose condition the warp forms know lane by lane and find not
@@ -386,6 +433,8 @@ static void free_finding(chk_finding *x)
     free(x->depends);
     free(x->inst);
     free(x->access);
+    for (uint32_t k = 0; k < x->nat; k++) free(x->at[k].from);
+    free(x->at);
 }
 
 static bool same_place(const chk_finding *a, const chk_finding *b)
@@ -496,25 +545,110 @@ static uint64_t base_fingerprint(const chk_finding *x)
     return fnv_str(h, x->access);
 }
 
-void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsigned mask)
+/* The same finding at another shape: same kernel and rule, and the same
+ * source line, or the same PTX position when there is none (such findings
+ * are not grouped). */
+static bool same_finding(const chk_finding *a, const chk_finding *b)
+{
+    if (a->src_file || b->src_file) return same_place(a, b);
+    return a->rule == b->rule && a->line == b->line && a->col == b->col && !strcmp(a->symbol, b->symbol);
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+    const chk_pos *x = a, *y = b;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* x, found at another shape, into y: the shape added, the instructions of
+ * both, the larger cost and excess, proven if proven at any shape, the
+ * message of the one that speaks better for it (as group()). */
+static void merge_shape(chk_finding *y, chk_finding *x)
+{
+    y->at = realloc(y->at, sizeof *y->at * (y->nat + x->nat));
+    if (!y->at) abort();
+    for (uint32_t k = 0; k < x->nat; k++) y->at[y->nat++] = x->at[k];
+    x->nat = 0;
+    for (uint32_t k = 0; k < x->ninst; k++) {
+        bool have = false;
+        for (uint32_t j = 0; j < y->ninst && !have; j++)
+            have = y->insts[j].line == x->insts[k].line && y->insts[j].col == x->insts[k].col;
+        if (have) continue;
+        y->insts = realloc(y->insts, sizeof *y->insts * (y->ninst + 1));
+        if (!y->insts) abort();
+        y->insts[y->ninst++] = x->insts[k];
+    }
+    qsort(y->insts, y->ninst, sizeof *y->insts, cmp_pos);
+    y->line = y->insts[0].line;
+    y->col = y->insts[0].col;
+    if (x->certainty < y->certainty || (x->certainty == y->certainty && x->cost > y->cost)) {
+        char *t;
+        t = y->message, y->message = x->message, x->message = t;
+        t = y->hint, y->hint = x->hint, x->hint = t;
+        t = y->depends, y->depends = x->depends, x->depends = t;
+        t = y->access, y->access = x->access, x->access = t;
+        y->src_col = x->src_col;
+    }
+    if (x->certainty < y->certainty) y->certainty = x->certainty;
+    if (y->certainty == CHK_PROVEN && y->depends) {
+        free(y->depends);
+        y->depends = NULL;
+    }
+    if (x->cost > y->cost) y->cost = x->cost;
+    if (x->excess > y->excess) y->excess = x->excess;
+    if (x->loop_depth > y->loop_depth) y->loop_depth = x->loop_depth;
+}
+
+size_t chk_collect_begin(chk_list *l)
 {
     if (!l->texts) l->texts = st_new();
-    size_t first = l->n;
+    return l->n;
+}
+
+void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_report_ctx *c, unsigned mask)
+{
     const char *p = intern_path(l, path);
+    const blk_opts *bo = coal_blocks(c->opts);
+    size_t mid = l->n;
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
+        const coal_func *f = &c->res->f[i];
+        if (!blk_round_has(bo, f->pf->fn)) continue;
         size_t at = l->n;
-        collect_func(l, p, c, &c->res->f[i], mask);
+        collect_func(l, p, c, f, mask);
         l->ungrouped += l->n - at;
         l->n = at + group(l->v + at, l->n - at);
-        l->origin[coal_block_origin(c->opts, &c->res->f[i])]++;
+        for (size_t k = at; k < l->n; k++) {
+            l->v[k].at[0].cost = l->v[k].cost;
+            l->v[k].at[0].certainty = l->v[k].certainty;
+        }
+        if (!bo || !bo->round) l->origin[coal_block_origin(c->opts, f)]++;
     }
+    /* the findings of this round that an earlier one had */
+    size_t k = mid;
+    for (size_t i = mid; i < l->n; i++) {
+        chk_finding *x = &l->v[i];
+        size_t j = first;
+        while (j < mid && !same_finding(&l->v[j], x)) j++;
+        if (j < mid) {
+            merge_shape(&l->v[j], x);
+            free_finding(x);
+        } else l->v[k++] = *x;
+    }
+    l->n = k;
+}
+
+void chk_collect_end(chk_list *l, size_t first, const char *path)
+{
     for (size_t i = first; i < l->n; i++) {
         chk_finding *x = &l->v[i];
         size_t len;
         const char *t = x->src_file ? st_line(l->texts, path, x->src_file, x->src_line, &len, NULL) : NULL;
         if (t) x->src_text = strndup(t, len);
     }
-    /* identical findings tell apart by their order in the file */
+    /* identical findings tell apart by their order in the file (those of
+     * the first round first: a kernel's later shapes add findings after
+     * them, so the fingerprints of one shape's stay) */
     size_t n = l->n - first;
     uint64_t *base = malloc(sizeof *base * (n ? n : 1));
     if (!base) abort();
@@ -525,6 +659,13 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
         l->v[first + i].fingerprint = fnv(base[i], &ord, sizeof ord);
     }
     free(base);
+}
+
+void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsigned mask)
+{
+    size_t first = chk_collect_begin(l);
+    chk_collect_at(l, first, path, c, mask);
+    chk_collect_end(l, first, path);
 }
 
 int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res)

@@ -30,6 +30,16 @@ typedef struct chk_pos {
     uint32_t line, col;
 } chk_pos;
 
+/* A block shape a finding was found at: the kernel's shape and what it
+ * comes from (blk_origin_for), with the finding's cost and certainty
+ * there. */
+typedef struct chk_shape {
+    uint32_t block[3];      /* all zero: the default assumption */
+    char *from;
+    uint64_t cost;
+    uint8_t certainty;
+} chk_shape;
+
 typedef struct chk_finding {
     const char *ptx_path;   /* the list's copy */
     char *kernel;           /* as people name it: demangled when a C++ symbol */
@@ -53,6 +63,10 @@ typedef struct chk_finding {
     uint64_t excess;        /* excess sectors or wavefronts per request summed over its instructions (1 per branch) */
     uint64_t cost;          /* each instruction's excess times CHK_LOOP_WEIGHT^depth, summed */
     uint64_t fingerprint;
+    uint8_t origin;         /* blk_origin of the kernel's shape */
+    uint32_t nshapes;       /* the shapes its kernel was analysed at (blk_nshapes) */
+    uint32_t nat;           /* those it holds at (1 to nshapes), in launch order */
+    chk_shape *at;
 } chk_finding;
 
 typedef struct chk_list {
@@ -88,6 +102,26 @@ bool chk_access_verdict(const coal_report_ctx *c, const coal_func *f, const coal
  * parsed file (res from coal_analyse over p), grouped, with their
  * fingerprints. */
 void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsigned mask);
+/* The same for a file whose kernels are analysed at several launch shapes
+ * (blk_module_rounds): first = chk_collect_begin(l), then chk_collect_at
+ * once per round (the round of the blk_opts behind c->opts; a function
+ * that has no shape of its own in the round is skipped), each finding
+ * merged with the same one of an earlier round (same kernel, rule and
+ * source line, or PTX position without one) and the shape added to the
+ * ones it holds at, then chk_collect_end for the source lines and the
+ * fingerprints (a shape is no part of them). */
+size_t chk_collect_begin(chk_list *l);
+void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_report_ctx *c, unsigned mask);
+void chk_collect_end(chk_list *l, size_t first, const char *path);
+/* "16x16x1 (host-code launch at a.cu:83:5)", "default: blockDim.x ..." */
+void chk_shape_text(const chk_shape *s, char *buf, size_t n);
+/* Where x holds: "block 16x16x1 (--block KERNEL=)" for a kernel analysed
+ * at one shape, "holds at 2 of the 3 launch shapes analysed: 16x16x1
+ * (host-code launch at a.cu:83:5), ..." ("holds at all 3 ...") for one
+ * analysed at several. */
+void chk_holds_at_text(const chk_finding *x, char *buf, size_t n);
+/* [{"block": [x, y, z] or null, "from", "certainty", "cost"}, ...] */
+json_t *chk_holds_at_json(const chk_finding *x);
 /* Parses path, builds it at PROG_GSA and runs the coalescing model (only
  * on the function o->only picks, as --kernel: load.h): 0, or 2 with
  * diagnostics on stderr, as "ptxray CMD: ...".  Free *m and *p with

@@ -115,6 +115,11 @@ static void finding_text(FILE *o, const chk_finding *x)
     fputc('\n', o);
     for (uint32_t k = 0; k < x->ncalls; k++)
         fprintf(o, "%s:%u:%u: note: inlined from here\n", x->calls[k].file, x->calls[k].line, x->calls[k].col);
+    if (x->nshapes > 1 || (x->origin != BLK_DEFAULT && x->origin != BLK_ALL)) {
+        char at[2048];
+        chk_holds_at_text(x, at, sizeof at);
+        fprintf(o, "%s:%u:%u: note: %s\n", x->ptx_path, x->line, x->col, at);
+    }
     if (possible && x->depends) fprintf(o, "%s:%u:%u: note: depends on %s\n", x->ptx_path, x->line, x->col, x->depends);
     if (x->hint) fprintf(o, "%s:%u:%u: note: hint: %s\n", x->ptx_path, x->line, x->col, x->hint);
 }
@@ -210,6 +215,8 @@ static json_t *finding_json(const chk_finding *x)
     json_object_set_new(o, "cost", json_integer((json_int_t)x->cost));
     json_object_set_new(o, "message", json_string(x->message));
     json_object_set_new(o, "hint", x->hint ? json_string(x->hint) : json_null());
+    json_object_set_new(o, "shapes_analysed", json_integer(x->nshapes));
+    json_object_set_new(o, "holds_at", chk_holds_at_json(x));
     json_object_set_new(o, "fingerprint", json_string(fp));
     return o;
 }
@@ -391,6 +398,8 @@ static json_t *sarif_result(const sarif_ctx *s, json_t *rules, const chk_finding
                               (json_int_t)x->loop_depth, "excess", (json_int_t)x->excess, "cost",
                               (json_int_t)x->cost);
     if (x->depends) json_object_set_new(props, "dependsOn", json_string(x->depends));
+    json_object_set_new(props, "shapesAnalysed", json_integer(x->nshapes));
+    json_object_set_new(props, "holdsAt", chk_holds_at_json(x));
     json_object_set_new(res, "properties", props);
     return res;
 }

@@ -146,17 +146,34 @@ static int write_baseline(const char *path, const chk_list *l)
     return outfile_commit(&of) ? 2 : 0;
 }
 
-static int check_file(chk_list *l, const char *path, const coal_options *co, blk_opts *blocks, unsigned mask)
+/* A kernel launched with several shapes is checked at each: the file is
+ * analysed once per round (round r gives each kernel its r-th shape), and
+ * a finding found at several is reported once, with the shapes. */
+static int check_file(chk_list *l, const char *path, coal_options *co, blk_opts *blocks, unsigned mask)
 {
-    ptx_module *m;
-    prog *p;
-    coal_result *res;
-    if (chk_load("check", path, co, &m, &p, &res)) return 2;
-    blk_mark(blocks, m);
-    coal_report_ctx ctx = {res, path, co, src_files_build(m, &p->a)};
-    chk_collect(l, path, &ctx, mask);
-    chk_unload(m, p);
-    return 0;
+    size_t first = chk_collect_begin(l);
+    uint32_t nr = 1;
+    int rc = 0;
+    for (uint32_t r = 0; r < nr && !rc; r++) {
+        ptx_module *m;
+        prog *p;
+        coal_result *res;
+        blocks->round = r;
+        if (chk_load("check", path, co, &m, &p, &res)) {
+            rc = 2;
+            break;
+        }
+        if (!r) {
+            blk_mark(blocks, m);
+            nr = blk_module_rounds(blocks, m);
+        }
+        coal_report_ctx ctx = {res, path, co, src_files_build(m, &p->a)};
+        chk_collect_at(l, first, path, &ctx, mask);
+        chk_unload(m, p);
+    }
+    blocks->round = 0;
+    chk_collect_end(l, first, path);
+    return rc;
 }
 
 static void mark_suppressed(chk_list *l, const fpset *base)

@@ -1,6 +1,7 @@
 /* Text, JSON and SARIF reports of the coalescing model (coalescing_report.h). */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "coalescing_report.h"
 #include "version.h"
@@ -378,8 +379,13 @@ json_t *coal_assumptions_json(const coal_report_ctx *c)
     return a;
 }
 
-json_t *coal_report_json(const coal_report_ctx *c)
+static const coal_func *round_func(const coal_report_ctx *c, uint32_t r, uint32_t i);
+
+json_t *coal_report_json(const coal_report_ctx *c) { return coal_report_json_at(c, 1); }
+
+json_t *coal_report_json_at(const coal_report_ctx *c0, uint32_t nr)
 {
+    const coal_report_ctx *c = c0;
     json_t *root = json_object();
     json_object_set_new(root, "tool", json_string("ptxray coalescing"));
     json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
@@ -387,8 +393,13 @@ json_t *coal_report_json(const coal_report_ctx *c)
     json_object_set_new(root, "assumptions", coal_assumptions_json(c));
     json_t *ks = json_array();
     uint32_t tot[5] = {0};
-    for (uint32_t i = 0; i < c->res->nfuncs; i++) {
-        const coal_func *f = &c->res->f[i];
+    /* one entry per function and shape: a function launched with several
+     * shapes has one per round that analyses it */
+    for (uint32_t q = 0; q < c0->res->nfuncs * nr; q++) {
+        uint32_t i = q / nr, r = q % nr;
+        const coal_func *f = round_func(c0, r, i);
+        if (!f) continue;
+        c = &c0[r];
         json_t *k = json_object();
         json_object_set_new(k, "name", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
         json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
@@ -603,88 +614,221 @@ json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, 
     return r;
 }
 
-json_t *coal_report_sarif(const coal_report_ctx *c)
+static bool names_shape(const coal_report_ctx *c, uint32_t nr, uint32_t i);
+
+/* The SARIF result of one verdict of access j of function i. */
+static json_t *sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, const coal_variant *v)
+{
+    const coal_report_ctx *c = v->c;
+    const coal_func *f = v->f;
+    const coal_access *x = v->x;
+    const char *rule = v->rule;
+    char hint[1024], full[2300];
+    const char *msg = v->msg;
+    if (coal_hint(c, f, x, hint, sizeof hint)) snprintf(full, sizeof full, "%s. Hint: %s", msg, hint);
+    else snprintf(full, sizeof full, "%s", msg);
+    src_pos p;
+    src_pos_of(c->files, f->pf->fn, x->stmt, &p);
+    const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
+    char ptxmsg[256];
+    coal_ptx_note(f->pf->fn, x->in, ptxmsg, sizeof ptxmsg);
+    json_t *r = coal_sarif_result(rule, coal_sarif_rule_index(rule), full, &p, c->ptx_path, s->loc.line,
+                                  s->loc.col, ptxmsg);
+    json_t *props = json_object();
+    json_object_set_new(props, "kernel", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+    json_object_set_new(props, "ptxLine", json_integer(s->loc.line));
+    json_object_set_new(props, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
+    if (x->space == COAL_GLOBAL) {
+        json_object_set_new(props, "sectorsPerRequest", int_or_null(x->sectors >= 0, x->sectors));
+        json_object_set_new(props, "sectorsPerRequestMax", int_or_null(x->sectors_max >= 0, x->sectors_max));
+        json_object_set_new(props, "idealSectors", json_integer(x->ideal));
+        if (coal_hint(c, f, x, hint, sizeof hint)) {
+            json_object_set_new(props, "hintKind",
+                                json_string(coal_hint_kind_name((enum coal_hint_kind)x->hint_kind)));
+            json_object_set_new(props, "hintPredictedSectors", json_integer(x->hint_sectors));
+        }
+    } else {
+        json_object_set_new(props, "bankConflictDegree", int_or_null(x->bank_degree >= 0, x->bank_degree));
+        json_object_set_new(props, "bankConflictDegreeMax",
+                            int_or_null(x->bank_degree_max >= 0, x->bank_degree_max));
+    }
+    if (names_shape(c0, nr, i)) {
+        json_object_set_new(props, "shapesAnalysed", json_integer(coal_nshapes(c0, nr, i)));
+        json_object_set_new(props, "holdsAt", coal_holds_at_json(c0, i, v));
+    }
+    json_object_set_new(r, "properties", props);
+    return r;
+}
+
+json_t *coal_report_sarif(const coal_report_ctx *c) { return coal_report_sarif_at(c, 1); }
+
+json_t *coal_report_sarif_at(const coal_report_ctx *c0, uint32_t nr)
 {
     json_t *run, *rl;
     json_t *root = coal_sarif_log(&run, &rl);
     json_t *results = json_array();
-    for (uint32_t i = 0; i < c->res->nfuncs; i++) {
-        const coal_func *f = &c->res->f[i];
-        for (uint32_t j = 0; j < f->nacc; j++) {
-            const coal_access *x = &f->acc[j];
-            if (!coal_is_finding(x) && !coal_bank_unknown(x)) continue;
-            const char *rule = coal_is_finding(x) ? coal_rule(x) : "bank-conflict-unknown";
-            char msg[1024], hint[1024], full[2300];
-            coal_message(c, f, x, msg, sizeof msg);
-            if (coal_hint(c, f, x, hint, sizeof hint)) snprintf(full, sizeof full, "%s. Hint: %s", msg, hint);
-            else snprintf(full, sizeof full, "%s", msg);
-            src_pos p;
-            src_pos_of(c->files, f->pf->fn, x->stmt, &p);
-            const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
-            char ptxmsg[256];
-            coal_ptx_note(f->pf->fn, x->in, ptxmsg, sizeof ptxmsg);
-            json_t *r = coal_sarif_result(rule, coal_sarif_rule_index(rule), full, &p, c->ptx_path, s->loc.line,
-                                          s->loc.col, ptxmsg);
-            json_t *props = json_object();
-            json_object_set_new(props, "kernel", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
-            json_object_set_new(props, "ptxLine", json_integer(s->loc.line));
-            json_object_set_new(props, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
-            if (x->space == COAL_GLOBAL) {
-                json_object_set_new(props, "sectorsPerRequest", int_or_null(x->sectors >= 0, x->sectors));
-                json_object_set_new(props, "sectorsPerRequestMax", int_or_null(x->sectors_max >= 0, x->sectors_max));
-                json_object_set_new(props, "idealSectors", json_integer(x->ideal));
-                if (coal_hint(c, f, x, hint, sizeof hint)) {
-                    json_object_set_new(props, "hintKind",
-                                        json_string(coal_hint_kind_name((enum coal_hint_kind)x->hint_kind)));
-                    json_object_set_new(props, "hintPredictedSectors", json_integer(x->hint_sectors));
-                }
-            } else {
-                json_object_set_new(props, "bankConflictDegree", int_or_null(x->bank_degree >= 0, x->bank_degree));
-                json_object_set_new(props, "bankConflictDegreeMax",
-                                    int_or_null(x->bank_degree_max >= 0, x->bank_degree_max));
-            }
-            json_object_set_new(r, "properties", props);
-            json_array_append_new(results, r);
+    for (uint32_t i = 0; i < c0->res->nfuncs; i++)
+        for (uint32_t j = 0; j < c0->res->f[i].nacc; j++) {
+            coal_variant *v;
+            uint32_t nv = coal_variants(c0, nr, i, j, &v);
+            for (uint32_t k = 0; k < nv; k++) json_array_append_new(results, sarif_access(c0, nr, i, &v[k]));
+            coal_variants_free(v, nv);
         }
-    }
     json_object_set_new(run, "results", results);
     json_t *props = json_object();
-    json_object_set_new(props, "assumptions", coal_assumptions_json(c));
+    json_object_set_new(props, "assumptions", coal_assumptions_json(c0));
     json_object_set_new(run, "properties", props);
     return root;
 }
 
+/* ---- several launch shapes ----------------------------------------------------- */
+
+/* Function i at round r, or NULL when it has no shape of its own there. */
+static const coal_func *round_func(const coal_report_ctx *c, uint32_t r, uint32_t i)
+{
+    const coal_report_ctx *rc = &c[r];
+    if (i >= rc->res->nfuncs) return NULL;
+    const coal_func *f = &rc->res->f[i];
+    return blk_round_has(coal_blocks(rc->opts), f->pf->fn) ? f : NULL;
+}
+
+uint32_t coal_nshapes(const coal_report_ctx *c, uint32_t nr, uint32_t i)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < nr; r++) n += round_func(c, r, i) != NULL;
+    return n;
+}
+
+uint32_t coal_variants(const coal_report_ctx *c, uint32_t nr, uint32_t i, uint32_t j, coal_variant **out)
+{
+    coal_variant *v = NULL;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < nr; r++) {
+        const coal_func *f = round_func(c, r, i);
+        if (!f || j >= f->nacc) continue;
+        const coal_access *x = &f->acc[j];
+        bool note = coal_bank_unknown(x);
+        if (!coal_is_finding(x) && !note) continue;
+        coal_variant cur = {&c[r], f, x, note, note ? "bank-conflict-unknown" : coal_rule(x), "", 0, NULL};
+        coal_message(cur.c, f, x, cur.msg, sizeof cur.msg);
+        uint32_t k = 0;
+        while (k < n && !(v[k].note == note && !strcmp(v[k].rule, cur.rule) && !strcmp(v[k].msg, cur.msg))) k++;
+        if (k == n) {
+            v = realloc(v, sizeof *v * (n + 1));
+            if (!v) abort();
+            v[n++] = cur;
+        }
+        v[k].rounds = realloc(v[k].rounds, sizeof *v[k].rounds * (v[k].n + 1));
+        if (!v[k].rounds) abort();
+        v[k].rounds[v[k].n++] = r;
+    }
+    *out = v;
+    return n;
+}
+
+void coal_variants_free(coal_variant *v, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) free(v[k].rounds);
+    free(v);
+}
+
+static void shape_of(const coal_report_ctx *c, uint32_t r, uint32_t i, char *buf, size_t n)
+{
+    const coal_report_ctx *rc = &c[r];
+    const coal_func *f = &rc->res->f[i];
+    const char *from = blk_origin_for(coal_blocks(rc->opts), f->pf->fn, coal_block_origin(rc->opts, f));
+    if (wl_shape_known(&f->shape))
+        snprintf(buf, n, "%ux%ux%u (%s)", f->shape.block[0], f->shape.block[1], f->shape.block[2], from);
+    else snprintf(buf, n, "%s", from);
+}
+
+void coal_holds_at_text(const coal_report_ctx *c, uint32_t nr, uint32_t i, const coal_variant *v, char *buf, size_t n)
+{
+    size_t len = 0;
+    uint32_t ns = coal_nshapes(c, nr, i);
+    buf[0] = 0;
+    if (ns > 1 && v->n == ns) cat(buf, n, &len, "holds at all %u launch shapes analysed: ", ns);
+    else if (ns > 1) cat(buf, n, &len, "holds at %u of the %u launch shapes analysed: ", v->n, ns);
+    else cat(buf, n, &len, "block ");
+    for (uint32_t k = 0; k < v->n; k++) {
+        char one[1024];
+        shape_of(c, v->rounds[k], i, one, sizeof one);
+        cat(buf, n, &len, "%s%s", k ? ", " : "", one);
+    }
+}
+
+json_t *coal_holds_at_json(const coal_report_ctx *c, uint32_t i, const coal_variant *v)
+{
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < v->n; k++) {
+        const coal_report_ctx *rc = &c[v->rounds[k]];
+        const coal_func *f = &rc->res->f[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "block", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
+        json_object_set_new(
+            o, "from", json_string(blk_origin_for(coal_blocks(rc->opts), f->pf->fn, coal_block_origin(rc->opts, f))));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* ---- text -------------------------------------------------------------------- */
 
-void coal_report_text(FILE *o, const coal_report_ctx *c)
+/* A kernel's shape is named by each of its warnings when it is its own
+ * (--block KERNEL=, .reqntid, host-code launches; the summary line names
+ * --block's and the default), with the shapes it holds at when several. */
+static bool names_shape(const coal_report_ctx *c, uint32_t nr, uint32_t i)
+{
+    enum blk_origin o = coal_block_origin(c->opts, &c->res->f[i]);
+    return coal_nshapes(c, nr, i) > 1 || (o != BLK_DEFAULT && o != BLK_ALL);
+}
+
+void coal_report_text(FILE *o, const coal_report_ctx *c) { coal_report_text_at(o, c, 1); }
+
+void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr)
 {
     uint32_t tot[5] = {0}, generic = 0;
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
-        const coal_func *f = &c->res->f[i];
-        generic += f->generic_unknown;
-        for (uint32_t j = 0; j < f->nacc; j++) {
-            const coal_access *x = &f->acc[j];
-            if (x->space == COAL_GLOBAL) tot[0]++, tot[1] += x->uncoalesced;
-            else tot[2]++, tot[3] += coal_is_finding(x), tot[4] += coal_bank_unknown(x);
-            bool note = coal_bank_unknown(x);
-            if (!coal_is_finding(x) && !note) continue;
-            char msg[1024], hint[1024];
-            coal_message(c, f, x, msg, sizeof msg);
-            src_pos p;
-            src_pos_of(c->files, f->pf->fn, x->stmt, &p);
-            const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
-            const char *lvl = note ? "note" : "warning", *rule = note ? "bank-conflict-unknown" : coal_rule(x);
-            if (p.file) fprintf(o, "%s:%u:%u: %s: %s [%s]\n", p.file, p.line, p.col, lvl, msg, rule);
-            else fprintf(o, "%s:%u:%u: %s: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, msg, rule);
-            fprintf(o, "%s:%u:%u: note: in %.*s: %.*s", c->ptx_path, s->loc.line, s->loc.col, (int)f->pf->fn->name.n,
-                    f->pf->fn->name.p, (int)x->in->opcode_len, x->in->opcode);
-            for (uint32_t k = 0; k < p.ninl; k++)
-                fprintf(o, "%s %s:%u:%u", k ? "," : ", inlined from", p.inl[k].file, p.inl[k].line, p.inl[k].col);
-            fputc('\n', o);
-            if (coal_hint(c, f, x, hint, sizeof hint)) {
-                if (p.file) fprintf(o, "%s:%u:%u: note: hint: %s\n", p.file, p.line, p.col, hint);
-                else fprintf(o, "%s:%u:%u: note: hint: %s\n", c->ptx_path, s->loc.line, s->loc.col, hint);
+        const coal_func *f0 = &c->res->f[i];
+        generic += f0->generic_unknown;
+        for (uint32_t j = 0; j < f0->nacc; j++) {
+            coal_variant *v;
+            uint32_t nv = coal_variants(c, nr, i, j, &v);
+            /* an access counts once, as a finding if it is one at any shape */
+            bool fnd = false, unk = false;
+            for (uint32_t k = 0; k < nv; k++) {
+                unk |= v[k].note;
+                fnd |= !v[k].note;
             }
+            if (f0->acc[j].space == COAL_GLOBAL) tot[0]++, tot[1] += fnd;
+            else tot[2]++, tot[3] += fnd, tot[4] += unk && !fnd;
+            for (uint32_t k = 0; k < nv; k++) {
+                const coal_func *f = v[k].f;
+                const coal_access *x = v[k].x;
+                char hint[1024];
+                src_pos p;
+                src_pos_of(c->files, f->pf->fn, x->stmt, &p);
+                const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
+                const char *lvl = v[k].note ? "note" : "warning";
+                if (p.file) fprintf(o, "%s:%u:%u: %s: %s [%s]\n", p.file, p.line, p.col, lvl, v[k].msg, v[k].rule);
+                else fprintf(o, "%s:%u:%u: %s: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, v[k].msg,
+                             v[k].rule);
+                fprintf(o, "%s:%u:%u: note: in %.*s: %.*s", c->ptx_path, s->loc.line, s->loc.col,
+                        (int)f->pf->fn->name.n, f->pf->fn->name.p, (int)x->in->opcode_len, x->in->opcode);
+                for (uint32_t q = 0; q < p.ninl; q++)
+                    fprintf(o, "%s %s:%u:%u", q ? "," : ", inlined from", p.inl[q].file, p.inl[q].line, p.inl[q].col);
+                fputc('\n', o);
+                if (names_shape(c, nr, i)) {
+                    char at[2048];
+                    coal_holds_at_text(c, nr, i, &v[k], at, sizeof at);
+                    fprintf(o, "%s:%u:%u: note: %s\n", c->ptx_path, s->loc.line, s->loc.col, at);
+                }
+                if (coal_hint(v[k].c, f, x, hint, sizeof hint)) {
+                    if (p.file) fprintf(o, "%s:%u:%u: note: hint: %s\n", p.file, p.line, p.col, hint);
+                    else fprintf(o, "%s:%u:%u: note: hint: %s\n", c->ptx_path, s->loc.line, s->loc.col, hint);
+                }
+            }
+            coal_variants_free(v, nv);
         }
     }
     fprintf(o, "%s: %u global accesses, %u uncoalesced; %u shared accesses, %u with bank conflicts", c->ptx_path,

@@ -20,6 +20,34 @@ typedef struct coal_report_ctx {
     const src_files *files;
 } coal_report_ctx;
 
+/* A kernel launched with several shapes is analysed at each: the module
+ * once per round (blk_opts.round), c[0..nr) below, the same program and
+ * functions in each.  What access j of function i is at each round that
+ * analyses the function: one variant per distinct verdict (finding or
+ * note, rule, message), with the rounds it holds at; the access of its
+ * first round. */
+typedef struct coal_variant {
+    const coal_report_ctx *c;
+    const coal_func *f;
+    const coal_access *x;
+    bool note;          /* bank-conflict-unknown */
+    const char *rule;
+    char msg[1024];
+    uint32_t n, *rounds;
+} coal_variant;
+
+/* The variants of access j of function i that are findings or notes, in
+ * the order of their first round (free with coal_variants_free). */
+uint32_t coal_variants(const coal_report_ctx *c, uint32_t nr, uint32_t i, uint32_t j, coal_variant **out);
+void coal_variants_free(coal_variant *v, uint32_t n);
+/* The rounds that analyse function i at a shape of its own (1 unless it
+ * is launched with several shapes). */
+uint32_t coal_nshapes(const coal_report_ctx *c, uint32_t nr, uint32_t i);
+/* "holds at 2 of the 3 launch shapes analysed: 4x64x1 (host-code launch
+ * at a.cu:29:3), ..." and its JSON [{"block", "from"}, ...]. */
+void coal_holds_at_text(const coal_report_ctx *c, uint32_t nr, uint32_t i, const coal_variant *v, char *buf, size_t n);
+json_t *coal_holds_at_json(const coal_report_ctx *c, uint32_t i, const coal_variant *v);
+
 /* The finding's one-line message, without position or rule tag. */
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
 /* The remapping hint of an uncoalesced access (coal_access.hint_kind) with
@@ -34,6 +62,12 @@ void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coa
 json_t *coal_report_json(const coal_report_ctx *c);
 json_t *coal_report_sarif(const coal_report_ctx *c);
 void coal_report_text(FILE *o, const coal_report_ctx *c);
+/* The same over the nr rounds c[0..nr) of a module whose kernels are
+ * launched with several shapes: JSON has one entry per kernel and shape;
+ * text and SARIF a finding once, with the shapes it holds at. */
+json_t *coal_report_json_at(const coal_report_ctx *c, uint32_t nr);
+json_t *coal_report_sarif_at(const coal_report_ctx *c, uint32_t nr);
+void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr);
 
 /* The model's assumptions (uses c->opts only). */
 json_t *coal_assumptions_json(const coal_report_ctx *c);

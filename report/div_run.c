@@ -38,9 +38,13 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         return 2;
     }
     ptx_diags_free(&d);
-    for (uint32_t i = 0; i < p->nfuncs; i++) {
+    for (uint32_t q = 0; q < p->nfuncs * blk_module_rounds(blocks, m); q++) {
+        uint32_t nr = blk_module_rounds(blocks, m), i = q / nr;
+        blk_opts at = *blocks;
+        at.round = q % nr;
+        if (!blk_round_has(&at, p->funcs[i].fn)) continue;
         dr_func f;
-        dr_analyse(&f, &p->funcs[i], o, blocks, &p->a);
+        dr_analyse(&f, &p->funcs[i], o, &at, &p->a);
         if (s->n == s->cap) {
             s->cap = s->cap ? s->cap * 2 : 64;
             s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
@@ -48,7 +52,14 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         }
         srow *r = &s->rows[s->n++];
         r->file = strdup(path);
-        r->name = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
+        /* a function launched with several shapes has a row at each */
+        char shape[64] = "";
+        if (blk_nshapes(blocks, p->funcs[i].fn) > 1)
+            snprintf(shape, sizeof shape, " [%ux%ux%u]", f.div.block[0], f.div.block[1], f.div.block[2]);
+        size_t len = p->funcs[i].fn->name.n + strlen(shape) + 1;
+        r->name = malloc(len);
+        if (!r->name) abort();
+        snprintf(r->name, len, "%.*s%s", (int)p->funcs[i].fn->name.n, p->funcs[i].fn->name.p, shape);
         r->entry = p->funcs[i].fn->is_entry;
         memcpy(r->st, f.st, sizeof r->st);
     }
@@ -181,19 +192,29 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
         ptx_module_free(m);
         return 2;
     }
-    dr_func *fs = ARENA_NEWN(&p->a, dr_func, p->nfuncs ? p->nfuncs : 1);
-    for (uint32_t i = 0; i < p->nfuncs; i++) dr_analyse(&fs[i], &p->funcs[i], &c->div, &c->blocks, &p->a);
+    /* a function launched with several shapes is analysed at each: one
+     * report per function and shape (round r gives it its r-th) */
+    uint32_t nr = blk_module_rounds(&c->blocks, m), n = 0;
+    dr_func *fs = ARENA_NEWN(&p->a, dr_func, p->nfuncs ? p->nfuncs * nr : 1);
+    blk_opts *at = ARENA_NEWN(&p->a, blk_opts, nr);
+    for (uint32_t r = 0; r < nr; r++) {
+        at[r] = c->blocks;
+        at[r].round = r;
+    }
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        for (uint32_t r = 0; r < nr; r++)
+            if (blk_round_has(&at[r], p->funcs[i].fn)) dr_analyse(&fs[n++], &p->funcs[i], &c->div, &at[r], &p->a);
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
     else {
         if (json) {
-            json_t *root = dr_json(m, path, fs, p->nfuncs, c);
+            json_t *root = dr_json(m, path, fs, n, c);
             json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
             fputc('\n', of.f);
             json_decref(root);
         } else if (!p->nfuncs) fprintf(of.f, "%s: no function with a body\n", strcmp(path, "-") ? path : "<stdin>");
-        else dr_print_text(of.f, m, path, fs, p->nfuncs, c);
+        else dr_print_text(of.f, m, path, fs, n, c);
         rc = outfile_commit(&of) ? 2 : 0;
     }
     prog_free(p);

@@ -35,9 +35,11 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Visits the bra and brx.idx of one function; -1 if an opcode is not in the
- * source buffer (cannot happen for a parsed file). */
-static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, counts *k, edits *e)
+/* Visits the bra and brx.idx of one function, with its verdicts at each of
+ * its nr shapes: a branch is marked .uni only when it is uniform at every
+ * one.  -1 if an opcode is not in the source buffer (cannot happen for a
+ * parsed file). */
+static int visit(const ptx_module *m, const prog_func *pf, div_result *const *r, uint32_t nr, counts *k, edits *e)
 {
     const ptx_func *fn = pf->fn;
     const cfg *g = pf->g;
@@ -55,11 +57,17 @@ static int visit(const ptx_module *m, const prog_func *pf, const div_result *r, 
             else k->already++;
             continue;
         }
-        bool uniform = dr_stmt_uniform(r, i);
         /* .uni on a branch that a launch of another shape splits is
          * undefined behaviour: a verdict that rests on the default shape
-         * assumption is reported, not written */
-        unsigned c = uniform ? dr_stmt_cond(r, i) : 0;
+         * assumption is reported, not written, and one shape where it is
+         * not uniform is enough to leave it */
+        bool uniform = true;
+        unsigned c = 0;
+        for (uint32_t a = 0; a < nr && uniform; a++) {
+            uniform = dr_stmt_uniform(r[a], i);
+            c |= uniform ? dr_stmt_cond(r[a], i) : 0;
+        }
+        if (!uniform) c = 0;
         if (already) {
             k->already++;
             k->already_unproven += !uniform;
@@ -119,20 +127,31 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
     int rc = 0;
     if (!blk_check(&c->blocks, m, "uniformize", path)) rc = 2;
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
-        div_options o = c->div;
-        enum blk_origin from = blk_resolve(&c->blocks, p->funcs[i].fn, o.block);
-        /* a kernel launched with several shapes: a .uni must hold at all of them,
-         * so none is used (the default assumption's verdicts stay as written) */
-        const hc_kshapes *ks = from == BLK_LAUNCH ? blk_launch_shapes(&c->blocks, p->funcs[i].fn) : NULL;
-        if (ks && ks->n > 1) from = BLK_DEFAULT;
-        if (from != BLK_KERNEL && from != BLK_ALL && from != BLK_LAUNCH)
-            memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
-        div_result *r = div_analyse(&p->funcs[i], c->analysis, &o, &p->a);
+        const ptx_func *fn = p->funcs[i].fn;
+        /* a kernel launched with several shapes is analysed at each, and
+         * one that also has launches of an unknown shape at the default
+         * assumption too: a .uni must hold at all of them */
+        const hc_kshapes *ks = blk_launch_shapes(&c->blocks, fn);
+        uint32_t ns = blk_nshapes(&c->blocks, fn), nr = 0;
+        div_result **r = ARENA_NEWN(&p->a, div_result *, ns + 1);
+        enum blk_origin from = BLK_DEFAULT;
+        for (uint32_t s = 0; s <= ns; s++) {
+            div_options o = c->div;
+            blk_opts at = c->blocks;
+            at.round = s;
+            enum blk_origin f = blk_resolve(&at, fn, o.block);
+            if (s == ns && !(f == BLK_LAUNCH && ks && ks->unknown)) break;
+            if (s == ns) f = BLK_DEFAULT; /* the unknown launches */
+            if (!s) from = f;
+            if (f != BLK_KERNEL && f != BLK_ALL && f != BLK_LAUNCH)
+                memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
+            r[nr++] = div_analyse(&p->funcs[i], c->analysis, &o, &p->a);
+        }
         k.nfuncs++;
         k.origin[from]++;
-        k.tid_y += r->tid_y_uniform;
-        k.tid_z += r->tid_z_uniform;
-        if (visit(m, &p->funcs[i], r, &k, &e)) {
+        k.tid_y += r[0]->tid_y_uniform;
+        k.tid_z += r[0]->tid_z_uniform;
+        if (visit(m, &p->funcs[i], r, nr, &k, &e)) {
             fprintf(stderr, "ptxray uniformize: %s: internal error: an opcode is not in the source text\n", path);
             rc = 2;
         }

@@ -471,8 +471,8 @@ Test(launches, analyze_cu_16x16, .timeout = 120)
     free(sa); free(sb); free(oa); free(ob);
 }
 
-/* A kernel launched with two shapes gets a report at each, in the order
- * of its launches, each naming its launch. */
+/* A kernel launched with two shapes gets one report that analyses it at
+ * each, in the order of its launches, each named by its launch. */
 Test(launches, analyze_two_shapes)
 {
     at_root();
@@ -485,12 +485,19 @@ Test(launches, analyze_two_shapes)
     char *a[] = {BIN, "analyze", "--launches", json, "ptx-corpus/sm_80/warp_reduce_tree.ptx", NULL};
     char *oa = run(a, 0, NULL);
     unlink(json);
-    char *b0 = block_line(oa, "reduce_tree_classic", 0), *b1 = block_line(oa, "reduce_tree_classic", 1);
-    cr_expect_str_eq(b0, "block: 256x1x1 (host-code launch at ptx-corpus/src/warp_reduce_tree.cu:112:5)", "%s", oa);
-    cr_expect_str_eq(b1, "block: 128x1x1 (host-code launch at ptx-corpus/src/warp_reduce_tree.cu:119:5)", "%s", oa);
-    cr_expect_null(section(oa, "reduce_tree_classic", 2));
+    char *b0 = block_line(oa, "reduce_tree_classic", 0);
+    cr_expect_str_eq(b0, "block: 2 launch shapes, analysed at each: 256x1x1 (host-code launch at "
+                         "ptx-corpus/src/warp_reduce_tree.cu:112:5), 128x1x1 (host-code launch at "
+                         "ptx-corpus/src/warp_reduce_tree.cu:119:5)", "%s", oa);
+    const char *sec = find_section(oa, "reduce_tree_classic", 0);
+    cr_expect(strstr(sec, "\nvalues at 256x1x1: ") && strstr(sec, "\nvalues at 128x1x1: "), "%s", sec);
+    cr_expect(strstr(sec, "     holds at all 2 launch shapes analysed: 256x1x1 (host-code launch at "
+                          "ptx-corpus/src/warp_reduce_tree.cu:112:5), 128x1x1 (host-code launch at "
+                          "ptx-corpus/src/warp_reduce_tree.cu:119:5)\n"),
+              "%s", sec);
+    cr_expect_null(section(oa, "reduce_tree_classic", 1));
     cr_expect_null(section(oa, "reduce_tree_unrolled", 1));
-    free(b0); free(b1); free(oa);
+    free(b0); free(oa);
 }
 
 /* --launches: bad files are reported like a compiler would, exit 2. */
