@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include "coalescing_report.h"
+#include <stdlib.h>
+#include "kname.h"
 #include "version.h"
 
 static const char *const assumption_text[] = {
@@ -390,7 +392,7 @@ json_t *coal_report_json(const coal_report_ctx *c)
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f = &c->res->f[i];
         json_t *k = json_object();
-        json_object_set_new(k, "name", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+        kn_json(k, "name", f->pf->fn);
         json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
         json_object_set_new(k, "block", block_json(c, f));
         json_t *acc = json_array(), *sh = json_array();
@@ -455,7 +457,9 @@ int coal_json_dump(FILE *o, json_t *j)
 
 void coal_ptx_note(const ptx_func *fn, const ptx_inst *in, char *buf, size_t n)
 {
-    snprintf(buf, n, "PTX instruction %.*s in %.*s", (int)in->opcode_len, in->opcode, (int)fn->name.n, fn->name.p);
+    char *shown = ptx_func_shown(fn);
+    snprintf(buf, n, "PTX instruction %.*s in %s", (int)in->opcode_len, in->opcode, shown);
+    free(shown);
 }
 
 static const struct {
@@ -626,7 +630,7 @@ json_t *coal_report_sarif(const coal_report_ctx *c)
             json_t *r = coal_sarif_result(rule, coal_sarif_rule_index(rule), full, &p, c->ptx_path, s->loc.line,
                                           s->loc.col, ptxmsg);
             json_t *props = json_object();
-            json_object_set_new(props, "kernel", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+            kn_json(props, "kernel", f->pf->fn);
             json_object_set_new(props, "ptxLine", json_integer(s->loc.line));
             json_object_set_new(props, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
             if (x->space == COAL_GLOBAL) {
@@ -661,6 +665,7 @@ void coal_report_text(FILE *o, const coal_report_ctx *c)
     uint32_t tot[5] = {0}, generic = 0;
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f = &c->res->f[i];
+        char *shown = ptx_func_shown(f->pf->fn);
         generic += f->generic_unknown;
         for (uint32_t j = 0; j < f->nacc; j++) {
             const coal_access *x = &f->acc[j];
@@ -676,8 +681,8 @@ void coal_report_text(FILE *o, const coal_report_ctx *c)
             const char *lvl = note ? "note" : "warning", *rule = note ? "bank-conflict-unknown" : coal_rule(x);
             if (p.file) fprintf(o, "%s:%u:%u: %s: %s [%s]\n", p.file, p.line, p.col, lvl, msg, rule);
             else fprintf(o, "%s:%u:%u: %s: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, msg, rule);
-            fprintf(o, "%s:%u:%u: note: in %.*s: %.*s", c->ptx_path, s->loc.line, s->loc.col, (int)f->pf->fn->name.n,
-                    f->pf->fn->name.p, (int)x->in->opcode_len, x->in->opcode);
+            fprintf(o, "%s:%u:%u: note: in %s: %.*s", c->ptx_path, s->loc.line, s->loc.col, shown,
+                    (int)x->in->opcode_len, x->in->opcode);
             for (uint32_t k = 0; k < p.ninl; k++)
                 fprintf(o, "%s %s:%u:%u", k ? "," : ", inlined from", p.inl[k].file, p.inl[k].line, p.inl[k].col);
             fputc('\n', o);
@@ -686,6 +691,7 @@ void coal_report_text(FILE *o, const coal_report_ctx *c)
                 else fprintf(o, "%s:%u:%u: note: hint: %s\n", c->ptx_path, s->loc.line, s->loc.col, hint);
             }
         }
+        free(shown);
     }
     fprintf(o, "%s: %u global accesses, %u uncoalesced; %u shared accesses, %u with bank conflicts", c->ptx_path,
             tot[0], tot[1], tot[2], tot[3]);

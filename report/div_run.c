@@ -10,7 +10,7 @@
 /* ---- --summary ---------------------------------------------------------- */
 
 typedef struct srow {
-    char *file, *name;
+    char *file, *name, *symbol; /* name as people read it (demangled), symbol as in the PTX */
     bool entry;
     dr_stats st[DR_NAN];
 } srow;
@@ -48,7 +48,8 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         }
         srow *r = &s->rows[s->n++];
         r->file = strdup(path);
-        r->name = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
+        r->name = ptx_func_shown(p->funcs[i].fn);
+        r->symbol = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
         r->entry = p->funcs[i].fn->is_entry;
         memcpy(r->st, f.st, sizeof r->st);
     }
@@ -120,6 +121,7 @@ static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size
         json_t *k = json_object();
         json_object_set_new(k, "file", json_string(s->rows[i].file));
         json_object_set_new(k, "name", json_string(s->rows[i].name));
+        json_object_set_new(k, "symbol", json_string(s->rows[i].symbol));
         json_object_set_new(k, "kind", json_string(s->rows[i].entry ? "entry" : "func"));
         json_object_set_new(k, "stats", dr_stats_json(s->rows[i].st));
         json_array_append_new(ks, k);
@@ -162,6 +164,7 @@ int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const c
     for (size_t i = 0; i < s.n; i++) {
         free(s.rows[i].file);
         free(s.rows[i].name);
+        free(s.rows[i].symbol);
     }
     free(s.rows);
     free(sorted);
