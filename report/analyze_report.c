@@ -3,9 +3,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check_findings.h"
+#include "check_report.h"
 #include "div_report.h"
+#include "kname.h"
+#include "outfile.h"
 #include "pressure.h"
+#include "spillcost_ptxas.h"
+#include "version.h"
 
 /* As check lists them: proven before possible, then by cost (chk_sort). */
 static int cmp_cost(const void *a, const void *b)
@@ -22,7 +26,19 @@ static void pct(FILE *o, const char *what, uint32_t k, uint32_t n)
     fprintf(o, "%s %.1f%%", what, n ? 100.0 * k / n : 0.0);
 }
 
-static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f, const chk_list *l, arena *a)
+/* What the report says of one kernel at one shape. */
+typedef struct an_kernel {
+    const coal_report_ctx *c;
+    const coal_func *f;
+    dr_stats st; /* the affine analysis of degree 2 at the kernel's shape */
+    rp_result rp;
+    const chk_finding **mine; /* its findings by cost */
+    size_t n;
+    const sc_ptxas_func *px; /* ptxas -v's figures, NULL when not known */
+} an_kernel;
+
+static void kernel_data(an_kernel *k, const coal_report_ctx *c, const coal_func *f, const chk_list *l, arena *a,
+                        const sc_ptxas_info *px)
 {
     const ptx_func *fn = f->pf->fn;
     div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
@@ -30,7 +46,31 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;
     dr_analyse(&df, f->pf, &dopt, NULL, a);
-    const dr_stats *st = &df.st[DIV_AN_AFFINE2];
+    k->c = c;
+    k->f = f;
+    k->st = df.st[DIV_AN_AFFINE2];
+    rp_compute(f->pf, &k->rp);
+    k->mine = malloc(sizeof *k->mine * (l->n ? l->n : 1));
+    if (!k->mine) abort();
+    k->n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
+            k->mine[k->n++] = &l->v[i];
+    qsort(k->mine, k->n, sizeof *k->mine, cmp_cost);
+    char sym[1024];
+    snprintf(sym, sizeof sym, "%.*s", (int)fn->name.n, fn->name.p);
+    k->px = px ? sc_ptxas_find(px, sym) : NULL;
+    if (k->px && !k->px->has_used) k->px = NULL;
+}
+
+/* ptxas_why: what to say of a kernel ptxas -v did not report (NULL: nothing;
+ * the header says why ptxas did not run). */
+static void kernel_text(FILE *o, const an_kernel *k, const char *ptxas_why)
+{
+    const coal_report_ctx *c = k->c;
+    const coal_func *f = k->f;
+    const ptx_func *fn = f->pf->fn;
+    const dr_stats *st = &k->st;
     char *shown = ptx_func_shown(fn);
     fprintf(o, "\n== %s %s ==\n", fn->is_entry ? "kernel" : "function", shown);
     if (strlen(shown) != fn->name.n || memcmp(shown, fn->name.p, fn->name.n))
@@ -46,28 +86,23 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
     pct(o, ", divergent", st->state[DIV_DIVERGENT], st->values);
     fputs(" (affine analysis, degree 2)\n", o);
     fprintf(o, "branches: %u conditional, %u not proven uniform\n", st->branches, st->branches_divergent);
-    rp_result rp;
-    rp_compute(f->pf, &rp);
+    const rp_result *rp = &k->rp;
     fprintf(o, "register pressure: at most %u 32-bit register%s and %u predicate%s live (64-bit registers count 2)",
-            rp.regs32, rp.regs32 == 1 ? "" : "s", rp.preds, rp.preds == 1 ? "" : "s");
-    if (rp.at_stmt != UINT32_MAX) {
+            rp->regs32, rp->regs32 == 1 ? "" : "s", rp->preds, rp->preds == 1 ? "" : "s");
+    if (rp->at_stmt != UINT32_MAX) {
         src_pos p;
-        src_pos_of(c->files, fn, rp.at_stmt, &p);
-        fprintf(o, "; peak at PTX line %u", fn->stmts[rp.at_stmt]->loc.line);
+        src_pos_of(c->files, fn, rp->at_stmt, &p);
+        fprintf(o, "; peak at PTX line %u", fn->stmts[rp->at_stmt]->loc.line);
         if (p.file) fprintf(o, " (%s:%u)", p.file, p.line);
     }
     fputc('\n', o);
-    const chk_finding **mine = malloc(sizeof *mine * (l->n ? l->n : 1));
-    if (!mine) abort();
-    size_t n = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
-            mine[n++] = &l->v[i];
-    qsort(mine, n, sizeof *mine, cmp_cost);
-    if (!n) fputs("findings: none\n", o);
-    else fprintf(o, "findings by cost (%zu):\n", n);
-    for (size_t i = 0; i < n; i++) {
-        const chk_finding *x = mine[i];
+    char fig[256];
+    if (k->px) fprintf(o, "ptxas: %s\n", sc_ptxas_figures(k->px, fig, sizeof fig));
+    else if (fn->is_entry && ptxas_why) fprintf(o, "ptxas: %s\n", ptxas_why);
+    if (!k->n) fputs("findings: none\n", o);
+    else fprintf(o, "findings by cost (%zu):\n", k->n);
+    for (size_t i = 0; i < k->n; i++) {
+        const chk_finding *x = k->mine[i];
         fprintf(o, "  %zu. [%s, %s] ", i + 1, chk_rule_name((enum chk_rule)x->rule),
                 chk_certainty_name((enum chk_certainty)x->certainty));
         if (x->src_file) fprintf(o, "%s:%u:%u, ", x->src_file, x->src_line, x->src_col);
@@ -78,7 +113,50 @@ static void kernel_report(FILE *o, const coal_report_ctx *c, const coal_func *f,
         if (x->depends) fprintf(o, "     depends on %s\n", x->depends);
         if (x->hint) fprintf(o, "     hint: %s\n", x->hint);
     }
-    free(mine);
+}
+
+static json_t *kernel_json(const an_kernel *k)
+{
+    const coal_report_ctx *c = k->c;
+    const coal_func *f = k->f;
+    const ptx_func *fn = f->pf->fn;
+    json_t *o = json_object();
+    kn_json(o, "name", fn);
+    json_object_set_new(o, "entry", json_boolean(fn->is_entry));
+    json_t *b = json_object();
+    json_object_set_new(b, "shape", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
+    json_object_set_new(b, "origin",
+                        json_string(wl_shape_known(&f->shape)
+                                        ? blk_origin_for(coal_blocks(c->opts), fn, coal_block_origin(c->opts, f))
+                                        : "unknown; assumed " BLK_DEFAULT_TEXT));
+    json_object_set_new(o, "block", b);
+    json_object_set_new(o, "values", json_pack("{s:i,s:i,s:i,s:i,s:s}", "total", (json_int_t)k->st.values, "uniform",
+                                               (json_int_t)k->st.state[DIV_UNIFORM], "affine",
+                                               (json_int_t)k->st.state[DIV_AFFINE], "divergent",
+                                               (json_int_t)k->st.state[DIV_DIVERGENT], "analysis", "affine2"));
+    json_object_set_new(o, "branches", json_pack("{s:i,s:i}", "conditional", (json_int_t)k->st.branches,
+                                                 "not_proven_uniform", (json_int_t)k->st.branches_divergent));
+    json_t *rp = json_pack("{s:i,s:i}", "registers32", (json_int_t)k->rp.regs32, "predicates", (json_int_t)k->rp.preds);
+    json_t *peak = json_null();
+    if (k->rp.at_stmt != UINT32_MAX) {
+        src_pos p;
+        src_pos_of(c->files, fn, k->rp.at_stmt, &p);
+        peak = json_pack("{s:i}", "ptx_line", (json_int_t)fn->stmts[k->rp.at_stmt]->loc.line);
+        json_object_set_new(peak, "src", p.file ? json_pack("{s:s,s:i}", "file", p.file, "line", (json_int_t)p.line)
+                                                : json_null());
+    }
+    json_object_set_new(rp, "peak", peak);
+    json_object_set_new(o, "register_pressure", rp);
+    json_object_set_new(o, "ptxas",
+                        k->px ? json_pack("{s:i,s:i,s:i,s:i,s:i}", "registers", (json_int_t)k->px->registers,
+                                          "spill_store_bytes", (json_int_t)k->px->spill_stores, "spill_load_bytes",
+                                          (json_int_t)k->px->spill_loads, "shared_bytes", (json_int_t)k->px->smem,
+                                          "stack_frame_bytes", (json_int_t)k->px->stack_frame)
+                              : json_null());
+    json_t *fs = json_array();
+    for (size_t i = 0; i < k->n; i++) json_array_append_new(fs, chk_finding_json(k->mine[i]));
+    json_object_set_new(o, "findings", fs);
+    return o;
 }
 
 /* One analysis of the module at one round of the launch shapes. */
@@ -92,10 +170,101 @@ typedef struct round_res {
     coal_options co;
 } round_res;
 
+#define ASSUMED                                                                                                 \
+    "warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index wraparound"
+
+/* The (kernel, round) pairs reported, kernels in PTX order: a kernel
+ * launched with several shapes once per shape. */
+static size_t reported(const round_res *rr, uint32_t nr, uint32_t i)
+{
+    const hc_kshapes *ks = blk_launch_shapes(&rr[0].blocks, rr[0].res->f[i].pf->fn);
+    uint32_t n = ks && coal_block_origin(&rr[0].co, &rr[0].res->f[i]) == BLK_LAUNCH ? ks->n : 1;
+    return n < nr ? n : nr;
+}
+
+/* SARIF: check's log over the findings of the reported pairs (a shallow
+ * list: the rounds own the findings); nothing fails, so proven findings
+ * are warnings and possible ones notes.  temp_ptx: the PTX was nvcc's
+ * temporary output, so no location points into it. */
+static json_t *report_sarif(const round_res *rr, const an_kernel *ks, size_t nk, bool temp_ptx)
+{
+    chk_list all = rr[0].l;
+    all.n = 0;
+    for (size_t i = 0; i < nk; i++) all.n += ks[i].n;
+    all.v = malloc(sizeof *all.v * (all.n ? all.n : 1));
+    if (!all.v) abort();
+    all.n = 0;
+    for (size_t i = 0; i < nk; i++)
+        for (size_t j = 0; j < ks[i].n; j++) all.v[all.n++] = *ks[i].mine[j];
+    chk_run run = {&all, 1, 0, (1u << CHK_NRULES) - 1, 0, false, &rr[0].co, NULL};
+    json_t *j = chk_report_sarif(&run);
+    free(all.v);
+    if (temp_ptx) {
+        /* nvcc's PTX is gone when the log is read: no locations in it */
+        size_t i, k;
+        json_t *r, *l;
+        json_array_foreach(json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results"), i, r) {
+            json_t *rel = json_object_get(r, "relatedLocations");
+            for (k = json_array_size(rel); k-- > 0;) {
+                l = json_array_get(rel, k);
+                const char *m = json_string_value(json_object_get(json_object_get(l, "message"), "text"));
+                if (m && !strncmp(m, "PTX instruction ", 16)) json_array_remove(rel, k);
+            }
+            if (!json_array_size(rel)) json_object_del(r, "relatedLocations");
+        }
+    }
+    return j;
+}
+
+static int write_report(const char *shown, const char *ptx, round_res *rr, uint32_t nr, const an_args *a)
+{
+    sc_ptxas_info px;
+    char why[320];
+    bool have_px = !sc_ptxas_module(rr[0].m, ptx, &px, why, sizeof why);
+    size_t nk = 0;
+    for (uint32_t i = 0; i < rr[0].res->nfuncs; i++) nk += reported(rr, nr, i);
+    an_kernel *ks = calloc(nk ? nk : 1, sizeof *ks);
+    if (!ks) abort();
+    nk = 0;
+    for (uint32_t i = 0; i < rr[0].res->nfuncs; i++)
+        for (uint32_t r = 0; r < reported(rr, nr, i); r++)
+            kernel_data(&ks[nk++], &rr[r].ctx, &rr[r].res->f[i], &rr[r].l, &rr[r].p->a, have_px ? &px : NULL);
+    outfile of;
+    int rc = outfile_open(&of, a->out) ? 2 : 0;
+    if (!rc && a->format == COAL_FMT_TEXT) {
+        fprintf(of.f, "ptxray analyze: %s\n", shown);
+        fputs("assumed: " ASSUMED "\n", of.f);
+        fprintf(of.f, have_px ? "ptxas: figures from %s\n" : "ptxas: not run (%s)\n", why);
+        if (!rr[0].res->nfuncs) fputs("no function with a body\n", of.f);
+        for (size_t i = 0; i < nk; i++) kernel_text(of.f, &ks[i], have_px ? "not reported" : NULL);
+    } else if (!rc) {
+        json_t *root;
+        if (a->format == COAL_FMT_SARIF) root = report_sarif(rr, ks, nk, strcmp(shown, ptx) != 0);
+        else {
+            root = json_object();
+            json_object_set_new(root, "tool", json_string("ptxray analyze"));
+            json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
+            json_object_set_new(root, "file", json_string(shown));
+            json_object_set_new(root, "assumed", json_string(ASSUMED));
+            json_object_set_new(root, "ptxas", json_pack("{s:b,s:s}", "run", have_px, "how", why));
+            json_t *arr = json_array();
+            for (size_t i = 0; i < nk; i++) json_array_append_new(arr, kernel_json(&ks[i]));
+            json_object_set_new(root, "kernels", arr);
+        }
+        coal_json_dump(of.f, root);
+        json_decref(root);
+    }
+    if (!rc && outfile_commit(&of)) rc = 2;
+    for (size_t i = 0; i < nk; i++) free(ks[i].mine);
+    free(ks);
+    if (have_px) sc_ptxas_free(&px);
+    return rc;
+}
+
 /* A kernel launched with several shapes is analysed at each: round r uses
  * its r-th shape, and its report comes once per shape, kernels in PTX
  * order. */
-int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
+int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a)
 {
     uint32_t nr = blk_rounds(blocks);
     round_res *rr = calloc(nr, sizeof *rr);
@@ -125,18 +294,7 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
         memset(&x->l, 0, sizeof x->l);
         chk_collect(&x->l, shown, &x->ctx, (1u << CHK_NRULES) - 1);
     }
-    if (!rc) {
-        printf("ptxray analyze: %s\n", shown);
-        puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
-             "wraparound");
-        if (!rr[0].res->nfuncs) puts("no function with a body");
-        for (uint32_t i = 0; i < rr[0].res->nfuncs; i++) {
-            const hc_kshapes *ks = blk_launch_shapes(&rr[0].blocks, rr[0].res->f[i].pf->fn);
-            uint32_t n = ks && coal_block_origin(&rr[0].co, &rr[0].res->f[i]) == BLK_LAUNCH ? ks->n : 1;
-            for (uint32_t r = 0; r < n && r < nr; r++)
-                kernel_report(stdout, &rr[r].ctx, &rr[r].res->f[i], &rr[r].l, &rr[r].p->a);
-        }
-    }
+    if (!rc) rc = write_report(shown, ptx, rr, nr, a);
     for (uint32_t r = 0; r < loaded && r < nr; r++) {
         if (rr[r].res) chk_free(&rr[r].l);
         if (rr[r].m) chk_unload(rr[r].m, rr[r].p);
