@@ -22,13 +22,7 @@ static void mk_dir(void)
     cr_assert_not_null(mkdtemp(dir));
 }
 
-static void rm_dir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    char *a[] = {"/bin/sh", "-c", cmd, NULL};
-    tu_run(a, NULL, NULL);
-}
+static void rm_dir(void) { tu_rm_rf(dir); }
 
 /* sh -c "cd DIR && CMD": exit status, stdout and stderr (malloc'd). */
 static int in_dir(const char *cmd, char **out, char **err)
@@ -49,6 +43,22 @@ static void write_file(const char *name, const char *text)
     fclose(f);
 }
 
+/* o's member at a dotted path ("ptxas.registers"), or NULL. */
+static json_t *at(json_t *o, const char *path)
+{
+    char key[64];
+    while (o && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        o = json_object_get(o, key);
+        path += n + (path[n] == '.');
+    }
+    return o;
+}
+
+static json_int_t num(json_t *o, const char *path) { return json_integer_value(at(o, path)); }
+static const char *str(json_t *o, const char *path) { return json_string_value(at(o, path)); }
+
 static json_t *kernel_named(json_t *root, const char *name)
 {
     size_t i;
@@ -66,33 +76,29 @@ Test(analyze, json_report_of_ptx)
     cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
     json_t *j = json_loads(out, 0, NULL);
     cr_assert_not_null(j, "%s", out);
-    cr_expect_str_eq(json_string_value(json_object_get(j, "tool")), "ptxray analyze");
-    cr_expect_eq(json_array_size(json_object_get(j, "kernels")), 3);
+    cr_expect_str_eq(str(j, "tool"), "ptxray analyze");
+    cr_expect_eq(json_array_size(at(j, "kernels")), 3);
     json_t *k = kernel_named(j, T0);
     cr_assert_not_null(k);
-    cr_expect_str_eq(json_string_value(json_object_get(k, "symbol")), "_Z19tile_transpose_smemILi0EEvPKfPfii");
-    json_t *v = json_object_get(k, "values");
-    cr_expect_eq(json_integer_value(json_object_get(v, "total")), 45);
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "branches"), "not_proven_uniform")), 2);
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "register_pressure"), "registers32")), 14);
-    json_t *fs = json_object_get(k, "findings");
+    cr_expect_str_eq(str(k, "symbol"), "_Z19tile_transpose_smemILi0EEvPKfPfii");
+    cr_expect_eq(num(k, "values.total"), 45);
+    cr_expect_eq(num(k, "branches.not_proven_uniform"), 2);
+    cr_expect_eq(num(k, "register_pressure.registers32"), 14);
+    json_t *fs = at(k, "findings");
     cr_assert_eq(json_array_size(fs), 3);
     json_t *f0 = json_array_get(fs, 0);
-    cr_expect_str_eq(json_string_value(json_object_get(f0, "rule")), "bank-conflict");
-    cr_expect_str_eq(json_string_value(json_object_get(f0, "certainty")), "proven");
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(f0, "src"), "line")), 51);
-    json_t *px = json_object_get(k, "ptxas");
+    cr_expect_str_eq(str(f0, "rule"), "bank-conflict");
+    cr_expect_str_eq(str(f0, "certainty"), "proven");
+    cr_expect_eq(num(f0, "src.line"), 51);
     if (tc_find_ptxas()) {
-        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(j, "ptxas"), "how")), "ptxas -v -arch=sm_80");
-        cr_expect_eq(json_integer_value(json_object_get(px, "registers")), 14);
-        cr_expect_eq(json_integer_value(json_object_get(px, "shared_bytes")), 1024);
-        cr_expect_eq(json_integer_value(json_object_get(px, "spill_store_bytes")), 0);
-        cr_expect_eq(json_integer_value(json_object_get(json_object_get(kernel_named(j, "void tile_transpose_smem<1>"
-                                                                                        "(float const*, float*, int, int)"),
-                                                                           "ptxas"),
-                                                        "shared_bytes")),
+        cr_expect_str_eq(str(j, "ptxas.how"), "ptxas -v -arch=sm_80");
+        cr_expect_eq(num(k, "ptxas.registers"), 14);
+        cr_expect_eq(num(k, "ptxas.shared_bytes"), 1024);
+        cr_expect_eq(num(k, "ptxas.spill_store_bytes"), 0);
+        cr_expect_eq(num(kernel_named(j, "void tile_transpose_smem<1>(float const*, float*, int, int)"),
+                         "ptxas.shared_bytes"),
                      1088);
-    } else cr_expect(json_is_null(px));
+    } else cr_expect(json_is_null(at(k, "ptxas")));
     json_decref(j);
     free(out);
     free(err);
@@ -151,10 +157,10 @@ Test(analyze, cu_flags_reach_nvcc, .timeout = 120)
     json_t *j = json_load_file(path, 0, NULL);
     cr_assert_not_null(j);
     if (tc_find_ptxas())
-        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(j, "ptxas"), "how")), "ptxas -v -arch=sm_75");
-    json_t *fs = json_object_get(json_array_get(json_object_get(j, "kernels"), 0), "findings");
+        cr_expect_str_eq(str(j, "ptxas.how"), "ptxas -v -arch=sm_75");
+    json_t *fs = at(json_array_get(at(j, "kernels"), 0), "findings");
     cr_assert_eq(json_array_size(fs), 1);
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(fs, 0), "message")),
+    cr_expect_str_eq(str(json_array_get(fs, 0), "message"),
                      "uncoalesced global load: lanes 32 B apart, 32 sectors/request, ideal 4");
     json_decref(j);
     /* without it, the load is coalesced; -arch=X works too */
