@@ -247,3 +247,14 @@ Test(names, misalignment_known_modulo_32)
     cr_expect_eq(json_integer_value(json_object_get(al, "known_modulo")), 32);
     json_decref(j);
 }
+
+Test(names, spillcost)
+{
+    char *out = ptxray(0, "spillcost", TILE, "--budgets", "16", "--format", "csv", NULL);
+    cr_expect(strstr(out, "\n" TILE ",\"" T0 "\",linear,16,") != NULL, "%s", out);
+    cr_expect(strstr(out, "_Z") == NULL, "%s", out);
+    free(out);
+    json_t *j = ptxray_json(ptxray(0, "spillcost", TILE, "--budgets", "16", "--format", "json", NULL));
+    expect_symbol(with(json_object_get(j, "rows"), "kernel", T1), T1_SYM);
+    json_decref(j);
+}
