@@ -69,6 +69,8 @@ int run_exec(const run_job *j)
         divcheck_begin(dc, block);
         eo.observer = divcheck_observer(dc);
     }
+    const ptx_func *kfn = ptx_module_find_func(m, kernel);
+    char *shown = ptx_func_shown(kfn); /* the kernel as people name it */
     run_args R;
     memset(&R, 0, sizeof R);
     R.M = emu_create(m, &eo);
@@ -86,7 +88,7 @@ int run_exec(const run_job *j)
     }
     nparams = (unsigned)np;
     if (j->nargs != nparams) {
-        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u --arg given:", kernel, nparams,
+        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u --arg given:", shown, nparams,
                 nparams == 1 ? "" : "s", j->nargs);
         for (unsigned i = 0; i < nparams && i < RUN_MAX_SPECS; i++)
             fprintf(stderr, "%s %s%s (%u bytes)", i ? "," : "", pinfo[i].is_array ? ".b8 array" : ptx_type_name((ptx_type)pinfo[i].type),
@@ -152,8 +154,6 @@ int run_exec(const run_job *j)
     arena sa;
     arena_init(&sa);
     const emu_srcmap sm = {user_line, src_files_build(m, &sa)};
-    const ptx_func *kfn = ptx_module_find_func(m, kernel);
-    char *shown = ptx_func_shown(kfn);
     if (json) {
         kn_json(root, "kernel", kfn);
         json_object_set_new(root, "status", json_string(emu_status_name(st)));
@@ -210,7 +210,6 @@ int run_exec(const run_job *j)
             if (outfile_write(eq + 1, data, bytes)) rc = 2;
         }
     }
-    free(shown);
     arena_free(&sa);
     if (json) {
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -218,6 +217,7 @@ int run_exec(const run_job *j)
         json_decref(root);
     }
 out:
+    free(shown);
     for (unsigned i = 0; i < nparams; i++) free(argbytes[i]);
     run_args_free(&R);
     emu_destroy(R.M);
