@@ -6,24 +6,32 @@
 #include <string.h>
 #include <unistd.h>
 #include "analyze_report.h"
+#include "coalescing_report.h"
 #include "commands.h"
 #include "launch_table.h"
 #include "toolchain.h"
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray analyze FILE.ptx|FILE.cu [--arch sm_XX] [--block [KERNEL=]X,Y,Z]... [--kernel NAME]\n"
+    fputs("usage: ptxray analyze FILE.ptx|FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
+          "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif]\n"
+          "                      [-o OUT] [-- NVCC-ARGS...]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
-          "register pressure, then uncoalesced and misaligned accesses, bank conflicts and\n"
+          "register pressure, ptxas -v's registers, spill bytes and shared memory (when\n"
+          "ptxas is found), then uncoalesced and misaligned accesses, bank conflicts and\n"
           "branches not proven uniform, with source lines and hints, by likely impact\n"
           "(accesses inside loops first, deeper loops first).  A .cu file is compiled with\n"
-          "`nvcc -ptx -lineinfo -arch=ARCH` (default sm_90) into a temporary directory.\n"
+          "`nvcc -ptx -lineinfo -arch=ARCH` (default sm_90) into a temporary directory;\n"
+          "-I/-D/-U/-std= go to nvcc and libclang, -arch (or --arch) and everything after\n"
+          "`--` to nvcc as given.  nvcc's own messages are shown as nvcc prints them.\n"
           "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
           "assumed a multiple of 32).  The launches are read from FILE.cu with libclang\n"
           "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
           "shapes is analysed at each: one report with the values at each shape and each\n"
-          "finding once, saying at which shapes it holds.  -I/-D/-U/-std= go to nvcc and libclang.\n"
+          "finding once, saying at which shapes it holds.\n"
+          "--format: text (default), json, or sarif (the findings, as `ptxray check` writes\n"
+          "them).  -o OUT: written whole or not at all.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -34,10 +42,32 @@ int cmd_analyze(int argc, char **argv)
                                          {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"kernel", required_argument, 0, 'k'},
+                                         {"format", required_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *arch = "sm_90";
+    const char *arch = "sm_90", *out = NULL;
+    int format = COAL_FMT_TEXT;
     blk_opts blocks = {0};
+    /* everything after `--` goes to nvcc as it is */
+    int nextra = 0;
+    char **extra = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--")) {
+            extra = argv + i + 1;
+            nextra = argc - i - 1;
+            argv[i] = NULL;
+            argc = i;
+            break;
+        }
+    /* nvcc's spelling -arch X / -arch=X (getopt would read -a rch) */
+    for (int i = 1; i < argc; i++) {
+        int take = !strcmp(argv[i], "-arch") && i + 1 < argc ? 2 : !strncmp(argv[i], "-arch=", 6) ? 1 : 0;
+        if (!take) continue;
+        arch = take == 2 ? argv[i + 1] : argv[i] + 6;
+        memmove(argv + i, argv + i + take, (size_t)(argc - i - take + 1) * sizeof *argv);
+        argc -= take;
+        i--;
+    }
     /* -I/-D/-U/-std=: for nvcc and libclang, taken out before getopt */
     const char *flags[128]; /* (a fixed array: nothing to free on the early returns; more flags stay in
                              * argv and getopt rejects them) */
@@ -54,7 +84,7 @@ int cmd_analyze(int argc, char **argv)
     coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:b:k:L:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:b:k:L:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': arch = optarg; break;
         case 'b':
@@ -64,6 +94,10 @@ int cmd_analyze(int argc, char **argv)
             if (!blk_add_launches(&blocks, optarg, "analyze")) return 2;
             break;
         case 'k': co.only = optarg; break;
+        case 'f':
+            if (!coal_parse_format(optarg, "analyze", &format)) return 2;
+            break;
+        case 'o': out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -73,19 +107,32 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!tc_ends_with(path, ".cu")) return an_report(path, path, &co, &blocks);
+    an_args aa = {format, out};
+    if (!tc_ends_with(path, ".cu")) {
+        if (nextra) {
+            fprintf(stderr, "ptxray analyze: %s: arguments after -- are for nvcc, and a .ptx file is not compiled\n",
+                    path);
+            return 2;
+        }
+        return an_report(path, path, &co, &blocks, &aa);
+    }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");
         return 2;
     }
     hc_table t = {0};
-    int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, flags, nflags);
+    const char **nv = malloc(sizeof *nv * (nflags + (size_t)nextra + 1));
+    if (!nv) abort();
+    memcpy(nv, flags, sizeof *nv * nflags);
+    if (nextra) memcpy(nv + nflags, extra, sizeof *nv * (size_t)nextra);
+    int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, nv, nflags + (size_t)nextra);
+    free(nv);
     if (!rc && !blocks.launches) {
         rc = hc_table_from_cu(&t, path, flags, nflags, "analyze");
         blocks.launches = &t;
     }
-    if (!rc) rc = an_report(path, ptx, &co, &blocks);
+    if (!rc) rc = an_report(path, ptx, &co, &blocks, &aa);
     hc_table_free(&t);
     unlink(ptx);
     rmdir(dir);

@@ -170,12 +170,22 @@ typedef struct emu_stats {
 const emu_stats *emu_last_stats(const emu_machine *M);
 
 /* ---- dynamic-check reports (for the checks enabled in the options) ------ */
+/* The source line of an instruction for the reports' "source" column:
+ * src(ctx, fn, stmt, buf, n) writes it ("src/x.cu:17") into buf or leaves
+ * buf empty.  The emulator knows PTX positions only; which frame of an
+ * inlined call a user reads is report/'s rule (srcloc.h). */
+typedef struct emu_srcmap {
+    void (*src)(void *ctx, const ptx_func *fn, uint32_t stmt, char *buf, size_t n);
+    void *ctx;
+} emu_srcmap;
+
 /* Text report of the last launch, one section per enabled check, lines
- * ordered by PTX position.  path names the PTX file in positions. */
-void emu_report_text(emu_machine *M, const char *path, FILE *out);
+ * ordered by PTX position.  path names the PTX file in positions; sm
+ * (NULL: none) the source lines. */
+void emu_report_text(emu_machine *M, const char *path, const emu_srcmap *sm, FILE *out);
 /* The same as a jansson object (json_t *, declared void * here so this
  * header does not need jansson.h); the caller decrefs it. */
-void *emu_report_json(emu_machine *M, const char *path);
+void *emu_report_json(emu_machine *M, const char *path, const emu_srcmap *sm);
 /* Number of distinct shared-memory hazards found (racecheck). */
 uint64_t emu_race_count(const emu_machine *M);
 

@@ -1,33 +1,16 @@
 /* Reports of the dynamic checks, as text and as JSON, one entry per PTX
- * instruction in source order, each with its PTX position and, when the
- * PTX has .loc lines, the CUDA source line. */
+ * instruction in source order, each with its PTX position and the CUDA
+ * source line the caller's emu_srcmap gives. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emu_internal.h"
 
-/* "src/x.cu:17" from the last .loc before the instruction, or "". */
-static void source_line(const emu_machine *M, const ptx_func *fn, uint32_t stmt, char *buf, size_t n)
+/* The instruction's source line through sm, or "". */
+static void source_line(const emu_srcmap *sm, const ptx_func *fn, uint32_t stmt, char *buf, size_t n)
 {
     buf[0] = 0;
-    for (uint32_t s = stmt + 1; s-- > 0;) {
-        const ptx_stmt *st = fn->stmts[s];
-        if (st->kind != PTX_S_LOC) continue;
-        const ptx_locinfo *li = &st->u.locinfo;
-        if (li->line == 0) continue; /* .loc 1 0 0: compiler-generated code */
-        for (uint32_t i = 0; i < M->mod->nstmts; i++) {
-            const ptx_stmt *f = M->mod->stmts[i];
-            if (f->kind != PTX_S_FILE) continue;
-            const ptx_dirinfo *d = f->u.dir;
-            if ((uint32_t)strtoul(d->raw.p, NULL, 10) != li->file) continue;
-            ptx_str p = d->name;
-            if (p.n >= 2 && p.p[0] == '"') { p.p++; p.n -= 2; }
-            snprintf(buf, n, "%.*s:%u", (int)p.n, p.p, li->line);
-            return;
-        }
-        snprintf(buf, n, "file %u:%u", li->file, li->line);
-        return;
-    }
+    if (sm && sm->src) sm->src(sm->ctx, fn, stmt, buf, n);
 }
 
 typedef struct site_ref {
@@ -77,7 +60,7 @@ static void tid3(const emu_machine *M, uint32_t t, char *buf, size_t n)
 
 static const char *const hkind[] = {"RAW", "WAR", "WAW"};
 
-void emu_report_text(emu_machine *M, const char *path, FILE *out)
+void emu_report_text(emu_machine *M, const char *path, const emu_srcmap *sm, FILE *out)
 {
     unsigned ck = M->opt.checks;
     uint32_t n;
@@ -109,7 +92,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
             const ptx_inst *in = site_inst(s, &loc);
             char where[300];
             snprintf(where, sizeof where, "%s:%u:%u", path, loc.line, loc.col);
-            source_line(M, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
+            source_line(sm, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
             fprintf(out, "  %-*s %-22.*s %9llu %8.2f %4u %8.2f %4u %7.2f  %s\n", lw, where, (int)in->opcode_len, in->opcode,
                     (unsigned long long)s->g_execs, (double)s->g_sectors / (double)s->g_execs, s->g_sec_max,
                     (double)s->g_lines / (double)s->g_execs, s->g_line_max, (double)s->g_ideal / (double)s->g_execs, src);
@@ -131,7 +114,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
             const ptx_inst *in = site_inst(s, &loc);
             char where[300];
             snprintf(where, sizeof where, "%s:%u:%u", path, loc.line, loc.col);
-            source_line(M, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
+            source_line(sm, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
             fprintf(out, "  %-*s %-22.*s %9llu %8.2f %4u %10llu %7llu  %s\n", lw, where, (int)in->opcode_len, in->opcode,
                     (unsigned long long)s->s_execs, (double)s->s_ways_sum / (double)s->s_execs, s->s_ways_max,
                     (unsigned long long)s->s_wavefronts, (unsigned long long)s->s_ideal, src);
@@ -155,7 +138,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
             char a[64], b[64];
             tid3(M, t1, a, sizeof a);
             tid3(M, t2, b, sizeof b);
-            source_line(M, M->sites[s2].f->fn, M->sites[s2].f->code[M->sites[s2].pc].stmt, src, sizeof src);
+            source_line(sm, M->sites[s2].f->fn, M->sites[s2].f->code[M->sites[s2].pc].stmt, src, sizeof src);
             fprintf(out, "  %s:%u:%u: %s hazard: '%.*s' (line %u) then '%.*s' (line %u), %llu time%s%s%s\n", path,
                     l2.line, l2.col, hkind[kind], (int)i1->opcode_len, i1->opcode, l1.line, (int)i2->opcode_len,
                     i2->opcode, l2.line, (unsigned long long)cnt, cnt == 1 ? "" : "s", src[0] ? ", " : "", src);
@@ -169,7 +152,7 @@ void emu_report_text(emu_machine *M, const char *path, FILE *out)
     free(v);
 }
 
-void *emu_report_json(emu_machine *M, const char *path)
+void *emu_report_json(emu_machine *M, const char *path, const emu_srcmap *sm)
 {
     unsigned ck = M->opt.checks;
     json_t *root = json_object();
@@ -182,7 +165,7 @@ void *emu_report_json(emu_machine *M, const char *path)
             const esite *s = v[i].s;
             ptx_loc loc;
             const ptx_inst *in = site_inst(s, &loc);
-            source_line(M, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
+            source_line(sm, s->f->fn, s->f->code[s->pc].stmt, src, sizeof src);
             if ((ck & EMU_CHECK_COALESCING) && s->g_execs) {
                 json_t *o = json_object();
                 json_object_set_new(o, "file", json_string(path));

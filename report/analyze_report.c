@@ -3,9 +3,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check_findings.h"
+#include "check_report.h"
 #include "div_report.h"
+#include "kname.h"
+#include "outfile.h"
 #include "pressure.h"
+#include "spillcost_ptxas.h"
+#include "version.h"
 
 /* As check lists them: proven before possible, then by cost (chk_sort). */
 static int cmp_cost(const void *a, const void *b)
@@ -32,16 +36,68 @@ typedef struct round_res {
     coal_options co;
 } round_res;
 
-/* The shares of values and the branches of f at its shape, as the
- * affine analysis of degree 2 finds them; at: "" or " at 16x16x1". */
-static void value_lines(FILE *o, const coal_func *f, const char *at, arena *a)
+/* One shape a kernel was analysed at: its round's view of the kernel and
+ * the affine analysis of degree 2 there. */
+typedef struct an_shape {
+    const round_res *r;
+    const coal_func *f;
+    dr_stats st;
+} an_shape;
+
+/* What the report says of one kernel: a kernel launched with several
+ * shapes has its values and branches at each, and one list of findings,
+ * each saying at which shapes it holds (as check merges them). */
+typedef struct an_kernel {
+    an_shape *sh;
+    uint32_t ns;
+    rp_result rp;
+    const chk_finding **mine; /* its findings by cost */
+    size_t n;
+    const sc_ptxas_func *px; /* ptxas -v's figures, NULL when not known */
+} an_kernel;
+
+static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_t i, const chk_list *l,
+                        const sc_ptxas_info *px)
 {
-    div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
-    memcpy(dopt.block, f->shape.block, sizeof dopt.block);
-    dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
-    dr_func df;
-    dr_analyse(&df, f->pf, &dopt, NULL, a);
-    const dr_stats *st = &df.st[DIV_AN_AFFINE2];
+    const ptx_func *fn = rr[0]->res->f[i].pf->fn;
+    k->ns = blk_nshapes(&rr[0]->blocks, fn);
+    if (k->ns > nr) k->ns = nr;
+    if (!k->ns) k->ns = 1;
+    k->sh = calloc(k->ns, sizeof *k->sh);
+    if (!k->sh) abort();
+    for (uint32_t s = 0; s < k->ns; s++) {
+        an_shape *x = &k->sh[s];
+        x->r = rr[s];
+        x->f = &rr[s]->res->f[i];
+        div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
+        memcpy(dopt.block, x->f->shape.block, sizeof dopt.block);
+        dopt.assume_tid_yz_uniform = !wl_shape_known(&x->f->shape);
+        dr_func df;
+        dr_analyse(&df, x->f->pf, &dopt, NULL, &rr[s]->p->a);
+        x->st = df.st[DIV_AN_AFFINE2];
+    }
+    rp_compute(k->sh[0].f->pf, &k->rp);
+    k->mine = malloc(sizeof *k->mine * (l->n ? l->n : 1));
+    if (!k->mine) abort();
+    k->n = 0;
+    for (size_t j = 0; j < l->n; j++)
+        if (strlen(l->v[j].symbol) == fn->name.n && !memcmp(l->v[j].symbol, fn->name.p, fn->name.n))
+            k->mine[k->n++] = &l->v[j];
+    qsort(k->mine, k->n, sizeof *k->mine, cmp_cost);
+    char sym[1024];
+    snprintf(sym, sizeof sym, "%.*s", (int)fn->name.n, fn->name.p);
+    k->px = px ? sc_ptxas_find(px, sym) : NULL;
+    if (k->px && !k->px->has_used) k->px = NULL;
+}
+
+/* The shape of s and where it comes from. */
+static const char *shape_origin(const an_shape *s)
+{
+    return blk_origin_for(&s->r->blocks, s->f->pf->fn, coal_block_origin(&s->r->co, s->f));
+}
+
+static void value_lines(FILE *o, const dr_stats *st, const char *at)
+{
     fprintf(o, "values%s: %u; ", at, st->values);
     pct(o, "uniform", st->state[DIV_UNIFORM], st->values);
     pct(o, ", affine", st->state[DIV_AFFINE], st->values);
@@ -50,64 +106,56 @@ static void value_lines(FILE *o, const coal_func *f, const char *at, arena *a)
     fprintf(o, "branches%s: %u conditional, %u not proven uniform\n", at, st->branches, st->branches_divergent);
 }
 
-/* Function i's report: a kernel launched with several shapes (round s
- * analysed it at its s-th) gets the values and branches at each, and one
- * list of findings, each saying at which shapes it holds. */
-static void kernel_report(FILE *o, round_res *const *rr, uint32_t nr, uint32_t i, const chk_list *l)
+/* ptxas_why: what to say of a kernel ptxas -v did not report (NULL: nothing;
+ * the header says why ptxas did not run). */
+static void kernel_text(FILE *o, const an_kernel *k, const char *ptxas_why)
 {
-    const coal_report_ctx *c = &rr[0]->ctx;
-    const coal_func *f = &rr[0]->res->f[i];
+    const coal_func *f = k->sh[0].f;
+    const coal_report_ctx *c = &k->sh[0].r->ctx;
     const ptx_func *fn = f->pf->fn;
-    uint32_t ns = blk_nshapes(&rr[0]->blocks, fn);
-    if (ns > nr) ns = nr;
     char *shown = ptx_func_shown(fn);
     fprintf(o, "\n== %s %s ==\n", fn->is_entry ? "kernel" : "function", shown);
     if (strlen(shown) != fn->name.n || memcmp(shown, fn->name.p, fn->name.n))
         fprintf(o, "symbol: %.*s\n", (int)fn->name.n, fn->name.p);
     free(shown);
-    if (ns > 1) {
-        fprintf(o, "block: %u launch shapes, analysed at each:", ns);
-        for (uint32_t s = 0; s < ns; s++) {
-            const coal_func *fs = &rr[s]->res->f[i];
+    if (k->ns > 1) {
+        fprintf(o, "block: %u launch shapes, analysed at each:", k->ns);
+        for (uint32_t s = 0; s < k->ns; s++) {
+            const coal_func *fs = k->sh[s].f;
             fprintf(o, "%s %ux%ux%u (%s)", s ? "," : "", fs->shape.block[0], fs->shape.block[1], fs->shape.block[2],
-                    blk_origin_for(&rr[s]->blocks, fn, BLK_LAUNCH));
+                    blk_origin_for(&k->sh[s].r->blocks, fn, BLK_LAUNCH));
         }
         fputc('\n', o);
-        for (uint32_t s = 0; s < ns; s++) {
-            const coal_func *fs = &rr[s]->res->f[i];
+        for (uint32_t s = 0; s < k->ns; s++) {
+            const coal_func *fs = k->sh[s].f;
             char at[64];
             snprintf(at, sizeof at, " at %ux%ux%u", fs->shape.block[0], fs->shape.block[1], fs->shape.block[2]);
-            value_lines(o, fs, at, &rr[s]->p->a);
+            value_lines(o, &k->sh[s].st, at);
         }
     } else {
         if (wl_shape_known(&f->shape))
             fprintf(o, "block: %ux%ux%u (%s)\n", f->shape.block[0], f->shape.block[1], f->shape.block[2],
-                    blk_origin_for(coal_blocks(c->opts), fn, coal_block_origin(c->opts, f)));
+                    shape_origin(&k->sh[0]));
         else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
-        value_lines(o, f, "", &rr[0]->p->a);
+        value_lines(o, &k->sh[0].st, "");
     }
-    rp_result rp;
-    rp_compute(f->pf, &rp);
+    const rp_result *rp = &k->rp;
     fprintf(o, "register pressure: at most %u 32-bit register%s and %u predicate%s live (64-bit registers count 2)",
-            rp.regs32, rp.regs32 == 1 ? "" : "s", rp.preds, rp.preds == 1 ? "" : "s");
-    if (rp.at_stmt != UINT32_MAX) {
+            rp->regs32, rp->regs32 == 1 ? "" : "s", rp->preds, rp->preds == 1 ? "" : "s");
+    if (rp->at_stmt != UINT32_MAX) {
         src_pos p;
-        src_pos_of(c->files, fn, rp.at_stmt, &p);
-        fprintf(o, "; peak at PTX line %u", fn->stmts[rp.at_stmt]->loc.line);
+        src_pos_of(c->files, fn, rp->at_stmt, &p);
+        fprintf(o, "; peak at PTX line %u", fn->stmts[rp->at_stmt]->loc.line);
         if (p.file) fprintf(o, " (%s:%u)", p.file, p.line);
     }
     fputc('\n', o);
-    const chk_finding **mine = malloc(sizeof *mine * (l->n ? l->n : 1));
-    if (!mine) abort();
-    size_t n = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
-            mine[n++] = &l->v[i];
-    qsort(mine, n, sizeof *mine, cmp_cost);
-    if (!n) fputs("findings: none\n", o);
-    else fprintf(o, "findings by cost (%zu):\n", n);
-    for (size_t i = 0; i < n; i++) {
-        const chk_finding *x = mine[i];
+    char fig[256];
+    if (k->px) fprintf(o, "ptxas: %s\n", sc_ptxas_figures(k->px, fig, sizeof fig));
+    else if (fn->is_entry && ptxas_why) fprintf(o, "ptxas: %s\n", ptxas_why);
+    if (!k->n) fputs("findings: none\n", o);
+    else fprintf(o, "findings by cost (%zu):\n", k->n);
+    for (size_t i = 0; i < k->n; i++) {
+        const chk_finding *x = k->mine[i];
         fprintf(o, "  %zu. [%s, %s] ", i + 1, chk_rule_name((enum chk_rule)x->rule),
                 chk_certainty_name((enum chk_certainty)x->certainty));
         if (x->src_file) fprintf(o, "%s:%u:%u, ", x->src_file, x->src_line, x->src_col);
@@ -115,15 +163,162 @@ static void kernel_report(FILE *o, round_res *const *rr, uint32_t nr, uint32_t i
         if (x->ninst > 1) fprintf(o, " (%u instructions)", x->ninst);
         if (x->loop_depth) fprintf(o, ", loop depth %u", x->loop_depth);
         fprintf(o, ", cost %" PRIu64 "\n     %s\n", x->cost, x->message);
-        if (x->depends) fprintf(o, "     depends on %s\n", x->depends);
-        if (x->hint) fprintf(o, "     hint: %s\n", x->hint);
         if (x->nshapes > 1) {
             char at[2048];
             chk_holds_at_text(x, at, sizeof at);
             fprintf(o, "     %s\n", at);
         }
+        if (x->depends) fprintf(o, "     depends on %s\n", x->depends);
+        if (x->hint) fprintf(o, "     hint: %s\n", x->hint);
     }
-    free(mine);
+}
+
+static json_t *block_json(const an_shape *s)
+{
+    const coal_func *f = s->f;
+    json_t *b = json_object();
+    json_object_set_new(b, "shape", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
+    json_object_set_new(b, "origin", json_string(wl_shape_known(&f->shape) ? shape_origin(s)
+                                                                           : "unknown; assumed " BLK_DEFAULT_TEXT));
+    return b;
+}
+
+static json_t *values_json(const dr_stats *st)
+{
+    return json_pack("{s:i,s:i,s:i,s:i,s:s}", "total", (json_int_t)st->values, "uniform",
+                     (json_int_t)st->state[DIV_UNIFORM], "affine", (json_int_t)st->state[DIV_AFFINE], "divergent",
+                     (json_int_t)st->state[DIV_DIVERGENT], "analysis", "affine2");
+}
+
+static json_t *branches_json(const dr_stats *st)
+{
+    return json_pack("{s:i,s:i}", "conditional", (json_int_t)st->branches, "not_proven_uniform",
+                     (json_int_t)st->branches_divergent);
+}
+
+/* A kernel: block, values and branches at its shape; a kernel launched with
+ * several shapes has them per shape in "at_shapes" (and no top-level
+ * block, values or branches); the findings once, with check's holds_at. */
+static json_t *kernel_json(const an_kernel *k)
+{
+    const coal_report_ctx *c = &k->sh[0].r->ctx;
+    const ptx_func *fn = k->sh[0].f->pf->fn;
+    json_t *o = json_object();
+    kn_json(o, "name", fn);
+    json_object_set_new(o, "entry", json_boolean(fn->is_entry));
+    if (k->ns == 1) {
+        json_object_set_new(o, "block", block_json(&k->sh[0]));
+        json_object_set_new(o, "values", values_json(&k->sh[0].st));
+        json_object_set_new(o, "branches", branches_json(&k->sh[0].st));
+    }
+    json_t *at = json_array();
+    for (uint32_t s = 0; s < k->ns; s++)
+        json_array_append_new(at, json_pack("{s:o,s:o,s:o}", "block", block_json(&k->sh[s]), "values",
+                                            values_json(&k->sh[s].st), "branches", branches_json(&k->sh[s].st)));
+    json_object_set_new(o, "at_shapes", at);
+    json_t *rp = json_pack("{s:i,s:i}", "registers32", (json_int_t)k->rp.regs32, "predicates", (json_int_t)k->rp.preds);
+    json_t *peak = json_null();
+    if (k->rp.at_stmt != UINT32_MAX) {
+        src_pos p;
+        src_pos_of(c->files, fn, k->rp.at_stmt, &p);
+        peak = json_pack("{s:i}", "ptx_line", (json_int_t)fn->stmts[k->rp.at_stmt]->loc.line);
+        json_object_set_new(peak, "src", p.file ? json_pack("{s:s,s:i}", "file", p.file, "line", (json_int_t)p.line)
+                                                : json_null());
+    }
+    json_object_set_new(rp, "peak", peak);
+    json_object_set_new(o, "register_pressure", rp);
+    json_object_set_new(o, "ptxas",
+                        k->px ? json_pack("{s:i,s:i,s:i,s:i,s:i}", "registers", (json_int_t)k->px->registers,
+                                          "spill_store_bytes", (json_int_t)k->px->spill_stores, "spill_load_bytes",
+                                          (json_int_t)k->px->spill_loads, "shared_bytes", (json_int_t)k->px->smem,
+                                          "stack_frame_bytes", (json_int_t)k->px->stack_frame)
+                              : json_null());
+    json_t *fs = json_array();
+    for (size_t i = 0; i < k->n; i++) json_array_append_new(fs, chk_finding_json(k->mine[i]));
+    json_object_set_new(o, "findings", fs);
+    return o;
+}
+
+#define ASSUMED                                                                                                 \
+    "warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index wraparound"
+
+/* SARIF: check's log over the kernels' findings (a shallow list: l owns
+ * them); nothing fails, so proven findings are warnings and possible ones
+ * notes.  temp_ptx: the PTX was nvcc's temporary output, so no location
+ * points into it. */
+static json_t *report_sarif(const chk_list *l, const coal_options *co, const an_kernel *ks, size_t nk, bool temp_ptx)
+{
+    chk_list all = *l;
+    all.n = 0;
+    for (size_t i = 0; i < nk; i++) all.n += ks[i].n;
+    all.v = malloc(sizeof *all.v * (all.n ? all.n : 1));
+    if (!all.v) abort();
+    all.n = 0;
+    for (size_t i = 0; i < nk; i++)
+        for (size_t j = 0; j < ks[i].n; j++) all.v[all.n++] = *ks[i].mine[j];
+    chk_run run = {&all, 1, 0, (1u << CHK_NRULES) - 1, 0, false, co, NULL};
+    json_t *j = chk_report_sarif(&run);
+    free(all.v);
+    if (temp_ptx) {
+        /* nvcc's PTX is gone when the log is read: no locations in it */
+        size_t i, k;
+        json_t *r, *loc;
+        json_array_foreach(json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results"), i, r) {
+            json_t *rel = json_object_get(r, "relatedLocations");
+            for (k = json_array_size(rel); k-- > 0;) {
+                loc = json_array_get(rel, k);
+                const char *m = json_string_value(json_object_get(json_object_get(loc, "message"), "text"));
+                if (m && !strncmp(m, "PTX instruction ", 16)) json_array_remove(rel, k);
+            }
+            if (!json_array_size(rel)) json_object_del(r, "relatedLocations");
+        }
+    }
+    return j;
+}
+
+static int write_report(const char *shown, const char *ptx, round_res *const *rr, uint32_t nr, const chk_list *l,
+                        const an_args *a)
+{
+    sc_ptxas_info px;
+    char why[320];
+    bool have_px = !sc_ptxas_module(rr[0]->m, ptx, &px, why, sizeof why);
+    size_t nk = rr[0]->res->nfuncs;
+    an_kernel *ks = calloc(nk ? nk : 1, sizeof *ks);
+    if (!ks) abort();
+    for (uint32_t i = 0; i < nk; i++) kernel_data(&ks[i], rr, nr, i, l, have_px ? &px : NULL);
+    outfile of;
+    int rc = outfile_open(&of, a->out) ? 2 : 0;
+    if (!rc && a->format == COAL_FMT_TEXT) {
+        fprintf(of.f, "ptxray analyze: %s\n", shown);
+        fputs("assumed: " ASSUMED "\n", of.f);
+        fprintf(of.f, have_px ? "ptxas: figures from %s\n" : "ptxas: not run (%s)\n", why);
+        if (!nk) fputs("no function with a body\n", of.f);
+        for (size_t i = 0; i < nk; i++) kernel_text(of.f, &ks[i], have_px ? "not reported" : NULL);
+    } else if (!rc) {
+        json_t *root;
+        if (a->format == COAL_FMT_SARIF) root = report_sarif(l, &rr[0]->co, ks, nk, strcmp(shown, ptx) != 0);
+        else {
+            root = json_object();
+            json_object_set_new(root, "tool", json_string("ptxray analyze"));
+            json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
+            json_object_set_new(root, "file", json_string(shown));
+            json_object_set_new(root, "assumed", json_string(ASSUMED));
+            json_object_set_new(root, "ptxas", json_pack("{s:b,s:s}", "run", have_px, "how", why));
+            json_t *arr = json_array();
+            for (size_t i = 0; i < nk; i++) json_array_append_new(arr, kernel_json(&ks[i]));
+            json_object_set_new(root, "kernels", arr);
+        }
+        coal_json_dump(of.f, root);
+        json_decref(root);
+    }
+    if (!rc && outfile_commit(&of)) rc = 2;
+    for (size_t i = 0; i < nk; i++) {
+        free(ks[i].mine);
+        free(ks[i].sh);
+    }
+    free(ks);
+    if (have_px) sc_ptxas_free(&px);
+    return rc;
 }
 
 static int load_round(round_res *x, const char *shown, const char *ptx, const coal_options *co,
@@ -141,7 +336,7 @@ static int load_round(round_res *x, const char *shown, const char *ptx, const co
 /* A kernel launched with several shapes is analysed at each: the module
  * once per round, round r giving each kernel its r-th shape; its report
  * comes once, kernels in PTX order. */
-int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks)
+int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a)
 {
     round_res *first = calloc(1, sizeof *first);
     if (!first) abort();
@@ -168,13 +363,7 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
         chk_collect_at(&l, at, shown, &rr[r]->ctx, (1u << CHK_NRULES) - 1);
     }
     chk_collect_end(&l, at, shown);
-    if (!rc) {
-        printf("ptxray analyze: %s\n", shown);
-        puts("assumed: warps of 32 consecutive threads; 32-byte sectors; allocations 256-byte aligned; no index "
-             "wraparound");
-        if (!first->res->nfuncs) puts("no function with a body");
-        for (uint32_t i = 0; i < first->res->nfuncs; i++) kernel_report(stdout, rr, nr, i, &l);
-    }
+    if (!rc) rc = write_report(shown, ptx, rr, nr, &l, a);
     chk_free(&l);
     for (uint32_t r = 0; r < loaded; r++) {
         chk_unload(rr[r]->m, rr[r]->p);

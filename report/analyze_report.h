@@ -1,7 +1,8 @@
 /* The report of `ptxray analyze` (docs/check.md): per kernel the shares of
  * uniform, affine and divergent values, the register pressure, then the
  * findings of `ptxray check` by likely impact (inside loops first, deeper
- * loops first). */
+ * loops first), ptxas -v's registers, spills and shared memory; as text,
+ * JSON or SARIF. */
 #ifndef PTXRAY_ANALYZE_REPORT_H
 #define PTXRAY_ANALYZE_REPORT_H
 #include "block_opt.h"
@@ -11,6 +12,11 @@
  * itself), and prints the report on stdout: 0, or 2 with the reason on
  * stderr (co->only names no function with a body, a --block kernel is not
  * in the file, bad input). */
-int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks);
+typedef struct an_args {
+    int format;      /* coal_format: text, json or sarif */
+    const char *out; /* -o; NULL: stdout (the file is written whole or not at all) */
+} an_args;
+
+int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a);
 
 #endif

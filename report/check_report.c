@@ -185,7 +185,7 @@ static json_t *pos_json(const chk_pos *p)
     return json_pack("{s:s,s:i,s:i}", "file", p->file, "line", (json_int_t)p->line, "col", (json_int_t)p->col);
 }
 
-static json_t *finding_json(const chk_finding *x)
+json_t *chk_finding_json(const chk_finding *x)
 {
     json_t *o = json_object();
     char fp[17];
@@ -233,7 +233,7 @@ json_t *chk_report_json(const chk_run *r)
     json_object_set_new(root, "rules", rules);
     for (size_t i = 0; i < r->l->n; i++) {
         const chk_finding *x = &r->l->v[i];
-        if (!x->suppressed) json_array_append_new(fs, finding_json(x));
+        if (!x->suppressed) json_array_append_new(fs, chk_finding_json(x));
     }
     json_object_set_new(root, "findings", fs);
     json_object_set_new(root, "conditional_verdicts", conditional_json(r->l));

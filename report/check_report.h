@@ -22,6 +22,8 @@ bool chk_fails(const chk_run *r, const chk_finding *x);
 
 void chk_report_text(FILE *o, const chk_run *r);
 json_t *chk_report_json(const chk_run *r);
+/* One finding as check's JSON lists it (analyze's JSON too). */
+json_t *chk_finding_json(const chk_finding *x);
 json_t *chk_report_sarif(const chk_run *r);
 /* "uncoalesced 3, misaligned 0, bank-conflict 1" over enabled rules, unsuppressed findings. */
 void chk_counts_text(const chk_run *r, char *buf, size_t n);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coalescing_report.h"
+#include "kname.h"
 #include "version.h"
 
 static const char *const assumption_text[] = {
@@ -401,7 +402,7 @@ json_t *coal_report_json_at(const coal_report_ctx *c0, uint32_t nr)
         if (!f) continue;
         c = &c0[r];
         json_t *k = json_object();
-        json_object_set_new(k, "name", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+        kn_json(k, "name", f->pf->fn);
         json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
         json_object_set_new(k, "block", block_json(c, f));
         json_t *acc = json_array(), *sh = json_array();
@@ -466,7 +467,9 @@ int coal_json_dump(FILE *o, json_t *j)
 
 void coal_ptx_note(const ptx_func *fn, const ptx_inst *in, char *buf, size_t n)
 {
-    snprintf(buf, n, "PTX instruction %.*s in %.*s", (int)in->opcode_len, in->opcode, (int)fn->name.n, fn->name.p);
+    char *shown = ptx_func_shown(fn);
+    snprintf(buf, n, "PTX instruction %.*s in %s", (int)in->opcode_len, in->opcode, shown);
+    free(shown);
 }
 
 static const struct {
@@ -635,7 +638,7 @@ static json_t *sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, 
     json_t *r = coal_sarif_result(rule, coal_sarif_rule_index(rule), full, &p, c->ptx_path, s->loc.line,
                                   s->loc.col, ptxmsg);
     json_t *props = json_object();
-    json_object_set_new(props, "kernel", json_stringn(f->pf->fn->name.p, f->pf->fn->name.n));
+    kn_json(props, "kernel", f->pf->fn);
     json_object_set_new(props, "ptxLine", json_integer(s->loc.line));
     json_object_set_new(props, "pattern", json_string(coal_pattern_name((enum coal_pattern)x->pattern)));
     if (x->space == COAL_GLOBAL) {
@@ -813,8 +816,10 @@ void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr)
                 if (p.file) fprintf(o, "%s:%u:%u: %s: %s [%s]\n", p.file, p.line, p.col, lvl, v[k].msg, v[k].rule);
                 else fprintf(o, "%s:%u:%u: %s: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, v[k].msg,
                              v[k].rule);
-                fprintf(o, "%s:%u:%u: note: in %.*s: %.*s", c->ptx_path, s->loc.line, s->loc.col,
-                        (int)f->pf->fn->name.n, f->pf->fn->name.p, (int)x->in->opcode_len, x->in->opcode);
+                char *shown = ptx_func_shown(f->pf->fn);
+                fprintf(o, "%s:%u:%u: note: in %s: %.*s", c->ptx_path, s->loc.line, s->loc.col, shown,
+                        (int)x->in->opcode_len, x->in->opcode);
+                free(shown);
                 for (uint32_t q = 0; q < p.ninl; q++)
                     fprintf(o, "%s %s:%u:%u", q ? "," : ", inlined from", p.inl[q].file, p.inl[q].line, p.inl[q].col);
                 fputc('\n', o);

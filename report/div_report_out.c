@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "div_report.h"
+#include "kname.h"
 #include "srcloc.h"
 #include "table.h"
 
@@ -164,8 +165,11 @@ void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func
     for (uint32_t i = 0; i < n; i++) {
         const dr_func *f = &fs[i];
         if (i) fputc('\n', o);
-        fprintf(o, "%.*s (.%s) in %s\n", (int)f->pf->fn->name.n, f->pf->fn->name.p, kind_of(f->pf->fn),
-                pathname(path));
+        char *shown = ptx_func_shown(f->pf->fn);
+        fprintf(o, "%s (.%s) in %s\n", shown, kind_of(f->pf->fn), pathname(path));
+        if (strlen(shown) != f->pf->fn->name.n || memcmp(shown, f->pf->fn->name.p, f->pf->fn->name.n))
+            fprintf(o, "  symbol: %.*s\n", (int)f->pf->fn->name.n, f->pf->fn->name.p);
+        free(shown);
         text_assumptions(o, f, c);
         text_branches(o, ft, f, c);
         if (c->list) text_values(o, f, c);
@@ -175,8 +179,6 @@ void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func
 }
 
 /* ---- JSON ------------------------------------------------------------- */
-
-static json_t *jstr(ptx_str s) { return s.p ? json_stringn(s.p, s.n) : json_null(); }
 
 static json_t *jpos(const src_files *m, uint32_t file, uint32_t line, uint32_t col)
 {
@@ -325,7 +327,7 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
         const dr_func *f = &fs[i];
         const div_result *r = f->r[c->analysis];
         json_t *k = json_object();
-        json_object_set_new(k, "name", jstr(f->pf->fn->name));
+        kn_json(k, "name", f->pf->fn);
         json_object_set_new(k, "kind", json_string(kind_of(f->pf->fn)));
         json_object_set_new(k, "assumptions", jassumptions_func(f, c));
         json_object_set_new(k, "branches", jbranches(ft, f, r));

@@ -10,7 +10,7 @@
 /* ---- --summary ---------------------------------------------------------- */
 
 typedef struct srow {
-    char *file, *name;
+    char *file, *name, *symbol; /* name as people read it (demangled), symbol as in the PTX */
     bool entry;
     dr_stats st[DR_NAN];
 } srow;
@@ -56,10 +56,13 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         char shape[64] = "";
         if (blk_nshapes(blocks, p->funcs[i].fn) > 1)
             snprintf(shape, sizeof shape, " [%ux%ux%u]", f.div.block[0], f.div.block[1], f.div.block[2]);
-        size_t len = p->funcs[i].fn->name.n + strlen(shape) + 1;
+        char *shown = ptx_func_shown(p->funcs[i].fn);
+        size_t len = strlen(shown) + strlen(shape) + 1;
         r->name = malloc(len);
         if (!r->name) abort();
-        snprintf(r->name, len, "%.*s%s", (int)p->funcs[i].fn->name.n, p->funcs[i].fn->name.p, shape);
+        snprintf(r->name, len, "%s%s", shown, shape);
+        free(shown);
+        r->symbol = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
         r->entry = p->funcs[i].fn->is_entry;
         memcpy(r->st, f.st, sizeof r->st);
     }
@@ -131,6 +134,7 @@ static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size
         json_t *k = json_object();
         json_object_set_new(k, "file", json_string(s->rows[i].file));
         json_object_set_new(k, "name", json_string(s->rows[i].name));
+        json_object_set_new(k, "symbol", json_string(s->rows[i].symbol));
         json_object_set_new(k, "kind", json_string(s->rows[i].entry ? "entry" : "func"));
         json_object_set_new(k, "stats", dr_stats_json(s->rows[i].st));
         json_array_append_new(ks, k);
@@ -173,6 +177,7 @@ int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const c
     for (size_t i = 0; i < s.n; i++) {
         free(s.rows[i].file);
         free(s.rows[i].name);
+        free(s.rows[i].symbol);
     }
     free(s.rows);
     free(sorted);

@@ -3,10 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "ptx.h"
 #include "spillcost_ptxas.h"
-#include "toolchain.h"
 
 /* ".u64", ".b8[32]" (a structure passed by value) */
 static void param_type(const ptx_var *v, char *buf, size_t n)
@@ -28,32 +26,11 @@ static void bounds(const ptx_func *f)
     puts(any ? "" : "    launch bounds: none");
 }
 
-/* ptxas -v on path (its temporaries in dir); *why says why not when it
- * returns -1. */
-static int assemble(const ptx_module *m, const char *path, const char *ptxas, const char *dir, sc_ptxas_info *info,
-                    char *why, size_t n)
-{
-    char arch[32], cubin[600];
-    if (!ptxas) return snprintf(why, n, "ptxas not found"), -1;
-    if (tc_target_arch(m, arch, sizeof arch)) return snprintf(why, n, "no sm_XX in .target"), -1;
-    snprintf(cubin, sizeof cubin, "%s/list.cubin", dir);
-    char *log = NULL;
-    int rc = sc_ptxas_run(ptxas, path, cubin, arch, tc_target_debug(m), 0, info, &log);
-    if (rc) {
-        char w[256];
-        snprintf(why, n, "ptxas failed: %s", sc_ptxas_why(log, w, sizeof w));
-    } else snprintf(why, n, "ptxas -v -arch=%s", arch);
-    free(log);
-    unlink(cubin);
-    return rc;
-}
-
-static void one_file(const ptx_module *m, const char *path, const char *ptxas, const char *dir)
+static void one_file(const ptx_module *m, const char *path)
 {
     sc_ptxas_info info;
-    memset(&info, 0, sizeof info);
     char why[320];
-    bool px = !assemble(m, path, ptxas, dir, &info, why, sizeof why);
+    bool px = !sc_ptxas_module(m, path, &info, why, sizeof why);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++) nk += m->funcs[i]->is_entry && m->funcs[i]->has_body;
     printf("%s: %u kernel%s (%s)\n", path, nk, nk == 1 ? "" : "s", why);
@@ -81,18 +58,14 @@ static void one_file(const ptx_module *m, const char *path, const char *ptxas, c
             puts("    ptxas: not reported");
             continue;
         }
-        printf("    ptxas: %u registers, %u bytes spill stores, %u bytes spill loads, %u bytes shared memory, "
-               "%u bytes stack frame\n",
-               r->registers, r->spill_stores, r->spill_loads, r->smem, r->stack_frame);
+        char fig[256];
+        printf("    ptxas: %s\n", sc_ptxas_figures(r, fig, sizeof fig));
     }
     sc_ptxas_free(&info);
 }
 
 int list_report(char **files, int n)
 {
-    const char *ptxas = tc_find_ptxas();
-    char dir[] = "/tmp/ptxray-listXXXXXX";
-    if (ptxas && !mkdtemp(dir)) ptxas = NULL;
     int rc = 0;
     for (int i = 0; i < n; i++) {
         ptx_module *m = ptx_load(files[i], 1);
@@ -100,9 +73,8 @@ int list_report(char **files, int n)
             rc = 2;
             continue;
         }
-        one_file(m, files[i], ptxas, dir);
+        one_file(m, files[i]);
         ptx_module_free(m);
     }
-    if (ptxas) rmdir(dir);
     return rc;
 }

@@ -24,7 +24,7 @@ static int match(const ptx_func *f, const char *name)
     return best;
 }
 
-static void list(const ptx_module *m, bool entries)
+void load_list(const ptx_module *m, bool entries)
 {
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         const ptx_func *f = m->funcs[i];
@@ -58,7 +58,7 @@ const char *load_kernel(const char *cmd, ptx_module *m, const char *path, const 
     else if (decl && !decl->has_body) fprintf(stderr, "ptxray %s: %s: '%s' is only declared here (no body); ", cmd, path, name);
     else fprintf(stderr, "ptxray %s: %s: no %s named '%s'; ", cmd, path, what, name);
     fprintf(stderr, "give a symbol, a demangled name or a prefix of one that only one %s has:\n", what);
-    list(m, entries);
+    load_list(m, entries);
     return NULL;
 }
 

@@ -14,6 +14,9 @@
  * CMD: PATH: ..." on stderr (no such function, several, or only a
  * declaration) with the file's functions listed. */
 const char *load_kernel(const char *cmd, ptx_module *m, const char *path, const char *name, bool entries);
+/* m's functions with a body (only kernels with entries) on stderr, one a
+ * line, as people name them with the symbol in brackets when it differs. */
+void load_list(const ptx_module *m, bool entries);
 
 /* Loads path and builds its program up to level (only *kernel's function
  * when not NULL; *kernel becomes its symbol, valid while *m is), reporting

@@ -2,11 +2,12 @@
 #include "parse_report.h"
 #include <jansson.h>
 #include <stdio.h>
+#include "kname.h"
 #include "ptx.h"
 
 static json_t *func_json(const ptx_func *f) {
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_stringn(f->name.p, f->name.n));
+    kn_json(o, "name", f);
     json_object_set_new(o, "kind", json_string(f->is_entry ? "entry" : "func"));
     json_object_set_new(o, "defined", json_boolean(f->has_body));
     json_object_set_new(o, "params", json_integer(f->nparams));
@@ -55,8 +56,9 @@ int parse_report(char **files, int n, bool json, bool quiet)
             for (uint32_t k = 0; k < m->nfuncs; k++) {
                 const ptx_func *f = m->funcs[k];
                 if (!f->has_body) continue;
-                printf("  %-6s %.*s: %u param%s, %u instruction%s, %u register%s used\n",
-                       f->is_entry ? ".entry" : ".func", (int)f->name.n, f->name.p, f->nparams,
+                printf("  %-6s ", f->is_entry ? ".entry" : ".func");
+                kn_print(stdout, f);
+                printf(": %u param%s, %u instruction%s, %u register%s used\n", f->nparams,
                        f->nparams == 1 ? "" : "s", f->ninsts, f->ninsts == 1 ? "" : "s", f->nregs,
                        f->nregs == 1 ? "" : "s");
             }

@@ -5,13 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "divcheck.h"
+#include "kname.h"
 #include "load.h"
 #include "outfile.h"
 #include "ptx.h"
 #include "run_args.h"
+#include "srcloc.h"
 
 /* violated divergence claims listed in the text report; JSON has them all */
 #define DIVCHECK_LISTED 20u
+
+/* The reports' source column: the frame check names too (srcloc.h), so an
+ * atomicAdd is the user's call of it, not device_atomic_functions.hpp. */
+static void user_line(void *ctx, const ptx_func *fn, uint32_t stmt, char *buf, size_t n)
+{
+    src_frame fr;
+    if (src_user_frame(ctx, fn, stmt, &fr)) snprintf(buf, n, "%s:%u", fr.file, fr.line);
+}
 
 int run_exec(const run_job *j)
 {
@@ -33,11 +43,8 @@ int run_exec(const run_job *j)
                 kernel = NULL;
             }
         if (nk != 1) {
-            fprintf(stderr, "ptxray run: %s has %u kernels; name one with --kernel:", path, nk);
-            for (uint32_t i = 0; i < m->nfuncs; i++)
-                if (m->funcs[i]->is_entry && m->funcs[i]->has_body)
-                    fprintf(stderr, " %.*s", (int)m->funcs[i]->name.n, m->funcs[i]->name.p);
-            fputc('\n', stderr);
+            fprintf(stderr, "ptxray run: %s has %u kernels; name one with --kernel:\n", path, nk);
+            load_list(m, true);
             ptx_module_free(m);
             return 2;
         }
@@ -62,6 +69,8 @@ int run_exec(const run_job *j)
         divcheck_begin(dc, block);
         eo.observer = divcheck_observer(dc);
     }
+    const ptx_func *kfn = ptx_module_find_func(m, kernel);
+    char *shown = ptx_func_shown(kfn); /* the kernel as people name it */
     run_args R;
     memset(&R, 0, sizeof R);
     R.M = emu_create(m, &eo);
@@ -79,7 +88,7 @@ int run_exec(const run_job *j)
     }
     nparams = (unsigned)np;
     if (j->nargs != nparams) {
-        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u --arg given:", kernel, nparams,
+        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u --arg given:", shown, nparams,
                 nparams == 1 ? "" : "s", j->nargs);
         for (unsigned i = 0; i < nparams && i < RUN_MAX_SPECS; i++)
             fprintf(stderr, "%s %s%s (%u bytes)", i ? "," : "", pinfo[i].is_array ? ".b8 array" : ptx_type_name((ptx_type)pinfo[i].type),
@@ -142,8 +151,11 @@ int run_exec(const run_job *j)
     rc = emu_status_exit_code(st);
     const emu_stats *S = emu_last_stats(R.M);
     json_t *root = json ? json_object() : NULL;
+    arena sa;
+    arena_init(&sa);
+    const emu_srcmap sm = {user_line, src_files_build(m, &sa)};
     if (json) {
-        json_object_set_new(root, "kernel", json_string(kernel));
+        kn_json(root, "kernel", kfn);
         json_object_set_new(root, "status", json_string(emu_status_name(st)));
         json_object_set_new(root, "grid", json_pack("[iii]", grid.x, grid.y, grid.z));
         json_object_set_new(root, "block", json_pack("[iii]", block.x, block.y, block.z));
@@ -151,7 +163,7 @@ int run_exec(const run_job *j)
         json_object_set_new(root, "thread_instructions", json_integer((json_int_t)S->thread_insts));
         json_object_set_new(root, "divergent_branches", json_integer((json_int_t)S->divergent_branches));
         if (eo.checks) {
-            json_t *rep = emu_report_json(R.M, path);
+            json_t *rep = emu_report_json(R.M, path, &sm);
             json_object_update(root, rep);
             json_decref(rep);
         }
@@ -160,10 +172,10 @@ int run_exec(const run_job *j)
         if (!j->quiet)
             printf("%s: kernel %s, grid (%u,%u,%u) x block (%u,%u,%u): %s; %llu warp-instructions, %llu thread-instructions, "
                    "%llu divergent branches\n",
-                   path, kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z, emu_status_name(st),
+                   path, shown, grid.x, grid.y, grid.z, block.x, block.y, block.z, emu_status_name(st),
                    (unsigned long long)S->warp_insts, (unsigned long long)S->thread_insts,
                    (unsigned long long)S->divergent_branches);
-        if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, stdout);
+        if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, &sm, stdout);
         if (dc && st == EMU_OK) divcheck_report_text(dc, path, DIVCHECK_LISTED, stdout);
     }
     if (dc && st == EMU_OK && divcheck_nviolations(dc) && rc == 0) rc = 1;
@@ -198,12 +210,14 @@ int run_exec(const run_job *j)
             if (outfile_write(eq + 1, data, bytes)) rc = 2;
         }
     }
+    arena_free(&sa);
     if (json) {
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
         json_decref(root);
     }
 out:
+    free(shown);
     for (unsigned i = 0; i < nparams; i++) free(argbytes[i]);
     run_args_free(&R);
     emu_destroy(R.M);

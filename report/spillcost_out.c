@@ -63,7 +63,12 @@ static void cell(const sc_row *w, unsigned c, char *buf, size_t n)
     if (c >= NPASS && !w->have_ptxas) return;
     switch (c) {
     case 0: snprintf(buf, n, "%s", w->file); return;
-    case 1: snprintf(buf, n, "%s", w->kernel); return;
+    case 1: { /* as people read it: demangled (JSON has the symbol too) */
+        char *d = ptx_demangle(w->kernel, strlen(w->kernel), true);
+        snprintf(buf, n, "%s", d ? d : w->kernel);
+        free(d);
+        return;
+    }
     case 2: snprintf(buf, n, "%s", sc_mode_name(w->mode)); return;
     case 3: v = w->budget; break;
     case 4: v = f->spilled; break;
@@ -312,6 +317,7 @@ static void print_json(FILE *o, const sc_report *r)
             else if (!buf[0]) v = json_null();
             else v = json_integer((json_int_t)strtoull(buf, NULL, 10));
             json_object_set_new(j, col_names[c], v);
+            if (c == 1) json_object_set_new(j, "symbol", json_string(w->kernel));
         }
         json_array_append_new(rows, j);
     }

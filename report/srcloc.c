@@ -111,3 +111,14 @@ uint32_t src_chain(const src_pos *p, src_frame *chain, uint32_t *user)
         }
     return n;
 }
+
+bool src_user_frame(const src_files *sf, const ptx_func *fn, uint32_t stmt, src_frame *out)
+{
+    src_pos p;
+    src_pos_of(sf, fn, stmt, &p);
+    src_frame chain[SRC_MAX_INLINE + 1];
+    uint32_t user;
+    if (!src_chain(&p, chain, &user)) return false;
+    *out = chain[user];
+    return true;
+}

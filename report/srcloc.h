@@ -55,5 +55,8 @@ bool src_is_toolkit(const char *path);
  * .loc is in device_atomic_functions.hpp; the user's call of it is the
  * next one out).  The positions after it are its call sites. */
 uint32_t src_chain(const src_pos *p, src_frame *chain, uint32_t *user);
+/* The position a user wrote statement stmt of fn at (src_chain's *user
+ * frame): false when the statement has no source position. */
+bool src_user_frame(const src_files *sf, const ptx_func *fn, uint32_t stmt, src_frame *out);
 
 #endif

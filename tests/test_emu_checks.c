@@ -56,7 +56,7 @@ Test(emu_checks, bank_conflict_degrees)
     eh *h = eh_text(bank_ptx, &o);
     uint64_t out = eh_zero(h, 4 * 64);
     EH_RUN(h, "banks", D1(1), D1(64), "p", out);
-    json_t *rep = emu_report_json(h->M, "inline.ptx");
+    json_t *rep = emu_report_json(h->M, "inline.ptx", NULL);
     json_t *e;
     cr_assert_not_null(e = entry(rep, "bank_conflicts", 13));
     cr_expect_eq(ival(e, "requests"), 2);       /* two warps */
@@ -114,7 +114,7 @@ Test(emu_checks, coalescing_sectors_and_lines)
     eh *h = eh_text(coal_ptx, &o);
     uint64_t in = eh_zero(h, 128 * 64 + 64), out = eh_zero(h, 4 * 64);
     EH_RUN(h, "coal", D1(1), D1(64), "pp", in, out);
-    json_t *rep = emu_report_json(h->M, "inline.ptx");
+    json_t *rep = emu_report_json(h->M, "inline.ptx", NULL);
     static const struct { int line; long long sectors_per_req, lines_per_req, ideal_per_req; } want[] = {
         {14, 4, 1, 4}, {17, 8, 2, 4}, {18, 1, 1, 1}, {21, 16, 4, 16}, {24, 32, 32, 4}, {27, 4, 1, 4}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -174,7 +174,7 @@ Test(emu_checks, racecheck_hazards)
     eh *h = eh_text(race_ptx, &o);
     uint64_t out = eh_zero(h, 4);
     EH_RUN(h, "races", D1(2), D1(32), "p", out); /* two blocks: shadows are per block */
-    json_t *rep = emu_report_json(h->M, "inline.ptx");
+    json_t *rep = emu_report_json(h->M, "inline.ptx", NULL);
     json_t *races = json_object_get(rep, "races"), *e;
     cr_assert_eq(json_array_size(races), 3, "%s", json_dumps(races, 0));
     cr_assert_eq(emu_race_count(h->M), 3);
@@ -206,7 +206,7 @@ Test(emu_checks, racecheck_clean_corpus_kernels)
     uint64_t di = eh_buf(h, in, 4 * w * hg), dout = eh_zero(h, 4 * w * hg);
     EH_RUN(h, "transpose_tiled_padded", D2(2, 2), D2(32, 8), "ppii", dout, di, w, hg);
     cr_expect_eq(emu_race_count(h->M), 0);
-    json_t *rep = emu_report_json(h->M, "x.ptx"), *e;
+    json_t *rep = emu_report_json(h->M, "x.ptx", NULL), *e;
     size_t i;
     /* the padded tile has no bank conflict; every global access is fully coalesced */
     json_array_foreach(json_object_get(rep, "bank_conflicts"), i, e) cr_expect_eq(ival(e, "ways_max"), 1);
@@ -220,7 +220,7 @@ Test(emu_checks, racecheck_clean_corpus_kernels)
     di = eh_buf(h, in, 4 * w * hg);
     dout = eh_zero(h, 4 * w * hg);
     EH_RUN(h, "transpose_tiled_conflicting", D2(2, 2), D2(32, 8), "ppii", dout, di, w, hg);
-    rep = emu_report_json(h->M, "x.ptx");
+    rep = emu_report_json(h->M, "x.ptx", NULL);
     long long worst = 0;
     json_array_foreach(json_object_get(rep, "bank_conflicts"), i, e) if (ival(e, "ways_max") > worst) worst = ival(e, "ways_max");
     cr_expect_eq(worst, 32);
@@ -259,7 +259,7 @@ Test(emu_checks, report_text_names_positions)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    emu_report_text(h->M, "k.ptx", f);
+    emu_report_text(h->M, "k.ptx", NULL, f);
     fclose(f);
     cr_expect(strstr(buf, "racecheck: 3 shared-memory hazards") != NULL, "%s", buf);
     cr_expect(strstr(buf, "k.ptx:18:3: RAW hazard: 'st.shared.u32' (line 17) then 'ld.shared.u32' (line 18), 32 times") != NULL, "%s", buf);
@@ -271,7 +271,7 @@ Test(emu_checks, report_text_names_positions)
     size_t len2 = 0;
     EH_RUN(h, "races", D1(1), D1(32), "p", out);
     f = open_memstream(&buf2, &len2);
-    emu_report_text(h->M, "k.ptx", f);
+    emu_report_text(h->M, "k.ptx", NULL, f);
     fclose(f);
     cr_expect_str_eq(buf, buf2);
     free(buf);

@@ -150,7 +150,7 @@ Test(emu_cli, exit_statuses_and_messages)
     free(out); free(err);
     char *d[] = {BIN, "run", (char *)f, "--block", "32", NULL};
     cr_assert_eq(tu_run(d, &out, &err), 2);
-    cr_expect(strstr(err, "has 3 kernels; name one with --kernel: avgSquare sumTriangle s") != NULL, "%s", err);
+    cr_expect(strstr(err, "has 3 kernels; name one with --kernel:\n  avgSquare\n  sumTriangle\n  s\n") != NULL, "%s", err);
     free(out); free(err);
     char *g[] = {BIN, "run", (char *)f, "--kernel", "s", "--block", "2000", "--arg", "buf:i32:4", "--arg", "i32:1", NULL};
     cr_assert_eq(tu_run(g, &out, &err), 2);

@@ -501,7 +501,7 @@ static void hook_launched(eh *h, const char *kernel, emu_status st)
     (void)kernel, (void)st;
     cmp_ctx *k = h->hook_data;
     tab.launches++;
-    json_t *j = emu_report_json(h->M, h->path);
+    json_t *j = emu_report_json(h->M, h->path, NULL);
     json_t *co = json_object_get(j, "coalescing");
     cr_assert_not_null(co, "%s: no coalescing report", h->path);
     const coal_result *r = k->cur->r;

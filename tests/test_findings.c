@@ -23,13 +23,7 @@ static void mk_tmp(void)
     cr_assert_not_null(mkdtemp(tmpdir));
 }
 
-static void rm_tmp(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    char *a[] = {"/bin/sh", "-c", cmd, NULL};
-    tu_run(a, NULL, NULL);
-}
+static void rm_tmp(void) { tu_rm_rf(tmpdir); }
 
 /* sh -c cmd; its stdout in *out (may be NULL), the exit status returned. */
 static int sh(const char *cmd, char **out)

@@ -185,3 +185,9 @@ uint32_t tu_value_named(const ssa_func *s, const char *name)
     cr_assert_fail("no SSA value %s", name);
     return 0;
 }
+
+void tu_rm_rf(const char *dir)
+{
+    char *a[] = {"/bin/rm", "-rf", (char *)dir, NULL};
+    tu_run(a, NULL, NULL);
+}

@@ -17,6 +17,8 @@ void tu_free_list(char **v, size_t n);
 char *tu_read(const char *path, size_t *len);
 /* Runs argv with stdout/stderr captured (malloc'd); returns exit status. */
 int tu_run(char *const argv[], char **out, char **err);
+/* rm -rf dir (a test's temporary directory). */
+void tu_rm_rf(const char *dir);
 /* Text of ptx_print_module(m), malloc'd. */
 char *tu_print(const ptx_module *m, size_t *len);
 /* The SSA value named name ("%r3.2"), or fails the test. */

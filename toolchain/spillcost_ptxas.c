@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "ir.h"
 #include "toolchain.h"
 
 static sc_ptxas_func *func_named(sc_ptxas_info *p, const char *s, size_t n)
@@ -142,4 +144,33 @@ int sc_ptxas_run(const char *ptxas, const char *ptx, const char *cubin, const ch
         return -1;
     }
     return 0;
+}
+
+int sc_ptxas_module(const struct ptx_module *m, const char *path, sc_ptxas_info *out, char *why, size_t n)
+{
+    memset(out, 0, sizeof *out);
+    const char *ptxas = tc_find_ptxas();
+    char arch[32], dir[] = "/tmp/ptxray-ptxasXXXXXX", cubin[sizeof dir + 16];
+    if (!ptxas) return snprintf(why, n, "ptxas not found"), -1;
+    if (tc_target_arch(m, arch, sizeof arch)) return snprintf(why, n, "no sm_XX in .target"), -1;
+    if (!mkdtemp(dir)) return snprintf(why, n, "no temporary directory"), -1;
+    snprintf(cubin, sizeof cubin, "%s/out.cubin", dir);
+    char *log = NULL;
+    int rc = sc_ptxas_run(ptxas, path, cubin, arch, tc_target_debug(m), 0, out, &log);
+    if (rc) {
+        char w[256];
+        snprintf(why, n, "ptxas failed: %s", sc_ptxas_why(log, w, sizeof w));
+    } else snprintf(why, n, "ptxas -v -arch=%s", arch);
+    free(log);
+    unlink(cubin);
+    rmdir(dir);
+    return rc;
+}
+
+const char *sc_ptxas_figures(const sc_ptxas_func *f, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "%u registers, %u bytes spill stores, %u bytes spill loads, %u bytes shared memory, %u bytes stack frame",
+             f->registers, f->spill_stores, f->spill_loads, f->smem, f->stack_frame);
+    return buf;
 }

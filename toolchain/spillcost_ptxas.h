@@ -38,4 +38,16 @@ const char *sc_ptxas_why(const char *log, char *buf, size_t n);
 int sc_ptxas_run(const char *ptxas, const char *ptx, const char *cubin, const char *arch, bool debug,
                  unsigned maxrreg, sc_ptxas_info *out, char **log);
 
+/* ptxas -v on the PTX file path that m was parsed from, for the sm_XX of
+ * its .target (with -g for a debug target), the cubin in a temporary
+ * directory that is removed again: the per-kernel figures `list` and
+ * `analyze` report.  Returns 0 with *out filled and "ptxas -v -arch=sm_80"
+ * in why, or -1 with why saying why not ("ptxas not found", "no sm_XX in
+ * .target", "ptxas failed: ..."). */
+struct ptx_module;
+int sc_ptxas_module(const struct ptx_module *m, const char *path, sc_ptxas_info *out, char *why, size_t n);
+/* "32 registers, 0 bytes spill stores, 0 bytes spill loads, 512 bytes
+ * shared memory, 0 bytes stack frame" into buf; returns buf. */
+const char *sc_ptxas_figures(const sc_ptxas_func *f, char *buf, size_t n);
+
 #endif
