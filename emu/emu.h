@@ -41,6 +41,20 @@ typedef enum emu_schedule {
      * of a warp run interleaved in a seeded random order, a few instructions
      * at a time, so code that silently relies on lock-step shows up. */
     EMU_SCHED_INTERLEAVE,
+    /* Adversarial independent thread scheduling (what the PTX ISA allows
+     * on sm_70+, not what today's hardware happens to do): at any
+     * instruction a group of lanes may split into two groups that run
+     * independently in a seeded random interleaving.  Groups never
+     * reconverge at post-dominators; they meet again only where lanes must
+     * wait for each other: bar.warp.sync and the .sync collectives (for
+     * the lanes of their member masks), bar.sync/barrier, and exit.
+     * activemask returns the lanes of the group executing it.  Stricter
+     * than the other schedules where the ISA leaves behaviour undefined:
+     * a collective executed by a lane outside its member mask, and a
+     * bar.warp.sync whose mask names a lane that has exited, stop the run.
+     * Same seed, same run (docs/emulator.md, "Independent thread
+     * scheduling"). */
+    EMU_SCHED_ITS,
 } emu_schedule;
 
 enum emu_check {
@@ -93,7 +107,7 @@ uint64_t emu_event_reg(const emu_event *ev, uint32_t reg, uint8_t comp, unsigned
 /* ---- options -------------------------------------------------------------- */
 typedef struct emu_options {
     emu_schedule schedule;
-    uint64_t seed;             /* interleave mode */
+    uint64_t seed;             /* interleave and its schedules */
     uint64_t max_steps;        /* warp-instructions per launch; 0: EMU_DEFAULT_MAX_STEPS */
     uint32_t shared_bytes;     /* dynamic shared memory per block */
     uint32_t resident_blocks;  /* blocks in flight at once; 0: EMU_DEFAULT_RESIDENT */

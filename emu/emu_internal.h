@@ -254,6 +254,8 @@ typedef struct warp {
     uint32_t bar_lanes[16];
     uint8_t bar_counted[16];
     uint32_t ws_epoch;    /* bar.warp.sync generations (race check) */
+    uint32_t (*ws_vc)[32];/* race check: ws_vc[b][a] = the last generation after which lane b is
+                           * ordered after lane a by bar.warp.syncs (NULL: none yet) */
     uint32_t nframes;
     bool done;
     bool gone;            /* all lanes exited: no longer counted by barriers */
@@ -432,6 +434,8 @@ void emu_check_shared(emu_exec *x, const einst *I, const uint64_t *addr, uint32_
                       bool write, bool atomic);
 void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write);
 void emu_race_barrier(emu_machine *M, block *b);
+/* bar.warp.sync completed by lanes `lanes` of w: orders their accesses. */
+void emu_race_warp_sync(emu_machine *M, warp *w, uint32_t lanes);
 void emu_race_block_init(emu_machine *M, block *b);
 void emu_race_block_free(emu_machine *M, block *b);
 void emu_race_free(emu_machine *M);

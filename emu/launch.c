@@ -294,6 +294,7 @@ static void block_free(emu_machine *M, block *b)
         simt_frames_release(M, w);
         free(w->e);
         free(w->local);
+        free(w->ws_vc);
     }
     free(b->warps);
     b->warps = NULL;
@@ -349,7 +350,7 @@ static void run_grid(emu_machine *M)
     }
     uint64_t next = 0;
     for (uint32_t s = 0; s < R && next < nb && !M->stop; s++) block_start(M, &M->resident[s], next++, s);
-    bool inter = M->opt.schedule == EMU_SCHED_INTERLEAVE;
+    bool inter = M->opt.schedule != EMU_SCHED_LOCKSTEP, its = M->opt.schedule == EMU_SCHED_ITS;
     while (!M->stop) {
         bool progress = false, any = false;
         for (uint32_t s = 0; s < R && !M->stop; s++) {
@@ -365,6 +366,13 @@ static void run_grid(emu_machine *M)
                 while (budget && !M->stop && !w->done) {
                     uint32_t idx = simt_pick(M, w);
                     if (idx == EMU_NONE) break;
+                    if (its) {
+                        /* before each slice: maybe join the groups at this
+                         * instruction (1 in 4), maybe split (1 in 3) */
+                        uint64_t r = emu_rng_next(&M->rng);
+                        if (r % 4 == 0) simt_its_join(M, w, idx);
+                        if ((r >> 8) % 3 == 0) idx = simt_its_split(M, w, idx);
+                    }
                     uint64_t slice = inter ? 1 + emu_rng_next(&M->rng) % 8 : budget;
                     if (slice > budget) slice = budget;
                     uint64_t left = slice;
