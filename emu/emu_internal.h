@@ -228,6 +228,7 @@ typedef struct sentry {
     uint32_t mask;
     uint8_t state;
     uint8_t bar_id;
+    uint8_t bar_again;    /* E_BAR under ITS: lanes that already arrived, waiting to arrive again */
     uint32_t parent;
     uint32_t nchild;
     uint64_t seq;

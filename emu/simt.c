@@ -379,6 +379,39 @@ static bool its_coll_ok(emu_exec *x, const einst *I, uint32_t m, const uint64_t 
     return true;
 }
 
+/* An aligned barrier (bar.*, barrier.*.aligned) is executed by the whole
+ * warp together: under ITS a group reaching one waits there (E_BAR,
+ * bar_again 2) until every lane of the warp still in this frame is at
+ * it; then the last group absorbs the waiting ones and executes it for
+ * all.  Returns whether entry idx may execute it now. */
+static bool its_aligned_here(warp *w, uint32_t idx, frame *f, uint32_t pc, uint8_t id)
+{
+    uint32_t live = 0, here = w->e[idx].mask;
+    for (uint32_t j = 0; j < w->ne; j++) {
+        const sentry *e = &w->e[j];
+        if (e->state == E_FREE || e->f != f) continue;
+        live |= e->mask;
+        if (j != idx && e->state == E_BAR && e->bar_again == 2 && e->pc == pc) here |= e->mask;
+    }
+    live &= ~w->exited & ~f->returned;
+    if ((here & live) != live) {
+        sentry *ce = &w->e[idx];
+        ce->state = E_BAR;
+        ce->bar_id = id;
+        ce->bar_again = 2;
+        ce->cmask = ce->mask;
+        return false;
+    }
+    for (uint32_t j = 0; j < w->ne; j++) {
+        sentry *e = &w->e[j];
+        if (j != idx && e->state == E_BAR && e->bar_again == 2 && e->f == f && e->pc == pc) {
+            e->bar_again = 0;
+            entry_absorb(w, idx, j);
+        }
+    }
+    return true;
+}
+
 /* ---- block barriers --------------------------------------------------------------------- */
 static void bar_release(emu_machine *M, block *b, unsigned id)
 {
@@ -388,7 +421,12 @@ static void bar_release(emu_machine *M, block *b, unsigned id)
         w->bar_counted[id] = 0;
         for (uint32_t i = 0; i < w->ne; i++) {
             sentry *e = &w->e[i];
-            if (e->state != E_BAR || e->bar_id != id) continue;
+            if (e->state != E_BAR || e->bar_id != id || e->bar_again == 2) continue;
+            if (e->bar_again) { /* executes the barrier instruction again, in the new generation */
+                e->bar_again = 0;
+                e->state = E_RUN;
+                continue;
+            }
             const einst *I = &e->f->fn->code[e->pc];
             if (I->sub == BAR_RED_POPC || I->sub == BAR_RED_AND || I->sub == BAR_RED_OR) {
                 uint32_t v = b->bar_redval[id];
@@ -444,6 +482,11 @@ void simt_after_exit(emu_machine *M, block *b, warp *w)
     for (unsigned id = 0; id < 16; id++) bar_check_warp(M, b, w, id);
     for (uint32_t i = 0; sched_its(M) && i < w->ne; i++) {
         sentry *e = &w->e[i];
+        if (e->state == E_BAR && e->bar_again == 2) { /* lanes gone: execute the barrier again, maybe now for all */
+            e->state = E_RUN;
+            e->bar_again = 0;
+            continue;
+        }
         uint32_t gone = e->cmem & w->exited & w->lanes;
         if (e->state == E_COLL && e->coll->sub == COLL_BARWARP && gone) {
             emu_fail(M, EMU_ERR_DEADLOCK, e->f->fn, e->coll,
@@ -843,6 +886,26 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                     break;
                 }
                 cnt = (uint32_t)(c / 32);
+            }
+            if (sched_its(M) && (I->flags & EI_ALIGNED)) {
+                if (!its_aligned_here(w, idx, f, pc, (uint8_t)id)) break;
+                /* now with the lanes of the groups it absorbed */
+                mask = w->e[idx].mask;
+                m = mask;
+                if (I->has_guard) m &= I->guard_neg ? ~f->p[I->guard] : f->p[I->guard];
+                x.path_mask = mask;
+            }
+            if (sched_its(M) && (w->bar_lanes[id] & m)) {
+                /* a group that went on after bar.arrive reached the barrier
+                 * again before the rest of its warp arrived: its lanes have
+                 * arrived in this generation, so they wait for it to complete
+                 * and then arrive in the next one (no lost arrival) */
+                sentry *ce = &w->e[idx];
+                ce->state = E_BAR;
+                ce->bar_id = (uint8_t)id;
+                ce->bar_again = 1;
+                ce->cmask = m;
+                break;
             }
             if (I->sub >= BAR_RED_POPC) {
                 uint32_t p = pread(&x, I->s[2]) & m;
