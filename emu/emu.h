@@ -136,6 +136,12 @@ void emu_destroy(emu_machine *M);
  * it is.  NULL when out of memory. */
 emu_machine *emu_clone(const emu_machine *M, const emu_options *opt);
 
+/* The same for a rewrite of M's module (m declares the same module
+ * .global and .const variables in the same order, as `ptxray regalloc`'s
+ * output does): a launch of the rewritten kernel from the inputs of the
+ * original.  NULL when m's variables do not lay out as M's did. */
+emu_machine *emu_clone_module(const emu_machine *M, const ptx_module *m, const emu_options *opt);
+
 /* ---- global memory ------------------------------------------------------ */
 /* A new zero-filled global buffer; returns its device address (256-byte
  * aligned, with unmapped space around it so overruns fault), 0 if bytes is
@@ -144,6 +150,12 @@ uint64_t emu_malloc(emu_machine *M, size_t bytes, const char *name);
 /* Host pointer to [addr, addr+bytes) when that range lies in one global
  * buffer or module variable, else NULL. */
 void *emu_host(emu_machine *M, uint64_t addr, size_t bytes);
+
+/* Global memory as a list: every buffer and module .global variable, in
+ * allocation order (what emu_clone copies).  emu_global_get gives the i-th
+ * one's device address, size and bytes (NULL past the end). */
+unsigned emu_global_count(const emu_machine *M);
+const uint8_t *emu_global_get(const emu_machine *M, unsigned i, uint64_t *addr, size_t *bytes);
 
 /* A module-scope .global or .const variable: device address (for .const an
  * address in the constant bank), size and host pointer.  false if absent. */

@@ -127,7 +127,22 @@ void emu_destroy(emu_machine *M)
 
 emu_machine *emu_clone(const emu_machine *M, const emu_options *opt)
 {
-    emu_machine *C = emu_create(M->mod, opt ? opt : &M->opt);
+    return emu_clone_module(M, M->mod, opt);
+}
+
+unsigned emu_global_count(const emu_machine *M) { return M->nsegs; }
+
+const uint8_t *emu_global_get(const emu_machine *M, unsigned i, uint64_t *addr, size_t *bytes)
+{
+    if (i >= M->nsegs) return NULL;
+    if (addr) *addr = M->segs[i].base;
+    if (bytes) *bytes = M->segs[i].size;
+    return M->segs[i].data;
+}
+
+emu_machine *emu_clone_module(const emu_machine *M, const ptx_module *m, const emu_options *opt)
+{
+    emu_machine *C = emu_create(m, opt ? opt : &M->opt);
     if (!C) return NULL;
     /* emu_create lays the module variables out as it did for M, so they
      * are M's first segments; the buffers made after them go to the same
