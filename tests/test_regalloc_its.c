@@ -29,7 +29,7 @@ static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
 static const unsigned all_budgets[5] = {8, 12, 16, 24, 32};
 static const unsigned sample_budgets[2] = {8, 16};
 #define MAXCFG 15
-#define MAXKEYS 512
+#define MAXKEYS 4096
 
 static struct {
     bool all;
