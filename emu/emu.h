@@ -190,6 +190,12 @@ typedef struct emu_stats {
     uint64_t thread_insts;  /* lane-instructions executed (guard true) */
     uint64_t blocks, warps, threads;
     uint64_t divergent_branches;
+    /* Bytes loaded and stored by lanes (every active lane's access counts)
+     * in the register allocator's spill slots: the .local array __ra_local*
+     * of the executing function and the kernel's .shared array __ra_shared*
+     * (`ptxray regalloc`, docs/regalloc.md "The shared area"); 0 for code
+     * without them. */
+    uint64_t spill_local_ld, spill_local_st, spill_shared_ld, spill_shared_st;
     double seconds;         /* wall time of the last launch */
 } emu_stats;
 /* Statistics of the last launch. */

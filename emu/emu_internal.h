@@ -192,6 +192,7 @@ typedef struct efunc {
     uint32_t nparams, nrets;
     uint32_t *param_off, *param_size, *ret_off, *ret_size;
     bool has_dyn_sreg;
+    uint32_t ra_local_lo, ra_local_hi; /* frame range of the allocator's __ra_local* slots (hi 0: none) */
 } efunc;
 #define PRED_SLOT 0x40000000u
 
@@ -337,6 +338,8 @@ struct emu_machine {
     bool stop;
     uint64_t coop_ws;
     emu_stats stats;
+    uint32_t ra_shared_lo, ra_shared_hi; /* shared range of the kernel's __ra_shared* slots (hi 0: none) */
+    bool ra_slots;                       /* either range exists: count spill traffic */
     /* checks */
     struct race_state *race;
     frame *frame_pool;    /* frames of finished blocks, for reuse */
