@@ -47,7 +47,7 @@ endif
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers validity validity-smoke precision
+        shapecheck layers validity validity-smoke precision regalloc-its
 all: bin/ptxray
 
 help:
@@ -65,6 +65,8 @@ help:
 	@echo "                build/coalescing-compare.txt, printed (docs/coalescing-compare.md)"
 	@echo "make precision  check's coalescing and bank-conflict findings against the emulator over the corpus"
 	@echo "                launches: build/precision.txt, printed (docs/check.md, Precision)"
+	@echo "make regalloc-its every corpus test launch with the kernel rewritten by regalloc (budgets 8 12 16 24 32"
+	@echo "                x linear/div/aff) under --schedule its, 20 seeds each, against the original's output"
 	@echo "make shapecheck the divergence analyses against the emulator at six block shapes over the corpus"
 	@echo "                launches, all three analyses, with the figures (docs/emulator.md)"
 
@@ -154,6 +156,13 @@ precision: $(B)/ptxray $(B)/ptxray-tests
 # the figures per shape (docs/emulator.md, "Block shapes").
 shapecheck: $(B)/ptxray $(B)/ptxray-tests
 	PTXRAY_SHAPES_ANALYSES=all PTXRAY_SHAPES_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_shapes/*'
+
+# The allocator's rewrites under the adversarial ITS schedule: every corpus
+# test launch again with the kernel rewritten at budgets 8 12 16 24 32 in
+# the three modes, 20 seeds each, compared with the original's global
+# memory (tests/test_regalloc_its.c; make test/check run a sample).
+regalloc-its: $(B)/ptxray $(B)/ptxray-tests
+	PTXRAY_RA_ITS=all $(TEST_ENV) $(B)/ptxray-tests --filter 'regalloc_its/corpus'
 
 # ptxray's accept/reject decision against ptxas's on single-token mutants of
 # the corpus (fuzz/validity.py, issue 14): 1,000 mutants, agreement >= 99%.

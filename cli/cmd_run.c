@@ -39,8 +39,11 @@ static void run_usage(FILE *o)
           "  --grid X[,Y[,Z]]             blocks (default 1,1,1)\n"
           "  --block X[,Y[,Z]]            threads per block (at most 1024)\n"
           "  --shared-bytes N             dynamic shared memory per block\n"
-          "  --schedule lockstep|interleave  diverged paths of a warp in stack order (default) or\n"
-          "                               interleaved at random, as sm_70+ may (with --seed N)\n"
+          "  --schedule lockstep|interleave|its\n"
+          "                               lockstep (default): diverged paths of a warp in stack order;\n"
+          "                               interleave: diverged paths interleaved at random (--seed N);\n"
+          "                               its: any group of lanes may split off and run apart until a\n"
+          "                               bar.warp.sync, .sync collective, barrier or exit (--seed N)\n"
           "  --max-steps N                stop after N warp-instructions (default 2000000000)\n"
           "  --resident-blocks N          blocks executing concurrently (default 16)\n"
           "  --local-bytes N              local memory per thread (default 524288)\n"
@@ -128,7 +131,8 @@ int cmd_run(int argc, char **argv)
         case O_SCHED:
             if (!strcmp(optarg, "lockstep")) J.eo.schedule = EMU_SCHED_LOCKSTEP;
             else if (!strcmp(optarg, "interleave")) J.eo.schedule = EMU_SCHED_INTERLEAVE;
-            else BAD("--schedule '%s': expected lockstep or interleave", optarg);
+            else if (!strcmp(optarg, "its")) J.eo.schedule = EMU_SCHED_ITS;
+            else BAD("--schedule '%s': expected lockstep, interleave or its", optarg);
             break;
         case O_SEED: if (!spec_number(optarg, &J.eo.seed)) BAD("--seed '%s': expected a non-negative integer", optarg); break;
         case O_STEPS: if (!spec_number(optarg, &J.eo.max_steps) || !J.eo.max_steps) BAD("--max-steps '%s': expected a positive integer", optarg); break;

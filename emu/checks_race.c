@@ -125,11 +125,42 @@ static void record(emu_machine *M, block *b, unsigned kind, uint32_t s1, uint32_
     R->h[R->n++] = (hazard){(uint8_t)kind, s1, s2, 1, b->id, t1, t2, off};
 }
 
-/* Thread stored as id+1 and the current thread t of warp w: are their
- * accesses ordered by a bar.warp.sync in between? */
+/* bar.warp.sync over `lanes` of w, generation G = the new ws_epoch: every
+ * participant is now ordered after what any participant was ordered after,
+ * and after everything the participants did before G (vector clocks over
+ * the 32 lanes, with the warp's generation counter as the clock). */
+void emu_race_warp_sync(emu_machine *M, warp *w, uint32_t lanes)
+{
+    (void)M;
+    uint32_t G = ++w->ws_epoch;
+    if (!w->ws_vc && !(w->ws_vc = calloc(32, sizeof *w->ws_vc))) return;
+    uint32_t join[32] = {0};
+    FOR_LANES(lanes, b, {
+        for (unsigned a = 0; a < 32; a++)
+            if (w->ws_vc[b][a] > join[a]) join[a] = w->ws_vc[b][a];
+    });
+    FOR_LANES(lanes, a, join[a] = G);
+    FOR_LANES(lanes, b, memcpy(w->ws_vc[b], join, sizeof join));
+}
+
+/* The lanes a of w whose accesses at generation gen or earlier lane b is
+ * ordered after (a bar.warp.sync of both since). */
+static inline uint32_t ordered_before(const warp *w, unsigned b, uint32_t gen)
+{
+    if (!w->ws_vc) return 0;
+    uint32_t m = 0;
+    for (unsigned a = 0; a < 32; a++)
+        if (w->ws_vc[b][a] > gen) m |= 1u << a;
+    return m;
+}
+
+/* Thread stored as id+1 with its access at generation stored_wep, and the
+ * current thread t of warp w: are the two accesses ordered by
+ * bar.warp.syncs in between? */
 static inline bool warp_ordered(uint32_t stored, uint32_t stored_wep, uint32_t t, const warp *w)
 {
-    return (stored - 1) / 32 == t / 32 && stored_wep != w->ws_epoch;
+    if ((stored - 1) / 32 != t / 32 || !w->ws_vc) return false;
+    return w->ws_vc[t % 32][(stored - 1) % 32] > stored_wep;
 }
 
 void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write)
@@ -142,6 +173,7 @@ void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t
     uint32_t ep = b->epoch + 1;
     uint32_t site = I->site;
     uint32_t wid = w->id + 1, wep = w->ws_epoch;
+    uint32_t live = w->lanes & ~w->exited;
     FOR_LANES(m, l, {
         uint32_t t = w->id * 32 + l, me = t + 1;
         uint64_t a = addr[l];
@@ -163,8 +195,14 @@ void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t
                     c->r_tid = t;
                 } else if (c->r_warp == wid) {
                     if (c->r_wep != wep) {
+                        /* readers every live lane is ordered after can no
+                         * longer race with a write: forget them; the rest
+                         * are kept at the newer generation (conservative) */
+                        uint32_t keep = 0;
+                        for (uint32_t q = live; q; q &= q - 1)
+                            keep |= ~ordered_before(w, (unsigned)__builtin_ctz(q), c->r_wep);
+                        c->r_lanes &= keep;
                         c->r_wep = wep;
-                        c->r_lanes = 0;
                     }
                     c->r_lanes |= 1u << l;
                     c->r_site = site;
@@ -179,7 +217,7 @@ void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t
                 }
                 if (!war && c->r_ep == ep) {
                     bool haz = c->r_warp == MULTI || c->r_warp != wid ||
-                               (c->r_wep == wep && (c->r_lanes & ~(1u << l)));
+                               (c->r_lanes & ~(1u << l) & ~ordered_before(w, l, c->r_wep));
                     if (haz) {
                         uint32_t reader = c->r_warp == MULTI ? MULTI : c->r_tid;
                         if (reader == t && c->r_warp != MULTI) reader = MULTI; /* other lanes of its warp */

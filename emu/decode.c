@@ -683,6 +683,11 @@ static efunc *decode_func(emu_machine *M, uint32_t fi)
                 off = align_up(off, a);
                 uint32_t sz = decl_bytes(v);
                 push_sym(&c, v, off, sz);
+                if (v->space == PTX_SP_LOCAL && v->name.n >= 10 && !memcmp(v->name.p, "__ra_local", 10)) {
+                    F->ra_local_lo = off;
+                    F->ra_local_hi = off + sz;
+                    M->ra_slots = true;
+                }
                 off += sz;
                 if (off > (1u << 28)) off = 1u << 28;
             }
@@ -901,6 +906,8 @@ bool emu_prepare_kernel(emu_machine *M, const ptx_func *kernel)
     /* shared layout: the variables the kernel's code names, in declaration
      * order, each at its alignment; dynamic shared memory after them */
     uint32_t off = 0, dyn_align = 16;
+    M->ra_shared_lo = M->ra_shared_hi = 0;
+    M->ra_slots = false;
     for (uint32_t i = 0; i < M->nvars; i++) {
         mvar *v = &M->vars[i];
         if (v->space != PTX_SP_SHARED) continue;
@@ -912,6 +919,12 @@ bool emu_prepare_kernel(emu_machine *M, const ptx_func *kernel)
         off = align_up(off, v->align);
         v->addr = off;
         off += (uint32_t)v->size;
+        /* the register allocator's warp slots (spill traffic statistics) */
+        if (v->owner == kernel && v->name.n >= 11 && !memcmp(v->name.p, "__ra_shared", 11)) {
+            M->ra_shared_lo = (uint32_t)v->addr;
+            M->ra_shared_hi = off;
+            M->ra_slots = true;
+        }
     }
     M->static_shared = off;
     M->dyn_shared_off = align_up(off, dyn_align);

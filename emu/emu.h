@@ -41,6 +41,20 @@ typedef enum emu_schedule {
      * of a warp run interleaved in a seeded random order, a few instructions
      * at a time, so code that silently relies on lock-step shows up. */
     EMU_SCHED_INTERLEAVE,
+    /* Adversarial independent thread scheduling (what the PTX ISA allows
+     * on sm_70+, not what today's hardware happens to do): at any
+     * instruction a group of lanes may split into two groups that run
+     * independently in a seeded random interleaving.  Groups never
+     * reconverge at post-dominators; they meet again only where lanes must
+     * wait for each other: bar.warp.sync and the .sync collectives (for
+     * the lanes of their member masks), bar.sync/barrier, and exit.
+     * activemask returns the lanes of the group executing it.  Stricter
+     * than the other schedules where the ISA leaves behaviour undefined:
+     * a collective executed by a lane outside its member mask, and a
+     * bar.warp.sync whose mask names a lane that has exited, stop the run.
+     * Same seed, same run (docs/emulator.md, "Independent thread
+     * scheduling"). */
+    EMU_SCHED_ITS,
 } emu_schedule;
 
 enum emu_check {
@@ -93,7 +107,7 @@ uint64_t emu_event_reg(const emu_event *ev, uint32_t reg, uint8_t comp, unsigned
 /* ---- options -------------------------------------------------------------- */
 typedef struct emu_options {
     emu_schedule schedule;
-    uint64_t seed;             /* interleave mode */
+    uint64_t seed;             /* interleave and its schedules */
     uint64_t max_steps;        /* warp-instructions per launch; 0: EMU_DEFAULT_MAX_STEPS */
     uint32_t shared_bytes;     /* dynamic shared memory per block */
     uint32_t resident_blocks;  /* blocks in flight at once; 0: EMU_DEFAULT_RESIDENT */
@@ -122,6 +136,12 @@ void emu_destroy(emu_machine *M);
  * it is.  NULL when out of memory. */
 emu_machine *emu_clone(const emu_machine *M, const emu_options *opt);
 
+/* The same for a rewrite of M's module (m declares the same module
+ * .global and .const variables in the same order, as `ptxray regalloc`'s
+ * output does): a launch of the rewritten kernel from the inputs of the
+ * original.  NULL when m's variables do not lay out as M's did. */
+emu_machine *emu_clone_module(const emu_machine *M, const ptx_module *m, const emu_options *opt);
+
 /* ---- global memory ------------------------------------------------------ */
 /* A new zero-filled global buffer; returns its device address (256-byte
  * aligned, with unmapped space around it so overruns fault), 0 if bytes is
@@ -130,6 +150,12 @@ uint64_t emu_malloc(emu_machine *M, size_t bytes, const char *name);
 /* Host pointer to [addr, addr+bytes) when that range lies in one global
  * buffer or module variable, else NULL. */
 void *emu_host(emu_machine *M, uint64_t addr, size_t bytes);
+
+/* Global memory as a list: every buffer and module .global variable, in
+ * allocation order (what emu_clone copies).  emu_global_get gives the i-th
+ * one's device address, size and bytes (NULL past the end). */
+unsigned emu_global_count(const emu_machine *M);
+const uint8_t *emu_global_get(const emu_machine *M, unsigned i, uint64_t *addr, size_t *bytes);
 
 /* A module-scope .global or .const variable: device address (for .const an
  * address in the constant bank), size and host pointer.  false if absent. */
@@ -164,6 +190,12 @@ typedef struct emu_stats {
     uint64_t thread_insts;  /* lane-instructions executed (guard true) */
     uint64_t blocks, warps, threads;
     uint64_t divergent_branches;
+    /* Bytes loaded and stored by lanes (every active lane's access counts)
+     * in the register allocator's spill slots: the .local array __ra_local*
+     * of the executing function and the kernel's .shared array __ra_shared*
+     * (`ptxray regalloc`, docs/regalloc.md "The shared area"); 0 for code
+     * without them. */
+    uint64_t spill_local_ld, spill_local_st, spill_shared_ld, spill_shared_st;
     double seconds;         /* wall time of the last launch */
 } emu_stats;
 /* Statistics of the last launch. */

@@ -192,6 +192,7 @@ typedef struct efunc {
     uint32_t nparams, nrets;
     uint32_t *param_off, *param_size, *ret_off, *ret_size;
     bool has_dyn_sreg;
+    uint32_t ra_local_lo, ra_local_hi; /* frame range of the allocator's __ra_local* slots (hi 0: none) */
 } efunc;
 #define PRED_SLOT 0x40000000u
 
@@ -228,6 +229,7 @@ typedef struct sentry {
     uint32_t mask;
     uint8_t state;
     uint8_t bar_id;
+    uint8_t bar_again;    /* E_BAR under ITS: lanes that already arrived, waiting to arrive again */
     uint32_t parent;
     uint32_t nchild;
     uint64_t seq;
@@ -254,6 +256,8 @@ typedef struct warp {
     uint32_t bar_lanes[16];
     uint8_t bar_counted[16];
     uint32_t ws_epoch;    /* bar.warp.sync generations (race check) */
+    uint32_t (*ws_vc)[32];/* race check: ws_vc[b][a] = the last generation after which lane b is
+                           * ordered after lane a by bar.warp.syncs (NULL: none yet) */
     uint32_t nframes;
     bool done;
     bool gone;            /* all lanes exited: no longer counted by barriers */
@@ -334,6 +338,8 @@ struct emu_machine {
     bool stop;
     uint64_t coop_ws;
     emu_stats stats;
+    uint32_t ra_shared_lo, ra_shared_hi; /* shared range of the kernel's __ra_shared* slots (hi 0: none) */
+    bool ra_slots;                       /* either range exists: count spill traffic */
     /* checks */
     struct race_state *race;
     frame *frame_pool;    /* frames of finished blocks, for reuse */
@@ -432,6 +438,8 @@ void emu_check_shared(emu_exec *x, const einst *I, const uint64_t *addr, uint32_
                       bool write, bool atomic);
 void emu_race_access(emu_exec *x, const einst *I, const uint64_t *addr, uint32_t m, unsigned bytes, bool write);
 void emu_race_barrier(emu_machine *M, block *b);
+/* bar.warp.sync completed by lanes `lanes` of w: orders their accesses. */
+void emu_race_warp_sync(emu_machine *M, warp *w, uint32_t lanes);
 void emu_race_block_init(emu_machine *M, block *b);
 void emu_race_block_free(emu_machine *M, block *b);
 void emu_race_free(emu_machine *M);

@@ -54,6 +54,28 @@ static void checks(emu_exec *x, const einst *I, uint32_t m, const uint64_t *a, u
     if (ms && (ck & (EMU_CHECK_RACE | EMU_CHECK_BANK))) emu_check_shared(x, I, sa, ms, bytes, write, atomic);
 }
 
+/* Spill traffic: bytes the active lanes move to and from the register
+ * allocator's slots (emu_stats.spill_*); only for kernels that have them. */
+static void count_spill(emu_exec *x, const einst *I, uint32_t m, const uint64_t *a, unsigned bytes, bool write)
+{
+    uint64_t lo, hi;
+    if (I->space == MS_SHARED) {
+        lo = x->M->ra_shared_lo, hi = x->M->ra_shared_hi;
+    } else if (I->space == MS_LOCAL && x->f->fn->ra_local_hi) {
+        lo = (uint64_t)x->f->local_base + x->f->fn->ra_local_lo;
+        hi = (uint64_t)x->f->local_base + x->f->fn->ra_local_hi;
+    } else {
+        return;
+    }
+    uint64_t n = 0;
+    FOR_LANES(m, l, n += a[l] >= lo && a[l] < hi);
+    if (!n) return;
+    emu_stats *S = &x->M->stats;
+    uint64_t *c = I->space == MS_SHARED ? (write ? &S->spill_shared_st : &S->spill_shared_ld)
+                                        : (write ? &S->spill_local_st : &S->spill_local_ld);
+    *c += n * bytes;
+}
+
 /* Host address of one lane's access: the common global and shared cases
  * inline, everything else (and every error) through emu_xlate. */
 static inline uint8_t *xl(emu_exec *x, const einst *I, uint64_t a, unsigned bytes, unsigned lane, bool write)
@@ -120,6 +142,7 @@ static int h_ld(emu_exec *x, const einst *I, uint32_t m)
     }
     addrs(x, I, m, a);
     if (x->M->opt.checks) checks(x, I, m, a, tot, false, false);
+    if (x->M->ra_slots) count_spill(x, I, m, a, tot, false);
     if (n == 1) {
         uint64_t *D = REG(x, I->d[0]);
         FOR_LANES(m, l, {
@@ -151,6 +174,7 @@ static int h_st(emu_exec *x, const einst *I, uint32_t m)
     addrs(x, I, m, a);
     unsigned eb = I->bytes, n = I->vec, tot = eb * n;
     if (x->M->opt.checks) checks(x, I, m, a, tot, true, false);
+    if (x->M->ra_slots) count_spill(x, I, m, a, tot, true);
     const uint64_t *S[EI_MAXD];
     for (unsigned k = 0; k < n; k++) S[k] = REG(x, I->s[1 + k]);
     FOR_LANES(m, l, {

@@ -179,8 +179,8 @@ static int c_barwarp(emu_exec *x, const einst *I, const emu_part *parts, unsigne
     (void)I;
     (void)parts;
     (void)n;
-    (void)all;
-    x->w->ws_epoch++; /* orders the participants' shared accesses (racecheck) */
+    /* orders the participants' shared accesses (racecheck) */
+    if (x->M->opt.checks & EMU_CHECK_RACE) emu_race_warp_sync(x->M, x->w, all);
     return 0;
 }
 

@@ -127,7 +127,22 @@ void emu_destroy(emu_machine *M)
 
 emu_machine *emu_clone(const emu_machine *M, const emu_options *opt)
 {
-    emu_machine *C = emu_create(M->mod, opt ? opt : &M->opt);
+    return emu_clone_module(M, M->mod, opt);
+}
+
+unsigned emu_global_count(const emu_machine *M) { return M->nsegs; }
+
+const uint8_t *emu_global_get(const emu_machine *M, unsigned i, uint64_t *addr, size_t *bytes)
+{
+    if (i >= M->nsegs) return NULL;
+    if (addr) *addr = M->segs[i].base;
+    if (bytes) *bytes = M->segs[i].size;
+    return M->segs[i].data;
+}
+
+emu_machine *emu_clone_module(const emu_machine *M, const ptx_module *m, const emu_options *opt)
+{
+    emu_machine *C = emu_create(m, opt ? opt : &M->opt);
     if (!C) return NULL;
     /* emu_create lays the module variables out as it did for M, so they
      * are M's first segments; the buffers made after them go to the same
@@ -294,6 +309,7 @@ static void block_free(emu_machine *M, block *b)
         simt_frames_release(M, w);
         free(w->e);
         free(w->local);
+        free(w->ws_vc);
     }
     free(b->warps);
     b->warps = NULL;
@@ -349,7 +365,7 @@ static void run_grid(emu_machine *M)
     }
     uint64_t next = 0;
     for (uint32_t s = 0; s < R && next < nb && !M->stop; s++) block_start(M, &M->resident[s], next++, s);
-    bool inter = M->opt.schedule == EMU_SCHED_INTERLEAVE;
+    bool inter = M->opt.schedule != EMU_SCHED_LOCKSTEP, its = M->opt.schedule == EMU_SCHED_ITS;
     while (!M->stop) {
         bool progress = false, any = false;
         for (uint32_t s = 0; s < R && !M->stop; s++) {
@@ -365,6 +381,13 @@ static void run_grid(emu_machine *M)
                 while (budget && !M->stop && !w->done) {
                     uint32_t idx = simt_pick(M, w);
                     if (idx == EMU_NONE) break;
+                    if (its) {
+                        /* before each slice: maybe join the groups at this
+                         * instruction (1 in 4), maybe split (1 in 3) */
+                        uint64_t r = emu_rng_next(&M->rng);
+                        if (r % 4 == 0) simt_its_join(M, w, idx);
+                        if ((r >> 8) % 3 == 0) idx = simt_its_split(M, w, idx);
+                    }
                     uint64_t slice = inter ? 1 + emu_rng_next(&M->rng) % 8 : budget;
                     if (slice > budget) slice = budget;
                     uint64_t left = slice;

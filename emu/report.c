@@ -125,7 +125,7 @@ void emu_report_text(emu_machine *M, const char *path, const emu_srcmap *sm, FIL
     if (ck & EMU_CHECK_RACE) {
         uint32_t nh = emu_race_n(M);
         fprintf(out, "racecheck: %u shared-memory hazard%s (pairs of accesses by different threads of a block\n"
-                     "within one barrier interval; bar.warp.sync orders the lanes of its warp; atomics not checked)\n",
+                     "within one barrier interval; bar.warp.sync orders the lanes of its mask; atomics not checked)\n",
                 nh, nh == 1 ? "" : "s");
         for (uint32_t i = 0; i < nh; i++) {
             unsigned kind;

@@ -268,6 +268,150 @@ static void entry_remove(emu_machine *M, warp *w, uint32_t idx)
     if (w->nlive == 0) w->done = true;
 }
 
+/* ---- independent thread scheduling (EMU_SCHED_ITS) ------------------------------------ */
+static inline bool sched_its(const emu_machine *M) { return M->opt.schedule == EMU_SCHED_ITS; }
+
+/* Entry j joins entry i (same frame, parent, pc): one group from now on. */
+static void entry_absorb(warp *w, uint32_t i, uint32_t j)
+{
+    sentry *a = &w->e[i], *b = &w->e[j];
+    a->mask |= b->mask;
+    b->state = E_FREE;
+    b->f->nentries--;
+    if (b->parent != EMU_NONE) w->e[b->parent].nchild--;
+    b->parent = w->free_head;
+    w->free_head = j;
+    w->nlive--;
+}
+
+static bool entries_meet(const sentry *a, const sentry *b)
+{
+    return a->state == E_RUN && b->state == E_RUN && a->f == b->f && a->pc == b->pc && a->rpc == b->rpc &&
+           a->parent == b->parent;
+}
+
+/* Groups of w at the same instruction of the same frame become one (after
+ * a barrier or collective released them: where ITS reconverges). */
+static void its_merge_all(warp *w)
+{
+    for (uint32_t i = 0; i < w->ne; i++) {
+        if (w->e[i].state != E_RUN) continue;
+        for (uint32_t j = i + 1; j < w->ne; j++)
+            if (entries_meet(&w->e[i], &w->e[j])) entry_absorb(w, i, j);
+    }
+}
+
+/* Splits the lanes of runnable entry idx into two groups at random (a
+ * random subset, one lane against the rest, or the lower lanes against
+ * the upper ones); the new group is a sibling at the same pc.  Returns
+ * the index of the group to run now. */
+uint32_t simt_its_split(emu_machine *M, warp *w, uint32_t idx)
+{
+    sentry *e = &w->e[idx];
+    uint32_t mask = e->mask & ~w->exited & ~e->f->returned;
+    unsigned n = popc32(mask);
+    if (n < 2) return idx;
+    uint64_t r = emu_rng_next(&M->rng);
+    uint32_t part = 0;
+    switch (r % 3) {
+    case 0: /* a random non-empty proper subset */
+        do {
+            part = (uint32_t)emu_rng_next(&M->rng) & mask;
+        } while (!part || part == mask);
+        break;
+    case 1: { /* one lane */
+        unsigned k = (unsigned)((r >> 8) % n);
+        uint32_t m = mask;
+        while (k--) m &= m - 1;
+        part = m & -m;
+        break;
+    }
+    default: { /* the lowest k lanes */
+        unsigned k = 1 + (unsigned)((r >> 8) % (n - 1));
+        uint32_t m = mask;
+        while (k--) {
+            part |= m & -m;
+            m &= m - 1;
+        }
+        break;
+    }
+    }
+    e->mask = mask & ~part;
+    uint32_t ni = simt_entry_new(w, w->e[idx].pc, w->e[idx].rpc, part, w->e[idx].parent, w->e[idx].f);
+    return (emu_rng_next(&M->rng) & 1) ? ni : idx;
+}
+
+/* Two groups that happen to be at the same instruction may run it
+ * together (one more interleaving; it also keeps the number of groups of
+ * a long loop small): idx absorbs such siblings. */
+void simt_its_join(emu_machine *M, warp *w, uint32_t idx)
+{
+    (void)M;
+    for (uint32_t j = 0; j < w->ne; j++)
+        if (j != idx && entries_meet(&w->e[idx], &w->e[j])) entry_absorb(w, idx, j);
+}
+
+/* The PTX ISA leaves undefined a collective executed by a lane its member
+ * mask does not name, and makes bar.warp.sync (unlike shfl/vote/match/
+ * redux.sync, which skip exited threads) wait for every thread of its
+ * mask: under ITS both stop the run.  need: the member lanes named. */
+static bool its_coll_ok(emu_exec *x, const einst *I, uint32_t m, const uint64_t *MM, uint32_t need)
+{
+    bool ok = true;
+    FOR_LANES(m, l, {
+        if (ok && !((MM[l] >> l) & 1)) {
+            emu_fault_lane(x, l, "lane %u is not in the member mask 0x%08x of this warp collective (undefined in the PTX ISA)",
+                           l, (uint32_t)MM[l]);
+            ok = false;
+        }
+    });
+    if (!ok) return false;
+    warp *w = x->w;
+    uint32_t gone = need & w->exited & w->lanes;
+    if (I->sub == COLL_BARWARP && gone) {
+        emu_fail(x->M, EMU_ERR_DEADLOCK, x->f->fn, I,
+                 "bar.warp.sync with member mask 0x%08x waits for lanes 0x%08x of warp %u of block (%u,%u,%u), which "
+                 "have exited: the PTX ISA makes bar.warp.sync wait for every thread of its mask (only the .sync "
+                 "collectives shfl/vote/match/redux skip exited threads)",
+                 need, gone, w->id, x->b->id.x, x->b->id.y, x->b->id.z);
+        return false;
+    }
+    return true;
+}
+
+/* An aligned barrier (bar.*, barrier.*.aligned) is executed by the whole
+ * warp together: under ITS a group reaching one waits there (E_BAR,
+ * bar_again 2) until every lane of the warp still in this frame is at
+ * it; then the last group absorbs the waiting ones and executes it for
+ * all.  Returns whether entry idx may execute it now. */
+static bool its_aligned_here(warp *w, uint32_t idx, frame *f, uint32_t pc, uint8_t id)
+{
+    uint32_t live = 0, here = w->e[idx].mask;
+    for (uint32_t j = 0; j < w->ne; j++) {
+        const sentry *e = &w->e[j];
+        if (e->state == E_FREE || e->f != f) continue;
+        live |= e->mask;
+        if (j != idx && e->state == E_BAR && e->bar_again == 2 && e->pc == pc) here |= e->mask;
+    }
+    live &= ~w->exited & ~f->returned;
+    if ((here & live) != live) {
+        sentry *ce = &w->e[idx];
+        ce->state = E_BAR;
+        ce->bar_id = id;
+        ce->bar_again = 2;
+        ce->cmask = ce->mask;
+        return false;
+    }
+    for (uint32_t j = 0; j < w->ne; j++) {
+        sentry *e = &w->e[j];
+        if (j != idx && e->state == E_BAR && e->bar_again == 2 && e->f == f && e->pc == pc) {
+            e->bar_again = 0;
+            entry_absorb(w, idx, j);
+        }
+    }
+    return true;
+}
+
 /* ---- block barriers --------------------------------------------------------------------- */
 static void bar_release(emu_machine *M, block *b, unsigned id)
 {
@@ -277,7 +421,12 @@ static void bar_release(emu_machine *M, block *b, unsigned id)
         w->bar_counted[id] = 0;
         for (uint32_t i = 0; i < w->ne; i++) {
             sentry *e = &w->e[i];
-            if (e->state != E_BAR || e->bar_id != id) continue;
+            if (e->state != E_BAR || e->bar_id != id || e->bar_again == 2) continue;
+            if (e->bar_again) { /* executes the barrier instruction again, in the new generation */
+                e->bar_again = 0;
+                e->state = E_RUN;
+                continue;
+            }
             const einst *I = &e->f->fn->code[e->pc];
             if (I->sub == BAR_RED_POPC || I->sub == BAR_RED_AND || I->sub == BAR_RED_OR) {
                 uint32_t v = b->bar_redval[id];
@@ -294,6 +443,7 @@ static void bar_release(emu_machine *M, block *b, unsigned id)
             e->state = E_RUN;
             e->pc++;
         }
+        if (sched_its(M)) its_merge_all(w);
     }
     b->bar_warps[id] = 0;
     b->bar_expect[id] = 0;
@@ -330,6 +480,23 @@ void simt_after_exit(emu_machine *M, block *b, warp *w)
         for (unsigned id = 0; id < 16; id++) bar_check_block(M, b, id);
     }
     for (unsigned id = 0; id < 16; id++) bar_check_warp(M, b, w, id);
+    for (uint32_t i = 0; sched_its(M) && i < w->ne; i++) {
+        sentry *e = &w->e[i];
+        if (e->state == E_BAR && e->bar_again == 2) { /* lanes gone: execute the barrier again, maybe now for all */
+            e->state = E_RUN;
+            e->bar_again = 0;
+            continue;
+        }
+        uint32_t gone = e->cmem & w->exited & w->lanes;
+        if (e->state == E_COLL && e->coll->sub == COLL_BARWARP && gone) {
+            emu_fail(M, EMU_ERR_DEADLOCK, e->f->fn, e->coll,
+                     "lanes 0x%08x of warp %u of block (%u,%u,%u) exited while lanes 0x%08x wait for them at "
+                     "bar.warp.sync (member mask 0x%08x): the PTX ISA makes bar.warp.sync wait for every thread of "
+                     "its mask",
+                     gone, w->id, b->id.x, b->id.y, b->id.z, e->cmask, e->cmem);
+            return;
+        }
+    }
     for (uint32_t i = 0; i < w->ne; i++)
         if (w->e[i].state == E_COLL) {
             coll_try(M, b, w, w->e[i].coll, NULL);
@@ -427,6 +594,7 @@ static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *t
             e->pc++;
         }
     }
+    if (sched_its(M)) its_merge_all(w);
 }
 
 /* ---- the interpreter loop --------------------------------------------------------------- */
@@ -459,10 +627,11 @@ uint64_t emu_event_reg(const emu_event *ev, uint32_t reg, uint8_t comp, unsigned
 
 /* Splits the entry by the lanes' next pc (groups[k] lanes go to pcs[k]),
  * reconverging at r. */
-static void diverge(warp *w, uint32_t idx, uint32_t r, const uint32_t *pcs, const uint32_t *groups, unsigned n)
+static void diverge(warp *w, uint32_t idx, uint32_t r, const uint32_t *pcs, const uint32_t *groups, unsigned n,
+                    bool its)
 {
     sentry *e = &w->e[idx];
-    if (r == EMU_NONE) r = e->rpc;
+    if (r == EMU_NONE || its) r = e->rpc; /* ITS: the sides are groups of their own, never waited for */
     frame *fr = e->f;
     if (r == e->rpc) {
         uint32_t parent = e->parent, rpc = e->rpc;
@@ -639,7 +808,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             if (!m) { pc++; cont = true; break; }
             M->stats.divergent_branches++;
             uint32_t pcs[2] = {I->target, pc + 1}, groups[2] = {m, nt};
-            diverge(w, idx, I->rpc, pcs, groups, 2);
+            diverge(w, idx, I->rpc, pcs, groups, 2, sched_its(M));
             break;
         }
         case CTL_BRX: {
@@ -664,7 +833,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             if (mask & ~m) { pcs[n] = pc + 1; groups[n++] = mask & ~m; }
             if (n == 1) { pc = pcs[0]; cont = true; break; }
             M->stats.divergent_branches++;
-            diverge(w, idx, I->rpc, pcs, groups, n);
+            diverge(w, idx, I->rpc, pcs, groups, n, sched_its(M));
             break;
         }
         case CTL_CALL:
@@ -718,6 +887,26 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                 }
                 cnt = (uint32_t)(c / 32);
             }
+            if (sched_its(M) && (I->flags & EI_ALIGNED)) {
+                if (!its_aligned_here(w, idx, f, pc, (uint8_t)id)) break;
+                /* now with the lanes of the groups it absorbed */
+                mask = w->e[idx].mask;
+                m = mask;
+                if (I->has_guard) m &= I->guard_neg ? ~f->p[I->guard] : f->p[I->guard];
+                x.path_mask = mask;
+            }
+            if (sched_its(M) && (w->bar_lanes[id] & m)) {
+                /* a group that went on after bar.arrive reached the barrier
+                 * again before the rest of its warp arrived: its lanes have
+                 * arrived in this generation, so they wait for it to complete
+                 * and then arrive in the next one (no lost arrival) */
+                sentry *ce = &w->e[idx];
+                ce->state = E_BAR;
+                ce->bar_id = (uint8_t)id;
+                ce->bar_again = 1;
+                ce->cmask = m;
+                break;
+            }
             if (I->sub >= BAR_RED_POPC) {
                 uint32_t p = pread(&x, I->s[2]) & m;
                 if (I->sub == BAR_RED_POPC) b->bar_redval[id] += (uint32_t)popc32(p);
@@ -747,6 +936,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                 const uint64_t *MM = REG(&x, I->s[4]);
                 need = 0;
                 FOR_LANES(m, l, need |= (uint32_t)MM[l]);
+                if (sched_its(M) && !its_coll_ok(&x, I, m, MM, need)) break;
                 need &= ~w->exited;
             }
             if (!(need & ~m)) {
@@ -826,7 +1016,7 @@ uint32_t simt_pick(emu_machine *M, warp *w)
 {
     uint32_t best = EMU_NONE, n = 0;
     uint64_t bs = 0;
-    if (M->opt.schedule == EMU_SCHED_INTERLEAVE) {
+    if (M->opt.schedule != EMU_SCHED_LOCKSTEP) {
         uint32_t cand[64];
         for (uint32_t i = 0; i < w->ne; i++)
             if (w->e[i].state == E_RUN && n < 64) cand[n++] = i;

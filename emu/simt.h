@@ -14,4 +14,8 @@ void simt_after_exit(emu_machine *M, block *b, warp *w);
 void simt_frames_release(emu_machine *M, warp *w);
 void simt_frame_pool_free(emu_machine *M);
 bool simt_unstick(emu_machine *M, warp *w);
+/* EMU_SCHED_ITS: split runnable entry idx into two groups at random
+ * (returns the one to run now); let idx absorb the groups at its pc. */
+uint32_t simt_its_split(emu_machine *M, warp *w, uint32_t idx);
+void simt_its_join(emu_machine *M, warp *w, uint32_t idx);
 #endif

@@ -162,6 +162,12 @@ int run_exec(const run_job *j)
         json_object_set_new(root, "warp_instructions", json_integer((json_int_t)S->warp_insts));
         json_object_set_new(root, "thread_instructions", json_integer((json_int_t)S->thread_insts));
         json_object_set_new(root, "divergent_branches", json_integer((json_int_t)S->divergent_branches));
+        if (S->spill_local_ld + S->spill_local_st + S->spill_shared_ld + S->spill_shared_st)
+            json_object_set_new(root, "spill_bytes",
+                                json_pack("{s:I,s:I,s:I,s:I}", "local_loaded", (json_int_t)S->spill_local_ld,
+                                          "local_stored", (json_int_t)S->spill_local_st, "shared_loaded",
+                                          (json_int_t)S->spill_shared_ld, "shared_stored",
+                                          (json_int_t)S->spill_shared_st));
         if (eo.checks) {
             json_t *rep = emu_report_json(R.M, path, &sm);
             json_object_update(root, rep);
@@ -175,6 +181,11 @@ int run_exec(const run_job *j)
                    path, shown, grid.x, grid.y, grid.z, block.x, block.y, block.z, emu_status_name(st),
                    (unsigned long long)S->warp_insts, (unsigned long long)S->thread_insts,
                    (unsigned long long)S->divergent_branches);
+        if (!j->quiet && S->spill_local_ld + S->spill_local_st + S->spill_shared_ld + S->spill_shared_st)
+            printf("spill slots (regalloc): .local %llu bytes loaded, %llu stored; .shared %llu bytes loaded, %llu "
+                   "stored\n",
+                   (unsigned long long)S->spill_local_ld, (unsigned long long)S->spill_local_st,
+                   (unsigned long long)S->spill_shared_ld, (unsigned long long)S->spill_shared_st);
         if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, &sm, stdout);
         if (dc && st == EMU_OK) divcheck_report_text(dc, path, DIVCHECK_LISTED, stdout);
     }
