@@ -22,6 +22,7 @@ const char *ra_why_name(enum ra_why w)
     static const char *const n[RA_WHY__COUNT] = {
         "-", "mode", "in a .func", "several definitions", "defined in a loop", "guarded definition",
         "unstable under independent scheduling", "type", "shared limit",
+        "redefined where the warp may be split", "no room for the slot's address",
     };
     return w < RA_WHY__COUNT ? n[w] : "?";
 }

@@ -143,7 +143,7 @@ Test(regalloc, scan_spills_the_farthest_next_use)
     ra_scan sc;
     /* 5 units in the loop: rd1 (read after it) goes first, its next use is the farthest */
     for (unsigned k = 3; k <= 4; k++) {
-        ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, k, &f.a, &sc);
+        ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, NULL, NULL, k, NULL, &f.a, &sc);
         cr_expect_eq(sc.nspilled, 1);
         cr_expect(sc.spilled[reg(fn, "%rd1")]);
         cr_expect_eq(sc.over_budget, 0);
@@ -151,7 +151,7 @@ Test(regalloc, scan_spills_the_farthest_next_use)
     }
     /* two units: then %r1 (next read at the setp, after r2's and r3's
      * reads), and at the setp, where r1's reload needs a unit, %r3 */
-    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, 2, &f.a, &sc);
+    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, NULL, NULL, 2, NULL, &f.a, &sc);
     cr_expect(sc.spilled[reg(fn, "%rd1")]);
     cr_expect(sc.spilled[reg(fn, "%r1")]);
     cr_expect(sc.spilled[reg(fn, "%r3")]);
@@ -159,7 +159,7 @@ Test(regalloc, scan_spills_the_farthest_next_use)
     /* the store needs its address (2) and value (1) whatever is spilled */
     cr_expect_eq(sc.over_budget, 1);
     cr_expect_eq(sc.max_pressure, 3);
-    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, 5, &f.a, &sc);
+    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, NULL, NULL, 5, NULL, &f.a, &sc);
     cr_expect_eq(sc.nspilled, 0);
     fx_close(&f);
 }
@@ -237,7 +237,7 @@ static void place_all(placed *P, const char *fn, enum ra_mode mode, bool unsafe)
     memset(&ro, 0, sizeof ro);
     ro.mode = mode;
     ro.unsafe_shared_reuse = unsafe;
-    ra_place(f->pf, ra_absvals_build(f->pf, dr, f->L, &f->a), ri, unstable, f->L, spilled, &ro, P->sp);
+    ra_place(f->pf, ra_absvals_build(f->pf, dr, f->L, &f->a), ri, unstable, NULL, f->L, spilled, &ro, P->sp);
 }
 
 static void expect_place(placed *P, const char *name, enum ra_place place, enum ra_why why)

@@ -145,7 +145,8 @@ static const char *const redefined_ptx =
     "  ret;\n}\n";
 
 /* Rewrites the kernel and runs it; returns how many of the 32 outputs are wrong. */
-static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, uint32_t *shared_slots)
+static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, uint32_t *shared_slots,
+                              uint32_t *split)
 {
     ptx_module *m = tu_parse_ok("redefined.ptx", redefined_ptx);
     ra_options o;
@@ -158,6 +159,7 @@ static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, ui
     ra_stats st;
     cr_assert_eq(ra_run(m, &o, &st, &d), 0);
     *shared_slots = st.funcs[0].by_place[RA_P_SHARED];
+    *split = st.funcs[0].why_local[RA_WHY_SPLIT];
     ra_stats_free(&st);
     ptx_diags_free(&d);
     char *text = tu_print(m, NULL);
@@ -180,18 +182,20 @@ static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, ui
 
 Test(regalloc_emu, redefined_uniform_needs_the_sm70_rule)
 {
-    uint32_t slots;
-    /* the rule keeps %r1 (two definitions) in .local: right with every schedule */
+    uint32_t slots, split;
+    /* the rule keeps %r1 (redefined on one side of a divergent branch) in
+     * .local: right with every schedule */
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        cr_expect_eq(run_redefined(false, EMU_SCHED_INTERLEAVE, seed, &slots), 0, "seed %llu", (unsigned long long)seed);
-        cr_expect_eq(slots, 0, "%u", slots); /* %r1 is spilled, to .local */
+        cr_expect_eq(run_redefined(false, EMU_SCHED_INTERLEAVE, seed, &slots, &split), 0, "seed %llu",
+                     (unsigned long long)seed);
+        cr_expect_eq(split, 1, "%u", split); /* %r1 is spilled, to .local, for that reason */
     }
-    cr_expect_eq(run_redefined(false, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
+    cr_expect_eq(run_redefined(false, EMU_SCHED_LOCKSTEP, 0, &slots, &split), 0);
     /* without it: lock-step runs the taken side to its end first and is
      * still right; interleaved, the taken lanes read b */
-    cr_expect_eq(run_redefined(true, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
-    cr_expect_eq(slots, 2, "%u", slots); /* %r1, and %rd1 once the slot base takes a unit */
+    cr_expect_eq(run_redefined(true, EMU_SCHED_LOCKSTEP, 0, &slots, &split), 0);
+    cr_expect_eq(slots, 2, "%u", slots); /* %r1, and %rd1 */
     for (uint64_t seed = 1; seed <= 4; seed++)
-        cr_expect_eq(run_redefined(true, EMU_SCHED_INTERLEAVE, seed, &slots), 16, "seed %llu",
+        cr_expect_eq(run_redefined(true, EMU_SCHED_INTERLEAVE, seed, &slots, &split), 16, "seed %llu",
                      (unsigned long long)seed);
 }
