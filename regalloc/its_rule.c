@@ -1,4 +1,5 @@
 #include "its_rule.h"
+#include <string.h>
 #include "semantics.h"
 
 /* Values that lanes of one warp executing the same instruction at different
@@ -103,4 +104,90 @@ enum ra_why ra_write_once(const prog_func *pf, const ra_reginfo *ri, const uint8
     if (pf->g->blocks[d->block].loop != CFG_NONE) return RA_WHY_LOOP;
     if (unstable[ri->def_value]) return RA_WHY_UNSTABLE;
     return RA_WHY_NONE;
+}
+
+/* Whether the branch ending block b may send the lanes of a warp different
+ * ways: a divergent verdict, a verdict that rests on the default block
+ * shape, or a gate or index that lanes executing it at different moments
+ * may read differently (condition 4 for the branch). */
+static bool splits(const prog_func *pf, const div_result *dr, const uint8_t *unstable, uint32_t b)
+{
+    if (div_branch(dr, b) != DIV_UNIFORM || div_branch_cond(dr, b)) return true;
+    uint32_t t = pf->g->blocks[b].term;
+    if (t == CFG_NONE) return true;
+    const ssa_func *s = pf->ssa;
+    for (uint32_t k = s->ref_off[t]; k < s->ref_off[t + 1]; k++) {
+        const ssa_ref *ref = &s->refs[k];
+        if ((ref->role & (PTX_REF_USE | PTX_REF_GUARD)) && ref->value != SSA_NONE && unstable[ref->value]) return true;
+    }
+    return false;
+}
+
+uint8_t *ra_warp_full_blocks(const prog_func *pf, const div_result *dr, const uint8_t *unstable, arena *a)
+{
+    const cfg *g = pf->g;
+    uint8_t *full = ARENA_NEWN(a, uint8_t, g->nblocks + 1);
+    /* a call may lose lanes (exit in the callee) or split them for good:
+     * no block of such a kernel counts */
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        for (uint32_t st = g->blocks[b].first; st < g->blocks[b].end; st++) {
+            const ptx_stmt *x = pf->fn->stmts[st];
+            if (x->kind == PTX_S_INST && x->u.inst.op == PTX_OPC_CALL) return full;
+        }
+    uint8_t *bad = ARENA_NEWN(a, uint8_t, g->nblocks + 1);
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        full[b] = g->blocks[b].reachable;
+        if (g->blocks[b].reachable && g->blocks[b].nsucc > 1) bad[b] = splits(pf, dr, unstable, b);
+    }
+    /* a block control dependent on a branch that splits the warp, or on
+     * one in a block not every lane executes, is not executed by every
+     * lane: to a fixed point (control dependence has cycles in loops) */
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t i = 0; i < g->nreach; i++) {
+            uint32_t b = g->rpo_order[i];
+            if (!full[b]) continue;
+            for (uint32_t k = g->cdep_off[b]; k < g->cdep_off[b + 1]; k++) {
+                uint32_t c = g->cdep[k];
+                if (bad[c] || !full[c]) {
+                    full[b] = 0;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+    }
+    return full;
+}
+
+uint8_t *ra_sync_rule(const prog_func *pf, const ra_live *L, const div_result *dr, const ra_reginfo *ri,
+                      const uint8_t *unstable, bool strong, arena *a)
+{
+    uint32_t n = L->nregs;
+    uint8_t *why = ARENA_NEWN(a, uint8_t, n + 1);
+    if (!pf->fn->is_entry || !strong) {
+        memset(why, pf->fn->is_entry ? RA_WHY_LOOP : RA_WHY_FUNC, n);
+        return why;
+    }
+    const uint8_t *full = ra_warp_full_blocks(pf, dr, unstable, a);
+    for (uint32_t r = 0; r < n; r++) {
+        if (ri[r].param) why[r] = RA_WHY_FUNC;
+        else if (ri[r].reads_entry || ri[r].def_value == SSA_NONE) why[r] = RA_WHY_MULTI_DEF;
+    }
+    const ssa_func *s = pf->ssa;
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *x = &s->values[v];
+        if (x->kind == SSA_V_SREG || x->reg >= n || why[x->reg]) continue;
+        uint8_t w = RA_WHY_NONE;
+        if (x->kind == SSA_V_INST) {
+            if (x->partial || pf->fn->stmts[x->stmt]->u.inst.has_guard) w = RA_WHY_PARTIAL;
+            else if (unstable[v]) w = RA_WHY_UNSTABLE;
+            else if (!full[x->block]) w = RA_WHY_SPLIT;
+        } else if ((x->kind == SSA_V_PHI || x->kind == SSA_V_ETA) && unstable[v]) {
+            w = RA_WHY_UNSTABLE;
+        }
+        why[x->reg] = w;
+    }
+    return why;
 }

@@ -18,6 +18,8 @@
 #define PTXRAY_RA_ITS_RULE_H
 #include "program.h"
 #include "regalloc.h"
+#include "divergence.h"
+#include "liveness.h"
 
 /* Per SSA value: 1 when it is not stable (condition 4). */
 uint8_t *ra_unstable_values(const prog_func *pf, arena *a);
@@ -38,5 +40,21 @@ typedef struct ra_reginfo {
 /* Conditions 1, 2 and 4 for register r: RA_WHY_NONE when a shared slot is
  * allowed, else why not. */
 enum ra_why ra_write_once(const prog_func *pf, const ra_reginfo *ri, const uint8_t *unstable);
+
+/* The synchronised rule (docs/regalloc.md, "Values written more than once"):
+ * a register written more than once per thread may still share a slot when
+ * every one of its definitions is in a block that every launched lane of
+ * the warp executes equally often, in the same order (no divergent or
+ * unstable branch, no call, on which the block is control dependent), and
+ * every store to the slot is preceded by bar.warp.sync on the warp's
+ * launched lanes.  Per register of L: RA_WHY_NONE when the rule allows it
+ * (condition 3, the state, is ra_place's), else why not.  strong: the
+ * target has sm_70+ and PTX 6.0+ (strong slot accesses, bar.warp.sync). */
+uint8_t *ra_sync_rule(const prog_func *pf, const ra_live *L, const div_result *dr, const ra_reginfo *ri,
+                      const uint8_t *unstable, bool strong, arena *a);
+
+/* Per block of pf->g: 1 when every launched lane of a warp executes it
+ * equally often (ra_sync_rule); exposed for the tests. */
+uint8_t *ra_warp_full_blocks(const prog_func *pf, const div_result *dr, const uint8_t *unstable, arena *a);
 
 #endif

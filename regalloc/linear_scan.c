@@ -80,14 +80,20 @@ static bool occurs_at(const ra_live *L, uint32_t r, uint32_t p)
     return false;
 }
 
-static uint32_t temps_at(const ra_live *L, const uint8_t *spilled, uint32_t p)
+/* The temporaries of the spilled registers instruction p/2 reads (p even)
+ * or writes (p odd); *x: the most any one of their spill sequences needs
+ * besides (they run one after the other). */
+static uint32_t temps_at(const ra_live *L, const uint8_t *spilled, const uint8_t *extra, uint32_t p, uint32_t *x)
 {
     uint32_t k = p / 2, n = 0;
     uint8_t want = p & 1 ? RA_OCC_DEF : RA_OCC_USE;
+    *x = 0;
     for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
         const ra_occ *o = &L->occ[j];
         /* without branches: which operands are spilled is unpredictable */
-        n += (uint32_t)(spilled[o->reg] & ((o->role & want) != 0)) * L->units[o->reg];
+        uint32_t on = (uint32_t)(spilled[o->reg] & ((o->role & want) != 0));
+        n += on * L->units[o->reg];
+        if (extra && on && extra[2 * o->reg + (p & 1)] > *x) *x = extra[2 * o->reg + (p & 1)];
     }
     return n;
 }
@@ -99,8 +105,8 @@ static uint32_t next_use(scan_ctx *c, uint32_t r, uint32_t p)
     return *cur < end ? c->iv->use_pt[*cur] : NOPOINT;
 }
 
-void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *unspillable, unsigned budget, arena *a,
-                    ra_scan *out)
+void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *unspillable, const uint8_t *cost,
+                    const uint8_t *extra, unsigned budget, const uint32_t *budget_at, arena *a, ra_scan *out)
 {
     uint32_t n = L->nregs, npts = 2 * L->ninst;
     scan_ctx c = {L, iv, ARENA_NEWN(a, uint32_t, n + 1)};
@@ -134,16 +140,20 @@ void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *uns
             units += L->units[r];
             if (end[r] < min_end) min_end = end[r];
         }
-        uint32_t pressure = units + (out->nspilled ? temps_at(L, out->spilled, p) : 0);
-        while (pressure > budget) {
+        uint32_t x = 0;
+        uint32_t pressure = units + (out->nspilled ? temps_at(L, out->spilled, extra, p, &x) : 0) + x;
+        unsigned bp = budget_at ? budget_at[p] : budget;
+        while (pressure > bp) {
             uint32_t best = NOPOINT, best_i = 0, best_next = 0;
             for (uint32_t i = 0; i < nactive; i++) {
                 uint32_t r = active[i];
                 if (unspillable[r] || occurs_at(L, r, p)) continue;
                 uint32_t nu = next_use(&c, r, p);
-                bool better = best == NOPOINT || nu > best_next ||
-                              (nu == best_next && (end[r] > end[best] ||
-                                                   (end[r] == end[best] && L->units[r] > L->units[best])));
+                unsigned cr = cost ? cost[r] : 0, cb = cost && best != NOPOINT ? cost[best] : 0;
+                bool better = best == NOPOINT || cr < cb ||
+                              (cr == cb && (nu > best_next ||
+                                            (nu == best_next && (end[r] > end[best] ||
+                                                                 (end[r] == end[best] && L->units[r] > L->units[best])))));
                 if (better) best = r, best_i = i, best_next = nu;
             }
             if (best == NOPOINT) {
@@ -159,4 +169,25 @@ void ra_linear_scan(const ra_live *L, const ra_intervals *iv, const uint8_t *uns
         }
         if (pressure > out->max_pressure) out->max_pressure = pressure;
     }
+}
+
+uint32_t ra_scan_excess(const ra_live *L, const ra_intervals *iv, const ra_scan *sc, const uint8_t *extra,
+                        unsigned budget, arena *a, uint32_t *excess)
+{
+    uint32_t n = L->nregs, npts = 2 * L->ninst, worst = 0;
+    int64_t *diff = ARENA_NEWN(a, int64_t, npts + 2);
+    for (uint32_t r = 0; r < n; r++)
+        if (L->cls[r] == RA_CLS_GPR && iv->start[r] != NOPOINT && !sc->spilled[r]) {
+            diff[iv->start[r]] += L->units[r];
+            diff[iv->end[r] + 1] -= L->units[r];
+        }
+    int64_t units = 0;
+    for (uint32_t p = 0; p < npts; p++) {
+        units += diff[p];
+        uint32_t x = 0, t = temps_at(L, sc->spilled, extra, p, &x);
+        uint64_t real = (uint64_t)units + t + x;
+        excess[p] = real > budget ? (uint32_t)(real - budget) : 0;
+        if (excess[p] > worst) worst = excess[p];
+    }
+    return worst;
 }

@@ -22,6 +22,7 @@ const char *ra_why_name(enum ra_why w)
     static const char *const n[RA_WHY__COUNT] = {
         "-", "mode", "in a .func", "several definitions", "defined in a loop", "guarded definition",
         "unstable under independent scheduling", "type", "shared limit",
+        "redefined where the warp may be split", "no room for the slot's address",
     };
     return w < RA_WHY__COUNT ? n[w] : "?";
 }
@@ -43,6 +44,9 @@ static void func_line(FILE *o, const ra_func_stats *f, const ra_stats *s)
     fprintf(o, "    rules: (i) const %u, (ii) shared %u, (iii) affine %u, (iv) shared-affine %u, local %u\n",
             f->by_place[RA_P_CONST], f->by_place[RA_P_SHARED], f->by_place[RA_P_AFFINE],
             f->by_place[RA_P_SHARED_AFFINE], f->by_place[RA_P_LOCAL]);
+    if (f->sync_slots)
+        fprintf(o, "    written more than once, in slots behind bar.warp.sync: %u (%u barriers)\n", f->sync_slots,
+                f->barriers);
     uint32_t kept = 0;
     for (int w = 1; w < RA_WHY__COUNT; w++) kept += f->why_local[w];
     if (kept) {

@@ -28,24 +28,6 @@ static bool strong_ok(const ptx_module *m)
     return false;
 }
 
-/* Units the spill code itself keeps live: the warp partition's address
- * through the whole kernel, and a thread coordinate while a value is
- * rebuilt (two units when a coefficient of a 64-bit value does not fit
- * 32 bits and the coordinate itself must be widened). */
-static unsigned reserve_needed(const ptx_func *fn, const ra_spill *sp, uint32_t nregs, uint32_t slot_bytes)
-{
-    unsigned coord = 0;
-    for (uint32_t r = 0; r < nregs; r++) {
-        if (sp[r].place != RA_P_AFFINE && sp[r].place != RA_P_SHARED_AFFINE) continue;
-        unsigned u = 1;
-        if (ptx_type_bits((ptx_type)fn->regs[r].type) > 32)
-            for (unsigned i = 1; i < DIV_NCOEF1; i++)
-                if ((sp[r].known >> i & 1) && (sp[r].coef[i] < INT32_MIN || sp[r].coef[i] > INT32_MAX)) u = 2;
-        if (u > coord) coord = u;
-    }
-    return (slot_bytes ? 1u : 0u) + coord;
-}
-
 static bool any_shared(const ra_spill *sp, uint32_t n)
 {
     for (uint32_t r = 0; r < n; r++)
@@ -60,6 +42,7 @@ static void count(ra_func_stats *fs, const ra_spill *sp, const uint8_t *spilled,
         fs->by_state[sp[r].state < 3 ? sp[r].state : DIV_DIVERGENT]++;
         fs->by_place[sp[r].place]++;
         if (sp[r].place == RA_P_LOCAL && sp[r].why) fs->why_local[sp[r].why]++;
+        if (sp[r].sync && (sp[r].place == RA_P_SHARED || sp[r].place == RA_P_SHARED_AFFINE)) fs->sync_slots++;
     }
 }
 
@@ -83,10 +66,11 @@ static void keep_local_in_regs(const ra_live *L, ra_spill *sp, ra_scan *sc, uint
 typedef struct placer {
     ra_reginfo *ri;
     uint8_t *unstable;
+    uint8_t *sync_why; /* ra_sync_rule (NULL in linear mode) */
     ra_absvals *av;
 } placer;
 
-static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const ra_options *o, arena *a)
+static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const ra_options *o, bool strong, arena *a)
 {
     if (pl->av) return;
     if (!pf->gsa) pf->gsa = gsa_build(pf->ssa);
@@ -96,7 +80,54 @@ static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const ra_op
     div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
     pl->ri = ra_reginfo_build(pf, L, a);
     pl->unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
+    if (o->mode != RA_MODE_LINEAR && !o->unsafe_shared_reuse)
+        pl->sync_why = ra_sync_rule(pf, L, dr, pl->ri, pl->unstable, strong, a);
     pl->av = ra_absvals_build(pf, dr, L, a);
+}
+
+static void place(const prog_func *pf, const placer *pl, const ra_live *L, const uint8_t *spilled,
+                  const ra_options *o, ra_spill *sp)
+{
+    ra_place(pf, pl->av, pl->ri, pl->unstable, pl->sync_why, L, spilled, o, sp);
+}
+
+/* The modes' cost model, from where each register would go were it
+ * spilled (ra_linear_scan): cost class 0 when that keeps it out of .local
+ * (a shared slot, rematerialisation), 1 for .local; and the units its
+ * spill code needs at each access besides its temporary. */
+static void spill_costs(const prog_func *pf, const placer *pl, const ra_live *L, const ra_options *o, arena *a,
+                        ra_spill *would, uint8_t **cost, uint8_t **extra)
+{
+    uint8_t *all = ARENA_NEWN(a, uint8_t, L->nregs + 1);
+    memset(all, 1, L->nregs);
+    place(pf, pl, L, all, o, would);
+    *cost = all;
+    *extra = ARENA_NEWN(a, uint8_t, 2 * L->nregs + 1);
+    for (uint32_t r = 0; r < L->nregs; r++) {
+        (*cost)[r] = would[r].place == RA_P_LOCAL;
+        (*extra)[2 * r] = (uint8_t)ra_extra_units(pf->fn, would, r, false);
+        (*extra)[2 * r + 1] = (uint8_t)ra_extra_units(pf->fn, would, r, true);
+    }
+}
+
+/* What is still over the budget after the rounds of scans (excess, from
+ * ra_scan_excess): the spilled registers whose spill code needs extra
+ * units at such a point go to .local, which needs none (NULL: nothing). */
+static uint8_t *no_room(const ra_live *L, const ra_scan *sc, const uint8_t *extra, const uint32_t *excess, arena *a)
+{
+    uint8_t *room = NULL;
+    for (uint32_t p = 0; p < 2 * L->ninst; p++) {
+        if (!excess[p]) continue;
+        uint32_t k = p / 2;
+        uint8_t want = p & 1 ? RA_OCC_DEF : RA_OCC_USE;
+        for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+            const ra_occ *o = &L->occ[j];
+            if (!sc->spilled[o->reg] || !(o->role & want) || !extra[2 * o->reg + (p & 1)]) continue;
+            if (!room) room = ARENA_NEWN(a, uint8_t, L->nregs + 1);
+            room[o->reg] = 1;
+        }
+    }
+    return room;
 }
 
 /* a: scratch for this function, reset when it is done (one arena for all
@@ -126,41 +157,66 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
     fs->static_shared = 0;
     uint32_t limit = o->smem_limit ? o->smem_limit : DEFAULT_SMEM;
 
-    if (o->only_nonlocal) {
-        need_placer(&pl, pf, L, o, a);
-        /* where each register would go if it were spilled: those bound for
-         * .local are taken out of the scan's choice, so that it picks the
-         * nonlocal candidates with the farthest next use instead */
-        uint8_t *all = ARENA_NEWN(a, uint8_t, L->nregs + 1);
-        memset(all, 1, L->nregs);
-        ra_place(pf, pl.av, pl.ri, pl.unstable, L, all, o, sp);
-        for (uint32_t r = 0; r < L->nregs; r++)
-            if (sp[r].place == RA_P_LOCAL) unsp[r] = 1;
-    }
-    unsigned reserve = 0;
     ra_intervals *iv = ra_intervals_build(L, a);
     ra_scan sc;
-    uint32_t local_bytes, slot_bytes, moved;
-    for (;;) {
-        unsigned k = o->budget > reserve ? o->budget - reserve : 1;
-        ra_linear_scan(L, iv, unsp, k, a, &sc);
-        fs->budget_used = k;
+    uint32_t local_bytes = 0, slot_bytes = 0, moved = 0;
+    uint8_t *cost = NULL, *extra = NULL;
+    if (o->only_nonlocal) {
+        /* those bound for .local are taken out of the scan's choice, so
+         * that it picks the nonlocal candidates with the farthest next use
+         * instead */
+        need_placer(&pl, pf, L, o, strong, a);
+        spill_costs(pf, &pl, L, o, a, sp, &cost, &extra);
+        for (uint32_t r = 0; r < L->nregs; r++)
+            if (cost[r]) unsp[r] = 1;
+    }
+    fs->budget_used = o->budget;
+    bool full_warps = ra_kernel_full_warps(fn);
+    uint32_t *budget_at = NULL, *excess = NULL;
+    uint8_t *room = NULL;
+    for (unsigned round = 0;; round++) {
+        ra_linear_scan(L, iv, unsp, cost, extra, o->budget, budget_at, a, &sc);
         if (!sc.nspilled) { /* what ra_place and the fit would say of nothing */
             memset(sp, 0, L->nregs * sizeof *sp);
-            local_bytes = slot_bytes = moved = 0;
             break;
         }
-        need_placer(&pl, pf, L, o, a);
-        ra_place(pf, pl.av, pl.ri, pl.unstable, L, sc.spilled, o, sp);
+        need_placer(&pl, pf, L, o, strong, a);
+        /* once something must be spilled, scan again with the modes' cost
+         * model and the units the spill code needs where it runs */
+        if (!cost && o->mode != RA_MODE_LINEAR) {
+            spill_costs(pf, &pl, L, o, a, sp, &cost, &extra);
+            continue;
+        }
+        /* a register spilled late adds its spill code's units where the
+         * scan had already been: lower the budget there and scan again */
+        if (extra) {
+            if (!excess) excess = ARENA_NEWN(a, uint32_t, 2 * L->ninst + 1);
+            if (ra_scan_excess(L, iv, &sc, extra, o->budget, a, excess) && round < 6) {
+                if (!budget_at) {
+                    budget_at = ARENA_NEWN(a, uint32_t, 2 * L->ninst + 1);
+                    for (uint32_t p = 0; p < 2 * L->ninst; p++) budget_at[p] = o->budget;
+                }
+                for (uint32_t p = 0; p < 2 * L->ninst; p++)
+                    budget_at[p] = budget_at[p] > excess[p] ? budget_at[p] - excess[p] : 0;
+                continue;
+            }
+            room = no_room(L, &sc, extra, excess, a);
+        }
+        place(pf, &pl, L, sc.spilled, o, sp);
+        if (room)
+            for (uint32_t r = 0; r < L->nregs; r++)
+                if (room[r] && sp[r].place != RA_P_LOCAL) {
+                    sp[r].place = RA_P_LOCAL;
+                    sp[r].sync = 0;
+                    sp[r].why = RA_WHY_ROOM;
+                }
         if (!have_static && any_shared(sp, L->nregs)) {
             fs->static_shared = ra_static_shared(m, fn);
             have_static = true;
         }
-        moved = ra_fit_shared(L, sp, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
+        moved = ra_fit_shared(L, sp, !full_warps, fs->warps, fs->static_shared, limit, &local_bytes, &slot_bytes);
         if (o->only_nonlocal) keep_local_in_regs(L, sp, &sc, &local_bytes);
-        unsigned need = reserve_needed(fn, sp, L->nregs, slot_bytes);
-        if (need <= reserve) break;
-        reserve = need;
+        break;
     }
     fs->spilled = sc.nspilled;
     fs->over_budget = sc.over_budget;
@@ -175,7 +231,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
                      fs->name, limit, fs->static_shared, fs->warps, moved, moved == 1 ? "" : "s");
     ra_edit *e = NULL;
     if (sc.nspilled) {
-        ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong};
+        ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong, full_warps};
         e = ra_rewrite(sh, fn, &rin, fs);
     }
     arena_reset(a);

@@ -51,6 +51,8 @@ enum ra_why {
     RA_WHY_UNSTABLE,  /* depends on a value lanes may read at different times (volatile load, activemask, ...) */
     RA_WHY_TYPE,      /* rule (iv) on a register that is not a 32/64-bit integer */
     RA_WHY_SMEM,      /* the shared spill area would pass --smem-limit */
+    RA_WHY_SPLIT,     /* written more than once, and once where the lanes of a warp may be split */
+    RA_WHY_ROOM,      /* its spill code's registers would pass the budget where the scan had already been */
     RA_WHY__COUNT
 };
 
@@ -93,7 +95,7 @@ typedef struct ra_func_stats {
      * liveness on the rewritten code; RA_NOT_MEASURED when spilling and
      * ra_options.measure_after was off) */
     uint32_t pressure_before, pred_before, pressure_after, pred_after;
-    uint32_t budget_used;     /* K minus the units the spill code reserves (shared base, thread coordinate) */
+    uint32_t budget_used;     /* the budget the scan had (K: the spill code's own registers are counted where it runs) */
     uint32_t over_budget;     /* instructions whose own operands and unspillable values exceed the budget */
     uint32_t spilled;         /* registers spilled */
     uint32_t by_state[3];     /* ... by div_state (uniform, divergent, affine) */
@@ -114,6 +116,9 @@ typedef struct ra_func_stats {
     uint64_t loads_local_w, stores_local_w, loads_shared_w, stores_shared_w;
     uint64_t remat_w;            /* remat and remat_shared together */
     uint32_t remat_const;        /* of remat, the uses rebuilt as a constant (rule i; the rest are rule iii) */
+    uint32_t sync_slots;         /* shared slots under the synchronised rule (values written more than once) */
+    uint32_t barriers;           /* bar.warp.sync inserted before their stores */
+    uint64_t barriers_w;         /* ... weighted like the spill code */
 } ra_func_stats;
 
 typedef struct ra_stats {

@@ -19,6 +19,15 @@ uint32_t ra_kernel_threads(const ptx_func *fn, uint32_t dflt)
     return t > 1024 ? 1024 : (uint32_t)t;
 }
 
+bool ra_kernel_full_warps(const ptx_func *fn)
+{
+    const ptx_fdirective *d = fdir(fn, ".reqntid");
+    if (!d) return false;
+    uint64_t t = 1;
+    for (uint32_t i = 0; i < d->n && i < 3; i++) t *= d->vals[i] ? d->vals[i] : 1;
+    return t % 32 == 0;
+}
+
 bool ra_kernel_one_dim(const ptx_func *fn)
 {
     const ptx_fdirective *d = fdir(fn, ".reqntid");
@@ -182,12 +191,12 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
     return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 
-uint32_t ra_fit_shared(const ra_live *L, ra_spill *sp, uint32_t warps, uint32_t static_bytes, uint32_t limit,
-                       uint32_t *local_bytes, uint32_t *slot_bytes)
+uint32_t ra_fit_shared(const ra_live *L, ra_spill *sp, bool mask_slot, uint32_t warps, uint32_t static_bytes,
+                       uint32_t limit, uint32_t *local_bytes, uint32_t *slot_bytes)
 {
     uint32_t moved = 0;
     for (;;) {
-        ra_layout(L, sp, local_bytes, slot_bytes);
+        ra_layout(L, sp, mask_slot, local_bytes, slot_bytes);
         if ((uint64_t)static_bytes + (uint64_t)warps * *slot_bytes <= limit) return moved;
         uint32_t victim = UINT32_MAX;
         for (uint32_t r = 0; r < L->nregs; r++) {

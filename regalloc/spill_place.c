@@ -227,8 +227,8 @@ static void absvals_fill(ra_absvals *av, const uint8_t *want)
     for (uint32_t r = 0; r < n; r++) av->done[r] |= want[r];
 }
 
-void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable, const ra_live *L,
-              const uint8_t *spilled, const ra_options *o, ra_spill *out)
+void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable,
+              const uint8_t *sync_why, const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out)
 {
     absvals_fill(av, spilled);
     const ptx_func *fn = pf->fn;
@@ -268,6 +268,11 @@ void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const u
             continue;
         }
         enum ra_why why = o->unsafe_shared_reuse && fn->is_entry ? RA_WHY_NONE : ra_write_once(pf, &ri[r], unstable);
+        /* written more than once: a slot under the synchronised rule */
+        if (why != RA_WHY_NONE && sync_why) {
+            why = (enum ra_why)sync_why[r];
+            sp->sync = why == RA_WHY_NONE;
+        }
         if (why != RA_WHY_NONE) {
             sp->why = (uint8_t)why;
             continue;
@@ -278,9 +283,36 @@ void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const u
     }
 }
 
-void ra_layout(const ra_live *L, ra_spill *sp, uint32_t *local_bytes, uint32_t *shared_bytes)
+bool ra_any_sync(const ra_spill *sp, uint32_t n)
 {
-    uint32_t lo = 0, sh = 0;
+    for (uint32_t r = 0; r < n; r++)
+        if (sp[r].sync && (sp[r].place == RA_P_SHARED || sp[r].place == RA_P_SHARED_AFFINE)) return true;
+    return false;
+}
+
+unsigned ra_extra_units(const ptx_func *fn, const ra_spill *sp, uint32_t r, bool def)
+{
+    const ra_spill *s = &sp[r];
+    unsigned units = ra_type_units(fn->regs[r].type, 0), coord = 1;
+    if (ptx_type_bits((ptx_type)fn->regs[r].type) > 32)
+        for (unsigned i = 1; i < DIV_NCOEF1; i++)
+            if ((s->known >> i & 1) && (s->coef[i] < INT32_MIN || s->coef[i] > INT32_MAX)) coord = 2;
+    switch (s->place) {
+    case RA_P_SHARED:
+        /* the address and its scratch (or the barrier's mask) beside the
+         * value a store writes; a load's value is born after them */
+        return def ? 2 : units >= 2 ? 0 : 2 - units;
+    case RA_P_SHARED_AFFINE:
+        /* the coordinate comes after the load, before the store's address */
+        return def ? 2 : (units >= 2 ? coord : 2 - units > coord ? 2 - units : coord);
+    case RA_P_AFFINE: return def ? 0 : coord;
+    default: return 0;
+    }
+}
+
+void ra_layout(const ra_live *L, ra_spill *sp, bool mask_slot, uint32_t *local_bytes, uint32_t *shared_bytes)
+{
+    uint32_t lo = 0, sh = mask_slot && ra_any_sync(sp, L->nregs) ? 8 : 0;
     for (unsigned size = 8; size >= 2; size /= 2)
         for (uint32_t r = 0; r < L->nregs; r++) {
             ra_spill *s = &sp[r];

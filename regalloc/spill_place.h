@@ -15,6 +15,7 @@ typedef struct ra_spill {
     int64_t coef[DIV_NCOEF1]; /* CONST, AFFINE: the value; SHARED_AFFINE: the thread-coordinate part */
     uint32_t slot;  /* byte offset in the .local depot or in the warp's .shared partition */
     uint32_t accesses; /* instructions that read or write it: what its slot saves */
+    uint8_t sync;   /* shared slot under the synchronised rule: bar.warp.sync before each store */
 } ra_spill;
 
 /* Registers that stay in registers whatever the pressure: predicates and
@@ -36,13 +37,25 @@ typedef struct ra_absvals ra_absvals;
 ra_absvals *ra_absvals_build(const prog_func *pf, const div_result *dr, const ra_live *L, arena *a);
 
 /* Chooses the place of every spilled register (out has L->nregs entries;
- * registers not spilled get RA_P_NONE). */
-void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable, const ra_live *L,
-              const uint8_t *spilled, const ra_options *o, ra_spill *out);
+ * registers not spilled get RA_P_NONE).  sync_why: ra_sync_rule's verdicts
+ * for registers the write-once rule refuses (NULL: none get a slot). */
+void ra_place(const prog_func *pf, ra_absvals *av, const ra_reginfo *ri, const uint8_t *unstable,
+              const uint8_t *sync_why, const ra_live *L, const uint8_t *spilled, const ra_options *o, ra_spill *out);
 
 /* Slot layout, biggest slots first so every slot is aligned to its size.
- * *local_bytes: the per-thread depot; *shared_bytes: one warp's partition. */
-void ra_layout(const ra_live *L, ra_spill *sp, uint32_t *local_bytes, uint32_t *shared_bytes);
+ * *local_bytes: the per-thread depot; *shared_bytes: one warp's partition.
+ * mask_slot: when a synchronised slot remains, the warp's mask of launched
+ * lanes takes the first 8 bytes of the partition (RA_MASK_SLOT). */
+#define RA_MASK_SLOT 0u
+void ra_layout(const ra_live *L, ra_spill *sp, bool mask_slot, uint32_t *local_bytes, uint32_t *shared_bytes);
+/* Whether some register has a synchronised shared slot. */
+bool ra_any_sync(const ra_spill *sp, uint32_t n);
+
+/* Units the spill code of register r needs besides its own temporary at
+ * an instruction that reads it (def false) or writes it (def true), were
+ * r placed as sp says: the partition address and its scratch for a slot,
+ * the thread coordinate of a rebuilt value. */
+unsigned ra_extra_units(const ptx_func *fn, const ra_spill *sp, uint32_t r, bool def);
 
 /* Bytes of a register's slot. */
 unsigned ra_slot_size(unsigned type);

@@ -10,7 +10,7 @@ typedef struct rw {
     const ra_rewrite_in *in;
     ra_func_stats *fs;
     const char *local_sym;
-    uint32_t base;   /* the warp partition's address, when there are shared slots */
+    const char *shared_sym; /* the shared spill area, when there are shared slots */
     const char *sq;  /* qualifier of slot accesses: ".relaxed.cta" or ".volatile" */
     uint64_t weight; /* loop weight of the instruction being rewritten (loop_weight) */
 } rw;
@@ -29,6 +29,74 @@ static uint64_t loop_weight(const cfg *g, uint32_t b)
 static const char *const coord_sreg[DIV_NCOEF1] = {NULL, "%tid.x", "%tid.y", "%tid.z", "%laneid"};
 
 static unsigned bits_of(const rw *w, uint32_t r) { return ptx_type_bits((ptx_type)w->fn->regs[r].type); }
+
+/* The linear thread id into b, with a as scratch: warps are 32
+ * consecutive linear ids. */
+static void linear_tid(rw *w, const char *b, const char *a)
+{
+    ra_edit *e = w->e;
+    if (w->in->one_dim) {
+        ra_edit_emit(e, "mov.u32 %s, %%tid.x", b);
+        return;
+    }
+    ra_edit_emit(e, "mov.u32 %s, %%tid.z", b);
+    ra_edit_emit(e, "mov.u32 %s, %%ntid.y", a);
+    ra_edit_emit(e, "mul.lo.u32 %s, %s, %s", b, b, a);
+    ra_edit_emit(e, "mov.u32 %s, %%tid.y", a);
+    ra_edit_emit(e, "add.u32 %s, %s, %s", b, b, a);
+    ra_edit_emit(e, "mov.u32 %s, %%ntid.x", a);
+    ra_edit_emit(e, "mul.lo.u32 %s, %s, %s", b, b, a);
+    ra_edit_emit(e, "mov.u32 %s, %%tid.x", a);
+    ra_edit_emit(e, "add.u32 %s, %s, %s", b, b, a);
+}
+
+/* The warp's partition, __ra_shared + warp * slot bytes, into a fresh
+ * register at the edit point, with the warp index from the linear thread
+ * id (%warpid is where the warp runs, which may change during its life,
+ * not which warp of the block it is).  Computed at each access: no
+ * register holds it through the kernel, and ptxas may keep it in one where
+ * registers are free.  Two units (the address and a scratch). */
+static const char *base_at(rw *w)
+{
+    ra_edit *e = w->e;
+    const char *b = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    const char *a = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    linear_tid(w, b, a);
+    ra_edit_emit(e, "shr.u32 %s, %s, 5", b, b);
+    ra_edit_emit(e, "mov.u32 %s, %s", a, w->shared_sym);
+    ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
+    return b;
+}
+
+/* The warp's mask of launched lanes, (1 << (threads - first lane's linear
+ * id)) - 1 (a shift by 32 or more gives 0, so a full warp gets all ones),
+ * stored at the kernel's start into the partition's mask slot: written once
+ * by every lane with the same bits, the write-once rule. */
+static void mask_at_start(rw *w)
+{
+    ra_edit *e = w->e;
+    ra_edit_at(e, RA_EDIT_START, false);
+    const char *n = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    const char *b = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    const char *a = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    ra_edit_emit(e, "mov.u32 %s, %%ntid.x", n);
+    if (!w->in->one_dim) {
+        ra_edit_emit(e, "mov.u32 %s, %%ntid.y", a);
+        ra_edit_emit(e, "mul.lo.u32 %s, %s, %s", n, n, a);
+        ra_edit_emit(e, "mov.u32 %s, %%ntid.z", a);
+        ra_edit_emit(e, "mul.lo.u32 %s, %s, %s", n, n, a);
+    }
+    linear_tid(w, b, a);
+    ra_edit_emit(e, "and.b32 %s, %s, -32", a, b);
+    ra_edit_emit(e, "sub.u32 %s, %s, %s", n, n, a);
+    ra_edit_emit(e, "mov.u32 %s, 1", a);
+    ra_edit_emit(e, "shl.b32 %s, %s, %s", n, a, n);
+    ra_edit_emit(e, "sub.u32 %s, %s, 1", n, n);
+    ra_edit_emit(e, "shr.u32 %s, %s, 5", b, b);
+    ra_edit_emit(e, "mov.u32 %s, %s", a, w->shared_sym);
+    ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
+    ra_edit_emit(e, "st%s.shared.b32 [%s+%u], %s", w->sq, b, RA_MASK_SLOT, n);
+}
 
 /* c modulo 2^bits, sign-extended: how the coefficient is written */
 static int64_t wrap(int64_t c, unsigned bits)
@@ -103,12 +171,12 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         w->fs->loads_local_w += w->weight;
         break;
     case RA_P_SHARED:
-        ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
+        ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, base_at(w), s->slot);
         w->fs->loads_shared++;
         w->fs->loads_shared_w += w->weight;
         break;
     case RA_P_SHARED_AFFINE:
-        ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, ra_edit_rname(w->e, w->base), s->slot);
+        ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, base_at(w), s->slot);
         add_coords(w, t, s, bits, +1, true);
         w->fs->loads_shared++;
         w->fs->remat_shared++;
@@ -151,12 +219,26 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         /* only the uniform part goes to memory (rule iv); t dies here */
         add_coords(w, t, s, bits, -1, true);
         /* fall through */
-    case RA_P_SHARED:
-        ra_edit_emit(w->e, "%sst%s.shared.b%u [%s+%u], %s", guard, w->sq, bits, ra_edit_rname(w->e, w->base), s->slot,
-                     tn);
+    case RA_P_SHARED: {
+        const char *b = base_at(w);
+        if (s->sync) {
+            /* no lane overwrites the slot before every lane has read the
+             * value it holds (docs/regalloc.md, "Values written more than
+             * once") */
+            if (w->in->full_warps) ra_edit_emit(w->e, "bar.warp.sync -1");
+            else {
+                const char *m = ra_edit_rname(w->e, ra_edit_reg(w->e, PTX_T_U32));
+                ra_edit_emit(w->e, "ld%s.shared.b32 %s, [%s+%u]", w->sq, m, b, RA_MASK_SLOT);
+                ra_edit_emit(w->e, "bar.warp.sync %s", m);
+            }
+            w->fs->barriers++;
+            w->fs->barriers_w += w->weight;
+        }
+        ra_edit_emit(w->e, "%sst%s.shared.b%u [%s+%u], %s", guard, w->sq, bits, b, s->slot, tn);
         w->fs->stores_shared++;
         w->fs->stores_shared_w += w->weight;
         break;
+    }
     default: break; /* rematerialised: nothing to keep */
     }
 }
@@ -176,45 +258,18 @@ static void rename_reg(ptx_operand *o, uint32_t from, uint32_t to)
     }
 }
 
-/* The warp's partition: __ra_shared + warp * slot bytes, with the warp
- * index from the linear thread id (%warpid is where the warp runs, which
- * may change during its life, not which warp of the block it is). */
-static void warp_base(rw *w, const char *shared_sym)
-{
-    ra_edit *e = w->e;
-    w->base = ra_edit_reg(e, PTX_T_U32);
-    const char *b = ra_edit_rname(e, w->base);
-    const char *a = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
-    ra_edit_at(e, RA_EDIT_START, false);
-    if (w->in->one_dim) {
-        ra_edit_emit(e, "mov.u32 %s, %%tid.x", b);
-    } else {
-        const char *c = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
-        ra_edit_emit(e, "mov.u32 %s, %%tid.z", b);
-        ra_edit_emit(e, "mov.u32 %s, %%ntid.y", a);
-        ra_edit_emit(e, "mov.u32 %s, %%tid.y", c);
-        ra_edit_emit(e, "mad.lo.u32 %s, %s, %s, %s", b, b, a, c);
-        ra_edit_emit(e, "mov.u32 %s, %%ntid.x", a);
-        ra_edit_emit(e, "mov.u32 %s, %%tid.x", c);
-        ra_edit_emit(e, "mad.lo.u32 %s, %s, %s, %s", b, b, a, c);
-    }
-    ra_edit_emit(e, "shr.u32 %s, %s, 5", b, b);
-    ra_edit_emit(e, "mov.u32 %s, %s", a, shared_sym);
-    ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
-}
-
 ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
 {
     const ra_live *L = in->L;
-    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, 0, in->strong ? ".relaxed.cta" : ".volatile", 1};
+    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, NULL, in->strong ? ".relaxed.cta" : ".volatile", 1};
     if (in->local_bytes) {
         w.local_sym = ra_edit_symbol(w.e, "__ra_local");
         ra_edit_array(w.e, PTX_SP_LOCAL, 8, in->local_bytes, w.local_sym);
     }
     if (in->slot_bytes) {
-        const char *ss = ra_edit_symbol(w.e, "__ra_shared");
-        ra_edit_array(w.e, PTX_SP_SHARED, 8, in->slot_bytes * fs->warps, ss);
-        warp_base(&w, ss);
+        w.shared_sym = ra_edit_symbol(w.e, "__ra_shared");
+        ra_edit_array(w.e, PTX_SP_SHARED, 8, in->slot_bytes * fs->warps, w.shared_sym);
+        if (!in->full_warps && ra_any_sync(in->sp, L->nregs)) mask_at_start(&w);
     }
     for (uint32_t k = 0; k < L->ninst; k++) {
         uint32_t st = L->inst_stmt[k];

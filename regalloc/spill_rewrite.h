@@ -1,8 +1,10 @@
 /* Spill everywhere: every instruction that reads a spilled register gets a
  * reload (or rematerialisation) into a fresh register before it, every one
  * that writes it a store after it (with its guard), and the instruction
- * itself names the fresh register instead.  Kernels with shared slots get
- * their warp's partition address computed once at the start. */
+ * itself names the fresh register instead.  A shared slot's address is
+ * computed where it is accessed (no register holds it through the kernel),
+ * and a store under the synchronised rule is preceded by bar.warp.sync on
+ * the warp's launched lanes (docs/regalloc.md). */
 #ifndef PTXRAY_RA_SPILL_REWRITE_H
 #define PTXRAY_RA_SPILL_REWRITE_H
 #include "regalloc.h"
@@ -16,6 +18,7 @@ typedef struct ra_rewrite_in {
     uint32_t slot_bytes;     /* per warp (0: no shared slot) */
     bool one_dim;            /* %tid.y and %tid.z are 0 */
     bool strong;             /* slot accesses .relaxed.cta (sm_70+, PTX 6.0+), else .volatile */
+    bool full_warps;         /* every warp of a block is full (.reqntid): the barrier's mask is 0xffffffff */
 } ra_rewrite_in;
 
 /* Rewrites fn (a function of m) in place and counts what it inserted. */

@@ -143,7 +143,7 @@ Test(regalloc, scan_spills_the_farthest_next_use)
     ra_scan sc;
     /* 5 units in the loop: rd1 (read after it) goes first, its next use is the farthest */
     for (unsigned k = 3; k <= 4; k++) {
-        ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, k, &f.a, &sc);
+        ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, NULL, NULL, k, NULL, &f.a, &sc);
         cr_expect_eq(sc.nspilled, 1);
         cr_expect(sc.spilled[reg(fn, "%rd1")]);
         cr_expect_eq(sc.over_budget, 0);
@@ -151,7 +151,7 @@ Test(regalloc, scan_spills_the_farthest_next_use)
     }
     /* two units: then %r1 (next read at the setp, after r2's and r3's
      * reads), and at the setp, where r1's reload needs a unit, %r3 */
-    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, 2, &f.a, &sc);
+    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, NULL, NULL, 2, NULL, &f.a, &sc);
     cr_expect(sc.spilled[reg(fn, "%rd1")]);
     cr_expect(sc.spilled[reg(fn, "%r1")]);
     cr_expect(sc.spilled[reg(fn, "%r3")]);
@@ -159,7 +159,7 @@ Test(regalloc, scan_spills_the_farthest_next_use)
     /* the store needs its address (2) and value (1) whatever is spilled */
     cr_expect_eq(sc.over_budget, 1);
     cr_expect_eq(sc.max_pressure, 3);
-    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, 5, &f.a, &sc);
+    ra_linear_scan(f.L, ra_intervals_build(f.L, &f.a), unsp, NULL, NULL, 5, NULL, &f.a, &sc);
     cr_expect_eq(sc.nspilled, 0);
     fx_close(&f);
 }
@@ -219,10 +219,11 @@ typedef struct placed {
     ra_spill sp[64];
 } placed;
 
-/* Every general-purpose register that can be spilled is. */
-static void place_all(placed *P, const char *fn, enum ra_mode mode, bool unsafe)
+/* Every general-purpose register that can be spilled is; sync: with the
+ * synchronised rule for values written more than once. */
+static void place_src(placed *P, const char *src, const char *fn, enum ra_mode mode, bool unsafe, bool sync)
 {
-    P->f = fx_open(rules_ptx, fn);
+    P->f = fx_open(src, fn);
     fx *f = &P->f;
     cr_assert_lt(f->L->nregs, 64);
     uint8_t unsp[64] = {0}, spilled[64] = {0};
@@ -237,7 +238,13 @@ static void place_all(placed *P, const char *fn, enum ra_mode mode, bool unsafe)
     memset(&ro, 0, sizeof ro);
     ro.mode = mode;
     ro.unsafe_shared_reuse = unsafe;
-    ra_place(f->pf, ra_absvals_build(f->pf, dr, f->L, &f->a), ri, unstable, f->L, spilled, &ro, P->sp);
+    uint8_t *sync_why = sync ? ra_sync_rule(f->pf, f->L, dr, ri, unstable, true, &f->a) : NULL;
+    ra_place(f->pf, ra_absvals_build(f->pf, dr, f->L, &f->a), ri, unstable, sync_why, f->L, spilled, &ro, P->sp);
+}
+
+static void place_all(placed *P, const char *fn, enum ra_mode mode, bool unsafe)
+{
+    place_src(P, rules_ptx, fn, mode, unsafe, false);
 }
 
 static void expect_place(placed *P, const char *name, enum ra_place place, enum ra_why why)
@@ -308,6 +315,96 @@ Test(regalloc, rules_in_linear_mode_and_unsafe)
     place_all(&P, "k", RA_MODE_DIV, true);
     expect_place(&P, "%r11", RA_P_SHARED, RA_WHY_NONE);
     expect_place(&P, "%r13", RA_P_SHARED, RA_WHY_NONE);
+    fx_close(&P.f);
+}
+
+/* The synchronised rule: values written more than once share a slot when
+ * every definition is in a block every lane of the warp executes equally
+ * often (here: outside any branch, or in a loop whose branch is uniform). */
+Test(regalloc, rules_sync_values_written_more_than_once)
+{
+    placed P;
+    place_src(&P, rules_ptx, "k", RA_MODE_AFF, false, true);
+    expect_place(&P, "%r13", RA_P_SHARED, RA_WHY_NONE); /* defined in a uniform loop */
+    expect_place(&P, "%r12", RA_P_SHARED, RA_WHY_NONE); /* its counter: two definitions */
+    expect_place(&P, "%r11", RA_P_SHARED, RA_WHY_NONE); /* two definitions, straight-line */
+    cr_expect(P.sp[reg(P.f.pf->fn, "%r13")].sync);
+    cr_expect(P.sp[reg(P.f.pf->fn, "%r12")].sync);
+    cr_expect(P.sp[reg(P.f.pf->fn, "%r11")].sync);
+    expect_place(&P, "%r1", RA_P_SHARED, RA_WHY_NONE);  /* written once: no barrier */
+    cr_expect(!P.sp[reg(P.f.pf->fn, "%r1")].sync);
+    /* what the write-once rule refuses for other reasons stays refused */
+    expect_place(&P, "%r7", RA_P_LOCAL, RA_WHY_UNSTABLE);
+    fx_close(&P.f);
+    place_src(&P, rules_ptx, "k", RA_MODE_DIV, false, true);
+    expect_place(&P, "%r8", RA_P_LOCAL, RA_WHY_PARTIAL);
+    fx_close(&P.f);
+}
+
+/* The same loop under a divergent branch (tid.x < n): the lanes that skip
+ * it are not at the barrier, so no slot; and a uniform branch does not
+ * split the warp. */
+static const char *const split_ptx =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<10>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r3, %tid.x;\n"
+    "  setp.ge.u32 %p3, %r1, 100;\n"       /* uniform */
+    "  @%p3 bra $L_big;\n"
+    "  mov.u32 %r14, 0;\n"
+    "$L_u:\n"                              /* a uniform loop after a uniform branch */
+    "  add.s32 %r14, %r14, %r1;\n"
+    "  setp.lt.u32 %p2, %r14, 1000;\n"
+    "  @%p2 bra $L_u;\n"
+    "  st.global.u32 [%rd1], %r14;\n"
+    "$L_big:\n"
+    "  setp.ge.u32 %p1, %r3, %r1;\n"       /* divergent */
+    "  @%p1 bra $L_done;\n"
+    "  mov.u32 %r12, 0;\n"
+    "$L_loop:\n"
+    "  add.s32 %r13, %r12, %r1;\n"
+    "  st.global.u32 [%rd1], %r13;\n"
+    "  add.s32 %r12, %r12, 1;\n"
+    "  setp.lt.u32 %p2, %r12, %r1;\n"
+    "  @%p2 bra $L_loop;\n"
+    "$L_done:\n"
+    "  ret;\n}\n";
+
+Test(regalloc, rules_sync_not_where_the_warp_may_be_split)
+{
+    placed P;
+    place_src(&P, split_ptx, "k", RA_MODE_AFF, false, true);
+    expect_place(&P, "%r13", RA_P_LOCAL, RA_WHY_SPLIT);
+    expect_place(&P, "%r12", RA_P_LOCAL, RA_WHY_SPLIT);
+    expect_place(&P, "%r14", RA_P_SHARED, RA_WHY_NONE);
+    cr_expect(P.sp[reg(P.f.pf->fn, "%r14")].sync);
+    /* the blocks: the loop of %r14 is executed by every lane, the one of %r13 not */
+    div_options o;
+    memset(&o, 0, sizeof o);
+    const prog_func *pf = P.f.pf;
+    div_result *dr = div_analyse(pf, DIV_AN_AFFINE, &o, &P.f.a);
+    uint8_t *full = ra_warp_full_blocks(pf, dr, ra_unstable_values(pf, &P.f.a), &P.f.a);
+    const ssa_func *s = pf->ssa;
+    unsigned seen = 0;
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *x = &s->values[v];
+        if (x->kind != SSA_V_INST) continue;
+        if (x->reg == reg(pf->fn, "%r14")) {
+            cr_expect(full[x->block]);
+            seen++;
+        }
+        if (x->reg == reg(pf->fn, "%r13")) {
+            cr_expect(!full[x->block]);
+            seen++;
+        }
+    }
+    cr_expect_eq(seen, 3);
+    /* without sm_70 and PTX 6.0 (no strong slot accesses): no slot */
+    uint8_t *why = ra_sync_rule(pf, P.f.L, dr, ra_reginfo_build(pf, P.f.L, &P.f.a), ra_unstable_values(pf, &P.f.a),
+                                false, &P.f.a);
+    cr_expect_neq(why[reg(pf->fn, "%r14")], RA_WHY_NONE);
     fx_close(&P.f);
 }
 

@@ -145,7 +145,8 @@ static const char *const redefined_ptx =
     "  ret;\n}\n";
 
 /* Rewrites the kernel and runs it; returns how many of the 32 outputs are wrong. */
-static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, uint32_t *shared_slots)
+static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, uint32_t *shared_slots,
+                              uint32_t *split)
 {
     ptx_module *m = tu_parse_ok("redefined.ptx", redefined_ptx);
     ra_options o;
@@ -158,6 +159,7 @@ static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, ui
     ra_stats st;
     cr_assert_eq(ra_run(m, &o, &st, &d), 0);
     *shared_slots = st.funcs[0].by_place[RA_P_SHARED];
+    *split = st.funcs[0].why_local[RA_WHY_SPLIT];
     ra_stats_free(&st);
     ptx_diags_free(&d);
     char *text = tu_print(m, NULL);
@@ -180,18 +182,114 @@ static unsigned run_redefined(bool unsafe, emu_schedule sched, uint64_t seed, ui
 
 Test(regalloc_emu, redefined_uniform_needs_the_sm70_rule)
 {
-    uint32_t slots;
-    /* the rule keeps %r1 (two definitions) in .local: right with every schedule */
+    uint32_t slots, split;
+    /* the rule keeps %r1 (redefined on one side of a divergent branch) in
+     * .local: right with every schedule */
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        cr_expect_eq(run_redefined(false, EMU_SCHED_INTERLEAVE, seed, &slots), 0, "seed %llu", (unsigned long long)seed);
-        cr_expect_eq(slots, 0, "%u", slots); /* %r1 is spilled, to .local */
+        cr_expect_eq(run_redefined(false, EMU_SCHED_INTERLEAVE, seed, &slots, &split), 0, "seed %llu",
+                     (unsigned long long)seed);
+        cr_expect_eq(split, 1, "%u", split); /* %r1 is spilled, to .local, for that reason */
     }
-    cr_expect_eq(run_redefined(false, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
+    cr_expect_eq(run_redefined(false, EMU_SCHED_LOCKSTEP, 0, &slots, &split), 0);
     /* without it: lock-step runs the taken side to its end first and is
      * still right; interleaved, the taken lanes read b */
-    cr_expect_eq(run_redefined(true, EMU_SCHED_LOCKSTEP, 0, &slots), 0);
-    cr_expect_eq(slots, 2, "%u", slots); /* %r1, and %rd1 once the slot base takes a unit */
+    cr_expect_eq(run_redefined(true, EMU_SCHED_LOCKSTEP, 0, &slots, &split), 0);
+    cr_expect_eq(slots, 2, "%u", slots); /* %r1, and %rd1 */
     for (uint64_t seed = 1; seed <= 4; seed++)
-        cr_expect_eq(run_redefined(true, EMU_SCHED_INTERLEAVE, seed, &slots), 16, "seed %llu",
+        cr_expect_eq(run_redefined(true, EMU_SCHED_INTERLEAVE, seed, &slots, &split), 16, "seed %llu",
                      (unsigned long long)seed);
+}
+
+/* ---- values written more than once: the synchronised rule ---------------------------------------- */
+/* A uniform loop: its counter %r2 and the running value %r3 are uniform and
+ * written every iteration.  They get shared slots with bar.warp.sync before
+ * each store; the per-thread value %r5 (tid-dependent) goes to .local.
+ * out[tid] = tid + sum over i < n of (a + i). */
+static const char *const loop_ptx =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 a, .param .u32 n)\n{\n"
+    "  .reg .pred %p<3>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  ld.param.u32 %r1, [a];\n"
+    "  ld.param.u32 %r6, [n];\n"
+    "  mov.u32 %r5, %tid.x;\n"
+    "  mov.u32 %r2, 0;\n"
+    "  mov.u32 %r3, 0;\n"
+    "$L_loop:\n"
+    "  add.s32 %r4, %r1, %r2;\n"
+    "  add.s32 %r3, %r3, %r4;\n"
+    "  add.s32 %r2, %r2, 1;\n"
+    "  setp.lt.u32 %p1, %r2, %r6;\n"
+    "  @%p1 bra $L_loop;\n"
+    "  add.s32 %r7, %r3, %r5;\n"
+    "  mul.wide.u32 %rd2, %r5, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3], %r7;\n"
+    "  ret;\n}\n";
+
+/* Rewrites loop_ptx (with `directive` after the kernel's parameter list,
+ * e.g. .reqntid) at budget 3 in aff mode and runs it on `threads` threads;
+ * returns how many outputs are wrong. */
+static unsigned run_loop(const char *directive, uint32_t threads, emu_schedule sched, uint64_t seed,
+                         uint32_t *sync_slots, unsigned *barriers, bool *mask_slot)
+{
+    char src[2048];
+    const char *brace = strstr(loop_ptx, ")\n{");
+    snprintf(src, sizeof src, "%.*s)%s\n{%s", (int)(brace - loop_ptx), loop_ptx, directive, brace + 3);
+    ptx_module *m = tu_parse_ok("loop.ptx", src);
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = RA_MODE_AFF;
+    o.budget = 3;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ra_stats st;
+    cr_assert_eq(ra_run(m, &o, &st, &d), 0);
+    *sync_slots = st.funcs[0].sync_slots;
+    ra_stats_free(&st);
+    ptx_diags_free(&d);
+    char *text = tu_print(m, NULL);
+    ptx_module_free(m);
+    *barriers = 0;
+    *mask_slot = false;
+    for (const char *q = text; (q = strstr(q, "bar.warp.sync")); q++) {
+        (*barriers)++;
+        const char *x = q + strlen("bar.warp.sync");
+        while (*x == ' ' || *x == '\t') x++;
+        if (*x == '%') *mask_slot = true; /* a register: the mask read from its slot */
+    }
+    emu_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.schedule = sched;
+    eo.seed = seed;
+    eh *h = eh_text(text, &eo);
+    free(text);
+    uint64_t out = eh_zero(h, threads * 4);
+    EH_RUN(h, "k", D1(1), D1(threads), "pii", out, 5, 9);
+    uint32_t v[64];
+    eh_read(h, out, v, threads * 4);
+    eh_close(h);
+    unsigned wrong = 0;
+    for (unsigned t = 0; t < threads; t++) wrong += v[t] != 5u * 9u + 36u + t;
+    return wrong;
+}
+
+Test(regalloc_emu, loop_values_share_a_slot_with_warp_sync)
+{
+    uint32_t slots;
+    unsigned barriers;
+    bool mask_slot;
+    /* any block size: the barrier's mask is the warp's launched lanes, read
+     * from the partition's mask slot (48 threads: the second warp has 16) */
+    for (uint64_t seed = 1; seed <= 6; seed++)
+        cr_expect_eq(run_loop("", 48, EMU_SCHED_INTERLEAVE, seed, &slots, &barriers, &mask_slot), 0, "seed %llu",
+                     (unsigned long long)seed);
+    cr_expect_eq(run_loop("", 48, EMU_SCHED_LOCKSTEP, 0, &slots, &barriers, &mask_slot), 0);
+    cr_expect_geq(slots, 2, "%u", slots);
+    cr_expect_geq(barriers, 2, "%u", barriers);
+    cr_expect(mask_slot);
+    /* .reqntid 64: every warp is full, the mask is an immediate */
+    cr_expect_eq(run_loop(" .reqntid 64", 64, EMU_SCHED_INTERLEAVE, 3, &slots, &barriers, &mask_slot), 0);
+    cr_expect_geq(slots, 2, "%u", slots);
+    cr_expect(!mask_slot);
 }
