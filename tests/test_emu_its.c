@@ -19,7 +19,7 @@ static unsigned race_kinds(eh *h)
     char *txt = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&txt, &len);
-    emu_report_text(h->M, "t.ptx", f);
+    emu_report_text(h->M, "t.ptx", NULL, f);
     fclose(f);
     if (strstr(txt, "RAW hazard")) kinds |= 1;
     if (strstr(txt, "WAR hazard")) kinds |= 2;
