@@ -220,6 +220,10 @@ int cmd_nvcc(int argc, char **argv)
         rc = rc > 0 ? 0 : 2;
         goto done;
     }
+    /* Make exports a command line's NVCC="ptxray nvcc" to its recipes: an
+     * $NVCC that is no executable is not nvcc's path */
+    const char *env_nvcc = getenv("NVCC");
+    if (env_nvcc && access(env_nvcc, X_OK)) unsetenv("NVCC");
     const char *nvcc = first == 2 ? argv[1] : tc_find_nvcc();
     if (!nvcc) {
         fputs("ptxray nvcc: nvcc not found ($NVCC, PATH, /usr/local/cuda/bin)\n", stderr);

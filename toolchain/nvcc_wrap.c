@@ -99,36 +99,37 @@ static bool is_cicc(const char *l) { return !strncmp(l, "\"$CICC_PATH/cicc\" ", 
 
 /* Writes the shim and the cicc lines into dir and sets the environment
  * from the listing; false after a message. */
-/* The -I/-D/-U/-std= options of args, one a line: what libclang needs to
- * read the .cu's launches (ptxray launches). */
-static bool write_hcflags(const char *dir, char **args, int n)
+/* The -I, -D, -U and -std= options of the listing's host preprocessing
+ * line (nvcc's "HOSTCC ... -E ... -D__CUDACC__ ..."), one a line: what
+ * libclang needs to read the .cu's launches (ptxray launches), after nvcc
+ * resolved --options-file and the rest.  nvcc's own macros (-D__...) and
+ * the toolkit's include directories (INCLUDES, SYSTEM_INCLUDES: the
+ * launches scan has its own CUDA prelude) are left out. */
+static bool write_hcflags(FILE *f, const char *line, const char *toolkit)
 {
-    char p[4200];
-    snprintf(p, sizeof p, "%s/hcflags", dir);
-    FILE *f = fopen(p, "w");
-    if (!f) return false;
-    static const char *with[] = {"-I", "-D", "-U", "-isystem", "--include-path", "--define-macro", "--undefine-macro",
-                                 "--system-include", NULL};
-    static const char *as[] = {"-I", "-D", "-U", "-I", "-I", "-D", "-U", "-I"};
-    for (int i = 0; i < n; i++) {
-        const char *a = args[i];
-        if (!strncmp(a, "-std=", 5) || !strncmp(a, "--std=", 6)) fprintf(f, "-std=%s\n", strchr(a, '=') + 1);
-        for (int k = 0; with[k]; k++) {
-            size_t l = strlen(with[k]);
-            if (strncmp(a, with[k], l)) continue;
-            if (!a[l] && i + 1 < n) fprintf(f, "%s%s\n", as[k], args[++i]);
-            else if (a[l] == '=') fprintf(f, "%s%s\n", as[k], a + l + 1);
-            else if (a[l] && k < 3) fprintf(f, "%s%s\n", as[k], a + l);
-            else continue;
-            break;
-        }
+    char *copy = strdup(line), *save = NULL;
+    if (!copy) abort();
+    const char *pending = NULL; /* "-I" for -isystem, "-D" ... given apart from their value */
+    for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        size_t n = strlen(w);
+        if (n >= 2 && w[0] == '"' && w[n - 1] == '"') w[n - 1] = 0, w++;
+        if (pending) {
+            if ((strcmp(pending, "-I") || !strstr(toolkit, w)) && (!strcmp(pending, "-I") || strncmp(w, "__", 2)))
+                fprintf(f, "%s%s\n", pending, w);
+            pending = NULL;
+        } else if (!strcmp(w, "-isystem") || !strcmp(w, "-I")) pending = "-I";
+        else if (!strcmp(w, "-D")) pending = "-D";
+        else if (!strcmp(w, "-U")) pending = "-U";
+        else if ((!strncmp(w, "-I", 2) && !strstr(toolkit, w + 2)) || !strncmp(w, "-std=", 5) ||
+                 ((!strncmp(w, "-D", 2) || !strncmp(w, "-U", 2)) && strncmp(w + 2, "__", 2)))
+            fprintf(f, "%s\n", w);
     }
-    return !fclose(f);
+    free(copy);
+    return true;
 }
 
-static bool setup(const nvw_opts *o, char *log, const char *dir, char **args, int n)
+static bool setup(const nvw_opts *o, char *log, const char *dir)
 {
-    if (!write_hcflags(dir, args, n)) return false;
     char self[4096], p[4200];
     ssize_t sn = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sn <= 0) {
@@ -148,7 +149,12 @@ static bool setup(const nvw_opts *o, char *log, const char *dir, char **args, in
     snprintf(p, sizeof p, "%s/%s", dir, NVW_CICC_FILE);
     FILE *cf = fopen(p, "w");
     if (!cf) return false;
+    snprintf(p, sizeof p, "%s/hcflags", dir);
+    FILE *hf = fopen(p, "w");
+    if (!hf) return (void)fclose(cf), false;
     const char *path = NULL;
+    char toolkit[8192] = "";
+    bool hc = false;
     for (char *line = log, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = 0;
@@ -160,12 +166,16 @@ static bool setup(const nvw_opts *o, char *log, const char *dir, char **args, in
             line[k] = 0;
             if (line[0] != '_') setenv(line, line + k + 1, 1);
             if (!strcmp(line, "PATH")) path = line + k + 1;
+            if (!strcmp(line, "INCLUDES") || !strcmp(line, "SYSTEM_INCLUDES"))
+                snprintf(toolkit + strlen(toolkit), sizeof toolkit - strlen(toolkit), "%s ", line + k + 1);
+        } else if (!hc && strstr(line, " -E ") && strstr(line, " -D__CUDACC__ ")) {
+            hc = write_hcflags(hf, line, toolkit);
         } else if (is_cicc(line) && cicc_output(line, out, sizeof out)) {
             nvw_tmpx_key(out, key, sizeof key);
             fprintf(cf, "%s\t%s\n", key, line);
         }
     }
-    if (fclose(cf)) return false;
+    if (fclose(hf) | fclose(cf)) return false;
     char ptxas[4096];
     if (!find_in(path ? path : getenv("PATH"), "ptxas", ptxas, sizeof ptxas)) {
         fputs("ptxray nvcc: nvcc's ptxas is not found on the PATH nvcc's profile sets\n", stderr);
@@ -216,7 +226,7 @@ int nvw_wrap(const nvw_opts *o, const char *nvcc, char **args, int n)
         free(argv);
         return 2;
     }
-    if (!setup(o, log, dir, args, n)) {
+    if (!setup(o, log, dir)) {
         fputs("ptxray nvcc: cannot set up the ptxas step\n", stderr);
         rc = 2;
     } else {
