@@ -3,11 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "printer.h"
 #include "ptx.h"
 #include "ra_target.h"
 #include "toolchain.h"
+
+extern char **environ;
 
 void nvw_tmpx_key(const char *path, char *buf, size_t n)
 {
@@ -227,13 +231,13 @@ static void print_rewrites(const char *shown, const char *arch, const char *what
         const ra_func_stats *f = &st->funcs[i];
         uint32_t moved = f->spilled;
         if (!moved) continue;
-        char *dn = ptx_demangle(f->name, strlen(f->name), false);
+        char *dn = ptx_demangle(f->name, strlen(f->name), true);
         fprintf(stderr,
-                "ptxray: %s (%s): %s %s: %s: %u values moved (%u to shared slots, %u to .local, %u rematerialised, "
-                "%u affine); ptxas spill bytes %ld -> %ld\n",
+                "ptxray: %s (%s): %s %s: %s: %u values moved (%u to shared slots, %u to .local, %u rematerialised); "
+                "ptxas spill bytes %ld -> %ld\n",
                 shown, arch, f->is_entry ? "kernel" : "function", dn ? dn : f->name, what, moved,
                 f->by_place[RA_P_SHARED] + f->by_place[RA_P_SHARED_AFFINE], f->by_place[RA_P_LOCAL],
-                f->by_place[RA_P_CONST] + f->by_place[RA_P_AFFINE], f->by_place[RA_P_SHARED_AFFINE],
+                f->by_place[RA_P_CONST] + f->by_place[RA_P_AFFINE],
                 fn_spills(before, f->name), fn_spills(after, f->name));
         free(dn);
     }
@@ -309,6 +313,28 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
     return rc;
 }
 
+static char *read_all(FILE *f)
+{
+    long n = (fflush(f), fseek(f, 0, SEEK_END), ftell(f));
+    char *b = malloc(n > 0 ? (size_t)n + 1 : 1);
+    if (!b) abort();
+    rewind(f);
+    size_t r = n > 0 ? fread(b, 1, (size_t)n, f) : 0;
+    b[r] = 0;
+    return b;
+}
+
+/* Runs argv with this process's streams: its exit status, 128 + its
+ * signal, or -1 when it could not be started. */
+static int run_inherit(char **argv)
+{
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)) return -1;
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
 static int strict_fail(const char *dir)
 {
     char p[4200];
@@ -346,7 +372,7 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
     scan_args(args, n, &s);
     char **argv = calloc((size_t)n + 4, sizeof *argv);
     if (!argv) abort();
-    char rw[4400] = "", maxr[16] = "";
+    char rw[4400] = "", maxr[16] = "", *failed_analysis = NULL;
     if (s.input >= 0) {
         const char *in = args[s.input];
         char *line = cicc_line(dir, in), cu[4096] = "";
@@ -367,10 +393,22 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             size_t nhc;
             char **hc = read_lines(hcp, &nhc, &hcbuf);
             nvw_analysis a = {ptx, *cu ? cu : NULL, s.arch ? s.arch : "?", seen, hc, nhc};
+            /* held back until it is known whether ptxas takes the PTX: when
+             * it does not, its own error is what the user needs to see */
+            fflush(stderr);
+            FILE *held = tmpfile();
+            int saved = held ? dup(2) : -1;
+            if (saved >= 0) dup2(fileno(held), 2);
             int nw = analyse(o, &a);
+            fflush(stderr);
+            if (saved >= 0) dup2(saved, 2), close(saved);
+            char *said = held ? read_all(held) : NULL;
+            if (held) fclose(held);
+            if (nw >= 0 || o->strict) fputs(said ? said : "", stderr), free(said), said = NULL;
             free(hc);
             free(hcbuf);
             if (ptx == li) unlink(li);
+            if (said) failed_analysis = said;
             if (nw < 0 && o->strict) {
                 fprintf(stderr, "ptxray nvcc: error: %s: not analysed (--ptxray-strict)\n", shown);
                 free(line);
@@ -385,7 +423,15 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
                 return 1;
             }
         }
-        if (nvw_rewrites(o)) {
+        if (nvw_rewrites(o) && failed_analysis) {
+            /* the rewrite parses the same PTX: said with the analysis's warning */
+            char line[4600];
+            snprintf(line, sizeof line, "ptxray nvcc: warning: %s (%s): the PTX could not be rewritten: ptxas gets "
+                                        "nvcc's PTX\n", shown, s.arch ? s.arch : "?");
+            failed_analysis = realloc(failed_analysis, strlen(failed_analysis) + strlen(line) + 1);
+            if (!failed_analysis) abort();
+            strcat(failed_analysis, line);
+        } else if (nvw_rewrites(o)) {
             int r = rewrite(o, args, n, &s, dir, ptxas, shown, rw, sizeof rw, maxr, sizeof maxr);
             if (r < 0) {
                 fprintf(stderr, "ptxray nvcc: %s: %s (%s): the PTX could not be rewritten%s\n",
@@ -406,8 +452,15 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
     for (int i = 0; i < n; i++) argv[k++] = i == s.input && *rw ? rw : args[i];
     if (*rw && *maxr) argv[k++] = "-maxrregcount", argv[k++] = maxr;
     fflush(NULL);
-    execv(ptxas, argv);
-    fprintf(stderr, "ptxray nvcc: %s could not be run\n", ptxas);
+    if (!failed_analysis) {
+        execv(ptxas, argv);
+        fprintf(stderr, "ptxray nvcc: %s could not be run\n", ptxas);
+        free(argv);
+        return 2;
+    }
+    int rc = run_inherit(argv);
+    if (rc == 0) fputs(failed_analysis, stderr);
+    free(failed_analysis);
     free(argv);
-    return 2;
+    return rc < 0 ? 2 : rc;
 }
