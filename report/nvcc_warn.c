@@ -127,7 +127,7 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
     if (rc) fprintf(stderr, "ptxray nvcc: warning: %s (%s): the PTX could not be analysed\n", a->cu ? a->cu : a->ptx,
                     a->arch);
     else {
-        FILE *sf = fopen(a->seen, "a+");
+        FILE *sf = a->count_only ? NULL : fopen(a->seen, "a+");
         if (sf) flock(fileno(sf), LOCK_EX);
         for (size_t i = 0; i < rr[0].l.n; i++) {
             const chk_finding *x = &rr[0].l.v[i];
@@ -136,7 +136,7 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
             snprintf(key, sizeof key, "%s:%u:%u %s %s", x->src_file ? x->src_file : "", x->src_line, x->src_col,
                      chk_rule_name((enum chk_rule)x->rule), x->symbol);
             if (x->src_file && seen_before(sf, key)) continue;
-            print_one(x, a);
+            if (!a->count_only) print_one(x, a);
             rc++;
         }
         if (sf) fclose(sf);

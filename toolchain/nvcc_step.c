@@ -384,22 +384,32 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             char li[4400];
             const char *ptx = in;
             snprintf(li, sizeof li, "%s/li-%d.ptx", dir, (int)getpid());
-            /* nvcc's PTX has .loc lines only with -lineinfo or -G */
-            if (text && !strstr(text, "\t.loc\t") && line && lineinfo_ptx(dir, line, li)) ptx = li;
+            bool loc = text && strstr(text, "\t.loc\t");
             free(text);
             char seen[4400], hcp[4400], *hcbuf;
             snprintf(seen, sizeof seen, "%s/%s", dir, NVW_SEEN_FILE);
             snprintf(hcp, sizeof hcp, "%s/hcflags", dir);
             size_t nhc;
             char **hc = read_lines(hcp, &nhc, &hcbuf);
-            nvw_analysis a = {ptx, *cu ? cu : NULL, s.arch ? s.arch : "?", seen, hc, nhc};
+            nvw_analysis a = {ptx, *cu ? cu : NULL, s.arch ? s.arch : "?", seen, hc, nhc, false};
+            /* nvcc's PTX has .loc lines only with -lineinfo or -G: a copy
+             * with them costs a cicc run, made only when there is something
+             * to say (the findings do not depend on the .loc lines) */
+
             /* held back until it is known whether ptxas takes the PTX: when
              * it does not, its own error is what the user needs to see */
             fflush(stderr);
             FILE *held = tmpfile();
             int saved = held ? dup(2) : -1;
             if (saved >= 0) dup2(fileno(held), 2);
-            int nw = analyse(o, &a);
+            int nw = 0;
+            if (!loc && line) {
+                a.count_only = true;
+                nw = analyse(o, &a);
+                if (nw > 0 && lineinfo_ptx(dir, line, li)) ptx = a.ptx = li;
+                a.count_only = false;
+            }
+            if (nw > 0 || (nw == 0 && (loc || !line))) nw = analyse(o, &a);
             fflush(stderr);
             if (saved >= 0) dup2(saved, 2), close(saved);
             char *said = held ? read_all(held) : NULL;

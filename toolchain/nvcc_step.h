@@ -16,6 +16,7 @@ typedef struct nvw_analysis {
     const char *seen; /* the file of the warnings printed already (other architectures) */
     char **hcflags;   /* -I/-D/-U/-std= of the .cu's compilation, for its launch shapes */
     size_t nhcflags;
+    bool count_only;  /* count what would be printed; print nothing, record nothing */
 } nvw_analysis;
 
 /* Prints the warnings; returns how many, or -1 after a message saying why
