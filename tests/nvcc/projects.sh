@@ -26,7 +26,6 @@ unset PTXRAY_FLAGS
 rm -rf "$W" && mkdir -p "$W" || exit 1
 W=$(cd "$W" && pwd)
 
-now() { date +%s.%N; }
 expect_line() { grep -n "ptxray-expect: $2" "$1" | cut -d: -f1; }
 
 # ---- CMake: CMAKE_CUDA_COMPILER_LAUNCHER="ptxray;nvcc" ----
@@ -37,25 +36,41 @@ cmake_build() { # LOG [launcher]: configures and builds $CM from scratch
     local launch=()
     [ "${2:-}" ] && launch=("-DCMAKE_CUDA_COMPILER_LAUNCHER=$P;nvcc")
     cmake -S "$CM-src" -B "$CM" -DCMAKE_CUDA_COMPILER="$NVCC" "${launch[@]}" > "$1" 2>&1 || return 1
-    local t0; t0=$(now)
-    cmake --build "$CM" -- VERBOSE=1 >> "$1" 2>&1 || return 1
-    python3 -c "print(round($(now) - $t0, 2))" > "$1.time"
+    # wall seconds and the CPU seconds (user + sys) of every process of the build
+    python3 - "$1" "$CM" <<'PY' || return 1
+import resource, subprocess, sys, time
+t0 = time.time()
+with open(sys.argv[1], "a") as log:
+    rc = subprocess.call(["cmake", "--build", sys.argv[2], "--", "VERBOSE=1"], stdout=log, stderr=subprocess.STDOUT)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1] + ".time", "w").write("%.2f %.2f\n" % (time.time() - t0, r.ru_utime + r.ru_stime))
+sys.exit(rc)
+PY
 }
 
 if [ "$MODE" = --bench ]; then
     # the build alone (configure excluded), best of two, each from scratch
-    for kind in plain wrapped; do
-        best=
-        for rep in 1 2; do
+    # alternately, so that a change in the machine's load touches both
+    for rep in 1 2; do
+        for kind in plain wrapped; do
             cmake_build "$W/bench-$kind.log" $([ $kind = wrapped ] && echo 1) || fail "$kind build: see $W/bench-$kind.log"
-            t=$(cat "$W/bench-$kind.log.time")
-            best=$(python3 -c "print(min($t, ${best:-$t}))")
+            cat "$W/bench-$kind.log.time" >> "$W/bench-$kind.times"
         done
-        eval "t_$kind=$best"
     done
-    printf "ptxray nvcc overhead (CMake project of tests/nvcc, 3 .cu files, sm_80+sm_90, default mode, best of 2):\n"
-    printf "  plain nvcc:         %6.2f s\n  through ptxray nvcc: %6.2f s  (%+.0f%%)\n" "$t_plain" "$t_wrapped" \
-        "$(python3 -c "print(($t_wrapped - $t_plain) * 100 / $t_plain)")"
+    python3 - "$W" <<'PY'
+import sys
+best = {}
+for kind in ("plain", "wrapped"):
+    rows = [tuple(map(float, l.split())) for l in open(f"{sys.argv[1]}/bench-{kind}.times")]
+    best[kind] = (min(r[0] for r in rows), min(r[1] for r in rows))
+print("ptxray nvcc overhead, default mode (CMake project of tests/nvcc: 3 .cu files, sm_80 + sm_90; the build")
+print("without the configure step, best of 2 each):")
+print("                      wall s    CPU s (user+sys, all processes)")
+for kind, name in (("plain", "plain nvcc"), ("wrapped", "through ptxray nvcc")):
+    print(f"  {name:20s} {best[kind][0]:7.2f}  {best[kind][1]:7.2f}")
+p, w = best["plain"], best["wrapped"]
+print(f"  overhead             {100 * (w[0] - p[0]) / p[0]:+6.0f}%  {100 * (w[1] - p[1]) / p[1]:+6.0f}%")
+PY
     exit 0
 fi
 
