@@ -47,7 +47,7 @@ endif
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers validity validity-smoke precision regalloc-its
+        shapecheck layers validity validity-smoke precision regalloc-its nvcc-projects nvcc-bench
 all: bin/ptxray
 
 help:
@@ -59,6 +59,7 @@ help:
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
+	@echo "make nvcc-projects  the CMake and Make CUDA projects of tests/nvcc through ptxray nvcc (make check)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
@@ -126,9 +127,23 @@ check: layers
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
 	$(MAKE) validity-smoke
+	$(MAKE) nvcc-projects PTXRAY_NVCC_BIN=build/asan/ptxray
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
+
+# The CUDA projects of tests/nvcc (a CMake one with CMAKE_CUDA_COMPILER_LAUNCHER
+# and a Make one with NVCC := ptxray nvcc) built plain and through the
+# wrapper: identical outputs, the warnings at their .cu lines, a depfile
+# rebuild, a rewrite that links (docs/nvcc.md).  Skipped without nvcc/cmake.
+PTXRAY_NVCC_BIN ?= $(B)/ptxray
+nvcc-projects: $(PTXRAY_NVCC_BIN)
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	    bash tests/nvcc/projects.sh $(PTXRAY_NVCC_BIN) build/nvcc-projects
+
+# The CMake project's build time with plain nvcc and through ptxray nvcc.
+nvcc-bench: $(B)/ptxray
+	bash tests/nvcc/projects.sh $(B)/ptxray build/nvcc-bench --bench
 
 # MODULES is also the layering: each includes only those before it.
 layers:
@@ -217,6 +232,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	$(B)/ptxray-checkbench ptx-corpus
 	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
+	$(MAKE) nvcc-bench
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang

@@ -1,41 +1,50 @@
-/* ptxray nvcc: the options of the nvcc wrapper (issue 7, item 7); the
- * steps are toolchain/nvcc_wrap.c's.  Only -c, -cubin and -ptx outputs are
- * made: anything else (linking, -fatbin, -dc, -E, ...) is refused with exit
- * 2 rather than half supported. */
+/* ptxray nvcc: the options of the nvcc wrapper (docs/nvcc.md); the work
+ * is toolchain/nvcc_wrap.c's (nvcc with ptxray as its ptxas), the ptxas
+ * step toolchain/nvcc_step.c's, the warnings report/nvcc_warn.c's. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "check_findings.h"
 #include "commands.h"
-#include "nvcc_wrap.h"
+#include "nvcc_step.h"
+#include "nvcc_warn.h"
 #include "toolchain.h"
 
-#define DEFAULT_BUDGET 64u
+#define DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_BANK_CONFLICT)
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray nvcc [--ptxray-budget K | --ptxray-target-regs N] [--ptxray-mode M]\n"
-          "                   (-c | -cubin | -ptx) [-o OUT] [nvcc options] FILE.cu\n"
-          "Compiles FILE.cu like nvcc with `ptxray regalloc` run on the PTX before ptxas.\n"
-          "  --ptxray-budget K       the pass's budget in 32-bit units (as regalloc --budget)\n"
-          "  --ptxray-target-regs N  regalloc --target-regs N: only shared slots and\n"
-          "                          rematerialisation, chosen so that ptxas at\n"
-          "                          -maxrregcount N spills less; -maxrregcount N is then\n"
-          "                          also given to ptxas\n"
-          "  --ptxray-mode M         linear, div or aff (default aff)\n"
-          "  --ptxray-block [KERNEL=]X,Y,Z  (or --block) the block shape of KERNEL, else of\n"
-          "                          every kernel, for the divergence analysis; repeatable\n"
-          "                          (default: .reqntid, else blockDim.x is assumed a\n"
-          "                          multiple of 32)\n"
-          "Default: --ptxray-target-regs N when -maxrregcount N is given, else\n"
-          "--ptxray-budget 64.  The output kind is -c, -cubin or -ptx, or follows -o's\n"
-          "suffix (.o, .cubin, .ptx); default names as nvcc's (FILE.o, FILE.cubin,\n"
-          "FILE.ptx).  Other nvcc options (-arch, -code, -gencode, -I, -D, -O, -lineinfo,\n"
-          "-G, -maxrregcount, -Xptxas, ...) are passed on.  Linking, -fatbin, -dc and the\n"
-          "other phases are not supported.\n"
-          "Exit status: 0, or 2 for bad usage, a missing nvcc/ptxas or a failed step\n"
-          "(nvcc's and ptxas's own messages are shown).\n",
+    fputs("usage: ptxray nvcc [PATH-TO-NVCC] [--ptxray-OPTION ...] NVCC-ARGS...\n"
+          "Runs nvcc with NVCC-ARGS as they are; at each ptxas step (once per real target\n"
+          "architecture) the PTX is analysed, its findings printed as compiler warnings at\n"
+          "their .cu lines, and, when asked, rewritten by `ptxray regalloc` before ptxas.\n"
+          "Without --ptxray options the outputs are those of nvcc alone.  nvcc is the\n"
+          "PATH-TO-NVCC given first (as CMake's CUDA compiler launcher passes it), else\n"
+          "$NVCC, PATH, /usr/local/cuda/bin.  Options also come from $PTXRAY_FLAGS.\n"
+          "  --ptxray-warn=RULES     rules warned about: uncoalesced, misaligned,\n"
+          "                          bank-conflict, divergent-branch, comma-separated, or\n"
+          "                          none (default uncoalesced,bank-conflict)\n"
+          "  --ptxray-possible       possible findings too (default: proven ones only)\n"
+          "  --ptxray-werror         a warning fails the compilation (exit 1)\n"
+          "  --ptxray-budget=K       rewrite: regalloc --budget K (32-bit units)\n"
+          "  --ptxray-target-regs[=N]  rewrite: regalloc --target-regs N (shared slots and\n"
+          "                          rematerialisation only, so that ptxas at\n"
+          "                          -maxrregcount N spills less); N defaults to nvcc's\n"
+          "                          -maxrregcount\n"
+          "  --ptxray-mode=M         the rewrite's mode: linear, div or aff (default aff)\n"
+          "  --ptxray-block=[KERNEL=]X,Y,Z  a block shape (default: .reqntid, else the\n"
+          "                          .cu's launches, else blockDim.x a multiple of 32)\n"
+          "  --ptxray-strict         PTX ptxray cannot analyse or rewrite fails the\n"
+          "                          compilation (exit 2) instead of going to ptxas as it is\n"
+          "  --ptxray-help           this text (`ptxray nvcc --help` too; with an nvcc path\n"
+          "                          first, --help is nvcc's)\n"
+          "Each rewritten kernel gets one line on stderr with ptxas's spill bytes before and\n"
+          "after.  Exit status: nvcc's; 2 for bad ptxray options or a --ptxray-strict\n"
+          "refusal.\n",
           o);
 }
 
@@ -52,160 +61,178 @@ static int num(const char *opt, const char *s, unsigned max, unsigned *out)
     return 0;
 }
 
-/* "--opt V", "--opt=V" (and "-opt V", "-opt=V" for nvcc's single-dash
- * spellings): the value, advancing *i; NULL if a is not opt. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt, bool *missing)
+static bool is_num(const char *s) { return s && *s && strspn(s, "0123456789") == strlen(s); }
+
+typedef struct popt {
+    const char *name;
+    int arg; /* 0 none, 1 required, 2 optional (=V or a number after) */
+} popt;
+
+static const popt popts[] = {{"warn", 1},   {"possible", 0}, {"werror", 0}, {"budget", 1}, {"target-regs", 2},
+                             {"mode", 1},   {"block", 1},    {"strict", 0}, {"help", 0},   {NULL, 0}};
+
+/* One --ptxray-NAME[=V] option (next: the argument after it, for "NAME V").
+ * Returns the arguments used (1 or 2), 0 for --ptxray-help, -1 after a
+ * message. */
+static int one(nvw_opts *o, const char *a, const char *next, bool *mode_given)
 {
-    const char *a = argv[*i];
-    size_t n = strlen(opt);
-    if (strncmp(a, opt, n)) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n]) return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
+    const char *n = a + 9, *eq = strchr(n, '=');
+    size_t nl = eq ? (size_t)(eq - n) : strlen(n);
+    const popt *p = popts;
+    while (p->name && !(strlen(p->name) == nl && !strncmp(p->name, n, nl))) p++;
+    if (!p->name) {
+        fprintf(stderr, "ptxray nvcc: %s: unknown ptxray option\n", a);
+        return -1;
     }
-    return argv[++*i];
+    const char *v = eq ? eq + 1 : NULL;
+    int used = 1;
+    if (!v && p->arg == 1) {
+        if (!next) {
+            fprintf(stderr, "ptxray nvcc: %s: missing value\n", a);
+            return -1;
+        }
+        v = next, used = 2;
+    } else if (!v && p->arg == 2 && is_num(next)) v = next, used = 2;
+    if (v && !p->arg) {
+        fprintf(stderr, "ptxray nvcc: %s takes no value\n", a);
+        return -1;
+    }
+    if (!strcmp(p->name, "help")) return 0;
+    if (!strcmp(p->name, "warn")) {
+        if (!strcmp(v, "none")) o->rules = 0;
+        else if (!chk_parse_rules(v, &o->rules)) {
+            fprintf(stderr, "ptxray nvcc: --ptxray-warn %s: expected uncoalesced, misaligned, bank-conflict, "
+                            "divergent-branch (comma-separated) or none\n", v);
+            return -1;
+        }
+    } else if (!strcmp(p->name, "possible")) o->possible = true;
+    else if (!strcmp(p->name, "werror")) o->werror = true;
+    else if (!strcmp(p->name, "strict")) o->strict = true;
+    else if (!strcmp(p->name, "budget")) {
+        if (num("--ptxray-budget", v, 65535, &o->budget)) return -1;
+    } else if (!strcmp(p->name, "target-regs")) {
+        if (v && num("--ptxray-target-regs", v, 255, &o->target)) return -1;
+        if (!v) o->target_maxr = true;
+    } else if (!strcmp(p->name, "mode")) {
+        if (!strcmp(v, "linear")) o->ro.mode = RA_MODE_LINEAR;
+        else if (!strcmp(v, "div")) o->ro.mode = RA_MODE_DIV;
+        else if (!strcmp(v, "aff")) o->ro.mode = RA_MODE_AFF;
+        else {
+            fprintf(stderr, "ptxray nvcc: --ptxray-mode %s: expected linear, div or aff\n", v);
+            return -1;
+        }
+        *mode_given = true;
+    } else if (!blk_add(&o->blocks, v, "nvcc")) return -1;
+    /* the normalised token, for the ptxas step */
+    char *t = malloc(strlen(p->name) + (v ? strlen(v) : 0) + 12);
+    if (!t) abort();
+    sprintf(t, "--ptxray-%s%s%s", p->name, v ? "=" : "", v ? v : "");
+    o->tokens = realloc(o->tokens, (size_t)(o->ntokens + 1) * sizeof *o->tokens);
+    if (!o->tokens) abort();
+    o->tokens[o->ntokens++] = t;
+    return used;
 }
 
-static int parse_args(int argc, char **argv, nvcc_wrap *w)
+/* args[0..n): the --ptxray options into o, the rest into rest (*nrest).
+ * 0, 1 for --ptxray-help, -1 after a message. */
+static int take(nvw_opts *o, char **args, int n, char **rest, int *nrest, bool *mode_given)
 {
-    static const char *refused[] = {"-fatbin", "--fatbin", "-E", "--preprocess", "-M", "-MM", "-MD", "-MMD",
-                                    "--generate-dependencies", "-dc", "--device-c", "-dw", "--device-w", "-dlink",
-                                    "--device-link", "-link", "--link", "-lib", "--lib", "-run", "--run", "-cuda",
-                                    "--cuda", "-optix-ir", "--optix-ir", "-lto", "-dlto", "--dlink-time-opt",
-                                    "-rdc=true", "--relocatable-device-code=true", "-x", "--x", "-ltoir", "-ptxas",
-                                    NULL};
-    const char *mode = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
-        if ((v = opt_value(argc, argv, &i, "--ptxray-budget", &missing))) {
-            if (num("--ptxray-budget", v, 65535, &w->budget)) return -1;
+    for (int i = 0; i < n; i++) {
+        if (strncmp(args[i], "--ptxray-", 9)) {
+            if (rest) rest[(*nrest)++] = args[i];
             continue;
         }
-        if ((v = opt_value(argc, argv, &i, "--ptxray-target-regs", &missing))) {
-            if (num("--ptxray-target-regs", v, 255, &w->target)) return -1;
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--ptxray-mode", &missing))) {
-            mode = v;
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "--ptxray-block", &missing)) ||
-            (v = opt_value(argc, argv, &i, "--block", &missing))) {
-            if (!blk_add(&w->blocks, v, "nvcc")) return -1;
-            continue;
-        }
-        if ((v = opt_value(argc, argv, &i, "-o", &missing)) || (v = opt_value(argc, argv, &i, "--output-file", &missing))) {
-            w->out = v;
-            continue;
-        }
-        if (missing || !strncmp(a, "--ptxray", 8)) {
-            fprintf(stderr, "ptxray nvcc: %s: %s\n", a, missing ? "missing value" : "unknown ptxray option");
-            return -1;
-        }
-        if (!strcmp(a, "-c") || !strcmp(a, "--compile")) w->kind = NVW_OBJ;
-        else if (!strcmp(a, "-cubin") || !strcmp(a, "--cubin")) w->kind = NVW_CUBIN;
-        else if (!strcmp(a, "-ptx") || !strcmp(a, "--ptx")) w->kind = NVW_PTX;
-        else if (a[0] != '-' && tc_ends_with(a, ".cu")) {
-            if (w->cu) {
-                fprintf(stderr, "ptxray nvcc: one .cu file at a time (%s and %s)\n", w->cu, a);
-                return -1;
-            }
-            w->cu = a;
-        } else {
-            for (int k = 0; refused[k]; k++)
-                if (!strcmp(a, refused[k]) || (!strncmp(a, refused[k], strlen(refused[k])) &&
-                                               a[strlen(refused[k])] == '=' && strncmp(a, "-rdc", 4))) {
-                    fprintf(stderr, "ptxray nvcc: %s is not supported: the wrapper makes -c, -cubin and -ptx "
-                                    "outputs only\n", a);
-                    return -1;
-                }
-            if (a[0] != '-' && (tc_ends_with(a, ".ptx") || tc_ends_with(a, ".o") || tc_ends_with(a, ".cubin") ||
-                                tc_ends_with(a, ".c") || tc_ends_with(a, ".cpp") || tc_ends_with(a, ".fatbin"))) {
-                fprintf(stderr, "ptxray nvcc: %s: only one .cu input is supported\n", a);
-                return -1;
-            }
-            /* ptxas needs these for -cubin (nvcc passes them on itself) */
-            const char *mr = NULL;
-            int j = i;
-            if ((mr = opt_value(argc, argv, &j, "-maxrregcount", &missing)) ||
-                (mr = opt_value(argc, argv, &j, "--maxrregcount", &missing))) {
-                if (num("-maxrregcount", mr, 255, &w->maxrreg)) return -1;
-                w->nv[w->nnv++] = argv[i];
-                if (j != i) w->nv[w->nnv++] = argv[j];
-                i = j;
-                continue;
-            }
-            if ((mr = opt_value(argc, argv, &j, "-Xptxas", &missing)) ||
-                (mr = opt_value(argc, argv, &j, "--ptxas-options", &missing)))
-                w->px[w->npx++] = (char *)mr;
-            if (!strcmp(a, "-G") || !strcmp(a, "--device-debug")) w->px[w->npx++] = "-g";
-            if (!strcmp(a, "-lineinfo") || !strcmp(a, "--generate-line-info")) w->px[w->npx++] = "-lineinfo";
-            w->nv[w->nnv++] = argv[i];
-        }
-    }
-    if (mode) {
-        if (!strcmp(mode, "linear")) w->ro.mode = RA_MODE_LINEAR;
-        else if (!strcmp(mode, "div")) w->ro.mode = RA_MODE_DIV;
-        else if (!strcmp(mode, "aff")) w->ro.mode = RA_MODE_AFF;
-        else {
-            fprintf(stderr, "ptxray nvcc: --ptxray-mode %s: expected linear, div or aff\n", mode);
-            return -1;
-        }
-    }
-    if (w->budget && w->target) {
-        fputs("ptxray nvcc: --ptxray-budget and --ptxray-target-regs exclude each other\n", stderr);
-        return -1;
-    }
-    if (w->target && w->ro.mode == RA_MODE_LINEAR) {
-        fputs("ptxray nvcc: --ptxray-target-regs takes no --ptxray-mode linear (it never adds .local spills)\n",
-              stderr);
-        return -1;
-    }
-    if (!w->budget && !w->target) {
-        if (w->maxrreg && w->ro.mode != RA_MODE_LINEAR) w->target = w->maxrreg;
-        else w->budget = DEFAULT_BUDGET;
-    }
-    if (w->kind == NVW_NONE && w->out) {
-        if (tc_ends_with(w->out, ".o") || tc_ends_with(w->out, ".obj")) w->kind = NVW_OBJ;
-        else if (tc_ends_with(w->out, ".cubin")) w->kind = NVW_CUBIN;
-        else if (tc_ends_with(w->out, ".ptx")) w->kind = NVW_PTX;
-    }
-    if (w->kind == NVW_NONE) {
-        fputs("ptxray nvcc: give -c, -cubin or -ptx (or -o with a .o, .cubin or .ptx name): linking is not "
-              "supported\n", stderr);
-        return -1;
-    }
-    if (!w->cu) {
-        fputs("ptxray nvcc: no .cu input\n", stderr);
-        return -1;
+        int u = one(o, args[i], i + 1 < n ? args[i + 1] : NULL, mode_given);
+        if (u <= 0) return u < 0 ? -1 : 1;
+        i += u - 1;
     }
     return 0;
 }
 
+/* The whitespace-separated words of s (a copy in *buf), or the lines
+ * when sep is "\n". */
+static char **words(const char *s, const char *sep, int *n, char **buf)
+{
+    *n = 0;
+    *buf = strdup(s ? s : "");
+    if (!*buf) abort();
+    char **v = calloc(strlen(*buf) / 2 + 2, sizeof *v);
+    if (!v) abort();
+    char *save = NULL;
+    for (char *w = strtok_r(*buf, sep, &save); w; w = strtok_r(NULL, sep, &save)) v[(*n)++] = w;
+    return v;
+}
+
+static bool is_nvcc_path(const char *a)
+{
+    const char *b = strrchr(a, '/');
+    b = b ? b + 1 : a;
+    struct stat st;
+    return a[0] != '-' && (!strcmp(b, "nvcc") || !strcmp(b, "nvcc.exe")) && !stat(a, &st) && S_ISREG(st.st_mode) &&
+           !access(a, X_OK);
+}
+
+static void opts_free(nvw_opts *o)
+{
+    for (int i = 0; i < o->ntokens; i++) free(o->tokens[i]);
+    free(o->tokens);
+}
+
 int cmd_nvcc(int argc, char **argv)
 {
-    nvcc_wrap w;
-    memset(&w, 0, sizeof w);
-    w.ro.mode = RA_MODE_AFF;
-    w.ro.block_of = blk_option_shape;
-    w.ro.block_ctx = &w.blocks;
-    w.nv = calloc((size_t)argc + 1, sizeof *w.nv);
-    w.px = calloc((size_t)argc + 1, sizeof *w.px);
-    if (!w.nv || !w.px) abort();
-    int rc = parse_args(argc, argv, &w);
+    nvw_opts o;
+    memset(&o, 0, sizeof o);
+    o.ro.mode = RA_MODE_AFF;
+    o.ro.block_of = blk_option_shape;
+    o.ro.block_ctx = &o.blocks;
+    o.rules = DEFAULT_RULES;
+    bool mode_given = false, step = argc > 1 && !strcmp(argv[1], NVW_STEP_ARG);
+    int rc = 0, nenv = 0, nrest = 0;
+    char *envbuf = NULL;
+    char **env = words(getenv(step ? NVW_ENV_OPTS : "PTXRAY_FLAGS"), step ? "\n" : " \t\n", &nenv, &envbuf);
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest) abort();
+    if (argc < 2 || (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))) rc = 1;
+    if (!rc) rc = take(&o, env, nenv, NULL, NULL, &mode_given);
+    if (rc < 0) fputs("ptxray nvcc: (in $PTXRAY_FLAGS)\n", stderr);
+    if (!rc && step) {
+        rc = nvw_step(&o, argv + 2, argc - 2, nvw_warn);
+        goto done;
+    }
+    int first = argc > 1 && is_nvcc_path(argv[1]) ? 2 : 1;
+    if (!rc) rc = take(&o, argv + first, argc - first, rest, &nrest, &mode_given);
+    if (!rc && o.budget && (o.target || o.target_maxr)) {
+        fputs("ptxray nvcc: --ptxray-budget and --ptxray-target-regs exclude each other\n", stderr);
+        rc = -1;
+    }
+    if (!rc && (o.target || o.target_maxr) && o.ro.mode == RA_MODE_LINEAR) {
+        fputs("ptxray nvcc: --ptxray-target-regs takes no --ptxray-mode linear (it never adds .local spills)\n",
+              stderr);
+        rc = -1;
+    }
+    if (!rc && mode_given && !nvw_rewrites(&o)) {
+        fputs("ptxray nvcc: --ptxray-mode needs --ptxray-budget or --ptxray-target-regs\n", stderr);
+        rc = -1;
+    }
     if (rc) {
         if (rc > 0) usage(stdout);
-        else fputs("(`ptxray nvcc --help` for the usage)\n", stderr);
-        free(w.nv);
-        free(w.px);
-        return rc > 0 ? 0 : 2;
+        else fputs("(`ptxray nvcc --ptxray-help` for the usage)\n", stderr);
+        rc = rc > 0 ? 0 : 2;
+        goto done;
     }
-    rc = nvw_run(&w);
-    free(w.nv);
-    free(w.px);
+    /* Make exports a command line's NVCC="ptxray nvcc" to its recipes: an
+     * $NVCC that is no executable is not nvcc's path */
+    const char *env_nvcc = getenv("NVCC");
+    if (env_nvcc && access(env_nvcc, X_OK)) unsetenv("NVCC");
+    const char *nvcc = first == 2 ? argv[1] : tc_find_nvcc();
+    if (!nvcc) {
+        fputs("ptxray nvcc: nvcc not found ($NVCC, PATH, /usr/local/cuda/bin)\n", stderr);
+        rc = 2;
+    } else rc = nvw_wrap(&o, nvcc, rest, nrest);
+done:
+    free(rest);
+    free(env);
+    free(envbuf);
+    opts_free(&o);
     return rc;
 }

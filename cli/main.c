@@ -20,7 +20,7 @@ static const struct {
     {"check", cmd_check, "CI check of PTX files and directories: findings, baselines, SARIF"},
     {"analyze", cmd_analyze, "one report per kernel of a .ptx or .cu file, findings by likely impact"},
     {"regalloc", cmd_regalloc, "divergence-aware register allocation: spill to .local/.shared, rematerialise"},
-    {"nvcc", cmd_nvcc, "nvcc -c/-cubin/-ptx with the regalloc pass between PTX generation and ptxas"},
+    {"nvcc", cmd_nvcc, "nvcc itself, with warnings at .cu lines and an optional rewrite before ptxas"},
     {"launches", cmd_launches, "kernel launches of CUDA host code and their block shapes (libclang)"},
     {"spillcost", cmd_spillcost, "spill cost of each regalloc mode across budgets, with ptxas -v as reference"},
 };

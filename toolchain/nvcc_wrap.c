@@ -1,27 +1,46 @@
-/* The nvcc wrapper's steps (nvcc_wrap.h). */
+/* The nvcc wrapper (nvcc_wrap.h): nvcc with a private ptxas first in PATH. */
 #include "nvcc_wrap.h"
 #include <dirent.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
-#include "outfile.h"
-#include "printer.h"
-#include "ptx.h"
-#include "ra_target.h"
+#include "nvcc_step.h"
 #include "toolchain.h"
 
-/* nvcc's default output name: the input's base name with suf, here. */
-static char *default_out(const char *cu, const char *suf)
+extern char **environ;
+
+bool nvw_rewrites(const nvw_opts *o) { return o->budget || o->target || o->target_maxr; }
+
+/* nvcc run as it is: the process becomes nvcc (status and messages are
+ * nvcc's own). */
+static int exec_plain(const char *nvcc, char **args, int n)
 {
-    const char *b = strrchr(cu, '/');
-    b = b ? b + 1 : cu;
-    size_t n = strlen(b) - 3;
-    char *s = malloc(n + strlen(suf) + 1);
-    if (!s) abort();
-    memcpy(s, b, n);
-    strcpy(s + n, suf);
-    return s;
+    char **argv = calloc((size_t)n + 2, sizeof *argv);
+    if (!argv) abort();
+    argv[0] = (char *)nvcc;
+    for (int i = 0; i < n; i++) argv[i + 1] = args[i];
+    fflush(NULL);
+    execv(nvcc, argv);
+    fprintf(stderr, "ptxray nvcc: %s could not be run\n", nvcc);
+    free(argv);
+    return 2;
+}
+
+/* Runs argv with this process's standard streams: its exit status, 128 +
+ * the signal that ended it, or -1 when it could not be started. */
+static int run_inherit(char **argv)
+{
+    pid_t pid;
+    fflush(NULL);
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)) return -1;
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 }
 
 static void rm_dir(const char *dir)
@@ -40,249 +59,189 @@ static void rm_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Runs argv, showing its output; 0, or 2 with "what failed". */
-static int run_tool(char **argv, const char *what)
+/* The first executable name in the ':'-separated list path, into buf. */
+static bool find_in(const char *path, const char *name, char *buf, size_t n)
 {
-    char *log = NULL;
-    int rc = tc_run(argv, &log);
-    if (log) fputs(log, stderr);
-    free(log);
-    if (rc) {
-        fprintf(stderr, "ptxray nvcc: %s %s (status %d)\n", what, rc < 0 ? "could not be run" : "failed", rc);
-        return 2;
-    }
-    return 0;
-}
-
-/* The pass on the PTX file in, written to out; 0 or 2. */
-static int pass_file(nvcc_wrap *w, const char *in, const char *out)
-{
-    ptx_module *m = ptx_load(in, 1);
-    if (!m) return 2;
-    if (!blk_check(&w->blocks, m, "nvcc", w->cu)) {
-        ptx_module_free(m);
-        return 2;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    int rc = 0;
-    if (w->target) {
-        ra_target_result r;
-        rc = ra_target_regs("nvcc", m, w->target, NULL, &w->ro, &text, &len, &r);
-        if (!rc) ra_target_print(stderr, w->cu, w->target, &r);
-    } else {
-        ra_options o = w->ro;
-        o.budget = w->budget;
-        ptx_diags d;
-        ptx_diags_init(&d);
-        ra_stats st;
-        if (ra_run(m, &o, &st, &d)) rc = 2;
-        else {
-            text = ptx_print_text(m, &len);
-            ra_stats_free(&st);
+    for (const char *p = path; p && *p;) {
+        const char *e = strchr(p, ':');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k && k + strlen(name) + 2 < n) {
+            snprintf(buf, n, "%.*s/%s", (int)k, p, name);
+            struct stat st;
+            if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK)) return true;
         }
-        ptx_diags_print(&d, in, m->src, m->src_len, stderr);
-        ptx_diags_free(&d);
+        p = e ? e + 1 : NULL;
     }
-    ptx_module_free(m);
-    if (!rc && outfile_write(out, text, len)) rc = 2;
-    free(text);
-    return rc;
+    return false;
 }
 
-/* -ptx and -cubin: nvcc -ptx, the pass, and ptxas for a cubin. */
-static int ptx_path(nvcc_wrap *w, const char *nvcc, const char *dir)
+/* A "NAME=value" line of the listing: the length of NAME, else 0. */
+static size_t var_name(const char *l)
 {
-    char ptx[256], rw[256];
-    snprintf(ptx, sizeof ptx, "%s/in.ptx", dir);
-    snprintf(rw, sizeof rw, "%s/out.ptx", dir);
-    char **argv = calloc((size_t)w->nnv + 8, sizeof *argv);
-    if (!argv) abort();
-    int n = 0;
-    argv[n++] = (char *)nvcc;
-    argv[n++] = "-ptx";
-    for (int i = 0; i < w->nnv; i++) argv[n++] = w->nv[i];
-    argv[n++] = "-o";
-    argv[n++] = ptx;
-    argv[n++] = (char *)w->cu;
-    argv[n] = NULL;
-    int rc = run_tool(argv, "nvcc -ptx");
-    free(argv);
-    if (rc) return rc;
-    char *dflt = w->out ? NULL : default_out(w->cu, w->kind == NVW_PTX ? ".ptx" : ".cubin");
-    const char *out = w->out ? w->out : dflt;
-    if (w->kind == NVW_PTX) rc = pass_file(w, ptx, out);
-    else if (!(rc = pass_file(w, ptx, rw))) {
-        const char *ptxas = tc_find_ptxas();
-        ptx_module *m = ptxas ? ptx_load(rw, 1) : NULL;
-        char arch[64], archopt[80], maxr[16];
-        if (!ptxas) {
-            fputs("ptxray nvcc: ptxas not found ($PTXAS, PATH, /usr/local/cuda/bin)\n", stderr);
-            rc = 2;
-        } else if (!m || tc_target_arch(m, arch, sizeof arch)) {
-            fputs("ptxray nvcc: the PTX names no sm_XX target\n", stderr);
-            rc = 2;
-        } else {
-            snprintf(archopt, sizeof archopt, "-arch=%s", arch);
-            unsigned mr = w->target ? w->target : w->maxrreg;
-            snprintf(maxr, sizeof maxr, "%u", mr);
-            char **pa = calloc((size_t)w->npx + 10, sizeof *pa);
-            if (!pa) abort();
-            int k = 0;
-            pa[k++] = (char *)ptxas;
-            pa[k++] = archopt;
-            if (mr) pa[k++] = "-maxrregcount", pa[k++] = maxr;
-            for (int i = 0; i < w->npx; i++) pa[k++] = w->px[i];
-            pa[k++] = "-o";
-            pa[k++] = (char *)out;
-            pa[k++] = rw;
-            rc = run_tool(pa, "ptxas");
-            free(pa);
-        }
-        ptx_module_free(m);
-    }
-    free(dflt);
-    unlink(ptx);
-    unlink(rw);
-    return rc;
+    size_t k = strspn(l, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
+    return k && l[k] == '=' && !(l[0] >= '0' && l[0] <= '9') ? k : 0;
 }
 
-/* Appends s to the script, single-quoted for sh. */
-static void sh_quote(FILE *f, const char *s)
+/* The "-o "X.ptx"" operand of a cicc line, into buf. */
+static bool cicc_output(const char *l, char *buf, size_t n)
 {
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'') fputs("'\\''", f);
-        else fputc(*s, f);
-    fputc('\'', f);
+    const char *o = strstr(l, " -o \"");
+    if (!o) return false;
+    o += 5;
+    const char *e = strchr(o, '"');
+    if (!e || (size_t)(e - o) >= n || e - o < 5 || memcmp(e - 4, ".ptx", 4)) return false;
+    memcpy(buf, o, (size_t)(e - o));
+    buf[e - o] = 0;
+    return true;
 }
 
-/* The quoted "....ptx" operand of a dryrun ptxas line, into buf. */
-static int ptxas_input(const char *line, char *buf, size_t n)
+static bool is_cicc(const char *l) { return !strncmp(l, "\"$CICC_PATH/cicc\" ", 18) || !strncmp(l, "cicc ", 5); }
+
+/* Writes the shim and the cicc lines into dir and sets the environment
+ * from the listing; false after a message. */
+/* The -I, -D, -U and -std= options of the listing's host preprocessing
+ * line (nvcc's "HOSTCC ... -E ... -D__CUDACC__ ..."), one a line: what
+ * libclang needs to read the .cu's launches (ptxray launches), after nvcc
+ * resolved --options-file and the rest.  nvcc's own macros (-D__...) and
+ * the toolkit's include directories (INCLUDES, SYSTEM_INCLUDES: the
+ * launches scan has its own CUDA prelude) are left out. */
+static bool write_hcflags(FILE *f, const char *line, const char *toolkit)
 {
-    for (const char *p = strchr(line, '"'); p; p = strchr(p + 1, '"')) {
-        const char *e = strchr(p + 1, '"');
-        if (!e) return -1;
-        size_t k = (size_t)(e - p - 1);
-        if (k > 4 && !memcmp(e - 4, ".ptx", 4) && k < n) {
-            memcpy(buf, p + 1, k);
-            buf[k] = 0;
-            return 0;
-        }
-        p = e;
+    char *copy = strdup(line), *save = NULL;
+    if (!copy) abort();
+    const char *pending = NULL; /* "-I" for -isystem, "-D" ... given apart from their value */
+    for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        size_t n = strlen(w);
+        if (n >= 2 && w[0] == '"' && w[n - 1] == '"') w[n - 1] = 0, w++;
+        if (pending) {
+            if ((strcmp(pending, "-I") || !strstr(toolkit, w)) && (!strcmp(pending, "-I") || strncmp(w, "__", 2)))
+                fprintf(f, "%s%s\n", pending, w);
+            pending = NULL;
+        } else if (!strcmp(w, "-isystem") || !strcmp(w, "-I")) pending = "-I";
+        else if (!strcmp(w, "-D")) pending = "-D";
+        else if (!strcmp(w, "-U")) pending = "-U";
+        else if ((!strncmp(w, "-I", 2) && !strstr(toolkit, w + 2)) || !strncmp(w, "-std=", 5) ||
+                 ((!strncmp(w, "-D", 2) || !strncmp(w, "-U", 2)) && strncmp(w + 2, "__", 2)))
+            fprintf(f, "%s\n", w);
     }
-    return -1;
+    free(copy);
+    return true;
 }
 
-/* -c: nvcc's own steps, replayed by sh, with the pass before each ptxas. */
-static int obj_path(nvcc_wrap *w, const char *nvcc, const char *dir)
+static bool setup(const nvw_opts *o, char *log, const char *dir)
 {
-    char **argv = calloc((size_t)w->nnv + 16, sizeof *argv);
-    if (!argv) abort();
-    char *dflt = w->out ? NULL : default_out(w->cu, ".o");
-    const char *out = w->out ? w->out : dflt;
-    char maxr[16];
-    snprintf(maxr, sizeof maxr, "%u", w->target);
-    int n = 0;
-    argv[n++] = (char *)nvcc;
-    argv[n++] = "-dryrun";
-    argv[n++] = "--keep";
-    argv[n++] = "--keep-dir";
-    argv[n++] = (char *)dir;
-    argv[n++] = "-c";
-    for (int i = 0; i < w->nnv; i++) argv[n++] = w->nv[i];
-    if (w->target && !w->maxrreg) argv[n++] = "-maxrregcount", argv[n++] = maxr;
-    argv[n++] = "-o";
-    argv[n++] = (char *)out;
-    argv[n++] = (char *)w->cu;
-    char *log = NULL;
-    int rc = tc_run(argv, &log);
-    free(argv);
-    if (rc) {
-        if (log) fputs(log, stderr);
-        fprintf(stderr, "ptxray nvcc: nvcc -dryrun failed (status %d)\n", rc);
-        free(log);
-        free(dflt);
-        return 2;
-    }
-    char self[4096];
+    char self[4096], p[4200];
     ssize_t sn = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sn <= 0) {
         fputs("ptxray nvcc: cannot find the ptxray binary (/proc/self/exe)\n", stderr);
-        free(log);
-        free(dflt);
-        return 2;
+        return false;
     }
     self[sn] = 0;
-    char script[256];
-    snprintf(script, sizeof script, "%s/steps.sh", dir);
-    FILE *f = fopen(script, "w");
-    if (!f) abort();
-    /* set -a: nvcc's variable lines (PATH, CICC_PATH, ...) reach the tools */
-    fputs("set -e -a\n", f);
-    char budget[16], mode[16];
-    snprintf(budget, sizeof budget, "%u", w->target ? w->target : w->budget);
-    snprintf(mode, sizeof mode, "%s", ra_mode_name(w->ro.mode));
-    int passes = 0;
+    snprintf(p, sizeof p, "%s/ptxas", dir);
+    FILE *f = fopen(p, "w");
+    if (!f) return false;
+    fputs("#!/bin/sh\nexec '", f);
+    for (const char *s = self; *s; s++)
+        if (*s == '\'') fputs("'\\''", f);
+        else fputc(*s, f);
+    fprintf(f, "' nvcc %s \"$@\"\n", NVW_STEP_ARG);
+    if (fclose(f) || chmod(p, 0700)) return false;
+    snprintf(p, sizeof p, "%s/%s", dir, NVW_CICC_FILE);
+    FILE *cf = fopen(p, "w");
+    if (!cf) return false;
+    snprintf(p, sizeof p, "%s/hcflags", dir);
+    FILE *hf = fopen(p, "w");
+    if (!hf) return (void)fclose(cf), false;
+    const char *path = NULL;
+    char toolkit[8192] = "";
+    bool hc = false;
     for (char *line = log, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = 0;
         if (strncmp(line, "#$ ", 3)) continue;
         line += 3;
-        char ptx[1024];
-        if (!strncmp(line, "ptxas ", 6) && !ptxas_input(line, ptx, sizeof ptx)) {
-            sh_quote(f, self);
-            fputs(" regalloc ", f);
-            sh_quote(f, ptx);
-            fputs(w->target ? " --target-regs " : " -q --budget ", f);
-            fprintf(f, "%s --mode %s", budget, mode);
-            if (w->blocks.all[0]) fprintf(f, " --block %u,%u,%u", w->blocks.all[0], w->blocks.all[1], w->blocks.all[2]);
-            for (uint32_t k = 0; k < w->blocks.n; k++) {
-                fputs(" --block ", f);
-                sh_quote(f, w->blocks.k[k].arg);
-            }
-            fputs(" -o ", f);
-            sh_quote(f, ptx);
-            fputc('\n', f);
-            passes++;
+        size_t k = var_name(line);
+        char out[4096], key[4096];
+        if (k) {
+            line[k] = 0;
+            if (line[0] != '_') setenv(line, line + k + 1, 1);
+            if (!strcmp(line, "PATH")) path = line + k + 1;
+            if (!strcmp(line, "INCLUDES") || !strcmp(line, "SYSTEM_INCLUDES"))
+                snprintf(toolkit + strlen(toolkit), sizeof toolkit - strlen(toolkit), "%s ", line + k + 1);
+        } else if (!hc && strstr(line, " -E ") && strstr(line, " -D__CUDACC__ ")) {
+            hc = write_hcflags(hf, line, toolkit);
+        } else if (is_cicc(line) && cicc_output(line, out, sizeof out)) {
+            nvw_tmpx_key(out, key, sizeof key);
+            fprintf(cf, "%s\t%s\n", key, line);
         }
-        /* nvcc's own variable lines take the rest of the line literally
-         * (SYSTEM_INCLUDES="-isystem" "dir" is not sh): quoted as a whole */
-        size_t nl = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
-        if (nl && line[nl] == '=' && !(line[0] >= '0' && line[0] <= '9')) {
-            fprintf(f, "%.*s=", (int)nl, line);
-            sh_quote(f, line + nl + 1);
-            fputc('\n', f);
-        } else
-            fprintf(f, "%s\n", line);
     }
-    fclose(f);
-    free(log);
-    if (!passes) {
-        fputs("ptxray nvcc: nvcc -dryrun shows no ptxas step to insert the pass before\n", stderr);
-        free(dflt);
-        return 2;
+    if (fclose(hf) | fclose(cf)) return false;
+    char ptxas[4096];
+    if (!find_in(path ? path : getenv("PATH"), "ptxas", ptxas, sizeof ptxas)) {
+        fputs("ptxray nvcc: nvcc's ptxas is not found on the PATH nvcc's profile sets\n", stderr);
+        return false;
     }
-    char *sh[] = {"/bin/sh", script, NULL};
-    rc = run_tool(sh, "nvcc's steps");
-    free(dflt);
-    return rc;
+    setenv(NVW_ENV_PTXAS, ptxas, 1);
+    const char *cur = getenv("PATH");
+    char *np = malloc(strlen(dir) + strlen(cur ? cur : "") + 2);
+    if (!np) abort();
+    sprintf(np, "%s:%s", dir, cur ? cur : "");
+    setenv("PATH", np, 1);
+    free(np);
+    setenv(NVW_ENV_DIR, dir, 1);
+    size_t len = 1;
+    for (int i = 0; i < o->ntokens; i++) len += strlen(o->tokens[i]) + 1;
+    char *t = calloc(len, 1);
+    if (!t) abort();
+    for (int i = 0; i < o->ntokens; i++) strcat(strcat(t, o->tokens[i]), "\n");
+    setenv(NVW_ENV_OPTS, t, 1);
+    free(t);
+    return true;
 }
 
-int nvw_run(nvcc_wrap *w)
+int nvw_wrap(const nvw_opts *o, const char *nvcc, char **args, int n)
 {
-    int rc;
-    const char *nvcc = tc_find_nvcc();
+    for (int i = 0; i < n; i++)
+        if (!strcmp(args[i], "--dryrun") || !strcmp(args[i], "-dryrun")) return exec_plain(nvcc, args, n);
+    char **argv = calloc((size_t)n + 3, sizeof *argv);
+    if (!argv) abort();
+    argv[0] = (char *)nvcc;
+    argv[1] = "--dryrun";
+    for (int i = 0; i < n; i++) argv[i + 2] = args[i];
+    char *log = NULL;
+    int rc = tc_run(argv, &log);
+    /* nvcc refuses the options, or there is no ptxas step: nothing to do */
+    bool ptxas = false;
+    for (const char *p = log; !rc && p && (p = strstr(p, "#$ ptxas ")); p++)
+        if (p == log || p[-1] == '\n') ptxas = true;
+    if (rc || !ptxas) {
+        free(log);
+        free(argv);
+        return exec_plain(nvcc, args, n);
+    }
     char dir[] = "/tmp/ptxray-nvccXXXXXX";
-    if (!nvcc) {
-        fputs("ptxray nvcc: nvcc not found ($NVCC, PATH, /usr/local/cuda/bin)\n", stderr);
-        rc = 2;
-    } else if (!mkdtemp(dir)) {
+    if (!mkdtemp(dir)) {
         perror("ptxray nvcc: temporary directory");
+        free(log);
+        free(argv);
+        return 2;
+    }
+    if (!setup(o, log, dir)) {
+        fputs("ptxray nvcc: cannot set up the ptxas step\n", stderr);
         rc = 2;
     } else {
-        rc = w->kind == NVW_OBJ ? obj_path(w, nvcc, dir) : ptx_path(w, nvcc, dir);
-        rm_dir(dir);
+        argv[1] = "--dont-use-profile";
+        rc = run_inherit(argv);
+        if (rc < 0) {
+            fprintf(stderr, "ptxray nvcc: %s could not be run\n", nvcc);
+            rc = 2;
+        }
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, NVW_STRICT_FILE);
+        if (rc && !access(p, F_OK)) rc = 2;
     }
+    rm_dir(dir);
+    free(log);
+    free(argv);
     return rc;
 }

@@ -1,36 +1,50 @@
-/* ptxray nvcc's work (docs/regalloc.md, "The nvcc wrapper"): nvcc with
- * the regalloc pass between PTX generation and ptxas.
+/* ptxray nvcc (docs/nvcc.md): nvcc itself, with ptxray between the PTX it
+ * generates and ptxas.
  *
- *   -ptx    nvcc -ptx to a temporary file, the pass, the rewritten PTX out;
- *   -cubin  the same, then ptxas on the rewritten PTX;
- *   -c      nvcc's own steps (`nvcc -dryrun --keep`) replayed with the pass
- *           run on each PTX file before the ptxas that reads it: nvcc does
- *           not take a .ptx input with -c, and the host stub, fatbinary and
- *           host compilation must stay nvcc's.  The fatbinary then embeds
- *           the rewritten PTX too, so a JIT build sees the same code. */
+ * nvcc is run with every option the user gave, and --dont-use-profile with
+ * the environment its nvcc.profile would have set (read from `nvcc
+ * --dryrun` with the same options) except that PATH starts with a private
+ * directory holding a `ptxas` that is ptxray (nvcc runs ptxas through
+ * PATH).  So nvcc does every step itself, as it would, and the wrapper
+ * only sees the ptxas steps: once per real target architecture, where it
+ * analyses the PTX (warnings at the .cu lines) and, when asked, rewrites
+ * it, then runs nvcc's own ptxas with nvcc's own arguments.  A command
+ * with no ptxas step (linking, -ptx, -M, -E, --version, ...) is nvcc run
+ * as it is. */
 #ifndef PTXRAY_NVCC_WRAP_H
 #define PTXRAY_NVCC_WRAP_H
+#include <stdbool.h>
 #include "block_opt.h"
 #include "regalloc.h"
 
-enum nvw_kind { NVW_NONE, NVW_OBJ, NVW_CUBIN, NVW_PTX };
-
-/* What the command line asks for (cli/cmd_nvcc.c fills it). */
-typedef struct nvcc_wrap {
-    enum nvw_kind kind;
-    const char *cu, *out;     /* out NULL: nvcc's default name */
-    ra_options ro;
+/* What the --ptxray-... options and PTXRAY_FLAGS ask for (cli/cmd_nvcc.c). */
+typedef struct nvw_opts {
+    ra_options ro;           /* the mode (default aff) and the block shapes */
     blk_opts blocks;
-    unsigned budget, target, maxrreg;
-    char **nv; /* the arguments nvcc gets (no kind, -o, input) */
-    int nnv;
-    char **px; /* extra ptxas arguments for -cubin */
-    int npx;
-} nvcc_wrap;
+    unsigned budget;         /* --ptxray-budget K: rewrite at K; 0: not asked */
+    unsigned target;         /* --ptxray-target-regs=N; */
+    bool target_maxr;        /* --ptxray-target-regs: N from -maxrregcount */
+    bool werror, strict, possible, verbose;
+    unsigned rules;          /* the rules warned about, (1 << chk_rule); 0: no analysis */
+    char **tokens;           /* the options as given, "--ptxray-x=v", for the ptxas step */
+    int ntokens;
+} nvw_opts;
 
-/* Finds nvcc, runs the steps in a temporary directory (removed after) and
- * writes the output.  0, or 2 with the reason (and nvcc's and ptxas's own
- * messages) on stderr. */
-int nvw_run(nvcc_wrap *w);
+/* Whether a rewrite is asked for. */
+bool nvw_rewrites(const nvw_opts *o);
+
+/* The wrapper: nvcc (a path) with args[0..n).  Returns nvcc's exit status
+ * (2 when it cannot be run or the setup fails, or when a --ptxray-strict
+ * ptxas step refused the PTX). */
+int nvw_wrap(const nvw_opts *o, const char *nvcc, char **args, int n);
+
+/* The environment variables that carry the options to the ptxas step. */
+#define NVW_ENV_OPTS "PTXRAY_NVCC_OPTS"   /* the tokens, '\n'-separated */
+#define NVW_ENV_DIR "PTXRAY_NVCC_DIR"     /* the private directory */
+#define NVW_ENV_PTXAS "PTXRAY_NVCC_PTXAS" /* nvcc's own ptxas */
+#define NVW_STEP_ARG "--ptxray-ptxas-step" /* the shim's first argument */
+#define NVW_CICC_FILE "cicc.lines"         /* in the directory: the PTX each cicc line makes, and the line */
+#define NVW_SEEN_FILE "seen"               /* warnings printed already (the other architectures) */
+#define NVW_STRICT_FILE "strict-failed"    /* a strict step refused its PTX */
 
 #endif
