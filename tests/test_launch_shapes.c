@@ -307,6 +307,33 @@ Test(launch_shapes, analyze)
     const char *p = strstr(out, "== kernel rowsum ==");
     cr_expect(p && !strstr(p + 1, "== kernel rowsum =="), "one report for rowsum:\n%s", out);
     free(out);
+    /* JSON: one entry per kernel, the values and branches at each shape in
+     * at_shapes, and no top-level block/values for the multi-shape one */
+    char *aj[] = {BIN, "analyze", "--format", "json", "--launches", js, PTX, NULL};
+    json_t *r = run_json(aj, 0);
+    json_t *ks = json_object_get(r, "kernels"), *rowsum = NULL, *flat = NULL;
+    size_t i;
+    json_t *k;
+    json_array_foreach(ks, i, k) {
+        const char *n = json_string_value(json_object_get(k, "name"));
+        cr_expect(!(n && !strcmp(n, "rowsum") && rowsum), "rowsum twice");
+        if (n && !strcmp(n, "rowsum")) rowsum = k;
+        if (n && !strcmp(n, "flat")) flat = k;
+    }
+    cr_assert(rowsum && flat);
+    json_t *at = json_object_get(rowsum, "at_shapes");
+    cr_expect_eq(json_array_size(at), 3);
+    cr_expect_null(json_object_get(rowsum, "values"));
+    cr_expect_eq(json_integer_value(json_object_get(
+                     json_object_get(json_array_get(at, 1), "branches"), "not_proven_uniform")),
+                 1);
+    cr_expect_eq(json_integer_value(json_array_get(
+                     json_object_get(json_object_get(json_array_get(at, 1), "block"), "shape"), 1)),
+                 64);
+    cr_expect_eq(json_array_size(json_object_get(rowsum, "findings")), 2);
+    cr_expect_eq(json_array_size(json_object_get(flat, "at_shapes")), 1);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(flat, "values"), "total")), 8);
+    json_decref(r);
     unlink(js);
 }
 
