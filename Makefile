@@ -44,7 +44,8 @@ CLANG_CFLAGS := -DPTXRAY_NO_LIBCLANG
 CLANG_LIBS :=
 endif
 # libiberty: the C++ demangler (ptxparse/demangle.c)
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lm
+# libgvc/libcgraph (Debian libgraphviz-dev): the HTML pages' CFGs (report/html_svg.c)
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lgvc -lcgraph -lcdt -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision

@@ -13,6 +13,7 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray analyze FILE.ptx|FILE.cu [--arch sm_XX] [--block [KERNEL=]X,Y,Z]... [--kernel NAME]\n"
+          "                      [--format text|html] [-o OUT] [--no-ptxas]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, then uncoalesced and misaligned accesses, bank conflicts and\n"
           "branches not proven uniform, with source lines and hints, by likely impact\n"
@@ -24,6 +25,10 @@ static void usage(FILE *o)
           "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
           "shapes is analysed at each: one report with the values at each shape and each\n"
           "finding once, saying at which shapes it holds.  -I/-D/-U/-std= go to nvcc and libclang.\n"
+          "--format html: one self-contained page (docs/html.md): per kernel the source with\n"
+          "its lines marked by their findings, the PTX of a clicked line with abstract\n"
+          "values, the CFG coloured by divergence, registers and spills from `ptxas -v`\n"
+          "(--no-ptxas: not run).  -o OUT: written there, complete or not at all.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -34,9 +39,13 @@ int cmd_analyze(int argc, char **argv)
                                          {"launches", required_argument, 0, 'L'},
                                          {"block", required_argument, 0, 'b'},
                                          {"kernel", required_argument, 0, 'k'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"no-ptxas", no_argument, 0, 'P'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *arch = "sm_90";
+    const char *arch = "sm_90", *out = NULL;
+    bool html = false, ptxas = true;
     blk_opts blocks = {0};
     /* -I/-D/-U/-std=: for nvcc and libclang, taken out before getopt */
     const char *flags[128]; /* (a fixed array: nothing to free on the early returns; more flags stay in
@@ -54,7 +63,7 @@ int cmd_analyze(int argc, char **argv)
     coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:b:k:L:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:b:k:L:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': arch = optarg; break;
         case 'b':
@@ -64,6 +73,15 @@ int cmd_analyze(int argc, char **argv)
             if (!blk_add_launches(&blocks, optarg, "analyze")) return 2;
             break;
         case 'k': co.only = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "text") && strcmp(optarg, "html")) {
+                fprintf(stderr, "ptxray analyze: unknown format '%s' (text or html)\n", optarg);
+                return 2;
+            }
+            html = !strcmp(optarg, "html");
+            break;
+        case 'o': out = optarg; break;
+        case 'P': ptxas = false; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -73,7 +91,8 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    if (!tc_ends_with(path, ".cu")) return an_report(path, path, &co, &blocks);
+    if (!tc_ends_with(path, ".cu"))
+        return html ? an_report_html(path, path, &co, &blocks, out, ptxas) : an_report(path, path, &co, &blocks);
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
         perror("ptxray analyze: temporary directory");
@@ -85,7 +104,7 @@ int cmd_analyze(int argc, char **argv)
         rc = hc_table_from_cu(&t, path, flags, nflags, "analyze");
         blocks.launches = &t;
     }
-    if (!rc) rc = an_report(path, ptx, &co, &blocks);
+    if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas) : an_report(path, ptx, &co, &blocks);
     hc_table_free(&t);
     unlink(ptx);
     rmdir(dir);

@@ -440,6 +440,7 @@ void cfg_dot_func(FILE *o, const prog_func *pf, const cfg_dot_opts *opt)
     dot_escape(o, shown);
     free(shown);
     fputs("\";\n", o);
+    if (opt->ids) fprintf(o, "    id=\"%s_c\";\n", pre);
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         uint32_t lo, hi;
@@ -467,7 +468,10 @@ void cfg_dot_func(FILE *o, const prog_func *pf, const cfg_dot_opts *opt)
             }
         }
         fputc('"', o);
-        if (opt->ids) fprintf(o, ", id=\"%s_b%u\"", pre, b);
+        if (opt->ids) {
+            static const char *cn[] = {"none", "uniform", "partial", "divergent"};
+            fprintf(o, ", id=\"%s_b%u\", class=\"%s\"", pre, b, cn[cls ? cls[b] : 0]);
+        }
         if (bb->kind != CFG_B_REAL) fputs(", shape=ellipse", o);
         if (is_header(g, b)) fputs(", peripheries=2", o);
         if (!bb->reachable) fputs(", style=dashed, fontcolor=gray50, color=gray50", o);

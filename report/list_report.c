@@ -28,32 +28,12 @@ static void bounds(const ptx_func *f)
     puts(any ? "" : "    launch bounds: none");
 }
 
-/* ptxas -v on path (its temporaries in dir); *why says why not when it
- * returns -1. */
-static int assemble(const ptx_module *m, const char *path, const char *ptxas, const char *dir, sc_ptxas_info *info,
-                    char *why, size_t n)
-{
-    char arch[32], cubin[600];
-    if (!ptxas) return snprintf(why, n, "ptxas not found"), -1;
-    if (tc_target_arch(m, arch, sizeof arch)) return snprintf(why, n, "no sm_XX in .target"), -1;
-    snprintf(cubin, sizeof cubin, "%s/list.cubin", dir);
-    char *log = NULL;
-    int rc = sc_ptxas_run(ptxas, path, cubin, arch, tc_target_debug(m), 0, info, &log);
-    if (rc) {
-        char w[256];
-        snprintf(why, n, "ptxas failed: %s", sc_ptxas_why(log, w, sizeof w));
-    } else snprintf(why, n, "ptxas -v -arch=%s", arch);
-    free(log);
-    unlink(cubin);
-    return rc;
-}
-
 static void one_file(const ptx_module *m, const char *path, const char *ptxas, const char *dir)
 {
     sc_ptxas_info info;
     memset(&info, 0, sizeof info);
     char why[320];
-    bool px = !assemble(m, path, ptxas, dir, &info, why, sizeof why);
+    bool px = !sc_ptxas_module(m, path, ptxas, dir, &info, why, sizeof why);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++) nk += m->funcs[i]->is_entry && m->funcs[i]->has_body;
     printf("%s: %u kernel%s (%s)\n", path, nk, nk == 1 ? "" : "s", why);

@@ -6,7 +6,7 @@
 # Makefile asks llvm-config-14 where that is when it is installed) is what
 # `ptxray launches` parses host code with.
 set -euo pipefail
-pkgs=(build-essential bison flex libjansson-dev libcriterion-dev libiberty-dev graphviz clang libclang-rt-14-dev libclang-dev python3 python3-jsonschema gnuplot-nox)
+pkgs=(build-essential bison flex libjansson-dev libcriterion-dev libiberty-dev graphviz libgraphviz-dev chromium clang libclang-rt-14-dev libclang-dev python3 python3-jsonschema gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "toolchain.h"
 
 static sc_ptxas_func *func_named(sc_ptxas_info *p, const char *s, size_t n)
@@ -142,4 +143,22 @@ int sc_ptxas_run(const char *ptxas, const char *ptx, const char *cubin, const ch
         return -1;
     }
     return 0;
+}
+
+int sc_ptxas_module(const struct ptx_module *m, const char *path, const char *ptxas, const char *dir,
+                    sc_ptxas_info *info, char *why, size_t n)
+{
+    char arch[32], cubin[600];
+    if (!ptxas) return snprintf(why, n, "ptxas not found"), -1;
+    if (tc_target_arch(m, arch, sizeof arch)) return snprintf(why, n, "no sm_XX in .target"), -1;
+    snprintf(cubin, sizeof cubin, "%s/list.cubin", dir);
+    char *log = NULL;
+    int rc = sc_ptxas_run(ptxas, path, cubin, arch, tc_target_debug(m), 0, info, &log);
+    if (rc) {
+        char w[256];
+        snprintf(why, n, "ptxas failed: %s", sc_ptxas_why(log, w, sizeof w));
+    } else snprintf(why, n, "ptxas -v -arch=%s", arch);
+    free(log);
+    unlink(cubin);
+    return rc;
 }

@@ -38,4 +38,12 @@ const char *sc_ptxas_why(const char *log, char *buf, size_t n);
 int sc_ptxas_run(const char *ptxas, const char *ptx, const char *cubin, const char *arch, bool debug,
                  unsigned maxrreg, sc_ptxas_info *out, char **log);
 
+/* ptxas -v for `ptxray list` and analyze's pages: m (parsed from path)
+ * assembled for the sm_XX of its .target (-g when it says debug), the
+ * cubin in dir and removed.  0 with *why "ptxas -v -arch=sm_XX", or -1
+ * with *why saying why not (ptxas NULL: "ptxas not found"). */
+struct ptx_module;
+int sc_ptxas_module(const struct ptx_module *m, const char *path, const char *ptxas, const char *dir,
+                    sc_ptxas_info *info, char *why, size_t n);
+
 #endif
