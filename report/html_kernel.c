@@ -136,8 +136,12 @@ static void badge(const kctx *c, const chk_finding *x)
         if (deg > 0) fprintf(o, "bank %s%d-way", poss ? "&le;" : "", deg);
         else fputs("bank conflict", o);
         break;
+    case CHK_MISALIGNED:
+        /* the excess per request of one of its instructions */
+        fprintf(o, "misaligned +%llu sect.", (unsigned long long)(x->ninst ? x->excess / x->ninst : x->excess));
+        break;
     default:
-        fputs(x->rule == CHK_UNCOALESCED ? "uncoalesced" : "misaligned", o);
+        fputs("uncoalesced", o);
         if (sect > 0) fprintf(o, " %s%d/%d sect.", poss ? "&le;" : "", sect, ideal);
     }
     fprintf(o, "%s</span>", poss ? "?" : "");

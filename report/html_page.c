@@ -146,7 +146,7 @@ void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module 
         fputs("<p class=\"note\">Marks: <span class=\"b div proven\">divergent</span>branch not proven uniform "
               "<span class=\"b unc proven\">uncoalesced 8/4 sect.</span>sectors per request / ideal "
               "<span class=\"b bank proven\">bank 2-way</span>bank-conflict degree "
-              "<span class=\"b mis possible\">misaligned &le;9/8 sect.?</span>possible (depends on a loaded value, "
+              "<span class=\"b mis possible\">misaligned +1 sect.?</span>excess sectors; ? and dashed: possible (depends on a loaded value, "
               "an alignment or a stride: hover for what), else proven.  Line colour: the findings' cost (excess "
               "sectors or wavefronts, &times;10 per loop level).</p>\n",
               o);
