@@ -195,11 +195,14 @@ $(B)/ptxray-rabench: bench/rabench.c $(B)/libptxray.a
 $(B)/ptxray-hostbench: bench/hostbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-htmlbench: bench/htmlbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
-       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench
+       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -209,6 +212,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	$(B)/ptxray-checkbench ptx-corpus
 	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
+	$(B)/ptxray-htmlbench ptx-corpus
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang

@@ -569,8 +569,8 @@ Test(cli, cfg_dot_divergence_colours, .timeout = 60)
         free(l);
     }
     /* the divergent branch's edges, and not the uniform one's */
-    cr_expect(strstr(out, "f0_b11 -> f0_b13 [label=\"taken\", color=\"#b3261e\", penwidth=2];"), "%s", out);
-    cr_expect(strstr(out, "f0_b7 -> f0_b9 [label=\"taken\"];"), "%s", out);
+    cr_expect(strstr(out, "f0_b11 -> f0_b13 [taillabel=\"taken\", color=\"#b3261e\", penwidth=2];"), "%s", out);
+    cr_expect(strstr(out, "f0_b7 -> f0_b9 [taillabel=\"taken\"];"), "%s", out);
     free(out);
     free(err);
 }
