@@ -6,12 +6,13 @@
  *
  * Runs the command in-process ROUNDS times (default 5) with --no-ptxas
  * (the page's own work: parse, analyses, findings, Graphviz layout,
- * writing), prints the first round, the fastest and the median wall
- * time (the target) and the mean CPU time (what a loaded machine does not
- * inflate), then one
+ * writing), prints the mean CPU time per round (the target: on the shared
+ * development VM the wall time mostly measures the other jobs) and the
+ * first, fastest and median wall times, then one
  * run with `ptxas -v` as a user gets it by default (when ptxas is found:
  * the assembler's time is most of it). */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,13 +100,15 @@ int main(int argc, char **argv)
     double ratio = (double)st.st_size / (double)size;
     printf("html: %s (%lld bytes of PTX): page %lld bytes (%.2fx the PTX, target < 10x)\n", file, (long long)size,
            (long long)st.st_size, ratio);
-    printf("html: page written in %.3f s wall (fastest of %d; first %.3f s, median %.3f s; target < 1 s), %.3f s CPU "
-           "per round, --no-ptxas%s\n",
-           t[0], rounds, first, t[rounds / 2], cpu_total / rounds, t[0] < 1.0 && ratio < 10 ? "" : "  MISSED");
+    double cpu = cpu_total / rounds;
+    bool ok = cpu < 1.0 && ratio < 10;
+    printf("html: page written in %.3f s CPU per round (target < 1 s: %s); wall %.3f s (fastest of %d; first %.3f s, "
+           "median %.3f s), --no-ptxas\n",
+           cpu, ok ? "PASS" : "MISSED", t[0], rounds, first, t[rounds / 2]);
     if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0 || getenv("PTXAS"))
         printf("html: with ptxas -v (the default): %.3f s\n", run(file, out, true));
     unlink(out);
-    int rc = t[0] < 1.0 && ratio < 10 ? 0 : 1;
+    int rc = ok ? 0 : 1;
     free(t);
     return rc;
 }

@@ -2,6 +2,9 @@
 # Installs what ptxray needs to build and test, from Debian packages.
 # ptxas/nvcc are not installed here: ptxray finds them on PATH or in
 # /usr/local/cuda/bin, and the tests that need them are skipped without them.
+# libgraphviz-dev: libgvc/libcgraph, which lay out and draw the HTML pages' CFGs
+# in-process; chromium: the HTML page's test renders it headless (skipped
+# without).
 # libclang-dev (clang-c/Index.h and libclang.so under /usr/lib/llvm-14; the
 # Makefile asks llvm-config-14 where that is when it is installed) is what
 # `ptxray launches` parses host code with.
