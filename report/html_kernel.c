@@ -233,7 +233,9 @@ static bool on_line(const kctx *c, const chk_finding *x, uint32_t f, uint32_t li
 }
 
 /* The source column: each file's lines from the first to the last that
- * has code, with a line of context around. */
+ * has code, with a line of context around; runs of lines further than
+ * GAP_CONTEXT from code become one elided row. */
+#define GAP_CONTEXT 6
 static void source_column(const kctx *c)
 {
     FILE *o = c->o;
@@ -253,7 +255,19 @@ static void source_column(const kctx *c)
         if (!has) abort();
         for (uint32_t i = 0; i < c->nin; i++)
             if (c->in[i].file == (int32_t)f) has[c->in[i].line - lo] = 1;
+        bool gap = false;
         for (uint32_t ln = lo; ln <= hi; ln++) {
+            /* lines more than GAP_CONTEXT from any code are left out (a
+             * kernel spread over a long file, or over a header) */
+            bool near = false;
+            for (uint32_t q = ln > lo + GAP_CONTEXT ? ln - GAP_CONTEXT : lo; q <= hi && q <= ln + GAP_CONTEXT && !near; q++)
+                near = has[q - lo];
+            if (!near && ln > sf->lo && ln < sf->hi) {
+                if (!gap) fputs("<tr class=\"gap\"><td class=\"ln\">&#8942;</td><td></td><td></td></tr>\n", o);
+                gap = true;
+                continue;
+            }
+            gap = false;
             const char *t = readable ? st_line(texts, ptx, sf->path, ln, &len, NULL) : NULL;
             if (!t && ln > sf->hi) break;
             uint64_t cost = 0;
