@@ -45,7 +45,10 @@ CLANG_LIBS :=
 endif
 # libiberty: the C++ demangler (ptxparse/demangle.c)
 # libgvc/libcgraph (Debian libgraphviz-dev): the HTML pages' CFGs (report/html_svg.c)
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lgvc -lcgraph -lcdt -lm
+# (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
+GV_PLUGINS := /usr/lib/x86_64-linux-gnu/graphviz
+GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core -lgvc -lcgraph -lcdt
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision

@@ -435,12 +435,17 @@ void cfg_dot_func(FILE *o, const prog_func *pf, const cfg_dot_opts *opt)
         if (!cls) abort();
         cfg_dot_classes(pf, opt->r, cls);
     }
-    fprintf(o, "  subgraph cluster_%s {\n    label=\"%s ", pre, pf->fn->is_entry ? ".entry" : ".func");
-    char *shown = ptx_func_shown(pf->fn);
-    dot_escape(o, shown);
-    free(shown);
-    fputs("\";\n", o);
-    if (opt->ids) fprintf(o, "    id=\"%s_c\";\n", pre);
+    if (opt->ids) {
+        /* a page names the function itself; and Graphviz 2.42's layout of a
+         * cluster leaks its skeleton edges */
+        fprintf(o, "  subgraph %s {\n", pre);
+    } else {
+        fprintf(o, "  subgraph cluster_%s {\n    label=\"%s ", pre, pf->fn->is_entry ? ".entry" : ".func");
+        char *shown = ptx_func_shown(pf->fn);
+        dot_escape(o, shown);
+        free(shown);
+        fputs("\";\n", o);
+    }
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         uint32_t lo, hi;

@@ -31,9 +31,11 @@ void cfg_dot_classes(const prog_func *pf, const div_result *r, uint8_t *cls);
  * blocks with their PTX lines and, when files is not NULL, the source
  * lines of their instructions (the user's frame, as findings name it);
  * coloured by divergence when r is not NULL; at level SSA/GSA with the
- * block's phi/gamma/mu/eta functions.  With ids, the cluster, every node and edge get
- * an SVG id (P_c, P_bN, P_eN) for pages holding several graphs, and the
- * nodes their class (none, uniform, partial, divergent) as an SVG class. */
+ * block's phi/gamma/mu/eta functions.  With ids (for pages holding several
+ * graphs), every node and edge gets an SVG id (P_bN, P_eN) and the nodes
+ * their class (none, uniform, partial, divergent) as an SVG class, and the
+ * graph is a plain subgraph instead of a cluster labelled with the
+ * function's name. */
 typedef struct cfg_dot_opts {
     enum prog_level level;
     const div_result *r;

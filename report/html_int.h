@@ -25,5 +25,7 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
  * edges with ids "PREFIX_bN"/"PREFIX_eN"; coloured by r.  A note instead
  * when Graphviz fails. */
 void html_cfg_svg(FILE *o, const prog_func *pf, const div_result *r, const src_files *sf, const char *prefix);
+/* Frees Graphviz's context (html_cfg_svg makes one on first use). */
+void html_svg_release(void);
 
 #endif

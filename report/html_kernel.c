@@ -196,17 +196,14 @@ static void ptx_row(const kctx *c, const iinfo *x, bool marks)
     FILE *o = c->o;
     fprintf(o, "<tr><td>%u</td>", x->ptx_line);
     if (marks) {
-        uint64_t cost = 0;
         fputs("<td class=\"mk\">", o);
         for (size_t i = 0; i < c->nfs; i++)
             for (uint32_t j = 0; j < c->fs[i]->ninst; j++)
                 if (!c->fs[i]->insts[j].file && c->fs[i]->insts[j].line == x->ptx_line) {
                     badge(c, c->fs[i]);
-                    cost += c->fs[i]->cost;
                     break;
                 }
         fputs("</td>", o);
-        (void)cost;
     }
     char *t = NULL;
     size_t n = 0;

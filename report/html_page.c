@@ -151,6 +151,7 @@ void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module 
               "sectors or wavefronts, &times;10 per loop level).</p>\n",
               o);
     for (size_t i = 0; i < n; i++) html_kernel_section(o, &ks[i], (uint32_t)i, px ? &info : NULL, why);
+    html_svg_release();
     fputs("</main>\n", o);
     html_end(o);
     sc_ptxas_free(&info);
@@ -170,7 +171,8 @@ static bool same_kernel(const chk_finding *a, const chk_finding *b)
 }
 
 /* Findings (unsuppressed, of enabled rules) by file, then kernel: indexes
- * into l->v in file, kernel, cost order. */
+ * into l->v in file, kernel, cost order (qsort has no context argument:
+ * the list is a file-scope variable while html_check sorts). */
 static const chk_list *cmp_list;
 static int cmp_file_kernel(const void *a, const void *b)
 {

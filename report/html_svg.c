@@ -1,18 +1,36 @@
 /* A CFG as inline SVG (html_int.h): the DOT of cfg_dot_func laid out and
  * rendered by Graphviz's libraries in this process (no `dot` to run). */
 #include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cfg_print.h"
 #include "html_int.h"
 
-/* One context per process: loading the plugin list is most of a small
- * graph's time.  Never freed (it lives as long as the process). */
+/* Graphviz's dot layout and SVG renderer, linked in and registered by
+ * hand (no plugin configuration read, nothing loaded on demand): the page
+ * does not depend on the plugins or fonts a machine has installed.  Text
+ * is measured by Graphviz's built-in font metrics (no pango/fontconfig),
+ * so the same DOT lays out to the same bytes everywhere. */
+extern gvplugin_library_t gvplugin_dot_layout_LTX_library, gvplugin_core_LTX_library;
+static const lt_symlist_t builtins[] = {
+    {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+    {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
+    {0, 0},
+};
+
+/* One context per page: making one is most of a small graph's time. */
+static GVC_t *gvc;
 static GVC_t *context(void)
 {
-    static GVC_t *gvc;
-    if (!gvc) gvc = gvContext();
+    if (!gvc) gvc = gvContextPlugins(builtins, 0);
     return gvc;
+}
+
+void html_svg_release(void)
+{
+    if (gvc) gvFreeContext(gvc);
+    gvc = NULL;
 }
 
 /* Graphviz's SVG without what an inline graph does not need, about a third
@@ -21,7 +39,7 @@ static GVC_t *context(void)
  * html_page.c). */
 static void put_svg(FILE *o, const char *s, size_t n)
 {
-    static const char *drop[] = {" font-family=\"monospace\" font-size=\"10.00\"",
+    static const char *drop[] = {" font-family=\"Courier,monospace\" font-size=\"10.00\"",
                                  " font-family=\"sans-serif\" font-size=\"9.00\"", " text-anchor=\"middle\""};
     const char *e = s + n;
     while (s < e) {
@@ -60,7 +78,7 @@ void html_cfg_svg(FILE *o, const prog_func *pf, const div_result *r, const src_f
     size_t len = 0;
     FILE *m = open_memstream(&dot, &len);
     if (!m) abort();
-    fprintf(m, "digraph %s {\n  id=\"%s_g\";\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
+    fprintf(m, "digraph %s {\n  id=\"%s_g\";\n  node [shape=box, fontname=\"Courier\", fontsize=10];\n"
                "  edge [fontname=\"sans-serif\", fontsize=9];\n",
             prefix, prefix);
     cfg_dot_opts opt = {PROG_CFG, r, sf, prefix, true};
