@@ -44,7 +44,11 @@ CLANG_CFLAGS := -DPTXRAY_NO_LIBCLANG
 CLANG_LIBS :=
 endif
 # libiberty: the C++ demangler (ptxparse/demangle.c)
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty -lm
+# libgvc/libcgraph (Debian libgraphviz-dev): the HTML pages' CFGs (report/html_svg.c)
+# (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
+GV_PLUGINS := /usr/lib/x86_64-linux-gnu/graphviz
+GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core -lgvc -lcgraph -lcdt
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its nvcc-projects nvcc-bench
@@ -218,11 +222,14 @@ $(B)/ptxray-rabench: bench/rabench.c $(B)/libptxray.a
 $(B)/ptxray-hostbench: bench/hostbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-htmlbench: bench/htmlbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
-       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench
+       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -233,6 +240,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
 	$(MAKE) nvcc-bench
+	$(B)/ptxray-htmlbench ptx-corpus
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang

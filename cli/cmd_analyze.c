@@ -14,8 +14,8 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray analyze FILE.ptx|FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
-          "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif]\n"
-          "                      [-o OUT] [-- NVCC-ARGS...]\n"
+          "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif|html]\n"
+          "                      [-o OUT] [--no-ptxas] [-- NVCC-ARGS...]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, ptxas -v's registers, spill bytes and shared memory (when\n"
           "ptxas is found), then uncoalesced and misaligned accesses, bank conflicts and\n"
@@ -30,8 +30,11 @@ static void usage(FILE *o)
           "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
           "shapes is analysed at each: one report with the values at each shape and each\n"
           "finding once, saying at which shapes it holds.\n"
-          "--format: text (default), json, or sarif (the findings, as `ptxray check` writes\n"
-          "them).  -o OUT: written whole or not at all.\n"
+          "--format: text (default), json, sarif (the findings, as `ptxray check` writes\n"
+          "them), or html: one self-contained page (docs/html.md): per kernel the source with\n"
+          "its lines marked by their findings, the PTX of a clicked line with abstract\n"
+          "values, the CFG coloured by divergence, registers and spills from `ptxas -v`\n"
+          "(--no-ptxas: not run).  -o OUT: written whole or not at all.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -43,10 +46,12 @@ int cmd_analyze(int argc, char **argv)
                                          {"block", required_argument, 0, 'b'},
                                          {"kernel", required_argument, 0, 'k'},
                                          {"format", required_argument, 0, 'f'},
+                                         {"no-ptxas", no_argument, 0, 'P'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *arch = "sm_90", *out = NULL;
     int format = COAL_FMT_TEXT;
+    bool html = false, ptxas = true;
     blk_opts blocks = {0};
     /* everything after `--` goes to nvcc as it is */
     int nextra = 0;
@@ -95,9 +100,15 @@ int cmd_analyze(int argc, char **argv)
             break;
         case 'k': co.only = optarg; break;
         case 'f':
-            if (!coal_parse_format(optarg, "analyze", &format)) return 2;
+            html = !strcmp(optarg, "html");
+            if (!html && strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "sarif")) {
+                fprintf(stderr, "ptxray analyze: unknown format '%s' (text, json, sarif or html)\n", optarg);
+                return 2;
+            }
+            if (!html) coal_parse_format(optarg, "analyze", &format);
             break;
         case 'o': out = optarg; break;
+        case 'P': ptxas = false; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -114,7 +125,7 @@ int cmd_analyze(int argc, char **argv)
                     path);
             return 2;
         }
-        return an_report(path, path, &co, &blocks, &aa);
+        return html ? an_report_html(path, path, &co, &blocks, out, ptxas) : an_report(path, path, &co, &blocks, &aa);
     }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
@@ -132,7 +143,7 @@ int cmd_analyze(int argc, char **argv)
         rc = hc_table_from_cu(&t, path, flags, nflags, "analyze");
         blocks.launches = &t;
     }
-    if (!rc) rc = an_report(path, ptx, &co, &blocks, &aa);
+    if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas) : an_report(path, ptx, &co, &blocks, &aa);
     hc_table_free(&t);
     unlink(ptx);
     rmdir(dir);

@@ -10,7 +10,8 @@
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray cfg FILE [--kernel NAME] [--ssa|--gsa] [--format text|dot|json] [-o OUT]\n"
+    fputs("usage: ptxray cfg FILE [--kernel NAME] [--ssa|--gsa] [--format text|dot|json] [--block [KERNEL=]X,Y,Z]\n"
+          "                 [-o OUT]\n"
           "Prints the control-flow graph of every function with a body (or of NAME):\n"
           "basic blocks with their PTX lines, successors, immediate dominator and\n"
           "post-dominator, loops (headers, latches, exits; irreducible ones flagged),\n"
@@ -20,7 +21,11 @@ static void usage(FILE *o)
           "  --gsa     gated SSA (Sampaio et al. 2013, Fig. 9): gamma at joins with\n"
           "            their gating predicates, mu at loop headers, eta at loop exits\n"
           "  --format  text (default), dot (Graphviz: dot -Tsvg; one node per block,\n"
-          "            loop headers doubled, back edges dashed) or json\n"
+          "            loop headers doubled, back edges dashed; blocks coloured by the affine\n"
+          "            analysis: green whole warp, yellow part of a warp, red ends in a\n"
+          "            branch not proven uniform; each labelled with its .cu lines) or json\n"
+          "  --block   the block shape the dot colours assume (default: .reqntid, else\n"
+          "            blockDim.x a multiple of 32); repeatable\n"
           "Exit status: 0, or 2 for bad input (nothing is written).\n",
           o);
 }
@@ -32,14 +37,16 @@ int cmd_cfg(int argc, char **argv)
                                          {"gsa", no_argument, 0, 'g'},
                                          {"format", required_argument, 0, 'f'},
                                          {"output", required_argument, 0, 'o'},
+                                         {"block", required_argument, 0, 'b'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
     enum prog_level level = PROG_CFG;
     int format = CFGP_TEXT;
+    blk_opts blocks = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "k:f:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "k:f:o:b:h", opts, NULL)) != -1) {
         switch (c) {
         case 'k': kernel = optarg; break;
         case 's': level = PROG_SSA; break;
@@ -54,6 +61,9 @@ int cmd_cfg(int argc, char **argv)
             }
             break;
         case 'o': out = optarg; break;
+        case 'b':
+            if (!blk_add(&blocks, optarg, "cfg")) return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -65,13 +75,20 @@ int cmd_cfg(int argc, char **argv)
     const char *path = argv[optind];
     /* Build everything before opening the output, so an error writes nothing. */
     ptx_module *m;
-    prog *p = load_prog("cfg", path, &kernel, level, &m);
+    /* the DOT's colours need the divergence analysis, on GSA */
+    prog *p = load_prog("cfg", path, &kernel, format == CFGP_DOT ? PROG_GSA : level, &m);
     if (!p) return 2;
+    if (!blk_check(&blocks, m, "cfg", path)) {
+        prog_free(p);
+        ptx_module_free(m);
+        return 2;
+    }
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
     else {
-        cfg_print_prog(of.f, p, level, format);
+        if (format == CFGP_DOT) cfg_dot_analysed(of.f, p, level, &blocks);
+        else cfg_print_prog(of.f, p, level, format);
         rc = outfile_commit(&of) ? 2 : 0;
     }
     prog_free(p);

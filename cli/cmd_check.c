@@ -8,7 +8,7 @@
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray check [--format text|json|sarif] [--baseline FILE] [--write-baseline FILE]\n"
+    fputs("usage: ptxray check [--format text|json|sarif|html] [--baseline FILE] [--write-baseline FILE]\n"
           "                    [--fail-on RULES] [--enable RULES] [--strict] [--root DIR]\n"
           "                    [--block [KERNEL=]X,Y,Z]... [-o OUT] PATH...\n"
           "Checks PTX files (directories: every *.ptx below, recursively) for uncoalesced and\n"
@@ -21,6 +21,8 @@ static void usage(FILE *o)
           "            kernels branch on the thread index by design)\n"
           "  --strict  possible findings (that depend on loaded values, unknown strides or\n"
           "            alignments) fail too\n"
+          "  --format html  one self-contained page: files and kernels with their finding counts,\n"
+          "            linking to a section per file (docs/html.md)\n"
           "  --root    SARIF locations are relative to DIR (default: the current directory)\n"
           "  --baseline        suppress the findings whose fingerprints FILE lists\n"
           "  --write-baseline  write every finding's fingerprint to FILE (exit 0 unless bad input)\n"
@@ -68,7 +70,8 @@ static int parse_args(int argc, char **argv, chk_args *a)
     while ((c = getopt_long(argc, argv, "f:o:b:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (!coal_parse_format(optarg, "check", &a->format)) return 2;
+            if (!strcmp(optarg, "html")) a->format = CHK_FMT_HTML;
+            else if (!coal_parse_format(optarg, "check", &a->format)) return 2;
             break;
         case 'B': a->baseline = optarg; break;
         case 'W': a->write = optarg; break;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "check_report.h"
 #include "div_report.h"
+#include "html.h"
 #include "kname.h"
 #include "outfile.h"
 #include "pressure.h"
@@ -335,8 +336,10 @@ static int load_round(round_res *x, const char *shown, const char *ptx, const co
 
 /* A kernel launched with several shapes is analysed at each: the module
  * once per round, round r giving each kernel its r-th shape; its report
- * comes once, kernels in PTX order. */
-int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a)
+ * comes once, kernels in PTX order (the HTML page: a section per shape).
+ * html: the page (a: its -o), else the report a asks for. */
+static int report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, bool html,
+                  const an_args *a, bool ptxas)
 {
     round_res *first = calloc(1, sizeof *first);
     if (!first) abort();
@@ -363,7 +366,28 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
         chk_collect_at(&l, at, shown, &rr[r]->ctx, (1u << CHK_NRULES) - 1);
     }
     chk_collect_end(&l, at, shown);
-    if (!rc) rc = write_report(shown, ptx, rr, nr, &l, a);
+    if (!rc && html) {
+        /* the kernels in PTX order, each at each of its shapes */
+        size_t nk = 0;
+        html_kernel *ks = NULL;
+        for (uint32_t i = 0; i < first->res->nfuncs; i++) {
+            uint32_t ns = blk_nshapes(&first->blocks, first->res->f[i].pf->fn);
+            if (ns > nr) ns = nr;
+            if (!ns) ns = 1;
+            for (uint32_t r = 0; r < ns; r++) {
+                ks = realloc(ks, (nk + 1) * sizeof *ks);
+                if (!ks) abort();
+                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &l, &rr[r]->p->a};
+            }
+        }
+        outfile of;
+        if (outfile_open(&of, a->out)) rc = 2;
+        else {
+            html_analyze(of.f, shown, ptx, first->m, ks, nk, ptxas);
+            if (outfile_commit(&of)) rc = 2;
+        }
+        free(ks);
+    } else if (!rc) rc = write_report(shown, ptx, rr, nr, &l, a);
     chk_free(&l);
     for (uint32_t r = 0; r < loaded; r++) {
         chk_unload(rr[r]->m, rr[r]->p);
@@ -371,4 +395,16 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
     }
     free(rr);
     return rc;
+}
+
+int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a)
+{
+    return report(shown, ptx, co, blocks, false, a, false);
+}
+
+int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
+                   bool ptxas)
+{
+    an_args a = {COAL_FMT_TEXT, out};
+    return report(shown, ptx, co, blocks, true, &a, ptxas);
 }

@@ -18,5 +18,10 @@ typedef struct an_args {
 } an_args;
 
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a);
+/* The same as one HTML page (html.h; with `ptxas -v` figures when ptxas)
+ * written to out (NULL or "-": stdout) once it is complete: nothing is
+ * written on exit 2. */
+int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
+                   bool ptxas);
 
 #endif

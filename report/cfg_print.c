@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cfg_print.h"
+#include "div_report.h"
 #include "json_stream.h"
-#include "kname.h"
 #include "printer.h"
 #include "semantics.h"
 
@@ -270,9 +270,8 @@ static void text_func(FILE *o, const prog_func *pf, enum prog_level level)
         nreal += g->blocks[b].kind == CFG_B_REAL;
         nunreach += !g->blocks[b].reachable && g->blocks[b].kind == CFG_B_REAL;
     }
-    fputs(pf->fn->is_entry ? ".entry " : ".func ", o);
-    kn_print(o, pf->fn);
-    fprintf(o, ": %u blocks (+%u landing), %u loop%s (%u irreducible), %u unreachable block%s\n", nreal,
+    fprintf(o, "%s %.*s: %u blocks (+%u landing), %u loop%s (%u irreducible), %u unreachable block%s\n",
+            pf->fn->is_entry ? ".entry" : ".func", (int)pf->fn->name.n, pf->fn->name.p, nreal,
             g->nblocks - 2 - nreal, g->nloops, g->nloops == 1 ? "" : "s", g->nirreducible, nunreach,
             nunreach == 1 ? "" : "s");
     if (level >= PROG_SSA)
@@ -335,30 +334,134 @@ static void dot_escape(FILE *o, const char *s)
     }
 }
 
-static void dot_func(FILE *o, const prog_func *pf, uint32_t fi, enum prog_level level)
+/* Light fills: the labels stay readable, and the three classes apart in
+ * print and for the common colour-vision deficiencies (green/yellow differ
+ * in lightness, red is the darkest). */
+const char *const cfgd_fill[4] = {"#ffffff", "#d8eed8", "#fbe7a1", "#f4b4ae"};
+
+void cfg_dot_classes(const prog_func *pf, const div_result *r, uint8_t *cls)
 {
     const cfg *g = pf->g;
+    bool *div = calloc(g->nblocks, sizeof *div), *part = calloc(g->nblocks, sizeof *part);
+    if (!div || !part) abort();
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        div[b] = g->blocks[b].reachable && g->blocks[b].kind == CFG_B_REAL && g->blocks[b].nsucc >= 2 &&
+                 !dr_branch_uniform(r, b);
+    /* partial: control-dependent on a divergent branch, or on a branch in a
+     * partial block (a uniform branch taken by part of a warp still leaves
+     * the others waiting); the least fixed point, found by rounds in
+     * reverse post-order */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = 0; k < g->nreach; k++) {
+            uint32_t b = g->rpo_order[k];
+            if (part[b]) continue;
+            for (uint32_t i = g->cdep_off[b]; i < g->cdep_off[b + 1]; i++)
+                if (div[g->cdep[i]] || part[g->cdep[i]]) {
+                    part[b] = changed = true;
+                    break;
+                }
+        }
+    }
+    for (uint32_t b = 0; b < g->nblocks; b++) {
+        const cfg_block *bb = &g->blocks[b];
+        if (!bb->reachable || bb->kind == CFG_B_ENTRY || bb->kind == CFG_B_EXIT) cls[b] = CFGD_NONE;
+        else cls[b] = div[b] ? CFGD_DIVERGENT : part[b] ? CFGD_PARTIAL : CFGD_UNIFORM;
+    }
+    free(div);
+    free(part);
+}
+
+/* The block's source lines as "file.cu:3,7-9", one file per line, at most
+ * MAX_RANGES ranges per file (then "+N lines"). */
+#define MAX_RANGES 6
+typedef struct srcline {
+    const char *file;
+    uint32_t line;
+} srcline;
+
+static int cmp_srcline(const void *a, const void *b)
+{
+    const srcline *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    if (c) return c;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static void dot_src_lines(FILE *o, const cfg *g, const src_files *sf, uint32_t b)
+{
+    const cfg_block *bb = &g->blocks[b];
+    if (bb->kind != CFG_B_REAL || bb->first >= bb->end) return;
+    srcline *v = malloc(sizeof *v * (bb->end - bb->first));
+    if (!v) abort();
+    uint32_t n = 0;
+    for (uint32_t i = bb->first; i < bb->end; i++) {
+        if (g->fn->stmts[i]->kind != PTX_S_INST) continue;
+        src_pos p;
+        src_pos_of(sf, g->fn, i, &p);
+        src_frame chain[SRC_MAX_INLINE + 1];
+        uint32_t user;
+        if (!src_chain(&p, chain, &user)) continue;
+        v[n++] = (srcline){chain[user].file, chain[user].line};
+    }
+    qsort(v, n, sizeof *v, cmp_srcline);
+    for (uint32_t i = 0; i < n;) {
+        const char *base = strrchr(v[i].file, '/');
+        fputs("\\n", o);
+        dot_escape(o, base ? base + 1 : v[i].file);
+        uint32_t j = i, nr = 0, rest = 0;
+        while (j < n && !strcmp(v[j].file, v[i].file)) {
+            uint32_t lo = v[j].line, hi = lo;
+            while (j < n && !strcmp(v[j].file, v[i].file) && v[j].line <= hi + 1) hi = v[j++].line;
+            if (nr++ < MAX_RANGES) {
+                fprintf(o, "%c%u", nr == 1 ? ':' : ',', lo);
+                if (hi > lo) fprintf(o, "-%u", hi);
+            } else rest += hi - lo + 1;
+        }
+        if (rest) fprintf(o, ",+%u line%s", rest, rest == 1 ? "" : "s");
+        i = j;
+    }
+    free(v);
+}
+
+void cfg_dot_func(FILE *o, const prog_func *pf, const cfg_dot_opts *opt)
+{
+    const cfg *g = pf->g;
+    const char *pre = opt->prefix;
     char b1[NAMELEN];
-    fprintf(o, "  subgraph cluster_%u {\n    label=\"", fi);
-    char title[600], *shown = ptx_func_shown(pf->fn);
-    snprintf(title, sizeof title, "%s %s", pf->fn->is_entry ? ".entry" : ".func", shown);
-    free(shown);
-    dot_escape(o, title);
-    fputs("\";\n", o);
+    uint8_t *cls = NULL;
+    if (opt->r) {
+        cls = malloc(g->nblocks);
+        if (!cls) abort();
+        cfg_dot_classes(pf, opt->r, cls);
+    }
+    if (opt->ids) {
+        /* a page names the function itself; and Graphviz 2.42's layout of a
+         * cluster leaks its skeleton edges */
+        fprintf(o, "  subgraph %s {\n", pre);
+    } else {
+        fprintf(o, "  subgraph cluster_%s {\n    label=\"%s ", pre, pf->fn->is_entry ? ".entry" : ".func");
+        char *shown = ptx_func_shown(pf->fn);
+        dot_escape(o, shown);
+        free(shown);
+        fputs("\";\n", o);
+    }
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         uint32_t lo, hi;
         block_lines(g, b, &lo, &hi);
-        fprintf(o, "    f%u_b%u [label=\"", fi, b);
+        fprintf(o, "    %s_b%u [label=\"", pre, b);
         dot_escape(o, bname(g, b, b1));
-        if (lo) fprintf(o, "\\nlines %u-%u", lo, hi);
-        if (level >= PROG_SSA && bb->reachable) {
+        if (lo) fprintf(o, "\\nPTX %u-%u", lo, hi);
+        if (opt->files) dot_src_lines(o, g, opt->files, b);
+        if (opt->level >= PROG_SSA && bb->reachable) {
             /* the block's phi / gamma / mu / eta functions, left-aligned */
             char *buf = NULL;
             size_t len = 0;
             FILE *m = open_memstream(&buf, &len);
             if (m) {
-                for (uint32_t k = pf->ssa->node_off[b]; k < pf->ssa->node_off[b + 1]; k++) put_node(m, pf, k, level);
+                for (uint32_t k = pf->ssa->node_off[b]; k < pf->ssa->node_off[b + 1]; k++)
+                    put_node(m, pf, k, opt->level);
                 fclose(m);
                 if (len) {
                     fputs("\\n", o);
@@ -370,25 +473,60 @@ static void dot_func(FILE *o, const prog_func *pf, uint32_t fi, enum prog_level 
             }
         }
         fputc('"', o);
+        if (opt->ids) {
+            static const char *cn[] = {"none", "uniform", "partial", "divergent"};
+            fprintf(o, ", id=\"%s_b%u\", class=\"%s\"", pre, b, cn[cls ? cls[b] : 0]);
+        }
         if (bb->kind != CFG_B_REAL) fputs(", shape=ellipse", o);
         if (is_header(g, b)) fputs(", peripheries=2", o);
         if (!bb->reachable) fputs(", style=dashed, fontcolor=gray50, color=gray50", o);
+        else if (cls && cls[b] != CFGD_NONE) {
+            fprintf(o, ", style=filled, fillcolor=\"%s\"", cfgd_fill[cls[b]]);
+            if (cls[b] == CFGD_DIVERGENT) fputs(", color=\"" CFGD_EDGE_COLOUR "\", penwidth=2", o);
+        }
         fputs("];\n", o);
     }
+    uint32_t ne = 0;
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         for (uint32_t i = 0; i < bb->nsucc; i++) {
             uint32_t t = bb->succ[i];
-            fprintf(o, "    f%u_b%u -> f%u_b%u", fi, b, fi, t);
-            bool back = bb->reachable && cfg_is_back_edge(g, b, t);
-            if (back) fputs(" [style=dashed, color=blue, label=\"back\"]", o);
+            char at[200] = "";
+            size_t k = 0;
+            if (opt->ids) k += (size_t)snprintf(at + k, sizeof at - k, ", id=\"%s_e%u\"", pre, ne++);
+            if (bb->reachable && cfg_is_back_edge(g, b, t))
+                k += (size_t)snprintf(at + k, sizeof at - k, ", style=dashed, color=blue, label=\"back\"");
             else if (bb->nsucc == 2 && bb->term != CFG_NONE && g->fn->stmts[bb->term]->u.inst.has_guard)
-                fprintf(o, " [label=\"%s\"]", i == 0 ? "taken" : "fall");
+                /* at the tail: an edge label is a node to Graphviz's layout,
+                 * and these made a large CFG's layout ten times slower */
+                k += (size_t)snprintf(at + k, sizeof at - k, ", taillabel=\"%s\"", i == 0 ? "taken" : "fall");
+            /* a divergent branch's edges are where the warp splits */
+            if (cls && cls[b] == CFGD_DIVERGENT)
+                snprintf(at + k, sizeof at - k, ", color=\"" CFGD_EDGE_COLOUR "\", penwidth=2");
+            fprintf(o, "    %s_b%u -> %s_b%u", pre, b, pre, t);
+            if (at[0]) fprintf(o, " [%s]", at + 2);
             fputs(";\n", o);
         }
-        if (bb->fake_exit) fprintf(o, "    f%u_b%u -> f%u_b%u [style=dotted, label=\"no exit\"];\n", fi, b, fi, CFG_EXIT);
+        if (bb->fake_exit) {
+            fprintf(o, "    %s_b%u -> %s_b%u [", pre, b, pre, CFG_EXIT);
+            if (opt->ids) fprintf(o, "id=\"%s_e%u\", ", pre, ne++);
+            fputs("style=dotted, label=\"no exit\"];\n", o);
+        }
     }
     fputs("  }\n", o);
+    free(cls);
+}
+
+void cfg_dot_prog(FILE *o, const prog *p, enum prog_level level, const div_result *const *r, const src_files *files)
+{
+    fputs("digraph ptxray {\n  node [shape=box, fontname=\"monospace\"];\n", o);
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        char pre[16];
+        snprintf(pre, sizeof pre, "f%u", i);
+        cfg_dot_opts opt = {level, r ? r[i] : NULL, files, pre, false};
+        cfg_dot_func(o, &p->funcs[i], &opt);
+    }
+    fputs("}\n", o);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -524,10 +662,7 @@ static void json_func(jstream *s, const prog_func *pf, enum prog_level level)
 {
     const cfg *g = pf->g;
     js_open_object(s, NULL);
-    char *shown = ptx_func_shown(pf->fn);
-    js_put(s, "name", json_string(shown));
-    free(shown);
-    js_put(s, "symbol", json_stringn(pf->fn->name.p, pf->fn->name.n));
+    js_put(s, "name", json_stringn(pf->fn->name.p, pf->fn->name.n));
     js_put(s, "kind", json_string(pf->fn->is_entry ? "entry" : "func"));
     uint32_t *order = malloc(sizeof *order * g->nblocks);
     if (!order) abort();
@@ -584,13 +719,24 @@ void cfg_print_prog(FILE *o, const prog *p, enum prog_level level, int format)
         return;
     }
     if (format == CFGP_DOT) {
-        fputs("digraph ptxray {\n  node [shape=box, fontname=\"monospace\"];\n", o);
-        for (uint32_t i = 0; i < p->nfuncs; i++) dot_func(o, &p->funcs[i], i, level);
-        fputs("}\n", o);
+        cfg_dot_prog(o, p, level, NULL, NULL);
         return;
     }
     for (uint32_t i = 0; i < p->nfuncs; i++) {
         if (i) fputc('\n', o);
         text_func(o, &p->funcs[i], level);
     }
+}
+
+void cfg_dot_analysed(FILE *o, prog *p, enum prog_level level, const blk_opts *blocks)
+{
+    const div_result **r = malloc(sizeof *r * (p->nfuncs ? p->nfuncs : 1));
+    if (!r) abort();
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        div_options d = {{0, 0, 0}, false, false};
+        blk_resolve(blocks, p->funcs[i].fn, d.block);
+        r[i] = div_analyse(&p->funcs[i], DIV_AN_AFFINE2, &d, &p->a);
+    }
+    cfg_dot_prog(o, p, level, r, src_files_build(p->m, &p->a));
+    free(r);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "html.h"
 #include "outfile.h"
 
 #define CHK_PROGRESS_MIN 20
@@ -188,6 +189,7 @@ static int report(const chk_args *a, const chk_run *run)
     outfile of;
     if (outfile_open(&of, a->out)) return 2;
     if (a->format == COAL_FMT_TEXT) chk_report_text(of.f, run);
+    else if (a->format == CHK_FMT_HTML) html_check(of.f, run);
     else {
         json_t *j = a->format == COAL_FMT_JSON ? chk_report_json(run) : chk_report_sarif(run);
         coal_json_dump(of.f, j);

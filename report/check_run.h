@@ -8,8 +8,11 @@
 #define CHK_DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_MISALIGNED | 1u << CHK_BANK_CONFLICT)
 
 /* The options of a run (cli/cmd_check.c fills them). */
+/* --format html: after the coal_format values */
+#define CHK_FMT_HTML (COAL_FMT_SARIF + 1)
+
 typedef struct chk_args {
-    int format; /* coal_format */
+    int format; /* coal_format, or CHK_FMT_HTML */
     const char *baseline, *write, *out; /* NULL when not given */
     unsigned enable, fail_on;           /* masks of (1 << chk_rule) */
     bool strict;                        /* possible findings fail too */

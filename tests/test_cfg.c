@@ -523,6 +523,58 @@ Test(cli, cfg_json_dot_and_errors, .timeout = 60)
     free(err);
 }
 
+/* The DOT's divergence colours and .cu lines on the 128-thread tree
+ * reduction (ptx-corpus/src/reduce_shared.cu), default block shape: the
+ * grid-stride loop (lines 19-22, on i = blockIdx.x*256 + tid) diverges; the
+ * unrolled `tid < s` steps of line 27 are warp-uniform for s = 64 and 32
+ * and divergent from s = 16 on; what follows a divergent branch runs with
+ * part of the warp until the branches reconverge. */
+static char *dot_line(const char *dot, const char *node)
+{
+    char key[64];
+    snprintf(key, sizeof key, "    %s [", node);
+    const char *p = strstr(dot, key);
+    if (!p) return strdup("");
+    const char *e = strchr(p, '\n');
+    return strndup(p, (size_t)(e - p));
+}
+
+Test(cli, cfg_dot_divergence_colours, .timeout = 60)
+{
+    char *out = NULL, *err = NULL;
+    char *argv[] = {(char *)tu_bin(), "cfg", "--format", "dot", "--kernel", "reduce_sum<128u>",
+                    (char *)tu_src("ptx-corpus/sm_80/reduce_shared.ptx"), NULL};
+    cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
+    static const struct {
+        const char *node, *label, *fill;
+        bool red_outline;
+    } want[] = {
+        {"f0_b2", "BB0\\nPTX 33-48\\nreduce_shared.cu:13,15-16,19", "#f4b4ae", true}, /* while (i < n) */
+        {"f0_b3", "BB1\\nPTX 51-53\\nreduce_shared.cu:17", "#fbe7a1", false},        /* inside it */
+        {"f0_b5", "BB3\\nPTX 66-69\\nreduce_shared.cu:21", "#fbe7a1", false},        /* if (i + BLOCK < n) */
+        {"f0_b7", "$L__BB0_5\\nPTX 78-88\\nreduce_shared.cu:24-25,27", "#d8eed8", false}, /* tid < 64 */
+        {"f0_b9", "$L__BB0_7\\nPTX 95-100\\nreduce_shared.cu:27-28", "#d8eed8", false},  /* tid < 32 */
+        {"f0_b10", "BB8\\nPTX 102-105\\nreduce_shared.cu:27", "#d8eed8", false},
+        {"f0_b11", "$L__BB0_9\\nPTX 107-112\\nreduce_shared.cu:27-28", "#f4b4ae", true}, /* tid < 16 */
+        {"f0_b12", "BB10\\nPTX 114-117\\nreduce_shared.cu:27", "#fbe7a1", false},
+        {"f0_b23", "$L__BB0_21\\nPTX 181-183\\nreduce_shared.cu:31", "#d8eed8", false}, /* reconverged */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char *l = dot_line(out, want[i].node), exp[256];
+        snprintf(exp, sizeof exp, "[label=\"%s\"", want[i].label);
+        cr_expect(strstr(l, exp), "%s: %s", want[i].node, l);
+        snprintf(exp, sizeof exp, "style=filled, fillcolor=\"%s\"", want[i].fill);
+        cr_expect(strstr(l, exp), "%s: want %s: %s", want[i].node, want[i].fill, l);
+        cr_expect_eq(strstr(l, "color=\"#b3261e\", penwidth=2") != NULL, want[i].red_outline, "%s", l);
+        free(l);
+    }
+    /* the divergent branch's edges, and not the uniform one's */
+    cr_expect(strstr(out, "f0_b11 -> f0_b13 [taillabel=\"taken\", color=\"#b3261e\", penwidth=2];"), "%s", out);
+    cr_expect(strstr(out, "f0_b7 -> f0_b9 [taillabel=\"taken\"];"), "%s", out);
+    free(out);
+    free(err);
+}
+
 /* %pm0 and %pm0_64 are different special registers: their SSA names must
  * differ (reports and --check-divergence messages name values by them). */
 Test(cfg, pm64_sreg_value_name)

@@ -1,0 +1,31 @@
+/* ptxray's HTML pages (docs/html.md): one self-contained file (inline CSS,
+ * inline SVG, a small inline script; nothing fetched) that opens from disk.
+ * analyze's page has, per kernel, a summary, the .cu source with each
+ * line marked by its findings and coloured by their cost, the PTX of a
+ * clicked line with each instruction's abstract value, and the CFG drawn
+ * by Graphviz, coloured by divergence; check's page an index of files and
+ * kernels with their finding counts, linking to a section per file.  The
+ * same input gives the same bytes. */
+#ifndef PTXRAY_HTML_H
+#define PTXRAY_HTML_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "check_report.h"
+
+/* One kernel at one block shape, as analyze analysed it. */
+typedef struct html_kernel {
+    const coal_report_ctx *ctx;
+    const coal_func *f;
+    const chk_list *l;    /* the file's findings (all kernels) */
+    arena *a;             /* for the divergence analyses */
+} html_kernel;
+
+/* analyze's page for the n kernels of module m, read from ptx and shown as
+ * shown.  With ptxas, the registers, spills and shared memory of `ptxas
+ * -v` (when it is found and assembles the file). */
+void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module *m, const html_kernel *ks, size_t n,
+                  bool ptxas);
+/* check's page for a run (r->l sorted). */
+void html_check(FILE *o, const chk_run *r);
+
+#endif

@@ -1,0 +1,31 @@
+/* What the parts of the HTML writer (html.h) share: escaping, the page's
+ * frame, a kernel's section and its CFG as SVG. */
+#ifndef PTXRAY_HTML_INT_H
+#define PTXRAY_HTML_INT_H
+#include <stdio.h>
+#include "html.h"
+#include "spillcost_ptxas.h"
+
+/* s (n bytes) with &, <, > and " escaped. */
+void html_esc(FILE *o, const char *s, size_t n);
+void html_escz(FILE *o, const char *s);
+
+/* <!DOCTYPE html> up to <body>: the style sheet and the script. */
+void html_begin(FILE *o, const char *title);
+void html_end(FILE *o);
+
+/* A badge for a finding's rule: its CSS class ("div", "unc", "mis", "bank"). */
+const char *html_rule_class(int rule);
+
+/* Kernel number idx's section (id "kIDX"); px: ptxas -v's figures, or NULL
+ * with why saying why there are none. */
+void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_ptxas_info *px, const char *why);
+
+/* pf's CFG as inline SVG (Graphviz's dot layout, in-process), nodes and
+ * edges with ids "PREFIX_bN"/"PREFIX_eN"; coloured by r.  A note instead
+ * when Graphviz fails. */
+void html_cfg_svg(FILE *o, const prog_func *pf, const div_result *r, const src_files *sf, const char *prefix);
+/* Frees Graphviz's context (html_cfg_svg makes one on first use). */
+void html_svg_release(void);
+
+#endif
