@@ -13,6 +13,7 @@
 #include "cfg_print.h"
 #include "div_report.h"
 #include "json_stream.h"
+#include "kname.h"
 #include "printer.h"
 #include "semantics.h"
 
@@ -270,8 +271,9 @@ static void text_func(FILE *o, const prog_func *pf, enum prog_level level)
         nreal += g->blocks[b].kind == CFG_B_REAL;
         nunreach += !g->blocks[b].reachable && g->blocks[b].kind == CFG_B_REAL;
     }
-    fprintf(o, "%s %.*s: %u blocks (+%u landing), %u loop%s (%u irreducible), %u unreachable block%s\n",
-            pf->fn->is_entry ? ".entry" : ".func", (int)pf->fn->name.n, pf->fn->name.p, nreal,
+    fputs(pf->fn->is_entry ? ".entry " : ".func ", o);
+    kn_print(o, pf->fn);
+    fprintf(o, ": %u blocks (+%u landing), %u loop%s (%u irreducible), %u unreachable block%s\n", nreal,
             g->nblocks - 2 - nreal, g->nloops, g->nloops == 1 ? "" : "s", g->nirreducible, nunreach,
             nunreach == 1 ? "" : "s");
     if (level >= PROG_SSA)
@@ -662,7 +664,10 @@ static void json_func(jstream *s, const prog_func *pf, enum prog_level level)
 {
     const cfg *g = pf->g;
     js_open_object(s, NULL);
-    js_put(s, "name", json_stringn(pf->fn->name.p, pf->fn->name.n));
+    char *shown = ptx_func_shown(pf->fn);
+    js_put(s, "name", json_string(shown));
+    free(shown);
+    js_put(s, "symbol", json_stringn(pf->fn->name.p, pf->fn->name.n));
     js_put(s, "kind", json_string(pf->fn->is_entry ? "entry" : "func"));
     uint32_t *order = malloc(sizeof *order * g->nblocks);
     if (!order) abort();
