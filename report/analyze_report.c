@@ -12,15 +12,6 @@
 #include "spillcost_ptxas.h"
 #include "version.h"
 
-/* As check lists them: proven before possible, then by cost (chk_sort). */
-static int cmp_cost(const void *a, const void *b)
-{
-    const chk_finding *x = *(const chk_finding *const *)a, *y = *(const chk_finding *const *)b;
-    if (x->certainty != y->certainty) return x->certainty < y->certainty ? -1 : 1;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    if (x->line != y->line) return x->line < y->line ? -1 : 1;
-    return x->rule - y->rule;
-}
 
 static void pct(FILE *o, const char *what, uint32_t k, uint32_t n)
 {
@@ -84,7 +75,7 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
     for (size_t j = 0; j < l->n; j++)
         if (strlen(l->v[j].symbol) == fn->name.n && !memcmp(l->v[j].symbol, fn->name.p, fn->name.n))
             k->mine[k->n++] = &l->v[j];
-    qsort(k->mine, k->n, sizeof *k->mine, cmp_cost);
+    qsort(k->mine, k->n, sizeof *k->mine, chk_cmp_ptr);
     char sym[1024];
     snprintf(sym, sizeof sym, "%.*s", (int)fn->name.n, fn->name.p);
     k->px = px ? sc_ptxas_find(px, sym) : NULL;

@@ -722,6 +722,11 @@ static int cmp_position(const void *a, const void *b)
     return x->col < y->col ? -1 : x->col > y->col;
 }
 
+int chk_cmp_ptr(const void *a, const void *b)
+{
+    return cmp_finding(*(const chk_finding *const *)a, *(const chk_finding *const *)b);
+}
+
 void chk_sort(chk_list *l)
 {
     if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_finding);

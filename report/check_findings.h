@@ -132,6 +132,8 @@ void chk_unload(ptx_module *m, prog *p);
 /* Proven findings before possible ones (a possible finding's cost is a
  * bound), each by cost (highest first), then PTX file, line, column, rule. */
 void chk_sort(chk_list *l);
+/* chk_sort's order for an array of pointers to findings (qsort). */
+int chk_cmp_ptr(const void *a, const void *b);
 void chk_free(chk_list *l);
 
 #endif

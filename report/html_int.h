@@ -14,6 +14,12 @@ void html_escz(FILE *o, const char *s);
 void html_begin(FILE *o, const char *title);
 void html_end(FILE *o);
 
+/* A finding's message with what it depends on, and its hint (after
+ * `before`, nothing when it has none): the kernel's list and check's
+ * index write them alike. */
+void html_finding_msg(FILE *o, const chk_finding *x);
+void html_finding_hint(FILE *o, const chk_finding *x, const char *before);
+
 /* A badge for a finding's rule: its CSS class ("div", "unc", "mis", "bank"). */
 const char *html_rule_class(int rule);
 

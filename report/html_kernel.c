@@ -40,15 +40,6 @@ typedef struct kctx {
     const coal_access **acc;/* per statement: its access, or NULL */
 } kctx;
 
-/* As check lists them: proven before possible, then by cost. */
-static int cmp_cost(const void *a, const void *b)
-{
-    const chk_finding *x = *(const chk_finding *const *)a, *y = *(const chk_finding *const *)b;
-    if (x->certainty != y->certainty) return x->certainty < y->certainty ? -1 : 1;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    if (x->line != y->line) return x->line < y->line ? -1 : 1;
-    return x->rule - y->rule;
-}
 
 static void collect(kctx *c)
 {
@@ -87,7 +78,7 @@ static void collect(kctx *c)
     for (size_t i = 0; i < l->n; i++)
         if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
             c->fs[c->nfs++] = &l->v[i];
-    qsort(c->fs, c->nfs, sizeof *c->fs, cmp_cost);
+    qsort(c->fs, c->nfs, sizeof *c->fs, chk_cmp_ptr);
 }
 
 /* The statement at PTX line `line` (instructions are one per line in
@@ -398,19 +389,9 @@ static void findings_list(const kctx *c)
         fprintf(o, "PTX line %u", x->line);
         if (x->ninst > 1) fprintf(o, " (%u instructions)", x->ninst);
         if (x->loop_depth) fprintf(o, ", loop depth %u", x->loop_depth);
-        fprintf(o, ", cost %" PRIu64 ": <span class=\"msg\">", x->cost);
-        html_escz(o, x->message);
-        fputs("</span>", o);
-        if (x->depends) {
-            fputs(" <span class=\"hint\">(depends on ", o);
-            html_escz(o, x->depends);
-            fputs(")</span>", o);
-        }
-        if (x->hint) {
-            fputs("<br><span class=\"hint\">hint: ", o);
-            html_escz(o, x->hint);
-            fputs("</span>", o);
-        }
+        fprintf(o, ", cost %" PRIu64 ": ", x->cost);
+        html_finding_msg(o, x);
+        html_finding_hint(o, x, "<br>");
         fputs("</li>\n", o);
     }
     fputs("</ol>\n", o);

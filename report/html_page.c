@@ -8,6 +8,26 @@
 #include "toolchain.h"
 #include "version.h"
 
+void html_finding_msg(FILE *o, const chk_finding *x)
+{
+    fputs("<span class=\"msg\">", o);
+    html_escz(o, x->message);
+    fputs("</span>", o);
+    if (x->depends) {
+        fputs(" <span class=\"hint\">(depends on ", o);
+        html_escz(o, x->depends);
+        fputs(")</span>", o);
+    }
+}
+
+void html_finding_hint(FILE *o, const chk_finding *x, const char *before)
+{
+    if (!x->hint) return;
+    fprintf(o, "%s<span class=\"hint\">hint: ", before);
+    html_escz(o, x->hint);
+    fputs("</span>", o);
+}
+
 void html_esc(FILE *o, const char *s, size_t n)
 {
     size_t run = 0;
@@ -257,24 +277,14 @@ void html_check(FILE *o, const chk_run *r)
                 html_escz(o, x->src_file);
                 fprintf(o, ":%u:%u, ", x->src_line, x->src_col);
             }
-            fprintf(o, "PTX line %u, cost %llu: <span class=\"msg\">", x->line, (unsigned long long)x->cost);
-            html_escz(o, x->message);
-            fputs("</span>", o);
-            if (x->depends) {
-                fputs(" <span class=\"hint\">(depends on ", o);
-                html_escz(o, x->depends);
-                fputs(")</span>", o);
-            }
+            fprintf(o, "PTX line %u, cost %llu: ", x->line, (unsigned long long)x->cost);
+            html_finding_msg(o, x);
             if (x->src_text) {
                 fputs("<pre class=\"q\">", o);
                 html_escz(o, x->src_text);
                 fputs("</pre>", o);
             }
-            if (x->hint) {
-                fputs("<span class=\"hint\">hint: ", o);
-                html_escz(o, x->hint);
-                fputs("</span>", o);
-            }
+            html_finding_hint(o, x, "");
             fputs("</li>\n", o);
         }
         if (prev) fputs("</ol>\n</section>\n", o);
