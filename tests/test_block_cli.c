@@ -19,12 +19,6 @@
 #define KA "--block", "ka=32,8"
 #define KB "--block", "kb=16,16"
 
-static void at_root(void)
-{
-    const char *root = getenv("PTXRAY_SRC");
-    cr_assert(chdir(root && *root ? root : ".") == 0);
-}
-
 static char *run_rc(char **argv, int want, char **err)
 {
     char *out, *e;
@@ -52,7 +46,7 @@ static const char *kernel_str(json_t *j, size_t k, const char *obj, const char *
 
 Test(block_cli, divergence_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "divergence", "--values", "none", KA, KB, PTX, NULL};
     char *out = run_rc(a, 0, NULL);
     cr_expect(strstr(out, "ka (.entry) in " PTX "\n"
@@ -98,7 +92,7 @@ Test(block_cli, divergence_per_kernel)
  * default; each report says which. */
 Test(block_cli, resolution_order)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "divergence", "--format", "json", "--values", "none", "--block", "16,16", KA, PTX, NULL};
     json_t *j = run_json(a, 0);
     cr_expect_str_eq(kernel_str(j, 0, "assumptions", "block_from"), "--block KERNEL=");
@@ -132,7 +126,7 @@ Test(block_cli, resolution_order)
 
 Test(block_cli, uniformize_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *err;
     char *a[] = {BIN, "uniformize", KA, KB, PTX, NULL};
     char *out = run_rc(a, 0, &err);
@@ -156,7 +150,7 @@ Test(block_cli, uniformize_per_kernel)
 
 Test(block_cli, coalescing_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "coalescing", "--format", "json", KA, KB, PTX, NULL};
     json_t *j = run_json(a, 0);
     json_t *ks = json_object_get(j, "kernels");
@@ -193,7 +187,7 @@ Test(block_cli, coalescing_per_kernel)
 
 Test(block_cli, check_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "check", "--enable", "divergent-branch", KA, KB, PTX, NULL};
     char *out = run_rc(a, 1, NULL);
     cr_expect(strstr(out, PTX ":29:2: warning: uncoalesced global load: lanes 4096 B apart, 32 sectors/request, ideal 4 "
@@ -221,7 +215,7 @@ Test(block_cli, check_per_kernel)
 
 Test(block_cli, analyze_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "analyze", KA, KB, PTX, NULL};
     char *out = run_rc(a, 0, NULL);
     cr_expect(strstr(out, "== kernel ka ==\nblock: 32x8x1 (--block KERNEL=)\n") != NULL, "%s", out);
@@ -245,7 +239,7 @@ Test(block_cli, analyze_per_kernel)
  * in kb it is affine (16 lanes per row) and is rebuilt instead. */
 Test(block_cli, regalloc_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *err;
     char *a[] = {BIN, "regalloc", PTX, "--budget", "5", KA, KB, "-o", "/dev/null", NULL};
     free(run_rc(a, 0, &err));
@@ -260,7 +254,7 @@ Test(block_cli, regalloc_per_kernel)
 
 Test(block_cli, spillcost_per_kernel)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "spillcost", PTX, "--budgets", "5", "--format", "csv", KA, KB, NULL};
     char *out = run_rc(a, 0, NULL);
     /* file,kernel,mode,budget,spilled,uniform,affine,divergent,... */
@@ -286,7 +280,7 @@ static void moved(const char *err, const char *k, int *loc, int *sh)
 
 Test(block_cli, nvcc_per_kernel, .timeout = 300)
 {
-    at_root();
+    tu_at_root();
     if (!tc_find_nvcc() || !tc_find_ptxas()) cr_skip_test("nvcc/ptxas not found: the wrapper is not run");
     char dir[] = "/tmp/ptxray-blkXXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -323,7 +317,7 @@ Test(block_cli, nvcc_per_kernel, .timeout = 300)
 /* Bad forms and unknown kernels: the message, exit 2, nothing written. */
 Test(block_cli, errors_write_nothing)
 {
-    at_root();
+    tu_at_root();
     char dir[] = "/tmp/ptxray-blkXXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char outp[128];
@@ -382,7 +376,7 @@ Test(block_cli, errors_write_nothing)
  * analysis). */
 Test(block_cli, condition_in_reports)
 {
-    at_root();
+    tu_at_root();
     const char *path = "tests/data/fig8_sumtriangle.ptx";
     ptx_diags d;
     ptx_diags_init(&d);

@@ -15,12 +15,6 @@
 
 /* Runs from the source root so reports name files as relative paths, as
  * the goldens do (Criterion runs each test in its own process). */
-static void at_root(void)
-{
-    const char *root = getenv("PTXRAY_SRC");
-    cr_assert(chdir(root && *root ? root : ".") == 0);
-}
-
 static char *run_ok(char **argv)
 {
     char *out, *err;
@@ -32,7 +26,7 @@ static char *run_ok(char **argv)
 
 Test(div_cli, fig8_text_simple_golden)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--analysis", "simple", FIG8, NULL};
     char *out = run_ok(argv);
     char *want = tu_read("tests/data/fig8_sumtriangle.simple.txt", NULL);
@@ -47,7 +41,7 @@ Test(div_cli, fig8_text_simple_golden)
  * ⊥·tid + ⊥, i = tid.x + ⊥). */
 Test(div_cli, fig8_text_affine2_golden)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--analysis", "affine2", FIG8, NULL};
     char *out = run_ok(argv);
     char *want = tu_read("tests/data/fig8_sumtriangle.affine2.txt", NULL);
@@ -61,7 +55,7 @@ Test(div_cli, fig8_text_affine2_golden)
  * branches of Fig. 8, read from the JSON. */
 Test(div_cli, fig8_json_simple_matches_paper)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--analysis", "simple", "--format", "json", FIG8, NULL};
     char *out = run_ok(argv);
     json_error_t je;
@@ -96,7 +90,7 @@ Test(div_cli, fig8_json_simple_matches_paper)
 /* The whole JSON against the golden. */
 Test(div_cli, fig8_json_simple_golden)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--analysis", "simple", "--format", "json", FIG8, NULL};
     char *out = run_ok(argv);
     json_error_t je;
@@ -207,7 +201,7 @@ static void check_schema(json_t *root, const char *an, size_t nkernels)
 
 Test(div_cli, json_schema_for_every_analysis)
 {
-    at_root();
+    tu_at_root();
     const char *files[] = {FIG8, SAMPAIO_DEBUG};
     size_t nk[] = {1, 3};
     const char *an[] = {"simple", "affine", "affine2"};
@@ -226,7 +220,7 @@ Test(div_cli, json_schema_for_every_analysis)
 
 Test(div_cli, default_analysis_is_affine)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", FIG8, NULL};
     char *out = run_ok(argv);
     cr_expect(strstr(out, "  analysis: affine (") != NULL, "%s", out);
@@ -236,7 +230,7 @@ Test(div_cli, default_analysis_is_affine)
 
 Test(div_cli, same_input_same_bytes)
 {
-    at_root();
+    tu_at_root();
     const char *fmts[] = {"text", "json"};
     for (int i = 0; i < 2; i++) {
         char *argv[] = {BIN, "divergence", "--format", (char *)fmts[i], "ptx-corpus/sm_80/bfs_frontier.ptx", NULL};
@@ -277,7 +271,7 @@ static void expect_src(json_t *b, const char *file, int line, int col)
  * so the one in force is ".loc 1 22 5" (the for). */
 Test(div_cli, branch_source_position_from_loc)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--analysis", "simple", "--format", "json", SAMPAIO_DEBUG, NULL};
     char *out = run_ok(argv);
     json_t *root = json_loads(out, 0, NULL);
@@ -364,7 +358,7 @@ Test(div_cli, loc_resolution_cases)
 
 Test(div_cli, values_filter)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--analysis", "simple", "--values", "uniform", "--format", "json", FIG8, NULL};
     char *out = run_ok(argv);
     json_t *root = json_loads(out, 0, NULL);
@@ -388,7 +382,7 @@ Test(div_cli, values_filter)
 
 Test(div_cli, kernel_and_block_shape_sources)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "divergence", "--kernel", "cluster_neighbor_exchange", "--format", "json", "--values", "none",
                     "ptx-corpus/sm_90/cluster_sm90.ptx", NULL};
     char *out = run_ok(argv);
@@ -418,7 +412,7 @@ Test(div_cli, kernel_and_block_shape_sources)
 /* Each bad invocation exits 2, says why, and leaves -o untouched. */
 Test(div_cli, usage_errors_write_nothing)
 {
-    at_root();
+    tu_at_root();
     char dir[] = "/tmp/ptxray-divXXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char *outp = strdup(write_tmp(dir, "out.txt", "previous contents\n"));
@@ -496,7 +490,7 @@ static uint32_t functions_with_body(const char *path)
  * whatever the argument order. */
 Test(div_cli, summary_two_files)
 {
-    at_root();
+    tu_at_root();
     const char *a = "ptx-corpus/sm_80/matmul_tiled.ptx", *b = "ptx-corpus/sm_80/sampaio_divergence.ptx";
     uint32_t nf = functions_with_body(a) + functions_with_body(b);
     cr_assert_eq(nf, 7);
@@ -530,7 +524,7 @@ Test(div_cli, summary_two_files)
  * uniform and becomes bra.uni; the loop exit (line 31) stays. */
 Test(div_cli, uniformize_fig8_simple)
 {
-    at_root();
+    tu_at_root();
     char *argv[] = {BIN, "uniformize", "--analysis", "simple", FIG8, NULL};
     char *out, *err;
     cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
@@ -555,7 +549,7 @@ Test(div_cli, uniformize_fig8_simple)
 
 Test(div_cli, uniformize_to_file_equals_stdout)
 {
-    at_root();
+    tu_at_root();
     char dir[] = "/tmp/ptxray-divXXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char outp[4200];

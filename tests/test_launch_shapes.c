@@ -20,25 +20,9 @@
 #define CU "tests/data/launches/shapes.cu"
 #define PTX "tests/data/launches/shapes.ptx"
 
-static void at_root(void)
-{
-    const char *root = getenv("PTXRAY_SRC");
-    cr_assert(chdir(root && *root ? root : ".") == 0);
-}
-
-static char *run(char **argv, int want, char **err)
-{
-    char *out, *e;
-    int rc = tu_run(argv, &out, &e);
-    cr_assert_eq(rc, want, "%s %s exited %d: %s", argv[1], argv[2], rc, e);
-    if (err) *err = e;
-    else free(e);
-    return out;
-}
-
 static json_t *run_json(char **argv, int want)
 {
-    char *out = run(argv, want, NULL);
+    char *out = tu_run_want(argv, want, NULL);
     json_error_t je;
     json_t *j = json_loads(out, 0, &je);
     cr_assert_not_null(j, "%s: %s", je.text, out);
@@ -75,9 +59,9 @@ static const int lines3[] = {28, 29, 30};
 /* `ptxray launches` finds the shapes the hand-written files give. */
 Test(launch_shapes, launches_of_the_source)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "launches", "--builtin-cuda", CU, NULL};
-    char *out = run(a, 0, NULL);
+    char *out = tu_run_want(a, 0, NULL);
     cr_expect(strstr(out, "rowsum  (" CU ":10)\n  32x8x1 from " CU ":28:3 (<<<>>>)\n  4x64x1 from " CU
                           ":29:3 (<<<>>>)\n  2x128x1 from " CU ":30:3 (<<<>>>)\n"),
               "%s", out);
@@ -90,11 +74,11 @@ Test(launch_shapes, launches_of_the_source)
  * highest of them, the message that of the costliest. */
 Test(launch_shapes, check_text_json_sarif)
 {
-    at_root();
+    tu_at_root();
     char js[64];
     launches_file(js, all3, lines3, 3, 1);
     char *t[] = {BIN, "check", "--enable", "divergent-branch", "--launches", js, PTX, NULL};
-    char *out = run(t, 1, NULL);
+    char *out = tu_run_want(t, 1, NULL);
     cr_expect(strstr(out, CU ":12:3: warning: uncoalesced global load: no single stride (0 B along tid.x, warp 0 of 8), "
                           "16 sectors/request, ideal 2 [uncoalesced]\n"),
               "%s", out);
@@ -153,7 +137,7 @@ static char *fingerprint(char **argv, int want)
  * --block or several shapes suppresses the same finding. */
 Test(launch_shapes, fingerprints)
 {
-    at_root();
+    tu_at_root();
     char one[64], three[64];
     launches_file(one, all3 + 1, lines3 + 1, 1, 0);
     launches_file(three, all3, lines3, 3, 0);
@@ -165,7 +149,7 @@ Test(launch_shapes, fingerprints)
     cr_expect_str_eq(fa, fc);
     /* one shape: the finding names it */
     char *t[] = {BIN, "check", "--launches", one, PTX, NULL};
-    char *out = run(t, 1, NULL);
+    char *out = tu_run_want(t, 1, NULL);
     cr_expect(strstr(out, PTX ":37:2: note: block " AT29 "\n"), "%s", out);
     free(out);
     free(fa);
@@ -179,11 +163,11 @@ Test(launch_shapes, fingerprints)
  * the sectors differ: one at each); JSON: one entry per kernel and shape. */
 Test(launch_shapes, coalescing)
 {
-    at_root();
+    tu_at_root();
     char js[64];
     launches_file(js, all3, lines3, 3, 0);
     char *t[] = {BIN, "coalescing", "--launches", js, PTX, NULL};
-    char *out = run(t, 0, NULL);
+    char *out = tu_run_want(t, 0, NULL);
     cr_expect(strstr(out, CU ":12:3: warning: uncoalesced global load: no single stride (0 B along tid.x, warp 0 of 8), "
                           "8 sectors/request, ideal 1 [uncoalesced]\n" PTX ":37:2: note: in rowsum: ld.global.f32\n" PTX
                           ":37:2: note: holds at 1 of the 3 launch shapes analysed: " AT29 "\n"),
@@ -221,7 +205,7 @@ Test(launch_shapes, coalescing)
 /* divergence: a report per kernel and shape, each naming its launch. */
 Test(launch_shapes, divergence)
 {
-    at_root();
+    tu_at_root();
     char js[64];
     launches_file(js, all3, lines3, 3, 0);
     char *j[] = {BIN, "divergence", "--format", "json", "--values", "none", "--launches", js, PTX, NULL};
@@ -241,7 +225,7 @@ Test(launch_shapes, divergence)
     }
     json_decref(r);
     char *t[] = {BIN, "divergence", "--summary", "--launches", js, PTX, NULL};
-    char *out = run(t, 0, NULL);
+    char *out = tu_run_want(t, 0, NULL);
     cr_expect(strstr(out, "rowsum [4x64x1] "), "%s", out);
     cr_expect(strstr(out, "rowsum [2x128x1] "), "%s", out);
     cr_expect(strstr(out, " flat "), "%s", out);
@@ -255,7 +239,7 @@ Test(launch_shapes, divergence)
  * blockDim.x to be a multiple of 32 is not enough). */
 Test(launch_shapes, uniformize)
 {
-    at_root();
+    tu_at_root();
     static const char *const wide[] = {"[32, 8, 1]", "[64, 4, 1]"};
     struct {
         const char *const *shapes;
@@ -271,7 +255,7 @@ Test(launch_shapes, uniformize)
         launches_file(js, cases[i].shapes, lines3, cases[i].n, cases[i].unknown);
         char *u[] = {BIN, "uniformize", "--launches", js, PTX, NULL};
         char *err;
-        char *out = run(u, 0, &err);
+        char *out = tu_run_want(u, 0, &err);
         cr_expect(strstr(out, cases[i].rowsum_uni ? "@%p3 bra.uni \t$L__BB0_6;" : "@%p3 bra \t$L__BB0_6;"),
                   "case %zu: %s", i, out);
         cr_expect(strstr(out, cases[i].flat_uni ? "@%p1 bra.uni \t$L__BB1_2;" : "@%p1 bra \t$L__BB1_2;"),
@@ -288,11 +272,11 @@ Test(launch_shapes, uniformize)
  * each finding once with its shapes. */
 Test(launch_shapes, analyze)
 {
-    at_root();
+    tu_at_root();
     char js[64];
     launches_file(js, all3, lines3, 3, 0);
     char *a[] = {BIN, "analyze", "--launches", js, PTX, NULL};
-    char *out = run(a, 0, NULL);
+    char *out = tu_run_want(a, 0, NULL);
     cr_expect(strstr(out, "== kernel rowsum ==\nblock: 3 launch shapes, analysed at each: 32x8x1 (host-code launch at " CU
                           ":28:3), " AT29 ", " AT30 "\n"
                           "values at 32x8x1: 43; uniform 90.7%, affine 9.3%, divergent 0.0% (affine analysis, degree 2)\n"
@@ -341,12 +325,12 @@ Test(launch_shapes, analyze)
  * --block KERNEL= beats the launches: rowsum launched at 4x64x1 only. */
 Test(launch_shapes, shape_named_in_every_report)
 {
-    at_root();
+    tu_at_root();
     char js[64];
     launches_file(js, all3 + 1, lines3 + 1, 1, 0);
     const char *from = "host-code launch at " CU ":29:3";
     char *ct[] = {BIN, "check", "--launches", js, PTX, NULL};
-    char *out = run(ct, 1, NULL);
+    char *out = tu_run_want(ct, 1, NULL);
     cr_expect(strstr(out, PTX ":37:2: note: block " AT29 "\n"), "%s", out);
     free(out);
     char *cs[] = {BIN, "check", "--format", "sarif", "--launches", js, PTX, NULL};
@@ -356,7 +340,7 @@ Test(launch_shapes, shape_named_in_every_report)
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "holdsAt"), 0), "from")), from);
     json_decref(r);
     char *kt[] = {BIN, "coalescing", "--launches", js, PTX, NULL};
-    out = run(kt, 0, NULL);
+    out = tu_run_want(kt, 0, NULL);
     cr_expect(strstr(out, PTX ":37:2: note: in rowsum: ld.global.f32\n" PTX ":37:2: note: block " AT29 "\n"), "%s", out);
     free(out);
     char *ks[] = {BIN, "coalescing", "--format", "sarif", "--launches", js, PTX, NULL};
@@ -366,16 +350,16 @@ Test(launch_shapes, shape_named_in_every_report)
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "holdsAt"), 0), "from")), from);
     json_decref(r);
     char *dt[] = {BIN, "divergence", "--values", "none", "--kernel", "rowsum", "--launches", js, PTX, NULL};
-    out = run(dt, 0, NULL);
+    out = tu_run_want(dt, 0, NULL);
     cr_expect(strstr(out, "  block shape: 4,64,1 (from host-code launch at " CU ":29:3)\n"), "%s", out);
     free(out);
     char *at[] = {BIN, "analyze", "--launches", js, PTX, NULL};
-    out = run(at, 0, NULL);
+    out = tu_run_want(at, 0, NULL);
     cr_expect(strstr(out, "== kernel rowsum ==\nblock: " AT29 "\n"), "%s", out);
     free(out);
     /* --block KERNEL= beats the launches, and the reports say so */
     char *bt[] = {BIN, "check", "--launches", js, "--block", "rowsum=2,128", PTX, NULL};
-    out = run(bt, 1, NULL);
+    out = tu_run_want(bt, 1, NULL);
     cr_expect(strstr(out, PTX ":37:2: note: block 2x128x1 (--block KERNEL=)\n"), "%s", out);
     free(out);
     unlink(js);

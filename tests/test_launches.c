@@ -21,26 +21,10 @@
 #define BIN (char *)tu_bin()
 #define DIR "tests/data/launches/"
 
-static void at_root(void)
-{
-    const char *root = getenv("PTXRAY_SRC");
-    cr_assert(chdir(root && *root ? root : ".") == 0);
-}
-
-static char *run(char **argv, int want, char **err)
-{
-    char *out, *e;
-    int rc = tu_run(argv, &out, &e);
-    cr_assert_eq(rc, want, "%s %s exited %d: %s", argv[1], argv[2], rc, e);
-    if (err) *err = e;
-    else free(e);
-    return out;
-}
-
 /* `ptxray launches [flag] DIR/file`, both ways, against want; no stderr. */
 static void expect_text(const char *file, const char *flag, const char *want)
 {
-    at_root();
+    tu_at_root();
     char path[256];
     snprintf(path, sizeof path, DIR "%s", file);
     for (int builtin = 0; builtin < 2; builtin++) {
@@ -53,7 +37,7 @@ static void expect_text(const char *file, const char *flag, const char *want)
         argv[n++] = path;
         argv[n] = NULL;
         char *err;
-        char *out = run(argv, 0, &err);
+        char *out = tu_run_want(argv, 0, &err);
         cr_expect_str_eq(out, want, "%s%s:\n%s", file, builtin ? " (--builtin-cuda)" : "", out);
         cr_expect_str_eq(err, "", "%s: %s", file, err);
         free(out);
@@ -149,16 +133,16 @@ Test(launches, launch_bounds)
 
 Test(launches, include_and_define)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "launches", "-I", DIR "include", "-DTPB=32", DIR "flags.cu", NULL};
-    char *out = run(a, 0, NULL);
+    char *out = tu_run_want(a, 0, NULL);
     cr_expect(strstr(out, "_Z4rowsPf  rows(float*)  (" DIR "flags.cu:7)\n"
                           "  32x4x1 from " DIR "flags.cu:9:22 (<<<>>>)\n"),
               "%s", out);
     free(out);
     /* nvcc's spellings: -Ipath, --define-macro */
     char *b[] = {BIN, "launches", "-I" DIR "include", "--define-macro", "TPB=128", DIR "flags.cu", NULL};
-    out = run(b, 0, NULL);
+    out = tu_run_want(b, 0, NULL);
     cr_expect(strstr(out, "  128x4x1 from " DIR "flags.cu:9:22 (<<<>>>)\n"), "%s", out);
     free(out);
 }
@@ -166,10 +150,10 @@ Test(launches, include_and_define)
 /* A file with errors: the launch libclang could evaluate, and a warning. */
 Test(launches, partial_parse)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "launches", DIR "broken.cu", NULL};
     char *err;
-    char *out = run(a, 0, &err);
+    char *out = tu_run_want(a, 0, &err);
     cr_expect(strstr(out, "_Z2okPf  ok(float*)  (" DIR "broken.cu:3)\n"
                           "  8x4x1 from " DIR "broken.cu:11:3 (<<<>>>)\n"),
               "%s", out);
@@ -185,9 +169,9 @@ Test(launches, partial_parse)
  * launches, the unknown launches with the reason, the launch bounds. */
 Test(launches, json)
 {
-    at_root();
+    tu_at_root();
     char *a[] = {BIN, "launches", "--format", "json", DIR "launch_bounds.cu", DIR "templates.cu", NULL};
-    char *out = run(a, 0, NULL);
+    char *out = tu_run_want(a, 0, NULL);
     json_error_t je;
     json_t *j = json_loads(out, 0, &je);
     cr_assert_not_null(j, "%s", je.text);
@@ -220,20 +204,20 @@ Test(launches, json)
 
 Test(launches, bad_input)
 {
-    at_root();
+    tu_at_root();
     char *err;
     char *a[] = {BIN, "launches", DIR "no_such_file.cu", NULL};
-    char *out = run(a, 2, &err);
+    char *out = tu_run_want(a, 2, &err);
     cr_expect_str_eq(err, "ptxray launches: " DIR "no_such_file.cu: cannot read the file\n");
     free(out);
     free(err);
     char *b[] = {BIN, "launches", "--format", "xml", DIR "funcptr.cu", NULL};
-    out = run(b, 2, &err);
+    out = tu_run_want(b, 2, &err);
     cr_expect_str_eq(err, "ptxray launches: --format 'xml': expected text or json\n");
     free(out);
     free(err);
     char *c[] = {BIN, "launches", "--frobnicate", DIR "funcptr.cu", NULL};
-    out = run(c, 2, &err);
+    out = tu_run_want(c, 2, &err);
     cr_expect(strstr(err, "ptxray launches: unknown option '--frobnicate'\n"), "%s", err);
     free(out);
     free(err);
@@ -244,11 +228,11 @@ Test(launches, bad_input)
  * commands that read no host code never need it. */
 Test(launches, libclang_not_loadable)
 {
-    at_root();
+    tu_at_root();
     cr_assert(setenv("PTXRAY_LIBCLANG", "/nonexistent/libclang.so", 1) == 0);
     char *err;
     char *a[] = {BIN, "launches", DIR "funcptr.cu", NULL};
-    char *out = run(a, 2, &err);
+    char *out = tu_run_want(a, 2, &err);
     cr_expect_str_eq(out, "");
     cr_expect(strstr(err, "ptxray launches: " DIR "funcptr.cu: cannot load libclang from "
                           "PTXRAY_LIBCLANG=/nonexistent/libclang.so ("),
@@ -256,7 +240,7 @@ Test(launches, libclang_not_loadable)
     free(out);
     free(err);
     char *b[] = {BIN, "parse", "ptx-corpus/sm_80/sampaio_divergence.ptx", NULL};
-    out = run(b, 0, &err);
+    out = tu_run_want(b, 0, &err);
     cr_expect(strstr(out, "sampaio") != NULL, "%s", out);
     free(out);
     free(err);
@@ -271,7 +255,7 @@ Test(launches, libclang_not_loadable)
  * 40 s instead of 1). */
 Test(launches, corpus, .timeout = 120)
 {
-    at_root();
+    tu_at_root();
     size_t n;
     char **cu = NULL;
     {
@@ -291,7 +275,7 @@ Test(launches, corpus, .timeout = 120)
         }
         tu_free_list(ptx, n);
     }
-    char *out = run(cu, 0, NULL);
+    char *out = tu_run_want(cu, 0, NULL);
     json_error_t je;
     json_t *j = json_loads(out, 0, &je);
     cr_assert_not_null(j, "%s", je.text);
@@ -409,17 +393,17 @@ static char *block_line(const char *out, const char *k, int nth)
  * gives by hand, and not those of the default assumption. */
 Test(launches, analyze_corpus_16x16)
 {
-    at_root();
+    tu_at_root();
     char json[] = "/tmp/ptxray-launches-XXXXXX";
     int fd = mkstemp(json);
     cr_assert_geq(fd, 0);
     close(fd);
     char *l[] = {BIN, "launches", "--builtin-cuda", "--format", "json", "-o", json, "ptx-corpus/src/matmul_tiled.cu", NULL};
-    free(run(l, 0, NULL));
+    free(tu_run_want(l, 0, NULL));
     char *a[] = {BIN, "analyze", "--launches", json, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
     char *b[] = {BIN, "analyze", "--block", "16,16,1", "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
     char *c[] = {BIN, "analyze", "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
-    char *oa = run(a, 0, NULL), *ob = run(b, 0, NULL), *oc = run(c, 0, NULL);
+    char *oa = tu_run_want(a, 0, NULL), *ob = tu_run_want(b, 0, NULL), *oc = tu_run_want(c, 0, NULL);
     unlink(json);
     char *sa = section(oa, MT2, 0), *sb = section(ob, MT2, 0), *sc = section(oc, MT2, 0);
     cr_assert(sa && sb && sc);
@@ -437,8 +421,8 @@ Test(launches, analyze_corpus_16x16)
     free(bl);
     /* --block beats the launches */
     char *d[] = {BIN, "analyze", "--launches", json, "--block", MT2 "=32,8", "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
-    free(run(l, 0, NULL));
-    char *od = run(d, 0, NULL);
+    free(tu_run_want(l, 0, NULL));
+    char *od = tu_run_want(d, 0, NULL);
     unlink(json);
     bl = block_line(od, MT2, 0);
     cr_expect_str_eq(bl, "block: 32x8x1 (--block KERNEL=)");
@@ -454,14 +438,14 @@ Test(launches, analyze_corpus_16x16)
  * launches with libclang (skipped without nvcc). */
 Test(launches, analyze_cu_16x16, .timeout = 120)
 {
-    at_root();
+    tu_at_root();
     if (!tc_find_nvcc()) {
         cr_skip_test("nvcc not found");
         return;
     }
     char *a[] = {BIN, "analyze", "ptx-corpus/src/matmul_tiled.cu", NULL};
     char *b[] = {BIN, "analyze", "--block", "16,16,1", "ptx-corpus/src/matmul_tiled.cu", NULL};
-    char *oa = run(a, 0, NULL), *ob = run(b, 0, NULL);
+    char *oa = tu_run_want(a, 0, NULL), *ob = tu_run_want(b, 0, NULL);
     char *sa = section(oa, MT2, 0), *sb = section(ob, MT2, 0);
     cr_assert(sa && sb);
     cr_expect_str_eq(sa, sb);
@@ -475,15 +459,15 @@ Test(launches, analyze_cu_16x16, .timeout = 120)
  * each, in the order of its launches, each named by its launch. */
 Test(launches, analyze_two_shapes)
 {
-    at_root();
+    tu_at_root();
     char json[] = "/tmp/ptxray-launches-XXXXXX";
     int fd = mkstemp(json);
     cr_assert_geq(fd, 0);
     close(fd);
     char *l[] = {BIN, "launches", "--builtin-cuda", "--format", "json", "-o", json, "ptx-corpus/src/warp_reduce_tree.cu", NULL};
-    free(run(l, 0, NULL));
+    free(tu_run_want(l, 0, NULL));
     char *a[] = {BIN, "analyze", "--launches", json, "ptx-corpus/sm_80/warp_reduce_tree.ptx", NULL};
-    char *oa = run(a, 0, NULL);
+    char *oa = tu_run_want(a, 0, NULL);
     unlink(json);
     char *b0 = block_line(oa, "reduce_tree_classic", 0);
     cr_expect_str_eq(b0, "block: 2 launch shapes, analysed at each: 256x1x1 (host-code launch at "
@@ -503,7 +487,7 @@ Test(launches, analyze_two_shapes)
 /* --launches: bad files are reported like a compiler would, exit 2. */
 Test(launches, bad_launches_file)
 {
-    at_root();
+    tu_at_root();
     char path[] = "/tmp/ptxray-launches-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
@@ -511,7 +495,7 @@ Test(launches, bad_launches_file)
     close(fd);
     char *a[] = {BIN, "check", "--launches", path, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
     char *err;
-    free(run(a, 2, &err));
+    free(tu_run_want(a, 2, &err));
     char want[256];
     snprintf(want, sizeof want, "%s:2:48: error: ", path); /* FILE:LINE:COL: error: (jansson's message) */
     cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
@@ -520,7 +504,7 @@ Test(launches, bad_launches_file)
     fputs("{\"kernels\": [{\"name\": \"k\", \"shapes\": [{\"block\": [2048, 1, 1]}]}]}\n", f);
     fclose(f);
     char *b[] = {BIN, "coalescing", "--launches", path, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
-    free(run(b, 2, &err));
+    free(tu_run_want(b, 2, &err));
     snprintf(want, sizeof want,
              "%s: error: kernels[0].shapes[0].block: not a block shape [x, y, z] of 1 to 1024 threads (expected the "
              "JSON of `ptxray launches --format json`)\n",

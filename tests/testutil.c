@@ -191,3 +191,19 @@ void tu_rm_rf(const char *dir)
     char *a[] = {"/bin/rm", "-rf", (char *)dir, NULL};
     tu_run(a, NULL, NULL);
 }
+
+void tu_at_root(void)
+{
+    const char *root = getenv("PTXRAY_SRC");
+    cr_assert(chdir(root && *root ? root : ".") == 0);
+}
+
+char *tu_run_want(char **argv, int want, char **err)
+{
+    char *out, *e;
+    int rc = tu_run(argv, &out, &e);
+    cr_assert_eq(rc, want, "%s %s exited %d: %s", argv[1], argv[2], rc, e);
+    if (err) *err = e;
+    else free(e);
+    return out;
+}

@@ -19,6 +19,11 @@ char *tu_read(const char *path, size_t *len);
 int tu_run(char *const argv[], char **out, char **err);
 /* rm -rf dir (a test's temporary directory). */
 void tu_rm_rf(const char *dir);
+/* chdir to $PTXRAY_SRC (the source tree), else stay. */
+void tu_at_root(void);
+/* tu_run, asserting exit status want: stdout, and stderr in *err (freed
+ * when err is NULL). */
+char *tu_run_want(char **argv, int want, char **err);
 /* Text of ptx_print_module(m), malloc'd. */
 char *tu_print(const ptx_module *m, size_t *len);
 /* The SSA value named name ("%r3.2"), or fails the test. */
