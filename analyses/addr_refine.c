@@ -5,17 +5,7 @@
  * results and recognising a few definitions. */
 #include "addr_refine.h"
 
-static void aff_of_value(const div_result *r, uint32_t v, aff *out)
-{
-    aff_const(out, r->ncoef, 0);
-    for (unsigned i = 0; i < r->ncoef; i++)
-        if (!div_coef(r, v, i, &out->c[i])) {
-            out->c[i] = 0;
-            out->bot |= (uint16_t)(1u << i);
-        }
-}
-
-void addr_refine(const addr_chain *c, uint32_t v, aff *out) { aff_of_value(c->r, v, out); }
+void addr_refine(const addr_chain *c, uint32_t v, aff *out) { aff_of_result(c->r, v, out); }
 
 bool addr_pred_warp_uniform(const addr_chain *c, uint32_t v) { return c->r->state[v] == DIV_UNIFORM; }
 
@@ -25,11 +15,8 @@ static uint16_t varying_monos(const addr_chain *c)
     unsigned dims = 1u << DIV_C_X | 1u << DIV_C_LANE;
     if (!c->r->tid_y_uniform) dims |= 1u << DIV_C_Y;
     if (!c->r->tid_z_uniform) dims |= 1u << DIV_C_Z;
-    uint16_t m = 0;
-    for (unsigned i = 1; i < c->r->ncoef; i++)
-        if (wl_mono_dims(i) & dims) m |= (uint16_t)(1u << i);
     /* with an unknown shape, tid.y·tid.x varies too (and is in the set) */
-    return m;
+    return (uint16_t)(aff_mask_any(dims) & AFF_ALL(c->r->ncoef));
 }
 
 bool addr_poly_lane_exact(const addr_chain *c, const aff *p) { return !(p->bot & varying_monos(c)); }

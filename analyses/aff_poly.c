@@ -193,3 +193,13 @@ uint16_t aff_mask_all(unsigned dims)
         if ((dims >> aff_fac[i][0] & 1) && (!aff_fac[i][1] || (dims >> aff_fac[i][1] & 1))) m |= (uint16_t)(1u << i);
     return m;
 }
+
+void aff_of_result(const div_result *r, uint32_t v, aff *out)
+{
+    aff_const(out, r->ncoef, 0);
+    for (unsigned i = 0; i < r->ncoef; i++)
+        if (!div_coef(r, v, i, &out->c[i])) {
+            out->c[i] = 0;
+            out->bot |= (uint16_t)(1u << i);
+        }
+}

@@ -58,4 +58,8 @@ extern const uint8_t aff_fac[DIV_NCOEF2][2];
 uint16_t aff_mask_any(unsigned dims);
 uint16_t aff_mask_all(unsigned dims);
 
+/* Value v's polynomial in an affine analysis' result: the coefficients
+ * div_coef does not know are ⊥. */
+void aff_of_result(const div_result *r, uint32_t v, aff *out);
+
 #endif

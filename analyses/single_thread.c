@@ -8,16 +8,6 @@ static enum st_class flip(enum st_class c)
     return c == ST_ONE ? ST_ALL_BUT_ONE : c == ST_ALL_BUT_ONE ? ST_ONE : ST_OTHER;
 }
 
-static void aff_of_value(const div_result *r, uint32_t v, aff *out)
-{
-    aff_const(out, r->ncoef, 0);
-    for (unsigned i = 0; i < r->ncoef; i++)
-        if (!div_coef(r, v, i, &out->c[i])) {
-            out->c[i] = 0;
-            out->bot |= (uint16_t)(1u << i);
-        }
-}
-
 /* Operand i as a polynomial: a register's value or an integer literal. */
 static bool operand_aff(const st_regions *s, uint32_t st, const ptx_inst *in, uint32_t i, aff *out)
 {
@@ -31,7 +21,7 @@ static bool operand_aff(const st_regions *s, uint32_t st, const ptx_inst *in, ui
     uint32_t v = ssa_use_value(s->pf->ssa, st, i);
     if (v == SSA_NONE) return false;
     if (s->chain) addr_refine(s->chain, v, out);
-    else aff_of_value(s->r, v, out);
+    else aff_of_result(s->r, v, out);
     return true;
 }
 

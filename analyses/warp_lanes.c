@@ -2,15 +2,6 @@
 #include <string.h>
 #include "warp_lanes.h"
 
-unsigned wl_mono_dims(unsigned i)
-{
-    if (i >= DIV_NCOEF2) return 0;
-    unsigned d = 0;
-    for (int k = 0; k < 2; k++)
-        if (aff_fac[i][k]) d |= 1u << aff_fac[i][k];
-    return d;
-}
-
 static bool coef_known(const aff *p, unsigned i) { return !(p->bot >> i & 1); }
 
 /* Refines the grouping of w's lanes by the values key[]: lanes stay in one

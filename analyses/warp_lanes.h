@@ -58,9 +58,6 @@ typedef struct wl_result {
  * evaluated over its first 32 warps. */
 void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out);
 
-/* The dimensions (bit DIV_C_X.. DIV_C_LANE) a monomial's factors involve. */
-unsigned wl_mono_dims(unsigned i);
-
 /* Whether the values of the lanes of every warp are pairwise distinct (for
  * exact offsets: offsets distinct within each warp). */
 bool wl_injective(const wl_result *w);
