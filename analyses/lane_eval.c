@@ -3,6 +3,7 @@
 #include <string.h>
 #include "addr_refine.h"
 #include "lane_eval.h"
+#include "warp_form.h"
 
 #define LE_DEPTH 24
 #define NSYM 1024
@@ -205,85 +206,146 @@ static void want_bits(ectx *e, uint32_t sym, residue r, unsigned k)
     }
 }
 
-/* The U-free part of an exact symbolic lane, r + lo, when it lies in
- * [0, 2^k) for U ≡ r (mod 2^k): then U + lo = (U - r) + t with U - r a
- * multiple of 2^k, and t's bits do not reach U's. */
-static bool low_part(ectx *e, const lv *a, uint32_t l, unsigned need, int64_t *t)
+/* ---- the bit rules: warp_form.c's, one symbol at a time --------------------
+ *
+ * The lanes of one symbol s, exact, are a warp form: U' = U[s] + lo[l0]
+ * (l0 the symbol's first lane) plus g(l) = lo[l] - lo[l0], with U' known
+ * modulo 2^k when U[s] is; the lanes of other symbols are given l0's
+ * value, so that they change nothing.  The U-free exact lanes are one more
+ * such form, with everything known.  Shifts, and, or and xor are then
+ * warp_form.c's rules at 64 bits (lane values here do not wrap around:
+ * a 64-bit arithmetic shift is floor division). */
+
+typedef void (*wf_rule)(wform *r, const wform *a, const wform *b, unsigned n);
+
+static void wf_sar(wform *r, const wform *a, const wform *b, unsigned n) { wf_shr(r, a, b, n, true); }
+
+/* The lanes of v where a has symbol s (first lane l0) as a form: lo
+ * relative to lane l0's, the other lanes l0's; U' = U[s] + lo[l0] known
+ * to k bits (k = 64: v is U-free there).  False if one is not exact. */
+static bool lanes_form(const lv *v, const lv *a, uint32_t s, uint32_t l0, unsigned k, wform *w)
 {
-    residue r = a->res[l];
-    if (a->lo[l] != a->hi[l]) return false;
-    if (r.k < need) return want_bits(e, a->sym[l], r, need), false;
-    if (__builtin_add_overflow((int64_t)r.r, a->lo[l], t)) return false;
-    if (*t >= 0 && *t < ((int64_t)1 << r.k)) return true;
-    /* more known bits of U keep r + lo below 2^k */
-    unsigned k = r.k;
-    while (k < RES_KMAX && (*t < 0 || *t >= ((int64_t)1 << k))) k++;
-    want_bits(e, a->sym[l], r, k);
-    return false;
+    wf_uni(w, (uint64_t)v->lo[l0] + (k < 64 ? v->res[l0].r : 0), k);
+    w->kind = WF_LANE;
+    uint64_t any = 0;
+    for (uint32_t l = 0; l < WF_LANES; l++) {
+        w->g[l] = 0;
+        if (l >= a->n || a->sym[l] != s) continue;
+        if (v->lo[l] != v->hi[l] || (k == 64 && v->sym[l]) || __builtin_sub_overflow(v->lo[l], v->lo[l0], &w->g[l]))
+            return false;
+        any |= (uint64_t)w->g[l];
+    }
+    if (!any) w->kind = WF_UNI;
+    return true;
 }
 
-/* floor(a / 2^s) */
-static bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r)
+enum { KEEP_NONE, KEEP_SYM }; /* whether the rule leaves U[s]'s bits above k as they were */
+
+/* r's lanes of symbol s from the rule's result w: exact (no symbol), U[s]
+ * plus known parts (keep: the rule changed only bits U[s] has known), or
+ * a symbol derived from s. */
+static bool group_back(ectx *e, const lv *a, uint32_t s, uint32_t l0, const wform *w, int keep, uint32_t tag,
+                       int64_t k, lv *r)
+{
+    if (w->kind != WF_UNI && w->kind != WF_LANE) return false;
+    residue q = a->res[l0];
+    uint32_t sym = 0;
+    int64_t shift = 0; /* lo = shift + the form's lane value */
+    residue res = res_exact(0);
+    if (w->k == 64) { /* exact: no symbol */
+    } else if (keep == KEEP_SYM && s) {
+        /* the bits of U' above k are U[s]'s: lo = lo0 - (r + lo0 mod 2^k) + (w mod 2^k) */
+        uint64_t kq = ((uint64_t)1 << q.k) - 1;
+        shift = (int64_t)((uint64_t)a->lo[l0] - (((uint64_t)q.r + (uint64_t)a->lo[l0]) & kq) - w->r + (w->r & kq));
+        sym = s, res = q;
+    } else {
+        sym = derive(e, s, 0, tag, k);
+        res = res_make(0, w->k);
+    }
+    for (uint32_t l = 0; l < a->n; l++) {
+        if (a->sym[l] != s) continue;
+        if (__builtin_add_overflow(shift, (int64_t)wf_at(w, l), &r->lo[l])) e->overflow = true;
+        r->hi[l] = r->lo[l];
+        r->sym[l] = sym;
+        r->res[l] = res;
+    }
+    return true;
+}
+
+/* r = f(a, b) symbol by symbol, b a constant (bc) or exact U-free lanes
+ * (bl); intervals only in U-free lanes of a shift (ival: monotone).  On a
+ * symbol whose form does not split, asks (want_bits) for the fewest more
+ * bits of it that would make f exact. */
+static bool lv_bitop(ectx *e, const lv *a, const wform *bc, const lv *bl, wf_rule f, int keep, uint32_t tag,
+                     int64_t k, bool ival, lv *r)
 {
     r->n = a->n;
-    for (uint32_t l = 0; l < a->n; l++) {
-        if (!a->sym[l]) {
-            r->lo[l] = a->lo[l] >> s; /* arithmetic: floor */
-            r->hi[l] = a->hi[l] >> s;
-            r->sym[l] = 0;
-            r->res[l] = res_exact(0);
+    for (uint32_t l0 = 0; l0 < a->n; l0++) {
+        uint32_t s = a->sym[l0], j = 0;
+        while (j < l0 && a->sym[j] != s) j++;
+        if (j < l0) continue; /* done with its first lane */
+        if (!s && ival) { /* U-free lanes of a shift by k: floor of each end */
+            for (uint32_t l = l0; l < a->n; l++)
+                if (!a->sym[l]) r->lo[l] = a->lo[l] >> k, r->hi[l] = a->hi[l] >> k, r->sym[l] = 0, r->res[l] = res_exact(0);
             continue;
         }
-        int64_t t;
-        if (!low_part(e, a, l, s, &t)) return false;
-        /* (U - r + t) >> s = (U - r) / 2^s + (t >> s), (U - r)/2^s ≡ 0 mod 2^(k-s) */
-        r->lo[l] = r->hi[l] = t >> s;
-        r->sym[l] = derive(e, a->sym[l], 0, T_SHR, s);
-        r->res[l] = res_make(0, a->res[l].k - s);
+        wform x, p, y;
+        unsigned kq = s ? a->res[l0].k : 64;
+        if (!lanes_form(a, a, s, l0, kq, &x) || (bl && !lanes_form(bl, a, s, l0, 64, &p))) return false;
+        f(&y, &x, bl ? &p : bc, 64);
+        if (group_back(e, a, s, l0, &y, keep, tag, k, r)) continue;
+        for (unsigned kk = kq + 1; s && kk <= RES_KMAX; kk++) {
+            lanes_form(a, a, s, l0, kk, &x);
+            f(&y, &x, bl ? &p : bc, 64);
+            if (y.kind == WF_UNI || y.kind == WF_LANE) {
+                want_bits(e, s, a->res[l0], kk);
+                break;
+            }
+        }
+        return false;
     }
+    return true;
+}
+
+/* floor(a / 2^s): U[sym]'s low s bits must be known */
+static bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r)
+{
+    for (uint32_t l = 0; l < a->n; l++)
+        if (a->sym[l] && a->res[l].k < s) return want_bits(e, a->sym[l], a->res[l], s), false;
+    wform c;
+    wf_const(&c, s);
+    if (!lv_bitop(e, a, &c, NULL, wf_sar, KEEP_NONE, T_SHR, s, true, r)) return false;
     r->nonneg = a->nonneg;
     return true;
 }
 
-/* a & m (m a constant); fails only when a is not exact and m < 0 */
+/* a & m (m a constant): exact lanes when m keeps only U's known bits or
+ * clears only them (m = -2^j, j <= k); else, for m >= 0, the bound
+ * 0 <= x & m <= m of any x */
 static bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n)
 {
-    r->n = n;
-    r->nonneg = m >= 0 || (have && a->nonneg);
     bool ok = have;
-    if (ok) {
-        for (uint32_t l = 0; l < n && ok; l++) {
-            if (a->lo[l] != a->hi[l]) {
-                ok = false;
-                break;
-            }
-            if (!a->sym[l]) {
-                r->lo[l] = r->hi[l] = a->lo[l] & m;
-                r->sym[l] = 0;
-                r->res[l] = res_exact(0);
-                continue;
-            }
-            residue q = a->res[l];
-            int64_t t;
-            if (m >= 0 && m < ((int64_t)1 << q.k)) {
-                /* only the low k bits matter, and they are r + lo's */
-                r->lo[l] = r->hi[l] = ((int64_t)q.r + a->lo[l]) & m;
-                r->sym[l] = 0;
-                r->res[l] = res_exact(0);
-            } else if (m < 0 && !(~(uint64_t)m & (~(uint64_t)m + 1)) &&
-                       low_part(e, a, l, (unsigned)__builtin_ctzll((uint64_t)m), &t)) {
-                /* m = -2^j, j <= k: (U - r) & m = U - r */
-                r->lo[l] = r->hi[l] = (t & m) - q.r;
-                r->sym[l] = a->sym[l];
-                r->res[l] = q;
-            } else {
-                if (m >= 0) want_bits(e, a->sym[l], q, 64 - (unsigned)__builtin_clzll((uint64_t)m));
-                ok = false;
-            }
+    for (uint32_t l = 0; l < n && ok; l++) {
+        unsigned k = a->res[l].k;
+        if (a->lo[l] != a->hi[l]) ok = false;
+        else if (!a->sym[l] || (m >= 0 && m < ((int64_t)1 << k))) continue;
+        else if (m < 0 && !(~(uint64_t)m & (~(uint64_t)m + 1))) {
+            unsigned j = (unsigned)__builtin_ctzll((uint64_t)m);
+            if (j > k) want_bits(e, a->sym[l], a->res[l], j), ok = false;
+        } else {
+            if (m >= 0) want_bits(e, a->sym[l], a->res[l], 64 - (unsigned)__builtin_clzll((uint64_t)m));
+            ok = false;
         }
     }
-    if (ok) return true;
+    wform c;
+    wf_const(&c, m);
+    if (ok && lv_bitop(e, a, &c, NULL, wf_and, m < 0 ? KEEP_SYM : KEEP_NONE, 0, 0, false, r)) {
+        r->nonneg = m >= 0 || a->nonneg;
+        return true;
+    }
     if (m < 0) return false;
+    r->n = n;
+    r->nonneg = true;
     for (uint32_t l = 0; l < n; l++) { /* any x: 0 <= x & m <= m */
         r->lo[l] = 0;
         r->hi[l] = m;
@@ -293,28 +355,18 @@ static bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n
     return true;
 }
 
-/* a | b (a ^ b) with b exact and U-free in every lane */
+/* a | b (a ^ b) with b exact and U-free in every lane, 0 <= b < 2^k where
+ * a has a symbol: U[sym]'s bits above k are kept */
 static bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
 {
-    r->n = a->n;
     for (uint32_t l = 0; l < a->n; l++) {
         if (b->sym[l] || b->lo[l] != b->hi[l] || a->lo[l] != a->hi[l]) return false;
-        int64_t p = b->lo[l];
-        if (!a->sym[l]) {
-            r->lo[l] = r->hi[l] = x ? a->lo[l] ^ p : a->lo[l] | p;
-            r->sym[l] = 0;
-            r->res[l] = res_exact(0);
-            continue;
-        }
-        int64_t t;
-        if (p < 0) return false;
-        /* p's bits must be within U's known ones: ask for more if not */
-        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)p | 1);
-        if (!low_part(e, a, l, need, &t)) return false;
-        r->lo[l] = r->hi[l] = (x ? t ^ p : t | p) - a->res[l].r;
-        r->sym[l] = a->sym[l];
-        r->res[l] = a->res[l];
+        if (!a->sym[l]) continue;
+        if (b->lo[l] < 0) return false;
+        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)b->lo[l] | 1);
+        if (a->res[l].k < need) return want_bits(e, a->sym[l], a->res[l], need), false;
     }
+    if (!lv_bitop(e, a, NULL, b, x ? wf_xor : wf_or, KEEP_SYM, 0, 0, false, r)) return false;
     r->nonneg = a->nonneg && b->nonneg;
     return true;
 }

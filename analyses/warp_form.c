@@ -163,8 +163,6 @@ static unsigned tz_known(uint64_t r, unsigned k)
     return (unsigned)__builtin_ctzll(r);
 }
 
-/* Lane l's value of an exact form, n bits. */
-static uint64_t at(const wform *a, unsigned l) { return a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0); }
 
 /* r = the exact lane values vals (nl lanes: 1 when no operand varies, and
  * the one value is every lane's), n bits. */
@@ -245,7 +243,7 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
     if (exact(a) && exact(b)) {
         uint64_t v[WF_LANES];
         unsigned nl = lanes2(a, b);
-        for (unsigned l = 0; l < nl; l++) v[l] = at(a, l) * at(b, l);
+        for (unsigned l = 0; l < nl; l++) v[l] = wf_at(a, l) * wf_at(b, l);
         from_lanes(r, v, nl, n);
         return;
     }
@@ -292,7 +290,7 @@ static void lanewise(wform *r, const wform *a, const wform *b, unsigned n, bool 
 {
     uint64_t v[WF_LANES];
     unsigned nl = lanes2(a, b);
-    for (unsigned l = 0; l < nl; l++) v[l] = f(at(a, l) & mask(n), at(b, l) & mask(n), n, sgn);
+    for (unsigned l = 0; l < nl; l++) v[l] = f(wf_at(a, l) & mask(n), wf_at(b, l) & mask(n), n, sgn);
     from_lanes(r, v, nl, n);
 }
 
@@ -386,6 +384,15 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
         fix(r, n);
         return;
     }
+    /* and with a mask inside U's known bits: each lane's result is its
+     * known low bits, r + g(l) (mod 2^k), masked; no split needed */
+    if (f == op_and && a->k < 64 && !(m & ~mask(a->k))) {
+        uint64_t v[WF_LANES];
+        for (unsigned l = 0; l < WF_LANES; l++) v[l] = (a->r + (uint64_t)a->g[l]) & m;
+        from_lanes(r, v, WF_LANES, n);
+        r->nn = nn;
+        return;
+    }
     /* v = H·2^b + h(l): f acts on h lane by lane and on H as a uniform
      * value; h(0) = U mod 2^b, so U' = f(U, m) */
     int b = split(a, n);
@@ -403,6 +410,37 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
     *r = x;
 }
 
+/* and/or/xor with an exact operand p(l) that varies: at a split b of a
+ * above which every lane's p has the same bits, f acts on h(l) and p(l)'s
+ * low bits lane by lane (the result stays below 2^b: no carry) and on U
+ * and p's common high bits as a uniform value; U's known bits stay known. */
+static void bitop_lanes(wform *r, const wform *a, const wform *p, unsigned n, lane_op f)
+{
+    int b = split(a, n);
+    unsigned top = a->k < n ? a->k : n;
+    if (top > 62) top = 62;
+    for (; b >= 0 && (unsigned)b <= top; b++) {
+        uint64_t hi = (wf_at(p, 0) & mask(n)) >> b;
+        unsigned l = 1;
+        while (l < WF_LANES && (wf_at(p, l) & mask(n)) >> b == hi) l++;
+        if (l == WF_LANES) break;
+    }
+    if (b < 0 || (unsigned)b > top) { wf_bot(r); return; }
+    uint64_t lo = mask((unsigned)b), h0 = f((uint64_t)low_part(a, (unsigned)b, 0), wf_at(p, 0) & lo, n, false);
+    bool pnn = true;
+    wform x;
+    for (unsigned l = 0; l < WF_LANES; l++) {
+        x.g[l] = (int64_t)(f((uint64_t)low_part(a, (unsigned)b, l), wf_at(p, l) & lo, n, false) - h0);
+        pnn = pnn && (n >= 64 ? (int64_t)wf_at(p, l) >= 0 : !(wf_at(p, l) >> (n - 1) & 1));
+    }
+    x.kind = WF_LANE;
+    x.k = a->k;
+    x.r = f(a->r, wf_at(p, 0), n, false) & mask(a->k);
+    x.nn = f == op_and ? a->nn || pnn : a->nn && pnn;
+    fix(&x, n);
+    *r = x;
+}
+
 static void bitop(wform *r, const wform *a, const wform *b, unsigned n, lane_op f)
 {
     int64_t c;
@@ -410,6 +448,8 @@ static void bitop(wform *r, const wform *a, const wform *b, unsigned n, lane_op 
     if (exact(a) && exact(b)) { lanewise(r, a, b, n, false, f); return; }
     if (wf_is_const(b, 64, &c)) { bitop_const(r, a, (uint64_t)c, n, f); return; }
     if (wf_is_const(a, 64, &c)) { bitop_const(r, b, (uint64_t)c, n, f); return; }
+    if (exact(b)) { bitop_lanes(r, a, b, n, f); return; }
+    if (exact(a)) { bitop_lanes(r, b, a, n, f); return; }
     if (a->kind == WF_UNI && b->kind == WF_UNI) {
         unsigned k = kmin(a->k, b->k);
         wf_uni(r, f(a->r, b->r, n, false), k);
@@ -564,7 +604,7 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
     if (wf_equal(a, b)) { assign(r, a); return; }
     if (!exact(a) || !exact(b)) { wf_bot(r); return; }
     uint64_t v[WF_LANES];
-    for (unsigned l = 0; l < WF_LANES; l++) v[l] = at(p, l) & 1 ? at(a, l) : at(b, l);
+    for (unsigned l = 0; l < WF_LANES; l++) v[l] = wf_at(p, l) & 1 ? wf_at(a, l) : wf_at(b, l);
     from_lanes(r, v, WF_LANES, n);
 }
 
@@ -599,7 +639,7 @@ static bool cmp_lane(enum wf_cmp_op op, uint64_t x, uint64_t y, unsigned n, bool
 static void cmp_lanes(uint64_t *v, unsigned nl, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn)
 {
     int64_t ka[WF_LANES], kb[WF_LANES];
-    for (unsigned l = 0; l < nl; l++) ka[l] = ord_key(at(a, l), n, sgn), kb[l] = ord_key(at(b, l), n, sgn);
+    for (unsigned l = 0; l < nl; l++) ka[l] = ord_key(wf_at(a, l), n, sgn), kb[l] = ord_key(wf_at(b, l), n, sgn);
     switch (op) {
     case WF_EQ: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] == kb[l]; break;
     case WF_NE: for (unsigned l = 0; l < nl; l++) v[l] = ka[l] != kb[l]; break;

@@ -61,6 +61,8 @@ bool wf_is_const(const wform *a, unsigned n, int64_t *c);
 /* Whether g is l·c for every lane (c = g(1)). */
 bool wf_is_linear(const wform *a, int64_t *c);
 bool wf_equal(const wform *a, const wform *b);
+/* Lane l's value r + g(l): U + g(l) when U is known (k = 64). */
+static inline uint64_t wf_at(const wform *a, unsigned l) { return a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0); }
 
 /* r = a ∧ b. */
 void wf_meet(wform *r, const wform *a, const wform *b);

@@ -29,6 +29,47 @@ static wform cst(int64_t c)
     return k;
 }
 
+/* The rules lane_eval applies a symbol at a time: and with a mask inside
+ * U's known bits needs no split; and/or/xor with an operand known in every
+ * lane act on the low part lane by lane. */
+Test(warp_form, masks_within_known_bits_and_bitwise_ops_with_lane_operands)
+{
+    wform t, r, k, row, lane;
+    int64_t c;
+    wf_lane(&t, 1, 16, 5); /* U + lane, U ≡ 16 (mod 32): no split at any b <= 5 */
+    k = cst(7);
+    wf_and(&r, &t, &k, 32); /* (16 + lane) & 7 = lane & 7 */
+    cr_expect(r.kind == WF_LANE && r.k == 64 && r.r == 0);
+    for (unsigned l = 0; l < 32; l++) cr_expect_eq(r.g[l], (int64_t)(l & 7));
+    k = cst(16);
+    wf_and(&r, &t, &k, 32); /* (16 + lane) & 16: bit 4 of 16 + lane */
+    cr_expect(r.kind == WF_LANE && r.k == 64);
+    for (unsigned l = 0; l < 32; l++) cr_expect_eq((int64_t)(r.r + (uint64_t)r.g[l]), (int64_t)((16 + l) & 16));
+    k = cst(32);
+    wf_and(&r, &t, &k, 32); /* bit 5 is unknown and lanes carry into it */
+    cr_expect_eq(r.kind, WF_BOT);
+    /* (row << 5) | (tid & 31): the warp-per-row index, U + lane */
+    wf_uni(&row, 0, 5);
+    lane = tid_x();
+    k = cst(31);
+    wf_and(&lane, &lane, &k, 32);
+    wf_or(&r, &row, &lane, 32);
+    cr_expect(wf_is_linear(&r, &c) && c == 1 && r.k == 5 && r.r == 0);
+    wf_xor(&r, &row, &lane, 32);
+    cr_expect(wf_is_linear(&r, &c) && c == 1 && r.k == 5);
+    /* (row << 4) | lane: lane's bit 4 meets U's unknown bits */
+    wf_uni(&row, 0, 4);
+    wf_or(&r, &row, &lane, 32);
+    cr_expect_eq(r.kind, WF_BOT);
+    /* (row << 5) | (lane + 32·(lane / 16)): the high bits of p differ
+     * between lanes above every split */
+    wf_uni(&row, 0, 5);
+    wform p = lane;
+    for (unsigned l = 0; l < 32; l++) p.g[l] = (int64_t)(l + 32 * (l / 16));
+    wf_or(&r, &row, &p, 32);
+    cr_expect_eq(r.kind, WF_BOT);
+}
+
 Test(warp_form, shifts_masks_and_remainders_of_the_thread_index)
 {
     wform t = tid_x(), r, k;
