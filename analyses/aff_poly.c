@@ -61,18 +61,10 @@ void aff_monomial(aff *a, unsigned n, unsigned i)
     a->c[i] = 1;
 }
 
-static int64_t sext(uint64_t x, unsigned bits)
-{
-    if (bits >= 64 || bits == 0) return (int64_t)x;
-    uint64_t m = 1ull << (bits - 1);
-    x &= (1ull << bits) - 1;
-    return (int64_t)((x ^ m) - m);
-}
-
 void aff_wrap(aff *a, unsigned bits)
 {
     for (unsigned i = 0; i < a->n; i++)
-        if (!(a->bot >> i & 1)) a->c[i] = sext((uint64_t)a->c[i], bits);
+        if (!(a->bot >> i & 1)) a->c[i] = wf_sext((uint64_t)a->c[i], bits);
 }
 
 static void copy(aff *r, const aff *a)

@@ -59,13 +59,6 @@ static uint32_t derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
 }
 
 
-/* x as a w-bit two's complement integer */
-static int64_t sext(int64_t x, unsigned w)
-{
-    if (w >= 64) return x;
-    uint64_t m = (uint64_t)1 << (w - 1), u = (uint64_t)x & (((uint64_t)1 << w) - 1);
-    return (int64_t)((u ^ m) - m);
-}
 static uint64_t zext(int64_t x, unsigned w) { return w >= 64 ? (uint64_t)x : (uint64_t)x & (((uint64_t)1 << w) - 1); }
 
 static void lv_const(lv *a, uint32_t n, int64_t k)
@@ -555,7 +548,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         bool sgn = ptx_type_is_signed(in->type);
         int64_t k;
         if (lv_const_of(&a, &k)) {
-            lv_const(out, n, sgn ? sext(k, bits) >> s : (int64_t)(zext(k, bits) >> s));
+            lv_const(out, n, sgn ? wf_sext((uint64_t)k, bits) >> s : (int64_t)(zext(k, bits) >> s));
             return true;
         }
         /* the sign of a value known to be >= 0 (nvcc's signed-division idiom) */
@@ -568,7 +561,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         int64_t m = imm_of(in, 2, &ok);
         if (!ok) m = imm_of(in, 1, &ok);
         if (!ok) return false;
-        m = sext(m, bits);
+        m = wf_sext((uint64_t)m, bits);
         bool have = eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n);
         return lv_and(e, &a, have, m, out, n);
     }
@@ -586,7 +579,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         int64_t k;
         if (lv_const_of(&a, &k)) {
             int64_t q;
-            if (sgn) q = in->op == PTX_OPC_DIV ? sext(k, bits) / d : sext(k, bits) % d;
+            if (sgn) q = in->op == PTX_OPC_DIV ? wf_sext((uint64_t)k, bits) / d : wf_sext((uint64_t)k, bits) % d;
             else q = (int64_t)(in->op == PTX_OPC_DIV ? zext(k, bits) / (uint64_t)d : zext(k, bits) % (uint64_t)d);
             lv_const(out, n, q);
             return true;

@@ -9,13 +9,6 @@ __extension__ typedef __int128 i128;
 
 static uint64_t mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 
-/* x as an n-bit two's complement number. */
-static int64_t sext(uint64_t x, unsigned n)
-{
-    if (n >= 64) return (int64_t)x;
-    x &= mask(n);
-    return (int64_t)(x ^ (1ull << (n - 1))) - (int64_t)(1ull << (n - 1));
-}
 
 /* *r = *a, copying the lane table only where there is one. */
 static void assign(wform *r, const wform *a)
@@ -59,7 +52,7 @@ bool wf_is_uniform(const wform *a) { return a->kind == WF_UNI; }
 bool wf_is_const(const wform *a, unsigned n, int64_t *c)
 {
     if (a->kind != WF_UNI || a->k != 64) return false;
-    *c = sext(a->r, n);
+    *c = wf_sext(a->r, n);
     return true;
 }
 
@@ -299,7 +292,7 @@ static uint64_t op_shr(uint64_t x, uint64_t c, unsigned n, bool sgn)
 {
     if (c >= n) c = n - 1 + !sgn; /* logical: 0; arithmetic: the sign everywhere */
     if (c >= 64) return 0;
-    return sgn ? (uint64_t)(sext(x, n) >> c) : x >> c;
+    return sgn ? (uint64_t)(wf_sext(x, n) >> c) : x >> c;
 }
 static uint64_t op_and(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x & y; }
 static uint64_t op_or(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x | y; }
@@ -490,7 +483,7 @@ static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool re
         }
         return;
     }
-    bool dnn = sext(u, n) > 0; /* v % c < c; v / c < 2^(n-1) for c ≥ 2 */
+    bool dnn = wf_sext(u, n) > 0; /* v % c < c; v / c < 2^(n-1) for c ≥ 2 */
     if (a->kind == WF_UNI) { wf_uni(r, 0, 0); r->nn = rem ? dnn : 1; return; }
     int b = split(a, n);
     if (b < 0 || (unsigned)__builtin_ctzll(u) < (unsigned)b) { wf_bot(r); return; }
@@ -566,7 +559,7 @@ void wf_bfi(wform *r, const wform *a, const wform *b, const wform *pos, const wf
 static uint64_t op_ext(uint64_t x, uint64_t sn, unsigned n, bool sgn)
 {
     (void)n;
-    return sgn ? (uint64_t)sext(x, (unsigned)sn) : x & mask((unsigned)sn);
+    return sgn ? (uint64_t)wf_sext(x, (unsigned)sn) : x & mask((unsigned)sn);
 }
 
 void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap)
@@ -613,7 +606,7 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
  * unsigned order onto signed order). */
 static int64_t ord_key(uint64_t x, unsigned n, bool sgn)
 {
-    if (sgn) return sext(x, n);
+    if (sgn) return wf_sext(x, n);
     return n < 64 ? (int64_t)(x & mask(n)) : (int64_t)(x ^ (1ull << 63));
 }
 
@@ -655,7 +648,7 @@ static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
 {
     if (lo > hi) return false;
     if (k >= 64) {
-        i128 u = sext(r, n);
+        i128 u = wf_sext(r, n);
         return lo <= u && u <= hi;
     }
     i128 m = (i128)1 << k;

@@ -61,6 +61,13 @@ bool wf_is_const(const wform *a, unsigned n, int64_t *c);
 /* Whether g is l·c for every lane (c = g(1)). */
 bool wf_is_linear(const wform *a, int64_t *c);
 bool wf_equal(const wform *a, const wform *b);
+/* x as an n-bit two's complement number (n = 0 or 64: x itself). */
+static inline int64_t wf_sext(uint64_t x, unsigned n)
+{
+    if (!n || n >= 64) return (int64_t)x;
+    uint64_t m = 1ull << (n - 1);
+    return (int64_t)((x & ((m << 1) - 1)) ^ m) - (int64_t)m;
+}
 /* Lane l's value r + g(l): U + g(l) when U is known (k = 64). */
 static inline uint64_t wf_at(const wform *a, unsigned l) { return a->r + (a->kind == WF_LANE ? (uint64_t)a->g[l] : 0); }
 
