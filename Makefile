@@ -48,7 +48,8 @@ endif
 # (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
 GV_PLUGINS := /usr/lib/x86_64-linux-gnu/graphviz
 GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core -lgvc -lcgraph -lcdt
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm
+# -pthread: the parallel batches (report/batch.c)
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its nvcc-projects nvcc-bench
