@@ -217,6 +217,10 @@ $(B)/ptxray-emubench: bench/emubench.c $(B)/libptxray.a
 $(B)/ptxray-checkbench: bench/checkbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+# a driver of bin/ptxray and ptxas (child processes): no library
+$(B)/ptxray-batchbench: bench/batchbench.c
+	$(CC) $(CFLAGS_ALL) -o $@ $<
+
 $(B)/ptxray-rabench: bench/rabench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
@@ -230,7 +234,8 @@ $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
-       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench
+       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench \
+       $(B)/ptxray-batchbench $(B)/ptxray
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -238,6 +243,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	-$(B)/ptxray-divbench 1000000 ptx-corpus  # prints MISSED for a missed target; the other benchmarks still run
 	$(B)/ptxray-emubench ptx-corpus
 	$(B)/ptxray-checkbench ptx-corpus
+	$(B)/ptxray-batchbench $(B)/ptxray ptx-corpus build/bench/batch 20  # check -j 1 and -j all cores vs ptxas, MB/s and ratio
 	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
 	$(MAKE) nvcc-bench
