@@ -189,11 +189,8 @@ static int report(const chk_args *a, const chk_run *run)
     if (outfile_open(&of, a->out)) return 2;
     if (a->format == COAL_FMT_TEXT) chk_report_text(of.f, run);
     else if (a->format == CHK_FMT_HTML) html_check(of.f, run);
-    else {
-        json_t *j = a->format == COAL_FMT_JSON ? chk_report_json(run) : chk_report_sarif(run);
-        coal_json_dump(of.f, j);
-        json_decref(j);
-    }
+    else if (a->format == COAL_FMT_JSON) chk_write_json(of.f, run);
+    else chk_write_sarif(of.f, run);
     return outfile_commit(&of) ? 2 : 0;
 }
 
