@@ -132,8 +132,9 @@ static void declared(names *s, const char *p, const char *e)
     }
 }
 
-/* Writes header + copies x body (module symbols suffixed _gK) + trailer. */
-static int replicate(const char *src, const char *out, size_t copies)
+/* Writes header + copies x body (module symbols suffixed _gK) + trailer,
+ * copies enough for `bytes` in all. */
+static int replicate(const char *src, const char *out, double bytes)
 {
     size_t len;
     char *t = slurp(src, &len);
@@ -169,6 +170,8 @@ static int replicate(const char *src, const char *out, size_t copies)
         p = *eol ? eol + 1 : eol;
     }
     if (!body) body = trailer;
+    double rest = bytes - (double)(len - (size_t)(trailer - body));
+    size_t copies = trailer > body && rest > 0 ? (size_t)(rest / (double)(trailer - body)) + 1 : 1;
     FILE *o = fopen(out, "w");
     if (!o) return -1;
     fwrite(t, 1, (size_t)(body - t), o);
@@ -221,11 +224,10 @@ static void generate(files *fs, const files *corpus, const char *dir, double tar
         for (size_t k = 0; k < i && !dup; k++)
             dup = !strstr(v[k].path, "/debug/") && !strcmp(strrchr(v[k].path, '/') + 1, base);
         if (dup) continue;
-        size_t copies = (size_t)(each / (double)v[i].size) + 1;
         char out[4096];
-        snprintf(out, sizeof out, "%s/x%zu-%s", dir, copies, base);
+        snprintf(out, sizeof out, "%s/big-%s", dir, base);
         struct stat st;
-        if (replicate(v[i].path, out, copies)) {
+        if (replicate(v[i].path, out, each)) {
             fprintf(stderr, "ptxray-batchbench: cannot write %s\n", out);
             exit(1);
         }
