@@ -116,17 +116,19 @@ static void progress_step(progress *g, size_t i)
 }
 
 /* Copies a file's diagnostics to stderr (the progress line erased first,
- * redrawn by the next step) and hands its result back. */
-static void hand_back(progress *g, slot *s, size_t i, batch_emit emit, void *ctx)
+ * redrawn by the next step) unless the batch was stopped, and hands its
+ * result back; false once stopped. */
+static bool hand_back(progress *g, slot *s, size_t i, batch_emit emit, void *ctx, bool stopped)
 {
-    if (s->nerr) {
+    if (s->nerr && !stopped) {
         if (g->on) fputs("\r\033[K", stderr);
         fwrite(s->err, 1, s->nerr, stderr);
     }
     free(s->err);
     s->err = NULL;
-    emit(ctx, i, s->result);
-    progress_step(g, i);
+    bool go = emit(ctx, i, s->result) && !stopped;
+    if (go) progress_step(g, i);
+    return go;
 }
 
 void batch_run(size_t n, const batch_opts *o, batch_work work, batch_emit emit, void *ctx)
@@ -139,7 +141,7 @@ void batch_run(size_t n, const batch_opts *o, batch_work work, batch_emit emit, 
     if (jobs == 1) {
         for (size_t i = 0; i < n; i++) {
             run_one(work, ctx, 0, i, &s[i]);
-            hand_back(&g, &s[i], i, emit, ctx);
+            if (!hand_back(&g, &s[i], i, emit, ctx, false)) break;
         }
     } else {
         pool p = {.n = n, .ahead = (size_t)jobs * BATCH_AHEAD, .s = s, .work = work, .ctx = ctx};
@@ -157,12 +159,22 @@ void batch_run(size_t n, const batch_opts *o, batch_work work, batch_emit emit, 
             if (pthread_create(&t[w], &attr, worker_main, &wk[w])) abort();
         }
         pthread_attr_destroy(&attr);
+        bool stopped = false;
         for (size_t i = 0; i < n; i++) {
             pthread_mutex_lock(&p.mu);
+            if (stopped && i >= p.next) { /* not started */
+                pthread_mutex_unlock(&p.mu);
+                break;
+            }
             while (!s[i].done) pthread_cond_wait(&p.finished, &p.mu);
             pthread_mutex_unlock(&p.mu);
-            hand_back(&g, &s[i], i, emit, ctx);
+            bool go = hand_back(&g, &s[i], i, emit, ctx, stopped);
             pthread_mutex_lock(&p.mu);
+            if (!go && !stopped) {
+                stopped = true;
+                if (p.next > i + 1) p.n = p.next; /* the started ones finish */
+                else p.n = i + 1;
+            }
             p.emitted = i + 1;
             pthread_cond_broadcast(&p.can_take);
             pthread_mutex_unlock(&p.mu);

@@ -14,8 +14,12 @@
 /* The result of file i, worked on by worker w (0 to jobs-1: per-worker
  * state is the caller's, indexed by it), diagnostics written to err. */
 typedef void *(*batch_work)(void *ctx, unsigned w, size_t i, FILE *err);
-/* Called on the calling thread for i = 0, 1, ... in order. */
-typedef void (*batch_emit)(void *ctx, size_t i, void *result);
+/* Called on the calling thread for i = 0, 1, ... in order, each result
+ * once.  false stops the batch (a command that stops at its first bad
+ * file): no file is started after it, and the results of those already
+ * started are still handed back, to be freed, but their diagnostics are
+ * dropped. */
+typedef bool (*batch_emit)(void *ctx, size_t i, void *result);
 
 typedef struct batch_opts {
     unsigned jobs;      /* 1: the files one after the other on the calling thread */

@@ -223,7 +223,7 @@ static void *check_one(void *ctx, unsigned w, size_t i, FILE *err)
     return r;
 }
 
-static void merge_one(void *ctx, size_t i, void *result)
+static bool merge_one(void *ctx, size_t i, void *result)
 {
     (void)i;
     chk_batch *b = ctx;
@@ -231,6 +231,7 @@ static void merge_one(void *ctx, size_t i, void *result)
     if (r->rc) b->nbad++;
     chk_merge(b->l, &r->l);
     free(r);
+    return true; /* bad files are reported and the others still checked */
 }
 
 /* Every file's findings into l, in file order; the number of bad files. */

@@ -219,3 +219,86 @@ Test(batch, bad_job_counts)
         free(err);
     }
 }
+
+/* divergence --summary -j: the same bytes as -j 1 in text and JSON over
+ * the corpus, every file's functions there; the first bad file stops the
+ * run at every -j, its message alone printed. */
+Test(batch, divergence_summary_j1_j4_identical, .timeout = 600)
+{
+    size_t nfiles;
+    char **files = tu_list_ptx(tu_src("ptx-corpus"), &nfiles);
+    char **argv = calloc(nfiles + 10, sizeof *argv);
+    cr_assert_not_null(argv);
+    static const char *const formats[] = {"json", "text"};
+    for (int f = 0; f < 2; f++) {
+        char *out[2], *err[2];
+        for (int r = 0; r < 2; r++) {
+            size_t k = 0;
+            argv[k++] = BIN;
+            argv[k++] = "divergence";
+            argv[k++] = "--summary";
+            argv[k++] = "-j";
+            argv[k++] = r ? "4" : "1";
+            argv[k++] = "--format";
+            argv[k++] = (char *)formats[f];
+            for (size_t i = 0; i < nfiles; i++) argv[k++] = files[nfiles - 1 - i]; /* sorted by the command */
+            argv[k] = NULL;
+            out[r] = tu_run_want(argv, 0, &err[r]);
+            cr_assert_str_eq(err[r], "");
+        }
+        cr_assert(!strcmp(out[0], out[1]), "%s: -j 4's summary differs from -j 1's", formats[f]);
+        if (!f) {
+            json_error_t je;
+            json_t *j = json_loads(out[0], 0, &je);
+            cr_assert_not_null(j, "%s", je.text);
+            json_t *total = json_object_get(j, "total"), *ks = json_object_get(j, "kernels");
+            cr_assert_eq((size_t)json_integer_value(json_object_get(total, "files")), nfiles);
+            cr_assert_eq((size_t)json_integer_value(json_object_get(total, "functions")), json_array_size(ks));
+            cr_assert_gt(json_array_size(ks), nfiles);
+            /* the rows in file order: each file's rows together, files sorted */
+            const char *prev = "";
+            for (size_t i = 0; i < json_array_size(ks); i++) {
+                const char *file = json_string_value(json_object_get(json_array_get(ks, i), "file"));
+                cr_assert_geq(strcmp(file, prev), 0, "%s after %s", file, prev);
+                prev = file;
+            }
+            json_decref(j);
+        }
+        for (int r = 0; r < 2; r++) {
+            free(out[r]);
+            free(err[r]);
+        }
+    }
+    free(argv);
+    tu_free_list(files, nfiles);
+}
+
+Test(batch, divergence_summary_stops_at_the_first_bad_file)
+{
+    char dir[] = "/tmp/ptxray-batchXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    size_t nfiles;
+    char **files = tu_list_ptx(tu_src("ptx-corpus/sm_80"), &nfiles);
+    char p[8][600];
+    for (int i = 0; i < 8; i++) {
+        snprintf(p[i], sizeof p[i], "%s/f%d.ptx", dir, i);
+        char *text = tu_read(files[i], NULL);
+        write_file(p[i], i == 3 || i == 6 ? "garbage" : text);
+        free(text);
+    }
+    char *a1[] = {BIN, "divergence", "--summary", "-j", "1", p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], NULL};
+    char *a4[] = {BIN, "divergence", "--summary", "-j", "4", p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], NULL};
+    char *e1, *e4;
+    char *o1 = tu_run_want(a1, 2, &e1), *o4 = tu_run_want(a4, 2, &e4);
+    cr_assert_str_eq(o1, "");
+    cr_assert_str_eq(o4, "");
+    cr_assert_str_eq(e4, e1);
+    cr_assert_not_null(strstr(e1, "f3.ptx:1:1: error:"), "%s", e1);
+    cr_assert_null(strstr(e1, "f6.ptx"), "%s", e1);
+    free(o1);
+    free(o4);
+    free(e1);
+    free(e4);
+    tu_rm_rf(dir);
+    tu_free_list(files, nfiles);
+}
