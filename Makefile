@@ -48,7 +48,8 @@ endif
 # (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
 GV_PLUGINS := /usr/lib/x86_64-linux-gnu/graphviz
 GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core -lgvc -lcgraph -lcdt
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm
+# -pthread: the parallel batches (report/batch.c)
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
 .PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its nvcc-projects nvcc-bench
@@ -216,6 +217,10 @@ $(B)/ptxray-emubench: bench/emubench.c $(B)/libptxray.a
 $(B)/ptxray-checkbench: bench/checkbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+# a driver of bin/ptxray and ptxas (child processes): no library
+$(B)/ptxray-batchbench: bench/batchbench.c
+	$(CC) $(CFLAGS_ALL) -o $@ $<
+
 $(B)/ptxray-rabench: bench/rabench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
@@ -229,7 +234,8 @@ $(B)/ptxgen: bench/ptxgen.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
-       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench
+       $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench \
+       $(B)/ptxray-batchbench $(B)/ptxray
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -237,6 +243,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	-$(B)/ptxray-divbench 1000000 ptx-corpus  # prints MISSED for a missed target; the other benchmarks still run
 	$(B)/ptxray-emubench ptx-corpus
 	$(B)/ptxray-checkbench ptx-corpus
+	$(B)/ptxray-batchbench $(B)/ptxray ptx-corpus build/bench/batch 20  # check -j 1 and -j all cores vs ptxas, MB/s and ratio
 	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
 	$(MAKE) nvcc-bench

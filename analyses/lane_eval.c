@@ -635,9 +635,10 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
  * start + lane; j += 32): the mu is then a new unknown plus the entry's
  * lane parts, in every iteration. */
 #define MAX_MU 4
-static uint32_t mu_v[MAX_MU];
-static lv mu_val[MAX_MU];
-static unsigned nmu;
+/* per thread: batches analyse files in parallel (report/batch.h) */
+static _Thread_local uint32_t mu_v[MAX_MU];
+static _Thread_local lv mu_val[MAX_MU];
+static _Thread_local unsigned nmu;
 
 static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
 {

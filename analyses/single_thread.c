@@ -32,7 +32,7 @@ static bool distinct_in_lanes(const st_regions *s, uint32_t st, const ptx_inst *
     aff a, b, d;
     if (!operand_aff(s, st, in, 1, &a) || !operand_aff(s, st, in, 2, &b)) return false;
     aff_sub(&d, &a, &b);
-    static wl_result w; /* 25 KB: not on the stack */
+    static _Thread_local wl_result w; /* 25 KB: not on the stack; per thread for parallel batches */
     wl_eval(&d, &s->shape, res_unknown(), &w);
     return wl_injective(&w);
 }

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "batch.h"
 #include "check_run.h"
 #include "commands.h"
 
@@ -10,7 +11,7 @@ static void usage(FILE *o)
 {
     fputs("usage: ptxray check [--format text|json|sarif|html] [--baseline FILE] [--write-baseline FILE]\n"
           "                    [--fail-on RULES] [--enable RULES] [--strict] [--root DIR]\n"
-          "                    [--block [KERNEL=]X,Y,Z]... [-o OUT] PATH...\n"
+          "                    [--block [KERNEL=]X,Y,Z]... [-j N] [-o OUT] PATH...\n"
           "Checks PTX files (directories: every *.ptx below, recursively) for uncoalesced and\n"
           "misaligned global accesses, shared-memory bank conflicts and, when enabled,\n"
           "branches not proven warp-uniform: one finding per kernel, source line and rule, by cost.\n"
@@ -31,6 +32,8 @@ static void usage(FILE *o)
           "  --launches FILE.json  the shapes host code launches kernels with (`ptxray launches`),\n"
           "            after --block and .reqntid; a kernel launched with several is checked at each,\n"
           "            a finding given once with the shapes it holds at (the cost: the highest)\n"
+          "  -j, --jobs N  files checked in parallel (default: one per core); the report is the\n"
+          "            same for every N\n"
           "Exit status: 0 clean, 1 proven findings of a --fail-on rule, 2 bad input or usage (bad files\n"
           "are reported on stderr and the others still checked).  Details: docs/check.md.\n",
           o);
@@ -59,6 +62,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {"strict", no_argument, 0, 'S'},
                                          {"root", required_argument, 0, 'R'},
                                          {"output", required_argument, 0, 'o'},
+                                         {"jobs", required_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
@@ -67,7 +71,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
     a->co.block_ctx = &a->blocks;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:o:b:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:b:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (!strcmp(optarg, "html")) a->format = CHK_FMT_HTML;
@@ -89,6 +93,9 @@ static int parse_args(int argc, char **argv, chk_args *a)
             if (!blk_add_launches(&a->blocks, optarg, "check")) return 2;
             break;
         case 'o': a->out = optarg; break;
+        case 'j':
+            if (!batch_parse_jobs(optarg, "check", &a->jobs)) return 2;
+            break;
         case 'S': a->strict = true; break;
         case 'R': a->root = optarg; break;
         case 'h': usage(stdout); return 1;

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "batch.h"
 #include "commands.h"
 #include "div_report.h"
 
@@ -12,7 +13,7 @@ static void usage(FILE *o)
           "                         [--block [KERNEL=]X,Y,Z]... [--assume-tid-yz-uniform]\n"
           "                         [--format text|json] [--values all|none|STATE,...] [-o OUT]\n"
           "       ptxray divergence --summary [--block [KERNEL=]X,Y,Z]... [--assume-tid-yz-uniform]\n"
-          "                         [--format text|json] [-o OUT] FILE...\n"
+          "                         [--format text|json] [-j N] [-o OUT] FILE...\n"
           "Divergence analysis (Sampaio et al. 2013) of every function with a body (or\n"
           "of NAME): the assumptions used, every conditional branch with its verdict,\n"
           "PTX line and source position (.loc), every value defined by an instruction,\n"
@@ -32,6 +33,8 @@ static void usage(FILE *o)
           "  --summary   one line per function of every FILE and a TOTAL line: values,\n"
           "              the shares of uniform/affine/divergent values and the divergent\n"
           "              branches under each analysis\n"
+          "  -j, --jobs N  --summary: files analysed in parallel (default: one per core);\n"
+          "              the report is the same for every N\n"
           "Exit status: 0 (the report is information), 2 for bad input or usage\n"
           "(nothing is written).  Formats: docs/divergence-reports.md.\n",
           o);
@@ -48,14 +51,15 @@ int cmd_divergence(int argc, char **argv)
                                          {"values", required_argument, 0, 'v'},
                                          {"summary", no_argument, 0, 's'},
                                          {"output", required_argument, 0, 'o'},
+                                         {"jobs", required_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
     dr_config c = {.analysis = DIV_AN_AFFINE, .list = 7};
-    bool json = false, summary = false, analysis_given = false, values_given = false;
+    bool json = false, summary = false, analysis_given = false, values_given = false, jobs_given = false;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "k:f:o:h", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "k:f:o:j:h", opts, NULL)) != -1) {
         int r = dr_option(opt, optarg, &c, "divergence");
         if (r < 0) return 2;
         if (r == 0) {
@@ -83,6 +87,10 @@ int cmd_divergence(int argc, char **argv)
             break;
         case 's': summary = true; break;
         case 'o': out = optarg; break;
+        case 'j':
+            if (!batch_parse_jobs(optarg, "divergence", &c.jobs)) return 2;
+            jobs_given = true;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -99,6 +107,10 @@ int cmd_divergence(int argc, char **argv)
             return 2;
         }
         return dr_run_summary(argv + optind, (size_t)(argc - optind), &c, json, out);
+    }
+    if (jobs_given) {
+        fputs("ptxray divergence: -j is for --summary (one FILE is analysed on one thread)\n", stderr);
+        return 2;
     }
     if (optind + 1 != argc) {
         if (optind + 1 < argc) fputs("ptxray divergence: one FILE at a time (--summary takes several)\n", stderr);

@@ -206,7 +206,9 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
     return parse_owned(path, buf, len, d, NULL);
 }
 
-ptx_module *ptx_load(const char *path, int quiet) {
+ptx_module *ptx_load(const char *path, int quiet) { return ptx_load_to(path, quiet, stderr); }
+
+ptx_module *ptx_load_to(const char *path, int quiet, FILE *err) {
     ptx_diags d;
     ptx_diags_init(&d);
     ptx_module *m = ptx_parse_file(path, &d);
@@ -228,7 +230,7 @@ ptx_module *ptx_load(const char *path, int quiet) {
                 fclose(f);
             }
         }
-        ptx_diags_print(&d, strcmp(path, "-") ? path : "<stdin>", src, len, stderr);
+        ptx_diags_print(&d, strcmp(path, "-") ? path : "<stdin>", src, len, err);
         free(tmp);
     }
     ptx_diags_free(&d);

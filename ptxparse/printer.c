@@ -6,7 +6,7 @@
 static void put(FILE *o, ptx_str s) { fwrite(s.p, 1, s.n, o); }
 
 static const char *binop(int op) {
-    static char one[2];
+    static _Thread_local char one[2]; /* per thread: batches print in parallel */
     switch (op) {
     case PTX_OP_SHL: return "<<";
     case PTX_OP_SHR: return ">>";

@@ -41,6 +41,8 @@ void ptx_module_free(ptx_module *m);
  * (all of them, or with quiet only those of a file that failed; "-" is
  * shown as <stdin>): what every command does to read its input. */
 ptx_module *ptx_load(const char *path, int quiet);
+/* The same with the diagnostics written to err (a batch's per-file stream). */
+ptx_module *ptx_load_to(const char *path, int quiet, FILE *err);
 
 /* A C++ symbol (_Z...) demangled, malloc'd: with full, as c++filt shows
  * it ("void k<8>(float const*, int)"), else the qualified name alone

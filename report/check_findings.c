@@ -670,8 +670,14 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
 
 int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res)
 {
+    return chk_load_to(cmd, path, o, m, p, res, stderr);
+}
+
+int chk_load_to(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res,
+                FILE *err)
+{
     *p = NULL;
-    *m = ptx_load(path, 1);
+    *m = ptx_load_to(path, 1, err);
     if (!*m) return 2;
     coal_options oo = *o;
     if (oo.only && !(oo.only = load_kernel(cmd, *m, path, o->only, false))) {
@@ -683,7 +689,7 @@ int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_modul
     ptx_diags_init(&d);
     *p = prog_build(*m, PROG_GSA, oo.only, &d);
     if (!*p) {
-        ptx_diags_print(&d, path, (*m)->src, (*m)->src_len, stderr);
+        ptx_diags_print(&d, path, (*m)->src, (*m)->src_len, err);
         ptx_diags_free(&d);
         ptx_module_free(*m);
         *m = NULL;
@@ -731,6 +737,31 @@ void chk_sort(chk_list *l)
 {
     if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_finding);
     if (l->ncv) qsort(l->cv, l->ncv, sizeof *l->cv, cmp_position);
+}
+
+/* Moves src's findings (the ptx_path re-interned) to the end of dst's. */
+static void move_findings(chk_list *dst, chk_finding **v, size_t *n, size_t *cap, chk_finding *from, size_t nfrom)
+{
+    for (size_t i = 0; i < nfrom; i++) {
+        chk_finding *x = push_to(v, n, cap);
+        *x = from[i];
+        x->ptx_path = intern_path(dst, from[i].ptx_path);
+    }
+}
+
+void chk_merge(chk_list *dst, chk_list *src)
+{
+    if (!dst->texts) dst->texts = st_new();
+    move_findings(dst, &dst->v, &dst->n, &dst->cap, src->v, src->n);
+    move_findings(dst, &dst->cv, &dst->ncv, &dst->capcv, src->cv, src->ncv);
+    for (int o = 0; o < BLK_NORIGINS; o++) dst->origin[o] += src->origin[o];
+    dst->ungrouped += src->ungrouped;
+    free(src->v);
+    free(src->cv);
+    for (size_t i = 0; i < src->npaths; i++) free(src->paths[i]);
+    free(src->paths);
+    st_free(src->texts);
+    memset(src, 0, sizeof *src);
 }
 
 static void free_findings(chk_finding *v, size_t n)

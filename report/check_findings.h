@@ -127,7 +127,13 @@ json_t *chk_holds_at_json(const chk_finding *x);
  * diagnostics on stderr, as "ptxray CMD: ...".  Free *m and *p with
  * chk_unload. */
 int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res);
+/* chk_load with the diagnostics written to err. */
+int chk_load_to(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res,
+                FILE *err);
 void chk_unload(ptx_module *m, prog *p);
+/* Appends src's findings (those of the files after dst's, in order) to
+ * dst's and empties src: a parallel run's per-file lists into the run's. */
+void chk_merge(chk_list *dst, chk_list *src);
 
 /* Proven findings before possible ones (a possible finding's cost is a
  * bound), each by cost (highest first), then PTX file, line, column, rule. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "json_stream.h"
 #include "version.h"
 
 void chk_fingerprint_text(uint64_t fp, char buf[17]) { snprintf(buf, 17, "%016" PRIx64, fp); }
@@ -221,9 +222,11 @@ json_t *chk_finding_json(const chk_finding *x)
     return o;
 }
 
-json_t *chk_report_json(const chk_run *r)
+/* The JSON report with its "findings" empty: *findings, to fill. */
+static json_t *report_json(const chk_run *r, json_t **findings)
 {
     json_t *root = json_object(), *fs = json_array(), *rules = json_object(), *sum = json_object(), *by = json_object();
+    *findings = fs;
     json_object_set_new(root, "tool", json_string("ptxray check"));
     json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
     json_object_set_new(root, "assumptions", assumptions(r));
@@ -231,10 +234,6 @@ json_t *chk_report_json(const chk_run *r)
     json_object_set_new(rules, "fail_on", rules_json(r->fail_on));
     json_object_set_new(rules, "strict", json_boolean(r->strict));
     json_object_set_new(root, "rules", rules);
-    for (size_t i = 0; i < r->l->n; i++) {
-        const chk_finding *x = &r->l->v[i];
-        if (!x->suppressed) json_array_append_new(fs, chk_finding_json(x));
-    }
     json_object_set_new(root, "findings", fs);
     json_object_set_new(root, "conditional_verdicts", conditional_json(r->l));
     size_t n[CHK_NRULES], sup, tot = 0;
@@ -259,6 +258,22 @@ json_t *chk_report_json(const chk_run *r)
     json_object_set_new(sum, "suppressed", json_integer((json_int_t)sup));
     json_object_set_new(root, "summary", sum);
     return root;
+}
+
+static void put_findings(jstream *s, void *ctx)
+{
+    const chk_run *r = ctx;
+    for (size_t i = 0; i < r->l->n; i++)
+        if (!r->l->v[i].suppressed) js_put(s, NULL, chk_finding_json(&r->l->v[i]));
+}
+
+bool chk_write_json(FILE *o, const chk_run *r)
+{
+    jstream s;
+    js_init(&s, o);
+    json_t *fs, *root = report_json(r, &fs);
+    js_put_tree(&s, NULL, root, fs, put_findings, (void *)r);
+    return js_finish(&s);
 }
 
 /* A result's ruleIndex: the rule's position in the driver's rules. */
@@ -404,7 +419,9 @@ static json_t *sarif_result(const sarif_ctx *s, json_t *rules, const chk_finding
     return res;
 }
 
-json_t *chk_report_sarif(const chk_run *r)
+/* The SARIF log with its results empty: *results, to fill (sarif_result
+ * with *s and *rules). */
+static json_t *report_sarif(const chk_run *r, sarif_ctx *s, json_t **rules_out, json_t **results_out)
 {
     json_t *run, *rules;
     json_t *root = coal_sarif_log(&run, &rules);
@@ -417,13 +434,13 @@ json_t *chk_report_sarif(const chk_run *r)
                         "side. A bounds check at the end of an array (if (i < n)) splits one warp at most and is "
                         "usually fine. Proven findings have a condition that differs between lanes in every warp; "
                         "possible ones depend on values the analysis cannot see.");
-    sarif_ctx s = {r, abs_path(r->root ? r->root : ".")};
+    *s = (sarif_ctx){r, abs_path(r->root ? r->root : ".")};
     json_t *results = json_array();
-    for (size_t i = 0; i < r->l->n; i++)
-        if (!r->l->v[i].suppressed) json_array_append_new(results, sarif_result(&s, rules, &r->l->v[i]));
+    *rules_out = rules;
+    *results_out = results;
     char base[4200], enc[4096];
-    coal_sarif_uri(s.root, enc, sizeof enc);
-    snprintf(base, sizeof base, "file://%s%s", enc, strcmp(s.root, "/") ? "/" : "");
+    coal_sarif_uri(s->root, enc, sizeof enc);
+    snprintf(base, sizeof base, "file://%s%s", enc, strcmp(s->root, "/") ? "/" : "");
     json_object_set_new(run, "originalUriBaseIds", json_pack("{s:{s:s}}", "SRCROOT", "uri", base));
     json_object_set_new(run, "results", results);
     json_t *props = json_object();
@@ -433,6 +450,40 @@ json_t *chk_report_sarif(const chk_run *r)
     count(r, by, &sup);
     json_object_set_new(props, "suppressedByBaseline", json_integer((json_int_t)sup));
     json_object_set_new(run, "properties", props);
+    return root;
+}
+
+json_t *chk_report_sarif(const chk_run *r)
+{
+    sarif_ctx s;
+    json_t *rules, *results, *root = report_sarif(r, &s, &rules, &results);
+    for (size_t i = 0; i < r->l->n; i++)
+        if (!r->l->v[i].suppressed) json_array_append_new(results, sarif_result(&s, rules, &r->l->v[i]));
     free(s.root);
     return root;
+}
+
+typedef struct sarif_fill {
+    sarif_ctx *s;
+    json_t *rules;
+} sarif_fill;
+
+static void put_results(jstream *js, void *ctx)
+{
+    sarif_fill *f = ctx;
+    const chk_run *r = f->s->r;
+    for (size_t i = 0; i < r->l->n; i++)
+        if (!r->l->v[i].suppressed) js_put(js, NULL, sarif_result(f->s, f->rules, &r->l->v[i]));
+}
+
+bool chk_write_sarif(FILE *o, const chk_run *r)
+{
+    jstream js;
+    js_init(&js, o);
+    sarif_ctx s;
+    json_t *rules, *results, *root = report_sarif(r, &s, &rules, &results);
+    sarif_fill f = {&s, rules};
+    js_put_tree(&js, NULL, root, results, put_results, &f);
+    free(s.root);
+    return js_finish(&js);
 }

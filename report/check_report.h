@@ -21,9 +21,14 @@ typedef struct chk_run {
 bool chk_fails(const chk_run *r, const chk_finding *x);
 
 void chk_report_text(FILE *o, const chk_run *r);
-json_t *chk_report_json(const chk_run *r);
+/* The JSON and SARIF reports written finding by finding (json_stream.h:
+ * the bytes of json_dumpf on the whole tree, without the tree); false
+ * when a write failed. */
+bool chk_write_json(FILE *o, const chk_run *r);
+bool chk_write_sarif(FILE *o, const chk_run *r);
 /* One finding as check's JSON lists it (analyze's JSON too). */
 json_t *chk_finding_json(const chk_finding *x);
+/* The SARIF log as one tree (analyze's, which edits it). */
 json_t *chk_report_sarif(const chk_run *r);
 /* "uncoalesced 3, misaligned 0, bank-conflict 1" over enabled rules, unsuppressed findings. */
 void chk_counts_text(const chk_run *r, char *buf, size_t n);

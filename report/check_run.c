@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#include "batch.h"
 #include "html.h"
 #include "outfile.h"
-
-#define CHK_PROGRESS_MIN 20
 
 typedef struct strvec {
     size_t n, cap;
@@ -150,7 +148,7 @@ static int write_baseline(const char *path, const chk_list *l)
 /* A kernel launched with several shapes is checked at each: the file is
  * analysed once per round (round r gives each kernel its r-th shape), and
  * a finding found at several is reported once, with the shapes. */
-static int check_file(chk_list *l, const char *path, coal_options *co, blk_opts *blocks, unsigned mask)
+static int check_file(chk_list *l, const char *path, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err)
 {
     size_t first = chk_collect_begin(l);
     uint32_t nr = 1;
@@ -160,7 +158,7 @@ static int check_file(chk_list *l, const char *path, coal_options *co, blk_opts 
         prog *p;
         coal_result *res;
         blocks->round = r;
-        if (chk_load("check", path, co, &m, &p, &res)) {
+        if (chk_load_to("check", path, co, &m, &p, &res, err)) {
             rc = 2;
             break;
         }
@@ -190,12 +188,70 @@ static int report(const chk_args *a, const chk_run *run)
     if (outfile_open(&of, a->out)) return 2;
     if (a->format == COAL_FMT_TEXT) chk_report_text(of.f, run);
     else if (a->format == CHK_FMT_HTML) html_check(of.f, run);
-    else {
-        json_t *j = a->format == COAL_FMT_JSON ? chk_report_json(run) : chk_report_sarif(run);
-        coal_json_dump(of.f, j);
-        json_decref(j);
-    }
+    else if (a->format == COAL_FMT_JSON) chk_write_json(of.f, run);
+    else chk_write_sarif(of.f, run);
     return outfile_commit(&of) ? 2 : 0;
+}
+
+/* A worker's copy of the options: blk_opts carries the round and the
+ * --block entries seen, which are merged into the run's at the end. */
+typedef struct chk_worker {
+    blk_opts blocks;
+    coal_options co;
+} chk_worker;
+
+typedef struct chk_batch {
+    char **files;
+    unsigned mask;
+    chk_worker *w;
+    chk_list *l; /* the run's */
+    size_t nbad;
+} chk_batch;
+
+typedef struct chk_file_result {
+    chk_list l;
+    int rc;
+} chk_file_result;
+
+static void *check_one(void *ctx, unsigned w, size_t i, FILE *err)
+{
+    chk_batch *b = ctx;
+    chk_file_result *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->rc = check_file(&r->l, b->files[i], &b->w[w].co, &b->w[w].blocks, b->mask, err);
+    return r;
+}
+
+static bool merge_one(void *ctx, size_t i, void *result)
+{
+    (void)i;
+    chk_batch *b = ctx;
+    chk_file_result *r = result;
+    if (r->rc) b->nbad++;
+    chk_merge(b->l, &r->l);
+    free(r);
+    return true; /* bad files are reported and the others still checked */
+}
+
+/* Every file's findings into l, in file order; the number of bad files. */
+static size_t check_files(chk_args *a, char **files, size_t n, unsigned mask, chk_list *l)
+{
+    unsigned jobs = a->jobs ? a->jobs : batch_default_jobs();
+    if (jobs > n) jobs = n ? (unsigned)n : 1;
+    chk_worker *w = malloc(sizeof *w * jobs);
+    if (!w) abort();
+    for (unsigned k = 0; k < jobs; k++) {
+        w[k].blocks = a->blocks;
+        w[k].co = a->co;
+        w[k].co.block_ctx = &w[k].blocks;
+    }
+    chk_batch b = {files, mask, w, l, 0};
+    batch_opts o = {jobs, "check", files};
+    batch_run(n, &o, check_one, merge_one, &b);
+    for (unsigned k = 0; k < jobs; k++)
+        for (uint32_t e = 0; e < a->blocks.n; e++) a->blocks.k[e].seen |= w[k].blocks.k[e].seen;
+    free(w);
+    return b.nbad;
 }
 
 int chk_check(chk_args *a, char **paths, int n)
@@ -216,13 +272,7 @@ int chk_check(chk_args *a, char **paths, int n)
     chk_list l;
     memset(&l, 0, sizeof l);
     unsigned enabled = a->enable | a->fail_on;
-    size_t nbad = 0;
-    bool progress = files.n >= CHK_PROGRESS_MIN && isatty(2);
-    for (size_t i = 0; i < files.n; i++) {
-        if (progress) fprintf(stderr, "\rptxray check: %zu/%zu files", i + 1, files.n);
-        if (check_file(&l, files.v[i], &a->co, &a->blocks, enabled)) nbad++;
-    }
-    if (progress) fputs("\r\033[K", stderr);
+    size_t nbad = check_files(a, files.v, files.n, enabled, &l);
     if (nbad) rc = 2;
     chk_sort(&l);
     mark_suppressed(&l, &base);

@@ -17,6 +17,7 @@ typedef struct chk_args {
     unsigned enable, fail_on;           /* masks of (1 << chk_rule) */
     bool strict;                        /* possible findings fail too */
     const char *root;                   /* --root: SARIF URIs relative to it; NULL: the current directory */
+    unsigned jobs;                      /* -j: files checked in parallel; 0: one per core */
     coal_options co;
     blk_opts blocks;
 } chk_args;

@@ -17,6 +17,7 @@ typedef struct dr_config {
     div_options div;            /* block all zero: each function's comes from blocks */
     unsigned list;              /* bit s set: list the values whose state is s */
     blk_opts blocks;            /* --block */
+    unsigned jobs;              /* --summary -j: files analysed in parallel; 0: one per core */
 } dr_config;
 
 /* One analysis over one function, counting only what is listed: values

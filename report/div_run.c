@@ -2,7 +2,9 @@
  * files as one line per function. */
 #include <stdlib.h>
 #include <string.h>
+#include "batch.h"
 #include "div_report.h"
+#include "json_stream.h"
 #include "load.h"
 #include "outfile.h"
 #include "table.h"
@@ -22,17 +24,17 @@ typedef struct summary {
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Analyses one file into rows; 2 on bad input (diagnostics printed). */
-static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks)
+/* Analyses one file into rows; 2 on bad input (diagnostics on err). */
+static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks, FILE *err)
 {
-    ptx_module *m = ptx_load(path, 1);
+    ptx_module *m = ptx_load_to(path, 1, err);
     if (!m) return 2;
     blk_mark(blocks, m);
     ptx_diags d;
     ptx_diags_init(&d);
     prog *p = prog_build(m, PROG_GSA, NULL, &d);
     if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+        ptx_diags_print(&d, path, m->src, m->src_len, err);
         ptx_diags_free(&d);
         ptx_module_free(m);
         return 2;
@@ -69,6 +71,60 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
     prog_free(p);
     ptx_module_free(m);
     return 0;
+}
+
+/* -j: a worker's --block entries (blk_mark's marks, merged at the end). */
+typedef struct sum_batch {
+    char **files;
+    const div_options *o;
+    blk_opts *w;
+    summary *s;
+    int rc;
+} sum_batch;
+
+typedef struct sum_result {
+    summary s;
+    int rc;
+} sum_result;
+
+static void *summary_one(void *ctx, unsigned w, size_t i, FILE *err)
+{
+    sum_batch *b = ctx;
+    sum_result *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->rc = summary_file(&r->s, b->files[i], b->o, &b->w[w], err);
+    return r;
+}
+
+static void free_rows(summary *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->rows[i].file);
+        free(s->rows[i].name);
+        free(s->rows[i].symbol);
+    }
+    free(s->rows);
+}
+
+/* The rows appended in file order; the first bad file stops the run. */
+static bool summary_take(void *ctx, size_t i, void *result)
+{
+    (void)i;
+    sum_batch *b = ctx;
+    sum_result *r = result;
+    if (!b->rc && !r->rc) {
+        if (b->s->n + r->s.n > b->s->cap) {
+            b->s->cap = (b->s->n + r->s.n) * 2;
+            b->s->rows = realloc(b->s->rows, b->s->cap * sizeof *b->s->rows);
+            if (!b->s->rows) abort();
+        }
+        memcpy(b->s->rows + b->s->n, r->s.rows, r->s.n * sizeof *r->s.rows);
+        b->s->n += r->s.n;
+        free(r->s.rows);
+    } else free_rows(&r->s);
+    if (!b->rc) b->rc = r->rc;
+    free(r);
+    return !b->rc;
 }
 
 static void pct(table *t, uint32_t k, uint32_t n)
@@ -121,7 +177,25 @@ static void summary_text(FILE *o, const summary *s, const dr_stats total[DR_NAN]
     table_free(&t);
 }
 
-static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size_t nfiles, const dr_config *c)
+static json_t *row_json(const srow *r)
+{
+    json_t *k = json_object();
+    json_object_set_new(k, "file", json_string(r->file));
+    json_object_set_new(k, "name", json_string(r->name));
+    json_object_set_new(k, "symbol", json_string(r->symbol));
+    json_object_set_new(k, "kind", json_string(r->entry ? "entry" : "func"));
+    json_object_set_new(k, "stats", dr_stats_json(r->st));
+    return k;
+}
+
+static void put_rows(jstream *js, void *ctx)
+{
+    const summary *s = ctx;
+    for (size_t i = 0; i < s->n; i++) js_put(js, NULL, row_json(&s->rows[i]));
+}
+
+/* The summary's JSON written row by row (json_stream.h). */
+static void summary_json(FILE *o, const summary *s, const dr_stats total[DR_NAN], size_t nfiles, const dr_config *c)
 {
     json_t *root = json_object(), *ks = json_array(), *as = json_object();
     json_object_set_new(as, "block_option", blk_shape_json(c->blocks.all));
@@ -130,21 +204,15 @@ static json_t *summary_json(const summary *s, const dr_stats total[DR_NAN], size
     json_object_set_new(as, "no_wraparound_analyses", json_pack("[ss]", "affine", "affine2"));
     json_object_set_new(as, "value_kinds", json_pack("[ssss]", "inst", "gamma", "mu", "eta"));
     json_object_set_new(root, "assumptions", as);
-    for (size_t i = 0; i < s->n; i++) {
-        json_t *k = json_object();
-        json_object_set_new(k, "file", json_string(s->rows[i].file));
-        json_object_set_new(k, "name", json_string(s->rows[i].name));
-        json_object_set_new(k, "symbol", json_string(s->rows[i].symbol));
-        json_object_set_new(k, "kind", json_string(s->rows[i].entry ? "entry" : "func"));
-        json_object_set_new(k, "stats", dr_stats_json(s->rows[i].st));
-        json_array_append_new(ks, k);
-    }
     json_object_set_new(root, "kernels", ks);
     json_t *t = dr_stats_json(total);
     json_object_set_new(t, "files", json_integer((json_int_t)nfiles));
     json_object_set_new(t, "functions", json_integer((json_int_t)s->n));
     json_object_set_new(root, "total", t);
-    return root;
+    jstream js;
+    js_init(&js, o);
+    js_put_tree(&js, NULL, root, ks, put_rows, (void *)s);
+    js_finish(&js);
 }
 
 int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const char *out)
@@ -155,8 +223,18 @@ int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const c
     memcpy(sorted, files, sizeof *sorted * nfiles);
     qsort(sorted, nfiles, sizeof *sorted, cmp_path);
     summary s = {0};
-    int rc = 0;
-    for (size_t i = 0; i < nfiles && !rc; i++) rc = summary_file(&s, sorted[i], &c->div, &c->blocks);
+    unsigned jobs = c->jobs ? c->jobs : batch_default_jobs();
+    if (jobs > nfiles) jobs = nfiles ? (unsigned)nfiles : 1;
+    blk_opts *w = malloc(sizeof *w * jobs);
+    if (!w) abort();
+    for (unsigned k = 0; k < jobs; k++) w[k] = c->blocks;
+    sum_batch b = {sorted, &c->div, w, &s, 0};
+    batch_opts bo = {jobs, "divergence", sorted};
+    batch_run(nfiles, &bo, summary_one, summary_take, &b);
+    for (unsigned k = 0; k < jobs; k++)
+        for (uint32_t e = 0; e < c->blocks.n; e++) c->blocks.k[e].seen |= w[k].k[e].seen;
+    free(w);
+    int rc = b.rc;
     if (!rc && !blk_check_seen(&c->blocks, "divergence")) rc = 2;
     if (!rc) {
         dr_stats total[DR_NAN] = {{0}};
@@ -165,21 +243,12 @@ int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const c
         outfile of;
         if (outfile_open(&of, out)) rc = 2;
         else {
-            if (json) {
-                json_t *root = summary_json(&s, total, nfiles, c);
-                json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                fputc('\n', of.f);
-                json_decref(root);
-            } else summary_text(of.f, &s, total, nfiles);
+            if (json) summary_json(of.f, &s, total, nfiles, c);
+            else summary_text(of.f, &s, total, nfiles);
             rc = outfile_commit(&of) ? 2 : 0;
         }
     }
-    for (size_t i = 0; i < s.n; i++) {
-        free(s.rows[i].file);
-        free(s.rows[i].name);
-        free(s.rows[i].symbol);
-    }
-    free(s.rows);
+    free_rows(&s);
     free(sorted);
     return rc;
 }

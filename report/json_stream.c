@@ -99,6 +99,46 @@ void js_put(jstream *s, const char *key, json_t *v)
     free(t);
 }
 
+static bool holds(json_t *v, json_t *hole)
+{
+    if (v == hole) return true;
+    const char *k;
+    json_t *m;
+    size_t i;
+    if (json_is_object(v)) json_object_foreach(v, k, m) if (holds(m, hole)) return true;
+    if (json_is_array(v)) json_array_foreach(v, i, m) if (holds(m, hole)) return true;
+    return false;
+}
+
+static void put_tree(jstream *s, const char *key, json_t *v, json_t *hole, void (*fill)(jstream *, void *), void *ctx)
+{
+    if (v == hole) {
+        js_open_array(s, key);
+        fill(s, ctx);
+        js_close(s);
+    } else if (!holds(v, hole)) js_put(s, key, json_incref(v));
+    else if (json_is_object(v)) {
+        const char *k;
+        json_t *m;
+        js_open_object(s, key);
+        json_object_foreach(v, k, m) put_tree(s, k, m, hole, fill, ctx);
+        js_close(s);
+    } else {
+        size_t i;
+        json_t *m;
+        js_open_array(s, key);
+        json_array_foreach(v, i, m) put_tree(s, NULL, m, hole, fill, ctx);
+        js_close(s);
+    }
+}
+
+void js_put_tree(jstream *s, const char *key, json_t *tree, json_t *hole, void (*fill)(jstream *s, void *ctx),
+                 void *ctx)
+{
+    put_tree(s, key, tree, hole, fill, ctx);
+    json_decref(tree);
+}
+
 bool js_finish(jstream *s)
 {
     while (s->depth) js_close(s);

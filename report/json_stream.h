@@ -29,6 +29,12 @@ void js_open_array(jstream *s, const char *key);
 void js_close(jstream *s);
 /* Writes v (whose reference it takes) as member `key` or as an element. */
 void js_put(jstream *s, const char *key, json_t *v);
+/* Writes tree (whose reference it takes) as js_put does, except the
+ * array hole somewhere inside it (empty, found by identity), whose
+ * elements fill writes (with js_put): a report's large list streamed
+ * inside the small tree of everything around it. */
+void js_put_tree(jstream *s, const char *key, json_t *tree, json_t *hole, void (*fill)(jstream *s, void *ctx),
+                 void *ctx);
 /* Ends the document with a newline; false when any write failed. */
 bool js_finish(jstream *s);
 

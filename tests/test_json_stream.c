@@ -105,3 +105,62 @@ Test(json_stream, close_without_open_and_deep_nesting_fail)
     fclose(f);
     free(p);
 }
+
+/* js_put_tree: every array of every document taken in turn as the hole,
+ * emptied, and its elements written back by the fill: the bytes of the
+ * whole tree's dump. */
+typedef struct hole_fill {
+    json_t *elems;
+} hole_fill;
+
+static void fill_elems(jstream *s, void *ctx)
+{
+    hole_fill *h = ctx;
+    size_t i;
+    json_t *x;
+    json_array_foreach(h->elems, i, x) js_put(s, NULL, json_incref(x));
+}
+
+static void arrays_of(json_t *v, json_t **out, size_t *n)
+{
+    if (json_is_array(v)) out[(*n)++] = v;
+    const char *k;
+    json_t *x;
+    size_t i;
+    if (json_is_object(v)) json_object_foreach(v, k, x) arrays_of(x, out, n);
+    if (json_is_array(v)) json_array_foreach(v, i, x) arrays_of(x, out, n);
+}
+
+Test(json_stream, put_tree_fills_the_hole_in_place)
+{
+    size_t tried = 0;
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        json_error_t e;
+        json_t *v = json_loads(docs[d], 0, &e);
+        cr_assert(v, "doc %zu: %s", d, e.text);
+        char *want = dump_whole(v);
+        json_t *arrays[64];
+        size_t na = 0;
+        arrays_of(v, arrays, &na);
+        for (size_t a = 0; a < na; a++) {
+            hole_fill h = {json_copy(arrays[a])}; /* shallow: the elements shared */
+            json_array_clear(arrays[a]);
+            char *p = NULL;
+            size_t n = 0;
+            FILE *f = open_memstream(&p, &n);
+            jstream s;
+            js_init(&s, f);
+            js_put_tree(&s, NULL, json_incref(v), arrays[a], fill_elems, &h);
+            cr_assert(js_finish(&s));
+            fclose(f);
+            cr_expect_str_eq(p, want, "doc %zu, array %zu as the hole", d, a);
+            json_array_extend(arrays[a], h.elems);
+            json_decref(h.elems);
+            free(p);
+            tried++;
+        }
+        free(want);
+        json_decref(v);
+    }
+    cr_assert_geq(tried, 12);
+}
