@@ -9,13 +9,15 @@
 #include "coalescing_report.h"
 #include "commands.h"
 #include "launch_table.h"
+#include "ra_opts.h"
 #include "toolchain.h"
 
 static void usage(FILE *o)
 {
     fputs("usage: ptxray analyze FILE.ptx|FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
           "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif|html]\n"
-          "                      [-o OUT] [--no-ptxas] [-- NVCC-ARGS...]\n"
+          "                      [-o OUT] [--no-ptxas] [--budget K [--mode linear|div|aff] [--max-threads N]\n"
+          "                      [--smem-limit BYTES]] [-- NVCC-ARGS...]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, ptxas -v's registers, spill bytes and shared memory (when\n"
           "ptxas is found), then uncoalesced and misaligned accesses, bank conflicts and\n"
@@ -35,6 +37,11 @@ static void usage(FILE *o)
           "its lines marked by their findings, the PTX of a clicked line with abstract\n"
           "values, the CFG coloured by divergence, registers and spills from `ptxas -v`\n"
           "(--no-ptxas: not run).  -o OUT: written whole or not at all.\n"
+          "--budget K (html only): also run `ptxray regalloc --budget K` with --mode (default\n"
+          "aff), --max-threads and --smem-limit as it takes them, and mark on each source\n"
+          "line (and beside each PTX instruction) the spill reloads, stores and\n"
+          "rematerialisations the rewrite puts there, by where the value lives, in the\n"
+          "line's cost; the page itself shows the PTX as written.\n"
           "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
           o);
 }
@@ -47,12 +54,17 @@ int cmd_analyze(int argc, char **argv)
                                          {"kernel", required_argument, 0, 'k'},
                                          {"format", required_argument, 0, 'f'},
                                          {"no-ptxas", no_argument, 0, 'P'},
+                                         RA_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *arch = "sm_90", *out = NULL;
     int format = COAL_FMT_TEXT;
     bool html = false, ptxas = true;
     blk_opts blocks = {0};
+    ra_options ra;
+    memset(&ra, 0, sizeof ra);
+    ra.mode = RA_MODE_AFF;
+    bool have_budget = false, ra_other = false;
     /* everything after `--` goes to nvcc as it is */
     int nextra = 0;
     char **extra = NULL;
@@ -109,6 +121,14 @@ int cmd_analyze(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'P': ptxas = false; break;
+        case RA_OPT_BUDGET:
+        case RA_OPT_MODE:
+        case RA_OPT_MAX_THREADS:
+        case RA_OPT_SMEM_LIMIT:
+            if (ra_opt_set((enum ra_opt)c, optarg, "analyze", &ra)) return 2;
+            have_budget |= c == RA_OPT_BUDGET;
+            ra_other |= c != RA_OPT_BUDGET;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -117,6 +137,15 @@ int cmd_analyze(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (ra_other && !have_budget) {
+        fputs("ptxray analyze: --mode, --max-threads and --smem-limit go with --budget\n", stderr);
+        return 2;
+    }
+    if (have_budget && !html) {
+        fputs("ptxray analyze: --budget (the spill code of a regalloc run) goes with --format html\n", stderr);
+        return 2;
+    }
+    const ra_options *rap = have_budget ? &ra : NULL;
     const char *path = argv[optind];
     an_args aa = {format, out};
     if (!tc_ends_with(path, ".cu")) {
@@ -125,7 +154,7 @@ int cmd_analyze(int argc, char **argv)
                     path);
             return 2;
         }
-        return html ? an_report_html(path, path, &co, &blocks, out, ptxas) : an_report(path, path, &co, &blocks, &aa);
+        return html ? an_report_html(path, path, &co, &blocks, out, ptxas, rap) : an_report(path, path, &co, &blocks, &aa);
     }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
@@ -143,7 +172,7 @@ int cmd_analyze(int argc, char **argv)
         rc = hc_table_from_cu(&t, path, flags, nflags, "analyze");
         blocks.launches = &t;
     }
-    if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas) : an_report(path, ptx, &co, &blocks, &aa);
+    if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas, rap) : an_report(path, ptx, &co, &blocks, &aa);
     hc_table_free(&t);
     unlink(ptx);
     rmdir(dir);

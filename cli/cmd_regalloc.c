@@ -1,5 +1,4 @@
 /* ptxray regalloc: the divergence-aware register allocation post-pass. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +6,7 @@
 #include "commands.h"
 #include "outfile.h"
 #include "printer.h"
+#include "ra_opts.h"
 #include "ra_target.h"
 #include "regalloc.h"
 
@@ -47,19 +47,6 @@ static void usage(FILE *o)
           o);
 }
 
-static int number(const char *opt, const char *s, unsigned long max, unsigned long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (!*s || *end || errno || v == 0 || v > max || *s == '-') {
-        fprintf(stderr, "ptxray regalloc: %s %s: expected a number from 1 to %lu\n", opt, s, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int run_target(ptx_module *m, const ra_options *o, unsigned target, const char *arch, const char *out,
                       bool quiet, const char *shown)
 {
@@ -75,11 +62,8 @@ static int run_target(ptx_module *m, const ra_options *o, unsigned target, const
 
 int cmd_regalloc(int argc, char **argv)
 {
-    static const struct option opts[] = {{"budget", required_argument, 0, 'b'},
-                                         {"mode", required_argument, 0, 'm'},
+    static const struct option opts[] = {RA_OPT_LONG,
                                          {"kernel", required_argument, 0, 'k'},
-                                         {"max-threads", required_argument, 0, 't'},
-                                         {"smem-limit", required_argument, 0, 's'},
                                          {"target-regs", required_argument, 0, 'T'},
                                          {"arch", required_argument, 0, 'A'},
                                          {"block", required_argument, 0, 'B'},
@@ -102,36 +86,25 @@ int cmd_regalloc(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:m:k:o:qh", opts, NULL)) != -1) {
         switch (c) {
-        case 'b':
-            if (number("--budget", optarg, 65535, &v)) return 2;
-            o.budget = (unsigned)v;
+        case 'b': /* -b, -m: the short spellings of --budget, --mode */
+        case RA_OPT_BUDGET:
+            if (ra_opt_set(RA_OPT_BUDGET, optarg, "regalloc", &o)) return 2;
             have_budget = true;
             break;
         case 'm':
-            if (!strcmp(optarg, "linear")) o.mode = RA_MODE_LINEAR;
-            else if (!strcmp(optarg, "div")) o.mode = RA_MODE_DIV;
-            else if (!strcmp(optarg, "aff")) o.mode = RA_MODE_AFF;
-            else {
-                fprintf(stderr, "ptxray regalloc: --mode %s: expected linear, div or aff\n", optarg);
-                return 2;
-            }
+        case RA_OPT_MODE:
+        case RA_OPT_MAX_THREADS:
+        case RA_OPT_SMEM_LIMIT:
+            if (ra_opt_set(c == 'm' ? RA_OPT_MODE : (enum ra_opt)c, optarg, "regalloc", &o)) return 2;
             break;
         case 'k': o.only = optarg; break;
         case 'T':
-            if (number("--target-regs", optarg, 255, &v)) return 2;
+            if (ra_opt_number("regalloc", "--target-regs", optarg, 255, &v)) return 2;
             target = (unsigned)v;
             break;
         case 'A': arch = optarg; break;
         case 'B':
             if (!blk_add(&blocks, optarg, "regalloc")) return 2;
-            break;
-        case 't':
-            if (number("--max-threads", optarg, 1024, &v)) return 2;
-            o.max_threads = (uint32_t)v;
-            break;
-        case 's':
-            if (number("--smem-limit", optarg, 1u << 30, &v)) return 2;
-            o.smem_limit = (uint32_t)v;
             break;
         case 'o': out = optarg; break;
         case 'q': quiet = true; break;

@@ -139,6 +139,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
     ptx_func *fn = (ptx_func *)pf->fn; /* m is ours to rewrite */
     snprintf(fs->name, sizeof fs->name, "%.*s", (int)fn->name.n, fn->name.p);
     fs->is_entry = fn->is_entry;
+    while (fs->func < m->nfuncs && m->funcs[fs->func] != fn) fs->func++;
     ra_live *L = ra_live_build_ssa(pf->ssa, a);
     ra_pressure pb;
     ra_live_pressure(L, &pb);
@@ -231,7 +232,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
                      fs->name, limit, fs->static_shared, fs->warps, moved, moved == 1 ? "" : "s");
     ra_edit *e = NULL;
     if (sc.nspilled) {
-        ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong, full_warps};
+        ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong, full_warps, o->sites};
         e = ra_rewrite(sh, fn, &rin, fs);
     }
     arena_reset(a);
@@ -292,6 +293,7 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
 
 void ra_stats_free(ra_stats *s)
 {
+    for (uint32_t k = 0; k < s->nfuncs; k++) free(s->funcs[k].sites);
     free(s->funcs);
     s->funcs = NULL;
     s->nfuncs = 0;

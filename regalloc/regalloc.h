@@ -77,6 +77,9 @@ typedef struct ra_options {
      * of `ptxray regalloc` and the tests ask for it; the benchmark and the
      * nvcc/--target-regs paths do not. */
     bool measure_after;
+    /* Record each piece of spill code in ra_func_stats.sites (the HTML
+     * page marks the source lines it lands on, docs/html.md). */
+    bool sites;
     /* The block shape of fn for the divergence analysis (--block): true
      * with block[] filled; false or NULL: .reqntid, else the analysis's
      * default assumption. */
@@ -86,9 +89,25 @@ typedef struct ra_options {
 
 #define RA_NOT_MEASURED UINT32_MAX
 
+/* One piece of spill code the rewrite inserted (ra_options.sites): a
+ * reload or rematerialisation before statement stmt, or a store after it.
+ * stmt and reg index the function as it was before the rewrite, so they
+ * name the same statement and register in another parse of the same
+ * text. */
+enum ra_site_kind { RA_SITE_LOAD, RA_SITE_STORE, RA_SITE_REMAT };
+typedef struct ra_site {
+    uint32_t stmt;
+    uint32_t reg;    /* the spilled register */
+    uint64_t weight; /* 10^loop depth, capped at 3: as the _w counts */
+    uint8_t kind;    /* ra_site_kind */
+    uint8_t place;   /* ra_place: where the value lives (a load from RA_P_SHARED_AFFINE also rebuilds its affine part) */
+    uint8_t bits;    /* the register's width */
+} ra_site;
+
 /* What the pass did to one function (the spill-cost tools build on it). */
 typedef struct ra_func_stats {
     char name[128];
+    uint32_t func;            /* index of the function in the module's funcs */
     bool is_entry;
     /* register pressure, max over instructions, in 32-bit units (gpr) and
      * predicates, before and after the rewrite (after: measured again by
@@ -119,6 +138,8 @@ typedef struct ra_func_stats {
     uint32_t sync_slots;         /* shared slots under the synchronised rule (values written more than once) */
     uint32_t barriers;           /* bar.warp.sync inserted before their stores */
     uint64_t barriers_w;         /* ... weighted like the spill code */
+    ra_site *sites;              /* with ra_options.sites, in rewrite order (malloc'd; ra_stats_free) */
+    uint32_t nsites;
 } ra_func_stats;
 
 typedef struct ra_stats {

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "ir_edit.h"
 
 typedef struct rw {
@@ -13,7 +14,25 @@ typedef struct rw {
     const char *shared_sym; /* the shared spill area, when there are shared slots */
     const char *sq;  /* qualifier of slot accesses: ".relaxed.cta" or ".volatile" */
     uint64_t weight; /* loop weight of the instruction being rewritten (loop_weight) */
+    uint32_t stmt;   /* ... and its statement */
 } rw;
+
+static unsigned bits_of(const rw *w, uint32_t r);
+
+/* One piece of spill code of register r at the statement being rewritten,
+ * for in->sites (the array grows at powers of two). */
+static void site(rw *w, uint32_t r, enum ra_site_kind k)
+{
+    if (!w->in->sites) return;
+    ra_func_stats *fs = w->fs;
+    uint32_t n = fs->nsites;
+    if (!(n & (n - 1))) {
+        fs->sites = realloc(fs->sites, sizeof *fs->sites * (n ? 2 * (size_t)n : 8));
+        if (!fs->sites) abort();
+    }
+    fs->sites[fs->nsites++] = (ra_site){w->stmt, r, w->weight, (uint8_t)k, (uint8_t)w->in->sp[r].place,
+                                        (uint8_t)bits_of(w, r)};
+}
 
 /* 10^depth of the loop nest around block b, depth capped at 3 so that a
  * deep nest does not drown everything else (docs/spillcost.md). */
@@ -28,7 +47,10 @@ static uint64_t loop_weight(const cfg *g, uint32_t b)
 
 static const char *const coord_sreg[DIV_NCOEF1] = {NULL, "%tid.x", "%tid.y", "%tid.z", "%laneid"};
 
-static unsigned bits_of(const rw *w, uint32_t r) { return ptx_type_bits((ptx_type)w->fn->regs[r].type); }
+static unsigned bits_of(const rw *w, uint32_t r)
+{
+    return ptx_type_bits((ptx_type)w->fn->regs[r].type);
+}
 
 /* The linear thread id into b, with a as scratch: warps are 32
  * consecutive linear ids. */
@@ -169,11 +191,13 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         ra_edit_emit(w->e, "ld.local.b%u %s, [%s+%u]", bits, tn, w->local_sym, s->slot);
         w->fs->loads_local++;
         w->fs->loads_local_w += w->weight;
+        site(w, r, RA_SITE_LOAD);
         break;
     case RA_P_SHARED:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, base_at(w), s->slot);
         w->fs->loads_shared++;
         w->fs->loads_shared_w += w->weight;
+        site(w, r, RA_SITE_LOAD);
         break;
     case RA_P_SHARED_AFFINE:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, base_at(w), s->slot);
@@ -182,12 +206,14 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         w->fs->remat_shared++;
         w->fs->loads_shared_w += w->weight;
         w->fs->remat_w += w->weight;
+        site(w, r, RA_SITE_LOAD);
         break;
     case RA_P_CONST:
         ra_edit_emit(w->e, "mov.b%u %s, %" PRId64, bits, tn, wrap(s->coef[0], bits));
         w->fs->remat++;
         w->fs->remat_const++;
         w->fs->remat_w += w->weight;
+        site(w, r, RA_SITE_REMAT);
         break;
     case RA_P_AFFINE: {
         int64_t c0 = wrap(s->coef[0], bits);
@@ -195,6 +221,7 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         add_coords(w, t, s, bits, +1, c0 != 0);
         w->fs->remat++;
         w->fs->remat_w += w->weight;
+        site(w, r, RA_SITE_REMAT);
         break;
     }
     default: break;
@@ -214,6 +241,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         ra_edit_emit(w->e, "%sst.local.b%u [%s+%u], %s", guard, bits, w->local_sym, s->slot, tn);
         w->fs->stores_local++;
         w->fs->stores_local_w += w->weight;
+        site(w, r, RA_SITE_STORE);
         break;
     case RA_P_SHARED_AFFINE:
         /* only the uniform part goes to memory (rule iv); t dies here */
@@ -237,6 +265,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         ra_edit_emit(w->e, "%sst%s.shared.b%u [%s+%u], %s", guard, w->sq, bits, b, s->slot, tn);
         w->fs->stores_shared++;
         w->fs->stores_shared_w += w->weight;
+        site(w, r, RA_SITE_STORE);
         break;
     }
     default: break; /* rematerialised: nothing to keep */
@@ -261,7 +290,7 @@ static void rename_reg(ptx_operand *o, uint32_t from, uint32_t to)
 ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
 {
     const ra_live *L = in->L;
-    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, NULL, in->strong ? ".relaxed.cta" : ".volatile", 1};
+    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, NULL, in->strong ? ".relaxed.cta" : ".volatile", 1, 0};
     if (in->local_bytes) {
         w.local_sym = ra_edit_symbol(w.e, "__ra_local");
         ra_edit_array(w.e, PTX_SP_LOCAL, 8, in->local_bytes, w.local_sym);
@@ -275,6 +304,7 @@ ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_fun
         uint32_t st = L->inst_stmt[k];
         ptx_inst *ins = &fn->stmts[st]->u.inst;
         w.weight = loop_weight(L->g, L->inst_block[k]);
+        w.stmt = st;
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
             const ra_occ *o = &L->occ[j];
             if (in->sp[o->reg].place == RA_P_NONE) continue;

@@ -330,7 +330,7 @@ static int load_round(round_res *x, const char *shown, const char *ptx, const co
  * comes once, kernels in PTX order (the HTML page: a section per shape).
  * html: the page (a: its -o), else the report a asks for. */
 static int report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, bool html,
-                  const an_args *a, bool ptxas)
+                  const an_args *a, bool ptxas, const ra_options *ra)
 {
     round_res *first = calloc(1, sizeof *first);
     if (!first) abort();
@@ -357,6 +357,17 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         chk_collect_at(&l, at, shown, &rr[r]->ctx, (1u << CHK_NRULES) - 1);
     }
     chk_collect_end(&l, at, shown);
+    ra_stats rst;
+    memset(&rst, 0, sizeof rst);
+    bool ran = false;
+    if (!rc && html && ra) {
+        /* the spill code of a regalloc run, at the shapes of the first round */
+        ra_options o = *ra;
+        o.block_of = blk_option_shape;
+        o.block_ctx = &first->blocks;
+        rc = html_ra_run(first->m, shown, &o, &rst);
+        ran = !rc;
+    }
     if (!rc && html) {
         /* the kernels in PTX order, each at each of its shapes */
         size_t nk = 0;
@@ -368,7 +379,9 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
             for (uint32_t r = 0; r < ns; r++) {
                 ks = realloc(ks, (nk + 1) * sizeof *ks);
                 if (!ks) abort();
-                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &l, &rr[r]->p->a};
+                const ptx_func *fn = rr[r]->res->f[i].pf->fn;
+                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &l, &rr[r]->p->a, ran ? &rst : NULL,
+                                         ran ? html_ra_func(&rst, rr[r]->m, fn) : NULL};
             }
         }
         outfile of;
@@ -379,6 +392,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         }
         free(ks);
     } else if (!rc) rc = write_report(shown, ptx, rr, nr, &l, a);
+    ra_stats_free(&rst);
     chk_free(&l);
     for (uint32_t r = 0; r < loaded; r++) {
         chk_unload(rr[r]->m, rr[r]->p);
@@ -390,12 +404,12 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
 
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a)
 {
-    return report(shown, ptx, co, blocks, false, a, false);
+    return report(shown, ptx, co, blocks, false, a, false, NULL);
 }
 
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
-                   bool ptxas)
+                   bool ptxas, const ra_options *ra)
 {
     an_args a = {COAL_FMT_TEXT, out};
-    return report(shown, ptx, co, blocks, true, &a, ptxas);
+    return report(shown, ptx, co, blocks, true, &a, ptxas, ra);
 }

@@ -7,6 +7,7 @@
 #define PTXRAY_ANALYZE_REPORT_H
 #include "block_opt.h"
 #include "coalescing.h"
+#include "regalloc.h"
 
 /* Analyses the PTX file ptx, shown as shown (the .cu it was made from, or
  * itself), and prints the report on stdout: 0, or 2 with the reason on
@@ -20,8 +21,10 @@ typedef struct an_args {
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a);
 /* The same as one HTML page (html.h; with `ptxas -v` figures when ptxas)
  * written to out (NULL or "-": stdout) once it is complete: nothing is
- * written on exit 2. */
+ * written on exit 2.  ra: the options of a regalloc run whose spill code
+ * the page marks (its block_of is set here: the shapes the analysis
+ * uses first), or NULL. */
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
-                   bool ptxas);
+                   bool ptxas, const ra_options *ra);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "check_report.h"
+#include "regalloc.h"
 
 /* One kernel at one block shape, as analyze analysed it. */
 typedef struct html_kernel {
@@ -18,6 +19,8 @@ typedef struct html_kernel {
     const coal_func *f;
     const chk_list *l;    /* the file's findings (all kernels) */
     arena *a;             /* for the divergence analyses */
+    const ra_stats *ra;   /* the regalloc run whose spill code the page marks (NULL: none) */
+    const ra_func_stats *raf; /* this function's part of it (NULL: none) */
 } html_kernel;
 
 /* analyze's page for the n kernels of module m, read from ptx and shown as
@@ -25,6 +28,12 @@ typedef struct html_kernel {
  * -v` (when it is found and assembles the file). */
 void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module *m, const html_kernel *ks, size_t n,
                   bool ptxas);
+/* The spill code of a regalloc run for analyze's page (html_spill.c).  html_ra_run: ra_run
+ * with o (and ra_options.sites) on another parse of m's text, so that m
+ * stays as written; 0, or 2 with the reason on stderr (its warnings go
+ * there too).  html_ra_func: fn's part of the run, or NULL. */
+int html_ra_run(const ptx_module *m, const char *shown, const ra_options *o, ra_stats *st);
+const ra_func_stats *html_ra_func(const ra_stats *st, const ptx_module *m, const ptx_func *fn);
 /* check's page for a run (r->l sorted). */
 void html_check(FILE *o, const chk_run *r);
 

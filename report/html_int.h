@@ -31,6 +31,31 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
  * edges with ids "PREFIX_bN"/"PREFIX_eN"; coloured by r.  A note instead
  * when Graphviz fails. */
 void html_cfg_svg(FILE *o, const prog_func *pf, const div_result *r, const src_files *sf, const char *prefix);
+/* How the page shows the spill code of a regalloc run (html_spill.c). */
+/* What the spill code adds to a line's cost: B sectors per warp for a
+ * B-byte .local access, one wavefront per .shared one, nothing for a
+ * rematerialisation; times its loop weight. */
+uint64_t html_ra_site_cost(const ra_site *s);
+/* The spill code on one source line: counts and loop-weighted counts of
+ * .local reloads and stores, .shared reloads and stores, and
+ * rematerialisations; its cost. */
+#define HTML_RA_NCAT 5
+typedef struct html_ra_line {
+    uint32_t n[HTML_RA_NCAT];
+    uint64_t w[HTML_RA_NCAT];
+    uint64_t cost;
+} html_ra_line;
+void html_ra_line_add(html_ra_line *l, const ra_site *s);
+/* Its data-ra attribute ("ld.local=2 st.local=1 ld.shared=1 st.shared=1
+ * remat=3", the counts that are not 0); its marks. */
+void html_ra_line_data(const html_ra_line *l, char *buf, size_t n);
+void html_ra_line_marks(FILE *o, const html_ra_line *l);
+/* One piece of spill code beside the instruction it serves. */
+void html_ra_inst_mark(FILE *o, const ptx_func *fn, const ra_site *s);
+/* The kernel summary's line for the run; the page's legend of the marks. */
+void html_ra_summary(FILE *o, const ra_stats *st, const ra_func_stats *f);
+void html_ra_legend(FILE *o);
+
 /* Frees Graphviz's context (html_cfg_svg makes one on first use). */
 void html_svg_release(void);
 

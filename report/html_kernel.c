@@ -24,6 +24,14 @@ typedef struct ksrc {
     uint32_t lo, hi;  /* the lines its instructions are on */
 } ksrc;
 
+/* A piece of spill code of the regalloc run and the source line of the
+ * instruction it serves (file -1: none); seq keeps the rewrite's order. */
+typedef struct ksite {
+    const ra_site *s;
+    int32_t file;
+    uint32_t line, seq;
+} ksite;
+
 typedef struct kctx {
     FILE *o;
     const html_kernel *k;
@@ -38,7 +46,90 @@ typedef struct kctx {
     size_t nfs;
     uint32_t *def;          /* per statement: the first value it defines, or SSA_NONE */
     const coal_access **acc;/* per statement: its access, or NULL */
+    ksite *sites;           /* by statement */
+    const ksite **byline;   /* the same by file and line */
+    uint32_t nsites;
 } kctx;
+
+static int cmp_site_stmt(const void *a, const void *b)
+{
+    const ksite *x = a, *y = b;
+    if (x->s->stmt != y->s->stmt) return x->s->stmt < y->s->stmt ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_site_line(const void *a, const void *b)
+{
+    const ksite *x = *(const ksite *const *)a, *y = *(const ksite *const *)b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The iinfo of statement stmt, or NULL (c->in is in statement order). */
+static const iinfo *info_of(const kctx *c, uint32_t stmt)
+{
+    uint32_t lo = 0, hi = c->nin;
+    while (lo < hi) {
+        uint32_t m = (lo + hi) / 2;
+        if (c->in[m].stmt < stmt) lo = m + 1;
+        else hi = m;
+    }
+    return lo < c->nin && c->in[lo].stmt == stmt ? &c->in[lo] : NULL;
+}
+
+/* The regalloc run's spill code in this function, each at the source line
+ * of the instruction it serves. */
+static void collect_sites(kctx *c)
+{
+    const ra_func_stats *f = c->k->raf;
+    if (!f || !f->nsites) return;
+    c->sites = malloc(sizeof *c->sites * f->nsites);
+    c->byline = malloc(sizeof *c->byline * f->nsites);
+    if (!c->sites || !c->byline) abort();
+    for (uint32_t i = 0; i < f->nsites; i++) {
+        const iinfo *x = info_of(c, f->sites[i].stmt);
+        c->sites[i] = (ksite){&f->sites[i], x ? x->file : -1, x ? x->line : 0, i};
+    }
+    c->nsites = f->nsites;
+    qsort(c->sites, c->nsites, sizeof *c->sites, cmp_site_stmt);
+    for (uint32_t i = 0; i < c->nsites; i++) c->byline[i] = &c->sites[i];
+    qsort(c->byline, c->nsites, sizeof *c->byline, cmp_site_line);
+}
+
+/* The first site by statement at or after stmt. */
+static uint32_t site_at_stmt(const kctx *c, uint32_t stmt)
+{
+    uint32_t lo = 0, hi = c->nsites;
+    while (lo < hi) {
+        uint32_t m = (lo + hi) / 2;
+        if (c->sites[m].s->stmt < stmt) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* The spill code on line `line` of source file f. */
+static void sites_on_line(const kctx *c, uint32_t f, uint32_t line, html_ra_line *l)
+{
+    memset(l, 0, sizeof *l);
+    uint32_t lo = 0, hi = c->nsites;
+    while (lo < hi) {
+        uint32_t m = (lo + hi) / 2;
+        const ksite *x = c->byline[m];
+        if (x->file < (int32_t)f || (x->file == (int32_t)f && x->line < line)) lo = m + 1;
+        else hi = m;
+    }
+    for (; lo < c->nsites && c->byline[lo]->file == (int32_t)f && c->byline[lo]->line == line; lo++)
+        html_ra_line_add(l, c->byline[lo]->s);
+}
+
+/* The spill code of the instruction at stmt, as marks. */
+static void inst_sites(const kctx *c, uint32_t stmt)
+{
+    for (uint32_t i = site_at_stmt(c, stmt); i < c->nsites && c->sites[i].s->stmt == stmt; i++)
+        html_ra_inst_mark(c->o, c->fn, c->sites[i].s);
+}
 
 
 static void collect(kctx *c)
@@ -79,6 +170,7 @@ static void collect(kctx *c)
         if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
             c->fs[c->nfs++] = &l->v[i];
     qsort(c->fs, c->nfs, sizeof *c->fs, chk_cmp_ptr);
+    collect_sites(c);
 }
 
 /* The statement at PTX line `line` (instructions are one per line in
@@ -166,22 +258,19 @@ static void value_cell(const kctx *c, uint32_t stmt)
     const ssa_func *s = c->k->f->pf->ssa;
     uint32_t v = c->def[stmt];
     if (in->op == PTX_OPC_BRA || in->op == PTX_OPC_BRX) {
-        if (!in->has_guard && in->op == PTX_OPC_BRA) {
-            fputs("<td></td>", o);
-            return;
-        }
+        if (!in->has_guard && in->op == PTX_OPC_BRA) return;
         bool u = dr_stmt_uniform(c->r, stmt);
-        fprintf(o, "<td><i class=\"%s\">branch %s</i></td>", u ? "u" : "d", u ? "uniform" : "divergent");
+        fprintf(o, "<i class=\"%s\">branch %s</i>", u ? "u" : "d", u ? "uniform" : "divergent");
         return;
     }
-    fputs("<td>", o);
     if (v != SSA_NONE) put_value(c, s, v, "");
     /* an access: where it goes, too */
     if (c->acc[stmt] && c->acc[stmt]->addr_value != SSA_NONE) put_value(c, s, c->acc[stmt]->addr_value, "address ");
-    fputs("</td>", o);
 }
 
-/* One PTX instruction as a row: line, marks (PTX-only pages), text, value. */
+/* One PTX instruction as a row: line, marks (PTX-only pages: its
+ * findings and spill code), text, values (and its spill code when the
+ * row has no marks). */
 static void ptx_row(const kctx *c, const iinfo *x, bool marks)
 {
     FILE *o = c->o;
@@ -194,6 +283,7 @@ static void ptx_row(const kctx *c, const iinfo *x, bool marks)
                     badge(c, c->fs[i]);
                     break;
                 }
+        inst_sites(c, x->stmt);
         fputs("</td>", o);
     }
     char *t = NULL;
@@ -209,9 +299,10 @@ static void ptx_row(const kctx *c, const iinfo *x, bool marks)
     fputs("<td class=\"t\">", o);
     html_esc(o, t + b, n - b);
     free(t);
-    fputs("</td>", o);
+    fputs("</td><td>", o);
     value_cell(c, x->stmt);
-    fputs("</tr>\n", o);
+    if (!marks) inst_sites(c, x->stmt);
+    fputs("</td></tr>\n", o);
 }
 
 /* Whether finding x is on line `line` of source file f. */
@@ -238,7 +329,7 @@ static void source_column(const kctx *c)
         fputs("<h3>", o);
         html_escz(o, sf->path);
         if (!readable) fputs(" <span class=\"note\">(source not found: line numbers only)</span>", o);
-        fputs("</h3>\n<table class=\"code src\">\n", o);
+        fputs(c->k->ra ? "</h3>\n<table class=\"code src ra\">\n" : "</h3>\n<table class=\"code src\">\n", o);
         uint8_t *has = calloc(hi - lo + 1, 1);
         if (!has) abort();
         for (uint32_t i = 0; i < c->nin; i++)
@@ -271,13 +362,21 @@ static void source_column(const kctx *c)
                     if (rules[0]) strcat(rules, " ");
                     strcat(rules, chk_rule_name((enum chk_rule)r));
                 }
+            html_ra_line spill;
+            char ra[128] = "";
+            if (has[ln - lo]) sites_on_line(c, f, ln, &spill);
+            else memset(&spill, 0, sizeof spill);
+            cost += spill.cost;
+            html_ra_line_data(&spill, ra, sizeof ra);
             fprintf(o, "<tr class=\"src%s c%d\" id=\"k%u-s%u-%u\" data-line=\"%u\"", has[ln - lo] ? "" : " nocode",
                     cost_class(cost), c->idx, f, ln, ln);
             if (rules[0]) fprintf(o, " data-rules=\"%s\"", rules);
+            if (ra[0]) fprintf(o, " data-ra=\"%s\"", ra);
             if (has[ln - lo]) fprintf(o, " data-ptx=\"k%u-p%u-%u\"", c->idx, f, ln);
             fprintf(o, "><td class=\"ln\">%u</td><td class=\"mk\">", ln);
             for (size_t i = 0; i < c->nfs; i++)
                 if (on_line(c, c->fs[i], f, ln)) badge(c, c->fs[i]);
+            html_ra_line_marks(o, &spill);
             fputs("</td><td class=\"t\">", o);
             if (t) html_esc(o, t, len);
             fputs("</td></tr>\n", o);
@@ -361,6 +460,7 @@ static void summary(const kctx *c, const dr_stats *st, const sc_ptxas_info *px, 
                     100.0 * st->state[order[i]] / st->values);
     fprintf(o, "</div></dd><dt>branches</dt><dd>%u conditional, %u not proven uniform</dd>", st->branches,
             st->branches_divergent);
+    if (c->k->ra) html_ra_summary(o, c->k->ra, c->k->raf);
     fprintf(o, "<dt>findings</dt><dd>%zu</dd></dl>\n", c->nfs);
 }
 
@@ -405,7 +505,7 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;
     dr_analyse(&df, f->pf, &dopt, NULL, k->a);
-    kctx c = {o, k, f->pf->fn, df.r[DIV_AN_AFFINE2], idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL};
+    kctx c = {o, k, f->pf->fn, df.r[DIV_AN_AFFINE2], idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
     collect(&c);
     char *shown = ptx_func_shown(c.fn);
     fprintf(o, "<section class=\"kernel\" id=\"k%u\"><h2>%s ", idx, c.fn->is_entry ? "kernel" : "function");
@@ -443,4 +543,6 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     free(c.def);
     free(c.acc);
     free(c.fs);
+    free(c.sites);
+    free(c.byline);
 }

@@ -74,7 +74,9 @@ static const char css[] =
     "tr.c1 td{background:#fff4e0}tr.c2 td{background:#ffe2b8}tr.c3 td{background:#ffc98a}tr.c4 td{background:#ffa95e}"
     ".b{display:inline-block;border-radius:3px;padding:0 4px;margin-right:3px;font:11px/1.5 system-ui,sans-serif;white-space:nowrap}"
     ".b.div{background:#f4b4ae;color:#5c0f0a}.b.unc{background:#b9d7f5;color:#0a3069}.b.mis{background:#d8c8f0;color:#3b1d70}"
-    ".b.bank{background:#f7d38a;color:#5a3b00}.b.possible{opacity:.75;border:1px dashed #57606a}"
+    ".b.bank{background:#f7d38a;color:#5a3b00}.b.ra.local{background:#e9b3d9;color:#5a0f45}"
+    ".b.ra.shared{background:#c8e6c9;color:#1b4d1e}.b.ra.remat{background:#e6e6e6;color:#3d3d3d}"
+    "td .b.ra{margin-left:4px}table.src.ra td.mk{white-space:normal;min-width:12em;max-width:22em}.b.possible{opacity:.75;border:1px dashed #57606a}"
     "i.u,i.a,i.d{font:11px/1.5 ui-monospace,monospace;border-radius:3px;padding:0 4px}"
     "i.u{background:#d8eed8}i.a{background:#d6e6f7}i.d{background:#f4b4ae}"
     ".ptxgrp h4{margin:4px 0;font-size:12px}.note{color:#57606a;font-size:12px}"
@@ -164,6 +166,7 @@ void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module 
               "an alignment or a stride: hover for what), else proven.  Line colour: the findings' cost (excess "
               "sectors or wavefronts, &times;10 per loop level).</p>\n",
               o);
+    if (n && ks[0].ra) html_ra_legend(o);
     for (size_t i = 0; i < n; i++) html_kernel_section(o, &ks[i], (uint32_t)i, px ? &info : NULL, why);
     html_svg_release();
     fputs("</main>\n", o);
