@@ -49,6 +49,7 @@ typedef struct kctx {
     ksite *sites;           /* by statement */
     const ksite **byline;   /* the same by file and line */
     uint32_t nsites;
+    html_ra_line noline;    /* the spill code of instructions without a source line (.loc line 0) */
 } kctx;
 
 static int cmp_site_stmt(const void *a, const void *b)
@@ -90,6 +91,7 @@ static void collect_sites(kctx *c)
     for (uint32_t i = 0; i < f->nsites; i++) {
         const iinfo *x = info_of(c, f->sites[i].stmt);
         c->sites[i] = (ksite){&f->sites[i], x ? x->file : -1, x ? x->line : 0, i};
+        if (c->sites[i].file < 0) html_ra_line_add(&c->noline, &f->sites[i]);
     }
     c->nsites = f->nsites;
     qsort(c->sites, c->nsites, sizeof *c->sites, cmp_site_stmt);
@@ -505,7 +507,7 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;
     dr_analyse(&df, f->pf, &dopt, NULL, k->a);
-    kctx c = {o, k, f->pf->fn, df.r[DIV_AN_AFFINE2], idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+    kctx c = {o, k, f->pf->fn, df.r[DIV_AN_AFFINE2], idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, {{0}, {0}, 0}};
     collect(&c);
     char *shown = ptx_func_shown(c.fn);
     fprintf(o, "<section class=\"kernel\" id=\"k%u\"><h2>%s ", idx, c.fn->is_entry ? "kernel" : "function");
@@ -516,6 +518,15 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     if (c.nfiles) {
         fputs("<div class=\"cols\"><div class=\"main\">\n", o);
         source_column(&c);
+        if (c.noline.n[0] + c.noline.n[1] + c.noline.n[2] + c.noline.n[3] + c.noline.n[4]) {
+            /* in the summary's counts, and beside their PTX nowhere: say so */
+            char ra[128];
+            html_ra_line_data(&c.noline, ra, sizeof ra);
+            fprintf(o, "<p class=\"note ranoline\" data-ra=\"%s\">Spill code of instructions without a source line "
+                       "(.loc line 0): ", ra);
+            html_ra_line_marks(o, &c.noline);
+            fputs("</p>\n", o);
+        }
         fputs("</div><div class=\"side\">\n", o);
         ptx_groups(&c);
         fputs("</div></div>\n", o);

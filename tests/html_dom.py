@@ -8,11 +8,16 @@ Drives Chromium through the DevTools protocol over --remote-debugging-pipe
 (standard library only: messages are JSON separated by NUL bytes on file
 descriptors 3 and 4).  Prints one JSON object:
   marks:  [[line, data-rules, [badge texts]], ...] of the kernel's marked source rows
+  spills: [[line, data-ra, [spill badge texts], row classes], ...] of its rows with spill code (a
+          regalloc run's, analyze --budget)
+  noline: the data-ra of the kernel's spill code on instructions without a source line (null: none)
+  regalloc: the text of the kernel summary's regalloc line (null when none)
   nodes:  [[svg id, svg class, fill of its shape], ...] of the kernel's CFG nodes
   before: whether any PTX group of the kernel is visible before the click
   click:  after a real mouse click on SOURCE_LINE's row (Input.dispatchMouseEvent
           at its centre): the visible PTX group's id, heading and rows
-          ([[ptx line, instruction, [value texts]], ...]), and whether the row is selected
+          ([[ptx line, instruction, [value texts], [spill badge texts]], ...]), and whether the
+          row is selected
 """
 import json
 import os
@@ -100,6 +105,13 @@ def main():
         out = {}
         out["marks"] = evaluate(b, s, """Array.from(%s.querySelectorAll('tr.src[data-rules]')).map(r =>
             [+r.dataset.line, r.dataset.rules, Array.from(r.querySelectorAll('.b')).map(x => x.textContent)])""" % sec)
+        out["spills"] = evaluate(b, s, """Array.from(%s.querySelectorAll('tr.src[data-ra]')).map(r =>
+            [+r.dataset.line, r.dataset.ra, Array.from(r.querySelectorAll('.b.ra')).map(x => x.textContent),
+             r.className])""" % sec)
+        out["noline"] = evaluate(b, s, """(() => { const d = %s.querySelector('.ranoline');
+            return d ? d.dataset.ra : null; })()""" % sec)
+        out["regalloc"] = evaluate(b, s, """(() => { const d = %s.querySelector('dd.ra');
+            return d ? d.textContent : null; })()""" % sec)
         out["nodes"] = evaluate(b, s, """Array.from(%s.querySelectorAll('svg g.node')).map(g =>
             [g.id, g.getAttribute('class'), g.querySelector('polygon,ellipse').getAttribute('fill')])""" % sec)
         visible = """Array.from(%s.querySelectorAll('.ptxgrp')).filter(g => g.offsetParent !== null)""" % sec
@@ -118,7 +130,8 @@ def main():
                         heading: v.length ? v[0].querySelector('h4').textContent : null,
                         rows: v.length ? Array.from(v[0].querySelectorAll('tr')).map(t =>
                           [+t.cells[0].textContent, t.cells[1].textContent,
-                           Array.from(t.cells[2].querySelectorAll('i')).map(i => i.textContent)]) : []}; })()"""
+                           Array.from(t.cells[2].querySelectorAll('i')).map(i => i.textContent),
+                           Array.from(t.cells[2].querySelectorAll('.b.ra')).map(i => i.textContent)]) : []}; })()"""
                                     % (visible, row))
         print(json.dumps(out))
     finally:

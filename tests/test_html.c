@@ -46,16 +46,25 @@ static char *find_chromium(void)
     return on_path(names, 2);
 }
 
-/* `ptxray analyze --format html --no-ptxas ARGS... -o page`: the page's path (malloc'd). */
-static char *page_of(const char *ptx, const char *kernel)
+/* `ptxray analyze --format html --no-ptxas PTX [--kernel K] [EXTRA...] -o page`: the page's path (malloc'd). */
+static char *page_ofx(const char *ptx, const char *kernel, const char *const *extra)
 {
     char *path = strdup("/tmp/ptxray-html-XXXXXX.html"); /* the browser goes by the extension */
     int fd = mkstemps(path, 5);
     cr_assert(fd >= 0);
     close(fd);
     char *in = src(ptx), *out = NULL, *err = NULL;
-    char *argv[] = {(char *)tu_bin(), "analyze", "--format", "html", "--no-ptxas", in, "-o", path,
-                    kernel ? "--kernel" : NULL, (char *)kernel, NULL};
+    char *argv[24] = {(char *)tu_bin(), "analyze", "--format", "html", "--no-ptxas", in, "-o", path};
+    size_t n = 8;
+    if (kernel) {
+        argv[n++] = "--kernel";
+        argv[n++] = (char *)kernel;
+    }
+    for (size_t i = 0; extra && extra[i]; i++) {
+        cr_assert_lt(n, sizeof argv / sizeof argv[0] - 1);
+        argv[n++] = (char *)extra[i];
+    }
+    argv[n] = NULL;
     cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
     cr_expect_str_eq(out, "", "the page goes to -o");
     free(in);
@@ -63,6 +72,8 @@ static char *page_of(const char *ptx, const char *kernel)
     free(err);
     return path;
 }
+
+static char *page_of(const char *ptx, const char *kernel) { return page_ofx(ptx, kernel, NULL); }
 
 static json_t *run_json(char *const argv[], int want_rc)
 {
@@ -357,4 +368,272 @@ Test(html, check_index, .timeout = 60)
     free(err);
     free(a);
     free(b);
+}
+
+/* ---- the spill code of a regalloc run (analyze --budget) ------------------ */
+#define MATMUL "ptx-corpus/sm_80/matmul_tiled.ptx"
+#define MM_SYM "_Z12matmul_tiledILi8EEvPKfS1_Pfiii"
+static const char *const ra_keys[] = {"ld.local", "st.local", "ld.shared", "st.shared", "remat"};
+
+typedef struct want_line {
+    unsigned line, n[5];
+} want_line;
+
+/* What `ptxray regalloc` put on each .cu line, read from the rewritten PTX
+ * alone: per .loc line, the .local reloads and stores (they name
+ * __ra_local) and the .shared ones (the only .relaxed.cta accesses: the
+ * input has none), less the lane-mask slot's (+0, there when bar.warp.sync
+ * takes a register).  Rematerialisations leave no trace to count there.
+ * Line 0 (`.loc F 0 C`: code of no source line) is w[0]. */
+static size_t spills_in_rewrite(const char *text, want_line *w, size_t max)
+{
+    const char *b = strstr(text, "bar.warp.sync");
+    bool mask = false;
+    for (; b && !mask; b = strstr(b + 1, "bar.warp.sync")) {
+        const char *p = b + strlen("bar.warp.sync");
+        while (*p == ' ' || *p == '\t') p++;
+        mask = *p == '%';
+    }
+    size_t n = 1;
+    unsigned cur = 0;
+    memset(&w[0], 0, sizeof w[0]);
+    for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), l);
+        unsigned f, ln;
+        if (sscanf(buf, " .loc %u %u", &f, &ln) == 2) {
+            cur = ln;
+            continue;
+        }
+        int k = -1;
+        if (strstr(buf, "[__ra_local")) k = strstr(buf, "st.local") ? 1 : 0;
+        else if (strstr(buf, ".relaxed.cta.shared") && !(mask && strstr(buf, "+0]")))
+            k = strstr(buf, "st.relaxed") ? 3 : 2;
+        if (k < 0) continue;
+        size_t i = 0;
+        while (i < n && w[i].line != cur) i++;
+        if (i == n) {
+            cr_assert_lt(n, max);
+            memset(&w[n], 0, sizeof w[n]);
+            w[n++].line = cur;
+        }
+        w[i].n[k]++;
+    }
+    return n;
+}
+
+static void ra_data(const unsigned *c, int ncat, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; k < ncat; k++)
+        if (c[k]) at += (size_t)snprintf(buf + at, n - at, "%s%s=%u", at ? " " : "", ra_keys[k], c[k]);
+}
+
+/* The counts of a data-ra value ("ld.shared=2 remat=1"). */
+static void parse_ra(const char *s, unsigned *c)
+{
+    memset(c, 0, 5 * sizeof *c);
+    char *t = strdup(s), *save = NULL;
+    for (char *x = strtok_r(t, " ", &save); x; x = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(x, '=');
+        cr_assert(eq, "bad data-ra %s", s);
+        *eq = 0;
+        int k = 0;
+        while (k < 5 && strcmp(ra_keys[k], x)) k++;
+        cr_assert_lt(k, 5, "unknown key %s in data-ra", x);
+        c[k] = (unsigned)atoi(eq + 1);
+    }
+    free(t);
+}
+
+/* In the browser: the spill marks are on exactly the lines where `ptxray
+ * regalloc` (same budget and mode) put spill code, with its counts; the
+ * rematerialisations add up to its summary's; the summary states the
+ * run; a click on the line with the most spill code shows it beside
+ * its PTX instructions. */
+Test(html_browser, spill_marks, .timeout = 180)
+{
+    char *chromium = find_chromium();
+    if (!chromium) {
+        cr_skip_test("chromium not installed (Debian package chromium, scripts/setup.sh)");
+        return;
+    }
+    static const char *const extra[] = {"--budget", "12", "--mode", "aff", NULL};
+    char *ptx = src(MATMUL);
+    size_t np;
+    char *orig = tu_read(ptx, &np);
+    cr_assert(orig && !strstr(orig, "relaxed.cta"), "the input has .relaxed.cta accesses of its own");
+    free(orig);
+    char *err = NULL;
+    char *rargv[] = {(char *)tu_bin(), "regalloc", ptx, "--budget", "12", "--mode", "aff", "--kernel", MM_SYM, NULL};
+    char *rw = tu_run_want(rargv, 0, &err);
+    want_line w[128];
+    size_t nw = spills_in_rewrite(rw, w, 128);
+    cr_assert_gt(nw, 4, "too little spill code to test with");
+    /* the kernel's rematerialisations, from regalloc's summary */
+    const char *ks = strstr(err, MM_SYM ":"), *rm = ks ? strstr(ks, "rematerialised ") : NULL;
+    cr_assert(rm, "no rematerialisations in regalloc's summary: %s", err);
+    unsigned remat = (unsigned)atoi(rm + strlen("rematerialised "));
+    cr_assert_gt(remat, 0);
+
+    char *page = page_ofx(MATMUL, MM_SYM, extra);
+    /* the line with the most spill code, to click */
+    size_t best = 1;
+    for (size_t i = 2; i < nw; i++)
+        if (w[i].n[0] + w[i].n[1] + w[i].n[2] + w[i].n[3] > w[best].n[0] + w[best].n[1] + w[best].n[2] + w[best].n[3])
+            best = i;
+    char line[16];
+    snprintf(line, sizeof line, "%u", w[best].line);
+    static const char *pyname[] = {"python3"};
+    char *py = src("tests/html_dom.py"), *python = on_path(pyname, 1);
+    cr_assert(python);
+    char *argv[] = {python, py, chromium, page, "0", line, NULL};
+    json_t *dom = run_json(argv, 0);
+
+    json_t *sp = json_object_get(dom, "spills"), *x;
+    size_t i;
+    unsigned seen = 0, got_remat = 0, total[5] = {0}, clicked[5] = {0};
+    json_array_foreach(sp, i, x)
+    {
+        unsigned ln = (unsigned)json_integer_value(json_array_get(x, 0)), c[5];
+        parse_ra(json_string_value(json_array_get(x, 1)), c);
+        got_remat += c[4];
+        for (int k = 0; k < 5; k++) total[k] += c[k];
+        if (ln == w[best].line) memcpy(clicked, c, sizeof clicked);
+        cr_assert_gt(ln, 0);
+        size_t j = 1;
+        while (j < nw && w[j].line != ln) j++;
+        char want[160], got[160];
+        ra_data(j < nw ? w[j].n : (unsigned[5]){0}, 4, want, sizeof want);
+        ra_data(c, 4, got, sizeof got);
+        cr_expect_str_eq(got, want, "line %u: spill code (rematerialisations aside)", ln);
+        if (j < nw) seen++;
+        /* one mark per kind, with its count */
+        json_t *marks = json_array_get(x, 2);
+        static const char *text[] = {"reload .local", "store .local", "reload .shared", "store .shared", "remat"};
+        size_t m = 0;
+        for (int k = 0; k < 5; k++) {
+            if (!c[k]) continue;
+            char t[64];
+            snprintf(t, sizeof t, "%s \u00d7%u", text[k], c[k]);
+            cr_expect_str_eq(json_string_value(json_array_get(marks, m)), t, "line %u", ln);
+            m++;
+        }
+        cr_expect_eq(json_array_size(marks), m, "line %u", ln);
+        /* memory spill code costs: the line is coloured */
+        if (c[0] + c[1] + c[2] + c[3])
+            cr_expect(!strstr(json_string_value(json_array_get(x, 3)), "c0"), "line %u not coloured", ln);
+    }
+    /* the code of no source line: a note says how much */
+    const char *nol = json_string_value(json_object_get(dom, "noline"));
+    unsigned c0[5] = {0};
+    if (nol) parse_ra(nol, c0);
+    char wnol[160], gnol[160];
+    ra_data(w[0].n, 4, wnol, sizeof wnol);
+    ra_data(c0, 4, gnol, sizeof gnol);
+    cr_expect_str_eq(gnol, wnol, "spill code without a source line");
+    for (int k = 0; k < 5; k++) total[k] += c0[k];
+    got_remat += c0[4];
+    seen++;
+    cr_expect_eq(seen, nw, "%zu lines with spill code in the rewrite, %u of them marked", nw, seen);
+    cr_expect_eq(got_remat, remat, "rematerialisations: %u marked, regalloc says %u", got_remat, remat);
+
+    /* the summary states the run, its counts those of the rewrite */
+    char want[256];
+    snprintf(want, sizeof want, "mode aff, budget 12 units: ");
+    const char *ra = json_string_value(json_object_get(dom, "regalloc"));
+    cr_assert(ra, "no regalloc line in the summary");
+    cr_expect(!strncmp(ra, want, strlen(want)), "%s", ra);
+    snprintf(want, sizeof want, "%u reloads (%u .local, %u .shared", total[0] + total[2], total[0], total[2]);
+    cr_expect(strstr(ra, want), "'%s' not in '%s'", want, ra);
+    snprintf(want, sizeof want, "%u stores (%u .local, %u .shared), %u rematerialisations", total[1] + total[3],
+             total[1], total[3], remat);
+    cr_expect(strstr(ra, want), "'%s' not in '%s'", want, ra);
+
+    /* the clicked line's PTX: each piece of its spill code beside its instruction */
+    json_t *click = json_object_get(dom, "click");
+    cr_assert(json_is_object(click), "line %s has no row", line);
+    unsigned beside[5] = {0};
+    json_t *row;
+    json_array_foreach(json_object_get(click, "rows"), i, row)
+    {
+        size_t j;
+        json_t *b;
+        json_array_foreach(json_array_get(row, 3), j, b)
+        {
+            const char *t = json_string_value(b);
+            bool shared = strstr(t, " .shared") != NULL;
+            int k = !strncmp(t, "remat ", 6) ? 4 : !strncmp(t, "store ", 6) ? 1 + 2 * shared : 2 * shared;
+            beside[k]++;
+        }
+    }
+    for (int k = 0; k < 5; k++)
+        cr_expect_eq(beside[k], clicked[k], "line %s: %u %s beside its PTX, %u on the line", line, beside[k],
+                     ra_keys[k], clicked[k]);
+    json_decref(dom);
+    unlink(page);
+    free(page);
+    free(py);
+    free(python);
+    free(rw);
+    free(err);
+    free(ptx);
+    free(chromium);
+}
+
+/* The same input and run, the same bytes; the regalloc options as
+ * `ptxray regalloc` takes them, and only with the HTML page. */
+Test(html, spill_marks_deterministic_and_options, .timeout = 120)
+{
+    static const char *const lin[] = {"--budget", "10", "--mode", "linear", NULL};
+    char *a = page_ofx(MATMUL, NULL, lin), *b = page_ofx(MATMUL, NULL, lin), *plain = page_of(MATMUL, NULL);
+    size_t na, nb, np;
+    char *ta = tu_read(a, &na), *tb = tu_read(b, &nb), *tp = tu_read(plain, &np);
+    cr_assert(ta && tb && tp);
+    cr_expect(na == nb && !memcmp(ta, tb, na), "two runs gave different pages");
+    cr_expect(strstr(ta, "<dt>regalloc</dt><dd class=\"ra\">mode linear, budget 10 units: "), "no regalloc summary");
+    cr_expect(strstr(ta, " data-ra=\"") && strstr(ta, "ld.local="), "no spill marks");
+    /* linear mode: everything to .local */
+    cr_expect(!strstr(ta, "ld.shared=") && !strstr(ta, "st.shared=") && !strstr(ta, "remat="), "linear mode used shared slots");
+    cr_expect(!strstr(tp, "data-ra=") && !strstr(tp, "<dt>regalloc</dt>"), "spill marks without --budget");
+    unlink(a);
+    unlink(b);
+    unlink(plain);
+    free(a);
+    free(b);
+    free(plain);
+    free(ta);
+    free(tb);
+    free(tp);
+
+    char *in = src(MATMUL);
+    struct {
+        const char *args[4], *msg;
+    } bad[] = {
+        {{"--budget", "8", NULL}, "ptxray analyze: --budget (the spill code of a regalloc run) goes with --format html"},
+        {{"--format", "html", "--mode", "div"}, "ptxray analyze: --mode, --max-threads and --smem-limit go with --budget"},
+        {{"--format", "html", "--budget", "0"}, "ptxray analyze: --budget 0: expected a number from 1 to 65535"},
+        {{"--format", "html", "--budget", "8"}, NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[10] = {(char *)tu_bin(), "analyze", in};
+        size_t n = 3;
+        for (int k = 0; k < 4 && bad[i].args[k]; k++) argv[n++] = (char *)bad[i].args[k];
+        if (!bad[i].msg) { /* a bad --mode, as regalloc says it */
+            argv[n++] = "--mode";
+            argv[n++] = "fast";
+        }
+        argv[n] = NULL;
+        char *out = NULL, *err = NULL;
+        cr_expect_eq(tu_run(argv, &out, &err), 2, "case %zu", i);
+        cr_expect_str_eq(out, "", "case %zu wrote output", i);
+        cr_expect(strstr(err, bad[i].msg ? bad[i].msg : "ptxray analyze: --mode fast: expected linear, div or aff"),
+                  "case %zu: %s", i, err);
+        free(out);
+        free(err);
+    }
+    free(in);
 }
