@@ -101,20 +101,22 @@ void html_ra_line_marks(FILE *o, const html_ra_line *l)
 
 void html_ra_inst_mark(FILE *o, const ptx_func *fn, const ra_site *s)
 {
+    /* short: a page has one per piece of spill code (the legend says where
+     * a reload and a store go; the title only what is particular) */
     int k = category(s);
     const ptx_str *r = &fn->regs[s->reg].name;
     static const char *verb[HTML_RA_NCAT] = {"reload", "store", "reload", "store", "remat"};
-    static const char *where[HTML_RA_NCAT] = {
-        "before it, reloaded from the thread's .local slot", "after it, stored to the thread's .local slot",
-        "before it, reloaded from the warp's .shared slot", "after it, stored to the warp's .shared slot",
-        "before it, rebuilt from"};
-    fprintf(o, "<span class=\"b ra %s\" title=\"", cls(k));
-    html_esc(o, r->p, r->n);
-    fprintf(o, " %s", where[k]);
-    if (k == RA_REMAT) fputs(s->place == RA_P_CONST ? " a constant" : " the thread coordinates", o);
-    else if (s->place == RA_P_SHARED_AFFINE)
-        fputs(s->kind == RA_SITE_STORE ? " (its uniform part)" : " (its uniform part, the thread coordinates added)", o);
-    fprintf(o, "; loop weight %" PRIu64 "\">%s ", s->weight, verb[k]);
+    const char *why = k == RA_REMAT ? (s->place == RA_P_CONST ? "a constant" : "from the thread coordinates")
+                      : s->place != RA_P_SHARED_AFFINE ? NULL
+                      : s->kind == RA_SITE_STORE       ? "its uniform part"
+                                                       : "its uniform part, the thread coordinates added";
+    fprintf(o, "<span class=\"b ra %s\"", cls(k));
+    if (why || s->weight > 1) {
+        fprintf(o, " title=\"%s", why ? why : "");
+        if (s->weight > 1) fprintf(o, "%sloop weight %" PRIu64, why ? "; " : "", s->weight);
+        fputc('"', o);
+    }
+    fprintf(o, ">%s ", verb[k]);
     html_esc(o, r->p, r->n);
     if (k != RA_REMAT) fputs(k >= RA_LD_SHARED ? " .shared" : " .local", o);
     fputs("</span>", o);
@@ -151,7 +153,8 @@ void html_ra_legend(FILE *o)
     fputs("<p class=\"note\">Spill code of the regalloc run: <span class=\"b ra local\">reload .local &times;2</span>"
           "per-thread .local slot <span class=\"b ra shared\">store .shared &times;1</span>per-warp .shared slot "
           "<span class=\"b ra remat\">remat &times;1</span>rebuilt without memory; on the line of the instruction "
-          "it serves (a reload before it, a store after it).  It adds to the line's cost: B sectors per warp for a "
-          "B-byte .local access, one wavefront per .shared one, &times;10 per loop level.</p>\n",
+          "it serves (a reload or rematerialisation before it, a store after it), and beside that instruction in "
+          "the PTX.  It adds to the line's cost: B sectors per warp for a B-byte .local access, one wavefront per "
+          ".shared one, &times;10 per loop level.</p>\n",
           o);
 }
