@@ -46,14 +46,15 @@ static char *find_chromium(void)
     return on_path(names, 2);
 }
 
-/* `ptxray analyze --format html --no-ptxas PTX [--kernel K] [EXTRA...] -o page`: the page's path (malloc'd). */
+/* `ptxray analyze --format html --no-ptxas PTX [--kernel K] [EXTRA...] -o page`: the page's path (malloc'd);
+ * PTX under the source tree unless absolute. */
 static char *page_ofx(const char *ptx, const char *kernel, const char *const *extra)
 {
     char *path = strdup("/tmp/ptxray-html-XXXXXX.html"); /* the browser goes by the extension */
     int fd = mkstemps(path, 5);
     cr_assert(fd >= 0);
     close(fd);
-    char *in = src(ptx), *out = NULL, *err = NULL;
+    char *in = ptx[0] == '/' ? strdup(ptx) : src(ptx), *out = NULL, *err = NULL;
     char *argv[24] = {(char *)tu_bin(), "analyze", "--format", "html", "--no-ptxas", in, "-o", path};
     size_t n = 8;
     if (kernel) {
@@ -608,6 +609,42 @@ Test(html, spill_marks_deterministic_and_options, .timeout = 120)
     free(ta);
     free(tb);
     free(tp);
+
+    /* without .loc: every piece of spill code beside its instruction in
+     * the PTX column, as many as regalloc's summary counts */
+    size_t nt;
+    char *t = tu_read(tu_src(MATMUL), &nt);
+    cr_assert(t);
+    for (char *p = t; (p = strstr(p, "\n\t.")) != NULL; p++)
+        if (!strncmp(p + 2, ".loc", 4) || !strncmp(p + 2, ".file", 5))
+            for (char *q = p + 1; *q && *q != '\n'; q++) *q = ' ';
+    char path[] = "/tmp/ptxray-html-ranolocXXXXXX.ptx";
+    int fd = mkstemps(path, 4);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, t, nt), (ssize_t)nt);
+    close(fd);
+    char *err = NULL;
+    char *rargv[] = {(char *)tu_bin(), "regalloc", path, "--budget", "12", "--kernel", MM_SYM, "-o", "/dev/null", NULL};
+    free(tu_run_want(rargv, 0, &err));
+    unsigned ll, ls, sl, ss, re;
+    const char *lp = strstr(err, "loads: .local ");
+    cr_assert(lp && sscanf(lp, "loads: .local %u, .shared %u; stores: .local %u, .shared %u; rematerialised %u", &ll,
+                           &ls, &sl, &ss, &re) == 5,
+              "%s", err);
+    static const char *const b12[] = {"--budget", "12", NULL};
+    char *pg = page_ofx(path, MM_SYM, b12);
+    char *tx = tu_read(pg, NULL);
+    const char *col = strstr(tx, "<table class=\"code ptx ptxmain\">"), *end = col ? strstr(col, "</table>") : NULL;
+    cr_assert(col && end, "no PTX column");
+    unsigned marks = 0;
+    for (const char *q = col; (q = strstr(q, "<span class=\"b ra ")) && q < end; q++) marks++;
+    cr_expect_eq(marks, ll + ls + sl + ss + re, "%u marks in the PTX column, regalloc: %u", marks, ll + ls + sl + ss + re);
+    unlink(path);
+    unlink(pg);
+    free(pg);
+    free(tx);
+    free(t);
+    free(err);
 
     char *in = src(MATMUL);
     struct {
