@@ -365,6 +365,13 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         ra_options o = *ra;
         o.block_of = blk_option_shape;
         o.block_ctx = &first->blocks;
+        /* with --kernel, that function alone (as the page) */
+        char sym[1024];
+        if (co->only && first->res->nfuncs == 1) {
+            const ptx_func *fn = first->res->f[0].pf->fn;
+            snprintf(sym, sizeof sym, "%.*s", (int)fn->name.n, fn->name.p);
+            o.only = sym;
+        }
         rc = html_ra_run(first->m, shown, &o, &rst);
         ran = !rc;
     }
