@@ -341,9 +341,131 @@ static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *
     set_free(&params);
 }
 
+/* One namespace per scope, as ptxas has it ("Duplicate definition of
+ * variable"): a function's return and ordinary parameters belong to its
+ * body's outermost block, and in one block a parameter, a label, a variable
+ * of any state space, a register and the names %r0..%r(N-1) of a range %r<N>
+ * must all differ; an inner block may reuse a name of an outer one.  Register
+ * against register (build.c) and label against label (below) are reported
+ * where they are found; this adds every other pair, at the later declaration. */
+typedef struct {
+    ptx_str name;
+    uint32_t scope, order, count; /* count: N of a range, else 0 */
+    ptx_loc loc;
+    uint8_t kind;                 /* K_*, or K_REG */
+} nsdecl;
+enum { K_REG = 16 };
+
+static int ns_cmp(const void *x, const void *y) {
+    const nsdecl *a = x, *b = y;
+    if (a->scope != b->scope) return a->scope < b->scope ? -1 : 1;
+    if (a->name.n != b->name.n) return a->name.n < b->name.n ? -1 : 1;
+    int c = memcmp(a->name.p, b->name.p, a->name.n);
+    if (c) return c;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static const char *ns_what(int kind) {
+    switch (kind) {
+    case K_PARAM: return "a parameter";
+    case K_LABEL: return "a label";
+    case K_TARGETS: case K_PROTO: return "a label";
+    case K_REG: return "a register";
+    default: return "a variable";
+    }
+}
+
+static void ns_report(ptx_builder *b, const nsdecl *later, const nsdecl *first) {
+    ptx_b_error(b, later->loc, "redeclaration of '%.*s' in the same scope: already declared as %s at line %u, column %u",
+                (int)later->name.n, later->name.p, ns_what(first->kind), first->loc.line, first->loc.col);
+}
+
+/* Is name the element i < r->count of the range r ("%r12" of "%r<13>")?
+ * By value, as ptxas compares them: "%r012" is element 12 too. */
+static bool ns_in_range(ptx_str name, const nsdecl *r) {
+    uint32_t k = r->name.n;
+    if (name.n <= k || memcmp(name.p, r->name.p, k) != 0) return false;
+    while (k + 1 < name.n && name.p[k] == '0') k++;
+    if (name.n - k > 9) return false;
+    uint64_t v = 0;
+    for (uint32_t i = k; i < name.n; i++) {
+        if (name.p[i] < '0' || name.p[i] > '9') return false;
+        v = v * 10 + (uint64_t)(name.p[i] - '0');
+    }
+    return v < r->count;
+}
+
+static void check_namespace(ptx_builder *b, const ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+    uint32_t cap = f->nrets + f->nparams + nstmts, n = 0, nranges = 0;
+    if (!cap) return;
+    nsdecl *d = malloc(cap * sizeof *d);
+    uint32_t *stack = malloc((nstmts + 1) * sizeof *stack), depth = 0, nscopes = 1;
+    if (!d || !stack) abort();
+    stack[0] = 0;
+    for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
+        const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
+        d[n] = (nsdecl){v->name, 0, n, 0, v->loc, K_PARAM};
+        n++;
+    }
+    for (uint32_t i = 0; i < nstmts; i++) {
+        const ptx_stmt *s = stmts[i];
+        uint8_t kind;
+        ptx_str name;
+        uint32_t count = 0;
+        ptx_loc loc = s->loc;
+        switch (s->kind) {
+        case PTX_S_SCOPE_BEGIN: stack[++depth] = nscopes++; continue;
+        case PTX_S_SCOPE_END: if (depth) depth--; continue;
+        case PTX_S_LABEL: kind = K_LABEL; name = s->u.name; break;
+        case PTX_S_PROTO: kind = K_PROTO; name = s->u.dir->name; break;
+        case PTX_S_TARGETS: kind = K_TARGETS; name = s->u.dir->name; break;
+        case PTX_S_VAR:
+            name = s->u.var->name;
+            loc = s->u.var->loc;
+            kind = s->u.var->space == PTX_SP_REG ? K_REG : K_VAR;
+            if (s->u.var->has_range) count = s->u.var->range, nranges++;
+            break;
+        default: continue;
+        }
+        d[n] = (nsdecl){name, stack[depth], n, count, loc, kind};
+        n++;
+    }
+    free(stack);
+    qsort(d, n, sizeof *d, ns_cmp);
+    for (uint32_t i = 1; i < n && !b->ls.stop; i++) {
+        const nsdecl *x = &d[i - 1], *y = &d[i];
+        if (x->scope != y->scope || x->count || y->count || !ptx_str_eqs(x->name, y->name)) continue;
+        bool xl = x->kind == K_LABEL || x->kind == K_TARGETS, yl = y->kind == K_LABEL || y->kind == K_TARGETS;
+        if ((x->kind == K_REG && y->kind == K_REG) || (xl && yl)) continue; /* reported elsewhere */
+        /* the first declaration of the name in this scope is the one named */
+        uint32_t j = i - 1;
+        while (j > 0 && d[j - 1].scope == y->scope && !d[j - 1].count && ptx_str_eqs(d[j - 1].name, y->name)) j--;
+        ns_report(b, y, &d[j]);
+    }
+    /* range elements: ranges are few, a handful per function */
+    for (uint32_t r = 0; r < n && nranges && !b->ls.stop; r++) {
+        if (!d[r].count) continue;
+        nranges--;
+        for (uint32_t i = 0; i < n; i++) {
+            if (d[i].scope != d[r].scope || d[i].count || !ns_in_range(d[i].name, &d[r])) continue;
+            const nsdecl *e = &d[i], *g = &d[r];
+            if (e->order > g->order)
+                ptx_b_error(b, e->loc, "redeclaration of '%.*s' in the same scope: already declared by the register "
+                            "range '%.*s<%u>' at line %u, column %u", (int)e->name.n, e->name.p, (int)g->name.n,
+                            g->name.p, g->count, g->loc.line, g->loc.col);
+            else
+                ptx_b_error(b, g->loc, "register range '%.*s<%u>' declares '%.*s', already declared in the same "
+                            "scope as %s at line %u, column %u", (int)g->name.n, g->name.p, g->count,
+                            (int)e->name.n, e->name.p, ns_what(e->kind), e->loc.line, e->loc.col);
+        }
+    }
+    free(d);
+}
+
 /* stmts: the body's statements that define or use a name (the builder's
  * list), or all of them. */
 static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+    check_namespace(b, f, stmts, nstmts);
     for (uint32_t i = 0; i < nstmts; i++)
         if (stmts[i]->kind == PTX_S_SCOPE_BEGIN) {
             resolve_func_scoped(b, global, f, stmts, nstmts);

@@ -70,6 +70,25 @@ static const bad_case bad[] = {
      "map_f64_to_f32"},
     {"sibling_label_not_visible", K("\t@%p1 bra IN;\n\t{\nIN:\n\tadd.u32 %r1, %r1, 1;\n\t}\n"), 12, 11,
      "use of undeclared identifier 'IN'"},
+    /* one namespace per block, parameters in the body's outermost one (ptxas: "Duplicate definition") */
+    {"param_and_reg_same_name", K("\t.reg .pred p;\n"), 12, 13,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 6, column 14"},
+    {"param_and_shared_same_name", K("\t.shared .u32 p;\n"), 12, 15,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 6, column 14"},
+    {"param_and_label_same_name", K("p:\n"), 12, 1,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 6, column 14"},
+    {"label_and_local_same_name", K("\t.local .u32 x;\nx:\n"), 13, 1,
+     "redeclaration of 'x' in the same scope: already declared as a variable at line 12, column 14"},
+    {"reg_and_shared_same_name", K("\t.reg .b32 x;\n\t.shared .u32 x;\n"), 13, 15,
+     "redeclaration of 'x' in the same scope: already declared as a register at line 12, column 12"},
+    {"range_element_redeclared", K("\t.reg .b32 %r5;\n"), 12, 12,
+     "redeclaration of '%r5' in the same scope: already declared by the register range '%r<8>' at line 10, column 12"},
+    {"range_element_leading_zero", K("\t.reg .b32 %r07;\n"), 12, 12,
+     "redeclaration of '%r07' in the same scope: already declared by the register range '%r<8>' at line 10, column 12"},
+    {"range_covers_earlier_name", K("\t.reg .b32 %q3;\n\t.reg .b32 %q<4>;\n"), 13, 12,
+     "register range '%q<4>' declares '%q3', already declared in the same scope as a register at line 12, column 12"},
+    {"return_and_parameter_same_name", HDR ".func (.param .b32 p) f(.param .b32 p)\n{\n\tret;\n}\n", 5, 37,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 5, column 20"},
 };
 
 ParameterizedTestParameters(front, rejected) {
@@ -153,6 +172,16 @@ Test(front, accepted_files_are_fixed_points) {
                            "tests/data/front/targets_sm120a.ptx", "tests/front/decl_no_semicolon_2.3.ptx",
                            "tests/front/old_1.4.ptx", "tests/front/bom.ptx"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) fixed_point(tu_src(files[i]));
+}
+
+/* An inner block may reuse a name of an enclosing one (a parameter, a
+ * register), and a range's prefix or an element past its end is another
+ * name (ptxas accepts all of these). */
+Test(front, inner_blocks_and_ranges_reuse_names) {
+    ptx_module_free(tu_parse_ok("shadow", K("\t{\n\t.reg .pred p;\n\t.shared .u32 %r1;\n\t{\np:\n\t}\n\t}\n"
+                                               "\t.reg .b32 %r8;\n\t.reg .b32 %r;\n\t.reg .b32 %r08;\n")));
+    ptx_module_free(tu_parse_ok("range_prefix", HDR ".visible .entry k(.param .u32 p, .param .u32 q2)\n{\n"
+                                                    "\t.reg .pred p<2>;\n\t.reg .pred q<2>;\n\tret;\n}\n"));
 }
 
 /* Sibling blocks reuse a label: each branch reaches the label of its block. */
