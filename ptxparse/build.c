@@ -287,6 +287,7 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
             for (uint32_t j = 3; j < t.n && t.p[j] >= '0' && t.p[j] <= '9'; j++) v = v * 10 + (unsigned)(t.p[j] - '0');
             b->m->target_sm = v;
             b->m->target_arch = t.p[t.n - 1] == 'a' || t.p[t.n - 1] == 'f';
+            b->m->target_suffix = b->m->target_arch ? (uint8_t)t.p[t.n - 1] : 0;
         }
     }
     add_stmt(b, s);

@@ -359,6 +359,7 @@ typedef struct ptx_module {
     uint32_t address_size; /* 32/64, 0 if not given */
     uint32_t target_sm;    /* NN of the .target's sm_NN, 0 if none */
     uint8_t target_arch;   /* sm_NNa (arch-specific) or sm_NNf (family) */
+    uint8_t target_suffix; /* 'a', 'f' or 0: which of the two */
 } ptx_module;
 
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name);
