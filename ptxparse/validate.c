@@ -475,8 +475,8 @@ static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
     const ptx_operand *a = &in->opd[0];
     unsigned ncoord = has_mod(in, ".tile::gather4") ? 5 : dim;
     if (dim && a->kind == PTX_O_ADDR && a->n == 2 && a->p.elems[1].kind == PTX_O_VEC && a->p.elems[1].n != ncoord)
-        verr(c, opd_text(c, 0), "operand 1 of '%.*s' needs %u coordinates for .%ud%s, not %u", L, in->opcode, ncoord,
-             dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
+        verr(c, opd_text(c, 0), "operand 1 of '%.*s' needs %u coordinate%s for .%ud%s, not %u", L, in->opcode, ncoord,
+             ncoord == 1 ? "" : "s", dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
 }
 
 static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {

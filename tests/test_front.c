@@ -19,6 +19,10 @@
 /* with K(body), body starts on line 12 */
 #define K(body) HDR KHEAD body "\tret;\n}\n"
 
+/* with KV(version, target, body), body starts on line 14 */
+#define KV(v, t, body) ".version " v "\n.target " t "\n.address_size 64\n\n" KHEAD "\t.reg .b16 %h<4>;\n" \
+                       "\t.reg .f32 %f<4>;\n" body "\tret;\n}\n"
+
 typedef struct {
     const char *name, *text;
     unsigned line, col;
@@ -87,6 +91,27 @@ static const bad_case bad[] = {
      "redeclaration of '%r07' in the same scope: already declared by the register range '%r<8>' at line 10, column 12"},
     {"range_covers_earlier_name", K("\t.reg .b32 %q3;\n\t.reg .b32 %q<4>;\n"), 13, 12,
      "register range '%q<4>' declares '%q3', already declared in the same scope as a register at line 12, column 12"},
+    /* cvt's packed and narrow formats (ptxparse/cvt_forms.def); ptxas 13.0 rejects each */
+    {"cvt_e4m3x2_needs_satfinite", KV("8.7", "sm_100a", "\tcvt.rn.e4m3x2.f32 %h1, %f1, %f2;\n"), 14, 2,
+     "'cvt.rn.e4m3x2.f32' needs .satfinite"},
+    {"cvt_e4m3x2_rounding", KV("8.7", "sm_100a", "\tcvt.rz.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n"), 14, 5,
+     "'rz' is not a rounding modifier of cvt.e4m3x2.f32; expected one of .rn"},
+    {"cvt_e2m1x2_destination_width", KV("8.7", "sm_100a", "\tcvt.rn.satfinite.e2m1x2.f32 %h1, %f1, %f2;\n"), 14, 30,
+     "operand 1 of 'cvt.rn.satfinite.e2m1x2.f32': '%h1' is a .b16 register, not compatible with .b8"},
+    {"cvt_rs_arch_specific_only", KV("8.7", "sm_100", "\tcvt.rs.f16x2.f32 %r1, %f1, %f2, %r2;\n"), 14, 2,
+     "cvt.rs.f16x2.f32 is not available on .target sm_100; it needs sm_100a, sm_103a"},
+    {"cvt_e4m3x2_sm89_needs_8_1", KV("8.0", "sm_89", "\tcvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n"), 14, 2,
+     "cvt.rn.e4m3x2.f32 is not available on .target sm_89; it needs sm_89+ with PTX ISA 8.1, sm_90+"},
+    {"cvt_no_such_conversion", KV("8.7", "sm_100a", "\tcvt.rn.f32.e4m3x2 %f1, %h1;\n"), 14, 8,
+     "cvt has no conversion from .e4m3x2 to .f32; the forms with .e4m3x2 are .e4m3x2.f32 .e4m3x2.f16x2 .f16x2.e4m3x2"},
+    {"cvt_ue8m0x2_no_relu", KV("8.7", "sm_100a", "\tcvt.rz.relu.ue8m0x2.f32 %h1, %f1, %f2;\n"), 14, 8,
+     "'relu' is not a modifier of cvt.rz.ue8m0x2.f32; it takes .satfinite"},
+    {"prefetch_needs_l2", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.global [%rd1], 256;\n"), 14, 2,
+     "'cp.async.bulk.prefetch.global' needs the level .L2"},
+    {"prefetch_operands", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.L2.global [%rd1];\n"), 14, 2,
+     "'cp.async.bulk.prefetch.L2.global' takes 2 operands ([a], size), not 1"},
+    {"prefetch_tensor_coordinates", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.tensor.1d.L2.global [%rd1, {%r1, %r2}];\n"),
+     14, 45, "operand 1 of 'cp.async.bulk.prefetch.tensor.1d.L2.global' needs 1 coordinate for .1d, not 2"},
     {"return_and_parameter_same_name", HDR ".func (.param .b32 p) f(.param .b32 p)\n{\n\tret;\n}\n", 5, 37,
      "redeclaration of 'p' in the same scope: already declared as a parameter at line 5, column 20"},
 };
@@ -170,7 +195,8 @@ static void fixed_point(const char *path) {
 Test(front, accepted_files_are_fixed_points) {
     const char *files[] = {"tests/data/front/block_scopes_sm100a.ptx", "tests/data/front/warp_sz.ptx",
                            "tests/data/front/targets_sm120a.ptx", "tests/front/decl_no_semicolon_2.3.ptx",
-                           "tests/front/old_1.4.ptx", "tests/front/bom.ptx"};
+                           "tests/front/old_1.4.ptx", "tests/front/bom.ptx",
+                           "tests/data/front/cvt_packed_sm100a.ptx"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) fixed_point(tu_src(files[i]));
 }
 
