@@ -696,6 +696,10 @@ static void declare_var_stmt(ptx_builder *b, ptx_var *v) {
 }
 
 void ptx_b_declared(ptx_builder *b, ptx_var *v) {
+    /* .b128 variables and registers are PTX ISA 8.3 (ptxas: "Feature 'Type .b128'") */
+    if (v->type == PTX_T_B128 && b->seen_version && b->m->version_major * 10 + b->m->version_minor < 83)
+        ptx_b_error(b, v->loc, "'.b128' requires PTX ISA 8.3 or later (the file is .version %u.%u)",
+                    b->m->version_major, b->m->version_minor);
     if (b->in_body) {
         if (v->linkage & (PTX_LINK_VISIBLE | PTX_LINK_WEAK | PTX_LINK_COMMON))
             ptx_b_error(b, b->tmpl_link_loc, "linkage directives are not allowed inside a function body");

@@ -40,6 +40,7 @@ typedef enum ptx_type {
     PTX_T_UE8M0, PTX_T_UE8M0X2, PTX_T_UE4M3,
     PTX_T_U4, PTX_T_S4, PTX_T_B1, /* sub-byte mma operand types */
     PTX_T_TEXREF, PTX_T_SAMPLERREF, PTX_T_SURFREF,
+    PTX_T_F32X2, /* add, sub, mul, fma on a pair of .f32 in a .b64 (sm_100) */
     PTX_T__COUNT
 } ptx_type;
 

@@ -489,6 +489,7 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
     (void)f;
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
         if (ptx_type_is_int(t)) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, o), false;
             if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o), false;
@@ -550,6 +551,13 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
     }
     case PTX_OPC_CP:
         if (!check_cp_prefetch(c, mi)) return false;
+        break;
+    case PTX_OPC_PREFETCH:
+        if (has_mod(in, ".tensormap") && (has_mod(in, ".global") || has_mod(in, ".local")))
+            return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, o), false;
+        break;
+    case PTX_OPC_FMA:
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
         break;
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
@@ -779,6 +787,12 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
         check_value(c, 1, &in->opd[1], t, 0, 1);
         return;
+    case PTX_OPC_SETMAXNREG:
+        /* ISA 9.7.19.5: a multiple of 8 in [24, 256] */
+        if (n == 1 && in->opd[0].kind == PTX_O_IMM && (in->opd[0].v < 24 || in->opd[0].v > 256 || in->opd[0].v % 8))
+            verr(c, opd_text(c, 0), "operand 1 of '%.*s' must be a multiple of 8 from 24 to 256, not %lld", L, op,
+                 (long long)in->opd[0].v);
+        return;
     case PTX_OPC_CP:
         if (in->opcode_len > 22 && in->opcode[14] == 'p' && has_mod(in, ".prefetch")) check_cp_prefetch_opds(c, mi);
         return;
@@ -818,6 +832,12 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
     default: break;
     }
     if (!(f->flags & F_A) || !t) return;
+    if (t == PTX_T_F32X2) /* a pair of .f32 in a .b64: no literal form */
+        for (unsigned i = 0; i < n; i++)
+            if (in->opd[i].kind != PTX_O_REG) {
+                verr(c, opd_text(c, i), "operand %u of '%.*s' must be a .b64 register (a pair of .f32)", i + 1, L, op);
+                return;
+            }
     for (unsigned i = 0; i < n; i++) {
         unsigned ti = t;
         if (mi->has_wide && (i == 0 || (in->op == PTX_OPC_MAD && i == 3))) {

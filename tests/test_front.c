@@ -38,9 +38,10 @@ static const bad_case bad[] = {
      ".const .param .param::entry .param::func"},
     {"add_s33", K("\tadd.s33 %r1, %r2, 1;\n"), 12, 5,
      "'s33' is not a type of add; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 "
-     ".bf16x2 .u16x2 .s16x2"},
+     ".bf16x2 .f32x2 .u16x2 .s16x2"},
     {"mul_wide_u33", K("\tmul.wide.u33 %rd1, %r1, 4;\n"), 12, 10,
-     "'u33' is not a type of mul; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2"},
+     "'u33' is not a type of mul; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2 "
+     ".f32x2"},
     {"bar_snyc", K("\tbar.snyc 0;\n"), 12, 5, "'snyc' is not an operation of bar; expected one of .sync .arrive .red"},
     {"st_shared_v3", K("\tst.shared.v3.u32 [%rd1], {%r1, %r2, %r3};\n"), 12, 11,
      "'v3' is not a vector width of st; expected one of .v2 .v4 .v8"},
@@ -112,6 +113,15 @@ static const bad_case bad[] = {
      "'cp.async.bulk.prefetch.L2.global' takes 2 operands ([a], size), not 1"},
     {"prefetch_tensor_coordinates", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.tensor.1d.L2.global [%rd1, {%r1, %r2}];\n"),
      14, 45, "operand 1 of 'cp.async.bulk.prefetch.tensor.1d.L2.global' needs 1 coordinate for .1d, not 2"},
+    /* recent families (probes against ptxas 13.0) */
+    {"setmaxnreg_multiple_of_8", KV("8.0", "sm_90a", "\tsetmaxnreg.dec.sync.aligned.u32 41;\n"), 14, 34,
+     "operand 1 of 'setmaxnreg.dec.sync.aligned.u32' must be a multiple of 8 from 24 to 256, not 41"},
+    {"prefetch_tensormap_global", KV("8.0", "sm_90", "\tprefetch.global.tensormap [%rd1];\n"), 14, 2,
+     "'prefetch.global.tensormap': .tensormap takes the state space .const or .param, or none"},
+    {"f32x2_register_pair", KV("8.6", "sm_100a", "\tadd.rn.f32x2 %rd1, %rd2, 0f3F800000;\n"), 14, 27,
+     "operand 3 of 'add.rn.f32x2' must be a .b64 register (a pair of .f32)"},
+    {"b128_needs_8_3", ".version 8.2\n.target sm_90\n.address_size 64\n\n" KHEAD "\t.reg .b128 %q;\n\tret;\n}\n", 12, 13,
+     "'.b128' requires PTX ISA 8.3 or later (the file is .version 8.2)"},
     {"return_and_parameter_same_name", HDR ".func (.param .b32 p) f(.param .b32 p)\n{\n\tret;\n}\n", 5, 37,
      "redeclaration of 'p' in the same scope: already declared as a parameter at line 5, column 20"},
 };
