@@ -105,6 +105,7 @@ $(B)/obj/hostcode/%.o: CFLAGS += $(CLANG_CFLAGS)
 $(B)/obj/emu/exec_%.o: CFLAGS += -O3
 # The validator compiles the instruction-form table in.
 $(B)/obj/ptxparse/validate.o: ptxparse/forms.def
+$(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
 
 # The warp forms' rules are loops over the 32 lanes too.
 $(B)/obj/analyses/warp_form.o: CFLAGS += -O3

@@ -287,6 +287,7 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
             for (uint32_t j = 3; j < t.n && t.p[j] >= '0' && t.p[j] <= '9'; j++) v = v * 10 + (unsigned)(t.p[j] - '0');
             b->m->target_sm = v;
             b->m->target_arch = t.p[t.n - 1] == 'a' || t.p[t.n - 1] == 'f';
+            b->m->target_suffix = b->m->target_arch ? (uint8_t)t.p[t.n - 1] : 0;
         }
     }
     add_stmt(b, s);
@@ -695,6 +696,10 @@ static void declare_var_stmt(ptx_builder *b, ptx_var *v) {
 }
 
 void ptx_b_declared(ptx_builder *b, ptx_var *v) {
+    /* .b128 variables and registers are PTX ISA 8.3 (ptxas: "Feature 'Type .b128'") */
+    if (v->type == PTX_T_B128 && b->seen_version && b->m->version_major * 10 + b->m->version_minor < 83)
+        ptx_b_error(b, v->loc, "'.b128' requires PTX ISA 8.3 or later (the file is .version %u.%u)",
+                    b->m->version_major, b->m->version_minor);
     if (b->in_body) {
         if (v->linkage & (PTX_LINK_VISIBLE | PTX_LINK_WEAK | PTX_LINK_COMMON))
             ptx_b_error(b, b->tmpl_link_loc, "linkage directives are not allowed inside a function body");
@@ -2073,6 +2078,41 @@ static bool run_loc3(ptx_builder *b, run_pos *r) {
     return true;
 }
 
+/* ".reg .type %name;" or ".reg .type %name<N>;", the declarations nvcc
+ * writes at the top of every body (a tenth of the tokens the grammar would
+ * otherwise read in nvcc's output), made with the builder calls the grammar
+ * makes for them, so positions and messages are the same.  Any other shape
+ * (vectors, .align, several names, blanks inside "%r<N>") is left to the
+ * grammar. */
+static bool run_reg_decl(ptx_builder *b, run_pos *r) {
+    const char *p = run_blanks(r->p + 4), *t = p;
+    if (*p != '.') return false;
+    for (p++; CC(*p, PTX_CC_IDC); p++) {}
+    ptx_type ty = ptx_type_from_str((ptx_str){t, (uint32_t)(p - t)});
+    if (ty == PTX_T_NONE || !CC(*p, PTX_CC_BLANK)) return false;
+    const char *n = p = run_blanks(p);
+    if (*p != '%') return false;
+    for (p++; CC(*p, PTX_CC_IDC); p++) {}
+    if (p == n + 1) return false;
+    ptx_str name = {n, (uint32_t)(p - n)};
+    const char *cnt = NULL;
+    if (*p == '<') {
+        cnt = ++p;
+        if (*p < '1' || *p > '9') return false;
+        while (CC(*p, PTX_CC_DIGIT)) p++;
+        if (*p != '>') return false;
+        p++;
+    }
+    const char *semi = run_blanks(p);
+    if (*semi != ';') return false;
+    ptx_b_qual(b, 's', PTX_SP_REG, (ptx_str){0, 0}, run_loc(b, r, r->p));
+    ptx_b_qual(b, 't', ty, (ptx_str){0, 0}, run_loc(b, r, t));
+    int64_t range = cnt ? ptx_b_range(b, (ptx_str){cnt, (uint32_t)(p - 1 - cnt)}, run_loc(b, r, cnt)) : -1;
+    ptx_b_declared(b, ptx_b_var(b, name, run_loc(b, r, n), range, 0, NULL));
+    r->p = semi + 1;
+    return true;
+}
+
 /* Blanks, newlines and comments between statements. */
 static void run_skip(run_pos *r) {
     const char *p = r->p;
@@ -2110,7 +2150,13 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
         run_pos at = r;
         const char *p = r.p;
         if (*p == '.') {
-            if (!(p[1] == 'l' && p[2] == 'o' && p[3] == 'c' && run_loc3(b, &r))) break;
+            if (p[1] == 'l' && p[2] == 'o' && p[3] == 'c') {
+                if (!run_loc3(b, &r)) break;
+            } else if (p[1] == 'r' && p[2] == 'e' && p[3] == 'g' && CC(p[4], PTX_CC_BLANK)) {
+                if (!run_reg_decl(b, &r)) break;
+            } else {
+                break;
+            }
         } else if (CC(*p, PTX_CC_ID0)) {
             const char *q = p;
             while (CC(*q, PTX_CC_IDC)) q++;
@@ -2150,5 +2196,59 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
     b->ls.line = r.line;
     b->ls.line_start = r.line_start;
     *end = r.p;
+    return n;
+}
+
+/* A parameter list of plain ".param .type name" entries, "(" to ")", one or
+ * more per line (nvcc's kernel headers, a tenth of the tokens of its output),
+ * read where the parser could shift T_PARAMS, with the builder calls the
+ * grammar makes for each entry.  Returns the number of parameters, or -1
+ * (nothing done) for any other shape: comments, .reg, .align, .ptr, arrays
+ * are left to the grammar. */
+int ptx_b_params(ptx_builder *b, const char *start, const char **end, ptx_loc *at) {
+    run_pos r = {start, b->ls.line_start, b->ls.line};
+    const char *p = start;
+    int n = 0;
+    /* the whole list is checked first: the builder sees it only if it is all plain */
+    for (int pass = 0; pass < 2; pass++) {
+        r = (run_pos){start, b->ls.line_start, b->ls.line};
+        for (p = start; CC(*p, PTX_CC_BLANK) || *p == '\n'; p++)
+            if (*p == '\n') r.line++, r.line_start = p + 1;
+        if (*p != '(') return -1;
+        if (pass) *at = run_loc(b, &r, p);
+        n = 0;
+        for (p++;;) {
+            for (; CC(*p, PTX_CC_BLANK) || *p == '\n'; p++)
+                if (*p == '\n') r.line++, r.line_start = p + 1;
+            if (*p == ')' && n == 0) {
+                p++;
+                break;
+            }
+            if (strncmp(p, ".param", 6) != 0 || !CC(p[6], PTX_CC_BLANK)) return -1;
+            const char *sp = p, *t = p = run_blanks(p + 6);
+            if (*p != '.') return -1;
+            for (p++; CC(*p, PTX_CC_IDC); p++) {}
+            ptx_type ty = ptx_type_from_str((ptx_str){t, (uint32_t)(p - t)});
+            if (ty == PTX_T_NONE || !CC(*p, PTX_CC_BLANK)) return -1;
+            const char *nm = p = run_blanks(p);
+            if (!CC(*p, PTX_CC_ID0)) return -1;
+            while (CC(*p, PTX_CC_IDC)) p++;
+            if (pass) { /* pass 0 found the whole list plain */
+                ptx_b_qual(b, 's', PTX_SP_PARAM, (ptx_str){0, 0}, run_loc(b, &r, sp));
+                ptx_b_qual(b, 't', ty, (ptx_str){0, 0}, run_loc(b, &r, t));
+                ptx_b_push_var(b, ptx_b_var(b, (ptx_str){nm, (uint32_t)(p - nm)}, run_loc(b, &r, nm), -1, 0, NULL));
+            }
+            const char *e = p;
+            for (; CC(*e, PTX_CC_BLANK) || *e == '\n'; e++)
+                if (*e == '\n') r.line++, r.line_start = e + 1;
+            if (*e != ',' && *e != ')') return -1;
+            n++;
+            p = e + 1;
+            if (*e == ')') break;
+        }
+    }
+    b->ls.line = r.line;
+    b->ls.line_start = r.line_start;
+    *end = p;
     return n;
 }

@@ -30,6 +30,8 @@ struct ptx_lexstate {
     ptx_loc raw_loc;
     int run_ok;             /* set by the parser before each token: T_RUN can be shifted now */
     const char *run_fail;   /* where the statement-run reader last stopped (see lexer.l) */
+    int params_ok;          /* set by the parser before each token: T_PARAMS can be shifted now */
+    const char *params_fail; /* where the parameter-list reader last gave up */
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -215,6 +217,7 @@ void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, p
  * statements that start at p, each exactly as the grammar would; returns how
  * many, with *end where the first one it does not take begins. */
 uint32_t ptx_b_run(ptx_builder *b, const char *p, const char **end);
+int ptx_b_params(ptx_builder *b, const char *p, const char **end, ptx_loc *at);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);

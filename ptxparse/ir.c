@@ -26,6 +26,7 @@ static const char *const type_names[PTX_T__COUNT] = {
     [PTX_T_E3M2X2] = ".e3m2x2", [PTX_T_UE8M0] = ".ue8m0", [PTX_T_UE8M0X2] = ".ue8m0x2",
     [PTX_T_UE4M3] = ".ue4m3", [PTX_T_U4] = ".u4", [PTX_T_S4] = ".s4", [PTX_T_B1] = ".b1",
     [PTX_T_TEXREF] = ".texref", [PTX_T_SAMPLERREF] = ".samplerref", [PTX_T_SURFREF] = ".surfref",
+    [PTX_T_F32X2] = ".f32x2",
 };
 
 static const uint8_t type_bits[PTX_T__COUNT] = {
@@ -38,6 +39,7 @@ static const uint8_t type_bits[PTX_T__COUNT] = {
     [PTX_T_E2M1] = 4, [PTX_T_E2M1X2] = 8, [PTX_T_E2M3X2] = 16, [PTX_T_E3M2X2] = 16,
     [PTX_T_UE8M0] = 8, [PTX_T_UE8M0X2] = 16, [PTX_T_UE4M3] = 8, [PTX_T_U4] = 4, [PTX_T_S4] = 4,
     [PTX_T_B1] = 1, [PTX_T_TEXREF] = 64, [PTX_T_SAMPLERREF] = 64, [PTX_T_SURFREF] = 64,
+    [PTX_T_F32X2] = 64,
 };
 
 static const char *const space_names[PTX_SP__COUNT] = {

@@ -40,6 +40,7 @@ typedef enum ptx_type {
     PTX_T_UE8M0, PTX_T_UE8M0X2, PTX_T_UE4M3,
     PTX_T_U4, PTX_T_S4, PTX_T_B1, /* sub-byte mma operand types */
     PTX_T_TEXREF, PTX_T_SAMPLERREF, PTX_T_SURFREF,
+    PTX_T_F32X2, /* add, sub, mul, fma on a pair of .f32 in a .b64 (sm_100) */
     PTX_T__COUNT
 } ptx_type;
 
@@ -359,6 +360,7 @@ typedef struct ptx_module {
     uint32_t address_size; /* 32/64, 0 if not given */
     uint32_t target_sm;    /* NN of the .target's sm_NN, 0 if none */
     uint8_t target_arch;   /* sm_NNa (arch-specific) or sm_NNf (family) */
+    uint8_t target_suffix; /* 'a', 'f' or 0: which of the two */
 } ptx_module;
 
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name);

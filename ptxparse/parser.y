@@ -31,8 +31,10 @@ struct ptx_lexstate;
  * reduction is pending, and statements the lexer builds are in source order),
  * and never during error recovery, which must see the tokens one by one. */
 #define PTX_CAN_SHIFT(n, sym) ((n) + (sym) >= 0 && (n) + (sym) <= YYLAST && yycheck[(n) + (sym)] == (sym) && yytable[(n) + (sym)] > 0)
-#define ptx_yylex(lval, lloc, lx) \
-    ((lx)->run_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_RUN), ptx_yylex(lval, lloc, lx))
+#define ptx_yylex(lval, lloc, lx)                                              \
+    ((lx)->run_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_RUN),     \
+     (lx)->params_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_PARAMS), \
+     ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
@@ -58,6 +60,7 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token <s> T_LOC3 ".loc directive"
 %token <s> T_INST "instruction statement"
 %token T_RUN "statements"
+%token <u> T_PARAMS "parameter list"
 %token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
@@ -200,12 +203,16 @@ func_begin: opt_quals T_ENTRY               { $$ = ptx_b_func_begin(b, $1, 1, @2
           | opt_quals T_FUNC                { $$ = ptx_b_func_begin(b, $1, 0, @2); }
           ;
 
+/* T_PARAMS: a list of plain ".param .type name" read by the lexer
+ * (ptx_b_params), which has pushed the parameters already. */
 func_rets: %empty
          | '(' param_list_opt ')'           { ptx_b_sig_rets(b, $2, @1); }
+         | T_PARAMS                         { ptx_b_sig_rets(b, $1, @1); }
          ;
 
 func_params: %empty
            | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2, @1); }
+           | T_PARAMS                       { ptx_b_sig_params(b, $1, @1); }
            ;
 
 param_list_opt: %empty                      { $$ = 0; }

@@ -341,9 +341,169 @@ static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *
     set_free(&params);
 }
 
+/* One namespace per scope, as ptxas has it ("Duplicate definition of
+ * variable"): a function's return and ordinary parameters belong to its
+ * body's outermost block, and in one block a parameter, a label, a variable
+ * of any state space, a register and the names %r0..%r(N-1) of a range %r<N>
+ * must all differ; an inner block may reuse a name of an outer one.  Register
+ * against register (build.c) and label against label (below) are reported
+ * where they are found; this adds every other pair, at the later declaration. */
+typedef struct {
+    ptx_str name;
+    uint32_t scope, order, count; /* count: N of a range, else 0 */
+    ptx_loc loc;
+    uint8_t kind;                 /* K_*, or K_REG */
+} nsdecl;
+enum { K_REG = 16 };
+
+static int ns_cmp(const void *x, const void *y) {
+    const nsdecl *a = x, *b = y;
+    if (a->scope != b->scope) return a->scope < b->scope ? -1 : 1;
+    if (a->name.n != b->name.n) return a->name.n < b->name.n ? -1 : 1;
+    int c = memcmp(a->name.p, b->name.p, a->name.n);
+    if (c) return c;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static const char *ns_what(int kind) {
+    switch (kind) {
+    case K_PARAM: return "a parameter";
+    case K_LABEL: return "a label";
+    case K_TARGETS: case K_PROTO: return "a label";
+    case K_REG: return "a register";
+    default: return "a variable";
+    }
+}
+
+static void ns_report(ptx_builder *b, const nsdecl *later, const nsdecl *first) {
+    ptx_b_error(b, later->loc, "redeclaration of '%.*s' in the same scope: already declared as %s at line %u, column %u",
+                (int)later->name.n, later->name.p, ns_what(first->kind), first->loc.line, first->loc.col);
+}
+
+/* Is name the element i < r->count of the range r ("%r12" of "%r<13>")?
+ * By value, as ptxas compares them: "%r012" is element 12 too. */
+static bool ns_in_range(ptx_str name, const nsdecl *r) {
+    uint32_t k = r->name.n;
+    if (name.n <= k || name.p[k - 1] != r->name.p[k - 1] || memcmp(name.p, r->name.p, k) != 0) return false;
+    while (k + 1 < name.n && name.p[k] == '0') k++;
+    if (name.n - k > 9) return false;
+    uint64_t v = 0;
+    for (uint32_t i = k; i < name.n; i++) {
+        if (name.p[i] < '0' || name.p[i] > '9') return false;
+        v = v * 10 + (uint64_t)(name.p[i] - '0');
+    }
+    return v < r->count;
+}
+
+/* The declaration in d[0..n) (sorted by ns_cmp) with x's scope and name, or NULL. */
+static const nsdecl *ns_find(const nsdecl *d, uint32_t n, const nsdecl *x) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        nsdecl key = *x;
+        key.order = 0; /* the first of the name in the scope */
+        if (ns_cmp(&d[mid], &key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && d[lo].scope == x->scope && !d[lo].count && ptx_str_eqs(d[lo].name, x->name) ? &d[lo] : NULL;
+}
+
+/* Parameters, variables and registers are a few per function, labels are
+ * many: the former are sorted and checked among themselves, each label is
+ * looked up among them. */
+static void check_namespace(ptx_builder *b, const ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+    uint32_t np = f->nrets + f->nparams, cap = np, n = 0, nl = 0, nranges = 0;
+    for (uint32_t i = 0; i < nstmts; i++) cap += stmts[i]->kind == PTX_S_VAR;
+    if (!cap) return;
+    nsdecl *d = malloc(cap * sizeof *d);
+    uint32_t *stack = malloc((nstmts + 1) * sizeof *stack), depth = 0, nscopes = 1;
+    if (!d || !stack) abort();
+    stack[0] = 0;
+    for (uint32_t i = 0; i < np; i++) {
+        const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
+        d[n++] = (nsdecl){v->name, 0, i, 0, v->loc, K_PARAM};
+    }
+    for (uint32_t i = 0; i < nstmts; i++) {
+        const ptx_stmt *s = stmts[i];
+        if (s->kind == PTX_S_SCOPE_BEGIN) stack[++depth] = nscopes++;
+        else if (s->kind == PTX_S_SCOPE_END && depth) depth--;
+        else if (s->kind == PTX_S_VAR) {
+            const ptx_var *v = s->u.var;
+            uint32_t count = v->has_range ? v->range : 0;
+            nranges += count != 0;
+            d[n++] = (nsdecl){v->name, stack[depth], np + i, count, v->loc, v->space == PTX_SP_REG ? K_REG : K_VAR};
+        } else if (s->kind == PTX_S_LABEL || s->kind == PTX_S_PROTO || s->kind == PTX_S_TARGETS) {
+            nl++;
+        }
+    }
+    /* a handful per function: insertion sort, qsort for the rare big one */
+    if (n > 32) qsort(d, n, sizeof *d, ns_cmp);
+    else
+        for (uint32_t i = 1; i < n; i++)
+            for (uint32_t j = i; j > 0 && ns_cmp(&d[j - 1], &d[j]) > 0; j--) {
+                nsdecl t = d[j];
+                d[j] = d[j - 1];
+                d[j - 1] = t;
+            }
+    /* the first bytes of these names: most labels ($L__BB0_1) share none */
+    uint64_t first[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < n; i++)
+        if (d[i].name.n) first[(unsigned char)d[i].name.p[0] >> 6] |= 1ull << ((unsigned char)d[i].name.p[0] & 63);
+    for (uint32_t i = 1; i < n && !b->ls.stop; i++) {
+        const nsdecl *x = &d[i - 1], *y = &d[i];
+        if (x->scope != y->scope || x->count || y->count || !ptx_str_eqs(x->name, y->name)) continue;
+        if (x->kind == K_REG && y->kind == K_REG) continue; /* build.c reports it */
+        /* the first declaration of the name in this scope is the one named */
+        uint32_t j = i - 1;
+        while (j > 0 && d[j - 1].scope == y->scope && !d[j - 1].count && ptx_str_eqs(d[j - 1].name, y->name)) j--;
+        ns_report(b, y, &d[j]);
+    }
+    /* labels against the rest (label against label: resolve_func) */
+    depth = 0;
+    nscopes = 1;
+    for (uint32_t i = 0; i < nstmts && nl && n && !b->ls.stop; i++) {
+        const ptx_stmt *s = stmts[i];
+        if (s->kind == PTX_S_SCOPE_BEGIN) stack[++depth] = nscopes++;
+        else if (s->kind == PTX_S_SCOPE_END && depth) depth--;
+        if (s->kind != PTX_S_LABEL && s->kind != PTX_S_PROTO && s->kind != PTX_S_TARGETS) continue;
+        ptx_str ln = s->kind == PTX_S_LABEL ? s->u.name : s->u.dir->name;
+        if (!ln.n || !(first[(unsigned char)ln.p[0] >> 6] >> ((unsigned char)ln.p[0] & 63) & 1)) continue;
+        nsdecl l = {ln, stack[depth], np + i, 0, s->loc,
+                    s->kind == PTX_S_LABEL ? K_LABEL : s->kind == PTX_S_PROTO ? K_PROTO : K_TARGETS};
+        const nsdecl *o = ns_find(d, n, &l);
+        if (o) {
+            if (o->order < l.order) ns_report(b, &l, o);
+            else ns_report(b, o, &l);
+        }
+        if (nranges && l.name.n && l.name.p[0] == '%')
+            for (uint32_t r = 0; r < n; r++)
+                if (d[r].count && d[r].scope == l.scope && ns_in_range(l.name, &d[r])) ns_report(b, &l, &d[r]);
+    }
+    free(stack);
+    /* range elements: ranges are few, a handful per function */
+    for (uint32_t r = 0; r < n && nranges && !b->ls.stop; r++) {
+        if (!d[r].count) continue;
+        nranges--;
+        for (uint32_t i = 0; i < n; i++) {
+            if (d[i].scope != d[r].scope || d[i].count || !ns_in_range(d[i].name, &d[r])) continue;
+            const nsdecl *e = &d[i], *g = &d[r];
+            if (e->order > g->order)
+                ptx_b_error(b, e->loc, "redeclaration of '%.*s' in the same scope: already declared by the register "
+                            "range '%.*s<%u>' at line %u, column %u", (int)e->name.n, e->name.p, (int)g->name.n,
+                            g->name.p, g->count, g->loc.line, g->loc.col);
+            else
+                ptx_b_error(b, g->loc, "register range '%.*s<%u>' declares '%.*s', already declared in the same "
+                            "scope as %s at line %u, column %u", (int)g->name.n, g->name.p, g->count,
+                            (int)e->name.n, e->name.p, ns_what(e->kind), e->loc.line, e->loc.col);
+        }
+    }
+    free(d);
+}
+
 /* stmts: the body's statements that define or use a name (the builder's
  * list), or all of them. */
 static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+    check_namespace(b, f, stmts, nstmts);
     for (uint32_t i = 0; i < nstmts; i++)
         if (stmts[i]->kind == PTX_S_SCOPE_BEGIN) {
             resolve_func_scoped(b, global, f, stmts, nstmts);

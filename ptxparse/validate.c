@@ -9,6 +9,7 @@
 #include <string.h>
 #include <threads.h>
 #include "build.h"
+#include "cvt_forms.h"
 
 enum { F_D = 1, F_A = 2, F_L = 4, F_S = 8, F_BAG = 16 };
 
@@ -109,8 +110,11 @@ typedef struct vctx {
 /* ---- state over a module ---- */
 typedef struct mods_info {
     uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
-        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas;
+        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
+        has_narrow; /* .relu, .satfinite or .rs: only cvt_forms.def's conversions take them */
     const char *cmpname;
+    uint8_t cvt_form;  /* a form of cvt_forms.def: its operands are cvt */
+    ptx_cvt_shape cvt;
 } mods_info;
 
 /* One distinct opcode spelling: checked at its first use, remembered. */
@@ -361,6 +365,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             if (n == 4 && !memcmp(p, ".sat", 4)) mi->has_sat = 1;
             if (n == 4 && !memcmp(p, ".ftz", 4)) mi->has_ftz = 1;
             if (n == 3 && !memcmp(p, ".nc", 3)) mi->has_nc = 1;
+            if ((n == 5 && !memcmp(p, ".relu", 5)) || (n == 10 && !memcmp(p, ".satfinite", 10))) mi->has_narrow = 1;
             break;
         default: break;
         }
@@ -384,6 +389,24 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             verr(c, in->opcode, "'%.*s' needs a %s: one of %s", (int)in->opcode_len, in->opcode, class_name[k], list);
         return false;
     }
+    if (in->op == PTX_OPC_CVT) {
+        /* the packed and narrow formats: a table of their own (cvt_forms.def) */
+        const ptx_module *m = c->m;
+        char msg[400];
+        const char *at = in->opcode;
+        int r = ptx_cvt_check(in->opcode, in->opcode_len, m->version_major * 10 + m->version_minor, m->target_sm,
+                              (char)m->target_suffix, &mi->cvt, msg, sizeof msg, &at);
+        if (r < 0) {
+            verr(c, at, "%s", msg);
+            return false;
+        }
+        mi->cvt_form = r > 0;
+        if (!r && mi->has_narrow) {
+            verr(c, in->opcode, "'%.*s': .relu and .satfinite apply only to conversions from .f32 to .f16, .bf16, "
+                 ".tf32 and the packed formats (.f16x2, .e4m3x2, ...)", (int)in->opcode_len, in->opcode);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -393,6 +416,68 @@ static inline bool t_half(unsigned t) {
     return t == PTX_T_F16 || t == PTX_T_F16X2 || t == PTX_T_BF16 || t == PTX_T_BF16X2;
 }
 static inline bool t_bits(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_B128; }
+
+/* Is ".word" one of the modifiers of the instruction's spelling? */
+static bool has_mod(const ptx_inst *in, const char *word) {
+    size_t n = strlen(word);
+    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
+    for (p = memchr(p, '.', in->opcode_len); p && p < e;) {
+        const char *q = p + 1;
+        while (q < e && *q != '.') q++;
+        if ((size_t)(q - p) == n && !memcmp(p, word, n)) return true;
+        p = q;
+    }
+    return false;
+}
+
+/* cp.async.bulk.prefetch{.tensor.Nd}.L2.global (ISA 9.7.9.25.4.3/4): the
+ * .L2 level is required and is only for prefetches; the source is .global. */
+static bool check_cp_prefetch(const vctx *c, const mods_info *mi) {
+    const ptx_inst *in = c->in;
+    int L = (int)in->opcode_len;
+    bool pf = has_mod(in, ".prefetch"), l2 = has_mod(in, ".L2");
+    if (l2 && !pf)
+        return verr(c, in->opcode, "'%.*s': the .L2 level applies only to cp.async.bulk.prefetch", L, in->opcode), false;
+    if (!pf) return true;
+    if (!has_mod(in, ".bulk") || !has_mod(in, ".async"))
+        return verr(c, in->opcode, "'%.*s': a prefetch is cp.async.bulk.prefetch", L, in->opcode), false;
+    if (!l2) return verr(c, in->opcode, "'%.*s' needs the level .L2", L, in->opcode), false;
+    if (mi->space != PTX_SP_GLOBAL || has_mod(in, ".shared") || has_mod(in, ".shared::cta") ||
+        has_mod(in, ".shared::cluster"))
+        return verr(c, in->opcode, "'%.*s' needs the state space .global (and no other)", L, in->opcode), false;
+    return true;
+}
+
+/* The operands of cp.async.bulk.prefetch: [a], size[, policy], or
+ * [tensorMap, {N coordinates}][, {im2col offsets}][, policy]. */
+static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
+    const ptx_inst *in = c->in;
+    int L = (int)in->opcode_len;
+    unsigned n = in->nopd, hint = mi->has_hint;
+    if (!has_mod(in, ".tensor")) {
+        if (n != 2 + hint)
+            verr(c, in->opcode, "'%.*s' takes %u operands ([a], size%s), not %u", L, in->opcode, 2 + hint,
+                 hint ? ", cache-policy" : "", n);
+        return;
+    }
+    unsigned dim = 0;
+    for (unsigned d = 1; d <= 5; d++) {
+        char w[4] = {'.', (char)('0' + d), 'd', 0};
+        if (has_mod(in, w)) dim = d;
+    }
+    unsigned im2col = has_mod(in, ".im2col") || has_mod(in, ".im2col::w") || has_mod(in, ".im2col::w::128");
+    unsigned want = 1 + im2col + hint;
+    if (n != want) {
+        verr(c, in->opcode, "'%.*s' takes %u operands ([tensorMap, {coordinates}]%s%s), not %u", L, in->opcode, want,
+             im2col ? ", {im2col offsets}" : "", hint ? ", cache-policy" : "", n);
+        return;
+    }
+    const ptx_operand *a = &in->opd[0];
+    unsigned ncoord = has_mod(in, ".tile::gather4") ? 5 : dim;
+    if (dim && a->kind == PTX_O_ADDR && a->n == 2 && a->p.elems[1].kind == PTX_O_VEC && a->p.elems[1].n != ncoord)
+        verr(c, opd_text(c, 0), "operand 1 of '%.*s' needs %u coordinate%s for .%ud%s, not %u", L, in->opcode, ncoord,
+             ncoord == 1 ? "" : "s", dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
+}
 
 static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
     const ptx_inst *in = c->in;
@@ -404,6 +489,7 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
     (void)f;
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
         if (ptx_type_is_int(t)) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, o), false;
             if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o), false;
@@ -446,7 +532,7 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
         }
         break;
     case PTX_OPC_CVT: {
-        if (mi->ntypes < 2) break;
+        if (mi->ntypes < 2 || mi->cvt_form) break;
         unsigned d = mi->types[0], s = mi->types[1];
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
@@ -463,6 +549,16 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
         if (illegal) return verr(c, at, "'%.*s': no rounding modifier applies to this conversion", L, o), false;
         break;
     }
+    case PTX_OPC_CP:
+        if (!check_cp_prefetch(c, mi)) return false;
+        break;
+    case PTX_OPC_PREFETCH:
+        if (has_mod(in, ".tensormap") && (has_mod(in, ".global") || has_mod(in, ".local")))
+            return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, o), false;
+        break;
+    case PTX_OPC_FMA:
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
+        break;
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
             return verr(c, at, "'%.*s': .nc applies only to .global", L, o), false;
@@ -622,7 +718,9 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
     unsigned want = 0;
     if ((f->flags & (F_L | F_S)) && n == 3 && !mi->has_hint && !mi->has_async)
         want = 2;
-    else if (in->op == PTX_OPC_CVT && !mi->has_pack && n != 2)
+    else if (in->op == PTX_OPC_CVT && mi->cvt_form && n != mi->cvt.nopd)
+        want = mi->cvt.nopd;
+    else if (in->op == PTX_OPC_CVT && !mi->has_pack && !mi->cvt_form && n != 2)
         want = 2;
     else if (in->op == PTX_OPC_SHFL && n != (mi->has_sync ? 5u : 4u))
         want = mi->has_sync ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
@@ -689,7 +787,43 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
         check_value(c, 1, &in->opd[1], t, 0, 1);
         return;
+    case PTX_OPC_SETMAXNREG:
+        /* ISA 9.7.19.5: a multiple of 8 in [24, 256] */
+        if (n == 1 && in->opd[0].kind == PTX_O_IMM && (in->opd[0].v < 24 || in->opd[0].v > 256 || in->opd[0].v % 8))
+            verr(c, opd_text(c, 0), "operand 1 of '%.*s' must be a multiple of 8 from 24 to 256, not %lld", L, op,
+                 (long long)in->opd[0].v);
+        return;
+    case PTX_OPC_CP:
+        if (in->opcode_len > 22 && in->opcode[14] == 'p' && has_mod(in, ".prefetch")) check_cp_prefetch_opds(c, mi);
+        return;
     case PTX_OPC_CVT:
+        if (mi->cvt_form) {
+            /* d (.bN of the format's width), a[, b] or {a, b, e, f}[, rbits] */
+            const ptx_cvt_shape *sh = &mi->cvt;
+            ptx_type dt = sh->dbits == 8 ? PTX_T_B8 : sh->dbits == 16 ? PTX_T_B16 : PTX_T_B32;
+            if (!check_value(c, 0, &in->opd[0], dt, 0, 0)) return;
+            unsigned nsrc = n - 1u - sh->rbits;
+            for (unsigned i = 1; i <= nsrc; i++) {
+                const ptx_operand *o = &in->opd[i];
+                if (sh->vec4) {
+                    if (o->kind != PTX_O_VEC || o->n != 4) {
+                        verr(c, opd_text(c, i), "operand %u of '%.*s' must be a vector of 4 elements {a, b, e, f}",
+                             i + 1, L, op);
+                        return;
+                    }
+                    for (unsigned k = 0; k < 4; k++)
+                        if (!check_value(c, i, &o->p.elems[k], PTX_T_F32, 0, 0)) return;
+                } else if (sh->src != PTX_T_F32 && o->kind != PTX_O_REG) {
+                    /* a packed value has no literal form */
+                    verr(c, opd_text(c, i), "operand %u of '%.*s' must be a register", i + 1, L, op);
+                    return;
+                } else if (!check_value(c, i, o, sh->src, 0, 0)) {
+                    return;
+                }
+            }
+            if (sh->rbits) check_value(c, n - 1, &in->opd[n - 1], PTX_T_B32, 0, 0);
+            return;
+        }
         if (mi->ntypes == 2 && n == 2) {
             if (!check_value(c, 0, &in->opd[0], mi->types[0], 1, 0)) return;
             check_value(c, 1, &in->opd[1], mi->types[1], 1, 0);
@@ -698,6 +832,12 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
     default: break;
     }
     if (!(f->flags & F_A) || !t) return;
+    if (t == PTX_T_F32X2) /* a pair of .f32 in a .b64: no literal form */
+        for (unsigned i = 0; i < n; i++)
+            if (in->opd[i].kind != PTX_O_REG) {
+                verr(c, opd_text(c, i), "operand %u of '%.*s' must be a .b64 register (a pair of .f32)", i + 1, L, op);
+                return;
+            }
     for (unsigned i = 0; i < n; i++) {
         unsigned ti = t;
         if (mi->has_wide && (i == 0 || (in->op == PTX_OPC_MAD && i == 3))) {

@@ -122,6 +122,17 @@ static int same_operand(const ptx_operand *a, const ptx_operand *b) {
     }
 }
 
+/* A declaration (parameter or body variable) built both ways. */
+static void same_var(const char *name, const ptx_module *fm, const ptx_module *sm, const ptx_var *x,
+                     const ptx_var *y) {
+    cr_expect(x->name.p - fm->src == y->name.p - sm->src && x->name.n == y->name.n && x->space == y->space &&
+                  x->type == y->type && x->vec == y->vec && x->linkage == y->linkage && x->is_ptr == y->is_ptr &&
+                  x->has_range == y->has_range && x->range == y->range && x->align == y->align &&
+                  x->ndims == y->ndims && (x->init == NULL) == (y->init == NULL) && x->loc.line == y->loc.line &&
+                  x->loc.col == y->loc.col && x->loc.off == y->loc.off,
+              "%s: declaration of %.*s at %u:%u differs", name, (int)x->name.n, x->name.p, x->loc.line, x->loc.col);
+}
+
 /* Parses text with the fast paths on and off and expects the same IR. */
 static void check_fast_general(const char *name, const char *text, size_t len) {
     ptx_diags d;
@@ -138,6 +149,12 @@ static void check_fast_general(const char *name, const char *text, size_t len) {
     cr_assert_eq(fast->nfuncs, slow->nfuncs);
     for (uint32_t k = 0; k < fast->nfuncs; k++) {
         const ptx_func *a = fast->funcs[k], *b = slow->funcs[k];
+        cr_assert(a->nrets == b->nrets && a->nparams == b->nparams, "%s: function %u's signature", name, k);
+        for (uint32_t i = 0; i < a->nrets + a->nparams; i++) {
+            const ptx_var *x = i < a->nrets ? a->rets[i] : a->params[i - a->nrets];
+            const ptx_var *y = i < b->nrets ? b->rets[i] : b->params[i - b->nrets];
+            same_var(name, fast, slow, x, y);
+        }
         cr_assert_eq(a->nstmts, b->nstmts, "%s", name);
         cr_expect_eq(a->ninsts, b->ninsts, "%s", name);
         cr_expect_eq(a->nregs, b->nregs, "%s", name);
@@ -152,6 +169,7 @@ static void check_fast_general(const char *name, const char *text, size_t len) {
             cr_expect(x->loc.line == y->loc.line && x->loc.col == y->loc.col && x->loc.off == y->loc.off,
                       "%s: statement %u at %u:%u vs %u:%u", name, s, x->loc.line, x->loc.col, y->loc.line,
                       y->loc.col);
+            if (x->kind == PTX_S_VAR) same_var(name, fast, slow, x->u.var, y->u.var);
             if (x->kind == PTX_S_LABEL)
                 cr_expect(x->u.name.p - fast->src == y->u.name.p - slow->src && x->u.name.n == y->u.name.n);
             if (x->kind == PTX_S_LOC) {
@@ -225,6 +243,12 @@ static const char run_shapes[] =
     ".version 8.0\n.target sm_80\n.address_size 64\n"
     ".global .align 4 .b8 gsym[64];\n"
     ".func (.param .b32 fr) fn(.param .b32 fa)\n{\n\tret;\n}\n"
+    ".func fn2 ( )\n{\n\tret;\n}\n"
+    ".func (.param .b32 fr2)fn3(\n\t.param .u64 a,\n\t.param .align 8 .b8 b[16]\n)\n{\n\tret;\n}\n"
+    ".func fn4(.param .u32 a , .param .f32 b,\n .param .b64 c\n\n)\n{\n\tret;\n}\n"
+    ".func fn5(.param .u32 a, // first\n\t.param .u32 b)\n{\n\tret;\n}\n"
+    ".func fn6(.reg .u32 a, .param .u32 b)\n{\n\t.reg .b32 %r <4>;\n\t.reg .b32 %s<4> ;\n\t.reg\t.b16\t%h;\n"
+    "\t.reg .b32 %x, %y;\n\t.reg .pred %p<010>;\n\tret;\n}\n"
     ".visible .entry k(.param .u64 k_p0, .param .u32 k_p1)\n{\n"
     "\t.reg .pred %p<4>;\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<10>;\n\t.reg .f32 %f<8>;\n"
     "\t.reg .f64 %fd<3>;\n\t.reg .b32 plain;\n\t.reg .v4 .b32 %vq<2>;\n"
@@ -326,6 +350,12 @@ Test(corpus, fast_paths_same_diagnostics) {
         "\tld.global.f32 %f1, [nowhere+4];\n",
         "\tst.global.v2.f32 [%rd1], {%f1, nowhere};\n",
         "\tmov.u32 %r2, %r1;\ntgts:\n\t.branchtargets $L_end, nowhere;\n\tbrx.idx %r2, tgts;\n",
+        "\t.reg .b32 %r<9>;\n",
+        "\t.reg .b32 %q<0>;\n",
+        "\t.reg .b32 %q<99999999>;\n",
+        "\t.reg .b32 %q;\n\t.reg .b32 %q;\n",
+        "\t.reg .b33 %q;\n",
+        "\t.reg .b32 %q\n\tmov.u32 %r2, 1;\n",
     };
     for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
         char buf[1024];
@@ -340,4 +370,20 @@ Test(corpus, fast_paths_same_diagnostics) {
     for (int i = 0; i < 30; i++) k += (size_t)snprintf(big + k, sizeof big - k, "\tadd.s32 %%r2, %%r1, %%q%d;\n", i);
     snprintf(big + k, sizeof big - k, "%s", RUN_TAIL);
     check_same_diags("broken_run_limit", big);
+    /* parameter lists around the fast reader's (ptx_b_params) shapes */
+    static const char *const heads[] = {
+        ".visible .entry k(.param .u64 p, .param .u64 p)\n{\n\tret;\n}\n",
+        ".visible .entry k(.param .u64 p,)\n{\n\tret;\n}\n",
+        ".visible .entry k(.param .u64 p\n{\n\tret;\n}\n",
+        ".visible .entry k(.param .u65 p)\n{\n\tret;\n}\n",
+        ".visible .entry k(.reg .u64 p)\n{\n\tret;\n}\n",
+        ".func (.param .b32 r, .param .b32 r) f(.param .b32 a)\n{\n\tret;\n}\n",
+        ".func f(.param .b32 a)\n{\n\t.reg .b32 a;\n\tret;\n}\n",
+    };
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        char buf[512], name[32];
+        snprintf(buf, sizeof buf, ".version 8.0\n.target sm_80\n.address_size 64\n%s", heads[i]);
+        snprintf(name, sizeof name, "broken_params_%zu", i);
+        check_same_diags(name, buf);
+    }
 }

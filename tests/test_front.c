@@ -19,6 +19,10 @@
 /* with K(body), body starts on line 12 */
 #define K(body) HDR KHEAD body "\tret;\n}\n"
 
+/* with KV(version, target, body), body starts on line 14 */
+#define KV(v, t, body) ".version " v "\n.target " t "\n.address_size 64\n\n" KHEAD "\t.reg .b16 %h<4>;\n" \
+                       "\t.reg .f32 %f<4>;\n" body "\tret;\n}\n"
+
 typedef struct {
     const char *name, *text;
     unsigned line, col;
@@ -34,9 +38,10 @@ static const bad_case bad[] = {
      ".const .param .param::entry .param::func"},
     {"add_s33", K("\tadd.s33 %r1, %r2, 1;\n"), 12, 5,
      "'s33' is not a type of add; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 "
-     ".bf16x2 .u16x2 .s16x2"},
+     ".bf16x2 .f32x2 .u16x2 .s16x2"},
     {"mul_wide_u33", K("\tmul.wide.u33 %rd1, %r1, 4;\n"), 12, 10,
-     "'u33' is not a type of mul; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2"},
+     "'u33' is not a type of mul; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2 "
+     ".f32x2"},
     {"bar_snyc", K("\tbar.snyc 0;\n"), 12, 5, "'snyc' is not an operation of bar; expected one of .sync .arrive .red"},
     {"st_shared_v3", K("\tst.shared.v3.u32 [%rd1], {%r1, %r2, %r3};\n"), 12, 11,
      "'v3' is not a vector width of st; expected one of .v2 .v4 .v8"},
@@ -70,6 +75,55 @@ static const bad_case bad[] = {
      "map_f64_to_f32"},
     {"sibling_label_not_visible", K("\t@%p1 bra IN;\n\t{\nIN:\n\tadd.u32 %r1, %r1, 1;\n\t}\n"), 12, 11,
      "use of undeclared identifier 'IN'"},
+    /* one namespace per block, parameters in the body's outermost one (ptxas: "Duplicate definition") */
+    {"param_and_reg_same_name", K("\t.reg .pred p;\n"), 12, 13,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 6, column 14"},
+    {"param_and_shared_same_name", K("\t.shared .u32 p;\n"), 12, 15,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 6, column 14"},
+    {"param_and_label_same_name", K("p:\n"), 12, 1,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 6, column 14"},
+    {"label_and_local_same_name", K("\t.local .u32 x;\nx:\n"), 13, 1,
+     "redeclaration of 'x' in the same scope: already declared as a variable at line 12, column 14"},
+    {"reg_and_shared_same_name", K("\t.reg .b32 x;\n\t.shared .u32 x;\n"), 13, 15,
+     "redeclaration of 'x' in the same scope: already declared as a register at line 12, column 12"},
+    {"range_element_redeclared", K("\t.reg .b32 %r5;\n"), 12, 12,
+     "redeclaration of '%r5' in the same scope: already declared by the register range '%r<8>' at line 10, column 12"},
+    {"range_element_leading_zero", K("\t.reg .b32 %r07;\n"), 12, 12,
+     "redeclaration of '%r07' in the same scope: already declared by the register range '%r<8>' at line 10, column 12"},
+    {"range_covers_earlier_name", K("\t.reg .b32 %q3;\n\t.reg .b32 %q<4>;\n"), 13, 12,
+     "register range '%q<4>' declares '%q3', already declared in the same scope as a register at line 12, column 12"},
+    /* cvt's packed and narrow formats (ptxparse/cvt_forms.def); ptxas 13.0 rejects each */
+    {"cvt_e4m3x2_needs_satfinite", KV("8.7", "sm_100a", "\tcvt.rn.e4m3x2.f32 %h1, %f1, %f2;\n"), 14, 2,
+     "'cvt.rn.e4m3x2.f32' needs .satfinite"},
+    {"cvt_e4m3x2_rounding", KV("8.7", "sm_100a", "\tcvt.rz.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n"), 14, 5,
+     "'rz' is not a rounding modifier of cvt.e4m3x2.f32; expected one of .rn"},
+    {"cvt_e2m1x2_destination_width", KV("8.7", "sm_100a", "\tcvt.rn.satfinite.e2m1x2.f32 %h1, %f1, %f2;\n"), 14, 30,
+     "operand 1 of 'cvt.rn.satfinite.e2m1x2.f32': '%h1' is a .b16 register, not compatible with .b8"},
+    {"cvt_rs_arch_specific_only", KV("8.7", "sm_100", "\tcvt.rs.f16x2.f32 %r1, %f1, %f2, %r2;\n"), 14, 2,
+     "cvt.rs.f16x2.f32 is not available on .target sm_100; it needs sm_100a, sm_103a"},
+    {"cvt_e4m3x2_sm89_needs_8_1", KV("8.0", "sm_89", "\tcvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n"), 14, 2,
+     "cvt.rn.e4m3x2.f32 is not available on .target sm_89; it needs sm_89+ with PTX ISA 8.1, sm_90+"},
+    {"cvt_no_such_conversion", KV("8.7", "sm_100a", "\tcvt.rn.f32.e4m3x2 %f1, %h1;\n"), 14, 8,
+     "cvt has no conversion from .e4m3x2 to .f32; the forms with .e4m3x2 are .e4m3x2.f32 .e4m3x2.f16x2 .f16x2.e4m3x2"},
+    {"cvt_ue8m0x2_no_relu", KV("8.7", "sm_100a", "\tcvt.rz.relu.ue8m0x2.f32 %h1, %f1, %f2;\n"), 14, 8,
+     "'relu' is not a modifier of cvt.rz.ue8m0x2.f32; it takes .satfinite"},
+    {"prefetch_needs_l2", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.global [%rd1], 256;\n"), 14, 2,
+     "'cp.async.bulk.prefetch.global' needs the level .L2"},
+    {"prefetch_operands", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.L2.global [%rd1];\n"), 14, 2,
+     "'cp.async.bulk.prefetch.L2.global' takes 2 operands ([a], size), not 1"},
+    {"prefetch_tensor_coordinates", KV("8.0", "sm_90", "\tcp.async.bulk.prefetch.tensor.1d.L2.global [%rd1, {%r1, %r2}];\n"),
+     14, 45, "operand 1 of 'cp.async.bulk.prefetch.tensor.1d.L2.global' needs 1 coordinate for .1d, not 2"},
+    /* recent families (probes against ptxas 13.0) */
+    {"setmaxnreg_multiple_of_8", KV("8.0", "sm_90a", "\tsetmaxnreg.dec.sync.aligned.u32 41;\n"), 14, 34,
+     "operand 1 of 'setmaxnreg.dec.sync.aligned.u32' must be a multiple of 8 from 24 to 256, not 41"},
+    {"prefetch_tensormap_global", KV("8.0", "sm_90", "\tprefetch.global.tensormap [%rd1];\n"), 14, 2,
+     "'prefetch.global.tensormap': .tensormap takes the state space .const or .param, or none"},
+    {"f32x2_register_pair", KV("8.6", "sm_100a", "\tadd.rn.f32x2 %rd1, %rd2, 0f3F800000;\n"), 14, 27,
+     "operand 3 of 'add.rn.f32x2' must be a .b64 register (a pair of .f32)"},
+    {"b128_needs_8_3", ".version 8.2\n.target sm_90\n.address_size 64\n\n" KHEAD "\t.reg .b128 %q;\n\tret;\n}\n", 12, 13,
+     "'.b128' requires PTX ISA 8.3 or later (the file is .version 8.2)"},
+    {"return_and_parameter_same_name", HDR ".func (.param .b32 p) f(.param .b32 p)\n{\n\tret;\n}\n", 5, 37,
+     "redeclaration of 'p' in the same scope: already declared as a parameter at line 5, column 20"},
 };
 
 ParameterizedTestParameters(front, rejected) {
@@ -151,8 +205,19 @@ static void fixed_point(const char *path) {
 Test(front, accepted_files_are_fixed_points) {
     const char *files[] = {"tests/data/front/block_scopes_sm100a.ptx", "tests/data/front/warp_sz.ptx",
                            "tests/data/front/targets_sm120a.ptx", "tests/front/decl_no_semicolon_2.3.ptx",
-                           "tests/front/old_1.4.ptx", "tests/front/bom.ptx"};
+                           "tests/front/old_1.4.ptx", "tests/front/bom.ptx",
+                           "tests/data/front/cvt_packed_sm100a.ptx"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) fixed_point(tu_src(files[i]));
+}
+
+/* An inner block may reuse a name of an enclosing one (a parameter, a
+ * register), and a range's prefix or an element past its end is another
+ * name (ptxas accepts all of these). */
+Test(front, inner_blocks_and_ranges_reuse_names) {
+    ptx_module_free(tu_parse_ok("shadow", K("\t{\n\t.reg .pred p;\n\t.shared .u32 %r1;\n\t{\np:\n\t}\n\t}\n"
+                                               "\t.reg .b32 %r8;\n\t.reg .b32 %r;\n\t.reg .b32 %r08;\n")));
+    ptx_module_free(tu_parse_ok("range_prefix", HDR ".visible .entry k(.param .u32 p, .param .u32 q2)\n{\n"
+                                                    "\t.reg .pred p<2>;\n\t.reg .pred q<2>;\n\tret;\n}\n"));
 }
 
 /* Sibling blocks reuse a label: each branch reaches the label of its block. */
