@@ -99,10 +99,13 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     ra_stats_free(&st);
     ptx_diags_free(&d);
     ptx_module_free(pm);
-    /* from just below the pressure down: the first budget that helps moves
-     * the fewest values; at most about 32 budgets are tried, and a
-     * candidate equal to the one before (nothing more could move) is not
-     * assembled again */
+    /* from just below the pressure down, at most about 32 budgets; every
+     * distinct candidate is assembled (one equal to the one before -- nothing
+     * more could move -- or to the input is not) and the one ptxas spills
+     * least for is kept, the higher budget (fewer values moved) on a tie.
+     * ptxas's spill bytes are not monotonic in the budget: moving more
+     * values frees registers in one place and adds slot-address code in
+     * another, so the first candidate that helps is often not the best. */
     unsigned step = res->pressure / 32 + 1;
     for (unsigned b = res->pressure > 1 ? res->pressure - 1 : 0; res->alone > 0 && b >= 1; b = b > step ? b - step : 0) {
         ra_options co = *o;
@@ -131,14 +134,15 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
             rc = 2;
             goto done;
         }
-        if (s < res->alone) {
+        if (s < res->with) {
             res->with = s;
             res->budget = b;
+            free(best);
             best = malloc(len + 1);
             if (!best) abort();
             memcpy(best, text, len + 1);
             bestlen = len;
-            break;
+            if (!s) break; /* nothing left to win */
         }
     }
     if (best) {
@@ -150,6 +154,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
         input = NULL;
     }
 done:
+    if (rc) free(best);
     free(prev);
     free(input);
     rmdir(dir);
