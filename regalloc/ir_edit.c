@@ -97,6 +97,16 @@ static void *grow(void *v, uint32_t n, uint32_t *cap, size_t sz)
     return xrealloc(v, *cap * sz);
 }
 
+/* Room for need elements. */
+static void *reserve(void *v, uint32_t need, uint32_t *cap, size_t sz)
+{
+    if (need <= *cap) return v;
+    uint32_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    *cap = c;
+    return xrealloc(v, (size_t)c * sz);
+}
+
 /* Decimal digits of v at p (no terminator); their count.  snprintf for
  * every new register name and literal was a visible part of the pass. */
 static size_t put_u64(char *p, uint64_t v)
@@ -640,6 +650,34 @@ void ra_edit_emit(ra_edit *e, const char *fmt, ...)
     sh->chash[slot] = ++sh->ncalls;
 }
 
+uint32_t ra_edit_mark(const ra_edit *e) { return e->np; }
+
+void ra_edit_replay(ra_edit *e, uint32_t from, uint32_t to, const uint32_t *old, const uint32_t *new_, unsigned n)
+{
+    if (from >= to) return;
+    /* the lines' registers and literals are contiguous: from line from's
+     * up to line to's (or the end) */
+    uint32_t a_lo = e->p[from].args, a_hi = to < e->np ? e->p[to].args : e->nargs;
+    uint32_t n_lo = e->p[from].nums, n_hi = to < e->np ? e->p[to].nums : e->nnums;
+    uint32_t da = e->nargs - a_lo, dn = e->nnums - n_lo;
+    e->args = reserve(e->args, e->nargs + (a_hi - a_lo), &e->capargs, sizeof *e->args);
+    e->nums = reserve(e->nums, e->nnums + (n_hi - n_lo), &e->capnums, sizeof *e->nums);
+    e->p = reserve(e->p, e->np + (to - from), &e->capp, sizeof *e->p);
+    for (uint32_t k = a_lo; k < a_hi; k++) {
+        uint32_t r = e->args[k];
+        for (unsigned j = 0; j < n; j++)
+            if (r == old[j]) {
+                r = new_[j];
+                break;
+            }
+        e->args[e->nargs++] = r;
+    }
+    memcpy(e->nums + e->nnums, e->nums + n_lo, (n_hi - n_lo) * sizeof *e->nums);
+    e->nnums += n_hi - n_lo;
+    for (uint32_t i = from; i < to; i++)
+        e->p[e->np++] = (pending){e->cur_stmt, e->cur_after, e->p[i].shape, e->p[i].args + da, e->p[i].nums + dn};
+}
+
 
 /* ---- commit ------------------------------------------------------------- */
 
@@ -941,14 +979,18 @@ static void commit_one(ra_edit *e)
     for (uint32_t k = 0; k < e->np; k++) {
         const ptx_inst *ms = e->sh->master[e->p[k].shape];
         uint32_t anchor = e->p[k].stmt == RA_EDIT_START ? start : e->p[k].stmt;
-        ptx_stmt *ns = ARENA_NEW(a, ptx_stmt);
+        /* not zeroed: every field is set here, and every operand by copy_opd */
+        ptx_stmt *ns = arena_alloc(a, sizeof *ns);
         ns->kind = PTX_S_INST;
+        ns->flag = 0;
+        ns->pad_[0] = ns->pad_[1] = 0;
         ns->loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
         ptx_inst *in = &ns->u.inst;
         *in = *ms;
         patch pt = {e->args + e->p[k].args, e->nums + e->p[k].nums};
         if (in->has_guard) in->guard = pt.args[ms->guard];
-        in->opd = ARENA_NEWN(a, ptx_operand, in->nopd ? in->nopd : 1);
+        in->opd = arena_alloc(a, (in->nopd ? in->nopd : 1) * sizeof *in->opd);
+        if (!in->nopd) memset(in->opd, 0, sizeof *in->opd);
         for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, &pt, &in->opd[i], &ms->opd[i]);
         if (pt.lit != e->nums + (k + 1 < e->np ? e->p[k + 1].nums : e->nnums)) abort();
         made[k] = ns;

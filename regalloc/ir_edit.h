@@ -39,6 +39,13 @@ void ra_edit_at(ra_edit *e, uint32_t s, bool after);
 /* One instruction, printf-style (%s, %u, %d with l or ll, %%), with or
  * without the trailing ';'. */
 void ra_edit_emit(ra_edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Lines emitted so far (a mark for ra_edit_replay). */
+uint32_t ra_edit_mark(const ra_edit *e);
+/* Emits lines [from, to) again at the current point with register old[i]
+ * replaced by new_[i] (of the same type): what emitting their text again
+ * with those registers gives, without formatting and matching it.  For
+ * the sequences the rewrite repeats at every access. */
+void ra_edit_replay(ra_edit *e, uint32_t from, uint32_t to, const uint32_t *old, const uint32_t *new_, unsigned n);
 
 /* Applies each edit to its function (fn->stmts, fn->regs, fn->ninsts)
  * and frees it; the edits are of the shapes' module, and the shapes they

@@ -274,7 +274,12 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     if (!st->funcs || !edits) abort();
     uint32_t nedits = 0;
     for (uint32_t k = 0; k < p->nfuncs; k++) {
-        ra_edit *e = alloc_func(m, sh, &p->funcs[k], o, strong, &st->funcs[st->nfuncs++], &a, d);
+        ra_options fo = *o;
+        if (o->budget_of) { /* 0: a budget nothing reaches */
+            fo.budget = o->budget_of(o->budget_ctx, p->funcs[k].fn);
+            if (!fo.budget) fo.budget = UINT32_MAX;
+        }
+        ra_edit *e = alloc_func(m, sh, &p->funcs[k], &fo, strong, &st->funcs[st->nfuncs++], &a, d);
         if (e) edits[nedits++] = e;
     }
     ra_edit_commit_all(edits, nedits);

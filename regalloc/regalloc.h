@@ -85,6 +85,10 @@ typedef struct ra_options {
      * default assumption. */
     bool (*block_of)(const void *ctx, const ptx_func *fn, uint32_t block[3]);
     const void *block_ctx;
+    /* fn's own budget instead of budget (--target-regs searches each
+     * function's); 0: fn is left as it is.  NULL: budget for all. */
+    unsigned (*budget_of)(const void *ctx, const ptx_func *fn);
+    const void *budget_ctx;
 } ra_options;
 
 #define RA_NOT_MEASURED UINT32_MAX

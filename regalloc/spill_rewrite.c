@@ -15,6 +15,8 @@ typedef struct rw {
     const char *sq;  /* qualifier of slot accesses: ".relaxed.cta" or ".volatile" */
     uint64_t weight; /* loop weight of the instruction being rewritten (loop_weight) */
     uint32_t stmt;   /* ... and its statement */
+    /* base_at's first lines and registers, replayed at the other accesses */
+    uint32_t base_from, base_to, base_regs[2];
 } rw;
 
 static unsigned bits_of(const rw *w, uint32_t r);
@@ -81,12 +83,21 @@ static void linear_tid(rw *w, const char *b, const char *a)
 static const char *base_at(rw *w)
 {
     ra_edit *e = w->e;
-    const char *b = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
-    const char *a = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
+    uint32_t rb = ra_edit_reg(e, PTX_T_U32), ra = ra_edit_reg(e, PTX_T_U32);
+    const char *b = ra_edit_rname(e, rb);
+    if (w->base_to) { /* the same lines with these two registers */
+        ra_edit_replay(e, w->base_from, w->base_to, w->base_regs, (const uint32_t[]){rb, ra}, 2);
+        return b;
+    }
+    const char *a = ra_edit_rname(e, ra);
+    w->base_from = ra_edit_mark(e);
     linear_tid(w, b, a);
     ra_edit_emit(e, "shr.u32 %s, %s, 5", b, b);
     ra_edit_emit(e, "mov.u32 %s, %s", a, w->shared_sym);
     ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, b, w->in->slot_bytes, a);
+    w->base_to = ra_edit_mark(e);
+    w->base_regs[0] = rb;
+    w->base_regs[1] = ra;
     return b;
 }
 
@@ -290,7 +301,7 @@ static void rename_reg(ptx_operand *o, uint32_t from, uint32_t to)
 ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_func_stats *fs)
 {
     const ra_live *L = in->L;
-    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, NULL, in->strong ? ".relaxed.cta" : ".volatile", 1, 0};
+    rw w = {ra_edit_new(sh, fn), fn, in, fs, NULL, NULL, in->strong ? ".relaxed.cta" : ".volatile", 1, 0, 0, 0, {0, 0}};
     if (in->local_bytes) {
         w.local_sym = ra_edit_symbol(w.e, "__ra_local");
         ra_edit_array(w.e, PTX_SP_LOCAL, 8, in->local_bytes, w.local_sym);

@@ -15,6 +15,7 @@
 #include "regalloc.h"
 #include "testutil.h"
 #include "nvcc_wrap.h"
+#include "printer.h"
 #include "toolchain.h"
 
 #define BIN ((char *)tu_bin())
@@ -514,4 +515,92 @@ Test(nvccwrap, only_nonlocal_never_spills_to_local, .timeout = 300)
     tu_free_list(files, nf);
     cr_expect_gt(moved, 100u, "only %u registers moved", moved);
     cr_expect_gt(limited, 0u, "every function reached the budget without .local: the restriction is not binding");
+}
+
+/* The target-registers search keeps the candidate ptxas spills least for:
+ * its figure is at most every module-wide budget's from the pressure down
+ * (what the search covers for a one-function module), and at most ptxas
+ * alone's.  spmv_csr at 24: the first budget that helps is not the best. */
+Test(nvccwrap, target_regs_keeps_the_least_spilling_candidate, .timeout = 300)
+{
+    if (!tc_find_ptxas()) cr_skip_test("ptxas not found");
+    const char *path = src("ptx-corpus/sm_80/spmv_csr.ptx");
+    ptx_module *m = ptx_load(path, 0);
+    cr_assert_not_null(m);
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = RA_MODE_AFF;
+    char *out = NULL;
+    size_t len;
+    ra_target_result r;
+    cr_assert_eq(ra_target_regs("test", m, 24, "sm_80", &o, &out, &len, &r), 0);
+    cr_assert_gt(r.alone, 0);
+    cr_expect_leq(r.with, r.alone);
+    char *d = tmpdir();
+    char *chosen = write_file(d, "chosen.ptx", out);
+    cr_expect_eq(ptxas_spills(chosen, "24"), r.with, "the output is not what was measured");
+    long least = r.alone;
+    unsigned at = 0;
+    for (unsigned b = r.pressure - 1; b >= 1; b--) {
+        ptx_diags dg;
+        ptx_diags_init(&dg);
+        ptx_module *cm = ptx_parse_string(path, m->src, m->src_len, &dg);
+        ra_options co = o;
+        co.budget = b;
+        co.only_nonlocal = true;
+        ra_stats st;
+        cr_assert_eq(ra_run(cm, &co, &st, &dg), 0);
+        ra_stats_free(&st);
+        ptx_diags_free(&dg);
+        size_t n;
+        char *text = ptx_print_text(cm, &n);
+        ptx_module_free(cm);
+        long s = ptxas_spills(write_file(d, "cand.ptx", text), "24");
+        free(text);
+        if (s < least) least = s, at = b;
+    }
+    cr_expect_lt(least, r.alone, "no budget helps spmv_csr at 24: the test has lost its subject");
+    cr_expect_leq(r.with, least, "kept %ld bytes (budget %u); budget %u gives %ld", r.with, r.budget, at, least);
+    free(out);
+    ptx_module_free(m);
+    rm(d, (const char *[]){"chosen.ptx", "cand.ptx", NULL});
+}
+
+/* ra_options.budget_of: each function at its own budget, 0 leaving it as
+ * it is; the same text as allocating that function alone at that budget. */
+static unsigned sgemm_at_40(const void *ctx, const ptx_func *fn)
+{
+    (void)ctx;
+    return fn->name.n == 19 && !memcmp(fn->name.p, "sgemm_regtile_16x16", 19) ? 40 : 0;
+}
+
+Test(nvccwrap, budget_of_is_a_per_function_budget)
+{
+    const char *path = src("ptx-corpus/sm_80/regtile_16x16.ptx");
+    char *text[2];
+    for (int k = 0; k < 2; k++) {
+        ptx_module *m = ptx_load(path, 0);
+        cr_assert_not_null(m);
+        ra_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = RA_MODE_AFF;
+        if (k) o.budget = 40, o.only = "sgemm_regtile_16x16";
+        else o.budget = 8, o.budget_of = sgemm_at_40; /* budget: not used */
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ra_stats st;
+        cr_assert_eq(ra_run(m, &o, &st, &d), 0);
+        uint32_t spilled = 0;
+        for (uint32_t i = 0; i < st.nfuncs; i++) spilled += st.funcs[i].spilled;
+        cr_expect_gt(spilled, 0u);
+        ra_stats_free(&st);
+        ptx_diags_free(&d);
+        size_t n;
+        text[k] = ptx_print_text(m, &n);
+        ptx_module_free(m);
+    }
+    cr_expect(strstr(text[0], "%ra_") != NULL || strstr(text[0], "__ra_") != NULL, "nothing rewritten");
+    cr_expect_str_eq(text[0], text[1]);
+    free(text[0]);
+    free(text[1]);
 }

@@ -18,9 +18,34 @@ long ra_ptxas_spill_bytes(const char *log)
     return sum;
 }
 
-/* ptxas -v on text; its spill bytes, or -1 (log shown) when it fails. */
+/* Spill bytes of function name in log: the "Function properties for NAME"
+ * blocks, summed (a .func is listed under each kernel that calls it).  A
+ * name of 127 bytes is ra_func_stats's truncation: matched as a prefix. */
+static long fn_spill(const char *log, const char *name)
+{
+    static const char key[] = "Function properties for ";
+    size_t n = strlen(name);
+    long sum = 0;
+    for (const char *p = log; p && (p = strstr(p, key)); p++) {
+        const char *q = p + sizeof key - 1;
+        if (strncmp(q, name, n) || (q[n] != '\n' && n < 127)) continue;
+        const char *e = strchr(q, '\n');
+        if (!e) break;
+        const char *eol = strchr(e + 1, '\n');
+        size_t k = eol ? (size_t)(eol - e) : strlen(e);
+        char line[256];
+        if (k >= sizeof line) k = sizeof line - 1;
+        memcpy(line, e, k);
+        line[k] = 0;
+        sum += ra_ptxas_spill_bytes(line);
+    }
+    return sum;
+}
+
+/* ptxas -v on text; its spill bytes, or -1 (log shown) when it fails.
+ * *logp (when given): ptxas's log, malloc'd. */
 static long assemble(const char *cmd, const char *dir, const char *what, const char *text, size_t len,
-                     const char *arch, unsigned nregs, int debug)
+                     const char *arch, unsigned nregs, int debug, char **logp)
 {
     char ptx[4200], cubin[4200], archopt[80], maxr[32];
     snprintf(ptx, sizeof ptx, "%s/cand.ptx", dir);
@@ -41,10 +66,59 @@ static long assemble(const char *cmd, const char *dir, const char *what, const c
                 what, rc, log ? log : "");
         s = -1;
     }
-    free(log);
+    if (logp && s >= 0) *logp = log;
+    else free(log);
     unlink(ptx);
     unlink(cubin);
     return s;
+}
+
+/* One function's search: its budgets from its own pressure down, and the
+ * one at which ptxas spilled least for it. */
+typedef struct fsearch {
+    char name[128];
+    unsigned pressure, step, cur; /* cur: this round's budget, 0 when done */
+    unsigned best_budget;         /* 0: none spilled less than alone */
+    long alone, best;
+} fsearch;
+
+typedef struct search {
+    fsearch *f;
+    uint32_t n;
+    bool final; /* each function at its best budget, else at cur */
+} search;
+
+static unsigned budget_of(const void *ctx, const ptx_func *fn)
+{
+    const search *s = ctx;
+    for (uint32_t i = 0; i < s->n; i++) {
+        const fsearch *f = &s->f[i];
+        size_t n = strlen(f->name);
+        if ((fn->name.n == n || (n == 127 && fn->name.n > n)) && !memcmp(fn->name.p, f->name, n))
+            return s->final ? f->best_budget : f->cur;
+    }
+    return 0; /* not searched: left as it is */
+}
+
+/* The input rewritten with s's budgets (o's mode and options plus
+ * only_nonlocal), printed; malloc'd. */
+static char *candidate(const ptx_module *m, const ra_options *o, const search *s, size_t *len)
+{
+    ra_options co = *o;
+    co.budget = 65535;
+    co.only_nonlocal = true;
+    co.budget_of = budget_of;
+    co.budget_ctx = s;
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *cm = ptx_parse_string("<input>", m->src, m->src_len, &d);
+    ra_stats st;
+    if (!cm || ra_run(cm, &co, &st, &d)) abort(); /* it parsed and built before */
+    ra_stats_free(&st);
+    ptx_diags_free(&d);
+    char *text = ptx_print_text(cm, len);
+    ptx_module_free(cm);
+    return text;
 }
 
 int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
@@ -73,14 +147,15 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     int debug = tc_target_debug(m);
     int rc = 0;
     size_t inlen;
-    char *input = ptx_print_text(m, &inlen), *prev = NULL, *best = NULL;
+    char *input = ptx_print_text(m, &inlen), *prev = NULL, *best = NULL, *log = NULL;
     size_t prevlen = 0, bestlen = 0;
-    res->alone = res->with = assemble(cmd, dir, "the input", input, inlen, arch, nregs, debug);
+    search sr = {0};
+    res->alone = res->with = assemble(cmd, dir, "the input", input, inlen, arch, nregs, debug, &log);
     if (res->alone < 0) {
         rc = 2;
         goto done;
     }
-    /* the input's pressure: a run with a budget nothing reaches */
+    /* the input's pressure per function: a run with a budget nothing reaches */
     ra_options po = *o;
     po.budget = 65535;
     ptx_diags d;
@@ -94,52 +169,115 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
         rc = 2;
         goto done;
     }
-    for (uint32_t i = 0; i < st.nfuncs; i++)
-        if (st.funcs[i].pressure_before > res->pressure) res->pressure = st.funcs[i].pressure_before;
+    /* the functions ptxas spills in alone are searched, each from its own
+     * pressure down: one module-wide budget from the highest pressure
+     * misses the budgets that help a smaller function of the same module */
+    sr.f = calloc(st.nfuncs + 1, sizeof *sr.f);
+    if (!sr.f) abort();
+    for (uint32_t i = 0; i < st.nfuncs; i++) {
+        const ra_func_stats *fs = &st.funcs[i];
+        if (fs->pressure_before > res->pressure) res->pressure = fs->pressure_before;
+        long a = fn_spill(log, fs->name);
+        if (a <= 0 || fs->pressure_before < 2) continue;
+        fsearch *f = &sr.f[sr.n++];
+        snprintf(f->name, sizeof f->name, "%s", fs->name);
+        f->pressure = fs->pressure_before;
+        f->step = f->pressure / 32 + 1;
+        f->cur = f->pressure - 1;
+        f->alone = f->best = a;
+    }
     ra_stats_free(&st);
     ptx_diags_free(&d);
     ptx_module_free(pm);
-    /* from just below the pressure down: the first budget that helps moves
-     * the fewest values; at most about 32 budgets are tried, and a
-     * candidate equal to the one before (nothing more could move) is not
-     * assembled again */
-    unsigned step = res->pressure / 32 + 1;
-    for (unsigned b = res->pressure > 1 ? res->pressure - 1 : 0; res->alone > 0 && b >= 1; b = b > step ? b - step : 0) {
-        ra_options co = *o;
-        co.budget = b;
-        co.only_nonlocal = true;
-        ptx_diags_init(&d);
-        ptx_module *cm = ptx_parse_string("<input>", m->src, m->src_len, &d);
-        if (!cm || ra_run(cm, &co, &st, &d)) abort(); /* it parsed and built above */
-        ra_stats_free(&st);
-        ptx_diags_free(&d);
+    free(log);
+    log = NULL;
+    /* Rounds: every searched function one step further down (at most
+     * about 32 budgets each).  Each distinct candidate is assembled (one
+     * equal to the one before -- nothing more could move -- or to the
+     * input is not); per function, the budget ptxas spilled least for
+     * is kept, the higher budget (fewer values moved) on a tie.  ptxas's
+     * spill bytes are not monotonic in the budget: moving more values
+     * frees registers in one place and adds slot-address code in another,
+     * so the first budget that helps is often not the best.  The whole
+     * candidate that spilled least is kept too. */
+    for (;;) {
+        unsigned top = 0;
+        for (uint32_t i = 0; i < sr.n; i++)
+            if (sr.f[i].cur > top) top = sr.f[i].cur;
+        if (!top || res->alone <= 0) break;
         size_t len;
-        char *text = ptx_print_text(cm, &len);
-        ptx_module_free(cm);
-        if ((prev && len == prevlen && !memcmp(text, prev, len)) || (len == inlen && !memcmp(text, input, len))) {
+        char *text = candidate(m, o, &sr, &len);
+        bool same = (prev && len == prevlen && !memcmp(text, prev, len)) || (len == inlen && !memcmp(text, input, len));
+        long s = -1;
+        if (same)
             free(text);
-            continue;
+        else {
+            free(prev);
+            prev = text;
+            prevlen = len;
+            char what[64];
+            snprintf(what, sizeof what, "the output at budget %u", top);
+            s = assemble(cmd, dir, what, text, len, arch, nregs, debug, &log);
+            res->tried++;
+            if (s < 0) {
+                rc = 2;
+                goto done;
+            }
+            for (uint32_t i = 0; i < sr.n; i++) {
+                fsearch *f = &sr.f[i];
+                if (!f->cur) continue;
+                long fsb = fn_spill(log, f->name);
+                if (fsb < f->best) f->best = fsb, f->best_budget = f->cur;
+            }
+            free(log);
+            log = NULL;
+            if (s < res->with) {
+                res->with = s;
+                res->budget = top;
+                free(best);
+                best = malloc(len + 1);
+                if (!best) abort();
+                memcpy(best, text, len + 1);
+                bestlen = len;
+            }
         }
-        free(prev);
-        prev = text;
-        prevlen = len;
-        char what[64];
-        snprintf(what, sizeof what, "the output at budget %u", b);
-        long s = assemble(cmd, dir, what, text, len, arch, nregs, debug);
-        res->tried++;
-        if (s < 0) {
-            rc = 2;
-            goto done;
+        for (uint32_t i = 0; i < sr.n; i++) {
+            fsearch *f = &sr.f[i];
+            f->cur = f->cur > f->step ? f->cur - f->step : 0;
+            if (!f->best) f->cur = 0; /* nothing left to win for it */
         }
-        if (s < res->alone) {
-            res->with = s;
-            res->budget = b;
-            best = malloc(len + 1);
-            if (!best) abort();
-            memcpy(best, text, len + 1);
-            bestlen = len;
-            break;
+    }
+    /* each function at its own best budget, when that is not one of the
+     * candidates already assembled */
+    unsigned nbest = 0, topbest = 0;
+    for (uint32_t i = 0; i < sr.n; i++)
+        if (sr.f[i].best_budget) {
+            nbest++;
+            if (sr.f[i].best_budget > topbest) topbest = sr.f[i].best_budget;
         }
+    if (nbest) {
+        sr.final = true;
+        size_t len;
+        char *text = candidate(m, o, &sr, &len);
+        if (!(best && len == bestlen && !memcmp(text, best, len))) {
+            long s = assemble(cmd, dir, "the output at each function's best budget", text, len, arch, nregs, debug,
+                              NULL);
+            res->tried++;
+            if (s < 0) {
+                free(text);
+                rc = 2;
+                goto done;
+            }
+            if (s < res->with) {
+                res->with = s;
+                res->budget = topbest;
+                free(best);
+                best = text;
+                bestlen = len;
+                text = NULL;
+            }
+        }
+        free(text);
     }
     if (best) {
         *out = best;
@@ -150,6 +288,9 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
         input = NULL;
     }
 done:
+    if (rc) free(best);
+    free(log);
+    free(sr.f);
     free(prev);
     free(input);
     rmdir(dir);
