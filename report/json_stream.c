@@ -7,12 +7,31 @@
  * dumped by jansson at depth 0 and every line after its first is shifted
  * by the current depth (JSON text has no raw newline inside strings, so
  * every newline in the dump is a line break). */
+#include <stdlib.h>
 #include <string.h>
 #include "json_stream.h"
 
+/* Pieces are gathered in s->buf and written once per call of the
+ * interface (flush at its end), so the FILE is up to date between calls:
+ * a large document is millions of small pieces, and an fwrite for each
+ * was a fifth of `cfg --gsa --format json`'s time. */
+static void flush(jstream *s)
+{
+    if (s->nbuf && fwrite(s->buf, 1, s->nbuf, s->f) != s->nbuf) s->failed = true;
+    s->nbuf = 0;
+}
+
 static void out(jstream *s, const char *p, size_t n)
 {
-    if (n && fwrite(p, 1, n, s->f) != n) s->failed = true;
+    if (n > sizeof s->buf - s->nbuf) {
+        flush(s);
+        if (n > sizeof s->buf) {
+            if (fwrite(p, 1, n, s->f) != n) s->failed = true;
+            return;
+        }
+    }
+    memcpy(s->buf + s->nbuf, p, n);
+    s->nbuf += n;
 }
 
 static void indent(jstream *s, unsigned depth)
@@ -25,6 +44,48 @@ static void indent(jstream *s, unsigned depth)
     }
 }
 
+/* A string as jansson dumps it (json_dumps of json_string(p), without
+ * JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH): '"', '\\' and the control
+ * characters escaped, the rest as is.  Text that is not all ASCII goes
+ * through jansson itself, which also checks its UTF-8 (and fails the
+ * stream where jansson would refuse the string). */
+static void put_string(jstream *s, const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    for (const unsigned char *q = u; *q; q++)
+        if (*q >= 0x80) {
+            json_t *k = json_string(p);
+            char *t = k ? json_dumps(k, JSON_ENCODE_ANY) : NULL;
+            if (t) out(s, t, strlen(t));
+            else s->failed = true;
+            free(t);
+            json_decref(k);
+            return;
+        }
+    out(s, "\"", 1);
+    const unsigned char *run = u;
+    for (; *u; u++) {
+        if (*u >= 0x20 && *u != '"' && *u != '\\') continue;
+        out(s, (const char *)run, (size_t)(u - run));
+        run = u + 1;
+        char e[8];
+        switch (*u) {
+        case '"': out(s, "\\\"", 2); break;
+        case '\\': out(s, "\\\\", 2); break;
+        case '\b': out(s, "\\b", 2); break;
+        case '\f': out(s, "\\f", 2); break;
+        case '\n': out(s, "\\n", 2); break;
+        case '\r': out(s, "\\r", 2); break;
+        case '\t': out(s, "\\t", 2); break;
+        default:
+            snprintf(e, sizeof e, "\\u%04X", *u);
+            out(s, e, 6);
+        }
+    }
+    out(s, (const char *)run, (size_t)(u - run));
+    out(s, "\"", 1);
+}
+
 /* The separator and key before a new member of the innermost container. */
 static void member(jstream *s, const char *key)
 {
@@ -33,14 +94,8 @@ static void member(jstream *s, const char *key)
     s->nonempty[s->depth] = true;
     indent(s, s->depth);
     if (s->is_obj[s->depth]) {
-        json_t *k = json_string(key ? key : "");
-        char *t = k ? json_dumps(k, JSON_ENCODE_ANY) : NULL;
-        if (t) {
-            out(s, t, strlen(t));
-            out(s, ": ", 2);
-        } else s->failed = true;
-        free(t);
-        json_decref(k);
+        put_string(s, key ? key : "");
+        out(s, ": ", 2);
     }
 }
 
@@ -63,8 +118,17 @@ static void open_container(jstream *s, const char *key, bool obj)
     s->is_obj[s->depth] = obj;
 }
 
-void js_open_object(jstream *s, const char *key) { open_container(s, key, true); }
-void js_open_array(jstream *s, const char *key) { open_container(s, key, false); }
+void js_open_object(jstream *s, const char *key)
+{
+    open_container(s, key, true);
+    flush(s);
+}
+
+void js_open_array(jstream *s, const char *key)
+{
+    open_container(s, key, false);
+    flush(s);
+}
 
 void js_close(jstream *s)
 {
@@ -79,6 +143,7 @@ void js_close(jstream *s)
     }
     out(s, obj ? "}" : "]", 1);
     s->depth--;
+    flush(s);
 }
 
 void js_put(jstream *s, const char *key, json_t *v)
@@ -97,6 +162,38 @@ void js_put(jstream *s, const char *key, json_t *v)
     }
     out(s, p, strlen(p));
     free(t);
+    flush(s);
+}
+
+void js_str(jstream *s, const char *key, const char *v)
+{
+    member(s, key);
+    if (v) put_string(s, v);
+    else out(s, "null", 4);
+    flush(s);
+}
+
+void js_int(jstream *s, const char *key, long long v)
+{
+    member(s, key);
+    char t[24];
+    int n = snprintf(t, sizeof t, "%lld", v);
+    out(s, t, (size_t)n);
+    flush(s);
+}
+
+void js_bool(jstream *s, const char *key, bool v)
+{
+    member(s, key);
+    out(s, v ? "true" : "false", v ? 4 : 5);
+    flush(s);
+}
+
+void js_null(jstream *s, const char *key)
+{
+    member(s, key);
+    out(s, "null", 4);
+    flush(s);
 }
 
 static bool holds(json_t *v, json_t *hole)
@@ -143,5 +240,6 @@ bool js_finish(jstream *s)
 {
     while (s->depth) js_close(s);
     out(s, "\n", 1);
+    flush(s);
     return !s->failed && !ferror(s->f);
 }
