@@ -11,24 +11,31 @@
 #include <string.h>
 #include "json_stream.h"
 
-/* Pieces are gathered in s->buf and written once per call of the
- * interface (flush at its end), so the FILE is up to date between calls:
- * a large document is millions of small pieces, and an fwrite for each
- * was a fifth of `cfg --gsa --format json`'s time. */
-static void flush(jstream *s)
+/* Pieces are gathered in s->buf and written when it fills (js_flush,
+ * js_finish): a large document is millions of small pieces, and an fwrite
+ * for each was a fifth of `cfg --gsa --format json`'s time. */
+void js_flush(jstream *s)
 {
     if (s->nbuf && fwrite(s->buf, 1, s->nbuf, s->f) != s->nbuf) s->failed = true;
     s->nbuf = 0;
 }
 
-static void out(jstream *s, const char *p, size_t n)
+static void out_slow(jstream *s, const char *p, size_t n)
+{
+    js_flush(s);
+    if (n > sizeof s->buf) {
+        if (fwrite(p, 1, n, s->f) != n) s->failed = true;
+        return;
+    }
+    memcpy(s->buf, p, n);
+    s->nbuf = n;
+}
+
+static inline void out(jstream *s, const char *p, size_t n)
 {
     if (n > sizeof s->buf - s->nbuf) {
-        flush(s);
-        if (n > sizeof s->buf) {
-            if (fwrite(p, 1, n, s->f) != n) s->failed = true;
-            return;
-        }
+        out_slow(s, p, n);
+        return;
     }
     memcpy(s->buf + s->nbuf, p, n);
     s->nbuf += n;
@@ -36,12 +43,10 @@ static void out(jstream *s, const char *p, size_t n)
 
 static void indent(jstream *s, unsigned depth)
 {
-    static const char sp[] = "                                                                ";
-    for (unsigned n = 2 * depth; n;) {
-        unsigned k = n < sizeof sp - 1 ? n : (unsigned)(sizeof sp - 1);
-        out(s, sp, k);
-        n -= k;
-    }
+    size_t n = 2 * (size_t)depth;
+    if (n > sizeof s->buf - s->nbuf) js_flush(s);
+    memset(s->buf + s->nbuf, ' ', n); /* 2 * JS_MAXDEPTH < sizeof buf */
+    s->nbuf += n;
 }
 
 /* A string as jansson dumps it (json_dumps of json_string(p), without
@@ -51,8 +56,24 @@ static void indent(jstream *s, unsigned depth)
  * stream where jansson would refuse the string). */
 static void put_string(jstream *s, const char *p)
 {
-    const unsigned char *u = (const unsigned char *)p;
-    for (const unsigned char *q = u; *q; q++)
+    const unsigned char *u = (const unsigned char *)p, *q = u;
+    while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\') q++;
+    if (!*q) { /* the usual name: nothing to escape */
+        size_t n = (size_t)(q - u);
+        if (n + 2 <= sizeof s->buf - s->nbuf) {
+            char *b = s->buf + s->nbuf;
+            b[0] = '"';
+            memcpy(b + 1, p, n);
+            b[n + 1] = '"';
+            s->nbuf += n + 2;
+        } else {
+            out(s, "\"", 1);
+            out(s, p, n);
+            out(s, "\"", 1);
+        }
+        return;
+    }
+    for (; *q; q++)
         if (*q >= 0x80) {
             json_t *k = json_string(p);
             char *t = k ? json_dumps(k, JSON_ENCODE_ANY) : NULL;
@@ -118,17 +139,8 @@ static void open_container(jstream *s, const char *key, bool obj)
     s->is_obj[s->depth] = obj;
 }
 
-void js_open_object(jstream *s, const char *key)
-{
-    open_container(s, key, true);
-    flush(s);
-}
-
-void js_open_array(jstream *s, const char *key)
-{
-    open_container(s, key, false);
-    flush(s);
-}
+void js_open_object(jstream *s, const char *key) { open_container(s, key, true); }
+void js_open_array(jstream *s, const char *key) { open_container(s, key, false); }
 
 void js_close(jstream *s)
 {
@@ -143,7 +155,6 @@ void js_close(jstream *s)
     }
     out(s, obj ? "}" : "]", 1);
     s->depth--;
-    flush(s);
 }
 
 void js_put(jstream *s, const char *key, json_t *v)
@@ -162,7 +173,6 @@ void js_put(jstream *s, const char *key, json_t *v)
     }
     out(s, p, strlen(p));
     free(t);
-    flush(s);
 }
 
 void js_str(jstream *s, const char *key, const char *v)
@@ -170,30 +180,31 @@ void js_str(jstream *s, const char *key, const char *v)
     member(s, key);
     if (v) put_string(s, v);
     else out(s, "null", 4);
-    flush(s);
 }
 
 void js_int(jstream *s, const char *key, long long v)
 {
     member(s, key);
     char t[24];
-    int n = snprintf(t, sizeof t, "%lld", v);
-    out(s, t, (size_t)n);
-    flush(s);
+    unsigned n = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        t[sizeof t - ++n] = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (v < 0) t[sizeof t - ++n] = '-';
+    out(s, t + sizeof t - n, n);
 }
 
 void js_bool(jstream *s, const char *key, bool v)
 {
     member(s, key);
     out(s, v ? "true" : "false", v ? 4 : 5);
-    flush(s);
 }
 
 void js_null(jstream *s, const char *key)
 {
     member(s, key);
     out(s, "null", 4);
-    flush(s);
 }
 
 static bool holds(json_t *v, json_t *hole)
@@ -240,6 +251,6 @@ bool js_finish(jstream *s)
 {
     while (s->depth) js_close(s);
     out(s, "\n", 1);
-    flush(s);
+    js_flush(s);
     return !s->failed && !ferror(s->f);
 }

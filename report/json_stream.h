@@ -18,8 +18,8 @@ typedef struct jstream {
     bool nonempty[JS_MAXDEPTH + 1];  /* the container at each depth has an element */
     bool is_obj[JS_MAXDEPTH + 1];
     bool failed;                     /* a write failed, or the nesting was too deep */
-    size_t nbuf;                     /* bytes in buf: the pieces of the call under way */
-    char buf[512];
+    size_t nbuf;                     /* bytes in buf, not yet written to f */
+    char buf[16384];
 } jstream;
 
 void js_init(jstream *s, FILE *f);
@@ -44,6 +44,9 @@ void js_str(jstream *s, const char *key, const char *v);
 void js_int(jstream *s, const char *key, long long v);
 void js_bool(jstream *s, const char *key, bool v);
 void js_null(jstream *s, const char *key);
+/* Writes out what is buffered: f is behind the calls until then (or
+ * js_finish), so a caller writing to f itself flushes first. */
+void js_flush(jstream *s);
 /* Ends the document with a newline; false when any write failed. */
 bool js_finish(jstream *s);
 
