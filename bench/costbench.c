@@ -4,9 +4,16 @@
  *   ptxray-costbench PTXRAY CORPUS_DIR [OUTDIR]
  *
  * 1. Generates the kernels of 10k and 100k basic blocks (gen.h's
- *    gen_blocks_kernel, ~0.7 and ~7.4 MB) into OUTDIR (default
+ *    gen_blocks_kernel, ~0.5 and ~4.9 MB) into OUTDIR (default
  *    build/bench).
- * 3. check's analyses against its parse, in-process, over every *.ptx of
+ * 2. The PTXRAY binary run on each generated file for `check`,
+ *    `divergence --analysis affine` and `cfg --gsa --format json`
+ *    (output to /dev/null), best of 3: wall and CPU (user+sys) time, and
+ *    peak RSS from wait4's rusage.  Targets on the 100k-block file:
+ *    cfg JSON < 0.5 s, its growth from 10k to 100k blocks <= 11x, and
+ *    peak RSS <= 8x the input for the three commands.
+ * 3. check's analyses against its parse, in this process (after part 2: Linux
+ *    counts a parent's peak memory in its children's), over every *.ptx of
  *    CORPUS_DIR and the two generated files: one pass parses each file
  *    (ptx_load: read + parse, as check does), another does check's work
  *    for each (chk_load: read, parse, CFG..GSA, coalescing model with its
@@ -15,12 +22,6 @@
  *    1 s of each; the best pass of each counts.  Target: analysis / parse
  *    <= 1.5.  The report writer is not in either (it is the same for
  *    any analysis cost, and ptxray-checkbench times the whole command).
- * 2. The PTXRAY binary run on each generated file for `check`,
- *    `divergence --analysis affine` and `cfg --gsa --format json`
- *    (output to /dev/null), best of 3: wall and CPU (user+sys) time, and
- *    peak RSS from wait4's rusage.  Targets on the 100k-block file:
- *    cfg JSON < 0.5 s, its growth from 10k to 100k blocks <= 11x, and
- *    peak RSS <= 8x the input for the three commands.
  * Time targets pass when wall or CPU time meets them (CPU time is what a
  * busy machine leaves trustworthy). */
 #define _DEFAULT_SOURCE
@@ -211,22 +212,33 @@ int main(int argc, char **argv)
         paths[np++] = strdup(gen[k]);
         bytes += glen[k];
     }
-    double parse_best = 1e9, check_best = 1e9, parse_sum = 0, check_sum = 0;
-    size_t nfind = 0;
+    /* [0]: the corpus, [1]: the generated files; each timed on its own */
+    double parse_best[2] = {1e9, 1e9}, check_best[2] = {1e9, 1e9}, parse_sum = 0, check_sum = 0;
+    size_t nfind = 0, nf1;
     unsigned passes = 0;
+    size_t lo[2] = {0, ncorpus}, cnt[2] = {ncorpus, np - ncorpus};
     while (passes < 3 || parse_sum < 1.0 || check_sum < 1.0) {
-        double a = pass_parse(paths, np), b = pass_check(paths, np, &nfind);
-        parse_sum += a;
-        check_sum += b;
-        if (a < parse_best) parse_best = a;
-        if (b < check_best) check_best = b;
+        nfind = 0;
+        for (int k = 0; k < 2; k++) {
+            double a = pass_parse(paths + lo[k], cnt[k]), b = pass_check(paths + lo[k], cnt[k], &nf1);
+            nfind += nf1;
+            parse_sum += a;
+            check_sum += b;
+            if (a < parse_best[k]) parse_best[k] = a;
+            if (b < check_best[k]) check_best[k] = b;
+        }
         passes++;
     }
-    double ana = check_best - parse_best, ratio = ana / parse_best;
+    double pt = parse_best[0] + parse_best[1], ct = check_best[0] + check_best[1];
+    double ana = ct - pt, ratio = ana / pt;
     printf("check cost: %zu corpus files + 2 generated (10k, 100k blocks), %.2f MB, %zu findings, best of %u passes (thread CPU time)\n",
            ncorpus, (double)bytes / 1e6, nfind, passes);
-    printf("  parse %.1f ms, check's work %.1f ms, analyses %.1f ms: analysis/parse %.2f  (target <= 1.5: %s)\n",
-           1e3 * parse_best, 1e3 * check_best, 1e3 * ana, ratio, pf(ratio <= 1.5));
+    for (int k = 0; k < 2; k++)
+        printf("  %-9s parse %6.1f ms, check's work %6.1f ms, analyses %6.1f ms: analysis/parse %.2f\n",
+               k ? "generated" : "corpus", 1e3 * parse_best[k], 1e3 * check_best[k],
+               1e3 * (check_best[k] - parse_best[k]), (check_best[k] - parse_best[k]) / parse_best[k]);
+    printf("  all       parse %6.1f ms, check's work %6.1f ms, analyses %6.1f ms: analysis/parse %.2f  (target <= 1.5: %s)\n",
+           1e3 * pt, 1e3 * ct, 1e3 * ana, ratio, pf(ratio <= 1.5));
     fail |= !(ratio <= 1.5);
     for (size_t i = 0; i < np; i++) free(paths[i]);
     free(paths);
