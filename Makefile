@@ -217,6 +217,9 @@ $(B)/ptxray-divbench: bench/divbench.c $(B)/libptxray.a
 $(B)/ptxray-emubench: bench/emubench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+$(B)/ptxray-costbench: bench/costbench.c $(B)/libptxray.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(B)/ptxray-checkbench: bench/checkbench.c $(B)/libptxray.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
@@ -241,7 +244,7 @@ $(B)/ptxgen: bench/ptxgen.c
 
 bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $(B)/ptxray-emubench \
        $(B)/ptxray-checkbench $(B)/ptxray-rabench $(B)/ptxray-hostbench $(B)/ptxray-htmlbench \
-       $(B)/ptxray-batchbench $(B)/ptxray
+       $(B)/ptxray-batchbench $(B)/ptxray-costbench $(B)/ptxray
 	@mkdir -p build/bench
 	@test -s build/bench/gen-100mb.ptx || $(B)/ptxgen 105000000 > build/bench/gen-100mb.ptx
 	$(B)/ptxray-bench ptx-corpus build/bench/gen-100mb.ptx
@@ -252,6 +255,7 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	$(B)/ptxray-batchbench $(B)/ptxray ptx-corpus build/bench/batch 20  # check -j 1 and -j all cores vs ptxas, MB/s and ratio
 	-$(B)/ptxray-hostbench build/bench/host-2000.cu  # `launches` on a generated 2,000-line host file; MISSED over 1 s
 	$(B)/ptxray-rabench ptx-corpus
+	-$(B)/ptxray-costbench $(B)/ptxray ptx-corpus build/bench  # check's analysis/parse; 100k-block time and peak RSS (FAIL lines for missed targets)
 	$(MAKE) nvcc-bench
 	$(B)/ptxray-htmlbench ptx-corpus
 	-$(MAKE) target-bench

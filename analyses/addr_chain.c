@@ -295,8 +295,10 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
         bool changed = false;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = ord[i];
-            fact f = meet(eval_value(c, v), (fact){c->prov[v], c->res[v]});
-            if (c->prov[v] == AP_TOP) f = eval_value(c, v);
+            /* evaluated once: twice for every value not yet reached was a
+             * third of the chains' cost */
+            fact e = eval_value(c, v);
+            fact f = c->prov[v] == AP_TOP ? e : meet(e, (fact){c->prov[v], c->res[v]});
             if (f.prov != c->prov[v] || !res_eq(f.res, c->res[v])) {
                 c->prov[v] = f.prov;
                 c->res[v] = f.res;

@@ -5,10 +5,16 @@
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
-static int cmp_i64(const void *x, const void *y)
+/* Insertion sort: the lanes' words mostly come in order, and qsort's
+ * calls were most of the cost of the model. */
+static void sort_words(int64_t *v, unsigned n)
 {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
+    for (unsigned i = 1; i < n; i++) {
+        int64_t x = v[i];
+        unsigned j = i;
+        for (; j && v[j - 1] > x; j--) v[j] = v[j - 1];
+        v[j] = x;
+    }
 }
 
 /* atomic: a word counts once per lane (no broadcast), else once. */
@@ -27,7 +33,7 @@ static void model(const int64_t *addr, unsigned nlanes, unsigned bytes, bool ato
             for (int64_t w = w0; w <= w1 && nw < sizeof words / sizeof words[0]; w++) words[nw++] = w;
         }
         if (!nw) continue;
-        qsort(words, nw, sizeof words[0], cmp_i64);
+        sort_words(words, nw);
         unsigned per_bank[BANK_COUNT] = {0}, deg = 0;
         for (unsigned i = 0; i < nw; i++) {
             if (!atomic && i && words[i] == words[i - 1]) continue;

@@ -48,8 +48,10 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Distinct units of `gran` bytes that [start[i], start[i] + len) touch. */
-static uint32_t count_units(const int64_t *start, uint32_t n, uint32_t len, int64_t gran)
+/* Distinct units of `gran` bytes that [start[i], start[i] + len) touch,
+ * counting at most the first WL_LANES * 3 units the lanes name (in lane
+ * order): the general case, for count_units. */
+static uint32_t count_units_capped(const int64_t *start, uint32_t n, uint32_t len, int64_t gran)
 {
     int64_t ids[WL_LANES * 3];
     uint32_t k = 0;
@@ -64,12 +66,40 @@ static uint32_t count_units(const int64_t *start, uint32_t n, uint32_t len, int6
     return d;
 }
 
-/* Bytes in the union of [start[i], start[i] + len). */
-static int64_t union_bytes(const int64_t *start, uint32_t n, uint32_t len)
+/* Sorts a warp's (at most WL_LANES) values: insertion sort, as lane
+ * addresses mostly come in order; this and the linear counts below
+ * replaced a qsort per count, half of check's analysis time. */
+static void sort_i64(int64_t *v, uint32_t n)
 {
-    int64_t s[WL_LANES];
-    memcpy(s, start, sizeof s[0] * n);
-    qsort(s, n, sizeof s[0], cmp_i64);
+    for (uint32_t i = 1; i < n; i++) {
+        int64_t x = v[i];
+        uint32_t j = i;
+        for (; j && v[j - 1] > x; j--) v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* Distinct units of `gran` bytes that [start[i], start[i] + len) touch;
+ * start sorted.  Each lane's units are an interval whose both ends grow
+ * with start, so a lane adds the units past the previous lane's last. */
+static uint32_t count_units(const int64_t *start, uint32_t n, uint32_t len, int64_t gran)
+{
+    uint64_t named = 0, d = 0;
+    int64_t prev = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t a = floor_div(start[i], gran), b = floor_div(start[i] + (len ? len : 1) - 1, gran);
+        named += (uint64_t)(b - a) + 1;
+        int64_t from = i && prev + 1 > a ? prev + 1 : a;
+        if (b >= from) d += (uint64_t)(b - from) + 1;
+        if (!i || b > prev) prev = b;
+    }
+    if (named > WL_LANES * 3) return count_units_capped(start, n, len, gran); /* the cap's count */
+    return (uint32_t)d;
+}
+
+/* Bytes in the union of [start[i], start[i] + len); start sorted. */
+static int64_t union_bytes(const int64_t *s, uint32_t n, uint32_t len)
+{
     int64_t total = 0, end = INT64_MIN;
     for (uint32_t i = 0; i < n; i++) {
         int64_t a = s[i], b = s[i] + len;
@@ -94,8 +124,21 @@ typedef struct warp_count {
 static void count_warp(const wl_warp *w, residue base, uint32_t bytes, bool prefetch, warp_count *c)
 {
     int64_t a[WL_LANES], a0[WL_LANES];
-    lane_addrs(w, base.r, a);
     lane_addrs(w, 0, a0);
+    if (!prefetch && bytes > 2 * COAL_SECTOR) {
+        /* lanes naming more than 3 sectors each may reach the count's cap,
+         * which keeps the units of the first lanes in lane order */
+        lane_addrs(w, base.r, a);
+        c->sectors = count_units_capped(a, w->nlanes, bytes, COAL_SECTOR);
+        c->lines = count_units_capped(a, w->nlanes, bytes, COAL_LINE);
+        c->sectors0 = count_units_capped(a0, w->nlanes, bytes, COAL_SECTOR);
+        c->lines0 = count_units_capped(a0, w->nlanes, bytes, COAL_LINE);
+        sort_i64(a, w->nlanes);
+        c->ideal = (uint32_t)((union_bytes(a, w->nlanes, bytes) + COAL_SECTOR - 1) / COAL_SECTOR);
+        return;
+    }
+    sort_i64(a0, w->nlanes);
+    for (uint32_t l = 0; l < w->nlanes; l++) a[l] = base.r + a0[l];
     if (prefetch) { /* each lane brings in its 128-byte line: 4 sectors */
         c->lines = count_units(a, w->nlanes, 1, COAL_LINE);
         c->lines0 = count_units(a0, w->nlanes, 1, COAL_LINE);
@@ -128,6 +171,13 @@ static void count_groups(const wl_warp *w, residue base, uint32_t bytes, bool pr
                 a[n++] = (int64_t)base.r + w->off[l] - first;
             }
         if (!n) continue;
+        if (!prefetch && bytes > 2 * COAL_SECTOR) { /* see count_warp */
+            *max += count_units_capped(a, n, bytes, COAL_SECTOR);
+            sort_i64(a, n);
+            bsum += union_bytes(a, n, bytes);
+            continue;
+        }
+        sort_i64(a, n);
         if (prefetch) {
             *max += 4 * count_units(a, n, 1, COAL_LINE);
         } else {
@@ -183,11 +233,26 @@ static residue natural(residue r, uint32_t bytes)
     return res_make(0, lb);
 }
 
+/* Whether warp wi's lanes are those of warp wi - 1 moved by a multiple of
+ * 128 bytes (the same offsets; lane 0's residue, aligned as the models
+ * take it, the same modulo 128): sectors, lines and banks (words modulo
+ * 32) are then counted the same, and as the worst warp is the first to
+ * reach the maximum, the warp can be skipped.  Most blocks' warps are
+ * alike. */
+static bool same_as_previous(const wl_result *w, uint32_t wi, uint32_t bytes)
+{
+    if (!wi) return false;
+    const wl_warp *a = &w->warp[wi], *b = &w->warp[wi - 1];
+    return a->nlanes == b->nlanes && (natural(a->base, bytes).r & 127) == (natural(b->base, bytes).r & 127) &&
+           !memcmp(a->off, b->off, sizeof a->off[0] * a->nlanes);
+}
+
 static void model_exact(const wl_result *w, coal_access *x)
 {
     classify_offsets(w, x->bytes, x);
     x->sectors = -1;
     for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        if (same_as_previous(w, wi, x->bytes)) continue;
         residue base = natural(w->warp[wi].base, x->bytes);
         warp_count c;
         count_warp(&w->warp[wi], base, x->bytes, x->prefetch, &c);
@@ -498,6 +563,7 @@ static void bank_warps(const wl_result *w, coal_access *x)
     bool atomic = x->kind == COAL_ATOMIC;
     x->bank_degree_max = 0;
     for (uint32_t wi = 0; wi < w->nwarps; wi++) {
+        if (same_as_previous(w, wi, x->bytes)) continue;
         int64_t a[WL_LANES];
         lane_addrs(&w->warp[wi], natural(w->warp[wi].base, x->bytes).r, a);
         bank_result b;

@@ -29,57 +29,6 @@
 #include "ptx.h"
 #include "gen.h"
 
-/* Returns the PTX text; *blocks receives the number of basic blocks. */
-static char *gen_kernel(unsigned want, size_t *len, unsigned *blocks)
-{
-    buf b = {0};
-    emit(&b, ".version 8.0\n.target sm_80\n.address_size 64\n\n"
-             ".visible .entry big(.param .u64 out, .param .u32 n)\n{\n"
-             "\t.reg .pred %%p<4>;\n\t.reg .b32 %%a<9>;\n\t.reg .b32 %%t<4>;\n\t.reg .b32 %%c;\n"
-             "\t.reg .b64 %%rd<3>;\n\t.reg .b32 %%n;\n"
-             "\tld.param.u64 %%rd1, [out];\n\tld.param.u32 %%n, [n];\n");
-    for (int i = 1; i <= 8; i++) emit(&b, "\tmov.u32 %%a%d, %%tid.x;\n", i);
-    unsigned nb = 1, seg = 0, lab = 0;
-    while (nb < want) {
-        unsigned a = 1 + seg % 8, c = 1 + (seg + 3) % 8;
-        switch (seg % 3) {
-        case 0: /* diamond: 3 blocks */
-            emit(&b, "\tsetp.lt.u32 %%p1, %%a%u, %%a%u;\n\t@%%p1 bra $E%u;\n"
-                     "\tadd.s32 %%a%u, %%a%u, 3;\n\tbra.uni $J%u;\n"
-                     "$E%u:\n\tmul.lo.s32 %%a%u, %%a%u, 5;\n$J%u:\n",
-                 a, c, lab, a, a, lab, lab, a, a, lab);
-            nb += 3;
-            break;
-        case 1: /* loop with an inner if and an early exit: 5 blocks */
-            emit(&b, "\tmov.u32 %%c, 0;\n$H%u:\n\tadd.s32 %%a%u, %%a%u, %%c;\n"
-                     "\tsetp.gt.u32 %%p2, %%a%u, %%n;\n\t@%%p2 bra $X%u;\n"
-                     "\tand.b32 %%t1, %%c, 1;\n\tsetp.eq.u32 %%p3, %%t1, 0;\n\t@%%p3 bra $S%u;\n"
-                     "\txor.b32 %%a%u, %%a%u, %%c;\n$S%u:\n\tadd.s32 %%c, %%c, 1;\n"
-                     "\tsetp.lt.u32 %%p1, %%c, %%n;\n\t@%%p1 bra $H%u;\n$X%u:\n",
-                 lab, a, a, a, lab, lab, c, c, lab, lab, lab);
-            nb += 5;
-            break;
-        default: /* three-way switch: 5 blocks */
-            emit(&b, "\trem.u32 %%t2, %%a%u, 3;\n\t$T%u: .branchtargets $K%u_0, $K%u_1, $K%u_2;\n"
-                     "\tbrx.idx %%t2, $T%u;\n"
-                     "$K%u_0:\n\tadd.s32 %%a%u, %%a%u, 1;\n\tbra.uni $W%u;\n"
-                     "$K%u_1:\n\tadd.s32 %%a%u, %%a%u, 2;\n\tbra.uni $W%u;\n"
-                     "$K%u_2:\n\tadd.s32 %%a%u, %%a%u, 7;\n$W%u:\n",
-                 a, lab, lab, lab, lab, lab, lab, c, c, lab, lab, c, c, lab, lab, c, c, lab);
-            nb += 5;
-            break;
-        }
-        seg++;
-        lab++;
-    }
-    for (int i = 1; i <= 8; i++)
-        emit(&b, "\tst.global.u32 [%%rd1+%d], %%a%d;\n", 4 * (i - 1), i);
-    emit(&b, "\tret;\n}\n");
-    *len = b.n;
-    *blocks = nb;
-    return b.p;
-}
-
 /* ---- corpus ------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -94,7 +43,7 @@ int main(int argc, char **argv)
     /* 1. scaling */
     size_t len;
     unsigned nb;
-    char *text = gen_kernel(want, &len, &nb);
+    char *text = gen_blocks_kernel(want, &len, &nb);
     ptx_diags d;
     ptx_diags_init(&d);
     double t0 = now(CLOCK_MONOTONIC);

@@ -127,6 +127,9 @@ uint32_t cfg_block_resume_stmt(const cfg *g, uint32_t b);
 /* A printable name: the label ("$L__BB0_3"), "entry", "exit", "BB7" for an
  * unlabelled block, "BB7>BB9" for a landing block.  Written into buf. */
 const char *cfg_block_name(const cfg *g, uint32_t b, char *buf, unsigned n);
+/* What snprintf(buf, n, "%.*s%u", (int)len, p, num) writes (without the
+ * number if !with_num), for names written by the million. */
+void cfg_name_num(char *buf, unsigned n, const char *p, size_t len, bool with_num, uint32_t num);
 
 /* The predicate operand of the branch ending block b: its guard register
  * index (into fn->regs) and whether it is negated; false if b does not end

@@ -200,6 +200,12 @@ static void finish_loops(cfg *g)
     free(count);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Loop ids in program order: a pre-order of the forest with siblings
  * sorted by their first header, so loop 0 is the first loop of the listing
  * and a parent still comes before its children. */
@@ -220,15 +226,20 @@ static void renumber_loops(cfg *g)
         uint32_t p = g->loops[l].parent;
         kids[p == CFG_NONE ? rootfill++ : newid[p]++] = l;
     }
+    /* each list sorted by (first header, loop id): the stable order of
+     * the ids the lists were filled in.  By key, not by insertion sort:
+     * the roots of a long kernel are thousands of loops (100k blocks:
+     * 7692, and insertion sort was most of the CFG's time) */
+    uint64_t *key = malloc(sizeof *key * n);
+    if (!key) abort();
     for (uint32_t p = 0; p <= n; p++) {
-        /* insertion sort: sibling lists are short */
-        for (uint32_t i = cnt[p] + 1; i < cnt[p + 1]; i++)
-            for (uint32_t j = i; j > cnt[p] && g->loops[kids[j - 1]].headers[0] > g->loops[kids[j]].headers[0]; j--) {
-                uint32_t t = kids[j];
-                kids[j] = kids[j - 1];
-                kids[j - 1] = t;
-            }
+        uint32_t lo = cnt[p], hi = cnt[p + 1];
+        if (hi - lo < 2) continue;
+        for (uint32_t i = lo; i < hi; i++) key[i] = (uint64_t)g->loops[kids[i]].headers[0] << 32 | kids[i];
+        qsort(key + lo, hi - lo, sizeof *key, cmp_u64);
+        for (uint32_t i = lo; i < hi; i++) kids[i] = (uint32_t)key[i];
     }
+    free(key);
     /* pre-order: push siblings in reverse so the first is visited first */
     uint32_t nord = 0, nst = 0;
     for (uint32_t i = cnt[n + 1]; i-- > cnt[n];) stack[nst++] = kids[i];

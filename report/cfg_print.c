@@ -532,129 +532,151 @@ void cfg_dot_prog(FILE *o, const prog *p, enum prog_level level, const div_resul
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
-static json_t *jname(const cfg *g, uint32_t b)
+/* Written member by member through json_stream.h's scalars: a 100k-block
+ * kernel's GSA is ~90 MB of JSON, and building a jansson tree for each
+ * block cost three times the analyses.  The bytes are those of the trees
+ * the earlier version built (json_stream.h). */
+static void jname(jstream *j, const char *key, const cfg *g, uint32_t b)
 {
     char buf[NAMELEN];
-    return b == CFG_NONE ? json_null() : json_string(cfg_block_name(g, b, buf, sizeof buf));
+    js_str(j, key, b == CFG_NONE ? NULL : cfg_block_name(g, b, buf, sizeof buf));
 }
 
-static json_t *jvalue(const ssa_func *s, uint32_t v)
+static void jvalue(jstream *j, const char *key, const ssa_func *s, uint32_t v)
 {
     char buf[NAMELEN];
-    return v == SSA_NONE ? json_null() : json_string(ssa_value_name(s, v, buf, sizeof buf));
+    js_str(j, key, v == SSA_NONE ? NULL : ssa_value_name(s, v, buf, sizeof buf));
 }
 
-static json_t *jexpr(const ssa_func *s, const gsa_expr *e, unsigned depth)
+static void jexpr(jstream *j, const char *key, const ssa_func *s, const gsa_expr *e, unsigned depth)
 {
-    if (!e) return json_null();
-    if (e->kind == GSA_X_VALUE) return jvalue(s, e->value);
-    json_t *o = json_object(), *ops = json_array();
-    if (e->branch != CFG_NONE) {
-        json_object_set_new(o, "gate", jvalue(s, e->value));
-        json_object_set_new(o, "negated", json_boolean(e->neg));
-        json_object_set_new(o, "branch", jname(s->g, e->branch));
+    if (!e) {
+        js_null(j, key);
+        return;
     }
-    for (uint32_t i = 0; i < e->n; i++)
-        json_array_append_new(ops, depth > 64 ? json_null() : jexpr(s, e->ops[i], depth + 1));
-    json_object_set_new(o, "ops", ops);
-    return o;
+    if (e->kind == GSA_X_VALUE) {
+        jvalue(j, key, s, e->value);
+        return;
+    }
+    js_open_object(j, key);
+    if (e->branch != CFG_NONE) {
+        jvalue(j, "gate", s, e->value);
+        js_bool(j, "negated", e->neg);
+        jname(j, "branch", s->g, e->branch);
+    }
+    js_open_array(j, "ops");
+    for (uint32_t i = 0; i < e->n; i++) {
+        if (depth > 64) js_null(j, NULL);
+        else jexpr(j, NULL, s, e->ops[i], depth + 1);
+    }
+    js_close(j);
+    js_close(j);
 }
 
-static json_t *jblocks(const cfg *g, const uint32_t *v, uint32_t n)
+static void jblocks(jstream *j, const char *key, const cfg *g, const uint32_t *v, uint32_t n)
 {
-    json_t *a = json_array();
-    for (uint32_t i = 0; i < n; i++) json_array_append_new(a, jname(g, v[i]));
-    return a;
+    js_open_array(j, key);
+    for (uint32_t i = 0; i < n; i++) jname(j, NULL, g, v[i]);
+    js_close(j);
 }
 
-static json_t *jgates(const prog_func *pf, const gsa_node *gn)
+static void jgates(jstream *j, const char *key, const prog_func *pf, const gsa_node *gn)
 {
-    json_t *gates = json_array();
+    js_open_array(j, key);
     for (uint32_t i = 0; i < gn->ngates; i++) {
         uint32_t v;
         bool neg;
-        json_t *gt = json_object();
-        json_object_set_new(gt, "branch", jname(pf->g, gn->gates[i]));
+        js_open_object(j, NULL);
+        jname(j, "branch", pf->g, gn->gates[i]);
         if (gsa_branch_gate(pf->ssa, gn->gates[i], &v, &neg)) {
-            json_object_set_new(gt, "gate", jvalue(pf->ssa, v));
-            json_object_set_new(gt, "negated", json_boolean(neg));
+            jvalue(j, "gate", pf->ssa, v);
+            js_bool(j, "negated", neg);
         }
-        json_array_append_new(gates, gt);
+        js_close(j);
     }
-    return gates;
+    js_close(j);
 }
 
 /* One block: its edges, dominators, loop, control dependences and, at
  * SSA/GSA level, its phi (gamma, mu, eta) nodes. */
-static json_t *json_block(const prog_func *pf, uint32_t b, enum prog_level level)
+static void json_block(jstream *j, const prog_func *pf, uint32_t b, enum prog_level level)
 {
     const cfg *g = pf->g;
     static const char *kinds[] = {"block", "entry", "exit", "landing"};
     const cfg_block *bb = &g->blocks[b];
-    json_t *o = json_object();
     uint32_t lo, hi;
     block_lines(g, b, &lo, &hi);
-    json_object_set_new(o, "name", jname(g, b));
-    json_object_set_new(o, "kind", json_string(kinds[bb->kind]));
-    json_object_set_new(o, "lines", lo ? json_pack("[ii]", (json_int_t)lo, (json_int_t)hi) : json_null());
-    json_object_set_new(o, "reachable", json_boolean(bb->reachable));
-    json_object_set_new(o, "succ", jblocks(g, bb->succ, bb->nsucc));
-    json_object_set_new(o, "pred", jblocks(g, bb->pred, bb->npred));
-    json_object_set_new(o, "idom", jname(g, bb->idom));
-    json_object_set_new(o, "ipdom", jname(g, bb->ipdom));
-    json_object_set_new(o, "loop", bb->loop == CFG_NONE ? json_null() : json_integer(bb->loop));
-    json_object_set_new(o, "fake_exit_edge", json_boolean(bb->fake_exit));
-    json_object_set_new(o, "control_dependent_on", jblocks(g, g->cdep + g->cdep_off[b], g->cdep_off[b + 1] - g->cdep_off[b]));
-    if (level < PROG_SSA) return o;
-    json_t *nodes = json_array();
+    js_open_object(j, NULL);
+    jname(j, "name", g, b);
+    js_str(j, "kind", kinds[bb->kind]);
+    if (lo) {
+        js_open_array(j, "lines");
+        js_int(j, NULL, lo);
+        js_int(j, NULL, hi);
+        js_close(j);
+    } else js_null(j, "lines");
+    js_bool(j, "reachable", bb->reachable);
+    jblocks(j, "succ", g, bb->succ, bb->nsucc);
+    jblocks(j, "pred", g, bb->pred, bb->npred);
+    jname(j, "idom", g, bb->idom);
+    jname(j, "ipdom", g, bb->ipdom);
+    if (bb->loop == CFG_NONE) js_null(j, "loop");
+    else js_int(j, "loop", bb->loop);
+    js_bool(j, "fake_exit_edge", bb->fake_exit);
+    jblocks(j, "control_dependent_on", g, g->cdep + g->cdep_off[b], g->cdep_off[b + 1] - g->cdep_off[b]);
+    if (level < PROG_SSA) {
+        js_close(j);
+        return;
+    }
+    js_open_array(j, level == PROG_SSA ? "phi" : "gsa");
     for (uint32_t q = pf->ssa->node_off[b]; q < pf->ssa->node_off[b + 1]; q++) {
         const ssa_node *nd = &pf->ssa->nodes[q];
-        json_t *x = json_object();
-        json_object_set_new(x, "value", jvalue(pf->ssa, nd->value));
+        js_open_object(j, NULL);
+        jvalue(j, "value", pf->ssa, nd->value);
         if (level == PROG_SSA) {
-            json_t *args = json_array();
-            for (uint32_t i = 0; i < nd->nargs; i++) json_array_append_new(args, jvalue(pf->ssa, nd->args[i]));
-            json_object_set_new(x, "kind", json_string(nd->kind == SSA_V_ETA ? "eta" : "phi"));
-            json_object_set_new(x, "args", args);
+            js_str(j, "kind", nd->kind == SSA_V_ETA ? "eta" : "phi");
+            js_open_array(j, "args");
+            for (uint32_t i = 0; i < nd->nargs; i++) jvalue(j, NULL, pf->ssa, nd->args[i]);
+            js_close(j);
         } else {
             const gsa_node *gn = &pf->gsa->nodes[q];
             static const char *gk[] = {"gamma", "mu", "eta"};
-            json_object_set_new(x, "kind", json_string(gk[gn->kind]));
-            json_object_set_new(x, gn->kind == GSA_MU ? "init" : "expr", jexpr(pf->ssa, gn->expr, 0));
-            if (gn->kind == GSA_MU && !gn->irreducible)
-                json_object_set_new(x, "carried", jexpr(pf->ssa, gn->carried, 0));
-            if ((gn->kind == GSA_ETA || gn->irreducible) && gn->ngates > INLINE_GATES) {
-                json_object_set_new(x, "gate_set", json_integer(gn->gate_set));
-            } else if (gn->kind == GSA_ETA || gn->irreducible) {
-                json_object_set_new(x, "gates", jgates(pf, gn));
-            }
-            if (gn->irreducible) json_object_set_new(x, "irreducible", json_true());
+            js_str(j, "kind", gk[gn->kind]);
+            jexpr(j, gn->kind == GSA_MU ? "init" : "expr", pf->ssa, gn->expr, 0);
+            if (gn->kind == GSA_MU && !gn->irreducible) jexpr(j, "carried", pf->ssa, gn->carried, 0);
+            if ((gn->kind == GSA_ETA || gn->irreducible) && gn->ngates > INLINE_GATES)
+                js_int(j, "gate_set", gn->gate_set);
+            else if (gn->kind == GSA_ETA || gn->irreducible)
+                jgates(j, "gates", pf, gn);
+            if (gn->irreducible) js_bool(j, "irreducible", true);
         }
-        json_array_append_new(nodes, x);
+        js_close(j);
     }
-    json_object_set_new(o, level == PROG_SSA ? "phi" : "gsa", nodes);
-    return o;
+    js_close(j);
+    js_close(j);
 }
 
-static json_t *json_loop(const cfg *g, uint32_t l)
+static void json_loop(jstream *j, const cfg *g, uint32_t l)
 {
     const cfg_loop *lp = &g->loops[l];
-    json_t *o = json_object(), *ex = json_array();
-    json_object_set_new(o, "id", json_integer(l));
-    json_object_set_new(o, "parent", lp->parent == CFG_NONE ? json_null() : json_integer(lp->parent));
-    json_object_set_new(o, "depth", json_integer(lp->depth));
-    json_object_set_new(o, "irreducible", json_boolean(lp->irreducible));
-    json_object_set_new(o, "headers", jblocks(g, lp->headers, lp->nheaders));
-    json_object_set_new(o, "latches", jblocks(g, lp->latches, lp->nlatches));
-    json_object_set_new(o, "blocks", jblocks(g, lp->blocks, lp->nblocks));
+    js_open_object(j, NULL);
+    js_int(j, "id", l);
+    if (lp->parent == CFG_NONE) js_null(j, "parent");
+    else js_int(j, "parent", lp->parent);
+    js_int(j, "depth", lp->depth);
+    js_bool(j, "irreducible", lp->irreducible);
+    jblocks(j, "headers", g, lp->headers, lp->nheaders);
+    jblocks(j, "latches", g, lp->latches, lp->nlatches);
+    jblocks(j, "blocks", g, lp->blocks, lp->nblocks);
+    js_open_array(j, "exits");
     for (uint32_t i = 0; i < lp->nexits; i++) {
-        json_t *e = json_array();
-        json_array_append_new(e, jname(g, lp->exit_from[i]));
-        json_array_append_new(e, jname(g, lp->exit_to[i]));
-        json_array_append_new(ex, e);
+        js_open_array(j, NULL);
+        jname(j, NULL, g, lp->exit_from[i]);
+        jname(j, NULL, g, lp->exit_to[i]);
+        js_close(j);
     }
-    json_object_set_new(o, "exits", ex);
-    return o;
+    js_close(j);
+    js_close(j);
 }
 
 /* A function, block by block and loop by loop (json_stream.h: the memory
@@ -673,11 +695,11 @@ static void json_func(jstream *s, const prog_func *pf, enum prog_level level)
     if (!order) abort();
     uint32_t n = listing_order(g, order);
     js_open_array(s, "blocks");
-    for (uint32_t k = 0; k < n; k++) js_put(s, NULL, json_block(pf, order[k], level));
+    for (uint32_t k = 0; k < n; k++) json_block(s, pf, order[k], level);
     js_close(s);
     free(order);
     js_open_array(s, "loops");
-    for (uint32_t l = 0; l < g->nloops; l++) js_put(s, NULL, json_loop(g, l));
+    for (uint32_t l = 0; l < g->nloops; l++) json_loop(s, g, l);
     js_close(s);
     if (level >= PROG_GSA) {
         /* the long gate lists, once each (nodes name them by "gate_set") */
@@ -693,21 +715,21 @@ static void json_func(jstream *s, const prog_func *pf, enum prog_level level)
             seen[gn->gate_set] = 1;
             char key[16];
             snprintf(key, sizeof key, "%u", gn->gate_set);
-            js_put(s, key, jgates(pf, gn));
+            jgates(s, key, pf, gn);
         }
         js_close(s);
         free(seen);
     }
     if (level >= PROG_SSA) {
-        json_t *st = json_object();
-        json_object_set_new(st, "values", json_integer(pf->ssa->nvalues));
-        json_object_set_new(st, "phi", json_integer(pf->ssa->nphis));
-        json_object_set_new(st, "eta", json_integer(pf->ssa->netas));
+        js_open_object(s, "ssa_stats");
+        js_int(s, "values", pf->ssa->nvalues);
+        js_int(s, "phi", pf->ssa->nphis);
+        js_int(s, "eta", pf->ssa->netas);
         if (level >= PROG_GSA) {
-            json_object_set_new(st, "gamma", json_integer(pf->gsa->ngamma));
-            json_object_set_new(st, "mu", json_integer(pf->gsa->nmu));
+            js_int(s, "gamma", pf->gsa->ngamma);
+            js_int(s, "mu", pf->gsa->nmu);
         }
-        js_put(s, "ssa_stats", st);
+        js_close(s);
     }
     js_close(s);
 }

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#define JS_MAXDEPTH 32
+#define JS_MAXDEPTH 192 /* cfg_print.c: a GSA expression nests 2 containers a level, to 66 levels */
 
 typedef struct jstream {
     FILE *f;
@@ -18,6 +18,8 @@ typedef struct jstream {
     bool nonempty[JS_MAXDEPTH + 1];  /* the container at each depth has an element */
     bool is_obj[JS_MAXDEPTH + 1];
     bool failed;                     /* a write failed, or the nesting was too deep */
+    size_t nbuf;                     /* bytes in buf, not yet written to f */
+    char buf[16384];
 } jstream;
 
 void js_init(jstream *s, FILE *f);
@@ -35,6 +37,16 @@ void js_put(jstream *s, const char *key, json_t *v);
  * inside the small tree of everything around it. */
 void js_put_tree(jstream *s, const char *key, json_t *tree, json_t *hole, void (*fill)(jstream *s, void *ctx),
                  void *ctx);
+/* Scalars written directly, as jansson would dump json_string(v) (v NULL:
+ * null), json_integer, json_boolean and json_null: for the elements too
+ * many to build as trees (a 100k-block kernel's blocks). */
+void js_str(jstream *s, const char *key, const char *v);
+void js_int(jstream *s, const char *key, long long v);
+void js_bool(jstream *s, const char *key, bool v);
+void js_null(jstream *s, const char *key);
+/* Writes out what is buffered: f is behind the calls until then (or
+ * js_finish), so a caller writing to f itself flushes first. */
+void js_flush(jstream *s);
 /* Ends the document with a newline; false when any write failed. */
 bool js_finish(jstream *s);
 

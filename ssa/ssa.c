@@ -566,7 +566,15 @@ const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n)
         return buf;
     }
     ptx_str nm = s->fn->regs[val->reg].name;
-    snprintf(buf, n, "%.*s.%u", (int)nm.n, nm.p, val->version);
+    /* "%r5.2", as snprintf(buf, n, "%.*s.%u") would write it */
+    if (n) {
+        size_t k = nm.n < n - 1 ? nm.n : n - 1;
+        memcpy(buf, nm.p, k);
+        if (k < n - 1) {
+            buf[k] = '.';
+            cfg_name_num(buf + k + 1, n - (unsigned)k - 1, "", 0, true, val->version);
+        } else buf[k] = 0;
+    }
     return buf;
 }
 

@@ -1,19 +1,39 @@
 /* report/json_stream.c: a document streamed container by container is
  * byte-identical to jansson's json_dumpf of the whole tree with
  * JSON_INDENT(2) | JSON_PRESERVE_ORDER, at every split between streamed
- * containers and dumped elements; empty containers, escapes, non-ASCII
- * text and scalars as members included. */
+ * containers and dumped elements, and with strings, integers, booleans
+ * and nulls written by js_str / js_int / js_bool / js_null; empty
+ * containers, escapes (control characters too), non-ASCII text and
+ * scalars as members included.  And `cfg --gsa --format json` (written
+ * that way) is, for every corpus file, what jansson re-dumps from it. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json_stream.h"
+#include "testutil.h"
 
 /* Streams v: containers above depth `cut` are opened and closed, the rest
  * dumped whole. */
-static void stream(jstream *s, const char *key, json_t *v, int depth, int cut)
+static void stream(jstream *s, const char *key, json_t *v, int depth, int cut, bool scalars)
 {
+    if (scalars && json_is_string(v)) {
+        js_str(s, key, json_string_value(v));
+        return;
+    }
+    if (scalars && json_is_integer(v)) {
+        js_int(s, key, json_integer_value(v));
+        return;
+    }
+    if (scalars && json_is_boolean(v)) {
+        js_bool(s, key, json_is_true(v));
+        return;
+    }
+    if (scalars && json_is_null(v)) {
+        js_null(s, key);
+        return;
+    }
     if (depth >= cut || !(json_is_object(v) || json_is_array(v))) {
         js_put(s, key, json_incref(v));
         return;
@@ -24,12 +44,12 @@ static void stream(jstream *s, const char *key, json_t *v, int depth, int cut)
         const char *k;
         json_t *x;
         void *tmp;
-        json_object_foreach_safe(v, tmp, k, x) stream(s, k, x, depth + 1, cut);
+        json_object_foreach_safe(v, tmp, k, x) stream(s, k, x, depth + 1, cut, scalars);
     } else {
         js_open_array(s, key);
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) stream(s, NULL, x, depth + 1, cut);
+        json_array_foreach(v, i, x) stream(s, NULL, x, depth + 1, cut, scalars);
     }
     js_close(s);
 }
@@ -46,7 +66,7 @@ static char *dump_whole(json_t *v)
     return p;
 }
 
-static char *dump_streamed(json_t *v, int cut)
+static char *dump_streamed(json_t *v, int cut, bool scalars)
 {
     char *p = NULL;
     size_t n = 0;
@@ -54,7 +74,7 @@ static char *dump_streamed(json_t *v, int cut)
     cr_assert(f);
     jstream s;
     js_init(&s, f);
-    stream(&s, NULL, v, 0, cut);
+    stream(&s, NULL, v, 0, cut, scalars);
     cr_assert(js_finish(&s));
     fclose(f);
     return p;
@@ -68,6 +88,8 @@ static const char *docs[] = {
     "[1, 2.5, \"s\", true, false, null, [], {}, [[[]]], {\"a\": {\"b\": {\"c\": []}}}]",
     "{\"esc\": \"line\\nbreak \\\"quoted\\\" tab\\t back\\\\slash\", \"utf8\": \"\\u00e9\\u4e2d \\ud83d\\ude00\","
     " \"\\u00e9 key\": [\"\\n\"], \"z\": 0, \"a\": -1}",
+    "{\"ctl\": \"\\u0001\\u001f\\u007f\\b\\f\\r/\", \"big\": [9223372036854775807, -9223372036854775808, 10, 0],"
+    " \"\\\"k\\\\\": [{\"\": \"\"}]}",
 };
 
 Test(json_stream, same_bytes_as_json_dumpf)
@@ -77,11 +99,13 @@ Test(json_stream, same_bytes_as_json_dumpf)
         json_t *v = json_loads(docs[d], 0, &e);
         cr_assert(v, "doc %zu: %s", d, e.text);
         char *want = dump_whole(v);
-        for (int cut = 0; cut <= 5; cut++) {
-            char *got = dump_streamed(v, cut);
-            cr_expect_str_eq(got, want, "doc %zu, streamed above depth %d", d, cut);
-            free(got);
-        }
+        for (int cut = 0; cut <= 5; cut++)
+            for (int scalars = 0; scalars < 2; scalars++) {
+                char *got = dump_streamed(v, cut, scalars);
+                cr_expect_str_eq(got, want, "doc %zu, streamed above depth %d%s", d, cut,
+                                 scalars ? ", scalars written directly" : "");
+                free(got);
+            }
         free(want);
         json_decref(v);
     }
@@ -163,4 +187,42 @@ Test(json_stream, put_tree_fills_the_hole_in_place)
         json_decref(v);
     }
     cr_assert_geq(tried, 12);
+}
+
+/* Nesting to JS_MAXDEPTH works (a GSA expression nests two containers a
+ * level, to 66 levels). */
+Test(json_stream, nesting_to_the_limit)
+{
+    json_t *v = json_array(), *in = v;
+    for (int i = 1; i < JS_MAXDEPTH; i++) {
+        json_t *x = i % 2 ? json_object() : json_array();
+        if (json_is_array(in)) json_array_append_new(in, x);
+        else json_object_set_new(in, "ops", x);
+        in = x;
+    }
+    char *want = dump_whole(v), *got = dump_streamed(v, JS_MAXDEPTH, true);
+    cr_expect_str_eq(got, want);
+    free(got);
+    free(want);
+    json_decref(v);
+}
+
+Test(json_stream, cfg_gsa_json_is_what_jansson_dumps, .timeout = 300)
+{
+    size_t n;
+    char **files = tu_list_ptx(tu_src("ptx-corpus"), &n);
+    cr_assert_geq(n, 120);
+    for (size_t i = 0; i < n; i++) {
+        char *argv[] = {(char *)tu_bin(), "cfg", "--gsa", "--format", "json", files[i], NULL};
+        char *out = tu_run_want(argv, 0, NULL);
+        json_error_t e;
+        json_t *v = json_loads(out, 0, &e);
+        cr_assert(v, "%s: %s", files[i], e.text);
+        char *again = dump_whole(v);
+        cr_expect_str_eq(out, again, "%s", files[i]);
+        free(again);
+        json_decref(v);
+        free(out);
+    }
+    tu_free_list(files, n);
 }
