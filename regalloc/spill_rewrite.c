@@ -278,7 +278,18 @@ ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_fun
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
             const ra_occ *o = &L->occ[j];
             if (in->sp[o->reg].place == RA_P_NONE) continue;
-            uint32_t t = ra_edit_reg(w.e, fn->regs[o->reg].type);
+            /* a use of a rebuilt value reads a tagged register, which the
+             * rebuilding sequence starts by writing without reading it
+             * (docs/regalloc.md, "Marks of rematerialisation"); a
+             * definition alone gets a plain one */
+            char tag = 0;
+            if (o->role & RA_OCC_USE) switch (in->sp[o->reg].place) {
+                case RA_P_CONST: tag = 'c'; break;
+                case RA_P_AFFINE: tag = 'a'; break;
+                case RA_P_SHARED_AFFINE: tag = 's'; break;
+                default: break;
+                }
+            uint32_t t = ra_edit_reg_tagged(w.e, fn->regs[o->reg].type, tag);
             if (o->role & RA_OCC_USE) {
                 ra_edit_at(w.e, st, false);
                 reload(&w, o->reg, t);
