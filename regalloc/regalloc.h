@@ -119,6 +119,11 @@ typedef struct ra_func_stats {
     uint32_t sync_slots;         /* shared slots under the synchronised rule (values written more than once) */
     uint32_t barriers;           /* bar.warp.sync inserted before their stores */
     uint64_t barriers_w;         /* ... weighted like the spill code */
+    /* loads_local_w + stores_local_w by why the value is in .local:
+     * [RA_WHY_NONE] holds the divergent values (no slot can hold a
+     * per-thread value), the others the uniform and affine ones by
+     * ra_why (spillcost's breakdown, docs/spillcost.md) */
+    uint64_t local_w_why[RA_WHY__COUNT];
 } ra_func_stats;
 
 typedef struct ra_stats {

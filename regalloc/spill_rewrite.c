@@ -159,6 +159,12 @@ static void add_coords(rw *w, uint32_t t, const ra_spill *s, unsigned bits, int 
     if (!have) ra_edit_emit(w->e, "mov.b%u %s, 0", bits, tn);
 }
 
+/* ra_func_stats.local_w_why's index: RA_WHY_NONE for a divergent value */
+static unsigned local_why(const ra_spill *s)
+{
+    return s->state == DIV_DIVERGENT || s->why >= RA_WHY__COUNT ? RA_WHY_NONE : s->why;
+}
+
 static void reload(rw *w, uint32_t r, uint32_t t)
 {
     const ra_spill *s = &w->in->sp[r];
@@ -169,6 +175,7 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         ra_edit_emit(w->e, "ld.local.b%u %s, [%s+%u]", bits, tn, w->local_sym, s->slot);
         w->fs->loads_local++;
         w->fs->loads_local_w += w->weight;
+        w->fs->local_w_why[local_why(s)] += w->weight;
         break;
     case RA_P_SHARED:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, base_at(w), s->slot);
@@ -214,6 +221,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         ra_edit_emit(w->e, "%sst.local.b%u [%s+%u], %s", guard, bits, w->local_sym, s->slot, tn);
         w->fs->stores_local++;
         w->fs->stores_local_w += w->weight;
+        w->fs->local_w_why[local_why(s)] += w->weight;
         break;
     case RA_P_SHARED_AFFINE:
         /* only the uniform part goes to memory (rule iv); t dies here */

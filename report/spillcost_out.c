@@ -188,6 +188,61 @@ static json_t *targets_json(const sc_report *r)
     return j;
 }
 
+/* Where mode aff's loop-weighted .local spill instructions at budget k
+ * come from, per kernel: divergent values, and the uniform and affine
+ * values kept in .local by reason (ra_func_stats.local_w_why). */
+static void print_why_text(FILE *o, const sc_report *r, unsigned k)
+{
+    bool col[RA_WHY__COUNT] = {true};
+    uint64_t tot[RA_WHY__COUNT] = {0}, all = 0;
+    size_t nk = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const sc_row *w = &r->rows[i];
+        if (w->mode != SC_AFF || w->budget != k || !(w->fs.loads_local_w + w->fs.stores_local_w)) continue;
+        nk++;
+        for (unsigned y = 1; y < RA_WHY__COUNT; y++) col[y] |= w->fs.local_w_why[y] != 0;
+    }
+    if (!nk) return;
+    unsigned nc = 3;
+    for (unsigned y = 0; y < RA_WHY__COUNT; y++) nc += col[y];
+    fprintf(o,
+            "\nWhere aff's .local spill instructions at K=%u come from (loop-weighted ~, per kernel): divergent\n"
+            "values (per-thread: no warp slot can hold them), and uniform/affine values kept in .local, by reason\n",
+            k);
+    table t;
+    table_init(&t, nc, ~3u);
+    table_cell(&t, "file");
+    table_cell(&t, "kernel");
+    table_cell(&t, "local~");
+    table_cell(&t, "divergent");
+    for (unsigned y = 1; y < RA_WHY__COUNT; y++)
+        if (col[y]) table_cell(&t, "%s", ra_why_name((enum ra_why)y));
+    char buf[1024];
+    for (size_t i = 0; i < r->nrows; i++) {
+        const sc_row *w = &r->rows[i];
+        uint64_t l = w->fs.loads_local_w + w->fs.stores_local_w;
+        if (w->mode != SC_AFF || w->budget != k || !l) continue;
+        cell(w, 0, buf, sizeof buf);
+        table_cell(&t, "%s", buf);
+        cell(w, 1, buf, sizeof buf);
+        table_cell(&t, "%s", buf);
+        table_cell(&t, "%" PRIu64, l);
+        all += l;
+        for (unsigned y = 0; y < RA_WHY__COUNT; y++) {
+            if (!col[y]) continue;
+            table_cell(&t, "%" PRIu64, w->fs.local_w_why[y]);
+            tot[y] += w->fs.local_w_why[y];
+        }
+    }
+    table_cell(&t, "total");
+    table_cell(&t, "%zu kernels", nk);
+    table_cell(&t, "%" PRIu64, all);
+    for (unsigned y = 0; y < RA_WHY__COUNT; y++)
+        if (col[y]) table_cell(&t, "%" PRIu64, tot[y]);
+    table_print(&t, o, "");
+    table_free(&t);
+}
+
 static void print_text(FILE *o, const sc_report *r)
 {
     static const char *const head[NCOLS] = {
@@ -265,6 +320,7 @@ static void print_text(FILE *o, const sc_report *r)
     }
     table_print(&t, o, "");
     table_free(&t);
+    print_why_text(o, r, k0);
     if (r->target_regs) print_targets_text(o, r);
     for (size_t i = 0; i < r->nnotes; i++) fprintf(o, "%snote: %s\n", i ? "" : "\n", r->notes[i]);
 }
@@ -318,6 +374,13 @@ static void print_json(FILE *o, const sc_report *r)
             else v = json_integer((json_int_t)strtoull(buf, NULL, 10));
             json_object_set_new(j, col_names[c], v);
             if (c == 1) json_object_set_new(j, "symbol", json_string(w->kernel));
+        }
+        if (w->mode != SC_PTXAS) { /* print_why_text's breakdown: divergent, then by ra_why */
+            json_t *y = json_object();
+            json_object_set_new(y, "divergent", json_integer((json_int_t)w->fs.local_w_why[RA_WHY_NONE]));
+            for (unsigned k = 1; k < RA_WHY__COUNT; k++)
+                json_object_set_new(y, ra_why_name((enum ra_why)k), json_integer((json_int_t)w->fs.local_w_why[k]));
+            json_object_set_new(j, "local_w_why", y);
         }
         json_array_append_new(rows, j);
     }
