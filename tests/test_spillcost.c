@@ -491,6 +491,16 @@ Test(spillcost, launches_dynamic_figures)
         json_decref(rj);
         free(o2);
         free(e2);
+        if (m == 2) { /* run's text line */
+            rn[20] = "text";
+            cr_assert_eq(tu_run(rn, &o2, &e2), 0, "%s", e2);
+            cr_expect(strstr(o2, "\nrematerialisations (regalloc, per lane): const 1152, affine 1280, "
+                                 "shared-affine 512\n"), "%s", o2);
+            cr_expect(strstr(o2, "\nspill slots (regalloc): .local 0 bytes loaded, 0 stored; .shared 29184 "
+                                 "bytes loaded, 5632 stored\n"), "%s", o2);
+            free(o2);
+            free(e2);
+        }
         unlink(rw);
     }
     json_t *aff = json_object_get(json_array_get(rows, 2), "dynamic");
