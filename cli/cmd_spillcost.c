@@ -14,7 +14,7 @@ static void usage(FILE *o)
 {
     fputs("usage: ptxray spillcost FILE... --budgets K1,K2,... [--arch sm_XX]\n"
           "                          [--target-regs N] [--format text|json|csv] [--plot OUT.svg]\n"
-          "                          [--block [KERNEL=]X,Y,Z]...\n"
+          "                          [--block [KERNEL=]X,Y,Z]... [--launches FILE]\n"
           "Runs the register-allocation pass (ptxray regalloc) in each mode (linear, div,\n"
           "aff) at each budget on every file and reports, per kernel, the values spilled\n"
           "and their divergence states, spill loads and stores by space (.shared/.local)\n"
@@ -35,6 +35,11 @@ static void usage(FILE *o)
           "  --block    the block shape of KERNEL, else of every kernel, for the divergence\n"
           "             analysis; repeatable (default: .reqntid, else blockDim.x is assumed\n"
           "             a multiple of 32)\n"
+          "  --launches FILE  one launch a line, KERNEL GRID BLOCK [ARG]... (GRID, BLOCK:\n"
+          "             X[,Y[,Z]]; ARG: ptxray run's --arg); each runs in the emulator on the\n"
+          "             original and on every rewrite, which must leave global memory as the\n"
+          "             original did; the spill bytes and rematerialisations executed are\n"
+          "             printed beside the static figures (text, JSON)\n"
           "Without ptxas the ptxas columns are \"-\" and a note says so.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);
@@ -84,6 +89,7 @@ int cmd_spillcost(int argc, char **argv)
                                          {"plot", required_argument, 0, 'p'},
                                          {"target-regs", required_argument, 0, 'T'},
                                          {"block", required_argument, 0, 'B'},
+                                         {"launches", required_argument, 0, 'L'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     sc_report r;
@@ -104,7 +110,7 @@ int cmd_spillcost(int argc, char **argv)
         case 'a':
             if (strncmp(optarg, "sm_", 3) || !optarg[3] || strlen(optarg) > 16) {
                 fprintf(stderr, "ptxray spillcost: --arch %s: expected sm_XX\n", optarg);
-                free(r.budgets);
+                sc_report_free(&r);
                 return 2;
             }
             arch = optarg;
@@ -115,14 +121,21 @@ int cmd_spillcost(int argc, char **argv)
             else if (!strcmp(optarg, "csv")) fmt = SC_CSV;
             else {
                 fprintf(stderr, "ptxray spillcost: --format %s: expected text, json or csv\n", optarg);
-                free(r.budgets);
+                sc_report_free(&r);
                 return 2;
             }
             break;
         case 'p': plot = optarg; break;
+        case 'L':
+            sc_launches_free(&r);
+            if (sc_launches_read(&r, optarg)) {
+                sc_report_free(&r);
+                return 2;
+            }
+            break;
         case 'B':
             if (!blk_add(&blocks, optarg, "spillcost")) {
-                free(r.budgets);
+                sc_report_free(&r);
                 return 2;
             }
             break;
@@ -132,27 +145,27 @@ int cmd_spillcost(int argc, char **argv)
             unsigned long v = optarg[0] >= '0' && optarg[0] <= '9' ? strtoul(optarg, &end, 10) : 0;
             if (!v || errno || *end || v > 255) {
                 fprintf(stderr, "ptxray spillcost: --target-regs %s: expected a number from 1 to 255\n", optarg);
-                free(r.budgets);
+                sc_report_free(&r);
                 return 2;
             }
             r.target_regs = (unsigned)v;
             break;
         }
-        case 'h': usage(stdout); free(r.budgets); return 0;
-        default: usage(stderr); free(r.budgets); return 2;
+        case 'h': usage(stdout); sc_report_free(&r); return 0;
+        default: usage(stderr); sc_report_free(&r); return 2;
         }
     }
     if (optind >= argc || !r.nbudgets) {
         if (optind < argc) fputs("ptxray spillcost: --budgets is required\n", stderr);
         usage(stderr);
-        free(r.budgets);
+        sc_report_free(&r);
         return 2;
     }
     for (int i = optind; i < argc; i++)
         if (!strcmp(argv[i], "-")) {
             /* every mode and budget parses the file again, and ptxas reads it */
             fputs("ptxray spillcost: reading standard input is not supported: name a file\n", stderr);
-            free(r.budgets);
+            sc_report_free(&r);
             return 2;
         }
     /* before any work: a plot that cannot be drawn is a usage error; the
@@ -160,14 +173,14 @@ int cmd_spillcost(int argc, char **argv)
     size_t pl = plot ? strlen(plot) : 0;
     if (plot && (pl < 4 || strcmp(plot + pl - 4, ".svg"))) {
         fprintf(stderr, "ptxray spillcost: --plot '%s': the chart is SVG; name it FILE.svg\n", plot);
-        free(r.budgets);
+        sc_report_free(&r);
         return 2;
     }
     const char *gnuplot = NULL;
     if (plot && !(gnuplot = tc_find_gnuplot())) {
         fprintf(stderr, "ptxray spillcost: --plot needs gnuplot, which was not found ($GNUPLOT or PATH; "
                         "Debian: apt-get install gnuplot-nox)\n");
-        free(r.budgets);
+        sc_report_free(&r);
         return 2;
     }
     int rc = sc_collect(&r, argv + optind, argc - optind, arch, &blocks);

@@ -518,6 +518,40 @@ static bool finish_mods(dctx *c, mods *md, const ptx_inst *in)
     return true;
 }
 
+/* Whether the instruction starts a rematerialisation of `ptxray
+ * regalloc` (docs/regalloc.md, "Marks of rematerialisation"): unguarded,
+ * its destination a register named %ra[N]_m<c|a|s>_..., which it does not
+ * read.  The rewrite rebuilds a value into such a register, starting with
+ * an instruction that writes it without reading it; the later steps and
+ * the use read it. */
+typedef struct remat_scan {
+    uint32_t reg;
+    bool reads;
+} remat_scan;
+
+static void remat_reads(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
+{
+    (void)in;
+    remat_scan *sc = ctx;
+    if ((r->role & PTX_REF_USE) && !(r->role & PTX_REF_SREG) && r->id == sc->reg) sc->reads = true;
+}
+
+static uint32_t remat_flag(const ptx_func *fn, const ptx_inst *in)
+{
+    if (in->has_guard || !in->nopd || in->opd[0].kind != PTX_O_REG || in->opd[0].n >= fn->nregs) return 0;
+    ptx_str nm = fn->regs[in->opd[0].n].name;
+    const char *p = nm.p, *end = nm.p + nm.n;
+    if (nm.n < 8 || memcmp(p, "%ra", 3)) return 0;
+    p += 3;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (end - p < 4 || p[0] != '_' || p[1] != 'm' || p[3] != '_') return 0;
+    uint32_t flag = p[2] == 'c' ? EI_REMAT_C : p[2] == 'a' ? EI_REMAT_A : p[2] == 's' ? EI_REMAT_S : 0;
+    if (!flag) return 0;
+    remat_scan sc = {in->opd[0].n, false};
+    ptx_inst_foreach_reg(in, NULL, remat_reads, &sc);
+    return sc.reads ? 0 : flag;
+}
+
 static void dec_one(dctx *c, uint32_t si, const ptx_inst *in, einst *I)
 {
     memset(I, 0, sizeof *I);
@@ -696,6 +730,7 @@ static efunc *decode_func(emu_machine *M, uint32_t fi)
         case PTX_S_INST: {
             einst *I = &F->code[pc];
             dec_one(&c, s, &st->u.inst, I);
+            I->flags |= remat_flag(fn, &st->u.inst);
             pc++;
             break;
         }

@@ -196,6 +196,11 @@ typedef struct emu_stats {
      * (`ptxray regalloc`, docs/regalloc.md "The shared area"); 0 for code
      * without them. */
     uint64_t spill_local_ld, spill_local_st, spill_shared_ld, spill_shared_st;
+    /* Rematerialisations the lanes executed (one per active lane of the
+     * instruction that starts each; docs/regalloc.md, "Marks of
+     * rematerialisation"): constants (rule i), affine functions of the
+     * thread coordinates (iii), shared slot plus coordinates (iv). */
+    uint64_t remat_const, remat_affine, remat_shared;
     double seconds;         /* wall time of the last launch */
 } emu_stats;
 /* Statistics of the last launch. */

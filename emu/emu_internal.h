@@ -98,6 +98,12 @@ enum einst_flags {
     EI_LEGACY = 1u << 19,   /* shfl/vote without .sync: the active lanes are the members */
     EI_SETOP = 1u << 20,    /* set (value result) rather than setp */
     EI_SRC32 = 1u << 21,    /* cp.async: source address register is 32-bit */
+    /* starts a rematerialisation of `ptxray regalloc` (emu_stats.remat_*):
+     * a constant, an affine function of the thread coordinates, a shared
+     * slot plus the coordinates */
+    EI_REMAT_C = 1u << 22,
+    EI_REMAT_A = 1u << 23,
+    EI_REMAT_S = 1u << 24,
 };
 
 /* Rounding modes. */

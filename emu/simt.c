@@ -598,6 +598,15 @@ static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *t
 }
 
 /* ---- the interpreter loop --------------------------------------------------------------- */
+/* The rematerialisations the lanes of m start (emu_stats.remat_*). */
+static void count_remat(emu_machine *M, const einst *I, uint32_t m)
+{
+    uint64_t n = popc32(m);
+    if (I->flags & EI_REMAT_C) M->stats.remat_const += n;
+    else if (I->flags & EI_REMAT_A) M->stats.remat_affine += n;
+    else M->stats.remat_shared += n;
+}
+
 static void observe(emu_machine *M, warp *w, block *b, frame *f, const einst *I, uint32_t path, uint32_t m, int phase)
 {
     const emu_observer *o = M->opt.observer;
@@ -779,9 +788,12 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
         if (obs) observe(M, w, b, f, I, mask, m, EMU_OBS_BEFORE);
         if (I->ctl == CTL_NONE) {
             if (m) {
-                if (I->flags & EI_DYN_SREG) {
-                    M->clock = M->steps + steps;
-                    emu_refresh_dyn_sregs(&x);
+                if (I->flags & (EI_DYN_SREG | EI_REMAT_C | EI_REMAT_A | EI_REMAT_S)) {
+                    if (I->flags & EI_DYN_SREG) {
+                        M->clock = M->steps + steps;
+                        emu_refresh_dyn_sregs(&x);
+                    }
+                    if (I->flags & (EI_REMAT_C | EI_REMAT_A | EI_REMAT_S)) count_remat(M, I, m);
                 }
                 x.I = I;
                 if (I->fn(&x, I, m)) {

@@ -63,6 +63,7 @@ struct ra_edit {
     uint32_t old_nregs;
     /* new registers: type per register past old_nregs */
     uint8_t *rtype;
+    char *rtag; /* per new register: 0, or the rematerialisation kind (ra_edit_reg_tagged) */
     uint32_t nnew, capnew;
     char prefix[16]; /* "%ra_" or a variant that clashes with nothing */
     const char **rnames; /* ra_edit_rname results, per register (lazily) */
@@ -258,12 +259,19 @@ ra_edit *ra_edit_new(ra_shapes *sh, ptx_func *fn)
     return e;
 }
 
-uint32_t ra_edit_reg(ra_edit *e, unsigned type)
+uint32_t ra_edit_reg_tagged(ra_edit *e, unsigned type, char tag)
 {
-    e->rtype = grow(e->rtype, e->nnew, &e->capnew, 1);
+    if (e->nnew == e->capnew) { /* both arrays grow together */
+        e->capnew = e->capnew ? e->capnew * 2 : 256;
+        e->rtype = xrealloc(e->rtype, e->capnew);
+        e->rtag = xrealloc(e->rtag, e->capnew);
+    }
     e->rtype[e->nnew] = (uint8_t)type;
+    e->rtag[e->nnew] = tag;
     return e->old_nregs + e->nnew++;
 }
+
+uint32_t ra_edit_reg(ra_edit *e, unsigned type) { return ra_edit_reg_tagged(e, type, 0); }
 
 const char *ra_edit_rname(ra_edit *e, uint32_t r)
 {
@@ -924,36 +932,49 @@ static ptx_stmt *new_var_stmt(ra_edit *e, ptx_space sp, unsigned type, uint32_t 
     return s;
 }
 
-/* New registers are named <prefix><type>_<n>, declared as one range per type. */
+/* New registers are named <prefix><type>_<n>, declared as one range per
+ * type; a tagged one <prefix>m<tag>_<type>_<n> (ra_edit_reg_tagged), one
+ * range per tag and type. */
+static const char ra_tags[] = {0, 'c', 'a', 's'};
+
 static uint32_t declare_regs(ra_edit *e, ptx_stmt **out, ptx_loc loc)
 {
     uint32_t nout = 0;
     if (!e->nnew) return 0;
     ptx_reg *regs = ARENA_NEWN(&e->m->arena, ptx_reg, e->old_nregs + e->nnew);
     memcpy(regs, e->fn->regs, e->old_nregs * sizeof *regs);
-    uint32_t count[PTX_T__COUNT] = {0};
+    uint32_t count[sizeof ra_tags][PTX_T__COUNT] = {{0}};
     for (uint32_t i = 0; i < e->nnew; i++) {
-        unsigned t = e->rtype[i];
+        unsigned t = e->rtype[i], g = 0;
+        while (g + 1 < sizeof ra_tags && ra_tags[g] != e->rtag[i]) g++;
+        if (ra_tags[g] != e->rtag[i]) abort();
         char name[64];
         size_t pl = strlen(e->prefix), tl = strlen(type_word(t)), n = 0;
         memcpy(name, e->prefix, pl);
         n += pl;
+        if (g) {
+            name[n++] = 'm';
+            name[n++] = ra_tags[g];
+            name[n++] = '_';
+        }
         memcpy(name + n, type_word(t), tl);
         n += tl;
         name[n++] = '_';
-        n += put_u64(name + n, count[t]++);
+        n += put_u64(name + n, count[g][t]++);
         ptx_reg *r = &regs[e->old_nregs + i];
         r->name = (ptx_str){adup(e, name, n), (uint32_t)n};
         r->type = (uint8_t)t;
         r->vec = 0;
         r->decl = UINT32_MAX;
     }
-    for (unsigned t = 0; t < PTX_T__COUNT; t++) {
-        if (!count[t]) continue;
-        char name[64];
-        snprintf(name, sizeof name, "%s%s_", e->prefix, type_word(t));
-        out[nout++] = new_var_stmt(e, PTX_SP_REG, t, 0, name, count[t], 0, loc);
-    }
+    for (unsigned g = 0; g < sizeof ra_tags; g++)
+        for (unsigned t = 0; t < PTX_T__COUNT; t++) {
+            if (!count[g][t]) continue;
+            char name[64];
+            if (g) snprintf(name, sizeof name, "%sm%c_%s_", e->prefix, ra_tags[g], type_word(t));
+            else snprintf(name, sizeof name, "%s%s_", e->prefix, type_word(t));
+            out[nout++] = new_var_stmt(e, PTX_SP_REG, t, 0, name, count[g][t], 0, loc);
+        }
     e->fn->regs = regs;
     e->fn->nregs = e->old_nregs + e->nnew;
     return nout;
@@ -997,7 +1018,7 @@ static void commit_one(ra_edit *e)
     }
 
     ptx_loc top = fn->nstmts ? fn->stmts[0]->loc : fn->loc;
-    ptx_stmt *decls[PTX_T__COUNT + 8];
+    ptx_stmt *decls[4 * PTX_T__COUNT + 8];
     uint32_t ndecl = declare_regs(e, decls, top);
     for (uint32_t i = 0; i < e->nvars; i++)
         decls[ndecl++] = new_var_stmt(e, e->vars[i].space, PTX_T_B8, e->vars[i].align, e->vars[i].name, 0,
@@ -1049,6 +1070,7 @@ static void commit_one(ra_edit *e)
     free(e->rnames);
     for (uint32_t i = 0; i < e->nsyms; i++) free(e->syms[i]);
     free(e->rtype);
+    free(e->rtag);
     free(e->p);
     free(e->args);
     free(e->nums);

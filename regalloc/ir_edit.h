@@ -24,6 +24,11 @@ ra_edit *ra_edit_new(ra_shapes *sh, ptx_func *fn);
 /* A fresh register of type t (declared at the top of the body), its index
  * in fn->regs. */
 uint32_t ra_edit_reg(ra_edit *e, unsigned type);
+/* The same, named so that the printed PTX shows what it holds: tag 'c',
+ * 'a' or 's' gives <prefix>mc_..., ma_..., ms_... (a rematerialised
+ * constant, affine function of the thread coordinates, or shared slot plus
+ * coordinates; docs/regalloc.md, "Marks of rematerialisation"). */
+uint32_t ra_edit_reg_tagged(ra_edit *e, unsigned type, char tag);
 /* "%x12": how emitted text names register r of the function. */
 const char *ra_edit_rname(ra_edit *e, uint32_t r);
 /* A name for a new function-scope variable that clashes with nothing in

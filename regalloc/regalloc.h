@@ -144,6 +144,11 @@ typedef struct ra_func_stats {
     uint64_t barriers_w;         /* ... weighted like the spill code */
     ra_site *sites;              /* with ra_options.sites, in rewrite order (malloc'd; ra_stats_free) */
     uint32_t nsites;
+    /* loads_local_w + stores_local_w by why the value is in .local:
+     * [RA_WHY_NONE] holds the divergent values (no slot can hold a
+     * per-thread value), the others the uniform and affine ones by
+     * ra_why (spillcost's breakdown, docs/spillcost.md) */
+    uint64_t local_w_why[RA_WHY__COUNT];
 } ra_func_stats;
 
 typedef struct ra_stats {

@@ -192,6 +192,12 @@ static void add_coords(rw *w, uint32_t t, const ra_spill *s, unsigned bits, int 
     if (!have) ra_edit_emit(w->e, "mov.b%u %s, 0", bits, tn);
 }
 
+/* ra_func_stats.local_w_why's index: RA_WHY_NONE for a divergent value */
+static unsigned local_why(const ra_spill *s)
+{
+    return s->state == DIV_DIVERGENT || s->why >= RA_WHY__COUNT ? RA_WHY_NONE : s->why;
+}
+
 static void reload(rw *w, uint32_t r, uint32_t t)
 {
     const ra_spill *s = &w->in->sp[r];
@@ -203,6 +209,7 @@ static void reload(rw *w, uint32_t r, uint32_t t)
         w->fs->loads_local++;
         w->fs->loads_local_w += w->weight;
         site(w, r, RA_SITE_LOAD);
+        w->fs->local_w_why[local_why(s)] += w->weight;
         break;
     case RA_P_SHARED:
         ra_edit_emit(w->e, "ld%s.shared.b%u %s, [%s+%u]", w->sq, bits, tn, base_at(w), s->slot);
@@ -253,6 +260,7 @@ static void store(rw *w, uint32_t r, uint32_t t, const ptx_inst *def)
         w->fs->stores_local++;
         w->fs->stores_local_w += w->weight;
         site(w, r, RA_SITE_STORE);
+        w->fs->local_w_why[local_why(s)] += w->weight;
         break;
     case RA_P_SHARED_AFFINE:
         /* only the uniform part goes to memory (rule iv); t dies here */
@@ -319,7 +327,18 @@ ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_fun
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
             const ra_occ *o = &L->occ[j];
             if (in->sp[o->reg].place == RA_P_NONE) continue;
-            uint32_t t = ra_edit_reg(w.e, fn->regs[o->reg].type);
+            /* a use of a rebuilt value reads a tagged register, which the
+             * rebuilding sequence starts by writing without reading it
+             * (docs/regalloc.md, "Marks of rematerialisation"); a
+             * definition alone gets a plain one */
+            char tag = 0;
+            if (o->role & RA_OCC_USE) switch (in->sp[o->reg].place) {
+                case RA_P_CONST: tag = 'c'; break;
+                case RA_P_AFFINE: tag = 'a'; break;
+                case RA_P_SHARED_AFFINE: tag = 's'; break;
+                default: break;
+                }
+            uint32_t t = ra_edit_reg_tagged(w.e, fn->regs[o->reg].type, tag);
             if (o->role & RA_OCC_USE) {
                 ra_edit_at(w.e, st, false);
                 reload(&w, o->reg, t);

@@ -168,6 +168,11 @@ int run_exec(const run_job *j)
                                           "local_stored", (json_int_t)S->spill_local_st, "shared_loaded",
                                           (json_int_t)S->spill_shared_ld, "shared_stored",
                                           (json_int_t)S->spill_shared_st));
+        if (S->remat_const + S->remat_affine + S->remat_shared)
+            json_object_set_new(root, "remat_executed",
+                                json_pack("{s:I,s:I,s:I}", "const", (json_int_t)S->remat_const, "affine",
+                                          (json_int_t)S->remat_affine, "shared_affine",
+                                          (json_int_t)S->remat_shared));
         if (eo.checks) {
             json_t *rep = emu_report_json(R.M, path, &sm);
             json_object_update(root, rep);
@@ -186,6 +191,10 @@ int run_exec(const run_job *j)
                    "stored\n",
                    (unsigned long long)S->spill_local_ld, (unsigned long long)S->spill_local_st,
                    (unsigned long long)S->spill_shared_ld, (unsigned long long)S->spill_shared_st);
+        if (!j->quiet && S->remat_const + S->remat_affine + S->remat_shared)
+            printf("rematerialisations (regalloc, per lane): const %llu, affine %llu, shared-affine %llu\n",
+                   (unsigned long long)S->remat_const, (unsigned long long)S->remat_affine,
+                   (unsigned long long)S->remat_shared);
         if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, &sm, stdout);
         if (dc && st == EMU_OK) divcheck_report_text(dc, path, DIVCHECK_LISTED, stdout);
     }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "block_opt.h"
+#include "emu.h"
 #include "ra_target.h"
 #include "regalloc.h"
 #include "spillcost_ptxas.h"
@@ -14,6 +15,23 @@
 /* The three modes of the pass, then plain ptxas -maxrregcount K on the
  * original file (the reference row). */
 enum { SC_LINEAR, SC_DIV, SC_AFF, SC_PTXAS, SC_NMODES };
+
+/* What the emulator measured of a row's rewritten kernel over its
+ * launches (--launches): bytes over all lanes, rematerialisations started
+ * per lane (emu_stats.spill_*, remat_*). */
+typedef struct sc_dyn {
+    unsigned launches, mismatches; /* runs, and those that stopped or left other global memory */
+    uint64_t local_ld, local_st, shared_ld, shared_st, remat_c, remat_a, remat_s;
+} sc_dyn;
+
+/* One line of --launches: KERNEL GRID BLOCK [ARG]... (run's --arg). */
+typedef struct sc_launch {
+    char *kernel;
+    emu_dim3 grid, block;
+    char **args;
+    unsigned nargs, line;
+    bool seen; /* some file has the kernel */
+} sc_launch;
 
 typedef struct sc_row {
     const char *file;      /* as given */
@@ -23,6 +41,7 @@ typedef struct sc_row {
     ra_func_stats fs;      /* zero for SC_PTXAS */
     bool have_ptxas;
     sc_ptxas_func px;      /* px.name not owned */
+    sc_dyn dyn;            /* launches 0: none */
 } sc_row;
 
 /* --target-regs N: ptxas -maxrregcount N alone and after the pass's
@@ -45,7 +64,29 @@ typedef struct sc_report {
     unsigned target_regs;  /* 0: no --target-regs */
     size_t ntargets, captargets;
     sc_target *targets;    /* file, mode order */
+    char *launch_path;     /* --launches FILE */
+    size_t nlaunches;
+    sc_launch *launches;
 } sc_report;
+
+/* --launches FILE into r (0), or 2 after a file:line: error on stderr. */
+int sc_launches_read(sc_report *r, const char *path);
+void sc_launches_free(sc_report *r);
+
+/* The dynamic runs of one file (spillcost_dyn.c): the original's launches
+ * at the start, each rewrite's rows (r->rows[from..]) filled after it. */
+typedef struct sc_dynfile {
+    FILE *devnull;         /* device printf */
+    ptx_module *m0;        /* the original, which the machines need */
+    emu_machine **orig;    /* per launch: after the original's run; NULL: not this file's, or it stopped */
+    bool failed;           /* a launch's arguments do not fit its kernel (said on stderr) */
+} sc_dynfile;
+sc_dynfile *sc_dyn_begin(sc_report *r, const char *path);
+void sc_dyn_rewritten(sc_report *r, sc_dynfile *df, const char *path, const ptx_module *m, size_t from);
+void sc_dyn_end(sc_report *r, sc_dynfile *df);
+
+/* A note at the end of the report, once per text. */
+void sc_note(sc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 const char *sc_mode_name(unsigned mode);
 
@@ -64,6 +105,8 @@ typedef struct sc_total {
     uint64_t shared_bytes;
     uint64_t ptxas_spill_stores, ptxas_spill_loads; /* bytes, over the kernels ptxas reported */
     uint32_t ptxas_known;                           /* kernels ptxas reported */
+    sc_dyn dyn;                                     /* over the rows with launches */
+    uint32_t dyn_kernels;
 } sc_total;
 
 void sc_totals(const sc_report *r, unsigned mode, unsigned budget, sc_total *t);

@@ -37,6 +37,15 @@ void sc_totals(const sc_report *r, unsigned mode, unsigned budget, sc_total *t)
             t->ptxas_spill_loads += w->px.spill_loads;
             t->ptxas_known++;
         }
+        if (w->dyn.launches) {
+            sc_dyn *y = &t->dyn;
+            const sc_dyn *x = &w->dyn;
+            t->dyn_kernels++;
+            y->launches += x->launches, y->mismatches += x->mismatches;
+            y->local_ld += x->local_ld, y->local_st += x->local_st;
+            y->shared_ld += x->shared_ld, y->shared_st += x->shared_st;
+            y->remat_c += x->remat_c, y->remat_a += x->remat_a, y->remat_s += x->remat_s;
+        }
     }
 }
 
@@ -188,6 +197,159 @@ static json_t *targets_json(const sc_report *r)
     return j;
 }
 
+/* Where mode aff's loop-weighted .local spill instructions at budget k
+ * come from, per kernel: divergent values, and the uniform and affine
+ * values kept in .local by reason (ra_func_stats.local_w_why). */
+static void print_why_text(FILE *o, const sc_report *r, unsigned k)
+{
+    bool col[RA_WHY__COUNT] = {true};
+    uint64_t tot[RA_WHY__COUNT] = {0}, all = 0;
+    size_t nk = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const sc_row *w = &r->rows[i];
+        if (w->mode != SC_AFF || w->budget != k || !(w->fs.loads_local_w + w->fs.stores_local_w)) continue;
+        nk++;
+        for (unsigned y = 1; y < RA_WHY__COUNT; y++) col[y] |= w->fs.local_w_why[y] != 0;
+    }
+    if (!nk) return;
+    unsigned nc = 3;
+    for (unsigned y = 0; y < RA_WHY__COUNT; y++) nc += col[y];
+    fprintf(o,
+            "\nWhere aff's .local spill instructions at K=%u come from (loop-weighted ~, per kernel): divergent\n"
+            "values (per-thread: no warp slot can hold them), and uniform/affine values kept in .local, by reason\n",
+            k);
+    table t;
+    table_init(&t, nc, ~3u);
+    table_cell(&t, "file");
+    table_cell(&t, "kernel");
+    table_cell(&t, "local~");
+    table_cell(&t, "divergent");
+    for (unsigned y = 1; y < RA_WHY__COUNT; y++)
+        if (col[y]) table_cell(&t, "%s", ra_why_name((enum ra_why)y));
+    char buf[1024];
+    for (size_t i = 0; i < r->nrows; i++) {
+        const sc_row *w = &r->rows[i];
+        uint64_t l = w->fs.loads_local_w + w->fs.stores_local_w;
+        if (w->mode != SC_AFF || w->budget != k || !l) continue;
+        cell(w, 0, buf, sizeof buf);
+        table_cell(&t, "%s", buf);
+        cell(w, 1, buf, sizeof buf);
+        table_cell(&t, "%s", buf);
+        table_cell(&t, "%" PRIu64, l);
+        all += l;
+        for (unsigned y = 0; y < RA_WHY__COUNT; y++) {
+            if (!col[y]) continue;
+            table_cell(&t, "%" PRIu64, w->fs.local_w_why[y]);
+            tot[y] += w->fs.local_w_why[y];
+        }
+    }
+    table_cell(&t, "total");
+    table_cell(&t, "%zu kernels", nk);
+    table_cell(&t, "%" PRIu64, all);
+    for (unsigned y = 0; y < RA_WHY__COUNT; y++)
+        if (col[y]) table_cell(&t, "%" PRIu64, tot[y]);
+    table_print(&t, o, "");
+    table_free(&t);
+}
+
+/* --launches: per kernel, the emulator's figures beside the static
+ * loop-weighted ones; totals per budget and mode; the Fig. 24-26 summary
+ * with the dynamic figures. */
+static void print_dyn_text(FILE *o, const sc_report *r)
+{
+    fprintf(o,
+            "\nDynamic spill traffic (emulator, %zu launch%s of %s; bytes over all lanes; remat: started per lane;\n"
+            "loc~: the static loop-weighted .local loads + stores)\n",
+            r->nlaunches, r->nlaunches == 1 ? "" : "es", r->launch_path);
+    table t;
+    table_init(&t, 14, ~7u);
+    const char *h[] = {"file", "kernel", "mode", "K", "launches", "loc~", ".local.ld.B", ".local.st.B", ".shared.ld.B",
+                       ".shared.st.B", "remat.const", "remat.affine", "remat.sh-aff", "differ"};
+    for (unsigned c = 0; c < 14; c++) table_cell(&t, "%s", h[c]);
+    char buf[1024];
+    for (size_t i = 0; i < r->nrows; i++) {
+        const sc_row *w = &r->rows[i];
+        const sc_dyn *y = &w->dyn;
+        if (!y->launches) continue;
+        for (unsigned c = 0; c < 4; c++) {
+            cell(w, c, buf, sizeof buf);
+            table_cell(&t, "%s", buf);
+        }
+        table_cell(&t, "%u", y->launches);
+        table_cell(&t, "%" PRIu64, w->fs.loads_local_w + w->fs.stores_local_w);
+        table_cell(&t, "%" PRIu64, y->local_ld);
+        table_cell(&t, "%" PRIu64, y->local_st);
+        table_cell(&t, "%" PRIu64, y->shared_ld);
+        table_cell(&t, "%" PRIu64, y->shared_st);
+        table_cell(&t, "%" PRIu64, y->remat_c);
+        table_cell(&t, "%" PRIu64, y->remat_a);
+        table_cell(&t, "%" PRIu64, y->remat_s);
+        table_cell(&t, "%u", y->mismatches);
+    }
+    table_print(&t, o, "");
+    table_free(&t);
+
+    fputs("\nDynamic totals over the launched kernels (bytes loaded + stored; % of linear's .local bytes)\n", o);
+    table_init(&t, 8, ~3u);
+    const char *th[] = {"K", "mode", "kernels", ".local.B", "%linear", ".shared.B", "remat", "differ"};
+    for (unsigned c = 0; c < 8; c++) table_cell(&t, "%s", th[c]);
+    for (unsigned b = 0; b < r->nbudgets; b++) {
+        sc_total lin;
+        sc_totals(r, SC_LINEAR, r->budgets[b], &lin);
+        uint64_t l0 = lin.dyn.local_ld + lin.dyn.local_st;
+        for (unsigned m = 0; m < SC_PTXAS; m++) {
+            sc_total s;
+            sc_totals(r, m, r->budgets[b], &s);
+            uint64_t l = s.dyn.local_ld + s.dyn.local_st;
+            table_cell(&t, "%u", r->budgets[b]);
+            table_cell(&t, "%s", sc_mode_name(m));
+            table_cell(&t, "%u", s.dyn_kernels);
+            table_cell(&t, "%" PRIu64, l);
+            if (l0) table_cell(&t, "%.1f", 100.0 * (double)l / (double)l0);
+            else table_cell(&t, "-");
+            table_cell(&t, "%" PRIu64, s.dyn.shared_ld + s.dyn.shared_st);
+            table_cell(&t, "%" PRIu64, s.dyn.remat_c + s.dyn.remat_a + s.dyn.remat_s);
+            table_cell(&t, "%u", s.dyn.mismatches);
+        }
+    }
+    table_print(&t, o, "");
+    table_free(&t);
+
+    unsigned k0 = r->budgets[0];
+    fprintf(o,
+            "\nDynamic summary at K=%u (Fig. 24-26 with the emulator's figures): spill bytes loaded from .shared\n"
+            "and from .local (%% from .shared), rematerialisations executed by kind (per lane)\n",
+            k0);
+    table_init(&t, 7, ~1u);
+    const char *sh[] = {"mode", "ld.shared.B", "ld.local.B", "%shared", "remat.const", "remat.affine",
+                        "remat.shared-affine"};
+    for (unsigned c = 0; c < 7; c++) table_cell(&t, "%s", sh[c]);
+    for (unsigned m = 0; m < SC_PTXAS; m++) {
+        sc_total s;
+        sc_totals(r, m, k0, &s);
+        table_cell(&t, "%s", sc_mode_name(m));
+        table_cell(&t, "%" PRIu64, s.dyn.shared_ld);
+        table_cell(&t, "%" PRIu64, s.dyn.local_ld);
+        uint64_t all = s.dyn.shared_ld + s.dyn.local_ld;
+        if (all) table_cell(&t, "%.1f", 100.0 * (double)s.dyn.shared_ld / (double)all);
+        else table_cell(&t, "-");
+        table_cell(&t, "%" PRIu64, s.dyn.remat_c);
+        table_cell(&t, "%" PRIu64, s.dyn.remat_a);
+        table_cell(&t, "%" PRIu64, s.dyn.remat_s);
+    }
+    table_print(&t, o, "");
+    table_free(&t);
+}
+
+static json_t *dyn_json(const sc_dyn *y)
+{
+    return json_pack("{s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "launches", (int)y->launches, "differ",
+                     (int)y->mismatches, "local_loaded", (json_int_t)y->local_ld, "local_stored",
+                     (json_int_t)y->local_st, "shared_loaded", (json_int_t)y->shared_ld, "shared_stored",
+                     (json_int_t)y->shared_st, "remat_const", (json_int_t)y->remat_c, "remat_affine",
+                     (json_int_t)y->remat_a, "remat_shared_affine", (json_int_t)y->remat_s);
+}
+
 static void print_text(FILE *o, const sc_report *r)
 {
     static const char *const head[NCOLS] = {
@@ -265,6 +427,8 @@ static void print_text(FILE *o, const sc_report *r)
     }
     table_print(&t, o, "");
     table_free(&t);
+    print_why_text(o, r, k0);
+    if (r->nlaunches) print_dyn_text(o, r);
     if (r->target_regs) print_targets_text(o, r);
     for (size_t i = 0; i < r->nnotes; i++) fprintf(o, "%snote: %s\n", i ? "" : "\n", r->notes[i]);
 }
@@ -319,6 +483,14 @@ static void print_json(FILE *o, const sc_report *r)
             json_object_set_new(j, col_names[c], v);
             if (c == 1) json_object_set_new(j, "symbol", json_string(w->kernel));
         }
+        if (w->mode != SC_PTXAS) { /* print_why_text's breakdown: divergent, then by ra_why */
+            json_t *y = json_object();
+            json_object_set_new(y, "divergent", json_integer((json_int_t)w->fs.local_w_why[RA_WHY_NONE]));
+            for (unsigned k = 1; k < RA_WHY__COUNT; k++)
+                json_object_set_new(y, ra_why_name((enum ra_why)k), json_integer((json_int_t)w->fs.local_w_why[k]));
+            json_object_set_new(j, "local_w_why", y);
+            if (w->dyn.launches) json_object_set_new(j, "dynamic", dyn_json(&w->dyn));
+        }
         json_array_append_new(rows, j);
     }
     json_object_set_new(root, "rows", rows);
@@ -333,6 +505,7 @@ static void print_json(FILE *o, const sc_report *r)
             json_t *v = total_json(&s, m);
             json_object_update(j, v);
             json_decref(v);
+            if (s.dyn_kernels) json_object_set_new(j, "dynamic", dyn_json(&s.dyn));
             json_array_append_new(tot, j);
         }
     json_object_set_new(root, "totals", tot);

@@ -16,8 +16,8 @@ const char *sc_mode_name(unsigned mode)
     return mode < SC_NMODES ? n[mode] : "?";
 }
 
-static void note(sc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(sc_report *r, const char *fmt, ...)
+#define note sc_note
+void sc_note(sc_report *r, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -172,6 +172,8 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
     cache_ent *cache = NULL;
     size_t ncache = 0;
     int rc = 0;
+    sc_dynfile *df = sc_dyn_begin(r, path);
+    if (df && df->failed) rc = -1;
     static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
     for (unsigned mi = 0; mi < 3 && !rc; mi++)
         for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
@@ -197,6 +199,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
                     sc_row *w = add_row(r, path, names[k], mi, o.budget);
                     w->fs = st.funcs[k];
                 }
+                sc_dyn_rewritten(r, df, path, m, from);
                 if (run_px) {
                     size_t len;
                     char *text = ptx_print_text(m, &len), what[700];
@@ -239,6 +242,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
         }
         free(log);
     }
+    sc_dyn_end(r, df);
     for (size_t i = 0; i < ncache; i++) {
         free(cache[i].text);
         sc_ptxas_free(&cache[i].info);
@@ -257,6 +261,7 @@ void sc_report_free(sc_report *r)
     for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i]);
     free(r->notes);
     free(r->budgets);
+    sc_launches_free(r);
 }
 
 int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks)
@@ -286,5 +291,10 @@ int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *bl
         rmdir(tmp);
     }
     if (!rc && !blk_check_seen(blocks, "spillcost")) rc = 2;
+    /* a launch file may cover more files than one run names */
+    for (size_t i = 0; !rc && i < r->nlaunches; i++)
+        if (!r->launches[i].seen)
+            note(r, "%s:%u: kernel %s is in none of the files: not run", r->launch_path, r->launches[i].line,
+                 r->launches[i].kernel);
     return rc;
 }

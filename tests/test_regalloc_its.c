@@ -31,6 +31,12 @@ static const unsigned sample_budgets[2] = {8, 16};
 #define MAXCFG 15
 #define MAXKEYS 4096
 
+/* What the emulator measured of the spill code (emu_stats): bytes to and
+ * from the .local and .shared slots, rematerialisations started, per lane. */
+typedef struct dyn {
+    uint64_t local_ld, local_st, shared_ld, shared_st, remat_c, remat_a, remat_s;
+} dyn;
+
 static struct {
     bool all;
     const unsigned *budgets;
@@ -41,6 +47,10 @@ static struct {
     char *kernels[MAXKEYS];
     unsigned nkernels;
     FILE *devnull;
+    /* dynamic spill traffic of the rewritten kernels (seed 1's run):
+     * per configuration, and per kernel the .local bytes */
+    dyn cfg_dyn[MAXCFG];
+    uint64_t kernel_local[MAXKEYS][MAXCFG];
 } rs;
 
 typedef struct its_ctx {
@@ -192,9 +202,9 @@ static void hook_launched(eh *h, const char *kernel, emu_status st0)
     }
     char key[600];
     snprintf(key, sizeof key, "%s %s", h->path, kernel);
-    bool seen = false;
-    for (unsigned i = 0; i < rs.nkernels && !seen; i++) seen = !strcmp(rs.kernels[i], key);
-    if (!seen && rs.nkernels < MAXKEYS) rs.kernels[rs.nkernels++] = strdup(key);
+    unsigned ki = 0;
+    while (ki < rs.nkernels && strcmp(rs.kernels[ki], key)) ki++;
+    if (ki == rs.nkernels && rs.nkernels < MAXKEYS) rs.kernels[rs.nkernels++] = strdup(key);
 
     for (unsigned i = 0; not_its_correct[i]; i++)
         if (!strcmp(not_its_correct[i], kernel)) {
@@ -247,6 +257,14 @@ static void hook_launched(eh *h, const char *kernel, emu_status st0)
             bool bad = st != EMU_OK || first_diff(R, M, unstable, &seg, &at);
             rs.runs++;
             rs.cfg_runs[c]++;
+            if (s == 1 && st == EMU_OK) {
+                const emu_stats *S = emu_last_stats(M);
+                dyn *y = &rs.cfg_dyn[c];
+                y->local_ld += S->spill_local_ld, y->local_st += S->spill_local_st;
+                y->shared_ld += S->spill_shared_ld, y->shared_st += S->spill_shared_st;
+                y->remat_c += S->remat_const, y->remat_a += S->remat_affine, y->remat_s += S->remat_shared;
+                if (ki < MAXKEYS) rs.kernel_local[ki][c] += S->spill_local_ld + S->spill_local_st;
+            }
             if (bad) {
                 rs.mismatches++;
                 rs.cfg_mismatch[c]++;
@@ -264,6 +282,33 @@ static void hook_launched(eh *h, const char *kernel, emu_status st0)
         }
     }
     free(unstable);
+}
+
+/* The dynamic figures (docs/spillcost.md, "Dynamic figures"): per mode
+ * and budget, then (make regalloc-its) per kernel at the smallest budget
+ * where linear mode moved .local bytes. */
+static void print_dynamic(void)
+{
+    printf("dynamic spill traffic (seed 1, bytes over all lanes; remat: rematerialisations started, per lane):\n");
+    printf("  %-7s %6s %14s %14s %14s %14s %12s %12s %12s %8s\n", "mode", "budget", ".local ld", ".local st",
+           ".shared ld", ".shared st", "remat const", "remat aff", "remat sh-aff", "local %");
+    for (unsigned c = 0; c < rs.ncfg; c++) {
+        const dyn *y = &rs.cfg_dyn[c], *lin = &rs.cfg_dyn[c / 3 * 3];
+        uint64_t l = y->local_ld + y->local_st, l0 = lin->local_ld + lin->local_st;
+        printf("  %-7s %6u %14llu %14llu %14llu %14llu %12llu %12llu %12llu %7.1f%%\n", ra_mode_name(cfg_mode(c)),
+               cfg_budget(c), (unsigned long long)y->local_ld, (unsigned long long)y->local_st,
+               (unsigned long long)y->shared_ld, (unsigned long long)y->shared_st, (unsigned long long)y->remat_c,
+               (unsigned long long)y->remat_a, (unsigned long long)y->remat_s, l0 ? 100.0 * (double)l / (double)l0 : 0.0);
+    }
+    if (!rs.all) return;
+    printf("per kernel, budget %u: .local bytes loaded + stored (linear, div, aff), kernels where linear has some:\n",
+           rs.budgets[0]);
+    for (unsigned k = 0; k < rs.nkernels && k < MAXKEYS; k++) {
+        const uint64_t *v = rs.kernel_local[k];
+        if (!v[0]) continue;
+        printf("  %-60s %12llu %12llu %12llu %7.1f%%\n", rs.kernels[k], (unsigned long long)v[0],
+               (unsigned long long)v[1], (unsigned long long)v[2], 100.0 * (double)v[2] / (double)v[0]);
+    }
 }
 
 static const eh_hooks its_hooks = {hook_opened, hook_launching, hook_launched, hook_closing};
@@ -297,6 +342,7 @@ Test(regalloc_its, corpus, .timeout = 0)
             printf("  %-7s %6u %8u %10u\n", ra_mode_name(cfg_mode(c)), cfg_budget(c), rs.cfg_runs[c],
                    rs.cfg_mismatch[c]);
     }
+    print_dynamic();
     fflush(stdout);
     for (unsigned i = 0; i < rs.nkernels; i++) free(rs.kernels[i]);
     cr_expect_eq(rs.mismatches, 0, "%u rewritten runs differ from the original (listed on stderr)", rs.mismatches);

@@ -413,3 +413,196 @@ Test(spillcost, target_regs_before_and_after, .timeout = 300)
     free(out);
     free(err);
 }
+
+/* A launch file in a fresh directory: its path (static buffer). */
+static const char *launch_file(const char *text)
+{
+    static char path[256];
+    char dir[] = "/tmp/ptxray-sc-launchXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/l.launches", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void rm_launch_file(const char *path)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", path);
+    unlink(path);
+    *strrchr(dir, '/') = 0;
+    rmdir(dir);
+}
+
+/* 128 threads, n = 3: the inner loop runs 9 times per thread, the outer 3.
+ * In aff mode the constant 1000 is rebuilt at its one use in the inner
+ * loop (9 per thread), 4*tid.x + 7 at its uses in the inner loop and after
+ * the nest (10), and the output address from its .shared slot at the three
+ * loads and the store (4), all per lane; and the .local and .shared bytes
+ * are what `ptxray run` measures on `ptxray regalloc`'s output. */
+Test(spillcost, launches_dynamic_figures)
+{
+    no_ptxas();
+    const char *lf = launch_file("# out n a b c\nloop_spill 1 128 buf:i32:384:rand:5 i32:3 i32:2 i32:3 i32:5\n");
+    char *out, *err;
+    char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--format", "json", "--launches", (char *)lf, NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    json_t *rows = json_object_get(j, "rows");
+    cr_assert_eq(json_array_size(rows), 4);
+    const char *modes[3] = {"linear", "div", "aff"};
+    for (unsigned m = 0; m < 3; m++) {
+        json_t *y = json_object_get(json_array_get(rows, m), "dynamic");
+        cr_assert_not_null(y, "%s", modes[m]);
+        cr_expect_eq(json_integer_value(json_object_get(y, "launches")), 1);
+        cr_expect_eq(json_integer_value(json_object_get(y, "differ")), 0);
+        /* the same launch under `ptxray run` of the rewrite */
+        char rw[300];
+        snprintf(rw, sizeof rw, "%s.%s.ptx", lf, modes[m]);
+        char *ra[] = {BIN, "regalloc", data(), "--budget", "8", "--mode", (char *)modes[m], "-q", "-o", rw, NULL};
+        char *o2, *e2;
+        cr_assert_eq(tu_run(ra, &o2, &e2), 0, "%s", e2);
+        free(o2);
+        free(e2);
+        char *rn[] = {BIN, "run", rw, "--kernel", "loop_spill", "--grid", "1", "--block", "128",
+                      "--arg", "buf:i32:384:rand:5", "--arg", "i32:3", "--arg", "i32:2", "--arg", "i32:3",
+                      "--arg", "i32:5", "--format", "json", NULL};
+        cr_assert_eq(tu_run(rn, &o2, &e2), 0, "%s", e2);
+        json_t *rj = json_loads(o2, 0, &je);
+        cr_assert_not_null(rj, "%s", je.text);
+        json_t *sb = json_object_get(rj, "spill_bytes"), *re = json_object_get(rj, "remat_executed");
+        static const char *const sk[4] = {"local_loaded", "local_stored", "shared_loaded", "shared_stored"};
+        for (unsigned k = 0; k < 4; k++)
+            cr_expect_eq(json_integer_value(json_object_get(y, sk[k])), json_integer_value(json_object_get(sb, sk[k])),
+                         "%s %s", modes[m], sk[k]);
+        static const char *const rk[3] = {"const", "affine", "shared_affine"};
+        for (unsigned k = 0; k < 3; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "remat_%s", rk[k]);
+            cr_expect_eq(json_integer_value(json_object_get(y, key)), json_integer_value(json_object_get(re, rk[k])),
+                         "%s %s", modes[m], key);
+        }
+        cr_expect_eq(m == 2, re != NULL, "%s: rematerialisations only in aff", modes[m]);
+        json_decref(rj);
+        free(o2);
+        free(e2);
+        if (m == 2) { /* run's text line */
+            rn[20] = "text";
+            cr_assert_eq(tu_run(rn, &o2, &e2), 0, "%s", e2);
+            cr_expect(strstr(o2, "\nrematerialisations (regalloc, per lane): const 1152, affine 1280, "
+                                 "shared-affine 512\n"), "%s", o2);
+            cr_expect(strstr(o2, "\nspill slots (regalloc): .local 0 bytes loaded, 0 stored; .shared 29184 "
+                                 "bytes loaded, 5632 stored\n"), "%s", o2);
+            free(o2);
+            free(e2);
+        }
+        unlink(rw);
+    }
+    json_t *aff = json_object_get(json_array_get(rows, 2), "dynamic");
+    cr_expect_eq(json_integer_value(json_object_get(aff, "remat_const")), 128 * 9);
+    cr_expect_eq(json_integer_value(json_object_get(aff, "remat_affine")), 128 * 10);
+    cr_expect_eq(json_integer_value(json_object_get(aff, "remat_shared_affine")), 128 * 4);
+    cr_expect_eq(json_integer_value(json_object_get(aff, "local_loaded")), 0);
+    json_t *lin = json_object_get(json_array_get(rows, 0), "dynamic");
+    cr_expect_gt(json_integer_value(json_object_get(lin, "local_loaded")), 0);
+    cr_expect_null(json_object_get(json_array_get(rows, 3), "dynamic"), "the ptxas row has none");
+    json_decref(j);
+    free(out);
+    free(err);
+    /* text: the per-kernel lines, the totals and the summary */
+    char *t[] = {BIN, "spillcost", data(), "--budgets", "8", "--launches", (char *)lf, NULL};
+    cr_assert_eq(tu_run(t, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "Dynamic summary at K=8"), "%s", out);
+    cr_expect(strstr(out, "aff           29184           0    100.0         1152          1280                  512\n"),
+              "%s", out);
+    free(out);
+    free(err);
+    rm_launch_file(lf);
+}
+
+Test(spillcost, launches_bad_input_exit_2)
+{
+    no_ptxas();
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"# c\nloop_spill 1\n", "l.launches:2:1: error: expected KERNEL GRID BLOCK"},
+        {"loop_spill 1 0 i32:1\n", "l.launches:1:1: error: expected KERNEL GRID BLOCK"},
+        {"loop_spill 1 32,2,2,2 i32:1\n", "l.launches:1:1: error: expected KERNEL GRID BLOCK"},
+        {"loop_spill 1 32 i32:1\n", "l.launches:1:1: error: "},
+        {"loop_spill 1 32 buf:i32:8 i32:1 i32:1 i32:1 xx:1\n", "l.launches:1:1: error: "},
+        {"# nothing\n\n", "error: no launches"},
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *lf = launch_file(bad[i].text);
+        char *out, *err;
+        char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--launches", (char *)lf, NULL};
+        cr_expect_eq(tu_run(a, &out, &err), 2, "%s", bad[i].text);
+        cr_expect(strstr(err, bad[i].want) != NULL, "%s: %s", bad[i].text, err);
+        cr_expect_str_eq(out, "", "%s", bad[i].text);
+        free(out);
+        free(err);
+        rm_launch_file(lf);
+    }
+    /* a kernel in none of the files: a note, the rest runs */
+    const char *lf = launch_file("nosuch 1 32\n");
+    char *out, *err;
+    char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--launches", (char *)lf, NULL};
+    cr_expect_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "l.launches:1: kernel nosuch is in none of the files: not run"), "%s", out);
+    free(out);
+    free(err);
+    rm_launch_file(lf);
+}
+
+/* Where the .local spill instructions come from (local_w_why): every
+ * weighted .local instruction has one reason, so the reasons add up to
+ * loads_local_w + stores_local_w; in linear mode the uniform and affine
+ * values are there because of the mode.  The text section lists aff's
+ * kernels that keep .local spills (avgSquare and sumTriangle of
+ * sampaio_divergence: loop counters and sums redefined inside `if (tid <
+ * c)`, where the warp may be split). */
+Test(spillcost, local_reasons)
+{
+    no_ptxas();
+    char *out, *err;
+    char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--format", "json", NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    json_t *rows = json_object_get(j, "rows");
+    for (unsigned m = 0; m < 3; m++) {
+        json_t *r = json_array_get(rows, m), *y = json_object_get(r, "local_w_why");
+        cr_assert_not_null(y);
+        json_int_t sum = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(y, k, v) sum += json_integer_value(v);
+        cr_expect_eq(sum, json_integer_value(json_object_get(r, "loads_local_w")) +
+                              json_integer_value(json_object_get(r, "stores_local_w")), "row %u", m);
+    }
+    json_t *lin = json_object_get(json_array_get(rows, 0), "local_w_why");
+    cr_expect_eq(json_integer_value(json_object_get(lin, "divergent")), 222);
+    cr_expect_eq(json_integer_value(json_object_get(lin, "mode")), 450);
+    json_t *div = json_object_get(json_array_get(rows, 1), "local_w_why");
+    cr_expect_eq(json_integer_value(json_object_get(div, "divergent")), 5);
+    json_decref(j);
+    free(out);
+    free(err);
+    char *t[] = {BIN, "spillcost", (char *)tu_src("ptx-corpus/sm_80/sampaio_divergence.ptx"), "--budgets", "8", NULL};
+    cr_assert_eq(tu_run(t, &out, &err), 0, "%s", err);
+    const char *s = strstr(out, "Where aff's .local spill instructions at K=8");
+    cr_assert_not_null(s, "%s", out);
+    cr_expect(strstr(s, "kernel       local~  divergent  redefined where the warp may be split\n"), "%s", s);
+    cr_expect(strstr(s, "avgSquare       114         44                                     70\n"), "%s", s);
+    cr_expect(strstr(s, "sumTriangle     221        190                                     31\n"), "%s", s);
+    cr_expect(strstr(s, "2 kernels       335        234                                    101\n"), "%s", s);
+    free(out);
+    free(err);
+}
