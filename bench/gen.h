@@ -1,5 +1,6 @@
-/* Shared by the benchmarks that generate PTX in memory: a growing text
- * buffer and a clock. */
+/* Shared by the benchmarks: a growing text buffer and a clock for those
+ * that generate PTX in memory, the corpus files read into memory, and the
+ * generated many-block kernel. */
 #ifndef PTXRAY_BENCH_GEN_H
 #define PTXRAY_BENCH_GEN_H
 #include <dirent.h>

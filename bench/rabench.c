@@ -21,11 +21,11 @@
  * Prints both totals and pass/analysis per budget and mode (target <= 2),
  * and the file with the highest ratio. */
 #define _DEFAULT_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "gen.h" /* collect: the corpus files, sorted */
 #include "divergence.h"
 #include "program.h"
 #include "ptx.h"
@@ -36,49 +36,6 @@ static double cpu(void)
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-typedef struct { char **v; size_t n, cap; } list;
-
-static int cmp_s(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static void walk(const char *dir, list *l)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = malloc(n);
-        if (!p) abort();
-        snprintf(p, n, "%s/%s", dir, e->d_name);
-        size_t k = strlen(e->d_name);
-        if (e->d_type == DT_DIR) {
-            walk(p, l);
-            free(p);
-        } else if (k > 4 && !strcmp(e->d_name + k - 4, ".ptx")) {
-            if (l->n == l->cap && !(l->v = realloc(l->v, (l->cap = l->cap * 2 + 16) * sizeof *l->v))) abort();
-            l->v[l->n++] = p;
-        } else
-            free(p);
-    }
-    closedir(d);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) abort();
-    s[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return s;
 }
 
 /* One analysis run; -1 when the file does not build (skipped). */
@@ -135,13 +92,13 @@ int main(int argc, char **argv)
     }
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
     if (rounds < 1) rounds = 1;
-    list l = {0};
-    walk(argv[1], &l);
-    if (!l.n) {
+    file *v = NULL;
+    size_t nf = 0, cap = 0;
+    collect(argv[1], &v, &nf, &cap);
+    if (!nf) {
         fprintf(stderr, "ptxray-rabench: no PTX files under %s\n", argv[1]);
         return 1;
     }
-    qsort(l.v, l.n, sizeof *l.v, cmp_s);
     static const unsigned budgets[] = {8, 16};
     static const enum ra_mode modes[] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
     double an = 0, pass[2][3] = {{0}}, worst = 0;
@@ -149,10 +106,9 @@ int main(int argc, char **argv)
     unsigned worst_b = 0;
     enum ra_mode worst_m = RA_MODE_AFF;
     size_t used = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        size_t len;
-        char *text = slurp(l.v[i], &len);
-        if (!text) continue;
+    for (size_t i = 0; i < nf; i++) {
+        size_t len = v[i].len;
+        const char *text = v[i].text;
         /* each round runs the analysis and then every configuration once,
          * so each is timed after the others as in a run of the tool, not
          * from caches and branch predictors warmed by itself */
@@ -160,19 +116,16 @@ int main(int argc, char **argv)
         for (int b = 0; b < 2; b++)
             for (int k = 0; k < 3; k++) p[b][k] = -1;
         for (int r = 0; r < rounds; r++) {
-            double t = time_analysis(l.v[i], text, len);
+            double t = time_analysis(v[i].path, text, len);
             if (t < 0) break;
             if (a < 0 || t < a) a = t;
             for (int b = 0; b < 2; b++)
                 for (int k = 0; k < 3; k++) {
-                    t = time_pass(l.v[i], text, len, budgets[b], modes[k]);
+                    t = time_pass(v[i].path, text, len, budgets[b], modes[k]);
                     if (t >= 0 && (p[b][k] < 0 || t < p[b][k])) p[b][k] = t;
                 }
         }
-        if (a < 0) { /* not a buildable module (the corpus's bad inputs) */
-            free(text);
-            continue;
-        }
+        if (a < 0) continue; /* not a buildable module (the corpus's bad inputs) */
         used++;
         an += a;
         for (int b = 0; b < 2; b++)
@@ -181,9 +134,8 @@ int main(int argc, char **argv)
                 pass[b][k] += p[b][k];
                 /* files under 0.1 ms are timer noise for a ratio */
                 if (a > 1e-4 && p[b][k] / a > worst)
-                    worst = p[b][k] / a, worst_file = l.v[i], worst_b = budgets[b], worst_m = modes[k];
+                    worst = p[b][k] / a, worst_file = v[i].path, worst_b = budgets[b], worst_m = modes[k];
             }
-        free(text);
     }
     printf("regalloc pass vs analysis: %zu files, best of %d interleaved rounds, thread CPU time\n", used, rounds);
     printf("  analysis (parse + GSA + affine divergence): %.3f ms\n", an * 1e3);
@@ -198,7 +150,7 @@ int main(int argc, char **argv)
     if (worst_file)
         printf("  highest file ratio: %.2fx (%s, budget %u, %s)\n", worst, worst_file, worst_b, ra_mode_name(worst_m));
     printf("  target: pass <= 2x analysis: %s\n", over ? "MISSED" : "met");
-    for (size_t i = 0; i < l.n; i++) free(l.v[i]);
-    free(l.v);
+    for (size_t i = 0; i < nf; i++) free(v[i].path), free(v[i].text);
+    free(v);
     return 0;
 }

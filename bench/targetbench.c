@@ -16,42 +16,14 @@
  * Files ptxas rejects at -maxrregcount N (its lower bound, instructions
  * that need more registers) are listed and left out. */
 #define _DEFAULT_SOURCE
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gen.h" /* collect: the corpus files, sorted */
 #include "ptx.h"
 #include "ra_target.h"
 #include "regalloc.h"
-
-typedef struct { char **v; size_t n, cap; } list;
-
-static int cmp_s(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static void walk(const char *dir, list *l)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = malloc(n);
-        if (!p) abort();
-        snprintf(p, n, "%s/%s", dir, e->d_name);
-        size_t k = strlen(e->d_name);
-        if (e->d_type == DT_DIR) {
-            walk(p, l);
-            free(p);
-        } else if (k > 4 && !strcmp(e->d_name + k - 4, ".ptx")) {
-            if (l->n == l->cap && !(l->v = realloc(l->v, (l->cap = l->cap * 2 + 16) * sizeof *l->v))) abort();
-            l->v[l->n++] = p;
-        } else
-            free(p);
-    }
-    closedir(d);
-}
 
 int main(int argc, char **argv)
 {
@@ -62,13 +34,13 @@ int main(int argc, char **argv)
     unsigned ns[16], nn = 0;
     for (int i = 2; i < argc && nn < 16; i++) ns[nn++] = (unsigned)atoi(argv[i]);
     if (!nn) ns[nn++] = 24, ns[nn++] = 32;
-    list l = {0};
-    walk(argv[1], &l);
-    if (!l.n) {
+    file *v = NULL;
+    size_t nf = 0, cap = 0;
+    collect(argv[1], &v, &nf, &cap);
+    if (!nf) {
         fprintf(stderr, "ptxray-targetbench: no PTX files under %s\n", argv[1]);
         return 1;
     }
-    qsort(l.v, l.n, sizeof *l.v, cmp_s);
     int missed = 0;
     for (unsigned k = 0; k < nn; k++) {
         printf("--target-regs %u (mode aff): ptxas -maxrregcount %u spill bytes, files where ptxas alone spills\n",
@@ -78,8 +50,8 @@ int main(int argc, char **argv)
         double lsum = 0;
         unsigned files = 0, ok = 0;
         long alone = 0, with = 0;
-        for (size_t i = 0; i < l.n; i++) {
-            ptx_module *m = ptx_load(l.v[i], 0);
+        for (size_t i = 0; i < nf; i++) {
+            ptx_module *m = ptx_load(v[i].path, 0);
             if (!m) continue; /* the corpus's bad inputs */
             ra_options o;
             memset(&o, 0, sizeof o);
@@ -92,7 +64,7 @@ int main(int argc, char **argv)
             free(out);
             ptx_module_free(m);
             if (rc) {
-                printf("  %-44s ptxas rejects it at -maxrregcount %u: left out\n", l.v[i], ns[k]);
+                printf("  %-44s ptxas rejects it at -maxrregcount %u: left out\n", v[i].path, ns[k]);
                 continue;
             }
             ok++;
@@ -100,7 +72,7 @@ int main(int argc, char **argv)
             double q = (r.with + 1.0) / (r.alone + 1.0);
             char b[16] = "-";
             if (r.budget) snprintf(b, sizeof b, "%u", r.budget);
-            printf("  %-44s %8u %6s %5u %8ld %8ld %6.3f\n", l.v[i], r.pressure, b, r.tried, r.alone, r.with, q);
+            printf("  %-44s %8u %6s %5u %8ld %8ld %6.3f\n", v[i].path, r.pressure, b, r.tried, r.alone, r.with, q);
             lsum += log(q);
             files++;
             alone += r.alone;
@@ -112,7 +84,7 @@ int main(int argc, char **argv)
                "(%.0f%% less; target <= 0.70: %s)\n\n",
                ok, files, alone, with, g, (1 - g) * 100, g > 0.70 ? "MISSED" : "met");
     }
-    for (size_t i = 0; i < l.n; i++) free(l.v[i]);
-    free(l.v);
+    for (size_t i = 0; i < nf; i++) free(v[i].path), free(v[i].text);
+    free(v);
     return missed;
 }
