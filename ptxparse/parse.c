@@ -163,7 +163,9 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
         close(fd);
         return NULL;
     }
-    size_t cap = (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) ? (size_t)st.st_size + 2 : 65536;
+    /* a regular file's size + 3: the two NULs and one spare byte, so the
+     * read that sees end-of-file needs no larger buffer */
+    size_t cap = (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) ? (size_t)st.st_size + 3 : 65536;
     if (cap > PTX_MAX_FILE) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "file too large (limit 4 GiB)");
         close(fd);
