@@ -101,12 +101,6 @@ const char *chk_certainty_name(enum chk_certainty c) { return c == CHK_PROVEN ? 
 
 /* ---- the verdict on one access -------------------------------------------------- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Distinct 32-byte sectors of 32 lanes at off0 + l·stride, bytes each. */
 static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
 {
@@ -117,7 +111,14 @@ static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
         s[n++] = a >> 5;
         if ((e >> 5) != (a >> 5)) s[n++] = e >> 5;
     }
-    qsort(s, n, sizeof *s, cmp_i64);
+    /* insertion sort: the lanes' sectors arrive almost in order (monotone
+     * for a positive stride), where qsort's calls were 8% of check */
+    for (uint32_t i = 1; i < n; i++) {
+        int64_t v = s[i];
+        uint32_t j = i;
+        for (; j && s[j - 1] > v; j--) s[j] = s[j - 1];
+        s[j] = v;
+    }
     uint32_t d = n ? 1 : 0;
     for (uint32_t i = 1; i < n; i++) d += s[i] != s[i - 1];
     return d;
