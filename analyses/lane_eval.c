@@ -833,6 +833,10 @@ static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t
     const ssa_func *s = c->pf->ssa;
     const ssa_value *val = &s->values[v];
     if (val->kind == SSA_V_SREG) return true;
+    /* the warp form's sign (warp_form.h, nn), where the form knows v; the
+     * recursion below only for what it does not prove */
+    wform wf;
+    if (div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.nn) return true;
     if (val->kind == SSA_V_PHI) {
         /* by induction: every entry value is >= 0, and every back edge is,
          * assuming the mu is */
