@@ -212,6 +212,26 @@ static void want_bits(ectx *e, uint32_t sym, residue r, unsigned k)
 typedef void (*wf_rule)(wform *r, const wform *a, const wform *b, unsigned n);
 
 static void wf_sar(wform *r, const wform *a, const wform *b, unsigned n) { wf_shr(r, a, b, n, true); }
+static void wf_shru(wform *r, const wform *a, const wform *b, unsigned n) { wf_shr(r, a, b, n, false); }
+
+/* Constant folding, and the sign of a value known to be >= 0 (shr.s by
+ * n - 1 is 0): the warp form's rule f on a (its constant, else a uniform
+ * of a's sign alone) and the constant b.  Only a constant result is
+ * taken, and the rules give one from those two facts only, whatever a's
+ * lanes hold.  An unsigned result is read zero-extended, as lanes here
+ * are read (no wraparound). */
+static bool lv_fold(const lv *a, int64_t b, unsigned bits, bool sgn, wf_rule f, uint32_t n, lv *out)
+{
+    wform x, y, r;
+    int64_t k;
+    if (lv_const_of(a, &k)) wf_const(&x, k);
+    else wf_uni(&x, 0, 0), x.nn = a->nonneg;
+    wf_const(&y, b);
+    f(&r, &x, &y, bits);
+    if (!wf_is_const(&r, bits, &k)) return false;
+    lv_const(out, n, sgn ? k : (int64_t)zext(k, bits));
+    return true;
+}
 
 /* The lanes of v where a has symbol s (first lane l0) as a form: lo
  * relative to lane l0's, the other lanes l0's; U' = U[s] + lo[l0] known
@@ -546,13 +566,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         }
         if (!eval_opd(e, st, 1, &a, depth, n)) return false;
         bool sgn = ptx_type_is_signed(in->type);
-        int64_t k;
-        if (lv_const_of(&a, &k)) {
-            lv_const(out, n, sgn ? wf_sext((uint64_t)k, bits) >> s : (int64_t)(zext(k, bits) >> s));
-            return true;
-        }
-        /* the sign of a value known to be >= 0 (nvcc's signed-division idiom) */
-        if (a.nonneg && s == (int64_t)bits - 1) return lv_const(out, n, 0), true;
+        /* a constant, or the sign of a value >= 0 (nvcc's signed-division idiom) */
+        if (lv_fold(&a, s, bits, sgn, sgn ? wf_sar : wf_shru, n, out)) return true;
         /* an unsigned shift is floor division for values >= 0 only */
         if (!sgn && !a.nonneg) return false;
         return lv_shr_floor(e, &a, (unsigned)s, out);
@@ -576,14 +591,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         int64_t d = imm_of(in, 2, &ok);
         if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
         bool sgn = ptx_type_is_signed(in->type), nn = a.nonneg || !sgn;
-        int64_t k;
-        if (lv_const_of(&a, &k)) {
-            int64_t q;
-            if (sgn) q = in->op == PTX_OPC_DIV ? wf_sext((uint64_t)k, bits) / d : wf_sext((uint64_t)k, bits) % d;
-            else q = (int64_t)(in->op == PTX_OPC_DIV ? zext(k, bits) / (uint64_t)d : zext(k, bits) % (uint64_t)d);
-            lv_const(out, n, q);
-            return true;
-        }
+        wf_rule f = in->op == PTX_OPC_DIV ? sgn ? wf_divs : wf_divu : sgn ? wf_rems : wf_remu;
+        if (lv_fold(&a, d, bits, sgn, f, n, out)) return true;
         bool pow2 = !(d & (d - 1));
         if (nn && a.nonneg && pow2) { /* floor = truncation for x >= 0 */
             if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
@@ -824,6 +833,10 @@ static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t
     const ssa_func *s = c->pf->ssa;
     const ssa_value *val = &s->values[v];
     if (val->kind == SSA_V_SREG) return true;
+    /* the warp form's sign (warp_form.h, nn), where the form knows v; the
+     * recursion below only for what it does not prove */
+    wform wf;
+    if (div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.nn) return true;
     if (val->kind == SSA_V_PHI) {
         /* by induction: every entry value is >= 0, and every back edge is,
          * assuming the mu is */

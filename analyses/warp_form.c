@@ -297,9 +297,22 @@ static uint64_t op_shr(uint64_t x, uint64_t c, unsigned n, bool sgn)
 static uint64_t op_and(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x & y; }
 static uint64_t op_or(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x | y; }
 static uint64_t op_xor(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return x ^ y; }
-/* div.u/rem.u by 0 are unspecified in the ISA: no exact answer */
-static uint64_t op_divu(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return y ? x / y : 0; }
-static uint64_t op_remu(uint64_t x, uint64_t y, unsigned n, bool sgn) { (void)n, (void)sgn; return y ? x % y : 0; }
+/* div/rem by 0 are unspecified in the ISA: no exact answer.  div.s and
+ * rem.s round towards zero; x / -1 is -x modulo 2^n (no C overflow). */
+static uint64_t op_div(uint64_t x, uint64_t y, unsigned n, bool sgn)
+{
+    if (!y) return 0;
+    if (!sgn) return x / y;
+    int64_t sy = wf_sext(y, n);
+    return sy == -1 ? 0 - x : (uint64_t)(wf_sext(x, n) / sy);
+}
+static uint64_t op_rem(uint64_t x, uint64_t y, unsigned n, bool sgn)
+{
+    if (!y) return 0;
+    if (!sgn) return x % y;
+    int64_t sy = wf_sext(y, n);
+    return sy == -1 ? 0 : (uint64_t)(wf_sext(x, n) % sy);
+}
 
 void wf_shl(wform *r, const wform *a, const wform *s, unsigned n)
 {
@@ -461,12 +474,14 @@ void wf_xor(wform *r, const wform *a, const wform *b, unsigned n) { bitop(r, a, 
  * other c, when 2^b divides c (b the split), v = H·2^b + h with h < 2^b
  * cannot cross a multiple of c: v / c = (H·2^b) / c is uniform and
  * v % c = (H·2^b % c) + h(l), U's low b bits unchanged. */
-static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool rem)
+static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool rem, bool sgn)
 {
     int64_t c;
     if (strict2(r, a, d)) return;
-    if (exact(a) && exact(d)) { lanewise(r, a, d, n, false, rem ? op_remu : op_divu); return; }
-    if (!wf_is_const(d, n, &c) || !((uint64_t)c & mask(n))) {
+    if (exact(a) && exact(d)) { lanewise(r, a, d, n, sgn, rem ? op_rem : op_div); return; }
+    /* div.s/rem.s round towards zero: the unsigned rules only for a
+     * non-negative dividend and a positive constant divisor */
+    if (!wf_is_const(d, n, &c) || !((uint64_t)c & mask(n)) || (sgn && (!a->nn || c <= 0))) {
         if (a->kind == WF_UNI && d->kind == WF_UNI) wf_uni(r, 0, 0);
         else wf_bot(r);
         return;
@@ -494,8 +509,10 @@ static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool re
     fix(r, n);
 }
 
-void wf_divu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false); }
-void wf_remu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, true); }
+void wf_divu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false, false); }
+void wf_remu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, true, false); }
+void wf_divs(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false, true); }
+void wf_rems(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, true, true); }
 
 /* bfe.u d, a, pos, len = (a >> pos) & (2^len - 1); bfe.s sign-extends the
  * field from its top bit, the msb of a when the field runs past it (ISA:

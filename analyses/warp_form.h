@@ -93,6 +93,10 @@ void wf_xor(wform *r, const wform *a, const wform *b, unsigned n);
 /* Unsigned division and remainder by b. */
 void wf_divu(wform *r, const wform *a, const wform *b, unsigned n);
 void wf_remu(wform *r, const wform *a, const wform *b, unsigned n);
+/* Signed (rounding towards zero): exact lanes, or a dividend ≥ 0 and a
+ * positive constant divisor (the unsigned rules). */
+void wf_divs(wform *r, const wform *a, const wform *b, unsigned n);
+void wf_rems(wform *r, const wform *a, const wform *b, unsigned n);
 /* bfe.u / bfe.s with position and length. */
 void wf_bfe(wform *r, const wform *a, const wform *pos, const wform *len, unsigned n, bool sgn);
 /* bfi d, a, b, pos, len: b with bits [pos, pos + len) taken from a's low

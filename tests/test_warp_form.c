@@ -109,6 +109,40 @@ Test(warp_form, shifts_masks_and_remainders_of_the_thread_index)
     cr_expect(wf_is_const(&r, 32, &c) && c == 0);
 }
 
+/* div.s/rem.s round towards zero; a dividend that may be negative and is
+ * not known in every lane gives nothing beyond uniformity. */
+Test(warp_form, signed_division_and_remainder)
+{
+    wform r, a = cst(-7), k = cst(2), t = tid_x();
+    int64_t c;
+    wf_divs(&r, &a, &k, 32);
+    cr_expect(wf_is_const(&r, 32, &c) && c == -3);
+    wf_rems(&r, &a, &k, 32);
+    cr_expect(wf_is_const(&r, 32, &c) && c == -1);
+    wf_divu(&r, &a, &k, 32); /* 0xfffffff9 / 2 */
+    cr_expect(wf_is_const(&r, 32, &c) && c == 0x7ffffffc);
+    a = cst(INT32_MIN), k = cst(-1); /* wraps around to itself, no C overflow */
+    wf_divs(&r, &a, &k, 32);
+    cr_expect(wf_is_const(&r, 32, &c) && c == INT32_MIN);
+    wf_rems(&r, &a, &k, 32);
+    cr_expect(wf_is_const(&r, 32, &c) && c == 0);
+    k = cst(32); /* tid ≥ 0: the unsigned rules */
+    wf_divs(&r, &t, &k, 32);
+    cr_expect_eq(r.kind, WF_UNI);
+    wf_rems(&r, &t, &k, 32);
+    cr_expect(wf_is_linear(&r, &c) && c == 1 && r.k == 64);
+    t.nn = 0; /* a dividend that may be negative */
+    wf_rems(&r, &t, &k, 32);
+    cr_expect_eq(r.kind, WF_BOT);
+    wf_uni(&a, 0, 0);
+    wf_divs(&r, &a, &k, 32);
+    cr_expect(r.kind == WF_UNI && r.k == 0);
+    wf_uni(&a, 0, 0), a.nn = 1; /* only the sign known: shr.s by n − 1 is 0 */
+    k = cst(31);
+    wf_shr(&r, &a, &k, 32, true);
+    cr_expect(wf_is_const(&r, 32, &c) && c == 0);
+}
+
 Test(warp_form, comparisons_that_cannot_split_a_warp)
 {
     wform t = tid_x(), p, k;
