@@ -51,7 +51,7 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 # -pthread: the parallel batches (report/batch.c)
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
-.PHONY: all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
+.PHONY: gpu-prepare gpurun-build all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench
 all: bin/ptxray
 
@@ -75,6 +75,8 @@ help:
 	@echo "                launches: build/precision.txt, printed (docs/check.md, Precision)"
 	@echo "make regalloc-its every corpus test launch with the kernel rewritten by regalloc (budgets 8 12 16 24 32"
 	@echo "                x linear/div/aff) under --schedule its, 20 seeds each, against the original's output"
+	@echo "make gpu-prepare the regalloc rewrites and emulator outputs that bench/gpu/device.sh runs on a GPU"
+	@echo "                (docs/gpu-check.md)"
 	@echo "make shapecheck the divergence analyses against the emulator at six block shapes over the corpus"
 	@echo "                launches, all three analyses, with the figures (docs/emulator.md)"
 
@@ -135,6 +137,7 @@ check: layers
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
 	$(MAKE) validity-smoke
+	$(MAKE) gpurun-build
 	$(MAKE) nvcc-projects PTXRAY_NVCC_BIN=build/asan/ptxray
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -266,6 +269,24 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 target-bench: $(B)/ptxray-targetbench
 	@if [ ! -x "$(PTXAS)" ]; then echo "target-bench: ptxas not found: skipped"; \
 	else $(B)/ptxray-targetbench ptx-corpus/sm_80 24 32; fi
+
+# ---- original vs rewritten kernels on a real GPU (docs/gpu-check.md) ----
+# gpu-prepare builds the rewrites and the emulator's outputs here (no GPU
+# needed); bench/gpu/device.sh runs them on a machine with one.  gpurun
+# builds against the driver API's stub library, so the harness is compiled
+# wherever the CUDA headers are (make check builds it when they are).
+CUDA_HOME ?= /usr/local/cuda
+gpu-prepare: $(B)/ptxray
+	PTXRAY=$(B)/ptxray bash bench/gpu/prepare.sh build/gpu
+
+$(B)/gpurun: bench/gpu/gpurun.c emu/run_spec.c emu/fp.c emu/run_spec.h
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(WARN) -O2 -I$(CUDA_HOME)/include -Iemu -Iptxparse $(filter %.c,$^) \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm -o $@
+
+gpurun-build:
+	@if [ -f "$(CUDA_HOME)/include/cuda.h" ]; then $(MAKE) --no-print-directory $(B)/gpurun; \
+	else echo "gpurun: $(CUDA_HOME)/include/cuda.h not found: not built"; fi
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang
