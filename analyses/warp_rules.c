@@ -255,15 +255,12 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
         else wf_xor(out, &a, &b, n);
         return true;
     }
-    case AFF_R_DIV: case AFF_R_REM: {
-        int64_t d;
+    case AFF_R_DIV: case AFF_R_REM:
+        /* div.s/rem.s round towards zero: wf_divs/wf_rems hold that rule */
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        /* div.s/rem.s round towards zero: the unsigned rule only for a
-         * non-negative dividend and a positive constant divisor */
-        if (op->sgn && (!a.nn || !wf_is_const(&b, w, &d) || d <= 0)) return false;
-        (op->rule == AFF_R_DIV ? wf_divu : wf_remu)(out, &a, &b, w);
+        if (op->rule == AFF_R_DIV) (op->sgn ? wf_divs : wf_divu)(out, &a, &b, w);
+        else (op->sgn ? wf_rems : wf_remu)(out, &a, &b, w);
         return true;
-    }
     case AFF_R_BFE:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
         wf_bfe(out, &a, &b, &c, w, op->sgn);

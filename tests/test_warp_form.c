@@ -352,6 +352,55 @@ Test(warp_form, warp_per_row_needs_blockdim_multiple_of_32)
     done(&x);
 }
 
+/* div.s/rem.s of values known in every lane: the quotient rounds towards
+ * zero lane by lane (ISA, "div"), so laneid - 40 (every lane in -40..-9)
+ * divided by 64 is 0 in all of them: uniform, whatever the block shape;
+ * the remainder by 8 is not.  The same rule (wf_divs/wf_rems) serves
+ * branch verdicts and addresses, and the emulator confirms the claims. */
+static const char *const SDIV =
+    HEAD ".visible .entry sdiv(.param .u64 o)\n{\n"
+         " .reg .pred %p<3>; .reg .b32 %r<9>; .reg .b64 %rd<4>;\n"
+         " ld.param.u64 %rd1, [o];\n cvta.to.global.u64 %rd2, %rd1;\n"
+         " mov.u32 %r1, %laneid;\n sub.s32 %r2, %r1, 40;\n"
+         " div.s32 %r3, %r2, 64;\n setp.eq.s32 %p1, %r3, 0;\n"
+         " rem.s32 %r4, %r2, 8;\n setp.eq.s32 %p2, %r4, 0;\n"
+         " selp.u32 %r5, 1, 0, %p1;\n selp.u32 %r6, 1, 0, %p2;\n"
+         " mov.u32 %r7, %tid.x;\n mul.wide.u32 %rd3, %r7, 8;\n add.s64 %rd3, %rd2, %rd3;\n"
+         " st.global.v2.u32 [%rd3], {%r5, %r6};\n ret;\n}\n";
+
+Test(warp_form, signed_division_of_lane_values)
+{
+    run x = analyse(SDIV, NULL);
+    cr_expect_eq(x.r->state[value(&x, "%r3.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%p1.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%r4.1")], DIV_DIVERGENT);
+    cr_expect_eq(x.r->state[value(&x, "%p2.1")], DIV_DIVERGENT);
+    done(&x);
+    char path[] = "/tmp/ptxray-sdiv-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, SDIV, strlen(SDIV)), (ssize_t)strlen(SDIV));
+    close(fd);
+    const char *shapes[] = {"64", "48", "16,4"};
+    for (size_t i = 0; i < 3; i++) {
+        char *argv[] = {(char *)tu_bin(), "run", path, "--block", (char *)shapes[i], "--arg", "buf:u32:128",
+                        "--check-divergence", "--format", "json", NULL};
+        char *err = NULL, *out = tu_run_want(argv, 0, &err);
+        json_error_t je;
+        json_t *j = json_loads(out, 0, &je);
+        cr_assert_not_null(j, "%s", out);
+        /* at least the two predicates and their selp values were checked */
+        json_t *dc = json_object_get(j, "divergence_check");
+        cr_assert_not_null(dc, "%s", out);
+        cr_expect_eq(json_integer_value(json_object_get(dc, "violated")), 0, "%s", out);
+        cr_expect_geq(json_integer_value(json_object_get(json_object_get(dc, "checked"), "values")), 8, "%s", out);
+        json_decref(j);
+        free(out);
+        free(err);
+    }
+    unlink(path);
+}
+
 Test(warp_form, conditions_hold_at_shapes)
 {
     uint32_t s256[3] = {256, 1, 1}, s128x2[3] = {128, 2, 1}, s32x8[3] = {32, 8, 1}, s16[3] = {16, 16, 1},
