@@ -38,9 +38,10 @@ static void usage(FILE *o)
           "                 than ptxas alone; budgets from the pressure down are tried\n"
           "                 with ptxas -v (docs/regalloc.md, \"Target registers\")\n"
           "  --arch         ptxas's -arch for --target-regs (default: the .target)\n"
-          "  --block        the block shape of KERNEL, else of every function, for the\n"
-          "                 divergence analysis; repeatable (default: .reqntid, else\n"
-          "                 blockDim.x is assumed a multiple of 32)\n"
+          "  --block        the block shape KERNEL (else every kernel) is launched with:\n"
+          "                 the divergence analysis, the shared area's size and the\n"
+          "                 slot addresses rest on it; repeatable (default: .reqntid,\n"
+          "                 else blockDim.x is assumed a multiple of 32)\n"
           "  -q             no summary\n"
           "  -o             output file (default stdout)\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",

@@ -150,7 +150,17 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
     ra_spill *sp = ARENA_NEWN(a, ra_spill, L->nregs + 1);
     placer pl = {0};
 
-    uint32_t threads = ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
+    /* the block's exact shape, where --block or .reqntid states it: the
+     * shared area is then sized for its warps, the slot address built from
+     * constants and the barrier mask known (the divergence analysis rests
+     * on the same shape) */
+    uint32_t shape[3] = {0, 0, 0};
+    if (!fn->is_entry || !o->block_of || !o->block_of(o->block_ctx, fn, shape)) ra_kernel_reqntid(fn, shape);
+    if (!fn->is_entry) shape[0] = shape[1] = shape[2] = 0;
+    uint64_t known = (uint64_t)shape[0] * (shape[1] ? shape[1] : 1) * (shape[2] ? shape[2] : 1);
+    if (known > 1024) shape[0] = shape[1] = shape[2] = 0, known = 0;
+    uint32_t threads = known ? (uint32_t)known
+                             : ra_kernel_threads(fn, o->max_threads ? o->max_threads : DEFAULT_THREADS);
     fs->warps = fn->is_entry ? (threads + 31) / 32 : 0;
     /* the kernel's own static .shared bytes matter (and are reported) only
      * once some value goes to a shared slot: found when first needed */
@@ -172,7 +182,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
             if (cost[r]) unsp[r] = 1;
     }
     fs->budget_used = o->budget;
-    bool full_warps = ra_kernel_full_warps(fn);
+    bool full_warps = known ? known % 32 == 0 : ra_kernel_full_warps(fn);
     uint32_t *budget_at = NULL, *excess = NULL;
     uint8_t *room = NULL;
     for (unsigned round = 0;; round++) {
@@ -232,7 +242,9 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
                      fs->name, limit, fs->static_shared, fs->warps, moved, moved == 1 ? "" : "s");
     ra_edit *e = NULL;
     if (sc.nspilled) {
-        ra_rewrite_in rin = {L, sp, local_bytes, slot_bytes, ra_kernel_one_dim(fn), strong, full_warps, o->sites};
+        bool one_dim = known ? shape[1] <= 1 && shape[2] <= 1 : ra_kernel_one_dim(fn);
+        ra_rewrite_in rin = {L,       sp,     local_bytes, slot_bytes, one_dim, {shape[0], shape[1], shape[2]},
+                             strong,  full_warps, o->sites};
         e = ra_rewrite(sh, fn, &rin, fs);
     }
     arena_reset(a);

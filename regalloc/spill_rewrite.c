@@ -55,10 +55,24 @@ static unsigned bits_of(const rw *w, uint32_t r)
 }
 
 /* The linear thread id into b, with a as scratch: warps are 32
- * consecutive linear ids. */
+ * consecutive linear ids.  With the block's shape known, %ntid is
+ * constant: tid.x + X·tid.y + X·Y·tid.z, dimensions of 1 left out. */
 static void linear_tid(rw *w, const char *b, const char *a)
 {
     ra_edit *e = w->e;
+    const uint32_t *s = w->in->shape;
+    if (s[0]) {
+        ra_edit_emit(e, "mov.u32 %s, %%tid.x", b);
+        if (s[1] > 1) {
+            ra_edit_emit(e, "mov.u32 %s, %%tid.y", a);
+            ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, a, s[0], b);
+        }
+        if (s[2] > 1) {
+            ra_edit_emit(e, "mov.u32 %s, %%tid.z", a);
+            ra_edit_emit(e, "mad.lo.u32 %s, %s, %u, %s", b, a, s[0] * (s[1] ? s[1] : 1), b);
+        }
+        return;
+    }
     if (w->in->one_dim) {
         ra_edit_emit(e, "mov.u32 %s, %%tid.x", b);
         return;
@@ -112,8 +126,10 @@ static void mask_at_start(rw *w)
     const char *n = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
     const char *b = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
     const char *a = ra_edit_rname(e, ra_edit_reg(e, PTX_T_U32));
-    ra_edit_emit(e, "mov.u32 %s, %%ntid.x", n);
-    if (!w->in->one_dim) {
+    const uint32_t *s = w->in->shape;
+    if (s[0]) ra_edit_emit(e, "mov.u32 %s, %u", n, s[0] * (s[1] ? s[1] : 1) * (s[2] ? s[2] : 1));
+    else ra_edit_emit(e, "mov.u32 %s, %%ntid.x", n);
+    if (!s[0] && !w->in->one_dim) {
         ra_edit_emit(e, "mov.u32 %s, %%ntid.y", a);
         ra_edit_emit(e, "mul.lo.u32 %s, %s, %s", n, n, a);
         ra_edit_emit(e, "mov.u32 %s, %%ntid.z", a);

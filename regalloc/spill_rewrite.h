@@ -17,6 +17,7 @@ typedef struct ra_rewrite_in {
     uint32_t local_bytes;    /* per thread */
     uint32_t slot_bytes;     /* per warp (0: no shared slot) */
     bool one_dim;            /* %tid.y and %tid.z are 0 */
+    uint32_t shape[3];       /* the block's exact shape (--block, .reqntid), else zeros */
     bool strong;             /* slot accesses .relaxed.cta (sm_70+, PTX 6.0+), else .volatile */
     bool full_warps;         /* every warp of a block is full (.reqntid): the barrier's mask is 0xffffffff */
     bool sites;              /* record the spill code in fs->sites (ra_options.sites) */

@@ -227,11 +227,24 @@ static const char *const loop_ptx =
     "  st.global.u32 [%rd3], %r7;\n"
     "  ret;\n}\n";
 
+/* The block shape a test states, as --block does (ra_options.block_of). */
+static bool given_shape(const void *ctx, const ptx_func *fn, uint32_t block[3])
+{
+    (void)fn;
+    memcpy(block, ctx, 3 * sizeof *block);
+    return true;
+}
+
+/* Whether the rewritten text reads %ntid (the block shape unknown). */
+static bool reads_ntid;
+
 /* Rewrites loop_ptx (with `directive` after the kernel's parameter list,
- * e.g. .reqntid) at budget 3 in aff mode and runs it on `threads` threads;
- * returns how many outputs are wrong. */
-static unsigned run_loop(const char *directive, uint32_t threads, emu_schedule sched, uint64_t seed,
-                         uint32_t *sync_slots, unsigned *barriers, bool *mask_slot)
+ * e.g. .reqntid; with `shape` stated as --block would) at budget 3 in aff
+ * mode and runs it on a block of `threads` x `rows` threads; returns how
+ * many outputs are wrong. */
+static unsigned run_shaped(const char *directive, const uint32_t *shape, uint32_t threads, uint32_t rows,
+                           emu_schedule sched, uint64_t seed, uint32_t *sync_slots, unsigned *barriers,
+                           bool *mask_slot)
 {
     char src[2048];
     const char *brace = strstr(loop_ptx, ")\n{");
@@ -241,6 +254,7 @@ static unsigned run_loop(const char *directive, uint32_t threads, emu_schedule s
     memset(&o, 0, sizeof o);
     o.mode = RA_MODE_AFF;
     o.budget = 3;
+    if (shape) o.block_of = given_shape, o.block_ctx = shape;
     ptx_diags d;
     ptx_diags_init(&d);
     ra_stats st;
@@ -252,6 +266,7 @@ static unsigned run_loop(const char *directive, uint32_t threads, emu_schedule s
     ptx_module_free(m);
     *barriers = 0;
     *mask_slot = false;
+    reads_ntid = strstr(text, "%ntid") != NULL;
     for (const char *q = text; (q = strstr(q, "bar.warp.sync")); q++) {
         (*barriers)++;
         const char *x = q + strlen("bar.warp.sync");
@@ -265,13 +280,20 @@ static unsigned run_loop(const char *directive, uint32_t threads, emu_schedule s
     eh *h = eh_text(text, &eo);
     free(text);
     uint64_t out = eh_zero(h, threads * 4);
-    EH_RUN(h, "k", D1(1), D1(threads), "pii", out, 5, 9);
+    emu_dim3 block = {threads, rows, 1};
+    EH_RUN(h, "k", D1(1), block, "pii", out, 5, 9);
     uint32_t v[64];
     eh_read(h, out, v, threads * 4);
     eh_close(h);
     unsigned wrong = 0;
     for (unsigned t = 0; t < threads; t++) wrong += v[t] != 5u * 9u + 36u + t;
     return wrong;
+}
+
+static unsigned run_loop(const char *directive, uint32_t threads, emu_schedule sched, uint64_t seed,
+                         uint32_t *sync_slots, unsigned *barriers, bool *mask_slot)
+{
+    return run_shaped(directive, NULL, threads, 1, sched, seed, sync_slots, barriers, mask_slot);
 }
 
 Test(regalloc_emu, loop_values_share_a_slot_with_warp_sync)
@@ -292,4 +314,37 @@ Test(regalloc_emu, loop_values_share_a_slot_with_warp_sync)
     cr_expect_eq(run_loop(" .reqntid 64", 64, EMU_SCHED_INTERLEAVE, 3, &slots, &barriers, &mask_slot), 0);
     cr_expect_geq(slots, 2, "%u", slots);
     cr_expect(!mask_slot);
+}
+
+/* A block shape stated with --block (or .reqntid) is exact: the slot
+ * address is tid.x + X*tid.y with X a constant (no %ntid read), the area
+ * is sized for its warps, and full warps need no mask slot.  Each rewrite
+ * is run at the shape it states, under the adversarial ITS schedule. */
+Test(regalloc_emu, stated_block_shape_gives_constant_slot_addresses)
+{
+    uint32_t slots;
+    unsigned barriers;
+    bool mask_slot;
+    static const uint32_t s48[3] = {48, 1, 1}, s64[3] = {64, 1, 1}, s16x4[3] = {16, 4, 1};
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        /* 48 threads: the second warp has 16 lanes, its mask from the slot */
+        cr_expect_eq(run_shaped("", s48, 48, 1, EMU_SCHED_ITS, seed, &slots, &barriers, &mask_slot), 0);
+        cr_expect(mask_slot);
+        cr_expect(!reads_ntid);
+        cr_expect_geq(slots, 2, "%u", slots);
+        /* 64 threads: full warps, the mask an immediate */
+        cr_expect_eq(run_shaped("", s64, 64, 1, EMU_SCHED_ITS, seed, &slots, &barriers, &mask_slot), 0);
+        cr_expect(!mask_slot);
+        cr_expect(!reads_ntid);
+        /* 16x4: two rows a warp; every row writes out[tid.x] alike */
+        cr_expect_eq(run_shaped("", s16x4, 16, 4, EMU_SCHED_ITS, seed, &slots, &barriers, &mask_slot), 0);
+        cr_expect(!mask_slot);
+        cr_expect(!reads_ntid);
+    }
+    /* .reqntid states it too */
+    cr_expect_eq(run_shaped(" .reqntid 16, 4", NULL, 16, 4, EMU_SCHED_ITS, 5, &slots, &barriers, &mask_slot), 0);
+    cr_expect(!reads_ntid);
+    /* no shape: %ntid is read */
+    cr_expect_eq(run_loop("", 48, EMU_SCHED_ITS, 1, &slots, &barriers, &mask_slot), 0);
+    cr_expect(reads_ntid);
 }

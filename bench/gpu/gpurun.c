@@ -34,7 +34,7 @@
 #include "run_spec.h"
 
 #define MAXARGS 32
-#define MAXVAR 16
+#define MAXVAR 32
 #define LOGN 8192
 
 typedef struct variant {
@@ -234,7 +234,7 @@ static void run_launch(launch *L, unsigned li, int reps, const char *dump)
         snprintf(path, sizeof path, vars[v].pattern, L->file);
         char *ptx = slurp(path);
         if (!ptx) {
-            printf("%-28s %-10s missing %s\n", L->kernel, vars[v].label, path);
+            printf("%-28s %-14s missing %s\n", L->kernel, vars[v].label, path);
             failures++;
             continue;
         }
@@ -251,7 +251,7 @@ static void run_launch(launch *L, unsigned li, int reps, const char *dump)
         if (r != CUDA_SUCCESS) {
             const char *s = NULL;
             cuGetErrorString(r, &s);
-            printf("%-28s %-10s JIT failed: %s\n%s\n", L->kernel, vars[v].label, s, elog);
+            printf("%-28s %-14s JIT failed: %s\n%s\n", L->kernel, vars[v].label, s, elog);
             failures++;
             continue;
         }
@@ -275,7 +275,7 @@ static void run_launch(launch *L, unsigned li, int reps, const char *dump)
         if (r != CUDA_SUCCESS) {
             const char *s = NULL;
             cuGetErrorString(r, &s);
-            printf("%-28s %-10s launch failed: %s\n", L->kernel, vars[v].label, s);
+            printf("%-28s %-14s launch failed: %s\n", L->kernel, vars[v].label, s);
             exit(1); /* the context is unusable after a fault */
         }
         size_t differ = 0;
@@ -320,7 +320,7 @@ static void run_launch(launch *L, unsigned li, int reps, const char *dump)
         if (v == 0) snprintf(eq, sizeof eq, "reference");
         else if (!differ) snprintf(eq, sizeof eq, "identical");
         else snprintf(eq, sizeof eq, "DIFFER %zu (max |d| %.3g)", differ, maxdiff);
-        printf("%-28s %-10s %4d %6d %7ld %7ld %10.1f %10.1f %7.3f  %s\n", L->kernel, vars[v].label, regs,
+        printf("%-28s %-14s %4d %6d %7ld %7ld %10.1f %10.1f %7.3f  %s\n", L->kernel, vars[v].label, regs,
                local, st, ld, med * 1000, mn * 1000, ref_ms > 0 ? med / ref_ms : 0, eq);
         fflush(stdout);
         CK(cuModuleUnload(mod));
@@ -371,7 +371,7 @@ int main(int argc, char **argv)
     CK(cuCtxSetCurrent(ctx));
     printf("device: %s (sm_%d%d), driver API %d, %d timed runs per variant (median, min)\n", name, maj, min,
            drv, reps);
-    printf("%-28s %-10s %4s %6s %7s %7s %10s %10s %7s  %s\n", "kernel", "variant", "regs", "local",
+    printf("%-28s %-14s %4s %6s %7s %7s %10s %10s %7s  %s\n", "kernel", "variant", "regs", "local",
            "spill.st", "spill.ld", "median.us", "min.us", "vs.ref", "global memory vs reference");
     char line[8192];
     unsigned lineno = 0, li = 0;
