@@ -32,6 +32,8 @@ for n in 32 24; do
         v+=(--variant "${p}tr$n@$n=$d/%s.tr$n.ptx@$n")
     done
 done
+# no JIT cache: every variant's ptxas figures come from its own compile
+export CUDA_CACHE_DISABLE=1
 /tmp/gpurun --reps "${REPS:-30}" --dump "$out/dump" "${v[@]}" bench/gpu/gpu.launches 2>&1 | tee -a "$out/gpurun.txt"
 rc=${PIPESTATUS[0]}
 tar -C "$out" -cf "$out/dump.tar" dump && rm -rf "$out/dump"
