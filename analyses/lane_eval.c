@@ -118,47 +118,139 @@ static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
     return *ok ? in->opd[i].v : 0;
 }
 
-/* a ± b, lane by lane */
+/* ---- the ring rules: warp_form.c's, one group of lanes at a time ----------
+ *
+ * A group is the lanes where each operand keeps one symbol.  Its exact
+ * part (each lane's lo, or hi where the rule needs the other end) is a
+ * warp form U' + g(l) with U' = U[s] + end[l0] (l0 the group's first lane)
+ * known modulo 2^k when U[s] is, or known when the group has no symbol;
+ * add, sub, mul and the meet are then warp_form.c's rules at 64 bits.  The
+ * intervals ride beside as widths hi - lo >= 0: a sum's widths add, a
+ * scaled one scales by |c|, a merge needs them equal.  Which symbol a
+ * result has (U - U cancels, U + W is a new one) is this file's: the warp
+ * form has one U per value. */
+
+/* Lanes whose ends are this large might overflow int64 in a sum or a
+ * difference: given up (the caller sees e->overflow). */
+#define LV_BIG ((int64_t)1 << 60)
+static bool lv_big(int64_t x) { return x > LV_BIG || x < -LV_BIG; }
+
+/* grp[l]: the group of lane l, by a's symbol and b's (b NULL: a's alone);
+ * the number of groups. */
+static uint32_t lv_groups(const lv *a, const lv *b, uint8_t *grp)
+{
+    uint32_t ng = 0;
+    for (uint32_t l = 0; l < a->n; l++) {
+        uint32_t j = 0;
+        while (j < l && (a->sym[j] != a->sym[l] || (b && b->sym[j] != b->sym[l]))) j++;
+        grp[l] = j < l ? grp[j] : (uint8_t)ng++;
+    }
+    return ng;
+}
+
+/* The form of group gi's ends (hi or lo) of v, first lane l0: U' =
+ * U[v->sym[l0]] + end[l0], exact when the group has no symbol (or its
+ * symbol cancels: free). */
+static void group_form(const lv *v, bool hi, const uint8_t *grp, uint8_t gi, uint32_t l0, bool free, wform *w)
+{
+    const int64_t *end = hi ? v->hi : v->lo;
+    bool known = free || !v->sym[l0];
+    wf_uni(w, (uint64_t)end[l0] + (known ? 0 : v->res[l0].r), known ? 64 : v->res[l0].k);
+    uint64_t any = 0;
+    for (uint32_t l = 0; l < WF_LANES; l++) {
+        w->g[l] = l < v->n && grp[l] == gi ? (int64_t)((uint64_t)end[l] - (uint64_t)end[l0]) : 0;
+        any |= (uint64_t)w->g[l];
+    }
+    if (any) w->kind = WF_LANE;
+}
+
+/* Group gi of r from the rule's result z: lo = off0 + g(l) with symbol
+ * sym (U[sym] = U' - off0, known to z's bits), or exact; hi = lo + wid[l]. */
+static void group_put(ectx *e, const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, uint32_t sym,
+                      const int64_t *wid, lv *r)
+{
+    bool ex = z->k == 64;
+    for (uint32_t l = 0; l < r->n; l++) {
+        if (grp[l] != gi) continue;
+        int64_t g = z->kind == WF_LANE ? z->g[l] : 0;
+        r->lo[l] = ex ? (int64_t)wf_at(z, l) : (int64_t)((uint64_t)off0 + (uint64_t)g);
+        if (__builtin_add_overflow(r->lo[l], wid ? wid[l] : 0, &r->hi[l])) e->overflow = true;
+        r->sym[l] = ex ? 0 : sym;
+        r->res[l] = ex ? res_exact(0) : res_make((int64_t)(z->r - (uint64_t)off0), z->k);
+    }
+}
+
+/* a ± b: wf_add / wf_sub on each group's ends (a's lo with b's lo, or with
+ * b's hi for a difference); the same symbol on both sides of a
+ * difference cancels. */
 static void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
 {
+    uint8_t grp[WL_LANES];
+    int64_t wid[WL_LANES];
+    uint32_t ng = lv_groups(a, b, grp);
     r->n = a->n;
     for (uint32_t l = 0; l < a->n; l++) {
-        /* out of int64 range: give up (the caller sees e->overflow) */
-        if (sub ? __builtin_sub_overflow(a->lo[l], b->hi[l], &r->lo[l]) || __builtin_sub_overflow(a->hi[l], b->lo[l], &r->hi[l])
-                : __builtin_add_overflow(a->lo[l], b->lo[l], &r->lo[l]) || __builtin_add_overflow(a->hi[l], b->hi[l], &r->hi[l]))
-            e->overflow = true;
-        uint32_t sa = a->sym[l], sb = b->sym[l];
-        if (!sb) r->sym[l] = sa, r->res[l] = a->res[l];
-        else if (!sa && !sub) r->sym[l] = sb, r->res[l] = b->res[l];
-        else if (!sa) r->sym[l] = derive(e, sb, 0, T_NEG, 0), r->res[l] = res_neg(b->res[l]);
-        else if (sub && sa == sb) r->sym[l] = 0, r->res[l] = res_exact(0);
-        else {
-            r->sym[l] = derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
-            r->res[l] = sub ? res_sub(a->res[l], b->res[l]) : res_add(a->res[l], b->res[l]);
-        }
+        if (lv_big(a->lo[l]) || lv_big(a->hi[l]) || lv_big(b->lo[l]) || lv_big(b->hi[l])) e->overflow = true;
+        wid[l] = (a->hi[l] - a->lo[l]) + (b->hi[l] - b->lo[l]);
+    }
+    if (e->overflow) {
+        lv_const(r, a->n, 0);
+        return;
+    }
+    for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
+        while (grp[l0] != gi) l0++;
+        uint32_t sa = a->sym[l0], sb = b->sym[l0], sym;
+        bool cancel = sub && sa == sb;
+        wform x, y, z;
+        group_form(a, false, grp, (uint8_t)gi, l0, cancel, &x);
+        group_form(b, sub, grp, (uint8_t)gi, l0, cancel, &y);
+        (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
+        if (cancel || !sb) sym = cancel ? 0 : sa;
+        else if (!sa && !sub) sym = sb;
+        else if (!sa) sym = derive(e, sb, 0, T_NEG, 0);
+        else sym = derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
+        int64_t off0 = sub ? a->lo[l0] - b->hi[l0] : a->lo[l0] + b->lo[l0];
+        group_put(e, &z, grp, (uint8_t)gi, off0, sym, wid, r);
     }
     r->nonneg = !sub && a->nonneg && b->nonneg;
 }
 
-/* a · k */
-static void lv_scale(ectx *e, const lv *a, int64_t k, lv *r)
+/* a · c: wf_mul by the constant on each symbol's ends (hi for c < 0,
+ * which becomes the lower end). */
+static void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
 {
+    uint8_t grp[WL_LANES];
+    int64_t wid[WL_LANES];
+    uint32_t ng = lv_groups(a, NULL, grp);
     r->n = a->n;
     for (uint32_t l = 0; l < a->n; l++) {
-        int64_t x = 0, y = 0;
-        if (__builtin_mul_overflow(a->lo[l], k, &x) | __builtin_mul_overflow(a->hi[l], k, &y)) e->overflow = true;
-        r->lo[l] = x < y ? x : y;
-        r->hi[l] = x < y ? y : x;
-        if (!a->sym[l] || k == 0) r->sym[l] = 0, r->res[l] = res_exact(0);
-        else if (k == 1) r->sym[l] = a->sym[l], r->res[l] = a->res[l];
-        else r->sym[l] = derive(e, a->sym[l], 0, T_MUL, k), r->res[l] = res_mul(a->res[l], res_exact(k));
+        int64_t t;
+        if (__builtin_mul_overflow(a->lo[l], c, &t) | __builtin_mul_overflow(a->hi[l], c, &t) |
+            __builtin_mul_overflow(a->hi[l] - a->lo[l], c < 0 ? -c : c, &wid[l]))
+            e->overflow = true;
     }
-    r->nonneg = (a->nonneg && k >= 0) || k == 0;
+    if (e->overflow) {
+        lv_const(r, a->n, 0);
+        return;
+    }
+    wform k;
+    wf_const(&k, c);
+    for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
+        while (grp[l0] != gi) l0++;
+        uint32_t s = a->sym[l0];
+        wform x, z;
+        group_form(a, c < 0, grp, (uint8_t)gi, l0, false, &x);
+        wf_mul(&z, &x, &k, 64);
+        uint32_t sym = !s || !c ? 0 : c == 1 ? s : derive(e, s, 0, T_MUL, c);
+        group_put(e, &z, grp, (uint8_t)gi, (c < 0 ? a->hi[l0] : a->lo[l0]) * c, sym, wid, r);
+    }
+    r->nonneg = (a->nonneg && c >= 0) || c == 0;
 }
 
 /* a · b: a constant factor scales; a uniform unknown times exact lanes
  * splits the lanes into groups of equal lane value (U·v is one unknown per
- * v, and 0 when v is exactly 0). */
+ * v, and 0 when v is exactly 0): wf_mul of the two uniforms U + ku and
+ * W + v in each group. */
 static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
 {
     int64_t k;
@@ -172,19 +264,28 @@ static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
     uint32_t su = a->sym[0];
     int64_t ku = a->lo[0];
     r->n = b->n;
+    /* groups: b's symbol and value */
+    uint8_t grp[WL_LANES];
+    uint32_t ng = 0;
     for (uint32_t l = 0; l < b->n; l++) {
-        int64_t v = b->lo[l];
-        if (__builtin_mul_overflow(ku, v, &r->lo[l])) e->overflow = true;
-        r->hi[l] = r->lo[l];
-        if (!b->sym[l] && v == 0) {
-            r->sym[l] = 0;
-            r->res[l] = res_exact(0);
-            continue;
-        }
-        /* (U + ku)(W + v) - ku·v */
-        r->sym[l] = derive(e, derive(e, su, b->sym[l], T_MUL, ku), 0, T_MUL, v);
-        residue p = res_mul(res_add(a->res[0], res_exact(ku)), res_add(b->res[l], res_exact(v)));
-        r->res[l] = res_sub(p, res_exact(r->lo[l]));
+        uint32_t j = 0;
+        while (j < l && (b->sym[j] != b->sym[l] || b->lo[j] != b->lo[l])) j++;
+        grp[l] = j < l ? grp[j] : (uint8_t)ng++;
+        int64_t t;
+        if (__builtin_mul_overflow(ku, b->lo[l], &t)) e->overflow = true;
+    }
+    if (e->overflow) return lv_const(r, b->n, 0), true;
+    for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
+        while (grp[l0] != gi) l0++;
+        int64_t v = b->lo[l0];
+        uint32_t sym = 0;
+        if (b->sym[l0] || v) /* (U + ku)(W + v) - ku·v */
+            sym = derive(e, derive(e, su, b->sym[l0], T_MUL, ku), 0, T_MUL, v);
+        wform x, y, z;
+        group_form(a, false, grp, (uint8_t)gi, l0, false, &x);
+        group_form(b, false, grp, (uint8_t)gi, l0, false, &y);
+        wf_mul(&z, &x, &y, 64);
+        group_put(e, &z, grp, (uint8_t)gi, ku * v, sym, NULL, r);
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
@@ -384,17 +485,30 @@ static bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
     return true;
 }
 
-/* Both sides with the same lane structure: the same intervals and the
- * same partition of the lanes by symbol. */
+/* Both sides with the same lane structure (the same intervals, the same
+ * partition of the lanes by symbol): wf_meet of each group's forms keeps
+ * the bits of U both sides agree on; a symbol of its own unless both
+ * sides have the same. */
 static bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
 {
-    r->n = a->n;
+    uint8_t grp[WL_LANES];
+    int64_t wid[WL_LANES];
     for (uint32_t l = 0; l < a->n; l++) {
         if (a->lo[l] != b->lo[l] || a->hi[l] != b->hi[l]) return false;
         for (uint32_t j = 0; j < l; j++)
             if ((a->sym[j] == a->sym[l]) != (b->sym[j] == b->sym[l])) return false;
-        if (a->sym[l] == b->sym[l]) r->sym[l] = a->sym[l], r->res[l] = a->res[l];
-        else r->sym[l] = derive(e, a->sym[l], b->sym[l], tag, 0), r->res[l] = res_meet(a->res[l], b->res[l]);
+        wid[l] = a->hi[l] - a->lo[l];
+    }
+    uint32_t ng = lv_groups(a, NULL, grp);
+    r->n = a->n;
+    for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
+        while (grp[l0] != gi) l0++;
+        uint32_t sa = a->sym[l0], sb = b->sym[l0];
+        wform x, y, z;
+        group_form(a, false, grp, (uint8_t)gi, l0, false, &x);
+        group_form(b, false, grp, (uint8_t)gi, l0, false, &y);
+        wf_meet(&z, &x, &y);
+        group_put(e, &z, grp, (uint8_t)gi, a->lo[l0], sa == sb ? sa : derive(e, sa, sb, tag, 0), wid, r);
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
