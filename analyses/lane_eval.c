@@ -148,14 +148,18 @@ static uint32_t lv_groups(const lv *a, const lv *b, uint8_t *grp)
     return ng;
 }
 
+/* What is known of U' in group gi's form: U[s]'s bits, or all of it
+ * without a symbol. */
+static unsigned lv_k(const lv *v, uint32_t l0) { return v->sym[l0] ? v->res[l0].k : 64; }
+
 /* The form of group gi's ends (hi or lo) of v, first lane l0: U' =
- * U[v->sym[l0]] + end[l0], exact when the group has no symbol (or its
- * symbol cancels: free). */
-static void group_form(const lv *v, bool hi, const uint8_t *grp, uint8_t gi, uint32_t l0, bool free, wform *w)
+ * U[v->sym[l0]] + end[l0] taken as known to k bits (k = 64: known), g(l)
+ * = end[l] - end[l0] in the group and 0 elsewhere, so that the other
+ * lanes change nothing. */
+static void group_form(const lv *v, bool hi, const uint8_t *grp, uint8_t gi, uint32_t l0, unsigned k, wform *w)
 {
     const int64_t *end = hi ? v->hi : v->lo;
-    bool known = free || !v->sym[l0];
-    wf_uni(w, (uint64_t)end[l0] + (known ? 0 : v->res[l0].r), known ? 64 : v->res[l0].k);
+    wf_uni(w, (uint64_t)end[l0] + (k < 64 ? v->res[l0].r : 0), k);
     uint64_t any = 0;
     for (uint32_t l = 0; l < WF_LANES; l++) {
         w->g[l] = l < v->n && grp[l] == gi ? (int64_t)((uint64_t)end[l] - (uint64_t)end[l0]) : 0;
@@ -165,18 +169,21 @@ static void group_form(const lv *v, bool hi, const uint8_t *grp, uint8_t gi, uin
 }
 
 /* Group gi of r from the rule's result z: lo = off0 + g(l) with symbol
- * sym (U[sym] = U' - off0, known to z's bits), or exact; hi = lo + wid[l]. */
+ * sym, U[sym] = U' - off0 known to z's bits (keep: U[sym]'s residue is
+ * *keep, the rule having changed only bits it knows), or exact; hi = lo +
+ * wid[l] (NULL: 0). */
 static void group_put(ectx *e, const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, uint32_t sym,
-                      const int64_t *wid, lv *r)
+                      const residue *keep, const int64_t *wid, lv *r)
 {
     bool ex = z->k == 64;
+    residue res = ex ? res_exact(0) : keep ? *keep : res_make((int64_t)(z->r - (uint64_t)off0), z->k);
     for (uint32_t l = 0; l < r->n; l++) {
         if (grp[l] != gi) continue;
         int64_t g = z->kind == WF_LANE ? z->g[l] : 0;
         r->lo[l] = ex ? (int64_t)wf_at(z, l) : (int64_t)((uint64_t)off0 + (uint64_t)g);
         if (__builtin_add_overflow(r->lo[l], wid ? wid[l] : 0, &r->hi[l])) e->overflow = true;
         r->sym[l] = ex ? 0 : sym;
-        r->res[l] = ex ? res_exact(0) : res_make((int64_t)(z->r - (uint64_t)off0), z->k);
+        r->res[l] = res;
     }
 }
 
@@ -202,15 +209,15 @@ static void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
         uint32_t sa = a->sym[l0], sb = b->sym[l0], sym;
         bool cancel = sub && sa == sb;
         wform x, y, z;
-        group_form(a, false, grp, (uint8_t)gi, l0, cancel, &x);
-        group_form(b, sub, grp, (uint8_t)gi, l0, cancel, &y);
+        group_form(a, false, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(a, l0), &x);
+        group_form(b, sub, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(b, l0), &y);
         (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
         if (cancel || !sb) sym = cancel ? 0 : sa;
         else if (!sa && !sub) sym = sb;
         else if (!sa) sym = derive(e, sb, 0, T_NEG, 0);
         else sym = derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
         int64_t off0 = sub ? a->lo[l0] - b->hi[l0] : a->lo[l0] + b->lo[l0];
-        group_put(e, &z, grp, (uint8_t)gi, off0, sym, wid, r);
+        group_put(e, &z, grp, (uint8_t)gi, off0, sym, NULL, wid, r);
     }
     r->nonneg = !sub && a->nonneg && b->nonneg;
 }
@@ -239,10 +246,10 @@ static void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
         while (grp[l0] != gi) l0++;
         uint32_t s = a->sym[l0];
         wform x, z;
-        group_form(a, c < 0, grp, (uint8_t)gi, l0, false, &x);
+        group_form(a, c < 0, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
         wf_mul(&z, &x, &k, 64);
         uint32_t sym = !s || !c ? 0 : c == 1 ? s : derive(e, s, 0, T_MUL, c);
-        group_put(e, &z, grp, (uint8_t)gi, (c < 0 ? a->hi[l0] : a->lo[l0]) * c, sym, wid, r);
+        group_put(e, &z, grp, (uint8_t)gi, (c < 0 ? a->hi[l0] : a->lo[l0]) * c, sym, NULL, wid, r);
     }
     r->nonneg = (a->nonneg && c >= 0) || c == 0;
 }
@@ -282,10 +289,10 @@ static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
         if (b->sym[l0] || v) /* (U + ku)(W + v) - ku·v */
             sym = derive(e, derive(e, su, b->sym[l0], T_MUL, ku), 0, T_MUL, v);
         wform x, y, z;
-        group_form(a, false, grp, (uint8_t)gi, l0, false, &x);
-        group_form(b, false, grp, (uint8_t)gi, l0, false, &y);
+        group_form(a, false, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
+        group_form(b, false, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);
         wf_mul(&z, &x, &y, 64);
-        group_put(e, &z, grp, (uint8_t)gi, ku * v, sym, NULL, r);
+        group_put(e, &z, grp, (uint8_t)gi, ku * v, sym, NULL, NULL, r);
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
@@ -334,82 +341,52 @@ static bool lv_fold(const lv *a, int64_t b, unsigned bits, bool sgn, wf_rule f, 
     return true;
 }
 
-/* The lanes of v where a has symbol s (first lane l0) as a form: lo
- * relative to lane l0's, the other lanes l0's; U' = U[s] + lo[l0] known
- * to k bits (k = 64: v is U-free there).  False if one is not exact. */
-static bool lanes_form(const lv *v, const lv *a, uint32_t s, uint32_t l0, unsigned k, wform *w)
+/* Whether v's lanes in group gi are exact (and, ufree, without a symbol). */
+static bool group_exact(const lv *v, const uint8_t *grp, uint8_t gi, bool ufree)
 {
-    wf_uni(w, (uint64_t)v->lo[l0] + (k < 64 ? v->res[l0].r : 0), k);
-    w->kind = WF_LANE;
-    uint64_t any = 0;
-    for (uint32_t l = 0; l < WF_LANES; l++) {
-        w->g[l] = 0;
-        if (l >= a->n || a->sym[l] != s) continue;
-        if (v->lo[l] != v->hi[l] || (k == 64 && v->sym[l]) || __builtin_sub_overflow(v->lo[l], v->lo[l0], &w->g[l]))
-            return false;
-        any |= (uint64_t)w->g[l];
-    }
-    if (!any) w->kind = WF_UNI;
+    for (uint32_t l = 0; l < v->n; l++)
+        if (grp[l] == gi && (v->lo[l] != v->hi[l] || (ufree && v->sym[l]) || lv_big(v->lo[l]))) return false;
     return true;
 }
 
 enum { KEEP_NONE, KEEP_SYM }; /* whether the rule leaves U[s]'s bits above k as they were */
 
-/* r's lanes of symbol s from the rule's result w: exact (no symbol), U[s]
- * plus known parts (keep: the rule changed only bits U[s] has known), or
- * a symbol derived from s. */
-static bool group_back(ectx *e, const lv *a, uint32_t s, uint32_t l0, const wform *w, int keep, uint32_t tag,
-                       int64_t k, lv *r)
-{
-    if (w->kind != WF_UNI && w->kind != WF_LANE) return false;
-    residue q = a->res[l0];
-    uint32_t sym = 0;
-    int64_t shift = 0; /* lo = shift + the form's lane value */
-    residue res = res_exact(0);
-    if (w->k == 64) { /* exact: no symbol */
-    } else if (keep == KEEP_SYM && s) {
-        /* the bits of U' above k are U[s]'s: lo = lo0 - (r + lo0 mod 2^k) + (w mod 2^k) */
-        uint64_t kq = ((uint64_t)1 << q.k) - 1;
-        shift = (int64_t)((uint64_t)a->lo[l0] - (((uint64_t)q.r + (uint64_t)a->lo[l0]) & kq) - w->r + (w->r & kq));
-        sym = s, res = q;
-    } else {
-        sym = derive(e, s, 0, tag, k);
-        res = res_make(0, w->k);
-    }
-    for (uint32_t l = 0; l < a->n; l++) {
-        if (a->sym[l] != s) continue;
-        if (__builtin_add_overflow(shift, (int64_t)wf_at(w, l), &r->lo[l])) e->overflow = true;
-        r->hi[l] = r->lo[l];
-        r->sym[l] = sym;
-        r->res[l] = res;
-    }
-    return true;
-}
-
 /* r = f(a, b) symbol by symbol, b a constant (bc) or exact U-free lanes
- * (bl); intervals only in U-free lanes of a shift (ival: monotone).  On a
- * symbol whose form does not split, asks (want_bits) for the fewest more
- * bits of it that would make f exact. */
+ * (bl); intervals only in U-free lanes of a shift (ival: monotone).  A
+ * result is read back as exact lanes, as lanes of U[s] plus known parts
+ * (keep: the rule changed only bits U[s] has known), or of a symbol
+ * derived from s.  On a symbol whose form does not split, asks
+ * (want_bits) for the fewest more bits of it that would make f exact. */
 static bool lv_bitop(ectx *e, const lv *a, const wform *bc, const lv *bl, wf_rule f, int keep, uint32_t tag,
                      int64_t k, bool ival, lv *r)
 {
+    uint8_t grp[WL_LANES];
+    uint32_t ng = lv_groups(a, NULL, grp);
     r->n = a->n;
-    for (uint32_t l0 = 0; l0 < a->n; l0++) {
-        uint32_t s = a->sym[l0], j = 0;
-        while (j < l0 && a->sym[j] != s) j++;
-        if (j < l0) continue; /* done with its first lane */
+    for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
+        while (grp[l0] != gi) l0++;
+        uint32_t s = a->sym[l0];
         if (!s && ival) { /* U-free lanes of a shift by k: floor of each end */
             for (uint32_t l = l0; l < a->n; l++)
                 if (!a->sym[l]) r->lo[l] = a->lo[l] >> k, r->hi[l] = a->hi[l] >> k, r->sym[l] = 0, r->res[l] = res_exact(0);
             continue;
         }
         wform x, p, y;
-        unsigned kq = s ? a->res[l0].k : 64;
-        if (!lanes_form(a, a, s, l0, kq, &x) || (bl && !lanes_form(bl, a, s, l0, 64, &p))) return false;
+        unsigned kq = lv_k(a, l0);
+        if (!group_exact(a, grp, (uint8_t)gi, false) || (bl && !group_exact(bl, grp, (uint8_t)gi, true))) return false;
+        group_form(a, false, grp, (uint8_t)gi, l0, kq, &x);
+        if (bl) group_form(bl, false, grp, (uint8_t)gi, l0, 64, &p);
         f(&y, &x, bl ? &p : bc, 64);
-        if (group_back(e, a, s, l0, &y, keep, tag, k, r)) continue;
+        if (y.kind == WF_UNI || y.kind == WF_LANE) {
+            if (keep == KEEP_SYM && s) { /* the bits of U' above kq are U[s]'s */
+                uint64_t m = ((uint64_t)1 << kq) - 1, lo0 = (uint64_t)a->lo[l0];
+                int64_t off0 = (int64_t)(lo0 - ((a->res[l0].r + lo0) & m) + (y.r & m));
+                group_put(e, &y, grp, (uint8_t)gi, off0, s, &a->res[l0], NULL, r);
+            } else group_put(e, &y, grp, (uint8_t)gi, (int64_t)y.r, y.k == 64 ? 0 : derive(e, s, 0, tag, k), NULL, NULL, r);
+            continue;
+        }
         for (unsigned kk = kq + 1; s && kk <= RES_KMAX; kk++) {
-            lanes_form(a, a, s, l0, kk, &x);
+            group_form(a, false, grp, (uint8_t)gi, l0, kk, &x);
             f(&y, &x, bl ? &p : bc, 64);
             if (y.kind == WF_UNI || y.kind == WF_LANE) {
                 want_bits(e, s, a->res[l0], kk);
@@ -505,10 +482,10 @@ static bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
         while (grp[l0] != gi) l0++;
         uint32_t sa = a->sym[l0], sb = b->sym[l0];
         wform x, y, z;
-        group_form(a, false, grp, (uint8_t)gi, l0, false, &x);
-        group_form(b, false, grp, (uint8_t)gi, l0, false, &y);
+        group_form(a, false, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
+        group_form(b, false, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);
         wf_meet(&z, &x, &y);
-        group_put(e, &z, grp, (uint8_t)gi, a->lo[l0], sa == sb ? sa : derive(e, sa, sb, tag, 0), wid, r);
+        group_put(e, &z, grp, (uint8_t)gi, a->lo[l0], sa == sb ? sa : derive(e, sa, sb, tag, 0), NULL, wid, r);
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
