@@ -491,6 +491,29 @@ static bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
     return true;
 }
 
+/* a rem d (d > 0; rounding towards zero when sgn): warp_form.c's rule on
+ * the lanes that are exact and U-free (and >= 0 unless sgn), at 64 bits;
+ * elsewhere the bound [0, d - 1] for a >= 0 (nn), else [-(d - 1), d - 1]. */
+static void lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, bool nn, lv *r)
+{
+    uint8_t grp[WL_LANES];
+    uint32_t l0 = a->n;
+    for (uint32_t l = a->n; l-- > 0;) {
+        grp[l] = !a->sym[l] && a->lo[l] == a->hi[l] && (sgn || a->lo[l] >= 0) ? 0 : 1;
+        if (!grp[l]) l0 = l;
+    }
+    r->n = a->n;
+    r->nonneg = nn;
+    for (uint32_t l = 0; l < a->n; l++)
+        if (grp[l]) r->lo[l] = nn ? 0 : -(d - 1), r->hi[l] = d - 1, r->sym[l] = 0, r->res[l] = res_exact(0);
+    if (l0 == a->n) return;
+    wform x, c, z;
+    group_form(a, false, grp, 0, l0, 64, &x);
+    wf_const(&c, d);
+    (sgn ? wf_rems : wf_remu)(&z, &x, &c, 64);
+    group_put(e, &z, grp, 0, 0, 0, NULL, NULL, r);
+}
+
 /* The instruction defining the value used as operand i of st (NULL: an
  * immediate, or none). */
 static const ptx_inst *opd_def(const addr_chain *c, uint32_t st, uint32_t i, uint32_t *v, uint32_t *dst)
@@ -615,15 +638,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         int64_t d;
         if (magic_rem(c, st, in, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
             if (!eval_rec(e, x, &a, depth + 1)) return false;
-            out->n = n;
-            out->nonneg = true;
-            for (uint32_t l = 0; l < n; l++) {
-                bool ex = !a.sym[l] && a.lo[l] == a.hi[l];
-                out->lo[l] = ex ? a.lo[l] % d : 0;
-                out->hi[l] = ex ? a.lo[l] % d : d - 1;
-                out->sym[l] = 0;
-                out->res[l] = res_exact(0);
-            }
+            lv_rem(e, &a, d, true, true, out);
             return true;
         }
     }
@@ -689,23 +704,13 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
             if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
             return lv_and(e, &a, true, d - 1, out, n);
         }
-        if (in->op == PTX_OPC_DIV) {
-            if (!lv_exact(&a)) return false;
-            for (uint32_t l = 0; l < n; l++) /* U-free lanes only */
-                if (a.sym[l] || (!sgn && a.lo[l] < 0)) return false;
-            *out = a;
-            for (uint32_t l = 0; l < n; l++) out->lo[l] = out->hi[l] = a.lo[l] / d;
-            return true;
-        }
-        out->n = n;
-        out->nonneg = nn; /* rem.u is in [0, d) whatever the sign */
-        for (uint32_t l = 0; l < n; l++) {
-            bool exact = !a.sym[l] && a.lo[l] == a.hi[l] && (sgn || a.lo[l] >= 0);
-            out->lo[l] = exact ? a.lo[l] % d : nn ? 0 : -(d - 1);
-            out->hi[l] = exact ? a.lo[l] % d : d - 1;
-            out->sym[l] = 0;
-            out->res[l] = res_exact(0);
-        }
+        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, nn, out), true; /* rem.u is in [0, d) whatever the sign */
+        for (uint32_t l = 0; l < n; l++) /* U-free exact lanes only */
+            if (a.sym[l] || a.lo[l] != a.hi[l] || (!sgn && a.lo[l] < 0)) return false;
+        wform dc;
+        wf_const(&dc, d);
+        if (!lv_bitop(e, &a, &dc, NULL, f, KEEP_NONE, 0, 0, false, out)) return false;
+        out->nonneg = a.nonneg;
         return true;
     }
     case PTX_OPC_MIN:
