@@ -714,18 +714,24 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         return true;
     }
     case PTX_OPC_MIN:
-    case PTX_OPC_MAX:
+    case PTX_OPC_MAX: {
+        /* warp_form.c's rule on U-free exact lanes decides which operand
+         * each lane takes; the lanes keep their values (no wraparound) */
         if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         for (uint32_t l = 0; l < n; l++)
             if (a.sym[l] || b.sym[l] || a.lo[l] != a.hi[l] || b.lo[l] != b.hi[l]) return false;
+        uint8_t grp[WL_LANES] = {0};
+        wform x, y, z;
+        bool nowrap = false;
+        group_form(&a, false, grp, 0, 0, 64, &x);
+        group_form(&b, false, grp, 0, 0, 64, &y);
+        wf_minmax(&z, &x, &y, bits, ptx_type_is_signed(in->type), in->op == PTX_OPC_MAX, &nowrap);
         *out = a;
-        for (uint32_t l = 0; l < n; l++) {
-            int64_t x = a.lo[l], y = b.lo[l];
-            bool lt = ptx_type_is_signed(in->type) ? x < y : zext(x, bits) < zext(y, bits);
-            out->lo[l] = out->hi[l] = (in->op == PTX_OPC_MIN) == lt ? x : y;
-        }
+        for (uint32_t l = 0; l < n; l++)
+            if (wf_sext(wf_at(&z, l), bits) != wf_sext((uint64_t)a.lo[l], bits)) out->lo[l] = out->hi[l] = b.lo[l];
         out->nonneg = in->op == PTX_OPC_MIN ? a.nonneg && b.nonneg : a.nonneg || b.nonneg;
         return true;
+    }
     case PTX_OPC_SELP: {
         uint32_t p = ssa_use_value(c->pf->ssa, st, 3);
         if (p == SSA_NONE || !addr_pred_warp_uniform(c, p)) return false;

@@ -735,6 +735,22 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     r->nn = 1;
 }
 
+/* min/max: a or b, compared as signed or unsigned n-bit numbers (ISA
+ * "min", "max").  Exact lanes: lane by lane; else a or b in every lane
+ * when a < b is uniform: their meet. */
+static uint64_t op_min(uint64_t x, uint64_t y, unsigned n, bool sgn) { return ord_key(y, n, sgn) < ord_key(x, n, sgn) ? y : x; }
+static uint64_t op_max(uint64_t x, uint64_t y, unsigned n, bool sgn) { return ord_key(x, n, sgn) < ord_key(y, n, sgn) ? y : x; }
+
+void wf_minmax(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, bool max, bool *nowrap)
+{
+    if (strict2(r, a, b)) return;
+    if (exact(a) && exact(b)) { lanewise(r, a, b, n, sgn, max ? op_max : op_min); return; }
+    wform c;
+    wf_cmp(&c, WF_LT, a, b, n, sgn, nowrap);
+    if (c.kind != WF_UNI) wf_bot(r);
+    else wf_meet(r, a, b);
+}
+
 const char *wf_text(const wform *a, char *buf, unsigned len)
 {
     int64_t c;
