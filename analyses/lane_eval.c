@@ -514,6 +514,29 @@ static void lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, bool nn, lv *r)
     group_put(e, &z, grp, 0, 0, 0, NULL, NULL, r);
 }
 
+/* A truncation to n bits (docs/coalescing.md, "Truncation"): the lanes
+ * that are exact and U-free take the ISA's value, warp_form.c's wf_cvt
+ * (the low n bits), read as the target type (zero-extended when
+ * unsigned); the others keep their value, under the no-wraparound
+ * assumption every address rule here makes. */
+static void lv_trunc(ectx *e, lv *a, unsigned n, bool uns)
+{
+    uint8_t grp[WL_LANES];
+    uint32_t l0 = a->n;
+    for (uint32_t l = a->n; l-- > 0;) {
+        grp[l] = !a->sym[l] && a->lo[l] == a->hi[l] ? 0 : 1;
+        if (!grp[l]) l0 = l;
+    }
+    if (l0 == a->n) return;
+    wform x, z;
+    bool nowrap = false;
+    group_form(a, false, grp, 0, l0, 64, &x);
+    wf_cvt(&z, &x, 64, n, false, &nowrap);
+    group_put(e, &z, grp, 0, 0, 0, NULL, NULL, a);
+    for (uint32_t l = 0; l < a->n && uns; l++)
+        if (!grp[l]) a->lo[l] = a->hi[l] = (int64_t)zext(a->lo[l], n);
+}
+
 /* The instruction defining the value used as operand i of st (NULL: an
  * immediate, or none). */
 static const ptx_inst *opd_def(const addr_chain *c, uint32_t st, uint32_t i, uint32_t *v, uint32_t *dst)
@@ -627,8 +650,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     case PTX_OPC_MOV:
         return eval_opd(e, st, 1, out, depth, n);
     case PTX_OPC_CVT:
-        /* no wraparound (assumption 3): the value is kept */
         if (!ptx_type_is_int(in->type2) || ptx_inst_has_mod(in, ".sat") || !eval_opd(e, st, 1, out, depth, n)) return false;
+        if (ptx_type_bits(in->type2) > bits) lv_trunc(e, out, bits, ptx_type_is_unsigned(in->type));
         out->nonneg = out->nonneg || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > bits);
         return true;
     case PTX_OPC_ADD:
