@@ -3,96 +3,9 @@
 #include <string.h>
 #include "addr_refine.h"
 #include "lane_eval.h"
-#include "warp_form.h"
+#include "lane_value.h"
 
 #define LE_DEPTH 24
-#define NSYM 1024
-#define SYM_DERIVED 0x40000000u /* symbols below are an SSA value + 1: that value's lane-0 (or uniform) part */
-
-/* One warp's value: lane l is U[sym[l]] + [lo[l], hi[l]]; res[l] is what is
- * known of U[sym[l]] (the same for all lanes of a symbol). */
-typedef struct lv {
-    uint32_t n;
-    int64_t lo[WL_LANES], hi[WL_LANES];
-    uint32_t sym[WL_LANES];
-    residue res[WL_LANES];
-    bool nonneg;
-} lv;
-
-/* Derived symbols, per top-level evaluation: the same operation on the
- * same symbols gives the same symbol, in every lane. */
-typedef struct symkey {
-    uint32_t a, b, tag;
-    int64_t k;
-} symkey;
-
-typedef struct ectx {
-    const addr_chain *c;
-    uint32_t wi, nl; /* the warp, its lanes */
-    symkey keys[NSYM];
-    uint32_t nkeys;
-    bool overflow;
-    /* a leaf symbol whose residue was too coarse (bit 5 of X0 decides
-     * c % 64 for c = tid.x): the warp is re-evaluated once per value of the
-     * missing bits (ov_*), each a case of its own */
-    uint32_t need_sym;
-    unsigned need_k;
-    residue need_res;
-    uint32_t ov_sym;
-    residue ov_res;
-    wl_result scratch; /* wl_eval's output, copied out at once */
-} ectx;
-
-enum { T_ADD = 1, T_SUB, T_NEG, T_MUL, T_SHR, T_SELP, T_MU };
-
-static uint32_t derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
-{
-    for (uint32_t i = 0; i < e->nkeys; i++)
-        if (e->keys[i].a == a && e->keys[i].b == b && e->keys[i].tag == tag && e->keys[i].k == k)
-            return SYM_DERIVED + i;
-    if (e->nkeys == NSYM) {
-        e->overflow = true;
-        return SYM_DERIVED + NSYM; /* never equal to a real one; the result is discarded */
-    }
-    e->keys[e->nkeys] = (symkey){a, b, tag, k};
-    return SYM_DERIVED + e->nkeys++;
-}
-
-
-static uint64_t zext(int64_t x, unsigned w) { return w >= 64 ? (uint64_t)x : (uint64_t)x & (((uint64_t)1 << w) - 1); }
-
-static void lv_const(lv *a, uint32_t n, int64_t k)
-{
-    a->n = n;
-    for (uint32_t l = 0; l < n; l++) {
-        a->lo[l] = a->hi[l] = k;
-        a->sym[l] = 0;
-        a->res[l] = res_exact(0);
-    }
-    a->nonneg = k >= 0;
-}
-
-static bool lv_exact(const lv *a)
-{
-    for (uint32_t l = 0; l < a->n; l++)
-        if (a->lo[l] != a->hi[l]) return false;
-    return true;
-}
-
-/* the same value in every lane */
-static bool lv_uniform(const lv *a)
-{
-    for (uint32_t l = 0; l < a->n; l++)
-        if (a->lo[l] != a->hi[l] || a->lo[l] != a->lo[0] || a->sym[l] != a->sym[0]) return false;
-    return true;
-}
-
-static bool lv_const_of(const lv *a, int64_t *k)
-{
-    if (!a->n || !lv_uniform(a) || a->sym[0]) return false;
-    *k = a->lo[0];
-    return true;
-}
 
 static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t *mus, unsigned nmus);
 
@@ -116,288 +29,6 @@ static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
 {
     *ok = i < in->nopd && in->opd[i].kind == PTX_O_IMM && in->opd[i].flags == PTX_IMM_INT;
     return *ok ? in->opd[i].v : 0;
-}
-
-/* a ± b, lane by lane */
-static void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
-{
-    r->n = a->n;
-    for (uint32_t l = 0; l < a->n; l++) {
-        /* out of int64 range: give up (the caller sees e->overflow) */
-        if (sub ? __builtin_sub_overflow(a->lo[l], b->hi[l], &r->lo[l]) || __builtin_sub_overflow(a->hi[l], b->lo[l], &r->hi[l])
-                : __builtin_add_overflow(a->lo[l], b->lo[l], &r->lo[l]) || __builtin_add_overflow(a->hi[l], b->hi[l], &r->hi[l]))
-            e->overflow = true;
-        uint32_t sa = a->sym[l], sb = b->sym[l];
-        if (!sb) r->sym[l] = sa, r->res[l] = a->res[l];
-        else if (!sa && !sub) r->sym[l] = sb, r->res[l] = b->res[l];
-        else if (!sa) r->sym[l] = derive(e, sb, 0, T_NEG, 0), r->res[l] = res_neg(b->res[l]);
-        else if (sub && sa == sb) r->sym[l] = 0, r->res[l] = res_exact(0);
-        else {
-            r->sym[l] = derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
-            r->res[l] = sub ? res_sub(a->res[l], b->res[l]) : res_add(a->res[l], b->res[l]);
-        }
-    }
-    r->nonneg = !sub && a->nonneg && b->nonneg;
-}
-
-/* a · k */
-static void lv_scale(ectx *e, const lv *a, int64_t k, lv *r)
-{
-    r->n = a->n;
-    for (uint32_t l = 0; l < a->n; l++) {
-        int64_t x = 0, y = 0;
-        if (__builtin_mul_overflow(a->lo[l], k, &x) | __builtin_mul_overflow(a->hi[l], k, &y)) e->overflow = true;
-        r->lo[l] = x < y ? x : y;
-        r->hi[l] = x < y ? y : x;
-        if (!a->sym[l] || k == 0) r->sym[l] = 0, r->res[l] = res_exact(0);
-        else if (k == 1) r->sym[l] = a->sym[l], r->res[l] = a->res[l];
-        else r->sym[l] = derive(e, a->sym[l], 0, T_MUL, k), r->res[l] = res_mul(a->res[l], res_exact(k));
-    }
-    r->nonneg = (a->nonneg && k >= 0) || k == 0;
-}
-
-/* a · b: a constant factor scales; a uniform unknown times exact lanes
- * splits the lanes into groups of equal lane value (U·v is one unknown per
- * v, and 0 when v is exactly 0). */
-static bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
-{
-    int64_t k;
-    if (lv_const_of(b, &k)) return lv_scale(e, a, k, r), true;
-    if (lv_const_of(a, &k)) return lv_scale(e, b, k, r), true;
-    if (!lv_uniform(a)) {
-        const lv *t = a;
-        a = b, b = t;
-    }
-    if (!lv_uniform(a) || !lv_exact(b)) return false;
-    uint32_t su = a->sym[0];
-    int64_t ku = a->lo[0];
-    r->n = b->n;
-    for (uint32_t l = 0; l < b->n; l++) {
-        int64_t v = b->lo[l];
-        if (__builtin_mul_overflow(ku, v, &r->lo[l])) e->overflow = true;
-        r->hi[l] = r->lo[l];
-        if (!b->sym[l] && v == 0) {
-            r->sym[l] = 0;
-            r->res[l] = res_exact(0);
-            continue;
-        }
-        /* (U + ku)(W + v) - ku·v */
-        r->sym[l] = derive(e, derive(e, su, b->sym[l], T_MUL, ku), 0, T_MUL, v);
-        residue p = res_mul(res_add(a->res[0], res_exact(ku)), res_add(b->res[l], res_exact(v)));
-        r->res[l] = res_sub(p, res_exact(r->lo[l]));
-    }
-    r->nonneg = a->nonneg && b->nonneg;
-    return true;
-}
-
-static void want_bits(ectx *e, uint32_t sym, residue r, unsigned k)
-{
-    if (sym && sym < SYM_DERIVED && r.k < k && !e->need_sym) {
-        e->need_sym = sym;
-        e->need_k = k;
-        e->need_res = r;
-    }
-}
-
-/* ---- the bit rules: warp_form.c's, one symbol at a time --------------------
- *
- * The lanes of one symbol s, exact, are a warp form: U' = U[s] + lo[l0]
- * (l0 the symbol's first lane) plus g(l) = lo[l] - lo[l0], with U' known
- * modulo 2^k when U[s] is; the lanes of other symbols are given l0's
- * value, so that they change nothing.  The U-free exact lanes are one more
- * such form, with everything known.  Shifts, and, or and xor are then
- * warp_form.c's rules at 64 bits (lane values here do not wrap around:
- * a 64-bit arithmetic shift is floor division). */
-
-typedef void (*wf_rule)(wform *r, const wform *a, const wform *b, unsigned n);
-
-static void wf_sar(wform *r, const wform *a, const wform *b, unsigned n) { wf_shr(r, a, b, n, true); }
-static void wf_shru(wform *r, const wform *a, const wform *b, unsigned n) { wf_shr(r, a, b, n, false); }
-
-/* Constant folding, and the sign of a value known to be >= 0 (shr.s by
- * n - 1 is 0): the warp form's rule f on a (its constant, else a uniform
- * of a's sign alone) and the constant b.  Only a constant result is
- * taken, and the rules give one from those two facts only, whatever a's
- * lanes hold.  An unsigned result is read zero-extended, as lanes here
- * are read (no wraparound). */
-static bool lv_fold(const lv *a, int64_t b, unsigned bits, bool sgn, wf_rule f, uint32_t n, lv *out)
-{
-    wform x, y, r;
-    int64_t k;
-    if (lv_const_of(a, &k)) wf_const(&x, k);
-    else wf_uni(&x, 0, 0), x.nn = a->nonneg;
-    wf_const(&y, b);
-    f(&r, &x, &y, bits);
-    if (!wf_is_const(&r, bits, &k)) return false;
-    lv_const(out, n, sgn ? k : (int64_t)zext(k, bits));
-    return true;
-}
-
-/* The lanes of v where a has symbol s (first lane l0) as a form: lo
- * relative to lane l0's, the other lanes l0's; U' = U[s] + lo[l0] known
- * to k bits (k = 64: v is U-free there).  False if one is not exact. */
-static bool lanes_form(const lv *v, const lv *a, uint32_t s, uint32_t l0, unsigned k, wform *w)
-{
-    wf_uni(w, (uint64_t)v->lo[l0] + (k < 64 ? v->res[l0].r : 0), k);
-    w->kind = WF_LANE;
-    uint64_t any = 0;
-    for (uint32_t l = 0; l < WF_LANES; l++) {
-        w->g[l] = 0;
-        if (l >= a->n || a->sym[l] != s) continue;
-        if (v->lo[l] != v->hi[l] || (k == 64 && v->sym[l]) || __builtin_sub_overflow(v->lo[l], v->lo[l0], &w->g[l]))
-            return false;
-        any |= (uint64_t)w->g[l];
-    }
-    if (!any) w->kind = WF_UNI;
-    return true;
-}
-
-enum { KEEP_NONE, KEEP_SYM }; /* whether the rule leaves U[s]'s bits above k as they were */
-
-/* r's lanes of symbol s from the rule's result w: exact (no symbol), U[s]
- * plus known parts (keep: the rule changed only bits U[s] has known), or
- * a symbol derived from s. */
-static bool group_back(ectx *e, const lv *a, uint32_t s, uint32_t l0, const wform *w, int keep, uint32_t tag,
-                       int64_t k, lv *r)
-{
-    if (w->kind != WF_UNI && w->kind != WF_LANE) return false;
-    residue q = a->res[l0];
-    uint32_t sym = 0;
-    int64_t shift = 0; /* lo = shift + the form's lane value */
-    residue res = res_exact(0);
-    if (w->k == 64) { /* exact: no symbol */
-    } else if (keep == KEEP_SYM && s) {
-        /* the bits of U' above k are U[s]'s: lo = lo0 - (r + lo0 mod 2^k) + (w mod 2^k) */
-        uint64_t kq = ((uint64_t)1 << q.k) - 1;
-        shift = (int64_t)((uint64_t)a->lo[l0] - (((uint64_t)q.r + (uint64_t)a->lo[l0]) & kq) - w->r + (w->r & kq));
-        sym = s, res = q;
-    } else {
-        sym = derive(e, s, 0, tag, k);
-        res = res_make(0, w->k);
-    }
-    for (uint32_t l = 0; l < a->n; l++) {
-        if (a->sym[l] != s) continue;
-        if (__builtin_add_overflow(shift, (int64_t)wf_at(w, l), &r->lo[l])) e->overflow = true;
-        r->hi[l] = r->lo[l];
-        r->sym[l] = sym;
-        r->res[l] = res;
-    }
-    return true;
-}
-
-/* r = f(a, b) symbol by symbol, b a constant (bc) or exact U-free lanes
- * (bl); intervals only in U-free lanes of a shift (ival: monotone).  On a
- * symbol whose form does not split, asks (want_bits) for the fewest more
- * bits of it that would make f exact. */
-static bool lv_bitop(ectx *e, const lv *a, const wform *bc, const lv *bl, wf_rule f, int keep, uint32_t tag,
-                     int64_t k, bool ival, lv *r)
-{
-    r->n = a->n;
-    for (uint32_t l0 = 0; l0 < a->n; l0++) {
-        uint32_t s = a->sym[l0], j = 0;
-        while (j < l0 && a->sym[j] != s) j++;
-        if (j < l0) continue; /* done with its first lane */
-        if (!s && ival) { /* U-free lanes of a shift by k: floor of each end */
-            for (uint32_t l = l0; l < a->n; l++)
-                if (!a->sym[l]) r->lo[l] = a->lo[l] >> k, r->hi[l] = a->hi[l] >> k, r->sym[l] = 0, r->res[l] = res_exact(0);
-            continue;
-        }
-        wform x, p, y;
-        unsigned kq = s ? a->res[l0].k : 64;
-        if (!lanes_form(a, a, s, l0, kq, &x) || (bl && !lanes_form(bl, a, s, l0, 64, &p))) return false;
-        f(&y, &x, bl ? &p : bc, 64);
-        if (group_back(e, a, s, l0, &y, keep, tag, k, r)) continue;
-        for (unsigned kk = kq + 1; s && kk <= RES_KMAX; kk++) {
-            lanes_form(a, a, s, l0, kk, &x);
-            f(&y, &x, bl ? &p : bc, 64);
-            if (y.kind == WF_UNI || y.kind == WF_LANE) {
-                want_bits(e, s, a->res[l0], kk);
-                break;
-            }
-        }
-        return false;
-    }
-    return true;
-}
-
-/* floor(a / 2^s): U[sym]'s low s bits must be known */
-static bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r)
-{
-    for (uint32_t l = 0; l < a->n; l++)
-        if (a->sym[l] && a->res[l].k < s) return want_bits(e, a->sym[l], a->res[l], s), false;
-    wform c;
-    wf_const(&c, s);
-    if (!lv_bitop(e, a, &c, NULL, wf_sar, KEEP_NONE, T_SHR, s, true, r)) return false;
-    r->nonneg = a->nonneg;
-    return true;
-}
-
-/* a & m (m a constant): exact lanes when m keeps only U's known bits or
- * clears only them (m = -2^j, j <= k); else, for m >= 0, the bound
- * 0 <= x & m <= m of any x */
-static bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n)
-{
-    bool ok = have;
-    for (uint32_t l = 0; l < n && ok; l++) {
-        unsigned k = a->res[l].k;
-        if (a->lo[l] != a->hi[l]) ok = false;
-        else if (!a->sym[l] || (m >= 0 && m < ((int64_t)1 << k))) continue;
-        else if (m < 0 && !(~(uint64_t)m & (~(uint64_t)m + 1))) {
-            unsigned j = (unsigned)__builtin_ctzll((uint64_t)m);
-            if (j > k) want_bits(e, a->sym[l], a->res[l], j), ok = false;
-        } else {
-            if (m >= 0) want_bits(e, a->sym[l], a->res[l], 64 - (unsigned)__builtin_clzll((uint64_t)m));
-            ok = false;
-        }
-    }
-    wform c;
-    wf_const(&c, m);
-    if (ok && lv_bitop(e, a, &c, NULL, wf_and, m < 0 ? KEEP_SYM : KEEP_NONE, 0, 0, false, r)) {
-        r->nonneg = m >= 0 || a->nonneg;
-        return true;
-    }
-    if (m < 0) return false;
-    r->n = n;
-    r->nonneg = true;
-    for (uint32_t l = 0; l < n; l++) { /* any x: 0 <= x & m <= m */
-        r->lo[l] = 0;
-        r->hi[l] = m;
-        r->sym[l] = 0;
-        r->res[l] = res_exact(0);
-    }
-    return true;
-}
-
-/* a | b (a ^ b) with b exact and U-free in every lane, 0 <= b < 2^k where
- * a has a symbol: U[sym]'s bits above k are kept */
-static bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
-{
-    for (uint32_t l = 0; l < a->n; l++) {
-        if (b->sym[l] || b->lo[l] != b->hi[l] || a->lo[l] != a->hi[l]) return false;
-        if (!a->sym[l]) continue;
-        if (b->lo[l] < 0) return false;
-        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)b->lo[l] | 1);
-        if (a->res[l].k < need) return want_bits(e, a->sym[l], a->res[l], need), false;
-    }
-    if (!lv_bitop(e, a, NULL, b, x ? wf_xor : wf_or, KEEP_SYM, 0, 0, false, r)) return false;
-    r->nonneg = a->nonneg && b->nonneg;
-    return true;
-}
-
-/* Both sides with the same lane structure: the same intervals and the
- * same partition of the lanes by symbol. */
-static bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
-{
-    r->n = a->n;
-    for (uint32_t l = 0; l < a->n; l++) {
-        if (a->lo[l] != b->lo[l] || a->hi[l] != b->hi[l]) return false;
-        for (uint32_t j = 0; j < l; j++)
-            if ((a->sym[j] == a->sym[l]) != (b->sym[j] == b->sym[l])) return false;
-        if (a->sym[l] == b->sym[l]) r->sym[l] = a->sym[l], r->res[l] = a->res[l];
-        else r->sym[l] = derive(e, a->sym[l], b->sym[l], tag, 0), r->res[l] = res_meet(a->res[l], b->res[l]);
-    }
-    r->nonneg = a->nonneg && b->nonneg;
-    return true;
 }
 
 /* The instruction defining the value used as operand i of st (NULL: an
@@ -513,8 +144,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     case PTX_OPC_MOV:
         return eval_opd(e, st, 1, out, depth, n);
     case PTX_OPC_CVT:
-        /* no wraparound (assumption 3): the value is kept */
         if (!ptx_type_is_int(in->type2) || ptx_inst_has_mod(in, ".sat") || !eval_opd(e, st, 1, out, depth, n)) return false;
+        if (ptx_type_bits(in->type2) > bits) lv_trunc(e, out, bits, ptx_type_is_unsigned(in->type));
         out->nonneg = out->nonneg || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > bits);
         return true;
     case PTX_OPC_ADD:
@@ -524,15 +155,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         int64_t d;
         if (magic_rem(c, st, in, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
             if (!eval_rec(e, x, &a, depth + 1)) return false;
-            out->n = n;
-            out->nonneg = true;
-            for (uint32_t l = 0; l < n; l++) {
-                bool ex = !a.sym[l] && a.lo[l] == a.hi[l];
-                out->lo[l] = ex ? a.lo[l] % d : 0;
-                out->hi[l] = ex ? a.lo[l] % d : d - 1;
-                out->sym[l] = 0;
-                out->res[l] = res_exact(0);
-            }
+            lv_rem(e, &a, d, true, true, out);
             return true;
         }
     }
@@ -567,7 +190,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (!eval_opd(e, st, 1, &a, depth, n)) return false;
         bool sgn = ptx_type_is_signed(in->type);
         /* a constant, or the sign of a value >= 0 (nvcc's signed-division idiom) */
-        if (lv_fold(&a, s, bits, sgn, sgn ? wf_sar : wf_shru, n, out)) return true;
+        if (lv_fold(&a, s, bits, sgn, sgn ? lv_rule_sar : lv_rule_shru, n, out)) return true;
         /* an unsigned shift is floor division for values >= 0 only */
         if (!sgn && !a.nonneg) return false;
         return lv_shr_floor(e, &a, (unsigned)s, out);
@@ -591,45 +214,20 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         int64_t d = imm_of(in, 2, &ok);
         if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
         bool sgn = ptx_type_is_signed(in->type), nn = a.nonneg || !sgn;
-        wf_rule f = in->op == PTX_OPC_DIV ? sgn ? wf_divs : wf_divu : sgn ? wf_rems : wf_remu;
+        lv_rule f = in->op == PTX_OPC_DIV ? sgn ? wf_divs : wf_divu : sgn ? wf_rems : wf_remu;
         if (lv_fold(&a, d, bits, sgn, f, n, out)) return true;
         bool pow2 = !(d & (d - 1));
         if (nn && a.nonneg && pow2) { /* floor = truncation for x >= 0 */
             if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
             return lv_and(e, &a, true, d - 1, out, n);
         }
-        if (in->op == PTX_OPC_DIV) {
-            if (!lv_exact(&a)) return false;
-            for (uint32_t l = 0; l < n; l++) /* U-free lanes only */
-                if (a.sym[l] || (!sgn && a.lo[l] < 0)) return false;
-            *out = a;
-            for (uint32_t l = 0; l < n; l++) out->lo[l] = out->hi[l] = a.lo[l] / d;
-            return true;
-        }
-        out->n = n;
-        out->nonneg = nn; /* rem.u is in [0, d) whatever the sign */
-        for (uint32_t l = 0; l < n; l++) {
-            bool exact = !a.sym[l] && a.lo[l] == a.hi[l] && (sgn || a.lo[l] >= 0);
-            out->lo[l] = exact ? a.lo[l] % d : nn ? 0 : -(d - 1);
-            out->hi[l] = exact ? a.lo[l] % d : d - 1;
-            out->sym[l] = 0;
-            out->res[l] = res_exact(0);
-        }
-        return true;
+        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, nn, out), true; /* rem.u is in [0, d) whatever the sign */
+        return lv_div(e, &a, d, sgn, out);
     }
     case PTX_OPC_MIN:
     case PTX_OPC_MAX:
         if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        for (uint32_t l = 0; l < n; l++)
-            if (a.sym[l] || b.sym[l] || a.lo[l] != a.hi[l] || b.lo[l] != b.hi[l]) return false;
-        *out = a;
-        for (uint32_t l = 0; l < n; l++) {
-            int64_t x = a.lo[l], y = b.lo[l];
-            bool lt = ptx_type_is_signed(in->type) ? x < y : zext(x, bits) < zext(y, bits);
-            out->lo[l] = out->hi[l] = (in->op == PTX_OPC_MIN) == lt ? x : y;
-        }
-        out->nonneg = in->op == PTX_OPC_MIN ? a.nonneg && b.nonneg : a.nonneg || b.nonneg;
-        return true;
+        return lv_minmax(&a, &b, bits, ptx_type_is_signed(in->type), in->op == PTX_OPC_MAX, out);
     case PTX_OPC_SELP: {
         uint32_t p = ssa_use_value(c->pf->ssa, st, 3);
         if (p == SSA_NONE || !addr_pred_warp_uniform(c, p)) return false;
@@ -674,7 +272,7 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
     /* the mu: U_mu + the entry's lane parts, one symbol per entry symbol */
     lv mu = init;
     for (uint32_t l = 0; l < init.n; l++) {
-        mu.sym[l] = derive(e, v + 1, init.sym[l], T_MU, 0);
+        mu.sym[l] = lv_derive(e, v + 1, init.sym[l], T_MU, 0);
         mu.res[l] = init.res[l];
     }
     mu.nonneg = lane_nonneg(c, v);

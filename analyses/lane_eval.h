@@ -15,26 +15,24 @@
  * function of the lane) of which only a residue modulo 2^k is known, and
  * [lo, hi] is a known interval (lo = hi: exact).  Lanes with the same
  * symbol differ by exactly lo[l'] - lo[l] when exact.  The rules keep this
- * sound for every value of the unknowns:
+ * sound for every value of the unknowns.  Each rule is warp_form.c's (the
+ * arithmetic, the carry-free split, the known bits of U), applied to one
+ * group of lanes at a time, the lanes where each operand keeps one symbol:
+ * the group's exact part is a warp form U' + g(l), U' = U[s] + lo[l0].
+ * What is decided here is only what the form has no notion of:
  *
- *  - add, sub, mul by a constant, shl: symbol by symbol (a new symbol when
- *    two different unknowns combine; U - U cancels);
- *  - and with a constant m, shr by a constant s, div/rem by 2^s, or/xor
- *    with a U-free p >= 0: exact when U's residue modulo 2^k fixes the bits
- *    that matter (m < 2^k, or m = -2^j with j <= k; s <= k; p < 2^k) and
- *    every lane's U-free part r + lo lies
- *    in [0, 2^k), so no carry crosses into U's bits; signed shifts and
- *    signed division need the value to be provably non-negative (built
- *    from %tid, %ntid, %ctaid, ... with add, mul, unsigned ops; a loop
- *    variable when its entry and every back edge are);
- *  - and with a constant m >= 0 on anything, even a loaded value: [0, m]
- *    (a bound, not exact); rem by a constant c: [0, c - 1] when
- *    non-negative (else [-(c - 1), c - 1]);
- *  - a product of a uniform unknown and an exact lane value: one new
- *    unknown per distinct lane value (the lanes fall into groups, as for a
- *    symbolic stride);
- *  - selp on a warp-uniform predicate and loop mus: when both sides have
- *    the same lane structure.
+ *  - which symbol a result has: add and sub symbol by symbol (a new symbol
+ *    when two different unknowns combine; U - U cancels), a product of a
+ *    uniform unknown and exact lanes one new unknown per distinct lane
+ *    value (the lanes fall into groups, as for a symbolic stride), the
+ *    bit rules keep the symbol when they change only its known bits;
+ *  - intervals, as widths beside the forms: and with a constant m >= 0 on
+ *    anything, even a loaded value, is [0, m]; rem by a constant c is
+ *    [0, c - 1] when non-negative (else [-(c - 1), c - 1]); sums add
+ *    widths, a selp or mu needs them equal;
+ *  - signs (lane_nonneg) over the integers, where the form has none;
+ *  - truncation: exact U-free lanes take the ISA's value, others keep it
+ *    (no wraparound, docs/coalescing.md "Truncation").
  *
  * When up to 3 more bits of a leaf's residue would make an operation
  * exact (c % 64 with c = tid.x, known only modulo 32), the warp is

@@ -25,14 +25,31 @@ static inline residue res_make(int64_t r, unsigned k)
 static inline residue res_exact(int64_t c) { return res_make(c, RES_KMAX); }
 static inline residue res_unknown(void) { return res_make(0, 0); }
 
+/* The rules on known low bits, at any width (k up to 64; r < 2^k): the
+ * warp form's U (warp_form.c) and the residues here both use them. */
+
 /* Known trailing zero bits: as many as k when r is 0. */
-static inline unsigned res_tz(residue a)
+static inline unsigned kb_tz(uint64_t r, unsigned k)
 {
-    if (!a.r) return a.k;
-    unsigned t = 0;
-    while (!(a.r >> t & 1)) t++;
-    return t;
+    if (k < 64) r &= ((uint64_t)1 << k) - 1;
+    return r ? (unsigned)__builtin_ctzll(r) : k;
 }
+/* (ra + 2^ka·s)(rb + 2^kb·t) ≡ ra·rb modulo 2^min(ka + tz(rb), kb + tz(ra)). */
+static inline unsigned kb_mul(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb)
+{
+    unsigned k1 = ka + kb_tz(rb, kb), k2 = kb + kb_tz(ra, ka);
+    return k1 < k2 ? k1 : k2;
+}
+/* The low bits two partly known numbers agree on (64: both known, equal). */
+static inline unsigned kb_agree(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb)
+{
+    unsigned m = ka < kb ? ka : kb, d = 0;
+    if (m == 64 && ra == rb) return 64;
+    while (d < m && d < 64 && !((ra ^ rb) >> d & 1)) d++;
+    return d;
+}
+
+static inline unsigned res_tz(residue a) { return kb_tz(a.r, a.k); }
 
 static inline residue res_add(residue a, residue b)
 {
@@ -42,21 +59,10 @@ static inline residue res_add(residue a, residue b)
 static inline residue res_neg(residue a) { return res_make(-(int64_t)a.r, a.k); }
 static inline residue res_sub(residue a, residue b) { return res_add(a, res_neg(b)); }
 
-/* (ra + 2^ka·s)(rb + 2^kb·t) ≡ ra·rb modulo 2^min(ka + tz(rb), kb + tz(ra)). */
-static inline residue res_mul(residue a, residue b)
-{
-    unsigned k1 = a.k + res_tz(b), k2 = b.k + res_tz(a);
-    return res_make((int64_t)a.r * b.r, k1 < k2 ? k1 : k2);
-}
+static inline residue res_mul(residue a, residue b) { return res_make((int64_t)a.r * b.r, kb_mul(a.r, a.k, b.r, b.k)); }
 
 /* The strongest fact true of both. */
-static inline residue res_meet(residue a, residue b)
-{
-    unsigned k = a.k < b.k ? a.k : b.k;
-    unsigned d = 0;
-    while (d < k && !((a.r ^ b.r) >> d & 1)) d++;
-    return res_make(a.r, d);
-}
+static inline residue res_meet(residue a, residue b) { return res_make(a.r, kb_agree(a.r, a.k, b.r, b.k)); }
 
 static inline int res_eq(residue a, residue b) { return a.r == b.r && a.k == b.k; }
 

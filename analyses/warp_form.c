@@ -2,6 +2,7 @@
  * on v(l) = U + g(l), exact modulo 2^n.  The ISA semantics each rule
  * relies on are cited next to it; docs/divergence.md lists them. */
 #include "warp_form.h"
+#include "residue.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -130,12 +131,8 @@ void wf_meet(wform *r, const wform *a, const wform *b)
 
 void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k)
 {
-    unsigned m = ka < kb ? ka : kb, d = 0;
-    if (m == 64 && ra == rb) d = 64;
-    else
-        while (d < m && d < 64 && !((ra ^ rb) >> d & 1)) d++;
-    *k = (uint8_t)d;
-    *r = ra & mask(d);
+    *k = (uint8_t)kb_agree(ra, ka, rb, kb);
+    *r = ra & mask(*k);
 }
 
 /* ⊤ if either is ⊤, ⊥ if either is ⊥: true when r was set so. */
@@ -146,15 +143,10 @@ static bool strict2(wform *r, const wform *a, const wform *b)
     return false;
 }
 
-/* Known low bits of a sum or product of two partly known numbers. */
+/* Known low bits of a sum of two partly known numbers (products:
+ * residue.h's kb_mul). */
 static unsigned kmin(unsigned a, unsigned b) { return a < b ? a : b; }
 
-static unsigned tz_known(uint64_t r, unsigned k)
-{
-    if (k < 64) r &= mask(k);
-    if (!r) return k;
-    return (unsigned)__builtin_ctzll(r);
-}
 
 
 /* r = the exact lane values vals (nl lanes: 1 when no operand varies, and
@@ -220,7 +212,7 @@ void wf_not(wform *r, const wform *a, unsigned n)
 /* a · c for a known c: U·c is known modulo 2^(k + tz(c)). */
 static void scale(wform *r, const wform *a, uint64_t c, unsigned n)
 {
-    unsigned k = a->k == 64 ? 64 : a->k + tz_known(c, 64);
+    unsigned k = a->k == 64 ? 64 : a->k + kb_tz(c, 64);
     r->kind = a->kind, r->k = (uint8_t)(k > 64 ? 64 : k), r->r = a->r * c, r->nn = a->nn && (int64_t)c >= 0;
     if (a->kind == WF_LANE)
         for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] * c);
@@ -241,8 +233,7 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
         return;
     }
     if (a->kind == WF_UNI && b->kind == WF_UNI) {
-        /* (ra + 2^ka·s)(rb + 2^kb·t) ≡ ra·rb modulo 2^min(ka + tz(rb), kb + tz(ra)) */
-        unsigned k = kmin(a->k + tz_known(b->r, b->k), b->k + tz_known(a->r, a->k));
+        unsigned k = kb_mul(a->r, a->k, b->r, b->k);
         wf_uni(r, a->r * b->r, k);
         r->nn = a->nn && b->nn;
         fix(r, n);
@@ -733,6 +724,22 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     *nowrap = true;
     wf_uni(r, 0, 0);
     r->nn = 1;
+}
+
+/* min/max: a or b, compared as signed or unsigned n-bit numbers (ISA
+ * "min", "max").  Exact lanes: lane by lane; else a or b in every lane
+ * when a < b is uniform: their meet. */
+static uint64_t op_min(uint64_t x, uint64_t y, unsigned n, bool sgn) { return ord_key(y, n, sgn) < ord_key(x, n, sgn) ? y : x; }
+static uint64_t op_max(uint64_t x, uint64_t y, unsigned n, bool sgn) { return ord_key(x, n, sgn) < ord_key(y, n, sgn) ? y : x; }
+
+void wf_minmax(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, bool max, bool *nowrap)
+{
+    if (strict2(r, a, b)) return;
+    if (exact(a) && exact(b)) { lanewise(r, a, b, n, sgn, max ? op_max : op_min); return; }
+    wform c;
+    wf_cmp(&c, WF_LT, a, b, n, sgn, nowrap);
+    if (c.kind != WF_UNI) wf_bot(r);
+    else wf_meet(r, a, b);
 }
 
 const char *wf_text(const wform *a, char *buf, unsigned len)

@@ -112,6 +112,11 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
  * assumption makes uniform sets *nowrap. */
 void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap);
 
+/* min (max: max) of n-bit operands, signed or not: lane by lane when
+ * both are exact, else the meet when a < b is uniform (*nowrap as for
+ * wf_cmp). */
+void wf_minmax(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, bool max, bool *nowrap);
+
 /* The text form: "U", "U + lane", "U + 4·lane" (U ≡ 0 mod 32), "lane & 15 + U", "⊥". */
 const char *wf_text(const wform *a, char *buf, unsigned len);
 

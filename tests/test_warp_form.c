@@ -143,6 +143,34 @@ Test(warp_form, signed_division_and_remainder)
     cr_expect(wf_is_const(&r, 32, &c) && c == 0);
 }
 
+/* min/max compare as the type says; exact lanes lane by lane, otherwise
+ * a or b in every lane only when a < b is uniform (the meet). */
+Test(warp_form, min_and_max)
+{
+    wform r, a = cst(-1), b = cst(5), t = tid_x(), l, k;
+    bool nowrap = false;
+    int64_t c;
+    wf_minmax(&r, &a, &b, 32, true, false, &nowrap); /* signed: -1 */
+    cr_expect(wf_is_const(&r, 32, &c) && c == -1);
+    wf_minmax(&r, &a, &b, 32, false, false, &nowrap); /* unsigned: 0xffffffff > 5 */
+    cr_expect(wf_is_const(&r, 32, &c) && c == 5);
+    wf_minmax(&r, &a, &b, 32, false, true, &nowrap);
+    cr_expect(wf_is_const(&r, 32, &c) && c == -1);
+    wf_lane(&l, 1, 0, 64); /* the lane index, exact: min(lane, 20) lane by lane */
+    k = cst(20);
+    wf_minmax(&r, &l, &k, 32, true, false, &nowrap);
+    cr_expect(r.kind == WF_LANE && r.k == 64 && r.g[3] == 3 && r.g[20] == 20 && r.g[31] == 20);
+    k = cst(128); /* tid < 128 is uniform: min(tid, 128) is tid or 128 in a warp, not both, but which is not known */
+    wf_minmax(&r, &t, &k, 32, false, false, &nowrap);
+    cr_expect_eq(r.kind, WF_BOT); /* the meet of U + lane and a constant */
+    wf_uni(&a, 0, 0), wf_uni(&b, 0, 0);
+    wf_minmax(&r, &a, &b, 32, true, true, &nowrap);
+    cr_expect_eq(r.kind, WF_UNI);
+    k = cst(16); /* tid < 16 splits a warp: no answer */
+    wf_minmax(&r, &t, &k, 32, false, true, &nowrap);
+    cr_expect_eq(r.kind, WF_BOT);
+}
+
 Test(warp_form, comparisons_that_cannot_split_a_warp)
 {
     wform t = tid_x(), p, k;

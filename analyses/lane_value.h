@@ -1,0 +1,105 @@
+/* One warp's value in lane-exact evaluation (lane_eval.h), and the rules
+ * on it (lane_rules.c).  Internal to lane_eval.c and lane_rules.c. */
+#ifndef PTXRAY_LANE_VALUE_H
+#define PTXRAY_LANE_VALUE_H
+#include "addr_chain.h"
+#include "warp_form.h"
+#include "warp_lanes.h"
+
+#define NSYM 1024
+#define SYM_DERIVED 0x40000000u /* symbols below are an SSA value + 1: that value's lane-0 (or uniform) part */
+
+/* One warp's value: lane l is U[sym[l]] + [lo[l], hi[l]]; res[l] is what is
+ * known of U[sym[l]] (the same for all lanes of a symbol). */
+typedef struct lv {
+    uint32_t n;
+    int64_t lo[WL_LANES], hi[WL_LANES];
+    uint32_t sym[WL_LANES];
+    residue res[WL_LANES];
+    bool nonneg;
+} lv;
+
+/* Derived symbols, per top-level evaluation: the same operation on the
+ * same symbols gives the same symbol, in every lane. */
+typedef struct symkey {
+    uint32_t a, b, tag;
+    int64_t k;
+} symkey;
+
+typedef struct ectx {
+    const addr_chain *c;
+    uint32_t wi, nl; /* the warp, its lanes */
+    symkey keys[NSYM];
+    uint32_t nkeys;
+    bool overflow;
+    /* a leaf symbol whose residue was too coarse (bit 5 of X0 decides
+     * c % 64 for c = tid.x): the warp is re-evaluated once per value of the
+     * missing bits (ov_*), each a case of its own */
+    uint32_t need_sym;
+    unsigned need_k;
+    residue need_res;
+    uint32_t ov_sym;
+    residue ov_res;
+    wl_result scratch; /* wl_eval's output, copied out at once */
+} ectx;
+
+enum { T_ADD = 1, T_SUB, T_NEG, T_MUL, T_SHR, T_SELP, T_MU };
+
+/* The symbol of operation tag (with constant k) on symbols a and b: the
+ * same operation on the same symbols gives the same symbol. */
+uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k);
+
+static inline uint64_t lv_zext(int64_t x, unsigned w) { return w >= 64 ? (uint64_t)x : (uint64_t)x & (((uint64_t)1 << w) - 1); }
+
+static inline void lv_const(lv *a, uint32_t n, int64_t k)
+{
+    a->n = n;
+    for (uint32_t l = 0; l < n; l++) {
+        a->lo[l] = a->hi[l] = k;
+        a->sym[l] = 0;
+        a->res[l] = res_exact(0);
+    }
+    a->nonneg = k >= 0;
+}
+
+static inline bool lv_exact(const lv *a)
+{
+    for (uint32_t l = 0; l < a->n; l++)
+        if (a->lo[l] != a->hi[l]) return false;
+    return true;
+}
+
+/* the same value in every lane */
+static inline bool lv_uniform(const lv *a)
+{
+    for (uint32_t l = 0; l < a->n; l++)
+        if (a->lo[l] != a->hi[l] || a->lo[l] != a->lo[0] || a->sym[l] != a->sym[0]) return false;
+    return true;
+}
+
+static inline bool lv_const_of(const lv *a, int64_t *k)
+{
+    if (!a->n || !lv_uniform(a) || a->sym[0]) return false;
+    *k = a->lo[0];
+    return true;
+}
+
+typedef void (*lv_rule)(wform *r, const wform *a, const wform *b, unsigned n);
+void lv_rule_sar(wform *r, const wform *a, const wform *b, unsigned n);
+void lv_rule_shru(wform *r, const wform *a, const wform *b, unsigned n);
+
+/* The rules (lane_rules.c); a result out of int64 range sets e->overflow. */
+void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r);
+void lv_scale(ectx *e, const lv *a, int64_t c, lv *r);
+bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r);
+bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r);
+bool lv_fold(const lv *a, int64_t b, unsigned bits, bool sgn, lv_rule f, uint32_t n, lv *out);
+bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r);
+bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n);
+bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r);
+bool lv_div(ectx *e, const lv *a, int64_t d, bool sgn, lv *r);
+void lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, bool nn, lv *r);
+bool lv_minmax(const lv *a, const lv *b, unsigned bits, bool sgn, bool max, lv *r);
+void lv_trunc(ectx *e, lv *a, unsigned n, bool uns);
+
+#endif
