@@ -71,7 +71,8 @@ typedef struct writer {
     FILE *f;
     jstream js;
     bool several;
-    size_t nfiles, nbad, nkernels;
+    size_t n;                        /* the files */
+    size_t nfiles, nbad, nkernels;   /* those written so far */
     uint32_t tot[6];
     /* the batch */
     char **paths;
@@ -160,10 +161,8 @@ static void each_file(writer *wr)
         write_file(wr, wr->single);
         return;
     }
-    size_t n = wr->nfiles;
-    wr->nfiles = 0;
     batch_opts bo = {wr->a->jobs, "coalescing", wr->paths};
-    batch_run(n, &bo, analyse_one, take, wr);
+    batch_run(wr->n, &bo, analyse_one, take, wr);
 }
 
 static void fill_results(jstream *js, void *ctx)
@@ -216,7 +215,7 @@ static void write_report(writer *wr)
 
 int coal_run(coal_run_args *a, char **paths, size_t n)
 {
-    writer wr = {.a = a, .several = n > 1, .nfiles = n, .paths = paths};
+    writer wr = {.a = a, .several = n > 1, .n = n, .paths = paths};
     coal_file one;
     unsigned jobs = a->jobs ? a->jobs : batch_default_jobs();
     if (jobs > n) jobs = n ? (unsigned)n : 1;

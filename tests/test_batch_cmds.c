@@ -246,7 +246,7 @@ static void bad_files(const char *cmd, const char *total)
         const char *e2 = strstr(r.err, "f2.ptx:"), *e5 = strstr(r.err, "f5.ptx:1:1: error:");
         cr_assert(e2 && e5 && e2 < e5, "%s", r.err);
         for (int i = 0; i < 8; i++) {
-            char name[16];
+            char name[32];
             snprintf(name, sizeof name, "f%d.ptx", i);
             cr_assert_eq(strstr(r.err, name) != NULL, i == 2 || i == 5, "%s: %s", name, r.err);
             /* the good files are in the report, the bad ones not */
