@@ -319,7 +319,7 @@ static bool file_take(void *bctx, size_t i, void *result)
             r->rows = realloc(r->rows, r->caprows * sizeof *r->rows);
             if (!r->rows) abort();
         }
-        memcpy(r->rows + r->nrows, p->r.rows, p->r.nrows * sizeof *r->rows);
+        if (p->r.nrows) memcpy(r->rows + r->nrows, p->r.rows, p->r.nrows * sizeof *r->rows);
         r->nrows += p->r.nrows;
         p->r.nrows = 0;
         for (size_t k = 0; k < p->r.nnotes; k++) note(r, "%s", p->r.notes[k]);
@@ -328,7 +328,7 @@ static bool file_take(void *bctx, size_t i, void *result)
             r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
             if (!r->targets) abort();
         }
-        memcpy(r->targets + r->ntargets, p->r.targets, p->r.ntargets * sizeof *r->targets);
+        if (p->r.ntargets) memcpy(r->targets + r->ntargets, p->r.targets, p->r.ntargets * sizeof *r->targets);
         r->ntargets += p->r.ntargets;
     }
     if (!b->rc) b->rc = p->rc;
