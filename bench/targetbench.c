@@ -60,7 +60,7 @@ int main(int argc, char **argv)
             size_t len;
             ra_target_result r;
             /* ptxas's complaints about a file it rejects go to stderr */
-            int rc = ra_target_regs("targetbench", m, ns[k], NULL, &o, &out, &len, &r);
+            int rc = ra_target_regs("targetbench", m, ns[k], NULL, &o, &out, &len, &r, stderr);
             free(out);
             ptx_module_free(m);
             if (rc) {

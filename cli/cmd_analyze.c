@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analyze_report.h"
+#include "batch.h"
 #include "coalescing_report.h"
 #include "commands.h"
 #include "launch_table.h"
@@ -14,9 +15,9 @@
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray analyze FILE.ptx|FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
+    fputs("usage: ptxray analyze FILE.ptx... | FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
           "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif|html]\n"
-          "                      [-o OUT] [--no-ptxas] [--budget K [--mode linear|div|aff] [--max-threads N]\n"
+          "                      [-j N] [-o OUT] [--no-ptxas] [--budget K [--mode linear|div|aff] [--max-threads N]\n"
           "                      [--smem-limit BYTES]] [-- NVCC-ARGS...]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, ptxas -v's registers, spill bytes and shared memory (when\n"
@@ -42,7 +43,12 @@ static void usage(FILE *o)
           "line (and beside each PTX instruction) the spill reloads, stores and\n"
           "rematerialisations the rewrite puts there, by where the value lives, in the\n"
           "line's cost; the page itself shows the PTX as written.\n"
-          "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation.\n",
+          "Several .ptx files: each file's report in the order given, worked on by -j N\n"
+          "threads (default: one per core; the report is the same for every N): text, one\n"
+          "report after the other and a line of totals; JSON, one document with a \"files\"\n"
+          "array; SARIF, one run with every file's findings (not html, --kernel or .cu).\n"
+          "Exit status: 0, or 2 for bad input, a missing nvcc or a failed compilation (several\n"
+          "files: bad ones are reported on stderr and the others still reported).\n",
           o);
 }
 
@@ -54,6 +60,7 @@ int cmd_analyze(int argc, char **argv)
                                          {"kernel", required_argument, 0, 'k'},
                                          {"format", required_argument, 0, 'f'},
                                          {"no-ptxas", no_argument, 0, 'P'},
+                                         {"jobs", required_argument, 0, 'j'},
                                          RA_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -65,6 +72,7 @@ int cmd_analyze(int argc, char **argv)
     memset(&ra, 0, sizeof ra);
     ra.mode = RA_MODE_AFF;
     bool have_budget = false, ra_other = false;
+    unsigned jobs = 0;
     /* everything after `--` goes to nvcc as it is */
     int nextra = 0;
     char **extra = NULL;
@@ -101,7 +109,7 @@ int cmd_analyze(int argc, char **argv)
     coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:b:k:L:f:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:b:k:L:f:o:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': arch = optarg; break;
         case 'b':
@@ -121,6 +129,9 @@ int cmd_analyze(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'P': ptxas = false; break;
+        case 'j':
+            if (!batch_parse_jobs(optarg, "analyze", &jobs)) return 2;
+            break;
         case RA_OPT_BUDGET:
         case RA_OPT_MODE:
         case RA_OPT_MAX_THREADS:
@@ -133,7 +144,7 @@ int cmd_analyze(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (optind + 1 != argc) {
+    if (optind >= argc) {
         usage(stderr);
         return 2;
     }
@@ -147,7 +158,20 @@ int cmd_analyze(int argc, char **argv)
     }
     const ra_options *rap = have_budget ? &ra : NULL;
     const char *path = argv[optind];
-    an_args aa = {format, out};
+    an_args aa = {format, out, jobs};
+    if (optind + 1 < argc) {
+        const char *why = html ? "--format html is one page of one file"
+                          : co.only ? "--kernel picks a function of one file"
+                          : nextra ? "arguments after -- are for nvcc, and .ptx files are not compiled"
+                                   : NULL;
+        for (int i = optind; i < argc && !why; i++)
+            if (tc_ends_with(argv[i], ".cu")) why = "a .cu file is compiled and analysed alone";
+        if (why) {
+            fprintf(stderr, "ptxray analyze: several files: %s\n", why);
+            return 2;
+        }
+        return an_report_files(argv + optind, (size_t)(argc - optind), &co, &blocks, &aa);
+    }
     if (!tc_ends_with(path, ".cu")) {
         if (nextra) {
             fprintf(stderr, "ptxray analyze: %s: arguments after -- are for nvcc, and a .ptx file is not compiled\n",

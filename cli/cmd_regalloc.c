@@ -54,7 +54,7 @@ static int run_target(ptx_module *m, const ra_options *o, unsigned target, const
     char *text;
     size_t len;
     ra_target_result r;
-    if (ra_target_regs("regalloc", m, target, arch, o, &text, &len, &r)) return 2;
+    if (ra_target_regs("regalloc", m, target, arch, o, &text, &len, &r, stderr)) return 2;
     int rc = outfile_write(out, text, len) ? 2 : 0;
     if (!rc && !quiet) ra_target_print(stderr, shown, target, &r);
     free(text);

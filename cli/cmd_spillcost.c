@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "batch.h"
 #include "block_opt.h"
 #include "commands.h"
 #include "spillcost.h"
@@ -14,7 +15,7 @@ static void usage(FILE *o)
 {
     fputs("usage: ptxray spillcost FILE... --budgets K1,K2,... [--arch sm_XX]\n"
           "                          [--target-regs N] [--format text|json|csv] [--plot OUT.svg]\n"
-          "                          [--block [KERNEL=]X,Y,Z]... [--launches FILE]\n"
+          "                          [--block [KERNEL=]X,Y,Z]... [--launches FILE] [-j N]\n"
           "Runs the register-allocation pass (ptxray regalloc) in each mode (linear, div,\n"
           "aff) at each budget on every file and reports, per kernel, the values spilled\n"
           "and their divergence states, spill loads and stores by space (.shared/.local)\n"
@@ -40,6 +41,8 @@ static void usage(FILE *o)
           "             original and on every rewrite, which must leave global memory as the\n"
           "             original did; the spill bytes and rematerialisations executed are\n"
           "             printed beside the static figures (text, JSON)\n"
+          "  -j, --jobs N  files worked on in parallel (default: one per core); the report\n"
+          "             is the same for every N\n"
           "Without ptxas the ptxas columns are \"-\" and a note says so.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);
@@ -90,6 +93,7 @@ int cmd_spillcost(int argc, char **argv)
                                          {"target-regs", required_argument, 0, 'T'},
                                          {"block", required_argument, 0, 'B'},
                                          {"launches", required_argument, 0, 'L'},
+                                         {"jobs", required_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     sc_report r;
@@ -98,9 +102,10 @@ int cmd_spillcost(int argc, char **argv)
     memset(&blocks, 0, sizeof blocks);
     const char *arch = NULL, *plot = NULL;
     enum sc_format fmt = SC_TEXT;
+    unsigned jobs = 0;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "b:a:f:p:T:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:a:f:p:T:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             free(r.budgets);
@@ -126,6 +131,12 @@ int cmd_spillcost(int argc, char **argv)
             }
             break;
         case 'p': plot = optarg; break;
+        case 'j':
+            if (!batch_parse_jobs(optarg, "spillcost", &jobs)) {
+                sc_report_free(&r);
+                return 2;
+            }
+            break;
         case 'L':
             sc_launches_free(&r);
             if (sc_launches_read(&r, optarg)) {
@@ -183,7 +194,7 @@ int cmd_spillcost(int argc, char **argv)
         sc_report_free(&r);
         return 2;
     }
-    int rc = sc_collect(&r, argv + optind, argc - optind, arch, &blocks);
+    int rc = sc_collect(&r, argv + optind, argc - optind, arch, &blocks, jobs);
     if (!rc && plot && sc_plot(&r, gnuplot, plot)) rc = 2;
     if (!rc) {
         sc_print(stdout, &r, fmt);

@@ -3,9 +3,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "batch.h"
 #include "check_report.h"
 #include "div_report.h"
 #include "html.h"
+#include "json_stream.h"
 #include "kname.h"
 #include "outfile.h"
 #include "pressure.h"
@@ -268,59 +270,29 @@ static json_t *report_sarif(const chk_list *l, const coal_options *co, const an_
     return j;
 }
 
-static int write_report(const char *shown, const char *ptx, round_res *const *rr, uint32_t nr, const chk_list *l,
-                        const an_args *a)
-{
+/* One file analysed: its rounds, its findings, and (for the text, JSON
+ * and SARIF reports) ptxas -v's figures and what each kernel's report says. */
+typedef struct an_file {
+    int rc; /* 2: bad input, said on the job's stream */
+    const char *shown, *ptx;
+    round_res **rr;
+    uint32_t nr, loaded;
+    chk_list l;
+    an_kernel *ks;
+    size_t nk, nfindings;
+    bool have_px;
     sc_ptxas_info px;
     char why[320];
-    bool have_px = !sc_ptxas_module(rr[0]->m, ptx, &px, why, sizeof why);
-    size_t nk = rr[0]->res->nfuncs;
-    an_kernel *ks = calloc(nk ? nk : 1, sizeof *ks);
-    if (!ks) abort();
-    for (uint32_t i = 0; i < nk; i++) kernel_data(&ks[i], rr, nr, i, l, have_px ? &px : NULL);
-    outfile of;
-    int rc = outfile_open(&of, a->out) ? 2 : 0;
-    if (!rc && a->format == COAL_FMT_TEXT) {
-        fprintf(of.f, "ptxray analyze: %s\n", shown);
-        fputs("assumed: " ASSUMED "\n", of.f);
-        fprintf(of.f, have_px ? "ptxas: figures from %s\n" : "ptxas: not run (%s)\n", why);
-        if (!nk) fputs("no function with a body\n", of.f);
-        for (size_t i = 0; i < nk; i++) kernel_text(of.f, &ks[i], have_px ? "not reported" : NULL);
-    } else if (!rc) {
-        json_t *root;
-        if (a->format == COAL_FMT_SARIF) root = report_sarif(l, &rr[0]->co, ks, nk, strcmp(shown, ptx) != 0);
-        else {
-            root = json_object();
-            json_object_set_new(root, "tool", json_string("ptxray analyze"));
-            json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
-            json_object_set_new(root, "file", json_string(shown));
-            json_object_set_new(root, "assumed", json_string(ASSUMED));
-            json_object_set_new(root, "ptxas", json_pack("{s:b,s:s}", "run", have_px, "how", why));
-            json_t *arr = json_array();
-            for (size_t i = 0; i < nk; i++) json_array_append_new(arr, kernel_json(&ks[i]));
-            json_object_set_new(root, "kernels", arr);
-        }
-        coal_json_dump(of.f, root);
-        json_decref(root);
-    }
-    if (!rc && outfile_commit(&of)) rc = 2;
-    for (size_t i = 0; i < nk; i++) {
-        free(ks[i].mine);
-        free(ks[i].sh);
-    }
-    free(ks);
-    if (have_px) sc_ptxas_free(&px);
-    return rc;
-}
+} an_file;
 
 static int load_round(round_res *x, const char *shown, const char *ptx, const coal_options *co,
-                      const blk_opts *blocks, uint32_t r)
+                      const blk_opts *blocks, uint32_t r, FILE *err)
 {
     x->blocks = *blocks;
     x->blocks.round = r;
     x->co = *co;
     x->co.block_ctx = &x->blocks;
-    if (chk_load("analyze", ptx, &x->co, &x->m, &x->p, &x->res)) return 2;
+    if (chk_load_to("analyze", ptx, &x->co, &x->m, &x->p, &x->res, err)) return 2;
     x->ctx = (coal_report_ctx){x->res, shown, &x->co, src_files_build(x->m, &x->p->a)};
     return 0;
 }
@@ -328,35 +300,125 @@ static int load_round(round_res *x, const char *shown, const char *ptx, const co
 /* A kernel launched with several shapes is analysed at each: the module
  * once per round, round r giving each kernel its r-th shape; its report
  * comes once, kernels in PTX order (the HTML page: a section per shape).
- * html: the page (a: its -o), else the report a asks for. */
+ * single: the run's one file, whose --block kernels must be in it (else
+ * they are marked in blocks, for blk_check_seen after the run). */
+static void load_file(an_file *x, const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks,
+                      bool single, FILE *err)
+{
+    memset(x, 0, sizeof *x);
+    x->shown = shown;
+    x->ptx = ptx;
+    round_res *first = calloc(1, sizeof *first);
+    if (!first) abort();
+    int rc = load_round(first, shown, ptx, co, blocks, 0, err);
+    if (!rc && single && !blk_check(&first->blocks, first->m, "analyze", shown)) rc = 2;
+    else if (!rc && co->only && !first->res->nfuncs) {
+        fprintf(err, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
+        rc = 2;
+    }
+    if (!rc && !single) blk_mark(blocks, first->m);
+    x->nr = rc ? 1 : blk_module_rounds(&first->blocks, first->m);
+    x->loaded = 1;
+    x->rr = calloc(x->nr, sizeof *x->rr);
+    if (!x->rr) abort();
+    x->rr[0] = first;
+    size_t at = chk_collect_begin(&x->l);
+    for (uint32_t r = 0; r < x->nr && !rc; r++) {
+        if (r) {
+            x->rr[r] = calloc(1, sizeof *x->rr[r]);
+            if (!x->rr[r]) abort();
+            x->loaded++;
+            if ((rc = load_round(x->rr[r], shown, ptx, co, blocks, r, err))) break;
+        }
+        chk_collect_at(&x->l, at, shown, &x->rr[r]->ctx, (1u << CHK_NRULES) - 1);
+    }
+    chk_collect_end(&x->l, at, shown);
+    x->rc = rc;
+}
+
+/* ptxas -v and each kernel's report (text, JSON, SARIF). */
+static void prepare(an_file *x)
+{
+    x->have_px = !sc_ptxas_module(x->rr[0]->m, x->ptx, &x->px, x->why, sizeof x->why);
+    x->nk = x->rr[0]->res->nfuncs;
+    x->ks = calloc(x->nk ? x->nk : 1, sizeof *x->ks);
+    if (!x->ks) abort();
+    for (uint32_t i = 0; i < x->nk; i++) {
+        kernel_data(&x->ks[i], x->rr, x->nr, i, &x->l, x->have_px ? &x->px : NULL);
+        x->nfindings += x->ks[i].n;
+    }
+}
+
+static void release(an_file *x)
+{
+    for (size_t i = 0; i < x->nk; i++) {
+        free(x->ks[i].mine);
+        free(x->ks[i].sh);
+    }
+    free(x->ks);
+    if (x->have_px) sc_ptxas_free(&x->px);
+    chk_free(&x->l);
+    for (uint32_t r = 0; r < x->loaded; r++) {
+        chk_unload(x->rr[r]->m, x->rr[r]->p);
+        free(x->rr[r]);
+    }
+    free(x->rr);
+}
+
+static void file_text(FILE *o, const an_file *x)
+{
+    fprintf(o, "ptxray analyze: %s\n", x->shown);
+    fputs("assumed: " ASSUMED "\n", o);
+    fprintf(o, x->have_px ? "ptxas: figures from %s\n" : "ptxas: not run (%s)\n", x->why);
+    if (!x->nk) fputs("no function with a body\n", o);
+    for (size_t i = 0; i < x->nk; i++) kernel_text(o, &x->ks[i], x->have_px ? "not reported" : NULL);
+}
+
+/* A file's JSON, kernel by kernel; several: an element of "files" (the
+ * tool and the assumptions are said once, above). */
+static void file_json(jstream *js, const an_file *x, bool several)
+{
+    js_open_object(js, NULL);
+    if (!several) {
+        js_str(js, "tool", "ptxray analyze");
+        js_str(js, "version", PTXRAY_VERSION);
+    }
+    js_str(js, "file", x->shown);
+    if (!several) js_str(js, "assumed", ASSUMED);
+    js_put(js, "ptxas", json_pack("{s:b,s:s}", "run", x->have_px, "how", x->why));
+    js_open_array(js, "kernels");
+    for (size_t i = 0; i < x->nk; i++) js_put(js, NULL, kernel_json(&x->ks[i]));
+    js_close(js);
+    js_close(js);
+}
+
+/* The report of one file, on stdout or -o: written whole or not at all. */
+static int write_report(const an_file *x, const an_args *a)
+{
+    outfile of;
+    if (outfile_open(&of, a->out)) return 2;
+    if (a->format == COAL_FMT_TEXT) file_text(of.f, x);
+    else if (a->format == COAL_FMT_SARIF) {
+        json_t *root = report_sarif(&x->l, &x->rr[0]->co, x->ks, x->nk, strcmp(x->shown, x->ptx) != 0);
+        coal_json_dump(of.f, root);
+        json_decref(root);
+    } else {
+        jstream js;
+        js_init(&js, of.f);
+        file_json(&js, x, false);
+        js_finish(&js);
+    }
+    return outfile_commit(&of) ? 2 : 0;
+}
+
+/* html: the page (a: its -o), else the report a asks for. */
 static int report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, bool html,
                   const an_args *a, bool ptxas, const ra_options *ra)
 {
-    round_res *first = calloc(1, sizeof *first);
-    if (!first) abort();
-    int rc = load_round(first, shown, ptx, co, blocks, 0);
-    if (!rc && !blk_check(&first->blocks, first->m, "analyze", shown)) rc = 2;
-    else if (!rc && co->only && !first->res->nfuncs) {
-        fprintf(stderr, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
-        rc = 2;
-    }
-    uint32_t nr = rc ? 1 : blk_module_rounds(&first->blocks, first->m), loaded = 1;
-    round_res **rr = calloc(nr, sizeof *rr);
-    if (!rr) abort();
-    rr[0] = first;
-    chk_list l;
-    memset(&l, 0, sizeof l);
-    size_t at = chk_collect_begin(&l);
-    for (uint32_t r = 0; r < nr && !rc; r++) {
-        if (r) {
-            rr[r] = calloc(1, sizeof *rr[r]);
-            if (!rr[r]) abort();
-            loaded++;
-            if ((rc = load_round(rr[r], shown, ptx, co, blocks, r))) break;
-        }
-        chk_collect_at(&l, at, shown, &rr[r]->ctx, (1u << CHK_NRULES) - 1);
-    }
-    chk_collect_end(&l, at, shown);
+    an_file x;
+    load_file(&x, shown, ptx, co, blocks, true, stderr);
+    int rc = x.rc;
+    round_res *first = x.rr[0], **rr = x.rr;
     ra_stats rst;
     memset(&rst, 0, sizeof rst);
     bool ran = false;
@@ -381,13 +443,13 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         html_kernel *ks = NULL;
         for (uint32_t i = 0; i < first->res->nfuncs; i++) {
             uint32_t ns = blk_nshapes(&first->blocks, first->res->f[i].pf->fn);
-            if (ns > nr) ns = nr;
+            if (ns > x.nr) ns = x.nr;
             if (!ns) ns = 1;
             for (uint32_t r = 0; r < ns; r++) {
                 ks = realloc(ks, (nk + 1) * sizeof *ks);
                 if (!ks) abort();
                 const ptx_func *fn = rr[r]->res->f[i].pf->fn;
-                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &l, &rr[r]->p->a, ran ? &rst : NULL,
+                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &x.l, &rr[r]->p->a, ran ? &rst : NULL,
                                          ran ? html_ra_func(&rst, rr[r]->m, fn) : NULL};
             }
         }
@@ -398,14 +460,12 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
             if (outfile_commit(&of)) rc = 2;
         }
         free(ks);
-    } else if (!rc) rc = write_report(shown, ptx, rr, nr, &l, a);
-    ra_stats_free(&rst);
-    chk_free(&l);
-    for (uint32_t r = 0; r < loaded; r++) {
-        chk_unload(rr[r]->m, rr[r]->p);
-        free(rr[r]);
+    } else if (!rc) {
+        prepare(&x);
+        rc = write_report(&x, a);
     }
-    free(rr);
+    ra_stats_free(&rst);
+    release(&x);
     return rc;
 }
 
@@ -417,6 +477,127 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
                    bool ptxas, const ra_options *ra)
 {
-    an_args a = {COAL_FMT_TEXT, out};
+    an_args a = {COAL_FMT_TEXT, out, 0};
     return report(shown, ptx, co, blocks, true, &a, ptxas, ra);
+}
+
+/* ---- several files -------------------------------------------------------- */
+
+/* The run being written: the files analysed one per job (batch.h), each
+ * written out in file order and freed; SARIF gathers the findings (not
+ * their JSON) and writes them at the end, finding by finding. */
+typedef struct an_run {
+    const an_args *a;
+    char **paths;
+    const coal_options *co;
+    blk_opts *w; /* per worker */
+    FILE *f;
+    jstream js;
+    chk_list all; /* SARIF */
+    size_t nfiles, nbad, nkernels, nfindings;
+} an_run;
+
+static void *analyse_one(void *ctx, unsigned w, size_t i, FILE *err)
+{
+    an_run *run = ctx;
+    an_file *x = malloc(sizeof *x);
+    if (!x) abort();
+    load_file(x, run->paths[i], run->paths[i], run->co, &run->w[w], false, err);
+    if (!x->rc) prepare(x);
+    return x;
+}
+
+/* The file's findings into the run's list in the order its report gives
+ * them (kernel by kernel, each by cost), as one file's SARIF has them. */
+static void gather(an_run *run, an_file *x)
+{
+    chk_finding *v = malloc(sizeof *v * (x->l.n ? x->l.n : 1));
+    bool *used = calloc(x->l.n ? x->l.n : 1, 1);
+    if (!v || !used) abort();
+    size_t n = 0;
+    for (size_t i = 0; i < x->nk; i++)
+        for (size_t j = 0; j < x->ks[i].n; j++) {
+            used[x->ks[i].mine[j] - x->l.v] = true;
+            v[n++] = *x->ks[i].mine[j];
+        }
+    for (size_t j = 0; j < x->l.n; j++)
+        if (!used[j]) v[n++] = x->l.v[j];
+    free(used);
+    free(x->l.v);
+    x->l.v = v;
+    x->l.cap = x->l.n;
+    chk_merge(&run->all, &x->l);
+}
+
+static bool take(void *ctx, size_t i, void *result)
+{
+    (void)i;
+    an_run *run = ctx;
+    an_file *x = result;
+    run->nfiles++;
+    if (x->rc) run->nbad++;
+    else {
+        run->nkernels += x->nk;
+        run->nfindings += x->nfindings;
+        if (run->a->format == COAL_FMT_TEXT) {
+            if (run->nfiles > run->nbad + 1) fputc('\n', run->f);
+            file_text(run->f, x);
+        } else if (run->a->format == COAL_FMT_JSON) file_json(&run->js, x, true);
+        if (run->a->format == COAL_FMT_SARIF) gather(run, x);
+    }
+    release(x);
+    free(x);
+    return true; /* a bad file is reported, and the others still analysed */
+}
+
+int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *blocks, const an_args *a)
+{
+    unsigned jobs = a->jobs ? a->jobs : batch_default_jobs();
+    if (jobs > n) jobs = n ? (unsigned)n : 1;
+    an_run run = {.a = a, .paths = paths, .co = co};
+    run.w = malloc(sizeof *run.w * jobs);
+    if (!run.w) abort();
+    for (unsigned k = 0; k < jobs; k++) run.w[k] = *blocks;
+    outfile of;
+    if (outfile_open(&of, a->out)) {
+        free(run.w);
+        return 2;
+    }
+    run.f = of.f;
+    js_init(&run.js, of.f);
+    if (a->format == COAL_FMT_JSON) {
+        js_open_object(&run.js, NULL);
+        js_str(&run.js, "tool", "ptxray analyze");
+        js_str(&run.js, "version", PTXRAY_VERSION);
+        js_str(&run.js, "assumed", ASSUMED);
+        js_open_array(&run.js, "files");
+    }
+    batch_opts bo = {jobs, "analyze", paths};
+    batch_run(n, &bo, analyse_one, take, &run);
+    for (unsigned k = 0; k < jobs; k++)
+        for (uint32_t e = 0; e < blocks->n; e++) blocks->k[e].seen |= run.w[k].k[e].seen;
+    free(run.w);
+    if (a->format == COAL_FMT_TEXT) {
+        fprintf(of.f, "\nptxray analyze: %zu files", run.nfiles);
+        if (run.nbad) fprintf(of.f, " (%zu with errors, not analysed)", run.nbad);
+        fprintf(of.f, ": %zu functions, %zu findings\n", run.nkernels, run.nfindings);
+    }
+    else if (a->format == COAL_FMT_JSON) {
+        js_close(&run.js);
+        js_put(&run.js, "summary",
+               json_pack("{s:I,s:I,s:I,s:I}", "files", (json_int_t)run.nfiles, "files_with_errors",
+                         (json_int_t)run.nbad, "functions", (json_int_t)run.nkernels, "findings",
+                         (json_int_t)run.nfindings));
+        js_finish(&run.js);
+    } else {
+        chk_run cr = {&run.all, run.nfiles, run.nbad, (1u << CHK_NRULES) - 1, 0, false, co, NULL};
+        chk_write_sarif(of.f, &cr);
+    }
+    chk_free(&run.all);
+    if (run.nbad || !blk_check_seen(blocks, "analyze")) {
+        if (of.path) outfile_abort(&of); /* -o: nothing written on exit 2 */
+        else outfile_commit(&of);
+        return 2;
+    }
+    return outfile_commit(&of) ? 2 : 0;
 }

@@ -16,6 +16,7 @@
 typedef struct an_args {
     int format;      /* coal_format: text, json or sarif */
     const char *out; /* -o; NULL: stdout (the file is written whole or not at all) */
+    unsigned jobs;   /* several files: -j (0: one per core) */
 } an_args;
 
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a);
@@ -24,6 +25,13 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
  * written on exit 2.  ra: the options of a regalloc run whose spill code
  * the page marks (its block_of is set here: the shapes the analysis
  * uses first), or NULL. */
+/* The report of n .ptx files (n > 1) in file order, worked on by a->jobs
+ * threads (batch.h), the same bytes for every number: text, each file's
+ * report and a line of totals; JSON, one document with a "files" array
+ * written kernel by kernel; SARIF, one run with every file's findings.  A
+ * bad file is said on stderr (in file order) and the others reported;
+ * exit 2 then, and -o is not written.  0 or 2. */
+int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *blocks, const an_args *a);
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
                    bool ptxas, const ra_options *ra);
 

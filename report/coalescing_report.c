@@ -384,6 +384,50 @@ static const coal_func *round_func(const coal_report_ctx *c, uint32_t r, uint32_
 
 json_t *coal_report_json(const coal_report_ctx *c) { return coal_report_json_at(c, 1); }
 
+json_t *coal_kernel_json(const coal_report_ctx *c0, uint32_t nr, uint32_t q, uint32_t n[5])
+{
+    uint32_t i = q / nr, r = q % nr;
+    const coal_func *f = round_func(c0, r, i);
+    if (!f) return NULL;
+    const coal_report_ctx *c = &c0[r];
+    json_t *k = json_object();
+    kn_json(k, "name", f->pf->fn);
+    json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
+    json_object_set_new(k, "block", block_json(c, f));
+    json_t *acc = json_array(), *sh = json_array();
+    memset(n, 0, 5 * sizeof *n);
+    for (uint32_t j = 0; j < f->nacc; j++) {
+        const coal_access *x = &f->acc[j];
+        if (x->space == COAL_GLOBAL) {
+            json_array_append_new(acc, access_json(c, f, x));
+            n[0]++;
+            n[1] += x->uncoalesced;
+        } else {
+            json_array_append_new(sh, access_json(c, f, x));
+            n[2]++;
+            n[3] += coal_is_finding(x);
+            n[4] += coal_bank_unknown(x);
+        }
+    }
+    json_object_set_new(k, "accesses", acc);
+    json_object_set_new(k, "shared_accesses", sh);
+    json_t *sum = coal_summary_json(n);
+    json_object_set_new(sum, "generic_not_proven", json_integer(f->generic_unknown));
+    json_object_set_new(k, "summary", sum);
+    return k;
+}
+
+json_t *coal_summary_json(const uint32_t n[5])
+{
+    json_t *sum = json_object();
+    json_object_set_new(sum, "global_accesses", json_integer(n[0]));
+    json_object_set_new(sum, "uncoalesced", json_integer(n[1]));
+    json_object_set_new(sum, "shared_accesses", json_integer(n[2]));
+    json_object_set_new(sum, "bank_conflicts", json_integer(n[3]));
+    json_object_set_new(sum, "bank_conflicts_not_analysed", json_integer(n[4]));
+    return sum;
+}
+
 json_t *coal_report_json_at(const coal_report_ctx *c0, uint32_t nr)
 {
     const coal_report_ctx *c = c0;
@@ -393,54 +437,17 @@ json_t *coal_report_json_at(const coal_report_ctx *c0, uint32_t nr)
     json_object_set_new(root, "file", json_string(c->ptx_path));
     json_object_set_new(root, "assumptions", coal_assumptions_json(c));
     json_t *ks = json_array();
-    uint32_t tot[5] = {0};
+    uint32_t tot[5] = {0}, n[5];
     /* one entry per function and shape: a function launched with several
      * shapes has one per round that analyses it */
     for (uint32_t q = 0; q < c0->res->nfuncs * nr; q++) {
-        uint32_t i = q / nr, r = q % nr;
-        const coal_func *f = round_func(c0, r, i);
-        if (!f) continue;
-        c = &c0[r];
-        json_t *k = json_object();
-        kn_json(k, "name", f->pf->fn);
-        json_object_set_new(k, "entry", json_boolean(f->pf->fn->is_entry));
-        json_object_set_new(k, "block", block_json(c, f));
-        json_t *acc = json_array(), *sh = json_array();
-        uint32_t n[5] = {0};
-        for (uint32_t j = 0; j < f->nacc; j++) {
-            const coal_access *x = &f->acc[j];
-            if (x->space == COAL_GLOBAL) {
-                json_array_append_new(acc, access_json(c, f, x));
-                n[0]++;
-                n[1] += x->uncoalesced;
-            } else {
-                json_array_append_new(sh, access_json(c, f, x));
-                n[2]++;
-                n[3] += coal_is_finding(x);
-                n[4] += coal_bank_unknown(x);
-            }
-        }
-        json_object_set_new(k, "accesses", acc);
-        json_object_set_new(k, "shared_accesses", sh);
-        json_t *sum = json_object();
-        json_object_set_new(sum, "global_accesses", json_integer(n[0]));
-        json_object_set_new(sum, "uncoalesced", json_integer(n[1]));
-        json_object_set_new(sum, "shared_accesses", json_integer(n[2]));
-        json_object_set_new(sum, "bank_conflicts", json_integer(n[3]));
-        json_object_set_new(sum, "bank_conflicts_not_analysed", json_integer(n[4]));
-        json_object_set_new(sum, "generic_not_proven", json_integer(f->generic_unknown));
-        json_object_set_new(k, "summary", sum);
+        json_t *k = coal_kernel_json(c0, nr, q, n);
+        if (!k) continue;
         json_array_append_new(ks, k);
-        for (int q = 0; q < 5; q++) tot[q] += n[q];
+        for (int t = 0; t < 5; t++) tot[t] += n[t];
     }
     json_object_set_new(root, "kernels", ks);
-    json_t *sum = json_object();
-    json_object_set_new(sum, "global_accesses", json_integer(tot[0]));
-    json_object_set_new(sum, "uncoalesced", json_integer(tot[1]));
-    json_object_set_new(sum, "shared_accesses", json_integer(tot[2]));
-    json_object_set_new(sum, "bank_conflicts", json_integer(tot[3]));
-    json_object_set_new(sum, "bank_conflicts_not_analysed", json_integer(tot[4]));
-    json_object_set_new(root, "summary", sum);
+    json_object_set_new(root, "summary", coal_summary_json(tot));
     return root;
 }
 
@@ -619,8 +626,7 @@ json_t *coal_sarif_result(const char *rule, size_t rule_index, const char *msg, 
 
 static bool names_shape(const coal_report_ctx *c, uint32_t nr, uint32_t i);
 
-/* The SARIF result of one verdict of access j of function i. */
-static json_t *sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, const coal_variant *v)
+json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, const coal_variant *v)
 {
     const coal_report_ctx *c = v->c;
     const coal_func *f = v->f;
@@ -674,7 +680,7 @@ json_t *coal_report_sarif_at(const coal_report_ctx *c0, uint32_t nr)
         for (uint32_t j = 0; j < c0->res->f[i].nacc; j++) {
             coal_variant *v;
             uint32_t nv = coal_variants(c0, nr, i, j, &v);
-            for (uint32_t k = 0; k < nv; k++) json_array_append_new(results, sarif_access(c0, nr, i, &v[k]));
+            for (uint32_t k = 0; k < nv; k++) json_array_append_new(results, coal_sarif_access(c0, nr, i, &v[k]));
             coal_variants_free(v, nv);
         }
     json_object_set_new(run, "results", results);
@@ -790,7 +796,14 @@ void coal_report_text(FILE *o, const coal_report_ctx *c) { coal_report_text_at(o
 
 void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr)
 {
-    uint32_t tot[5] = {0}, generic = 0;
+    uint32_t tot[6];
+    coal_report_text_count(o, c, nr, tot);
+}
+
+void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint32_t tot[6])
+{
+    uint32_t generic = 0;
+    memset(tot, 0, 6 * sizeof *tot);
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f0 = &c->res->f[i];
         generic += f0->generic_unknown;
@@ -841,6 +854,7 @@ void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr)
     if (tot[4]) fprintf(o, " (%u not analysed)", tot[4]);
     if (generic) fprintf(o, "; %u generic accesses not proven global or shared (not analysed)", generic);
     fputc('\n', o);
+    tot[5] = generic;
     uint32_t origin[BLK_NORIGINS] = {0};
     for (uint32_t i = 0; i < c->res->nfuncs; i++) origin[coal_block_origin(c->opts, &c->res->f[i])]++;
     char shape[512];

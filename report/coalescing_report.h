@@ -68,6 +68,18 @@ void coal_report_text(FILE *o, const coal_report_ctx *c);
 json_t *coal_report_json_at(const coal_report_ctx *c, uint32_t nr);
 json_t *coal_report_sarif_at(const coal_report_ctx *c, uint32_t nr);
 void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr);
+/* coal_report_text_at, counting what its summary line says: global
+ * accesses, uncoalesced, shared accesses, with bank conflicts, not
+ * analysed, generic accesses not proven global or shared. */
+void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint32_t tot[6]);
+/* The pieces of the JSON and SARIF reports, for writing them kernel by
+ * kernel (coal_run.h): entry q = i * nr + r of the JSON "kernels" (function
+ * i at round r; NULL when the round does not analyse it) with its summary
+ * counts in n (global, uncoalesced, shared, bank conflicts, not analysed);
+ * a summary object of such counts; the SARIF result of a variant. */
+json_t *coal_kernel_json(const coal_report_ctx *c0, uint32_t nr, uint32_t q, uint32_t n[5]);
+json_t *coal_summary_json(const uint32_t n[5]);
+json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, const coal_variant *v);
 
 /* The model's assumptions (uses c->opts only). */
 json_t *coal_assumptions_json(const coal_report_ctx *c);

@@ -81,7 +81,8 @@ typedef struct sc_dynfile {
     emu_machine **orig;    /* per launch: after the original's run; NULL: not this file's, or it stopped */
     bool failed;           /* a launch's arguments do not fit its kernel (said on stderr) */
 } sc_dynfile;
-sc_dynfile *sc_dyn_begin(sc_report *r, const char *path);
+/* msgs: where a launch that cannot run is said (the file's stream). */
+sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, FILE *msgs);
 void sc_dyn_rewritten(sc_report *r, sc_dynfile *df, const char *path, const ptx_module *m, size_t from);
 void sc_dyn_end(sc_report *r, sc_dynfile *df);
 
@@ -92,9 +93,12 @@ const char *sc_mode_name(unsigned mode);
 
 /* Runs the pass in every mode at r->budgets (and r->target_regs when not
  * 0) on the n files, with ptxas -v when it is found (else a note says so),
- * into r; arch NULL: each file's .target.  0, or 2 after the reason on
- * stderr (bad input, a --block kernel in none of the files). */
-int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks);
+ * into r; arch NULL: each file's .target.  The files are worked on by
+ * jobs threads (batch.h; 0: one per core), each file's rows, notes and
+ * messages taken in file order: r and stderr are the same for every
+ * number.  0, or 2 after the reason on stderr (bad input: the first bad
+ * file stops the run; a --block kernel in none of the files). */
+int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks, unsigned jobs);
 void sc_report_free(sc_report *r);
 
 /* Sums over the kernels of one mode at one budget. */

@@ -176,12 +176,12 @@ static bool has_kernel(const ptx_module *m, const char *k)
     return f && f->is_entry && f->has_body;
 }
 
-sc_dynfile *sc_dyn_begin(sc_report *r, const char *path)
+sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, FILE *msgs)
 {
     if (!r->nlaunches) return NULL;
     sc_dynfile *df = calloc(1, sizeof *df);
     if (!df) abort();
-    const ptx_module *m0 = df->m0 = ptx_load(path, 1); /* outlives the machines */
+    const ptx_module *m0 = df->m0 = ptx_load_to(path, 1, msgs); /* outlives the machines */
     if (!m0) {
         df->failed = true;
         return df;
@@ -197,7 +197,7 @@ sc_dynfile *sc_dyn_begin(sc_report *r, const char *path)
         emu_status st;
         emu_machine *M = run_launch(m0, L, df->devnull, &st, err, sizeof err);
         if (!M) {
-            fprintf(stderr, "%s:%u:1: error: %s: %s\n", r->launch_path, L->line, path, err);
+            fprintf(msgs, "%s:%u:1: error: %s: %s\n", r->launch_path, L->line, path, err);
             df->failed = true;
             break;
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "json_stream.h"
 #include "spillcost.h"
 #include "table.h"
 #include "toolchain.h"
@@ -462,38 +463,44 @@ static json_t *total_json(const sc_total *s, unsigned mode)
     return j;
 }
 
+static json_t *row_json(const sc_row *w)
+{
+    char buf[1024];
+    json_t *j = json_object();
+    for (unsigned c = 0; c < NCOLS; c++) {
+        cell(w, c, buf, sizeof buf);
+        json_t *v;
+        if (c < 3) v = json_string(buf);
+        else if (!buf[0]) v = json_null();
+        else v = json_integer((json_int_t)strtoull(buf, NULL, 10));
+        json_object_set_new(j, col_names[c], v);
+        if (c == 1) json_object_set_new(j, "symbol", json_string(w->kernel));
+    }
+    if (w->mode != SC_PTXAS) { /* print_why_text's breakdown: divergent, then by ra_why */
+        json_t *y = json_object();
+        json_object_set_new(y, "divergent", json_integer((json_int_t)w->fs.local_w_why[RA_WHY_NONE]));
+        for (unsigned k = 1; k < RA_WHY__COUNT; k++)
+            json_object_set_new(y, ra_why_name((enum ra_why)k), json_integer((json_int_t)w->fs.local_w_why[k]));
+        json_object_set_new(j, "local_w_why", y);
+        if (w->dyn.launches) json_object_set_new(j, "dynamic", dyn_json(&w->dyn));
+    }
+    return j;
+}
+
+/* Written row by row (json_stream.h): the run's rows are small structs,
+ * never one tree. */
 static void print_json(FILE *o, const sc_report *r)
 {
-    json_t *root = json_object();
+    jstream js;
+    js_init(&js, o);
+    js_open_object(&js, NULL);
     json_t *b = json_array();
     for (unsigned i = 0; i < r->nbudgets; i++) json_array_append_new(b, json_integer(r->budgets[i]));
-    json_object_set_new(root, "budgets", b);
-    json_object_set_new(root, "ptxas", json_boolean(r->have_ptxas));
-    json_t *rows = json_array();
-    char buf[1024];
-    for (size_t i = 0; i < r->nrows; i++) {
-        const sc_row *w = &r->rows[i];
-        json_t *j = json_object();
-        for (unsigned c = 0; c < NCOLS; c++) {
-            cell(w, c, buf, sizeof buf);
-            json_t *v;
-            if (c < 3) v = json_string(buf);
-            else if (!buf[0]) v = json_null();
-            else v = json_integer((json_int_t)strtoull(buf, NULL, 10));
-            json_object_set_new(j, col_names[c], v);
-            if (c == 1) json_object_set_new(j, "symbol", json_string(w->kernel));
-        }
-        if (w->mode != SC_PTXAS) { /* print_why_text's breakdown: divergent, then by ra_why */
-            json_t *y = json_object();
-            json_object_set_new(y, "divergent", json_integer((json_int_t)w->fs.local_w_why[RA_WHY_NONE]));
-            for (unsigned k = 1; k < RA_WHY__COUNT; k++)
-                json_object_set_new(y, ra_why_name((enum ra_why)k), json_integer((json_int_t)w->fs.local_w_why[k]));
-            json_object_set_new(j, "local_w_why", y);
-            if (w->dyn.launches) json_object_set_new(j, "dynamic", dyn_json(&w->dyn));
-        }
-        json_array_append_new(rows, j);
-    }
-    json_object_set_new(root, "rows", rows);
+    js_put(&js, "budgets", b);
+    js_bool(&js, "ptxas", r->have_ptxas);
+    js_open_array(&js, "rows");
+    for (size_t i = 0; i < r->nrows; i++) js_put(&js, NULL, row_json(&r->rows[i]));
+    js_close(&js);
     json_t *tot = json_array();
     for (unsigned bi = 0; bi < r->nbudgets; bi++)
         for (unsigned m = 0; m < SC_NMODES; m++) {
@@ -508,14 +515,12 @@ static void print_json(FILE *o, const sc_report *r)
             if (s.dyn_kernels) json_object_set_new(j, "dynamic", dyn_json(&s.dyn));
             json_array_append_new(tot, j);
         }
-    json_object_set_new(root, "totals", tot);
-    if (r->target_regs) json_object_set_new(root, "target_regs", targets_json(r));
+    js_put(&js, "totals", tot);
+    if (r->target_regs) js_put(&js, "target_regs", targets_json(r));
     json_t *notes = json_array();
     for (size_t i = 0; i < r->nnotes; i++) json_array_append_new(notes, json_string(r->notes[i]));
-    json_object_set_new(root, "notes", notes);
-    json_dumpf(root, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    fputc('\n', o);
-    json_decref(root);
+    js_put(&js, "notes", notes);
+    js_finish(&js);
 }
 
 /* RFC 4180: quoted when it holds a comma, quote or line break. */

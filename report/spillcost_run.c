@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "batch.h"
 #include "printer.h"
 #include "ptx.h"
 #include "spillcost.h"
@@ -70,11 +71,17 @@ static char **body_names(const ptx_module *m, uint32_t *n)
     return v;
 }
 
+/* A worker's: the report of the file it works on (its rows, notes and
+ * targets, merged into the run's in file order), its copies of --block
+ * and of the launches (whose marks are merged at the end), its own
+ * temporary files for ptxas, and the file's diagnostics stream. */
 typedef struct ctx {
     sc_report *r;
     blk_opts *blocks;    /* --block */
     const char *ptxas;   /* NULL: no ptxas */
-    char ptx[600], cubin[600];
+    char dir[64], ptx[600], cubin[600];
+    FILE *err;
+    sc_launch *launches;
 } ctx;
 
 /* ptxas -v on the text, with a cache per file: outputs where nothing
@@ -128,7 +135,7 @@ static void target_file(ctx *c, const char *path, const char *arch)
     sc_report *r = c->r;
     static const unsigned modes[2] = {SC_DIV, SC_AFF};
     for (unsigned i = 0; i < 2; i++) {
-        ptx_module *m = ptx_load(path, 1);
+        ptx_module *m = ptx_load_to(path, 1, c->err);
         if (!m) return;
         ra_options o;
         memset(&o, 0, sizeof o);
@@ -146,7 +153,7 @@ static void target_file(ctx *c, const char *path, const char *arch)
         t->mode = modes[i];
         char *out = NULL;
         size_t len;
-        t->ok = !ra_target_regs("spillcost", m, r->target_regs, arch, &o, &out, &len, &t->res);
+        t->ok = !ra_target_regs("spillcost", m, r->target_regs, arch, &o, &out, &len, &t->res, c->err);
         if (!t->ok)
             note(r, "%s %s --target-regs %u: ptxas failed on the input or a candidate (its log is above)", path,
                  sc_mode_name(modes[i]), r->target_regs);
@@ -158,7 +165,7 @@ static void target_file(ctx *c, const char *path, const char *arch)
 static int one_file(ctx *c, const char *path, const char *arch_opt)
 {
     sc_report *r = c->r;
-    ptx_module *m0 = ptx_load(path, 0);
+    ptx_module *m0 = ptx_load_to(path, 0, c->err);
     if (!m0) return -1;
     char arch[32] = "";
     if (arch_opt) snprintf(arch, sizeof arch, "%s", arch_opt);
@@ -172,13 +179,13 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
     cache_ent *cache = NULL;
     size_t ncache = 0;
     int rc = 0;
-    sc_dynfile *df = sc_dyn_begin(r, path);
+    sc_dynfile *df = sc_dyn_begin(r, path, c->err);
     if (df && df->failed) rc = -1;
     static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
     for (unsigned mi = 0; mi < 3 && !rc; mi++)
         for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
             /* a fresh parse each time: ra_run rewrites the module in place */
-            ptx_module *m = ptx_load(path, 1);
+            ptx_module *m = ptx_load_to(path, 1, c->err);
             if (!m) { rc = -1; break; }
             ra_options o;
             memset(&o, 0, sizeof o);
@@ -190,7 +197,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             ptx_diags d;
             ptx_diags_init(&d);
             if (ra_run(m, &o, &st, &d)) {
-                ptx_diags_print(&d, path, m->src, m->src_len, stderr);
+                ptx_diags_print(&d, path, m->src, m->src_len, c->err);
                 rc = -1;
             } else {
                 size_t from = r->nrows;
@@ -264,32 +271,119 @@ void sc_report_free(sc_report *r)
     sc_launches_free(r);
 }
 
-int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks)
+/* One file's part of the report, made by a worker. */
+typedef struct sc_part {
+    sc_report r;
+    int rc;
+} sc_part;
+
+typedef struct sc_batch {
+    sc_report *r; /* the run's */
+    char **files;
+    const char *arch;
+    ctx *w;       /* per worker */
+    int rc;
+} sc_batch;
+
+static void *file_one(void *bctx, unsigned w, size_t i, FILE *err)
 {
-    ctx cx;
-    memset(&cx, 0, sizeof cx);
-    cx.r = r;
-    cx.blocks = blocks;
-    cx.ptxas = tc_find_ptxas();
-    r->have_ptxas = cx.ptxas != NULL;
-    char tmp[] = "/tmp/ptxray-spillcostXXXXXX";
-    if (cx.ptxas && !mkdtemp(tmp)) {
-        note(r, "could not create a temporary directory: ptxas not run");
-        cx.ptxas = NULL;
+    sc_batch *b = bctx;
+    ctx *c = &b->w[w];
+    sc_part *p = calloc(1, sizeof *p);
+    if (!p) abort();
+    /* the run's settings; rows, notes and targets of its own */
+    p->r.nbudgets = b->r->nbudgets;
+    p->r.budgets = b->r->budgets;
+    p->r.have_ptxas = b->r->have_ptxas;
+    p->r.target_regs = b->r->target_regs;
+    p->r.launch_path = b->r->launch_path;
+    p->r.nlaunches = b->r->nlaunches;
+    p->r.launches = c->launches;
+    c->r = &p->r;
+    c->err = err;
+    p->rc = one_file(c, b->files[i], b->arch) ? 2 : 0;
+    return p;
+}
+
+/* The file's rows, notes (each said once in the run) and targets after
+ * the earlier files'; the first bad file stops the run. */
+static bool file_take(void *bctx, size_t i, void *result)
+{
+    (void)i;
+    sc_batch *b = bctx;
+    sc_part *p = result;
+    sc_report *r = b->r;
+    if (!b->rc && !p->rc) {
+        if (r->nrows + p->r.nrows > r->caprows) {
+            r->caprows = (r->nrows + p->r.nrows) * 2;
+            r->rows = realloc(r->rows, r->caprows * sizeof *r->rows);
+            if (!r->rows) abort();
+        }
+        if (p->r.nrows) memcpy(r->rows + r->nrows, p->r.rows, p->r.nrows * sizeof *r->rows);
+        r->nrows += p->r.nrows;
+        p->r.nrows = 0;
+        for (size_t k = 0; k < p->r.nnotes; k++) note(r, "%s", p->r.notes[k]);
+        if (r->ntargets + p->r.ntargets > r->captargets) {
+            r->captargets = (r->ntargets + p->r.ntargets) * 2;
+            r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
+            if (!r->targets) abort();
+        }
+        if (p->r.ntargets) memcpy(r->targets + r->ntargets, p->r.targets, p->r.ntargets * sizeof *r->targets);
+        r->ntargets += p->r.ntargets;
     }
+    if (!b->rc) b->rc = p->rc;
+    /* the settings are the run's */
+    p->r.budgets = NULL;
+    p->r.launch_path = NULL;
+    p->r.launches = NULL;
+    p->r.nlaunches = 0;
+    sc_report_free(&p->r);
+    free(p);
+    return !b->rc;
+}
+
+int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *blocks, unsigned jobs)
+{
+    const char *ptxas = tc_find_ptxas();
+    r->have_ptxas = ptxas != NULL;
     if (!r->have_ptxas) note(r, "ptxas not found ($PTXAS, PATH, /usr/local/cuda/bin): the ptxas columns are \"-\"");
-    if (cx.ptxas) {
-        snprintf(cx.ptx, sizeof cx.ptx, "%s/x.ptx", tmp);
-        snprintf(cx.cubin, sizeof cx.cubin, "%s/x.cubin", tmp);
+    if (!jobs) jobs = batch_default_jobs();
+    if (jobs > (unsigned)n) jobs = n > 0 ? (unsigned)n : 1;
+    ctx *w = calloc(jobs, sizeof *w);
+    if (!w) abort();
+    for (unsigned k = 0; k < jobs; k++) {
+        w[k].ptxas = ptxas;
+        w[k].blocks = malloc(sizeof *w[k].blocks);
+        w[k].launches = malloc(sizeof *w[k].launches * (r->nlaunches ? r->nlaunches : 1));
+        if (!w[k].blocks || !w[k].launches) abort();
+        *w[k].blocks = *blocks;
+        if (r->nlaunches) memcpy(w[k].launches, r->launches, sizeof *r->launches * r->nlaunches);
+        snprintf(w[k].dir, sizeof w[k].dir, "/tmp/ptxray-spillcostXXXXXX");
+        if (w[k].ptxas && !mkdtemp(w[k].dir)) {
+            note(r, "could not create a temporary directory: ptxas not run");
+            w[k].ptxas = NULL;
+        }
+        if (w[k].ptxas) {
+            snprintf(w[k].ptx, sizeof w[k].ptx, "%s/x.ptx", w[k].dir);
+            snprintf(w[k].cubin, sizeof w[k].cubin, "%s/x.cubin", w[k].dir);
+        }
     }
-    int rc = 0;
-    for (int i = 0; i < n && !rc; i++)
-        if (one_file(&cx, files[i], arch)) rc = 2;
-    if (cx.ptxas) {
-        unlink(cx.ptx);
-        unlink(cx.cubin);
-        rmdir(tmp);
+    sc_batch b = {r, files, arch, w, 0};
+    batch_opts bo = {jobs, "spillcost", files};
+    batch_run((size_t)n, &bo, file_one, file_take, &b);
+    int rc = b.rc;
+    for (unsigned k = 0; k < jobs; k++) {
+        for (uint32_t e = 0; e < blocks->n; e++) blocks->k[e].seen |= w[k].blocks->k[e].seen;
+        for (size_t i = 0; i < r->nlaunches; i++) r->launches[i].seen |= w[k].launches[i].seen;
+        if (w[k].ptxas) {
+            unlink(w[k].ptx);
+            unlink(w[k].cubin);
+            rmdir(w[k].dir);
+        }
+        free(w[k].blocks);
+        free(w[k].launches);
     }
+    free(w);
     if (!rc && !blk_check_seen(blocks, "spillcost")) rc = 2;
     /* a launch file may cover more files than one run names */
     for (size_t i = 0; !rc && i < r->nlaunches; i++)

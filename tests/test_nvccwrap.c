@@ -533,7 +533,7 @@ Test(nvccwrap, target_regs_keeps_the_least_spilling_candidate, .timeout = 300)
     char *out = NULL;
     size_t len;
     ra_target_result r;
-    cr_assert_eq(ra_target_regs("test", m, 24, "sm_80", &o, &out, &len, &r), 0);
+    cr_assert_eq(ra_target_regs("test", m, 24, "sm_80", &o, &out, &len, &r, stderr), 0);
     cr_assert_gt(r.alone, 0);
     cr_expect_leq(r.with, r.alone);
     char *d = tmpdir();

@@ -268,7 +268,7 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
         size_t len = 0;
         ra_target_result r;
         const char *arch = s->arch && !strncmp(s->arch, "sm_", 3) ? s->arch : NULL;
-        int rc = ra_target_regs("nvcc", m, target, arch, &o->ro, &text, &len, &r);
+        int rc = ra_target_regs("nvcc", m, target, arch, &o->ro, &text, &len, &r, stderr);
         free(text);
         if (rc) {
             ptx_module_free(m);

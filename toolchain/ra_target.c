@@ -44,7 +44,7 @@ static long fn_spill(const char *log, const char *name)
 
 /* ptxas -v on text; its spill bytes, or -1 (log shown) when it fails.
  * *logp (when given): ptxas's log, malloc'd. */
-static long assemble(const char *cmd, const char *dir, const char *what, const char *text, size_t len,
+static long assemble(FILE *err, const char *cmd, const char *dir, const char *what, const char *text, size_t len,
                      const char *arch, unsigned nregs, int debug, char **logp)
 {
     char ptx[4200], cubin[4200], archopt[80], maxr[32];
@@ -53,7 +53,7 @@ static long assemble(const char *cmd, const char *dir, const char *what, const c
     snprintf(archopt, sizeof archopt, "-arch=%s", arch);
     snprintf(maxr, sizeof maxr, "%u", nregs);
     if (tc_write_file(ptx, text, len)) {
-        fprintf(stderr, "ptxray %s: cannot write %s\n", cmd, ptx);
+        fprintf(err, "ptxray %s: cannot write %s\n", cmd, ptx);
         return -1;
     }
     const char *ptxas = tc_find_ptxas();
@@ -62,7 +62,7 @@ static long assemble(const char *cmd, const char *dir, const char *what, const c
     int rc = tc_run(argv, &log);
     long s = ra_ptxas_spill_bytes(log);
     if (rc) {
-        fprintf(stderr, "ptxray %s: ptxas %s on %s (status %d)\n%s", cmd, rc < 0 ? "could not be run" : "failed",
+        fprintf(err, "ptxray %s: ptxas %s on %s (status %d)\n%s", cmd, rc < 0 ? "could not be run" : "failed",
                 what, rc, log ? log : "");
         s = -1;
     }
@@ -122,26 +122,26 @@ static char *candidate(const ptx_module *m, const ra_options *o, const search *s
 }
 
 int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
-                   char **out, size_t *outlen, ra_target_result *res)
+                   char **out, size_t *outlen, ra_target_result *res, FILE *err)
 {
     memset(res, 0, sizeof *res);
     *out = NULL;
     char archbuf[64];
     if (!arch) {
         if (tc_target_arch(m, archbuf, sizeof archbuf)) {
-            fprintf(stderr, "ptxray %s: the module has no .target sm_XX: give --arch\n", cmd);
+            fprintf(err, "ptxray %s: the module has no .target sm_XX: give --arch\n", cmd);
             return 2;
         }
         arch = archbuf;
     }
     if (!tc_find_ptxas()) {
-        fprintf(stderr, "ptxray %s: --target-regs needs ptxas (looked at $PTXAS, PATH and /usr/local/cuda/bin)\n",
+        fprintf(err, "ptxray %s: --target-regs needs ptxas (looked at $PTXAS, PATH and /usr/local/cuda/bin)\n",
                 cmd);
         return 2;
     }
     char dir[] = "/tmp/ptxray-tregsXXXXXX";
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "ptxray %s: cannot make a temporary directory\n", cmd);
+        fprintf(err, "ptxray %s: cannot make a temporary directory\n", cmd);
         return 2;
     }
     int debug = tc_target_debug(m);
@@ -150,7 +150,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     char *input = ptx_print_text(m, &inlen), *prev = NULL, *best = NULL, *log = NULL;
     size_t prevlen = 0, bestlen = 0;
     search sr = {0};
-    res->alone = res->with = assemble(cmd, dir, "the input", input, inlen, arch, nregs, debug, &log);
+    res->alone = res->with = assemble(err, cmd, dir, "the input", input, inlen, arch, nregs, debug, &log);
     if (res->alone < 0) {
         rc = 2;
         goto done;
@@ -163,7 +163,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     ptx_module *pm = ptx_parse_string("<input>", m->src, m->src_len, &d);
     ra_stats st;
     if (!pm || ra_run(pm, &po, &st, &d)) {
-        ptx_diags_print(&d, "<input>", m->src, m->src_len, stderr);
+        ptx_diags_print(&d, "<input>", m->src, m->src_len, err);
         ptx_diags_free(&d);
         ptx_module_free(pm);
         rc = 2;
@@ -217,7 +217,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
             prevlen = len;
             char what[64];
             snprintf(what, sizeof what, "the output at budget %u", top);
-            s = assemble(cmd, dir, what, text, len, arch, nregs, debug, &log);
+            s = assemble(err, cmd, dir, what, text, len, arch, nregs, debug, &log);
             res->tried++;
             if (s < 0) {
                 rc = 2;
@@ -260,7 +260,7 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
         size_t len;
         char *text = candidate(m, o, &sr, &len);
         if (!(best && len == bestlen && !memcmp(text, best, len))) {
-            long s = assemble(cmd, dir, "the output at each function's best budget", text, len, arch, nregs, debug,
+            long s = assemble(err, cmd, dir, "the output at each function's best budget", text, len, arch, nregs, debug,
                               NULL);
             res->tried++;
             if (s < 0) {

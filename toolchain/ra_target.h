@@ -5,6 +5,7 @@
 #ifndef PTXRAY_RA_TARGET_H
 #define PTXRAY_RA_TARGET_H
 #include <stddef.h>
+#include <stdio.h>
 #include "regalloc.h"
 
 typedef struct ra_target_result {
@@ -24,9 +25,10 @@ long ra_ptxas_spill_bytes(const char *log);
  * `ptxas -v -arch=ARCH -maxrregcount N`, and keeps the first whose spill
  * bytes are below ptxas-alone's.  m is the parsed input (not changed);
  * arch NULL: the module's .target.  *out: the chosen PTX text (malloc'd).
- * Returns 0, or 2 with the reason on stderr ("ptxray CMD: ..."). */
+ * Returns 0, or 2 with the reason on err ("ptxray CMD: ...", with the log
+ * of a ptxas that failed): stderr, or a parallel batch's stream of the file. */
 int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
-                   char **out, size_t *outlen, ra_target_result *res);
+                   char **out, size_t *outlen, ra_target_result *res, FILE *err);
 
 /* The line `ptxray regalloc --target-regs` prints on stderr. */
 void ra_target_print(FILE *f, const char *shown, unsigned nregs, const ra_target_result *r);

@@ -41,17 +41,17 @@ static const char *find_tool(const char *name, const char *envvar, char *found, 
 }
 
 const char *tc_find_ptxas(void) {
-    static char found[4096];
+    static _Thread_local char found[4096]; /* per thread: parallel batches run ptxas */
     return find_tool("ptxas", "PTXAS", found, sizeof found);
 }
 
 const char *tc_find_gnuplot(void) {
-    static char found[4096];
+    static _Thread_local char found[4096]; /* per thread: parallel batches run ptxas */
     return find_tool("gnuplot", "GNUPLOT", found, sizeof found);
 }
 
 const char *tc_find_nvcc(void) {
-    static char found[4096];
+    static _Thread_local char found[4096]; /* per thread: parallel batches run ptxas */
     return find_tool("nvcc", "NVCC", found, sizeof found);
 }
 
