@@ -281,12 +281,9 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
         if (!wopd(cx, stmt, in, 1, out)) return false;
         if (out->kind == WF_UNI || out->kind == WF_LANE) out->k = 0, out->r = 0;
         return true;
-    case AFF_R_MINMAX: /* min/max(a, b) is a or b in every lane when a < b is uniform */
+    case AFF_R_MINMAX: /* wf_minmax: lane by lane, or a or b in every lane */
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        wf_cmp(&c, WF_LT, &a, &b, w, op->sgn, &nowrap);
-        if (c.kind == WF_TOP) wf_top(out);
-        else if (c.kind != WF_UNI) wf_bot(out);
-        else wf_meet(out, &a, &b);
+        wf_minmax(out, &a, &b, w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
         return true;
     case AFF_R_SELP:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;

@@ -396,18 +396,15 @@ static const char *const SDIV =
          " mov.u32 %r7, %tid.x;\n mul.wide.u32 %rd3, %r7, 8;\n add.s64 %rd3, %rd2, %rd3;\n"
          " st.global.v2.u32 [%rd3], {%r5, %r6};\n ret;\n}\n";
 
-Test(warp_form, signed_division_of_lane_values)
+/* Runs text under `ptxray run --check-divergence` at three block shapes
+ * (a full, a partial and a two-dimensional one): no claim of the analysis
+ * may be contradicted, and at least `values` values are checked. */
+static void emu_confirms(const char *text, long values)
 {
-    run x = analyse(SDIV, NULL);
-    cr_expect_eq(x.r->state[value(&x, "%r3.1")], DIV_UNIFORM);
-    cr_expect_eq(x.r->state[value(&x, "%p1.1")], DIV_UNIFORM);
-    cr_expect_eq(x.r->state[value(&x, "%r4.1")], DIV_DIVERGENT);
-    cr_expect_eq(x.r->state[value(&x, "%p2.1")], DIV_DIVERGENT);
-    done(&x);
-    char path[] = "/tmp/ptxray-sdiv-XXXXXX";
+    char path[] = "/tmp/ptxray-wf-XXXXXX";
     int fd = mkstemp(path);
     cr_assert(fd >= 0);
-    cr_assert_eq(write(fd, SDIV, strlen(SDIV)), (ssize_t)strlen(SDIV));
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
     const char *shapes[] = {"64", "48", "16,4"};
     for (size_t i = 0; i < 3; i++) {
@@ -417,16 +414,55 @@ Test(warp_form, signed_division_of_lane_values)
         json_error_t je;
         json_t *j = json_loads(out, 0, &je);
         cr_assert_not_null(j, "%s", out);
-        /* at least the two predicates and their selp values were checked */
         json_t *dc = json_object_get(j, "divergence_check");
         cr_assert_not_null(dc, "%s", out);
         cr_expect_eq(json_integer_value(json_object_get(dc, "violated")), 0, "%s", out);
-        cr_expect_geq(json_integer_value(json_object_get(json_object_get(dc, "checked"), "values")), 8, "%s", out);
+        cr_expect_geq(json_integer_value(json_object_get(json_object_get(dc, "checked"), "values")), values, "%s", out);
         json_decref(j);
         free(out);
         free(err);
     }
     unlink(path);
+}
+
+Test(warp_form, signed_division_of_lane_values)
+{
+    run x = analyse(SDIV, NULL);
+    cr_expect_eq(x.r->state[value(&x, "%r3.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%p1.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%r4.1")], DIV_DIVERGENT);
+    cr_expect_eq(x.r->state[value(&x, "%p2.1")], DIV_DIVERGENT);
+    done(&x);
+    emu_confirms(SDIV, 8);
+}
+
+/* min/max of values known in every lane, lane by lane (ISA "min", "max";
+ * wf_minmax, the one place of the rule): min.u32(laneid, 40) is laneid
+ * itself, max.u32(laneid, 40) is 40 in every lane, and max.s32(laneid - 40,
+ * -20) is neither a nor b in all lanes (divergent). */
+static const char *const MINMAX =
+    HEAD ".visible .entry minmax(.param .u64 o)\n{\n"
+         " .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+         " ld.param.u64 %rd1, [o];\n cvta.to.global.u64 %rd2, %rd1;\n"
+         " mov.u32 %r1, %laneid;\n"
+         " min.u32 %r2, %r1, 40;\n max.u32 %r3, %r1, 40;\n"
+         " sub.s32 %r4, %r1, 40;\n max.s32 %r5, %r4, -20;\n"
+         " setp.eq.s32 %p1, %r3, 40;\n selp.u32 %r6, 1, 0, %p1;\n"
+         " add.s32 %r7, %r2, %r5;\n add.s32 %r8, %r7, %r6;\n"
+         " mov.u32 %r9, %tid.x;\n mul.wide.u32 %rd3, %r9, 4;\n add.s64 %rd3, %rd2, %rd3;\n"
+         " st.global.u32 [%rd3], %r8;\n ret;\n}\n";
+
+Test(warp_form, min_max_of_lane_values)
+{
+    run x = analyse(MINMAX, NULL);
+    int64_t c;
+    cr_expect_eq(x.r->state[value(&x, "%r2.1")], DIV_AFFINE);
+    cr_expect(div_coef(x.r, value(&x, "%r2.1"), DIV_C_LANE, &c) && c == 1);
+    cr_expect_eq(x.r->state[value(&x, "%r3.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%p1.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_DIVERGENT);
+    done(&x);
+    emu_confirms(MINMAX, 8);
 }
 
 Test(warp_form, conditions_hold_at_shapes)
