@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "build.h"
+#include "run.h"
 
 #define VPUSH(vec, x)                                                              \
     do {                                                                           \
@@ -1657,18 +1658,6 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
  * .callprototype) it stops before that statement, and flex and bison read it
  * and give whatever diagnostic is due.  So every message still comes from the
  * general path. */
-#define CC(c, k) (ptx_cc[(unsigned char)(c)] & (k))
-
-typedef struct run_pos {
-    const char *p;
-    const char *line_start;
-    uint32_t line;
-} run_pos;
-
-static inline ptx_loc run_loc(const ptx_builder *b, const run_pos *r, const char *at) {
-    return (ptx_loc){r->line, (uint32_t)(at - r->line_start) + 1, (uint32_t)(at - b->ls.buf)};
-}
-
 /* Register "%name[.c]" at s.  An element of a %r<N> range, with no single
  * declaration in scope that could shadow it, is found in the same pass that
  * reads the name (prefix as a word, number as a value), without the name
@@ -1709,11 +1698,6 @@ static const char *run_reg(ptx_builder *b, const char *s, ptx_operand *o) {
     }
     if (comp) name.n += 2;
     return resolve_reg(b, name, o) ? p + (comp ? 2 : 0) : NULL;
-}
-
-static inline const char *run_blanks(const char *p) {
-    while (CC(*p, PTX_CC_BLANK)) p++;
-    return p;
 }
 
 /* Unsigned digits as T_INST's patterns allow them (0x hex, octal with a
@@ -2114,7 +2098,7 @@ static bool run_reg_decl(ptx_builder *b, run_pos *r) {
 }
 
 /* Blanks, newlines and comments between statements. */
-static void run_skip(run_pos *r) {
+void ptx_run_skip(run_pos *r) {
     const char *p = r->p;
     for (;;) {
         if (CC(*p, PTX_CC_BLANK)) {
@@ -2145,16 +2129,16 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
     run_pos r = {start, b->ls.line_start, b->ls.line};
     run_opds ro;
     uint32_t n = 0;
-    run_skip(&r);
-    for (;;) {
+    ptx_run_skip(&r);
+    while (!b->ls.stop) { /* past the error limit the lexer reads no more */
         run_pos at = r;
         const char *p = r.p;
         if (*p == '.') {
-            if (p[1] == 'l' && p[2] == 'o' && p[3] == 'c') {
+            if (p[1] == 'l' && p[2] == 'o' && p[3] == 'c' && CC(p[4], PTX_CC_BLANK)) {
                 if (!run_loc3(b, &r)) break;
-            } else if (p[1] == 'r' && p[2] == 'e' && p[3] == 'g' && CC(p[4], PTX_CC_BLANK)) {
-                if (!run_reg_decl(b, &r)) break;
-            } else {
+            } else if (p[1] == 'r' && p[2] == 'e' && p[3] == 'g' && CC(p[4], PTX_CC_BLANK) && run_reg_decl(b, &r)) {
+                /* the commonest declaration, read by its own reader */
+            } else if (!ptx_run_decl(b, &r)) {
                 break;
             }
         } else if (CC(*p, PTX_CC_ID0)) {
@@ -2165,7 +2149,7 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
                 /* a label, unless ".callprototype" or ".branchtargets"/
                  * ".calltargets" follows: then it names that directive */
                 r.p = c + 1;
-                run_skip(&r);
+                ptx_run_skip(&r);
                 if (*r.p == '.' && !(r.p[1] == 'l' && r.p[2] == 'o' && r.p[3] == 'c' && CC(r.p[4], PTX_CC_BLANK))) {
                     r = at;
                     break;
@@ -2187,7 +2171,7 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
             break;
         }
         n++;
-        run_skip(&r);
+        ptx_run_skip(&r);
     }
     if (!n) {
         *end = start; /* the lexer reads the blanks, comments and statement itself */

@@ -32,6 +32,8 @@ struct ptx_lexstate {
     const char *run_fail;   /* where the statement-run reader last stopped (see lexer.l) */
     int params_ok;          /* set by the parser before each token: T_PARAMS can be shifted now */
     const char *params_fail; /* where the parameter-list reader last gave up */
+    int top_ok;             /* set by the parser before each token: T_TOP can be shifted now */
+    const char *top_fail;   /* where the top-level reader last stopped */
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -218,6 +220,10 @@ void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, p
  * many, with *end where the first one it does not take begins. */
 uint32_t ptx_b_run(ptx_builder *b, const char *p, const char **end);
 int ptx_b_params(ptx_builder *b, const char *p, const char **end, ptx_loc *at);
+/* Top-level items (run_top.c), read where the parser could shift T_TOP;
+ * returns how many, with *end after them and *sol whether the last ended
+ * in ';' (a statement start follows, as after the lexer's ';'). */
+uint32_t ptx_b_top(ptx_builder *b, const char *p, const char **end, int *sol);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);
