@@ -122,6 +122,14 @@ static const bad_case bad[] = {
      "operand 3 of 'add.rn.f32x2' must be a .b64 register (a pair of .f32)"},
     {"b128_needs_8_3", ".version 8.2\n.target sm_90\n.address_size 64\n\n" KHEAD "\t.reg .b128 %q;\n\tret;\n}\n", 12, 13,
      "'.b128' requires PTX ISA 8.3 or later (the file is .version 8.2)"},
+    /* a modifier written twice (ptxas 13.0: "Duplicate .volatile modifier"...) */
+    {"volatile_twice", K("\tld.volatile.volatile.global.u32 %r1, [%rd1];\n"), 12, 13,
+     "'.volatile' is repeated in 'ld.volatile.volatile.global.u32'"},
+    {"relaxed_twice", K("\tld.relaxed.relaxed.gpu.global.u32 %r1, [%rd1];\n"), 12, 12,
+     "'.relaxed' is repeated in 'ld.relaxed.relaxed.gpu.global.u32'"},
+    {"evict_last_twice", K("\tld.global.L1::evict_last.L1::evict_last.u32 %r1, [%rd1];\n"), 12, 26,
+     "'.L1::evict_last' is repeated in 'ld.global.L1::evict_last.L1::evict_last.u32'"},
+    {"ftz_twice", K("\tadd.ftz.ftz.f32 %r1, %r2, %r3;\n"), 12, 9, "'.ftz' is repeated in 'add.ftz.ftz.f32'"},
     {"return_and_parameter_same_name", HDR ".func (.param .b32 p) f(.param .b32 p)\n{\n\tret;\n}\n", 5, 37,
      "redeclaration of 'p' in the same scope: already declared as a parameter at line 5, column 20"},
 };
@@ -206,7 +214,7 @@ Test(front, accepted_files_are_fixed_points) {
     const char *files[] = {"tests/data/front/block_scopes_sm100a.ptx", "tests/data/front/warp_sz.ptx",
                            "tests/data/front/targets_sm120a.ptx", "tests/front/decl_no_semicolon_2.3.ptx",
                            "tests/front/old_1.4.ptx", "tests/front/bom.ptx",
-                           "tests/data/front/cvt_packed_sm100a.ptx"};
+                           "tests/data/front/cvt_packed_sm100a.ptx", "tests/data/front/repeated_sat.ptx"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) fixed_point(tu_src(files[i]));
 }
 
