@@ -611,18 +611,29 @@ static inline uint32_t range_find_fast(ptx_builder *b, ptx_str name, uint32_t k,
     return range_find(b, name, k, pword, num);
 }
 
-/* %r123 -> element 123 of a range %r<N> in scope. */
+/* %r123 -> element 123 of a range %r<N> in scope.  The number is read by
+ * value, as ptxas reads it: "%r01" is element 1, the register "%r1" (ptxas
+ * 13.0 assembles the two spellings to the same code).  An element first
+ * used with leading zeros gets the name without them, so the printer writes
+ * one spelling for it. */
 static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
     const char *p = name.p;
     uint32_t n = name.n, k = n;
     while (k && (unsigned)(p[k - 1] - '0') < 10u) k--;
-    uint32_t nd = n - k;
-    /* "%r01" is not "%r1"; more than 8 digits exceeds any range */
-    if (nd == 0 || k == 0 || nd > 8 || (nd > 1 && p[k] == '0')) return UINT32_MAX;
+    if (k == n || k == 0) return UINT32_MAX;
+    uint32_t z = k; /* the first significant digit */
+    while (z < n - 1 && p[z] == '0') z++;
+    if (n - z > 8) return UINT32_MAX; /* more than 8 digits exceeds any range */
     uint32_t num = 0;
-    for (uint32_t i = k; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
+    for (uint32_t i = z; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
     uint64_t w = 0;
     for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    if (z > k) {
+        char *c = arena_alloc(b->a, k + (n - z));
+        memcpy(c, p, k);
+        memcpy(c + k, p + z, n - z);
+        name = (ptx_str){c, k + (n - z)};
+    }
     return range_find(b, name, k, w, num);
 }
 
