@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "build.h"
+#include "run.h"
 
 #define VPUSH(vec, x)                                                              \
     do {                                                                           \
@@ -610,18 +611,29 @@ static inline uint32_t range_find_fast(ptx_builder *b, ptx_str name, uint32_t k,
     return range_find(b, name, k, pword, num);
 }
 
-/* %r123 -> element 123 of a range %r<N> in scope. */
+/* %r123 -> element 123 of a range %r<N> in scope.  The number is read by
+ * value, as ptxas reads it: "%r01" is element 1, the register "%r1" (ptxas
+ * 13.0 assembles the two spellings to the same code).  An element first
+ * used with leading zeros gets the name without them, so the printer writes
+ * one spelling for it. */
 static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
     const char *p = name.p;
     uint32_t n = name.n, k = n;
     while (k && (unsigned)(p[k - 1] - '0') < 10u) k--;
-    uint32_t nd = n - k;
-    /* "%r01" is not "%r1"; more than 8 digits exceeds any range */
-    if (nd == 0 || k == 0 || nd > 8 || (nd > 1 && p[k] == '0')) return UINT32_MAX;
+    if (k == n || k == 0) return UINT32_MAX;
+    uint32_t z = k; /* the first significant digit */
+    while (z < n - 1 && p[z] == '0') z++;
+    if (n - z > 8) return UINT32_MAX; /* more than 8 digits exceeds any range */
     uint32_t num = 0;
-    for (uint32_t i = k; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
+    for (uint32_t i = z; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
     uint64_t w = 0;
     for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    if (z > k) {
+        char *c = arena_alloc(b->a, k + (n - z));
+        memcpy(c, p, k);
+        memcpy(c + k, p + z, n - z);
+        name = (ptx_str){c, k + (n - z)};
+    }
     return range_find(b, name, k, w, num);
 }
 
@@ -1657,18 +1669,6 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
  * .callprototype) it stops before that statement, and flex and bison read it
  * and give whatever diagnostic is due.  So every message still comes from the
  * general path. */
-#define CC(c, k) (ptx_cc[(unsigned char)(c)] & (k))
-
-typedef struct run_pos {
-    const char *p;
-    const char *line_start;
-    uint32_t line;
-} run_pos;
-
-static inline ptx_loc run_loc(const ptx_builder *b, const run_pos *r, const char *at) {
-    return (ptx_loc){r->line, (uint32_t)(at - r->line_start) + 1, (uint32_t)(at - b->ls.buf)};
-}
-
 /* Register "%name[.c]" at s.  An element of a %r<N> range, with no single
  * declaration in scope that could shadow it, is found in the same pass that
  * reads the name (prefix as a word, number as a value), without the name
@@ -1709,11 +1709,6 @@ static const char *run_reg(ptx_builder *b, const char *s, ptx_operand *o) {
     }
     if (comp) name.n += 2;
     return resolve_reg(b, name, o) ? p + (comp ? 2 : 0) : NULL;
-}
-
-static inline const char *run_blanks(const char *p) {
-    while (CC(*p, PTX_CC_BLANK)) p++;
-    return p;
 }
 
 /* Unsigned digits as T_INST's patterns allow them (0x hex, octal with a
@@ -2114,7 +2109,7 @@ static bool run_reg_decl(ptx_builder *b, run_pos *r) {
 }
 
 /* Blanks, newlines and comments between statements. */
-static void run_skip(run_pos *r) {
+void ptx_run_skip(run_pos *r) {
     const char *p = r->p;
     for (;;) {
         if (CC(*p, PTX_CC_BLANK)) {
@@ -2145,16 +2140,16 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
     run_pos r = {start, b->ls.line_start, b->ls.line};
     run_opds ro;
     uint32_t n = 0;
-    run_skip(&r);
-    for (;;) {
+    ptx_run_skip(&r);
+    while (!b->ls.stop) { /* past the error limit the lexer reads no more */
         run_pos at = r;
         const char *p = r.p;
         if (*p == '.') {
-            if (p[1] == 'l' && p[2] == 'o' && p[3] == 'c') {
+            if (p[1] == 'l' && p[2] == 'o' && p[3] == 'c' && CC(p[4], PTX_CC_BLANK)) {
                 if (!run_loc3(b, &r)) break;
-            } else if (p[1] == 'r' && p[2] == 'e' && p[3] == 'g' && CC(p[4], PTX_CC_BLANK)) {
-                if (!run_reg_decl(b, &r)) break;
-            } else {
+            } else if (p[1] == 'r' && p[2] == 'e' && p[3] == 'g' && CC(p[4], PTX_CC_BLANK) && run_reg_decl(b, &r)) {
+                /* the commonest declaration, read by its own reader */
+            } else if (!ptx_run_decl(b, &r)) {
                 break;
             }
         } else if (CC(*p, PTX_CC_ID0)) {
@@ -2165,7 +2160,7 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
                 /* a label, unless ".callprototype" or ".branchtargets"/
                  * ".calltargets" follows: then it names that directive */
                 r.p = c + 1;
-                run_skip(&r);
+                ptx_run_skip(&r);
                 if (*r.p == '.' && !(r.p[1] == 'l' && r.p[2] == 'o' && r.p[3] == 'c' && CC(r.p[4], PTX_CC_BLANK))) {
                     r = at;
                     break;
@@ -2187,7 +2182,7 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
             break;
         }
         n++;
-        run_skip(&r);
+        ptx_run_skip(&r);
     }
     if (!n) {
         *end = start; /* the lexer reads the blanks, comments and statement itself */
@@ -2196,59 +2191,5 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
     b->ls.line = r.line;
     b->ls.line_start = r.line_start;
     *end = r.p;
-    return n;
-}
-
-/* A parameter list of plain ".param .type name" entries, "(" to ")", one or
- * more per line (nvcc's kernel headers, a tenth of the tokens of its output),
- * read where the parser could shift T_PARAMS, with the builder calls the
- * grammar makes for each entry.  Returns the number of parameters, or -1
- * (nothing done) for any other shape: comments, .reg, .align, .ptr, arrays
- * are left to the grammar. */
-int ptx_b_params(ptx_builder *b, const char *start, const char **end, ptx_loc *at) {
-    run_pos r = {start, b->ls.line_start, b->ls.line};
-    const char *p = start;
-    int n = 0;
-    /* the whole list is checked first: the builder sees it only if it is all plain */
-    for (int pass = 0; pass < 2; pass++) {
-        r = (run_pos){start, b->ls.line_start, b->ls.line};
-        for (p = start; CC(*p, PTX_CC_BLANK) || *p == '\n'; p++)
-            if (*p == '\n') r.line++, r.line_start = p + 1;
-        if (*p != '(') return -1;
-        if (pass) *at = run_loc(b, &r, p);
-        n = 0;
-        for (p++;;) {
-            for (; CC(*p, PTX_CC_BLANK) || *p == '\n'; p++)
-                if (*p == '\n') r.line++, r.line_start = p + 1;
-            if (*p == ')' && n == 0) {
-                p++;
-                break;
-            }
-            if (strncmp(p, ".param", 6) != 0 || !CC(p[6], PTX_CC_BLANK)) return -1;
-            const char *sp = p, *t = p = run_blanks(p + 6);
-            if (*p != '.') return -1;
-            for (p++; CC(*p, PTX_CC_IDC); p++) {}
-            ptx_type ty = ptx_type_from_str((ptx_str){t, (uint32_t)(p - t)});
-            if (ty == PTX_T_NONE || !CC(*p, PTX_CC_BLANK)) return -1;
-            const char *nm = p = run_blanks(p);
-            if (!CC(*p, PTX_CC_ID0)) return -1;
-            while (CC(*p, PTX_CC_IDC)) p++;
-            if (pass) { /* pass 0 found the whole list plain */
-                ptx_b_qual(b, 's', PTX_SP_PARAM, (ptx_str){0, 0}, run_loc(b, &r, sp));
-                ptx_b_qual(b, 't', ty, (ptx_str){0, 0}, run_loc(b, &r, t));
-                ptx_b_push_var(b, ptx_b_var(b, (ptx_str){nm, (uint32_t)(p - nm)}, run_loc(b, &r, nm), -1, 0, NULL));
-            }
-            const char *e = p;
-            for (; CC(*e, PTX_CC_BLANK) || *e == '\n'; e++)
-                if (*e == '\n') r.line++, r.line_start = e + 1;
-            if (*e != ',' && *e != ')') return -1;
-            n++;
-            p = e + 1;
-            if (*e == ')') break;
-        }
-    }
-    b->ls.line = r.line;
-    b->ls.line_start = r.line_start;
-    *end = p;
     return n;
 }

@@ -32,6 +32,10 @@ struct ptx_lexstate {
     const char *run_fail;   /* where the statement-run reader last stopped (see lexer.l) */
     int params_ok;          /* set by the parser before each token: T_PARAMS can be shifted now */
     const char *params_fail; /* where the parameter-list reader last gave up */
+    int top_ok;             /* set by the parser before each token: T_TOP can be shifted now */
+    int fhead_ok;           /* the same for T_FHEAD */
+    const char *top_fail;   /* where the top-level reader last stopped, */
+    int top_again;          /* unless it stopped before a header that it will take */
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -139,6 +143,9 @@ struct ptx_builder {
     ptx_rangecache rangecache[PTX_RANGECACHE_SIZE];
     uint32_t regcache_gen;
     ptx_stmt *cur_loc;
+    struct { struct ptx_act *v; uint32_t n, cap; } acts; /* run_top.c's recorded builder calls */
+    ptx_str fhead_name;        /* the function of a T_FHEAD: its name and position, */
+    ptx_loc fhead_loc;         /* for ptx_b_func_end after the body */
     int seen_version, seen_target, seen_other;
     uint8_t warned_op[PTX_OPC__COUNT];
     PTX_VEC(ptx_str) unknown_ops; /* unknown mnemonics already warned about */
@@ -218,6 +225,12 @@ void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, p
  * many, with *end where the first one it does not take begins. */
 uint32_t ptx_b_run(ptx_builder *b, const char *p, const char **end);
 int ptx_b_params(ptx_builder *b, const char *p, const char **end, ptx_loc *at);
+/* Top-level items (run_top.c), read where the parser could shift T_TOP;
+ * returns how many, with *end after them and *sol whether the last ended
+ * in ';' (a statement start follows, as after the lexer's ';'). */
+/* A definition's header ends the items, alone: *fhead is then its function
+ * (the lexer's T_FHEAD), and the name is in fhead_name/fhead_loc. */
+uint32_t ptx_b_top(ptx_builder *b, const char *p, const char **end, int *sol, ptx_func **fhead);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);

@@ -34,6 +34,8 @@ struct ptx_lexstate;
 #define ptx_yylex(lval, lloc, lx)                                              \
     ((lx)->run_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_RUN),     \
      (lx)->params_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_PARAMS), \
+     (lx)->top_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_TOP), \
+     (lx)->fhead_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_FHEAD), \
      ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
@@ -60,6 +62,8 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token <s> T_LOC3 ".loc directive"
 %token <s> T_INST "instruction statement"
 %token T_RUN "statements"
+%token T_TOP "top-level items"
+%token <fn> T_FHEAD "function header"
 %token <u> T_PARAMS "parameter list"
 %token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
@@ -115,6 +119,7 @@ top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @2); }
    | T_ALIAS T_IDENT ',' T_IDENT ';'        { ptx_b_alias(b, $2, $4, @1); }
    | T_PRAGMA string_list ';'               { ptx_b_pragma(b, $2, @1); }
    | quals1 declarators ';'
+   | T_TOP                                  /* already built by the lexer (ptx_b_top) */
    | func
    | loc
    | error ';'                              { yyerrok; ptx_b_recover_toplevel(b); }
@@ -197,6 +202,8 @@ init_list: init                             { ptx_b_push_init(b, $1); $$ = 1; }
 /* ---- functions ---- */
 func: func_begin func_rets T_IDENT func_params fdirs func_tail
                                             { ptx_b_func_end(b, $1, $3, @3); }
+    /* a header read by ptx_b_top, up to its body's '{' */
+    | T_FHEAD func_tail                     { ptx_b_func_end(b, $1, b->fhead_name, b->fhead_loc); }
     ;
 
 func_begin: opt_quals T_ENTRY               { $$ = ptx_b_func_begin(b, $1, 1, @2); }

@@ -319,7 +319,13 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             verr(c, p, "more than one %s in '%.*s'", class_name[x->cls], (int)in->opcode_len, in->opcode);
             return false;
         }
-        if (!(f->flags & F_BAG) && x->cls == 'M') {
+        /* A modifier written twice is an error (ptxas 13.0: "Duplicate .ftz
+         * modifier", also for .volatile, .relaxed, .L1::evict_last...),
+         * except saturation, which ptxas takes once or more: add.sat.sat,
+         * cvt.rn.satfinite.satfinite.  Classes counted above (types, spaces,
+         * rounding...) say "more than one" instead. */
+        if (!(f->flags & F_BAG) && (x->cls == 'M' || x->cls == 'P' || x->cls == 'Q') &&
+            !(n == 4 && !memcmp(p, ".sat", 4)) && !(n == 10 && !memcmp(p, ".satfinite", 10))) {
             for (const char *r = in->opcode + oplen; r < p;) {
                 const char *t = r + 1;
                 while (t < e && *t != '.') t++;

@@ -122,6 +122,14 @@ static const bad_case bad[] = {
      "operand 3 of 'add.rn.f32x2' must be a .b64 register (a pair of .f32)"},
     {"b128_needs_8_3", ".version 8.2\n.target sm_90\n.address_size 64\n\n" KHEAD "\t.reg .b128 %q;\n\tret;\n}\n", 12, 13,
      "'.b128' requires PTX ISA 8.3 or later (the file is .version 8.2)"},
+    /* a modifier written twice (ptxas 13.0: "Duplicate .volatile modifier"...) */
+    {"volatile_twice", K("\tld.volatile.volatile.global.u32 %r1, [%rd1];\n"), 12, 13,
+     "'.volatile' is repeated in 'ld.volatile.volatile.global.u32'"},
+    {"relaxed_twice", K("\tld.relaxed.relaxed.gpu.global.u32 %r1, [%rd1];\n"), 12, 12,
+     "'.relaxed' is repeated in 'ld.relaxed.relaxed.gpu.global.u32'"},
+    {"evict_last_twice", K("\tld.global.L1::evict_last.L1::evict_last.u32 %r1, [%rd1];\n"), 12, 26,
+     "'.L1::evict_last' is repeated in 'ld.global.L1::evict_last.L1::evict_last.u32'"},
+    {"ftz_twice", K("\tadd.ftz.ftz.f32 %r1, %r2, %r3;\n"), 12, 9, "'.ftz' is repeated in 'add.ftz.ftz.f32'"},
     {"return_and_parameter_same_name", HDR ".func (.param .b32 p) f(.param .b32 p)\n{\n\tret;\n}\n", 5, 37,
      "redeclaration of 'p' in the same scope: already declared as a parameter at line 5, column 20"},
 };
@@ -206,7 +214,8 @@ Test(front, accepted_files_are_fixed_points) {
     const char *files[] = {"tests/data/front/block_scopes_sm100a.ptx", "tests/data/front/warp_sz.ptx",
                            "tests/data/front/targets_sm120a.ptx", "tests/front/decl_no_semicolon_2.3.ptx",
                            "tests/front/old_1.4.ptx", "tests/front/bom.ptx",
-                           "tests/data/front/cvt_packed_sm100a.ptx"};
+                           "tests/data/front/cvt_packed_sm100a.ptx", "tests/data/front/repeated_sat.ptx",
+                           "tests/data/front/range_leading_zero.ptx"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) fixed_point(tu_src(files[i]));
 }
 
@@ -218,6 +227,37 @@ Test(front, inner_blocks_and_ranges_reuse_names) {
                                                "\t.reg .b32 %r8;\n\t.reg .b32 %r;\n\t.reg .b32 %r08;\n")));
     ptx_module_free(tu_parse_ok("range_prefix", HDR ".visible .entry k(.param .u32 p, .param .u32 q2)\n{\n"
                                                     "\t.reg .pred p<2>;\n\t.reg .pred q<2>;\n\tret;\n}\n"));
+}
+
+/* A range element is read by value, as ptxas reads it: %r01 and %r001 are
+ * %r1, %r010 is %r10, %r00 is %r0; the register is named without the
+ * zeros.  Past the range's end a spelling is still undeclared. */
+Test(front, range_elements_by_value) {
+    char *text = tu_read(tu_src("tests/data/front/range_leading_zero.ptx"), NULL);
+    ptx_module *m = tu_parse_ok("range_leading_zero", text);
+    const ptx_func *f = m->funcs[0];
+    const ptx_inst *in[8];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nstmts && n < 8; i++)
+        if (f->stmts[i]->kind == PTX_S_INST) in[n++] = &f->stmts[i]->u.inst;
+    cr_assert_eq(n, 8);
+    /* mov %r01; add %r2, %r1, %r001; mov %r10; add %r3, %r010, %r02; st ..., %r00 */
+    uint32_t r1 = in[1]->opd[0].n;
+    cr_expect_eq(in[2]->opd[1].n, r1);
+    cr_expect_eq(in[2]->opd[2].n, r1);
+    cr_expect_eq(in[4]->opd[1].n, in[3]->opd[0].n);
+    cr_expect(ptx_str_eq(f->regs[r1].name, "%r1"), "%.*s", (int)f->regs[r1].name.n, f->regs[r1].name.p);
+    cr_expect(ptx_str_eq(f->regs[in[4]->opd[2].n].name, "%r2"));
+    cr_expect(ptx_str_eq(f->regs[in[6]->opd[1].n].name, "%r0"));
+    ptx_module_free(m);
+    free(text);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    const char *past = K("\tmov.u32 %r008, 1;\n");
+    cr_expect_null(ptx_parse_string("past_end", past, strlen(past), &d));
+    cr_assert_gt(d.n, 0);
+    cr_expect_str_eq(d.v[0].msg, "use of undeclared register '%r008'");
+    ptx_diags_free(&d);
 }
 
 /* Sibling blocks reuse a label: each branch reaches the label of its block. */
