@@ -206,7 +206,7 @@ static json_t *jname_value(const ssa_func *s, uint32_t v)
 
 static json_t *jcoeffs(const div_result *r, uint32_t v)
 {
-    if (!r->coef) return json_null();
+    if (!div_has_coefs(r)) return json_null();
     json_t *o = json_object();
     for (unsigned i = 0; i < r->ncoef; i++) {
         int64_t c;
