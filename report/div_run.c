@@ -283,10 +283,10 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
     if (outfile_open(&of, out)) rc = 2;
     else {
         if (json) {
-            json_t *root = dr_json(m, path, fs, n, c);
-            json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            fputc('\n', of.f);
-            json_decref(root);
+            jstream js;
+            js_init(&js, of.f);
+            dr_json_write(&js, m, path, fs, n, c);
+            js_finish(&js); /* a failed write shows in outfile_commit */
         } else if (!p->nfuncs) fprintf(of.f, "%s: no function with a body\n", strcmp(path, "-") ? path : "<stdin>");
         else dr_print_text(of.f, m, path, fs, n, c);
         rc = outfile_commit(&of) ? 2 : 0;
