@@ -37,36 +37,39 @@ void aff_get(const aff_ctx *cx, uint32_t v, aff *out)
     out->n = (uint8_t)cx->n;
     out->top = 0;
     out->bot = cx->r->bot[v];
-    memcpy(out->c, cx->r->coef + (size_t)v * cx->n, sizeof out->c[0] * cx->n);
+    memcpy(out->c, div_coefs(cx->r, v), sizeof out->c[0] * cx->n);
 }
 
 /* Stores old ∧ a as v's value; whether it changed. */
-static bool merge(aff_ctx *cx, uint32_t v, const aff *a)
-{
-    div_result *r = (div_result *)cx->r;
-    int64_t *c = r->coef + (size_t)v * cx->n;
-    if (cx->top[v]) {
-        ((uint8_t *)cx->top)[v] = 0;
-        r->bot[v] = a->bot;
-        memcpy(c, a->c, sizeof a->c[0] * cx->n);
-        return true;
-    }
-    uint16_t bot = r->bot[v] | a->bot;
-    for (unsigned i = 0; i < cx->n; i++)
-        if (!(bot >> i & 1) && c[i] != a->c[i]) bot |= (uint16_t)(1u << i);
-    if (bot == r->bot[v]) return false;
-    for (unsigned i = 0; i < cx->n; i++)
-        if (bot >> i & 1) c[i] = 0;
-    r->bot[v] = bot;
-    return true;
-}
-
 static void put(aff_ctx *cx, uint32_t v, const aff *a)
 {
     div_result *r = (div_result *)cx->r;
     ((uint8_t *)cx->top)[v] = 0;
     r->bot[v] = a->bot;
-    memcpy(r->coef + (size_t)v * cx->n, a->c, sizeof a->c[0] * cx->n);
+    bool zero = r->cslot[v] == DIV_NOROW; /* no row: it reads all zeros, keep it so */
+    for (unsigned i = 0; zero && i < cx->n; i++) zero = !a->c[i];
+    if (!zero) memcpy(div_coefs_row(r, v, cx->a), a->c, sizeof a->c[0] * cx->n);
+}
+
+static bool merge(aff_ctx *cx, uint32_t v, const aff *a)
+{
+    div_result *r = (div_result *)cx->r;
+    if (cx->top[v]) {
+        put(cx, v, a);
+        return true;
+    }
+    const int64_t *c = div_coefs(r, v);
+    uint16_t bot = r->bot[v] | a->bot;
+    for (unsigned i = 0; i < cx->n; i++)
+        if (!(bot >> i & 1) && c[i] != a->c[i]) bot |= (uint16_t)(1u << i);
+    if (bot == r->bot[v]) return false;
+    if (r->cslot[v] != DIV_NOROW) { /* else they are zeros already */
+        int64_t *w = div_coefs_row(r, v, cx->a);
+        for (unsigned i = 0; i < cx->n; i++)
+            if (bot >> i & 1) w[i] = 0;
+    }
+    r->bot[v] = bot;
+    return true;
 }
 
 /* One value of the product: polynomial, warp form, their assumption bits. */
@@ -441,9 +444,9 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t nv = s->nvalues, n1 = nv ? nv : 1;
     div_result *r = div_result_new(pf, an, o, a);
     r->ncoef = an == DIV_AN_AFFINE ? DIV_NCOEF1 : DIV_NCOEF2;
-    /* written when a value first leaves ⊤ (top[] says which have), so not
-     * cleared: at 15 coefficients a value, clearing was a tenth of the time */
-    r->coef = arena_alloc(a, sizeof *r->coef * (size_t)n1 * r->ncoef);
+    /* rows are made when a value first gets a non-zero coefficient */
+    r->cslot = arena_alloc(a, sizeof *r->cslot * (size_t)n1);
+    memset(r->cslot, 0xff, sizeof *r->cslot * (size_t)n1);
     r->bot = arena_alloc(a, sizeof *r->bot * (size_t)n1);
     r->wkind = ARENA_NEWN(a, uint8_t, n1); /* WF_TOP = 0 */
     r->wk = ARENA_NEWN(a, uint8_t, n1);
@@ -463,7 +466,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
     div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
     if (!ops || !info) abort();
-    aff_ctx cx = {.pf = pf, .r = r, .top = top, .n = r->ncoef, .ops = ops, .info = info,
+    aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
                   .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .ac = conds, .wc = conds + n1,
                   .poly_only = o && o->polynomials_only};

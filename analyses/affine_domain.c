@@ -1,4 +1,4 @@
-/* Names and text of the affine domain's coefficients (divergence.h). */
+/* Names and text of the affine domain's coefficients, and their sparse rows (divergence.h). */
 #include <stdio.h>
 #include <string.h>
 #include "divergence.h"
@@ -28,10 +28,37 @@ const char *div_analysis_name(enum div_analysis a)
     return a == DIV_AN_SIMPLE ? "simple" : a == DIV_AN_AFFINE ? "affine" : "affine2";
 }
 
+const int64_t *div_coefs(const div_result *r, uint32_t v)
+{
+    static const int64_t zero[DIV_NCOEF2];
+    uint32_t k = r->cslot[v];
+    if (k == DIV_NOROW) return zero;
+    return r->crow[k >> DIV_ROWSHIFT] + (size_t)(k & (DIV_ROWBLK - 1)) * r->ncoef;
+}
+
+int64_t *div_coefs_row(div_result *r, uint32_t v, arena *a)
+{
+    if (r->cslot[v] == DIV_NOROW) {
+        uint32_t k = r->nrows++, blk = k >> DIV_ROWSHIFT;
+        if (!(k & (DIV_ROWBLK - 1))) {
+            if (blk == r->capblk) { /* the directory: a few pointers, doubled in the arena */
+                uint32_t cap = r->capblk ? 2 * r->capblk : 16;
+                int64_t **d = arena_alloc(a, sizeof *d * cap);
+                if (r->capblk) memcpy(d, r->crow, sizeof *d * r->capblk);
+                r->crow = d;
+                r->capblk = cap;
+            }
+            r->crow[blk] = arena_zalloc(a, sizeof **r->crow * DIV_ROWBLK * r->ncoef);
+        }
+        r->cslot[v] = k;
+    }
+    return (int64_t *)div_coefs(r, v);
+}
+
 bool div_coef(const div_result *r, uint32_t v, unsigned i, int64_t *c)
 {
-    if (!r->coef || i >= r->ncoef || (r->bot[v] >> i & 1)) return false;
-    *c = r->coef[(size_t)v * r->ncoef + i];
+    if (!r->cslot || i >= r->ncoef || (r->bot[v] >> i & 1)) return false;
+    *c = div_coefs(r, v)[i];
     return true;
 }
 
@@ -42,7 +69,7 @@ bool div_coef(const div_result *r, uint32_t v, unsigned i, int64_t *c)
 const char *div_value_text(const div_result *r, uint32_t v, char *buf, size_t n)
 {
     if (!n) return buf;
-    if (!r->coef) {
+    if (!r->cslot) {
         snprintf(buf, n, "%s", r->state[v] == DIV_UNIFORM ? "U" : "D");
         return buf;
     }

@@ -27,7 +27,8 @@ typedef struct aff_op {
 
 typedef struct aff_ctx {
     const prog_func *pf;
-    const div_result *r;   /* coef/bot hold the current solution */
+    const div_result *r;   /* its coefficient rows and bot hold the current solution */
+    arena *a;              /* r's arena, for coefficient rows */
     const uint8_t *top;    /* per value: still ⊤ */
     unsigned n;            /* coefficients per value */
     uint16_t divmask;      /* coefficients of monomials with a divergent dimension */

@@ -79,10 +79,17 @@ typedef struct div_result {
     bool shape_assumed; /* no shape: the default assumption (DIV_COND_*) is in force */
     bool yz_by_option;  /* %tid.y/%tid.z uniform because div_options said so (no condition stated) */
     uint8_t *cond;    /* per SSA value: the DIV_COND_* bits its verdict rests on */
-    /* affine analyses: ncoef coefficients per value (coef[v*ncoef + i]),
-     * bit i of bot[v] set when coefficient i is unknown; simple: 0/NULL */
+    /* affine analyses: ncoef coefficients per value (div_coefs), bit i of
+     * bot[v] set when coefficient i is unknown; simple: 0/NULL.  Stored
+     * sparsely: a value whose coefficients are all 0 has no row
+     * (cslot[v] == DIV_NOROW), the others a row of ncoef in crow, made in
+     * blocks of DIV_ROWBLK rows (most values of a large kernel are
+     * constants, uniform unknowns or divergent: 15 coefficients each were
+     * the largest table of `check`) */
     unsigned ncoef;
-    int64_t *coef;
+    uint32_t *cslot;
+    int64_t **crow;
+    uint32_t nrows, capblk;
     uint16_t *bot;
     /* affine analyses: the warp form of every value (warp_form.h): kind,
      * known low bits of U and U, and for WF_LANE the index of its lane
@@ -113,6 +120,15 @@ bool div_warp_form(const div_result *r, uint32_t v, wform *out);
 /* Coefficient i of value v into *c; false when it is unknown (or the
  * analysis has no coefficients). */
 bool div_coef(const div_result *r, uint32_t v, unsigned i, int64_t *c);
+#define DIV_NOROW UINT32_MAX
+#define DIV_ROWSHIFT 10
+#define DIV_ROWBLK (1u << DIV_ROWSHIFT)
+/* Whether the analysis has coefficients (the affine ones). */
+static inline bool div_has_coefs(const div_result *r) { return r->cslot != NULL; }
+/* Value v's ncoef coefficients (⊥ ones read 0); zeros when it has no row. */
+const int64_t *div_coefs(const div_result *r, uint32_t v);
+/* Value v's row, made (zeroed, from a) on first use. */
+int64_t *div_coefs_row(div_result *r, uint32_t v, arena *a);
 /* "1", "tid.x", "tid.y", "tid.z", "laneid", "tid.x*tid.x", "tid.x*tid.y", ... */
 const char *div_coef_name(unsigned i);
 /* The abstract value as text, like the paper's Fig. 2 ("tid.x + ⊥",

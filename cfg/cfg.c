@@ -274,7 +274,11 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     if (nreal == 0) nreal = 1; /* empty body: one empty block */
     uint32_t cap = 2 + nreal;
     g->nblocks = cap;
-    g->blocks = ARENA_NEWN(a, cfg_block, cap);
+    /* on the heap until the loop-exit landings are added (cfg_split_loop_exits
+     * grows it), then moved to the arena once: an arena copy per size left the
+     * first one dead there (7 MB of a 100k-block kernel's 8) */
+    g->blocks = calloc(cap, sizeof *g->blocks);
+    if (!g->blocks) abort();
     for (uint32_t k = 0; k < cap; k++) {
         cfg_block *bb = &g->blocks[k];
         bb->kind = k == CFG_ENTRY ? CFG_B_ENTRY : k == CFG_EXIT ? CFG_B_EXIT : CFG_B_REAL;
@@ -303,6 +307,7 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     if (b.errors) {
         u32vec_free(&b.efrom);
         u32vec_free(&b.eto);
+        free(g->blocks);
         return NULL;
     }
     make_adjacency(&b);
@@ -312,6 +317,10 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     mark_reachable(g);
     cfg_find_loops(g);
     if (flags & CFG_SPLIT_LOOP_EXITS) cfg_split_loop_exits(g);
+    cfg_block *heap = g->blocks;
+    g->blocks = arena_alloc(a, sizeof *g->blocks * g->nblocks);
+    memcpy(g->blocks, heap, sizeof *g->blocks * g->nblocks);
+    free(heap);
     cfg_compute_rpo(g);
     cfg_compute_dominators(g);
     cfg_compute_postdominators(g);

@@ -39,21 +39,22 @@
 
 enum cfg_block_kind { CFG_B_REAL, CFG_B_ENTRY, CFG_B_EXIT, CFG_B_LANDING };
 
+/* The pointers first and the bytes last: 80 bytes, not 88 with padding. */
 typedef struct cfg_block {
-    uint8_t kind;       /* cfg_block_kind */
-    uint8_t reachable;  /* from the entry */
-    uint8_t fake_exit;  /* has a fake edge to the exit (cannot reach it otherwise) */
+    uint32_t *succ, *pred;
     uint32_t first, end;/* statements [first, end) of fn->stmts; empty for virtual blocks */
     uint32_t label;     /* statement index of the label that names the block, or CFG_NONE */
     uint32_t term;      /* statement index of the terminating instruction, or CFG_NONE */
     uint32_t nsucc, npred;
-    uint32_t *succ, *pred;
     uint32_t rpo;       /* position in reverse post-order from the entry (CFG_NONE if unreachable) */
     uint32_t loop;      /* innermost loop containing it (index into loops), or CFG_NONE */
     /* Dominator / post-dominator trees.  idom[entry] = ipdom[exit] = CFG_NONE. */
     uint32_t idom, ipdom;
     uint32_t dom_pre, dom_post;   /* pre/post numbers in the dominator tree */
     uint32_t pdom_pre, pdom_post; /* ... and in the post-dominator tree */
+    uint8_t kind;       /* cfg_block_kind */
+    uint8_t reachable;  /* from the entry */
+    uint8_t fake_exit;  /* has a fake edge to the exit (cannot reach it otherwise) */
 } cfg_block;
 
 /* A loop of the loop nesting forest (Steensgaard's construction: strongly

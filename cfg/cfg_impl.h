@@ -6,8 +6,8 @@
 
 /* loops.c: loop nesting forest of the reachable blocks. */
 void cfg_find_loops(cfg *g);
-/* loops.c: landing blocks on loop exits (CFG_SPLIT_LOOP_EXITS); blocks has
- * room for them (cfg_count_exit_edges() more). */
+/* loops.c: landing blocks on loop exits (CFG_SPLIT_LOOP_EXITS); blocks is
+ * still malloc'd then, and grows by cfg_count_exit_edges() with realloc. */
 uint32_t cfg_count_exit_edges(const cfg *g);
 void cfg_split_loop_exits(cfg *g);
 

@@ -344,8 +344,10 @@ void cfg_split_loop_exits(cfg *g)
     uint32_t extra = cfg_count_exit_edges(g);
     if (!extra) return;
     uint32_t n0 = g->nblocks;
-    cfg_block *nb = ARENA_NEWN(g->a, cfg_block, n0 + extra);
-    memcpy(nb, g->blocks, sizeof *nb * n0);
+    /* g->blocks is still on the heap here (cfg_build moves it to the arena) */
+    cfg_block *nb = realloc(g->blocks, sizeof *nb * (n0 + extra));
+    if (!nb) abort();
+    memset(nb + n0, 0, sizeof *nb * extra);
     g->blocks = nb;
     for (uint32_t v = 0; v < n0; v++) {
         cfg_block *bv = &g->blocks[v];

@@ -296,7 +296,7 @@ static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_i
     const div_result *r = F->r;
     uint32_t v = it->value;
     bool uni = r->state[v] == DIV_UNIFORM;
-    bool aff = r->coef && r->ncoef > 1 && (r->bot[v] >> 1) == 0; /* every non-constant coefficient known */
+    bool aff = div_has_coefs(r) && r->ncoef > 1 && (r->bot[v] >> 1) == 0; /* every non-constant coefficient known */
     if (!uni && !aff) return;
     if (c->shape == DIVCHECK_SHAPE_ASSUMED && r->cond && (r->cond[v] & c->failing)) {
         if (it->kind == IT_DEF) c->tot.skipped_values++;
@@ -321,7 +321,7 @@ static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_i
             }
         }
     if (!aff) return;
-    const int64_t *co = r->coef + (size_t)v * r->ncoef;
+    const int64_t *co = div_coefs(r, v);
     uint64_t kf = 0;
     for (uint32_t m = lanes; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
@@ -405,8 +405,8 @@ static const char *claim_text(const div_result *r, uint32_t v, bool uniform_clai
 {
     bool zero = true;
     int64_t c0 = 0;
-    for (unsigned i = 1; i < r->ncoef && r->coef; i++)
-        if (r->bot[v] >> i & 1 || r->coef[(size_t)v * r->ncoef + i]) zero = false;
+    for (unsigned i = 1; i < r->ncoef && div_has_coefs(r); i++)
+        if (r->bot[v] >> i & 1 || div_coefs(r, v)[i]) zero = false;
     if (uniform_claim || (zero && !div_coef(r, v, 0, &c0))) snprintf(buf, n, "uniform");
     else div_value_text(r, v, buf, n);
     return buf;

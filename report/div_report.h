@@ -90,6 +90,12 @@ void dr_print_text(FILE *o, const ptx_module *m, const char *path, const dr_func
 /* {"values", "branches", "simple": {...}, "affine": {...}, "affine2": {...}} */
 json_t *dr_stats_json(const dr_stats st[DR_NAN]);
 json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32_t n, const dr_config *c);
+/* The same document written to s as it is made, kernel by kernel and value
+ * by value (json_stream.h): memory bounded by one value's object, not the
+ * tree of a 100k-block kernel's values (which was 100x the input). */
+struct jstream;
+void dr_json_write(struct jstream *s, const ptx_module *m, const char *path, const dr_func *fs, uint32_t n,
+                   const dr_config *c);
 
 /* `ptxray divergence FILE`: the report of path (only `kernel` when not
  * NULL) in text or JSON, written to out (NULL: stdout) once everything is

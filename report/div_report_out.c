@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "div_report.h"
+#include "json_stream.h"
 #include "kname.h"
 #include "srcloc.h"
 #include "table.h"
@@ -206,7 +207,7 @@ static json_t *jname_value(const ssa_func *s, uint32_t v)
 
 static json_t *jcoeffs(const div_result *r, uint32_t v)
 {
-    if (!r->coef) return json_null();
+    if (!div_has_coefs(r)) return json_null();
     json_t *o = json_object();
     for (unsigned i = 0; i < r->ncoef; i++) {
         int64_t c;
@@ -234,50 +235,60 @@ static json_t *jassumptions_func(const dr_func *f, const dr_config *c)
     return o;
 }
 
-static json_t *jbranches(const src_files *m, const dr_func *f, const div_result *r)
+static json_t *jbranch(const src_files *m, const dr_func *f, const div_result *r, uint32_t i)
 {
     const prog_func *pf = f->pf;
+    const dr_branch *br = &f->branches[i];
+    const ptx_inst *in = &pf->fn->stmts[br->stmt]->u.inst;
+    char name[256];
+    uint32_t gv = SSA_NONE;
+    bool neg;
+    if (!gsa_branch_gate(pf->ssa, br->block, &gv, &neg)) gv = SSA_NONE;
+    json_t *o = json_object();
+    json_object_set_new(o, "block", json_string(cfg_block_name(pf->g, br->block, name, sizeof name)));
+    json_object_set_new(o, "ptx_line", json_integer(pf->fn->stmts[br->stmt]->loc.line));
+    json_object_set_new(o, "opcode", json_stringn(in->opcode, in->opcode_len));
+    json_object_set_new(o, "gate", jname_value(pf->ssa, gv));
+    json_object_set_new(o, "src", jsrc(m, br->src));
+    json_object_set_new(o, "verdict", json_string(dr_branch_uniform(r, br->block) ? "uniform" : "divergent"));
+    json_object_set_new(o, "condition", jcond(dr_branch_cond(r, br->block)));
+    return o;
+}
+
+static json_t *jbranches(const src_files *m, const dr_func *f, const div_result *r)
+{
     json_t *a = json_array();
-    for (uint32_t i = 0; i < f->nbranches; i++) {
-        const dr_branch *br = &f->branches[i];
-        const ptx_inst *in = &pf->fn->stmts[br->stmt]->u.inst;
-        char name[256];
-        uint32_t gv = SSA_NONE;
-        bool neg;
-        if (!gsa_branch_gate(pf->ssa, br->block, &gv, &neg)) gv = SSA_NONE;
-        json_t *o = json_object();
-        json_object_set_new(o, "block", json_string(cfg_block_name(pf->g, br->block, name, sizeof name)));
-        json_object_set_new(o, "ptx_line", json_integer(pf->fn->stmts[br->stmt]->loc.line));
-        json_object_set_new(o, "opcode", json_stringn(in->opcode, in->opcode_len));
-        json_object_set_new(o, "gate", jname_value(pf->ssa, gv));
-        json_object_set_new(o, "src", jsrc(m, br->src));
-        json_object_set_new(o, "verdict", json_string(dr_branch_uniform(r, br->block) ? "uniform" : "divergent"));
-        json_object_set_new(o, "condition", jcond(dr_branch_cond(r, br->block)));
-        json_array_append_new(a, o);
-    }
+    for (uint32_t i = 0; i < f->nbranches; i++) json_array_append_new(a, jbranch(m, f, r, i));
     return a;
+}
+
+/* The i-th value listed, or NULL when its state is not listed. */
+static json_t *jvalue(const dr_func *f, const div_result *r, unsigned list, uint32_t i)
+{
+    const prog_func *pf = f->pf;
+    uint32_t v = f->values[i];
+    if (!(list >> r->state[v] & 1)) return NULL;
+    char text[512];
+    json_t *o = json_object();
+    json_object_set_new(o, "reg", jname_value(pf->ssa, v));
+    json_object_set_new(o, "ptx_line", json_integer(f->lines[i]));
+    json_object_set_new(o, "kind", json_string(dr_value_kind(pf, v)));
+    json_object_set_new(o, "state", json_string(div_state_name((enum div_state)r->state[v])));
+    json_object_set_new(o, "value", json_string(div_value_text(r, v, text, sizeof text)));
+    json_object_set_new(o, "coeffs", jcoeffs(r, v));
+    json_object_set_new(o, "source", r->source[v] != DIV_SRC_NONE
+                                         ? json_string(div_source_name((enum div_source)r->source[v]))
+                                         : json_null());
+    json_object_set_new(o, "condition", jcond(r->cond ? r->cond[v] : 0));
+    return o;
 }
 
 static json_t *jvalues(const dr_func *f, const div_result *r, unsigned list)
 {
-    const prog_func *pf = f->pf;
     json_t *a = json_array();
     for (uint32_t i = 0; i < f->nvalues; i++) {
-        uint32_t v = f->values[i];
-        if (!(list >> r->state[v] & 1)) continue;
-        char text[512];
-        json_t *o = json_object();
-        json_object_set_new(o, "reg", jname_value(pf->ssa, v));
-        json_object_set_new(o, "ptx_line", json_integer(f->lines[i]));
-        json_object_set_new(o, "kind", json_string(dr_value_kind(pf, v)));
-        json_object_set_new(o, "state", json_string(div_state_name((enum div_state)r->state[v])));
-        json_object_set_new(o, "value", json_string(div_value_text(r, v, text, sizeof text)));
-        json_object_set_new(o, "coeffs", jcoeffs(r, v));
-        json_object_set_new(o, "source", r->source[v] != DIV_SRC_NONE
-                                             ? json_string(div_source_name((enum div_source)r->source[v]))
-                                             : json_null());
-        json_object_set_new(o, "condition", jcond(r->cond ? r->cond[v] : 0));
-        json_array_append_new(a, o);
+        json_t *o = jvalue(f, r, list, i);
+        if (o) json_array_append_new(a, o);
     }
     return a;
 }
@@ -299,7 +310,8 @@ json_t *dr_stats_json(const dr_stats st3[DR_NAN])
     return o;
 }
 
-json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32_t n, const dr_config *c)
+/* Everything of dr_json but the kernels. */
+static json_t *json_head(const char *path, const dr_config *c)
 {
     json_t *root = json_object();
     json_object_set_new(root, "file", json_string(pathname(path)));
@@ -319,6 +331,12 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
         if (c->list >> order[k] & 1) json_array_append_new(states, json_string(div_state_name(order[k])));
     json_object_set_new(as, "values_listed", states);
     json_object_set_new(root, "assumptions", as);
+    return root;
+}
+
+json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32_t n, const dr_config *c)
+{
+    json_t *root = json_head(path, c);
     json_t *ks = json_array();
     arena fa;
     arena_init(&fa);
@@ -338,4 +356,52 @@ json_t *dr_json(const ptx_module *m, const char *path, const dr_func *fs, uint32
     arena_free(&fa);
     json_object_set_new(root, "kernels", ks);
     return root;
+}
+
+/* dr_json's kernels, element by element. */
+typedef struct kernels_ctx {
+    const src_files *ft;
+    const dr_func *fs;
+    uint32_t n;
+    const dr_config *c;
+} kernels_ctx;
+
+static void put_kernels(jstream *s, void *ctx)
+{
+    const kernels_ctx *x = ctx;
+    for (uint32_t i = 0; i < x->n; i++) {
+        const dr_func *f = &x->fs[i];
+        const div_result *r = f->r[x->c->analysis];
+        js_open_object(s, NULL);
+        json_t *names = json_object(), *v;
+        const char *k;
+        kn_json(names, "name", f->pf->fn);
+        json_object_foreach(names, k, v) js_put(s, k, json_incref(v));
+        json_decref(names);
+        js_put(s, "kind", json_string(kind_of(f->pf->fn)));
+        js_put(s, "assumptions", jassumptions_func(f, x->c));
+        js_open_array(s, "branches");
+        for (uint32_t b = 0; b < f->nbranches; b++) js_put(s, NULL, jbranch(x->ft, f, r, b));
+        js_close(s);
+        js_open_array(s, "values");
+        for (uint32_t k2 = 0; k2 < f->nvalues; k2++) {
+            json_t *o = jvalue(f, r, x->c->list, k2);
+            if (o) js_put(s, NULL, o);
+        }
+        js_close(s);
+        js_put(s, "stats", dr_stats_json(f->st));
+        js_close(s);
+    }
+}
+
+void dr_json_write(jstream *s, const ptx_module *m, const char *path, const dr_func *fs, uint32_t n,
+                   const dr_config *c)
+{
+    json_t *root = json_head(path, c), *ks = json_array();
+    json_object_set_new(root, "kernels", ks);
+    arena fa;
+    arena_init(&fa);
+    kernels_ctx x = {src_files_build(m, &fa), fs, n, c};
+    js_put_tree(s, NULL, root, ks, put_kernels, &x);
+    arena_free(&fa);
 }

@@ -40,13 +40,18 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         return 2;
     }
     ptx_diags_free(&d);
+    /* a row needs only the counts: each function's results live in fa until
+     * the next one (whose chunks they become) */
+    arena fa;
+    arena_init(&fa);
     for (uint32_t q = 0; q < p->nfuncs * blk_module_rounds(blocks, m); q++) {
         uint32_t nr = blk_module_rounds(blocks, m), i = q / nr;
         blk_opts at = *blocks;
         at.round = q % nr;
         if (!blk_round_has(&at, p->funcs[i].fn)) continue;
         dr_func f;
-        dr_analyse(&f, &p->funcs[i], o, &at, &p->a);
+        arena_free(&fa);
+        dr_analyse(&f, &p->funcs[i], o, &at, &fa);
         if (s->n == s->cap) {
             s->cap = s->cap ? s->cap * 2 : 64;
             s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
@@ -68,6 +73,7 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         r->entry = p->funcs[i].fn->is_entry;
         memcpy(r->st, f.st, sizeof r->st);
     }
+    arena_free(&fa);
     prog_free(p);
     ptx_module_free(m);
     return 0;
@@ -283,10 +289,10 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
     if (outfile_open(&of, out)) rc = 2;
     else {
         if (json) {
-            json_t *root = dr_json(m, path, fs, n, c);
-            json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            fputc('\n', of.f);
-            json_decref(root);
+            jstream js;
+            js_init(&js, of.f);
+            dr_json_write(&js, m, path, fs, n, c);
+            js_finish(&js); /* a failed write shows in outfile_commit */
         } else if (!p->nfuncs) fprintf(of.f, "%s: no function with a body\n", strcmp(path, "-") ? path : "<stdin>");
         else dr_print_text(of.f, m, path, fs, n, c);
         rc = outfile_commit(&of) ? 2 : 0;

@@ -11,34 +11,34 @@ void table_init(table *t, unsigned ncols, unsigned right_mask)
     t->right = right_mask;
 }
 
+static void oom(void)
+{
+    fputs("ptxray: out of memory\n", stderr);
+    abort();
+}
+
 void table_cell(table *t, const char *fmt, ...)
 {
     va_list ap, aq;
     va_start(ap, fmt);
     va_copy(aq, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s) vsnprintf(s, (size_t)n + 1, fmt, aq);
-    va_end(aq);
     va_end(ap);
-    if (t->ncells == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->cells = realloc(t->cells, t->cap * sizeof *t->cells);
+    if (n < 0) oom();
+    while (t->capbuf - t->nbuf < (size_t)n + 1) {
+        t->capbuf = t->capbuf ? t->capbuf * 2 : 1024;
+        if (!(t->buf = realloc(t->buf, t->capbuf))) oom();
     }
-    if (!s || !t->cells) {
-        fputs("ptxray: out of memory\n", stderr);
-        abort();
-    }
-    t->cells[t->ncells++] = s;
+    vsnprintf(t->buf + t->nbuf, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    t->ncells++;
+    t->nbuf += (size_t)n + 1;
 }
 
 void table_heading_row(table *t)
 {
     size_t *n = realloc(t->left, (t->nleft + 1) * sizeof *n);
-    if (!n) {
-        fputs("ptxray: out of memory\n", stderr);
-        abort();
-    }
+    if (!n) oom();
     t->left = n;
     t->left[t->nleft++] = t->ncells / t->ncols;
 }
@@ -61,43 +61,48 @@ void table_print(const table *t, FILE *o, const char *indent)
 {
     size_t w[32] = {0};
     unsigned nc = t->ncols < 32 ? t->ncols : 32;
-    for (size_t i = 0; i < t->ncells; i++) {
-        size_t c = i % t->ncols, x = width(t->cells[i]);
+    const char *p = t->buf;
+    for (size_t i = 0; i < t->ncells; i++, p += strlen(p) + 1) {
+        size_t c = i % t->ncols, x = width(p);
         if (c < nc && x > w[c] && !heading(t, i / t->ncols)) w[c] = x;
     }
+    const char **row = malloc(sizeof *row * (t->ncols ? t->ncols : 1));
+    if (!row) oom();
+    p = t->buf;
     for (size_t r = 0; r * t->ncols < t->ncells; r++) {
         fputs(indent, o);
         size_t first = r * t->ncols, last = first + t->ncols;
         if (last > t->ncells) last = t->ncells;
-        while (last > first + 1 && !*t->cells[last - 1]) last--; /* no trailing blanks */
+        for (size_t i = first; i < last; i++, p += strlen(p) + 1) row[i - first] = p;
+        while (last > first + 1 && !*row[last - 1 - first]) last--; /* no trailing blanks */
         if (heading(t, r)) {
             size_t pos = 0, start = 0;
             for (size_t i = first; i < last; i++) {
                 size_t c = i % t->ncols;
                 if (c) start += (c - 1 < nc ? w[c - 1] : 0) + 2;
-                if (!*t->cells[i]) continue;
+                if (!*row[c]) continue;
                 size_t gap = pos < start ? start - pos : pos ? 1 : 0;
-                fprintf(o, "%*s%s", (int)gap, "", t->cells[i]);
-                pos += gap + width(t->cells[i]);
+                fprintf(o, "%*s%s", (int)gap, "", row[c]);
+                pos += gap + width(row[c]);
             }
             fputc('\n', o);
             continue;
         }
         for (size_t i = first; i < last; i++) {
-            size_t c = i % t->ncols, pad = c < nc ? w[c] - width(t->cells[i]) : 0;
+            size_t c = i % t->ncols, pad = c < nc ? w[c] - width(row[c]) : 0;
             bool end = i + 1 == last;
             if (c) fputs("  ", o);
-            if (t->right >> c & 1) fprintf(o, "%*s%s", (int)pad, "", t->cells[i]);
-            else fprintf(o, "%s%*s", t->cells[i], end ? 0 : (int)pad, "");
+            if (t->right >> c & 1) fprintf(o, "%*s%s", (int)pad, "", row[c]);
+            else fprintf(o, "%s%*s", row[c], end ? 0 : (int)pad, "");
         }
         fputc('\n', o);
     }
+    free(row);
 }
 
 void table_free(table *t)
 {
-    for (size_t i = 0; i < t->ncells; i++) free(t->cells[i]);
-    free(t->cells);
+    free(t->buf);
     free(t->left);
     memset(t, 0, sizeof *t);
 }

@@ -8,8 +8,12 @@
 typedef struct table {
     unsigned ncols;
     unsigned right;  /* bit c set: column c is right-aligned (numbers) */
-    size_t ncells, cap;
-    char **cells;    /* row-major, ncols per row */
+    size_t ncells;
+    char *buf;       /* the cells' texts, row-major (ncols per row), each
+                      * NUL-terminated, one after another: a report of a
+                      * million cells costs their bytes, not a malloc'd block
+                      * and a pointer each (printing walks them in order) */
+    size_t nbuf, capbuf;
     size_t nleft;
     size_t *left;    /* heading rows: see table_heading_row */
 } table;

@@ -163,6 +163,9 @@ typedef struct inst {
     uint32_t capmade;
     gsa_expr **leaf;   /* per predecessor index */
     uint32_t capleaf;
+    gsa_expr **vx;     /* per SSA value: its VALUE expression, made once and shared
+                        * (expressions are read-only; a phi's equal arguments
+                        * still share one) */
 } inst;
 
 static gsa_expr *value_expr(arena *a, uint32_t v)
@@ -171,6 +174,13 @@ static gsa_expr *value_expr(arena *a, uint32_t v)
     e->kind = GSA_X_VALUE;
     e->value = v;
     return e;
+}
+
+static gsa_expr *shared_value_expr(inst *in, arena *a, uint32_t v)
+{
+    if (v == SSA_NONE) return value_expr(a, v);
+    if (!in->vx[v]) in->vx[v] = value_expr(a, v);
+    return in->vx[v];
 }
 
 static gsa_expr *kid_expr(inst *in, const tpl *t, uint32_t kid, uint32_t first)
@@ -197,7 +207,7 @@ static gsa_expr *instantiate(inst *in, const tpl *t, uint32_t root, uint32_t fir
         in->leaf[i] = NULL;
         for (uint32_t k = 0; k < i; k++)
             if (nd->args[k] == nd->args[i] && in->leaf[k]) in->leaf[i] = in->leaf[k];
-        if (!in->leaf[i]) in->leaf[i] = value_expr(a, nd->args[i]);
+        if (!in->leaf[i]) in->leaf[i] = shared_value_expr(in, a, nd->args[i]);
     }
     if (root & TK_LEAF) return in->leaf[root & ~TK_LEAF];
     uint32_t n = root - first + 1;
@@ -440,7 +450,8 @@ gsa_func *gsa_build(ssa_func *s)
     t.stack = malloc(sizeof *t.stack * 2 * (g->nblocks + 1));
     if (!t.mark || !t.vis || !t.val || !t.post || !t.stack) abort();
     for (uint32_t b = 0; b < g->nblocks; b++) t.val[b] = TK_NONE;
-    inst in = {.gf = gf};
+    inst in = {.gf = gf, .vx = calloc(s->nvalues ? s->nvalues : 1, sizeof *in.vx)};
+    if (!in.vx) abort();
     splits sp = {.g = g};
     sp.mark = calloc(g->nblocks ? g->nblocks : 1, 1);
     sp.stack = malloc(sizeof *sp.stack * (g->nblocks ? g->nblocks : 1));
@@ -476,7 +487,7 @@ gsa_func *gsa_build(ssa_func *s)
             if (nd->kind == SSA_V_ETA) {
                 gn->kind = GSA_ETA;
                 gn->loop = nd->loop_outer;
-                gn->expr = value_expr(a, nd->args[0]);
+                gn->expr = shared_value_expr(&in, a, nd->args[0]);
                 loop_gates(&sp, a, nd->loop_outer, true, nd->loop_inner, gn);
                 gf->neta++;
                 continue;
@@ -517,6 +528,7 @@ gsa_func *gsa_build(ssa_func *s)
     free(t.stack);
     free(in.made);
     free(in.leaf);
+    free(in.vx);
     for (uint32_t l = 0; l < g->nloops; l++) u32vec_free(&sp.of[l]);
     free(sp.of);
     gf->ngate_sets = sp.nsets;

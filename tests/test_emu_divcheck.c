@@ -332,19 +332,22 @@ Test(emu_divcheck, planted_uniform_phi_is_caught)
 }
 
 /* Sets value v's coefficients: c[i] for the indexes in known (bit i), the
- * others unknown.  Allocates the arrays when the analysis has none. */
-static void set_coefs(div_result *r, uint32_t v, unsigned ncoef, unsigned known, const int64_t *c, void **owned)
+ * others unknown.  Makes the tables (in a, which the caller frees) when the
+ * analysis has none. */
+static void set_coefs(div_result *r, uint32_t v, unsigned ncoef, unsigned known, const int64_t *c, arena *a)
 {
-    if (!r->coef || r->ncoef != ncoef) {
+    if (!r->cslot || r->ncoef != ncoef) {
         uint32_t n = r->pf->ssa->nvalues;
-        r->coef = calloc((size_t)n * ncoef, sizeof *r->coef);
-        r->bot = calloc(n, sizeof *r->bot);
+        r->cslot = ARENA_NEWN(a, uint32_t, n);
+        memset(r->cslot, 0xff, sizeof *r->cslot * n);
+        r->crow = NULL;
+        r->nrows = r->capblk = 0;
+        r->bot = ARENA_NEWN(a, uint16_t, n);
         for (uint32_t k = 0; k < n; k++) r->bot[k] = (uint16_t)((1u << ncoef) - 1);
         r->ncoef = ncoef;
-        owned[0] = r->coef;
-        owned[1] = r->bot;
     }
-    for (unsigned i = 0; i < ncoef; i++) r->coef[(size_t)v * ncoef + i] = c[i];
+    int64_t *row = div_coefs_row(r, v, a);
+    for (unsigned i = 0; i < ncoef; i++) row[i] = c[i];
     r->bot[v] = (uint16_t)(((1u << ncoef) - 1) & ~known);
 }
 
@@ -370,14 +373,14 @@ Test(emu_divcheck, affine_claim_of_mul_wide)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* the simple analysis has no coefficients: set_coefs makes them */
         planted p = plant_setup("k", DIV_AN_SIMPLE, D1(64));
-        void *owned[2] = {NULL, NULL};
+        arena own;
+        arena_init(&own);
         int64_t c[DIV_NCOEF1] = {cases[i].c[0], cases[i].c[1], i == 5 ? 77 : 0, 0, 0};
-        set_coefs(p.r, value_named(p.r, "%rd2.1"), DIV_NCOEF1, cases[i].known, c, owned);
+        set_coefs(p.r, value_named(p.r, "%rd2.1"), DIV_NCOEF1, cases[i].known, c, &own);
         EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 64);
         expect_lines(p.c, cases[i].line ? cases[i].line : "");
         plant_done(&p);
-        free(owned[0]);
-        free(owned[1]);
+        arena_free(&own);
     }
 }
 
@@ -411,16 +414,16 @@ Test(emu_divcheck, affine_claims_use_the_launch_geometry)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         planted p = plant_setup("geo", cases[i].an, D2(16, 4));
-        void *owned[2] = {NULL, NULL};
+        arena own;
+        arena_init(&own);
         uint32_t v = value_named(p.r, cases[i].value);
-        set_coefs(p.r, v, cases[i].ncoef, cases[i].known, cases[i].c, owned);
+        set_coefs(p.r, v, cases[i].ncoef, cases[i].known, cases[i].c, &own);
         EH_RUN(p.h, "geo", D1(1), D2(16, 4), "p", p.out);
         cr_expect_eq(divcheck_nviolations(p.c), cases[i].holds ? 0u : 1u, "case %zu (%s)", i, cases[i].value);
         if (!cases[i].holds && divcheck_nviolations(p.c))
             cr_expect_eq(divcheck_get_violation(p.c, 0)->value, v, "case %zu", i);
         plant_done(&p);
-        free(owned[0]);
-        free(owned[1]);
+        arena_free(&own);
     }
 }
 
