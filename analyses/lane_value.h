@@ -29,7 +29,6 @@ typedef struct symkey {
 typedef struct ectx {
     const addr_chain *c;
     uint32_t wi, nl; /* the warp, its lanes */
-    symkey keys[NSYM];
     uint32_t nkeys;
     bool overflow;
     /* a leaf symbol whose residue was too coarse (bit 5 of X0 decides
@@ -40,6 +39,9 @@ typedef struct ectx {
     residue need_res;
     uint32_t ov_sym;
     residue ov_res;
+    /* the large parts last, not cleared (see lane_eval): keys are read
+     * below nkeys, scratch after wl_eval wrote it */
+    symkey keys[NSYM];
     wl_result scratch; /* wl_eval's output, copied out at once */
 } ectx;
 

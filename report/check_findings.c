@@ -43,23 +43,39 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-static char *inst_raw(const ptx_func *fn, const ptx_inst *in)
+/* The printed instruction, written into one memory stream per collect
+ * call and rewound for each finding: a stream per finding cost a zeroed
+ * 8 KiB buffer each (4% of check on the corpus).  The text is rb->p's
+ * first *len bytes (a rewound stream is not NUL-terminated). */
+typedef struct rawbuf {
+    FILE *f;
+    char *p;
+    size_t n;
+} rawbuf;
+
+static const char *inst_raw(rawbuf *rb, const ptx_func *fn, const ptx_inst *in, size_t *len)
 {
-    char *raw = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&raw, &len);
-    if (!f) abort();
-    ptx_print_inst(f, fn, in);
-    fclose(f);
-    return raw;
+    if (!rb->f) {
+        rb->f = open_memstream(&rb->p, &rb->n);
+        if (!rb->f) abort();
+    } else if (fseeko(rb->f, 0, SEEK_SET)) abort();
+    ptx_print_inst(rb->f, fn, in);
+    if (fflush(rb->f)) abort();
+    *len = rb->n;
+    return rb->p;
+}
+
+static void rawbuf_free(rawbuf *rb)
+{
+    if (rb->f) fclose(rb->f);
+    free(rb->p);
 }
 
 /* The printed instruction with whitespace collapsed and the digits of
  * register and label names dropped: nvcc renumbers %r12 and $L__BB0_3 when
  * unrelated code changes, while opcode, operand shape and symbols stay. */
-static char *inst_normalized(const char *raw, bool drop_digits)
+static char *inst_normalized(const char *raw, size_t len, bool drop_digits)
 {
-    size_t len = strlen(raw);
     char *out = malloc(len + 1);
     if (!out) abort();
     size_t k = 0;
@@ -278,7 +294,7 @@ static uint64_t loop_weight(uint32_t depth)
     return w;
 }
 
-static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f, uint32_t stmt)
+static void locate(chk_finding *x, rawbuf *rb, const coal_report_ctx *c, const coal_func *f, uint32_t stmt)
 {
     const ptx_func *fn = f->pf->fn;
     const ptx_stmt *s = fn->stmts[stmt];
@@ -309,9 +325,9 @@ static void locate(chk_finding *x, const coal_report_ctx *c, const coal_func *f,
     x->symbol = strndup(fn->name.p, fn->name.n);
     x->kernel = ptx_func_shown(fn);
     if (!x->symbol || !x->kernel) abort();
-    char *raw = inst_raw(fn, &s->u.inst);
-    x->inst = inst_normalized(raw, true);
-    free(raw);
+    size_t len;
+    const char *raw = inst_raw(rb, fn, &s->u.inst, &len);
+    x->inst = inst_normalized(raw, len, true);
     const cfg *g = f->pf->g;
     uint32_t b = g->stmt_block[stmt];
     uint32_t lp = b == CFG_NONE ? CFG_NONE : g->blocks[b].loop;
@@ -351,7 +367,8 @@ static void set_cost(chk_finding *x, uint32_t excess, enum chk_certainty cert, c
     if (cert == CHK_POSSIBLE && dep && dep[0]) x->depends = xstrdup(dep);
 }
 
-static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c, const coal_func *f, unsigned mask)
+static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_report_ctx *c, const coal_func *f,
+                         unsigned mask)
 {
     char buf[1024], dep[512];
     for (uint32_t j = 0; j < f->nacc; j++) {
@@ -363,7 +380,7 @@ static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c
         chk_finding *x = push(l);
         x->ptx_path = path;
         x->rule = (uint8_t)rule;
-        locate(x, c, f, a->stmt);
+        locate(x, rb, c, f, a->stmt);
         set_cost(x, excess, cert, dep);
         if (coal_is_finding(a)) coal_message(c, f, a, buf, sizeof buf);
         else
@@ -389,24 +406,24 @@ static void collect_func(chk_list *l, const char *path, const coal_report_ctx *c
             chk_finding *x = push_to(&l->cv, &l->ncv, &l->capcv);
             x->ptx_path = path;
             x->rule = CHK_DIVERGENT_BRANCH;
-            locate(x, c, f, bb->term);
+            locate(x, rb, c, f, bb->term);
             x->message = xstrdup(div_cond_text(cond));
             continue;
         }
         chk_finding *x = push(l);
         x->ptx_path = path;
         x->rule = CHK_DIVERGENT_BRANCH;
-        locate(x, c, f, bb->term);
+        locate(x, rb, c, f, bb->term);
         bool proven = bb->nsucc == 2 && branch_proven(f, bb->term);
         set_cost(x, 1, proven ? CHK_PROVEN : CHK_POSSIBLE,
                  "the values of the branch condition in a warp's lanes (not proven the same, nor different)");
         const char *kw = bb->nsucc > 2 ? "indirect branch" : "branch";
-        char *raw = inst_raw(f->pf->fn, &f->pf->fn->stmts[bb->term]->u.inst);
-        char *one = inst_normalized(raw, false);
+        size_t len;
+        const char *raw = inst_raw(rb, f->pf->fn, &f->pf->fn->stmts[bb->term]->u.inst, &len);
+        char *one = inst_normalized(raw, len, false);
         if (proven) snprintf(buf, sizeof buf, "divergent %s: its condition differs between the lanes of a warp: %s", kw, one);
         else snprintf(buf, sizeof buf, "%s not proven uniform across the warp (affine analysis): %s", kw, one);
         free(one);
-        free(raw);
         x->message = xstrdup(buf);
     }
 }
@@ -612,11 +629,12 @@ void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_repo
     const char *p = intern_path(l, path);
     const blk_opts *bo = coal_blocks(c->opts);
     size_t mid = l->n;
+    rawbuf rb = {0};
     for (uint32_t i = 0; i < c->res->nfuncs; i++) {
         const coal_func *f = &c->res->f[i];
         if (!blk_round_has(bo, f->pf->fn)) continue;
         size_t at = l->n;
-        collect_func(l, p, c, f, mask);
+        collect_func(l, &rb, p, c, f, mask);
         l->ungrouped += l->n - at;
         l->n = at + group(l->v + at, l->n - at);
         for (size_t k = at; k < l->n; k++) {
@@ -625,6 +643,7 @@ void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_repo
         }
         if (!bo || !bo->round) l->origin[coal_block_origin(c->opts, f)]++;
     }
+    rawbuf_free(&rb);
     /* the findings of this round that an earlier one had */
     size_t k = mid;
     for (size_t i = mid; i < l->n; i++) {
@@ -639,6 +658,18 @@ void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_repo
     l->n = k;
 }
 
+typedef struct fp_ord {
+    uint64_t base;
+    size_t i;
+} fp_ord;
+
+static int cmp_fp_ord(const void *a, const void *b)
+{
+    const fp_ord *x = a, *y = b;
+    if (x->base != y->base) return x->base < y->base ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
 void chk_collect_end(chk_list *l, size_t first, const char *path)
 {
     for (size_t i = first; i < l->n; i++) {
@@ -650,14 +681,18 @@ void chk_collect_end(chk_list *l, size_t first, const char *path)
     /* identical findings tell apart by their order in the file (those of
      * the first round first: a kernel's later shapes add findings after
      * them, so the fingerprints of one shape's stay) */
+    /* a finding's ordinal among those of its base fingerprint: sorted by
+     * (base, position), each run of one base counts up (a scan of the
+     * earlier findings for each was quadratic in a file's findings) */
     size_t n = l->n - first;
-    uint64_t *base = malloc(sizeof *base * (n ? n : 1));
+    fp_ord *base = malloc(sizeof *base * (n ? n : 1));
     if (!base) abort();
-    for (size_t i = 0; i < n; i++) base[i] = base_fingerprint(&l->v[first + i]);
+    for (size_t i = 0; i < n; i++) base[i] = (fp_ord){base_fingerprint(&l->v[first + i]), i};
+    qsort(base, n, sizeof *base, cmp_fp_ord);
+    uint32_t ord = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t ord = 0;
-        for (size_t k = 0; k < i; k++) ord += base[k] == base[i];
-        l->v[first + i].fingerprint = fnv(base[i], &ord, sizeof ord);
+        ord = i && base[i].base == base[i - 1].base ? ord + 1 : 0;
+        l->v[first + base[i].i].fingerprint = fnv(base[i].base, &ord, sizeof ord);
     }
     free(base);
 }
