@@ -112,26 +112,40 @@ static void dep(graph *gr, uint32_t from, uint32_t to)
 }
 
 /* Leaves and gates of a gating expression (a DAG: visited by pointer in a
- * small open-addressing set). */
+ * small open-addressing set).  The set and the stack live across the
+ * walks of one graph, the set emptied slot by slot after each walk: a
+ * set and a stack allocated per walk were nine tenths of the walks' cost
+ * (most expressions are a few nodes). */
 typedef struct seen {
     const gsa_expr **slot;
     uint32_t cap, n;
+    uint32_t *filled; /* the slots in use, to empty them */
 } seen;
+
+typedef struct walk {
+    seen s;
+    const gsa_expr **stack;
+    uint32_t cap;
+} walk;
 
 static bool seen_add(seen *s, const gsa_expr *e)
 {
     if (2 * (s->n + 1) > s->cap) {
         uint32_t ncap = s->cap ? s->cap * 2 : 64;
         const gsa_expr **ns = calloc(ncap, sizeof *ns);
-        if (!ns) abort();
-        for (uint32_t i = 0; i < s->cap; i++)
-            if (s->slot[i]) {
-                uint32_t h = (uint32_t)((uintptr_t)s->slot[i] >> 4) & (ncap - 1);
-                while (ns[h]) h = (h + 1) & (ncap - 1);
-                ns[h] = s->slot[i];
-            }
+        uint32_t *nf = malloc(sizeof *nf * (ncap / 2));
+        if (!ns || !nf) abort();
+        for (uint32_t k = 0; k < s->n; k++) {
+            const gsa_expr *x = s->slot[s->filled[k]];
+            uint32_t h = (uint32_t)((uintptr_t)x >> 4) & (ncap - 1);
+            while (ns[h]) h = (h + 1) & (ncap - 1);
+            ns[h] = x;
+            nf[k] = h;
+        }
         free(s->slot);
+        free(s->filled);
         s->slot = ns;
+        s->filled = nf;
         s->cap = ncap;
     }
     uint32_t h = (uint32_t)((uintptr_t)e >> 4) & (s->cap - 1);
@@ -140,36 +154,37 @@ static bool seen_add(seen *s, const gsa_expr *e)
         h = (h + 1) & (s->cap - 1);
     }
     s->slot[h] = e;
-    s->n++;
+    s->filled[s->n++] = h;
     return true;
 }
 
-static void expr_deps(graph *gr, const gsa_expr *root, uint32_t to, uint32_t node)
+static void expr_deps(graph *gr, walk *w, const gsa_expr *root, uint32_t to, uint32_t node)
 {
     if (!root) return;
-    seen s = {0};
-    const gsa_expr **stack = NULL;
-    uint32_t n = 0, cap = 0;
-    seen_add(&s, root);
-    stack = malloc(sizeof *stack * (cap = 16));
-    if (!stack) abort();
-    stack[n++] = root;
+    seen *s = &w->s;
+    uint32_t n = 0;
+    seen_add(s, root);
+    if (!w->cap) {
+        w->stack = malloc(sizeof *w->stack * (w->cap = 16));
+        if (!w->stack) abort();
+    }
+    w->stack[n++] = root;
     while (n) {
-        const gsa_expr *e = stack[--n];
+        const gsa_expr *e = w->stack[--n];
         dep(gr, e->value, to); /* VALUE: the operand; SELECT: its gate (GAMD/PDVD) */
         if (e->kind != GSA_X_SELECT) continue;
         gate(gr, node, e->value);
         for (uint32_t i = 0; i < e->n; i++) {
-            if (!e->ops[i] || !seen_add(&s, e->ops[i])) continue;
-            if (n == cap) {
-                stack = realloc(stack, sizeof *stack * (cap *= 2));
-                if (!stack) abort();
+            if (!e->ops[i] || !seen_add(s, e->ops[i])) continue;
+            if (n == w->cap) {
+                w->stack = realloc(w->stack, sizeof *w->stack * (w->cap *= 2));
+                if (!w->stack) abort();
             }
-            stack[n++] = e->ops[i];
+            w->stack[n++] = e->ops[i];
         }
     }
-    free(stack);
-    free(s.slot);
+    for (uint32_t k = 0; k < s->n; k++) s->slot[s->filled[k]] = NULL;
+    s->n = 0;
 }
 
 static void block_shape(const prog_func *pf, const div_options *o, div_result *r)
@@ -263,11 +278,12 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
      * would otherwise make the graph quadratic. */
     uint8_t *emitted = calloc(gf->ngate_sets ? gf->ngate_sets : 1, 1);
     if (!emitted) abort();
+    walk w = {0};
     for (uint32_t k = 0; k < s->nnodes; k++) {
         const gsa_node *gn = &gf->nodes[k];
         uint32_t to = s->nodes[k].value;
-        expr_deps(&gr, gn->expr, to, k);
-        expr_deps(&gr, gn->carried, to, k);
+        expr_deps(&gr, &w, gn->expr, to, k);
+        expr_deps(&gr, &w, gn->carried, to, k);
         if (gn->gate_set == GSA_NO_SET) continue;
         uint32_t sv = s->nvalues + gn->gate_set;
         if (!emitted[gn->gate_set]) {
@@ -286,6 +302,9 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
         dep(&gr, sv, to);
     }
     free(emitted);
+    free(w.s.slot);
+    free(w.s.filled);
+    free(w.stack);
     if (gates) {
         u32csr_build(gates, s->nnodes, &gr.gnode, &gr.gval);
         u32csr_build(set_gates, gf->ngate_sets, &gr.sset, &gr.sval);

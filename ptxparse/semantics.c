@@ -1,6 +1,7 @@
 /* Instruction semantics table.  See semantics.h for the meaning of every
  * field; the facts below follow the PTX ISA (9.0) instruction descriptions. */
 #include "semantics.h"
+#include "build.h" /* ptx_mod_classify */
 
 #include <stdio.h>
 #include <string.h>
@@ -23,10 +24,11 @@ static bool str_starts(ptx_str m, const char *z)
 
 static bool has_mod(const ptx_inst *in, const char *z)
 {
+    size_t n = strlen(z);
     ptx_mod_iter it = ptx_mods_begin(in);
     ptx_str m;
     while (ptx_mods_next(&it, &m))
-        if (str_is(m, z))
+        if (m.n == n && memcmp(m.p, z, n) == 0)
             return true;
     return false;
 }
@@ -61,19 +63,22 @@ static void scan_mods(const ptx_inst *in, mod_info *mi)
     static const char *const strong[] = {".volatile", ".relaxed", ".acquire", ".release",
                                          ".acq_rel", ".sc", ".mmio"};
     memset(mi, 0, sizeof *mi);
+    ptx_tables_init();
     ptx_mod_iter it = ptx_mods_begin(in);
     ptx_str m;
     while (ptx_mods_next(&it, &m)) {
-        ptx_type t = ptx_type_from_str(m);
-        if (t != PTX_T_NONE) {
+        /* one table look-up per modifier (a type, then a space look-up
+         * was most of this scan) */
+        uint8_t v;
+        int cls = ptx_mod_classify(m.p, m.n, &v);
+        if (cls == PTX_MOD_TYPE && v != PTX_T_NONE) {
             if (mi->ntypes < 4)
-                mi->types[mi->ntypes++] = (uint8_t)t;
+                mi->types[mi->ntypes++] = v;
             continue;
         }
-        ptx_space s = ptx_space_from_str(m);
-        if (s != PTX_SP_NONE) {
+        if (cls == PTX_MOD_SPACE && v != PTX_SP_NONE) {
             if (mi->nspaces < 2)
-                mi->spaces[mi->nspaces++] = (uint8_t)s;
+                mi->spaces[mi->nspaces++] = v;
             continue;
         }
         for (size_t i = 0; i < sizeof strong / sizeof strong[0]; i++)
