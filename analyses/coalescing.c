@@ -795,7 +795,9 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
             analyse_access(f, sr, st, opd, &x, w);
             if (f->nacc == cap) {
                 cap = cap ? 2 * cap : 16;
-                coal_access *n = ARENA_NEWN(a, coal_access, cap);
+                /* not cleared: entries are written before they count (clearing
+                 * each doubling was 1.4% of check on the corpus) */
+                coal_access *n = arena_alloc(a, sizeof *n * cap);
                 if (f->nacc) memcpy(n, f->acc, sizeof *n * f->nacc);
                 f->acc = n;
             }

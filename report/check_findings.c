@@ -120,23 +120,27 @@ const char *chk_certainty_name(enum chk_certainty c) { return c == CHK_PROVEN ? 
 /* Distinct 32-byte sectors of 32 lanes at off0 + l·stride, bytes each. */
 static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
 {
-    int64_t s[64];
-    uint32_t n = 0;
+    /* the sectors of the lanes' first bytes, and of their last bytes
+     * where they differ, each a monotone run (increasing for a stride >=
+     * 0, else decreasing): the count of distinct sectors is a merge of the
+     * two runs (sorting them was 2.5% of check on the corpus) */
+    int64_t f[32], e[32];
+    uint32_t nf = 0, ne = 0;
     for (int64_t l = 0; l < 32; l++) {
-        int64_t a = off0 + l * stride, e = a + (bytes ? bytes - 1 : 0);
-        s[n++] = a >> 5;
-        if ((e >> 5) != (a >> 5)) s[n++] = e >> 5;
+        int64_t a = off0 + l * stride, z = a + (bytes ? bytes - 1 : 0);
+        f[nf++] = a >> 5;
+        if ((z >> 5) != (a >> 5)) e[ne++] = z >> 5;
     }
-    /* insertion sort: the lanes' sectors arrive almost in order (monotone
-     * for a positive stride), where qsort's calls were 8% of check */
-    for (uint32_t i = 1; i < n; i++) {
-        int64_t v = s[i];
-        uint32_t j = i;
-        for (; j && s[j - 1] > v; j--) s[j] = s[j - 1];
-        s[j] = v;
+    int64_t sgn = stride >= 0 ? 1 : -1; /* compare as increasing runs */
+    uint32_t i = 0, j = 0, d = 0;
+    int64_t last = 0;
+    while (i < nf || j < ne) {
+        int64_t v;
+        if (j == ne || (i < nf && sgn * f[i] <= sgn * e[j])) v = f[i++];
+        else v = e[j++];
+        if (!d || v != last) d++;
+        last = v;
     }
-    uint32_t d = n ? 1 : 0;
-    for (uint32_t i = 1; i < n; i++) d += s[i] != s[i - 1];
     return d;
 }
 
