@@ -3,9 +3,11 @@
  * the SSA graph: every value starts at ⊤ and only goes down, phis meet their
  * arguments, so a few passes in reverse post-order reach the fixed point. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "addr_chain.h"
 #include "semantics.h"
+#include "u32vec.h"
 
 const char *addr_prov_name(enum addr_prov p)
 {
@@ -271,6 +273,39 @@ static fact eval_value(const addr_chain *c, uint32_t v)
     }
 }
 
+/* Per value, the values whose evaluation (eval_value) reads it: the
+ * results of the instructions it is an operand of (every use, a superset
+ * of the operands read), the partial definitions that may keep it, and
+ * the phis and etas it is an argument of. */
+static void value_users(const ssa_func *s, u32csr *users)
+{
+    u32vec from = {0}, to = {0};
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *val = &s->values[v];
+        if (val->kind == SSA_V_INST) {
+            for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++)
+                if ((s->refs[k].role & PTX_REF_USE) && s->refs[k].value != SSA_NONE) {
+                    u32vec_push(&from, s->refs[k].value);
+                    u32vec_push(&to, v);
+                }
+            if (val->partial && val->prev != SSA_NONE) {
+                u32vec_push(&from, val->prev);
+                u32vec_push(&to, v);
+            }
+        } else if (val->kind != SSA_V_SREG && val->kind != SSA_V_ENTRY) {
+            const ssa_node *nd = &s->nodes[val->node];
+            for (uint32_t i = 0; i < nd->nargs; i++)
+                if (nd->args[i] != SSA_NONE) {
+                    u32vec_push(&from, nd->args[i]);
+                    u32vec_push(&to, v);
+                }
+        }
+    }
+    u32csr_build(users, s->nvalues, &from, &to);
+    u32vec_free(&from);
+    u32vec_free(&to);
+}
+
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
                              arena *a)
 {
@@ -288,13 +323,23 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
     }
     uint32_t *ord = ARENA_NEWN(a, uint32_t, nv ? nv : 1);
     uint32_t n = ssa_value_order(pf->ssa, ord);
+    u32csr users;
+    value_users(pf->ssa, &users);
+    uint8_t *dirty = malloc(nv ? nv : 1);
+    if (!dirty) abort();
+    memset(dirty, 1, nv);
     /* Each value can only go down (prov: ⊤, then one kind, then unknown;
      * residues lose bits), so the passes are bounded; the cap only guards
-     * against a bug. */
+     * against a bug.  A pass evaluates only the values some input of which
+     * changed since their last evaluation: meet is idempotent, so the others
+     * would come out as they are (re-evaluating every value in every pass
+     * was two thirds of the chains' cost). */
     for (int pass = 0; pass < 4 * RES_KMAX + 8; pass++) {
         bool changed = false;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = ord[i];
+            if (!dirty[v]) continue;
+            dirty[v] = 0;
             /* evaluated once: twice for every value not yet reached was a
              * third of the chains' cost */
             fact e = eval_value(c, v);
@@ -303,10 +348,13 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
                 c->prov[v] = f.prov;
                 c->res[v] = f.res;
                 changed = true;
+                for (uint32_t k = users.off[v]; k < users.off[v + 1]; k++) dirty[users.item[k]] = 1;
             }
         }
         if (!changed) break;
     }
+    free(dirty);
+    u32csr_free(&users);
     /* never reached (unreachable code): nothing known */
     for (uint32_t v = 0; v < nv; v++)
         if (c->prov[v] == AP_TOP) {

@@ -148,17 +148,19 @@ static void count_warp(const wl_warp *w, residue base, uint32_t bytes, bool pref
     sort_i64(a0, w->nlanes);
     for (uint32_t l = 0; l < w->nlanes; l++) a[l] = base.r + a0[l];
     if (prefetch) { /* each lane brings in its 128-byte line: 4 sectors */
-        c->lines = count_units(a, w->nlanes, 1, COAL_LINE);
         c->lines0 = count_units(a0, w->nlanes, 1, COAL_LINE);
+        c->lines = base.r % COAL_LINE ? count_units(a, w->nlanes, 1, COAL_LINE) : c->lines0; /* see below */
         c->sectors = 4 * c->lines;
         c->sectors0 = 4 * c->lines0;
         c->ideal = 4;
         return;
     }
-    c->sectors = count_units(a, w->nlanes, bytes, COAL_SECTOR);
-    c->lines = count_units(a, w->nlanes, bytes, COAL_LINE);
+    /* a is a0 moved by base.r: by a multiple of the unit, the same count
+     * (lane 0 often sits at a known multiple of 128) */
     c->sectors0 = count_units(a0, w->nlanes, bytes, COAL_SECTOR);
     c->lines0 = count_units(a0, w->nlanes, bytes, COAL_LINE);
+    c->sectors = base.r % COAL_SECTOR ? count_units(a, w->nlanes, bytes, COAL_SECTOR) : c->sectors0;
+    c->lines = base.r % COAL_LINE ? count_units(a, w->nlanes, bytes, COAL_LINE) : c->lines0;
     int64_t ub = union_bytes(a, w->nlanes, bytes);
     c->ideal = (uint32_t)((ub + COAL_SECTOR - 1) / COAL_SECTOR);
 }
