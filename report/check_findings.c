@@ -43,15 +43,30 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-/* The printed instruction, written into one memory stream per collect
- * call and rewound for each finding: a stream per finding cost a zeroed
- * 8 KiB buffer each (4% of check on the corpus).  The text is rb->p's
- * first *len bytes (a rewound stream is not NUL-terminated). */
+/* What the findings of one collect call share: the printed instruction,
+ * written into one memory stream rewound for each finding (a stream per
+ * finding cost a zeroed 8 KiB buffer each, 4% of check on the corpus;
+ * the text is p's first n bytes: a rewound stream is not NUL-terminated),
+ * and the shown name of the last function (demangled once per function,
+ * not per finding). */
 typedef struct rawbuf {
     FILE *f;
     char *p;
     size_t n;
+    const ptx_func *fn;
+    char *shown;
 } rawbuf;
+
+static char *shown_name(rawbuf *rb, const ptx_func *fn)
+{
+    if (rb->fn != fn || !rb->shown) {
+        free(rb->shown);
+        rb->shown = ptx_func_shown(fn);
+        rb->fn = fn;
+        if (!rb->shown) return NULL;
+    }
+    return strdup(rb->shown);
+}
 
 static const char *inst_raw(rawbuf *rb, const ptx_func *fn, const ptx_inst *in, size_t *len)
 {
@@ -69,6 +84,7 @@ static void rawbuf_free(rawbuf *rb)
 {
     if (rb->f) fclose(rb->f);
     free(rb->p);
+    free(rb->shown);
 }
 
 /* The printed instruction with whitespace collapsed and the digits of
@@ -327,7 +343,7 @@ static void locate(chk_finding *x, rawbuf *rb, const coal_report_ctx *c, const c
         }
     }
     x->symbol = strndup(fn->name.p, fn->name.n);
-    x->kernel = ptx_func_shown(fn);
+    x->kernel = shown_name(rb, fn);
     if (!x->symbol || !x->kernel) abort();
     size_t len;
     const char *raw = inst_raw(rb, fn, &s->u.inst, &len);
