@@ -56,6 +56,7 @@ typedef struct mod_info {
     uint8_t types[4];  /* type modifiers in order */
     uint8_t spaces[2]; /* state-space modifiers in order */
     bool strong;       /* a memory-ordering qualifier */
+    bool aligned;      /* .aligned (found by the same scan, not a second one) */
 } mod_info;
 
 static void scan_mods(const ptx_inst *in, mod_info *mi)
@@ -79,6 +80,10 @@ static void scan_mods(const ptx_inst *in, mod_info *mi)
         if (cls == PTX_MOD_SPACE && v != PTX_SP_NONE) {
             if (mi->nspaces < 2)
                 mi->spaces[mi->nspaces++] = v;
+            continue;
+        }
+        if (str_is(m, ".aligned")) {
+            mi->aligned = true;
             continue;
         }
         for (size_t i = 0; i < sizeof strong / sizeof strong[0]; i++)
@@ -692,7 +697,7 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         modifier_rules(in, &mi, out);
     }
 
-    if (has_mod(in, ".aligned"))
+    if (mi.aligned)
         out->flags |= PTX_SEM_ALIGNED;
     if (mi.strong && (out->flags & (L_ | S_)))
         out->flags |= O_ | SE;
