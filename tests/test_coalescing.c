@@ -426,6 +426,31 @@ Test(coalescing, bank_model)
     cr_expect_eq(b.degree, 2);
 }
 
+/* The degree counts the distinct words of each bank whatever order the
+ * lanes name them in (a transposed tile: lane l at word 32 * (l * 7 % 32)
+ * puts 32 distinct words in bank 0), below address 0 too (floor division:
+ * word -1 is in bank 31), and repeats of a word broadcast. */
+Test(coalescing, bank_model_lane_order)
+{
+    int64_t a[32];
+    bank_result b;
+    for (int l = 0; l < 32; l++) a[l] = 128 * ((l * 7) % 32);
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 32);
+    cr_expect_eq(b.wavefronts, 32);
+    for (int l = 0; l < 32; l++) a[l] = 4 * (31 - l) - 128; /* words -1 .. -32, reversed: one per bank */
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 1);
+    for (int l = 0; l < 32; l++) a[l] = -4 - 128 * (l % 4); /* words -1, -33, -65, -97: all bank 31, each 8 times */
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 4);
+    bank_conflicts_atomic(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 32);
+    for (int l = 0; l < 32; l++) a[l] = -2 + 4 * l; /* straddling: words -1 .. 31, bank 31 twice */
+    bank_conflicts(a, 32, 4, &b);
+    cr_expect_eq(b.degree, 2);
+}
+
 /* Atomics are not broadcast: lanes on one word serialise. */
 Test(coalescing, bank_model_atomics)
 {
