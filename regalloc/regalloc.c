@@ -155,8 +155,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
      * constants and the barrier mask known (the divergence analysis rests
      * on the same shape) */
     uint32_t shape[3] = {0, 0, 0};
-    if (!fn->is_entry || !o->block_of || !o->block_of(o->block_ctx, fn, shape)) ra_kernel_reqntid(fn, shape);
-    if (!fn->is_entry) shape[0] = shape[1] = shape[2] = 0;
+    if (fn->is_entry && !(o->block_of && o->block_of(o->block_ctx, fn, shape))) ra_kernel_reqntid(fn, shape);
     uint64_t known = (uint64_t)shape[0] * (shape[1] ? shape[1] : 1) * (shape[2] ? shape[2] : 1);
     if (known > 1024) shape[0] = shape[1] = shape[2] = 0, known = 0;
     uint32_t threads = known ? (uint32_t)known
@@ -182,7 +181,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
             if (cost[r]) unsp[r] = 1;
     }
     fs->budget_used = o->budget;
-    bool full_warps = known ? known % 32 == 0 : ra_kernel_full_warps(fn);
+    bool full_warps = known && known % 32 == 0;
     uint32_t *budget_at = NULL, *excess = NULL;
     uint8_t *room = NULL;
     for (unsigned round = 0;; round++) {

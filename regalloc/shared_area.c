@@ -19,15 +19,6 @@ uint32_t ra_kernel_threads(const ptx_func *fn, uint32_t dflt)
     return t > 1024 ? 1024 : (uint32_t)t;
 }
 
-bool ra_kernel_full_warps(const ptx_func *fn)
-{
-    const ptx_fdirective *d = fdir(fn, ".reqntid");
-    if (!d) return false;
-    uint64_t t = 1;
-    for (uint32_t i = 0; i < d->n && i < 3; i++) t *= d->vals[i] ? d->vals[i] : 1;
-    return t % 32 == 0;
-}
-
 bool ra_kernel_one_dim(const ptx_func *fn)
 {
     const ptx_fdirective *d = fdir(fn, ".reqntid");

@@ -25,8 +25,5 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn);
  * leaves the new layout in *local_bytes / *slot_bytes. */
 uint32_t ra_fit_shared(const ra_live *L, ra_spill *sp, bool mask_slot, uint32_t warps, uint32_t static_bytes,
                        uint32_t limit, uint32_t *local_bytes, uint32_t *slot_bytes);
-/* Whether every warp of a block of the kernel is full whatever the launch:
- * .reqntid with a multiple of 32 threads. */
-bool ra_kernel_full_warps(const ptx_func *fn);
 
 #endif

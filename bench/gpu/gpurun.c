@@ -148,18 +148,15 @@ static bool parse_arg(launch *L, const char *a, char *err, size_t errn)
     return true;
 }
 
+/* The PTX text of path, NUL-terminated for the JIT (run_spec's reader). */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
+    char err[256];
+    size_t n;
+    uint8_t *b = spec_read_file(path, &n, err, sizeof err), *s = b ? realloc(b, n + 1) : NULL;
+    if (!s) { free(b); return NULL; }
+    s[n] = 0;
+    return (char *)s;
 }
 
 /* Restores every buffer's input bytes on the device. */
