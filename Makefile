@@ -51,7 +51,7 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 # -pthread: the parallel batches (report/batch.c)
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
-.PHONY: gpu-prepare gpurun-build all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
+.PHONY: gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench
 all: bin/ptxray
 
@@ -67,6 +67,7 @@ help:
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
 	@echo "make nvcc-projects  the CMake and Make CUDA projects of tests/nvcc through ptxray nvcc (make check)"
+	@echo "make readme-check the README's shell samples run again and compared with their output (make check)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
@@ -139,9 +140,18 @@ check: layers
 	$(MAKE) validity-smoke
 	$(MAKE) gpurun-build
 	$(MAKE) nvcc-projects PTXRAY_NVCC_BIN=build/asan/ptxray
+	$(MAKE) readme-check
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
+
+# The README's shell samples run again and compared with what they print
+# (scripts/readme_samples.py; make check): the README shows real output.
+# readme-update writes the actual output into the samples that differ.
+readme-check: bin/ptxray
+	python3 scripts/readme_samples.py
+readme-update: bin/ptxray
+	python3 scripts/readme_samples.py --update
 
 # The CUDA projects of tests/nvcc (a CMake one with CMAKE_CUDA_COMPILER_LAUNCHER
 # and a Make one with NVCC := ptxray nvcc) built plain and through the
