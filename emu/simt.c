@@ -1,5 +1,5 @@
 /* SIMT execution of one warp: paths (SIMT entries), frames, control flow,
- * barriers and warp collectives.  See emu_internal.h for the model and
+ * independent thread scheduling (barriers and warp collectives: simt_sync.c).  See emu_internal.h for the model and
  * docs/emulator.md for the rules. */
 #include <stdlib.h>
 #include <string.h>
@@ -244,7 +244,7 @@ uint32_t simt_entry_new(warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint3
 
 /* Removes an entry; a parent left without children resumes (or goes too,
  * if all its lanes have exited or returned). */
-static void entry_remove(emu_machine *M, warp *w, uint32_t idx)
+void simt_entry_remove(emu_machine *M, warp *w, uint32_t idx)
 {
     while (idx != EMU_NONE) {
         sentry *e = &w->e[idx];
@@ -269,7 +269,6 @@ static void entry_remove(emu_machine *M, warp *w, uint32_t idx)
 }
 
 /* ---- independent thread scheduling (EMU_SCHED_ITS) ------------------------------------ */
-static inline bool sched_its(const emu_machine *M) { return M->opt.schedule == EMU_SCHED_ITS; }
 
 /* Entry j joins entry i (same frame, parent, pc): one group from now on. */
 static void entry_absorb(warp *w, uint32_t i, uint32_t j)
@@ -292,7 +291,7 @@ static bool entries_meet(const sentry *a, const sentry *b)
 
 /* Groups of w at the same instruction of the same frame become one (after
  * a barrier or collective released them: where ITS reconverges). */
-static void its_merge_all(warp *w)
+void simt_its_merge_all(warp *w)
 {
     for (uint32_t i = 0; i < w->ne; i++) {
         if (w->e[i].state != E_RUN) continue;
@@ -410,191 +409,6 @@ static bool its_aligned_here(warp *w, uint32_t idx, frame *f, uint32_t pc, uint8
         }
     }
     return true;
-}
-
-/* ---- block barriers --------------------------------------------------------------------- */
-static void bar_release(emu_machine *M, block *b, unsigned id)
-{
-    for (uint32_t k = 0; k < b->nwarps; k++) {
-        warp *w = &b->warps[k];
-        w->bar_lanes[id] = 0;
-        w->bar_counted[id] = 0;
-        for (uint32_t i = 0; i < w->ne; i++) {
-            sentry *e = &w->e[i];
-            if (e->state != E_BAR || e->bar_id != id || e->bar_again == 2) continue;
-            if (e->bar_again) { /* executes the barrier instruction again, in the new generation */
-                e->bar_again = 0;
-                e->state = E_RUN;
-                continue;
-            }
-            const einst *I = &e->f->fn->code[e->pc];
-            if (I->sub == BAR_RED_POPC || I->sub == BAR_RED_AND || I->sub == BAR_RED_OR) {
-                uint32_t v = b->bar_redval[id];
-                uint32_t m = e->cmask;
-                if (I->sub == BAR_RED_POPC) {
-                    uint64_t *D = e->f->r + (size_t)I->d[0] * 32;
-                    FOR_LANES(m, l, D[l] = v);
-                } else {
-                    bool r = I->sub == BAR_RED_AND ? v == 0 : v != 0;
-                    uint32_t *p = &e->f->p[I->d[0] & ~PRED_SLOT];
-                    *p = (*p & ~m) | (r ? m : 0);
-                }
-            }
-            e->state = E_RUN;
-            e->pc++;
-        }
-        if (sched_its(M)) its_merge_all(w);
-    }
-    b->bar_warps[id] = 0;
-    b->bar_expect[id] = 0;
-    b->bar_redval[id] = 0;
-    b->epoch++;
-    if (M->race) emu_race_barrier(M, b);
-}
-
-static void bar_check_block(emu_machine *M, block *b, unsigned id)
-{
-    if (!b->bar_warps[id]) return;
-    uint32_t expect = b->bar_expect[id] ? b->bar_expect[id] : b->live_warps;
-    if (b->bar_warps[id] >= expect) bar_release(M, b, id);
-}
-
-/* A warp has arrived once all its non-exited lanes have. */
-static void bar_check_warp(emu_machine *M, block *b, warp *w, unsigned id)
-{
-    if (w->bar_counted[id] || !w->bar_lanes[id]) return;
-    if ((w->bar_lanes[id] | w->exited) != FULL_MASK) return;
-    w->bar_counted[id] = 1;
-    b->bar_warps[id]++;
-    bar_check_block(M, b, id);
-}
-
-/* After lanes of w exited: barriers and collectives may now be complete. */
-static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *trigger_frame);
-
-void simt_after_exit(emu_machine *M, block *b, warp *w)
-{
-    if (w->exited == FULL_MASK && !w->gone) {
-        w->gone = true;
-        b->live_warps--;
-        for (unsigned id = 0; id < 16; id++) bar_check_block(M, b, id);
-    }
-    for (unsigned id = 0; id < 16; id++) bar_check_warp(M, b, w, id);
-    for (uint32_t i = 0; sched_its(M) && i < w->ne; i++) {
-        sentry *e = &w->e[i];
-        if (e->state == E_BAR && e->bar_again == 2) { /* lanes gone: execute the barrier again, maybe now for all */
-            e->state = E_RUN;
-            e->bar_again = 0;
-            continue;
-        }
-        uint32_t gone = e->cmem & w->exited & w->lanes;
-        if (e->state == E_COLL && e->coll->sub == COLL_BARWARP && gone) {
-            emu_fail(M, EMU_ERR_DEADLOCK, e->f->fn, e->coll,
-                     "lanes 0x%08x of warp %u of block (%u,%u,%u) exited while lanes 0x%08x wait for them at "
-                     "bar.warp.sync (member mask 0x%08x): the PTX ISA makes bar.warp.sync wait for every thread of "
-                     "its mask",
-                     gone, w->id, b->id.x, b->id.y, b->id.z, e->cmask, e->cmem);
-            return;
-        }
-    }
-    for (uint32_t i = 0; i < w->ne; i++)
-        if (w->e[i].state == E_COLL) {
-            coll_try(M, b, w, w->e[i].coll, NULL);
-            break;
-        }
-}
-
-static void lanes_exit(emu_machine *M, block *b, warp *w, uint32_t idx, uint32_t m)
-{
-    w->exited |= m;
-    sentry *e = &w->e[idx];
-    e->mask &= ~m;
-    if (!e->mask) entry_remove(M, w, idx);
-    simt_after_exit(M, b, w);
-}
-
-/* ---- collectives ------------------------------------------------------------------------ */
-/* The ISA makes a collective wait for the member lanes executing one with
- * the same qualifiers (and member mask), not necessarily the same
- * instruction: shfl.sync.bfly.b32 in both arms of an if meet. */
-static bool coll_matches(const einst *a, const einst *b)
-{
-    if (a == b) return true;
-    return a->ctl == CTL_COLL && b->ctl == CTL_COLL && a->sub == b->sub && a->sub2 == b->sub2 && a->type == b->type &&
-           ((a->flags ^ b->flags) & EI_LEGACY) == 0;
-}
-
-/* Runs collective I over the participating lanes, one group per member
- * mask: lanes that name different member masks (the 8-lane tiles of a
- * tiled_partition voting at once) form separate collectives. */
-static void coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsigned n, uint32_t all)
-{
-    emu_cfn fn = (emu_cfn)I->aux;
-    if (!fn) return;
-    if (I->flags & EI_LEGACY) {
-        fn(x, I, parts, n, all);
-        return;
-    }
-    uint32_t memb[32];
-    for (unsigned k = 0; k < n; k++)
-        FOR_LANES(parts[k].mask, l, memb[l] = (uint32_t)parts[k].r[(size_t)parts[k].I->s[4] * 32 + l]);
-    uint32_t left = all;
-    while (left) {
-        unsigned l0 = (unsigned)__builtin_ctz(left);
-        uint32_t g = 0;
-        FOR_LANES(left, l, if (memb[l] == memb[l0]) g |= 1u << l);
-        left &= ~g;
-        /* the members of the mask take part together; a lane outside its own
-         * member mask (undefined in the ISA) only sees itself */
-        uint32_t groups[33], ng = 0;
-        if (g & memb[l0]) groups[ng++] = g & memb[l0];
-        FOR_LANES(g & ~memb[l0], l, groups[ng++] = 1u << l);
-        for (uint32_t k2 = 0; k2 < ng; k2++) {
-            emu_part sub[32];
-            unsigned ns = 0;
-            for (unsigned k = 0; k < n; k++)
-                if (parts[k].mask & groups[k2])
-                    sub[ns++] = (emu_part){parts[k].r, parts[k].p, parts[k].mask & groups[k2], parts[k].I};
-            fn(x, I, sub, ns, groups[k2]);
-        }
-    }
-}
-
-/* Executes the collective I if every required lane waits at it; the
- * waiting entries then continue after it. */
-static void coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *trigger_frame)
-{
-    (void)trigger_frame;
-    uint32_t have = 0, need = 0;
-    for (uint32_t i = 0; i < w->ne; i++) {
-        sentry *e = &w->e[i];
-        if (e->state == E_COLL && coll_matches(e->coll, I)) {
-            have |= e->cmask;
-            need |= e->cmem;
-        }
-    }
-    need &= ~w->exited;
-    if (!have || (need & ~have)) return;
-    emu_part parts[32];
-    unsigned n = 0;
-    frame *f0 = NULL;
-    for (uint32_t i = 0; i < w->ne && n < 32; i++) {
-        sentry *e = &w->e[i];
-        if (e->state == E_COLL && coll_matches(e->coll, I)) {
-            parts[n++] = (emu_part){e->f->r, e->f->p, e->cmask, e->coll};
-            if (!f0) f0 = e->f;
-        }
-    }
-    emu_exec x = {f0->r, f0->p, f0, w, b, M, I, have};
-    coll_exec(&x, I, parts, n, have);
-    for (uint32_t i = 0; i < w->ne; i++) {
-        sentry *e = &w->e[i];
-        if (e->state == E_COLL && coll_matches(e->coll, I)) {
-            e->state = E_RUN;
-            e->pc++;
-        }
-    }
-    if (sched_its(M)) its_merge_all(w);
 }
 
 /* ---- the interpreter loop --------------------------------------------------------------- */
@@ -755,7 +569,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
     uint32_t mask = e->mask & ~w->exited & ~f->returned;
     e->mask = mask;
     if (!mask) {
-        entry_remove(M, w, idx);
+        simt_entry_remove(M, w, idx);
         return;
     }
     emu_exec x = {f->r, f->p, f, w, b, M, NULL, mask};
@@ -764,16 +578,16 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
     for (;;) {
         if (pc == rpc) {
             w->e[idx].pc = pc;
-            entry_remove(M, w, idx);
+            simt_entry_remove(M, w, idx);
             break;
         }
         if (pc >= F->ncode) {
             /* falling off the end of a body is a return */
-            if (!f->caller) lanes_exit(M, b, w, idx, mask);
+            if (!f->caller) simt_lanes_exit(M, b, w, idx, mask);
             else {
                 f->returned |= mask;
                 w->e[idx].mask = 0;
-                entry_remove(M, w, idx);
+                simt_entry_remove(M, w, idx);
             }
             break;
         }
@@ -855,17 +669,17 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             break;
         case CTL_RET:
             if (!m) { pc++; cont = true; break; }
-            if (!f->caller) { lanes_exit(M, b, w, idx, m); }
+            if (!f->caller) { simt_lanes_exit(M, b, w, idx, m); }
             else {
                 f->returned |= m;
                 w->e[idx].mask &= ~m;
-                if (!w->e[idx].mask) entry_remove(M, w, idx);
+                if (!w->e[idx].mask) simt_entry_remove(M, w, idx);
             }
             if (m != mask && w->e[idx].state == E_RUN && w->e[idx].mask) { pc++; mask &= ~m; cont = true; }
             break;
         case CTL_EXIT:
             if (!m) { pc++; cont = true; break; }
-            lanes_exit(M, b, w, idx, m);
+            simt_lanes_exit(M, b, w, idx, m);
             if (m != mask) { pc++; mask &= ~m; cont = true; }
             break;
         case CTL_TRAP:
@@ -930,14 +744,14 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             if (I->sub == BAR_ARRIVE) {
                 pc++;
                 cont = true;
-                bar_check_warp(M, b, w, (unsigned)id);
+                simt_bar_check_warp(M, b, w, (unsigned)id);
                 break;
             }
             sentry *ce = &w->e[idx];
             ce->state = E_BAR;
             ce->bar_id = (uint8_t)id;
             ce->cmask = m;
-            bar_check_warp(M, b, w, (unsigned)id);
+            simt_bar_check_warp(M, b, w, (unsigned)id);
             break;
         }
         case CTL_COLL: {
@@ -953,7 +767,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             }
             if (!(need & ~m)) {
                 emu_part part = {x.r, x.p, m, I};
-                coll_exec(&x, I, &part, 1, m);
+                simt_coll_exec(&x, I, &part, 1, m);
                 if (obs) observe(M, w, b, f, I, mask, m, EMU_OBS_AFTER);
                 pc++;
                 cont = true;
@@ -965,7 +779,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             ce->coll = I;
             ce->cmask = m;
             ce->cmem = need;
-            coll_try(M, b, w, I, f);
+            simt_coll_try(M, b, w, I, f);
             break;
         }
         default:

@@ -18,4 +18,16 @@ bool simt_unstick(emu_machine *M, warp *w);
  * (returns the one to run now); let idx absorb the groups at its pc. */
 uint32_t simt_its_split(emu_machine *M, warp *w, uint32_t idx);
 void simt_its_join(emu_machine *M, warp *w, uint32_t idx);
+
+static inline bool sched_its(const emu_machine *M) { return M->opt.schedule == EMU_SCHED_ITS; }
+/* Removes an entry; a parent left without children resumes. */
+void simt_entry_remove(emu_machine *M, warp *w, uint32_t idx);
+/* ITS: every two entries at one point of one frame become one group. */
+void simt_its_merge_all(warp *w);
+
+/* simt_sync.c: barriers, collectives, exits. */
+void simt_bar_check_warp(emu_machine *M, block *b, warp *w, unsigned id);
+void simt_lanes_exit(emu_machine *M, block *b, warp *w, uint32_t idx, uint32_t m);
+void simt_coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsigned n, uint32_t all);
+void simt_coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *trigger_frame);
 #endif
