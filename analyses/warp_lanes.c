@@ -1,8 +1,24 @@
-/* Lane offsets of affine values (warp_lanes.h). */
+/* Lane offsets of affine values (warp_lanes.h): a reader of the warp
+ * classes' forms (warp_classes.h).  Each term of the polynomial is its
+ * monomial's form scaled by the coefficient and summed with the warp
+ * form's rules, once per class of warps alike; lane 0 of each warp is the
+ * same sum over U alone.  What is its own here is what the form cannot
+ * carry: a term whose coefficient is unknown (⊥) is the same in the lanes
+ * where its monomial is, so it splits the lanes into groups, within which
+ * the offsets of the other terms stay exact (the form has one U per warp,
+ * not one per group). */
 #include <string.h>
 #include "warp_lanes.h"
+#include "warp_classes.h"
 
 static bool coef_known(const aff *p, unsigned i) { return !(p->bot >> i & 1); }
+
+/* Whether p's coefficient i is a known one whose terms cannot overflow
+ * (wc_shape's climit; a larger one is taken as unknown). */
+static bool coef_fits(const aff *p, unsigned i, const wc_shape *s)
+{
+    return coef_known(p, i) && p->c[i] >= -s->climit && p->c[i] <= s->climit;
+}
 
 /* Refines the grouping of w's lanes by the values key[]: lanes stay in one
  * group only if their keys agree. */
@@ -19,154 +35,80 @@ static void split_groups(wl_warp *w, const int64_t *key)
     w->ngroups = ng;
 }
 
-/* c·m, or false when it does not fit. */
-static bool mul_ok(int64_t c, int64_t m, int64_t *out) { return !__builtin_mul_overflow(c, m, out); }
-
-/* Unknown shape: one warp stands for all. tid.x = X0 + lane with X0 ≡ 0
- * (mod 32); tid.y = Y0, tid.z = Z0 unknown and the same in every lane. */
-static void eval_default(const aff *p, residue c0, wl_result *out)
+/* The lane offsets of p in warp wi (or every warp of its class, when p
+ * uses none of the monomials the class does not know, c->bot). */
+static void eval_lanes(const aff *p, const wc_shape *s, uint32_t wi, wl_warp *w, wl_result *out)
 {
-    wl_warp *w = &out->warp[0];
-    w->nlanes = WL_LANES;
+    const wc_class *c = &s->c[s->cls[wi]];
+    wform acc, coef, term, buf;
+    wf_const(&acc, 0);
+    w->nlanes = c->nlanes;
     w->ngroups = 1;
-    w->base = c0;
+    memset(w->group, 0, sizeof w->group);
     for (unsigned i = 1; i < p->n; i++) {
-        bool known = coef_known(p, i);
-        int64_t c = p->c[i];
-        if (known && c == 0) continue;
-        unsigned a = aff_fac[i][0], b = aff_fac[i][1];
-        bool lane_a = a == DIV_C_X || a == DIV_C_LANE, lane_b = b == DIV_C_X || b == DIV_C_LANE;
-        residue cr = known ? res_exact(c) : res_unknown();
-        if (!b) { /* linear */
-            if (lane_a) {
-                if (known) {
-                    for (uint32_t l = 0; l < WL_LANES; l++) {
-                        int64_t t;
-                        if (!mul_ok(c, (int64_t)l, &t) || __builtin_add_overflow(w->off[l], t, &w->off[l])) {
-                            out->sym_monos |= (uint16_t)(1u << i);
-                            break;
-                        }
-                    }
-                } else out->sym_monos |= (uint16_t)(1u << i);
-                /* c·X0: a multiple of 32·c, whatever c is */
-                if (a == DIV_C_X) w->base = res_add(w->base, res_mul(cr, res_make(0, 5)));
-            } else {
-                w->base = res_add(w->base, res_mul(cr, res_unknown()));
+        if (coef_known(p, i) && !p->c[i]) continue;
+        const wform *m = wc_mono(s, wi, i, &buf);
+        uint16_t bit = (uint16_t)(1u << i);
+        if (m->kind == WF_BOT) { /* the unknown shape: a varying factor times an unknown */
+            if (wc_position(c, i)) out->pos_monos |= bit;
+            else {
+                out->sym_monos |= bit;
+                for (uint32_t l = 0; l < w->nlanes; l++) w->group[l] = (uint8_t)l;
+                w->ngroups = w->nlanes;
             }
-            continue;
-        }
-        if (a == DIV_C_LANE && b == DIV_C_LANE) { /* laneid² */
-            if (!known) out->sym_monos |= (uint16_t)(1u << i);
-            else
-                for (uint32_t l = 0; l < WL_LANES; l++) {
-                    int64_t t;
-                    if (!mul_ok(c, (int64_t)(l * l), &t) || __builtin_add_overflow(w->off[l], t, &w->off[l])) {
-                        out->sym_monos |= (uint16_t)(1u << i);
-                        break;
-                    }
-                }
-            continue;
-        }
-        if (lane_a && lane_b) { /* tid.x², tid.x·laneid: 2·X0·lane, X0·lane */
-            out->pos_monos |= (uint16_t)(1u << i);
-            continue;
-        }
-        if (lane_a || lane_b) { /* tid.x·tid.y, laneid·tid.z...: lane times an unknown */
-            out->sym_monos |= (uint16_t)(1u << i);
-            if (a == DIV_C_X) w->base = res_add(w->base, res_make(0, 5) /* X0·Y0·c */);
-            continue;
-        }
-        w->base = res_add(w->base, res_mul(cr, res_unknown()));
-    }
-    if (out->pos_monos) out->status = WL_POSITION;
-    else if (out->sym_monos) {
-        out->status = WL_SYMBOLIC;
-        /* every varying unknown term separates all lanes: tid.x and laneid
-         * differ in each of them */
-        for (uint32_t l = 0; l < WL_LANES; l++) w->group[l] = (uint8_t)l;
-        w->ngroups = WL_LANES;
-    }
-}
-
-static int64_t dim_value(unsigned d, const uint32_t t[3], uint32_t lane)
-{
-    return d == 0 ? 1 : d == DIV_C_LANE ? (int64_t)lane : (int64_t)t[d - 1];
-}
-
-/* The warps eval_known evaluates. */
-static uint32_t known_warps(const warp_shape *sh)
-{
-    uint64_t X = sh->block[0], Y = sh->block[1] ? sh->block[1] : 1, Z = sh->block[2] ? sh->block[2] : 1;
-    uint64_t total = X * Y * Z;
-    uint64_t nw = (total + WL_LANES - 1) / WL_LANES;
-    if (nw > WL_MAXWARPS) nw = WL_MAXWARPS;
-    if (nw == 0) nw = 1;
-    return (uint32_t)nw;
-}
-
-static void eval_known(const aff *p, const warp_shape *sh, residue c0, wl_result *out)
-{
-    uint64_t X = sh->block[0], Y = sh->block[1] ? sh->block[1] : 1, Z = sh->block[2] ? sh->block[2] : 1;
-    uint64_t total = X * Y * Z;
-    uint32_t nw = known_warps(sh);
-    out->nwarps = nw;
-    for (uint32_t wi = 0; wi < nw; wi++) {
-        wl_warp *w = &out->warp[wi];
-        uint64_t first = (uint64_t)wi * WL_LANES;
-        w->nlanes = (uint32_t)(total - first < WL_LANES ? total - first : WL_LANES);
-        w->ngroups = 1;
-        w->base = c0;
-        uint32_t tid[WL_LANES][3];
-        for (uint32_t l = 0; l < w->nlanes; l++) {
-            uint64_t t = first + l;
-            tid[l][0] = (uint32_t)(t % X);
-            tid[l][1] = (uint32_t)(t / X % Y);
-            tid[l][2] = (uint32_t)(t / (X * Y));
-        }
-        for (unsigned i = 1; i < p->n; i++) {
-            bool known = coef_known(p, i);
-            int64_t c = p->c[i];
-            if (known && c == 0) continue;
-            int64_t m[WL_LANES] = {0};
-            bool varies = false;
-            for (uint32_t l = 0; l < w->nlanes; l++) {
-                m[l] = dim_value(aff_fac[i][0], tid[l], l) * dim_value(aff_fac[i][1], tid[l], l);
-                if (m[l] != m[0]) varies = true;
-            }
-            if (known) {
-                int64_t b0;
-                bool ok = mul_ok(c, m[0], &b0);
-                for (uint32_t l = 1; ok && l < w->nlanes; l++) {
-                    int64_t t;
-                    ok = mul_ok(c, m[l] - m[0], &t) && !__builtin_add_overflow(w->off[l], t, &w->off[l]);
-                }
-                if (ok) {
-                    w->base = res_add(w->base, res_exact(b0));
-                    continue;
-                }
-            }
-            /* unknown (or too large) coefficient */
-            w->base = res_add(w->base, m[0] ? res_unknown() : res_exact(0));
-            if (varies) {
-                out->sym_monos |= (uint16_t)(1u << i);
-                split_groups(w, m);
-            }
+        } else if (coef_fits(p, i, s)) {
+            wf_const(&coef, p->c[i]);
+            wf_mul(&term, &coef, m, 64);
+            wf_add(&acc, &acc, &term, 64);
+        } else if (m->kind == WF_LANE) {
+            out->sym_monos |= bit;
+            split_groups(w, m->g);
         }
     }
-    out->status = out->sym_monos ? WL_SYMBOLIC : WL_EXACT;
+    for (uint32_t l = 0; l < WL_LANES; l++) w->off[l] = acc.kind == WF_LANE ? acc.g[l] : 0;
+}
+
+/* Lane 0 of warp wi: c0 plus p over the monomials' U. */
+static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0)
+{
+    wform acc, coef, m, term;
+    wf_const(&acc, 0);
+    for (unsigned i = 1; i < p->n; i++) {
+        if (coef_known(p, i) && !p->c[i]) continue;
+        if (coef_fits(p, i, s)) wf_const(&coef, p->c[i]);
+        else wf_uni(&coef, 0, 0);
+        wf_uni(&m, s->r0[wi][i], s->k0[wi][i]);
+        wf_mul(&term, &coef, &m, 64);
+        wf_add(&acc, &acc, &term, 64);
+    }
+    return res_add(c0, res_make((int64_t)acc.r, acc.k));
 }
 
 void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out)
 {
-    out->status = WL_EXACT;
+    const wc_shape *s = wc_classes(sh->block);
+    uint16_t uses = 0;
+    for (unsigned i = 1; i < p->n; i++)
+        if (!coef_known(p, i) || p->c[i]) uses |= (uint16_t)(1u << i);
     out->sym_monos = out->pos_monos = 0;
-    out->nwarps = 1;
-    /* only the warps evaluated (readers stop at nwarps): clearing all 32
-     * was nine tenths of the cost of an evaluation, itself a fifth of
-     * check's analyses */
-    memset(out->warp, 0, sizeof out->warp[0] * (wl_shape_known(sh) ? known_warps(sh) : 1));
-    if (wl_shape_known(sh)) eval_known(p, sh, c0, out);
-    else eval_default(p, c0, out);
+    out->nwarps = s->nwarps;
+    for (uint32_t ci = 0; ci < s->nclasses; ci++) {
+        const wc_class *c = &s->c[ci];
+        bool per_warp = uses & c->bot; /* the class split: U's bits lacking */
+        for (uint32_t j = 0; j < c->nwarps; j++) {
+            wl_warp *w = &out->warp[c->warp[j]];
+            if (per_warp || !j) eval_lanes(p, s, c->warp[j], w, out);
+            else {
+                const wl_warp *w0 = &out->warp[c->warp[0]];
+                w->nlanes = w0->nlanes;
+                w->ngroups = w0->ngroups;
+                memcpy(w->off, w0->off, sizeof w->off);
+                memcpy(w->group, w0->group, sizeof w->group);
+            }
+            w->base = lane0(p, s, c->warp[j], c0);
+        }
+    }
+    out->status = out->pos_monos ? WL_POSITION : out->sym_monos ? WL_SYMBOLIC : WL_EXACT;
 }
 
 bool wl_injective(const wl_result *r)

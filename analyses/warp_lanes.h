@@ -10,12 +10,13 @@
  * Given a polynomial of the affine analysis (coefficients on tid.x, tid.y,
  * tid.z, laneid and their products, each known or ⊥), this gives for each
  * warp the offset of every lane from lane 0, exactly, and what is known of
- * lane 0's value modulo a power of two.  An unknown coefficient on a
- * monomial that varies within the warp makes the offsets "symbolic": the
- * lanes then fall into groups within which the offsets are still exact
- * (the lanes of one row of a 16-wide block, say).  A product with tid.x or
- * laneid whose other factor varies with the warp's unknown position makes
- * them position-dependent. */
+ * lane 0's value modulo a power of two.  Both are read from the warp
+ * classes of the shape (warp_classes.h) with the warp form's rules.  An
+ * unknown coefficient on a monomial that varies within the warp makes the
+ * offsets "symbolic": the lanes then fall into groups within which the
+ * offsets are still exact (the lanes of one row of a 16-wide block, say).
+ * A product of two coordinates that vary in the warp, with no shape
+ * (tid.x², tid.x·laneid), makes them position-dependent. */
 #ifndef PTXRAY_WARP_LANES_H
 #define PTXRAY_WARP_LANES_H
 #include <stdbool.h>
@@ -23,7 +24,7 @@
 #include "residue.h"
 
 #define WL_LANES 32
-#define WL_MAXWARPS 32 /* 1024 threads, the largest block */
+#define WL_MAXWARPS 32 /* 1024 threads, the largest block (WC_MAXWARPS) */
 
 typedef struct warp_shape {
     uint32_t block[3]; /* all 0: not known (x extent assumed a multiple of 32) */
