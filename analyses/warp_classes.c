@@ -127,6 +127,14 @@ static void build(wc_shape *s, const uint32_t block[3])
             if (known && c->mono[i].kind == WF_BOT) c->bot |= (uint16_t)(1u << i);
         }
     }
+    for (uint32_t w = 0; w < s->nwarps; w++) {
+        const wc_class *c = &s->c[s->cls[w]];
+        if (!c->bot) continue;
+        wform t[DIV_C_LANE + 1];
+        for (unsigned d = 0; d <= DIV_C_LANE; d++) warp_coord(s, w, d, &t[d]);
+        for (unsigned i = WC_MONO2; i < WC_MONO2 + WC_NMONO2; i++)
+            if (c->bot >> i & 1) monomial(&s->wmono[w][i - WC_MONO2], t, i);
+    }
     /* lane 0 of each warp: U alone (g(0) = 0) */
     for (uint32_t w = 0; w < s->nwarps; w++) {
         wform t[DIV_C_LANE + 1], m;
@@ -152,14 +160,10 @@ const wc_shape *wc_classes(const uint32_t block[3])
     return &cache;
 }
 
-const wform *wc_mono(const wc_shape *s, uint32_t w, unsigned i, wform *buf)
+const wform *wc_mono(const wc_shape *s, uint32_t w, unsigned i)
 {
     const wc_class *c = &s->c[s->cls[w]];
-    if (!(c->bot >> i & 1)) return &c->mono[i];
-    wform t[DIV_C_LANE + 1];
-    for (unsigned d = 0; d <= DIV_C_LANE; d++) warp_coord(s, w, d, &t[d]);
-    monomial(buf, t, i);
-    return buf;
+    return c->bot >> i & 1 ? &s->wmono[w][i - WC_MONO2] : &c->mono[i];
 }
 
 bool wc_position(const wc_class *c, unsigned i)

@@ -27,6 +27,8 @@
 #include "warp_form.h"
 
 #define WC_MAXWARPS 32 /* 1024 threads, the largest block */
+#define WC_MONO2 5  /* the first monomial of degree 2 (aff_fac) */
+#define WC_NMONO2 9 /* those that may lack U's bits: all but laneid² */
 
 typedef struct wc_class {
     uint32_t nlanes;          /* threads of the block in each of its warps */
@@ -51,6 +53,10 @@ typedef struct wc_shape {
      * |c| ≤ climit: a sum of 15 such terms does not overflow. */
     int64_t climit;
     wc_class c[WC_MAXWARPS];
+    /* Monomial i of degree 2 (WC_MONO2 + j, j < WC_NMONO2, the products
+     * of two coordinates other than laneid²) in warp w, U known: where the
+     * class' is ⊥. */
+    wform wmono[WC_MAXWARPS][WC_NMONO2];
 } wc_shape;
 
 /* The classes of block shape block (all 0: unknown), built once and kept
@@ -58,9 +64,9 @@ typedef struct wc_shape {
  * threads has its first 32 warps. */
 const wc_shape *wc_classes(const uint32_t block[3]);
 
-/* Monomial i's form in warp w of class c: the class' form, or the warp's
- * own where the class' is ⊥ (bit i of c->bot).  *buf holds a built one. */
-const wform *wc_mono(const wc_shape *s, uint32_t w, unsigned i, wform *buf);
+/* Monomial i's form in warp w: its class' form, or the warp's own where
+ * the class' is ⊥ (bit i of the class' bot). */
+const wform *wc_mono(const wc_shape *s, uint32_t w, unsigned i);
 
 /* Whether monomial i, ⊥ for class c (only the unknown shape's, whose U
  * is never known), has two factors that vary within the warp: its lane

@@ -11,6 +11,8 @@
 #include "warp_lanes.h"
 #include "warp_classes.h"
 
+_Static_assert(WL_LANES == WF_LANES && WL_MAXWARPS == WC_MAXWARPS, "a warp_lanes warp is a warp_classes warp");
+
 static bool coef_known(const aff *p, unsigned i) { return !(p->bot >> i & 1); }
 
 /* Whether p's coefficient i is a known one whose terms cannot overflow
@@ -20,16 +22,25 @@ static bool coef_fits(const aff *p, unsigned i, const wc_shape *s)
     return coef_known(p, i) && p->c[i] >= -s->climit && p->c[i] <= s->climit;
 }
 
+/* Every lane of w a group of its own. */
+static void singletons(wl_warp *w)
+{
+    for (uint32_t l = 0; l < w->nlanes; l++) w->group[l] = (uint8_t)l;
+    w->ngroups = w->nlanes;
+}
+
 /* Refines the grouping of w's lanes by the values key[]: lanes stay in one
  * group only if their keys agree. */
 static void split_groups(wl_warp *w, const int64_t *key)
 {
-    uint8_t ng = 0, newg[WL_LANES];
+    if (w->ngroups == w->nlanes) return; /* every lane on its own already */
+    uint8_t ng = 0, newg[WL_LANES], first[WL_LANES];
     for (uint32_t l = 0; l < w->nlanes; l++) {
         uint32_t k = 0;
-        for (; k < l; k++)
-            if (w->group[k] == w->group[l] && key[k] == key[l]) break;
-        newg[l] = k < l ? newg[k] : ng++;
+        for (; k < ng; k++)
+            if (w->group[first[k]] == w->group[l] && key[first[k]] == key[l]) break;
+        if (k == ng) first[ng++] = (uint8_t)l;
+        newg[l] = (uint8_t)k;
     }
     memcpy(w->group, newg, w->nlanes);
     w->ngroups = ng;
@@ -40,32 +51,35 @@ static void split_groups(wl_warp *w, const int64_t *key)
 static void eval_lanes(const aff *p, const wc_shape *s, uint32_t wi, wl_warp *w, wl_result *out)
 {
     const wc_class *c = &s->c[s->cls[wi]];
-    wform acc, coef, term, buf;
+    wform acc, coef, term;
     wf_const(&acc, 0);
     w->nlanes = c->nlanes;
     w->ngroups = 1;
     memset(w->group, 0, sizeof w->group);
     for (unsigned i = 1; i < p->n; i++) {
         if (coef_known(p, i) && !p->c[i]) continue;
-        const wform *m = wc_mono(s, wi, i, &buf);
+        const wform *m = wc_mono(s, wi, i);
         uint16_t bit = (uint16_t)(1u << i);
+        if (m->kind == WF_UNI) continue; /* the same in every lane: lane 0's alone (lane0) */
         if (m->kind == WF_BOT) { /* the unknown shape: a varying factor times an unknown */
             if (wc_position(c, i)) out->pos_monos |= bit;
             else {
                 out->sym_monos |= bit;
-                for (uint32_t l = 0; l < w->nlanes; l++) w->group[l] = (uint8_t)l;
-                w->ngroups = w->nlanes;
+                singletons(w);
             }
         } else if (coef_fits(p, i, s)) {
             wf_const(&coef, p->c[i]);
             wf_mul(&term, &coef, m, 64);
             wf_add(&acc, &acc, &term, 64);
-        } else if (m->kind == WF_LANE) {
+        } else { /* the same within the lanes where m is */
+            int64_t step;
             out->sym_monos |= bit;
-            split_groups(w, m->g);
+            if (wf_is_linear(m, &step) && step) singletons(w); /* lane·step: no two alike */
+            else split_groups(w, m->g);
         }
     }
-    for (uint32_t l = 0; l < WL_LANES; l++) w->off[l] = acc.kind == WF_LANE ? acc.g[l] : 0;
+    if (acc.kind == WF_LANE) memcpy(w->off, acc.g, sizeof w->off);
+    else memset(w->off, 0, sizeof w->off);
 }
 
 /* Lane 0 of warp wi: c0 plus p over the monomials' U. */
@@ -74,7 +88,7 @@ static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0)
     wform acc, coef, m, term;
     wf_const(&acc, 0);
     for (unsigned i = 1; i < p->n; i++) {
-        if (coef_known(p, i) && !p->c[i]) continue;
+        if ((coef_known(p, i) && !p->c[i]) || (s->k0[wi][i] == 64 && !s->r0[wi][i])) continue; /* c·0 */
         if (coef_fits(p, i, s)) wf_const(&coef, p->c[i]);
         else wf_uni(&coef, 0, 0);
         wf_uni(&m, s->r0[wi][i], s->k0[wi][i]);
