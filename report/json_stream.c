@@ -132,14 +132,21 @@ static void put_string(jstream *s, const char *p)
     out(s, "\"", 1);
 }
 
-/* The separator and key before a new member of the innermost container. */
+/* The separator and key before a new member of the innermost container,
+ * written straight into buf (the commonest call of a large document). */
 static void member(jstream *s, const char *key)
 {
-    if (!s->depth) return; /* the document itself */
-    out(s, s->nonempty[s->depth] ? ",\n" : "\n", s->nonempty[s->depth] ? 2 : 1);
-    s->nonempty[s->depth] = true;
-    indent(s, s->depth);
-    if (s->is_obj[s->depth]) {
+    unsigned d = s->depth;
+    if (!d) return; /* the document itself */
+    if (2 + 2 * (size_t)d + 16 > sizeof s->buf - s->nbuf) js_flush(s); /* 2 * JS_MAXDEPTH + 18 < sizeof buf */
+    char *b = s->buf + s->nbuf;
+    size_t n = 0;
+    if (s->nonempty[d]) b[n++] = ',';
+    b[n++] = '\n';
+    s->nonempty[d] = true;
+    for (size_t i = 0; i < 2 * (size_t)d; i += 16) memcpy(b + n + i, "                ", 16);
+    s->nbuf += n + 2 * (size_t)d;
+    if (s->is_obj[d]) {
         put_string(s, key ? key : "");
         out(s, ": ", 2);
     }
