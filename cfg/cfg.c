@@ -46,6 +46,9 @@ void u32vec_free(u32vec *s)
 }
 
 /* ---- label table: name -> statement index ------------------------------ */
+/* Only for the references the resolver did not record (ptx_stmt_ref,
+ * ptx_target_ref: bodies built or edited by a pass), so built on the first
+ * such lookup: for a parsed body it is never needed. */
 typedef struct labtab {
     uint32_t *slot; /* statement index + 1, 0 = empty */
     uint32_t mask;
@@ -84,8 +87,9 @@ static void labtab_init(labtab *t, const ptx_func *fn)
     }
 }
 
-static uint32_t labtab_find(const labtab *t, ptx_str name)
+static uint32_t labtab_find(labtab *t, const ptx_func *fn, ptx_str name)
 {
+    if (!t->slot) labtab_init(t, fn);
     for (uint32_t h = str_hash(name) & t->mask; t->slot[h]; h = (h + 1) & t->mask)
         if (ptx_str_eqs(stmt_name(t->fn->stmts[t->slot[h] - 1]), name)) return t->slot[h] - 1;
     return CFG_NONE;
@@ -94,7 +98,7 @@ static uint32_t labtab_find(const labtab *t, ptx_str name)
 /* ---- construction ---------------------------------------------------------- */
 typedef struct builder {
     cfg *g;
-    labtab labels;
+    labtab labels;      /* built by labtab_find when first needed */
     ptx_diags *d;
     int errors;
     u32vec efrom, eto; /* edges, in creation order */
@@ -124,22 +128,25 @@ static void mark_targets(builder *b, uint8_t *is_target)
         const ptx_stmt *s = fn->stmts[i];
         if (s->kind == PTX_S_TARGETS && s->flag == 'b') {
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
-                uint32_t t = labtab_find(&b->labels, s->u.dir->items[k]);
+                uint32_t t = ptx_target_ref(fn, s->u.dir, k);
+                if (t == UINT32_MAX) t = labtab_find(&b->labels, fn, s->u.dir->items[k]);
                 if (t != CFG_NONE && fn->stmts[t]->kind == PTX_S_LABEL) is_target[t] = 1;
             }
         } else if (s->kind == PTX_S_INST && s->u.inst.op == PTX_OPC_BRA && s->u.inst.nopd >= 1 &&
                    s->u.inst.opd[s->u.inst.nopd - 1].kind == PTX_O_SYM) {
             const ptx_operand *o = &s->u.inst.opd[s->u.inst.nopd - 1];
             uint32_t t = ptx_label_ref(fn, o);
-            if (t == UINT32_MAX) t = labtab_find(&b->labels, ptx_opd_text(o));
+            if (t == UINT32_MAX) t = labtab_find(&b->labels, fn, ptx_opd_text(o));
             if (t != CFG_NONE) is_target[t] = 1;
         }
     }
 }
 
-static uint32_t block_of_label(builder *b, ptx_str name, ptx_loc loc)
+/* The block of the label at statement t (a recorded reference), or else
+ * of the label named name. */
+static uint32_t block_of_label(builder *b, uint32_t t, ptx_str name, ptx_loc loc)
 {
-    uint32_t t = labtab_find(&b->labels, name);
+    if (t == UINT32_MAX) t = labtab_find(&b->labels, b->g->fn, name);
     if (t == CFG_NONE || b->g->fn->stmts[t]->kind != PTX_S_LABEL) {
         error_at(b, loc, "branch target is not a label of this function:", name);
         return CFG_NONE;
@@ -164,21 +171,21 @@ static void block_edges(builder *b, uint32_t k, uint32_t next)
         if (!t || t->kind != PTX_O_SYM) {
             error_at(b, s->loc, "bra needs a label operand:", (ptx_str){in->opcode, in->opcode_len});
         } else {
-            /* a label of a { } block: the resolver recorded which (ir.h) */
-            uint32_t tb = ptx_label_ref(fn, t) != UINT32_MAX ? g->stmt_block[ptx_label_ref(fn, t)]
-                              : block_of_label(b, ptx_opd_text(t), s->loc);
+            /* the resolver recorded which label (ir.h) */
+            uint32_t tb = block_of_label(b, ptx_label_ref(fn, t), ptx_opd_text(t), s->loc);
             if (tb != CFG_NONE) edge(b, k, tb);
         }
     } else if (in->op == PTX_OPC_BRX) {
         const ptx_operand *t = in->nopd >= 2 ? &in->opd[1] : NULL;
-        uint32_t ts = t && t->kind == PTX_O_SYM ? labtab_find(&b->labels, ptx_opd_text(t)) : CFG_NONE;
+        uint32_t ts = !t || t->kind != PTX_O_SYM ? CFG_NONE : ptx_stmt_ref(fn, t, PTX_S_TARGETS);
+        if (t && t->kind == PTX_O_SYM && ts == UINT32_MAX) ts = labtab_find(&b->labels, fn, ptx_opd_text(t));
         if (ts == CFG_NONE || fn->stmts[ts]->kind != PTX_S_TARGETS || fn->stmts[ts]->flag != 'b') {
             error_at(b, s->loc, "brx.idx needs a .branchtargets table:",
                      t && t->kind == PTX_O_SYM ? ptx_opd_text(t) : (ptx_str){in->opcode, in->opcode_len});
         } else {
             const ptx_dirinfo *di = fn->stmts[ts]->u.dir;
             for (uint32_t i = 0; i < di->n; i++) {
-                uint32_t tb = block_of_label(b, di->items[i], fn->stmts[ts]->loc);
+                uint32_t tb = block_of_label(b, ptx_target_ref(fn, di, i), di->items[i], fn->stmts[ts]->loc);
                 if (tb != CFG_NONE) edge(b, k, tb);
             }
         }
@@ -249,7 +256,6 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     g->fn = fn;
     g->a = a;
     builder b = {.g = g, .d = d};
-    labtab_init(&b.labels, fn);
     uint8_t *is_target = calloc(fn->nstmts + 1, 1);
     if (!is_target) abort();
     mark_targets(&b, is_target);

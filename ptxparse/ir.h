@@ -105,8 +105,9 @@ typedef enum ptx_opd_kind {
     PTX_O_IMM,  /* literal: v = value (int, or raw IEEE bits of a float), p.text/n = spelling
                  * including a leading '-'; flags = PTX_IMM_* */
     PTX_O_SYM,  /* symbol (label, variable, function, param): p.text/n = name; a label
-                 * of a body with { } blocks (where sibling blocks may reuse a name):
-                 * v = index of its statement in fn->stmts + 1, else 0 */
+                 * (or a .branchtargets table) of the function's body: v = index of
+                 * its statement in fn->stmts + 1 (the resolver's answer, which also
+                 * tells apart the sibling { } blocks that reuse a name), else 0 */
     PTX_O_EXPR, /* any other constant expression: p.expr */
     PTX_O_ADDR, /* [elems[0] + v] (v = offset; flags PTX_ADDR_OFF when written, even +0),
                  * or [a, b, {c,d}] (texture/surface form, n > 1) */
@@ -301,6 +302,9 @@ typedef struct ptx_dirinfo {
     ptx_str *items; /* PRAGMA: strings (quotes included); TARGETS: targets; ALIAS: the
                      * two names; TARGET: target names; FILE: extra numbers */
     ptx_func *proto;/* PROTO: the prototype as a body-less function */
+    uint32_t *refs; /* TARGETS of a function body ('b'): the statement index of each
+                     * item's label (UINT32_MAX: not a label), recorded by the resolver;
+                     * NULL when not recorded (use ptx_target_ref) */
 } ptx_dirinfo;
 
 typedef struct ptx_stmt {
@@ -365,14 +369,29 @@ typedef struct ptx_module {
 
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name);
 
-/* The statement index of the block-scoped label a PTX_O_SYM operand names
- * (recorded by the resolver, see PTX_O_SYM), or UINT32_MAX when none was
- * recorded or the body has changed since: then look the label up by name. */
-static inline uint32_t ptx_label_ref(const ptx_func *f, const ptx_operand *o) {
+/* The statement index of the statement of kind `kind` (PTX_S_LABEL, or
+ * PTX_S_TARGETS for brx.idx's table) that a PTX_O_SYM operand of f's body
+ * names (recorded by the resolver, see PTX_O_SYM), or UINT32_MAX when none
+ * was recorded or the body has changed since: then look it up by name. */
+static inline uint32_t ptx_stmt_ref(const ptx_func *f, const ptx_operand *o, unsigned kind) {
     if (o->kind != PTX_O_SYM || o->v <= 0 || (uint64_t)o->v > f->nstmts) return UINT32_MAX;
     const ptx_stmt *s = f->stmts[o->v - 1];
-    if (s->kind != PTX_S_LABEL || s->u.name.n != o->n || !ptx_str_eqs(s->u.name, ptx_opd_text(o))) return UINT32_MAX;
+    if (s->kind != kind) return UINT32_MAX;
+    ptx_str name = kind == PTX_S_LABEL ? s->u.name : s->u.dir->name;
+    if (name.n != o->n || !ptx_str_eqs(name, ptx_opd_text(o))) return UINT32_MAX;
     return (uint32_t)(o->v - 1);
+}
+static inline uint32_t ptx_label_ref(const ptx_func *f, const ptx_operand *o) {
+    return ptx_stmt_ref(f, o, PTX_S_LABEL);
+}
+/* The statement index of the label that item i of a .branchtargets
+ * statement of f names, as the resolver recorded it, or UINT32_MAX (look it
+ * up by name). */
+static inline uint32_t ptx_target_ref(const ptx_func *f, const ptx_dirinfo *d, uint32_t i) {
+    if (!d->refs || d->refs[i] >= f->nstmts) return UINT32_MAX;
+    const ptx_stmt *s = f->stmts[d->refs[i]];
+    if (s->kind != PTX_S_LABEL || !ptx_str_eqs(s->u.name, d->items[i])) return UINT32_MAX;
+    return d->refs[i];
 }
 
 #endif

@@ -6,10 +6,16 @@
 #include <string.h>
 #include "build.h"
 
+/* Names of one namespace: a table of slots (entry + 1, 0 = empty) over the
+ * entries in insertion order (name, kind, and for a label or table its
+ * statement index), 4 bytes a slot and 24 an entry: a 100k-block body has
+ * 70k labels. */
 typedef struct {
+    uint32_t *slot;
     ptx_str *keys;
+    uint32_t *val;
     uint8_t *kind;
-    uint32_t cap, n;
+    uint32_t cap, n, ecap;
 } symset;
 
 enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM };
@@ -21,42 +27,67 @@ static uint32_t h32(ptx_str s) {
 }
 
 static void set_free(symset *s) {
+    free(s->slot);
     free(s->keys);
+    free(s->val);
     free(s->kind);
     memset(s, 0, sizeof *s);
 }
 
-static int set_find(const symset *s, ptx_str k) {
-    if (!s->cap) return 0;
+/* The entry named k, or UINT32_MAX. */
+static uint32_t set_entry(const symset *s, ptx_str k) {
+    if (!s->cap) return UINT32_MAX;
     for (uint32_t i = h32(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->keys[i].p) return 0;
-        if (ptx_str_eqs(s->keys[i], k)) return s->kind[i];
+        if (!s->slot[i]) return UINT32_MAX;
+        if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->slot[i] - 1;
     }
 }
 
-/* Returns the kind already present, or 0 after inserting. */
-static int set_add(symset *s, ptx_str k, int kind) {
-    if ((s->n + 1) * 2 > s->cap) {
-        symset t = {0};
-        t.cap = s->cap ? s->cap * 2 : 64;
-        t.keys = calloc(t.cap, sizeof *t.keys);
-        t.kind = calloc(t.cap, 1);
-        if (!t.keys || !t.kind) abort();
-        for (uint32_t i = 0; i < s->cap; i++)
-            if (s->keys[i].p) set_add(&t, s->keys[i], s->kind[i]);
-        set_free(s);
-        *s = t;
-    }
-    for (uint32_t i = h32(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->keys[i].p) {
-            s->keys[i] = k;
-            s->kind[i] = (uint8_t)kind;
-            s->n++;
-            return 0;
+static int set_find(const symset *s, ptx_str k) {
+    uint32_t e = set_entry(s, k);
+    return e == UINT32_MAX ? 0 : s->kind[e];
+}
+
+/* Room for n names in all without growing (a body's named statements are
+ * counted before they are added). */
+static void set_reserve(symset *s, uint32_t n) {
+    uint32_t cap = s->cap ? s->cap : 64;
+    while ((uint64_t)n * 2 > cap) cap *= 2;
+    if (cap != s->cap) {
+        free(s->slot);
+        s->slot = calloc(cap, sizeof *s->slot);
+        if (!s->slot) abort();
+        s->cap = cap;
+        for (uint32_t e = 0; e < s->n; e++) {
+            uint32_t i = h32(s->keys[e]) & (cap - 1);
+            while (s->slot[i]) i = (i + 1) & (cap - 1);
+            s->slot[i] = e + 1;
         }
-        if (ptx_str_eqs(s->keys[i], k)) return s->kind[i];
+    }
+    if (n > s->ecap) {
+        s->ecap = n;
+        s->keys = realloc(s->keys, n * sizeof *s->keys);
+        s->val = realloc(s->val, n * sizeof *s->val);
+        s->kind = realloc(s->kind, n);
+        if (!s->keys || !s->val || !s->kind) abort();
     }
 }
+
+/* Returns the kind already present, or 0 after inserting (with val: a
+ * statement index, or UINT32_MAX). */
+static int set_add_val(symset *s, ptx_str k, int kind, uint32_t val) {
+    if (s->n == s->ecap) set_reserve(s, s->ecap ? s->ecap * 2 : 16);
+    uint32_t i = h32(k) & (s->cap - 1);
+    for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
+        if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
+    s->keys[s->n] = k;
+    s->val[s->n] = val;
+    s->kind[s->n] = (uint8_t)kind;
+    s->slot[i] = ++s->n;
+    return 0;
+}
+
+static int set_add(symset *s, ptx_str k, int kind) { return set_add_val(s, k, kind, UINT32_MAX); }
 
 /* Position of a span inside the source, for a message that points at the
  * symbol itself rather than at the start of its instruction. */
@@ -78,15 +109,22 @@ typedef struct {
     ptx_loc at;
 } rctx;
 
-static void check_sym(rctx *c, ptx_str name) {
-    if (set_find(c->local, name) || set_find(c->global, name) || ptx_str_eq(name, "WARP_SZ")) return;
+/* o: the operand that names it, NULL inside an expression. */
+static void check_sym(rctx *c, ptx_operand *o, ptx_str name) {
+    uint32_t e = set_entry(c->local, name);
+    if (e != UINT32_MAX) {
+        /* a label or table reached by name: downstream passes take the statement from v */
+        if (o && c->local->val[e] != UINT32_MAX) o->v = (int64_t)c->local->val[e] + 1;
+        return;
+    }
+    if (set_find(c->global, name) || ptx_str_eq(name, "WARP_SZ")) return;
     ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
 }
 
 static void check_expr(rctx *c, const ptx_expr *e) {
     if (!e) return;
     switch (e->kind) {
-    case PTX_E_SYM: check_sym(c, e->text); break;
+    case PTX_E_SYM: check_sym(c, NULL, e->text); break;
     case PTX_E_UNARY: case PTX_E_PAREN: check_expr(c, e->u.a); break;
     case PTX_E_BINARY: check_expr(c, e->u.a); check_expr(c, e->b); break;
     case PTX_E_COND: check_expr(c, e->u.a); check_expr(c, e->b); check_expr(c, e->c); break;
@@ -95,9 +133,9 @@ static void check_expr(rctx *c, const ptx_expr *e) {
     }
 }
 
-static void check_opd(rctx *c, const ptx_operand *o) {
+static void check_opd(rctx *c, ptx_operand *o) {
     switch (o->kind) {
-    case PTX_O_SYM: check_sym(c, ptx_opd_text(o)); break;
+    case PTX_O_SYM: check_sym(c, o, ptx_opd_text(o)); break;
     case PTX_O_EXPR: check_expr(c, o->p.expr); break;
     case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
         for (uint32_t i = 0; i < o->n; i++) check_opd(c, &o->p.elems[i]);
@@ -234,8 +272,8 @@ static bool predefined(ptx_str name) { return ptx_str_eq(name, "WARP_SZ"); }
 static void check_sym_scoped(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o, ptx_str name) {
     uint32_t d = scope_find(sc, name, scope);
     if (d != UINT32_MAX) {
-        /* a label reached by name: downstream passes take the statement from v */
-        if (o && sc->dkind[d] == K_LABEL) o->v = (int64_t)sc->dstmt[d] + 1;
+        /* a label or table reached by name: downstream passes take the statement from v */
+        if (o && sc->dstmt[d] != UINT32_MAX) o->v = (int64_t)sc->dstmt[d] + 1;
         return;
     }
     if (set_find(c->local, name) || set_find(c->global, name) || predefined(name)) return;
@@ -286,6 +324,18 @@ static void check_init_scoped(rctx *c, const scopes *sc, uint32_t scope, const p
         for (uint32_t i = 0; i < in->n; i++) check_init_scoped(c, sc, scope, in->items[i]);
 }
 
+/* The statement index of each label a .branchtargets table of a body
+ * names, filled in by the caller (UINT32_MAX: not a label), so that the CFG
+ * and the emulator need no lookup by name (ptx_target_ref).  NULL for
+ * .calltargets. */
+static uint32_t *target_refs(ptx_builder *b, ptx_stmt *s) {
+    ptx_dirinfo *d = s->u.dir;
+    if (s->flag != 'b' || !d->n) return NULL;
+    d->refs = arena_alloc(b->a, d->n * sizeof *d->refs);
+    memset(d->refs, 0xff, d->n * sizeof *d->refs);
+    return d->refs;
+}
+
 /* A body with { } blocks: names are resolved per scope. */
 static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
     symset params = {0};
@@ -310,7 +360,7 @@ static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *
         case PTX_S_TARGETS: name = s->u.dir->name; kind = K_TARGETS; break;
         default: continue;
         }
-        uint32_t idx = s->kind == PTX_S_LABEL ? stmt_index(f, s, &hint) : UINT32_MAX;
+        uint32_t idx = s->kind == PTX_S_LABEL || s->kind == PTX_S_TARGETS ? stmt_index(f, s, &hint) : UINT32_MAX;
         int same = scope_decl(&sc, name, cur, kind, idx);
         if (same == K_LABEL && (kind == K_LABEL || kind == K_TARGETS))
             ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)name.n, name.p);
@@ -322,9 +372,11 @@ static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *
         if (s->kind == PTX_S_INST) {
             for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd_scoped(&c, &sc, at[i], &s->u.inst.opd[k]);
         } else if (s->kind == PTX_S_TARGETS) {
+            uint32_t *refs = target_refs(b, s);
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
                 uint32_t d = scope_find(&sc, s->u.dir->items[k], at[i]);
                 int kind = d != UINT32_MAX ? sc.dkind[d] : set_find(global, s->u.dir->items[k]);
+                if (refs && kind == K_LABEL) refs[k] = sc.dstmt[d];
                 if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
                     ptx_b_error(b, loc_in(b, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
                                 s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
@@ -510,12 +562,17 @@ static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_
             return;
         }
     symset local = {0};
+    uint32_t ndecl = f->nrets + f->nparams, hint = 0;
+    for (uint32_t i = 0; i < nstmts; i++)
+        ndecl += stmts[i]->kind == PTX_S_LABEL || stmts[i]->kind == PTX_S_VAR || stmts[i]->kind == PTX_S_PROTO ||
+                 stmts[i]->kind == PTX_S_TARGETS;
+    set_reserve(&local, ndecl);
     add_params(&local, f);
     for (uint32_t i = 0; i < nstmts; i++) {
         ptx_stmt *s = stmts[i];
         switch (s->kind) {
         case PTX_S_LABEL:
-            if (set_add(&local, s->u.name, K_LABEL) == K_LABEL)
+            if (set_add_val(&local, s->u.name, K_LABEL, stmt_index(f, s, &hint)) == K_LABEL)
                 ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)s->u.name.n, s->u.name.p);
             break;
         case PTX_S_VAR:
@@ -523,7 +580,7 @@ static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_
             break;
         case PTX_S_PROTO: set_add(&local, s->u.dir->name, K_PROTO); break;
         case PTX_S_TARGETS:
-            if (set_add(&local, s->u.dir->name, K_TARGETS) == K_LABEL)
+            if (set_add_val(&local, s->u.dir->name, K_TARGETS, stmt_index(f, s, &hint)) == K_LABEL)
                 ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)s->u.dir->name.n, s->u.dir->name.p);
             break;
         default: break;
@@ -536,9 +593,11 @@ static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_
         if (s->kind == PTX_S_INST) {
             for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &s->u.inst.opd[k]);
         } else if (s->kind == PTX_S_TARGETS) {
+            uint32_t *refs = target_refs(b, s);
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
-                int kind = set_find(&local, s->u.dir->items[k]);
-                if (!kind) kind = set_find(global, s->u.dir->items[k]);
+                uint32_t e = set_entry(&local, s->u.dir->items[k]);
+                int kind = e != UINT32_MAX ? local.kind[e] : set_find(global, s->u.dir->items[k]);
+                if (refs && kind == K_LABEL) refs[k] = local.val[e];
                 if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
                     ptx_b_error(b, loc_in(b, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
                                 s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
