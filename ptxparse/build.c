@@ -111,8 +111,9 @@ void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof
 
 /* ---- small helpers ---- */
 static ptx_stmt *new_stmt(ptx_builder *b, int kind, ptx_loc loc) {
-    ptx_stmt *s = arena_alloc(b->a, sizeof *s);
-    memset(s, 0, offsetof(ptx_stmt, u) + sizeof(s->u.inst));
+    size_t n = ptx_stmt_bytes((unsigned)kind); /* ir.h: a statement has its kind's bytes */
+    ptx_stmt *s = arena_alloc(b->a, n);
+    memset(s, 0, n);
     s->kind = (uint8_t)kind;
     s->loc = loc;
     return s;
@@ -1972,9 +1973,9 @@ static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro, const char *word)
     if (*p != ';') return false;
     /* one block: the statement, its operands, then their elements */
     uint32_t nopd = ro->nopd, nel = ro->nel;
-    ptx_stmt *s = arena_alloc(b->a, sizeof *s + (nopd + nel) * sizeof(ptx_operand));
-    ptx_operand *o = (ptx_operand *)(s + 1), *e = o + nopd;
-    memset(s, 0, offsetof(ptx_stmt, u) + sizeof(s->u.inst));
+    ptx_stmt *s = arena_alloc(b->a, PTX_STMT_BYTES(inst) + (nopd + nel) * sizeof(ptx_operand));
+    ptx_operand *o = (ptx_operand *)((char *)s + PTX_STMT_BYTES(inst)), *e = o + nopd;
+    memset(s, 0, PTX_STMT_BYTES(inst));
     s->kind = PTX_S_INST;
     s->loc = at;
     ptx_inst *in = &s->u.inst;
@@ -2165,8 +2166,8 @@ uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
                     r = at;
                     break;
                 }
-                ptx_stmt *s = arena_alloc(b->a, sizeof *s);
-                memset(s, 0, offsetof(ptx_stmt, u) + sizeof(s->u.inst));
+                ptx_stmt *s = arena_alloc(b->a, PTX_STMT_BYTES(name));
+                memset(s, 0, PTX_STMT_BYTES(name));
                 s->kind = PTX_S_LABEL;
                 s->loc = run_loc(b, &at, p);
                 s->u.name = (ptx_str){p, (uint32_t)(q - p)};

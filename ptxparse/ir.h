@@ -322,6 +322,17 @@ typedef struct ptx_stmt {
     } u;
 } ptx_stmt;
 
+/* The parser allocates a statement with the bytes its kind uses, not
+ * sizeof(ptx_stmt) (which the .loc payload sets): an instruction takes 48
+ * bytes (its operands follow), a label 32, a .loc 56; a 100k-block body
+ * has 250k statements.  So a ptx_stmt is never copied whole or read past
+ * its kind's member; a pass that builds statements may allocate the whole
+ * struct. */
+#define PTX_STMT_BYTES(member) (offsetof(ptx_stmt, u) + sizeof(((ptx_stmt *)0)->u.member))
+static inline size_t ptx_stmt_bytes(unsigned kind) {
+    return kind == PTX_S_LOC ? sizeof(ptx_stmt) : kind == PTX_S_LABEL ? PTX_STMT_BYTES(name) : PTX_STMT_BYTES(inst);
+}
+
 /* A performance or other function-header directive (.maxntid 256,1,1). */
 typedef struct ptx_fdirective {
     ptx_str name;
