@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <threads.h>
+#include <unistd.h>
 
 struct arena_chunk {
     arena_chunk *next;
@@ -169,6 +170,17 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
     memcpy(p, s, n);
     p[n] = 0;
     return p;
+}
+
+void arena_release_tail(arena *a) {
+#ifdef MADV_DONTNEED
+    if (!a->head || !a->head->mapped) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)a->cur + page - 1) & ~(page - 1), to = (uintptr_t)a->end;
+    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED); /* advice: harmless if refused */
+#else
+    (void)a;
+#endif
 }
 
 void arena_reset(arena *a) {

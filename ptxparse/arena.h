@@ -32,6 +32,11 @@ char *arena_strndup(arena *a, const char *s, size_t n);
 /* Keeps the newest chunk and forgets everything allocated: for scratch pools
  * that live for one statement. */
 void arena_reset(arena *a);
+/* Hands the kernel back the pages of the newest chunk past what is
+ * allocated, for an arena done growing for now (a parsed module's): with
+ * transparent huge pages the 2 MiB page being filled was faulted in whole.
+ * Allocating on is fine: those pages come back zeroed as they are touched. */
+void arena_release_tail(arena *a);
 
 #define ARENA_NEW(a, T) ((T *)arena_zalloc((a), sizeof(T)))
 #define ARENA_NEWN(a, T, n) ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))

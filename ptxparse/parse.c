@@ -123,6 +123,7 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     if (d->nerrors == errors_before && b->vs) ptx_validate_module(b);
     builder_free(b);
     free(b);
+    arena_release_tail(&m->arena); /* the analyses allocate in arenas of their own */
     sort_diags(d, first_diag);
     if (d->nerrors != errors_before) {
         ptx_module_free(m);
