@@ -124,7 +124,19 @@ static void *map_huge(size_t bytes) {
 #endif
 }
 
+void arena_release_tail(arena *a) {
+#ifdef MADV_DONTNEED
+    if (!a->head || !a->head->mapped) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)a->cur + page - 1) & ~(page - 1), to = (uintptr_t)a->end;
+    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED); /* advice: harmless if refused */
+#else
+    (void)a;
+#endif
+}
+
 static void arena_grow(arena *a, size_t n) {
+    arena_release_tail(a); /* the chunk being left is never bumped again */
     size_t bytes = a->next_size;
     if (bytes - sizeof(arena_chunk) < n) {
         /* a big request (a source text): its own size, rounded */
@@ -170,17 +182,6 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
     memcpy(p, s, n);
     p[n] = 0;
     return p;
-}
-
-void arena_release_tail(arena *a) {
-#ifdef MADV_DONTNEED
-    if (!a->head || !a->head->mapped) return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t from = ((uintptr_t)a->cur + page - 1) & ~(page - 1), to = (uintptr_t)a->end;
-    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED); /* advice: harmless if refused */
-#else
-    (void)a;
-#endif
 }
 
 void arena_reset(arena *a) {
