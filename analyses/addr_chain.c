@@ -321,8 +321,14 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
         c->prov[v] = AP_TOP;
         c->res[v] = res_make(0, RES_KMAX);
     }
-    uint32_t *ord = ARENA_NEWN(a, uint32_t, nv ? nv : 1);
-    uint32_t n = ssa_value_order(pf->ssa, ord);
+    /* the affine solve's order when it has one (computed once) */
+    const uint32_t *ord = r->order;
+    uint32_t n = r->norder;
+    if (!ord) {
+        uint32_t *o = arena_alloc(a, sizeof *o * (nv ? nv : 1));
+        n = ssa_value_order(pf->ssa, o);
+        ord = o;
+    }
     u32csr users;
     value_users(pf->ssa, &users);
     uint8_t *dirty = malloc(nv ? nv : 1);

@@ -99,6 +99,11 @@ typedef struct div_result {
     uint32_t *wtab;
     int64_t *wg;
     uint32_t nwg;
+    /* affine analyses: the reachable values in ssa_value_order's order
+     * (norder of them), kept for the solvers that run after this one
+     * (addr_chain.h) so that it is computed once per function; simple: NULL */
+    uint32_t *order;
+    uint32_t norder;
     /* The work done: dependence edges followed (simple), transfer functions
      * evaluated (affine).  For the linearity benchmark. */
     uint64_t steps;
