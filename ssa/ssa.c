@@ -53,11 +53,7 @@ typedef struct builder {
 
 static uint32_t new_value(builder *b, uint8_t kind, uint32_t reg, uint32_t block)
 {
-    if (b->nvalues == b->capvalues) {
-        b->capvalues = b->capvalues ? b->capvalues * 2 : 256;
-        b->values = realloc(b->values, sizeof *b->values * b->capvalues);
-        if (!b->values) abort();
-    }
+    if (b->nvalues == b->capvalues) abort(); /* value_room's bound is wrong */
     ssa_value *v = &b->values[b->nvalues];
     memset(v, 0, sizeof *v);
     v->kind = kind;
@@ -238,31 +234,47 @@ static void place_nodes(builder *b)
     uint32_t nb = g->nblocks;
     uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
              *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
-    u32vec work = {0}, livel = {0};
+    u32vec work = {0};
+    uint32_t *livel = xcalloc(nb ? nb : 1, sizeof *livel);
+    /* the reachable predecessors of every block, packed: the liveness walk
+     * below visits every block a register is live in, and reading them
+     * from the blocks was most of its cost on large kernels */
+    uint32_t *poff = xcalloc((size_t)nb + 1, sizeof *poff), np = 0;
+    for (uint32_t x = 0; x < nb; x++) {
+        poff[x] = np;
+        const cfg_block *bx = &g->blocks[x];
+        for (uint32_t i = 0; i < bx->npred; i++) np += g->blocks[bx->pred[i]].reachable;
+    }
+    poff[nb] = np;
+    uint32_t *pred = xcalloc(np ? np : 1, sizeof *pred);
+    for (uint32_t x = 0, k = 0; x < nb; x++) {
+        const cfg_block *bx = &g->blocks[x];
+        for (uint32_t i = 0; i < bx->npred; i++)
+            if (g->blocks[bx->pred[i]].reachable) pred[k++] = bx->pred[i];
+    }
     for (uint32_t r = 0; r < b->nregs; r++) {
         uint32_t tag = r + 1;
         if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
         for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) isdef[b->defs.item[k]] = tag;
         isdef[CFG_ENTRY] = tag;
-        /* live-in blocks: backwards from the upward-exposed uses up to defs */
-        livel.n = work.n = 0;
+        /* live-in blocks: backwards from the upward-exposed uses up to defs,
+         * the list itself the queue (each block joins it once: no bound
+         * checks) */
+        uint32_t nlive = 0;
         for (uint32_t k = b->ues.off[r]; k < b->ues.off[r + 1]; k++) {
             uint32_t x = b->ues.item[k];
             if (live[x] != tag) {
                 live[x] = tag;
-                u32vec_push(&work, x);
-                u32vec_push(&livel, x);
+                livel[nlive++] = x;
             }
         }
-        while (work.n) {
-            uint32_t x = work.v[--work.n];
-            const cfg_block *bx = &g->blocks[x];
-            for (uint32_t i = 0; i < bx->npred; i++) {
-                uint32_t p = bx->pred[i];
-                if (!g->blocks[p].reachable || live[p] == tag || isdef[p] == tag) continue;
+        for (uint32_t h = 0; h < nlive; h++) {
+            uint32_t x = livel[h];
+            for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
+                uint32_t p = pred[i];
+                if (live[p] == tag || isdef[p] == tag) continue;
                 live[p] = tag;
-                u32vec_push(&work, p);
-                u32vec_push(&livel, p);
+                livel[nlive++] = p;
             }
         }
         /* loops with a definition of r */
@@ -273,8 +285,8 @@ static void place_nodes(builder *b)
         /* etas: live into a landing block of a loop that defines r */
         work.n = 0;
         for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) u32vec_push(&work, b->defs.item[k]);
-        for (uint32_t k = 0; k < livel.n; k++) {
-            uint32_t y = livel.v[k];
+        for (uint32_t k = 0; k < nlive; k++) {
+            uint32_t y = livel[k];
             if (b->eta_outer[y] != CFG_NONE && lmark[b->eta_outer[y]] == tag) {
                 u32vec_push(&b->node_block, y);
                 u32vec_push(&b->node_reg, r);
@@ -308,8 +320,10 @@ static void place_nodes(builder *b)
     free(isdef);
     free(inidf);
     free(lmark);
+    free(poff);
+    free(pred);
     free(work.v);
-    free(livel.v);
+    free(livel);
 }
 
 /* Orders the nodes: by block, phis before etas, then by register. */
@@ -354,6 +368,20 @@ static void layout_nodes(builder *b)
     }
     free(fill);
     free(cnt);
+}
+
+/* Room for every value, in the arena (no copy at the end): one per
+ * definition and node, and at most one entry value per register and one
+ * special-register value per reference to one. */
+static void value_room(builder *b)
+{
+    const ssa_func *s = b->s;
+    uint32_t nrefs = s->ref_off[b->fn->nstmts];
+    size_t n = (size_t)s->nnodes + b->nregs;
+    for (uint32_t k = 0; k < nrefs; k++) n += (s->refs[k].role & (PTX_REF_DEF | PTX_REF_SREG)) != 0;
+    if (n >= UINT32_MAX) abort();
+    b->capvalues = (uint32_t)n;
+    b->values = arena_alloc(s->a, sizeof *b->values * (n ? n : 1));
 }
 
 /* ---- renaming ---------------------------------------------------------------- */
@@ -535,13 +563,12 @@ ssa_func *ssa_build(const cfg *g)
     eta_blocks(&b);
     place_nodes(&b);
     layout_nodes(&b);
+    value_room(&b);
     rename_all(&b);
     number_versions(&b);
     s->nvalues = b.nvalues;
-    s->values = ARENA_NEWN(s->a, ssa_value, b.nvalues ? b.nvalues : 1);
-    if (b.nvalues) memcpy(s->values, b.values, sizeof *b.values * b.nvalues);
+    s->values = b.values;
     for (uint32_t v = 0; v < b.nvalues; v++) s->ninst_values += b.values[v].kind == SSA_V_INST;
-    free(b.values);
     u32csr_free(&b.defs);
     u32csr_free(&b.ues);
     u32csr_free(&b.df);
