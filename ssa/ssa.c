@@ -29,10 +29,9 @@ typedef struct refctx {
 
 static void ref_cb(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
 {
-    (void)in;
     refctx *c = ctx;
     u32vec_push(c->tmp, r->opd);
-    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16);
+    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16 | (uint32_t)((r->role & PTX_REF_GUARD) && in->guard_neg) << 24);
     u32vec_push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
 }
 
@@ -86,6 +85,7 @@ static void collect_refs(builder *b)
         s->refs[k].opd = tmp.v[3 * k];
         s->refs[k].role = (uint16_t)(tmp.v[3 * k + 1] & 0xffff);
         s->refs[k].comp = (uint8_t)(tmp.v[3 * k + 1] >> 16);
+        s->refs[k].neg = (uint8_t)(tmp.v[3 * k + 1] >> 24);
         s->refs[k].value = SSA_NONE;
         b->ref_id[k] = tmp.v[3 * k + 2];
     }
@@ -614,9 +614,8 @@ const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n)
 
 uint32_t ssa_guard_value(const ssa_func *s, uint32_t stmt)
 {
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++)
-        if (s->refs[k].role & PTX_REF_GUARD) return s->refs[k].value;
-    return SSA_NONE;
+    uint32_t k = s->ref_off[stmt]; /* ptx_inst_foreach_reg gives the guard first */
+    return k < s->ref_off[stmt + 1] && (s->refs[k].role & PTX_REF_GUARD) ? s->refs[k].value : SSA_NONE;
 }
 
 uint32_t ssa_use_value(const ssa_func *s, uint32_t stmt, uint32_t opd)
