@@ -67,6 +67,7 @@ static void collect_refs(builder *b)
     ssa_func *s = b->s;
     const ptx_func *fn = b->fn;
     u32vec tmp = {0};
+    u32vec_reserve(&tmp, 6 * fn->nstmts + 48); /* a guess: two references a statement */
     s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
@@ -128,6 +129,11 @@ static void def_use_blocks(builder *b)
     uint32_t *dstamp = xcalloc(b->nregs, sizeof *dstamp), *ustamp = xcalloc(b->nregs, sizeof *ustamp);
     uint32_t *defd = xcalloc(b->nregs, sizeof *defd);
     u32vec dk = {0}, di = {0}, uk = {0}, ui = {0};
+    uint32_t bound = s->ref_off[b->fn->nstmts] + s->nret_vals; /* at most one of each a reference */
+    u32vec_reserve(&dk, bound);
+    u32vec_reserve(&di, bound);
+    u32vec_reserve(&uk, bound);
+    u32vec_reserve(&ui, bound);
     for (uint32_t blk = 0; blk < g->nblocks; blk++) {
         const cfg_block *bb = &g->blocks[blk];
         if (!bb->reachable || bb->kind != CFG_B_REAL) continue;
@@ -192,6 +198,8 @@ static void dominance_frontiers(builder *b)
     free(k.v);
     free(it.v);
     u32vec ck = {0}, ci = {0};
+    u32vec_reserve(&ck, g->nblocks);
+    u32vec_reserve(&ci, g->nblocks);
     for (uint32_t j = 0; j < g->nblocks; j++)
         if (g->blocks[j].reachable && g->blocks[j].idom != CFG_NONE) {
             u32vec_push(&ck, g->blocks[j].idom);
@@ -235,6 +243,7 @@ static void place_nodes(builder *b)
     uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
              *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
     u32vec work = {0};
+    u32vec_reserve(&work, nb); /* a block joins it at most once a register */
     uint32_t *livel = xcalloc(nb ? nb : 1, sizeof *livel);
     /* the reachable predecessors of every block, packed: the liveness walk
      * below visits every block a register is live in, and reading them
@@ -474,6 +483,7 @@ static void rename_block(renamer *rn, uint32_t blk)
 static void rename_all(builder *b)
 {
     renamer rn = {.b = b};
+    u32vec_reserve(&rn.log, 2 * b->capvalues); /* a pair per definition at most */
     rn.cur = xcalloc(b->nregs, sizeof *rn.cur);
     rn.entry = xcalloc(b->nregs, sizeof *rn.entry);
     rn.is_param = xcalloc(b->nregs, sizeof *rn.is_param);
