@@ -178,6 +178,8 @@ static void dominance_frontiers(builder *b)
 {
     const cfg *g = b->g;
     u32vec k = {0}, it = {0};
+    u32vec_reserve(&k, g->nblocks); /* frontiers are mostly small: a guess */
+    u32vec_reserve(&it, g->nblocks);
     uint32_t *seen = xcalloc(g->nblocks, sizeof *seen);
     for (uint32_t j = 0; j < g->nblocks; j++) {
         const cfg_block *bj = &g->blocks[j];
@@ -244,6 +246,9 @@ static void place_nodes(builder *b)
              *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
     u32vec work = {0};
     u32vec_reserve(&work, nb); /* a block joins it at most once a register */
+    u32vec_reserve(&b->node_block, nb); /* a guess: a node a block */
+    u32vec_reserve(&b->node_reg, nb);
+    u32vec_reserve(&b->node_kind, nb);
     uint32_t *livel = xcalloc(nb ? nb : 1, sizeof *livel);
     /* the reachable predecessors of every block, packed: the liveness walk
      * below visits every block a register is live in, and reading them
