@@ -85,7 +85,9 @@ typedef struct div_result {
      * (cslot[v] == DIV_NOROW), the others a row of ncoef in crow, made in
      * blocks of DIV_ROWBLK rows (most values of a large kernel are
      * constants, uniform unknowns or divergent: 15 coefficients each were
-     * the largest table of `check`) */
+     * the largest table of `check`); a block is not cleared, each row is
+     * zeroed when it is made (most functions use a few rows of their first
+     * block) */
     unsigned ncoef;
     uint32_t *cslot;
     int64_t **crow;
