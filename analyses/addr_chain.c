@@ -273,37 +273,52 @@ static fact eval_value(const addr_chain *c, uint32_t v)
     }
 }
 
-/* Per value, the values whose evaluation (eval_value) reads it: the
- * results of the instructions it is an operand of (every use, a superset
- * of the operands read), the partial definitions that may keep it, and
- * the phis and etas it is an argument of. */
-static void value_users(const ssa_func *s, u32csr *users)
+/* One edge from -> v: counted into cnt[from + 1] (item NULL), or stored
+ * at item[pos[from]++]. */
+static void user_edge(uint32_t *pos, uint32_t *item, uint32_t from, uint32_t v)
 {
-    u32vec from = {0}, to = {0};
+    if (item) item[pos[from]++] = v;
+    else pos[from + 1]++;
+}
+
+/* Every dependence of the values, in value order: counted (item NULL),
+ * then stored. */
+static void user_edges(const ssa_func *s, uint32_t *pos, uint32_t *item)
+{
     for (uint32_t v = 0; v < s->nvalues; v++) {
         const ssa_value *val = &s->values[v];
         if (val->kind == SSA_V_INST) {
             for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++)
-                if ((s->refs[k].role & PTX_REF_USE) && s->refs[k].value != SSA_NONE) {
-                    u32vec_push(&from, s->refs[k].value);
-                    u32vec_push(&to, v);
-                }
-            if (val->partial && val->prev != SSA_NONE) {
-                u32vec_push(&from, val->prev);
-                u32vec_push(&to, v);
-            }
+                if ((s->refs[k].role & PTX_REF_USE) && s->refs[k].value != SSA_NONE)
+                    user_edge(pos, item, s->refs[k].value, v);
+            if (val->partial && val->prev != SSA_NONE) user_edge(pos, item, val->prev, v);
         } else if (val->kind != SSA_V_SREG && val->kind != SSA_V_ENTRY) {
             const ssa_node *nd = &s->nodes[val->node];
             for (uint32_t i = 0; i < nd->nargs; i++)
-                if (nd->args[i] != SSA_NONE) {
-                    u32vec_push(&from, nd->args[i]);
-                    u32vec_push(&to, v);
-                }
+                if (nd->args[i] != SSA_NONE) user_edge(pos, item, nd->args[i], v);
         }
     }
-    u32csr_build(users, s->nvalues, &from, &to);
-    u32vec_free(&from);
-    u32vec_free(&to);
+}
+
+/* Per value, the values whose evaluation (eval_value) reads it: the
+ * results of the instructions it is an operand of (every use, a superset
+ * of the operands read), the partial definitions that may keep it, and
+ * the phis and etas it is an argument of.  Counted, then filled: no
+ * growing edge lists (their doublings were most of the allocator's work
+ * here). */
+static void value_users(const ssa_func *s, u32csr *users)
+{
+    uint32_t n = s->nvalues;
+    users->off = calloc((size_t)n + 1, sizeof *users->off);
+    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
+    if (!users->off || !fill) abort();
+    user_edges(s, users->off, NULL);
+    for (uint32_t k = 0; k < n; k++) users->off[k + 1] += users->off[k];
+    users->item = malloc(sizeof *users->item * (users->off[n] ? users->off[n] : 1));
+    if (!users->item) abort();
+    if (n) memcpy(fill, users->off, sizeof *fill * n);
+    user_edges(s, fill, users->item);
+    free(fill);
 }
 
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
@@ -321,8 +336,14 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
         c->prov[v] = AP_TOP;
         c->res[v] = res_make(0, RES_KMAX);
     }
-    uint32_t *ord = ARENA_NEWN(a, uint32_t, nv ? nv : 1);
-    uint32_t n = ssa_value_order(pf->ssa, ord);
+    /* the affine solve's order when it has one (computed once) */
+    const uint32_t *ord = r->order;
+    uint32_t n = r->norder;
+    if (!ord) {
+        uint32_t *o = arena_alloc(a, sizeof *o * (nv ? nv : 1));
+        n = ssa_value_order(pf->ssa, o);
+        ord = o;
+    }
     u32csr users;
     value_users(pf->ssa, &users);
     uint8_t *dirty = malloc(nv ? nv : 1);
@@ -338,6 +359,7 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
         bool changed = false;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = ord[i];
+            if (i + 1 < n) __builtin_prefetch(&pf->ssa->values[ord[i + 1]]); /* as in div_analyse */
             if (!dirty[v]) continue;
             dirty[v] = 0;
             /* evaluated once: twice for every value not yet reached was a

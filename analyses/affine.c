@@ -46,9 +46,12 @@ static void put(aff_ctx *cx, uint32_t v, const aff *a)
     div_result *r = (div_result *)cx->r;
     ((uint8_t *)cx->top)[v] = 0;
     r->bot[v] = a->bot;
-    bool zero = r->cslot[v] == DIV_NOROW; /* no row: it reads all zeros, keep it so */
-    for (unsigned i = 0; zero && i < cx->n; i++) zero = !a->c[i];
-    if (!zero) memcpy(div_coefs_row(r, v, cx->a), a->c, sizeof a->c[0] * cx->n);
+    if (r->cslot[v] == DIV_NOROW) { /* no row: it reads all zeros, keep it so */
+        int64_t any = 0; /* no early exit: the compiler vectorises the or */
+        for (unsigned i = 0; i < cx->n; i++) any |= a->c[i];
+        if (!any) return;
+    }
+    memcpy(div_coefs_row(r, v, cx->a), a->c, sizeof a->c[0] * cx->n);
 }
 
 static bool merge(aff_ctx *cx, uint32_t v, const aff *a)
@@ -480,20 +483,21 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     if (!gates.set_div || !gates.set_cond) abort();
     /* FIFO worklist, each value in it at most once */
     uint32_t head = 0, tail = 0;
-    uint32_t *ord = malloc(sizeof *ord * n1);
-    if (!ord) abort();
-    uint32_t cnt = ssa_value_order(pf->ssa, ord);
+    uint32_t *ord = r->order = arena_alloc(a, sizeof *ord * n1);
+    uint32_t cnt = r->norder = ssa_value_order(pf->ssa, ord);
     for (uint32_t i = 0; i < cnt; i++) {
         queue[tail++] = ord[i];
         inq[ord[i]] = 1;
     }
-    free(ord);
     uint32_t cap = nvert + 1;
     tail %= cap;
     while (head != tail) {
         uint32_t v = queue[head];
         head = (head + 1) % cap;
         inq[v] = 0;
+        /* the next value's record: loading it was a cache miss on large
+         * kernels (40% of the solve's samples); now it overlaps this one */
+        if (head != tail && queue[head] < nv) __builtin_prefetch(&s->values[queue[head]]);
         r->steps++;
         if (v >= nv) { /* a gate set: queued when one of its gates changed */
             uint32_t k = v - nv, i;

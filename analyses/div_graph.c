@@ -230,6 +230,15 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
     const cfg *g = pf->g;
     const ptx_func *fn = pf->fn;
     graph gr = {.want_gates = gates != NULL};
+    /* sized for the usual counts (about an edge a reference and two a
+     * node), so that they seldom grow */
+    uint32_t guess = s->ref_off[fn->nstmts] + 2 * s->nnodes + 16;
+    u32vec_reserve(&gr.from, guess);
+    u32vec_reserve(&gr.to, guess);
+    if (gr.want_gates) {
+        u32vec_reserve(&gr.gnode, 2 * s->nnodes + 16);
+        u32vec_reserve(&gr.gval, 2 * s->nnodes + 16);
+    }
     /* sources among entry values */
     for (uint32_t v = 0; v < s->nvalues; v++) {
         const ssa_value *val = &s->values[v];

@@ -85,7 +85,9 @@ typedef struct div_result {
      * (cslot[v] == DIV_NOROW), the others a row of ncoef in crow, made in
      * blocks of DIV_ROWBLK rows (most values of a large kernel are
      * constants, uniform unknowns or divergent: 15 coefficients each were
-     * the largest table of `check`) */
+     * the largest table of `check`); a block is not cleared, each row is
+     * zeroed when it is made (most functions use a few rows of their first
+     * block) */
     unsigned ncoef;
     uint32_t *cslot;
     int64_t **crow;
@@ -99,6 +101,11 @@ typedef struct div_result {
     uint32_t *wtab;
     int64_t *wg;
     uint32_t nwg;
+    /* affine analyses: the reachable values in ssa_value_order's order
+     * (norder of them), kept for the solvers that run after this one
+     * (addr_chain.h) so that it is computed once per function; simple: NULL */
+    uint32_t *order;
+    uint32_t norder;
     /* The work done: dependence edges followed (simple), transfer functions
      * evaluated (affine).  For the linearity benchmark. */
     uint64_t steps;

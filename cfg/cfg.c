@@ -16,6 +16,17 @@ void u32vec_grow(u32vec *s)
     }
 }
 
+void u32vec_reserve(u32vec *s, uint32_t n)
+{
+    if (n <= s->cap) return;
+    s->cap = n;
+    s->v = realloc(s->v, sizeof *s->v * s->cap);
+    if (!s->v) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+}
+
 void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
 {
     c->off = calloc((size_t)nkeys + 1, sizeof *c->off);

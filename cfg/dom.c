@@ -245,6 +245,8 @@ void cfg_compute_control_dependence(cfg *g)
 {
     uint32_t n = g->nblocks;
     u32vec dep = {0}, on = {0};
+    u32vec_reserve(&dep, n); /* a guess: about one a block */
+    u32vec_reserve(&on, n);
     uint32_t *last = malloc(sizeof *last * (n ? n : 1));
     if (!last) abort();
     for (uint32_t b = 0; b < n; b++) last[b] = CFG_NONE;

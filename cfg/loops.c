@@ -166,9 +166,10 @@ static void finish_loops(cfg *g)
     for (uint32_t b = 0; b < g->nblocks; b++)
         for (uint32_t l = g->blocks[b].loop; l != CFG_NONE; l = g->loops[l].parent)
             g->loops[l].blocks[g->loops[l].nblocks++] = b;
+    u32vec lat = {0}, ef = {0}, et = {0}; /* scratch, reused loop after loop */
     for (uint32_t l = 0; l < g->nloops; l++) {
         cfg_loop *lp = &g->loops[l];
-        u32vec lat = {0}, ef = {0}, et = {0};
+        lat.n = ef.n = et.n = 0;
         for (uint32_t i = 0; i < lp->nblocks; i++) {
             const cfg_block *bb = &g->blocks[lp->blocks[i]];
             bool latch = false;
@@ -193,10 +194,10 @@ static void finish_loops(cfg *g)
             memcpy(lp->exit_from, ef.v, sizeof *ef.v * ef.n);
             memcpy(lp->exit_to, et.v, sizeof *et.v * et.n);
         }
-        u32vec_free(&lat);
-        u32vec_free(&ef);
-        u32vec_free(&et);
     }
+    u32vec_free(&lat);
+    u32vec_free(&ef);
+    u32vec_free(&et);
     free(count);
 }
 

@@ -10,6 +10,9 @@ typedef struct u32vec {
 } u32vec;
 
 void u32vec_grow(u32vec *s); /* doubles cap; aborts on out-of-memory */
+/* Room for n items in all (a known bound saves the doublings: they were
+ * most of the allocator's work in check on small kernels). */
+void u32vec_reserve(u32vec *s, uint32_t n);
 void u32vec_free(u32vec *s);
 
 static inline void u32vec_push(u32vec *s, uint32_t x)

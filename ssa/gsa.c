@@ -144,10 +144,12 @@ bool gsa_branch_gate(const ssa_func *s, uint32_t b, uint32_t *value, bool *neg)
 {
     const cfg_block *bb = &s->g->blocks[b];
     if (bb->nsucc < 2 || bb->term == CFG_NONE) return false;
-    const ptx_inst *in = &s->fn->stmts[bb->term]->u.inst;
-    if (in->has_guard) {
-        *value = ssa_guard_value(s, bb->term);
-        *neg = in->guard_neg;
+    /* from the references, not the instruction (a cache miss per call on
+     * large kernels): a guard is always the first */
+    const ssa_ref *r = &s->refs[s->ref_off[bb->term]];
+    if (s->ref_off[bb->term] < s->ref_off[bb->term + 1] && (r->role & PTX_REF_GUARD)) {
+        *value = r->value;
+        *neg = r->neg;
         return true;
     }
     *value = ssa_use_value(s, bb->term, 0); /* brx.idx index */

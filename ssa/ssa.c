@@ -29,10 +29,9 @@ typedef struct refctx {
 
 static void ref_cb(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
 {
-    (void)in;
     refctx *c = ctx;
     u32vec_push(c->tmp, r->opd);
-    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16);
+    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16 | (uint32_t)((r->role & PTX_REF_GUARD) && in->guard_neg) << 24);
     u32vec_push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
 }
 
@@ -53,11 +52,7 @@ typedef struct builder {
 
 static uint32_t new_value(builder *b, uint8_t kind, uint32_t reg, uint32_t block)
 {
-    if (b->nvalues == b->capvalues) {
-        b->capvalues = b->capvalues ? b->capvalues * 2 : 256;
-        b->values = realloc(b->values, sizeof *b->values * b->capvalues);
-        if (!b->values) abort();
-    }
+    if (b->nvalues == b->capvalues) abort(); /* value_room's bound is wrong */
     ssa_value *v = &b->values[b->nvalues];
     memset(v, 0, sizeof *v);
     v->kind = kind;
@@ -72,6 +67,7 @@ static void collect_refs(builder *b)
     ssa_func *s = b->s;
     const ptx_func *fn = b->fn;
     u32vec tmp = {0};
+    u32vec_reserve(&tmp, 6 * fn->nstmts + 48); /* a guess: two references a statement */
     s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
@@ -90,6 +86,7 @@ static void collect_refs(builder *b)
         s->refs[k].opd = tmp.v[3 * k];
         s->refs[k].role = (uint16_t)(tmp.v[3 * k + 1] & 0xffff);
         s->refs[k].comp = (uint8_t)(tmp.v[3 * k + 1] >> 16);
+        s->refs[k].neg = (uint8_t)(tmp.v[3 * k + 1] >> 24);
         s->refs[k].value = SSA_NONE;
         b->ref_id[k] = tmp.v[3 * k + 2];
     }
@@ -132,6 +129,11 @@ static void def_use_blocks(builder *b)
     uint32_t *dstamp = xcalloc(b->nregs, sizeof *dstamp), *ustamp = xcalloc(b->nregs, sizeof *ustamp);
     uint32_t *defd = xcalloc(b->nregs, sizeof *defd);
     u32vec dk = {0}, di = {0}, uk = {0}, ui = {0};
+    uint32_t bound = s->ref_off[b->fn->nstmts] + s->nret_vals; /* at most one of each a reference */
+    u32vec_reserve(&dk, bound);
+    u32vec_reserve(&di, bound);
+    u32vec_reserve(&uk, bound);
+    u32vec_reserve(&ui, bound);
     for (uint32_t blk = 0; blk < g->nblocks; blk++) {
         const cfg_block *bb = &g->blocks[blk];
         if (!bb->reachable || bb->kind != CFG_B_REAL) continue;
@@ -176,6 +178,8 @@ static void dominance_frontiers(builder *b)
 {
     const cfg *g = b->g;
     u32vec k = {0}, it = {0};
+    u32vec_reserve(&k, g->nblocks); /* frontiers are mostly small: a guess */
+    u32vec_reserve(&it, g->nblocks);
     uint32_t *seen = xcalloc(g->nblocks, sizeof *seen);
     for (uint32_t j = 0; j < g->nblocks; j++) {
         const cfg_block *bj = &g->blocks[j];
@@ -196,6 +200,8 @@ static void dominance_frontiers(builder *b)
     free(k.v);
     free(it.v);
     u32vec ck = {0}, ci = {0};
+    u32vec_reserve(&ck, g->nblocks);
+    u32vec_reserve(&ci, g->nblocks);
     for (uint32_t j = 0; j < g->nblocks; j++)
         if (g->blocks[j].reachable && g->blocks[j].idom != CFG_NONE) {
             u32vec_push(&ck, g->blocks[j].idom);
@@ -238,31 +244,51 @@ static void place_nodes(builder *b)
     uint32_t nb = g->nblocks;
     uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
              *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
-    u32vec work = {0}, livel = {0};
+    u32vec work = {0};
+    u32vec_reserve(&work, nb); /* a block joins it at most once a register */
+    u32vec_reserve(&b->node_block, nb); /* a guess: a node a block */
+    u32vec_reserve(&b->node_reg, nb);
+    u32vec_reserve(&b->node_kind, nb);
+    uint32_t *livel = xcalloc(nb ? nb : 1, sizeof *livel);
+    /* the reachable predecessors of every block, packed: the liveness walk
+     * below visits every block a register is live in, and reading them
+     * from the blocks was most of its cost on large kernels */
+    uint32_t *poff = xcalloc((size_t)nb + 1, sizeof *poff), np = 0;
+    for (uint32_t x = 0; x < nb; x++) {
+        poff[x] = np;
+        const cfg_block *bx = &g->blocks[x];
+        for (uint32_t i = 0; i < bx->npred; i++) np += g->blocks[bx->pred[i]].reachable;
+    }
+    poff[nb] = np;
+    uint32_t *pred = xcalloc(np ? np : 1, sizeof *pred);
+    for (uint32_t x = 0, k = 0; x < nb; x++) {
+        const cfg_block *bx = &g->blocks[x];
+        for (uint32_t i = 0; i < bx->npred; i++)
+            if (g->blocks[bx->pred[i]].reachable) pred[k++] = bx->pred[i];
+    }
     for (uint32_t r = 0; r < b->nregs; r++) {
         uint32_t tag = r + 1;
         if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
         for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) isdef[b->defs.item[k]] = tag;
         isdef[CFG_ENTRY] = tag;
-        /* live-in blocks: backwards from the upward-exposed uses up to defs */
-        livel.n = work.n = 0;
+        /* live-in blocks: backwards from the upward-exposed uses up to defs,
+         * the list itself the queue (each block joins it once: no bound
+         * checks) */
+        uint32_t nlive = 0;
         for (uint32_t k = b->ues.off[r]; k < b->ues.off[r + 1]; k++) {
             uint32_t x = b->ues.item[k];
             if (live[x] != tag) {
                 live[x] = tag;
-                u32vec_push(&work, x);
-                u32vec_push(&livel, x);
+                livel[nlive++] = x;
             }
         }
-        while (work.n) {
-            uint32_t x = work.v[--work.n];
-            const cfg_block *bx = &g->blocks[x];
-            for (uint32_t i = 0; i < bx->npred; i++) {
-                uint32_t p = bx->pred[i];
-                if (!g->blocks[p].reachable || live[p] == tag || isdef[p] == tag) continue;
+        for (uint32_t h = 0; h < nlive; h++) {
+            uint32_t x = livel[h];
+            for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
+                uint32_t p = pred[i];
+                if (live[p] == tag || isdef[p] == tag) continue;
                 live[p] = tag;
-                u32vec_push(&work, p);
-                u32vec_push(&livel, p);
+                livel[nlive++] = p;
             }
         }
         /* loops with a definition of r */
@@ -273,8 +299,8 @@ static void place_nodes(builder *b)
         /* etas: live into a landing block of a loop that defines r */
         work.n = 0;
         for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) u32vec_push(&work, b->defs.item[k]);
-        for (uint32_t k = 0; k < livel.n; k++) {
-            uint32_t y = livel.v[k];
+        for (uint32_t k = 0; k < nlive; k++) {
+            uint32_t y = livel[k];
             if (b->eta_outer[y] != CFG_NONE && lmark[b->eta_outer[y]] == tag) {
                 u32vec_push(&b->node_block, y);
                 u32vec_push(&b->node_reg, r);
@@ -308,8 +334,10 @@ static void place_nodes(builder *b)
     free(isdef);
     free(inidf);
     free(lmark);
+    free(poff);
+    free(pred);
     free(work.v);
-    free(livel.v);
+    free(livel);
 }
 
 /* Orders the nodes: by block, phis before etas, then by register. */
@@ -331,6 +359,13 @@ static void layout_nodes(builder *b)
     for (uint32_t blk = 0; blk <= g->nblocks; blk++) s->node_off[blk] = cnt[blk * 2];
     uint32_t *fill = xcalloc(nk, sizeof *fill);
     memcpy(fill, cnt, sizeof *fill * nk);
+    /* the arguments of every node in one array (one allocation per node
+     * was 1.5% of check on a large kernel) */
+    size_t nargs = 0;
+    for (uint32_t i = 0; i < n; i++)
+        nargs += b->node_kind.v[i] == SSA_V_ETA ? 1 : g->blocks[b->node_block.v[i]].npred;
+    uint32_t *args = arena_alloc(s->a, sizeof *args * (nargs ? nargs : 1));
+    memset(args, 0xff, sizeof *args * nargs); /* SSA_NONE */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t blk = b->node_block.v[i], kind = b->node_kind.v[i];
         ssa_node *nd = &s->nodes[fill[blk * 2 + (kind == SSA_V_ETA)]++];
@@ -340,13 +375,27 @@ static void layout_nodes(builder *b)
         nd->loop_inner = kind == SSA_V_ETA ? b->eta_inner[blk] : CFG_NONE;
         nd->loop_outer = kind == SSA_V_ETA ? b->eta_outer[blk] : CFG_NONE;
         nd->nargs = kind == SSA_V_ETA ? 1 : g->blocks[blk].npred;
-        nd->args = ARENA_NEWN(s->a, uint32_t, nd->nargs ? nd->nargs : 1);
-        for (uint32_t k = 0; k < nd->nargs; k++) nd->args[k] = SSA_NONE;
+        nd->args = args;
+        args += nd->nargs;
         if (kind == SSA_V_ETA) s->netas++;
         else s->nphis++;
     }
     free(fill);
     free(cnt);
+}
+
+/* Room for every value, in the arena (no copy at the end): one per
+ * definition and node, and at most one entry value per register and one
+ * special-register value per reference to one. */
+static void value_room(builder *b)
+{
+    const ssa_func *s = b->s;
+    uint32_t nrefs = s->ref_off[b->fn->nstmts];
+    size_t n = (size_t)s->nnodes + b->nregs;
+    for (uint32_t k = 0; k < nrefs; k++) n += (s->refs[k].role & (PTX_REF_DEF | PTX_REF_SREG)) != 0;
+    if (n >= UINT32_MAX) abort();
+    b->capvalues = (uint32_t)n;
+    b->values = arena_alloc(s->a, sizeof *b->values * (n ? n : 1));
 }
 
 /* ---- renaming ---------------------------------------------------------------- */
@@ -439,6 +488,7 @@ static void rename_block(renamer *rn, uint32_t blk)
 static void rename_all(builder *b)
 {
     renamer rn = {.b = b};
+    u32vec_reserve(&rn.log, 2 * b->capvalues); /* a pair per definition at most */
     rn.cur = xcalloc(b->nregs, sizeof *rn.cur);
     rn.entry = xcalloc(b->nregs, sizeof *rn.entry);
     rn.is_param = xcalloc(b->nregs, sizeof *rn.is_param);
@@ -528,13 +578,12 @@ ssa_func *ssa_build(const cfg *g)
     eta_blocks(&b);
     place_nodes(&b);
     layout_nodes(&b);
+    value_room(&b);
     rename_all(&b);
     number_versions(&b);
     s->nvalues = b.nvalues;
-    s->values = ARENA_NEWN(s->a, ssa_value, b.nvalues ? b.nvalues : 1);
-    if (b.nvalues) memcpy(s->values, b.values, sizeof *b.values * b.nvalues);
+    s->values = b.values;
     for (uint32_t v = 0; v < b.nvalues; v++) s->ninst_values += b.values[v].kind == SSA_V_INST;
-    free(b.values);
     u32csr_free(&b.defs);
     u32csr_free(&b.ues);
     u32csr_free(&b.df);
@@ -580,9 +629,8 @@ const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n)
 
 uint32_t ssa_guard_value(const ssa_func *s, uint32_t stmt)
 {
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++)
-        if (s->refs[k].role & PTX_REF_GUARD) return s->refs[k].value;
-    return SSA_NONE;
+    uint32_t k = s->ref_off[stmt]; /* ptx_inst_foreach_reg gives the guard first */
+    return k < s->ref_off[stmt + 1] && (s->refs[k].role & PTX_REF_GUARD) ? s->refs[k].value : SSA_NONE;
 }
 
 uint32_t ssa_use_value(const ssa_func *s, uint32_t stmt, uint32_t opd)
@@ -605,9 +653,10 @@ uint32_t ssa_value_order(const ssa_func *s, uint32_t *ord)
         if (bb->kind != CFG_B_REAL) continue;
         for (uint32_t st = bb->first; st < bb->end; st++)
             for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
-                uint32_t v = s->refs[k].value;
-                if ((s->refs[k].role & PTX_REF_DEF) && v != SSA_NONE && s->values[v].stmt == st && s->values[v].ref == k)
-                    ord[n++] = v;
+                /* a register reference that only defines made its value
+                 * (one that reads too names the value read, ssa_build) */
+                uint32_t v = s->refs[k].value, role = s->refs[k].role;
+                if ((role & (PTX_REF_DEF | PTX_REF_USE | PTX_REF_SREG)) == PTX_REF_DEF && v != SSA_NONE) ord[n++] = v;
             }
     }
     return n;

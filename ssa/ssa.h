@@ -73,7 +73,7 @@ typedef struct ssa_ref {
     uint32_t opd;      /* operand index or PTX_OPD_GUARD */
     uint16_t role;     /* PTX_REF_* */
     uint8_t comp;
-    uint8_t pad_;
+    uint8_t neg;       /* the guard (PTX_REF_GUARD, always the first reference): @!p */
 } ssa_ref;
 
 typedef struct ssa_func {
