@@ -351,7 +351,7 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
     default: eval_node(cx, gates, v, out); break;
     }
     if (cx->poly_only) wf_top(&out->w);
-    else exchange(cx, out);
+    else exchange(cx, out), wf_sign(cx, v, &out->w);
 }
 
 /* The index of lane table g in cx->wg, added when new.  Tables are kept
@@ -412,14 +412,12 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
     const wform *w = &x->w;
     uint8_t ok = cx->wkind[v], kind = w->kind, k = w->k, nn = w->nn;
     uint64_t r = w->r;
-    if (ok == WF_BOT) return changed;
     if (ok != WF_TOP) {
-        if (kind == WF_BOT || kind != ok || (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g))) {
-            kind = WF_BOT, k = 0, r = 0, nn = 0;
-        } else {
-            wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
-            nn = nn && cx->wnn[v];
-        }
+        nn = nn && cx->wnn[v]; /* the sign is kept below ⊥ too (wf_sign) */
+        if (kind == WF_BOT || ok == WF_BOT || kind != ok ||
+            (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g)))
+            kind = WF_BOT, k = 0, r = 0;
+        else wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
         if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v]) return changed;
     }
     cx->wkind[v] = kind;

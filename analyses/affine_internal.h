@@ -67,5 +67,8 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
+/* Sets w's sign bit (nn) where the operands' signs prove it, whatever w's
+ * kind (⊥ included); w ⊤: unchanged (warp_rules.c). */
+void wf_sign(const aff_ctx *cx, uint32_t v, wform *w);
 
 #endif

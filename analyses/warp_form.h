@@ -41,7 +41,9 @@ typedef struct wform {
     uint8_t k;    /* known low bits of U, 0..64 */
     uint8_t nn;   /* every lane's value, read as a signed n-bit number, is ≥ 0
                    * (thread and block indices and what is built from them
-                   * with add, mul, shl: under the no-wraparound assumption) */
+                   * with add, mul, shl: under the no-wraparound assumption);
+                   * the dataflow keeps it for ⊥ too, adding what the
+                   * operands' signs prove (warp_rules.c, wf_sign) */
     uint64_t r;   /* U mod 2^k */
     int64_t g[WF_LANES]; /* WF_LANE only: g(l), g(0) = 0, sign-extended from n bits */
 } wform;

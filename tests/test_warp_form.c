@@ -465,6 +465,50 @@ Test(warp_form, min_max_of_lane_values)
     emu_confirms(MINMAX, 8);
 }
 
+/* The sign (warp_form.h nn, warp_rules.c wf_sign) is the dataflow's, kept
+ * for divergent values too: it is the one coalescing reads (lane_nonneg).
+ * A loaded x is any 32-bit number, so x & 255, x >> 1, min.u(x & 255, x),
+ * x % 64, the zero-extension of x, a truncation of a 64-bit value >= 0
+ * (under the no-wraparound assumption, as add's) and a loop mu whose entry
+ * and back edge are >= 0 are >= 0 as signed numbers; max.u(x & 255, x),
+ * x - 1, the truncation of a loaded 64-bit value and a quotient by a
+ * register (which may be 0) are not. */
+static const char *const SIGNS =
+    HEAD ".visible .entry signs(.param .u64 o)\n{\n"
+         " .reg .pred %p<3>; .reg .b32 %r<20>; .reg .b64 %rd<9>;\n"
+         " ld.param.u64 %rd1, [o];\n cvta.to.global.u64 %rd2, %rd1;\n"
+         " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd3, %r1, 4;\n add.s64 %rd4, %rd2, %rd3;\n"
+         " ld.global.u32 %r2, [%rd4];\n"
+         " and.b32 %r3, %r2, 255;\n shr.u32 %r4, %r2, 1;\n"
+         " max.u32 %r5, %r3, %r2;\n min.u32 %r6, %r3, %r2;\n"
+         " rem.u32 %r7, %r2, 64;\n div.u32 %r8, %r2, %r1;\n sub.s32 %r9, %r3, 1;\n"
+         " cvt.u64.u32 %rd5, %r2;\n ld.global.u64 %rd6, [%rd4];\n and.b64 %rd7, %rd6, 9223372036854775807;\n"
+         " cvt.u32.u64 %r10, %rd7;\n cvt.u32.u64 %r14, %rd6;\n"
+         " mov.u32 %r11, %r3;\n"
+         "$L1:\n add.s32 %r11, %r11, 32;\n setp.lt.u32 %p1, %r11, %r2;\n @%p1 bra $L1;\n"
+         " add.s32 %r12, %r4, %r5;\n add.s32 %r12, %r12, %r6;\n add.s32 %r12, %r12, %r7;\n"
+         " add.s32 %r12, %r12, %r8;\n add.s32 %r12, %r12, %r9;\n add.s32 %r12, %r12, %r10;\n"
+         " add.s32 %r12, %r12, %r11;\n cvt.u32.u64 %r13, %rd5;\n add.s32 %r12, %r12, %r13;\n"
+         " st.global.u32 [%rd4], %r12;\n ret;\n}\n";
+
+static bool nonneg(const run *x, const char *name)
+{
+    wform w;
+    cr_assert(div_warp_form(x->r, value(x, name), &w));
+    return w.nn;
+}
+
+Test(warp_form, signs_of_divergent_values)
+{
+    run x = analyse(SIGNS, NULL);
+    cr_expect_eq(x.r->state[value(&x, "%r3.1")], DIV_DIVERGENT);
+    const char *pos[] = {"%r3.1", "%r4.1", "%r6.1", "%r7.1", "%rd5.1", "%rd7.1", "%r10.1", "%r11.2", "%r11.3"};
+    const char *neg[] = {"%r2.1", "%r5.1", "%r8.1", "%r9.1", "%r14.1", "%rd6.1"};
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; i++) cr_expect(nonneg(&x, pos[i]), "%s", pos[i]);
+    for (size_t i = 0; i < sizeof neg / sizeof *neg; i++) cr_expect(!nonneg(&x, neg[i]), "%s", neg[i]);
+    done(&x);
+}
+
 Test(warp_form, conditions_hold_at_shapes)
 {
     uint32_t s256[3] = {256, 1, 1}, s128x2[3] = {128, 2, 1}, s32x8[3] = {32, 8, 1}, s16[3] = {16, 16, 1},
