@@ -38,6 +38,8 @@ typedef struct aff_ctx {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;        /* WF_LANE: index into wg */
+    uint32_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
+    int64_t *woff;
     int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern) */
     uint64_t *wgx;         /* their hashes */
     uint32_t nwg, capwg;

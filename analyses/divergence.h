@@ -97,6 +97,8 @@ typedef struct div_result {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;
+    uint32_t *wsym;  /* U's root + 1 (0: the value's own), warp_form.h sym */
+    int64_t *woff;   /* and U - U_root */
     int64_t *wg;
     uint32_t nwg;
     /* The work done: dependence edges followed (simple), transfer functions

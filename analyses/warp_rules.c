@@ -12,6 +12,9 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
     out->k = cx->wk[v];
     out->r = cx->wr[v];
     out->nn = cx->wnn[v];
+    out->sym = cx->wsym[v], out->off = cx->woff[v];
+    /* a U with no root of its own is its own root (warp_form.h sym) */
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1;
     if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
 }
 
@@ -53,6 +56,7 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
         wf_get(cx, v, &base);
         wf_const(&off, o->v);
         wf_add(out, &base, &off, 64);
+        wf_sym_addsub(out, &base, &off, 64, false);
         return true;
     }
     default:
@@ -134,6 +138,7 @@ void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *
 {
     eval_sreg(cx, val, out, cond);
     out->nn = sreg_nonneg(val->reg); /* kept when divergent (wf_sign) */
+    out->sym = 0, out->off = 0;      /* its own root */
 }
 
 static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond)
@@ -224,7 +229,8 @@ static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const
     return true;
 }
 
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                 wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -235,6 +241,7 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
     case AFF_R_ADD: case AFF_R_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);
+        wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB);
         return true;
     case AFF_R_NEG: case AFF_R_NOT:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
@@ -276,6 +283,9 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
     case AFF_R_CVT_S: case AFF_R_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
         wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
+        if (w <= op->sw && a.sym && out->k < 64 && (out->kind == WF_UNI || out->kind == WF_LANE))
+            out->sym = a.sym, out->off = wf_sext((uint64_t)a.off, w);
         return true;
     case AFF_R_CVTA: /* generic <-> window: moved by a per-program offset */
         if (!wopd(cx, stmt, in, 1, out)) return false;
@@ -300,6 +310,22 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
     default:
         return false;
     }
+}
+
+/* The rule of the instruction, then the symbol of its result: a rule
+ * keeps U's symbol only where it says so (mov, add, sub, truncation, a
+ * selp of equal forms); every other one gives a U of its own. */
+bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+{
+    if (!rule(cx, stmt, in, op, val, out)) return false;
+    switch (op->rule) {
+    case AFF_R_MOV: case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_SUB: case AFF_R_CVT_S: case AFF_R_CVT_U:
+    case AFF_R_SELP:
+        break;
+    default:
+        out->sym = 0, out->off = 0;
+    }
+    return true;
 }
 
 /* ---- the sign ---------------------------------------------------------------
