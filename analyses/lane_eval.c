@@ -93,12 +93,20 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
     bool pure = !p.bot;
     for (unsigned i = 1; i < p.n && pure; i++)
         if (i != DIV_C_LANE && p.c[i]) pure = false;
+    /* lane 0's value, U: the dataflow's root + off where it has one
+     * (warp_form.h sym), else v's own */
+    uint32_t sym = pure ? 0 : v + 1;
+    int64_t off = pure ? p.c[0] : 0;
+    wform wf;
+    if (!pure && div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.k < 64)
+        sym = wf.sym, off = wf.off;
+    residue base = res_add(w->base, res_exact(-off));
     out->n = w->nlanes;
     for (uint32_t l = 0; l < w->nlanes; l++) {
-        if (__builtin_add_overflow(w->off[l], pure ? p.c[0] : 0, &out->lo[l])) return false;
+        if (__builtin_add_overflow(w->off[l], off, &out->lo[l])) return false;
         out->hi[l] = out->lo[l];
-        out->sym[l] = pure ? 0 : v + 1;
-        out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : w->base;
+        out->sym[l] = sym;
+        out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : base;
     }
     out->nonneg = lane_nonneg(c, v);
     return true;
@@ -112,15 +120,18 @@ static bool eval_warp_form(ectx *e, uint32_t v, lv *out)
     const addr_chain *c = e->c;
     wform wf;
     if (!div_warp_form(c->r, v, &wf) || (wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64))) return false;
+    /* U known: no symbol; else U = U[root] + off, the dataflow's root (warp_form.h sym) */
     bool pure = wf.k == 64;
-    residue u = res_make((int64_t)wf.r, wf.k);
+    uint32_t sym = pure ? 0 : wf.sym;
+    int64_t off = pure ? (int64_t)wf.r : wf.off;
+    residue u = res_make((int64_t)(wf.r - (uint64_t)wf.off), wf.k); /* U[root] */
     out->n = e->nl;
     for (uint32_t l = 0; l < e->nl; l++) {
         int64_t g = wf.kind == WF_LANE ? wf.g[l] : 0;
-        if (__builtin_add_overflow(g, pure ? (int64_t)wf.r : 0, &out->lo[l])) return false;
+        if (__builtin_add_overflow(g, off, &out->lo[l])) return false;
         out->hi[l] = out->lo[l];
-        out->sym[l] = pure ? 0 : v + 1;
-        out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : u;
+        out->sym[l] = sym;
+        out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : u;
     }
     out->nonneg = wf.nn;
     return true;

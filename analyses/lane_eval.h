@@ -19,9 +19,12 @@
  * arithmetic, the carry-free split, the known bits of U), applied to one
  * group of lanes at a time, the lanes where each operand keeps one symbol:
  * the group's exact part is a warp form U' + g(l), U' = U[s] + lo[l0].
+ * A leaf's symbol is the dataflow's root of its U (warp_form.h sym: U =
+ * U[root] + off), so values the dataflow relates share one here.
  * What is decided here is only what the form has no notion of:
  *
- *  - which symbol a result has: add and sub symbol by symbol (a new symbol
+ *  - which symbol a result has where lanes hold different unknowns (lane
+ *    groups): add and sub symbol by symbol (a new symbol
  *    when two different unknowns combine; U - U cancels), a product of a
  *    uniform unknown and exact lanes one new unknown per distinct lane
  *    value (the lanes fall into groups, as for a symbolic stride), the
