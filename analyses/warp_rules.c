@@ -352,15 +352,15 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
  * merge_warp), so it only ever goes from 1 to 0 and the fixpoint is
  * reached. */
 
-/* Operand k's sign at width n (an immediate read as an n-bit number). */
-static bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, unsigned n)
+/* Operand k's sign at width n (an immediate read as an n-bit number; a
+ * register's from regs, bit k: see sign_inst). */
+static bool nn_opd(const ptx_inst *in, unsigned k, unsigned n, unsigned regs)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
     if (o->kind == PTX_O_IMM) return (o->flags & 3) != PTX_IMM_DEC && wf_sext((uint64_t)o->v, n) >= 0;
     if ((o->kind != PTX_O_REG && o->kind != PTX_O_SREG) || o->neg) return false;
-    uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
-    return v != SSA_NONE && (cx->wkind[v] == WF_TOP || cx->wnn[v]);
+    return regs >> k & 1;
 }
 
 /* Operand k as a constant (false: not an integer immediate). */
@@ -373,17 +373,33 @@ static bool imm_opd(const ptx_inst *in, unsigned k, unsigned n, int64_t *c)
 
 static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
 {
-    const ssa_func *s = cx->pf->ssa;
     uint32_t st = val->stmt;
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
-    if (s->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
+    /* mostly decoded already: the form's rule ran first (affine.c) */
+    const aff_op *op = cx->ops[st].decoded ? &cx->ops[st] : aff_decode(cx, st, in);
+    switch (op->rule) { /* the rules below; loads, floating point, predicates, ...: no sign */
+    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
+    case AFF_R_AND: case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: case AFF_R_MINMAX: case AFF_R_DIV:
+    case AFF_R_REM: case AFF_R_CVT_U: case AFF_R_CVT_S:
+        break;
+    default:
+        return false;
+    }
+    if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
     if (val->partial) { /* lanes the guard skips keep the old value */
         if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
     }
-    const aff_op *op = aff_decode(cx, st, in);
-    unsigned w = op->w, sw = op->sw;
+    unsigned w = op->w, sw = op->sw, regs = 0;
     int64_t c;
-#define NN(k) nn_opd(cx, st, in, (k), sw)
+    /* the registers read that are >= 0, in one pass over the references */
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if ((u->role & PTX_REF_USE) && !(u->role & PTX_REF_GUARD) && u->value != SSA_NONE && u->opd < 8 &&
+            (cx->wkind[u->value] == WF_TOP || cx->wnn[u->value]))
+            regs |= 1u << u->opd;
+    }
+#define NN(k) nn_opd(in, (k), sw, regs)
     switch (op->rule) {
     case AFF_R_MOV_INT: return NN(1);
     case AFF_R_ADD: case AFF_R_MUL: return NN(1) && NN(2);  /* no wraparound */
@@ -415,9 +431,8 @@ static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
 #undef NN
 }
 
-void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
+void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
 {
-    if (w->kind == WF_TOP) return;
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     bool nn = false;
