@@ -100,7 +100,7 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
     wform wf;
     if (!pure && div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.k < 64)
         sym = wf.sym, off = wf.off;
-    residue base = res_add(w->base, res_exact(-off));
+    residue base = res_add(w->base, res_exact((int64_t)(0 - (uint64_t)off)));
     out->n = w->nlanes;
     for (uint32_t l = 0; l < w->nlanes; l++) {
         if (__builtin_add_overflow(w->off[l], off, &out->lo[l])) return false;
