@@ -354,7 +354,7 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
     default: eval_node(cx, gates, v, out); break;
     }
     if (cx->poly_only) wf_top(&out->w);
-    else exchange(cx, out);
+    else exchange(cx, out), wf_sign(cx, v, &out->w);
 }
 
 /* The index of lane table g in cx->wg, added when new.  Tables are kept
@@ -415,20 +415,26 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
     const wform *w = &x->w;
     uint8_t ok = cx->wkind[v], kind = w->kind, k = w->k, nn = w->nn;
     uint64_t r = w->r;
-    if (ok == WF_BOT) return changed;
     if (ok != WF_TOP) {
-        if (kind == WF_BOT || kind != ok || (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g))) {
-            kind = WF_BOT, k = 0, r = 0, nn = 0;
-        } else {
-            wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
-            nn = nn && cx->wnn[v];
-        }
-        if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v]) return changed;
+        nn = nn && cx->wnn[v]; /* the sign is kept below ⊥ too (wf_sign) */
+        if (kind == WF_BOT || ok == WF_BOT || kind != ok ||
+            (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g)))
+            kind = WF_BOT, k = 0, r = 0;
+        else wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
+    }
+    /* the symbol: kept while every evaluation brings the same (warp_form.h) */
+    uint32_t sym = kind == WF_BOT || k == 64 || w->sym == v + 1 ? 0 : w->sym;
+    int64_t off = sym ? w->off : 0;
+    if (ok != WF_TOP) {
+        if (sym != cx->wsym[v] || off != cx->woff[v]) sym = 0, off = 0;
+        if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v] && sym == cx->wsym[v]) return changed;
     }
     cx->wkind[v] = kind;
     cx->wk[v] = k;
     cx->wr[v] = r;
     cx->wnn[v] = nn;
+    cx->wsym[v] = sym;
+    cx->woff[v] = off;
     if (kind == WF_LANE && ok == WF_TOP) cx->wtab[v] = wg_intern(cx, w->g); /* else the table is unchanged */
     return true;
 }
@@ -456,6 +462,8 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     r->wnn = ARENA_NEWN(a, uint8_t, n1);
     r->wr = ARENA_NEWN(a, uint64_t, n1);
     r->wtab = ARENA_NEWN(a, uint32_t, n1);
+    r->wsym = ARENA_NEWN(a, uint32_t, n1);
+    r->woff = ARENA_NEWN(a, int64_t, n1);
     memset(r->wtab, 0xff, sizeof *r->wtab * n1);
     unsigned dims = 0;
     for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
@@ -471,7 +479,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
-                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .ac = conds, .wc = conds + n1,
+                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .ac = conds, .wc = conds + n1,
                   .poly_only = o && o->polynomials_only};
     for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
     u32csr users;
@@ -577,6 +585,8 @@ bool div_warp_form(const div_result *r, uint32_t v, wform *out)
     out->k = r->wk[v];
     out->r = r->wr[v];
     out->nn = r->wnn[v];
+    out->sym = r->wsym[v], out->off = r->woff[v];
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1; /* its own root */
     if (out->kind == WF_LANE) memcpy(out->g, r->wg + (size_t)r->wtab[v] * WF_LANES, sizeof out->g);
     return true;
 }

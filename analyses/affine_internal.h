@@ -38,6 +38,8 @@ typedef struct aff_ctx {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;        /* WF_LANE: index into wg */
+    uint32_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
+    int64_t *woff;
     int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern) */
     uint64_t *wgx;         /* their hashes */
     uint32_t nwg, capwg;
@@ -67,5 +69,21 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
+/* Sets w's sign bit (nn) where the operands' signs prove it, whatever w's
+ * kind (⊥ included); w ⊤: unchanged (warp_rules.c). */
+void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
+static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
+{
+    /* a μ is its own root: the root of its entry value holds on every
+     * iteration only for a μ that never changes, and taking it first
+     * would change the μ's form once more when a back edge arrives */
+    if (w->sym && cx->pf->ssa->values[v].kind == SSA_V_PHI &&
+        cx->pf->gsa->nodes[cx->pf->ssa->values[v].node].kind == GSA_MU)
+        w->sym = 0, w->off = 0;
+    /* nothing to add where the form's rule proved it, or knows every lane
+     * (and so that one is < 0) */
+    if (w->kind == WF_TOP || w->nn || (w->kind != WF_BOT && w->k == 64)) return;
+    wf_sign_rule(cx, v, w);
+}
 
 #endif

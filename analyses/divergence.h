@@ -99,6 +99,8 @@ typedef struct div_result {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;
+    uint32_t *wsym;  /* U's root + 1 (0: the value's own), warp_form.h sym */
+    int64_t *woff;   /* and U - U_root */
     int64_t *wg;
     uint32_t nwg;
     /* affine analyses: the reachable values in ssa_value_order's order

@@ -8,8 +8,6 @@
 
 #define LE_DEPTH 24
 
-static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t *mus, unsigned nmus);
-
 static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth);
 
 static bool eval_opd(ectx *e, uint32_t st, uint32_t i, lv *out, unsigned depth, uint32_t n)
@@ -95,12 +93,20 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
     bool pure = !p.bot;
     for (unsigned i = 1; i < p.n && pure; i++)
         if (i != DIV_C_LANE && p.c[i]) pure = false;
+    /* lane 0's value, U: the dataflow's root + off where it has one
+     * (warp_form.h sym), else v's own */
+    uint32_t sym = pure ? 0 : v + 1;
+    int64_t off = pure ? p.c[0] : 0;
+    wform wf;
+    if (!pure && div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.k < 64)
+        sym = wf.sym, off = wf.off;
+    residue base = res_add(w->base, res_exact((int64_t)(0 - (uint64_t)off)));
     out->n = w->nlanes;
     for (uint32_t l = 0; l < w->nlanes; l++) {
-        if (__builtin_add_overflow(w->off[l], pure ? p.c[0] : 0, &out->lo[l])) return false;
+        if (__builtin_add_overflow(w->off[l], off, &out->lo[l])) return false;
         out->hi[l] = out->lo[l];
-        out->sym[l] = pure ? 0 : v + 1;
-        out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : w->base;
+        out->sym[l] = sym;
+        out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : base;
     }
     out->nonneg = lane_nonneg(c, v);
     return true;
@@ -114,17 +120,20 @@ static bool eval_warp_form(ectx *e, uint32_t v, lv *out)
     const addr_chain *c = e->c;
     wform wf;
     if (!div_warp_form(c->r, v, &wf) || (wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64))) return false;
+    /* U known: no symbol; else U = U[root] + off, the dataflow's root (warp_form.h sym) */
     bool pure = wf.k == 64;
-    residue u = res_make((int64_t)wf.r, wf.k);
+    uint32_t sym = pure ? 0 : wf.sym;
+    int64_t off = pure ? (int64_t)wf.r : wf.off;
+    residue u = res_make((int64_t)(wf.r - (uint64_t)wf.off), wf.k); /* U[root] */
     out->n = e->nl;
     for (uint32_t l = 0; l < e->nl; l++) {
         int64_t g = wf.kind == WF_LANE ? wf.g[l] : 0;
-        if (__builtin_add_overflow(g, pure ? (int64_t)wf.r : 0, &out->lo[l])) return false;
+        if (__builtin_add_overflow(g, off, &out->lo[l])) return false;
         out->hi[l] = out->lo[l];
-        out->sym[l] = pure ? 0 : v + 1;
-        out->res[l] = pure ? res_exact(0) : v + 1 == e->ov_sym ? e->ov_res : u;
+        out->sym[l] = sym;
+        out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : u;
     }
-    out->nonneg = wf.nn || lane_nonneg(c, v);
+    out->nonneg = wf.nn;
     return true;
 }
 
@@ -418,76 +427,10 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
 
 /* ---- signs ------------------------------------------------------------------ */
 
-static bool opd_nonneg(const addr_chain *c, uint32_t st, uint32_t i, unsigned depth, uint32_t *mus, unsigned nmus)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    if (i >= in->nopd) return false;
-    const ptx_operand *o = &in->opd[i];
-    if (o->kind == PTX_O_IMM) return o->flags == PTX_IMM_INT && o->v >= 0;
-    if (o->kind == PTX_O_SREG) return true; /* %tid, %ntid, %ctaid, %laneid, ...: unsigned */
-    if (o->kind != PTX_O_REG) return false;
-    return nonneg_rec(c, ssa_use_value(c->pf->ssa, st, i), depth + 1, mus, nmus);
-}
-
-static bool nonneg_rec(const addr_chain *c, uint32_t v, unsigned depth, uint32_t *mus, unsigned nmus)
-{
-    if (v == SSA_NONE || depth > LE_DEPTH) return false;
-    const ssa_func *s = c->pf->ssa;
-    const ssa_value *val = &s->values[v];
-    if (val->kind == SSA_V_SREG) return true;
-    /* the warp form's sign (warp_form.h, nn), where the form knows v; the
-     * recursion below only for what it does not prove */
-    wform wf;
-    if (div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.nn) return true;
-    if (val->kind == SSA_V_PHI) {
-        /* by induction: every entry value is >= 0, and every back edge is,
-         * assuming the mu is */
-        for (unsigned i = 0; i < nmus; i++)
-            if (mus[i] == v) return true;
-        if (nmus >= MAX_MU || !c->pf->gsa) return false;
-        const ssa_node *nd = &s->nodes[val->node];
-        if (c->pf->gsa->nodes[val->node].irreducible) return false;
-        mus[nmus] = v;
-        for (uint32_t i = 0; i < nd->nargs; i++)
-            if (nd->args[i] != SSA_NONE && !nonneg_rec(c, nd->args[i], depth + 1, mus, nmus + 1)) return false;
-        return true;
-    }
-    uint32_t st;
-    const ptx_inst *in = addr_def(c, v, &st);
-    if (!in || val->partial || s->refs[val->ref].opd != 0) return false;
-    bool sgn = ptx_type_is_signed(in->type);
-#define NN(i) opd_nonneg(c, st, (i), depth, mus, nmus)
-    switch (in->op) {
-    case PTX_OPC_MOV: return NN(1);
-    case PTX_OPC_CVT:
-        if (!ptx_type_is_int(in->type) || !ptx_type_is_int(in->type2)) return false;
-        return NN(1) || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > ptx_type_bits(in->type));
-    case PTX_OPC_ADD:
-        if (ptx_inst_has_mod(in, ".cc")) return false;
-        return NN(1) && NN(2);
-    case PTX_OPC_MUL:
-        if (ptx_inst_has_mod(in, ".hi")) return false;
-        return NN(1) && NN(2);
-    case PTX_OPC_MAD:
-        if (ptx_inst_has_mod(in, ".hi") || ptx_inst_has_mod(in, ".cc")) return false;
-        return NN(1) && NN(2) && NN(3);
-    case PTX_OPC_SHL: return NN(1);
-    case PTX_OPC_SHR:
-        return !sgn ? in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v > 0 : NN(1);
-    case PTX_OPC_AND: return NN(1) || NN(2);
-    case PTX_OPC_OR:
-    case PTX_OPC_MIN: return NN(1) && NN(2);
-    case PTX_OPC_MAX: return NN(1) || NN(2);
-    case PTX_OPC_DIV:
-    case PTX_OPC_REM: return !sgn || (NN(1) && NN(2));
-    case PTX_OPC_SELP: return NN(1) && NN(2);
-    default: return false;
-    }
-#undef NN
-}
-
+/* The dataflow's sign (warp_rules.c, wf_sign): one rule for the branch
+ * verdicts and the addresses. */
 bool lane_nonneg(const addr_chain *c, uint32_t v)
 {
-    uint32_t mus[MAX_MU];
-    return nonneg_rec(c, v, 0, mus, 0);
+    wform wf;
+    return v != SSA_NONE && div_warp_form(c->r, v, &wf) && wf.nn;
 }

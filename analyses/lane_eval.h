@@ -19,9 +19,12 @@
  * arithmetic, the carry-free split, the known bits of U), applied to one
  * group of lanes at a time, the lanes where each operand keeps one symbol:
  * the group's exact part is a warp form U' + g(l), U' = U[s] + lo[l0].
+ * A leaf's symbol is the dataflow's root of its U (warp_form.h sym: U =
+ * U[root] + off), so values the dataflow relates share one here.
  * What is decided here is only what the form has no notion of:
  *
- *  - which symbol a result has: add and sub symbol by symbol (a new symbol
+ *  - which symbol a result has where lanes hold different unknowns (lane
+ *    groups): add and sub symbol by symbol (a new symbol
  *    when two different unknowns combine; U - U cancels), a product of a
  *    uniform unknown and exact lanes one new unknown per distinct lane
  *    value (the lanes fall into groups, as for a symbolic stride), the
@@ -30,7 +33,8 @@
  *    anything, even a loaded value, is [0, m]; rem by a constant c is
  *    [0, c - 1] when non-negative (else [-(c - 1), c - 1]); sums add
  *    widths, a selp or mu needs them equal;
- *  - signs (lane_nonneg) over the integers, where the form has none;
+ *  - signs (lane_nonneg): the dataflow's, kept for divergent values too
+ *    (warp_rules.c, wf_sign);
  *  - truncation: exact U-free lanes take the ISA's value, others keep it
  *    (no wraparound, docs/coalescing.md "Truncation").
  *
@@ -70,9 +74,9 @@ typedef struct le_result {
  * warp_lanes would (offsets from lane 0, groups, lane 0's residue). */
 enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w);
 
-/* Whether integer value v is provably >= 0 in every thread (built from
- * special registers, non-negative constants and ops that keep the sign;
- * a loop mu when its entry and back-edge values are, by induction). */
+/* Whether integer value v is provably >= 0, read as a signed number of
+ * its width, in every thread: the dataflow's sign bit (warp_form.h nn,
+ * warp_rules.c wf_sign). */
 bool lane_nonneg(const addr_chain *c, uint32_t v);
 
 #endif

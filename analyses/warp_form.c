@@ -15,14 +15,14 @@ static uint64_t mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 static void assign(wform *r, const wform *a)
 {
     if (r == a) return;
-    r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn;
+    r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn, r->sym = a->sym, r->off = a->off;
     if (a->kind == WF_LANE) memcpy(r->g, a->g, sizeof r->g);
 }
 
 static bool exact(const wform *a) { return a->kind != WF_TOP && a->kind != WF_BOT && a->k == 64; }
 
-void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0; }
-void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0; }
+void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0; }
+void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0; }
 
 void wf_uni(wform *a, uint64_t r, unsigned k)
 {
@@ -30,6 +30,7 @@ void wf_uni(wform *a, uint64_t r, unsigned k)
     a->k = (uint8_t)(k > 64 ? 64 : k);
     a->r = r & mask(a->k);
     a->nn = 0;
+    a->sym = 0, a->off = 0;
 }
 
 void wf_const(wform *a, int64_t c)
@@ -38,6 +39,7 @@ void wf_const(wform *a, int64_t c)
     a->k = 64;
     a->r = (uint64_t)c;
     a->nn = c >= 0;
+    a->sym = 0, a->off = 0;
 }
 
 void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k)
@@ -68,7 +70,8 @@ bool wf_is_linear(const wform *a, int64_t *c)
 
 bool wf_equal(const wform *a, const wform *b)
 {
-    if (a->kind != b->kind || a->k != b->k || a->r != b->r || a->nn != b->nn) return false;
+    if (a->kind != b->kind || a->k != b->k || a->r != b->r || a->nn != b->nn || a->sym != b->sym || a->off != b->off)
+        return false;
     return a->kind != WF_LANE || !memcmp(a->g, b->g, sizeof a->g);
 }
 
@@ -77,6 +80,8 @@ bool wf_equal(const wform *a, const wform *b)
  * known: exact), g = 0 a uniform value. */
 static void fix(wform *a, unsigned n)
 {
+    /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
+    a->sym = 0, a->off = 0;
     if (a->kind == WF_TOP || a->kind == WF_BOT) return;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
     if (a->kind == WF_LANE && !sh && !a->g[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
@@ -125,8 +130,10 @@ void wf_meet(wform *r, const wform *a, const wform *b)
     uint8_t nn = a->nn && b->nn, k;
     uint64_t u;
     wf_meet_bits(a->r, a->k, b->r, b->k, &u, &k);
+    bool same = a->sym == b->sym && a->off == b->off;
     assign(r, a);
     r->k = k, r->r = u, r->nn = nn;
+    if (!same) r->sym = 0, r->off = 0;
 }
 
 void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k)
@@ -198,6 +205,23 @@ void wf_sub(wform *r, const wform *a, const wform *b, unsigned n)
     wform nb;
     wf_neg(&nb, b, n);
     wf_add(r, a, &nb, n);
+}
+
+void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
+{
+    r->sym = 0, r->off = 0;
+    if (r->kind != WF_UNI && r->kind != WF_LANE) return;
+    if (sub && a->sym && a->sym == b->sym) { /* g(0) = 0 in both: U_r = U_a - U_b */
+        r->k = 64;
+        r->r = (uint64_t)a->off - (uint64_t)b->off;
+        r->nn = 0;
+        fix(r, n);
+        return;
+    }
+    if (r->k == 64) return;
+    if (a->sym && b->k == 64) r->sym = a->sym, r->off = (int64_t)((uint64_t)a->off + (sub ? 0 - b->r : b->r));
+    else if (!sub && b->sym && a->k == 64) r->sym = b->sym, r->off = (int64_t)((uint64_t)b->off + a->r);
+    r->off = wf_sext((uint64_t)r->off, n);
 }
 
 /* not.bN: ~v = -v - 1 in two's complement. */
@@ -602,7 +626,8 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
     if (p->kind == WF_UNI) { wf_meet(r, a, b); return; }
     if (strict2(r, a, b)) return;
     if (p->kind == WF_BOT || !exact(p)) { wf_bot(r); return; }
-    if (wf_equal(a, b)) { assign(r, a); return; }
+    /* the same U in both (known, or one symbol): lanes mix nothing */
+    if (wf_equal(a, b) && (a->k == 64 || a->sym)) { assign(r, a); return; }
     if (!exact(a) || !exact(b)) { wf_bot(r); return; }
     uint64_t v[WF_LANES];
     for (unsigned l = 0; l < WF_LANES; l++) v[l] = wf_at(p, l) & 1 ? wf_at(a, l) : wf_at(b, l);

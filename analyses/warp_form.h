@@ -41,8 +41,17 @@ typedef struct wform {
     uint8_t k;    /* known low bits of U, 0..64 */
     uint8_t nn;   /* every lane's value, read as a signed n-bit number, is ≥ 0
                    * (thread and block indices and what is built from them
-                   * with add, mul, shl: under the no-wraparound assumption) */
+                   * with add, mul, shl: under the no-wraparound assumption);
+                   * the dataflow keeps it for ⊥ too, adding what the
+                   * operands' signs prove (warp_rules.c, wf_sign) */
     uint64_t r;   /* U mod 2^k */
+    /* Symbol identity: U = U_s + off (mod 2^n) in every warp, U_s the U
+     * of SSA value sym - 1 (its root); 0: none known.  Kept only by the
+     * rules that move U by a known amount (mov, add or sub of a known U,
+     * truncation, and the meet of equal ones), so that (p + g) - p is g
+     * exactly; the dataflow reads a value with none as its own root. */
+    uint32_t sym;
+    int64_t off;
     int64_t g[WF_LANES]; /* WF_LANE only: g(l), g(0) = 0, sign-extended from n bits */
 } wform;
 
@@ -73,6 +82,10 @@ static inline uint64_t wf_at(const wform *a, unsigned l) { return a->r + (a->kin
 
 /* r = a ∧ b. */
 void wf_meet(wform *r, const wform *a, const wform *b);
+/* The symbol of r = a + b (sub: a - b), r from wf_add/wf_sub: U_a's
+ * symbol moved by U_b when U_b is known; U exact when a and b share a
+ * symbol (U_a - U_b = off_a - off_b); else none. */
+void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
 /* What two partly known numbers, x ≡ ra (mod 2^ka) and y ≡ rb (mod 2^kb),
  * are both known to be: the low bits they agree on (k = 64: known). */
 void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k);

@@ -12,6 +12,9 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
     out->k = cx->wk[v];
     out->r = cx->wr[v];
     out->nn = cx->wnn[v];
+    out->sym = cx->wsym[v], out->off = cx->woff[v];
+    /* a U with no root of its own is its own root (warp_form.h sym) */
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1;
     if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
 }
 
@@ -53,6 +56,7 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
         wf_get(cx, v, &base);
         wf_const(&off, o->v);
         wf_add(out, &base, &off, 64);
+        wf_sym_addsub(out, &base, &off, 64, false);
         return true;
     }
     default:
@@ -133,7 +137,8 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond)
 {
     eval_sreg(cx, val, out, cond);
-    if (out->kind != WF_BOT) out->nn = sreg_nonneg(val->reg);
+    out->nn = sreg_nonneg(val->reg); /* kept when divergent (wf_sign) */
+    out->sym = 0, out->off = 0;      /* its own root */
 }
 
 static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond)
@@ -224,7 +229,8 @@ static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const
     return true;
 }
 
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                 wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -235,6 +241,7 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
     case AFF_R_ADD: case AFF_R_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);
+        wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB);
         return true;
     case AFF_R_NEG: case AFF_R_NOT:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
@@ -276,6 +283,9 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
     case AFF_R_CVT_S: case AFF_R_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
         wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
+        if (w <= op->sw && a.sym && out->k < 64 && (out->kind == WF_UNI || out->kind == WF_LANE))
+            out->sym = a.sym, out->off = wf_sext((uint64_t)a.off, w);
         return true;
     case AFF_R_CVTA: /* generic <-> window: moved by a per-program offset */
         if (!wopd(cx, stmt, in, 1, out)) return false;
@@ -300,4 +310,140 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
     default:
         return false;
     }
+}
+
+/* The rule of the instruction, then the symbol of its result: a rule
+ * keeps U's symbol only where it says so (mov, add, sub, truncation, a
+ * selp of equal forms); every other one gives a U of its own. */
+bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+{
+    if (!rule(cx, stmt, in, op, val, out)) return false;
+    switch (op->rule) {
+    case AFF_R_MOV: case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_SUB: case AFF_R_CVT_S: case AFF_R_CVT_U:
+    case AFF_R_SELP:
+        break;
+    default:
+        out->sym = 0, out->off = 0;
+    }
+    return true;
+}
+
+/* ---- the sign ---------------------------------------------------------------
+ *
+ * nn (warp_form.h) is one bit beside the form, and unlike the form it is
+ * kept for a divergent value too: "every lane's n-bit value, read as a
+ * signed n-bit number, is >= 0".  It is the only sign there is: the
+ * coalescing and bank models read it (lane_nonneg) where they need an
+ * index >= 0.  That reading is the one that is sound for every consumer:
+ * a value that is >= 0 as a signed n-bit number is the same number read
+ * unsigned, signed or as an integer, so a signed multiply-high (nvcc's
+ * remainder idiom), an unsigned shift (floor division) and an address
+ * read over the integers all agree on it.  add, mad, mul, shl and a
+ * truncation keep it under the no-wraparound assumption the reports
+ * state; nothing else assumes anything (docs/divergence.md, "Signs").
+ *
+ * The rules below give the bit from the operands' bits alone, for any
+ * form; the form's own rules (warp_form.c) prove more where they know the
+ * lanes (an exact value's sign, a mask), and the dataflow keeps the union
+ * of the two.  Each rule is monotone (an and/or of the operands' bits),
+ * an operand still ⊤ counts as >= 0 (optimistic, as the forms are: a mu
+ * is >= 0 when its entry values are and its back edges are, assuming it
+ * is), and the solver meets the bit with the old one (affine.c,
+ * merge_warp), so it only ever goes from 1 to 0 and the fixpoint is
+ * reached. */
+
+/* Operand k's sign at width n (an immediate read as an n-bit number; a
+ * register's from regs, bit k: see sign_inst). */
+static bool nn_opd(const ptx_inst *in, unsigned k, unsigned n, unsigned regs)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    if (o->kind == PTX_O_IMM) return (o->flags & 3) != PTX_IMM_DEC && wf_sext((uint64_t)o->v, n) >= 0;
+    if ((o->kind != PTX_O_REG && o->kind != PTX_O_SREG) || o->neg) return false;
+    return regs >> k & 1;
+}
+
+/* Operand k as a constant (false: not an integer immediate). */
+static bool imm_opd(const ptx_inst *in, unsigned k, unsigned n, int64_t *c)
+{
+    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
+    *c = wf_sext((uint64_t)in->opd[k].v, n);
+    return true;
+}
+
+static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
+{
+    uint32_t st = val->stmt;
+    const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
+    /* mostly decoded already: the form's rule ran first (affine.c) */
+    const aff_op *op = cx->ops[st].decoded ? &cx->ops[st] : aff_decode(cx, st, in);
+    switch (op->rule) { /* the rules below; loads, floating point, predicates, ...: no sign */
+    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
+    case AFF_R_AND: case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: case AFF_R_MINMAX: case AFF_R_DIV:
+    case AFF_R_REM: case AFF_R_CVT_U: case AFF_R_CVT_S:
+        break;
+    default:
+        return false;
+    }
+    if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
+    if (val->partial) { /* lanes the guard skips keep the old value */
+        if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
+    }
+    unsigned w = op->w, sw = op->sw, regs = 0;
+    int64_t c;
+    /* the registers read that are >= 0, in one pass over the references */
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if ((u->role & PTX_REF_USE) && !(u->role & PTX_REF_GUARD) && u->value != SSA_NONE && u->opd < 8 &&
+            (cx->wkind[u->value] == WF_TOP || cx->wnn[u->value]))
+            regs |= 1u << u->opd;
+    }
+#define NN(k) nn_opd(in, (k), sw, regs)
+    switch (op->rule) {
+    case AFF_R_MOV_INT: return NN(1);
+    case AFF_R_ADD: case AFF_R_MUL: return NN(1) && NN(2);  /* no wraparound */
+    case AFF_R_MAD: return NN(1) && NN(2) && NN(3);
+    case AFF_R_SHL: return NN(1);
+    /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
+    case AFF_R_SHR: return (!op->sgn && imm_opd(in, 2, w, &c) && c > 0) || NN(1);
+    case AFF_R_AND: return NN(1) || NN(2);
+    case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: return NN(1) && NN(2);
+    /* signed: min keeps the sign of both, max of either; unsigned (a value
+     * >= 0 is below 2^(n-1)): the other way round */
+    case AFF_R_MINMAX: return (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2);
+    /* a quotient is at most the dividend, a remainder below the divisor;
+     * only a constant divisor is known not to be 0 (the ISA leaves
+     * division by zero unspecified) */
+    case AFF_R_DIV:
+        if (!imm_opd(in, 2, w, &c) || !c) return false;
+        return op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
+    case AFF_R_REM:
+        if (!imm_opd(in, 2, w, &c) || !c) return false;
+        return op->sgn ? NN(1) : c > 0 || NN(1);
+    /* a widening zero-extension is below 2^sw; otherwise the sign is the
+     * source's: a truncation's under the no-wraparound assumption (the
+     * value fits the narrower type, docs/coalescing.md "Truncation") */
+    case AFF_R_CVT_U: return w > sw || NN(1);
+    case AFF_R_CVT_S: return NN(1);
+    default: return false;
+    }
+#undef NN
+}
+
+void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
+{
+    const ssa_func *s = cx->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    bool nn = false;
+    if (val->kind == SSA_V_INST) nn = sign_inst(cx, val);
+    else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
+        const ssa_node *nd = &s->nodes[val->node];
+        nn = true;
+        for (uint32_t i = 0; i < nd->nargs && nn; i++) {
+            uint32_t x = nd->args[i];
+            if (x != SSA_NONE && cx->wkind[x] != WF_TOP && !cx->wnn[x]) nn = false;
+        }
+    }
+    if (nn) w->nn = 1;
 }

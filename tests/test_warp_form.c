@@ -399,7 +399,12 @@ static const char *const SDIV =
 /* Runs text under `ptxray run --check-divergence` at three block shapes
  * (a full, a partial and a two-dimensional one): no claim of the analysis
  * may be contradicted, and at least `values` values are checked. */
-static void emu_confirms(const char *text, long values)
+static void emu_confirms_args(const char *text, long values, const char *const *args, size_t nargs);
+
+static void emu_confirms(const char *text, long values) { emu_confirms_args(text, values, NULL, 0); }
+
+/* The same, with these --arg values after the buffer. */
+static void emu_confirms_args(const char *text, long values, const char *const *args, size_t nargs)
 {
     char path[] = "/tmp/ptxray-wf-XXXXXX";
     int fd = mkstemp(path);
@@ -408,8 +413,9 @@ static void emu_confirms(const char *text, long values)
     close(fd);
     const char *shapes[] = {"64", "48", "16,4"};
     for (size_t i = 0; i < 3; i++) {
-        char *argv[] = {(char *)tu_bin(), "run", path, "--block", (char *)shapes[i], "--arg", "buf:u32:128",
-                        "--check-divergence", "--format", "json", NULL};
+        char *argv[16] = {(char *)tu_bin(), "run", path, "--block", (char *)shapes[i], "--arg", "buf:u32:128",
+                          "--check-divergence", "--format", "json"};
+        for (size_t k = 0; k < nargs && k < 2; k++) argv[10 + 2 * k] = "--arg", argv[11 + 2 * k] = (char *)args[k];
         char *err = NULL, *out = tu_run_want(argv, 0, &err);
         json_error_t je;
         json_t *j = json_loads(out, 0, &je);
@@ -463,6 +469,104 @@ Test(warp_form, min_max_of_lane_values)
     cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_DIVERGENT);
     done(&x);
     emu_confirms(MINMAX, 8);
+}
+
+/* Symbol identity (warp_form.h sym): n + lane + 7 - n is lane + 7 in
+ * every warp, whatever n (the form is exact modulo 2^32, so n close to
+ * 2^32 changes nothing), so (lane + 7) >> 6 is 0 and the branch uniform;
+ * without the identity U_n - U_n was an unknown, and the shift split
+ * lanes. */
+static const char *const SYMID =
+    HEAD ".visible .entry symid(.param .u64 o, .param .u32 n)\n{\n"
+         " .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<5>;\n"
+         " ld.param.u64 %rd1, [o];\n cvta.to.global.u64 %rd2, %rd1;\n ld.param.u32 %r1, [n];\n"
+         " mov.u32 %r2, %laneid;\n add.s32 %r3, %r1, %r2;\n add.s32 %r4, %r3, 7;\n sub.s32 %r5, %r4, %r1;\n"
+         " shr.u32 %r6, %r5, 6;\n setp.eq.s32 %p1, %r6, 0;\n mov.u32 %r10, 0;\n @%p1 bra $L1;\n mov.u32 %r10, 1;\n"
+         "$L1:\n mov.u32 %r7, %tid.x;\n mul.wide.u32 %rd3, %r7, 4;\n add.s64 %rd4, %rd2, %rd3;\n"
+         " st.global.u32 [%rd4], %r10;\n ret;\n}\n";
+
+/* selp of two uniform unknowns by a lane-varying predicate mixes two U:
+ * divergent, although both forms read "U" (the rule once took equal
+ * forms for equal values; the emulator contradicts that with a = 0,
+ * b = 5). */
+static const char *const SELPMIX =
+    HEAD ".visible .entry selpmix(.param .u64 o, .param .u32 a, .param .u32 b)\n{\n"
+         " .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<5>;\n"
+         " ld.param.u64 %rd1, [o];\n cvta.to.global.u64 %rd2, %rd1;\n ld.param.u32 %r1, [a];\n ld.param.u32 %r2, [b];\n"
+         " mov.u32 %r3, %laneid;\n and.b32 %r4, %r3, 1;\n setp.eq.u32 %p1, %r4, 0;\n selp.u32 %r5, %r1, %r2, %p1;\n"
+         " selp.u32 %r6, %r1, %r1, %p1;\n add.s32 %r5, %r5, %r6;\n"
+         " setp.eq.u32 %p2, %r5, 0;\n mov.u32 %r10, 0;\n @%p2 bra $L1;\n mov.u32 %r10, 1;\n"
+         "$L1:\n mov.u32 %r7, %tid.x;\n mul.wide.u32 %rd3, %r7, 4;\n add.s64 %rd4, %rd2, %rd3;\n"
+         " st.global.u32 [%rd4], %r10;\n ret;\n}\n";
+
+Test(warp_form, symbol_identity_cancels_a_uniform_root)
+{
+    run x = analyse(SYMID, NULL);
+    wform w;
+    cr_assert(div_warp_form(x.r, value(&x, "%r5.1"), &w));
+    cr_expect(w.kind == WF_LANE && w.k == 64 && w.r == 7 && w.g[31] == 31, "lane + 7");
+    cr_assert(div_warp_form(x.r, value(&x, "%r4.1"), &w));
+    cr_expect(w.kind == WF_LANE && w.sym == value(&x, "%r1.1") + 1 && w.off == 7, "n + 7 + lane");
+    cr_expect_eq(x.r->state[value(&x, "%r6.1")], DIV_UNIFORM);
+    cr_expect_eq(x.r->state[value(&x, "%p1.1")], DIV_UNIFORM);
+    done(&x);
+    const char *n[] = {"u32:4294967290"};
+    emu_confirms_args(SYMID, 8, n, 1);
+}
+
+Test(warp_form, selp_of_two_unknowns_by_a_lane_predicate)
+{
+    run x = analyse(SELPMIX, NULL);
+    cr_expect_eq(x.r->state[value(&x, "%r5.1")], DIV_DIVERGENT);
+    cr_expect_eq(x.r->state[value(&x, "%r6.1")], DIV_UNIFORM); /* the same unknown either way */
+    cr_expect_eq(x.r->state[value(&x, "%p2.1")], DIV_DIVERGENT);
+    done(&x);
+    const char *ab[] = {"u32:0", "u32:5"};
+    emu_confirms_args(SELPMIX, 8, ab, 2);
+}
+
+/* The sign (warp_form.h nn, warp_rules.c wf_sign) is the dataflow's, kept
+ * for divergent values too: it is the one coalescing reads (lane_nonneg).
+ * A loaded x is any 32-bit number, so x & 255, x >> 1, min.u(x & 255, x),
+ * x % 64, the zero-extension of x, a truncation of a 64-bit value >= 0
+ * (under the no-wraparound assumption, as add's) and a loop mu whose entry
+ * and back edge are >= 0 are >= 0 as signed numbers; max.u(x & 255, x),
+ * x - 1, the truncation of a loaded 64-bit value and a quotient by a
+ * register (which may be 0) are not. */
+static const char *const SIGNS =
+    HEAD ".visible .entry signs(.param .u64 o)\n{\n"
+         " .reg .pred %p<3>; .reg .b32 %r<20>; .reg .b64 %rd<9>;\n"
+         " ld.param.u64 %rd1, [o];\n cvta.to.global.u64 %rd2, %rd1;\n"
+         " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd3, %r1, 4;\n add.s64 %rd4, %rd2, %rd3;\n"
+         " ld.global.u32 %r2, [%rd4];\n"
+         " and.b32 %r3, %r2, 255;\n shr.u32 %r4, %r2, 1;\n"
+         " max.u32 %r5, %r3, %r2;\n min.u32 %r6, %r3, %r2;\n"
+         " rem.u32 %r7, %r2, 64;\n div.u32 %r8, %r2, %r1;\n sub.s32 %r9, %r3, 1;\n"
+         " cvt.u64.u32 %rd5, %r2;\n ld.global.u64 %rd6, [%rd4];\n and.b64 %rd7, %rd6, 9223372036854775807;\n"
+         " cvt.u32.u64 %r10, %rd7;\n cvt.u32.u64 %r14, %rd6;\n"
+         " mov.u32 %r11, %r3;\n"
+         "$L1:\n add.s32 %r11, %r11, 32;\n setp.lt.u32 %p1, %r11, %r2;\n @%p1 bra $L1;\n"
+         " add.s32 %r12, %r4, %r5;\n add.s32 %r12, %r12, %r6;\n add.s32 %r12, %r12, %r7;\n"
+         " add.s32 %r12, %r12, %r8;\n add.s32 %r12, %r12, %r9;\n add.s32 %r12, %r12, %r10;\n"
+         " add.s32 %r12, %r12, %r11;\n cvt.u32.u64 %r13, %rd5;\n add.s32 %r12, %r12, %r13;\n"
+         " st.global.u32 [%rd4], %r12;\n ret;\n}\n";
+
+static bool nonneg(const run *x, const char *name)
+{
+    wform w;
+    cr_assert(div_warp_form(x->r, value(x, name), &w));
+    return w.nn;
+}
+
+Test(warp_form, signs_of_divergent_values)
+{
+    run x = analyse(SIGNS, NULL);
+    cr_expect_eq(x.r->state[value(&x, "%r3.1")], DIV_DIVERGENT);
+    const char *pos[] = {"%r3.1", "%r4.1", "%r6.1", "%r7.1", "%rd5.1", "%rd7.1", "%r10.1", "%r11.2", "%r11.3"};
+    const char *neg[] = {"%r2.1", "%r5.1", "%r8.1", "%r9.1", "%r14.1", "%rd6.1"};
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; i++) cr_expect(nonneg(&x, pos[i]), "%s", pos[i]);
+    for (size_t i = 0; i < sizeof neg / sizeof *neg; i++) cr_expect(!nonneg(&x, neg[i]), "%s", neg[i]);
+    done(&x);
 }
 
 Test(warp_form, conditions_hold_at_shapes)
