@@ -6,33 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 #include "ir_edit_int.h"
+#include "textbuf.h"
 
 static const char *adup(ra_edit *e, const char *s, size_t n) { return arena_strndup(&e->m->arena, s, n); }
 
 static const char *type_word(unsigned t) { return ptx_type_name((ptx_type)t) + 1; }
 
-/* A growing text buffer for the scratch module. */
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-} sbuf;
-
-static void sput(sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        b->cap = (b->n + n + 1) * 2;
-        b->p = xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
-
-static void sputs(sbuf *b, const char *s) { sput(b, s, strlen(s)); }
-
-static void sput_u(sbuf *b, uint64_t v)
+static void sput_u(textbuf *b, uint64_t v)
 {
     char t[20];
-    sput(b, t, put_u64(t, v));
+    tb_put(b, t, put_u64(t, v));
 }
 
 /* The scratch module's registers: one range per type, %T<type>_<g>, the
@@ -45,11 +28,11 @@ typedef struct scratch {
     uint32_t n[PTX_T__COUNT], cap[PTX_T__COUNT];
 } scratch;
 
-static void sput_reg(sbuf *b, unsigned type, uint32_t g)
+static void sput_reg(textbuf *b, unsigned type, uint32_t g)
 {
-    sputs(b, "%T");
+    tb_puts(b, "%T");
     sput_u(b, type);
-    sputs(b, "_");
+    tb_puts(b, "_");
     sput_u(b, g);
 }
 
@@ -108,17 +91,17 @@ static void parse_new_shapes(ra_edit *const *edits, uint32_t nedits)
             g[ng++] = sc.n[ty]++;
         }
     }
-    sbuf b = {0};
-    sputs(&b, ".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n");
+    textbuf b = {0};
+    tb_puts(&b, ".version 8.0\n.target sm_90\n.address_size 64\n.entry __ra_scratch()\n{\n");
     for (unsigned ty = 0; ty < PTX_T__COUNT; ty++) {
         if (!sc.n[ty]) continue;
-        sputs(&b, "\t.reg .");
-        sputs(&b, type_word(ty));
-        sputs(&b, " %T");
+        tb_puts(&b, "\t.reg .");
+        tb_puts(&b, type_word(ty));
+        tb_puts(&b, " %T");
         sput_u(&b, ty);
-        sputs(&b, "_<");
+        tb_puts(&b, "_<");
         sput_u(&b, sc.n[ty]);
-        sputs(&b, ">;\n");
+        tb_puts(&b, ">;\n");
     }
     for (uint32_t x = 0; x < nedits; x++)
         for (uint32_t i = 0; i < edits[x]->nvars; i++) {
@@ -128,21 +111,21 @@ static void parse_new_shapes(ra_edit *const *edits, uint32_t nedits)
                 for (uint32_t j = 0; j < (y < x ? edits[y]->nvars : i) && !seen; j++)
                     seen = !strcmp(edits[y]->vars[j].name, nv->name);
             if (seen) continue;
-            sputs(&b, "\t");
-            sputs(&b, ptx_space_name(nv->space));
-            sputs(&b, " .align ");
+            tb_puts(&b, "\t");
+            tb_puts(&b, ptx_space_name(nv->space));
+            tb_puts(&b, " .align ");
             sput_u(&b, nv->align);
-            sputs(&b, " .b8 ");
-            sputs(&b, nv->name);
-            sputs(&b, "[");
+            tb_puts(&b, " .b8 ");
+            tb_puts(&b, nv->name);
+            tb_puts(&b, "[");
             sput_u(&b, nv->bytes);
-            sputs(&b, "];\n");
+            tb_puts(&b, "];\n");
         }
     uint32_t gi = 0;
     for (uint32_t t = sh->parsed; t < sh->n; t++) {
         const char *l = sh->text + sh->off[t], *end = memchr(l, '\x01', sh->len[t]);
         const int64_t *lit = sh->lits + sh->lit[t];
-        sputs(&b, "\t");
+        tb_puts(&b, "\t");
         for (const char *q = l; q < end;) {
             if (q[0] == '%' && q + 1 < end && q[1] == 'P') {
                 uint32_t k = 0;
@@ -150,15 +133,15 @@ static void parse_new_shapes(ra_edit *const *edits, uint32_t nedits)
                 sput_reg(&b, (unsigned)(uint8_t)end[1 + k] - 1, g[gi + k]);
             } else if (q[0] == '%' && q + 1 < end && q[1] == 'N') {
                 char num[24];
-                sput(&b, num, put_i64(num, *lit++));
+                tb_put(&b, num, put_i64(num, *lit++));
                 q += 2;
             } else
-                sput(&b, q++, 1);
+                tb_put(&b, q++, 1);
         }
         gi += (uint32_t)(l + sh->len[t] - end - 1);
-        sputs(&b, "\n");
+        tb_puts(&b, "\n");
     }
-    sputs(&b, "}\n");
+    tb_puts(&b, "}\n");
     ptx_diags d;
     ptx_diags_init(&d);
     ptx_module *mm = ptx_parse_string("regalloc-scratch", b.p, b.n, &d);

@@ -9,6 +9,7 @@
 #include "printer.h"
 #include "ptx.h"
 #include "ra_target.h"
+#include "textbuf.h"
 #include "toolchain.h"
 
 extern char **environ;
@@ -82,22 +83,6 @@ static bool quoted_after(const char *line, const char *opt, char *buf, size_t n)
     return true;
 }
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        if (!(b->p = realloc(b->p, b->cap))) abort();
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
 /* The cicc line that made ptx (from the dryrun), its per-process names
  * those of this run; NULL when none. */
 static char *cicc_line(const char *dir, const char *ptx)
@@ -112,19 +97,19 @@ static char *cicc_line(const char *dir, const char *ptx)
         if (next) *next++ = 0;
         if (!strncmp(l, key, kl) && l[kl] == '\t') found = l + kl + 1;
     }
-    sbuf out = {NULL, 0, 0};
+    textbuf out = {0};
     if (found) {
         /* the dryrun's "tmpxft_XXXXXXXX_" becomes the run's */
         const char *run = strstr(ptx, "tmpxft_");
         for (const char *s = found; *s;) {
             const char *t = strstr(s, "tmpxft_");
             if (!t || !run) {
-                put(&out, s, strlen(s));
+                tb_puts(&out, s);
                 break;
             }
-            put(&out, s, (size_t)(t - s));
-            put(&out, t, 7);
-            if (strspn(t + 7, "0123456789abcdef") >= 8) put(&out, run + 7, 8), s = t + 15;
+            tb_put(&out, s, (size_t)(t - s));
+            tb_put(&out, t, 7);
+            if (strspn(t + 7, "0123456789abcdef") >= 8) tb_put(&out, run + 7, 8), s = t + 15;
             else s = t + 7;
         }
     }
@@ -138,7 +123,7 @@ static char *cicc_line(const char *dir, const char *ptx)
 static bool lineinfo_ptx(const char *dir, const char *line, const char *li)
 {
     static const char *outs[] = {" --gen_c_file_name ", " --stub_file_name ", " --gen_device_file_name ", " -o "};
-    sbuf cmd = {NULL, 0, 0};
+    textbuf cmd = {0};
     const char *s = line, *end = strstr(line, " -o \"");
     if (!end || !(end = strchr(end + 5, '"'))) return false;
     end++;
@@ -151,17 +136,17 @@ static bool lineinfo_ptx(const char *dir, const char *line, const char *li)
             if (p && p < end && (!best || p < best)) best = p, bi = i;
         }
         if (!best) {
-            put(&cmd, s, (size_t)(end - s));
+            tb_put(&cmd, s, (size_t)(end - s));
             break;
         }
         const char *q = best + strlen(outs[bi]);
         const char *qe = *q == '"' ? strchr(q + 1, '"') : NULL;
         if (!qe) return free(cmd.p), false;
-        put(&cmd, s, (size_t)(q - s));
+        tb_put(&cmd, s, (size_t)(q - s));
         char repl[4600];
         if (bi == 3) snprintf(repl, sizeof repl, "\"%s\" -generate-line-info", li);
         else snprintf(repl, sizeof repl, "\"%s/li-%d.%zu\"", dir, pid, bi);
-        put(&cmd, repl, strlen(repl));
+        tb_puts(&cmd, repl);
         s = qe + 1;
     }
     char *argv[] = {"/bin/sh", "-c", cmd.p, NULL};
