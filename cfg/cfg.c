@@ -6,16 +6,6 @@
 #include "cfg_impl.h"
 #include "semantics.h"
 
-void u32vec_grow(u32vec *s)
-{
-    s->cap = s->cap ? s->cap * 2 : 16;
-    s->v = realloc(s->v, sizeof *s->v * s->cap);
-    if (!s->v) {
-        fprintf(stderr, "ptxray: out of memory\n");
-        abort();
-    }
-}
-
 void u32vec_reserve(u32vec *s, uint32_t n)
 {
     if (n <= s->cap) return;
@@ -26,6 +16,8 @@ void u32vec_reserve(u32vec *s, uint32_t n)
         abort();
     }
 }
+
+void u32vec_grow(u32vec *s) { u32vec_reserve(s, s->cap ? s->cap * 2 : 16); }
 
 void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
 {
