@@ -158,19 +158,18 @@ def main():
             script, checked, written, gone = ["exec 2>&1"], [], set(), False
             for n, (cmd, expected, first, end) in enumerate(cmds):
                 where = f"{args.readme}:{line}: $ {cmd.splitlines()[0]}"
-                why = "it follows a skipped one" if gone else None
                 miss = missing_inputs(cmd, root, scratch, written)
                 written |= written_by(cmd)
-                if why:
-                    pass
+                why = None
+                if gone:  # it may read what the skipped one makes
+                    why = "it follows a sample skipped for its input"
                 elif miss:
-                    why = f"{', '.join(miss)} not in the repository"
+                    why, gone = f"{', '.join(miss)} not in the repository", True
                 elif re.search(r"ptxray-\w*bench\b", cmd):
                     why = "a benchmark (timings)"
                 elif ("nvcc" in cmd or "ptxas" in cmd) and not have_cuda:
                     why = "no CUDA toolkit"
                 if why:
-                    gone = gone or n == 0 or bool(miss)
                     print(f"skipped {where}: {why}")
                     skipped += 1
                     continue
