@@ -41,19 +41,21 @@ struct gsa_expr {
 
 enum gsa_kind { GSA_GAMMA, GSA_MU, GSA_ETA };
 
+/* Pointers first, bytes last: 40 bytes, not 48 with padding (one per phi
+ * and eta, 92k in a 100k-block kernel). */
 typedef struct gsa_node {
-    uint8_t kind;        /* gsa_kind */
-    uint8_t irreducible; /* inside an irreducible loop: gates lists every branch of it */
     gsa_expr *expr;      /* GAMMA: the selection; MU: the initial value; ETA: the value leaving */
     gsa_expr *carried;   /* MU (reducible loop): the value from the previous iteration */
+    uint32_t *gates;     /* ETA, irreducible: branch blocks whose predicates gate it */
     uint32_t loop;       /* MU: the loop; ETA: the outermost loop left */
     uint32_t ngates;
-    uint32_t *gates;     /* ETA, irreducible: branch blocks whose predicates gate it */
     /* Nodes with the same gates (every eta leaving the same loops, every phi
      * of one irreducible loop) share the array and this number, so that an
      * analysis can treat the set once: 0..gsa_func.ngate_sets-1, or
      * GSA_NO_SET when ngates is 0. */
     uint32_t gate_set;
+    uint8_t kind;        /* gsa_kind */
+    uint8_t irreducible; /* inside an irreducible loop: gates lists every branch of it */
 } gsa_node;
 
 #define GSA_NO_SET UINT32_MAX
