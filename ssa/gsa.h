@@ -25,6 +25,7 @@
  * the details. */
 #ifndef PTXRAY_GSA_H
 #define PTXRAY_GSA_H
+#include <stddef.h>
 #include "ssa.h"
 
 enum gsa_expr_kind { GSA_X_VALUE, GSA_X_SELECT };
@@ -38,6 +39,10 @@ struct gsa_expr {
     uint32_t n;       /* SELECT: one operand per successor of branch, in successor order */
     gsa_expr **ops;   /* NULL where that successor does not lead to the join */
 };
+/* A VALUE expression is allocated without ops (16 bytes, not 24: one per
+ * value a phi or eta reads, 130k in a 100k-block kernel), so a gsa_expr is
+ * never copied whole, and ops is read only for e->n > 0. */
+#define GSA_VALUE_EXPR_BYTES offsetof(gsa_expr, ops)
 
 enum gsa_kind { GSA_GAMMA, GSA_MU, GSA_ETA };
 
