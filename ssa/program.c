@@ -1,6 +1,28 @@
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "program.h"
+
+/* The CFG, SSA and GSA builders' scratch arrays (per block, register,
+ * reference) are malloc'd and freed by each phase.  glibc keeps what they
+ * freed resident as holes in its heap (its mmap threshold rises to the
+ * largest block freed), and the next phase's arena data comes from fresh
+ * chunks beside them: on the 100k-block kernel those holes were 6 MB of
+ * the 83 MB peak of `cfg --gsa --format json`.  Between the phases of a
+ * large function they are handed back; small functions (every corpus
+ * file) are not worth the call. */
+#define TRIM_STMTS 16384u
+
+static void trim_scratch(const ptx_func *fn)
+{
+#ifdef __GLIBC__
+    if (fn->nstmts >= TRIM_STMTS) malloc_trim(0);
+#else
+    (void)fn;
+#endif
+}
 
 prog *prog_build(const ptx_module *m, enum prog_level level, const char *only, ptx_diags *d)
 {
@@ -20,8 +42,15 @@ prog *prog_build(const ptx_module *m, enum prog_level level, const char *only, p
             ok = false;
             continue;
         }
-        if (level >= PROG_SSA) pf->ssa = ssa_build(pf->g);
-        if (level >= PROG_GSA) pf->gsa = gsa_build(pf->ssa);
+        trim_scratch(fn);
+        if (level >= PROG_SSA) {
+            pf->ssa = ssa_build(pf->g);
+            trim_scratch(fn);
+        }
+        if (level >= PROG_GSA) {
+            pf->gsa = gsa_build(pf->ssa);
+            trim_scratch(fn);
+        }
     }
     if (!ok) {
         prog_free(p);
