@@ -60,17 +60,17 @@ typedef struct cfg_block {
 /* A loop of the loop nesting forest (Steensgaard's construction: strongly
  * connected regions, nested).  A reducible loop has one header; an
  * irreducible one several (every block of the region entered from outside). */
-typedef struct cfg_loop {
+typedef struct cfg_loop { /* pointers first: 64 bytes, not 88 with padding */
+    uint32_t *headers;
+    uint32_t *blocks;   /* every block in the loop, nested ones included, sorted */
+    uint32_t *latches;  /* blocks in the loop with an edge to a header (back edges) */
+    uint32_t *exit_from, *exit_to; /* exit edges from a block inside to one outside */
     uint32_t parent;    /* enclosing loop or CFG_NONE */
     uint32_t depth;     /* 1 for outermost */
     uint32_t nheaders;
-    uint32_t *headers;
     uint32_t nblocks;
-    uint32_t *blocks;   /* every block in the loop, nested ones included, sorted */
     uint32_t nlatches;
-    uint32_t *latches;  /* blocks in the loop with an edge to a header (back edges) */
     uint32_t nexits;
-    uint32_t *exit_from, *exit_to; /* exit edges from a block inside to one outside */
     bool irreducible;
 } cfg_loop;
 

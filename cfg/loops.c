@@ -250,12 +250,16 @@ static void renumber_loops(cfg *g)
         for (uint32_t i = cnt[l + 1]; i-- > cnt[l];) stack[nst++] = kids[i];
     }
     for (uint32_t i = 0; i < n; i++) newid[order[i]] = i;
-    cfg_loop *nl = ARENA_NEWN(g->a, cfg_loop, n);
+    /* permuted in place through a heap copy (an arena copy would leave
+     * the first array dead there) */
+    cfg_loop *old = malloc(sizeof *old * n);
+    if (!old) abort();
+    memcpy(old, g->loops, sizeof *old * n);
     for (uint32_t i = 0; i < n; i++) {
-        nl[i] = g->loops[order[i]];
-        if (nl[i].parent != CFG_NONE) nl[i].parent = newid[nl[i].parent];
+        g->loops[i] = old[order[i]];
+        if (g->loops[i].parent != CFG_NONE) g->loops[i].parent = newid[g->loops[i].parent];
     }
-    g->loops = nl;
+    free(old);
     for (uint32_t b = 0; b < g->nblocks; b++)
         if (g->blocks[b].loop != CFG_NONE) g->blocks[b].loop = newid[g->blocks[b].loop];
     free(cnt);

@@ -75,8 +75,9 @@ int cmd_cfg(int argc, char **argv)
     const char *path = argv[optind];
     /* Build everything before opening the output, so an error writes nothing. */
     ptx_module *m;
-    /* the DOT's colours need the divergence analysis, on GSA */
-    prog *p = load_prog("cfg", path, &kernel, format == CFGP_DOT ? PROG_GSA : level, &m);
+    /* the DOT's colours need the divergence analysis, on GSA; text and
+     * JSON only print what is built, so its scratch need not stay */
+    prog *p = load_prog("cfg", path, &kernel, format == CFGP_DOT ? PROG_GSA : level | PROG_RETURN_SCRATCH, &m);
     if (!p) return 2;
     if (!blk_check(&blocks, m, "cfg", path)) {
         prog_free(p);

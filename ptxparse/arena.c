@@ -34,6 +34,9 @@ struct arena_chunk {
 #define ARENA_RETAIN ((size_t)0)
 #endif
 #endif
+#ifdef ARENA_PROFILE /* nothing kept: each allocation is freed to malloc */
+#define ARENA_RETAIN ((size_t)0)
+#endif
 #ifndef ARENA_RETAIN
 #define ARENA_RETAIN ((size_t)1024 * 1024 * 1024)
 #endif
@@ -125,7 +128,7 @@ static void *map_huge(size_t bytes) {
 }
 
 void arena_release_tail(arena *a) {
-#ifdef MADV_DONTNEED
+#if defined(MADV_DONTNEED) && !defined(ARENA_PROFILE)
     if (!a->head || !a->head->mapped) return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t from = ((uintptr_t)a->cur + page - 1) & ~(page - 1), to = (uintptr_t)a->end;
@@ -165,6 +168,17 @@ static void arena_grow(arena *a, size_t n) {
 
 /* n is already rounded by arena_alloc and does not fit in the current chunk. */
 void *arena_alloc_slow(arena *a, size_t n) {
+#ifdef ARENA_PROFILE
+    arena_chunk *c = malloc(sizeof(arena_chunk) + n);
+    if (!c) abort();
+    c->bytes = sizeof(arena_chunk) + n;
+    c->mapped = false;
+    c->next = a->head;
+    a->head = c;
+    a->cur = a->end = (char *)c->data + n;
+    a->total += c->bytes;
+    return c->data;
+#endif
     arena_grow(a, n);
     void *p = a->cur;
     a->cur += n;

@@ -19,8 +19,15 @@ void arena_init(arena *a);
 void arena_free(arena *a);
 /* Aborts with a message on out-of-memory: the IR has no partial states. */
 void *arena_alloc_slow(arena *a, size_t n);
-/* Inline: the parser allocates a few blocks per statement, millions per file. */
+/* Inline: the parser allocates a few blocks per statement, millions per file.
+ * Built with -DARENA_PROFILE, every allocation is its own malloc, so that a
+ * heap profiler (valgrind massif, heaptrack) charges arena memory to the
+ * code that asked for it rather than to the chunk it fell in
+ * (docs/front-end.md, "Memory"). */
 static inline void *arena_alloc(arena *a, size_t n) {
+#ifdef ARENA_PROFILE
+    return arena_alloc_slow(a, n ? (n + 7u) & ~(size_t)7u : 8);
+#endif
     n = n ? (n + 7u) & ~(size_t)7u : 8;
     if ((size_t)(a->end - a->cur) < n) return arena_alloc_slow(a, n);
     void *p = a->cur;

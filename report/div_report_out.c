@@ -62,19 +62,23 @@ static void text_assumptions(FILE *o, const dr_func *f, const dr_config *c)
     if (c->analysis != DIV_AN_SIMPLE) fputs("  " NO_WRAP "\n", o);
 }
 
-static void text_branches(FILE *o, const src_files *m, const dr_func *f, const dr_config *c)
+typedef struct branch_rows {
+    const src_files *m;
+    const dr_func *f;
+    const dr_config *c;
+} branch_rows;
+
+static void fill_branches(table *t, void *ctx)
 {
-    const div_result *r = f->r[c->analysis];
+    const branch_rows *x = ctx;
+    const dr_func *f = x->f;
+    const div_result *r = f->r[x->c->analysis];
     const prog_func *pf = f->pf;
-    fprintf(o, "\n  conditional branches: %u, %u divergent\n", f->nbranches, f->st[c->analysis].branches_divergent);
-    if (!f->nbranches) return;
-    table t;
-    table_init(&t, 5, 1);
-    table_cell(&t, "line");
-    table_cell(&t, "block");
-    table_cell(&t, "gate");
-    table_cell(&t, "verdict");
-    table_cell(&t, "source");
+    table_cell(t, "line");
+    table_cell(t, "block");
+    table_cell(t, "gate");
+    table_cell(t, "verdict");
+    table_cell(t, "source");
     for (uint32_t i = 0; i < f->nbranches; i++) {
         const dr_branch *br = &f->branches[i];
         char name[256], gate[256] = "-", verdict[128];
@@ -82,48 +86,73 @@ static void text_branches(FILE *o, const src_files *m, const dr_func *f, const d
         bool neg;
         if (gsa_branch_gate(pf->ssa, br->block, &gv, &neg) && gv != SSA_NONE)
             ssa_value_name(pf->ssa, gv, gate, sizeof gate);
-        char *src = src_text(m, br->src);
-        table_cell(&t, "%u", pf->fn->stmts[br->stmt]->loc.line);
-        table_cell(&t, "%s", cfg_block_name(pf->g, br->block, name, sizeof name));
-        table_cell(&t, "%s", gate);
-        table_cell(&t, "%s", dr_verdict_text(dr_branch_uniform(r, br->block) ? "uniform" : "divergent",
-                                             dr_branch_cond(r, br->block), verdict, sizeof verdict));
-        table_cell(&t, "%s", src);
+        char *src = src_text(x->m, br->src);
+        table_cell(t, "%u", pf->fn->stmts[br->stmt]->loc.line);
+        table_cell(t, "%s", cfg_block_name(pf->g, br->block, name, sizeof name));
+        table_cell(t, "%s", gate);
+        table_cell(t, "%s", dr_verdict_text(dr_branch_uniform(r, br->block) ? "uniform" : "divergent",
+                                            dr_branch_cond(r, br->block), verdict, sizeof verdict));
+        table_cell(t, "%s", src);
         free(src);
     }
-    table_print(&t, o, "    ");
+}
+
+/* Streamed (table_stream): a large kernel has tens of thousands of rows. */
+static void text_branches(FILE *o, const src_files *m, const dr_func *f, const dr_config *c)
+{
+    fprintf(o, "\n  conditional branches: %u, %u divergent\n", f->nbranches, f->st[c->analysis].branches_divergent);
+    if (!f->nbranches) return;
+    table t;
+    table_init(&t, 5, 1);
+    branch_rows x = {m, f, c};
+    table_stream(&t, o, "    ", fill_branches, &x);
     table_free(&t);
 }
 
+typedef struct value_rows {
+    const dr_func *f;
+    const dr_config *c;
+} value_rows;
+
+static void fill_values(table *t, void *ctx)
+{
+    const value_rows *x = ctx;
+    const dr_func *f = x->f;
+    const div_result *r = f->r[x->c->analysis];
+    const prog_func *pf = f->pf;
+    table_cell(t, "line");
+    table_cell(t, "value");
+    table_cell(t, "kind");
+    table_cell(t, "state");
+    table_cell(t, "abstract value");
+    table_cell(t, "source of divergence");
+    for (uint32_t i = 0; i < f->nvalues; i++) {
+        uint32_t v = f->values[i];
+        if (!(x->c->list >> r->state[v] & 1)) continue;
+        char name[256], text[512], state[128];
+        table_cell(t, "%u", f->lines[i]);
+        table_cell(t, "%s", ssa_value_name(pf->ssa, v, name, sizeof name));
+        table_cell(t, "%s", dr_value_kind(pf, v));
+        table_cell(t, "%s", dr_verdict_text(div_state_name((enum div_state)r->state[v]), r->cond ? r->cond[v] : 0,
+                                            state, sizeof state));
+        table_cell(t, "%s", div_value_text(r, v, text, sizeof text));
+        table_cell(t, "%s", r->source[v] != DIV_SRC_NONE ? div_source_name((enum div_source)r->source[v]) : "");
+    }
+}
+
+/* Streamed (table_stream): a row per value, 12 MB of cells for the 200k
+ * values of a 100k-block kernel if the table were kept. */
 static void text_values(FILE *o, const dr_func *f, const dr_config *c)
 {
     const div_result *r = f->r[c->analysis];
-    const prog_func *pf = f->pf;
     uint32_t shown = 0;
     for (uint32_t i = 0; i < f->nvalues; i++) shown += c->list >> r->state[f->values[i]] & 1;
     fprintf(o, "\n  values: %u defined by " VALUE_KINDS ", %u listed\n", f->nvalues, shown);
     if (!shown) return;
     table t;
     table_init(&t, 6, 1);
-    table_cell(&t, "line");
-    table_cell(&t, "value");
-    table_cell(&t, "kind");
-    table_cell(&t, "state");
-    table_cell(&t, "abstract value");
-    table_cell(&t, "source of divergence");
-    for (uint32_t i = 0; i < f->nvalues; i++) {
-        uint32_t v = f->values[i];
-        if (!(c->list >> r->state[v] & 1)) continue;
-        char name[256], text[512], state[128];
-        table_cell(&t, "%u", f->lines[i]);
-        table_cell(&t, "%s", ssa_value_name(pf->ssa, v, name, sizeof name));
-        table_cell(&t, "%s", dr_value_kind(pf, v));
-        table_cell(&t, "%s", dr_verdict_text(div_state_name((enum div_state)r->state[v]), r->cond ? r->cond[v] : 0,
-                                             state, sizeof state));
-        table_cell(&t, "%s", div_value_text(r, v, text, sizeof text));
-        table_cell(&t, "%s", r->source[v] != DIV_SRC_NONE ? div_source_name((enum div_source)r->source[v]) : "");
-    }
-    table_print(&t, o, "    ");
+    value_rows x = {f, c};
+    table_stream(&t, o, "    ", fill_values, &x);
     table_free(&t);
 }
 

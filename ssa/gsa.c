@@ -172,7 +172,7 @@ typedef struct inst {
 
 static gsa_expr *value_expr(arena *a, uint32_t v)
 {
-    gsa_expr *e = ARENA_NEW(a, gsa_expr);
+    gsa_expr *e = arena_zalloc(a, GSA_VALUE_EXPR_BYTES);
     e->kind = GSA_X_VALUE;
     e->value = v;
     return e;

@@ -25,6 +25,7 @@
  * the details. */
 #ifndef PTXRAY_GSA_H
 #define PTXRAY_GSA_H
+#include <stddef.h>
 #include "ssa.h"
 
 enum gsa_expr_kind { GSA_X_VALUE, GSA_X_SELECT };
@@ -38,22 +39,28 @@ struct gsa_expr {
     uint32_t n;       /* SELECT: one operand per successor of branch, in successor order */
     gsa_expr **ops;   /* NULL where that successor does not lead to the join */
 };
+/* A VALUE expression is allocated without ops (16 bytes, not 24: one per
+ * value a phi or eta reads, 130k in a 100k-block kernel), so a gsa_expr is
+ * never copied whole, and ops is read only for e->n > 0. */
+#define GSA_VALUE_EXPR_BYTES offsetof(gsa_expr, ops)
 
 enum gsa_kind { GSA_GAMMA, GSA_MU, GSA_ETA };
 
+/* Pointers first, bytes last: 40 bytes, not 48 with padding (one per phi
+ * and eta, 92k in a 100k-block kernel). */
 typedef struct gsa_node {
-    uint8_t kind;        /* gsa_kind */
-    uint8_t irreducible; /* inside an irreducible loop: gates lists every branch of it */
     gsa_expr *expr;      /* GAMMA: the selection; MU: the initial value; ETA: the value leaving */
     gsa_expr *carried;   /* MU (reducible loop): the value from the previous iteration */
+    uint32_t *gates;     /* ETA, irreducible: branch blocks whose predicates gate it */
     uint32_t loop;       /* MU: the loop; ETA: the outermost loop left */
     uint32_t ngates;
-    uint32_t *gates;     /* ETA, irreducible: branch blocks whose predicates gate it */
     /* Nodes with the same gates (every eta leaving the same loops, every phi
      * of one irreducible loop) share the array and this number, so that an
      * analysis can treat the set once: 0..gsa_func.ngate_sets-1, or
      * GSA_NO_SET when ngates is 0. */
     uint32_t gate_set;
+    uint8_t kind;        /* gsa_kind */
+    uint8_t irreducible; /* inside an irreducible loop: gates lists every branch of it */
 } gsa_node;
 
 #define GSA_NO_SET UINT32_MAX

@@ -4,7 +4,14 @@
 #define PTXRAY_PROGRAM_H
 #include "gsa.h"
 
-enum prog_level { PROG_CFG, PROG_SSA, PROG_GSA };
+enum prog_level {
+    PROG_CFG, PROG_SSA, PROG_GSA,
+    PROG_LEVEL_MASK = 0xff,
+    /* or'd into prog_build's level by a caller that only prints what is
+     * built (cfg text and JSON): large functions' freed build scratch is
+     * handed back to the system between phases (program.c) */
+    PROG_RETURN_SCRATCH = 0x100,
+};
 
 typedef struct prog_func {
     const ptx_func *fn;

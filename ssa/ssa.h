@@ -44,13 +44,17 @@ typedef struct ssa_value {
     uint8_t partial;   /* INST: may leave prev in place */
     uint8_t param;     /* ENTRY: a .reg parameter of a .func */
     uint32_t reg;      /* register index (fn->regs); SREG: the ptx_sreg */
-    uint32_t sreg_index;
-    uint32_t version;  /* 0 for ENTRY/SREG; definitions numbered in program order from 1 */
+    union {            /* one word for both, by kind */
+        uint32_t version;    /* 0 for ENTRY; definitions numbered in program order from 1 */
+        uint32_t sreg_index; /* SREG: %envreg3's 3 (an SREG value has no version) */
+    };
     uint32_t block;
     uint32_t stmt;     /* INST: the statement; others SSA_NONE */
-    uint32_t ref;      /* INST: index into refs of its defining reference */
     uint32_t prev;     /* INST partial: the value it may keep; else SSA_NONE */
-    uint32_t node;     /* PHI/ETA: index into nodes */
+    union {            /* by kind, as version and sreg_index: 28 bytes a value */
+        uint32_t ref;  /* INST: index into refs of its defining reference */
+        uint32_t node; /* PHI/ETA: index into nodes */
+    };                 /* (SSA_NONE for ENTRY and SREG) */
 } ssa_value;
 
 /* A phi or eta function. */
