@@ -237,22 +237,170 @@ static void eta_blocks(builder *b)
     }
 }
 
-/* Per register: live-in blocks, eta blocks, phi blocks. */
+/* Per register: live-in blocks, eta blocks, phi blocks.  Registers go 64
+ * at a time, one bit each in a word per block: the liveness walk and the
+ * iterated dominance frontier move the bits of all 64 together, so
+ * registers live over the same blocks (a kernel's pointers, indices and
+ * counters, live across all of a large kernel) share one walk instead of
+ * one each; work stays within the union of the 64 live ranges, so many
+ * short-lived registers stay linear.  The result is that of one walk per
+ * register: node order comes from layout_nodes's sort. */
+typedef struct nodeset {
+    uint64_t *live;  /* live-in (not at blocks that define it) */
+    uint64_t *def;   /* defines it (the entry defines all; etas join) */
+    uint64_t *idf;   /* in the iterated dominance frontier */
+    uint64_t *pend;  /* bits still to push from the block; != 0: queued */
+    uint64_t *loop;  /* per loop: contains a definition */
+    uint32_t *stack, nst;
+    uint32_t *touched, ntouched, *tstamp, stamp; /* blocks to clear after a batch */
+    u32vec loops_touched;
+    u32vec nb, nr, nk; /* the batch's nodes (block, batch bit, kind) */
+} nodeset;
+
+static void ns_touch(nodeset *w, uint32_t x)
+{
+    if (w->tstamp[x] == w->stamp) return;
+    w->tstamp[x] = w->stamp;
+    w->touched[w->ntouched++] = x;
+}
+
+/* Queues bits m of block x (for the walk in progress). */
+static void ns_push(nodeset *w, uint32_t x, uint64_t m)
+{
+    if (!w->pend[x]) w->stack[w->nst++] = x;
+    w->pend[x] |= m;
+}
+
+static void ns_node(nodeset *w, uint32_t blk, uint64_t bits, uint32_t kind)
+{
+    while (bits) {
+        unsigned i = (unsigned)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        u32vec_push(&w->nb, blk);
+        u32vec_push(&w->nr, i);
+        u32vec_push(&w->nk, kind);
+    }
+}
+
+static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned nr, const uint32_t *poff,
+                        const uint32_t *pred)
+{
+    const cfg *g = b->g;
+    uint64_t all = nr == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nr) - 1;
+    w->stamp++;
+    w->ntouched = 0;
+    w->loops_touched.n = 0;
+    w->nb.n = w->nr.n = w->nk.n = 0;
+    for (unsigned i = 0; i < nr; i++)
+        for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++) {
+            ns_touch(w, b->defs.item[k]);
+            w->def[b->defs.item[k]] |= (uint64_t)1 << i;
+        }
+    ns_touch(w, CFG_ENTRY);
+    w->def[CFG_ENTRY] = all;
+    /* live-in blocks: backwards from the upward-exposed uses up to defs */
+    w->nst = 0;
+    for (unsigned i = 0; i < nr; i++) {
+        uint64_t bit = (uint64_t)1 << i;
+        for (uint32_t k = b->ues.off[regs[i]]; k < b->ues.off[regs[i] + 1]; k++) {
+            uint32_t x = b->ues.item[k];
+            if (w->live[x] & bit) continue;
+            ns_touch(w, x);
+            w->live[x] |= bit;
+            ns_push(w, x, bit);
+        }
+    }
+    while (w->nst) {
+        uint32_t x = w->stack[--w->nst];
+        uint64_t m = w->pend[x];
+        w->pend[x] = 0;
+        for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
+            uint32_t p = pred[i];
+            uint64_t nw = m & ~w->live[p] & ~w->def[p];
+            if (!nw) continue;
+            ns_touch(w, p);
+            w->live[p] |= nw;
+            ns_push(w, p, nw);
+        }
+    }
+    /* loops with a definition */
+    for (unsigned i = 0; i < nr; i++) {
+        uint64_t bit = (uint64_t)1 << i;
+        for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
+            for (uint32_t l = g->blocks[b->defs.item[k]].loop; l != CFG_NONE && !(w->loop[l] & bit);
+                 l = g->loops[l].parent) {
+                if (!w->loop[l]) u32vec_push(&w->loops_touched, l);
+                w->loop[l] |= bit;
+            }
+    }
+    /* the frontier walk starts from the definitions ... */
+    for (unsigned i = 0; i < nr; i++)
+        for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
+            ns_push(w, b->defs.item[k], (uint64_t)1 << i);
+    /* ... and the etas: live into a landing block of a loop that defines it */
+    for (uint32_t t = 0, n = w->ntouched; t < n; t++) {
+        uint32_t y = w->touched[t];
+        if (b->eta_outer[y] == CFG_NONE) continue;
+        uint64_t e = w->live[y] & w->loop[b->eta_outer[y]];
+        if (!e) continue;
+        ns_node(w, y, e, SSA_V_ETA);
+        uint64_t nd = e & ~w->def[y];
+        w->def[y] |= nd;
+        if (nd) ns_push(w, y, nd);
+    }
+    /* phis: iterated dominance frontier of the definitions, where live */
+    while (w->nst) {
+        uint32_t x = w->stack[--w->nst];
+        uint64_t m = w->pend[x];
+        w->pend[x] = 0;
+        for (uint32_t k = b->df.off[x]; k < b->df.off[x + 1]; k++) {
+            uint32_t y = b->df.item[k];
+            uint64_t nw = m & ~w->idf[y];
+            if (!nw) continue;
+            ns_touch(w, y);
+            w->idf[y] |= nw;
+            if (nw & w->live[y]) ns_node(w, y, nw & w->live[y], SSA_V_PHI);
+            uint64_t nd = nw & ~w->def[y];
+            if (!nd) continue;
+            w->def[y] |= nd;
+            ns_push(w, y, nd);
+        }
+    }
+    /* the batch's nodes in register order (a counting sort by bit) */
+    uint32_t cnt[65] = {0};
+    for (uint32_t k = 0; k < w->nr.n; k++) cnt[w->nr.v[k] + 1]++;
+    for (unsigned i = 0; i < 64; i++) cnt[i + 1] += cnt[i];
+    uint32_t base = b->node_block.n, n = w->nr.n;
+    if (base + n > b->node_block.cap) { /* doubling: a function may have many batches */
+        uint32_t cap = base + n > 2 * b->node_block.cap ? base + n : 2 * b->node_block.cap;
+        u32vec_reserve(&b->node_block, cap);
+        u32vec_reserve(&b->node_reg, cap);
+        u32vec_reserve(&b->node_kind, cap);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t at = base + cnt[w->nr.v[k]]++;
+        b->node_block.v[at] = w->nb.v[k];
+        b->node_reg.v[at] = regs[w->nr.v[k]];
+        b->node_kind.v[at] = w->nk.v[k];
+    }
+    b->node_block.n = b->node_reg.n = b->node_kind.n = base + n;
+    for (uint32_t t = 0; t < w->ntouched; t++) {
+        uint32_t x = w->touched[t];
+        w->live[x] = w->def[x] = w->idf[x] = 0;
+    }
+    for (uint32_t t = 0; t < w->loops_touched.n; t++) w->loop[w->loops_touched.v[t]] = 0;
+}
+
 static void place_nodes(builder *b)
 {
     const cfg *g = b->g;
     uint32_t nb = g->nblocks;
-    uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
-             *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
-    u32vec work = {0};
-    u32vec_reserve(&work, nb); /* a block joins it at most once a register */
     u32vec_reserve(&b->node_block, nb); /* a guess: a node a block */
     u32vec_reserve(&b->node_reg, nb);
     u32vec_reserve(&b->node_kind, nb);
-    uint32_t *livel = xcalloc(nb ? nb : 1, sizeof *livel);
     /* the reachable predecessors of every block, packed: the liveness walk
-     * below visits every block a register is live in, and reading them
-     * from the blocks was most of its cost on large kernels */
+     * visits every block a register is live in, and reading them from the
+     * blocks was most of its cost on large kernels */
     uint32_t *poff = xcalloc((size_t)nb + 1, sizeof *poff), np = 0;
     for (uint32_t x = 0; x < nb; x++) {
         poff[x] = np;
@@ -266,78 +414,40 @@ static void place_nodes(builder *b)
         for (uint32_t i = 0; i < bx->npred; i++)
             if (g->blocks[bx->pred[i]].reachable) pred[k++] = bx->pred[i];
     }
+    nodeset w = {0};
+    w.live = xcalloc(nb, sizeof *w.live);
+    w.def = xcalloc(nb, sizeof *w.def);
+    w.idf = xcalloc(nb, sizeof *w.idf);
+    w.pend = xcalloc(nb, sizeof *w.pend);
+    w.loop = xcalloc(g->nloops + 1, sizeof *w.loop);
+    w.stack = xcalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
+    w.touched = xcalloc(nb, sizeof *w.touched);
+    w.tstamp = xcalloc(nb, sizeof *w.tstamp);
+    uint32_t regs[64];
+    unsigned nr = 0;
     for (uint32_t r = 0; r < b->nregs; r++) {
-        uint32_t tag = r + 1;
         if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) isdef[b->defs.item[k]] = tag;
-        isdef[CFG_ENTRY] = tag;
-        /* live-in blocks: backwards from the upward-exposed uses up to defs,
-         * the list itself the queue (each block joins it once: no bound
-         * checks) */
-        uint32_t nlive = 0;
-        for (uint32_t k = b->ues.off[r]; k < b->ues.off[r + 1]; k++) {
-            uint32_t x = b->ues.item[k];
-            if (live[x] != tag) {
-                live[x] = tag;
-                livel[nlive++] = x;
-            }
-        }
-        for (uint32_t h = 0; h < nlive; h++) {
-            uint32_t x = livel[h];
-            for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
-                uint32_t p = pred[i];
-                if (live[p] == tag || isdef[p] == tag) continue;
-                live[p] = tag;
-                livel[nlive++] = p;
-            }
-        }
-        /* loops with a definition of r */
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++)
-            for (uint32_t l = g->blocks[b->defs.item[k]].loop; l != CFG_NONE && lmark[l] != tag;
-                 l = g->loops[l].parent)
-                lmark[l] = tag;
-        /* etas: live into a landing block of a loop that defines r */
-        work.n = 0;
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) u32vec_push(&work, b->defs.item[k]);
-        for (uint32_t k = 0; k < nlive; k++) {
-            uint32_t y = livel[k];
-            if (b->eta_outer[y] != CFG_NONE && lmark[b->eta_outer[y]] == tag) {
-                u32vec_push(&b->node_block, y);
-                u32vec_push(&b->node_reg, r);
-                u32vec_push(&b->node_kind, SSA_V_ETA);
-                if (isdef[y] != tag) {
-                    isdef[y] = tag;
-                    u32vec_push(&work, y);
-                }
-            }
-        }
-        /* phis: iterated dominance frontier of the definitions, where live */
-        while (work.n) {
-            uint32_t x = work.v[--work.n];
-            for (uint32_t k = b->df.off[x]; k < b->df.off[x + 1]; k++) {
-                uint32_t y = b->df.item[k];
-                if (inidf[y] == tag) continue;
-                inidf[y] = tag;
-                if (live[y] == tag) {
-                    u32vec_push(&b->node_block, y);
-                    u32vec_push(&b->node_reg, r);
-                    u32vec_push(&b->node_kind, SSA_V_PHI);
-                }
-                if (isdef[y] != tag) {
-                    isdef[y] = tag;
-                    u32vec_push(&work, y);
-                }
-            }
+        regs[nr++] = r;
+        if (nr == 64) {
+            place_batch(b, &w, regs, nr, poff, pred);
+            nr = 0;
         }
     }
-    free(live);
-    free(isdef);
-    free(inidf);
-    free(lmark);
+    if (nr) place_batch(b, &w, regs, nr, poff, pred);
+    free(w.live);
+    free(w.def);
+    free(w.idf);
+    free(w.pend);
+    free(w.loop);
+    free(w.stack);
+    free(w.touched);
+    free(w.tstamp);
+    free(w.loops_touched.v);
+    free(w.nb.v);
+    free(w.nr.v);
+    free(w.nk.v);
     free(poff);
     free(pred);
-    free(work.v);
-    free(livel);
 }
 
 /* Orders the nodes: by block, phis before etas, then by register. */
