@@ -232,7 +232,7 @@ void cfg_compute_postdominators(cfg *g)
      * post-order of each such region gets a fake exit edge (for a simple
      * infinite loop, its latch). */
     view v = {g, true, NULL, 0};
-    postorder(&v, CFG_EXIT, po, seen);
+    uint32_t m = postorder(&v, CFG_EXIT, po, seen);
     u32vec fake = {0};
     for (uint32_t k = g->nreach; k-- > 0;) {
         uint32_t b = g->rpo_order[k];
@@ -241,11 +241,14 @@ void cfg_compute_postdominators(cfg *g)
         u32vec_push(&fake, b);
         postorder(&v, b, po, seen);
     }
-    /* The real post-order of the reverse graph, fake edges included. */
-    memset(seen, 0, n);
-    v.fake = fake.v;
-    v.nfake = fake.n;
-    uint32_t m = postorder(&v, CFG_EXIT, po, seen);
+    /* The real post-order of the reverse graph, fake edges included
+     * (without any, the walk above was it). */
+    if (fake.n) {
+        memset(seen, 0, n);
+        v.fake = fake.v;
+        v.nfake = fake.n;
+        m = postorder(&v, CFG_EXIT, po, seen);
+    }
     uint32_t *order = calloc(m ? m : 1, sizeof *order), *num = calloc(n, sizeof *num),
              *ipdom = calloc(n, sizeof *ipdom);
     if (!order || !num || !ipdom) abort();
