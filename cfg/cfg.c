@@ -21,19 +21,18 @@ void u32vec_grow(u32vec *s) { u32vec_reserve(s, s->cap ? s->cap * 2 : 16); }
 
 void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
 {
-    /* counts at off[key + 2], so that after the prefix sum off[key + 1] is
-     * key's start, and filling moves it to key's end = the next key's
-     * start: no second array of fill positions (one entry past nkeys) */
-    c->off = calloc((size_t)nkeys + 2, sizeof *c->off);
+    c->off = calloc((size_t)nkeys + 1, sizeof *c->off);
     c->item = malloc(sizeof *c->item * (keys->n ? keys->n : 1));
-    if (!c->off || !c->item) {
+    uint32_t *fill = malloc(sizeof *fill * (nkeys ? nkeys : 1));
+    if (!c->off || !c->item || !fill) {
         fprintf(stderr, "ptxray: out of memory\n");
         abort();
     }
-    uint32_t *off = c->off;
-    for (uint32_t i = 0; i < keys->n; i++) off[keys->v[i] + 2]++;
-    for (uint32_t k = 2; k <= nkeys; k++) off[k] += off[k - 1];
-    for (uint32_t i = 0; i < keys->n; i++) c->item[off[keys->v[i] + 1]++] = items->v[i];
+    for (uint32_t i = 0; i < keys->n; i++) c->off[keys->v[i] + 1]++;
+    for (uint32_t k = 0; k < nkeys; k++) c->off[k + 1] += c->off[k];
+    if (nkeys) memcpy(fill, c->off, sizeof *fill * nkeys);
+    for (uint32_t i = 0; i < keys->n; i++) c->item[fill[keys->v[i]]++] = items->v[i];
+    free(fill);
 }
 
 void u32csr_free(u32csr *c)
