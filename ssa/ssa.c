@@ -237,48 +237,50 @@ static void eta_blocks(builder *b)
     }
 }
 
-/* Per register: live-in blocks, eta blocks, phi blocks.  Registers go 64
+/* Per register: live-in blocks, eta blocks, phi blocks.  Registers go 32
  * at a time, one bit each in a word per block: the liveness walk and the
- * iterated dominance frontier move the bits of all 64 together, so
+ * iterated dominance frontier move the bits of all 32 together, so
  * registers live over the same blocks (a kernel's pointers, indices and
  * counters, live across all of a large kernel) share one walk instead of
- * one each; work stays within the union of the 64 live ranges, so many
- * short-lived registers stay linear.  The result is that of one walk per
- * register: node order comes from layout_nodes's sort. */
+ * one each; work stays within the union of the 32 live ranges, so many
+ * short-lived registers stay linear.  The nodes are those of one walk per
+ * register; layout_nodes puts them in order.  (Words of 32 bits, not 64:
+ * the scratch stays the size the walk per register had.) */
+typedef uint32_t regbits;
+#define REGBITS 32
+
 typedef struct nodeset {
-    uint64_t *live;  /* live-in (not at blocks that define it) */
-    uint64_t *def;   /* defines it (the entry defines all; etas join) */
-    uint64_t *idf;   /* in the iterated dominance frontier */
-    uint64_t *pend;  /* bits still to push from the block; != 0: queued */
-    uint64_t *loop;  /* per loop: contains a definition */
+    regbits *live; /* live-in (not at blocks that define it) */
+    regbits *def;  /* defines it (the entry defines all; etas join) */
+    regbits *idf;  /* in the iterated dominance frontier */
+    regbits *pend; /* bits still to push from the block; != 0: queued */
+    regbits *loop; /* per loop: contains a definition */
     uint32_t *stack, nst;
-    uint32_t *touched, ntouched, *tstamp, stamp; /* blocks to clear after a batch */
+    uint32_t *touched, ntouched; /* blocks to clear after a batch */
     u32vec loops_touched;
-    u32vec nb, nr, nk; /* the batch's nodes (block, batch bit, kind) */
 } nodeset;
 
+/* Before setting a bit of x: x joins the blocks to clear. */
 static void ns_touch(nodeset *w, uint32_t x)
 {
-    if (w->tstamp[x] == w->stamp) return;
-    w->tstamp[x] = w->stamp;
-    w->touched[w->ntouched++] = x;
+    if (!(w->live[x] | w->def[x] | w->idf[x])) w->touched[w->ntouched++] = x;
 }
 
-/* Queues bits m of block x (for the walk in progress). */
-static void ns_push(nodeset *w, uint32_t x, uint64_t m)
+/* Queues bits m (not 0) of block x for the walk in progress. */
+static void ns_push(nodeset *w, uint32_t x, regbits m)
 {
     if (!w->pend[x]) w->stack[w->nst++] = x;
     w->pend[x] |= m;
 }
 
-static void ns_node(nodeset *w, uint32_t blk, uint64_t bits, uint32_t kind)
+static void ns_node(builder *b, const uint32_t *regs, uint32_t blk, regbits bits, uint32_t kind)
 {
     while (bits) {
-        unsigned i = (unsigned)__builtin_ctzll(bits);
+        unsigned i = (unsigned)__builtin_ctz(bits);
         bits &= bits - 1;
-        u32vec_push(&w->nb, blk);
-        u32vec_push(&w->nr, i);
-        u32vec_push(&w->nk, kind);
+        u32vec_push(&b->node_block, blk);
+        u32vec_push(&b->node_reg, regs[i]);
+        u32vec_push(&b->node_kind, kind);
     }
 }
 
@@ -286,22 +288,20 @@ static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned n
                         const uint32_t *pred)
 {
     const cfg *g = b->g;
-    uint64_t all = nr == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nr) - 1;
-    w->stamp++;
+    regbits all = nr == REGBITS ? ~(regbits)0 : ((regbits)1 << nr) - 1;
     w->ntouched = 0;
     w->loops_touched.n = 0;
-    w->nb.n = w->nr.n = w->nk.n = 0;
     for (unsigned i = 0; i < nr; i++)
         for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++) {
             ns_touch(w, b->defs.item[k]);
-            w->def[b->defs.item[k]] |= (uint64_t)1 << i;
+            w->def[b->defs.item[k]] |= (regbits)1 << i;
         }
     ns_touch(w, CFG_ENTRY);
     w->def[CFG_ENTRY] = all;
     /* live-in blocks: backwards from the upward-exposed uses up to defs */
     w->nst = 0;
     for (unsigned i = 0; i < nr; i++) {
-        uint64_t bit = (uint64_t)1 << i;
+        regbits bit = (regbits)1 << i;
         for (uint32_t k = b->ues.off[regs[i]]; k < b->ues.off[regs[i] + 1]; k++) {
             uint32_t x = b->ues.item[k];
             if (w->live[x] & bit) continue;
@@ -312,11 +312,11 @@ static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned n
     }
     while (w->nst) {
         uint32_t x = w->stack[--w->nst];
-        uint64_t m = w->pend[x];
+        regbits m = w->pend[x];
         w->pend[x] = 0;
         for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
             uint32_t p = pred[i];
-            uint64_t nw = m & ~w->live[p] & ~w->def[p];
+            regbits nw = m & ~w->live[p] & ~w->def[p];
             if (!nw) continue;
             ns_touch(w, p);
             w->live[p] |= nw;
@@ -325,7 +325,7 @@ static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned n
     }
     /* loops with a definition */
     for (unsigned i = 0; i < nr; i++) {
-        uint64_t bit = (uint64_t)1 << i;
+        regbits bit = (regbits)1 << i;
         for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
             for (uint32_t l = g->blocks[b->defs.item[k]].loop; l != CFG_NONE && !(w->loop[l] & bit);
                  l = g->loops[l].parent) {
@@ -336,54 +336,36 @@ static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned n
     /* the frontier walk starts from the definitions ... */
     for (unsigned i = 0; i < nr; i++)
         for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
-            ns_push(w, b->defs.item[k], (uint64_t)1 << i);
+            ns_push(w, b->defs.item[k], (regbits)1 << i);
     /* ... and the etas: live into a landing block of a loop that defines it */
     for (uint32_t t = 0, n = w->ntouched; t < n; t++) {
         uint32_t y = w->touched[t];
         if (b->eta_outer[y] == CFG_NONE) continue;
-        uint64_t e = w->live[y] & w->loop[b->eta_outer[y]];
+        regbits e = w->live[y] & w->loop[b->eta_outer[y]];
         if (!e) continue;
-        ns_node(w, y, e, SSA_V_ETA);
-        uint64_t nd = e & ~w->def[y];
+        ns_node(b, regs, y, e, SSA_V_ETA);
+        regbits nd = e & ~w->def[y];
         w->def[y] |= nd;
         if (nd) ns_push(w, y, nd);
     }
     /* phis: iterated dominance frontier of the definitions, where live */
     while (w->nst) {
         uint32_t x = w->stack[--w->nst];
-        uint64_t m = w->pend[x];
+        regbits m = w->pend[x];
         w->pend[x] = 0;
         for (uint32_t k = b->df.off[x]; k < b->df.off[x + 1]; k++) {
             uint32_t y = b->df.item[k];
-            uint64_t nw = m & ~w->idf[y];
+            regbits nw = m & ~w->idf[y];
             if (!nw) continue;
             ns_touch(w, y);
             w->idf[y] |= nw;
-            if (nw & w->live[y]) ns_node(w, y, nw & w->live[y], SSA_V_PHI);
-            uint64_t nd = nw & ~w->def[y];
+            if (nw & w->live[y]) ns_node(b, regs, y, nw & w->live[y], SSA_V_PHI);
+            regbits nd = nw & ~w->def[y];
             if (!nd) continue;
             w->def[y] |= nd;
             ns_push(w, y, nd);
         }
     }
-    /* the batch's nodes in register order (a counting sort by bit) */
-    uint32_t cnt[65] = {0};
-    for (uint32_t k = 0; k < w->nr.n; k++) cnt[w->nr.v[k] + 1]++;
-    for (unsigned i = 0; i < 64; i++) cnt[i + 1] += cnt[i];
-    uint32_t base = b->node_block.n, n = w->nr.n;
-    if (base + n > b->node_block.cap) { /* doubling: a function may have many batches */
-        uint32_t cap = base + n > 2 * b->node_block.cap ? base + n : 2 * b->node_block.cap;
-        u32vec_reserve(&b->node_block, cap);
-        u32vec_reserve(&b->node_reg, cap);
-        u32vec_reserve(&b->node_kind, cap);
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t at = base + cnt[w->nr.v[k]]++;
-        b->node_block.v[at] = w->nb.v[k];
-        b->node_reg.v[at] = regs[w->nr.v[k]];
-        b->node_kind.v[at] = w->nk.v[k];
-    }
-    b->node_block.n = b->node_reg.n = b->node_kind.n = base + n;
     for (uint32_t t = 0; t < w->ntouched; t++) {
         uint32_t x = w->touched[t];
         w->live[x] = w->def[x] = w->idf[x] = 0;
@@ -422,13 +404,12 @@ static void place_nodes(builder *b)
     w.loop = xcalloc(g->nloops + 1, sizeof *w.loop);
     w.stack = xcalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
     w.touched = xcalloc(nb, sizeof *w.touched);
-    w.tstamp = xcalloc(nb, sizeof *w.tstamp);
-    uint32_t regs[64];
+    uint32_t regs[REGBITS];
     unsigned nr = 0;
     for (uint32_t r = 0; r < b->nregs; r++) {
         if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
         regs[nr++] = r;
-        if (nr == 64) {
+        if (nr == REGBITS) {
             place_batch(b, &w, regs, nr, poff, pred);
             nr = 0;
         }
@@ -441,11 +422,7 @@ static void place_nodes(builder *b)
     free(w.loop);
     free(w.stack);
     free(w.touched);
-    free(w.tstamp);
     free(w.loops_touched.v);
-    free(w.nb.v);
-    free(w.nr.v);
-    free(w.nk.v);
     free(poff);
     free(pred);
 }
@@ -492,6 +469,16 @@ static void layout_nodes(builder *b)
     }
     free(fill);
     free(cnt);
+    /* each (block, kind) run by register: place_nodes makes a run's nodes
+     * in ascending runs of a batch each, so the insertion sort moves
+     * little */
+    for (uint32_t i = 1; i < n; i++) {
+        ssa_node x = s->nodes[i];
+        uint32_t j = i;
+        for (; j && s->nodes[j - 1].block == x.block && s->nodes[j - 1].kind == x.kind && s->nodes[j - 1].reg > x.reg; j--)
+            s->nodes[j] = s->nodes[j - 1];
+        s->nodes[j] = x;
+    }
 }
 
 /* Room for every value, in the arena (no copy at the end): one per
