@@ -136,19 +136,18 @@ const char *chk_certainty_name(enum chk_certainty c) { return c == CHK_PROVEN ? 
 /* Distinct 32-byte sectors of 32 lanes at off0 + l·stride, bytes each. */
 static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
 {
-    if (bytes >= 1 && bytes <= 33) {
+    if (bytes >= 1 && bytes <= 33 && stride != INT64_MIN) {
         /* each lane spans one sector or two neighbours, so its sectors are
          * [first, last]; in lane order (reversed for a negative stride)
          * both ends only grow, and a lane adds those past the previous
-         * lane's last (a tenth of the merge below) */
+         * lane's last (a third of the merge below) */
+        int64_t step = stride >= 0 ? stride : -stride, a = stride >= 0 ? off0 : off0 + 31 * stride;
+        int64_t prev = (a >> 5) - 1;
         uint32_t d = 0;
-        int64_t prev = 0;
-        for (int64_t k = 0; k < 32; k++) {
-            int64_t l = stride >= 0 ? k : 31 - k;
-            int64_t a = (off0 + l * stride) >> 5, z = (off0 + l * stride + bytes - 1) >> 5;
-            int64_t from = k && prev + 1 > a ? prev + 1 : a;
-            if (z >= from) d += (uint32_t)(z - from + 1);
-            if (!k || z > prev) prev = z;
+        for (int k = 0; k < 32; k++, a += step) {
+            int64_t first = a >> 5, last = (a + bytes - 1) >> 5;
+            d += (uint32_t)(last - (first > prev ? first : prev + 1) + 1);
+            prev = last;
         }
         return d;
     }
