@@ -9,9 +9,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 /* Files a worker may run ahead of the first one not handed back. */
 #define BATCH_AHEAD 4
@@ -134,29 +131,8 @@ static bool hand_back(progress *g, slot *s, size_t i, batch_emit emit, void *ctx
     return go;
 }
 
-/* The analyses' scratch arrays (a few per function, sized by its blocks,
- * values or statements) reach hundreds of KiB on large kernels: above
- * glibc's mmap threshold each is a fresh mapping whose pages the kernel
- * faults in and zeroes, and a free at the top of the heap hands pages back
- * that the next function faults in again.  Kept in the heap instead, freed
- * memory serves the next function and the next file (a third of the page
- * faults of a 100k-block check; peak RSS within 1%: the memory is reused,
- * not added).  Allocations of 32 MiB and more are still mapped, and more
- * than 32 MiB free at the top of the heap goes back. */
-static void tune_malloc(void)
-{
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-    static bool done;
-    if (done) return;
-    done = true;
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 32 << 20);
-#endif
-}
-
 void batch_run(size_t n, const batch_opts *o, batch_work work, batch_emit emit, void *ctx)
 {
-    tune_malloc(); /* before any worker starts: no race on done */
     progress g = {n >= BATCH_PROGRESS_MIN && o->paths && isatty(2), o, n, now(), 0};
     unsigned jobs = o->jobs ? o->jobs : 1;
     if (jobs > n) jobs = n ? (unsigned)n : 1;
