@@ -255,15 +255,15 @@ typedef struct nodeset {
     regbits *idf;  /* in the iterated dominance frontier */
     regbits *pend; /* bits still to push from the block; != 0: queued */
     regbits *loop; /* per loop: contains a definition */
-    uint32_t *stack, nst;
-    uint32_t *touched, ntouched; /* blocks to clear after a batch */
+    uint32_t *stack, nst, nb;
+    uint32_t *touched, ntouched; /* blocks to clear after a batch (NULL: one batch, no clearing) */
     u32vec loops_touched;
 } nodeset;
 
 /* Before setting a bit of x: x joins the blocks to clear. */
 static void ns_touch(nodeset *w, uint32_t x)
 {
-    if (!(w->live[x] | w->def[x] | w->idf[x])) w->touched[w->ntouched++] = x;
+    if (w->touched && !(w->live[x] | w->def[x] | w->idf[x])) w->touched[w->ntouched++] = x;
 }
 
 /* Queues bits m (not 0) of block x for the walk in progress. */
@@ -338,8 +338,8 @@ static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned n
         for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
             ns_push(w, b->defs.item[k], (regbits)1 << i);
     /* ... and the etas: live into a landing block of a loop that defines it */
-    for (uint32_t t = 0, n = w->ntouched; t < n; t++) {
-        uint32_t y = w->touched[t];
+    for (uint32_t t = 0, n = w->touched ? w->ntouched : w->nb; t < n; t++) {
+        uint32_t y = w->touched ? w->touched[t] : t;
         if (b->eta_outer[y] == CFG_NONE) continue;
         regbits e = w->live[y] & w->loop[b->eta_outer[y]];
         if (!e) continue;
@@ -366,7 +366,7 @@ static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned n
             ns_push(w, y, nd);
         }
     }
-    for (uint32_t t = 0; t < w->ntouched; t++) {
+    for (uint32_t t = 0; w->touched && t < w->ntouched; t++) {
         uint32_t x = w->touched[t];
         w->live[x] = w->def[x] = w->idf[x] = 0;
     }
@@ -403,7 +403,11 @@ static void place_nodes(builder *b)
     w.pend = xcalloc(nb, sizeof *w.pend);
     w.loop = xcalloc(g->nloops + 1, sizeof *w.loop);
     w.stack = xcalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
-    w.touched = xcalloc(nb, sizeof *w.touched);
+    w.nb = nb;
+    /* with one batch nothing is cleared: no list of the blocks touched */
+    uint32_t active = 0;
+    for (uint32_t r = 0; r < b->nregs; r++) active += b->ues.off[r] != b->ues.off[r + 1];
+    if (active > REGBITS) w.touched = xcalloc(nb, sizeof *w.touched);
     uint32_t regs[REGBITS];
     unsigned nr = 0;
     for (uint32_t r = 0; r < b->nregs; r++) {
