@@ -34,6 +34,22 @@ static bool wordset_add(wordset *ws, int64_t w)
     return true;
 }
 
+/* true when the lanes [first, end) touch words in one strict order, lane
+ * by lane (each lane's words past the previous lane's, or all before
+ * them): then no word repeats and the set is not needed (the common
+ * unit-stride and strided accesses). */
+static bool words_disjoint(const int64_t *addr, unsigned first, unsigned end, unsigned bytes)
+{
+    if (end - first < 2) return true;
+    bool up = addr[first + 1] >= addr[first];
+    for (unsigned l = first + 1; l < end; l++) {
+        int64_t a = addr[l - 1], b = addr[l];
+        if (up ? word_of(b) <= word_of(a + (int64_t)bytes - 1) : word_of(b + (int64_t)bytes - 1) >= word_of(a))
+            return false;
+    }
+    return true;
+}
+
 /* atomic: a word counts once per lane (no broadcast), else once. */
 static void model(const int64_t *addr, unsigned nlanes, unsigned bytes, bool atomic, bank_result *out)
 {
@@ -45,13 +61,19 @@ static void model(const int64_t *addr, unsigned nlanes, unsigned bytes, bool ato
     if (nlanes > 32) nlanes = 32;
     wordset ws;
     ws.nused = 0;
-    memset(ws.full, 0, sizeof ws.full);
+    bool ws_clear = false; /* ws.full zeroed (only once a phase needs the set) */
     for (unsigned first = 0; first < nlanes; first += per) {
         unsigned nw = 0, per_bank[BANK_COUNT] = {0}, deg = 0;
-        for (unsigned l = first; l < first + per && l < nlanes; l++) {
+        unsigned end = first + per < nlanes ? first + per : nlanes;
+        bool dedup = !atomic && !words_disjoint(addr, first, end, bytes);
+        if (dedup && !ws_clear) {
+            memset(ws.full, 0, sizeof ws.full);
+            ws_clear = true;
+        }
+        for (unsigned l = first; l < end; l++) {
             int64_t w0 = word_of(addr[l]), w1 = word_of(addr[l] + (int64_t)bytes - 1);
             for (int64_t w = w0; w <= w1 && nw < 32 * 9; w++, nw++) {
-                if (!atomic && !wordset_add(&ws, w)) continue;
+                if (dedup && !wordset_add(&ws, w)) continue;
                 unsigned b = bank_of(w);
                 if (++per_bank[b] > deg) deg = per_bank[b];
             }

@@ -92,37 +92,64 @@ void cfg_compute_rpo(cfg *g)
 }
 
 /* Cooper-Harvey-Kennedy over `order` (a reverse post-order of the view,
- * root first); num[b] is b's position in it.  Writes the tree into idom. */
+ * root first); num[b] is b's position in it.  Writes the tree into idom
+ * (left alone for blocks not in order).  The iteration runs on positions,
+ * not blocks: the in-edges copied once into one array of positions, and
+ * the tree as positions, so the passes read two small arrays in order
+ * instead of chasing blocks through the view (a third of the dominators'
+ * cost on a 100k-block kernel).  The tree is unique, so the order the
+ * edges are met in does not change it. */
 static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom)
 {
-    uint32_t root = order[0];
-    idom[root] = root;
+    if (!n) return;
+    uint32_t *off = malloc(sizeof *off * (n + 1)), *d = malloc(sizeof *d * n);
+    if (!off || !d) abort();
+    uint32_t ne = 0;
+    for (uint32_t k = 1; k < n; k++) ne += nin(v, order[k]);
+    uint32_t *src = malloc(sizeof *src * (ne ? ne : 1));
+    if (!src) abort();
+    ne = 0;
+    off[0] = off[1] = 0;
+    for (uint32_t k = 1; k < n; k++) {
+        uint32_t b = order[k];
+        for (uint32_t i = 0; i < nin(v, b); i++) {
+            uint32_t p = num[in(v, b, i)];
+            if (p != CFG_NONE) src[ne++] = p;
+        }
+        off[k + 1] = ne;
+    }
+    d[0] = 0;
+    for (uint32_t k = 1; k < n; k++) d[k] = CFG_NONE;
     bool changed = true;
     while (changed) {
         changed = false;
         for (uint32_t k = 1; k < n; k++) {
-            uint32_t b = order[k], nd = CFG_NONE;
-            for (uint32_t i = 0; i < nin(v, b); i++) {
-                uint32_t p = in(v, b, i);
-                if (num[p] == CFG_NONE || idom[p] == CFG_NONE) continue;
+            uint32_t nd = CFG_NONE;
+            for (uint32_t i = off[k]; i < off[k + 1]; i++) {
+                uint32_t x = src[i];
+                if (d[x] == CFG_NONE) continue;
                 if (nd == CFG_NONE) {
-                    nd = p;
+                    nd = x;
                     continue;
                 }
-                uint32_t x = p, y = nd;
+                uint32_t y = nd;
                 while (x != y) {
-                    while (num[x] > num[y]) x = idom[x];
-                    while (num[y] > num[x]) y = idom[y];
+                    while (x > y) x = d[x];
+                    while (y > x) y = d[y];
                 }
                 nd = x;
             }
-            if (nd != idom[b]) {
-                idom[b] = nd;
+            if (nd != d[k]) {
+                d[k] = nd;
                 changed = true;
             }
         }
     }
-    idom[root] = CFG_NONE;
+    idom[order[0]] = CFG_NONE;
+    for (uint32_t k = 1; k < n; k++) idom[order[k]] = d[k] == CFG_NONE ? CFG_NONE : order[d[k]];
+    free(off);
+    free(d);
+    free(src);
 }
 
 /* Pre/post numbers of a tree given by parent links, children visited in
@@ -205,7 +232,7 @@ void cfg_compute_postdominators(cfg *g)
      * post-order of each such region gets a fake exit edge (for a simple
      * infinite loop, its latch). */
     view v = {g, true, NULL, 0};
-    postorder(&v, CFG_EXIT, po, seen);
+    uint32_t m = postorder(&v, CFG_EXIT, po, seen);
     u32vec fake = {0};
     for (uint32_t k = g->nreach; k-- > 0;) {
         uint32_t b = g->rpo_order[k];
@@ -214,11 +241,14 @@ void cfg_compute_postdominators(cfg *g)
         u32vec_push(&fake, b);
         postorder(&v, b, po, seen);
     }
-    /* The real post-order of the reverse graph, fake edges included. */
-    memset(seen, 0, n);
-    v.fake = fake.v;
-    v.nfake = fake.n;
-    uint32_t m = postorder(&v, CFG_EXIT, po, seen);
+    /* The real post-order of the reverse graph, fake edges included
+     * (without any, the walk above was it). */
+    if (fake.n) {
+        memset(seen, 0, n);
+        v.fake = fake.v;
+        v.nfake = fake.n;
+        m = postorder(&v, CFG_EXIT, po, seen);
+    }
     uint32_t *order = calloc(m ? m : 1, sizeof *order), *num = calloc(n, sizeof *num),
              *ipdom = calloc(n, sizeof *ipdom);
     if (!order || !num || !ipdom) abort();

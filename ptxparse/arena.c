@@ -20,7 +20,13 @@
 struct arena_chunk {
     arena_chunk *next;
     size_t bytes; /* the whole chunk, header included */
-    bool mapped;  /* mmap'd (else malloc'd) */
+    /* [clean, end of chunk) is known to hold zeros: fresh mapped pages, or
+     * pages handed back by arena_release_tail.  For an arena's newest
+     * chunk, [max(clean, cur), end): what arena_alloc hands out lies below
+     * cur.  arena_zalloc clears only what lies below it, so fresh memory
+     * is not written twice (the kernel zeroes it when first touched). */
+    char *clean;
+    bool mapped; /* mmap'd (else malloc'd) */
     max_align_t data[];
 };
 
@@ -99,7 +105,13 @@ void arena_init(arena *a) {
     a->next_size = ARENA_MIN_CHUNK;
 }
 
+/* The newest chunk's clean mark, before it stops being the newest. */
+static void mark_dirty_below_cur(arena *a) {
+    if (a->head && a->cur > a->head->clean) a->head->clean = a->cur;
+}
+
 void arena_free(arena *a) {
+    mark_dirty_below_cur(a);
     arena_chunk *c = a->head;
     while (c) {
         arena_chunk *n = c->next;
@@ -132,14 +144,19 @@ void arena_release_tail(arena *a) {
     if (!a->head || !a->head->mapped) return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t from = ((uintptr_t)a->cur + page - 1) & ~(page - 1), to = (uintptr_t)a->end;
-    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED); /* advice: harmless if refused */
+    /* advice: harmless if refused; if taken, the pages read as zeros */
+    if (to > from && !madvise((void *)from, to - from, MADV_DONTNEED) && (char *)from < a->head->clean)
+        a->head->clean = (char *)from;
 #else
     (void)a;
 #endif
 }
 
 static void arena_grow(arena *a, size_t n) {
-    arena_release_tail(a); /* the chunk being left is never bumped again */
+    /* the chunk being left is never bumped again: dirty up to cur, its
+     * tail handed back */
+    mark_dirty_below_cur(a);
+    arena_release_tail(a);
     size_t bytes = a->next_size;
     if (bytes - sizeof(arena_chunk) < n) {
         /* a big request (a source text): its own size, rounded */
@@ -149,7 +166,10 @@ static void arena_grow(arena *a, size_t n) {
         a->next_size *= 2;
     }
     arena_chunk *c = retained_take(bytes);
-    if (!c && bytes >= ARENA_HUGE && (c = map_huge(bytes)) != NULL) c->mapped = true;
+    if (!c && bytes >= ARENA_HUGE && (c = map_huge(bytes)) != NULL) {
+        c->mapped = true;
+        c->clean = (char *)c->data; /* fresh pages */
+    }
     if (!c) {
         c = malloc(bytes);
         if (!c) {
@@ -157,6 +177,7 @@ static void arena_grow(arena *a, size_t n) {
             abort();
         }
         c->mapped = false;
+        c->clean = (char *)c + bytes; /* malloc's memory: unknown */
     }
     c->bytes = bytes;
     c->next = a->head;
@@ -186,8 +207,8 @@ void *arena_alloc_slow(arena *a, size_t n) {
 }
 
 void *arena_zalloc(arena *a, size_t n) {
-    void *p = arena_alloc(a, n);
-    memset(p, 0, n);
+    char *p = arena_alloc(a, n), *clean = a->head->clean;
+    if (p < clean) memset(p, 0, (size_t)(clean - p) < n ? (size_t)(clean - p) : n);
     return p;
 }
 
@@ -200,6 +221,7 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
 
 void arena_reset(arena *a) {
     if (!a->head) return;
+    mark_dirty_below_cur(a);
     arena_chunk *keep = a->head, *c = keep->next;
     while (c) {
         arena_chunk *n = c->next;

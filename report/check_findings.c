@@ -136,6 +136,21 @@ const char *chk_certainty_name(enum chk_certainty c) { return c == CHK_PROVEN ? 
 /* Distinct 32-byte sectors of 32 lanes at off0 + l·stride, bytes each. */
 static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
 {
+    if (bytes >= 1 && bytes <= 33 && stride != INT64_MIN) {
+        /* each lane spans one sector or two neighbours, so its sectors are
+         * [first, last]; in lane order (reversed for a negative stride)
+         * both ends only grow, and a lane adds those past the previous
+         * lane's last (a third of the merge below) */
+        int64_t step = stride >= 0 ? stride : -stride, a = stride >= 0 ? off0 : off0 + 31 * stride;
+        int64_t prev = (a >> 5) - 1;
+        uint32_t d = 0;
+        for (int k = 0; k < 32; k++, a += step) {
+            int64_t first = a >> 5, last = (a + bytes - 1) >> 5;
+            d += (uint32_t)(last - (first > prev ? first : prev + 1) + 1);
+            prev = last;
+        }
+        return d;
+    }
     /* the sectors of the lanes' first bytes, and of their last bytes
      * where they differ, each a monotone run (increasing for a stride >=
      * 0, else decreasing): the count of distinct sectors is a merge of the

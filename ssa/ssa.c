@@ -237,22 +237,152 @@ static void eta_blocks(builder *b)
     }
 }
 
-/* Per register: live-in blocks, eta blocks, phi blocks. */
+/* Per register: live-in blocks, eta blocks, phi blocks.  Registers go 32
+ * at a time, one bit each in a word per block: the liveness walk and the
+ * iterated dominance frontier move the bits of all 32 together, so
+ * registers live over the same blocks (a kernel's pointers, indices and
+ * counters, live across all of a large kernel) share one walk instead of
+ * one each; work stays within the union of the 32 live ranges, so many
+ * short-lived registers stay linear.  The nodes are those of one walk per
+ * register; layout_nodes puts them in order.  (Words of 32 bits, not 64:
+ * the scratch stays the size the walk per register had.) */
+typedef uint32_t regbits;
+#define REGBITS 32
+
+typedef struct nodeset {
+    regbits *live; /* live-in (not at blocks that define it) */
+    regbits *def;  /* defines it (the entry defines all; etas join) */
+    regbits *idf;  /* in the iterated dominance frontier */
+    regbits *pend; /* bits still to push from the block; != 0: queued */
+    regbits *loop; /* per loop: contains a definition */
+    uint32_t *stack, nst, nb;
+    uint32_t *touched, ntouched; /* blocks to clear after a batch (NULL: one batch, no clearing) */
+    u32vec loops_touched;
+} nodeset;
+
+/* Before setting a bit of x: x joins the blocks to clear. */
+static void ns_touch(nodeset *w, uint32_t x)
+{
+    if (w->touched && !(w->live[x] | w->def[x] | w->idf[x])) w->touched[w->ntouched++] = x;
+}
+
+/* Queues bits m (not 0) of block x for the walk in progress. */
+static void ns_push(nodeset *w, uint32_t x, regbits m)
+{
+    if (!w->pend[x]) w->stack[w->nst++] = x;
+    w->pend[x] |= m;
+}
+
+static void ns_node(builder *b, const uint32_t *regs, uint32_t blk, regbits bits, uint32_t kind)
+{
+    while (bits) {
+        unsigned i = (unsigned)__builtin_ctz(bits);
+        bits &= bits - 1;
+        u32vec_push(&b->node_block, blk);
+        u32vec_push(&b->node_reg, regs[i]);
+        u32vec_push(&b->node_kind, kind);
+    }
+}
+
+static void place_batch(builder *b, nodeset *w, const uint32_t *regs, unsigned nr, const uint32_t *poff,
+                        const uint32_t *pred)
+{
+    const cfg *g = b->g;
+    regbits all = nr == REGBITS ? ~(regbits)0 : ((regbits)1 << nr) - 1;
+    w->ntouched = 0;
+    w->loops_touched.n = 0;
+    for (unsigned i = 0; i < nr; i++)
+        for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++) {
+            ns_touch(w, b->defs.item[k]);
+            w->def[b->defs.item[k]] |= (regbits)1 << i;
+        }
+    ns_touch(w, CFG_ENTRY);
+    w->def[CFG_ENTRY] = all;
+    /* live-in blocks: backwards from the upward-exposed uses up to defs */
+    w->nst = 0;
+    for (unsigned i = 0; i < nr; i++) {
+        regbits bit = (regbits)1 << i;
+        for (uint32_t k = b->ues.off[regs[i]]; k < b->ues.off[regs[i] + 1]; k++) {
+            uint32_t x = b->ues.item[k];
+            if (w->live[x] & bit) continue;
+            ns_touch(w, x);
+            w->live[x] |= bit;
+            ns_push(w, x, bit);
+        }
+    }
+    while (w->nst) {
+        uint32_t x = w->stack[--w->nst];
+        regbits m = w->pend[x];
+        w->pend[x] = 0;
+        for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
+            uint32_t p = pred[i];
+            regbits nw = m & ~w->live[p] & ~w->def[p];
+            if (!nw) continue;
+            ns_touch(w, p);
+            w->live[p] |= nw;
+            ns_push(w, p, nw);
+        }
+    }
+    /* loops with a definition */
+    for (unsigned i = 0; i < nr; i++) {
+        regbits bit = (regbits)1 << i;
+        for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
+            for (uint32_t l = g->blocks[b->defs.item[k]].loop; l != CFG_NONE && !(w->loop[l] & bit);
+                 l = g->loops[l].parent) {
+                if (!w->loop[l]) u32vec_push(&w->loops_touched, l);
+                w->loop[l] |= bit;
+            }
+    }
+    /* the frontier walk starts from the definitions ... */
+    for (unsigned i = 0; i < nr; i++)
+        for (uint32_t k = b->defs.off[regs[i]]; k < b->defs.off[regs[i] + 1]; k++)
+            ns_push(w, b->defs.item[k], (regbits)1 << i);
+    /* ... and the etas: live into a landing block of a loop that defines it */
+    for (uint32_t t = 0, n = w->touched ? w->ntouched : w->nb; t < n; t++) {
+        uint32_t y = w->touched ? w->touched[t] : t;
+        if (b->eta_outer[y] == CFG_NONE) continue;
+        regbits e = w->live[y] & w->loop[b->eta_outer[y]];
+        if (!e) continue;
+        ns_node(b, regs, y, e, SSA_V_ETA);
+        regbits nd = e & ~w->def[y];
+        w->def[y] |= nd;
+        if (nd) ns_push(w, y, nd);
+    }
+    /* phis: iterated dominance frontier of the definitions, where live */
+    while (w->nst) {
+        uint32_t x = w->stack[--w->nst];
+        regbits m = w->pend[x];
+        w->pend[x] = 0;
+        for (uint32_t k = b->df.off[x]; k < b->df.off[x + 1]; k++) {
+            uint32_t y = b->df.item[k];
+            regbits nw = m & ~w->idf[y];
+            if (!nw) continue;
+            ns_touch(w, y);
+            w->idf[y] |= nw;
+            if (nw & w->live[y]) ns_node(b, regs, y, nw & w->live[y], SSA_V_PHI);
+            regbits nd = nw & ~w->def[y];
+            if (!nd) continue;
+            w->def[y] |= nd;
+            ns_push(w, y, nd);
+        }
+    }
+    for (uint32_t t = 0; w->touched && t < w->ntouched; t++) {
+        uint32_t x = w->touched[t];
+        w->live[x] = w->def[x] = w->idf[x] = 0;
+    }
+    for (uint32_t t = 0; t < w->loops_touched.n; t++) w->loop[w->loops_touched.v[t]] = 0;
+}
+
 static void place_nodes(builder *b)
 {
     const cfg *g = b->g;
     uint32_t nb = g->nblocks;
-    uint32_t *live = xcalloc(nb, sizeof *live), *isdef = xcalloc(nb, sizeof *isdef),
-             *inidf = xcalloc(nb, sizeof *inidf), *lmark = xcalloc(g->nloops + 1, sizeof *lmark);
-    u32vec work = {0};
-    u32vec_reserve(&work, nb); /* a block joins it at most once a register */
     u32vec_reserve(&b->node_block, nb); /* a guess: a node a block */
     u32vec_reserve(&b->node_reg, nb);
     u32vec_reserve(&b->node_kind, nb);
-    uint32_t *livel = xcalloc(nb ? nb : 1, sizeof *livel);
     /* the reachable predecessors of every block, packed: the liveness walk
-     * below visits every block a register is live in, and reading them
-     * from the blocks was most of its cost on large kernels */
+     * visits every block a register is live in, and reading them from the
+     * blocks was most of its cost on large kernels */
     uint32_t *poff = xcalloc((size_t)nb + 1, sizeof *poff), np = 0;
     for (uint32_t x = 0; x < nb; x++) {
         poff[x] = np;
@@ -266,78 +396,39 @@ static void place_nodes(builder *b)
         for (uint32_t i = 0; i < bx->npred; i++)
             if (g->blocks[bx->pred[i]].reachable) pred[k++] = bx->pred[i];
     }
+    nodeset w = {0};
+    w.live = xcalloc(nb, sizeof *w.live);
+    w.def = xcalloc(nb, sizeof *w.def);
+    w.idf = xcalloc(nb, sizeof *w.idf);
+    w.pend = xcalloc(nb, sizeof *w.pend);
+    w.loop = xcalloc(g->nloops + 1, sizeof *w.loop);
+    w.stack = xcalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
+    w.nb = nb;
+    /* with one batch nothing is cleared: no list of the blocks touched */
+    uint32_t active = 0;
+    for (uint32_t r = 0; r < b->nregs; r++) active += b->ues.off[r] != b->ues.off[r + 1];
+    if (active > REGBITS) w.touched = xcalloc(nb, sizeof *w.touched);
+    uint32_t regs[REGBITS];
+    unsigned nr = 0;
     for (uint32_t r = 0; r < b->nregs; r++) {
-        uint32_t tag = r + 1;
         if (b->ues.off[r] == b->ues.off[r + 1]) continue; /* never read before written: no merges */
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) isdef[b->defs.item[k]] = tag;
-        isdef[CFG_ENTRY] = tag;
-        /* live-in blocks: backwards from the upward-exposed uses up to defs,
-         * the list itself the queue (each block joins it once: no bound
-         * checks) */
-        uint32_t nlive = 0;
-        for (uint32_t k = b->ues.off[r]; k < b->ues.off[r + 1]; k++) {
-            uint32_t x = b->ues.item[k];
-            if (live[x] != tag) {
-                live[x] = tag;
-                livel[nlive++] = x;
-            }
-        }
-        for (uint32_t h = 0; h < nlive; h++) {
-            uint32_t x = livel[h];
-            for (uint32_t i = poff[x]; i < poff[x + 1]; i++) {
-                uint32_t p = pred[i];
-                if (live[p] == tag || isdef[p] == tag) continue;
-                live[p] = tag;
-                livel[nlive++] = p;
-            }
-        }
-        /* loops with a definition of r */
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++)
-            for (uint32_t l = g->blocks[b->defs.item[k]].loop; l != CFG_NONE && lmark[l] != tag;
-                 l = g->loops[l].parent)
-                lmark[l] = tag;
-        /* etas: live into a landing block of a loop that defines r */
-        work.n = 0;
-        for (uint32_t k = b->defs.off[r]; k < b->defs.off[r + 1]; k++) u32vec_push(&work, b->defs.item[k]);
-        for (uint32_t k = 0; k < nlive; k++) {
-            uint32_t y = livel[k];
-            if (b->eta_outer[y] != CFG_NONE && lmark[b->eta_outer[y]] == tag) {
-                u32vec_push(&b->node_block, y);
-                u32vec_push(&b->node_reg, r);
-                u32vec_push(&b->node_kind, SSA_V_ETA);
-                if (isdef[y] != tag) {
-                    isdef[y] = tag;
-                    u32vec_push(&work, y);
-                }
-            }
-        }
-        /* phis: iterated dominance frontier of the definitions, where live */
-        while (work.n) {
-            uint32_t x = work.v[--work.n];
-            for (uint32_t k = b->df.off[x]; k < b->df.off[x + 1]; k++) {
-                uint32_t y = b->df.item[k];
-                if (inidf[y] == tag) continue;
-                inidf[y] = tag;
-                if (live[y] == tag) {
-                    u32vec_push(&b->node_block, y);
-                    u32vec_push(&b->node_reg, r);
-                    u32vec_push(&b->node_kind, SSA_V_PHI);
-                }
-                if (isdef[y] != tag) {
-                    isdef[y] = tag;
-                    u32vec_push(&work, y);
-                }
-            }
+        regs[nr++] = r;
+        if (nr == REGBITS) {
+            place_batch(b, &w, regs, nr, poff, pred);
+            nr = 0;
         }
     }
-    free(live);
-    free(isdef);
-    free(inidf);
-    free(lmark);
+    if (nr) place_batch(b, &w, regs, nr, poff, pred);
+    free(w.live);
+    free(w.def);
+    free(w.idf);
+    free(w.pend);
+    free(w.loop);
+    free(w.stack);
+    free(w.touched);
+    free(w.loops_touched.v);
     free(poff);
     free(pred);
-    free(work.v);
-    free(livel);
 }
 
 /* Orders the nodes: by block, phis before etas, then by register. */
@@ -382,6 +473,16 @@ static void layout_nodes(builder *b)
     }
     free(fill);
     free(cnt);
+    /* each (block, kind) run by register: place_nodes makes a run's nodes
+     * in ascending runs of a batch each, so the insertion sort moves
+     * little */
+    for (uint32_t i = 1; i < n; i++) {
+        ssa_node x = s->nodes[i];
+        uint32_t j = i;
+        for (; j && s->nodes[j - 1].block == x.block && s->nodes[j - 1].kind == x.kind && s->nodes[j - 1].reg > x.reg; j--)
+            s->nodes[j] = s->nodes[j - 1];
+        s->nodes[j] = x;
+    }
 }
 
 /* Room for every value, in the arena (no copy at the end): one per
