@@ -30,55 +30,6 @@ static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
     return *ok ? in->opd[i].v : 0;
 }
 
-/* The instruction defining the value used as operand i of st (NULL: an
- * immediate, or none). */
-static const ptx_inst *opd_def(const addr_chain *c, uint32_t st, uint32_t i, uint32_t *v, uint32_t *dst)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    if (i >= in->nopd || in->opd[i].kind != PTX_O_REG) return NULL;
-    *v = ssa_use_value(c->pf->ssa, st, i);
-    if (*v == SSA_NONE || c->pf->ssa->values[*v].partial) return NULL;
-    return addr_def(c, *v, dst);
-}
-
-/* nvcc's remainder by a constant d: sub r, x, (mul.lo (add h', (shr.u32 h',
- * 31)), d) with h' = mul.hi.s32 x, M (optionally shr.s32 by s), M the
- * magic number of d: 2^(32+s) <= M·d <= 2^(32+s) + 2^(s+1).  Then for
- * 0 <= x < 2^31 the quotient is floor(x/d) (the error term x·(M·d -
- * 2^(32+s)) / (d·2^(32+s)) stays below 1/d) and r = x mod d, in [0, d).
- * *x gets x's value. */
-static bool magic_rem(const addr_chain *c, uint32_t st, const ptx_inst *in, uint32_t *x, int64_t *d)
-{
-    uint32_t v, mst, ast, hst, tst;
-    const ptx_inst *mul = opd_def(c, st, 2, &v, &mst);
-    if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
-        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || mul->opd[2].kind != PTX_O_IMM || mul->opd[2].v <= 1)
-        return false;
-    *d = mul->opd[2].v;
-    const ptx_inst *add = opd_def(c, mst, 1, &v, &ast);
-    if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
-    uint32_t hv, sv;
-    const ptx_inst *h = opd_def(c, ast, 1, &hv, &hst), *sh = opd_def(c, ast, 2, &sv, &tst);
-    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 31 ||
-        ssa_use_value(c->pf->ssa, tst, 1) != hv)
-        return false;
-    int64_t s = 0;
-    if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
-        if (h->type != PTX_T_S32 || h->nopd != 3 || h->opd[2].kind != PTX_O_IMM || h->opd[2].v < 0 ||
-            h->opd[2].v > 31)
-            return false;
-        s = h->opd[2].v;
-        h = opd_def(c, hst, 1, &hv, &hst);
-    }
-    if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
-        h->opd[2].kind != PTX_O_IMM || h->opd[2].v <= 0)
-        return false;
-    *x = ssa_use_value(c->pf->ssa, hst, 1);
-    if (*x == SSA_NONE || ssa_use_value(c->pf->ssa, st, 1) != *x) return false;
-    __int128 md = (__int128)h->opd[2].v * *d, p = (__int128)1 << (32 + s);
-    return md >= p && md <= p + ((__int128)1 << (s + 1));
-}
-
 /* The value from the affine polynomial, when its lanes are exact. */
 static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 {
@@ -103,8 +54,7 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
     residue base = res_add(w->base, res_exact((int64_t)(0 - (uint64_t)off)));
     out->n = w->nlanes;
     for (uint32_t l = 0; l < w->nlanes; l++) {
-        if (__builtin_add_overflow(w->off[l], off, &out->lo[l])) return false;
-        out->hi[l] = out->lo[l];
+        if (__builtin_add_overflow(w->off[l], off, &out->v[l])) return false;
         out->sym[l] = sym;
         out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : base;
     }
@@ -128,8 +78,7 @@ static bool eval_warp_form(ectx *e, uint32_t v, lv *out)
     out->n = e->nl;
     for (uint32_t l = 0; l < e->nl; l++) {
         int64_t g = wf.kind == WF_LANE ? wf.g[l] : 0;
-        if (__builtin_add_overflow(g, off, &out->lo[l])) return false;
-        out->hi[l] = out->lo[l];
+        if (__builtin_add_overflow(g, off, &out->v[l])) return false;
         out->sym[l] = sym;
         out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : u;
     }
@@ -163,10 +112,10 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (in->nopd != 3 || ptx_inst_has_mod(in, ".sat") || ptx_inst_has_mod(in, ".cc")) return false;
         uint32_t x;
         int64_t d;
-        if (magic_rem(c, st, in, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
+        if (div_magic_rem(c->pf, st, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
             if (!eval_rec(e, x, &a, depth + 1)) return false;
-            lv_rem(e, &a, d, true, true, out);
-            return true;
+            a.nonneg = true;
+            return lv_rem(e, &a, d, true, out);
         }
     }
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
@@ -210,8 +159,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (!ok) m = imm_of(in, 1, &ok);
         if (!ok) return false;
         m = wf_sext((uint64_t)m, bits);
-        bool have = eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n);
-        return lv_and(e, &a, have, m, out, n);
+        if (!eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n)) return false;
+        return lv_and(e, &a, m, out);
     }
     case PTX_OPC_OR:
     case PTX_OPC_XOR: {
@@ -223,15 +172,15 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     case PTX_OPC_REM: {
         int64_t d = imm_of(in, 2, &ok);
         if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
-        bool sgn = ptx_type_is_signed(in->type), nn = a.nonneg || !sgn;
+        bool sgn = ptx_type_is_signed(in->type);
         lv_rule f = in->op == PTX_OPC_DIV ? sgn ? wf_divs : wf_divu : sgn ? wf_rems : wf_remu;
         if (lv_fold(&a, d, bits, sgn, f, n, out)) return true;
         bool pow2 = !(d & (d - 1));
-        if (nn && a.nonneg && pow2) { /* floor = truncation for x >= 0 */
+        if (a.nonneg && pow2) { /* floor = truncation for x >= 0 */
             if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
-            return lv_and(e, &a, true, d - 1, out, n);
+            return lv_and(e, &a, d - 1, out);
         }
-        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, nn, out), true; /* rem.u is in [0, d) whatever the sign */
+        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, out);
         return lv_div(e, &a, d, sgn, out);
     }
     case PTX_OPC_MIN:
@@ -304,11 +253,10 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
                 break;
             }
             for (uint32_t l = 0; l < x.n && ok; l++) {
-                int64_t d = x.lo[l] - mu.lo[l];
-                if (x.hi[l] - x.lo[l] != mu.hi[l] - mu.lo[l]) ok = false;
+                int64_t d = x.v[l] - mu.v[l];
                 for (uint32_t j = 0; j < l && ok; j++)
                     if ((x.sym[j] == x.sym[l]) != (mu.sym[j] == mu.sym[l]) ||
-                        (mu.sym[j] == mu.sym[l] && x.lo[j] - mu.lo[j] != d))
+                        (mu.sym[j] == mu.sym[l] && x.v[j] - mu.v[j] != d))
                         ok = false;
                 rr[l] = res_meet(rr[l], res_add(x.res[l], res_exact(d)));
             }
@@ -327,6 +275,37 @@ static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
     if (depth > LE_DEPTH || e->overflow) return false;
     if (eval_warp_form(e, v, out) || eval_leaf(e, v, out)) return true;
     return e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth);
+}
+
+/* The dataflow's interval of v (warp_form.h wid), when it has one: every
+ * warp alike, lane l in U + g(l) + [0, wid] with U's known bits. */
+static enum le_status from_interval(const addr_chain *c, uint32_t v, uint32_t nwarps, le_result *out,
+                                    wl_result *w)
+{
+    wform wf;
+    if (!div_warp_form(c->r, v, &wf) || wf.kind != WF_BOT || !wf.wid) return LE_FAIL;
+    bool known = wf.k == 64;
+    residue base = known ? res_exact(0) : res_make((int64_t)wf.r, wf.k);
+    /* U = U[root] + off: a uniform root's alignment (a parameter's, an
+     * allocation's) is the address chain's */
+    wform rf;
+    if (!known && wf.sym && div_warp_form(c->r, wf.sym - 1, &rf) && rf.kind == WF_UNI) {
+        residue rr = res_add(c->res[wf.sym - 1], res_exact(wf.off));
+        if (rr.k > base.k) base = rr;
+    }
+    int64_t u = known ? (int64_t)wf.r : 0;
+    out->nwarps = w->nwarps = nwarps;
+    for (uint32_t wi = 0; wi < nwarps; wi++) {
+        le_warp *o = &out->warp[wi];
+        o->nlanes = w->warp[wi].nlanes;
+        o->base = base;
+        for (uint32_t l = 0; l < o->nlanes; l++) {
+            if (__builtin_add_overflow(u, wf.g[l], &o->lo[l]) || __builtin_add_overflow(o->lo[l], (int64_t)wf.wid, &o->hi[l]))
+                return LE_FAIL;
+            o->sym[l] = 0;
+        }
+    }
+    return out->status = LE_RANGE;
 }
 
 enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w)
@@ -354,10 +333,9 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         e->need_sym = e->ov_sym = 0;
         lv x;
         bool got = eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl;
-        /* one split on the missing bits of one symbol, at most 8 cases;
-         * for a bounded result only when every case comes out exact */
+        /* one split on the missing bits of one symbol, at most 8 cases */
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
-        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || !lv_exact(&x));
+        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && !got;
         if (split) {
             uint32_t sym = e->need_sym, nv0 = nv;
             residue r0 = e->need_res;
@@ -369,7 +347,7 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
                 e->need_sym = 0;
                 e->ov_sym = sym;
                 e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
-                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || lv_exact(&y))) cases[nv++] = y;
+                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl) cases[nv++] = y;
                 else split = false;
             }
             e->ov_sym = 0;
@@ -388,19 +366,17 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         uint32_t nl = x->n;
         le_warp *o = &out->warp[wi];
         o->nlanes = nl;
-        memcpy(o->lo, x->lo, sizeof x->lo[0] * nl);
-        memcpy(o->hi, x->hi, sizeof x->hi[0] * nl);
+        memcpy(o->lo, x->v, sizeof x->v[0] * nl);
+        memcpy(o->hi, x->v, sizeof x->v[0] * nl);
         memcpy(o->sym, x->sym, sizeof x->sym[0] * nl);
         o->base = nl ? x->res[0] : res_exact(0);
-        bool exact = lv_exact(x), one = true;
-        for (uint32_t l = 0; l < nl; l++) one &= x->sym[l] == x->sym[0];
-        if (!exact && !one) out->status = LE_FAIL;
-        else if (!exact) out->status = out->status == LE_GROUPS ? LE_FAIL : LE_RANGE;
-        else if (!one) out->status = out->status == LE_RANGE ? LE_FAIL : LE_GROUPS;
+        for (uint32_t l = 0; l < nl; l++)
+            if (x->sym[l] != x->sym[0]) out->status = LE_GROUPS;
     }
     free(cases);
     free(e);
-    if (out->status == LE_FAIL || out->status == LE_RANGE) return out->status;
+    /* a value known only within an interval: the dataflow's */
+    if (out->status == LE_FAIL) return from_interval(c, v, nreal, out, w);
     /* as warp_lanes would give it */
     w->status = out->status == LE_EXACT ? WL_EXACT : WL_SYMBOLIC;
     w->sym_monos = w->pos_monos = 0;
