@@ -53,6 +53,7 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
         sym = wf.sym, off = wf.off;
     residue base = res_add(w->base, res_exact((int64_t)(0 - (uint64_t)off)));
     out->n = w->nlanes;
+    out->wid = 0;
     for (uint32_t l = 0; l < w->nlanes; l++) {
         if (__builtin_add_overflow(w->off[l], off, &out->v[l])) return false;
         out->sym[l] = sym;
@@ -64,20 +65,23 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 
 /* The value from its warp form (warp_form.h), when that says more than
  * the polynomial: U + g(lane) with g exact, U known (a constant: no
- * symbol) or a symbol of which the form knows the low bits. */
-static bool eval_warp_form(ectx *e, uint32_t v, lv *out)
+ * symbol) or a symbol of which the form knows the low bits; iv: an
+ * interval's (warp_form.h wid), U + g(lane) + [0, wid]. */
+static bool eval_warp_form(ectx *e, uint32_t v, lv *out, bool iv)
 {
     const addr_chain *c = e->c;
     wform wf;
-    if (!div_warp_form(c->r, v, &wf) || (wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64))) return false;
+    if (!div_warp_form(c->r, v, &wf)) return false;
+    if (iv ? wf.kind != WF_BOT || !wf.wid : wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64)) return false;
     /* U known: no symbol; else U = U[root] + off, the dataflow's root (warp_form.h sym) */
     bool pure = wf.k == 64;
     uint32_t sym = pure ? 0 : wf.sym;
     int64_t off = pure ? (int64_t)wf.r : wf.off;
     residue u = res_make((int64_t)(wf.r - (uint64_t)wf.off), wf.k); /* U[root] */
     out->n = e->nl;
+    out->wid = iv ? wf.wid : 0;
     for (uint32_t l = 0; l < e->nl; l++) {
-        int64_t g = wf.kind == WF_LANE ? wf.g[l] : 0;
+        int64_t g = wf.kind == WF_LANE || iv ? wf.g[l] : 0;
         if (__builtin_add_overflow(g, off, &out->v[l])) return false;
         out->sym[l] = sym;
         out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : u;
@@ -252,6 +256,7 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
                 ok = false;
                 break;
             }
+            if (x.wid != mu.wid) ok = false;
             for (uint32_t l = 0; l < x.n && ok; l++) {
                 int64_t d = x.v[l] - mu.v[l];
                 for (uint32_t j = 0; j < l && ok; j++)
@@ -273,39 +278,11 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
 static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
 {
     if (depth > LE_DEPTH || e->overflow) return false;
-    if (eval_warp_form(e, v, out) || eval_leaf(e, v, out)) return true;
-    return e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth);
-}
-
-/* The dataflow's interval of v (warp_form.h wid), when it has one: every
- * warp alike, lane l in U + g(l) + [0, wid] with U's known bits. */
-static enum le_status from_interval(const addr_chain *c, uint32_t v, uint32_t nwarps, le_result *out,
-                                    wl_result *w)
-{
-    wform wf;
-    if (!div_warp_form(c->r, v, &wf) || wf.kind != WF_BOT || !wf.wid) return LE_FAIL;
-    bool known = wf.k == 64;
-    residue base = known ? res_exact(0) : res_make((int64_t)wf.r, wf.k);
-    /* U = U[root] + off: a uniform root's alignment (a parameter's, an
-     * allocation's) is the address chain's */
-    wform rf;
-    if (!known && wf.sym && div_warp_form(c->r, wf.sym - 1, &rf) && rf.kind == WF_UNI) {
-        residue rr = res_add(c->res[wf.sym - 1], res_exact(wf.off));
-        if (rr.k > base.k) base = rr;
-    }
-    int64_t u = known ? (int64_t)wf.r : 0;
-    out->nwarps = w->nwarps = nwarps;
-    for (uint32_t wi = 0; wi < nwarps; wi++) {
-        le_warp *o = &out->warp[wi];
-        o->nlanes = w->warp[wi].nlanes;
-        o->base = base;
-        for (uint32_t l = 0; l < o->nlanes; l++) {
-            if (__builtin_add_overflow(u, wf.g[l], &o->lo[l]) || __builtin_add_overflow(o->lo[l], (int64_t)wf.wid, &o->hi[l]))
-                return LE_FAIL;
-            o->sym[l] = 0;
-        }
-    }
-    return out->status = LE_RANGE;
+    if (eval_warp_form(e, v, out, false) || eval_leaf(e, v, out)) return true;
+    if (e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth))
+        return true;
+    /* known only within an interval: the dataflow's */
+    return !e->overflow && eval_warp_form(e, v, out, true);
 }
 
 enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w)
@@ -333,9 +310,10 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         e->need_sym = e->ov_sym = 0;
         lv x;
         bool got = eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl;
-        /* one split on the missing bits of one symbol, at most 8 cases */
+        /* one split on the missing bits of one symbol, at most 8 cases;
+         * for an interval only when every case comes out exact */
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
-        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && !got;
+        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || x.wid);
         if (split) {
             uint32_t sym = e->need_sym, nv0 = nv;
             residue r0 = e->need_res;
@@ -347,7 +325,7 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
                 e->need_sym = 0;
                 e->ov_sym = sym;
                 e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
-                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl) cases[nv++] = y;
+                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || !y.wid)) cases[nv++] = y;
                 else split = false;
             }
             e->ov_sym = 0;
@@ -367,16 +345,19 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         le_warp *o = &out->warp[wi];
         o->nlanes = nl;
         memcpy(o->lo, x->v, sizeof x->v[0] * nl);
-        memcpy(o->hi, x->v, sizeof x->v[0] * nl);
         memcpy(o->sym, x->sym, sizeof x->sym[0] * nl);
-        o->base = nl ? x->res[0] : res_exact(0);
         for (uint32_t l = 0; l < nl; l++)
-            if (x->sym[l] != x->sym[0]) out->status = LE_GROUPS;
+            if (__builtin_add_overflow(x->v[l], (int64_t)x->wid, &o->hi[l])) out->status = LE_FAIL;
+        o->base = nl ? x->res[0] : res_exact(0);
+        bool one = true;
+        for (uint32_t l = 0; l < nl; l++) one &= x->sym[l] == x->sym[0];
+        if (out->status == LE_FAIL || (x->wid && !one)) out->status = LE_FAIL;
+        else if (x->wid) out->status = out->status == LE_GROUPS ? LE_FAIL : LE_RANGE;
+        else if (!one) out->status = out->status == LE_RANGE ? LE_FAIL : LE_GROUPS;
     }
     free(cases);
     free(e);
-    /* a value known only within an interval: the dataflow's */
-    if (out->status == LE_FAIL) return from_interval(c, v, nreal, out, w);
+    if (out->status == LE_FAIL || out->status == LE_RANGE) return out->status;
     /* as warp_lanes would give it */
     w->status = out->status == LE_EXACT ? WL_EXACT : WL_SYMBOLIC;
     w->sym_monos = w->pos_monos = 0;

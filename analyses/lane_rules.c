@@ -1,6 +1,7 @@
 /* The rules of lane-exact evaluation (lane_value.h): warp_form.c's rules
  * applied to groups of lanes, with the symbols that the warp form has no
- * notion of.  Intervals are the dataflow's (warp_form.h wid). */
+ * notion of.  Intervals are the dataflow's (warp_form.h wid): a group's
+ * form is then an interval, and only the form's interval rules apply. */
 #include "lane_value.h"
 
 uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
@@ -49,7 +50,8 @@ static unsigned lv_k(const lv *v, uint32_t l0) { return v->sym[l0] ? v->res[l0].
 
 /* The form of group gi of v, first lane l0: U' = U[v->sym[l0]] + v[l0]
  * taken as known to k bits (k = 64: known), g(l) = v[l] - v[l0] in the
- * group and 0 elsewhere, so that the other lanes change nothing. */
+ * group and 0 elsewhere, so that the other lanes change nothing; an
+ * interval of v's width above that low end. */
 static void group_form(const lv *v, const uint8_t *grp, uint8_t gi, uint32_t l0, unsigned k, wform *w)
 {
     const int64_t *end = v->v;
@@ -60,14 +62,19 @@ static void group_form(const lv *v, const uint8_t *grp, uint8_t gi, uint32_t l0,
         any |= (uint64_t)w->g[l];
     }
     if (any) w->kind = WF_LANE;
+    if (v->wid) w->kind = WF_BOT, w->wid = v->wid; /* g is filled for every lane */
 }
 
 /* Group gi of r from the rule's result z: v = off0 + g(l) with symbol
  * sym, U[sym] = U' - off0 known to z's bits (keep: U[sym]'s residue is
- * *keep, the rule having changed only bits it knows), or exact. */
+ * *keep, the rule having changed only bits it knows), or exact; an
+ * interval's low end so, its width r's (the same in every group: the
+ * operands' widths are). */
 static void group_put(const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, uint32_t sym,
                       const residue *keep, lv *r)
 {
+    wform lo;
+    if (z->kind == WF_BOT && wf_low(z, &lo, &r->wid)) z = &lo;
     bool ex = z->k == 64;
     residue res = ex ? res_exact(0) : keep ? *keep : res_make((int64_t)(z->r - (uint64_t)off0), z->k);
     for (uint32_t l = 0; l < r->n; l++) {
@@ -85,7 +92,9 @@ void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
 {
     uint8_t grp[WL_LANES];
     uint32_t ng = lv_groups(a, b, grp);
+    bool iv = a->wid || b->wid;
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t l = 0; l < a->n; l++)
         if (lv_big(a->v[l]) || lv_big(b->v[l])) e->overflow = true;
     if (e->overflow) {
@@ -99,12 +108,14 @@ void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
         wform x, y, z;
         group_form(a, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(a, l0), &x);
         group_form(b, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(b, l0), &y);
-        (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
+        if (iv) wf_iv_addsub(&z, &x, &y, 64, sub);
+        else (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
+        if (z.kind == WF_BOT && !z.wid) e->overflow = true; /* too wide an interval */
         if (cancel || !sb) sym = cancel ? 0 : sa;
         else if (!sa && !sub) sym = sb;
         else if (!sa) sym = lv_derive(e, sb, 0, T_NEG, 0);
         else sym = lv_derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
-        int64_t off0 = sub ? a->v[l0] - b->v[l0] : a->v[l0] + b->v[l0];
+        int64_t off0 = sub ? a->v[l0] - b->v[l0] - (int64_t)b->wid : a->v[l0] + b->v[l0];
         group_put(&z, grp, (uint8_t)gi, off0, sym, NULL, r);
     }
     r->nonneg = !sub && a->nonneg && b->nonneg;
@@ -116,9 +127,11 @@ void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
     uint8_t grp[WL_LANES];
     uint32_t ng = lv_groups(a, NULL, grp);
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t l = 0; l < a->n; l++) {
         int64_t t;
-        if (__builtin_mul_overflow(a->v[l], c, &t)) e->overflow = true;
+        if (__builtin_mul_overflow(a->v[l] + (int64_t)a->wid, c, &t) | __builtin_mul_overflow(a->v[l], c, &t))
+            e->overflow = true;
     }
     if (e->overflow) {
         lv_const(r, a->n, 0);
@@ -131,9 +144,11 @@ void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
         uint32_t s = a->sym[l0];
         wform x, z;
         group_form(a, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
-        wf_mul(&z, &x, &k, 64);
+        if (a->wid) wf_iv_scale(&z, &x, c, 64); /* c < 0: the high end is the low */
+        else wf_mul(&z, &x, &k, 64);
+        if (z.kind == WF_BOT && !z.wid) e->overflow = true;
         uint32_t sym = !s || !c ? 0 : c == 1 ? s : lv_derive(e, s, 0, T_MUL, c);
-        group_put(&z, grp, (uint8_t)gi, a->v[l0] * c, sym, NULL, r);
+        group_put(&z, grp, (uint8_t)gi, (a->v[l0] + (c < 0 ? (int64_t)a->wid : 0)) * c, sym, NULL, r);
     }
     r->nonneg = (a->nonneg && c >= 0) || c == 0;
 }
@@ -151,10 +166,11 @@ bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
         const lv *t = a;
         a = b, b = t;
     }
-    if (!lv_uniform(a)) return false;
+    if (!lv_uniform(a) || b->wid) return false;
     uint32_t su = a->sym[0];
     int64_t ku = a->v[0];
     r->n = b->n;
+    r->wid = 0;
     /* groups: b's symbol and value */
     uint8_t grp[WL_LANES];
     uint32_t ng = 0;
@@ -244,7 +260,9 @@ static bool lv_bitop(ectx *e, const lv *a, const wform *bc, const lv *bl, lv_rul
 {
     uint8_t grp[WL_LANES];
     uint32_t ng = lv_groups(a, NULL, grp);
+    if (a->wid || (bl && bl->wid)) return false; /* the bit rules are for exact lanes */
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
         uint32_t s = a->sym[l0];
@@ -333,6 +351,7 @@ bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
 bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
 {
     uint8_t grp[WL_LANES];
+    if (a->wid != b->wid) return false;
     for (uint32_t l = 0; l < a->n; l++) {
         if (a->v[l] != b->v[l]) return false;
         for (uint32_t j = 0; j < l; j++)
@@ -340,6 +359,7 @@ bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
     }
     uint32_t ng = lv_groups(a, NULL, grp);
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
         uint32_t sa = a->sym[l0], sb = b->sym[l0];
@@ -359,6 +379,7 @@ bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
 bool lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
 {
     uint8_t grp[WL_LANES] = {0};
+    if (a->wid) return false;
     for (uint32_t l = 0; l < a->n; l++)
         if (a->sym[l] || (!sgn && a->v[l] < 0)) return false;
     wform x, c, z;
@@ -366,6 +387,7 @@ bool lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
     wf_const(&c, d);
     (sgn ? wf_rems : wf_remu)(&z, &x, &c, 64);
     r->n = a->n;
+    r->wid = 0;
     group_put(&z, grp, 0, 0, 0, NULL, r);
     r->nonneg = a->nonneg || !sgn;
     (void)e;
@@ -379,6 +401,7 @@ bool lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
  * here makes. */
 void lv_trunc(ectx *e, lv *a, unsigned n, bool uns)
 {
+    if (a->wid) return; /* an interval keeps its lanes, under the assumption */
     uint8_t grp[WL_LANES];
     uint32_t l0 = a->n;
     for (uint32_t l = a->n; l-- > 0;) {
@@ -402,6 +425,7 @@ bool lv_div(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
 {
     for (uint32_t l = 0; l < a->n; l++)
         if (a->sym[l] || (!sgn && a->v[l] < 0)) return false;
+    if (a->wid) return false;
     wform dc;
     wf_const(&dc, d);
     if (!lv_bitop(e, a, &dc, NULL, sgn ? wf_divs : wf_divu, KEEP_NONE, 0, 0, r)) return false;
@@ -416,6 +440,7 @@ bool lv_minmax(const lv *a, const lv *b, unsigned bits, bool sgn, bool max, lv *
 {
     for (uint32_t l = 0; l < a->n; l++)
         if (a->sym[l] || b->sym[l]) return false;
+    if (a->wid || b->wid) return false;
     uint8_t grp[WL_LANES] = {0};
     wform x, y, z;
     bool nowrap = false;

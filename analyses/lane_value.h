@@ -9,12 +9,14 @@
 #define NSYM 1024
 #define SYM_DERIVED 0x40000000u /* symbols below are an SSA value + 1: that value's lane-0 (or uniform) part */
 
-/* One warp's value: lane l is U[sym[l]] + v[l], exactly; res[l] is what is
- * known of U[sym[l]] (the same for all lanes of a symbol).  A value known
- * only within an interval is not evaluated here: the dataflow's form has
- * it (warp_form.h wid), and lane_eval reads it from there. */
+/* One warp's value: lane l is U[sym[l]] + v[l] + [0, wid]; res[l] is what
+ * is known of U[sym[l]] (the same for all lanes of a symbol).  The
+ * interval is the dataflow's (warp_form.h wid), read where lane-exact
+ * evaluation fails; the rules pass it through warp_form.c's interval
+ * rules (wf_iv_addsub, wf_iv_scale, wf_meet) or give up. */
 typedef struct lv {
     uint32_t n;
+    uint32_t wid;
     int64_t v[WL_LANES];
     uint32_t sym[WL_LANES];
     residue res[WL_LANES];
@@ -58,6 +60,7 @@ static inline uint64_t lv_zext(int64_t x, unsigned w) { return w >= 64 ? (uint64
 static inline void lv_const(lv *a, uint32_t n, int64_t k)
 {
     a->n = n;
+    a->wid = 0;
     for (uint32_t l = 0; l < n; l++) {
         a->v[l] = k;
         a->sym[l] = 0;
@@ -69,6 +72,7 @@ static inline void lv_const(lv *a, uint32_t n, int64_t k)
 /* the same value in every lane */
 static inline bool lv_uniform(const lv *a)
 {
+    if (a->wid) return false;
     for (uint32_t l = 0; l < a->n; l++)
         if (a->v[l] != a->v[0] || a->sym[l] != a->sym[0]) return false;
     return true;
