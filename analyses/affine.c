@@ -273,8 +273,9 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
 }
 
 /* BOTH_TOP when a value the statement reads (its guard aside) has a warp
- * form still ⊤, else BOTH_BOT when one has ⊥, else -1. */
-static int wf_strict(const aff_ctx *cx, uint32_t stmt)
+ * form still ⊤, else BOTH_BOT when one has ⊥ (*iv: one is an interval),
+ * else -1. */
+static int wf_strict(const aff_ctx *cx, uint32_t stmt, bool *iv)
 {
     const ssa_func *s = cx->pf->ssa;
     int st = -1;
@@ -283,7 +284,7 @@ static int wf_strict(const aff_ctx *cx, uint32_t stmt)
         if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
         uint8_t kind = cx->wkind[u->value];
         if (kind == WF_TOP) return BOTH_TOP;
-        if (kind == WF_BOT) st = BOTH_BOT;
+        if (kind == WF_BOT) st = BOTH_BOT, *iv |= cx->wwid[u->value] != 0;
     }
     return st;
 }
@@ -301,20 +302,21 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
-    bool pa = false, pw = cx->poly_only;
+    bool pa = false, pw = cx->poly_only, iv = false;
     if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
         pa = aff_rule(cx, val->stmt, in, op, &out->a);
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */
-            int st = wf_strict(cx, val->stmt);
+            int st = wf_strict(cx, val->stmt, &iv);
             if (st >= 0) set_both(cx, out, st, false, true), pw = true;
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
     }
     if (cx->poly_only) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
-    if (out->w.kind == WF_BOT && !cx->poly_only) wf_iv_rule(cx, val->stmt, in, op, &out->w);
+    if (out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1) && !cx->poly_only)
+        wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
     if (!val->partial || val->prev == SSA_NONE) return;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
@@ -438,7 +440,11 @@ static bool merge_iv(aff_ctx *cx, uint32_t v, const wform *w)
                      : cx->wtab[v] == UINT32_MAX)))
         return false;
     if (m.kind == WF_LANE && tab == UINT32_MAX) tab = wg_intern(cx, m.g);
-    if (iv && any) tab = wg_intern(cx, m.g);
+    if (iv && any) /* the old table when it is the same (most changes are to U's bits or the width) */
+        tab = ok != WF_TOP && cx->wtab[v] != UINT32_MAX && (ok == WF_LANE || cx->wwid[v]) &&
+                      !memcmp(cx->wg[cx->wtab[v]], m.g, sizeof m.g)
+                  ? cx->wtab[v]
+                  : wg_intern(cx, m.g);
     cx->wkind[v] = m.kind;
     cx->wk[v] = m.k;
     cx->wr[v] = m.r;
@@ -462,7 +468,8 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
     }
     if (x->w.kind == WF_TOP) return changed;
     /* an interval on either side (rare): the general meet */
-    if (cx->wwid[v] || (x->w.kind == WF_BOT && x->w.wid)) return merge_iv(cx, v, &x->w) || changed;
+    if (x->w.kind == WF_BOT ? x->w.wid || cx->wwid[v] : cx->wkind[v] == WF_BOT && cx->wwid[v])
+        return merge_iv(cx, v, &x->w) || changed;
     /* old ∧ new: the lane tables must be equal (or there is none), then
      * the known bits of U are met */
     const wform *w = &x->w;

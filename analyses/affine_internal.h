@@ -74,8 +74,15 @@ void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *
  * kind (⊥ included); w ⊤: unchanged (warp_rules.c). */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
 /* Where the form's rule of the instruction gave ⊥: the interval rule, if
- * the instruction has one and its operands allow (warp_rules.c). */
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, wform *out);
+ * the instruction has one and its operands allow (warp_rules.c); iv:
+ * whether an operand is an interval.  WF_IV_RULES: the rules that have
+ * one (the others are not called). */
+void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
+#define WF_IV_RULES                                                                                             \
+    (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB | 1u << AFF_R_MOV_INT | 1u << AFF_R_ADD |             \
+     1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL | 1u << AFF_R_SHR | 1u << AFF_R_DIV |                  \
+     1u << AFF_R_CVT_S | 1u << AFF_R_CVT_U | 1u << AFF_R_SELP)
+_Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {
     /* a μ is its own root: the root of its entry value holds on every

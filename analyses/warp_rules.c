@@ -13,7 +13,7 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
     out->r = cx->wr[v];
     out->nn = cx->wnn[v];
     out->sym = cx->wsym[v], out->off = cx->woff[v];
-    out->wid = cx->wwid[v];
+    out->wid = out->kind == WF_BOT ? cx->wwid[v] : 0;
     /* a U with no root of its own is its own root (warp_form.h sym) */
     if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1;
     if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
@@ -518,20 +518,7 @@ bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d)
     return md >= p && md <= p + ((__int128)1 << (sf + 1));
 }
 
-/* Whether an operand the statement reads (its guard aside) is an
- * interval: the rules that only carry one need it. */
-static bool reads_iv(const aff_ctx *cx, uint32_t stmt)
-{
-    const ssa_func *s = cx->pf->ssa;
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if ((u->role & PTX_REF_USE) && !(u->role & PTX_REF_GUARD) && u->value != SSA_NONE && cx->wwid[u->value])
-            return true;
-    }
-    return false;
-}
-
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, wform *out)
+void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -558,10 +545,13 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
             return;
         }
         break;
-    default:
+    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
+    case AFF_R_DIV: case AFF_R_CVT_S: case AFF_R_CVT_U: case AFF_R_SELP:
         break;
+    default: /* no interval rule */
+        return;
     }
-    if (!reads_iv(cx, stmt)) return;
+    if (!iv) return; /* the other rules only carry one */
     switch (op->rule) {
     case AFF_R_MOV_INT:
         wopd(cx, stmt, in, 1, out);
