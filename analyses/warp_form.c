@@ -963,7 +963,13 @@ void wf_iv_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool
 const char *wf_text(const wform *a, char *buf, unsigned len)
 {
     int64_t c;
-    if (a->kind == WF_TOP) snprintf(buf, len, "⊤");
+    wform lo;
+    uint32_t wid;
+    if (is_iv(a) && wf_low(a, &lo, &wid) && len > 24) { /* "U + lane + [0, 7]" */
+        wf_text(&lo, buf, len - 24);
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " + [0, %u]", wid);
+    } else if (a->kind == WF_TOP) snprintf(buf, len, "⊤");
     else if (a->kind == WF_BOT) snprintf(buf, len, "⊥");
     else {
         char u[48];

@@ -168,7 +168,8 @@ void wf_iv_shr(wform *r, const wform *a, unsigned s, unsigned n, bool sgn);
  * under the no-wraparound assumption of wf_cvt (*nowrap). */
 void wf_iv_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap);
 
-/* The text form: "U", "U + lane", "U + 4·lane" (U ≡ 0 mod 32), "lane & 15 + U", "⊥". */
+/* The text form: "U", "U + lane", "U + 4·lane" (U ≡ 0 mod 32), "lane & 15 + U", "⊥";
+ * an interval "U + 4·lane + [0, 3]". */
 const char *wf_text(const wform *a, char *buf, unsigned len);
 
 #endif
