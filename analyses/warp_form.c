@@ -821,7 +821,7 @@ bool wf_low(const wform *a, wform *lo, uint32_t *wid)
 
 void wf_interval(wform *r, const wform *lo, uint64_t wid, unsigned n)
 {
-    uint64_t cap = n >= 32 ? WF_WID_MAX : (1ull << n) - 2;
+    uint64_t cap = !n || n >= 32 ? WF_WID_MAX : (1ull << n) - 2; /* n = 0: 64 bits */
     if ((lo->kind != WF_UNI && lo->kind != WF_LANE) || wid > cap) { wf_bot(r); return; }
     copy_iv(r, lo);
     if (!wid) return;
@@ -831,7 +831,7 @@ void wf_interval(wform *r, const wform *lo, uint64_t wid, unsigned n)
     /* the sign, where every lane's low end is known: ≥ 0 and the high end
      * below 2^(n-1) */
     bool nn = r->k == 64;
-    int64_t top = n >= 64 ? INT64_MAX : (int64_t)((1ull << (n - 1)) - 1);
+    int64_t top = !n || n >= 64 ? INT64_MAX : (int64_t)((1ull << (n - 1)) - 1);
     for (unsigned l = 0; l < WF_LANES && nn; l++) {
         int64_t x = wf_sext(r->r + (uint64_t)r->g[l], n);
         nn = x >= 0 && x <= top - (int64_t)wid;
@@ -912,7 +912,7 @@ void wf_iv_shr(wform *r, const wform *a, unsigned s, unsigned n, bool sgn)
 {
     wform la;
     uint32_t wa;
-    if (!wf_low(a, &la, &wa) || !exact(&la) || s >= n) { wf_bot(r); return; }
+    if (!wf_low(a, &la, &wa) || !exact(&la) || !n || n > 64 || s >= n) { wf_bot(r); return; }
     /* each lane's ends read as n-bit numbers (signed for shr.s), the
      * interval not crossing the end of that range: floor of each end */
     uint64_t lo[WF_LANES];
@@ -944,7 +944,7 @@ void wf_iv_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool
 {
     wform la, z;
     uint32_t wa;
-    if (!wf_low(a, &la, &wa)) { wf_bot(r); return; }
+    if (!wf_low(a, &la, &wa) || !sn || !n || sn > 64 || n > 64) { wf_bot(r); return; }
     if (n > sn && exact(&la)) { /* an extension is exact when no lane's interval crosses the range's end */
         int64_t smax = (int64_t)((1ull << (sn - 1)) - 1);
         unsigned nl = la.kind == WF_LANE ? WF_LANES : 1;
