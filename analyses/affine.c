@@ -273,8 +273,9 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
 }
 
 /* BOTH_TOP when a value the statement reads (its guard aside) has a warp
- * form still ⊤, else BOTH_BOT when one has ⊥, else -1. */
-static int wf_strict(const aff_ctx *cx, uint32_t stmt)
+ * form still ⊤, else BOTH_BOT when one has ⊥ (*iv: one is an interval),
+ * else -1. */
+static int wf_strict(const aff_ctx *cx, uint32_t stmt, bool *iv)
 {
     const ssa_func *s = cx->pf->ssa;
     int st = -1;
@@ -283,7 +284,7 @@ static int wf_strict(const aff_ctx *cx, uint32_t stmt)
         if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
         uint8_t kind = cx->wkind[u->value];
         if (kind == WF_TOP) return BOTH_TOP;
-        if (kind == WF_BOT) st = BOTH_BOT;
+        if (kind == WF_BOT) st = BOTH_BOT, *iv |= cx->wwid[u->value] != 0;
     }
     return st;
 }
@@ -301,19 +302,21 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
-    bool pa = false, pw = cx->poly_only;
+    bool pa = false, pw = cx->poly_only, iv = false;
     if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
         pa = aff_rule(cx, val->stmt, in, op, &out->a);
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */
-            int st = wf_strict(cx, val->stmt);
+            int st = wf_strict(cx, val->stmt, &iv);
             if (st >= 0) set_both(cx, out, st, false, true), pw = true;
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
     }
     if (cx->poly_only) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
+    if (out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1) && !cx->poly_only)
+        wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
     if (!val->partial || val->prev == SSA_NONE) return;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
@@ -399,6 +402,60 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     return cx->nwg - 1;
 }
 
+/* merge_warp where the old or the new value is an interval (warp_form.h
+ * wid): old ∧ new by wf_meet, widened at a μ (an interval that grows
+ * there goes to ⊥ at once: a loop adding to it would grow it without end);
+ * whether anything changed. */
+static bool merge_iv(aff_ctx *cx, uint32_t v, const wform *w)
+{
+    wform old, m;
+    uint8_t ok = cx->wkind[v];
+    if (ok == WF_TOP) m = *w;
+    else {
+        wf_get(cx, v, &old);
+        wf_meet(&m, &old, w);
+        m.nn = w->nn && old.nn;
+        const ssa_value *val = &cx->pf->ssa->values[v];
+        bool mu = val->kind == SSA_V_PHI && cx->pf->gsa->nodes[val->node].kind == GSA_MU;
+        uint32_t ow = old.kind == WF_BOT ? old.wid : 0;
+        if (mu && m.kind == WF_BOT && m.wid > ow && (ow || old.kind != WF_BOT)) {
+            uint8_t nn = m.nn;
+            wf_bot(&m);
+            m.nn = nn;
+        }
+    }
+    bool iv = m.kind == WF_BOT && m.wid;
+    if (m.kind == WF_BOT && !iv) m.k = 0, m.r = 0;
+    /* the symbol, as merge_warp keeps it */
+    uint32_t sym = (m.kind == WF_BOT && !iv) || m.k == 64 || m.sym == v + 1 ? 0 : m.sym;
+    int64_t off = sym ? m.off : 0;
+    if (ok != WF_TOP && (sym != cx->wsym[v] || off != cx->woff[v])) sym = 0, off = 0;
+    uint64_t any = 0;
+    if (iv)
+        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)m.g[l];
+    uint32_t tab = m.kind == WF_LANE ? (ok == WF_LANE ? cx->wtab[v] : UINT32_MAX) : UINT32_MAX;
+    if (ok != WF_TOP && m.kind == ok && m.k == cx->wk[v] && m.r == cx->wr[v] && m.nn == cx->wnn[v] &&
+        sym == cx->wsym[v] && off == cx->woff[v] && (iv ? m.wid : 0) == cx->wwid[v] &&
+        (!iv || (any ? cx->wtab[v] != UINT32_MAX && !memcmp(cx->wg[cx->wtab[v]], m.g, sizeof m.g)
+                     : cx->wtab[v] == UINT32_MAX)))
+        return false;
+    if (m.kind == WF_LANE && tab == UINT32_MAX) tab = wg_intern(cx, m.g);
+    if (iv && any) /* the old table when it is the same (most changes are to U's bits or the width) */
+        tab = ok != WF_TOP && cx->wtab[v] != UINT32_MAX && (ok == WF_LANE || cx->wwid[v]) &&
+                      !memcmp(cx->wg[cx->wtab[v]], m.g, sizeof m.g)
+                  ? cx->wtab[v]
+                  : wg_intern(cx, m.g);
+    cx->wkind[v] = m.kind;
+    cx->wk[v] = m.k;
+    cx->wr[v] = m.r;
+    cx->wnn[v] = m.nn;
+    cx->wsym[v] = sym;
+    cx->woff[v] = off;
+    cx->wwid[v] = iv ? m.wid : 0;
+    cx->wtab[v] = tab;
+    return true;
+}
+
 /* Stores old ∧ x's warp form and the union of the bits; whether anything
  * changed. */
 static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
@@ -410,6 +467,9 @@ static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
         changed = true;
     }
     if (x->w.kind == WF_TOP) return changed;
+    /* an interval on either side (rare): the general meet */
+    if (x->w.kind == WF_BOT ? x->w.wid || cx->wwid[v] : cx->wkind[v] == WF_BOT && cx->wwid[v])
+        return merge_iv(cx, v, &x->w) || changed;
     /* old ∧ new: the lane tables must be equal (or there is none), then
      * the known bits of U are met */
     const wform *w = &x->w;
@@ -464,6 +524,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     r->wtab = ARENA_NEWN(a, uint32_t, n1);
     r->wsym = ARENA_NEWN(a, uint32_t, n1);
     r->woff = ARENA_NEWN(a, int64_t, n1);
+    r->wwid = ARENA_NEWN(a, uint32_t, n1);
     memset(r->wtab, 0xff, sizeof *r->wtab * n1);
     unsigned dims = 0;
     for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
@@ -479,7 +540,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
-                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .ac = conds, .wc = conds + n1,
+                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .wwid = r->wwid, .ac = conds, .wc = conds + n1,
                   .poly_only = o && o->polynomials_only};
     for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
     u32csr users;
@@ -586,7 +647,10 @@ bool div_warp_form(const div_result *r, uint32_t v, wform *out)
     out->r = r->wr[v];
     out->nn = r->wnn[v];
     out->sym = r->wsym[v], out->off = r->woff[v];
-    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1; /* its own root */
-    if (out->kind == WF_LANE) memcpy(out->g, r->wg + (size_t)r->wtab[v] * WF_LANES, sizeof out->g);
+    out->wid = r->wwid[v];
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1; /* its own root */
+    if (out->kind == WF_LANE || (out->wid && r->wtab[v] != UINT32_MAX))
+        memcpy(out->g, r->wg + (size_t)r->wtab[v] * WF_LANES, sizeof out->g);
+    else if (out->wid) memset(out->g, 0, sizeof out->g);
     return true;
 }

@@ -40,6 +40,7 @@ typedef struct aff_ctx {
     uint32_t *wtab;        /* WF_LANE: index into wg */
     uint32_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
     int64_t *woff;
+    uint32_t *wwid;        /* ⊥ with an interval: its width (divergence.h) */
     int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern) */
     uint64_t *wgx;         /* their hashes */
     uint32_t nwg, capwg;
@@ -72,6 +73,16 @@ void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *
 /* Sets w's sign bit (nn) where the operands' signs prove it, whatever w's
  * kind (⊥ included); w ⊤: unchanged (warp_rules.c). */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
+/* Where the form's rule of the instruction gave ⊥: the interval rule, if
+ * the instruction has one and its operands allow (warp_rules.c); iv:
+ * whether an operand is an interval.  WF_IV_RULES: the rules that have
+ * one (the others are not called). */
+void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
+#define WF_IV_RULES                                                                                             \
+    (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB | 1u << AFF_R_MOV_INT | 1u << AFF_R_ADD |             \
+     1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL | 1u << AFF_R_SHR | 1u << AFF_R_DIV |                  \
+     1u << AFF_R_CVT_S | 1u << AFF_R_CVT_U | 1u << AFF_R_SELP)
+_Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {
     /* a μ is its own root: the root of its entry value holds on every

@@ -101,6 +101,8 @@ typedef struct div_result {
     uint32_t *wtab;
     uint32_t *wsym;  /* U's root + 1 (0: the value's own), warp_form.h sym */
     int64_t *woff;   /* and U - U_root */
+    uint32_t *wwid;  /* ⊥ with an interval: its width (warp_form.h wid); the low
+                      * end in wk, wr, wsym, woff and wtab (UINT32_MAX: g = 0) */
     int64_t *wg;
     uint32_t nwg;
     /* affine analyses: the reachable values in ssa_value_order's order
@@ -125,6 +127,11 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
 void wf_tid_form(const div_result *r, unsigned d, wform *out);
 /* The warp form of value v (affine analyses); false for the simple one. */
 bool div_warp_form(const div_result *r, uint32_t v, wform *out);
+/* nvcc's remainder by a constant (sub x, q·d with q from mul.hi.s32 by the
+ * magic number of d) at statement st: *x the dividend, *d the divisor;
+ * the result is x mod d for 0 <= x < 2^31.  The one matcher of the idiom,
+ * for the dataflow's rule (warp_rules.c) and lane-exact evaluation. */
+bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d);
 
 /* Coefficient i of value v into *c; false when it is unknown (or the
  * analysis has no coefficients). */

@@ -30,55 +30,6 @@ static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
     return *ok ? in->opd[i].v : 0;
 }
 
-/* The instruction defining the value used as operand i of st (NULL: an
- * immediate, or none). */
-static const ptx_inst *opd_def(const addr_chain *c, uint32_t st, uint32_t i, uint32_t *v, uint32_t *dst)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    if (i >= in->nopd || in->opd[i].kind != PTX_O_REG) return NULL;
-    *v = ssa_use_value(c->pf->ssa, st, i);
-    if (*v == SSA_NONE || c->pf->ssa->values[*v].partial) return NULL;
-    return addr_def(c, *v, dst);
-}
-
-/* nvcc's remainder by a constant d: sub r, x, (mul.lo (add h', (shr.u32 h',
- * 31)), d) with h' = mul.hi.s32 x, M (optionally shr.s32 by s), M the
- * magic number of d: 2^(32+s) <= M·d <= 2^(32+s) + 2^(s+1).  Then for
- * 0 <= x < 2^31 the quotient is floor(x/d) (the error term x·(M·d -
- * 2^(32+s)) / (d·2^(32+s)) stays below 1/d) and r = x mod d, in [0, d).
- * *x gets x's value. */
-static bool magic_rem(const addr_chain *c, uint32_t st, const ptx_inst *in, uint32_t *x, int64_t *d)
-{
-    uint32_t v, mst, ast, hst, tst;
-    const ptx_inst *mul = opd_def(c, st, 2, &v, &mst);
-    if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
-        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || mul->opd[2].kind != PTX_O_IMM || mul->opd[2].v <= 1)
-        return false;
-    *d = mul->opd[2].v;
-    const ptx_inst *add = opd_def(c, mst, 1, &v, &ast);
-    if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
-    uint32_t hv, sv;
-    const ptx_inst *h = opd_def(c, ast, 1, &hv, &hst), *sh = opd_def(c, ast, 2, &sv, &tst);
-    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 31 ||
-        ssa_use_value(c->pf->ssa, tst, 1) != hv)
-        return false;
-    int64_t s = 0;
-    if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
-        if (h->type != PTX_T_S32 || h->nopd != 3 || h->opd[2].kind != PTX_O_IMM || h->opd[2].v < 0 ||
-            h->opd[2].v > 31)
-            return false;
-        s = h->opd[2].v;
-        h = opd_def(c, hst, 1, &hv, &hst);
-    }
-    if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
-        h->opd[2].kind != PTX_O_IMM || h->opd[2].v <= 0)
-        return false;
-    *x = ssa_use_value(c->pf->ssa, hst, 1);
-    if (*x == SSA_NONE || ssa_use_value(c->pf->ssa, st, 1) != *x) return false;
-    __int128 md = (__int128)h->opd[2].v * *d, p = (__int128)1 << (32 + s);
-    return md >= p && md <= p + ((__int128)1 << (s + 1));
-}
-
 /* The value from the affine polynomial, when its lanes are exact. */
 static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 {
@@ -102,9 +53,9 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
         sym = wf.sym, off = wf.off;
     residue base = res_add(w->base, res_exact((int64_t)(0 - (uint64_t)off)));
     out->n = w->nlanes;
+    out->wid = 0;
     for (uint32_t l = 0; l < w->nlanes; l++) {
-        if (__builtin_add_overflow(w->off[l], off, &out->lo[l])) return false;
-        out->hi[l] = out->lo[l];
+        if (__builtin_add_overflow(w->off[l], off, &out->v[l])) return false;
         out->sym[l] = sym;
         out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : base;
     }
@@ -114,22 +65,24 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 
 /* The value from its warp form (warp_form.h), when that says more than
  * the polynomial: U + g(lane) with g exact, U known (a constant: no
- * symbol) or a symbol of which the form knows the low bits. */
-static bool eval_warp_form(ectx *e, uint32_t v, lv *out)
+ * symbol) or a symbol of which the form knows the low bits; iv: an
+ * interval's (warp_form.h wid), U + g(lane) + [0, wid]. */
+static bool eval_warp_form(ectx *e, uint32_t v, lv *out, bool iv)
 {
     const addr_chain *c = e->c;
     wform wf;
-    if (!div_warp_form(c->r, v, &wf) || (wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64))) return false;
+    if (!div_warp_form(c->r, v, &wf)) return false;
+    if (iv ? wf.kind != WF_BOT || !wf.wid : wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64)) return false;
     /* U known: no symbol; else U = U[root] + off, the dataflow's root (warp_form.h sym) */
     bool pure = wf.k == 64;
     uint32_t sym = pure ? 0 : wf.sym;
     int64_t off = pure ? (int64_t)wf.r : wf.off;
     residue u = res_make((int64_t)(wf.r - (uint64_t)wf.off), wf.k); /* U[root] */
     out->n = e->nl;
+    out->wid = iv ? wf.wid : 0;
     for (uint32_t l = 0; l < e->nl; l++) {
-        int64_t g = wf.kind == WF_LANE ? wf.g[l] : 0;
-        if (__builtin_add_overflow(g, off, &out->lo[l])) return false;
-        out->hi[l] = out->lo[l];
+        int64_t g = wf.kind == WF_LANE || iv ? wf.g[l] : 0;
+        if (__builtin_add_overflow(g, off, &out->v[l])) return false;
         out->sym[l] = sym;
         out->res[l] = pure ? res_exact(0) : sym == e->ov_sym ? e->ov_res : u;
     }
@@ -163,10 +116,10 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (in->nopd != 3 || ptx_inst_has_mod(in, ".sat") || ptx_inst_has_mod(in, ".cc")) return false;
         uint32_t x;
         int64_t d;
-        if (magic_rem(c, st, in, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
+        if (div_magic_rem(c->pf, st, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
             if (!eval_rec(e, x, &a, depth + 1)) return false;
-            lv_rem(e, &a, d, true, true, out);
-            return true;
+            a.nonneg = true;
+            return lv_rem(e, &a, d, true, out);
         }
     }
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
@@ -210,8 +163,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (!ok) m = imm_of(in, 1, &ok);
         if (!ok) return false;
         m = wf_sext((uint64_t)m, bits);
-        bool have = eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n);
-        return lv_and(e, &a, have, m, out, n);
+        if (!eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n)) return false;
+        return lv_and(e, &a, m, out);
     }
     case PTX_OPC_OR:
     case PTX_OPC_XOR: {
@@ -223,15 +176,15 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     case PTX_OPC_REM: {
         int64_t d = imm_of(in, 2, &ok);
         if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
-        bool sgn = ptx_type_is_signed(in->type), nn = a.nonneg || !sgn;
+        bool sgn = ptx_type_is_signed(in->type);
         lv_rule f = in->op == PTX_OPC_DIV ? sgn ? wf_divs : wf_divu : sgn ? wf_rems : wf_remu;
         if (lv_fold(&a, d, bits, sgn, f, n, out)) return true;
         bool pow2 = !(d & (d - 1));
-        if (nn && a.nonneg && pow2) { /* floor = truncation for x >= 0 */
+        if (a.nonneg && pow2) { /* floor = truncation for x >= 0 */
             if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
-            return lv_and(e, &a, true, d - 1, out, n);
+            return lv_and(e, &a, d - 1, out);
         }
-        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, nn, out), true; /* rem.u is in [0, d) whatever the sign */
+        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, out);
         return lv_div(e, &a, d, sgn, out);
     }
     case PTX_OPC_MIN:
@@ -303,12 +256,12 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
                 ok = false;
                 break;
             }
+            if (x.wid != mu.wid) ok = false;
             for (uint32_t l = 0; l < x.n && ok; l++) {
-                int64_t d = x.lo[l] - mu.lo[l];
-                if (x.hi[l] - x.lo[l] != mu.hi[l] - mu.lo[l]) ok = false;
+                int64_t d = x.v[l] - mu.v[l];
                 for (uint32_t j = 0; j < l && ok; j++)
                     if ((x.sym[j] == x.sym[l]) != (mu.sym[j] == mu.sym[l]) ||
-                        (mu.sym[j] == mu.sym[l] && x.lo[j] - mu.lo[j] != d))
+                        (mu.sym[j] == mu.sym[l] && x.v[j] - mu.v[j] != d))
                         ok = false;
                 rr[l] = res_meet(rr[l], res_add(x.res[l], res_exact(d)));
             }
@@ -325,8 +278,11 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
 static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
 {
     if (depth > LE_DEPTH || e->overflow) return false;
-    if (eval_warp_form(e, v, out) || eval_leaf(e, v, out)) return true;
-    return e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth);
+    if (eval_warp_form(e, v, out, false) || eval_leaf(e, v, out)) return true;
+    if (e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth))
+        return true;
+    /* known only within an interval: the dataflow's */
+    return !e->overflow && eval_warp_form(e, v, out, true);
 }
 
 enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w)
@@ -355,9 +311,9 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         lv x;
         bool got = eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl;
         /* one split on the missing bits of one symbol, at most 8 cases;
-         * for a bounded result only when every case comes out exact */
+         * for an interval only when every case comes out exact */
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
-        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || !lv_exact(&x));
+        bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || x.wid);
         if (split) {
             uint32_t sym = e->need_sym, nv0 = nv;
             residue r0 = e->need_res;
@@ -369,7 +325,7 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
                 e->need_sym = 0;
                 e->ov_sym = sym;
                 e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
-                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || lv_exact(&y))) cases[nv++] = y;
+                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || !y.wid)) cases[nv++] = y;
                 else split = false;
             }
             e->ov_sym = 0;
@@ -388,14 +344,15 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         uint32_t nl = x->n;
         le_warp *o = &out->warp[wi];
         o->nlanes = nl;
-        memcpy(o->lo, x->lo, sizeof x->lo[0] * nl);
-        memcpy(o->hi, x->hi, sizeof x->hi[0] * nl);
+        memcpy(o->lo, x->v, sizeof x->v[0] * nl);
         memcpy(o->sym, x->sym, sizeof x->sym[0] * nl);
+        for (uint32_t l = 0; l < nl; l++)
+            if (__builtin_add_overflow(x->v[l], (int64_t)x->wid, &o->hi[l])) out->status = LE_FAIL;
         o->base = nl ? x->res[0] : res_exact(0);
-        bool exact = lv_exact(x), one = true;
+        bool one = true;
         for (uint32_t l = 0; l < nl; l++) one &= x->sym[l] == x->sym[0];
-        if (!exact && !one) out->status = LE_FAIL;
-        else if (!exact) out->status = out->status == LE_GROUPS ? LE_FAIL : LE_RANGE;
+        if (out->status == LE_FAIL || (x->wid && !one)) out->status = LE_FAIL;
+        else if (x->wid) out->status = out->status == LE_GROUPS ? LE_FAIL : LE_RANGE;
         else if (!one) out->status = out->status == LE_RANGE ? LE_FAIL : LE_GROUPS;
     }
     free(cases);

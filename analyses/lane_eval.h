@@ -9,18 +9,23 @@
  *
  * A value is evaluated per warp as, in each lane l,
  *
- *     U[sym[l]] + [lo[l], hi[l]]
+ *     U[sym[l]] + v[l] + [0, wid]
  *
  * where U[s] is a warp-uniform unknown (s = 0: none, the value is a known
- * function of the lane) of which only a residue modulo 2^k is known, and
- * [lo, hi] is a known interval (lo = hi: exact).  Lanes with the same
- * symbol differ by exactly lo[l'] - lo[l] when exact.  The rules keep this
+ * function of the lane) of which only a residue modulo 2^k is known, v[l]
+ * is known, and wid is the width of the dataflow's interval (warp_form.h
+ * wid; 0: exact).  Lanes with the same symbol differ by exactly v[l'] -
+ * v[l].  The rules keep this
  * sound for every value of the unknowns.  Each rule is warp_form.c's (the
  * arithmetic, the carry-free split, the known bits of U), applied to one
  * group of lanes at a time, the lanes where each operand keeps one symbol:
  * the group's exact part is a warp form U' + g(l), U' = U[s] + lo[l0].
  * A leaf's symbol is the dataflow's root of its U (warp_form.h sym: U =
- * U[root] + off), so values the dataflow relates share one here.
+ * U[root] + off), so values the dataflow relates share one here.  Where
+ * the evaluation of a value fails, its dataflow interval is a leaf (x & 7
+ * of a loaded x, x % 10): only warp_form.c's interval rules (wf_iv_addsub,
+ * wf_iv_scale, wf_meet) combine it with what is evaluated here, the lanes
+ * of a warp the form does not know (a shape whose warps differ).
  * What is decided here is only what the form has no notion of:
  *
  *  - which symbol a result has where lanes hold different unknowns (lane
@@ -29,10 +34,8 @@
  *    uniform unknown and exact lanes one new unknown per distinct lane
  *    value (the lanes fall into groups, as for a symbolic stride), the
  *    bit rules keep the symbol when they change only its known bits;
- *  - intervals, as widths beside the forms: and with a constant m >= 0 on
- *    anything, even a loaded value, is [0, m]; rem by a constant c is
- *    [0, c - 1] when non-negative (else [-(c - 1), c - 1]); sums add
- *    widths, a selp or mu needs them equal;
+ *  - a selp or mu of two intervals needs the widths equal (the form's meet
+ *    would take the larger);
  *  - signs (lane_nonneg): the dataflow's, kept for divergent values too
  *    (warp_rules.c, wf_sign);
  *  - truncation: exact U-free lanes take the ISA's value, others keep it
@@ -40,7 +43,8 @@
  *
  * When up to 3 more bits of a leaf's residue would make an operation
  * exact (c % 64 with c = tid.x, known only modulo 32), the warp is
- * evaluated once per value of those bits, each case a warp of its own.
+ * evaluated once per value of those bits, each case a warp of its own
+ * (replacing an interval only when every case is exact).
  *
  * Anything else (a load at a lane-varying address, a shift by a register,
  * ...) fails. */
@@ -53,7 +57,7 @@ enum le_status {
     LE_FAIL,  /* not evaluated */
     LE_EXACT, /* every lane's offset from lane 0 exact, one symbol: wl status WL_EXACT */
     LE_GROUPS,/* exact within groups of lanes that share a symbol: WL_SYMBOLIC */
-    LE_RANGE, /* one symbol, lanes within known intervals */
+    LE_RANGE, /* one symbol, lanes within known intervals (the dataflow's, warp_form.h wid) */
 };
 
 typedef struct le_warp {

@@ -1,6 +1,7 @@
 /* The rules of lane-exact evaluation (lane_value.h): warp_form.c's rules
- * applied to groups of lanes, with the symbols and interval widths that
- * the warp form has no notion of. */
+ * applied to groups of lanes, with the symbols that the warp form has no
+ * notion of.  Intervals are the dataflow's (warp_form.h wid): a group's
+ * form is then an interval, and only the form's interval rules apply. */
 #include "lane_value.h"
 
 uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
@@ -18,15 +19,12 @@ uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
 
 /* ---- the ring rules: warp_form.c's, one group of lanes at a time ----------
  *
- * A group is the lanes where each operand keeps one symbol.  Its exact
- * part (each lane's lo, or hi where the rule needs the other end) is a
- * warp form U' + g(l) with U' = U[s] + end[l0] (l0 the group's first lane)
+ * A group is the lanes where each operand keeps one symbol.  Its lanes are
+ * a warp form U' + g(l) with U' = U[s] + v[l0] (l0 the group's first lane)
  * known modulo 2^k when U[s] is, or known when the group has no symbol;
- * add, sub, mul and the meet are then warp_form.c's rules at 64 bits.  The
- * intervals ride beside as widths hi - lo >= 0: a sum's widths add, a
- * scaled one scales by |c|, a merge needs them equal.  Which symbol a
- * result has (U - U cancels, U + W is a new one) is this file's: the warp
- * form has one U per value. */
+ * add, sub, mul and the meet are then warp_form.c's rules at 64 bits.
+ * Which symbol a result has (U - U cancels, U + W is a new one) is this
+ * file's: the warp form has one U per value. */
 
 /* Lanes whose ends are this large might overflow int64 in a sum or a
  * difference: given up (the caller sees e->overflow). */
@@ -50,13 +48,13 @@ static uint32_t lv_groups(const lv *a, const lv *b, uint8_t *grp)
  * without a symbol. */
 static unsigned lv_k(const lv *v, uint32_t l0) { return v->sym[l0] ? v->res[l0].k : 64; }
 
-/* The form of group gi's ends (hi or lo) of v, first lane l0: U' =
- * U[v->sym[l0]] + end[l0] taken as known to k bits (k = 64: known), g(l)
- * = end[l] - end[l0] in the group and 0 elsewhere, so that the other
- * lanes change nothing. */
-static void group_form(const lv *v, bool hi, const uint8_t *grp, uint8_t gi, uint32_t l0, unsigned k, wform *w)
+/* The form of group gi of v, first lane l0: U' = U[v->sym[l0]] + v[l0]
+ * taken as known to k bits (k = 64: known), g(l) = v[l] - v[l0] in the
+ * group and 0 elsewhere, so that the other lanes change nothing; an
+ * interval of v's width above that low end. */
+static void group_form(const lv *v, const uint8_t *grp, uint8_t gi, uint32_t l0, unsigned k, wform *w)
 {
-    const int64_t *end = hi ? v->hi : v->lo;
+    const int64_t *end = v->v;
     wf_uni(w, (uint64_t)end[l0] + (k < 64 ? v->res[l0].r : 0), k);
     uint64_t any = 0;
     for (uint32_t l = 0; l < WF_LANES; l++) {
@@ -64,40 +62,41 @@ static void group_form(const lv *v, bool hi, const uint8_t *grp, uint8_t gi, uin
         any |= (uint64_t)w->g[l];
     }
     if (any) w->kind = WF_LANE;
+    if (v->wid) w->kind = WF_BOT, w->wid = v->wid; /* g is filled for every lane */
 }
 
-/* Group gi of r from the rule's result z: lo = off0 + g(l) with symbol
+/* Group gi of r from the rule's result z: v = off0 + g(l) with symbol
  * sym, U[sym] = U' - off0 known to z's bits (keep: U[sym]'s residue is
- * *keep, the rule having changed only bits it knows), or exact; hi = lo +
- * wid[l] (NULL: 0). */
-static void group_put(ectx *e, const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, uint32_t sym,
-                      const residue *keep, const int64_t *wid, lv *r)
+ * *keep, the rule having changed only bits it knows), or exact; an
+ * interval's low end so, its width r's (the same in every group: the
+ * operands' widths are). */
+static void group_put(const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, uint32_t sym,
+                      const residue *keep, lv *r)
 {
+    wform lo;
+    if (z->kind == WF_BOT && wf_low(z, &lo, &r->wid)) z = &lo;
     bool ex = z->k == 64;
     residue res = ex ? res_exact(0) : keep ? *keep : res_make((int64_t)(z->r - (uint64_t)off0), z->k);
     for (uint32_t l = 0; l < r->n; l++) {
         if (grp[l] != gi) continue;
         int64_t g = z->kind == WF_LANE ? z->g[l] : 0;
-        r->lo[l] = ex ? (int64_t)wf_at(z, l) : (int64_t)((uint64_t)off0 + (uint64_t)g);
-        if (__builtin_add_overflow(r->lo[l], wid ? wid[l] : 0, &r->hi[l])) e->overflow = true;
+        r->v[l] = ex ? (int64_t)wf_at(z, l) : (int64_t)((uint64_t)off0 + (uint64_t)g);
         r->sym[l] = ex ? 0 : sym;
         r->res[l] = res;
     }
 }
 
-/* a ± b: wf_add / wf_sub on each group's ends (a's lo with b's lo, or with
- * b's hi for a difference); the same symbol on both sides of a
- * difference cancels. */
+/* a ± b: wf_add / wf_sub on each group; the same symbol on both sides of
+ * a difference cancels. */
 void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
 {
     uint8_t grp[WL_LANES];
-    int64_t wid[WL_LANES];
     uint32_t ng = lv_groups(a, b, grp);
+    bool iv = a->wid || b->wid;
     r->n = a->n;
-    for (uint32_t l = 0; l < a->n; l++) {
-        if (lv_big(a->lo[l]) || lv_big(a->hi[l]) || lv_big(b->lo[l]) || lv_big(b->hi[l])) e->overflow = true;
-        wid[l] = (a->hi[l] - a->lo[l]) + (b->hi[l] - b->lo[l]);
-    }
+    r->wid = 0;
+    for (uint32_t l = 0; l < a->n; l++)
+        if (lv_big(a->v[l]) || lv_big(b->v[l])) e->overflow = true;
     if (e->overflow) {
         lv_const(r, a->n, 0);
         return;
@@ -107,31 +106,31 @@ void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
         uint32_t sa = a->sym[l0], sb = b->sym[l0], sym;
         bool cancel = sub && sa == sb;
         wform x, y, z;
-        group_form(a, false, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(a, l0), &x);
-        group_form(b, sub, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(b, l0), &y);
-        (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
+        group_form(a, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(a, l0), &x);
+        group_form(b, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(b, l0), &y);
+        if (iv) wf_iv_addsub(&z, &x, &y, 64, sub);
+        else (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
+        if (z.kind == WF_BOT && !z.wid) e->overflow = true; /* too wide an interval */
         if (cancel || !sb) sym = cancel ? 0 : sa;
         else if (!sa && !sub) sym = sb;
         else if (!sa) sym = lv_derive(e, sb, 0, T_NEG, 0);
         else sym = lv_derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
-        int64_t off0 = sub ? a->lo[l0] - b->hi[l0] : a->lo[l0] + b->lo[l0];
-        group_put(e, &z, grp, (uint8_t)gi, off0, sym, NULL, wid, r);
+        int64_t off0 = sub ? a->v[l0] - b->v[l0] - (int64_t)b->wid : a->v[l0] + b->v[l0];
+        group_put(&z, grp, (uint8_t)gi, off0, sym, NULL, r);
     }
     r->nonneg = !sub && a->nonneg && b->nonneg;
 }
 
-/* a · c: wf_mul by the constant on each symbol's ends (hi for c < 0,
- * which becomes the lower end). */
+/* a · c: wf_mul by the constant on each symbol's lanes. */
 void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
 {
     uint8_t grp[WL_LANES];
-    int64_t wid[WL_LANES];
     uint32_t ng = lv_groups(a, NULL, grp);
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t l = 0; l < a->n; l++) {
         int64_t t;
-        if (__builtin_mul_overflow(a->lo[l], c, &t) | __builtin_mul_overflow(a->hi[l], c, &t) |
-            __builtin_mul_overflow(a->hi[l] - a->lo[l], c < 0 ? -c : c, &wid[l]))
+        if (__builtin_mul_overflow(a->v[l] + (int64_t)a->wid, c, &t) | __builtin_mul_overflow(a->v[l], c, &t))
             e->overflow = true;
     }
     if (e->overflow) {
@@ -144,10 +143,12 @@ void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
         while (grp[l0] != gi) l0++;
         uint32_t s = a->sym[l0];
         wform x, z;
-        group_form(a, c < 0, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
-        wf_mul(&z, &x, &k, 64);
+        group_form(a, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
+        if (a->wid) wf_iv_scale(&z, &x, c, 64); /* c < 0: the high end is the low */
+        else wf_mul(&z, &x, &k, 64);
+        if (z.kind == WF_BOT && !z.wid) e->overflow = true;
         uint32_t sym = !s || !c ? 0 : c == 1 ? s : lv_derive(e, s, 0, T_MUL, c);
-        group_put(e, &z, grp, (uint8_t)gi, (c < 0 ? a->hi[l0] : a->lo[l0]) * c, sym, NULL, wid, r);
+        group_put(&z, grp, (uint8_t)gi, (a->v[l0] + (c < 0 ? (int64_t)a->wid : 0)) * c, sym, NULL, r);
     }
     r->nonneg = (a->nonneg && c >= 0) || c == 0;
 }
@@ -165,32 +166,33 @@ bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
         const lv *t = a;
         a = b, b = t;
     }
-    if (!lv_uniform(a) || !lv_exact(b)) return false;
+    if (!lv_uniform(a) || b->wid) return false;
     uint32_t su = a->sym[0];
-    int64_t ku = a->lo[0];
+    int64_t ku = a->v[0];
     r->n = b->n;
+    r->wid = 0;
     /* groups: b's symbol and value */
     uint8_t grp[WL_LANES];
     uint32_t ng = 0;
     for (uint32_t l = 0; l < b->n; l++) {
         uint32_t j = 0;
-        while (j < l && (b->sym[j] != b->sym[l] || b->lo[j] != b->lo[l])) j++;
+        while (j < l && (b->sym[j] != b->sym[l] || b->v[j] != b->v[l])) j++;
         grp[l] = j < l ? grp[j] : (uint8_t)ng++;
         int64_t t;
-        if (__builtin_mul_overflow(ku, b->lo[l], &t)) e->overflow = true;
+        if (__builtin_mul_overflow(ku, b->v[l], &t)) e->overflow = true;
     }
     if (e->overflow) return lv_const(r, b->n, 0), true;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
-        int64_t v = b->lo[l0];
+        int64_t v = b->v[l0];
         uint32_t sym = 0;
         if (b->sym[l0] || v) /* (U + ku)(W + v) - ku·v */
             sym = lv_derive(e, lv_derive(e, su, b->sym[l0], T_MUL, ku), 0, T_MUL, v);
         wform x, y, z;
-        group_form(a, false, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
-        group_form(b, false, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);
+        group_form(a, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
+        group_form(b, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);
         wf_mul(&z, &x, &y, 64);
-        group_put(e, &z, grp, (uint8_t)gi, ku * v, sym, NULL, NULL, r);
+        group_put(&z, grp, (uint8_t)gi, ku * v, sym, NULL, r);
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
@@ -207,8 +209,8 @@ static void want_bits(ectx *e, uint32_t sym, residue r, unsigned k)
 
 /* ---- the bit rules: warp_form.c's, one symbol at a time --------------------
  *
- * The lanes of one symbol s, exact, are a warp form: U' = U[s] + lo[l0]
- * (l0 the symbol's first lane) plus g(l) = lo[l] - lo[l0], with U' known
+ * The lanes of one symbol s are a warp form: U' = U[s] + v[l0]
+ * (l0 the symbol's first lane) plus g(l) = v[l] - v[l0], with U' known
  * modulo 2^k when U[s] is; the lanes of other symbols are given l0's
  * value, so that they change nothing.  The U-free exact lanes are one more
  * such form, with everything known.  Shifts, and, or and xor are then
@@ -237,52 +239,49 @@ bool lv_fold(const lv *a, int64_t b, unsigned bits, bool sgn, lv_rule f, uint32_
     return true;
 }
 
-/* Whether v's lanes in group gi are exact (and, ufree, without a symbol). */
+/* Whether v's lanes in group gi are small enough (and, ufree, without a
+ * symbol). */
 static bool group_exact(const lv *v, const uint8_t *grp, uint8_t gi, bool ufree)
 {
     for (uint32_t l = 0; l < v->n; l++)
-        if (grp[l] == gi && (v->lo[l] != v->hi[l] || (ufree && v->sym[l]) || lv_big(v->lo[l]))) return false;
+        if (grp[l] == gi && ((ufree && v->sym[l]) || lv_big(v->v[l]))) return false;
     return true;
 }
 
 enum { KEEP_NONE, KEEP_SYM }; /* whether the rule leaves U[s]'s bits above k as they were */
 
 /* r = f(a, b) symbol by symbol, b a constant (bc) or exact U-free lanes
- * (bl); intervals only in U-free lanes of a shift (ival: monotone).  A
- * result is read back as exact lanes, as lanes of U[s] plus known parts
+ * (bl).  A result is read back as exact lanes, as lanes of U[s] plus known parts
  * (keep: the rule changed only bits U[s] has known), or of a symbol
  * derived from s.  On a symbol whose form does not split, asks
  * (want_bits) for the fewest more bits of it that would make f exact. */
 static bool lv_bitop(ectx *e, const lv *a, const wform *bc, const lv *bl, lv_rule f, int keep, uint32_t tag,
-                     int64_t k, bool ival, lv *r)
+                     int64_t k, lv *r)
 {
     uint8_t grp[WL_LANES];
     uint32_t ng = lv_groups(a, NULL, grp);
+    if (a->wid || (bl && bl->wid)) return false; /* the bit rules are for exact lanes */
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
         uint32_t s = a->sym[l0];
-        if (!s && ival) { /* U-free lanes of a shift by k: floor of each end */
-            for (uint32_t l = l0; l < a->n; l++)
-                if (!a->sym[l]) r->lo[l] = a->lo[l] >> k, r->hi[l] = a->hi[l] >> k, r->sym[l] = 0, r->res[l] = res_exact(0);
-            continue;
-        }
         wform x, p, y;
         unsigned kq = lv_k(a, l0);
         if (!group_exact(a, grp, (uint8_t)gi, false) || (bl && !group_exact(bl, grp, (uint8_t)gi, true))) return false;
-        group_form(a, false, grp, (uint8_t)gi, l0, kq, &x);
-        if (bl) group_form(bl, false, grp, (uint8_t)gi, l0, 64, &p);
+        group_form(a, grp, (uint8_t)gi, l0, kq, &x);
+        if (bl) group_form(bl, grp, (uint8_t)gi, l0, 64, &p);
         f(&y, &x, bl ? &p : bc, 64);
         if (y.kind == WF_UNI || y.kind == WF_LANE) {
             if (keep == KEEP_SYM && s) { /* the bits of U' above kq are U[s]'s */
-                uint64_t m = ((uint64_t)1 << kq) - 1, lo0 = (uint64_t)a->lo[l0];
+                uint64_t m = ((uint64_t)1 << kq) - 1, lo0 = (uint64_t)a->v[l0];
                 int64_t off0 = (int64_t)(lo0 - ((a->res[l0].r + lo0) & m) + (y.r & m));
-                group_put(e, &y, grp, (uint8_t)gi, off0, s, &a->res[l0], NULL, r);
-            } else group_put(e, &y, grp, (uint8_t)gi, (int64_t)y.r, y.k == 64 ? 0 : lv_derive(e, s, 0, tag, k), NULL, NULL, r);
+                group_put(&y, grp, (uint8_t)gi, off0, s, &a->res[l0], r);
+            } else group_put(&y, grp, (uint8_t)gi, (int64_t)y.r, y.k == 64 ? 0 : lv_derive(e, s, 0, tag, k), NULL, r);
             continue;
         }
         for (unsigned kk = kq + 1; s && kk <= RES_KMAX; kk++) {
-            group_form(a, false, grp, (uint8_t)gi, l0, kk, &x);
+            group_form(a, grp, (uint8_t)gi, l0, kk, &x);
             f(&y, &x, bl ? &p : bc, 64);
             if (y.kind == WF_UNI || y.kind == WF_LANE) {
                 want_bits(e, s, a->res[l0], kk);
@@ -301,44 +300,31 @@ bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r)
         if (a->sym[l] && a->res[l].k < s) return want_bits(e, a->sym[l], a->res[l], s), false;
     wform c;
     wf_const(&c, s);
-    if (!lv_bitop(e, a, &c, NULL, lv_rule_sar, KEEP_NONE, T_SHR, s, true, r)) return false;
+    if (!lv_bitop(e, a, &c, NULL, lv_rule_sar, KEEP_NONE, T_SHR, s, r)) return false;
     r->nonneg = a->nonneg;
     return true;
 }
 
 /* a & m (m a constant): exact lanes when m keeps only U's known bits or
- * clears only them (m = -2^j, j <= k); else, for m >= 0, the bound
- * 0 <= x & m <= m of any x */
-bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n)
+ * clears only them (m = -2^j, j <= k).  Otherwise, for m >= 0, the
+ * dataflow's interval [0, m] (warp_form.c wf_iv_and) is the answer. */
+bool lv_and(ectx *e, const lv *a, int64_t m, lv *r)
 {
-    bool ok = have;
-    for (uint32_t l = 0; l < n && ok; l++) {
+    for (uint32_t l = 0; l < a->n; l++) {
         unsigned k = a->res[l].k;
-        if (a->lo[l] != a->hi[l]) ok = false;
-        else if (!a->sym[l] || (m >= 0 && m < ((int64_t)1 << k))) continue;
-        else if (m < 0 && !(~(uint64_t)m & (~(uint64_t)m + 1))) {
+        if (!a->sym[l] || (m >= 0 && m < ((int64_t)1 << k))) continue;
+        if (m < 0 && !(~(uint64_t)m & (~(uint64_t)m + 1))) {
             unsigned j = (unsigned)__builtin_ctzll((uint64_t)m);
-            if (j > k) want_bits(e, a->sym[l], a->res[l], j), ok = false;
+            if (j > k) return want_bits(e, a->sym[l], a->res[l], j), false;
         } else {
             if (m >= 0) want_bits(e, a->sym[l], a->res[l], 64 - (unsigned)__builtin_clzll((uint64_t)m));
-            ok = false;
+            return false;
         }
     }
     wform c;
     wf_const(&c, m);
-    if (ok && lv_bitop(e, a, &c, NULL, wf_and, m < 0 ? KEEP_SYM : KEEP_NONE, 0, 0, false, r)) {
-        r->nonneg = m >= 0 || a->nonneg;
-        return true;
-    }
-    if (m < 0) return false;
-    r->n = n;
-    r->nonneg = true;
-    for (uint32_t l = 0; l < n; l++) { /* any x: 0 <= x & m <= m */
-        r->lo[l] = 0;
-        r->hi[l] = m;
-        r->sym[l] = 0;
-        r->res[l] = res_exact(0);
-    }
+    if (!lv_bitop(e, a, &c, NULL, wf_and, m < 0 ? KEEP_SYM : KEEP_NONE, 0, 0, r)) return false;
+    r->nonneg = m >= 0 || a->nonneg;
     return true;
 }
 
@@ -347,90 +333,90 @@ bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n)
 bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r)
 {
     for (uint32_t l = 0; l < a->n; l++) {
-        if (b->sym[l] || b->lo[l] != b->hi[l] || a->lo[l] != a->hi[l]) return false;
+        if (b->sym[l]) return false;
         if (!a->sym[l]) continue;
-        if (b->lo[l] < 0) return false;
-        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)b->lo[l] | 1);
+        if (b->v[l] < 0) return false;
+        unsigned need = 64 - (unsigned)__builtin_clzll((uint64_t)b->v[l] | 1);
         if (a->res[l].k < need) return want_bits(e, a->sym[l], a->res[l], need), false;
     }
-    if (!lv_bitop(e, a, NULL, b, x ? wf_xor : wf_or, KEEP_SYM, 0, 0, false, r)) return false;
+    if (!lv_bitop(e, a, NULL, b, x ? wf_xor : wf_or, KEEP_SYM, 0, 0, r)) return false;
     r->nonneg = a->nonneg && b->nonneg;
     return true;
 }
 
-/* Both sides with the same lane structure (the same intervals, the same
+/* Both sides with the same lane structure (the same lane values, the same
  * partition of the lanes by symbol): wf_meet of each group's forms keeps
  * the bits of U both sides agree on; a symbol of its own unless both
  * sides have the same. */
 bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
 {
     uint8_t grp[WL_LANES];
-    int64_t wid[WL_LANES];
+    if (a->wid != b->wid) return false;
     for (uint32_t l = 0; l < a->n; l++) {
-        if (a->lo[l] != b->lo[l] || a->hi[l] != b->hi[l]) return false;
+        if (a->v[l] != b->v[l]) return false;
         for (uint32_t j = 0; j < l; j++)
             if ((a->sym[j] == a->sym[l]) != (b->sym[j] == b->sym[l])) return false;
-        wid[l] = a->hi[l] - a->lo[l];
     }
     uint32_t ng = lv_groups(a, NULL, grp);
     r->n = a->n;
+    r->wid = 0;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
         uint32_t sa = a->sym[l0], sb = b->sym[l0];
         wform x, y, z;
-        group_form(a, false, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
-        group_form(b, false, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);
+        group_form(a, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
+        group_form(b, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);
         wf_meet(&z, &x, &y);
-        group_put(e, &z, grp, (uint8_t)gi, a->lo[l0], sa == sb ? sa : lv_derive(e, sa, sb, tag, 0), NULL, wid, r);
+        group_put(&z, grp, (uint8_t)gi, a->v[l0], sa == sb ? sa : lv_derive(e, sa, sb, tag, 0), NULL, r);
     }
     r->nonneg = a->nonneg && b->nonneg;
     return true;
 }
 
-/* a rem d (d > 0; rounding towards zero when sgn): warp_form.c's rule on
- * the lanes that are exact and U-free (and >= 0 unless sgn), at 64 bits;
- * elsewhere the bound [0, d - 1] for a >= 0 (nn), else [-(d - 1), d - 1]. */
-void lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, bool nn, lv *r)
+/* a rem d (d > 0; rounding towards zero when sgn): warp_form.c's rule,
+ * at 64 bits, on lanes that are all U-free (and >= 0 unless sgn).  A lane
+ * with an unknown has only a bound, the dataflow's interval (wf_iv_rem). */
+bool lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
 {
-    uint8_t grp[WL_LANES];
-    uint32_t l0 = a->n;
-    for (uint32_t l = a->n; l-- > 0;) {
-        grp[l] = !a->sym[l] && a->lo[l] == a->hi[l] && (sgn || a->lo[l] >= 0) ? 0 : 1;
-        if (!grp[l]) l0 = l;
-    }
-    r->n = a->n;
-    r->nonneg = nn;
+    uint8_t grp[WL_LANES] = {0};
+    if (a->wid) return false;
     for (uint32_t l = 0; l < a->n; l++)
-        if (grp[l]) r->lo[l] = nn ? 0 : -(d - 1), r->hi[l] = d - 1, r->sym[l] = 0, r->res[l] = res_exact(0);
-    if (l0 == a->n) return;
+        if (a->sym[l] || (!sgn && a->v[l] < 0)) return false;
     wform x, c, z;
-    group_form(a, false, grp, 0, l0, 64, &x);
+    group_form(a, grp, 0, 0, 64, &x);
     wf_const(&c, d);
     (sgn ? wf_rems : wf_remu)(&z, &x, &c, 64);
-    group_put(e, &z, grp, 0, 0, 0, NULL, NULL, r);
+    r->n = a->n;
+    r->wid = 0;
+    group_put(&z, grp, 0, 0, 0, NULL, r);
+    r->nonneg = a->nonneg || !sgn;
+    (void)e;
+    return true;
 }
 
 /* A truncation to n bits (docs/coalescing.md, "Truncation"): the lanes
- * that are exact and U-free take the ISA's value, warp_form.c's wf_cvt
- * (the low n bits), read as the target type (zero-extended when
- * unsigned); the others keep their value, under the no-wraparound
- * assumption every address rule here makes. */
+ * that are U-free take the ISA's value, warp_form.c's wf_cvt (the low n
+ * bits), read as the target type (zero-extended when unsigned); the others
+ * keep their value, under the no-wraparound assumption every address rule
+ * here makes. */
 void lv_trunc(ectx *e, lv *a, unsigned n, bool uns)
 {
+    if (a->wid) return; /* an interval keeps its lanes, under the assumption */
     uint8_t grp[WL_LANES];
     uint32_t l0 = a->n;
     for (uint32_t l = a->n; l-- > 0;) {
-        grp[l] = !a->sym[l] && a->lo[l] == a->hi[l] ? 0 : 1;
+        grp[l] = a->sym[l] ? 1 : 0;
         if (!grp[l]) l0 = l;
     }
     if (l0 == a->n) return;
     wform x, z;
     bool nowrap = false;
-    group_form(a, false, grp, 0, l0, 64, &x);
+    group_form(a, grp, 0, l0, 64, &x);
     wf_cvt(&z, &x, 64, n, false, &nowrap);
-    group_put(e, &z, grp, 0, 0, 0, NULL, NULL, a);
+    group_put(&z, grp, 0, 0, 0, NULL, a);
     for (uint32_t l = 0; l < a->n && uns; l++)
-        if (!grp[l]) a->lo[l] = a->hi[l] = (int64_t)lv_zext(a->lo[l], n);
+        if (!grp[l]) a->v[l] = (int64_t)lv_zext(a->v[l], n);
+    (void)e;
 }
 
 /* a / d (d > 0 a constant; rounding towards zero when sgn): warp_form.c's
@@ -438,10 +424,11 @@ void lv_trunc(ectx *e, lv *a, unsigned n, bool uns)
 bool lv_div(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
 {
     for (uint32_t l = 0; l < a->n; l++)
-        if (a->sym[l] || a->lo[l] != a->hi[l] || (!sgn && a->lo[l] < 0)) return false;
+        if (a->sym[l] || (!sgn && a->v[l] < 0)) return false;
+    if (a->wid) return false;
     wform dc;
     wf_const(&dc, d);
-    if (!lv_bitop(e, a, &dc, NULL, sgn ? wf_divs : wf_divu, KEEP_NONE, 0, 0, false, r)) return false;
+    if (!lv_bitop(e, a, &dc, NULL, sgn ? wf_divs : wf_divu, KEEP_NONE, 0, 0, r)) return false;
     r->nonneg = a->nonneg;
     return true;
 }
@@ -452,16 +439,17 @@ bool lv_div(ectx *e, const lv *a, int64_t d, bool sgn, lv *r)
 bool lv_minmax(const lv *a, const lv *b, unsigned bits, bool sgn, bool max, lv *r)
 {
     for (uint32_t l = 0; l < a->n; l++)
-        if (a->sym[l] || b->sym[l] || a->lo[l] != a->hi[l] || b->lo[l] != b->hi[l]) return false;
+        if (a->sym[l] || b->sym[l]) return false;
+    if (a->wid || b->wid) return false;
     uint8_t grp[WL_LANES] = {0};
     wform x, y, z;
     bool nowrap = false;
-    group_form(a, false, grp, 0, 0, 64, &x);
-    group_form(b, false, grp, 0, 0, 64, &y);
+    group_form(a, grp, 0, 0, 64, &x);
+    group_form(b, grp, 0, 0, 64, &y);
     wf_minmax(&z, &x, &y, bits, sgn, max, &nowrap);
     *r = *a;
     for (uint32_t l = 0; l < a->n; l++)
-        if (wf_sext(wf_at(&z, l), bits) != wf_sext((uint64_t)a->lo[l], bits)) r->lo[l] = r->hi[l] = b->lo[l];
+        if (wf_sext(wf_at(&z, l), bits) != wf_sext((uint64_t)a->v[l], bits)) r->v[l] = b->v[l];
     r->nonneg = max ? a->nonneg || b->nonneg : a->nonneg && b->nonneg;
     return true;
 }

@@ -9,11 +9,15 @@
 #define NSYM 1024
 #define SYM_DERIVED 0x40000000u /* symbols below are an SSA value + 1: that value's lane-0 (or uniform) part */
 
-/* One warp's value: lane l is U[sym[l]] + [lo[l], hi[l]]; res[l] is what is
- * known of U[sym[l]] (the same for all lanes of a symbol). */
+/* One warp's value: lane l is U[sym[l]] + v[l] + [0, wid]; res[l] is what
+ * is known of U[sym[l]] (the same for all lanes of a symbol).  The
+ * interval is the dataflow's (warp_form.h wid), read where lane-exact
+ * evaluation fails; the rules pass it through warp_form.c's interval
+ * rules (wf_iv_addsub, wf_iv_scale, wf_meet) or give up. */
 typedef struct lv {
     uint32_t n;
-    int64_t lo[WL_LANES], hi[WL_LANES];
+    uint32_t wid;
+    int64_t v[WL_LANES];
     uint32_t sym[WL_LANES];
     residue res[WL_LANES];
     bool nonneg;
@@ -56,33 +60,28 @@ static inline uint64_t lv_zext(int64_t x, unsigned w) { return w >= 64 ? (uint64
 static inline void lv_const(lv *a, uint32_t n, int64_t k)
 {
     a->n = n;
+    a->wid = 0;
     for (uint32_t l = 0; l < n; l++) {
-        a->lo[l] = a->hi[l] = k;
+        a->v[l] = k;
         a->sym[l] = 0;
         a->res[l] = res_exact(0);
     }
     a->nonneg = k >= 0;
 }
 
-static inline bool lv_exact(const lv *a)
-{
-    for (uint32_t l = 0; l < a->n; l++)
-        if (a->lo[l] != a->hi[l]) return false;
-    return true;
-}
-
 /* the same value in every lane */
 static inline bool lv_uniform(const lv *a)
 {
+    if (a->wid) return false;
     for (uint32_t l = 0; l < a->n; l++)
-        if (a->lo[l] != a->hi[l] || a->lo[l] != a->lo[0] || a->sym[l] != a->sym[0]) return false;
+        if (a->v[l] != a->v[0] || a->sym[l] != a->sym[0]) return false;
     return true;
 }
 
 static inline bool lv_const_of(const lv *a, int64_t *k)
 {
     if (!a->n || !lv_uniform(a) || a->sym[0]) return false;
-    *k = a->lo[0];
+    *k = a->v[0];
     return true;
 }
 
@@ -97,10 +96,10 @@ bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r);
 bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r);
 bool lv_fold(const lv *a, int64_t b, unsigned bits, bool sgn, lv_rule f, uint32_t n, lv *out);
 bool lv_shr_floor(ectx *e, const lv *a, unsigned s, lv *r);
-bool lv_and(ectx *e, const lv *a, bool have, int64_t m, lv *r, uint32_t n);
+bool lv_and(ectx *e, const lv *a, int64_t m, lv *r);
 bool lv_or(ectx *e, const lv *a, const lv *b, bool x, lv *r);
 bool lv_div(ectx *e, const lv *a, int64_t d, bool sgn, lv *r);
-void lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, bool nn, lv *r);
+bool lv_rem(ectx *e, const lv *a, int64_t d, bool sgn, lv *r);
 bool lv_minmax(const lv *a, const lv *b, unsigned bits, bool sgn, bool max, lv *r);
 void lv_trunc(ectx *e, lv *a, unsigned n, bool uns);
 

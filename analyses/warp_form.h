@@ -52,8 +52,18 @@ typedef struct wform {
      * exactly; the dataflow reads a value with none as its own root. */
     uint32_t sym;
     int64_t off;
-    int64_t g[WF_LANES]; /* WF_LANE only: g(l), g(0) = 0, sign-extended from n bits */
+    /* An interval below the form (⊥ only; 0 elsewhere): lane l holds
+     * U + g(l) + t for some t in [0, wid] (mod 2^n), U and g as above
+     * (g filled for every lane, zeros when the lanes share the low end).
+     * The branch verdicts read it as ⊥; the address models read the
+     * window (docs/divergence.md, "Intervals"). */
+    uint32_t wid;
+    int64_t g[WF_LANES]; /* WF_LANE, or ⊥ with wid: g(l), g(0) = 0, sign-extended from n bits */
 } wform;
+
+/* The widest interval kept: wider is plain ⊥ (and a μ whose interval
+ * grows goes to ⊥ at once, the widening that ends the dataflow). */
+#define WF_WID_MAX 0x7fffffffu
 
 /* Comparison operators of setp/set on integers. */
 enum wf_cmp_op { WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE };
@@ -130,7 +140,36 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
  * wf_cmp). */
 void wf_minmax(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, bool max, bool *nowrap);
 
-/* The text form: "U", "U + lane", "U + 4·lane" (U ≡ 0 mod 32), "lane & 15 + U", "⊥". */
+/* ---- intervals (⊥ with wid > 0): the rules used where the form's own rule
+ * gives ⊥; every one is exact modulo 2^n unless it says otherwise ---- */
+
+/* Whether a has a low end (an exact-lane form, or an interval): *lo gets
+ * it as a form (WF_UNI or WF_LANE), *wid the width (0 for the form). */
+bool wf_low(const wform *a, wform *lo, uint32_t *wid);
+/* r = lo + [0, wid], lo a form from wf_low or a rule (wid 0: lo itself);
+ * plain ⊥ when lo is not a form or wid > min(WF_WID_MAX, 2^n - 2). */
+void wf_interval(wform *r, const wform *lo, uint64_t wid, unsigned n);
+/* a ± b where either is an interval: the low ends' sum (a - b: minus b's
+ * high end), the widths added. */
+void wf_iv_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
+/* a · c, c a constant: the low end scaled (c < 0: the high end), the width
+ * by |c|. */
+void wf_iv_scale(wform *r, const wform *a, int64_t c, unsigned n);
+/* a & m for any a (even ⊥), m ≥ 0 as an n-bit signed number: [0, m]. */
+void wf_iv_and(wform *r, const wform *a, int64_t m, unsigned n);
+/* a rem d, d > 0 a constant, for any a: [0, d - 1] when unsigned or a ≥ 0
+ * (a->nn), else [-(d - 1), d - 1]. */
+void wf_iv_rem(wform *r, const wform *a, int64_t d, unsigned n, bool sgn);
+/* a >> s (floor; sgn: arithmetic) of an interval with a known low end,
+ * when no lane's interval wraps around in that reading: each end shifted. */
+void wf_iv_shr(wform *r, const wform *a, unsigned s, unsigned n, bool sgn);
+/* Integer conversion of an interval: the low end converted (wf_cvt),
+ * the width kept; a widening one when no lane wraps (a known low end) or
+ * under the no-wraparound assumption of wf_cvt (*nowrap). */
+void wf_iv_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap);
+
+/* The text form: "U", "U + lane", "U + 4·lane" (U ≡ 0 mod 32), "lane & 15 + U", "⊥";
+ * an interval "U + 4·lane + [0, 3]". */
 const char *wf_text(const wform *a, char *buf, unsigned len);
 
 #endif

@@ -13,9 +13,14 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
     out->r = cx->wr[v];
     out->nn = cx->wnn[v];
     out->sym = cx->wsym[v], out->off = cx->woff[v];
+    out->wid = out->kind == WF_BOT ? cx->wwid[v] : 0;
     /* a U with no root of its own is its own root (warp_form.h sym) */
-    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1;
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1;
     if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+    else if (out->wid) { /* an interval's low end */
+        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g);
+        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+    }
 }
 
 /* Operand k as a warp form; false when it is not an integer operand we
@@ -446,4 +451,155 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
         }
     }
     if (nn) w->nn = 1;
+}
+
+/* ---- intervals ---------------------------------------------------------------
+ *
+ * Where the form's rule gives ⊥, a value may still be known within an
+ * interval (warp_form.h wid; the arithmetic is warp_form.c's wf_iv_*):
+ * and with a constant m ≥ 0 bounds any value to [0, m], rem by a constant
+ * to [0, d - 1], and add, sub, mul and shl by a constant, shr, div by 2^s,
+ * cvt, mov, and a selp on a uniform predicate carry an interval through.
+ * Run only for a ⊥ result; the exact forms are untouched. */
+
+/* The instruction defining operand k of stmt (a register), not a partial
+ * definition: NULL otherwise; *st its statement. */
+static const ptx_inst *def_of(const prog_func *pf, uint32_t stmt, unsigned k, uint32_t *st, uint32_t *v)
+{
+    const ssa_func *s = pf->ssa;
+    const ptx_inst *in = &pf->fn->stmts[stmt]->u.inst;
+    if (k >= in->nopd || in->opd[k].kind != PTX_O_REG) return NULL;
+    *v = ssa_use_value(s, stmt, k);
+    if (*v == SSA_NONE || s->values[*v].kind != SSA_V_INST || s->values[*v].partial) return NULL;
+    *st = s->values[*v].stmt;
+    return &pf->fn->stmts[*st]->u.inst;
+}
+
+static bool imm_is(const ptx_inst *in, unsigned k, int64_t *c)
+{
+    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
+    *c = in->opd[k].v;
+    return true;
+}
+
+/* div_magic_rem (divergence.h).  The idiom: sub r, x, (mul.lo (add h', (shr.u32
+ * h', 31)), d) with h' = mul.hi.s32 x, M (optionally shr.s32 by s), M the
+ * magic number of d: 2^(32+s) <= M·d <= 2^(32+s) + 2^(s+1).  Then for
+ * 0 <= x < 2^31 the quotient is floor(x/d) (the error term x·(M·d -
+ * 2^(32+s)) / (d·2^(32+s)) stays below 1/d) and r = x mod d, in [0, d).
+ * *x gets x's value. */
+bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d)
+{
+    const ssa_func *s = pf->ssa;
+    const ptx_inst *in = &pf->fn->stmts[st]->u.inst;
+    uint32_t v = 0, mst = 0, ast = 0, hst = 0, tst = 0, hv = 0, sv = 0;
+    const ptx_inst *mul = def_of(pf, st, 2, &mst, &v);
+    if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
+        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || !imm_is(mul, 2, d) || *d <= 1)
+        return false;
+    const ptx_inst *add = def_of(pf, mst, 1, &ast, &v);
+    if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
+    const ptx_inst *h = def_of(pf, ast, 1, &hst, &hv), *sh = def_of(pf, ast, 2, &tst, &sv);
+    int64_t c;
+    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || !imm_is(sh, 2, &c) || c != 31 ||
+        ssa_use_value(s, tst, 1) != hv)
+        return false;
+    int64_t sf = 0;
+    if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
+        if (h->type != PTX_T_S32 || h->nopd != 3 || !imm_is(h, 2, &sf) || sf < 0 || sf > 31) return false;
+        h = def_of(pf, hst, 1, &hst, &hv);
+    }
+    if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
+        !imm_is(h, 2, &c) || c <= 0)
+        return false;
+    *x = ssa_use_value(s, hst, 1);
+    if (*x == SSA_NONE || ssa_use_value(s, st, 1) != *x) return false;
+    __int128 md = (__int128)c * *d, p = (__int128)1 << (32 + sf);
+    return md >= p && md <= p + ((__int128)1 << (sf + 1));
+}
+
+void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
+{
+    unsigned w = op->w;
+    wform a, b, c;
+    int64_t k;
+    bool nowrap = false;
+    uint32_t x;
+    switch (op->rule) {
+    case AFF_R_AND: /* and x, m: either side the constant */
+        if (in->type == PTX_T_PRED || in->nopd != 3) return;
+        if (imm_is(in, 2, &k) || imm_is(in, 1, &k)) wf_iv_and(out, out, k, w);
+        return;
+    case AFF_R_REM:
+        if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
+        wf_iv_rem(out, &a, k, w, op->sgn);
+        return;
+    case AFF_R_SUB:
+        if (in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &x, &k)) { /* x % k for 0 <= x < 2^31 */
+            wf_get(cx, x, &a);
+            if (!a.nn) return;
+            if (a.kind == WF_UNI || a.kind == WF_LANE) {
+                if (a.k < 64) wf_iv_rem(out, &a, k, w, true);
+                else wf_const(&b, k), wf_rems(out, &a, &b, w);
+            } else wf_iv_rem(out, &a, k, w, true);
+            return;
+        }
+        break;
+    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
+    case AFF_R_DIV: case AFF_R_CVT_S: case AFF_R_CVT_U: case AFF_R_SELP:
+        break;
+    default: /* no interval rule */
+        return;
+    }
+    if (!iv) return; /* the other rules only carry one */
+    switch (op->rule) {
+    case AFF_R_MOV_INT:
+        wopd(cx, stmt, in, 1, out);
+        return;
+    case AFF_R_ADD: case AFF_R_SUB:
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
+        wf_iv_addsub(out, &a, &b, w, op->rule == AFF_R_SUB);
+        return;
+    case AFF_R_MUL: case AFF_R_MAD: {
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
+        if (op->wide) { /* the operands extended first */
+            wf_iv_cvt(&a, &a, op->sw, w, op->sgn, &nowrap);
+            if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, w, op->sgn, &nowrap);
+        }
+        if (wf_is_const(&b, w, &k)) wf_iv_scale(out, &a, k, w);
+        else if (wf_is_const(&a, w, &k)) wf_iv_scale(out, &b, k, w);
+        else return;
+        if (op->rule == AFF_R_MAD) {
+            if (!wopd(cx, stmt, in, 3, &c)) { wf_bot(out); return; }
+            a = *out;
+            wf_iv_addsub(out, &a, &c, w, false);
+        }
+        return;
+    }
+    case AFF_R_SHL:
+        if (!imm_is(in, 2, &k) || k < 0 || k >= (int64_t)w || !wopd(cx, stmt, in, 1, &a)) return;
+        wf_iv_scale(out, &a, (int64_t)((uint64_t)1 << k), w);
+        return;
+    case AFF_R_SHR:
+        if (!imm_is(in, 2, &k) || k < 0 || !wopd(cx, stmt, in, 1, &a)) return;
+        wf_iv_shr(out, &a, (unsigned)k, w, op->sgn);
+        return;
+    case AFF_R_DIV: /* by 2^s: a shift, for div.s of a value >= 0 */
+        if (!imm_is(in, 2, &k) || k <= 0 || (k & (k - 1)) || !wopd(cx, stmt, in, 1, &a) || (op->sgn && !a.nn))
+            return;
+        wf_iv_shr(out, &a, (unsigned)__builtin_ctzll((uint64_t)k), w, op->sgn);
+        return;
+    case AFF_R_CVT_S: case AFF_R_CVT_U:
+        if (!wopd(cx, stmt, in, 1, &a)) return;
+        wf_iv_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        return;
+    case AFF_R_SELP: /* a uniform predicate: one side in every lane */
+        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c) ||
+            c.kind != WF_UNI)
+            return;
+        wf_meet(out, &a, &b);
+        return;
+    default:
+        return;
+    }
 }
