@@ -175,28 +175,6 @@ static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, absva
     }
 }
 
-/* The union of the assumption bits of what instruction value v reads. */
-static void inst_conds(const aff_ctx *cx, uint32_t v, absval *out)
-{
-    const ssa_func *s = cx->pf->ssa;
-    const ssa_value *val = &s->values[v];
-    uint8_t ac = 0, wc = 0;
-    for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || u->value == SSA_NONE) continue;
-        if (u->role & PTX_REF_GUARD) {
-            ac |= verdict_cond(cx, u->value);
-            wc |= verdict_cond(cx, u->value);
-        } else {
-            ac |= cx->ac[u->value];
-            wc |= cx->wc[u->value];
-        }
-    }
-    if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
-    out->ac = ac;
-    out->wc = wc;
-}
-
 /* The reduced product: each component learns what the other knows. */
 static void exchange(const aff_ctx *cx, absval *x)
 {
@@ -272,28 +250,57 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
     return BOTH_UNI;
 }
 
-/* BOTH_TOP when a value the statement reads (its guard aside) has a warp
- * form still ⊤, else BOTH_BOT when one has ⊥, else -1. */
-static int wf_strict(const aff_ctx *cx, uint32_t stmt)
+/* One pass over the references of instruction value v's statement: the
+ * values its operands read (cx->opv, for the rules of both components),
+ * its guard's value, the union of the assumption bits of what it reads
+ * (into out), and the warp forms' strictness: BOTH_TOP when a value it
+ * reads (its guard aside) has a warp form still ⊤, else BOTH_BOT when one
+ * has ⊥, else -1 (every warp-form rule is strict, warp_form.c). */
+static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, const ssa_value *val, uint32_t *guard,
+                                                            absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
-    int st = -1;
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+    uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
+    uint8_t ac = 0, wc = 0, any_top = 0, any_bot = 0;
+    for (unsigned i = 0; i < AFF_NOPD; i++) cx->opv[i] = SSA_NONE;
+    /* ptx_inst_foreach_reg gives the guard first (ssa_guard_value) */
+    *guard = k0 < end && (s->refs[k0].role & PTX_REF_GUARD) ? s->refs[k0].value : SSA_NONE;
+    for (uint32_t k = end; k-- > k0;) { /* backwards: the first use of an operand is the last written */
         const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
-        uint8_t kind = cx->wkind[u->value];
-        if (kind == WF_TOP) return BOTH_TOP;
-        if (kind == WF_BOT) st = BOTH_BOT;
+        if (!(u->role & PTX_REF_USE)) continue;
+        if (u->opd < AFF_NOPD) cx->opv[u->opd] = u->value;
+        if (u->value == SSA_NONE) continue;
+        if (u->role & PTX_REF_GUARD) {
+            uint8_t c = verdict_cond(cx, u->value);
+            ac |= c, wc |= c;
+            continue;
+        }
+        ac |= cx->ac[u->value], wc |= cx->wc[u->value];
+        if (forms) {
+            uint8_t kind = cx->wkind[u->value];
+            any_top |= kind == WF_TOP, any_bot |= kind == WF_BOT;
+        }
     }
-    return st;
+    if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
+    /* with a known shape no value rests on an assumption */
+    out->ac = cx->r->shape_assumed ? ac : 0;
+    out->wc = cx->r->shape_assumed ? wc : 0;
+    return any_top ? BOTH_TOP : any_bot ? BOTH_BOT : -1;
+}
+
+/* scan_refs, compiled once without the warp forms (polynomials only). */
+static int scan_inst(const aff_ctx *cx, const ssa_value *val, uint32_t *guard, absval *out)
+{
+    return cx->poly_only ? scan_refs(cx, val, guard, out, false) : scan_refs(cx, val, guard, out, true);
 }
 
 static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
 {
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
+    uint32_t gv;
+    int st = scan_inst(cx, val, &gv, out);
     if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
-    uint32_t gv = ssa_guard_value(s, val->stmt);
     if (gv != SSA_NONE) {
         if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
         /* a predicated definition with a divergent guard */
@@ -307,7 +314,6 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */
-            int st = wf_strict(cx, val->stmt);
             if (st >= 0) set_both(cx, out, st, false, true), pw = true;
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
@@ -348,8 +354,6 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
         break;
     case SSA_V_INST:
         eval_inst(cx, v, out);
-        if (cx->r->shape_assumed) inst_conds(cx, v, out); /* with a known shape no value rests on an assumption */
-        else out->ac = out->wc = 0;
         break;
     default: eval_node(cx, gates, v, out); break;
     }
@@ -474,13 +478,14 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
     if (!top || !inq || !queue || !conds) abort();
     memset(top, 1, n1);
+    uint32_t opv[AFF_NOPD];
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
     div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
                   .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .ac = conds, .wc = conds + n1,
-                  .poly_only = o && o->polynomials_only};
+                  .poly_only = o && o->polynomials_only, .opv = opv};
     for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
     u32csr users;
     node_gates gates;

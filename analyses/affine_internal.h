@@ -25,6 +25,16 @@ typedef struct aff_op {
     uint8_t wide;          /* mul.wide/mad.wide */
 } aff_op;
 
+/* The rules with a rule of the sign beside them (warp_rules.c, sign_inst):
+ * loads, floating point, predicates, ... have no sign. */
+#define AFF_SIGN_RULES                                                                                          \
+    (1u << AFF_R_MOV_INT | 1u << AFF_R_ADD | 1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL |          \
+     1u << AFF_R_SHR | 1u << AFF_R_AND | 1u << AFF_R_OR | 1u << AFF_R_XOR | 1u << AFF_R_SELP |               \
+     1u << AFF_R_MINMAX | 1u << AFF_R_DIV | 1u << AFF_R_REM | 1u << AFF_R_CVT_U | 1u << AFF_R_CVT_S)
+
+/* Operands whose values the solver looks up once per evaluation (aff_use). */
+#define AFF_NOPD 8
+
 typedef struct aff_ctx {
     const prog_func *pf;
     const div_result *r;   /* its coefficient rows and bot hold the current solution */
@@ -47,7 +57,16 @@ typedef struct aff_ctx {
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
     bool poly_only;        /* div_options.polynomials_only */
     wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
+    /* the statement being evaluated: the value operand k < AFF_NOPD reads
+     * (ssa_use_value's answer, found in one pass for both rules) */
+    uint32_t *opv;
 } aff_ctx;
+
+/* The value operand k of stmt (the statement being evaluated) reads. */
+static inline uint32_t aff_use(const aff_ctx *cx, uint32_t stmt, unsigned k)
+{
+    return k < AFF_NOPD ? cx->opv[k] : ssa_use_value(cx->pf->ssa, stmt, k);
+}
 
 void aff_get(const aff_ctx *cx, uint32_t v, aff *out);
 /* Uniform: every coefficient that varies within a warp is known to be 0. */
@@ -83,6 +102,9 @@ static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
     /* nothing to add where the form's rule proved it, or knows every lane
      * (and so that one is < 0) */
     if (w->kind == WF_TOP || w->nn || (w->kind != WF_BOT && w->k == 64)) return;
+    const ssa_value *val = &cx->pf->ssa->values[v];
+    if (val->kind == SSA_V_INST && cx->ops[val->stmt].decoded && !(AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1))
+        return; /* an instruction with no rule of the sign */
     wf_sign_rule(cx, v, w);
 }
 

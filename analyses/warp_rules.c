@@ -33,7 +33,7 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
         wf_uni(out, 0, 0); /* an address or label: one per program */
         return true;
     case PTX_O_REG: case PTX_O_SREG: {
-        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
         wf_get(cx, v, out);
         if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
@@ -50,7 +50,7 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
             wf_uni(out, 0, 0);
             return true;
         }
-        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
         wform base, off;
         wf_get(cx, v, &base);
@@ -377,14 +377,7 @@ static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
     /* mostly decoded already: the form's rule ran first (affine.c) */
     const aff_op *op = cx->ops[st].decoded ? &cx->ops[st] : aff_decode(cx, st, in);
-    switch (op->rule) { /* the rules below; loads, floating point, predicates, ...: no sign */
-    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
-    case AFF_R_AND: case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: case AFF_R_MINMAX: case AFF_R_DIV:
-    case AFF_R_REM: case AFF_R_CVT_U: case AFF_R_CVT_S:
-        break;
-    default:
-        return false;
-    }
+    if (!(AFF_SIGN_RULES >> op->rule & 1)) return false; /* the rules below */
     if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
     if (val->partial) { /* lanes the guard skips keep the old value */
         if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
