@@ -374,7 +374,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     uint64_t h = 1469598103934665603u;
     for (unsigned i = 0; i < sizeof sample; i++) h = (h ^ (uint64_t)g[sample[i]]) * 1099511628211u;
     if (2 * (cx->nwg + 1) > cx->hcap) { /* keep the table at most half full */
-        uint32_t cap = cx->hcap ? cx->hcap * 2 : 64, *nh = calloc(cap, sizeof *nh);
+        uint32_t cap = cx->hcap * 2, *nh = calloc(cap, sizeof *nh);
         if (!nh) abort();
         for (uint32_t i = 0; i < cx->hcap; i++)
             if (cx->wgh[i]) {
@@ -382,7 +382,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
                 while (nh[j]) j = (j + 1) & (cap - 1);
                 nh[j] = cx->wgh[i];
             }
-        free(cx->wgh);
+        if (cx->hcap > AFF_WGH0) free(cx->wgh); /* else the solver's own first table */
         cx->wgh = nh;
         cx->hcap = cap;
     }
@@ -391,11 +391,12 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
         uint32_t e = cx->wgh[i] - 1;
         if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return e;
     }
-    if (cx->nwg == cx->capwg) {
-        cx->capwg = cx->capwg ? cx->capwg * 2 : 16;
-        cx->wg = realloc(cx->wg, sizeof *cx->wg * cx->capwg);
-        cx->wgx = realloc(cx->wgx, sizeof *cx->wgx * cx->capwg);
-        if (!cx->wg || !cx->wgx) abort();
+    if (cx->nwg == cx->capwg) { /* in the result's arena, where they end: the old copy is left there */
+        cx->capwg = cx->capwg ? cx->capwg * 2 : 4;
+        int64_t(*wg)[WF_LANES] = arena_alloc(cx->a, sizeof *cx->wg * cx->capwg);
+        uint64_t *wgx = arena_alloc(cx->a, sizeof *cx->wgx * cx->capwg);
+        if (cx->nwg) memcpy(wg, cx->wg, sizeof *cx->wg * cx->nwg), memcpy(wgx, cx->wgx, sizeof *cx->wgx * cx->nwg);
+        cx->wg = wg, cx->wgx = wgx;
     }
     memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
     cx->wgx[cx->nwg] = h;
@@ -478,14 +479,15 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
     if (!top || !inq || !queue || !conds) abort();
     memset(top, 1, n1);
-    uint32_t opv[AFF_NOPD];
+    uint32_t opv[AFF_NOPD], wgh0[AFF_WGH0] = {0};
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
     div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
                   .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .ac = conds, .wc = conds + n1,
-                  .poly_only = o && o->polynomials_only, .opv = opv};
+                  .poly_only = o && o->polynomials_only, .opv = opv,
+                  .wgh = wgh0, .hcap = AFF_WGH0};
     for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
     u32csr users;
     node_gates gates;
@@ -562,13 +564,10 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         /* degree 2 (Theorem 3.5): no quadratic term in the varying dimensions */
         else r->state[v] = aff_zero_on(&x, pair) ? DIV_AFFINE : DIV_DIVERGENT;
     }
-    /* the lane tables, into the result's arena */
+    /* the lane tables, made in the result's arena */
     r->nwg = cx.nwg;
-    r->wg = ARENA_NEWN(a, int64_t, (size_t)(cx.nwg ? cx.nwg : 1) * WF_LANES);
-    if (cx.nwg) memcpy(r->wg, cx.wg, sizeof *cx.wg * cx.nwg);
-    free(cx.wg);
-    free(cx.wgx);
-    free(cx.wgh);
+    r->wg = cx.nwg ? &cx.wg[0][0] : ARENA_NEWN(a, int64_t, WF_LANES);
+    if (cx.hcap > AFF_WGH0) free(cx.wgh);
     u32csr_free(&users);
     u32csr_free(&gates.expr);
     u32csr_free(&gates.set);

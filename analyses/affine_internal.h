@@ -32,6 +32,8 @@ typedef struct aff_op {
      1u << AFF_R_SHR | 1u << AFF_R_AND | 1u << AFF_R_OR | 1u << AFF_R_XOR | 1u << AFF_R_SELP |               \
      1u << AFF_R_MINMAX | 1u << AFF_R_DIV | 1u << AFF_R_REM | 1u << AFF_R_CVT_U | 1u << AFF_R_CVT_S)
 
+#define AFF_WGH0 64
+
 /* Operands whose values the solver looks up once per evaluation (aff_use). */
 #define AFF_NOPD 8
 
@@ -50,10 +52,10 @@ typedef struct aff_ctx {
     uint32_t *wtab;        /* WF_LANE: index into wg */
     uint32_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
     int64_t *woff;
-    int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern) */
+    int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern), in the result's arena */
     uint64_t *wgx;         /* their hashes */
     uint32_t nwg, capwg;
-    uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 */
+    uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 (first AFF_WGH0 slots on the stack) */
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
     bool poly_only;        /* div_options.polynomials_only */
     wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
@@ -70,7 +72,10 @@ static inline uint32_t aff_use(const aff_ctx *cx, uint32_t stmt, unsigned k)
 
 void aff_get(const aff_ctx *cx, uint32_t v, aff *out);
 /* Uniform: every coefficient that varies within a warp is known to be 0. */
-static inline bool aff_uniform(const aff_ctx *cx, const aff *a) { return aff_zero_on(a, cx->divmask); }
+static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
+{
+    return !(a->bot & cx->divmask) && aff_zero_on(a, cx->divmask); /* most divergent values: no call */
+}
 
 /* The rules of an instruction for the polynomials (affine_rules.c: the
  * paper's Fig. 13 and the PTX rules of docs/divergence.md) and for the warp

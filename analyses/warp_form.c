@@ -676,10 +676,38 @@ static void cmp_lanes(uint64_t *v, unsigned nl, enum wf_cmp_op op, const wform *
     }
 }
 
+/* The least and greatest g(l) over the lanes (0, 0 for a uniform form). */
+static void lane_range(const wform *a, int64_t *lo, int64_t *hi)
+{
+    int64_t mn = 0, mx = 0;
+    if (a->kind == WF_LANE) {
+        mn = mx = a->g[0];
+        for (unsigned l = 1; l < WF_LANES; l++) {
+            if (a->g[l] < mn) mn = a->g[l];
+            if (a->g[l] > mx) mx = a->g[l];
+        }
+    }
+    *lo = mn, *hi = mx;
+}
+
+/* split(a, n) of a uniform or varying form when it is at most top (top ≤
+ * min(k, n), < 63), else -1: split's search, from g's range gmin..gmax. */
+static int split_upto(const wform *a, int64_t gmin, int64_t gmax, unsigned top)
+{
+    if (gmin > 0) gmin = 0; /* split's range counts 0 in */
+    if (gmax < 0) gmax = 0;
+    for (unsigned b = 0; b <= top; b++) {
+        int64_t rb = (int64_t)(a->r & mask(b));
+        if (rb + gmin >= 0 && rb + gmax < (int64_t)1 << b) return (int)b;
+    }
+    return -1;
+}
+
 /* Whether some U ≡ r (mod 2^k) lies in [lo, hi]. */
 static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
 {
     if (lo > hi) return false;
+    if (!k) return true; /* every U */
     if (k >= 64) {
         i128 u = wf_sext(r, n);
         return lo <= u && u <= hi;
@@ -724,14 +752,26 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     }
     /* ordered, exact: both split at a common b; then the outcome is that of
      * the high parts, or of the low parts when the high parts are equal */
-    int ba = split(a, n), bb = split(b, n);
     unsigned top = kmin(kmin(a->k, b->k), n);
-    if (ba >= 0 && bb >= 0 && (unsigned)ba <= top && (unsigned)bb <= top && top < 63) {
+    int64_t amin, amax, bmin, bmax;
+    if (top < 63) {
+        lane_range(a, &amin, &amax);
+        lane_range(b, &bmin, &bmax);
+    }
+    if (top < 63 && split_upto(a, amin, amax, top) >= 0 && split_upto(b, bmin, bmax, top) >= 0) {
         bool first = false, same = true;
-        for (unsigned l = 0; l < WF_LANES && same; l++) {
-            bool o = cmp_lane(op, (uint64_t)low_part(a, top, l), (uint64_t)low_part(b, top, l), 64, false);
-            if (!l) first = o;
-            else same = o == first;
+        if (a->kind == WF_LANE && b->kind == WF_LANE)
+            for (unsigned l = 0; l < WF_LANES && same; l++) {
+                bool o = cmp_lane(op, (uint64_t)low_part(a, top, l), (uint64_t)low_part(b, top, l), 64, false);
+                if (!l) first = o;
+                else same = o == first;
+            }
+        else { /* one side is the same in every lane, and the comparison is
+                * monotone in the other (low parts in [0, 2^top): cmp_lane's
+                * order is theirs): its least and greatest lanes decide */
+            uint64_t ra = a->r & mask(top), rb = b->r & mask(top);
+            same = cmp_lane(op, ra + (uint64_t)amin, rb + (uint64_t)bmin, 64, false) ==
+                   cmp_lane(op, ra + (uint64_t)amax, rb + (uint64_t)bmax, 64, false);
         }
         if (same) { wf_uni(r, 0, 0); r->nn = 1; return; }
     }
