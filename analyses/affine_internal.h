@@ -74,7 +74,12 @@ void aff_get(const aff_ctx *cx, uint32_t v, aff *out);
 /* Uniform: every coefficient that varies within a warp is known to be 0. */
 static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
 {
-    return !(a->bot & cx->divmask) && aff_zero_on(a, cx->divmask); /* most divergent values: no call */
+    /* aff_zero_on, inline: the solver asks it of nearly every value */
+    uint16_t m = cx->divmask;
+    if (a->bot & m) return false;
+    for (m &= AFF_ALL(a->n); m; m &= (uint16_t)(m - 1)) /* the divergent coefficients only */
+        if (a->c[__builtin_ctz(m)]) return false;
+    return true;
 }
 
 /* The rules of an instruction for the polynomials (affine_rules.c: the
@@ -94,7 +99,8 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
 /* Sets w's sign bit (nn) where the operands' signs prove it, whatever w's
- * kind (⊥ included); w ⊤: unchanged (warp_rules.c). */
+ * kind (⊥ included); w ⊤: unchanged (warp_rules.c).  v is the value just
+ * evaluated: an instruction's operands are still in cx->opv. */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {

@@ -352,15 +352,18 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
  * merge_warp), so it only ever goes from 1 to 0 and the fixpoint is
  * reached. */
 
-/* Operand k's sign at width n (an immediate read as an n-bit number; a
- * register's from regs, bit k: see sign_inst). */
-static bool nn_opd(const ptx_inst *in, unsigned k, unsigned n, unsigned regs)
+/* Operand k's sign at width n: an immediate read as an n-bit number; a
+ * register's value's bit (one still ⊤ counts as >= 0).  cx->opv holds the
+ * values the statement reads: the solver runs the sign rule right after
+ * the statement's evaluation (affine.c, eval). */
+static bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, unsigned n)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
     if (o->kind == PTX_O_IMM) return (o->flags & 3) != PTX_IMM_DEC && wf_sext((uint64_t)o->v, n) >= 0;
     if ((o->kind != PTX_O_REG && o->kind != PTX_O_SREG) || o->neg) return false;
-    return regs >> k & 1;
+    uint32_t v = aff_use(cx, stmt, k);
+    return v != SSA_NONE && (cx->wkind[v] == WF_TOP || cx->wnn[v]);
 }
 
 /* Operand k as a constant (false: not an integer immediate). */
@@ -382,17 +385,9 @@ static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
     if (val->partial) { /* lanes the guard skips keep the old value */
         if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
     }
-    unsigned w = op->w, sw = op->sw, regs = 0;
+    unsigned w = op->w, sw = op->sw;
     int64_t c;
-    /* the registers read that are >= 0, in one pass over the references */
-    const ssa_func *s = cx->pf->ssa;
-    for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if ((u->role & PTX_REF_USE) && !(u->role & PTX_REF_GUARD) && u->value != SSA_NONE && u->opd < 8 &&
-            (cx->wkind[u->value] == WF_TOP || cx->wnn[u->value]))
-            regs |= 1u << u->opd;
-    }
-#define NN(k) nn_opd(in, (k), sw, regs)
+#define NN(k) nn_opd(cx, st, in, (k), sw)
     switch (op->rule) {
     case AFF_R_MOV_INT: return NN(1);
     case AFF_R_ADD: case AFF_R_MUL: return NN(1) && NN(2);  /* no wraparound */
