@@ -732,9 +732,9 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
         from_lanes(r, v, nl, 64);
         return;
     }
-    wform d;
-    wf_sub(&d, a, b, n);
+    wform d; /* a - b: made where a method reads it */
     if (op == WF_EQ || op == WF_NE) {
+        wf_sub(&d, a, b, n);
         /* a == b ⟺ a - b ≡ 0 (mod 2^n): exact */
         if (d.kind == WF_UNI) { wf_uni(r, 0, 0); r->nn = 1; return; }
         if (exact(&d)) {
@@ -778,6 +778,7 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     /* ordered, no wraparound: a - b over the integers is U + g(l); the
      * lanes disagree only if some U of the known residue puts a threshold
      * strictly inside [U + gmin, U + gmax] */
+    wf_sub(&d, a, b, n);
     if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
     int64_t gmin = 0, gmax = 0;
     for (unsigned l = 0; l < WF_LANES; l++) {
