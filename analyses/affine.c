@@ -168,8 +168,11 @@ static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, absva
         wform y;
         aff_get(cx, nd->args[i], &x);
         aff_meet(&out->a, &out->a, &x);
-        wf_get(cx, nd->args[i], &y);
-        wf_meet(&out->w, &out->w, &y);
+        if (out->w.kind == WF_TOP) wf_get(cx, nd->args[i], &out->w); /* ⊤ ∧ y = y */
+        else {
+            wf_get(cx, nd->args[i], &y);
+            wf_meet(&out->w, &out->w, &y);
+        }
         out->ac |= cx->ac[nd->args[i]];
         out->wc |= cx->wc[nd->args[i]];
     }
