@@ -2,6 +2,7 @@
  * (affine_rules.c for the polynomials, warp_rules.c for the warp forms). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
+#include <string.h>
 #include "aff_poly.h"
 #include "div_internal.h"
 #include "warp_form.h"
@@ -95,6 +96,18 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
 const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
 
 void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
+/* wf_get, inline: the rules read one per operand. */
+static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
+{
+    out->kind = cx->wkind[v];
+    out->k = cx->wk[v];
+    out->r = cx->wr[v];
+    out->nn = cx->wnn[v];
+    out->sym = cx->wsym[v], out->off = cx->woff[v];
+    /* a U with no root of its own is its own root (warp_form.h sym) */
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1;
+    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+}
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);

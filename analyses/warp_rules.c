@@ -6,17 +6,7 @@
 #include "affine_internal.h"
 #include "semantics.h"
 
-void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
-{
-    out->kind = cx->wkind[v];
-    out->k = cx->wk[v];
-    out->r = cx->wr[v];
-    out->nn = cx->wnn[v];
-    out->sym = cx->wsym[v], out->off = cx->woff[v];
-    /* a U with no root of its own is its own root (warp_form.h sym) */
-    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE) && out->k < 64) out->sym = v + 1;
-    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
-}
+void wf_get(const aff_ctx *cx, uint32_t v, wform *out) { wf_load(cx, v, out); }
 
 /* Operand k as a warp form; false when it is not an integer operand we
  * track (vectors, expressions) or its register has no value. */
@@ -35,7 +25,7 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
     case PTX_O_REG: case PTX_O_SREG: {
         uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
-        wf_get(cx, v, out);
+        wf_load(cx, v, out);
         if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
             wform one;
             wf_const(&one, 1);
@@ -53,7 +43,7 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
         uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
         wform base, off;
-        wf_get(cx, v, &base);
+        wf_load(cx, v, &base);
         wf_const(&off, o->v);
         wf_add(out, &base, &off, 64);
         wf_sym_addsub(out, &base, &off, 64, false);
