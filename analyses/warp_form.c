@@ -111,10 +111,10 @@ static void fix(wform *a, unsigned n)
     if (a->k == 64) {
         a->r = (uint64_t)((int64_t)(a->r << sh) >> sh);
         /* an exact value: its sign is known */
-        bool nn = (int64_t)a->r >= 0;
+        uint64_t neg = a->r; /* the sign bits of every lane, or-ed: no early exit, so it vectorises */
         if (a->kind == WF_LANE)
-            for (unsigned l = 0; l < WF_LANES && nn; l++) nn = (int64_t)((a->r + (uint64_t)a->g[l]) << sh) >= 0;
-        a->nn = nn;
+            for (unsigned l = 0; l < WF_LANES; l++) neg |= (a->r + (uint64_t)a->g[l]) << sh;
+        a->nn = !(neg >> 63);
     } else a->r &= mask(a->k);
 }
 
@@ -418,12 +418,19 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
      * value; h(0) = U mod 2^b, so U' = f(U, m) */
     int b = split(a, n);
     if (b < 0) { wf_bot(r); return; }
-    uint64_t mlo = m & mask((unsigned)b);
+    uint64_t mlo = m & mask((unsigned)b), lo = mask((unsigned)b), rb = a->r & lo, h[WF_LANES];
     wform x;
     x.kind = WF_LANE;
-    uint64_t h0 = f((uint64_t)low_part(a, (unsigned)b, 0), mlo, n, false) & mask((unsigned)b);
-    for (unsigned l = 0; l < WF_LANES; l++)
-        x.g[l] = (int64_t)((f((uint64_t)low_part(a, (unsigned)b, l), mlo, n, false) & mask((unsigned)b)) - h0);
+    /* f on each lane's low part rb + g(l), the operator chosen once
+     * outside the loop (f is op_and, op_or or op_xor: bitop) */
+    if (f == op_and)
+        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) & mlo;
+    else if (f == op_or)
+        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) | mlo;
+    else
+        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) ^ mlo;
+    uint64_t h0 = h[0] & lo;
+    for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((h[l] & lo) - h0);
     x.k = (uint8_t)k;
     x.r = u;
     x.nn = nn;
