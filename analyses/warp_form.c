@@ -473,7 +473,18 @@ static void bitop(wform *r, const wform *a, const wform *b, unsigned n, lane_op 
 {
     int64_t c;
     if (strict2(r, a, b)) return;
-    if (exact(a) && exact(b)) { lanewise(r, a, b, n, false, f); return; }
+    if (exact(a) && exact(b)) { /* lanewise, the operator chosen outside the loop */
+        uint64_t v[WF_LANES], m = mask(n);
+        unsigned nl = lanes2(a, b);
+        if (f == op_and)
+            for (unsigned l = 0; l < nl; l++) v[l] = wf_at(a, l) & wf_at(b, l) & m;
+        else if (f == op_or)
+            for (unsigned l = 0; l < nl; l++) v[l] = (wf_at(a, l) | wf_at(b, l)) & m;
+        else
+            for (unsigned l = 0; l < nl; l++) v[l] = (wf_at(a, l) ^ wf_at(b, l)) & m;
+        from_lanes(r, v, nl, n);
+        return;
+    }
     if (wf_is_const(b, 64, &c)) { bitop_const(r, a, (uint64_t)c, n, f); return; }
     if (wf_is_const(a, 64, &c)) { bitop_const(r, b, (uint64_t)c, n, f); return; }
     if (exact(b)) { bitop_lanes(r, a, b, n, f); return; }
@@ -620,7 +631,7 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     /* extension: U's known low bits stay; with a split the high field is
      * extended as a whole and h is unchanged; without one, only if no
      * lane's value wraps around in sn bits */
-    if (a->kind == WF_LANE && split(a, sn) < 0 && !a->nn) *nowrap = true;
+    if (a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
     assign(r, a);
     r->nn = nn;
