@@ -346,7 +346,8 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
  * register's value's bit (one still ⊤ counts as >= 0).  cx->opv holds the
  * values the statement reads: the solver runs the sign rule right after
  * the statement's evaluation (affine.c, eval). */
-static bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, unsigned n)
+static inline __attribute__((always_inline)) bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                         unsigned k, unsigned n)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
