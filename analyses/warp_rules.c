@@ -10,7 +10,8 @@ void wf_get(const aff_ctx *cx, uint32_t v, wform *out) { wf_load(cx, v, out); }
 
 /* Operand k as a warp form; false when it is not an integer operand we
  * track (vectors, expressions) or its register has no value. */
-static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, wform *out)
+static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       wform *out)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
