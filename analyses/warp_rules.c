@@ -220,8 +220,8 @@ static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const
     return true;
 }
 
-static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
-                 wform *out)
+static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                       const aff_op *op, const ssa_value *val, wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
