@@ -708,6 +708,15 @@ static void lane_range(const wform *a, int64_t *lo, int64_t *hi)
     *lo = mn, *hi = mx;
 }
 
+/* Whether g is 0 in every lane (split_upto(a, .., 0) >= 0). */
+static bool g_zero(const wform *a)
+{
+    if (a->kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++)
+            if (a->g[l]) return false;
+    return true;
+}
+
 /* split(a, n) of a uniform or varying form when it is at most top (top ≤
  * min(k, n), < 63), else -1: split's search, from g's range gmin..gmax. */
 static int split_upto(const wform *a, int64_t gmin, int64_t gmax, unsigned top)
@@ -771,12 +780,14 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     /* ordered, exact: both split at a common b; then the outcome is that of
      * the high parts, or of the low parts when the high parts are equal */
     unsigned top = kmin(kmin(a->k, b->k), n);
-    int64_t amin, amax, bmin, bmax;
-    if (top < 63) {
+    int64_t amin = 0, amax = 0, bmin = 0, bmax = 0;
+    bool split = top == 0 ? g_zero(a) && g_zero(b) : top < 63; /* a split at 0: no lane varies */
+    if (top && top < 63) {
         lane_range(a, &amin, &amax);
         lane_range(b, &bmin, &bmax);
+        split = split_upto(a, amin, amax, top) >= 0 && split_upto(b, bmin, bmax, top) >= 0;
     }
-    if (top < 63 && split_upto(a, amin, amax, top) >= 0 && split_upto(b, bmin, bmax, top) >= 0) {
+    if (split) {
         bool first = false, same = true;
         if (a->kind == WF_LANE && b->kind == WF_LANE)
             for (unsigned l = 0; l < WF_LANES && same; l++) {
