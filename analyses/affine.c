@@ -168,33 +168,14 @@ static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, absva
         wform y;
         aff_get(cx, nd->args[i], &x);
         aff_meet(&out->a, &out->a, &x);
-        wf_get(cx, nd->args[i], &y);
-        wf_meet(&out->w, &out->w, &y);
+        if (out->w.kind == WF_TOP) wf_get(cx, nd->args[i], &out->w); /* ⊤ ∧ y = y */
+        else {
+            wf_get(cx, nd->args[i], &y);
+            wf_meet(&out->w, &out->w, &y);
+        }
         out->ac |= cx->ac[nd->args[i]];
         out->wc |= cx->wc[nd->args[i]];
     }
-}
-
-/* The union of the assumption bits of what instruction value v reads. */
-static void inst_conds(const aff_ctx *cx, uint32_t v, absval *out)
-{
-    const ssa_func *s = cx->pf->ssa;
-    const ssa_value *val = &s->values[v];
-    uint8_t ac = 0, wc = 0;
-    for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || u->value == SSA_NONE) continue;
-        if (u->role & PTX_REF_GUARD) {
-            ac |= verdict_cond(cx, u->value);
-            wc |= verdict_cond(cx, u->value);
-        } else {
-            ac |= cx->ac[u->value];
-            wc |= cx->wc[u->value];
-        }
-    }
-    if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
-    out->ac = ac;
-    out->wc = wc;
 }
 
 /* The reduced product: each component learns what the other knows. */
@@ -272,29 +253,60 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
     return BOTH_UNI;
 }
 
-/* BOTH_TOP when a value the statement reads (its guard aside) has a warp
- * form still ⊤, else BOTH_BOT when one has ⊥ (*iv: one is an interval),
- * else -1. */
-static int wf_strict(const aff_ctx *cx, uint32_t stmt, bool *iv)
+/* One pass over the references of instruction value v's statement: the
+ * values its operands read (cx->opv, for the rules of both components),
+ * its guard's value, the union of the assumption bits of what it reads
+ * (into out), and the warp forms' strictness: BOTH_TOP when a value it
+ * reads (its guard aside) has a warp form still ⊤, else BOTH_BOT when one
+ * has ⊥ (*iv: one is an interval), else -1 (every warp-form rule is
+ * strict, warp_form.c). */
+static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, const ssa_value *val, uint32_t *guard,
+                                                            absval *out, bool *iv, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
-    int st = -1;
-    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+    uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
+    uint8_t ac = 0, wc = 0, any_top = 0, any_bot = 0;
+    for (unsigned i = 0; i < AFF_NOPD; i++) cx->opv[i] = SSA_NONE;
+    /* ptx_inst_foreach_reg gives the guard first (ssa_guard_value) */
+    *guard = k0 < end && (s->refs[k0].role & PTX_REF_GUARD) ? s->refs[k0].value : SSA_NONE;
+    for (uint32_t k = end; k-- > k0;) { /* backwards: the first use of an operand is the last written */
         const ssa_ref *u = &s->refs[k];
-        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
-        uint8_t kind = cx->wkind[u->value];
-        if (kind == WF_TOP) return BOTH_TOP;
-        if (kind == WF_BOT) st = BOTH_BOT, *iv |= cx->wwid[u->value] != 0;
+        if (!(u->role & PTX_REF_USE)) continue;
+        if (u->opd < AFF_NOPD) cx->opv[u->opd] = u->value;
+        if (u->value == SSA_NONE) continue;
+        if (u->role & PTX_REF_GUARD) {
+            uint8_t c = verdict_cond(cx, u->value);
+            ac |= c, wc |= c;
+            continue;
+        }
+        ac |= cx->ac[u->value], wc |= cx->wc[u->value];
+        if (forms) {
+            uint8_t kind = cx->wkind[u->value];
+            any_top |= kind == WF_TOP, any_bot |= kind == WF_BOT;
+            if (kind == WF_BOT && cx->wwid[u->value]) *iv = true;
+        }
     }
-    return st;
+    if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
+    /* with a known shape no value rests on an assumption */
+    out->ac = cx->r->shape_assumed ? ac : 0;
+    out->wc = cx->r->shape_assumed ? wc : 0;
+    return any_top ? BOTH_TOP : any_bot ? BOTH_BOT : -1;
+}
+
+/* scan_refs, compiled once without the warp forms (polynomials only). */
+static int scan_inst(const aff_ctx *cx, const ssa_value *val, uint32_t *guard, absval *out, bool *iv)
+{
+    return cx->poly_only ? scan_refs(cx, val, guard, out, iv, false) : scan_refs(cx, val, guard, out, iv, true);
 }
 
 static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
 {
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
+    uint32_t gv;
+    bool iv = false;
+    int st = scan_inst(cx, val, &gv, out, &iv);
     if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
-    uint32_t gv = ssa_guard_value(s, val->stmt);
     if (gv != SSA_NONE) {
         if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
         /* a predicated definition with a divergent guard */
@@ -302,13 +314,12 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
-    bool pa = false, pw = cx->poly_only, iv = false;
+    bool pa = false, pw = cx->poly_only;
     if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
         pa = aff_rule(cx, val->stmt, in, op, &out->a);
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */
-            int st = wf_strict(cx, val->stmt, &iv);
             if (st >= 0) set_both(cx, out, st, false, true), pw = true;
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
@@ -351,8 +362,6 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
         break;
     case SSA_V_INST:
         eval_inst(cx, v, out);
-        if (cx->r->shape_assumed) inst_conds(cx, v, out); /* with a known shape no value rests on an assumption */
-        else out->ac = out->wc = 0;
         break;
     default: eval_node(cx, gates, v, out); break;
     }
@@ -373,7 +382,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     uint64_t h = 1469598103934665603u;
     for (unsigned i = 0; i < sizeof sample; i++) h = (h ^ (uint64_t)g[sample[i]]) * 1099511628211u;
     if (2 * (cx->nwg + 1) > cx->hcap) { /* keep the table at most half full */
-        uint32_t cap = cx->hcap ? cx->hcap * 2 : 64, *nh = calloc(cap, sizeof *nh);
+        uint32_t cap = cx->hcap * 2, *nh = calloc(cap, sizeof *nh);
         if (!nh) abort();
         for (uint32_t i = 0; i < cx->hcap; i++)
             if (cx->wgh[i]) {
@@ -381,7 +390,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
                 while (nh[j]) j = (j + 1) & (cap - 1);
                 nh[j] = cx->wgh[i];
             }
-        free(cx->wgh);
+        if (cx->hcap > AFF_WGH0) free(cx->wgh); /* else the solver's own first table */
         cx->wgh = nh;
         cx->hcap = cap;
     }
@@ -390,11 +399,12 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
         uint32_t e = cx->wgh[i] - 1;
         if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return e;
     }
-    if (cx->nwg == cx->capwg) {
-        cx->capwg = cx->capwg ? cx->capwg * 2 : 16;
-        cx->wg = realloc(cx->wg, sizeof *cx->wg * cx->capwg);
-        cx->wgx = realloc(cx->wgx, sizeof *cx->wgx * cx->capwg);
-        if (!cx->wg || !cx->wgx) abort();
+    if (cx->nwg == cx->capwg) { /* in the result's arena, where they end: the old copy is left there */
+        cx->capwg = cx->capwg ? cx->capwg * 2 : 4;
+        int64_t(*wg)[WF_LANES] = arena_alloc(cx->a, sizeof *cx->wg * cx->capwg);
+        uint64_t *wgx = arena_alloc(cx->a, sizeof *cx->wgx * cx->capwg);
+        if (cx->nwg) memcpy(wg, cx->wg, sizeof *cx->wg * cx->nwg), memcpy(wgx, cx->wgx, sizeof *cx->wgx * cx->nwg);
+        cx->wg = wg, cx->wgx = wgx;
     }
     memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
     cx->wgx[cx->nwg] = h;
@@ -535,13 +545,15 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
     if (!top || !inq || !queue || !conds) abort();
     memset(top, 1, n1);
+    uint32_t opv[AFF_NOPD], wgh0[AFF_WGH0] = {0};
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
     div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
                   .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .wwid = r->wwid, .ac = conds, .wc = conds + n1,
-                  .poly_only = o && o->polynomials_only};
+                  .poly_only = o && o->polynomials_only, .opv = opv,
+                  .wgh = wgh0, .hcap = AFF_WGH0};
     for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
     u32csr users;
     node_gates gates;
@@ -618,13 +630,10 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         /* degree 2 (Theorem 3.5): no quadratic term in the varying dimensions */
         else r->state[v] = aff_zero_on(&x, pair) ? DIV_AFFINE : DIV_DIVERGENT;
     }
-    /* the lane tables, into the result's arena */
+    /* the lane tables, made in the result's arena */
     r->nwg = cx.nwg;
-    r->wg = ARENA_NEWN(a, int64_t, (size_t)(cx.nwg ? cx.nwg : 1) * WF_LANES);
-    if (cx.nwg) memcpy(r->wg, cx.wg, sizeof *cx.wg * cx.nwg);
-    free(cx.wg);
-    free(cx.wgx);
-    free(cx.wgh);
+    r->wg = cx.nwg ? &cx.wg[0][0] : ARENA_NEWN(a, int64_t, WF_LANES);
+    if (cx.hcap > AFF_WGH0) free(cx.wgh);
     u32csr_free(&users);
     u32csr_free(&gates.expr);
     u32csr_free(&gates.set);

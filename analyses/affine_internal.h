@@ -2,6 +2,7 @@
  * (affine_rules.c for the polynomials, warp_rules.c for the warp forms). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
+#include <string.h>
 #include "aff_poly.h"
 #include "div_internal.h"
 #include "warp_form.h"
@@ -25,6 +26,18 @@ typedef struct aff_op {
     uint8_t wide;          /* mul.wide/mad.wide */
 } aff_op;
 
+/* The rules with a rule of the sign beside them (warp_rules.c, sign_inst):
+ * loads, floating point, predicates, ... have no sign. */
+#define AFF_SIGN_RULES                                                                                          \
+    (1u << AFF_R_MOV_INT | 1u << AFF_R_ADD | 1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL |          \
+     1u << AFF_R_SHR | 1u << AFF_R_AND | 1u << AFF_R_OR | 1u << AFF_R_XOR | 1u << AFF_R_SELP |               \
+     1u << AFF_R_MINMAX | 1u << AFF_R_DIV | 1u << AFF_R_REM | 1u << AFF_R_CVT_U | 1u << AFF_R_CVT_S)
+
+#define AFF_WGH0 64
+
+/* Operands whose values the solver looks up once per evaluation (aff_use). */
+#define AFF_NOPD 8
+
 typedef struct aff_ctx {
     const prog_func *pf;
     const div_result *r;   /* its coefficient rows and bot hold the current solution */
@@ -41,18 +54,35 @@ typedef struct aff_ctx {
     uint32_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
     int64_t *woff;
     uint32_t *wwid;        /* ⊥ with an interval: its width (divergence.h) */
-    int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern) */
+    int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern), in the result's arena */
     uint64_t *wgx;         /* their hashes */
     uint32_t nwg, capwg;
-    uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 */
+    uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 (first AFF_WGH0 slots on the stack) */
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
     bool poly_only;        /* div_options.polynomials_only */
     wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
+    /* the statement being evaluated: the value operand k < AFF_NOPD reads
+     * (ssa_use_value's answer, found in one pass for both rules) */
+    uint32_t *opv;
 } aff_ctx;
+
+/* The value operand k of stmt (the statement being evaluated) reads. */
+static inline uint32_t aff_use(const aff_ctx *cx, uint32_t stmt, unsigned k)
+{
+    return k < AFF_NOPD ? cx->opv[k] : ssa_use_value(cx->pf->ssa, stmt, k);
+}
 
 void aff_get(const aff_ctx *cx, uint32_t v, aff *out);
 /* Uniform: every coefficient that varies within a warp is known to be 0. */
-static inline bool aff_uniform(const aff_ctx *cx, const aff *a) { return aff_zero_on(a, cx->divmask); }
+static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
+{
+    /* aff_zero_on, inline: the solver asks it of nearly every value */
+    uint16_t m = cx->divmask;
+    if (a->bot & m) return false;
+    for (m &= AFF_ALL(a->n); m; m &= (uint16_t)(m - 1)) /* the divergent coefficients only */
+        if (a->c[__builtin_ctz(m)]) return false;
+    return true;
+}
 
 /* The rules of an instruction for the polynomials (affine_rules.c: the
  * paper's Fig. 13 and the PTX rules of docs/divergence.md) and for the warp
@@ -67,11 +97,29 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
 const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
 
 void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
+/* wf_get, inline: the rules read one per operand. */
+static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
+{
+    out->kind = cx->wkind[v];
+    out->k = cx->wk[v];
+    out->r = cx->wr[v];
+    out->nn = cx->wnn[v];
+    out->sym = cx->wsym[v], out->off = cx->woff[v];
+    out->wid = out->kind == WF_BOT ? cx->wwid[v] : 0;
+    /* a U with no root of its own is its own root (warp_form.h sym) */
+    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1;
+    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+    else if (out->wid) { /* an interval's low end */
+        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g);
+        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+    }
+}
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
 /* Sets w's sign bit (nn) where the operands' signs prove it, whatever w's
- * kind (⊥ included); w ⊤: unchanged (warp_rules.c). */
+ * kind (⊥ included); w ⊤: unchanged (warp_rules.c).  v is the value just
+ * evaluated: an instruction's operands are still in cx->opv. */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
 /* Where the form's rule of the instruction gave ⊥: the interval rule, if
  * the instruction has one and its operands allow (warp_rules.c); iv:
@@ -94,6 +142,9 @@ static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
     /* nothing to add where the form's rule proved it, or knows every lane
      * (and so that one is < 0) */
     if (w->kind == WF_TOP || w->nn || (w->kind != WF_BOT && w->k == 64)) return;
+    const ssa_value *val = &cx->pf->ssa->values[v];
+    if (val->kind == SSA_V_INST && cx->ops[val->stmt].decoded && !(AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1))
+        return; /* an instruction with no rule of the sign */
     wf_sign_rule(cx, v, w);
 }
 

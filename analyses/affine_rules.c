@@ -31,7 +31,7 @@ static bool opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k
         aff_uniform_unknown(out, cx->n); /* an address or label: one per program */
         return true;
     case PTX_O_REG: case PTX_O_SREG: {
-        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
         aff_get(cx, v, out);
         return true;
@@ -43,7 +43,7 @@ static bool opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k
             aff_uniform_unknown(out, cx->n);
             return true;
         }
-        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
         aff base, off;
         aff_get(cx, v, &base);

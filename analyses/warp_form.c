@@ -127,10 +127,10 @@ static void fix(wform *a, unsigned n)
     if (a->k == 64) {
         a->r = (uint64_t)((int64_t)(a->r << sh) >> sh);
         /* an exact value: its sign is known */
-        bool nn = (int64_t)a->r >= 0;
+        uint64_t neg = a->r; /* the sign bits of every lane, or-ed: no early exit, so it vectorises */
         if (a->kind == WF_LANE)
-            for (unsigned l = 0; l < WF_LANES && nn; l++) nn = (int64_t)((a->r + (uint64_t)a->g[l]) << sh) >= 0;
-        a->nn = nn;
+            for (unsigned l = 0; l < WF_LANES; l++) neg |= (a->r + (uint64_t)a->g[l]) << sh;
+        a->nn = !(neg >> 63);
     } else a->r &= mask(a->k);
 }
 
@@ -437,12 +437,19 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
      * value; h(0) = U mod 2^b, so U' = f(U, m) */
     int b = split(a, n);
     if (b < 0) { wf_bot(r); return; }
-    uint64_t mlo = m & mask((unsigned)b);
+    uint64_t mlo = m & mask((unsigned)b), lo = mask((unsigned)b), rb = a->r & lo, h[WF_LANES];
     wform x;
     x.kind = WF_LANE;
-    uint64_t h0 = f((uint64_t)low_part(a, (unsigned)b, 0), mlo, n, false) & mask((unsigned)b);
-    for (unsigned l = 0; l < WF_LANES; l++)
-        x.g[l] = (int64_t)((f((uint64_t)low_part(a, (unsigned)b, l), mlo, n, false) & mask((unsigned)b)) - h0);
+    /* f on each lane's low part rb + g(l), the operator chosen once
+     * outside the loop (f is op_and, op_or or op_xor: bitop) */
+    if (f == op_and)
+        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) & mlo;
+    else if (f == op_or)
+        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) | mlo;
+    else
+        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) ^ mlo;
+    uint64_t h0 = h[0] & lo;
+    for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((h[l] & lo) - h0);
     x.k = (uint8_t)k;
     x.r = u;
     x.nn = nn;
@@ -485,7 +492,18 @@ static void bitop(wform *r, const wform *a, const wform *b, unsigned n, lane_op 
 {
     int64_t c;
     if (strict2(r, a, b)) return;
-    if (exact(a) && exact(b)) { lanewise(r, a, b, n, false, f); return; }
+    if (exact(a) && exact(b)) { /* lanewise, the operator chosen outside the loop */
+        uint64_t v[WF_LANES], m = mask(n);
+        unsigned nl = lanes2(a, b);
+        if (f == op_and)
+            for (unsigned l = 0; l < nl; l++) v[l] = wf_at(a, l) & wf_at(b, l) & m;
+        else if (f == op_or)
+            for (unsigned l = 0; l < nl; l++) v[l] = (wf_at(a, l) | wf_at(b, l)) & m;
+        else
+            for (unsigned l = 0; l < nl; l++) v[l] = (wf_at(a, l) ^ wf_at(b, l)) & m;
+        from_lanes(r, v, nl, n);
+        return;
+    }
     if (wf_is_const(b, 64, &c)) { bitop_const(r, a, (uint64_t)c, n, f); return; }
     if (wf_is_const(a, 64, &c)) { bitop_const(r, b, (uint64_t)c, n, f); return; }
     if (exact(b)) { bitop_lanes(r, a, b, n, f); return; }
@@ -632,7 +650,7 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     /* extension: U's known low bits stay; with a split the high field is
      * extended as a whole and h is unchanged; without one, only if no
      * lane's value wraps around in sn bits */
-    if (a->kind == WF_LANE && split(a, sn) < 0 && !a->nn) *nowrap = true;
+    if (a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
     assign(r, a);
     r->nn = nn;
@@ -695,10 +713,47 @@ static void cmp_lanes(uint64_t *v, unsigned nl, enum wf_cmp_op op, const wform *
     }
 }
 
+/* The least and greatest g(l) over the lanes (0, 0 for a uniform form). */
+static void lane_range(const wform *a, int64_t *lo, int64_t *hi)
+{
+    int64_t mn = 0, mx = 0;
+    if (a->kind == WF_LANE) {
+        mn = mx = a->g[0];
+        for (unsigned l = 1; l < WF_LANES; l++) {
+            if (a->g[l] < mn) mn = a->g[l];
+            if (a->g[l] > mx) mx = a->g[l];
+        }
+    }
+    *lo = mn, *hi = mx;
+}
+
+/* Whether g is 0 in every lane (split_upto(a, .., 0) >= 0). */
+static bool g_zero(const wform *a)
+{
+    if (a->kind == WF_LANE)
+        for (unsigned l = 0; l < WF_LANES; l++)
+            if (a->g[l]) return false;
+    return true;
+}
+
+/* split(a, n) of a uniform or varying form when it is at most top (top ≤
+ * min(k, n), < 63), else -1: split's search, from g's range gmin..gmax. */
+static int split_upto(const wform *a, int64_t gmin, int64_t gmax, unsigned top)
+{
+    if (gmin > 0) gmin = 0; /* split's range counts 0 in */
+    if (gmax < 0) gmax = 0;
+    for (unsigned b = 0; b <= top; b++) {
+        int64_t rb = (int64_t)(a->r & mask(b));
+        if (rb + gmin >= 0 && rb + gmax < (int64_t)1 << b) return (int)b;
+    }
+    return -1;
+}
+
 /* Whether some U ≡ r (mod 2^k) lies in [lo, hi]. */
 static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
 {
     if (lo > hi) return false;
+    if (!k) return true; /* every U */
     if (k >= 64) {
         i128 u = wf_sext(r, n);
         return lo <= u && u <= hi;
@@ -723,9 +778,9 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
         from_lanes(r, v, nl, 64);
         return;
     }
-    wform d;
-    wf_sub(&d, a, b, n);
+    wform d; /* a - b: made where a method reads it */
     if (op == WF_EQ || op == WF_NE) {
+        wf_sub(&d, a, b, n);
         /* a == b ⟺ a - b ≡ 0 (mod 2^n): exact */
         if (d.kind == WF_UNI) { wf_uni(r, 0, 0); r->nn = 1; return; }
         if (exact(&d)) {
@@ -743,20 +798,35 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     }
     /* ordered, exact: both split at a common b; then the outcome is that of
      * the high parts, or of the low parts when the high parts are equal */
-    int ba = split(a, n), bb = split(b, n);
     unsigned top = kmin(kmin(a->k, b->k), n);
-    if (ba >= 0 && bb >= 0 && (unsigned)ba <= top && (unsigned)bb <= top && top < 63) {
+    int64_t amin = 0, amax = 0, bmin = 0, bmax = 0;
+    bool split = top == 0 ? g_zero(a) && g_zero(b) : top < 63; /* a split at 0: no lane varies */
+    if (top && top < 63) {
+        lane_range(a, &amin, &amax);
+        lane_range(b, &bmin, &bmax);
+        split = split_upto(a, amin, amax, top) >= 0 && split_upto(b, bmin, bmax, top) >= 0;
+    }
+    if (split) {
         bool first = false, same = true;
-        for (unsigned l = 0; l < WF_LANES && same; l++) {
-            bool o = cmp_lane(op, (uint64_t)low_part(a, top, l), (uint64_t)low_part(b, top, l), 64, false);
-            if (!l) first = o;
-            else same = o == first;
+        if (a->kind == WF_LANE && b->kind == WF_LANE)
+            for (unsigned l = 0; l < WF_LANES && same; l++) {
+                bool o = cmp_lane(op, (uint64_t)low_part(a, top, l), (uint64_t)low_part(b, top, l), 64, false);
+                if (!l) first = o;
+                else same = o == first;
+            }
+        else { /* one side is the same in every lane, and the comparison is
+                * monotone in the other (low parts in [0, 2^top): cmp_lane's
+                * order is theirs): its least and greatest lanes decide */
+            uint64_t ra = a->r & mask(top), rb = b->r & mask(top);
+            same = cmp_lane(op, ra + (uint64_t)amin, rb + (uint64_t)bmin, 64, false) ==
+                   cmp_lane(op, ra + (uint64_t)amax, rb + (uint64_t)bmax, 64, false);
         }
         if (same) { wf_uni(r, 0, 0); r->nn = 1; return; }
     }
     /* ordered, no wraparound: a - b over the integers is U + g(l); the
      * lanes disagree only if some U of the known residue puts a threshold
      * strictly inside [U + gmin, U + gmax] */
+    wf_sub(&d, a, b, n);
     if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
     int64_t gmin = 0, gmax = 0;
     for (unsigned l = 0; l < WF_LANES; l++) {

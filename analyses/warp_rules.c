@@ -6,26 +6,12 @@
 #include "affine_internal.h"
 #include "semantics.h"
 
-void wf_get(const aff_ctx *cx, uint32_t v, wform *out)
-{
-    out->kind = cx->wkind[v];
-    out->k = cx->wk[v];
-    out->r = cx->wr[v];
-    out->nn = cx->wnn[v];
-    out->sym = cx->wsym[v], out->off = cx->woff[v];
-    out->wid = out->kind == WF_BOT ? cx->wwid[v] : 0;
-    /* a U with no root of its own is its own root (warp_form.h sym) */
-    if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1;
-    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
-    else if (out->wid) { /* an interval's low end */
-        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g);
-        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
-    }
-}
+void wf_get(const aff_ctx *cx, uint32_t v, wform *out) { wf_load(cx, v, out); }
 
 /* Operand k as a warp form; false when it is not an integer operand we
  * track (vectors, expressions) or its register has no value. */
-static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, wform *out)
+static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       wform *out)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
@@ -38,9 +24,9 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
         wf_uni(out, 0, 0); /* an address or label: one per program */
         return true;
     case PTX_O_REG: case PTX_O_SREG: {
-        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
-        wf_get(cx, v, out);
+        wf_load(cx, v, out);
         if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
             wform one;
             wf_const(&one, 1);
@@ -55,10 +41,10 @@ static bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned 
             wf_uni(out, 0, 0);
             return true;
         }
-        uint32_t v = ssa_use_value(cx->pf->ssa, stmt, k);
+        uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
         wform base, off;
-        wf_get(cx, v, &base);
+        wf_load(cx, v, &base);
         wf_const(&off, o->v);
         wf_add(out, &base, &off, 64);
         wf_sym_addsub(out, &base, &off, 64, false);
@@ -234,8 +220,8 @@ static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const
     return true;
 }
 
-static bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
-                 wform *out)
+static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                       const aff_op *op, const ssa_value *val, wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -357,15 +343,19 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
  * merge_warp), so it only ever goes from 1 to 0 and the fixpoint is
  * reached. */
 
-/* Operand k's sign at width n (an immediate read as an n-bit number; a
- * register's from regs, bit k: see sign_inst). */
-static bool nn_opd(const ptx_inst *in, unsigned k, unsigned n, unsigned regs)
+/* Operand k's sign at width n: an immediate read as an n-bit number; a
+ * register's value's bit (one still ⊤ counts as >= 0).  cx->opv holds the
+ * values the statement reads: the solver runs the sign rule right after
+ * the statement's evaluation (affine.c, eval). */
+static inline __attribute__((always_inline)) bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                         unsigned k, unsigned n)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
     if (o->kind == PTX_O_IMM) return (o->flags & 3) != PTX_IMM_DEC && wf_sext((uint64_t)o->v, n) >= 0;
     if ((o->kind != PTX_O_REG && o->kind != PTX_O_SREG) || o->neg) return false;
-    return regs >> k & 1;
+    uint32_t v = aff_use(cx, stmt, k);
+    return v != SSA_NONE && (cx->wkind[v] == WF_TOP || cx->wnn[v]);
 }
 
 /* Operand k as a constant (false: not an integer immediate). */
@@ -382,29 +372,14 @@ static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
     /* mostly decoded already: the form's rule ran first (affine.c) */
     const aff_op *op = cx->ops[st].decoded ? &cx->ops[st] : aff_decode(cx, st, in);
-    switch (op->rule) { /* the rules below; loads, floating point, predicates, ...: no sign */
-    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
-    case AFF_R_AND: case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: case AFF_R_MINMAX: case AFF_R_DIV:
-    case AFF_R_REM: case AFF_R_CVT_U: case AFF_R_CVT_S:
-        break;
-    default:
-        return false;
-    }
+    if (!(AFF_SIGN_RULES >> op->rule & 1)) return false; /* the rules below */
     if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
     if (val->partial) { /* lanes the guard skips keep the old value */
         if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
     }
-    unsigned w = op->w, sw = op->sw, regs = 0;
+    unsigned w = op->w, sw = op->sw;
     int64_t c;
-    /* the registers read that are >= 0, in one pass over the references */
-    const ssa_func *s = cx->pf->ssa;
-    for (uint32_t k = s->ref_off[st]; k < s->ref_off[st + 1]; k++) {
-        const ssa_ref *u = &s->refs[k];
-        if ((u->role & PTX_REF_USE) && !(u->role & PTX_REF_GUARD) && u->value != SSA_NONE && u->opd < 8 &&
-            (cx->wkind[u->value] == WF_TOP || cx->wnn[u->value]))
-            regs |= 1u << u->opd;
-    }
-#define NN(k) nn_opd(in, (k), sw, regs)
+#define NN(k) nn_opd(cx, st, in, (k), sw)
     switch (op->rule) {
     case AFF_R_MOV_INT: return NN(1);
     case AFF_R_ADD: case AFF_R_MUL: return NN(1) && NN(2);  /* no wraparound */
