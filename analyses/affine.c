@@ -258,10 +258,9 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
  * its guard's value, the union of the assumption bits of what it reads
  * (into out), and the warp forms' strictness: BOTH_TOP when a value it
  * reads (its guard aside) has a warp form still ⊤, else BOTH_BOT when one
- * has ⊥ (*iv: one is an interval), else -1 (every warp-form rule is
- * strict, warp_form.c). */
+ * has ⊥, else -1 (every warp-form rule is strict, warp_form.c). */
 static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, const ssa_value *val, uint32_t *guard,
-                                                            absval *out, bool *iv, bool forms)
+                                                            absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
@@ -283,7 +282,6 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
         if (forms) {
             uint8_t kind = cx->wkind[u->value];
             any_top |= kind == WF_TOP, any_bot |= kind == WF_BOT;
-            if (kind == WF_BOT && cx->wwid[u->value]) *iv = true;
         }
     }
     if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
@@ -294,9 +292,23 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
 }
 
 /* scan_refs, compiled once without the warp forms (polynomials only). */
-static int scan_inst(const aff_ctx *cx, const ssa_value *val, uint32_t *guard, absval *out, bool *iv)
+static int scan_inst(const aff_ctx *cx, const ssa_value *val, uint32_t *guard, absval *out)
 {
-    return cx->poly_only ? scan_refs(cx, val, guard, out, iv, false) : scan_refs(cx, val, guard, out, iv, true);
+    return cx->poly_only ? scan_refs(cx, val, guard, out, false) : scan_refs(cx, val, guard, out, true);
+}
+
+/* Whether a value statement stmt reads (its guard aside) is an interval:
+ * asked only where an interval rule may apply, so not in scan_refs, which
+ * every evaluation runs. */
+static bool reads_interval(const aff_ctx *cx, uint32_t stmt)
+{
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
+        if (cx->wwid[u->value]) return true; /* only a ⊥ has a width (merge_iv) */
+    }
+    return false;
 }
 
 static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
@@ -304,8 +316,7 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     uint32_t gv;
-    bool iv = false;
-    int st = scan_inst(cx, val, &gv, out, &iv);
+    int st = scan_inst(cx, val, &gv, out);
     if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
     if (gv != SSA_NONE) {
         if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
@@ -326,8 +337,8 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     }
     if (cx->poly_only) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
-    if (out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1) && !cx->poly_only)
-        wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
+    if (!cx->poly_only && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1))
+        wf_iv_rule(cx, val->stmt, in, op, reads_interval(cx, val->stmt), &out->w);
     if (!val->partial || val->prev == SSA_NONE) return;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
