@@ -54,7 +54,7 @@ static void put(aff_ctx *cx, uint32_t v, const aff *a)
     memcpy(div_coefs_row(r, v, cx->a), a->c, sizeof a->c[0] * cx->n);
 }
 
-static bool merge(aff_ctx *cx, uint32_t v, const aff *a)
+static inline __attribute__((always_inline)) bool merge(aff_ctx *cx, uint32_t v, const aff *a)
 {
     div_result *r = (div_result *)cx->r;
     if (cx->top[v]) {
@@ -102,7 +102,7 @@ static bool val_uniform(const aff_ctx *cx, uint32_t v)
 
 static bool val_top(const aff_ctx *cx, uint32_t v) { return cx->top[v] && cx->wkind[v] == WF_TOP; }
 
-static void eval_sreg(const aff_ctx *cx, const ssa_value *val, aff *out)
+static inline __attribute__((always_inline)) void eval_sreg(const aff_ctx *cx, const ssa_value *val, aff *out)
 {
     const div_result *r = cx->r;
     int d = val->comp == 'x' ? 0 : val->comp == 'y' ? 1 : val->comp == 'z' ? 2 : -1;
@@ -135,7 +135,7 @@ typedef struct node_gates {
     uint8_t *set_cond; /* the assumption bits of the set's uniform gates */
 } node_gates;
 
-static void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, absval *out)
+static inline __attribute__((always_inline)) void eval_node(const aff_ctx *cx, const node_gates *ng, uint32_t v, absval *out)
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k = s->values[v].node;
@@ -241,7 +241,7 @@ static void set_both(const aff_ctx *cx, absval *out, int what, bool poly, bool w
 /* The rule of any other operator (paper, Fig. 13): uniform when every
  * operand read from operand `from` on is uniform, else ⊥; ⊤ while one is ⊤
  * (its change re-queues the value). */
-static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
+static inline __attribute__((always_inline)) int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
 {
     const ssa_func *s = cx->pf->ssa;
     for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
@@ -258,10 +258,9 @@ static int generic(const aff_ctx *cx, uint32_t stmt, unsigned from)
  * its guard's value, the union of the assumption bits of what it reads
  * (into out), and the warp forms' strictness: BOTH_TOP when a value it
  * reads (its guard aside) has a warp form still ⊤, else BOTH_BOT when one
- * has ⊥ (*iv: one is an interval), else -1 (every warp-form rule is
- * strict, warp_form.c). */
+ * has ⊥, else -1 (every warp-form rule is strict, warp_form.c). */
 static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, const ssa_value *val, uint32_t *guard,
-                                                            absval *out, bool *iv, bool forms)
+                                                            absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
@@ -283,7 +282,6 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
         if (forms) {
             uint8_t kind = cx->wkind[u->value];
             any_top |= kind == WF_TOP, any_bot |= kind == WF_BOT;
-            if (kind == WF_BOT && cx->wwid[u->value]) *iv = true;
         }
     }
     if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
@@ -293,19 +291,29 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
     return any_top ? BOTH_TOP : any_bot ? BOTH_BOT : -1;
 }
 
-/* scan_refs, compiled once without the warp forms (polynomials only). */
-static int scan_inst(const aff_ctx *cx, const ssa_value *val, uint32_t *guard, absval *out, bool *iv)
+
+/* Whether a value statement stmt reads (its guard aside) is an interval:
+ * asked only where an interval rule may apply, so not in scan_refs, which
+ * every evaluation runs. */
+static bool reads_interval(const aff_ctx *cx, uint32_t stmt)
 {
-    return cx->poly_only ? scan_refs(cx, val, guard, out, iv, false) : scan_refs(cx, val, guard, out, iv, true);
+    const ssa_func *s = cx->pf->ssa;
+    for (uint32_t k = s->ref_off[stmt]; k < s->ref_off[stmt + 1]; k++) {
+        const ssa_ref *u = &s->refs[k];
+        if (!(u->role & PTX_REF_USE) || (u->role & PTX_REF_GUARD) || u->value == SSA_NONE) continue;
+        if (cx->wwid[u->value]) return true; /* only a ⊥ has a width (merge_iv) */
+    }
+    return false;
 }
 
-static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
+/* forms: !cx->poly_only, a constant in each of the solver's two copies
+ * (solve). */
+static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, uint32_t v, absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     uint32_t gv;
-    bool iv = false;
-    int st = scan_inst(cx, val, &gv, out, &iv);
+    int st = scan_refs(cx, val, &gv, out, forms);
     if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
     if (gv != SSA_NONE) {
         if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
@@ -314,7 +322,7 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
-    bool pa = false, pw = cx->poly_only;
+    bool pa = false, pw = !forms;
     if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
         pa = aff_rule(cx, val->stmt, in, op, &out->a);
         if (!pw) {
@@ -324,10 +332,10 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
     }
-    if (cx->poly_only) wf_top(&out->w);
+    if (!forms) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
-    if (out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1) && !cx->poly_only)
-        wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
+    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1))
+        wf_iv_rule(cx, val->stmt, in, op, reads_interval(cx, val->stmt), &out->w);
     if (!val->partial || val->prev == SSA_NONE) return;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
@@ -336,20 +344,21 @@ static void eval_inst(const aff_ctx *cx, uint32_t v, absval *out)
         aff_get(cx, val->prev, &old);
         aff_meet(&out->a, &out->a, &old);
     }
-    if (out->w.kind != WF_TOP && !cx->poly_only) {
+    if (forms && out->w.kind != WF_TOP) {
         wform old;
         wf_get(cx, val->prev, &old);
         wf_meet(&out->w, &out->w, &old);
     }
 }
 
-static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval *out)
+static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v,
+                                                       absval *out, bool forms)
 {
     const ssa_value *val = &cx->pf->ssa->values[v];
     switch (val->kind) {
     case SSA_V_SREG:
         eval_sreg(cx, val, &out->a);
-        if (cx->poly_only) wf_top(&out->w), out->wc = 0;
+        if (!forms) wf_top(&out->w), out->wc = 0;
         else wf_eval_sreg(cx, val, &out->w, &out->wc);
         /* %tid.y/%tid.z are uniform monomials only by the default assumption */
         out->ac = val->reg == PTX_SR_TID && val->comp != 'x' && cx->r->shape_assumed && !cx->r->yz_by_option
@@ -361,11 +370,11 @@ static void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v, absval 
         else aff_uniform_unknown(&out->a, cx->n), wf_uni(&out->w, 0, 0); /* undefined: any value will do */
         break;
     case SSA_V_INST:
-        eval_inst(cx, v, out);
+        eval_inst(cx, v, out, forms);
         break;
     default: eval_node(cx, gates, v, out); break;
     }
-    if (cx->poly_only) wf_top(&out->w);
+    if (!forms) wf_top(&out->w);
     else exchange(cx, out), wf_sign(cx, v, &out->w);
 }
 
@@ -468,7 +477,7 @@ static bool merge_iv(aff_ctx *cx, uint32_t v, const wform *w)
 
 /* Stores old ∧ x's warp form and the union of the bits; whether anything
  * changed. */
-static bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
+static inline __attribute__((always_inline)) bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
 {
     bool changed = false;
     if ((cx->ac[v] | x->ac) != cx->ac[v] || (cx->wc[v] | x->wc) != cx->wc[v]) {
@@ -514,6 +523,57 @@ static bool dim_divergent(const div_result *r, unsigned d)
     if (d == DIV_C_Y) return !r->tid_y_uniform;
     if (d == DIV_C_Z) return !r->tid_z_uniform;
     return true; /* tid.x and laneid */
+}
+
+/* The worklist loop, from the queue's head to its tail (cap slots),
+ * compiled twice: forms (!cx->poly_only) is a constant in each copy, so
+ * the polynomials-only tests of eval fold away.  The helpers it calls once
+ * per evaluation (eval, merge, merge_warp, eval_node, …) are always_inline:
+ * with two call sites GCC kept them out of line, which cost 4% more
+ * instructions in both modes. */
+static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates *gates, const u32csr *users,
+                                                        uint8_t *inq, uint32_t *queue, uint32_t head, uint32_t tail,
+                                                        uint32_t cap, bool forms)
+{
+    const ssa_func *s = cx->pf->ssa;
+    uint32_t nv = s->nvalues;
+    div_result *r = (div_result *)cx->r;
+    while (head != tail) {
+        uint32_t v = queue[head];
+        head = (head + 1) % cap;
+        inq[v] = 0;
+        /* the next value's record: loading it was a cache miss on large
+         * kernels (40% of the solve's samples); now it overlaps this one */
+        if (head != tail && queue[head] < nv) __builtin_prefetch(&s->values[queue[head]]);
+        r->steps++;
+        if (v >= nv) { /* a gate set: queued when one of its gates changed */
+            uint32_t k = v - nv, i;
+            if (gates->set_div[k]) continue;
+            uint8_t c = 0;
+            for (i = gates->set.off[k]; i < gates->set.off[k + 1]; i++) {
+                uint32_t gv = gates->set.item[i];
+                if (!val_top(cx, gv) && !val_uniform(cx, gv)) break;
+                c |= verdict_cond(cx, gv);
+            }
+            if (i == gates->set.off[k + 1]) {
+                if ((gates->set_cond[k] | c) == gates->set_cond[k]) continue;
+                gates->set_cond[k] |= c;
+            } else gates->set_div[k] = 1;
+        } else {
+            absval nw;
+            eval(cx, gates, v, &nw, forms);
+            bool ch = !nw.a.top && merge(cx, v, &nw.a);
+            ch |= merge_warp(cx, v, &nw);
+            if (!ch) continue;
+        }
+        for (uint32_t e = users->off[v]; e < users->off[v + 1]; e++) {
+            uint32_t u = users->item[e];
+            if (inq[u]) continue;
+            inq[u] = 1;
+            queue[tail] = u;
+            tail = (tail + 1) % cap;
+        }
+    }
 }
 
 div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a)
@@ -572,42 +632,8 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     }
     uint32_t cap = nvert + 1;
     tail %= cap;
-    while (head != tail) {
-        uint32_t v = queue[head];
-        head = (head + 1) % cap;
-        inq[v] = 0;
-        /* the next value's record: loading it was a cache miss on large
-         * kernels (40% of the solve's samples); now it overlaps this one */
-        if (head != tail && queue[head] < nv) __builtin_prefetch(&s->values[queue[head]]);
-        r->steps++;
-        if (v >= nv) { /* a gate set: queued when one of its gates changed */
-            uint32_t k = v - nv, i;
-            if (gates.set_div[k]) continue;
-            uint8_t c = 0;
-            for (i = gates.set.off[k]; i < gates.set.off[k + 1]; i++) {
-                uint32_t gv = gates.set.item[i];
-                if (!val_top(&cx, gv) && !val_uniform(&cx, gv)) break;
-                c |= verdict_cond(&cx, gv);
-            }
-            if (i == gates.set.off[k + 1]) {
-                if ((gates.set_cond[k] | c) == gates.set_cond[k]) continue;
-                gates.set_cond[k] |= c;
-            } else gates.set_div[k] = 1;
-        } else {
-            absval nw;
-            eval(&cx, &gates, v, &nw);
-            bool ch = !nw.a.top && merge(&cx, v, &nw.a);
-            ch |= merge_warp(&cx, v, &nw);
-            if (!ch) continue;
-        }
-        for (uint32_t e = users.off[v]; e < users.off[v + 1]; e++) {
-            uint32_t u = users.item[e];
-            if (inq[u]) continue;
-            inq[u] = 1;
-            queue[tail] = u;
-            tail = (tail + 1) % cap;
-        }
-    }
+    if (cx.poly_only) solve(&cx, &gates, &users, inq, queue, head, tail, cap, false);
+    else solve(&cx, &gates, &users, inq, queue, head, tail, cap, true);
     /* Never reached by a computed value (no execution defines them): any
      * claim holds; say uniform, as the simple analysis does. */
     aff uu;

@@ -142,6 +142,10 @@ static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
     /* nothing to add where the form's rule proved it, or knows every lane
      * (and so that one is < 0) */
     if (w->kind == WF_TOP || w->nn || (w->kind != WF_BOT && w->k == 64)) return;
+    /* the solver's merge keeps a sign bit only while every evaluation
+     * brings it (affine.c merge_warp): once the stored one is 0, the bit
+     * found here would be dropped */
+    if (cx->wkind[v] != WF_TOP && !cx->wnn[v]) return;
     const ssa_value *val = &cx->pf->ssa->values[v];
     if (val->kind == SSA_V_INST && cx->ops[val->stmt].decoded && !(AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1))
         return; /* an instruction with no rule of the sign */
