@@ -3,38 +3,11 @@
  * relies on are cited next to it; docs/divergence.md lists them. */
 #include "warp_form.h"
 #include "residue.h"
+#include "warp_form_int.h"
 #include <stdio.h>
 #include <string.h>
 
 __extension__ typedef __int128 i128;
-
-static uint64_t mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
-
-
-/* *r = *a, copying the lane table only where there is one. */
-/* *r = *a, copying the lane table only where there is one.  An interval
- * is dropped (plain ⊥): a rule that passes a ⊥ operand through does not
- * know what it did to the interval; the interval rules copy it with
- * copy_iv. */
-static void assign(wform *r, const wform *a)
-{
-    r->wid = 0;
-    if (r == a) return;
-    r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn, r->sym = a->sym, r->off = a->off;
-    if (a->kind == WF_LANE) memcpy(r->g, a->g, sizeof r->g);
-}
-
-static bool is_iv(const wform *a) { return a->kind == WF_BOT && a->wid; }
-
-/* *r = *a, an interval included. */
-static void copy_iv(wform *r, const wform *a)
-{
-    if (r == a) return;
-    assign(r, a);
-    if (is_iv(a)) r->wid = a->wid, memcpy(r->g, a->g, sizeof r->g);
-}
-
-static bool exact(const wform *a) { return a->kind != WF_TOP && a->kind != WF_BOT && a->k == 64; }
 
 void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
 void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
@@ -134,7 +107,18 @@ static void fix(wform *a, unsigned n)
     } else a->r &= mask(a->k);
 }
 
-static void meet_iv(wform *r, const wform *a, const wform *b);
+/* The meet where one side is an interval (warp_iv.c): the meet of the low
+ * ends with the larger width. */
+static void meet_iv(wform *r, const wform *a, const wform *b)
+{
+    wform la, lb, m;
+    uint32_t wa, wb;
+    uint8_t nn = a->nn && b->nn;
+    if (!wf_low(a, &la, &wa) || !wf_low(b, &lb, &wb)) { wf_bot(r); return; }
+    wf_meet(&m, &la, &lb); /* ⊥ unless the lane tables agree */
+    wf_interval(r, &m, wa > wb ? wa : wb, 64);
+    r->nn = nn;
+}
 
 void wf_meet(wform *r, const wform *a, const wform *b)
 {
@@ -173,11 +157,7 @@ static bool strict2(wform *r, const wform *a, const wform *b)
  * residue.h's kb_mul). */
 static unsigned kmin(unsigned a, unsigned b) { return a < b ? a : b; }
 
-
-
-/* r = the exact lane values vals (nl lanes: 1 when no operand varies, and
- * the one value is every lane's), n bits. */
-static void from_lanes(wform *r, const uint64_t *vals, unsigned nl, unsigned n)
+void wf_from_lanes(wform *r, const uint64_t *vals, unsigned nl, unsigned n)
 {
     r->k = 64, r->wid = 0;
     if (nl == 1) {
@@ -272,7 +252,7 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
         uint64_t v[WF_LANES];
         unsigned nl = lanes2(a, b);
         for (unsigned l = 0; l < nl; l++) v[l] = wf_at(a, l) * wf_at(b, l);
-        from_lanes(r, v, nl, n);
+        wf_from_lanes(r, v, nl, n);
         return;
     }
     if (a->kind == WF_UNI && b->kind == WF_UNI) {
@@ -318,7 +298,7 @@ static void lanewise(wform *r, const wform *a, const wform *b, unsigned n, bool 
     uint64_t v[WF_LANES];
     unsigned nl = lanes2(a, b);
     for (unsigned l = 0; l < nl; l++) v[l] = f(wf_at(a, l) & mask(n), wf_at(b, l) & mask(n), n, sgn);
-    from_lanes(r, v, nl, n);
+    wf_from_lanes(r, v, nl, n);
 }
 
 /* shr.bN by c: the ISA clamps shift amounts above N to N. */
@@ -429,7 +409,7 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
     if (f == op_and && a->k < 64 && !(m & ~mask(a->k))) {
         uint64_t v[WF_LANES];
         for (unsigned l = 0; l < WF_LANES; l++) v[l] = (a->r + (uint64_t)a->g[l]) & m;
-        from_lanes(r, v, WF_LANES, n);
+        wf_from_lanes(r, v, WF_LANES, n);
         r->nn = nn;
         return;
     }
@@ -501,7 +481,7 @@ static void bitop(wform *r, const wform *a, const wform *b, unsigned n, lane_op 
             for (unsigned l = 0; l < nl; l++) v[l] = (wf_at(a, l) | wf_at(b, l)) & m;
         else
             for (unsigned l = 0; l < nl; l++) v[l] = (wf_at(a, l) ^ wf_at(b, l)) & m;
-        from_lanes(r, v, nl, n);
+        wf_from_lanes(r, v, nl, n);
         return;
     }
     if (wf_is_const(b, 64, &c)) { bitop_const(r, a, (uint64_t)c, n, f); return; }
@@ -668,7 +648,7 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
     if (!exact(a) || !exact(b)) { wf_bot(r); return; }
     uint64_t v[WF_LANES];
     for (unsigned l = 0; l < WF_LANES; l++) v[l] = wf_at(p, l) & 1 ? wf_at(a, l) : wf_at(b, l);
-    from_lanes(r, v, WF_LANES, n);
+    wf_from_lanes(r, v, WF_LANES, n);
 }
 
 /* x as an n-bit number whose signed order is the comparison's: signed, or
@@ -775,7 +755,7 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
         uint64_t v[WF_LANES];
         unsigned nl = lanes2(a, b);
         cmp_lanes(v, nl, op, a, b, n, sgn);
-        from_lanes(r, v, nl, 64);
+        wf_from_lanes(r, v, nl, 64);
         return;
     }
     wform d; /* a - b: made where a method reads it */
@@ -854,180 +834,6 @@ void wf_minmax(wform *r, const wform *a, const wform *b, unsigned n, bool sgn, b
     wf_cmp(&c, WF_LT, a, b, n, sgn, nowrap);
     if (c.kind != WF_UNI) wf_bot(r);
     else wf_meet(r, a, b);
-}
-
-/* ---- intervals ---------------------------------------------------------------
- *
- * Below the forms, a value known only within an interval: lane l holds
- * U + g(l) + t, 0 ≤ t ≤ wid, modulo 2^n (warp_form.h wid).  The form
- * U + g is its low end.  It is stored as ⊥ (a branch on it is divergent)
- * with the low end and the width beside, as the sign is: every rule that
- * does not know intervals sees ⊥.  Modulo 2^n a sum of two such sets is
- * the sum of the low ends plus [0, wa + wb], and a product by c the low end
- * times c plus [0, wid·c] (c ≥ 0), with no assumption; the sets are the
- * residues, so nothing wraps as long as wid < 2^n - 1 (wider is every
- * value: ⊥).  Where a rule reads the lanes as numbers (shifts, extensions)
- * it says how.  The lattice: an exact form (wid 0) above its intervals,
- * wider ones below narrower, plain ⊥ at the bottom; the meet of two with
- * the same g is the meet of their low ends with the larger width. */
-
-bool wf_low(const wform *a, wform *lo, uint32_t *wid)
-{
-    if (a->kind == WF_UNI || a->kind == WF_LANE) {
-        copy_iv(lo, a);
-        *wid = 0;
-        return true;
-    }
-    if (!is_iv(a)) return false;
-    assign(lo, a);
-    lo->nn = 0; /* the low end need not be a value the lanes take */
-    lo->kind = WF_UNI;
-    for (unsigned l = 1; l < WF_LANES && lo->kind == WF_UNI; l++)
-        if (a->g[l]) lo->kind = WF_LANE;
-    if (lo->kind == WF_LANE) memcpy(lo->g, a->g, sizeof lo->g);
-    *wid = a->wid;
-    return true;
-}
-
-void wf_interval(wform *r, const wform *lo, uint64_t wid, unsigned n)
-{
-    uint64_t cap = !n || n >= 32 ? WF_WID_MAX : (1ull << n) - 2; /* n = 0: 64 bits */
-    if ((lo->kind != WF_UNI && lo->kind != WF_LANE) || wid > cap) { wf_bot(r); return; }
-    copy_iv(r, lo);
-    if (!wid) return;
-    if (r->kind == WF_UNI) memset(r->g, 0, sizeof r->g);
-    r->kind = WF_BOT;
-    r->wid = (uint32_t)wid;
-    /* the sign, where every lane's low end is known: ≥ 0 and the high end
-     * below 2^(n-1) */
-    bool nn = r->k == 64;
-    int64_t top = !n || n >= 64 ? INT64_MAX : (int64_t)((1ull << (n - 1)) - 1);
-    for (unsigned l = 0; l < WF_LANES && nn; l++) {
-        int64_t x = wf_sext(r->r + (uint64_t)r->g[l], n);
-        nn = x >= 0 && x <= top - (int64_t)wid;
-    }
-    r->nn = nn;
-}
-
-static void meet_iv(wform *r, const wform *a, const wform *b)
-{
-    wform la, lb, m;
-    uint32_t wa, wb;
-    uint8_t nn = a->nn && b->nn;
-    if (!wf_low(a, &la, &wa) || !wf_low(b, &lb, &wb)) { wf_bot(r); return; }
-    wf_meet(&m, &la, &lb); /* ⊥ unless the lane tables agree */
-    wf_interval(r, &m, wa > wb ? wa : wb, 64);
-    r->nn = nn;
-}
-
-void wf_iv_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
-{
-    wform la, lb, z, t, c;
-    uint32_t wa, wb;
-    if (!wf_low(a, &la, &wa) || !wf_low(b, &lb, &wb)) { wf_bot(r); return; }
-    (sub ? wf_sub : wf_add)(&z, &la, &lb, n);
-    wf_sym_addsub(&z, &la, &lb, n, sub);
-    if (sub && wb) { /* minus b's high end */
-        wf_const(&c, -(int64_t)wb);
-        wf_add(&t, &z, &c, n);
-        wf_sym_addsub(&t, &z, &c, n, false);
-        z = t;
-    }
-    wf_interval(r, &z, (uint64_t)wa + wb, n);
-}
-
-void wf_iv_scale(wform *r, const wform *a, int64_t c, unsigned n)
-{
-    wform la, k, z, t;
-    uint32_t wa;
-    uint64_t w;
-    if (!wf_low(a, &la, &wa) || __builtin_mul_overflow((uint64_t)wa, c < 0 ? 0 - (uint64_t)c : (uint64_t)c, &w)) {
-        wf_bot(r);
-        return;
-    }
-    wf_const(&k, c);
-    wf_mul(&z, &la, &k, n);
-    if (c < 0) { /* the high end times c is the new low end */
-        wf_const(&k, (int64_t)(0 - w));
-        wf_add(&t, &z, &k, n);
-        z = t;
-    }
-    wf_interval(r, &z, w, n);
-}
-
-void wf_iv_and(wform *r, const wform *a, int64_t m, unsigned n)
-{
-    (void)a; /* any x: 0 ≤ x & m ≤ m when m's sign bit is clear */
-    m = wf_sext((uint64_t)m, n);
-    wform z;
-    wf_const(&z, 0);
-    if (m <= 0) { wf_bot(r); return; }
-    wf_interval(r, &z, (uint64_t)m, n);
-    r->nn = r->kind == WF_BOT && r->wid;
-}
-
-void wf_iv_rem(wform *r, const wform *a, int64_t d, unsigned n, bool sgn)
-{
-    /* rem.u: [0, d); rem.s takes the dividend's sign (ISA "rem") */
-    d = sgn ? wf_sext((uint64_t)d, n) : (int64_t)((uint64_t)d & mask(n));
-    wform z;
-    if (d <= 1) { wf_bot(r); return; }
-    bool pos = !sgn || a->nn;
-    wf_const(&z, pos ? 0 : -(d - 1));
-    wf_interval(r, &z, (uint64_t)(d - 1) * (pos ? 1 : 2), n);
-    if (pos) r->nn = r->kind == WF_BOT && r->wid;
-}
-
-void wf_iv_shr(wform *r, const wform *a, unsigned s, unsigned n, bool sgn)
-{
-    wform la;
-    uint32_t wa;
-    if (!wf_low(a, &la, &wa) || !exact(&la) || !n || n > 64 || s >= n) { wf_bot(r); return; }
-    /* each lane's ends read as n-bit numbers (signed for shr.s), the
-     * interval not crossing the end of that range: floor of each end */
-    uint64_t lo[WF_LANES];
-    uint64_t w = 0;
-    int64_t smax = n >= 64 ? INT64_MAX : (int64_t)((1ull << (n - 1)) - 1);
-    uint64_t umax = mask(n);
-    unsigned nl = la.kind == WF_LANE ? WF_LANES : 1;
-    for (unsigned l = 0; l < nl; l++) {
-        uint64_t x = wf_at(&la, l), d;
-        if (sgn) {
-            int64_t v = wf_sext(x, n);
-            if (v > smax - (int64_t)wa) { wf_bot(r); return; }
-            lo[l] = (uint64_t)(v >> s);
-            d = (uint64_t)(((v + (int64_t)wa) >> s) - (v >> s));
-        } else {
-            uint64_t v = x & umax;
-            if (v > umax - wa) { wf_bot(r); return; }
-            lo[l] = v >> s;
-            d = ((v + wa) >> s) - (v >> s);
-        }
-        if (d > w) w = d;
-    }
-    wform z;
-    from_lanes(&z, lo, nl, n);
-    wf_interval(r, &z, w, n);
-}
-
-void wf_iv_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap)
-{
-    wform la, z;
-    uint32_t wa;
-    if (!wf_low(a, &la, &wa) || !sn || !n || sn > 64 || n > 64) { wf_bot(r); return; }
-    if (n > sn && exact(&la)) { /* an extension is exact when no lane's interval crosses the range's end */
-        int64_t smax = (int64_t)((1ull << (sn - 1)) - 1);
-        unsigned nl = la.kind == WF_LANE ? WF_LANES : 1;
-        for (unsigned l = 0; l < nl; l++) {
-            uint64_t x = wf_at(&la, l);
-            bool over = sgn ? wf_sext(x, sn) > smax - (int64_t)wa : (x & mask(sn)) > mask(sn) - wa;
-            if (over) { wf_bot(r); return; }
-        }
-    } else if (n > sn) *nowrap = true; /* U unknown: under the no-wraparound assumption */
-    wf_cvt(&z, &la, sn, n, sgn, nowrap);
-    z.sym = 0, z.off = 0;
-    if (n <= sn && la.sym && z.k < 64) z.sym = la.sym, z.off = wf_sext((uint64_t)la.off, n);
-    wf_interval(r, &z, wa, n);
 }
 
 const char *wf_text(const wform *a, char *buf, unsigned len)
