@@ -5,26 +5,10 @@
 #include "semantics.h"
 #include "testutil.h"
 
-typedef struct run {
-    ptx_module *m;
-    prog *p;
-    div_result *r;
-} run;
+typedef tu_div_run run;
 
-static run analyse(const char *text, const div_options *o)
-{
-    run x;
-    x.m = tu_parse_ok("t.ptx", text);
-    x.p = tu_gsa_ok(x.m, NULL);
-    x.r = div_simple(&x.p->funcs[x.p->nfuncs - 1], o, &x.p->a);
-    return x;
-}
-
-static void done(run *x)
-{
-    prog_free(x->p);
-    ptx_module_free(x->m);
-}
+static run analyse(const char *text, const div_options *o) { return tu_div_analyse(text, DIV_AN_SIMPLE, o); }
+static void done(run *x) { tu_div_done(x); }
 
 /* State of the value named like "%r4.2". */
 static uint32_t value_of(const run *x, const char *name) { return tu_value_named(x->r->pf->ssa, name); }

@@ -244,26 +244,10 @@ Test(warp_form, meet_and_arithmetic)
 
 #define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
 
-typedef struct run {
-    ptx_module *m;
-    prog *p;
-    div_result *r;
-} run;
+typedef tu_div_run run;
 
-static run analyse(const char *text, const div_options *o)
-{
-    run x;
-    x.m = tu_parse_ok("t.ptx", text);
-    x.p = tu_gsa_ok(x.m, NULL);
-    x.r = div_analyse(&x.p->funcs[x.p->nfuncs - 1], DIV_AN_AFFINE, o, &x.p->a);
-    return x;
-}
-
-static void done(run *x)
-{
-    prog_free(x->p);
-    ptx_module_free(x->m);
-}
+static run analyse(const char *text, const div_options *o) { return tu_div_analyse(text, DIV_AN_AFFINE, o); }
+static void done(run *x) { tu_div_done(x); }
 
 static uint32_t value(const run *x, const char *name) { return tu_value_named(x->r->pf->ssa, name); }
 

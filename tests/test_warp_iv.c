@@ -235,26 +235,10 @@ static const char *const IVK =
     " add.s32 %r25, %r24, %r18;\n add.s32 %r26, %r25, %r7;\n selp.u32 %r27, 1, 0, %p1;\n"
     " add.s32 %r28, %r26, %r27;\n st.global.u32 [%rd6], %r28;\n ret;\n}\n";
 
-typedef struct run {
-    ptx_module *m;
-    prog *p;
-    div_result *r;
-} run;
+typedef tu_div_run run;
 
-static run analyse(const char *text, const div_options *o)
-{
-    run x;
-    x.m = tu_parse_ok("t.ptx", text);
-    x.p = tu_gsa_ok(x.m, NULL);
-    x.r = div_analyse(&x.p->funcs[x.p->nfuncs - 1], DIV_AN_AFFINE2, o, &x.p->a);
-    return x;
-}
-
-static void done(run *x)
-{
-    prog_free(x->p);
-    ptx_module_free(x->m);
-}
+static run analyse(const char *text, const div_options *o) { return tu_div_analyse(text, DIV_AN_AFFINE2, o); }
+static void done(run *x) { tu_div_done(x); }
 
 static wform form(const run *x, const char *name)
 {

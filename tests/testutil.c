@@ -207,3 +207,18 @@ char *tu_run_want(char **argv, int want, char **err)
     else free(e);
     return out;
 }
+
+tu_div_run tu_div_analyse(const char *text, enum div_analysis an, const div_options *o)
+{
+    tu_div_run x;
+    x.m = tu_parse_ok("t.ptx", text);
+    x.p = tu_gsa_ok(x.m, NULL);
+    x.r = div_analyse(&x.p->funcs[x.p->nfuncs - 1], an, o, &x.p->a);
+    return x;
+}
+
+void tu_div_done(tu_div_run *x)
+{
+    prog_free(x->p);
+    ptx_module_free(x->m);
+}

@@ -5,6 +5,7 @@
 #include "ptx.h"
 #include "program.h"
 #include "ssa.h"
+#include "divergence.h"
 
 /* $PTXRAY_SRC (repository root) joined with rel; static buffer. */
 const char *tu_src(const char *rel);
@@ -33,6 +34,17 @@ ptx_module *tu_parse_ok(const char *name, const char *text);
 /* m built to GSA (only function fn when not NULL), or fails the test with
  * the diagnostics. */
 prog *tu_gsa_ok(ptx_module *m, const char *fn);
+/* A module's last function analysed by one divergence analysis: the
+ * tests of the analyses share it. */
+typedef struct tu_div_run {
+    ptx_module *m;
+    prog *p;
+    div_result *r;
+} tu_div_run;
+/* text parsed, built to GSA, its last function analysed by an (or fails
+ * the test); tu_div_done frees it. */
+tu_div_run tu_div_analyse(const char *text, enum div_analysis an, const div_options *o);
+void tu_div_done(tu_div_run *x);
 /* First instruction of function fn (by name), or NULL. */
 const ptx_inst *tu_first_inst(const ptx_module *m, const char *fn, const char *opcode_prefix);
 /* Validates the SARIF `$PTXRAY_BIN ptxray_args` prints against
