@@ -51,7 +51,7 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 # -pthread: the parallel batches (report/batch.c)
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
-.PHONY: gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
+.PHONY: divbench-instr gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench
 all: bin/ptxray
 
@@ -62,6 +62,7 @@ help:
 	@echo "make check      the test suite under ASan+UBSan, plus a short fuzz run"
 	@echo "make layers     every module includes only the headers of the modules below it (README, Layout)"
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
+	@echo "make divbench-instr the warp forms' cost vs polynomials only, in callgrind instructions (needs valgrind)"
 	@echo "make target-bench regalloc --target-regs 24 and 32 vs ptxas alone over ptx-corpus/sm_80: per-file"
 	@echo "                spill bytes and the geometric mean (target <= 0.70; needs ptxas)"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
@@ -272,6 +273,11 @@ bench: $(B)/ptxray-bench $(B)/ptxgen $(B)/ptxray-cfgbench $(B)/ptxray-divbench $
 	$(MAKE) nvcc-bench
 	$(B)/ptxray-htmlbench ptx-corpus
 	-$(MAKE) target-bench
+
+# The warp forms' cost line of ptxray-divbench in callgrind instructions
+# (one mode a run, inside div_analyse only): exact on a loaded machine.
+divbench-instr: $(B)/ptxray-divbench
+	bash scripts/divbench-instr.sh $(B)/ptxray-divbench ptx-corpus
 
 # --target-regs 24 and 32 against ptxas alone over the sm_80 corpus: the
 # per-file table and the geometric mean (issue 15's target: <= 0.70).

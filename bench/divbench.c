@@ -23,7 +23,14 @@
  * also times the affine analyses over every function of the corpus with
  * and without the warp forms (div_options.polynomials_only: the analysis
  * before warp-granular reasoning), interleaved, best of rounds.  Target:
- * the warp forms cost at most 1.3x the polynomials alone. */
+ * the warp forms cost at most 1.3x the polynomials alone.
+ *
+ *   ptxray-divbench --one affine|affine2 poly|forms CORPUS_DIR
+ *
+ * runs one pass of one of those four modes, for an instruction count that
+ * load cannot skew: `make divbench-instr` runs the four under callgrind
+ * (counting inside div_analyse only) and prints each mode's instructions
+ * and the two ratios. */
 #define _DEFAULT_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,9 +81,31 @@ static char *gen_kernel(unsigned segments)
     return b.p;
 }
 
+/* One pass of analysis an (0 affine, 1 affine2) over every function, with
+ * the warp forms (wf) or polynomials only; thread CPU time. */
+static double corpus_pass(prog **progs, size_t nf, int an, int wf)
+{
+    div_options o;
+    memset(&o, 0, sizeof o);
+    o.polynomials_only = !wf;
+    double t = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (!progs[i]) continue;
+        arena ar;
+        arena_init(&ar);
+        double t0 = now(CLOCK_THREAD_CPUTIME_ID);
+        for (uint32_t f = 0; f < progs[i]->nfuncs; f++)
+            div_analyse(&progs[i]->funcs[f], an ? DIV_AN_AFFINE2 : DIV_AN_AFFINE, &o, &ar);
+        t += now(CLOCK_THREAD_CPUTIME_ID) - t0;
+        arena_free(&ar);
+    }
+    return t;
+}
+
 /* The affine analyses over the corpus, polynomials only vs with the warp
- * forms.  True when within the target. */
-static bool corpus_bench(const char *dir)
+ * forms.  True when within the target.  one_an >= 0: one pass of that
+ * analysis and one_wf only (--one). */
+static bool corpus_bench(const char *dir, int one_an, int one_wf)
 {
     file *files = NULL;
     size_t nf = 0, cap = 0;
@@ -94,36 +123,31 @@ static bool corpus_bench(const char *dir)
         nfunc += progs[i]->nfuncs;
         for (uint32_t f = 0; f < progs[i]->nfuncs; f++) nval += progs[i]->funcs[f].ssa->nvalues;
     }
+    bool ok = true;
+    if (one_an >= 0) { /* --one: a single pass of one mode, for callgrind */
+        double t = corpus_pass(progs, nf, one_an, one_wf);
+        printf("affine analyses over %s: %zu files, %zu functions, %zu SSA values; %s, %s: %.2f ms (one pass)\n", dir,
+               nf, nfunc, nval, one_an ? "affine2" : "affine", one_wf ? "with warp forms" : "polynomials only",
+               t * 1e3);
+        goto out;
+    }
     enum { ROUNDS = 7 };
     double best[2][2] = {{1e9, 1e9}, {1e9, 1e9}}; /* [analysis affine/affine2][polynomials, warp forms] */
     for (int r = 0; r < ROUNDS; r++)
         for (int an = 0; an < 2; an++)
             for (int wf = 0; wf < 2; wf++) {
-                div_options o;
-                memset(&o, 0, sizeof o);
-                o.polynomials_only = !wf;
-                double t = 0;
-                for (size_t i = 0; i < nf; i++) {
-                    if (!progs[i]) continue;
-                    arena ar;
-                    arena_init(&ar);
-                    double t0 = now(CLOCK_THREAD_CPUTIME_ID);
-                    for (uint32_t f = 0; f < progs[i]->nfuncs; f++)
-                        div_analyse(&progs[i]->funcs[f], an ? DIV_AN_AFFINE2 : DIV_AN_AFFINE, &o, &ar);
-                    t += now(CLOCK_THREAD_CPUTIME_ID) - t0;
-                    arena_free(&ar);
-                }
+                double t = corpus_pass(progs, nf, an, wf);
                 if (t < best[an][wf]) best[an][wf] = t;
             }
     printf("affine analyses over %s: %zu files, %zu functions, %zu SSA values (best of %d interleaved rounds)\n", dir, nf,
            nfunc, nval, ROUNDS);
-    bool ok = true;
     for (int an = 0; an < 2; an++) {
         double x = best[an][1] / best[an][0];
         printf("  %-7s polynomials only (before) %8.2f ms, with warp forms (after) %8.2f ms: x%.2f (target <= 1.3)%s\n",
                an ? "affine2" : "affine", best[an][0] * 1e3, best[an][1] * 1e3, x, x <= 1.3 ? "" : "  MISSED");
         ok &= x <= 1.3;
     }
+out:
     for (size_t i = 0; i < nf; i++) {
         if (progs[i]) prog_free(progs[i]);
         if (mods[i]) ptx_module_free(mods[i]);
@@ -138,6 +162,16 @@ static bool corpus_bench(const char *dir)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--one")) {
+        int an = argc == 5 ? !strcmp(argv[2], "affine2") ? 1 : !strcmp(argv[2], "affine") ? 0 : -1 : -1;
+        int wf = argc == 5 ? !strcmp(argv[3], "forms") ? 1 : !strcmp(argv[3], "poly") ? 0 : -1 : -1;
+        if (an < 0 || wf < 0) {
+            fprintf(stderr, "usage: ptxray-divbench --one affine|affine2 poly|forms CORPUS_DIR\n");
+            return 2;
+        }
+        corpus_bench(argv[4], an, wf);
+        return 0;
+    }
     unsigned maxv = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000000;
     unsigned sizes[3] = {maxv / 100, maxv / 10, maxv};
     double nsper[3][3], stepsper[3][3], tbest[3][3], worst_ratio = 0;
@@ -198,6 +232,6 @@ int main(int argc, char **argv)
     }
     printf("affine / simple, worst: x%.2f (target <= 3)%s\n", worst_ratio, worst_ratio <= 3 ? "" : "  MISSED");
     ok &= worst_ratio <= 3;
-    if (argc > 2) ok &= corpus_bench(argv[2]);
+    if (argc > 2) ok &= corpus_bench(argv[2], -1, 0);
     return ok ? 0 : 1;
 }
