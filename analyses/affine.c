@@ -291,7 +291,6 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
     return any_top ? BOTH_TOP : any_bot ? BOTH_BOT : -1;
 }
 
-
 /* Whether a value statement stmt reads (its guard aside) is an interval:
  * asked only where an interval rule may apply, so not in scan_refs, which
  * every evaluation runs. */
