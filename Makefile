@@ -51,7 +51,7 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 # -pthread: the parallel batches (report/batch.c)
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
-.PHONY: divbench-instr gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
+.PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench
 all: bin/ptxray
 
@@ -68,6 +68,7 @@ help:
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
 	@echo "make nvcc-projects  the CMake and Make CUDA projects of tests/nvcc through ptxray nvcc (make check)"
+	@echo "make gpu-counters-check the emulator's global sectors against an H100's counters (make check)"
 	@echo "make readme-check the README's shell samples run again and compared with their output (make check)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
@@ -140,6 +141,7 @@ check: layers
 	$(MAKE) fuzz-smoke
 	$(MAKE) validity-smoke
 	$(MAKE) gpurun-build
+	$(MAKE) gpu-counters-check
 	$(MAKE) nvcc-projects PTXRAY_NVCC_BIN=build/asan/ptxray
 	$(MAKE) readme-check
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
@@ -299,6 +301,12 @@ $(B)/gpurun: bench/gpu/gpurun.c emu/run_spec.c emu/fp.c emu/run_spec.h
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(WARN) -O2 -I$(CUDA_HOME)/include -Iemu -Iptxparse $(filter %.c,$^) \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm -o $@
+
+# The emulator's global requests and sectors against the hardware counters
+# an H100 gave for the same launches (bench/gpu/ncu.sh; docs/gpu-check.md,
+# "Sectors and wavefronts on the hardware"); make check runs it.
+gpu-counters-check: bin/ptxray
+	python3 bench/gpu/ncu_compare.py bin/ptxray bench/gpu/gpu.launches bench/gpu/results/ncu-h100-20261126.csv
 
 gpurun-build:
 	@if [ -f "$(CUDA_HOME)/include/cuda.h" ]; then $(MAKE) --no-print-directory $(B)/gpurun; \
