@@ -19,20 +19,22 @@ void u32vec_reserve(u32vec *s, uint32_t n)
 
 void u32vec_grow(u32vec *s) { u32vec_reserve(s, s->cap ? s->cap * 2 : 16); }
 
+/* off[k] serves as key k's fill cursor and is shifted back afterwards: no
+ * cursor array beside the lists (div_graph_build's users list is built at
+ * check's memory peak, where the copy was 0.9 MB of a 100k-block kernel). */
 void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items)
 {
     c->off = calloc((size_t)nkeys + 1, sizeof *c->off);
     c->item = malloc(sizeof *c->item * (keys->n ? keys->n : 1));
-    uint32_t *fill = malloc(sizeof *fill * (nkeys ? nkeys : 1));
-    if (!c->off || !c->item || !fill) {
+    if (!c->off || !c->item) {
         fprintf(stderr, "ptxray: out of memory\n");
         abort();
     }
-    for (uint32_t i = 0; i < keys->n; i++) c->off[keys->v[i] + 1]++;
-    for (uint32_t k = 0; k < nkeys; k++) c->off[k + 1] += c->off[k];
-    if (nkeys) memcpy(fill, c->off, sizeof *fill * nkeys);
-    for (uint32_t i = 0; i < keys->n; i++) c->item[fill[keys->v[i]]++] = items->v[i];
-    free(fill);
+    /* off[k + 1] = the start of key k's lists; filling moves it to their end */
+    for (uint32_t i = 0; i < keys->n; i++)
+        if (keys->v[i] + 1 < nkeys) c->off[keys->v[i] + 2]++;
+    for (uint32_t k = 1; k < nkeys; k++) c->off[k + 1] += c->off[k];
+    for (uint32_t i = 0; i < keys->n; i++) c->item[c->off[keys->v[i] + 1]++] = items->v[i];
 }
 
 void u32csr_free(u32csr *c)
