@@ -315,14 +315,9 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
     free(w.s.filled);
     free(w.stack);
     if (gates) {
-        u32csr_build(gates, s->nnodes, &gr.gnode, &gr.gval);
-        u32csr_build(set_gates, gf->ngate_sets, &gr.sset, &gr.sval);
-        u32vec_free(&gr.gnode);
-        u32vec_free(&gr.gval);
-        u32vec_free(&gr.sset);
-        u32vec_free(&gr.sval);
+        u32csr_take(gates, s->nnodes, &gr.gnode, &gr.gval);
+        u32csr_take(set_gates, gf->ngate_sets, &gr.sset, &gr.sval);
     }
-    u32csr_build(users, div_graph_vertices(pf), &gr.from, &gr.to);
-    u32vec_free(&gr.from);
-    u32vec_free(&gr.to);
+    /* check's memory peak on a large kernel: the pairs become the lists */
+    u32csr_take(users, div_graph_vertices(pf), &gr.from, &gr.to);
 }

@@ -28,6 +28,9 @@ typedef struct u32csr {
 } u32csr;
 
 void u32csr_build(u32csr *c, uint32_t nkeys, const u32vec *keys, const u32vec *items);
+/* The same from pairs no longer needed: built in the items' memory, both
+ * vectors emptied (cfg.c). */
+void u32csr_take(u32csr *c, uint32_t nkeys, u32vec *keys, u32vec *items);
 void u32csr_free(u32csr *c);
 
 #endif

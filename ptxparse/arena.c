@@ -194,6 +194,7 @@ void *arena_alloc_slow(arena *a, size_t n) {
     if (!c) abort();
     c->bytes = sizeof(arena_chunk) + n;
     c->mapped = false;
+    c->clean = (char *)c->data + n; /* malloc's memory: unknown */
     c->next = a->head;
     a->head = c;
     a->cur = a->end = (char *)c->data + n;

@@ -11,6 +11,7 @@
 #include "program.h"
 #include "semantics.h"
 #include "testutil.h"
+#include "u32vec.h"
 
 /* GSA (or other level) text of one function of a parsed module. */
 static char *listing(const ptx_module *m, const char *fn, enum prog_level level)
@@ -597,4 +598,51 @@ Test(cfg, pm64_sreg_value_name)
     cr_expect_eq(seen, 3, "names of %%pm0 and %%pm0_64");
     prog_free(p);
     ptx_module_free(m);
+}
+
+/* u32csr_build and u32csr_take against the definition: key k's items are
+ * the items of the pairs with key k, in pair order.  Pairs drawn from a
+ * fixed generator: empty, one key, the last key, many repeats. */
+Test(cfg, csr_lists_keep_pair_order)
+{
+    uint32_t seed = 12345;
+    for (uint32_t round = 0; round < 40; round++) {
+        uint32_t nkeys = round % 7 == 0 ? round / 7 : 1 + round * 13 % 97;
+        uint32_t n = round % 5 == 0 ? 0 : round * 37 % 1000;
+        if (!nkeys) n = 0;
+        u32vec k = {0}, it = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            u32vec_push(&k, round % 3 == 0 ? nkeys - 1 : (seed >> 8) % nkeys);
+            u32vec_push(&it, i * 7 + round);
+        }
+        u32csr a, b;
+        u32csr_build(&a, nkeys, &k, &it);
+        u32vec k2 = {0}, it2 = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            u32vec_push(&k2, k.v[i]);
+            u32vec_push(&it2, it.v[i]);
+        }
+        u32csr_take(&b, nkeys, &k2, &it2);
+        cr_assert(k2.v == NULL && k2.n == 0 && it2.v == NULL && it2.n == 0);
+        cr_assert_eq(a.off[0], 0);
+        cr_assert_eq(b.off[0], 0);
+        for (uint32_t key = 0; key < nkeys; key++) {
+            uint32_t at = a.off[key];
+            for (uint32_t i = 0; i < n; i++)
+                if (k.v[i] == key) {
+                    cr_assert_lt(at, a.off[key + 1], "round %u key %u: too few items", round, key);
+                    cr_assert_eq(a.item[at], it.v[i], "round %u key %u", round, key);
+                    cr_assert_eq(b.item[at], it.v[i], "round %u key %u (take)", round, key);
+                    at++;
+                }
+            cr_assert_eq(at, a.off[key + 1], "round %u key %u: too many items", round, key);
+            cr_assert_eq(a.off[key + 1], b.off[key + 1]);
+        }
+        cr_assert_eq(nkeys ? a.off[nkeys] : 0, n);
+        u32csr_free(&a);
+        u32csr_free(&b);
+        u32vec_free(&k);
+        u32vec_free(&it);
+    }
 }
