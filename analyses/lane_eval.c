@@ -30,19 +30,6 @@ static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
     return *ok ? in->opd[i].v : 0;
 }
 
-/* The lane symbol of the dataflow's roots (warp_form.h sym): one root
- * +U_s is s itself; a negated root or two roots the symbol lv_addsub
- * derives for that sum, so that the same sum is one symbol here. */
-static uint32_t root_sym(ectx *e, uint64_t sym)
-{
-    uint32_t t0 = (uint32_t)sym, t1 = (uint32_t)(sym >> 32), s0 = t0 & ~WF_SYM_NEG, s1 = t1 & ~WF_SYM_NEG;
-    if (!t1) return t0 == s0 ? s0 : lv_derive(e, s0, 0, T_NEG, 0);
-    if (t0 == s0 && t1 == s1) return lv_derive(e, s0, s1, T_ADD, 0);
-    if (t0 == s0) return lv_derive(e, s0, s1, T_SUB, 0);
-    if (t1 == s1) return lv_derive(e, s1, s0, T_SUB, 0);
-    return lv_derive(e, lv_derive(e, s0, s1, T_ADD, 0), 0, T_NEG, 0);
-}
-
 /* The value from the affine polynomial, when its lanes are exact. */
 static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 {
@@ -59,11 +46,11 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
         if (i != DIV_C_LANE && p.c[i]) pure = false;
     /* lane 0's value, U: the dataflow's root + off where it has one
      * (warp_form.h sym), else v's own */
-    uint32_t sym = pure ? 0 : v + 1;
+    lsym sym = pure ? 0 : v + 1;
     int64_t off = pure ? p.c[0] : 0;
     wform wf;
     if (!pure && div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.k < 64)
-        sym = root_sym(e, wf.sym), off = wf.off;
+        sym = wf.sym, off = wf.off;
     residue base = res_add(w->base, res_exact((int64_t)(0 - (uint64_t)off)));
     out->n = w->nlanes;
     out->wid = 0;
@@ -88,7 +75,7 @@ static bool eval_warp_form(ectx *e, uint32_t v, lv *out, bool iv)
     if (iv ? wf.kind != WF_BOT || !wf.wid : wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64)) return false;
     /* U known: no symbol; else U = U[root] + off, the dataflow's root (warp_form.h sym) */
     bool pure = wf.k == 64;
-    uint32_t sym = pure ? 0 : root_sym(e, wf.sym);
+    lsym sym = pure ? 0 : wf.sym;
     int64_t off = pure ? (int64_t)wf.r : wf.off;
     residue u = res_make((int64_t)(wf.r - (uint64_t)wf.off), wf.k); /* U[root] */
     out->n = e->nl;
@@ -328,7 +315,8 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
         bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || x.wid);
         if (split) {
-            uint32_t sym = e->need_sym, nv0 = nv;
+            lsym sym = e->need_sym;
+            uint32_t nv0 = nv;
             residue r0 = e->need_res;
             unsigned k = e->need_k;
             lv y;

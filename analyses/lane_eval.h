@@ -63,7 +63,7 @@ enum le_status {
 typedef struct le_warp {
     uint32_t nlanes;
     int64_t lo[WL_LANES], hi[WL_LANES];
-    uint32_t sym[WL_LANES];
+    uint64_t sym[WL_LANES]; /* lane_value.h lsym */
     residue base; /* what is known of U[sym[0]] (exact 0 when sym[0] is 0) */
 } le_warp;
 

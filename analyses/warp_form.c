@@ -208,19 +208,17 @@ void wf_sub(wform *r, const wform *a, const wform *b, unsigned n)
 
 /* A form's U as terms and an offset (warp_form.h sym): a known U is off
  * alone; false for an unknown U with no root (an address's, a symbol's). */
-static bool sym_terms(const wform *a, uint32_t t[2], uint64_t *off)
+static bool sym_terms(const wform *a, uint64_t *t, uint64_t *off)
 {
-    if (a->k == 64) { t[0] = t[1] = 0, *off = a->r; return true; }
+    if (a->k == 64) { *t = 0, *off = a->r; return true; }
     if (!a->sym) return false;
-    t[0] = (uint32_t)a->sym, t[1] = (uint32_t)(a->sym >> 32), *off = (uint64_t)a->off;
+    *t = a->sym, *off = (uint64_t)a->off;
     return true;
 }
 
-/* The terms of a + b (neg: a - b) packed, 0 when all cancel; false when
- * a root would count twice or three roots remain. */
-static bool sym_sum(const uint32_t a[2], const uint32_t b[2], bool neg, uint64_t *out)
+bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out)
 {
-    uint32_t t[4] = {a[0], a[1], 0, 0};
+    uint32_t t[4] = {(uint32_t)sa, (uint32_t)(sa >> 32), 0, 0}, b[2] = {(uint32_t)sb, (uint32_t)(sb >> 32)};
     unsigned nt = 2;
     for (unsigned i = 0; i < 2; i++) {
         if (!b[i]) continue;
@@ -246,9 +244,8 @@ void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool su
 {
     r->sym = 0, r->off = 0;
     if (r->kind != WF_UNI && r->kind != WF_LANE) return;
-    uint32_t ta[2], tb[2];
-    uint64_t oa, ob, s;
-    if (!sym_terms(a, ta, &oa) || !sym_terms(b, tb, &ob) || !sym_sum(ta, tb, sub, &s)) return;
+    uint64_t ta, tb, oa, ob, s;
+    if (!sym_terms(a, &ta, &oa) || !sym_terms(b, &tb, &ob) || !wf_sym_sum(ta, tb, sub, &s)) return;
     uint64_t off = sub ? oa - ob : oa + ob;
     if (!s) { /* every root cancels (g(0) = 0 in both): U_r = off */
         if (r->k == 64) return;
@@ -266,9 +263,7 @@ void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not)
 {
     r->sym = 0, r->off = 0;
     if ((r->kind != WF_UNI && r->kind != WF_LANE) || r->k == 64 || a->k == 64 || !a->sym) return;
-    uint64_t s = a->sym ^ WF_SYM_NEG;
-    if (s >> 32) s ^= (uint64_t)WF_SYM_NEG << 32;
-    r->sym = s;
+    r->sym = wf_sym_negate(a->sym);
     r->off = wf_sext(0 - (uint64_t)a->off - (not ? 1 : 0), n);
 }
 

@@ -97,6 +97,16 @@ static inline uint64_t wf_at(const wform *a, unsigned l) { return a->r + (a->kin
 
 /* r = a ∧ b. */
 void wf_meet(wform *r, const wform *a, const wform *b);
+/* The terms of sa + sb (neg: sa - sb), packed as sym; 0 when all cancel;
+ * false when a root would count twice or three roots remain.  The one
+ * rule of symbols for the dataflow and lane-exact evaluation (lane_rules.c
+ * adds its own derived unknowns as roots). */
+bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out);
+/* -U for U of symbol s: each term's sign flipped. */
+static inline uint64_t wf_sym_negate(uint64_t s)
+{
+    return s ^ (s ? WF_SYM_NEG : 0) ^ (s >> 32 ? (uint64_t)WF_SYM_NEG << 32 : 0);
+}
 /* The symbol of r = a + b (sub: a - b), r from wf_add/wf_sub: the sum of
  * the operands' terms (a known U adds to off), each root's +U_s and -U_s
  * cancelling; U exact when every term cancels (U_r = off_a ± off_b);
