@@ -23,8 +23,9 @@ lsym lv_derive(ectx *e, lsym a, lsym b, uint32_t tag, int64_t k)
  * a warp form U' + g(l) with U' = U[s] + v[l0] (l0 the group's first lane)
  * known modulo 2^k when U[s] is, or known when the group has no symbol;
  * add, sub, mul and the meet are then warp_form.c's rules at 64 bits.
- * Which symbol a result has (U - U cancels, U + W is a new one) is this
- * file's: the warp form has one U per value. */
+ * Which symbol a result has is the dataflow's rule (wf_sym_sum: U - U
+ * cancels, U + W is a sum of two roots); this file adds the groups, and
+ * a derived unknown where the terms do not fit. */
 
 /* Lanes whose ends are this large might overflow int64 in a sum or a
  * difference: given up (the caller sees e->overflow). */
@@ -86,8 +87,8 @@ static void group_put(const wform *z, const uint8_t *grp, uint8_t gi, int64_t of
     }
 }
 
-/* a ± b: wf_add / wf_sub on each group; the same symbol on both sides of
- * a difference cancels. */
+/* a ± b: wf_add / wf_sub on each group, the symbols summed by
+ * wf_sym_sum (every root cancelled: the U parts are 0, the lanes exact). */
 void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
 {
     uint8_t grp[WL_LANES];

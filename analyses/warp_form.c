@@ -240,23 +240,29 @@ bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out)
     return true;
 }
 
-void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
+bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
 {
     r->sym = 0, r->off = 0;
-    if (r->kind != WF_UNI && r->kind != WF_LANE) return;
+    if (r->kind != WF_UNI && r->kind != WF_LANE) return false;
     uint64_t ta, tb, oa, ob, s;
-    if (!sym_terms(a, &ta, &oa) || !sym_terms(b, &tb, &ob) || !wf_sym_sum(ta, tb, sub, &s)) return;
+    bool both = false;
+    if (!sym_terms(a, &ta, &oa) || !sym_terms(b, &tb, &ob)) return false;
+    if (!tb) s = ta; /* the common case: a known amount added */
+    else if (!ta) s = sub ? wf_sym_negate(tb) : tb;
+    else if (!wf_sym_sum(ta, tb, sub, &s)) return false;
+    else both = wf_sym_shares(ta, tb);
     uint64_t off = sub ? oa - ob : oa + ob;
     if (!s) { /* every root cancels (g(0) = 0 in both): U_r = off */
-        if (r->k == 64) return;
+        if (r->k == 64) return false;
         r->k = 64;
         r->r = off;
         r->nn = 0;
         fix(r, n);
-        return;
+        return false;
     }
-    if (r->k == 64) return;
+    if (r->k == 64) return false;
     r->sym = s, r->off = wf_sext(off, n);
+    return both;
 }
 
 void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not)

@@ -107,12 +107,21 @@ static inline uint64_t wf_sym_negate(uint64_t s)
 {
     return s ^ (s ? WF_SYM_NEG : 0) ^ (s >> 32 ? (uint64_t)WF_SYM_NEG << 32 : 0);
 }
+/* Whether symbols a and b have a root in common (where a sum of them may
+ * cancel one). */
+static inline bool wf_sym_shares(uint64_t a, uint64_t b)
+{
+    uint32_t m = ~WF_SYM_NEG, a0 = (uint32_t)a & m, a1 = (uint32_t)(a >> 32) & m, b0 = (uint32_t)b & m,
+             b1 = (uint32_t)(b >> 32) & m;
+    return (a0 && (a0 == b0 || a0 == b1)) || (a1 && (a1 == b0 || a1 == b1));
+}
 /* The symbol of r = a + b (sub: a - b), r from wf_add/wf_sub: the sum of
  * the operands' terms (a known U adds to off), each root's +U_s and -U_s
  * cancelling; U exact when every term cancels (U_r = off_a ± off_b);
  * none when a term would have a coefficient other than ±1 or three roots
- * remain. */
-void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
+ * remain.  True when some root cancelled and one is left (the caller may
+ * know that root's bits: warp_rules.c, sym_refine). */
+bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
 /* The symbol of r = -a (not: ~a = -a - 1), r from wf_neg/wf_not: a's terms
  * negated. */
 void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not);

@@ -197,18 +197,18 @@ static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
         wf_sym_known(w, cx->wr[s], cx->wk[s], n);
 }
 
-/* a op b, with a - b made as the sub rule makes it when both operands name
- * roots (that is where U - U may cancel); else wf_cmp makes it if needed. */
+/* a op b, with a - b made as the sub rule makes it when the operands share
+ * a root (that is where U - U cancels); else wf_cmp makes it if a method
+ * needs it. */
 static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const wform *b, wform *out, bool *nowrap)
 {
-    if (!a->sym || !b->sym || a->k == 64 || b->k == 64) {
+    if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
         wf_cmp(out, (enum wf_cmp_op)op->cmp, a, b, op->sw, op->sgn, nowrap);
         return;
     }
     wform d;
     wf_sub(&d, a, b, op->sw);
-    wf_sym_addsub(&d, a, b, op->sw, true);
-    sym_refine(cx, &d, op->sw);
+    if (wf_sym_addsub(&d, a, b, op->sw, true)) sym_refine(cx, &d, op->sw);
     wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, &d, op->sw, op->sgn, nowrap);
 }
 
@@ -262,14 +262,12 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
     case AFF_R_ADD: case AFF_R_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);
-        wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB);
-        sym_refine(cx, out, w);
+        if (wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB)) sym_refine(cx, out, w);
         return true;
     case AFF_R_NEG: case AFF_R_NOT:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
         (op->rule == AFF_R_NEG ? wf_neg : wf_not)(out, &a, w);
         wf_sym_neg(out, &a, w, op->rule == AFF_R_NOT);
-        sym_refine(cx, out, w);
         return true;
     case AFF_R_MUL: return rule_mul(cx, stmt, in, op, false, out);
     case AFF_R_MAD: return rule_mul(cx, stmt, in, op, true, out);
