@@ -48,7 +48,7 @@ typedef struct wform {
     uint64_t r;   /* U mod 2^k */
     /* Symbol identity: U = ±U_s1 ± U_s2 + off (mod 2^n) in every warp,
      * U_s the U of SSA value s - 1 (a root), over at most two roots
-     * (docs/divergence.md, "Symbol identity").  sym packs the terms, 32
+     * (docs/divergence.md, "Symbols").  sym packs the terms, 32
      * bits each, the lower root in the low half: s, with WF_SYM_NEG set
      * for -U_s; 0: none known.  Kept only by the rules that move U by a
      * sum of roots and a known amount (mov, add, sub, neg, not,
