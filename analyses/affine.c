@@ -445,7 +445,7 @@ static bool merge_iv(aff_ctx *cx, uint32_t v, const wform *w)
     bool iv = m.kind == WF_BOT && m.wid;
     if (m.kind == WF_BOT && !iv) m.k = 0, m.r = 0;
     /* the symbol, as merge_warp keeps it */
-    uint32_t sym = (m.kind == WF_BOT && !iv) || m.k == 64 || m.sym == v + 1 ? 0 : m.sym;
+    uint64_t sym = (m.kind == WF_BOT && !iv) || m.k == 64 || m.sym == v + 1 ? 0 : m.sym;
     int64_t off = sym ? m.off : 0;
     if (ok != WF_TOP && (sym != cx->wsym[v] || off != cx->woff[v])) sym = 0, off = 0;
     uint64_t any = 0;
@@ -501,7 +501,7 @@ static inline __attribute__((always_inline)) bool merge_warp(aff_ctx *cx, uint32
         else wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
     }
     /* the symbol: kept while every evaluation brings the same (warp_form.h) */
-    uint32_t sym = kind == WF_BOT || k == 64 || w->sym == v + 1 ? 0 : w->sym;
+    uint64_t sym = kind == WF_BOT || k == 64 || w->sym == v + 1 ? 0 : w->sym;
     int64_t off = sym ? w->off : 0;
     if (ok != WF_TOP) {
         if (sym != cx->wsym[v] || off != cx->woff[v]) sym = 0, off = 0;
@@ -591,7 +591,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     r->wnn = ARENA_NEWN(a, uint8_t, n1);
     r->wr = ARENA_NEWN(a, uint64_t, n1);
     r->wtab = ARENA_NEWN(a, uint32_t, n1);
-    r->wsym = ARENA_NEWN(a, uint32_t, n1);
+    r->wsym = ARENA_NEWN(a, uint64_t, n1);
     r->woff = ARENA_NEWN(a, int64_t, n1);
     r->wwid = ARENA_NEWN(a, uint32_t, n1);
     memset(r->wtab, 0xff, sizeof *r->wtab * n1);

@@ -51,7 +51,7 @@ typedef struct aff_ctx {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;        /* WF_LANE: index into wg */
-    uint32_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
+    uint64_t *wsym;        /* symbol identity (warp_form.h sym, off; 0: own root) */
     int64_t *woff;
     uint32_t *wwid;        /* ⊥ with an interval: its width (divergence.h) */
     int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern), in the result's arena */

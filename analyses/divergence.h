@@ -99,7 +99,7 @@ typedef struct div_result {
     uint8_t *wkind, *wk, *wnn;
     uint64_t *wr;
     uint32_t *wtab;
-    uint32_t *wsym;  /* U's root + 1 (0: the value's own), warp_form.h sym */
+    uint64_t *wsym;  /* U's roots (0: the value's own), warp_form.h sym */
     int64_t *woff;   /* and U - U_root */
     uint32_t *wwid;  /* ⊥ with an interval: its width (warp_form.h wid); the low
                       * end in wk, wr, wsym, woff and wtab (UINT32_MAX: g = 0) */

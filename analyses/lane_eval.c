@@ -46,7 +46,7 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
         if (i != DIV_C_LANE && p.c[i]) pure = false;
     /* lane 0's value, U: the dataflow's root + off where it has one
      * (warp_form.h sym), else v's own */
-    uint32_t sym = pure ? 0 : v + 1;
+    lsym sym = pure ? 0 : v + 1;
     int64_t off = pure ? p.c[0] : 0;
     wform wf;
     if (!pure && div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.k < 64)
@@ -75,7 +75,7 @@ static bool eval_warp_form(ectx *e, uint32_t v, lv *out, bool iv)
     if (iv ? wf.kind != WF_BOT || !wf.wid : wf.kind != WF_LANE && !(wf.kind == WF_UNI && wf.k == 64)) return false;
     /* U known: no symbol; else U = U[root] + off, the dataflow's root (warp_form.h sym) */
     bool pure = wf.k == 64;
-    uint32_t sym = pure ? 0 : wf.sym;
+    lsym sym = pure ? 0 : wf.sym;
     int64_t off = pure ? (int64_t)wf.r : wf.off;
     residue u = res_make((int64_t)(wf.r - (uint64_t)wf.off), wf.k); /* U[root] */
     out->n = e->nl;
@@ -315,7 +315,8 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
         bool split = e->need_sym && d <= 3 && nv + (1u << d) <= WL_MAXWARPS && (!got || x.wid);
         if (split) {
-            uint32_t sym = e->need_sym, nv0 = nv;
+            lsym sym = e->need_sym;
+            uint32_t nv0 = nv;
             residue r0 = e->need_res;
             unsigned k = e->need_k;
             lv y;

@@ -20,20 +20,24 @@
  * arithmetic, the carry-free split, the known bits of U), applied to one
  * group of lanes at a time, the lanes where each operand keeps one symbol:
  * the group's exact part is a warp form U' + g(l), U' = U[s] + lo[l0].
- * A leaf's symbol is the dataflow's root of its U (warp_form.h sym: U =
- * U[root] + off), so values the dataflow relates share one here.  Where
+ * Symbols are the dataflow's (warp_form.h sym: U = ±U_s1 ± U_s2 + off
+ * over its roots): a leaf's is its form's, and add, sub and a scale by -1
+ * combine them by the dataflow's own rule (wf_sym_sum), so U - U cancels
+ * here exactly where it cancels there, and values the dataflow relates
+ * share a symbol here.  Where
  * the evaluation of a value fails, its dataflow interval is a leaf (x & 7
  * of a loaded x, x % 10): only warp_form.c's interval rules (wf_iv_addsub,
  * wf_iv_scale, wf_meet) combine it with what is evaluated here, the lanes
  * of a warp the form does not know (a shape whose warps differ).
  * What is decided here is only what the form has no notion of:
  *
- *  - which symbol a result has where lanes hold different unknowns (lane
- *    groups): add and sub symbol by symbol (a new symbol
- *    when two different unknowns combine; U - U cancels), a product of a
- *    uniform unknown and exact lanes one new unknown per distinct lane
- *    value (the lanes fall into groups, as for a symbolic stride), the
- *    bit rules keep the symbol when they change only its known bits;
+ *  - lane groups, where lanes of one value hold different unknowns: add
+ *    and sub group by group (the terms by wf_sym_sum; an unknown derived
+ *    here, lv_derive, where they do not fit: a root twice, three roots),
+ *    a product of a uniform unknown and exact lanes one new unknown per
+ *    distinct lane value (the lanes fall into groups, as for a symbolic
+ *    stride), the bit rules keep the symbol when they change only its
+ *    known bits;
  *  - a selp or mu of two intervals needs the widths equal (the form's meet
  *    would take the larger);
  *  - signs (lane_nonneg): the dataflow's, kept for divergent values too
@@ -63,7 +67,7 @@ enum le_status {
 typedef struct le_warp {
     uint32_t nlanes;
     int64_t lo[WL_LANES], hi[WL_LANES];
-    uint32_t sym[WL_LANES];
+    uint64_t sym[WL_LANES]; /* lane_value.h lsym */
     residue base; /* what is known of U[sym[0]] (exact 0 when sym[0] is 0) */
 } le_warp;
 

@@ -4,7 +4,7 @@
  * form is then an interval, and only the form's interval rules apply. */
 #include "lane_value.h"
 
-uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
+lsym lv_derive(ectx *e, lsym a, lsym b, uint32_t tag, int64_t k)
 {
     for (uint32_t i = 0; i < e->nkeys; i++)
         if (e->keys[i].a == a && e->keys[i].b == b && e->keys[i].tag == tag && e->keys[i].k == k)
@@ -23,8 +23,9 @@ uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k)
  * a warp form U' + g(l) with U' = U[s] + v[l0] (l0 the group's first lane)
  * known modulo 2^k when U[s] is, or known when the group has no symbol;
  * add, sub, mul and the meet are then warp_form.c's rules at 64 bits.
- * Which symbol a result has (U - U cancels, U + W is a new one) is this
- * file's: the warp form has one U per value. */
+ * Which symbol a result has is the dataflow's rule (wf_sym_sum: U - U
+ * cancels, U + W is a sum of two roots); this file adds the groups, and
+ * a derived unknown where the terms do not fit. */
 
 /* Lanes whose ends are this large might overflow int64 in a sum or a
  * difference: given up (the caller sees e->overflow). */
@@ -70,7 +71,7 @@ static void group_form(const lv *v, const uint8_t *grp, uint8_t gi, uint32_t l0,
  * *keep, the rule having changed only bits it knows), or exact; an
  * interval's low end so, its width r's (the same in every group: the
  * operands' widths are). */
-static void group_put(const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, uint32_t sym,
+static void group_put(const wform *z, const uint8_t *grp, uint8_t gi, int64_t off0, lsym sym,
                       const residue *keep, lv *r)
 {
     wform lo;
@@ -86,8 +87,8 @@ static void group_put(const wform *z, const uint8_t *grp, uint8_t gi, int64_t of
     }
 }
 
-/* a ± b: wf_add / wf_sub on each group; the same symbol on both sides of
- * a difference cancels. */
+/* a ± b: wf_add / wf_sub on each group, the symbols summed by
+ * wf_sym_sum (every root cancelled: the U parts are 0, the lanes exact). */
 void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
 {
     uint8_t grp[WL_LANES];
@@ -103,18 +104,16 @@ void lv_addsub(ectx *e, const lv *a, const lv *b, bool sub, lv *r)
     }
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
-        uint32_t sa = a->sym[l0], sb = b->sym[l0], sym;
-        bool cancel = sub && sa == sb;
+        lsym sa = a->sym[l0], sb = b->sym[l0], sym;
+        /* the terms (wf_sym_sum): every root cancelled, the U parts are 0 */
+        bool terms = wf_sym_sum(sa, sb, sub, &sym), cancel = terms && !sym;
         wform x, y, z;
         group_form(a, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(a, l0), &x);
         group_form(b, grp, (uint8_t)gi, l0, cancel ? 64 : lv_k(b, l0), &y);
         if (iv) wf_iv_addsub(&z, &x, &y, 64, sub);
         else (sub ? wf_sub : wf_add)(&z, &x, &y, 64);
         if (z.kind == WF_BOT && !z.wid) e->overflow = true; /* too wide an interval */
-        if (cancel || !sb) sym = cancel ? 0 : sa;
-        else if (!sa && !sub) sym = sb;
-        else if (!sa) sym = lv_derive(e, sb, 0, T_NEG, 0);
-        else sym = lv_derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
+        if (!terms) sym = lv_derive(e, sa, sb, sub ? T_SUB : T_ADD, 0);
         int64_t off0 = sub ? a->v[l0] - b->v[l0] - (int64_t)b->wid : a->v[l0] + b->v[l0];
         group_put(&z, grp, (uint8_t)gi, off0, sym, NULL, r);
     }
@@ -141,13 +140,13 @@ void lv_scale(ectx *e, const lv *a, int64_t c, lv *r)
     wf_const(&k, c);
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
-        uint32_t s = a->sym[l0];
+        lsym s = a->sym[l0];
         wform x, z;
         group_form(a, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
         if (a->wid) wf_iv_scale(&z, &x, c, 64); /* c < 0: the high end is the low */
         else wf_mul(&z, &x, &k, 64);
         if (z.kind == WF_BOT && !z.wid) e->overflow = true;
-        uint32_t sym = !s || !c ? 0 : c == 1 ? s : lv_derive(e, s, 0, T_MUL, c);
+        lsym sym = !s || !c ? 0 : c == 1 ? s : c == -1 ? wf_sym_negate(s) : lv_derive(e, s, 0, T_MUL, c);
         group_put(&z, grp, (uint8_t)gi, (a->v[l0] + (c < 0 ? (int64_t)a->wid : 0)) * c, sym, NULL, r);
     }
     r->nonneg = (a->nonneg && c >= 0) || c == 0;
@@ -167,7 +166,7 @@ bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
         a = b, b = t;
     }
     if (!lv_uniform(a) || b->wid) return false;
-    uint32_t su = a->sym[0];
+    lsym su = a->sym[0];
     int64_t ku = a->v[0];
     r->n = b->n;
     r->wid = 0;
@@ -185,7 +184,7 @@ bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
         int64_t v = b->v[l0];
-        uint32_t sym = 0;
+        lsym sym = 0;
         if (b->sym[l0] || v) /* (U + ku)(W + v) - ku·v */
             sym = lv_derive(e, lv_derive(e, su, b->sym[l0], T_MUL, ku), 0, T_MUL, v);
         wform x, y, z;
@@ -198,7 +197,7 @@ bool lv_mul(ectx *e, const lv *a, const lv *b, lv *r)
     return true;
 }
 
-static void want_bits(ectx *e, uint32_t sym, residue r, unsigned k)
+static void want_bits(ectx *e, lsym sym, residue r, unsigned k)
 {
     if (sym && sym < SYM_DERIVED && r.k < k && !e->need_sym) {
         e->need_sym = sym;
@@ -265,7 +264,7 @@ static bool lv_bitop(ectx *e, const lv *a, const wform *bc, const lv *bl, lv_rul
     r->wid = 0;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
-        uint32_t s = a->sym[l0];
+        lsym s = a->sym[l0];
         wform x, p, y;
         unsigned kq = lv_k(a, l0);
         if (!group_exact(a, grp, (uint8_t)gi, false) || (bl && !group_exact(bl, grp, (uint8_t)gi, true))) return false;
@@ -362,7 +361,7 @@ bool lv_merge(ectx *e, const lv *a, const lv *b, uint32_t tag, lv *r)
     r->wid = 0;
     for (uint32_t gi = 0, l0 = 0; gi < ng; gi++) {
         while (grp[l0] != gi) l0++;
-        uint32_t sa = a->sym[l0], sb = b->sym[l0];
+        lsym sa = a->sym[l0], sb = b->sym[l0];
         wform x, y, z;
         group_form(a, grp, (uint8_t)gi, l0, lv_k(a, l0), &x);
         group_form(b, grp, (uint8_t)gi, l0, lv_k(b, l0), &y);

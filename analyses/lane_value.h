@@ -7,7 +7,13 @@
 #include "warp_lanes.h"
 
 #define NSYM 1024
-#define SYM_DERIVED 0x40000000u /* symbols below are an SSA value + 1: that value's lane-0 (or uniform) part */
+/* A symbol is the dataflow's (warp_form.h sym): ±U of at most two roots,
+ * a root an SSA value + 1 (that value's U) or, from SYM_DERIVED on, an
+ * unknown derived here (lv_derive: a product, a shift, a mu, a sum that
+ * has no terms).  One rule, wf_sym_sum, adds them: U - U cancels here
+ * exactly where it cancels in the dataflow. */
+#define SYM_DERIVED 0x40000000u
+typedef uint64_t lsym;
 
 /* One warp's value: lane l is U[sym[l]] + v[l] + [0, wid]; res[l] is what
  * is known of U[sym[l]] (the same for all lanes of a symbol).  The
@@ -18,7 +24,7 @@ typedef struct lv {
     uint32_t n;
     uint32_t wid;
     int64_t v[WL_LANES];
-    uint32_t sym[WL_LANES];
+    lsym sym[WL_LANES];
     residue res[WL_LANES];
     bool nonneg;
 } lv;
@@ -26,7 +32,8 @@ typedef struct lv {
 /* Derived symbols, per top-level evaluation: the same operation on the
  * same symbols gives the same symbol, in every lane. */
 typedef struct symkey {
-    uint32_t a, b, tag;
+    lsym a, b;
+    uint32_t tag;
     int64_t k;
 } symkey;
 
@@ -38,10 +45,10 @@ typedef struct ectx {
     /* a leaf symbol whose residue was too coarse (bit 5 of X0 decides
      * c % 64 for c = tid.x): the warp is re-evaluated once per value of the
      * missing bits (ov_*), each a case of its own */
-    uint32_t need_sym;
+    lsym need_sym;
     unsigned need_k;
     residue need_res;
-    uint32_t ov_sym;
+    lsym ov_sym;
     residue ov_res;
     /* the large parts last, not cleared (see lane_eval): keys are read
      * below nkeys, scratch after wl_eval wrote it */
@@ -49,11 +56,11 @@ typedef struct ectx {
     wl_result scratch; /* wl_eval's output, copied out at once */
 } ectx;
 
-enum { T_ADD = 1, T_SUB, T_NEG, T_MUL, T_SHR, T_SELP, T_MU };
+enum { T_ADD = 1, T_SUB, T_MUL, T_SHR, T_SELP, T_MU };
 
 /* The symbol of operation tag (with constant k) on symbols a and b: the
  * same operation on the same symbols gives the same symbol. */
-uint32_t lv_derive(ectx *e, uint32_t a, uint32_t b, uint32_t tag, int64_t k);
+lsym lv_derive(ectx *e, lsym a, lsym b, uint32_t tag, int64_t k);
 
 static inline uint64_t lv_zext(int64_t x, unsigned w) { return w >= 64 ? (uint64_t)x : (uint64_t)x & (((uint64_t)1 << w) - 1); }
 

@@ -206,21 +206,83 @@ void wf_sub(wform *r, const wform *a, const wform *b, unsigned n)
     wf_add(r, a, &nb, n);
 }
 
-void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
+/* A form's U as terms and an offset (warp_form.h sym): a known U is off
+ * alone; false for an unknown U with no root (an address's, a symbol's). */
+static bool sym_terms(const wform *a, uint64_t *t, uint64_t *off)
+{
+    if (a->k == 64) { *t = 0, *off = a->r; return true; }
+    if (!a->sym) return false;
+    *t = a->sym, *off = (uint64_t)a->off;
+    return true;
+}
+
+bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out)
+{
+    uint32_t t[4] = {(uint32_t)sa, (uint32_t)(sa >> 32), 0, 0}, b[2] = {(uint32_t)sb, (uint32_t)(sb >> 32)};
+    unsigned nt = 2;
+    for (unsigned i = 0; i < 2; i++) {
+        if (!b[i]) continue;
+        uint32_t x = neg ? b[i] ^ WF_SYM_NEG : b[i], j = 0;
+        while (j < nt && (t[j] & ~WF_SYM_NEG) != (x & ~WF_SYM_NEG)) j++;
+        if (j == nt) t[nt++] = x;
+        else if (t[j] != x) t[j] = 0; /* U_s - U_s */
+        else return false;             /* 2·U_s */
+    }
+    uint32_t u[2] = {0, 0};
+    unsigned nu = 0;
+    for (unsigned i = 0; i < nt; i++)
+        if (t[i]) {
+            if (nu == 2) return false;
+            u[nu++] = t[i];
+        }
+    if (nu == 2 && (u[0] & ~WF_SYM_NEG) > (u[1] & ~WF_SYM_NEG)) { uint32_t x = u[0]; u[0] = u[1], u[1] = x; }
+    *out = u[0] | (uint64_t)u[1] << 32;
+    return true;
+}
+
+bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
 {
     r->sym = 0, r->off = 0;
-    if (r->kind != WF_UNI && r->kind != WF_LANE) return;
-    if (sub && a->sym && a->sym == b->sym) { /* g(0) = 0 in both: U_r = U_a - U_b */
+    if (r->kind != WF_UNI && r->kind != WF_LANE) return false;
+    uint64_t ta, tb, oa, ob, s;
+    bool both = false;
+    if (!sym_terms(a, &ta, &oa) || !sym_terms(b, &tb, &ob)) return false;
+    if (!tb) s = ta; /* the common case: a known amount added */
+    else if (!ta) s = sub ? wf_sym_negate(tb) : tb;
+    else if (!wf_sym_sum(ta, tb, sub, &s)) return false;
+    else both = wf_sym_shares(ta, tb);
+    uint64_t off = sub ? oa - ob : oa + ob;
+    if (!s) { /* every root cancels (g(0) = 0 in both): U_r = off */
+        if (r->k == 64) return false;
         r->k = 64;
-        r->r = (uint64_t)a->off - (uint64_t)b->off;
+        r->r = off;
         r->nn = 0;
+        fix(r, n);
+        return false;
+    }
+    if (r->k == 64) return false;
+    r->sym = s, r->off = wf_sext(off, n);
+    return both;
+}
+
+void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not)
+{
+    r->sym = 0, r->off = 0;
+    if ((r->kind != WF_UNI && r->kind != WF_LANE) || r->k == 64 || a->k == 64 || !a->sym) return;
+    r->sym = wf_sym_negate(a->sym);
+    r->off = wf_sext(0 - (uint64_t)a->off - (not ? 1 : 0), n);
+}
+
+void wf_sym_known(wform *r, uint64_t rs, unsigned ks, unsigned n)
+{
+    if ((r->kind != WF_UNI && r->kind != WF_LANE) || r->k >= ks || !r->sym || r->sym >> 32) return;
+    uint64_t u = ((uint32_t)r->sym & WF_SYM_NEG ? 0 - rs : rs) + (uint64_t)r->off;
+    if (ks >= (n ? n : 64)) { /* every bit of U: exact */
+        r->k = 64, r->r = u, r->nn = 0;
         fix(r, n);
         return;
     }
-    if (r->k == 64) return;
-    if (a->sym && b->k == 64) r->sym = a->sym, r->off = (int64_t)((uint64_t)a->off + (sub ? 0 - b->r : b->r));
-    else if (!sub && b->sym && a->k == 64) r->sym = b->sym, r->off = (int64_t)((uint64_t)b->off + a->r);
-    r->off = wf_sext((uint64_t)r->off, n);
+    r->k = (uint8_t)ks, r->r = u & mask(ks);
 }
 
 /* not.bN: ~v = -v - 1 in two's complement. */
@@ -743,7 +805,24 @@ static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
     return first <= hi;
 }
 
+/* d = a - b with its symbol: U - U cancels (wf_sym_addsub). */
+static void diff(wform *d, const wform *a, const wform *b, unsigned n)
+{
+    wf_sub(d, a, b, n);
+    wf_sym_addsub(d, a, b, n, true);
+}
+
 void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap)
+{
+    wf_cmp_diff(r, op, a, b, NULL, n, sgn, nowrap);
+}
+
+/* The methods in order: uniform operands; exact lanes; for eq/ne the
+ * difference (exact modulo 2^n); for an ordered comparison the split, then
+ * the difference over the integers (no wraparound).  dd: the difference
+ * when the caller has it (NULL: made here where a method reads it). */
+void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, const wform *dd, unsigned n, bool sgn,
+                 bool *nowrap)
 {
     if (strict2(r, a, b)) return;
     if (a->kind == WF_UNI && b->kind == WF_UNI && (a->k != 64 || b->k != 64)) {
@@ -760,7 +839,8 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     }
     wform d; /* a - b: made where a method reads it */
     if (op == WF_EQ || op == WF_NE) {
-        wf_sub(&d, a, b, n);
+        if (dd) d = *dd;
+        else diff(&d, a, b, n);
         /* a == b ⟺ a - b ≡ 0 (mod 2^n): exact */
         if (d.kind == WF_UNI) { wf_uni(r, 0, 0); r->nn = 1; return; }
         if (exact(&d)) {
@@ -806,8 +886,16 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     /* ordered, no wraparound: a - b over the integers is U + g(l); the
      * lanes disagree only if some U of the known residue puts a threshold
      * strictly inside [U + gmin, U + gmax] */
-    wf_sub(&d, a, b, n);
+    if (dd) d = *dd;
+    else diff(&d, a, b, n);
     if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
+    if (exact(&d)) { /* the lanes of a - b known (U cancelled): d(l) op 0 in each lane */
+        wform z;
+        wf_const(&z, 0);
+        *nowrap = true;
+        wf_cmp(r, op, &d, &z, n, true, nowrap);
+        return;
+    }
     int64_t gmin = 0, gmax = 0;
     for (unsigned l = 0; l < WF_LANES; l++) {
         if (d.g[l] < gmin) gmin = d.g[l];

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #define WF_LANES 32
+#define WF_SYM_NEG 0x80000000u /* a term of sym: -U_s */
 
 enum wf_kind { WF_TOP, WF_UNI, WF_LANE, WF_BOT };
 
@@ -45,12 +46,16 @@ typedef struct wform {
                    * the dataflow keeps it for ⊥ too, adding what the
                    * operands' signs prove (warp_rules.c, wf_sign) */
     uint64_t r;   /* U mod 2^k */
-    /* Symbol identity: U = U_s + off (mod 2^n) in every warp, U_s the U
-     * of SSA value sym - 1 (its root); 0: none known.  Kept only by the
-     * rules that move U by a known amount (mov, add or sub of a known U,
+    /* Symbol identity: U = ±U_s1 ± U_s2 + off (mod 2^n) in every warp,
+     * U_s the U of SSA value s - 1 (a root), over at most two roots
+     * (docs/divergence.md, "Symbols").  sym packs the terms, 32
+     * bits each, the lower root in the low half: s, with WF_SYM_NEG set
+     * for -U_s; 0: none known.  Kept only by the rules that move U by a
+     * sum of roots and a known amount (mov, add, sub, neg, not,
      * truncation, and the meet of equal ones), so that (p + g) - p is g
-     * exactly; the dataflow reads a value with none as its own root. */
-    uint32_t sym;
+     * and (tid + p) - (p + 64) is tid - 64 exactly; the dataflow reads a
+     * value with none as its own root. */
+    uint64_t sym;
     int64_t off;
     /* An interval below the form (⊥ only; 0 elsewhere): lane l holds
      * U + g(l) + t for some t in [0, wid] (mod 2^n), U and g as above
@@ -92,10 +97,37 @@ static inline uint64_t wf_at(const wform *a, unsigned l) { return a->r + (a->kin
 
 /* r = a ∧ b. */
 void wf_meet(wform *r, const wform *a, const wform *b);
-/* The symbol of r = a + b (sub: a - b), r from wf_add/wf_sub: U_a's
- * symbol moved by U_b when U_b is known; U exact when a and b share a
- * symbol (U_a - U_b = off_a - off_b); else none. */
-void wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
+/* The terms of sa + sb (neg: sa - sb), packed as sym; 0 when all cancel;
+ * false when a root would count twice or three roots remain.  The one
+ * rule of symbols for the dataflow and lane-exact evaluation (lane_rules.c
+ * adds its own derived unknowns as roots). */
+bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out);
+/* -U for U of symbol s: each term's sign flipped. */
+static inline uint64_t wf_sym_negate(uint64_t s)
+{
+    return s ^ (s ? WF_SYM_NEG : 0) ^ (s >> 32 ? (uint64_t)WF_SYM_NEG << 32 : 0);
+}
+/* Whether symbols a and b have a root in common (where a sum of them may
+ * cancel one). */
+static inline bool wf_sym_shares(uint64_t a, uint64_t b)
+{
+    uint32_t m = ~WF_SYM_NEG, a0 = (uint32_t)a & m, a1 = (uint32_t)(a >> 32) & m, b0 = (uint32_t)b & m,
+             b1 = (uint32_t)(b >> 32) & m;
+    return (a0 && (a0 == b0 || a0 == b1)) || (a1 && (a1 == b0 || a1 == b1));
+}
+/* The symbol of r = a + b (sub: a - b), r from wf_add/wf_sub: the sum of
+ * the operands' terms (a known U adds to off), each root's +U_s and -U_s
+ * cancelling; U exact when every term cancels (U_r = off_a ± off_b);
+ * none when a term would have a coefficient other than ±1 or three roots
+ * remain.  True when some root cancelled and one is left (the caller may
+ * know that root's bits: warp_rules.c, sym_refine). */
+bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
+/* The symbol of r = -a (not: ~a = -a - 1), r from wf_neg/wf_not: a's terms
+ * negated. */
+void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not);
+/* r's U when its symbol is one root, ±U_s + off, and U_s ≡ rs (mod 2^ks):
+ * ±rs + off modulo 2^ks, kept where that knows more bits than r. */
+void wf_sym_known(wform *r, uint64_t rs, unsigned ks, unsigned n);
 /* What two partly known numbers, x ≡ ra (mod 2^ka) and y ≡ rb (mod 2^kb),
  * are both known to be: the low bits they agree on (k = 64: known). */
 void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k);
@@ -134,6 +166,10 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
  * methods come first; an ordered comparison that only the no-wraparound
  * assumption makes uniform sets *nowrap. */
 void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap);
+/* wf_cmp with the difference a - b given (wf_sub, wf_sym_addsub, and what
+ * the caller knows of its U beyond that: warp_rules.c, sym_refine). */
+void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, const wform *d, unsigned n, bool sgn,
+                 bool *nowrap);
 
 /* min (max: max) of n-bit operands, signed or not: lane by lane when
  * both are exact, else the meet when a < b is uniform (*nowrap as for

@@ -182,6 +182,36 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
     else wf_uni(out, 0, 0);
 }
 
+/* What a root says of U (warp_form.h sym): where the symbol is one special
+ * register, ±U_s + off, U has U_s's known bits moved by off ((tid + p) -
+ * p: tid's U ≡ 0 mod 32).  Only a special register's, whose form is the
+ * shape's and never changes: a root the dataflow computes may lose bits
+ * later while the values that name it keep their forms, and so are not
+ * evaluated again. */
+static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
+{
+    if ((w->kind != WF_UNI && w->kind != WF_LANE) || w->k == 64 || !w->sym || w->sym >> 32) return;
+    uint32_t s = ((uint32_t)w->sym & ~WF_SYM_NEG) - 1;
+    uint8_t kind = cx->wkind[s];
+    if ((kind == WF_UNI || kind == WF_LANE) && cx->wk[s] > w->k && cx->pf->ssa->values[s].kind == SSA_V_SREG)
+        wf_sym_known(w, cx->wr[s], cx->wk[s], n);
+}
+
+/* a op b, with a - b made as the sub rule makes it when the operands share
+ * a root (that is where U - U cancels); else wf_cmp makes it if a method
+ * needs it. */
+static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const wform *b, wform *out, bool *nowrap)
+{
+    if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
+        wf_cmp(out, (enum wf_cmp_op)op->cmp, a, b, op->sw, op->sgn, nowrap);
+        return;
+    }
+    wform d;
+    wf_sub(&d, a, b, op->sw);
+    if (wf_sym_addsub(&d, a, b, op->sw, true)) sym_refine(cx, &d, op->sw);
+    wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, &d, op->sw, op->sgn, nowrap);
+}
+
 /* setp's result: the comparison, negated for the second destination of
  * p|q, combined with the predicate operand c (ISA "setp"). */
 static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
@@ -190,7 +220,7 @@ static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, cons
     wform a, b, c, one;
     bool nowrap = false;
     if (op->cmp == 0xff || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-    wf_cmp(out, (enum wf_cmp_op)op->cmp, &a, &b, op->sw, op->sgn, &nowrap);
+    cmp_rule(cx, op, &a, &b, out, &nowrap);
     wf_const(&one, 1);
     bool second = in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
                   in->opd[0].p.elems[1].n == val->reg;
@@ -232,11 +262,12 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
     case AFF_R_ADD: case AFF_R_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);
-        wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB);
+        if (wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB)) sym_refine(cx, out, w);
         return true;
     case AFF_R_NEG: case AFF_R_NOT:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
         (op->rule == AFF_R_NEG ? wf_neg : wf_not)(out, &a, w);
+        wf_sym_neg(out, &a, w, op->rule == AFF_R_NOT);
         return true;
     case AFF_R_MUL: return rule_mul(cx, stmt, in, op, false, out);
     case AFF_R_MAD: return rule_mul(cx, stmt, in, op, true, out);
@@ -294,7 +325,7 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
         return rule_setp(cx, stmt, in, op, val, out);
     case AFF_R_SET: /* set: all ones or zero (or 1.0f), uniform when the comparison is */
         if (op->cmp == 0xff || op->comb || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        wf_cmp(out, (enum wf_cmp_op)op->cmp, &a, &b, op->sw, op->sgn, &nowrap);
+        cmp_rule(cx, op, &a, &b, out, &nowrap);
         if (out->kind == WF_UNI) wf_uni(out, 0, 0);
         else if (out->kind == WF_LANE) wf_bot(out);
         return true;
@@ -304,14 +335,14 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
 }
 
 /* The rule of the instruction, then the symbol of its result: a rule
- * keeps U's symbol only where it says so (mov, add, sub, truncation, a
- * selp of equal forms); every other one gives a U of its own. */
+ * keeps U's symbol only where it says so (mov, add, sub, neg, not,
+ * truncation, a selp of equal forms); every other one gives a U of its own. */
 bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
 {
     if (!rule(cx, stmt, in, op, val, out)) return false;
     switch (op->rule) {
-    case AFF_R_MOV: case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_SUB: case AFF_R_CVT_S: case AFF_R_CVT_U:
-    case AFF_R_SELP:
+    case AFF_R_MOV: case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_SUB: case AFF_R_NEG: case AFF_R_NOT:
+    case AFF_R_CVT_S: case AFF_R_CVT_U: case AFF_R_SELP:
         break;
     default:
         out->sym = 0, out->off = 0;
