@@ -264,7 +264,8 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
-    uint8_t ac = 0, wc = 0, any_top = 0, any_bot = 0;
+    uint8_t ac = 0, wc = 0;
+    unsigned kinds = 0; /* 1 << kind of each warp form read */
     for (unsigned i = 0; i < AFF_NOPD; i++) cx->opv[i] = SSA_NONE;
     /* ptx_inst_foreach_reg gives the guard first (ssa_guard_value) */
     *guard = k0 < end && (s->refs[k0].role & PTX_REF_GUARD) ? s->refs[k0].value : SSA_NONE;
@@ -279,16 +280,13 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
             continue;
         }
         ac |= cx->ac[u->value], wc |= cx->wc[u->value];
-        if (forms) {
-            uint8_t kind = cx->wkind[u->value];
-            any_top |= kind == WF_TOP, any_bot |= kind == WF_BOT;
-        }
+        if (forms) kinds |= 1u << cx->wkind[u->value];
     }
     if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
     /* with a known shape no value rests on an assumption */
     out->ac = cx->r->shape_assumed ? ac : 0;
     out->wc = cx->r->shape_assumed ? wc : 0;
-    return any_top ? BOTH_TOP : any_bot ? BOTH_BOT : -1;
+    return kinds & 1u << WF_TOP ? BOTH_TOP : kinds & 1u << WF_BOT ? BOTH_BOT : -1;
 }
 
 /* Whether a value statement stmt reads (its guard aside) is an interval:
@@ -383,12 +381,14 @@ static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const 
  * distinct tables, not with the values. */
 static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
 {
-    /* FNV-1a over a sample of lanes that tells apart the tables kernels
-     * make (c·lane, lane & m, lane >> s, …); equal hashes are compared in
-     * full */
-    static const uint8_t sample[] = {1, 2, 3, 4, 5, 8, 16, 31};
-    uint64_t h = 1469598103934665603u;
-    for (unsigned i = 0; i < sizeof sample; i++) h = (h ^ (uint64_t)g[sample[i]]) * 1099511628211u;
+    /* a sample of lanes that tells apart the tables kernels make (c·lane,
+     * lane & m, lane >> s, …), folded with independent multiplies (one
+     * chain of eight was half the cost of interning); equal hashes are
+     * compared in full */
+    uint64_t h = ((uint64_t)g[1] * 0x9e3779b97f4a7c15u) ^ ((uint64_t)g[2] * 0xc2b2ae3d27d4eb4fu) ^
+                 ((uint64_t)g[3] * 0x165667b19e3779f9u) ^ ((uint64_t)g[5] * 0xd6e8feb86659fd93u) ^
+                 ((uint64_t)(g[4] ^ g[8] ^ (g[16] << 21) ^ (g[31] << 42)) * 0xff51afd7ed558ccdu);
+    h ^= h >> 29;
     if (2 * (cx->nwg + 1) > cx->hcap) { /* keep the table at most half full */
         uint32_t cap = cx->hcap * 2, *nh = calloc(cap, sizeof *nh);
         if (!nh) abort();

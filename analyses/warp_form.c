@@ -779,6 +779,18 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     /* ordered, exact: both split at a common b; then the outcome is that of
      * the high parts, or of the low parts when the high parts are equal */
     unsigned top = kmin(kmin(a->k, b->k), n);
+    if (top == 0) {
+        /* a U with no known bit (both uniform returned above): no split
+         * but at 0, where a varying side fails, and a - b below has k =
+         * 0, so every threshold is some U's: ⊥ as soon as a - b varies
+         * modulo 2^n (its form a lane table, gmin < gmax), found here
+         * without making a - b */
+        uint64_t m = mask(n);
+        for (unsigned l = 1; l < WF_LANES; l++) {
+            uint64_t ga = a->kind == WF_LANE ? (uint64_t)a->g[l] : 0, gb = b->kind == WF_LANE ? (uint64_t)b->g[l] : 0;
+            if ((ga - gb) & m) { wf_bot(r); return; }
+        }
+    }
     int64_t amin = 0, amax = 0, bmin = 0, bmax = 0;
     bool split = top == 0 ? g_zero(a) && g_zero(b) : top < 63; /* a split at 0: no lane varies */
     if (top && top < 63) {
