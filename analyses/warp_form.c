@@ -10,25 +10,6 @@
 __extension__ typedef __int128 i128;
 
 void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
-void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
-
-void wf_uni(wform *a, uint64_t r, unsigned k)
-{
-    a->kind = WF_UNI;
-    a->k = (uint8_t)(k > 64 ? 64 : k);
-    a->r = r & mask(a->k);
-    a->nn = 0;
-    a->sym = 0, a->off = 0, a->wid = 0;
-}
-
-void wf_const(wform *a, int64_t c)
-{
-    a->kind = WF_UNI;
-    a->k = 64;
-    a->r = (uint64_t)c;
-    a->nn = c >= 0;
-    a->sym = 0, a->off = 0, a->wid = 0;
-}
 
 void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k)
 {
