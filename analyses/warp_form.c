@@ -47,30 +47,34 @@ bool wf_equal(const wform *a, const wform *b)
 
 /* Brings a result to normal form for width n: g wrapped to n bits with
  * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
- * known: exact), g = 0 a uniform value. */
-static void fix(wform *a, unsigned n)
+ * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
+ * from src (an operand's: one pass, where a copy and then fix were two;
+ * NULL: a->g). */
+static __attribute__((noinline)) void fix_from(wform *a, const int64_t *src, unsigned n)
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
     a->sym = 0, a->off = 0;
     if (a->kind == WF_TOP || a->kind == WF_BOT) return;
+    if (!src) src = a->g;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
-    if (a->kind == WF_LANE && !sh && !a->g[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+    if (a->kind == WF_LANE && !sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
         uint64_t any = 0;
-        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)a->g[l];
+        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)src[l];
+        if (src != a->g) memcpy(a->g, src, sizeof a->g);
         if (!any) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
-        uint64_t g0 = (uint64_t)a->g[0], any = 0;
+        uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
-            int64_t d = (int32_t)(uint32_t)((uint64_t)a->g[l] - g0);
+            int64_t d = (int32_t)(uint32_t)((uint64_t)src[l] - g0);
             a->g[l] = d;
             any |= (uint64_t)d;
         }
         a->r += g0;
         if (!any) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE) {
-        uint64_t g0 = (uint64_t)a->g[0], any = 0;
+        uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
-            int64_t d = (int64_t)(((uint64_t)a->g[l] - g0) << sh) >> sh;
+            int64_t d = (int64_t)(((uint64_t)src[l] - g0) << sh) >> sh;
             a->g[l] = d;
             any |= (uint64_t)d;
         }
@@ -87,6 +91,8 @@ static void fix(wform *a, unsigned n)
         a->nn = !(neg >> 63);
     } else a->r &= mask(a->k);
 }
+
+static void fix(wform *a, unsigned n) { fix_from(a, NULL, n); }
 
 /* The meet where one side is an interval (warp_iv.c): the meet of the low
  * ends with the larger width. */
@@ -163,12 +169,13 @@ void wf_add(wform *r, const wform *a, const wform *b, unsigned n)
     if (strict2(r, a, b)) return;
     uint8_t k = (uint8_t)kmin(a->k, b->k), nn = a->nn && b->nn, kind = a->kind == WF_LANE || b->kind == WF_LANE ? WF_LANE : WF_UNI;
     uint64_t u = a->r + b->r;
+    const int64_t *g = NULL; /* the lane table, normalised into r->g by fix_from */
     if (a->kind == WF_LANE && b->kind == WF_LANE) /* element by element: r may be a or b */
         for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] + (uint64_t)b->g[l]);
-    else if (a->kind == WF_LANE) assign(r, a);
-    else if (b->kind == WF_LANE) assign(r, b);
-    r->kind = kind, r->k = k, r->r = u, r->nn = nn;
-    fix(r, n);
+    else if (a->kind == WF_LANE) g = a->g;
+    else if (b->kind == WF_LANE) g = b->g;
+    r->kind = kind, r->k = k, r->r = u, r->nn = nn, r->wid = 0;
+    fix_from(r, g, n);
 }
 
 void wf_neg(wform *r, const wform *a, unsigned n)
@@ -218,7 +225,10 @@ static void scale(wform *r, const wform *a, uint64_t c, unsigned n)
 {
     unsigned k = a->k == 64 ? 64 : a->k + kb_tz(c, 64);
     r->kind = a->kind, r->k = (uint8_t)(k > 64 ? 64 : k), r->r = a->r * c, r->nn = a->nn && (int64_t)c >= 0;
-    if (a->kind == WF_LANE)
+    if (a->kind == WF_LANE && c && !(c & (c - 1))) { /* shl, index scaling: a shift vectorises, a multiply not */
+        unsigned s = (unsigned)__builtin_ctzll(c);
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] << s);
+    } else if (a->kind == WF_LANE)
         for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] * c);
     fix(r, n);
 }
@@ -517,9 +527,9 @@ static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool re
     if (b < 0 || (unsigned)__builtin_ctzll(u) < (unsigned)b) { wf_bot(r); return; }
     if (!rem) { wf_uni(r, 0, 0); r->nn = 1; return; }
     uint64_t u0 = a->r & mask((unsigned)b);
-    assign(r, a);
+    const int64_t *g = assign_head(r, a);
     r->k = (uint8_t)b, r->r = u0, r->nn = dnn;
-    fix(r, n);
+    fix_from(r, g, n);
 }
 
 void wf_divu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false, false); }
@@ -597,9 +607,9 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     if (a->kind == WF_TOP || a->kind == WF_BOT) { assign(r, a); return; }
     if (n <= sn) { /* truncation: the low n bits */
         uint8_t nn = n == sn && a->nn;
-        assign(r, a);
+        const int64_t *g = assign_head(r, a);
         r->nn = nn;
-        fix(r, n);
+        fix_from(r, g, n);
         return;
     }
     if (exact(a)) {
@@ -613,9 +623,9 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
      * lane's value wraps around in sn bits */
     if (a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
-    assign(r, a);
+    const int64_t *g = assign_head(r, a);
     r->nn = nn;
-    fix(r, n);
+    fix_from(r, g, n);
 }
 
 void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned n)
