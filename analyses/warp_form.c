@@ -809,12 +809,27 @@ void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigne
     /* ordered, no wraparound: a - b over the integers is U + g(l); the
      * lanes disagree only if some U of the known residue puts a threshold
      * strictly inside [U + gmin, U + gmax] */
-    wf_sub(&d, a, b, n);
-    if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
     int64_t gmin = 0, gmax = 0;
-    for (unsigned l = 0; l < WF_LANES; l++) {
-        if (d.g[l] < gmin) gmin = d.g[l];
-        if (d.g[l] > gmax) gmax = d.g[l];
+    /* one side uniform, the other's g in range above and within n signed
+     * bits: d's g is that g (negated for b), its range known; only d's U
+     * is made, from the uniform parts (g(0) = 0: the same U and k) */
+    int64_t half = n >= 64 ? INT64_MAX : (int64_t)1 << (n - 1); /* 2^(n-1), short of one at 64 */
+    if (top && top < 63 && a->kind == WF_LANE && b->kind != WF_LANE && !a->g[0] && amin >= -half && amax < half)
+        gmin = amin, gmax = amax;
+    else if (top && top < 63 && b->kind == WF_LANE && a->kind != WF_LANE && !b->g[0] && bmin > -half && bmax <= half)
+        gmin = -bmax, gmax = -bmin;
+    if (gmin < gmax) {
+        wform ua, ub;
+        wf_uni(&ua, a->r, a->k);
+        wf_uni(&ub, b->r, b->k);
+        wf_sub(&d, &ua, &ub, n);
+    } else {
+        wf_sub(&d, a, b, n);
+        if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
+        for (unsigned l = 0; l < WF_LANES; l++) {
+            if (d.g[l] < gmin) gmin = d.g[l];
+            if (d.g[l] > gmax) gmax = d.g[l];
+        }
     }
     i128 t = op == WF_LT || op == WF_GE ? 0 : 1; /* lt: d < 0; le: d < 1; gt = !le; ge = !lt */
     if (residue_in(d.r, d.k < n ? d.k : 64, t - gmax, t - gmin - 1, n)) { wf_bot(r); return; }
