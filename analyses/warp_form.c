@@ -16,7 +16,8 @@ void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k)
     wf_uni(a, r, k);
     if (!c) return;
     a->kind = WF_LANE;
-    for (unsigned l = 0; l < WF_LANES; l++) a->g[l] = (int64_t)((uint64_t)c * l);
+    uint64_t x = 0; /* l·c, by additions: SSE2 has no 64-bit multiply */
+    for (unsigned l = 0; l < WF_LANES; l++, x += (uint64_t)c) a->g[l] = (int64_t)x;
 }
 
 bool wf_is_uniform(const wform *a) { return a->kind == WF_UNI; }
@@ -65,7 +66,9 @@ static __attribute__((noinline)) void fix_from(wform *a, const int64_t *src, uns
     } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
         uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
-            int64_t d = (int32_t)(uint32_t)((uint64_t)src[l] - g0);
+            /* (x mod 2^32) read as signed, in and/xor/sub: SSE2 has no
+             * 64-bit arithmetic shift, and vectorises this shorter */
+            int64_t d = (int64_t)((((uint64_t)src[l] - g0) & 0xffffffffu) ^ 0x80000000u) - 0x80000000;
             a->g[l] = d;
             any |= (uint64_t)d;
         }
