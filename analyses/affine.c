@@ -411,6 +411,8 @@ static inline __attribute__((always_inline)) bool eval_conds(aff_ctx *cx, uint32
  * distinct tables, not with the values. */
 static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
 {
+    /* values in a row often share a table (a chain of adds to one index) */
+    if (cx->wglast < cx->nwg && !memcmp(cx->wg[cx->wglast], g, sizeof cx->wg[0])) return cx->wglast;
     /* a sample of lanes that tells apart the tables kernels make (c·lane,
      * lane & m, lane >> s, …), folded with independent multiplies (one
      * chain of eight was half the cost of interning); equal hashes are
@@ -435,7 +437,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     uint32_t i = (uint32_t)h & (cx->hcap - 1);
     for (; cx->wgh[i]; i = (i + 1) & (cx->hcap - 1)) {
         uint32_t e = cx->wgh[i] - 1;
-        if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return e;
+        if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return cx->wglast = e;
     }
     if (cx->nwg == cx->capwg) { /* in the result's arena, where they end: the old copy is left there */
         cx->capwg = cx->capwg ? cx->capwg * 2 : 4;
@@ -447,7 +449,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
     cx->wgx[cx->nwg] = h;
     cx->wgh[i] = ++cx->nwg;
-    return cx->nwg - 1;
+    return cx->wglast = cx->nwg - 1;
 }
 
 /* merge_warp where the old or the new value is an interval (warp_form.h

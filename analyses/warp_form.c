@@ -385,7 +385,9 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
      * forces (the residue keeps the run from bit 0 to the first unknown) */
     unsigned k = a->k >= n ? 64 : a->k;
     if (k < 64) {
-        while (k < n && (forced >> k & 1)) k++;
+        /* the run of forced bits from k up */
+        uint64_t free = ~(forced >> k);
+        k += free ? (unsigned)__builtin_ctzll(free) : 64 - k;
         if (k >= n) k = 64;
     }
     uint64_t kn = a->k >= 64 ? ~0ull : mask(a->k);
@@ -693,9 +695,10 @@ static void lane_range(const wform *a, int64_t *lo, int64_t *hi)
     int64_t mn = 0, mx = 0;
     if (a->kind == WF_LANE) {
         mn = mx = a->g[0];
-        for (unsigned l = 1; l < WF_LANES; l++) {
-            if (a->g[l] < mn) mn = a->g[l];
-            if (a->g[l] > mx) mx = a->g[l];
+        for (unsigned l = 0; l < WF_LANES; l += 2) { /* a pair ordered first: three compares for two lanes */
+            int64_t x = a->g[l], y = a->g[l + 1], lo = x < y ? x : y, hi = x < y ? y : x;
+            if (lo < mn) mn = lo;
+            if (hi > mx) mx = hi;
         }
     }
     *lo = mn, *hi = mx;
