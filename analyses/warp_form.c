@@ -259,17 +259,19 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
     wf_bot(r); /* a lane-varying factor times an unknown uniform one */
 }
 
+static void lane_range(const wform *a, int64_t *lo, int64_t *hi);
+
 /* The split of a (see warp_form.h): the smallest b ≤ min(k, n) such that
  * h(l) = (U mod 2^b) + g(l) lies in [0, 2^b) for every lane; -1 if none. */
 static int split(const wform *a, unsigned n)
 {
     if (a->kind != WF_UNI && a->kind != WF_LANE) return -1;
     int64_t gmin = 0, gmax = 0;
-    if (a->kind == WF_LANE)
-        for (unsigned l = 0; l < WF_LANES; l++) {
-            if (a->g[l] < gmin) gmin = a->g[l];
-            if (a->g[l] > gmax) gmax = a->g[l];
-        }
+    if (a->kind == WF_LANE) {
+        lane_range(a, &gmin, &gmax);
+        if (gmin > 0) gmin = 0; /* the range counts 0 in */
+        if (gmax < 0) gmax = 0;
+    }
     unsigned top = a->k < n ? a->k : n;
     if (top > 62) top = 62; /* an exact value needs no split; keep the sums in range */
     for (unsigned b = 0; b <= top; b++) {
