@@ -419,7 +419,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
      * compared in full */
     uint64_t h = ((uint64_t)g[1] * 0x9e3779b97f4a7c15u) ^ ((uint64_t)g[2] * 0xc2b2ae3d27d4eb4fu) ^
                  ((uint64_t)g[3] * 0x165667b19e3779f9u) ^ ((uint64_t)g[5] * 0xd6e8feb86659fd93u) ^
-                 ((uint64_t)(g[4] ^ g[8] ^ (g[16] << 21) ^ (g[31] << 42)) * 0xff51afd7ed558ccdu);
+                 (((uint64_t)g[4] ^ (uint64_t)g[8] ^ ((uint64_t)g[16] << 21) ^ ((uint64_t)g[31] << 42)) * 0xff51afd7ed558ccdu);
     h ^= h >> 29;
     if (2 * (cx->nwg + 1) > cx->hcap) { /* keep the table at most half full */
         uint32_t cap = cx->hcap * 2, *nh = calloc(cap, sizeof *nh);
