@@ -178,27 +178,34 @@ static inline __attribute__((always_inline)) void eval_node(const aff_ctx *cx, c
     }
 }
 
-/* The reduced product: each component learns what the other knows. */
-static void exchange(const aff_ctx *cx, absval *x)
+/* What exchange did to the assumption bits: nothing, the form's bits
+ * became the polynomial's, or the polynomial's the form's (cx->xch). */
+enum { XCH_NONE = 1, XCH_WC_AC, XCH_AC_WC };
+
+/* The reduced product: each component learns what the other knows.
+ * Returns what it did to the assumption bits (XCH_*). */
+static uint8_t exchange(const aff_ctx *cx, absval *x)
 {
     int64_t c;
-    if (x->a.top && x->w.kind == WF_TOP) return;
+    if (x->a.top && x->w.kind == WF_TOP) return XCH_NONE;
     bool au = !x->a.top && aff_uniform(cx, &x->a), wu = x->w.kind == WF_UNI;
     if (au && !wu) {
         if (aff_is_const(&x->a, &c)) wf_const(&x->w, c);
         else wf_uni(&x->w, 0, 0);
         x->wc = x->ac;
+        return XCH_WC_AC;
     } else if (wu && !au) {
         if (x->w.k == 64) aff_const(&x->a, cx->n, (int64_t)x->w.r);
         else aff_uniform_unknown(&x->a, cx->n);
         x->ac = x->wc;
+        return XCH_AC_WC;
     } else if (!au && (x->a.top || (x->a.bot & cx->divmask)) && x->w.kind == WF_LANE) {
         if (wf_is_linear(&x->w, &c)) {
             aff_const(&x->a, cx->n, x->w.k == 64 ? (int64_t)x->w.r : 0);
             if (x->w.k != 64) x->a.bot |= 1;
             x->a.c[DIV_C_LANE] = c;
             x->ac = x->wc;
-            return;
+            return XCH_AC_WC;
         }
         /* g a multiple of %tid.x's or %tid.y's lane table (a 16-wide block:
          * tid.x = lane & 15): c·tid + U, the constant known when both U are */
@@ -217,9 +224,10 @@ static void exchange(const aff_ctx *cx, absval *x)
             if (!known) x->a.bot |= 1;
             x->a.c[DIV_C_X + d] = c;
             x->ac = x->wc;
-            return;
+            return XCH_AC_WC;
         }
     }
+    return XCH_NONE;
 }
 
 /* Both components ⊤, ⊥ or uniform-unknown (UNIFORM). */
@@ -264,7 +272,8 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
-    uint8_t ac = 0, wc = 0, any_top = 0, any_bot = 0;
+    uint8_t ac = 0, wc = 0;
+    unsigned kinds = 0; /* 1 << kind of each warp form read */
     for (unsigned i = 0; i < AFF_NOPD; i++) cx->opv[i] = SSA_NONE;
     /* ptx_inst_foreach_reg gives the guard first (ssa_guard_value) */
     *guard = k0 < end && (s->refs[k0].role & PTX_REF_GUARD) ? s->refs[k0].value : SSA_NONE;
@@ -279,16 +288,13 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
             continue;
         }
         ac |= cx->ac[u->value], wc |= cx->wc[u->value];
-        if (forms) {
-            uint8_t kind = cx->wkind[u->value];
-            any_top |= kind == WF_TOP, any_bot |= kind == WF_BOT;
-        }
+        if (forms) kinds |= 1u << cx->wkind[u->value];
     }
     if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
     /* with a known shape no value rests on an assumption */
     out->ac = cx->r->shape_assumed ? ac : 0;
     out->wc = cx->r->shape_assumed ? wc : 0;
-    return any_top ? BOTH_TOP : any_bot ? BOTH_BOT : -1;
+    return kinds & 1u << WF_TOP ? BOTH_TOP : kinds & 1u << WF_BOT ? BOTH_BOT : -1;
 }
 
 /* Whether a value statement stmt reads (its guard aside) is an interval:
@@ -374,7 +380,29 @@ static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const 
     default: eval_node(cx, gates, v, out); break;
     }
     if (!forms) wf_top(&out->w);
-    else exchange(cx, out), wf_sign(cx, v, &out->w);
+    else {
+        uint8_t x = exchange(cx, out);
+        if (val->kind == SSA_V_INST) cx->xch[v] = x;
+        wf_sign(cx, v, &out->w);
+    }
+}
+
+/* The re-evaluation of instruction value v when only the assumption bits
+ * of what it reads changed since its last evaluation (solve): its
+ * components would come out as they did then, so only the bits are made,
+ * as eval makes them (scan_refs, then what exchange did last time).
+ * Whether they changed. */
+static inline __attribute__((always_inline)) bool eval_conds(aff_ctx *cx, uint32_t v)
+{
+    absval x;
+    uint32_t gv;
+    scan_refs(cx, &cx->pf->ssa->values[v], &gv, &x, true);
+    if (cx->xch[v] == XCH_WC_AC) x.wc = x.ac;
+    else if (cx->xch[v] == XCH_AC_WC) x.ac = x.wc;
+    if ((cx->ac[v] | x.ac) == cx->ac[v] && (cx->wc[v] | x.wc) == cx->wc[v]) return false;
+    cx->ac[v] |= x.ac;
+    cx->wc[v] |= x.wc;
+    return true;
 }
 
 /* The index of lane table g in cx->wg, added when new.  Tables are kept
@@ -383,12 +411,16 @@ static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const 
  * distinct tables, not with the values. */
 static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
 {
-    /* FNV-1a over a sample of lanes that tells apart the tables kernels
-     * make (c·lane, lane & m, lane >> s, …); equal hashes are compared in
-     * full */
-    static const uint8_t sample[] = {1, 2, 3, 4, 5, 8, 16, 31};
-    uint64_t h = 1469598103934665603u;
-    for (unsigned i = 0; i < sizeof sample; i++) h = (h ^ (uint64_t)g[sample[i]]) * 1099511628211u;
+    /* values in a row often share a table (a chain of adds to one index) */
+    if (cx->wglast < cx->nwg && !memcmp(cx->wg[cx->wglast], g, sizeof cx->wg[0])) return cx->wglast;
+    /* a sample of lanes that tells apart the tables kernels make (c·lane,
+     * lane & m, lane >> s, …), folded with independent multiplies (one
+     * chain of eight was half the cost of interning); equal hashes are
+     * compared in full */
+    uint64_t h = ((uint64_t)g[1] * 0x9e3779b97f4a7c15u) ^ ((uint64_t)g[2] * 0xc2b2ae3d27d4eb4fu) ^
+                 ((uint64_t)g[3] * 0x165667b19e3779f9u) ^ ((uint64_t)g[5] * 0xd6e8feb86659fd93u) ^
+                 (((uint64_t)g[4] ^ (uint64_t)g[8] ^ ((uint64_t)g[16] << 21) ^ ((uint64_t)g[31] << 42)) * 0xff51afd7ed558ccdu);
+    h ^= h >> 29;
     if (2 * (cx->nwg + 1) > cx->hcap) { /* keep the table at most half full */
         uint32_t cap = cx->hcap * 2, *nh = calloc(cap, sizeof *nh);
         if (!nh) abort();
@@ -405,7 +437,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     uint32_t i = (uint32_t)h & (cx->hcap - 1);
     for (; cx->wgh[i]; i = (i + 1) & (cx->hcap - 1)) {
         uint32_t e = cx->wgh[i] - 1;
-        if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return e;
+        if (cx->wgx[e] == h && !memcmp(cx->wg[e], g, sizeof cx->wg[e])) return cx->wglast = e;
     }
     if (cx->nwg == cx->capwg) { /* in the result's arena, where they end: the old copy is left there */
         cx->capwg = cx->capwg ? cx->capwg * 2 : 4;
@@ -417,7 +449,7 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
     memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
     cx->wgx[cx->nwg] = h;
     cx->wgh[i] = ++cx->nwg;
-    return cx->nwg - 1;
+    return cx->wglast = cx->nwg - 1;
 }
 
 /* merge_warp where the old or the new value is an interval (warp_form.h
@@ -474,20 +506,21 @@ static bool merge_iv(aff_ctx *cx, uint32_t v, const wform *w)
     return true;
 }
 
-/* Stores old ∧ x's warp form and the union of the bits; whether anything
- * changed. */
-static inline __attribute__((always_inline)) bool merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
+/* Stores old ∧ x's warp form and the union of the bits; what changed:
+ * MW_CONDS, the bits, MW_FORM, the form. */
+enum { MW_CONDS = 1, MW_FORM = 2 };
+static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
 {
-    bool changed = false;
+    unsigned changed = 0;
     if ((cx->ac[v] | x->ac) != cx->ac[v] || (cx->wc[v] | x->wc) != cx->wc[v]) {
         cx->ac[v] |= x->ac;
         cx->wc[v] |= x->wc;
-        changed = true;
+        changed = MW_CONDS;
     }
     if (x->w.kind == WF_TOP) return changed;
     /* an interval on either side (rare): the general meet */
     if (x->w.kind == WF_BOT ? x->w.wid || cx->wwid[v] : cx->wkind[v] == WF_BOT && cx->wwid[v])
-        return merge_iv(cx, v, &x->w) || changed;
+        return (merge_iv(cx, v, &x->w) ? MW_FORM : 0) | changed;
     /* old ∧ new: the lane tables must be equal (or there is none), then
      * the known bits of U are met */
     const wform *w = &x->w;
@@ -514,7 +547,7 @@ static inline __attribute__((always_inline)) bool merge_warp(aff_ctx *cx, uint32
     cx->wsym[v] = sym;
     cx->woff[v] = off;
     if (kind == WF_LANE && ok == WF_TOP) cx->wtab[v] = wg_intern(cx, w->g); /* else the table is unchanged */
-    return true;
+    return MW_FORM | changed;
 }
 
 static bool dim_divergent(const div_result *r, unsigned d)
@@ -523,6 +556,13 @@ static bool dim_divergent(const div_result *r, unsigned d)
     if (d == DIV_C_Z) return !r->tid_z_uniform;
     return true; /* tid.x and laneid */
 }
+
+/* Why a value is in the queue (inq): a value it reads changed (or its
+ * first evaluation), or only the assumption bits of what it reads (forms
+ * only; eval_conds).  A change in the bits of a loop's μ alone makes
+ * the whole loop's body run again, with every value as it was (5% of the
+ * evaluations over the corpus). */
+enum { Q_VALUE = 1, Q_CONDS = 2 };
 
 /* The worklist loop, from the queue's head to its tail (cap slots),
  * compiled twice: forms (!cx->poly_only) is a constant in each copy, so
@@ -540,11 +580,13 @@ static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates 
     while (head != tail) {
         uint32_t v = queue[head];
         head = (head + 1) % cap;
+        uint8_t why = inq[v]; /* Q_VALUE or Q_CONDS */
         inq[v] = 0;
         /* the next value's record: loading it was a cache miss on large
          * kernels (40% of the solve's samples); now it overlaps this one */
         if (head != tail && queue[head] < nv) __builtin_prefetch(&s->values[queue[head]]);
         r->steps++;
+        uint8_t qu = Q_VALUE; /* why v's users are queued */
         if (v >= nv) { /* a gate set: queued when one of its gates changed */
             uint32_t k = v - nv, i;
             if (gates->set_div[k]) continue;
@@ -558,17 +600,24 @@ static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates 
                 if ((gates->set_cond[k] | c) == gates->set_cond[k]) continue;
                 gates->set_cond[k] |= c;
             } else gates->set_div[k] = 1;
+        } else if (forms && why == Q_CONDS && cx->xch[v]) { /* an instruction evaluated before */
+            if (!eval_conds(cx, v)) continue;
+            qu = Q_CONDS;
         } else {
             absval nw;
             eval(cx, gates, v, &nw, forms);
             bool ch = !nw.a.top && merge(cx, v, &nw.a);
-            ch |= merge_warp(cx, v, &nw);
-            if (!ch) continue;
+            unsigned mw = merge_warp(cx, v, &nw);
+            if (!ch && !mw) continue;
+            if (forms && !ch && mw == MW_CONDS) qu = Q_CONDS;
         }
         for (uint32_t e = users->off[v]; e < users->off[v + 1]; e++) {
             uint32_t u = users->item[e];
-            if (inq[u]) continue;
-            inq[u] = 1;
+            if (inq[u]) {
+                if (qu == Q_VALUE) inq[u] = Q_VALUE;
+                continue;
+            }
+            inq[u] = qu;
             queue[tail] = u;
             tail = (tail + 1) % cap;
         }
@@ -599,7 +648,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
         if (dim_divergent(r, d)) dims |= 1u << d;
     uint32_t nvert = div_graph_vertices(pf); /* values, then gate sets */
-    uint8_t *top = malloc(n1), *conds = calloc(2 * (size_t)n1, 1);
+    uint8_t *top = malloc(n1), *conds = calloc(3 * (size_t)n1, 1);
     uint8_t *inq = calloc(nvert ? nvert : 1, 1);
     uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
     if (!top || !inq || !queue || !conds) abort();
@@ -610,7 +659,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     if (!ops || !info) abort();
     aff_ctx cx = {.pf = pf, .r = r, .a = a, .top = top, .n = r->ncoef, .ops = ops, .info = info,
                   .divmask = (uint16_t)(aff_mask_any(dims) & AFF_ALL(r->ncoef)),
-                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .wwid = r->wwid, .ac = conds, .wc = conds + n1,
+                  .wkind = r->wkind, .wk = r->wk, .wnn = r->wnn, .wr = r->wr, .wtab = r->wtab, .wsym = r->wsym, .woff = r->woff, .wwid = r->wwid, .ac = conds, .wc = conds + n1, .xch = conds + 2 * n1,
                   .poly_only = o && o->polynomials_only, .opv = opv,
                   .wgh = wgh0, .hcap = AFF_WGH0};
     for (unsigned d = 0; d < 2; d++) wf_tid_form(r, d, &cx.tidf[d]);
@@ -627,7 +676,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t cnt = r->norder = ssa_value_order(pf->ssa, ord);
     for (uint32_t i = 0; i < cnt; i++) {
         queue[tail++] = ord[i];
-        inq[ord[i]] = 1;
+        inq[ord[i]] = Q_VALUE;
     }
     uint32_t cap = nvert + 1;
     tail %= cap;

@@ -10,32 +10,14 @@
 __extension__ typedef __int128 i128;
 
 void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
-void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
-
-void wf_uni(wform *a, uint64_t r, unsigned k)
-{
-    a->kind = WF_UNI;
-    a->k = (uint8_t)(k > 64 ? 64 : k);
-    a->r = r & mask(a->k);
-    a->nn = 0;
-    a->sym = 0, a->off = 0, a->wid = 0;
-}
-
-void wf_const(wform *a, int64_t c)
-{
-    a->kind = WF_UNI;
-    a->k = 64;
-    a->r = (uint64_t)c;
-    a->nn = c >= 0;
-    a->sym = 0, a->off = 0, a->wid = 0;
-}
 
 void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k)
 {
     wf_uni(a, r, k);
     if (!c) return;
     a->kind = WF_LANE;
-    for (unsigned l = 0; l < WF_LANES; l++) a->g[l] = (int64_t)((uint64_t)c * l);
+    uint64_t x = 0; /* l·c, by additions: SSE2 has no 64-bit multiply */
+    for (unsigned l = 0; l < WF_LANES; l++, x += (uint64_t)c) a->g[l] = (int64_t)x;
 }
 
 bool wf_is_uniform(const wform *a) { return a->kind == WF_UNI; }
@@ -66,30 +48,36 @@ bool wf_equal(const wform *a, const wform *b)
 
 /* Brings a result to normal form for width n: g wrapped to n bits with
  * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
- * known: exact), g = 0 a uniform value. */
-static void fix(wform *a, unsigned n)
+ * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
+ * from src (an operand's: one pass, where a copy and then fix were two;
+ * NULL: a->g). */
+static __attribute__((noinline)) void fix_from(wform *a, const int64_t *src, unsigned n)
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
     a->sym = 0, a->off = 0;
     if (a->kind == WF_TOP || a->kind == WF_BOT) return;
+    if (!src) src = a->g;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
-    if (a->kind == WF_LANE && !sh && !a->g[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+    if (a->kind == WF_LANE && !sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
         uint64_t any = 0;
-        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)a->g[l];
+        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)src[l];
+        if (src != a->g) memcpy(a->g, src, sizeof a->g);
         if (!any) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
-        uint64_t g0 = (uint64_t)a->g[0], any = 0;
+        uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
-            int64_t d = (int32_t)(uint32_t)((uint64_t)a->g[l] - g0);
+            /* (x mod 2^32) read as signed, in and/xor/sub: SSE2 has no
+             * 64-bit arithmetic shift, and vectorises this shorter */
+            int64_t d = (int64_t)((((uint64_t)src[l] - g0) & 0xffffffffu) ^ 0x80000000u) - 0x80000000;
             a->g[l] = d;
             any |= (uint64_t)d;
         }
         a->r += g0;
         if (!any) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE) {
-        uint64_t g0 = (uint64_t)a->g[0], any = 0;
+        uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
-            int64_t d = (int64_t)(((uint64_t)a->g[l] - g0) << sh) >> sh;
+            int64_t d = (int64_t)(((uint64_t)src[l] - g0) << sh) >> sh;
             a->g[l] = d;
             any |= (uint64_t)d;
         }
@@ -106,6 +94,8 @@ static void fix(wform *a, unsigned n)
         a->nn = !(neg >> 63);
     } else a->r &= mask(a->k);
 }
+
+static void fix(wform *a, unsigned n) { fix_from(a, NULL, n); }
 
 /* The meet where one side is an interval (warp_iv.c): the meet of the low
  * ends with the larger width. */
@@ -182,12 +172,13 @@ void wf_add(wform *r, const wform *a, const wform *b, unsigned n)
     if (strict2(r, a, b)) return;
     uint8_t k = (uint8_t)kmin(a->k, b->k), nn = a->nn && b->nn, kind = a->kind == WF_LANE || b->kind == WF_LANE ? WF_LANE : WF_UNI;
     uint64_t u = a->r + b->r;
+    const int64_t *g = NULL; /* the lane table, normalised into r->g by fix_from */
     if (a->kind == WF_LANE && b->kind == WF_LANE) /* element by element: r may be a or b */
         for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] + (uint64_t)b->g[l]);
-    else if (a->kind == WF_LANE) assign(r, a);
-    else if (b->kind == WF_LANE) assign(r, b);
-    r->kind = kind, r->k = k, r->r = u, r->nn = nn;
-    fix(r, n);
+    else if (a->kind == WF_LANE) g = a->g;
+    else if (b->kind == WF_LANE) g = b->g;
+    r->kind = kind, r->k = k, r->r = u, r->nn = nn, r->wid = 0;
+    fix_from(r, g, n);
 }
 
 void wf_neg(wform *r, const wform *a, unsigned n)
@@ -299,7 +290,10 @@ static void scale(wform *r, const wform *a, uint64_t c, unsigned n)
 {
     unsigned k = a->k == 64 ? 64 : a->k + kb_tz(c, 64);
     r->kind = a->kind, r->k = (uint8_t)(k > 64 ? 64 : k), r->r = a->r * c, r->nn = a->nn && (int64_t)c >= 0;
-    if (a->kind == WF_LANE)
+    if (a->kind == WF_LANE && c && !(c & (c - 1))) { /* shl, index scaling: a shift vectorises, a multiply not */
+        unsigned s = (unsigned)__builtin_ctzll(c);
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] << s);
+    } else if (a->kind == WF_LANE)
         for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] * c);
     fix(r, n);
 }
@@ -327,17 +321,19 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
     wf_bot(r); /* a lane-varying factor times an unknown uniform one */
 }
 
+static void lane_range(const wform *a, int64_t *lo, int64_t *hi);
+
 /* The split of a (see warp_form.h): the smallest b ≤ min(k, n) such that
  * h(l) = (U mod 2^b) + g(l) lies in [0, 2^b) for every lane; -1 if none. */
 static int split(const wform *a, unsigned n)
 {
     if (a->kind != WF_UNI && a->kind != WF_LANE) return -1;
     int64_t gmin = 0, gmax = 0;
-    if (a->kind == WF_LANE)
-        for (unsigned l = 0; l < WF_LANES; l++) {
-            if (a->g[l] < gmin) gmin = a->g[l];
-            if (a->g[l] > gmax) gmax = a->g[l];
-        }
+    if (a->kind == WF_LANE) {
+        lane_range(a, &gmin, &gmax);
+        if (gmin > 0) gmin = 0; /* the range counts 0 in */
+        if (gmax < 0) gmax = 0;
+    }
     unsigned top = a->k < n ? a->k : n;
     if (top > 62) top = 62; /* an exact value needs no split; keep the sums in range */
     for (unsigned b = 0; b <= top; b++) {
@@ -453,7 +449,9 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
      * forces (the residue keeps the run from bit 0 to the first unknown) */
     unsigned k = a->k >= n ? 64 : a->k;
     if (k < 64) {
-        while (k < n && (forced >> k & 1)) k++;
+        /* the run of forced bits from k up */
+        uint64_t free = ~(forced >> k);
+        k += free ? (unsigned)__builtin_ctzll(free) : 64 - k;
         if (k >= n) k = 64;
     }
     uint64_t kn = a->k >= 64 ? ~0ull : mask(a->k);
@@ -598,9 +596,9 @@ static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool re
     if (b < 0 || (unsigned)__builtin_ctzll(u) < (unsigned)b) { wf_bot(r); return; }
     if (!rem) { wf_uni(r, 0, 0); r->nn = 1; return; }
     uint64_t u0 = a->r & mask((unsigned)b);
-    assign(r, a);
+    const int64_t *g = assign_head(r, a);
     r->k = (uint8_t)b, r->r = u0, r->nn = dnn;
-    fix(r, n);
+    fix_from(r, g, n);
 }
 
 void wf_divu(wform *r, const wform *a, const wform *b, unsigned n) { divrem(r, a, b, n, false, false); }
@@ -678,9 +676,9 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     if (a->kind == WF_TOP || a->kind == WF_BOT) { assign(r, a); return; }
     if (n <= sn) { /* truncation: the low n bits */
         uint8_t nn = n == sn && a->nn;
-        assign(r, a);
+        const int64_t *g = assign_head(r, a);
         r->nn = nn;
-        fix(r, n);
+        fix_from(r, g, n);
         return;
     }
     if (exact(a)) {
@@ -694,9 +692,9 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
      * lane's value wraps around in sn bits */
     if (a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
-    assign(r, a);
+    const int64_t *g = assign_head(r, a);
     r->nn = nn;
-    fix(r, n);
+    fix_from(r, g, n);
 }
 
 void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned n)
@@ -761,9 +759,10 @@ static void lane_range(const wform *a, int64_t *lo, int64_t *hi)
     int64_t mn = 0, mx = 0;
     if (a->kind == WF_LANE) {
         mn = mx = a->g[0];
-        for (unsigned l = 1; l < WF_LANES; l++) {
-            if (a->g[l] < mn) mn = a->g[l];
-            if (a->g[l] > mx) mx = a->g[l];
+        for (unsigned l = 0; l < WF_LANES; l += 2) { /* a pair ordered first: three compares for two lanes */
+            int64_t x = a->g[l], y = a->g[l + 1], lo = x < y ? x : y, hi = x < y ? y : x;
+            if (lo < mn) mn = lo;
+            if (hi > mx) mx = hi;
         }
     }
     *lo = mn, *hi = mx;
@@ -859,6 +858,22 @@ void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, co
     /* ordered, exact: both split at a common b; then the outcome is that of
      * the high parts, or of the low parts when the high parts are equal */
     unsigned top = kmin(kmin(a->k, b->k), n);
+    /* a - b may cancel a root only where both name it (or the caller made
+     * it so): there it is made symbol-aware; elsewhere the shortcuts below
+     * (an early ⊥, the difference of the uniform parts alone) hold */
+    bool shared = dd || (a->sym && b->sym && wf_sym_shares(a->sym, b->sym));
+    if (top == 0 && !shared) {
+        /* a U with no known bit (both uniform returned above): no split
+         * but at 0, where a varying side fails, and a - b below has k =
+         * 0, so every threshold is some U's: ⊥ as soon as a - b varies
+         * modulo 2^n (its form a lane table, gmin < gmax), found here
+         * without making a - b */
+        uint64_t m = mask(n);
+        for (unsigned l = 1; l < WF_LANES; l++) {
+            uint64_t ga = a->kind == WF_LANE ? (uint64_t)a->g[l] : 0, gb = b->kind == WF_LANE ? (uint64_t)b->g[l] : 0;
+            if ((ga - gb) & m) { wf_bot(r); return; }
+        }
+    }
     int64_t amin = 0, amax = 0, bmin = 0, bmax = 0;
     bool split = top == 0 ? g_zero(a) && g_zero(b) : top < 63; /* a split at 0: no lane varies */
     if (top && top < 63) {
@@ -886,20 +901,44 @@ void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, co
     /* ordered, no wraparound: a - b over the integers is U + g(l); the
      * lanes disagree only if some U of the known residue puts a threshold
      * strictly inside [U + gmin, U + gmax] */
-    if (dd) d = *dd;
-    else diff(&d, a, b, n);
-    if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
-    if (exact(&d)) { /* the lanes of a - b known (U cancelled): d(l) op 0 in each lane */
-        wform z;
-        wf_const(&z, 0);
-        *nowrap = true;
-        wf_cmp(r, op, &d, &z, n, true, nowrap);
-        return;
-    }
     int64_t gmin = 0, gmax = 0;
-    for (unsigned l = 0; l < WF_LANES; l++) {
-        if (d.g[l] < gmin) gmin = d.g[l];
-        if (d.g[l] > gmax) gmax = d.g[l];
+    if (shared) {
+        if (dd) d = *dd;
+        else diff(&d, a, b, n);
+        if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
+        if (exact(&d)) { /* the lanes of a - b known (U cancelled): d(l) op 0 in each lane */
+            wform z;
+            wf_const(&z, 0);
+            *nowrap = true;
+            wf_cmp(r, op, &d, &z, n, true, nowrap);
+            return;
+        }
+        for (unsigned l = 0; l < WF_LANES; l++) {
+            if (d.g[l] < gmin) gmin = d.g[l];
+            if (d.g[l] > gmax) gmax = d.g[l];
+        }
+    } else {
+        /* one side uniform, the other's g in range above and within n signed
+         * bits: d's g is that g (negated for b), its range known; only d's U
+         * is made, from the uniform parts (g(0) = 0: the same U and k) */
+        int64_t half = n >= 64 ? INT64_MAX : (int64_t)1 << (n - 1); /* 2^(n-1), short of one at 64 */
+        if (top && top < 63 && a->kind == WF_LANE && b->kind != WF_LANE && !a->g[0] && amin >= -half && amax < half)
+            gmin = amin, gmax = amax;
+        else if (top && top < 63 && b->kind == WF_LANE && a->kind != WF_LANE && !b->g[0] && bmin > -half && bmax <= half)
+            gmin = -bmax, gmax = -bmin;
+        if (gmin < gmax) {
+            wform ua, ub;
+            wf_uni(&ua, a->r, a->k);
+            wf_uni(&ub, b->r, b->k);
+            wf_sub(&d, &ua, &ub, n);
+        } else {
+            wf_sub(&d, a, b, n);
+            if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
+            for (unsigned l = 0; l < WF_LANES; l++) {
+                if (d.g[l] < gmin) gmin = d.g[l];
+                if (d.g[l] > gmax) gmax = d.g[l];
+            }
+        }
     }
     i128 t = op == WF_LT || op == WF_GE ? 0 : 1; /* lt: d < 0; le: d < 1; gt = !le; ge = !lt */
     if (residue_in(d.r, d.k < n ? d.k : 64, t - gmax, t - gmin - 1, n)) { wf_bot(r); return; }

@@ -74,9 +74,27 @@ typedef struct wform {
 enum wf_cmp_op { WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE };
 
 void wf_top(wform *a);
-void wf_bot(wform *a);
-void wf_uni(wform *a, uint64_t r, unsigned k); /* uniform, U ≡ r mod 2^k */
-void wf_const(wform *a, int64_t c);            /* uniform and known */
+/* ⊥, uniform and constant forms: inline, the rules and the solver make
+ * one for nearly every value */
+static inline void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
+/* uniform, U ≡ r mod 2^k */
+static inline void wf_uni(wform *a, uint64_t r, unsigned k)
+{
+    a->kind = WF_UNI;
+    a->k = (uint8_t)(k > 64 ? 64 : k);
+    a->r = a->k >= 64 ? r : r & ((1ull << a->k) - 1);
+    a->nn = 0;
+    a->sym = 0, a->off = 0, a->wid = 0;
+}
+/* uniform and known */
+static inline void wf_const(wform *a, int64_t c)
+{
+    a->kind = WF_UNI;
+    a->k = 64;
+    a->r = (uint64_t)c;
+    a->nn = c >= 0;
+    a->sym = 0, a->off = 0, a->wid = 0;
+}
 /* U + l·c for U ≡ r mod 2^k: the lane index scaled. */
 void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k);
 

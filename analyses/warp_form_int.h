@@ -20,6 +20,17 @@ static inline void assign(wform *r, const wform *a)
     if (a->kind == WF_LANE) memcpy(r->g, a->g, sizeof r->g);
 }
 
+/* assign without the lane table: the table to take from a (for fix_from
+ * in warp_form.c, which copies it as it normalises it), NULL when a has
+ * none or r is a. */
+static inline const int64_t *assign_head(wform *r, const wform *a)
+{
+    r->wid = 0;
+    if (r == a) return NULL;
+    r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn, r->sym = a->sym, r->off = a->off;
+    return a->kind == WF_LANE ? a->g : NULL;
+}
+
 static inline bool is_iv(const wform *a) { return a->kind == WF_BOT && a->wid; }
 
 /* *r = *a, an interval included. */

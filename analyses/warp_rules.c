@@ -140,7 +140,8 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
     switch (val->reg) {
     case PTX_SR_TID:
         if (d < 0) break;
-        wf_tid_form(r, (unsigned)d, out);
+        if (d < 2) *out = cx->tidf[d]; /* made once (div_analyse) */
+        else wf_tid_form(r, (unsigned)d, out);
         if (r->shape_assumed) *cond = d == 0 ? DIV_COND_ROWS : r->yz_by_option ? 0 : DIV_COND_X32;
         return;
     case PTX_SR_NTID:
