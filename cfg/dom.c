@@ -91,6 +91,28 @@ void cfg_compute_rpo(cfg *g)
     free(po);
 }
 
+/* The nearest common dominator (a position) of the predecessor positions
+ * src[0..n) that have one in the tree d so far; CFG_NONE if none has. */
+static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_t *d)
+{
+    uint32_t nd = CFG_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = src[i];
+        if (d[x] == CFG_NONE) continue;
+        if (nd == CFG_NONE) {
+            nd = x;
+            continue;
+        }
+        uint32_t y = nd;
+        while (x != y) {
+            while (x > y) x = d[x];
+            while (y > x) y = d[y];
+        }
+        nd = x;
+    }
+    return nd;
+}
+
 /* Cooper-Harvey-Kennedy over `order` (a reverse post-order of the view,
  * root first); num[b] is b's position in it.  Writes the tree into idom
  * (left alone for blocks not in order).  The iteration runs on positions,
@@ -120,25 +142,32 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     }
     d[0] = 0;
     for (uint32_t k = 1; k < n; k++) d[k] = CFG_NONE;
-    bool changed = true;
+    /* The first pass meets every edge from an earlier position with its
+     * source final; only the nodes with an edge from a later one (a back
+     * edge in this order) can still change.  If none of them does, a
+     * second full pass would change nothing: the tree is found, and the
+     * second pass is only those nodes (for a reducible graph, the loop
+     * headers) instead of all of them. */
+    uint32_t *later = malloc(sizeof *later * n), nlater = 0;
+    if (!later) abort();
+    for (uint32_t k = 1; k < n; k++) {
+        d[k] = meet_preds(src + off[k], off[k + 1] - off[k], d);
+        for (uint32_t i = off[k]; i < off[k + 1]; i++)
+            if (src[i] >= k) {
+                later[nlater++] = k;
+                break;
+            }
+    }
+    bool changed = false;
+    for (uint32_t j = 0; j < nlater && !changed; j++) {
+        uint32_t k = later[j];
+        changed = meet_preds(src + off[k], off[k + 1] - off[k], d) != d[k];
+    }
+    free(later);
     while (changed) {
         changed = false;
         for (uint32_t k = 1; k < n; k++) {
-            uint32_t nd = CFG_NONE;
-            for (uint32_t i = off[k]; i < off[k + 1]; i++) {
-                uint32_t x = src[i];
-                if (d[x] == CFG_NONE) continue;
-                if (nd == CFG_NONE) {
-                    nd = x;
-                    continue;
-                }
-                uint32_t y = nd;
-                while (x != y) {
-                    while (x > y) x = d[x];
-                    while (y > x) y = d[y];
-                }
-                nd = x;
-            }
+            uint32_t nd = meet_preds(src + off[k], off[k + 1] - off[k], d);
             if (nd != d[k]) {
                 d[k] = nd;
                 changed = true;
@@ -209,7 +238,8 @@ void cfg_compute_dominators(cfg *g)
 {
     uint32_t n = g->nblocks;
     view v = {g, false, NULL, 0};
-    uint32_t *num = calloc(n, sizeof *num), *idom = calloc(n, sizeof *idom);
+    /* written in full below: not cleared first */
+    uint32_t *num = malloc(sizeof *num * (n ? n : 1)), *idom = malloc(sizeof *idom * (n ? n : 1));
     if (!num || !idom) abort();
     for (uint32_t b = 0; b < n; b++) {
         num[b] = g->blocks[b].rpo;
@@ -249,8 +279,9 @@ void cfg_compute_postdominators(cfg *g)
         v.nfake = fake.n;
         m = postorder(&v, CFG_EXIT, po, seen);
     }
-    uint32_t *order = calloc(m ? m : 1, sizeof *order), *num = calloc(n, sizeof *num),
-             *ipdom = calloc(n, sizeof *ipdom);
+    /* written in full below: not cleared first */
+    uint32_t *order = malloc(sizeof *order * (m ? m : 1)), *num = malloc(sizeof *num * (n ? n : 1)),
+             *ipdom = malloc(sizeof *ipdom * (n ? n : 1));
     if (!order || !num || !ipdom) abort();
     for (uint32_t b = 0; b < n; b++) {
         num[b] = CFG_NONE;
