@@ -130,50 +130,45 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     for (uint32_t k = 1; k < n; k++) ne += nin(v, order[k]);
     uint32_t *src = malloc(sizeof *src * (ne ? ne : 1));
     if (!src) abort();
+    /* later: the positions with an edge from a later one (see below) */
+    uint32_t *later = malloc(sizeof *later * n), nlater = 0;
+    if (!later) abort();
     ne = 0;
     off[0] = off[1] = 0;
     for (uint32_t k = 1; k < n; k++) {
-        uint32_t b = order[k];
+        uint32_t b = order[k], back = 0;
         for (uint32_t i = 0; i < nin(v, b); i++) {
             uint32_t p = num[in(v, b, i)];
-            if (p != CFG_NONE) src[ne++] = p;
+            if (p == CFG_NONE) continue;
+            src[ne++] = p;
+            back |= p >= k;
         }
         off[k + 1] = ne;
+        if (back) later[nlater++] = k;
     }
     d[0] = 0;
     for (uint32_t k = 1; k < n; k++) d[k] = CFG_NONE;
-    /* The first pass meets every edge from an earlier position with its
-     * source final; only the nodes with an edge from a later one (a back
-     * edge in this order) can still change.  If none of them does, a
-     * second full pass would change nothing: the tree is found, and the
-     * second pass is only those nodes (for a reducible graph, the loop
-     * headers) instead of all of them. */
-    uint32_t *later = malloc(sizeof *later * n), nlater = 0;
-    if (!later) abort();
-    for (uint32_t k = 1; k < n; k++) {
-        d[k] = meet_preds(src + off[k], off[k + 1] - off[k], d);
-        for (uint32_t i = off[k]; i < off[k + 1]; i++)
-            if (src[i] >= k) {
-                later[nlater++] = k;
+    /* A pass sets each position from its predecessors in order, so a
+     * position whose predecessors all come before it is settled by the
+     * pass that sets it and stays so while those do.  Only the positions
+     * with an edge from later (for a reducible graph, the loop headers)
+     * can be left unsettled: after a pass, those are met again, and a
+     * pass runs again only if one changes, and only from it (everything
+     * before it is settled).  The iteration stops at the fixed point the
+     * full passes reach (the tree is unique), with one pass and the loop
+     * headers instead of two or three passes over every position. */
+    for (uint32_t from = 1; from < n;) {
+        for (uint32_t k = from; k < n; k++) d[k] = meet_preds(src + off[k], off[k + 1] - off[k], d);
+        from = n;
+        for (uint32_t j = 0; j < nlater; j++) {
+            uint32_t k = later[j];
+            if (meet_preds(src + off[k], off[k + 1] - off[k], d) != d[k]) {
+                from = k;
                 break;
-            }
-    }
-    bool changed = false;
-    for (uint32_t j = 0; j < nlater && !changed; j++) {
-        uint32_t k = later[j];
-        changed = meet_preds(src + off[k], off[k + 1] - off[k], d) != d[k];
-    }
-    free(later);
-    while (changed) {
-        changed = false;
-        for (uint32_t k = 1; k < n; k++) {
-            uint32_t nd = meet_preds(src + off[k], off[k + 1] - off[k], d);
-            if (nd != d[k]) {
-                d[k] = nd;
-                changed = true;
             }
         }
     }
+    free(later);
     idom[order[0]] = CFG_NONE;
     for (uint32_t k = 1; k < n; k++) idom[order[k]] = d[k] == CFG_NONE ? CFG_NONE : order[d[k]];
     free(off);
