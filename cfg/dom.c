@@ -233,8 +233,7 @@ void cfg_compute_dominators(cfg *g)
 {
     uint32_t n = g->nblocks;
     view v = {g, false, NULL, 0};
-    /* written in full below: not cleared first */
-    uint32_t *num = malloc(sizeof *num * (n ? n : 1)), *idom = malloc(sizeof *idom * (n ? n : 1));
+    uint32_t *num = calloc(n, sizeof *num), *idom = calloc(n, sizeof *idom);
     if (!num || !idom) abort();
     for (uint32_t b = 0; b < n; b++) {
         num[b] = g->blocks[b].rpo;
@@ -274,9 +273,8 @@ void cfg_compute_postdominators(cfg *g)
         v.nfake = fake.n;
         m = postorder(&v, CFG_EXIT, po, seen);
     }
-    /* written in full below: not cleared first */
-    uint32_t *order = malloc(sizeof *order * (m ? m : 1)), *num = malloc(sizeof *num * (n ? n : 1)),
-             *ipdom = malloc(sizeof *ipdom * (n ? n : 1));
+    uint32_t *order = calloc(m ? m : 1, sizeof *order), *num = calloc(n, sizeof *num),
+             *ipdom = calloc(n, sizeof *ipdom);
     if (!order || !num || !ipdom) abort();
     for (uint32_t b = 0; b < n; b++) {
         num[b] = CFG_NONE;
