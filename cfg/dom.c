@@ -91,6 +91,28 @@ void cfg_compute_rpo(cfg *g)
     free(po);
 }
 
+/* The nearest common dominator (a position) of the predecessor positions
+ * src[0..n) that have one in the tree d so far; CFG_NONE if none has. */
+static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_t *d)
+{
+    uint32_t nd = CFG_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = src[i];
+        if (d[x] == CFG_NONE) continue;
+        if (nd == CFG_NONE) {
+            nd = x;
+            continue;
+        }
+        uint32_t y = nd;
+        while (x != y) {
+            while (x > y) x = d[x];
+            while (y > x) y = d[y];
+        }
+        nd = x;
+    }
+    return nd;
+}
+
 /* Cooper-Harvey-Kennedy over `order` (a reverse post-order of the view,
  * root first); num[b] is b's position in it.  Writes the tree into idom
  * (left alone for blocks not in order).  The iteration runs on positions,
@@ -108,43 +130,45 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     for (uint32_t k = 1; k < n; k++) ne += nin(v, order[k]);
     uint32_t *src = malloc(sizeof *src * (ne ? ne : 1));
     if (!src) abort();
+    /* later: the positions with an edge from a later one (see below) */
+    uint32_t *later = malloc(sizeof *later * n), nlater = 0;
+    if (!later) abort();
     ne = 0;
     off[0] = off[1] = 0;
     for (uint32_t k = 1; k < n; k++) {
-        uint32_t b = order[k];
+        uint32_t b = order[k], back = 0;
         for (uint32_t i = 0; i < nin(v, b); i++) {
             uint32_t p = num[in(v, b, i)];
-            if (p != CFG_NONE) src[ne++] = p;
+            if (p == CFG_NONE) continue;
+            src[ne++] = p;
+            back |= p >= k;
         }
         off[k + 1] = ne;
+        if (back) later[nlater++] = k;
     }
     d[0] = 0;
     for (uint32_t k = 1; k < n; k++) d[k] = CFG_NONE;
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (uint32_t k = 1; k < n; k++) {
-            uint32_t nd = CFG_NONE;
-            for (uint32_t i = off[k]; i < off[k + 1]; i++) {
-                uint32_t x = src[i];
-                if (d[x] == CFG_NONE) continue;
-                if (nd == CFG_NONE) {
-                    nd = x;
-                    continue;
-                }
-                uint32_t y = nd;
-                while (x != y) {
-                    while (x > y) x = d[x];
-                    while (y > x) y = d[y];
-                }
-                nd = x;
-            }
-            if (nd != d[k]) {
-                d[k] = nd;
-                changed = true;
+    /* A pass sets each position from its predecessors in order, so a
+     * position whose predecessors all come before it is settled by the
+     * pass that sets it and stays so while those do.  Only the positions
+     * with an edge from later (for a reducible graph, the loop headers)
+     * can be left unsettled: after a pass, those are met again, and a
+     * pass runs again only if one changes, and only from it (everything
+     * before it is settled).  The iteration stops at the fixed point the
+     * full passes reach (the tree is unique), with one pass and the loop
+     * headers instead of two or three passes over every position. */
+    for (uint32_t from = 1; from < n;) {
+        for (uint32_t k = from; k < n; k++) d[k] = meet_preds(src + off[k], off[k + 1] - off[k], d);
+        from = n;
+        for (uint32_t j = 0; j < nlater; j++) {
+            uint32_t k = later[j];
+            if (meet_preds(src + off[k], off[k + 1] - off[k], d) != d[k]) {
+                from = k;
+                break;
             }
         }
     }
+    free(later);
     idom[order[0]] = CFG_NONE;
     for (uint32_t k = 1; k < n; k++) idom[order[k]] = d[k] == CFG_NONE ? CFG_NONE : order[d[k]];
     free(off);

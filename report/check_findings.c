@@ -402,6 +402,33 @@ static void set_cost(chk_finding *x, uint32_t excess, enum chk_certainty cert, c
     if (cert == CHK_POSSIBLE && dep && dep[0]) x->depends = xstrdup(dep);
 }
 
+/* The texts of the grouped access findings v[0..n) of f: the access of
+ * the group's first instruction, the message and hint of the one that
+ * speaks for it (group). */
+static void access_texts(chk_finding *v, size_t n, const coal_report_ctx *c, const coal_func *f)
+{
+    char buf[1024];
+    for (size_t i = 0; i < n; i++) {
+        chk_finding *x = &v[i];
+        const coal_access *a = x->msg_src;
+        if (!a) continue;
+        if (coal_is_finding(a)) coal_message(c, f, a, buf, sizeof buf);
+        else
+            snprintf(buf, sizeof buf,
+                     "misaligned global %s unless lane 0 is 32-byte aligned: its address is known only modulo "
+                     "%lld B, lanes %" PRId64 " B apart; %d sectors/request if aligned, up to %d otherwise, ideal %u",
+                     coal_kind_name((enum coal_kind)a->kind), 1LL << a->base.k, a->stride, a->sectors,
+                     a->sectors + (int)x->msg_excess, a->ideal);
+        x->message = xstrdup(buf);
+        if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
+        a = x->acc_src;
+        snprintf(buf, sizeof buf, "%s %s %u %" PRId64, coal_pattern_name((enum coal_pattern)a->pattern),
+                 a->has_stride ? "stride" : "-", a->bytes, a->has_stride ? a->stride : 0);
+        x->access = xstrdup(buf);
+        x->acc_src = x->msg_src = NULL;
+    }
+}
+
 static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_report_ctx *c, const coal_func *f,
                          unsigned mask)
 {
@@ -417,18 +444,10 @@ static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_r
         x->rule = (uint8_t)rule;
         locate(x, rb, c, f, a->stmt);
         set_cost(x, excess, cert, dep);
-        if (coal_is_finding(a)) coal_message(c, f, a, buf, sizeof buf);
-        else
-            snprintf(buf, sizeof buf,
-                     "misaligned global %s unless lane 0 is 32-byte aligned: its address is known only modulo "
-                     "%lld B, lanes %" PRId64 " B apart; %d sectors/request if aligned, up to %d otherwise, ideal %u",
-                     coal_kind_name((enum coal_kind)a->kind), 1LL << a->base.k, a->stride, a->sectors,
-                     a->sectors + (int)excess, a->ideal);
-        x->message = xstrdup(buf);
-        snprintf(buf, sizeof buf, "%s %s %u %" PRId64, coal_pattern_name((enum coal_pattern)a->pattern),
-                 a->has_stride ? "stride" : "-", a->bytes, a->has_stride ? a->stride : 0);
-        x->access = xstrdup(buf);
-        if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
+        /* the texts once grouped (access_texts): most findings fold into
+         * another, and writing theirs was a third of collecting */
+        x->acc_src = x->msg_src = a;
+        x->msg_excess = excess;
     }
     if (!(mask >> CHK_DIVERGENT_BRANCH & 1)) return;
     const cfg *g = f->pf->g;
@@ -538,6 +557,8 @@ static size_t group(chk_finding *v, size_t n)
             t = y->message, y->message = x->message, x->message = t;
             t = y->hint, y->hint = x->hint, x->hint = t;
             t = y->depends, y->depends = x->depends, x->depends = t;
+            y->msg_src = x->msg_src;
+            y->msg_excess = x->msg_excess;
             y->src_col = x->src_col;
         }
         if (x->certainty < y->certainty) y->certainty = x->certainty;
@@ -672,6 +693,7 @@ void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_repo
         collect_func(l, &rb, p, c, f, mask);
         l->ungrouped += l->n - at;
         l->n = at + group(l->v + at, l->n - at);
+        access_texts(l->v + at, l->n - at, c, f);
         for (size_t k = at; k < l->n; k++) {
             l->v[k].at[0].cost = l->v[k].cost;
             l->v[k].at[0].certainty = l->v[k].certainty;

@@ -67,6 +67,12 @@ typedef struct chk_finding {
     uint32_t nshapes;       /* the shapes its kernel was analysed at (blk_nshapes) */
     uint32_t nat;           /* those it holds at (1 to nshapes), in launch order */
     chk_shape *at;
+    /* While a function's findings are collected and grouped: the accesses
+     * its access text (the group's first) and its message and hint (the
+     * group's representative, with its excess) are written from, once
+     * grouping has dropped the rest; NULL for a branch. */
+    const coal_access *acc_src, *msg_src;
+    uint32_t msg_excess;
 } chk_finding;
 
 typedef struct chk_list {

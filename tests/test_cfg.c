@@ -402,8 +402,59 @@ Test(cfg, branch_to_a_non_label_is_an_error)
 }
 
 /* ---- every corpus function ----------------------------------------------- */
+/* Blocks reached from root without passing through cut, over the reachable
+ * blocks: forward along successors, or (rev) backward along predecessors
+ * with the exit's fake edges to the fake_exit blocks. */
+static void reach_without(const cfg *g, uint32_t root, uint32_t cut, bool rev, uint8_t *seen, uint32_t *stack)
+{
+    memset(seen, 0, g->nblocks);
+    if (root == cut) return;
+    uint32_t n = 0;
+    stack[n++] = root;
+    seen[root] = 1;
+    while (n) {
+        uint32_t b = stack[--n];
+        const cfg_block *bb = &g->blocks[b];
+        uint32_t nout = rev ? bb->npred : bb->nsucc;
+        for (uint32_t i = 0; i < nout + (rev && b == CFG_EXIT ? g->nblocks : 0); i++) {
+            uint32_t t;
+            if (i < nout) t = rev ? bb->pred[i] : bb->succ[i];
+            else if (g->blocks[i - nout].fake_exit) t = i - nout;
+            else continue;
+            if (t == cut || seen[t] || !g->blocks[t].reachable) continue;
+            seen[t] = 1;
+            stack[n++] = t;
+        }
+    }
+}
+
+/* The dominator and post-dominator trees against their definition: a
+ * (post-)dominates b when every path from the entry to b (from b to the
+ * exit) passes through a.  Quadratic: functions of up to 600 blocks. */
+static void check_dominance(const cfg *g, const char *where)
+{
+    if (g->nblocks > 600) return;
+    uint8_t *seen = malloc(g->nblocks);
+    uint32_t *stack = malloc(sizeof *stack * g->nblocks);
+    cr_assert(seen && stack);
+    for (uint32_t a = 0; a < g->nblocks; a++) {
+        if (!g->blocks[a].reachable) continue;
+        reach_without(g, CFG_ENTRY, a, false, seen, stack);
+        for (uint32_t b = 0; b < g->nblocks; b++)
+            if (g->blocks[b].reachable)
+                cr_assert_eq(cfg_dominates(g, a, b), a == b || !seen[b], "%s: %u dominates %u", where, a, b);
+        reach_without(g, CFG_EXIT, a, true, seen, stack);
+        for (uint32_t b = 0; b < g->nblocks; b++)
+            if (g->blocks[b].reachable)
+                cr_assert_eq(cfg_postdominates(g, a, b), a == b || !seen[b], "%s: %u post-dominates %u", where, a, b);
+    }
+    free(seen);
+    free(stack);
+}
+
 static void check_cfg_invariants(const cfg *g, const char *where)
 {
+    check_dominance(g, where);
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         for (uint32_t i = 0; i < bb->nsucc; i++) {
@@ -470,6 +521,30 @@ Test(corpus, verifier_passes_on_every_function, .timeout = 120)
     cr_log_info("verified %zu functions in %zu files: %zu phi, %zu eta, %zu irreducible loops", nfn, n, nphi, neta,
                 nirr);
     cr_expect_gt(nfn, 300);
+    tu_free_list(files, n);
+}
+
+/* The irreducible and non-header-join fixtures: the dominator passes that
+ * need a second full pass (an edge from later in the order changes the
+ * tree) against the definition, as the corpus test does for every function. */
+Test(cfg, dominators_of_irreducible_fixtures)
+{
+    size_t n = 0, nfn = 0;
+    char **files = tu_list_ptx(tu_src("tests/data/uniformity"), &n);
+    cr_assert_gt(n, 1);
+    for (size_t i = 0; i < n; i++) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ptx_module *m = ptx_parse_file(files[i], &d);
+        cr_assert(m, "%s does not parse", files[i]);
+        prog *p = prog_build(m, PROG_GSA, NULL, &d);
+        cr_assert(p, "%s: no CFG", files[i]);
+        ptx_diags_free(&d);
+        for (uint32_t k = 0; k < p->nfuncs; k++, nfn++) check_cfg_invariants(p->funcs[k].g, files[i]);
+        prog_free(p);
+        ptx_module_free(m);
+    }
+    cr_expect_gt(nfn, 1);
     tu_free_list(files, n);
 }
 

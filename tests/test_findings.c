@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "check_report.h"
+#include "coalescing.h"
 #include "testutil.h"
 
 #define BIN (char *)tu_bin()
@@ -400,4 +402,81 @@ Test(findings, check_o_writes_nothing_on_exit_2)
         free(out);
     }
     rm_tmp();
+}
+
+/* ---- the JSON writer --------------------------------------------------------- */
+
+/* check's JSON writes each finding straight to the stream; the bytes must
+ * be those of the finding's jansson tree (chk_finding_json) dumped in the
+ * document, members jansson leaves out included: a call site without a
+ * file, text that is not UTF-8, a NULL string. */
+Test(findings, json_stream_matches_finding_tree)
+{
+    chk_pos insts[2] = {{NULL, 7, 5}, {NULL, 9, 5}};
+    chk_pos calls[3] = {{"a.cu", 27, 3}, {NULL, 4, 1}, {"b\xff.cu", 5, 2}};
+    chk_shape at[2] = {{{0, 0, 0}, "the default", 1234, 0}, {{16, 16, 1}, NULL, 56, 1}};
+    chk_finding f[2];
+    memset(f, 0, sizeof f);
+    for (int k = 0; k < 2; k++) {
+        f[k].ptx_path = k ? "x\xc3.ptx" : "dir/x.ptx";
+        f[k].kernel = "k(float*)";
+        f[k].symbol = k ? NULL : "_Z1kPf";
+        f[k].rule = (uint8_t)k;
+        f[k].certainty = (uint8_t)k;
+        f[k].line = 7;
+        f[k].col = 5;
+        f[k].ninst = 2;
+        f[k].insts = insts;
+        f[k].src_file = k ? "bad\xfe.cu" : "x.cu";
+        f[k].src_line = 21;
+        f[k].src_col = 9;
+        f[k].ncalls = 3;
+        f[k].calls = calls;
+        f[k].src_text = k ? NULL : "    return p[i * 8]; // caf\xe9";
+        f[k].message = "uncoalesced \"load\"\n\t";
+        f[k].hint = k ? "use \xc3\xa9" : NULL;
+        f[k].depends = k ? "tid.y" : NULL;
+        f[k].loop_depth = 2;
+        f[k].excess = 28;
+        f[k].cost = 2800;
+        f[k].fingerprint = 0x0123456789abcdefull + (uint64_t)k;
+        f[k].nshapes = 2;
+        f[k].nat = 2;
+        f[k].at = at;
+    }
+    chk_list l;
+    memset(&l, 0, sizeof l);
+    l.v = f;
+    l.n = 2;
+    coal_options co;
+    memset(&co, 0, sizeof co);
+    chk_run r = {.l = &l, .nfiles = 1, .enabled = 3, .fail_on = 1, .opts = &co};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    cr_assert(chk_write_json(o, &r));
+    fclose(o);
+    /* the document as jansson dumps it, and each finding the tree */
+    json_error_t err;
+    json_t *doc = json_loads(text, 0, &err);
+    cr_assert_not_null(doc, "%s", err.text);
+    char *again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    cr_assert_not_null(again);
+    cr_expect_eq(strlen(again) + 1, len); /* the stream ends with a newline */
+    cr_expect(!strncmp(again, text, strlen(again)));
+    json_t *fs = json_object_get(doc, "findings");
+    cr_assert_eq(json_array_size(fs), 2);
+    for (size_t k = 0; k < 2; k++) {
+        json_t *want = chk_finding_json(&f[k]);
+        cr_expect(json_equal(json_array_get(fs, k), want), "finding %zu", k);
+        json_decref(want);
+    }
+    /* what jansson leaves out: the fileless and the non-UTF-8 call site,
+     * the second finding's src (bad file name) and symbol (NULL) */
+    cr_expect_eq(json_array_size(json_object_get(json_array_get(fs, 0), "call_sites")), 1);
+    cr_expect_null(json_object_get(json_array_get(fs, 1), "src"));
+    cr_expect_null(json_object_get(json_array_get(fs, 1), "symbol"));
+    free(again);
+    json_decref(doc);
+    free(text);
 }
