@@ -488,19 +488,28 @@ static void check_cfg_invariants(const cfg *g, const char *where)
     }
 }
 
+/* file parsed and built up to GSA, or the test fails; *m the module to
+ * free after the program. */
+static prog *build_gsa(const char *file, ptx_module **m)
+{
+    ptx_diags d;
+    ptx_diags_init(&d);
+    *m = ptx_parse_file(file, &d);
+    cr_assert(*m, "%s does not parse", file);
+    prog *p = prog_build(*m, PROG_GSA, NULL, &d);
+    cr_assert(p, "%s: no CFG: %s", file, d.n ? d.v[0].msg : "?");
+    ptx_diags_free(&d);
+    return p;
+}
+
 Test(corpus, verifier_passes_on_every_function, .timeout = 120)
 {
     size_t n = 0, nfn = 0, nphi = 0, neta = 0, nirr = 0;
     char **files = tu_list_ptx(tu_src("ptx-corpus"), &n);
     cr_assert_gt(n, 100);
     for (size_t i = 0; i < n; i++) {
-        ptx_diags d;
-        ptx_diags_init(&d);
-        ptx_module *m = ptx_parse_file(files[i], &d);
-        cr_assert(m, "%s does not parse", files[i]);
-        prog *p = prog_build(m, PROG_GSA, NULL, &d);
-        cr_assert(p, "%s: no CFG: %s", files[i], d.n ? d.v[0].msg : "?");
-        ptx_diags_free(&d);
+        ptx_module *m;
+        prog *p = build_gsa(files[i], &m);
         for (uint32_t k = 0; k < p->nfuncs; k++) {
             char where[512], msg[2048];
             snprintf(where, sizeof where, "%s:%.*s", files[i], (int)p->funcs[k].fn->name.n, p->funcs[k].fn->name.p);
@@ -533,13 +542,8 @@ Test(cfg, dominators_of_irreducible_fixtures)
     char **files = tu_list_ptx(tu_src("tests/data/uniformity"), &n);
     cr_assert_gt(n, 1);
     for (size_t i = 0; i < n; i++) {
-        ptx_diags d;
-        ptx_diags_init(&d);
-        ptx_module *m = ptx_parse_file(files[i], &d);
-        cr_assert(m, "%s does not parse", files[i]);
-        prog *p = prog_build(m, PROG_GSA, NULL, &d);
-        cr_assert(p, "%s: no CFG", files[i]);
-        ptx_diags_free(&d);
+        ptx_module *m;
+        prog *p = build_gsa(files[i], &m);
         for (uint32_t k = 0; k < p->nfuncs; k++, nfn++) check_cfg_invariants(p->funcs[k].g, files[i]);
         prog_free(p);
         ptx_module_free(m);
