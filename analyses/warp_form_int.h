@@ -43,6 +43,10 @@ static inline void copy_iv(wform *r, const wform *a)
 
 static inline bool exact(const wform *a) { return a->kind != WF_TOP && a->kind != WF_BOT && a->k == 64; }
 
+/* a's lanes and U normalised to n bits (warp_form.c fix), for the rules
+ * kept in other files (warp_sym.c). */
+void wf_fix(wform *a, unsigned n);
+
 /* r = the exact lane values vals (nl lanes: 1 when no operand varies, and
  * the one value is every lane's), n bits. */
 void wf_from_lanes(wform *r, const uint64_t *vals, unsigned nl, unsigned n);

@@ -1,0 +1,85 @@
+/* The symbols of the warp forms (warp_form.h sym; docs/divergence.md,
+ * "Symbols"): a value's uniform part as a signed sum of at most two roots
+ * plus a known offset, modulo 2^n, so that U - U cancels where the
+ * dataflow (warp_rules.c) and lane-exact evaluation (lane_rules.c) meet
+ * it.  wf_sym_sum is the one rule for both. */
+#include "warp_form_int.h"
+
+/* A form's U as terms and an offset (warp_form.h sym): a known U is off
+ * alone; false for an unknown U with no root (an address's, a symbol's). */
+static bool sym_terms(const wform *a, uint64_t *t, uint64_t *off)
+{
+    if (a->k == 64) { *t = 0, *off = a->r; return true; }
+    if (!a->sym) return false;
+    *t = a->sym, *off = (uint64_t)a->off;
+    return true;
+}
+
+bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out)
+{
+    uint32_t t[4] = {(uint32_t)sa, (uint32_t)(sa >> 32), 0, 0}, b[2] = {(uint32_t)sb, (uint32_t)(sb >> 32)};
+    unsigned nt = 2;
+    for (unsigned i = 0; i < 2; i++) {
+        if (!b[i]) continue;
+        uint32_t x = neg ? b[i] ^ WF_SYM_NEG : b[i], j = 0;
+        while (j < nt && (t[j] & ~WF_SYM_NEG) != (x & ~WF_SYM_NEG)) j++;
+        if (j == nt) t[nt++] = x;
+        else if (t[j] != x) t[j] = 0; /* U_s - U_s */
+        else return false;             /* 2·U_s */
+    }
+    uint32_t u[2] = {0, 0};
+    unsigned nu = 0;
+    for (unsigned i = 0; i < nt; i++)
+        if (t[i]) {
+            if (nu == 2) return false;
+            u[nu++] = t[i];
+        }
+    if (nu == 2 && (u[0] & ~WF_SYM_NEG) > (u[1] & ~WF_SYM_NEG)) { uint32_t x = u[0]; u[0] = u[1], u[1] = x; }
+    *out = u[0] | (uint64_t)u[1] << 32;
+    return true;
+}
+
+bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
+{
+    r->sym = 0, r->off = 0;
+    if (r->kind != WF_UNI && r->kind != WF_LANE) return false;
+    uint64_t ta, tb, oa, ob, s;
+    bool both = false;
+    if (!sym_terms(a, &ta, &oa) || !sym_terms(b, &tb, &ob)) return false;
+    if (!tb) s = ta; /* the common case: a known amount added */
+    else if (!ta) s = sub ? wf_sym_negate(tb) : tb;
+    else if (!wf_sym_sum(ta, tb, sub, &s)) return false;
+    else both = wf_sym_shares(ta, tb);
+    uint64_t off = sub ? oa - ob : oa + ob;
+    if (!s) { /* every root cancels (g(0) = 0 in both): U_r = off */
+        if (r->k == 64) return false;
+        r->k = 64;
+        r->r = off;
+        r->nn = 0;
+        wf_fix(r, n);
+        return false;
+    }
+    if (r->k == 64) return false;
+    r->sym = s, r->off = wf_sext(off, n);
+    return both;
+}
+
+void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not)
+{
+    r->sym = 0, r->off = 0;
+    if ((r->kind != WF_UNI && r->kind != WF_LANE) || r->k == 64 || a->k == 64 || !a->sym) return;
+    r->sym = wf_sym_negate(a->sym);
+    r->off = wf_sext(0 - (uint64_t)a->off - (not ? 1 : 0), n);
+}
+
+void wf_sym_known(wform *r, uint64_t rs, unsigned ks, unsigned n)
+{
+    if ((r->kind != WF_UNI && r->kind != WF_LANE) || r->k >= ks || !r->sym || r->sym >> 32) return;
+    uint64_t u = ((uint32_t)r->sym & WF_SYM_NEG ? 0 - rs : rs) + (uint64_t)r->off;
+    if (ks >= (n ? n : 64)) { /* every bit of U: exact */
+        r->k = 64, r->r = u, r->nn = 0;
+        wf_fix(r, n);
+        return;
+    }
+    r->k = (uint8_t)ks, r->r = u & mask(ks);
+}
