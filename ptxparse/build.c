@@ -881,6 +881,9 @@ void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
         if (f->params[i]->space == PTX_SP_REG) declare_reg(b, f->params[i], UINT32_MAX);
 }
 
+/* Statements of capacity a body's list keeps for the next body. */
+#define BODY_KEEP 65536u
+
 void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
     (void)loc;
     ptx_func *f = b->fn;
@@ -904,6 +907,14 @@ void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
     ptx_named_slice ns = {f, b->named_start, b->named.n - b->named_start};
     VPUSH(b->named_bodies, ns);
     if (b->vs) ptx_validate_body_end(b, f);
+    /* A large body's list is copied: give its scratch back now rather than
+     * at the end of the parse, where the resolver's own scratch would come
+     * on top of it (2 MB of the parse's peak for a 250k-statement body). */
+    if (b->body.cap > BODY_KEEP) {
+        free(b->body.v);
+        b->body.v = NULL;
+        b->body.n = b->body.cap = 0;
+    }
 }
 
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc) {

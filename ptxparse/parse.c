@@ -222,6 +222,13 @@ ptx_module *ptx_load_to(const char *path, int quiet, FILE *err) {
         char *tmp = NULL;
         if (!m && d.n) {
             FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+            /* only a regular file within the limit: a directory opens, and
+             * its ftell is LONG_MAX (a malloc AddressSanitizer aborts on) */
+            struct stat st;
+            if (f && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > PTX_MAX_FILE)) {
+                fclose(f);
+                f = NULL;
+            }
             if (f) {
                 fseek(f, 0, SEEK_END);
                 long n = ftell(f);

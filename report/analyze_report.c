@@ -67,8 +67,9 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
         memcpy(dopt.block, x->f->shape.block, sizeof dopt.block);
         dopt.assume_tid_yz_uniform = !wl_shape_known(&x->f->shape);
         dr_func df;
-        dr_analyse(&df, x->f->pf, &dopt, NULL, &rr[s]->p->a);
+        dr_analyse(&df, x->f->pf, &dopt, NULL, DR_KEEP_NONE);
         x->st = df.st[DIV_AN_AFFINE2];
+        dr_func_free(&df);
     }
     rp_compute(k->sh[0].f->pf, &k->rp);
     k->mine = malloc(sizeof *k->mine * (l->n ? l->n : 1));

@@ -196,9 +196,11 @@ static void collect_branches(dr_func *f, arena *a)
     f->nbranches = k;
 }
 
-void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, arena *a)
+void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, int keep)
 {
     memset(f, 0, sizeof *f);
+    arena_init(&f->a);
+    arena *a = &f->a;
     f->pf = pf;
     f->div = *o;
     uint32_t shape[3];
@@ -227,13 +229,27 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk
     }
     free(keys);
     free(blines);
-    for (int an = 0; an < DR_NAN; an++) {
-        div_result *r = div_analyse(pf, (enum div_analysis)an, &f->div, a);
+    /* the counted-only analyses first, each in an arena freed before the
+     * next: the kept one, run last, reuses their chunks (arena.c keeps
+     * freed chunks for the next arena that grows the same way) */
+    for (int k = 0; k < DR_NAN; k++) {
+        int an = k < DR_NAN - 1 ? (k < keep ? k : k + 1) : keep;
+        if (keep < 0 || keep >= DR_NAN) an = k;
+        arena scratch;
+        arena_init(&scratch);
+        bool kept = an == keep;
+        div_result *r = div_analyse(pf, (enum div_analysis)an, &f->div, kept ? a : &scratch);
         dr_stats *st = &f->st[an];
-        f->r[an] = r;
         st->values = n;
         for (uint32_t i = 0; i < n; i++) st->state[r->state[f->values[i]] % 3]++;
         st->branches = f->nbranches;
         for (uint32_t i = 0; i < f->nbranches; i++) st->branches_divergent += !dr_branch_uniform(r, f->branches[i].block);
+        f->r[an] = kept ? r : NULL;
+        arena_free(&scratch);
     }
+}
+
+void dr_func_free(dr_func *f)
+{
+    arena_free(&f->a);
 }

@@ -35,11 +35,12 @@ typedef struct dr_branch {
 } dr_branch;
 
 typedef struct dr_func {
+    arena a;                  /* everything below that dr_analyse makes */
     const prog_func *pf;
     div_options div;          /* the options used: the function's --block shape */
     uint8_t origin;           /* blk_origin of its block shape */
     const char *origin_text;  /* blk_origin_for: what the shape comes from */
-    div_result *r[DR_NAN];
+    div_result *r[DR_NAN];    /* only r[keep] (dr_analyse); the others NULL */
     dr_stats st[DR_NAN];
     uint32_t nbranches;
     dr_branch *branches;      /* in program order */
@@ -62,10 +63,16 @@ bool dr_parse_values(const char *s, unsigned *mask);
  * handled, -1 after printing an error prefixed by cmd. */
 int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd);
 
-/* Runs the three analyses on pf (memory from a), with o and the block
- * shape blocks gives pf (NULL: o's), and collects what is listed and
- * counted. */
-void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, arena *a);
+/* Runs the three analyses on pf, with o and the block shape blocks gives
+ * pf (NULL: o's), and collects what is listed and counted.  Only the
+ * result of analysis `keep` stays (f->r[keep]; DR_KEEP_NONE: counts
+ * only): the others are counted and freed one by one before it is run,
+ * so that a large function holds one analysis's per-value state at a
+ * time, not three (docs/front-end.md, "Memory").  Its memory is f->a:
+ * dr_func_free. */
+#define DR_KEEP_NONE (-1)
+void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, int keep);
+void dr_func_free(dr_func *f);
 
 /* Whether the branch ending block b is proven uniform: its gate, and for a
  * guarded brx.idx both guard and index, are uniform. */

@@ -40,18 +40,16 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         return 2;
     }
     ptx_diags_free(&d);
-    /* a row needs only the counts: each function's results live in fa until
-     * the next one (whose chunks they become) */
-    arena fa;
-    arena_init(&fa);
+    /* a row needs only the counts: each function's results are freed at
+     * once (their chunks become the next one's) */
     for (uint32_t q = 0; q < p->nfuncs * blk_module_rounds(blocks, m); q++) {
         uint32_t nr = blk_module_rounds(blocks, m), i = q / nr;
         blk_opts at = *blocks;
         at.round = q % nr;
         if (!blk_round_has(&at, p->funcs[i].fn)) continue;
         dr_func f;
-        arena_free(&fa);
-        dr_analyse(&f, &p->funcs[i], o, &at, &fa);
+        dr_analyse(&f, &p->funcs[i], o, &at, DR_KEEP_NONE);
+        dr_func_free(&f);
         if (s->n == s->cap) {
             s->cap = s->cap ? s->cap * 2 : 64;
             s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
@@ -73,7 +71,6 @@ static int summary_file(summary *s, const char *path, const div_options *o, blk_
         r->entry = p->funcs[i].fn->is_entry;
         memcpy(r->st, f.st, sizeof r->st);
     }
-    arena_free(&fa);
     prog_free(p);
     ptx_module_free(m);
     return 0;
@@ -283,7 +280,7 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
     }
     for (uint32_t i = 0; i < p->nfuncs; i++)
         for (uint32_t r = 0; r < nr; r++)
-            if (blk_round_has(&at[r], p->funcs[i].fn)) dr_analyse(&fs[n++], &p->funcs[i], &c->div, &at[r], &p->a);
+            if (blk_round_has(&at[r], p->funcs[i].fn)) dr_analyse(&fs[n++], &p->funcs[i], &c->div, &at[r], (int)c->analysis);
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
@@ -297,6 +294,7 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
         else dr_print_text(of.f, m, path, fs, n, c);
         rc = outfile_commit(&of) ? 2 : 0;
     }
+    for (uint32_t i = 0; i < n; i++) dr_func_free(&fs[i]);
     prog_free(p);
     ptx_module_free(m);
     return rc;

@@ -506,7 +506,7 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     memcpy(dopt.block, f->shape.block, sizeof dopt.block);
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     dr_func df;
-    dr_analyse(&df, f->pf, &dopt, NULL, k->a);
+    dr_analyse(&df, f->pf, &dopt, NULL, DIV_AN_AFFINE2);
     kctx c = {o, k, f->pf->fn, df.r[DIV_AN_AFFINE2], idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, {{0}, {0}, 0}};
     collect(&c);
     char *shown = ptx_func_shown(c.fn);
@@ -556,4 +556,5 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     free(c.fs);
     free(c.sites);
     free(c.byline);
+    dr_func_free(&df);
 }

@@ -386,7 +386,7 @@ Test(block_cli, condition_in_reports)
     cr_assert_not_null(p);
     dr_config c = {.analysis = DIV_AN_SIMPLE, .list = 7};
     dr_func f;
-    dr_analyse(&f, &p->funcs[0], &c.div, &c.blocks, &p->a);
+    dr_analyse(&f, &p->funcs[0], &c.div, &c.blocks, DIV_AN_SIMPLE);
     div_result *r = f.r[DIV_AN_SIMPLE];
     cr_assert_eq(f.nbranches, 2);
     uint32_t gate;
@@ -439,6 +439,7 @@ Test(block_cli, condition_in_reports)
     cr_expect_eq(with, 2);
     cr_expect_str_eq(kernel_str(j, 0, "assumptions", "block_from"), "default: blockDim.x a multiple of 32");
     json_decref(j);
+    dr_func_free(&f);
     prog_free(p);
     ptx_module_free(m);
     ptx_diags_free(&d);

@@ -33,6 +33,24 @@ Test(cli, usage_and_unknown_command) {
     free(out); free(err);
 }
 
+/* A directory where a file is expected: an error naming it, exit 2, for
+ * every command that loads one file (the caret lines' second read of the
+ * input must not try to read a directory). */
+Test(cli, directory_as_input_is_an_error) {
+    const char *cmds[][3] = {{"parse", NULL}, {"print", NULL}, {"divergence", NULL}, {"divergence", "--summary"}};
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", tu_src("tests/data"));
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *out, *err;
+        char *a[] = {BIN, (char *)cmds[i][0], (char *)(cmds[i][1] ? cmds[i][1] : dir), cmds[i][1] ? dir : NULL, NULL};
+        cr_expect_eq(tu_run(a, &out, &err), 2, "%s %s: %s", cmds[i][0], cmds[i][1] ? cmds[i][1] : "", err);
+        char want[4200];
+        snprintf(want, sizeof want, "%s: error: is a directory\n", dir);
+        cr_expect(strstr(err, want) != NULL, "%s: %s", cmds[i][0], err);
+        free(out); free(err);
+    }
+}
+
 Test(cli, parse_summary_and_json) {
     char *out, *err;
     char *a[] = {BIN, "parse", (char *)kfile(), NULL};
