@@ -115,7 +115,7 @@ $(B)/obj/ptxparse/validate.o: ptxparse/forms.def
 $(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
 
 # The warp forms' rules are loops over the 32 lanes too.
-$(B)/obj/analyses/warp_form.o: CFLAGS += -O3
+$(B)/obj/analyses/warp_form.o $(B)/obj/analyses/warp_rules.o $(B)/obj/analyses/warp_sym.o $(B)/obj/analyses/warp_iv.o: CFLAGS += -O3
 
 $(B)/libptxray.a: $(LIB_OBJ)
 	rm -f $@

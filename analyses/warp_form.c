@@ -64,7 +64,18 @@ static __attribute__((noinline)) void fix_from(wform *a, const int64_t *src, uns
         if (src != a->g) memcpy(a->g, src, sizeof a->g);
         if (!any) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
-        uint64_t g0 = (uint64_t)src[0], any = 0;
+        uint64_t g0 = (uint64_t)src[0], any = 0, wide = 0;
+        /* g(0) = 0 and every lane a 32-bit number already (an operand's
+         * table, mostly): the check is cheaper than the extension */
+        if (!g0) {
+            for (unsigned l = 0; l < WF_LANES; l++) any |= (uint64_t)src[l], wide |= (uint64_t)src[l] + 0x80000000u;
+            if (!(wide >> 32)) {
+                if (src != a->g) memcpy(a->g, src, sizeof a->g);
+                if (!any) a->kind = WF_UNI;
+                goto lanes_done;
+            }
+            any = 0;
+        }
         for (unsigned l = 0; l < WF_LANES; l++) {
             /* (x mod 2^32) read as signed, in and/xor/sub: SSE2 has no
              * 64-bit arithmetic shift, and vectorises this shorter */
@@ -84,6 +95,7 @@ static __attribute__((noinline)) void fix_from(wform *a, const int64_t *src, uns
         a->r += g0;
         if (!any) a->kind = WF_UNI;
     }
+lanes_done:
     if (a->k >= n) a->k = 64;
     if (a->k == 64) {
         a->r = (uint64_t)((int64_t)(a->r << sh) >> sh);
@@ -848,11 +860,10 @@ void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, co
             gmin = amin, gmax = amax;
         else if (top && top < 63 && b->kind == WF_LANE && a->kind != WF_LANE && !b->g[0] && bmin > -half && bmax <= half)
             gmin = -bmax, gmax = -bmin;
-        if (gmin < gmax) {
-            wform ua, ub;
-            wf_uni(&ua, a->r, a->k);
-            wf_uni(&ub, b->r, b->k);
-            wf_sub(&d, &ua, &ub, n);
+        if (gmin < gmax) { /* U_a - U_b, known where both are (residue_in reads no more) */
+            d.k = (uint8_t)kmin(a->k, b->k);
+            if (d.k >= n) d.k = 64;
+            d.r = a->r - b->r;
         } else {
             wf_sub(&d, a, b, n);
             if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
