@@ -51,7 +51,7 @@ bool wf_equal(const wform *a, const wform *b)
  * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
  * from src (an operand's: one pass, where a copy and then fix were two;
  * NULL: a->g). */
-static __attribute__((noinline)) void fix_from(wform *a, const int64_t *src, unsigned n)
+static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, unsigned n)
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
     a->sym = 0, a->off = 0;
@@ -104,6 +104,20 @@ lanes_done:
         if (a->kind == WF_LANE)
             for (unsigned l = 0; l < WF_LANES; l++) neg |= (a->r + (uint64_t)a->g[l]) << sh;
         a->nn = !(neg >> 63);
+    } else a->r &= mask(a->k);
+}
+
+/* fix_from: a uniform form inline (most results: a few instructions), a
+ * lane table out of line. */
+static inline __attribute__((always_inline)) void fix_from(wform *a, const int64_t *src, unsigned n)
+{
+    if (a->kind != WF_UNI) { fix_lanes(a, src, n); return; }
+    a->sym = 0, a->off = 0;
+    if (a->k >= n) a->k = 64;
+    if (a->k == 64) {
+        unsigned sh = 64 - (n ? n : 64);
+        a->r = (uint64_t)((int64_t)(a->r << sh) >> sh);
+        a->nn = !(a->r >> 63);
     } else a->r &= mask(a->k);
 }
 
@@ -257,6 +271,15 @@ void wf_mul(wform *r, const wform *a, const wform *b, unsigned n)
 
 static void lane_range(const wform *a, int64_t *lo, int64_t *hi);
 
+/* The least b with gmax - gmin < 2^b (gmin ≤ 0 ≤ gmax): no split below it,
+ * as h(l) = (U mod 2^b) + g(l) in [0, 2^b) for every lane needs the range
+ * to fit. */
+static unsigned range_bits(int64_t gmin, int64_t gmax)
+{
+    uint64_t d = (uint64_t)gmax - (uint64_t)gmin;
+    return d ? 64 - (unsigned)__builtin_clzll(d) : 0;
+}
+
 /* The split of a (see warp_form.h): the smallest b ≤ min(k, n) such that
  * h(l) = (U mod 2^b) + g(l) lies in [0, 2^b) for every lane; -1 if none. */
 static int split(const wform *a, unsigned n)
@@ -270,7 +293,7 @@ static int split(const wform *a, unsigned n)
     }
     unsigned top = a->k < n ? a->k : n;
     if (top > 62) top = 62; /* an exact value needs no split; keep the sums in range */
-    for (unsigned b = 0; b <= top; b++) {
+    for (unsigned b = range_bits(gmin, gmax); b <= top; b++) {
         int64_t rb = (int64_t)(a->r & mask(b));
         if (rb + gmin >= 0 && rb + gmax < (int64_t)1 << b) return (int)b;
     }
@@ -717,7 +740,7 @@ static int split_upto(const wform *a, int64_t gmin, int64_t gmax, unsigned top)
 {
     if (gmin > 0) gmin = 0; /* split's range counts 0 in */
     if (gmax < 0) gmax = 0;
-    for (unsigned b = 0; b <= top; b++) {
+    for (unsigned b = range_bits(gmin, gmax); b <= top; b++) {
         int64_t rb = (int64_t)(a->r & mask(b));
         if (rb + gmin >= 0 && rb + gmax < (int64_t)1 << b) return (int)b;
     }
