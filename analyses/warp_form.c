@@ -165,6 +165,8 @@ void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *
 /* ⊤ if either is ⊤, ⊥ if either is ⊥: true when r was set so. */
 static bool strict2(wform *r, const wform *a, const wform *b)
 {
+    /* one test for the common case: both uniform or lane tables */
+    if (!((1u << a->kind | 1u << b->kind) & (1u << WF_TOP | 1u << WF_BOT))) return false;
     if (a->kind == WF_TOP || b->kind == WF_TOP) { wf_top(r); return true; }
     if (a->kind == WF_BOT || b->kind == WF_BOT) { wf_bot(r); return true; }
     return false;
