@@ -114,8 +114,10 @@ $(B)/obj/emu/exec_%.o: CFLAGS += -O3
 $(B)/obj/ptxparse/validate.o: ptxparse/forms.def
 $(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
 
-# The warp forms' rules are loops over the 32 lanes too.
-$(B)/obj/analyses/warp_form.o: CFLAGS += -O3
+# The warp forms' rules are loops over the 32 lanes too (and their callers in
+# warp_rules/warp_sym/warp_iv gain from -O3 as well: 0.3M of 94M instructions).
+WARP_O3 = warp_form warp_cmp warp_rules warp_sym warp_iv
+$(patsubst %,$(B)/obj/analyses/%.o,$(WARP_O3)): CFLAGS += -O3
 
 $(B)/libptxray.a: $(LIB_OBJ)
 	rm -f $@

@@ -43,10 +43,9 @@ static inline unsigned kb_mul(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb
 /* The low bits two partly known numbers agree on (64: both known, equal). */
 static inline unsigned kb_agree(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb)
 {
-    unsigned m = ka < kb ? ka : kb, d = 0;
-    if (m == 64 && ra == rb) return 64;
-    while (d < m && d < 64 && !((ra ^ rb) >> d & 1)) d++;
-    return d;
+    unsigned m = ka < kb ? ka : kb, d = ra != rb ? (unsigned)__builtin_ctzll(ra ^ rb) : 64; /* the first bit they differ in */
+    if (m > 64) m = 64;
+    return d < m ? d : m;
 }
 
 static inline unsigned res_tz(residue a) { return kb_tz(a.r, a.k); }

@@ -17,6 +17,17 @@ static bool sym_terms(const wform *a, uint64_t *t, uint64_t *off)
 
 bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out)
 {
+    if (!(sa >> 32) && !(sb >> 32) && sa && sb) { /* one root each, the common case: the loops below, unrolled */
+        uint32_t x = (uint32_t)sa, y = neg ? (uint32_t)sb ^ WF_SYM_NEG : (uint32_t)sb;
+        uint32_t rx = x & ~WF_SYM_NEG, ry = y & ~WF_SYM_NEG;
+        if (rx == ry) {
+            if (x == y) return false; /* 2·U_s */
+            *out = 0;                 /* U_s - U_s */
+            return true;
+        }
+        *out = rx < ry ? x | (uint64_t)y << 32 : y | (uint64_t)x << 32;
+        return true;
+    }
     uint32_t t[4] = {(uint32_t)sa, (uint32_t)(sa >> 32), 0, 0}, b[2] = {(uint32_t)sb, (uint32_t)(sb >> 32)};
     unsigned nt = 2;
     for (unsigned i = 0; i < 2; i++) {
