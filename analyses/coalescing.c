@@ -821,14 +821,19 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
             if (s->kind != PTX_S_INST) continue;
             uint32_t b = pf->g->stmt_block[st];
             if (b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
-            const ptx_inst_sem sem = pf->ssa->sem[st];
+            const ptx_inst_sem *sem = &pf->ssa->sem[st];
+            /* pick_access's first test, before the access record is
+             * cleared: clearing it for every instruction was 0.6% of check
+             * on a 100k-block kernel, whose instructions are mostly not
+             * memory accesses */
+            if (!(sem->flags & (PTX_SEM_LOAD | PTX_SEM_STORE | PTX_SEM_PREFETCH))) continue;
             coal_access x;
             memset(&x, 0, sizeof x);
             x.stmt = st;
             x.in = &s->u.inst;
             uint32_t opd;
             bool unproven;
-            if (!pick_access(f, st, &s->u.inst, &sem, &x, &opd, &unproven)) {
+            if (!pick_access(f, st, &s->u.inst, sem, &x, &opd, &unproven)) {
                 if (unproven) f->generic_unknown++;
                 continue;
             }
