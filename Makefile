@@ -118,7 +118,7 @@ $(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
 $(B)/obj/analyses/warp_form.o: CFLAGS += -O3
 # The affine solver's loops over a value's 15 coefficients: -O3 vectorises
 # them (-O2's cost model leaves a loop of 15 scalar).
-$(B)/obj/analyses/affine.o $(B)/obj/analyses/aff_poly.o $(B)/obj/analyses/affine_rules.o: CFLAGS += -O3
+$(B)/obj/analyses/affine.o $(B)/obj/analyses/aff_poly.o: CFLAGS += -O3
 
 $(B)/libptxray.a: $(LIB_OBJ)
 	rm -f $@
