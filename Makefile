@@ -118,6 +118,9 @@ $(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
 # warp_rules/warp_sym/warp_iv gain from -O3 as well: 0.3M of 94M instructions).
 WARP_O3 = warp_form warp_cmp warp_rules warp_sym warp_iv
 $(patsubst %,$(B)/obj/analyses/%.o,$(WARP_O3)): CFLAGS += -O3
+# The affine solver's loops over a value's 15 coefficients: -O3 vectorises
+# them (-O2's cost model leaves a loop of 15 scalar).
+$(B)/obj/analyses/affine.o $(B)/obj/analyses/aff_poly.o: CFLAGS += -O3
 
 $(B)/libptxray.a: $(LIB_OBJ)
 	rm -f $@

@@ -27,40 +27,6 @@ static const int8_t mono[DIV_NCOEF2][DIV_NCOEF2] = {
     {14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
 };
 
-/* Only the n coefficients in use are ever read: degree 1 touches 5. */
-void aff_const(aff *a, unsigned n, int64_t c)
-{
-    memset(a->c, 0, sizeof a->c[0] * n);
-    a->n = (uint8_t)n;
-    a->top = 0;
-    a->bot = 0;
-    a->c[0] = c;
-}
-
-void aff_top(aff *a, unsigned n)
-{
-    aff_const(a, n, 0);
-    a->top = 1;
-}
-
-void aff_bottom(aff *a, unsigned n)
-{
-    aff_const(a, n, 0);
-    a->bot = AFF_ALL(n);
-}
-
-void aff_uniform_unknown(aff *a, unsigned n)
-{
-    aff_const(a, n, 0);
-    a->bot = 1;
-}
-
-void aff_monomial(aff *a, unsigned n, unsigned i)
-{
-    aff_const(a, n, 0);
-    a->c[i] = 1;
-}
-
 void aff_wrap(aff *a, unsigned bits)
 {
     for (unsigned i = 0; i < a->n; i++)
@@ -76,19 +42,26 @@ static void copy(aff *r, const aff *a)
     memcpy(r->c, a->c, sizeof a->c[0] * a->n);
 }
 
+/* The meet of two values not ⊤ over their n coefficients: the ones that
+ * differ first, then the result, two loops with no dependence from one
+ * coefficient to the next; inlined with n a constant for the usual
+ * DIV_NCOEF2 they vectorise. */
+static inline __attribute__((always_inline)) void meet_n(aff *r, const aff *a, const aff *b, unsigned n)
+{
+    uint16_t bot = a->bot | b->bot;
+    for (unsigned i = 0; i < n; i++) bot |= (uint16_t)((a->c[i] != b->c[i]) << i);
+    for (unsigned i = 0; i < n; i++) r->c[i] = (bot >> i & 1) ? 0 : a->c[i];
+    r->n = (uint8_t)n;
+    r->top = 0;
+    r->bot = bot;
+}
+
 void aff_meet(aff *r, const aff *a, const aff *b)
 {
     if (a->top) { copy(r, b); return; }
     if (b->top) { copy(r, a); return; }
-    uint16_t bot = a->bot | b->bot;
-    unsigned n = a->n;
-    for (unsigned i = 0; i < n; i++) {
-        if (!(bot >> i & 1) && a->c[i] != b->c[i]) bot |= (uint16_t)(1u << i);
-        r->c[i] = (bot >> i & 1) ? 0 : a->c[i];
-    }
-    r->n = (uint8_t)n;
-    r->top = 0;
-    r->bot = bot;
+    if (a->n == DIV_NCOEF2) meet_n(r, a, b, DIV_NCOEF2);
+    else meet_n(r, a, b, a->n);
 }
 
 /* r may be a or b: each coefficient reads only its own index. */
@@ -188,10 +161,15 @@ uint16_t aff_mask_all(unsigned dims)
 
 void aff_of_result(const div_result *r, uint32_t v, aff *out)
 {
-    aff_const(out, r->ncoef, 0);
-    for (unsigned i = 0; i < r->ncoef; i++)
-        if (!div_coef(r, v, i, &out->c[i])) {
-            out->c[i] = 0;
-            out->bot |= (uint16_t)(1u << i);
-        }
+    unsigned n = r->ncoef;
+    aff_const(out, n, 0);
+    if (!r->cslot) { /* div_coef knows none */
+        out->bot = AFF_ALL(n);
+        return;
+    }
+    /* div_coef's answers, read from the row at once */
+    uint16_t bot = r->bot[v] & AFF_ALL(n);
+    const int64_t *row = div_coefs(r, v);
+    for (unsigned i = 0; i < n; i++) out->c[i] = bot >> i & 1 ? 0 : row[i];
+    out->bot = bot;
 }

@@ -14,6 +14,7 @@
 #define PTXRAY_AFF_POLY_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "divergence.h"
 
 typedef struct aff {
@@ -25,11 +26,40 @@ typedef struct aff {
 
 #define AFF_ALL(n) ((uint16_t)((1u << (n)) - 1))
 
-void aff_top(aff *a, unsigned n);
-void aff_const(aff *a, unsigned n, int64_t c);
-void aff_bottom(aff *a, unsigned n);          /* every coefficient ⊥: divergent */
-void aff_uniform_unknown(aff *a, unsigned n); /* 0·tid + ⊥ */
-void aff_monomial(aff *a, unsigned n, unsigned i); /* 1·m_i */
+/* Only the n coefficients in use are ever read; the constructors clear all
+ * DIV_NCOEF2 (a fixed-size clear the compiler inlines: the solvers make
+ * one per operand, and a call to memset of n was a tenth of their cost). */
+static inline void aff_const(aff *a, unsigned n, int64_t c)
+{
+    memset(a->c, 0, sizeof a->c);
+    a->n = (uint8_t)n;
+    a->top = 0;
+    a->bot = 0;
+    a->c[0] = c;
+}
+static inline void aff_top(aff *a, unsigned n)
+{
+    aff_const(a, n, 0);
+    a->top = 1;
+}
+/* every coefficient ⊥: divergent */
+static inline void aff_bottom(aff *a, unsigned n)
+{
+    aff_const(a, n, 0);
+    a->bot = AFF_ALL(n);
+}
+/* 0·tid + ⊥ */
+static inline void aff_uniform_unknown(aff *a, unsigned n)
+{
+    aff_const(a, n, 0);
+    a->bot = 1;
+}
+/* 1·m_i */
+static inline void aff_monomial(aff *a, unsigned n, unsigned i)
+{
+    aff_const(a, n, 0);
+    a->c[i] = 1;
+}
 
 /* Reduces every known coefficient modulo 2^bits (sign-extended). */
 void aff_wrap(aff *a, unsigned bits);

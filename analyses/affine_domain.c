@@ -28,13 +28,7 @@ const char *div_analysis_name(enum div_analysis a)
     return a == DIV_AN_SIMPLE ? "simple" : a == DIV_AN_AFFINE ? "affine" : "affine2";
 }
 
-const int64_t *div_coefs(const div_result *r, uint32_t v)
-{
-    static const int64_t zero[DIV_NCOEF2];
-    uint32_t k = r->cslot[v];
-    if (k == DIV_NOROW) return zero;
-    return r->crow[k >> DIV_ROWSHIFT] + (size_t)(k & (DIV_ROWBLK - 1)) * r->ncoef;
-}
+const int64_t div_zero_coefs[DIV_NCOEF2];
 
 int64_t *div_coefs_row(div_result *r, uint32_t v, arena *a)
 {

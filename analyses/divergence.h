@@ -141,8 +141,15 @@ bool div_coef(const div_result *r, uint32_t v, unsigned i, int64_t *c);
 #define DIV_ROWBLK (1u << DIV_ROWSHIFT)
 /* Whether the analysis has coefficients (the affine ones). */
 static inline bool div_has_coefs(const div_result *r) { return r->cslot != NULL; }
-/* Value v's ncoef coefficients (⊥ ones read 0); zeros when it has no row. */
-const int64_t *div_coefs(const div_result *r, uint32_t v);
+/* Value v's ncoef coefficients (⊥ ones read 0); zeros when it has no row.
+ * Inline: the solvers read one per operand. */
+extern const int64_t div_zero_coefs[DIV_NCOEF2];
+static inline const int64_t *div_coefs(const div_result *r, uint32_t v)
+{
+    uint32_t k = r->cslot[v];
+    if (k == DIV_NOROW) return div_zero_coefs;
+    return r->crow[k >> DIV_ROWSHIFT] + (size_t)(k & (DIV_ROWBLK - 1)) * r->ncoef;
+}
 /* Value v's row, made (zeroed, from a) on first use. */
 int64_t *div_coefs_row(div_result *r, uint32_t v, arena *a);
 /* "1", "tid.x", "tid.y", "tid.z", "laneid", "tid.x*tid.x", "tid.x*tid.y", ... */

@@ -125,6 +125,68 @@ void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out)
     out->status = out->pos_monos ? WL_POSITION : out->sym_monos ? WL_SYMBOLIC : WL_EXACT;
 }
 
+bool wl_line_init(const aff *p, unsigned m, int64_t unit, int64_t tmax, const warp_shape *sh, residue c0,
+                  wl_line *l)
+{
+    const wc_shape *s = wc_classes(sh->block);
+    int64_t cmax;
+    /* every t·unit a known coefficient that fits (coef_fits): one that
+     * does not is unknown to lane0, whatever the status */
+    if (m == 0 || m >= p->n || tmax < 1 || __builtin_mul_overflow(unit < 0 ? -unit : unit, tmax, &cmax) ||
+        unit == INT64_MIN || cmax > s->climit)
+        return false;
+    aff q = *p;
+    q.bot &= (uint16_t)~(1u << m);
+    q.c[m] = 0;
+    wl_eval(&q, sh, c0, &l->w0);
+    if (l->w0.status != WL_EXACT) return false;
+    for (uint32_t wi = 0; wi < l->w0.nwarps; wi++) { /* before w1's wl_eval: s is the thread's last shape */
+        l->r0[wi] = s->r0[wi][m];
+        l->k0[wi] = s->k0[wi][m];
+    }
+    /* t = 1: with an exact result every t != 0 is exact too (the status
+     * depends on the coefficient only through whether it is 0 and fits) */
+    q.c[m] = unit;
+    static _Thread_local wl_result w1; /* 25 KB: not on the stack */
+    wl_eval(&q, sh, c0, &w1);
+    if (w1.status != WL_EXACT || w1.nwarps != l->w0.nwarps) return false;
+    for (uint32_t wi = 0; wi < w1.nwarps; wi++) {
+        const wl_warp *a = &l->w0.warp[wi], *b = &w1.warp[wi];
+        if (a->nlanes != b->nlanes || a->ngroups != b->ngroups || memcmp(a->group, b->group, sizeof a->group))
+            return false;
+        for (unsigned ln = 0; ln < WL_LANES; ln++) l->d[wi][ln] = (uint64_t)b->off[ln] - (uint64_t)a->off[ln];
+    }
+    l->unit = unit;
+    return true;
+}
+
+void wl_line_at(const wl_line *l, int64_t t, wl_result *out)
+{
+    const wl_result *w0 = &l->w0;
+    if (!t) {
+        *out = *w0;
+        return;
+    }
+    uint64_t c = (uint64_t)t * (uint64_t)l->unit;
+    out->status = w0->status;
+    out->sym_monos = w0->sym_monos;
+    out->pos_monos = w0->pos_monos;
+    out->nwarps = w0->nwarps;
+    for (uint32_t wi = 0; wi < w0->nwarps; wi++) {
+        const wl_warp *a = &w0->warp[wi];
+        wl_warp *w = &out->warp[wi];
+        w->nlanes = a->nlanes;
+        w->ngroups = a->ngroups;
+        memcpy(w->group, a->group, sizeof w->group);
+        for (unsigned ln = 0; ln < WL_LANES; ln++) w->off[ln] = (int64_t)((uint64_t)a->off[ln] + (uint64_t)t * l->d[wi][ln]);
+        /* lane0's term c·U, U ≡ r0 (mod 2^k0): known modulo 2^(k0 + tz(c))
+         * (the warp form's scale), added to the others' sum (t = 0) */
+        unsigned k = l->k0[wi] == 64 ? 64 : l->k0[wi] + kb_tz(c, 64);
+        if (k > a->base.k) k = a->base.k;
+        w->base = res_make((int64_t)((uint64_t)a->base.r + c * l->r0[wi]), k);
+    }
+}
+
 bool wl_injective(const wl_result *r)
 {
     if (r->status != WL_EXACT) return false;

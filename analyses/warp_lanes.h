@@ -59,6 +59,27 @@ typedef struct wl_result {
  * evaluated over its first 32 warps. */
 void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out);
 
+/* wl_eval of p with its coefficient m set to t·unit, for many integers t
+ * with |t| <= tmax (coalescing.c tries every stride of a named unknown):
+ * where every such coefficient fits the shape's limit and the results for
+ * t = 0 and t = 1 are exact, every lane offset is linear in t (the warp
+ * form's sums and products by a constant are exact modulo 2^64), and so
+ * is lane 0's residue, whose known bits only depend on t through the
+ * trailing zeros of t·unit.  wl_line_init evaluates the two and keeps
+ * what the others need; false where that does not hold (then nothing is
+ * set, and wl_eval must do each). */
+typedef struct wl_line {
+    wl_result w0;                           /* t = 0 */
+    uint64_t d[WL_MAXWARPS][WL_LANES];      /* the offsets' change per unit of t */
+    uint64_t r0[WL_MAXWARPS];               /* monomial m in lane 0 of each warp: U ≡ r0 (mod 2^k0) */
+    uint8_t k0[WL_MAXWARPS];
+    int64_t unit;
+} wl_line;
+bool wl_line_init(const aff *p, unsigned m, int64_t unit, int64_t tmax, const warp_shape *sh, residue c0,
+                  wl_line *l);
+/* The result wl_eval gives for p with coefficient m = t·unit, |t| <= tmax. */
+void wl_line_at(const wl_line *l, int64_t t, wl_result *out);
+
 /* Whether the values of the lanes of every warp are pairwise distinct (for
  * exact offsets: offsets distinct within each warp). */
 bool wl_injective(const wl_result *w);

@@ -3,6 +3,7 @@
  * against the polynomial evaluated thread by thread. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 #include "aff_poly.h"
 #include "warp_classes.h"
 #include "warp_lanes.h"
@@ -149,5 +150,67 @@ Test(warp_lanes, unknown_shape)
     p.c[8] = 1; /* tid.x·laneid = U·lane + lane²: depends on the warp's x */
     wl_eval(&p, &none, res_exact(0), w);
     cr_expect_eq(w->status, WL_POSITION);
+    free(w);
+}
+
+/* wl_line: the lanes of p with coefficient m = t·unit, from two
+ * evaluations, are wl_eval's for every t (offsets, lane 0's residue,
+ * groups), over every shape and the unknown one; where it declines
+ * (a coefficient past the shape's limit, a result not exact) nothing is
+ * claimed. */
+Test(warp_lanes, line_matches_wl_eval)
+{
+    srand(23);
+    wl_result *w = malloc(sizeof *w), *v = malloc(sizeof *v);
+    wl_line *line = malloc(sizeof *line);
+    unsigned taken = 0, declined = 0;
+    for (unsigned si = 0; si <= sizeof shapes / sizeof shapes[0]; si++)
+        for (unsigned trial = 0; trial < 40; trial++) {
+            warp_shape sh = {{0, 0, 0}}; /* the last round: the unknown shape */
+            if (si < sizeof shapes / sizeof shapes[0]) memcpy(sh.block, shapes[si], sizeof sh.block);
+            aff p;
+            aff_const(&p, DIV_NCOEF2, 0);
+            for (unsigned i = 1; i < DIV_NCOEF2; i++)
+                if (rand() % 3 == 0) p.c[i] = rand() % 201 - 100;
+            if (trial % 4 == 3) p.bot |= (uint16_t)(1u << (1 + rand() % (DIV_NCOEF2 - 1)));
+            unsigned m = 1 + (unsigned)rand() % (DIV_NCOEF2 - 1);
+            if (trial % 2 == 0) { /* lane 0 known but for term m (tid.y: known modulo 2^tz(c) alone) */
+                aff_const(&p, DIV_NCOEF2, rand() % 64);
+                p.c[DIV_C_LANE] = rand() % 9 - 4;
+                m = DIV_C_X + (unsigned)rand() % 3;
+            }
+            int64_t unit = trial % 5 == 4 ? (int64_t)1 << 60 : (rand() % 64 + 1) * (rand() % 2 ? 1 : -1);
+            residue c0 = trial % 3 ? res_exact(rand() % 4096) : res_make(rand() % 64, (unsigned)(rand() % 7));
+            if (!wl_line_init(&p, m, unit, 255, &sh, c0, line)) {
+                declined++;
+                continue;
+            }
+            taken++;
+            for (int64_t t = -255; t <= 255; t += 1 + rand() % 7) {
+                aff q = p;
+                q.c[m] = t * unit;
+                q.bot &= (uint16_t)~(1u << m);
+                wl_eval(&q, &sh, c0, v);
+                wl_line_at(line, t, w);
+                cr_assert_eq(w->status, v->status);
+                cr_assert_eq(w->nwarps, v->nwarps);
+                cr_assert_eq(w->sym_monos, v->sym_monos);
+                for (uint32_t wi = 0; wi < v->nwarps; wi++) {
+                    const wl_warp *a = &w->warp[wi], *b = &v->warp[wi];
+                    cr_assert_eq(a->nlanes, b->nlanes);
+                    cr_assert_eq(a->ngroups, b->ngroups);
+                    cr_assert_arr_eq(a->off, b->off, sizeof a->off, "shape %u trial %u t %lld warp %u", si, trial,
+                                     (long long)t, wi);
+                    cr_assert_arr_eq(a->group, b->group, sizeof a->group);
+                    cr_assert_eq(a->base.k, b->base.k, "shape %u trial %u t %lld warp %u", si, trial, (long long)t, wi);
+                    cr_assert_eq(a->base.r, b->base.r, "shape %u trial %u t %lld warp %u", si, trial, (long long)t, wi);
+                }
+            }
+        }
+    /* both ways taken: the line covers most, 2^60 per unit does not fit */
+    cr_expect_gt(taken, 200);
+    cr_expect_gt(declined, 40);
+    free(line);
+    free(v);
     free(w);
 }
