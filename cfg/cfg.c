@@ -447,7 +447,7 @@ bool cfg_loop_contains(const cfg *g, uint32_t l, uint32_t b)
     return false;
 }
 
-bool cfg_is_back_edge(const cfg *g, uint32_t from, uint32_t to)
+bool cfg_is_back_edge_slow(const cfg *g, uint32_t from, uint32_t to)
 {
     for (uint32_t k = g->blocks[from].loop; k != CFG_NONE; k = g->loops[k].parent)
         for (uint32_t h = 0; h < g->loops[k].nheaders; h++)

@@ -121,9 +121,14 @@ static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_
  * instead of chasing blocks through the view (a third of the dominators'
  * cost on a 100k-block kernel).  The tree is unique, so the order the
  * edges are met in does not change it. */
-static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom)
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d, bool postdom);
+
+static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom, bool postdom)
 {
-    if (!n) return;
+    if (!n) {
+        number_positions(v->g, order, 0, NULL, postdom);
+        return;
+    }
     uint32_t *off = malloc(sizeof *off * (n + 1)), *d = malloc(sizeof *d * n);
     if (!off || !d) abort();
     uint32_t ne = 0;
@@ -171,62 +176,54 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     free(later);
     idom[order[0]] = CFG_NONE;
     for (uint32_t k = 1; k < n; k++) idom[order[k]] = d[k] == CFG_NONE ? CFG_NONE : order[d[k]];
+    number_positions(v->g, order, n, d, postdom);
     free(off);
     free(d);
     free(src);
 }
 
-/* Pre/post numbers of a tree given by parent links, children visited in
- * block order (deterministic), stored in the blocks' dom_* (postdom false)
- * or pdom_* fields. */
-static void number_tree(cfg *g, const uint32_t *parent, uint32_t root, bool postdom)
+/* Pre/post numbers of the tree that chk found, stored in the blocks'
+ * dom_* (postdom false) or pdom_* fields; blocks outside it get CFG_NONE.
+ * The tree is in positions: order[k] is the block at position k, d[k] its
+ * parent's position, always before it (an idom comes before its blocks in
+ * a reverse post-order).  So no walk of the tree is needed: subtree sizes
+ * come from one backward pass, pre numbers from one forward pass (each
+ * parent hands its children consecutive ranges), and post = pre + size - 1.
+ * The queries (cfg_dominates) compare intervals only, so any pre-order
+ * numbering serves; this one replaced a depth-first walk over a child list
+ * built per tree (a tenth of the CFG's cost on a 100k-block kernel). */
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d, bool postdom)
 {
-    uint32_t *pre = malloc(sizeof *pre * (g->nblocks ? g->nblocks : 1));
-    uint32_t *post = malloc(sizeof *post * (g->nblocks ? g->nblocks : 1));
-    if (!pre || !post) abort();
-    for (uint32_t b = 0; b < g->nblocks; b++) pre[b] = post[b] = CFG_NONE;
-    uint32_t n = g->nblocks;
-    uint32_t *cnt = calloc(n + 1, sizeof *cnt), *kids = malloc(sizeof *kids * (n ? n : 1));
-    frame *st = malloc(sizeof *st * (n ? n : 1));
-    if (!cnt || !kids || !st) abort();
-    for (uint32_t b = 0; b < n; b++)
-        if (parent[b] != CFG_NONE) cnt[parent[b] + 1]++;
-    for (uint32_t b = 0; b < n; b++) cnt[b + 1] += cnt[b];
-    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
-    if (!fill) abort();
-    memcpy(fill, cnt, sizeof *fill * n);
-    for (uint32_t b = 0; b < n; b++)
-        if (parent[b] != CFG_NONE) kids[fill[parent[b]]++] = b;
-    free(fill);
-    uint32_t clock = 0, nf = 0;
-    st[nf++] = (frame){root, 0};
-    pre[root] = clock++;
-    while (nf) {
-        frame *f = &st[nf - 1];
-        uint32_t b = f->node;
-        if (cnt[b] + f->i < cnt[b + 1]) {
-            uint32_t c = kids[cnt[b] + f->i++];
-            pre[c] = clock++;
-            st[nf++] = (frame){c, 0};
-        } else {
-            post[b] = clock++;
-            nf--;
-        }
-    }
-    free(cnt);
-    free(kids);
-    free(st);
     for (uint32_t b = 0; b < g->nblocks; b++) {
+        if (postdom) g->blocks[b].pdom_pre = g->blocks[b].pdom_post = CFG_NONE;
+        else g->blocks[b].dom_pre = g->blocks[b].dom_post = CFG_NONE;
+    }
+    if (!n) return;
+    /* size[k]: subtree size, 0 for positions outside the tree; next[k]:
+     * the pre number its next child gets */
+    uint32_t *size = malloc(sizeof *size * n), *next = malloc(sizeof *next * n);
+    if (!size || !next) abort();
+    size[0] = 1;
+    for (uint32_t k = 1; k < n; k++) size[k] = d[k] != CFG_NONE && size[d[k]] ? 1 : 0;
+    for (uint32_t k = n; k-- > 1;)
+        if (size[k]) size[d[k]] += size[k];
+    next[0] = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!size[k]) continue;
+        uint32_t pre = k ? next[d[k]] : 0;
+        if (k) next[d[k]] += size[k];
+        next[k] = pre + 1;
+        cfg_block *bb = &g->blocks[order[k]];
         if (postdom) {
-            g->blocks[b].pdom_pre = pre[b];
-            g->blocks[b].pdom_post = post[b];
+            bb->pdom_pre = pre;
+            bb->pdom_post = pre + size[k] - 1;
         } else {
-            g->blocks[b].dom_pre = pre[b];
-            g->blocks[b].dom_post = post[b];
+            bb->dom_pre = pre;
+            bb->dom_post = pre + size[k] - 1;
         }
     }
-    free(pre);
-    free(post);
+    free(size);
+    free(next);
 }
 
 void cfg_compute_dominators(cfg *g)
@@ -239,9 +236,8 @@ void cfg_compute_dominators(cfg *g)
         num[b] = g->blocks[b].rpo;
         idom[b] = CFG_NONE;
     }
-    chk(&v, g->rpo_order, g->nreach, num, idom);
+    chk(&v, g->rpo_order, g->nreach, num, idom, false);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].idom = idom[b];
-    number_tree(g, idom, CFG_ENTRY, false);
     free(num);
     free(idom);
 }
@@ -284,9 +280,8 @@ void cfg_compute_postdominators(cfg *g)
         order[i] = po[m - 1 - i];
         num[order[i]] = i;
     }
-    chk(&v, order, m, num, ipdom);
+    chk(&v, order, m, num, ipdom, true);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].ipdom = ipdom[b];
-    number_tree(g, ipdom, CFG_EXIT, true);
     u32vec_free(&fake);
     free(seen);
     free(po);

@@ -321,7 +321,10 @@ void cfg_find_loops(cfg *g)
     u32vec_free(&s.stack);
     u32vec_free(&s.work);
     renumber_loops(g);
-    for (uint32_t l = 0; l < g->nloops; l++) g->nirreducible += g->loops[l].irreducible;
+    for (uint32_t l = 0; l < g->nloops; l++) {
+        g->nirreducible += g->loops[l].irreducible;
+        for (uint32_t h = 0; h < g->loops[l].nheaders; h++) g->blocks[g->loops[l].headers[h]].header = 1;
+    }
     finish_loops(g);
 }
 
