@@ -365,6 +365,7 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     mark_reachable(g);
     cfg_find_loops(g);
     if (flags & CFG_SPLIT_LOOP_EXITS) cfg_split_loop_exits(g);
+    cfg_finish_loops(g);
     cfg_block *heap = g->blocks;
     g->blocks = arena_alloc(a, sizeof *g->blocks * g->nblocks);
     memcpy(g->blocks, heap, sizeof *g->blocks * g->nblocks);

@@ -325,8 +325,9 @@ void cfg_find_loops(cfg *g)
         g->nirreducible += g->loops[l].irreducible;
         for (uint32_t h = 0; h < g->loops[l].nheaders; h++) g->blocks[g->loops[l].headers[h]].header = 1;
     }
-    finish_loops(g);
 }
+
+void cfg_finish_loops(cfg *g) { finish_loops(g); }
 
 /* The outermost loop that the edge u -> v leaves, or CFG_NONE. */
 uint32_t cfg_exited_loop(const cfg *g, uint32_t u, uint32_t v)
@@ -337,55 +338,60 @@ uint32_t cfg_exited_loop(const cfg *g, uint32_t u, uint32_t v)
     return out;
 }
 
-uint32_t cfg_count_exit_edges(const cfg *g)
-{
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < g->nloops; l++) n += g->loops[l].nexits;
-    return n;
-}
-
 /* A loop-exit edge u -> v gets a landing block when v has other
  * predecessors, so that each eta function sits on one exit edge and reads a
- * value from inside the loop; a join after the landings merges them. */
+ * value from inside the loop; a join after the landings merges them.  The
+ * edges are found first (by v, then by predecessor: the landings' order),
+ * so the blocks grow once by their exact number and the loops' lists are
+ * made once, after the split (cfg_finish_loops), not before it as well. */
 void cfg_split_loop_exits(cfg *g)
 {
-    uint32_t extra = cfg_count_exit_edges(g);
-    if (!extra) return;
     uint32_t n0 = g->nblocks;
-    /* g->blocks is still on the heap here (cfg_build moves it to the arena) */
-    cfg_block *nb = realloc(g->blocks, sizeof *nb * (n0 + extra));
-    if (!nb) abort();
-    memset(nb + n0, 0, sizeof *nb * extra);
-    g->blocks = nb;
+    u32vec ev = {0}, ek = {0}; /* landing on pred ek of block ev */
     for (uint32_t v = 0; v < n0; v++) {
-        cfg_block *bv = &g->blocks[v];
+        const cfg_block *bv = &g->blocks[v];
         if (!bv->reachable) continue;
         uint32_t nreach = 0;
         for (uint32_t k = 0; k < bv->npred; k++) nreach += g->blocks[bv->pred[k]].reachable;
         if (nreach < 2) continue;
         for (uint32_t k = 0; k < bv->npred; k++) {
-            uint32_t u = g->blocks[v].pred[k];
-            if (!g->blocks[u].reachable || cfg_exited_loop(g, u, v) == CFG_NONE) continue;
-            uint32_t w = g->nblocks++;
-            cfg_block *bw = &g->blocks[w];
-            memset(bw, 0, sizeof *bw);
-            bw->kind = CFG_B_LANDING;
-            bw->reachable = 1;
-            bw->first = bw->end = g->blocks[v].kind == CFG_B_EXIT ? g->fn->nstmts : g->blocks[v].first;
-            bw->label = bw->term = bw->rpo = bw->idom = bw->ipdom = CFG_NONE;
-            bw->nsucc = bw->npred = 1;
-            bw->succ = ARENA_NEWN(g->a, uint32_t, 1);
-            bw->pred = ARENA_NEWN(g->a, uint32_t, 1);
-            bw->succ[0] = v;
-            bw->pred[0] = u;
-            uint32_t l = g->blocks[u].loop;
-            while (l != CFG_NONE && !cfg_loop_contains(g, l, v)) l = g->loops[l].parent;
-            bw->loop = l;
-            cfg_block *bu = &g->blocks[u];
-            for (uint32_t i = 0; i < bu->nsucc; i++)
-                if (bu->succ[i] == v) bu->succ[i] = w;
-            g->blocks[v].pred[k] = w;
+            uint32_t u = bv->pred[k];
+            if (!g->blocks[u].reachable || g->blocks[u].loop == CFG_NONE || cfg_exited_loop(g, u, v) == CFG_NONE)
+                continue;
+            u32vec_push(&ev, v);
+            u32vec_push(&ek, k);
         }
     }
-    finish_loops(g);
+    if (!ev.n) return;
+    /* g->blocks is still on the heap here (cfg_build moves it to the arena) */
+    cfg_block *nb = realloc(g->blocks, sizeof *nb * (n0 + ev.n));
+    if (!nb) abort();
+    g->blocks = nb;
+    /* the landings' one-item edge lists, in one piece */
+    uint32_t *edges = ARENA_NEWN(g->a, uint32_t, 2 * (size_t)ev.n);
+    for (uint32_t e = 0; e < ev.n; e++) {
+        uint32_t v = ev.v[e], k = ek.v[e];
+        uint32_t u = g->blocks[v].pred[k];
+        uint32_t w = g->nblocks++;
+        cfg_block *bw = &g->blocks[w];
+        memset(bw, 0, sizeof *bw);
+        bw->kind = CFG_B_LANDING;
+        bw->reachable = 1;
+        bw->first = bw->end = g->blocks[v].kind == CFG_B_EXIT ? g->fn->nstmts : g->blocks[v].first;
+        bw->label = bw->term = bw->rpo = bw->idom = bw->ipdom = CFG_NONE;
+        bw->nsucc = bw->npred = 1;
+        bw->succ = edges + 2 * e;
+        bw->pred = edges + 2 * e + 1;
+        bw->succ[0] = v;
+        bw->pred[0] = u;
+        uint32_t l = g->blocks[u].loop;
+        while (l != CFG_NONE && !cfg_loop_contains(g, l, v)) l = g->loops[l].parent;
+        bw->loop = l;
+        cfg_block *bu = &g->blocks[u];
+        for (uint32_t i = 0; i < bu->nsucc; i++)
+            if (bu->succ[i] == v) bu->succ[i] = w;
+        g->blocks[v].pred[k] = w;
+    }
+    u32vec_free(&ev);
+    u32vec_free(&ek);
 }
