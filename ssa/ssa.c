@@ -23,16 +23,37 @@ static void *xcalloc(size_t n, size_t sz)
 
 
 /* ---- pass 1: the references of every instruction ------------------------ */
+/* The references go straight into their final form (a reference and its
+ * register id side by side), grown on the heap and copied to the arena
+ * once: an intermediate triple per reference cost three capacity checks
+ * and a second pass. */
 typedef struct refctx {
-    u32vec *tmp; /* collects refs as (opd, role|comp<<16, id) triples */
+    ssa_ref *refs;
+    uint32_t *ids;
+    uint32_t n, cap;
 } refctx;
+
+static void refs_grow(refctx *c)
+{
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->refs = realloc(c->refs, sizeof *c->refs * c->cap);
+    c->ids = realloc(c->ids, sizeof *c->ids * c->cap);
+    if (!c->refs || !c->ids) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+}
 
 static void ref_cb(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
 {
     refctx *c = ctx;
-    u32vec_push(c->tmp, r->opd);
-    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16 | (uint32_t)((r->role & PTX_REF_GUARD) && in->guard_neg) << 24);
-    u32vec_push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
+    if (c->n == c->cap) refs_grow(c);
+    c->refs[c->n] = (ssa_ref){.value = SSA_NONE,
+                              .opd = r->opd,
+                              .role = (uint16_t)r->role,
+                              .comp = r->comp,
+                              .neg = (r->role & PTX_REF_GUARD) && in->guard_neg};
+    c->ids[c->n++] = r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id;
 }
 
 typedef struct builder {
@@ -66,31 +87,30 @@ static void collect_refs(builder *b)
 {
     ssa_func *s = b->s;
     const ptx_func *fn = b->fn;
-    u32vec tmp = {0};
-    u32vec_reserve(&tmp, 6 * fn->nstmts + 48); /* a guess: two references a statement */
+    refctx c = {0};
+    c.cap = 2 * fn->nstmts + 16; /* a guess: two references a statement */
+    c.refs = malloc(sizeof *c.refs * c.cap);
+    c.ids = malloc(sizeof *c.ids * c.cap);
+    if (!c.refs || !c.ids) abort();
     s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
-        s->ref_off[i] = tmp.n / 3;
+        s->ref_off[i] = c.n;
         const ptx_stmt *st = fn->stmts[i];
         if (st->kind != PTX_S_INST) continue;
-        refctx c = {&tmp};
         ptx_inst_semantics(&st->u.inst, &s->sem[i]);
         ptx_inst_foreach_reg(&st->u.inst, &s->sem[i], ref_cb, &c);
     }
-    uint32_t n = tmp.n / 3;
+    uint32_t n = c.n;
     s->ref_off[fn->nstmts] = n;
-    s->refs = ARENA_NEWN(s->a, ssa_ref, n ? n : 1);
-    b->ref_id = s->ref_reg = ARENA_NEWN(s->a, uint32_t, n + 1);
-    for (uint32_t k = 0; k < n; k++) {
-        s->refs[k].opd = tmp.v[3 * k];
-        s->refs[k].role = (uint16_t)(tmp.v[3 * k + 1] & 0xffff);
-        s->refs[k].comp = (uint8_t)(tmp.v[3 * k + 1] >> 16);
-        s->refs[k].neg = (uint8_t)(tmp.v[3 * k + 1] >> 24);
-        s->refs[k].value = SSA_NONE;
-        b->ref_id[k] = tmp.v[3 * k + 2];
-    }
-    free(tmp.v);
+    s->refs = arena_alloc(s->a, sizeof *s->refs * (n ? n : 1));
+    b->ref_id = s->ref_reg = arena_alloc(s->a, sizeof *s->ref_reg * (n + 1));
+    if (n) memcpy(s->refs, c.refs, sizeof *s->refs * n);
+    else memset(s->refs, 0, sizeof *s->refs);
+    memcpy(s->ref_reg, c.ids, sizeof *s->ref_reg * n);
+    s->ref_reg[n] = 0;
+    free(c.refs);
+    free(c.ids);
 }
 
 static bool is_reg_ref(const ssa_ref *r) { return !(r->role & PTX_REF_SREG); }
@@ -579,6 +599,7 @@ static void rename_block(renamer *rn, uint32_t blk)
     for (uint32_t i = 0; i < bb->nsucc; i++) {
         uint32_t t = bb->succ[i];
         const cfg_block *bt = &g->blocks[t];
+        if (s->node_off[t] == s->node_off[t + 1]) continue; /* no phis to feed */
         uint32_t j = 0;
         while (j < bt->npred && bt->pred[j] != blk) j++;
         for (uint32_t k = s->node_off[t]; k < s->node_off[t + 1]; k++)
