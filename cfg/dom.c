@@ -121,12 +121,12 @@ static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_
  * instead of chasing blocks through the view (a third of the dominators'
  * cost on a 100k-block kernel).  The tree is unique, so the order the
  * edges are met in does not change it. */
-static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d, bool postdom);
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d);
 
-static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom, bool postdom)
+static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom)
 {
     if (!n) {
-        number_positions(v->g, order, 0, NULL, postdom);
+        if (!v->rev) number_positions(v->g, order, 0, NULL);
         return;
     }
     uint32_t *off = malloc(sizeof *off * (n + 1)), *d = malloc(sizeof *d * n);
@@ -176,28 +176,25 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     free(later);
     idom[order[0]] = CFG_NONE;
     for (uint32_t k = 1; k < n; k++) idom[order[k]] = d[k] == CFG_NONE ? CFG_NONE : order[d[k]];
-    number_positions(v->g, order, n, d, postdom);
+    if (!v->rev) number_positions(v->g, order, n, d);
     free(off);
     free(d);
     free(src);
 }
 
-/* Pre/post numbers of the tree that chk found, stored in the blocks'
- * dom_* (postdom false) or pdom_* fields; blocks outside it get CFG_NONE.
- * The tree is in positions: order[k] is the block at position k, d[k] its
- * parent's position, always before it (an idom comes before its blocks in
- * a reverse post-order).  So no walk of the tree is needed: subtree sizes
+/* Pre/post numbers of the dominator tree that chk found, stored in the
+ * blocks' dom_* fields; blocks outside it get CFG_NONE.  The tree is in
+ * positions: order[k] is the block at position k, d[k] its parent's
+ * position, always before it (an idom comes before its blocks in a
+ * reverse post-order).  So no walk of the tree is needed: subtree sizes
  * come from one backward pass, pre numbers from one forward pass (each
  * parent hands its children consecutive ranges), and post = pre + size - 1.
- * The queries (cfg_dominates) compare intervals only, so any pre-order
- * numbering serves; this one replaced a depth-first walk over a child list
- * built per tree (a tenth of the CFG's cost on a 100k-block kernel). */
-static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d, bool postdom)
+ * cfg_dominates compares intervals only, so any pre-order numbering
+ * serves; this one replaced a depth-first walk over child lists built for
+ * it.  (The post-dominator tree is not numbered: cfg_postdominates.) */
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d)
 {
-    for (uint32_t b = 0; b < g->nblocks; b++) {
-        if (postdom) g->blocks[b].pdom_pre = g->blocks[b].pdom_post = CFG_NONE;
-        else g->blocks[b].dom_pre = g->blocks[b].dom_post = CFG_NONE;
-    }
+    for (uint32_t b = 0; b < g->nblocks; b++) g->blocks[b].dom_pre = g->blocks[b].dom_post = CFG_NONE;
     if (!n) return;
     /* size[k]: subtree size, 0 for positions outside the tree; next[k]:
      * the pre number its next child gets */
@@ -214,13 +211,8 @@ static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const ui
         if (k) next[d[k]] += size[k];
         next[k] = pre + 1;
         cfg_block *bb = &g->blocks[order[k]];
-        if (postdom) {
-            bb->pdom_pre = pre;
-            bb->pdom_post = pre + size[k] - 1;
-        } else {
-            bb->dom_pre = pre;
-            bb->dom_post = pre + size[k] - 1;
-        }
+        bb->dom_pre = pre;
+        bb->dom_post = pre + size[k] - 1;
     }
     free(size);
     free(next);
@@ -236,7 +228,7 @@ void cfg_compute_dominators(cfg *g)
         num[b] = g->blocks[b].rpo;
         idom[b] = CFG_NONE;
     }
-    chk(&v, g->rpo_order, g->nreach, num, idom, false);
+    chk(&v, g->rpo_order, g->nreach, num, idom);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].idom = idom[b];
     free(num);
     free(idom);
@@ -280,7 +272,7 @@ void cfg_compute_postdominators(cfg *g)
         order[i] = po[m - 1 - i];
         num[order[i]] = i;
     }
-    chk(&v, order, m, num, ipdom, true);
+    chk(&v, order, m, num, ipdom);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].ipdom = ipdom[b];
     u32vec_free(&fake);
     free(seen);
