@@ -325,13 +325,19 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     /* on the heap until the loop-exit landings are added (cfg_split_loop_exits
      * grows it), then moved to the arena once: an arena copy per size left the
      * first one dead there (7 MB of a 100k-block kernel's 8) */
-    g->blocks = calloc(cap, sizeof *g->blocks);
+    g->blocks = malloc(sizeof *g->blocks * cap); /* every field set below: no calloc */
     if (!g->blocks) abort();
     for (uint32_t k = 0; k < cap; k++) {
-        cfg_block *bb = &g->blocks[k];
-        bb->kind = k == CFG_ENTRY ? CFG_B_ENTRY : k == CFG_EXIT ? CFG_B_EXIT : CFG_B_REAL;
-        bb->first = bb->end = k >= 2 ? fn->nstmts : 0;
-        bb->label = bb->term = bb->rpo = bb->loop = bb->idom = bb->ipdom = CFG_NONE;
+        uint32_t at = k >= 2 ? fn->nstmts : 0;
+        g->blocks[k] = (cfg_block){.first = at,
+                                   .end = at,
+                                   .label = CFG_NONE,
+                                   .term = CFG_NONE,
+                                   .rpo = CFG_NONE,
+                                   .loop = CFG_NONE,
+                                   .idom = CFG_NONE,
+                                   .ipdom = CFG_NONE,
+                                   .kind = k == CFG_ENTRY ? CFG_B_ENTRY : k == CFG_EXIT ? CFG_B_EXIT : CFG_B_REAL};
     }
     for (uint32_t i = fn->nstmts; i-- > 0;) {
         cfg_block *bb = &g->blocks[g->stmt_block[i]];

@@ -36,13 +36,6 @@ static uint32_t nin(const view *v, uint32_t b)
     return bb->nsucc + (bb->fake_exit ? 1 : 0);
 }
 
-static uint32_t in(const view *v, uint32_t b, uint32_t i)
-{
-    const cfg_block *bb = &v->g->blocks[b];
-    if (!v->rev) return bb->pred[i];
-    return i < bb->nsucc ? bb->succ[i] : CFG_EXIT;
-}
-
 typedef struct frame {
     uint32_t node, i;
 } frame;
@@ -131,6 +124,9 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     }
     uint32_t *off = malloc(sizeof *off * (n + 1)), *d = malloc(sizeof *d * n);
     if (!off || !d) abort();
+    /* the in-edges read from the blocks directly (forward: pred; reverse:
+     * succ, then the fake edge), in the order nin/in give them */
+    const cfg_block *blocks = v->g->blocks;
     uint32_t ne = 0;
     for (uint32_t k = 1; k < n; k++) ne += nin(v, order[k]);
     uint32_t *src = malloc(sizeof *src * (ne ? ne : 1));
@@ -141,12 +137,18 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     ne = 0;
     off[0] = off[1] = 0;
     for (uint32_t k = 1; k < n; k++) {
-        uint32_t b = order[k], back = 0;
-        for (uint32_t i = 0; i < nin(v, b); i++) {
-            uint32_t p = num[in(v, b, i)];
+        const cfg_block *bb = &blocks[order[k]];
+        const uint32_t *e = v->rev ? bb->succ : bb->pred;
+        uint32_t ni = v->rev ? bb->nsucc : bb->npred, back = 0;
+        for (uint32_t i = 0; i < ni; i++) {
+            uint32_t p = num[e[i]];
             if (p == CFG_NONE) continue;
             src[ne++] = p;
             back |= p >= k;
+        }
+        if (v->rev && bb->fake_exit && num[CFG_EXIT] != CFG_NONE) {
+            src[ne++] = num[CFG_EXIT];
+            back |= num[CFG_EXIT] >= k;
         }
         off[k + 1] = ne;
         if (back) later[nlater++] = k;

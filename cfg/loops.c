@@ -276,11 +276,11 @@ void cfg_find_loops(cfg *g)
     s.region = calloc(n, sizeof *s.region);
     s.hdr = calloc(n, sizeof *s.hdr);
     s.seen = calloc(n, sizeof *s.seen);
-    s.idx = calloc(n, sizeof *s.idx);
-    s.low = calloc(n, sizeof *s.low);
+    s.idx = malloc(sizeof *s.idx * (n ? n : 1)); /* set when a block is first seen */
+    s.low = malloc(sizeof *s.low * (n ? n : 1));
     s.onstack = calloc(n, 1);
     s.mark = calloc(n, sizeof *s.mark);
-    s.frames = calloc(n, sizeof *s.frames);
+    s.frames = malloc(sizeof *s.frames * (n ? n : 1));
     if (!s.region || !s.hdr || !s.seen || !s.idx || !s.low || !s.onstack || !s.mark || !s.frames) abort();
 
     /* region stamps: 1 for the whole function, loop id + 2 for a loop body */
