@@ -21,6 +21,18 @@ static void *xcalloc(size_t n, size_t sz)
     return p;
 }
 
+/* For scratch whose every item is written before it is read: zeroing it
+ * first was a pass over each per-block and per-register array. */
+static void *xmalloc(size_t n, size_t sz)
+{
+    void *p = malloc((n ? n : 1) * sz);
+    if (!p) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
 
 /* ---- pass 1: the references of every instruction ------------------------ */
 /* The references go straight into their final form (a reference and its
@@ -237,8 +249,8 @@ static void dominance_frontiers(builder *b)
 static void eta_blocks(builder *b)
 {
     const cfg *g = b->g;
-    b->eta_inner = xcalloc(g->nblocks, sizeof *b->eta_inner);
-    b->eta_outer = xcalloc(g->nblocks, sizeof *b->eta_outer);
+    b->eta_inner = xmalloc(g->nblocks, sizeof *b->eta_inner);
+    b->eta_outer = xmalloc(g->nblocks, sizeof *b->eta_outer);
     for (uint32_t y = 0; y < g->nblocks; y++) {
         b->eta_inner[y] = b->eta_outer[y] = CFG_NONE;
         const cfg_block *by = &g->blocks[y];
@@ -403,14 +415,14 @@ static void place_nodes(builder *b)
     /* the reachable predecessors of every block, packed: the liveness walk
      * visits every block a register is live in, and reading them from the
      * blocks was most of its cost on large kernels */
-    uint32_t *poff = xcalloc((size_t)nb + 1, sizeof *poff), np = 0;
+    uint32_t *poff = xmalloc((size_t)nb + 1, sizeof *poff), np = 0;
     for (uint32_t x = 0; x < nb; x++) {
         poff[x] = np;
         const cfg_block *bx = &g->blocks[x];
         for (uint32_t i = 0; i < bx->npred; i++) np += g->blocks[bx->pred[i]].reachable;
     }
     poff[nb] = np;
-    uint32_t *pred = xcalloc(np ? np : 1, sizeof *pred);
+    uint32_t *pred = xmalloc(np ? np : 1, sizeof *pred);
     for (uint32_t x = 0, k = 0; x < nb; x++) {
         const cfg_block *bx = &g->blocks[x];
         for (uint32_t i = 0; i < bx->npred; i++)
@@ -422,12 +434,12 @@ static void place_nodes(builder *b)
     w.idf = xcalloc(nb, sizeof *w.idf);
     w.pend = xcalloc(nb, sizeof *w.pend);
     w.loop = xcalloc(g->nloops + 1, sizeof *w.loop);
-    w.stack = xcalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
+    w.stack = xmalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
     w.nb = nb;
     /* with one batch nothing is cleared: no list of the blocks touched */
     uint32_t active = 0;
     for (uint32_t r = 0; r < b->nregs; r++) active += b->ues.off[r] != b->ues.off[r + 1];
-    if (active > REGBITS) w.touched = xcalloc(nb, sizeof *w.touched);
+    if (active > REGBITS) w.touched = xmalloc(nb, sizeof *w.touched);
     uint32_t regs[REGBITS];
     unsigned nr = 0;
     for (uint32_t r = 0; r < b->nregs; r++) {
@@ -468,7 +480,7 @@ static void layout_nodes(builder *b)
     s->nodes = ARENA_NEWN(s->a, ssa_node, n ? n : 1);
     s->node_off = ARENA_NEWN(s->a, uint32_t, g->nblocks + 1);
     for (uint32_t blk = 0; blk <= g->nblocks; blk++) s->node_off[blk] = cnt[blk * 2];
-    uint32_t *fill = xcalloc(nk, sizeof *fill);
+    uint32_t *fill = xmalloc(nk, sizeof *fill);
     memcpy(fill, cnt, sizeof *fill * nk);
     /* the arguments of every node in one array (one allocation per node
      * was 1.5% of check on a large kernel) */
@@ -611,8 +623,8 @@ static void rename_all(builder *b)
 {
     renamer rn = {.b = b};
     u32vec_reserve(&rn.log, 2 * b->capvalues); /* a pair per definition at most */
-    rn.cur = xcalloc(b->nregs, sizeof *rn.cur);
-    rn.entry = xcalloc(b->nregs, sizeof *rn.entry);
+    rn.cur = xmalloc(b->nregs, sizeof *rn.cur);
+    rn.entry = xmalloc(b->nregs, sizeof *rn.entry);
     rn.is_param = xcalloc(b->nregs, sizeof *rn.is_param);
     for (uint32_t r = 0; r < b->nregs; r++) rn.cur[r] = rn.entry[r] = SSA_NONE;
     for (uint32_t i = 0; i < b->fn->nparams; i++) {
@@ -660,7 +672,7 @@ static void number_versions(builder *b)
 {
     const cfg *g = b->g;
     ssa_func *s = b->s;
-    uint32_t *next = xcalloc(b->nregs, sizeof *next);
+    uint32_t *next = xmalloc(b->nregs, sizeof *next);
     for (uint32_t r = 0; r < b->nregs; r++) next[r] = 1;
     /* program order of blocks: real blocks by index, a landing block just
      * before the block it leads to */
