@@ -541,14 +541,21 @@ typedef struct renamer {
     uint32_t *is_param;
 } renamer;
 
-static uint32_t current(renamer *rn, uint32_t reg)
+/* The entry value of reg, made on first use. */
+static uint32_t entry_value(renamer *rn, uint32_t reg)
 {
-    if (rn->cur[reg] != SSA_NONE) return rn->cur[reg];
     if (rn->entry[reg] == SSA_NONE) {
         rn->entry[reg] = new_value(rn->b, SSA_V_ENTRY, reg, CFG_ENTRY);
         rn->b->values[rn->entry[reg]].param = rn->is_param[reg] != 0;
     }
     return rn->entry[reg];
+}
+
+/* Inline for the common case, a value defined on the way here: it runs
+ * for every use and phi argument. */
+static inline uint32_t current(renamer *rn, uint32_t reg)
+{
+    return rn->cur[reg] != SSA_NONE ? rn->cur[reg] : entry_value(rn, reg);
 }
 
 static void set_current(renamer *rn, uint32_t reg, uint32_t v)
