@@ -258,7 +258,8 @@ static void make_adjacency(builder *b)
         g->blocks[b->efrom.v[i]].nsucc++;
         g->blocks[b->eto.v[i]].npred++;
     }
-    uint32_t *succ = ARENA_NEWN(g->a, uint32_t, m ? m : 1), *pred = ARENA_NEWN(g->a, uint32_t, m ? m : 1);
+    /* m >= 1 (the entry's edge), and every slot is filled below: not zeroed */
+    uint32_t *succ = arena_alloc(g->a, sizeof *succ * m), *pred = arena_alloc(g->a, sizeof *pred * m);
     uint32_t so = 0, po = 0;
     for (uint32_t k = 0; k < n; k++) {
         g->blocks[k].succ = succ + so;
@@ -307,7 +308,7 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
      * .loc lines after a ret stay with it, so they do not make empty
      * unreachable blocks). */
     uint32_t nreal = 0;
-    g->stmt_block = ARENA_NEWN(a, uint32_t, fn->nstmts + 1);
+    g->stmt_block = arena_alloc(a, sizeof *g->stmt_block * (fn->nstmts + 1)); /* every entry set below */
     bool after_term = false;
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         const ptx_stmt *s = fn->stmts[i];

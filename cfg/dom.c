@@ -75,7 +75,7 @@ void cfg_compute_rpo(cfg *g)
     if (!seen || !po) abort();
     uint32_t n = postorder(&v, CFG_ENTRY, po, seen);
     g->nreach = n;
-    g->rpo_order = ARENA_NEWN(g->a, uint32_t, n);
+    g->rpo_order = arena_alloc(g->a, sizeof *g->rpo_order * n); /* n >= 1: the entry */
     for (uint32_t i = 0; i < n; i++) {
         g->rpo_order[i] = po[n - 1 - i];
         g->blocks[po[n - 1 - i]].rpo = i;
@@ -305,7 +305,8 @@ void cfg_compute_control_dependence(cfg *g)
             }
     }
     g->cdep_off = ARENA_NEWN(g->a, uint32_t, n + 1);
-    g->cdep = ARENA_NEWN(g->a, uint32_t, dep.n ? dep.n : 1);
+    g->cdep = arena_alloc(g->a, sizeof *g->cdep * (dep.n ? dep.n : 1));
+    g->cdep[0] = 0; /* when there is none */
     for (uint32_t i = 0; i < dep.n; i++) g->cdep_off[dep.v[i] + 1]++;
     for (uint32_t b = 0; b < n; b++) g->cdep_off[b + 1] += g->cdep_off[b];
     memcpy(last, g->cdep_off, sizeof *last * n);

@@ -160,7 +160,7 @@ static void finish_loops(cfg *g)
     for (uint32_t b = 0; b < g->nblocks; b++)
         for (uint32_t l = g->blocks[b].loop; l != CFG_NONE; l = g->loops[l].parent) count[l]++;
     for (uint32_t l = 0; l < g->nloops; l++) {
-        g->loops[l].blocks = ARENA_NEWN(g->a, uint32_t, count[l]);
+        g->loops[l].blocks = arena_alloc(g->a, sizeof *g->loops[l].blocks * count[l]); /* filled below */
         g->loops[l].nblocks = 0;
     }
     for (uint32_t b = 0; b < g->nblocks; b++)
@@ -368,7 +368,7 @@ void cfg_split_loop_exits(cfg *g)
     if (!nb) abort();
     g->blocks = nb;
     /* the landings' one-item edge lists, in one piece */
-    uint32_t *edges = ARENA_NEWN(g->a, uint32_t, 2 * (size_t)ev.n);
+    uint32_t *edges = arena_alloc(g->a, sizeof *edges * 2 * (size_t)ev.n);
     for (uint32_t e = 0; e < ev.n; e++) {
         uint32_t v = ev.v[e], k = ek.v[e];
         uint32_t u = g->blocks[v].pred[k];

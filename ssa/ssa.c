@@ -104,7 +104,7 @@ static void collect_refs(builder *b)
     c.refs = malloc(sizeof *c.refs * c.cap);
     c.ids = malloc(sizeof *c.ids * c.cap);
     if (!c.refs || !c.ids) abort();
-    s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
+    s->ref_off = arena_alloc(s->a, sizeof *s->ref_off * (fn->nstmts + 1)); /* every entry set below */
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         s->ref_off[i] = c.n;
@@ -478,7 +478,7 @@ static void layout_nodes(builder *b)
     for (uint32_t k = 0; k < nk; k++) cnt[k + 1] += cnt[k];
     s->nnodes = n;
     s->nodes = ARENA_NEWN(s->a, ssa_node, n ? n : 1);
-    s->node_off = ARENA_NEWN(s->a, uint32_t, g->nblocks + 1);
+    s->node_off = arena_alloc(s->a, sizeof *s->node_off * (g->nblocks + 1)); /* every entry set below */
     for (uint32_t blk = 0; blk <= g->nblocks; blk++) s->node_off[blk] = cnt[blk * 2];
     uint32_t *fill = xmalloc(nk, sizeof *fill);
     memcpy(fill, cnt, sizeof *fill * nk);
