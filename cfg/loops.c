@@ -145,12 +145,6 @@ static void scc_region(scc_state *s, const uint32_t *nodes, uint32_t n, uint32_t
     }
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Block lists, latches and exits of every loop, from the innermost-loop
  * field of each block (after any edge splitting). */
 static void finish_loops(cfg *g)
@@ -297,14 +291,12 @@ void cfg_find_loops(cfg *g)
         cfg_loop *l = &s.loops[id];
         for (uint32_t i = 0; i < l->nblocks; i++) s.region[l->blocks[i]] = r;
         for (uint32_t h = 0; h < l->nheaders; h++) s.hdr[l->headers[h]] = r;
-        /* copy: found_scc may move s.loops */
-        uint32_t nb = l->nblocks;
-        uint32_t *nodes = malloc(sizeof *nodes * nb);
-        if (!nodes) abort();
-        memcpy(nodes, l->blocks, sizeof *nodes * nb);
-        qsort(nodes, nb, sizeof *nodes, cmp_u32);
-        scc_region(&s, nodes, nb, r, id);
-        free(nodes);
+        /* the body as found_scc stored it (in the arena: found_scc may move
+         * s.loops, not that).  Unsorted: the order the search meets the
+         * blocks in changes the order loops are found in, not the loops,
+         * and renumber_loops orders them by their headers. */
+        const uint32_t *nodes = l->blocks;
+        scc_region(&s, nodes, l->nblocks, r, id);
     }
     g->nloops = s.nloops;
     g->loops = ARENA_NEWN(g->a, cfg_loop, s.nloops ? s.nloops : 1);
