@@ -106,6 +106,8 @@ static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_
     return nd;
 }
 
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d);
+
 /* Cooper-Harvey-Kennedy over `order` (a reverse post-order of the view,
  * root first); num[b] is b's position in it.  Writes the tree into idom
  * (left alone for blocks not in order).  The iteration runs on positions,
@@ -113,9 +115,8 @@ static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_
  * the tree as positions, so the passes read two small arrays in order
  * instead of chasing blocks through the view (a third of the dominators'
  * cost on a 100k-block kernel).  The tree is unique, so the order the
- * edges are met in does not change it. */
-static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d);
-
+ * edges are met in does not change it.  For the forward view it also
+ * numbers the tree (number_positions), while the positions are at hand. */
 static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom)
 {
     if (!n) {
@@ -124,8 +125,8 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     }
     uint32_t *off = malloc(sizeof *off * (n + 1)), *d = malloc(sizeof *d * n);
     if (!off || !d) abort();
-    /* the in-edges read from the blocks directly (forward: pred; reverse:
-     * succ, then the fake edge), in the order nin/in give them */
+    /* the in-edges read from the blocks directly, not through the view
+     * (forward: pred; reverse: succ, then the fake edge to the exit) */
     const cfg_block *blocks = v->g->blocks;
     uint32_t ne = 0;
     for (uint32_t k = 1; k < n; k++) ne += nin(v, order[k]);
