@@ -258,7 +258,8 @@ static void make_adjacency(builder *b)
         g->blocks[b->efrom.v[i]].nsucc++;
         g->blocks[b->eto.v[i]].npred++;
     }
-    uint32_t *succ = ARENA_NEWN(g->a, uint32_t, m ? m : 1), *pred = ARENA_NEWN(g->a, uint32_t, m ? m : 1);
+    /* m >= 1 (the entry's edge), and every slot is filled below: not zeroed */
+    uint32_t *succ = arena_alloc(g->a, sizeof *succ * m), *pred = arena_alloc(g->a, sizeof *pred * m);
     uint32_t so = 0, po = 0;
     for (uint32_t k = 0; k < n; k++) {
         g->blocks[k].succ = succ + so;
@@ -307,7 +308,7 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
      * .loc lines after a ret stay with it, so they do not make empty
      * unreachable blocks). */
     uint32_t nreal = 0;
-    g->stmt_block = ARENA_NEWN(a, uint32_t, fn->nstmts + 1);
+    g->stmt_block = arena_alloc(a, sizeof *g->stmt_block * (fn->nstmts + 1)); /* every entry set below */
     bool after_term = false;
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         const ptx_stmt *s = fn->stmts[i];
@@ -325,13 +326,19 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     /* on the heap until the loop-exit landings are added (cfg_split_loop_exits
      * grows it), then moved to the arena once: an arena copy per size left the
      * first one dead there (7 MB of a 100k-block kernel's 8) */
-    g->blocks = calloc(cap, sizeof *g->blocks);
+    g->blocks = malloc(sizeof *g->blocks * cap); /* every field set below: no calloc */
     if (!g->blocks) abort();
     for (uint32_t k = 0; k < cap; k++) {
-        cfg_block *bb = &g->blocks[k];
-        bb->kind = k == CFG_ENTRY ? CFG_B_ENTRY : k == CFG_EXIT ? CFG_B_EXIT : CFG_B_REAL;
-        bb->first = bb->end = k >= 2 ? fn->nstmts : 0;
-        bb->label = bb->term = bb->rpo = bb->loop = bb->idom = bb->ipdom = CFG_NONE;
+        uint32_t at = k >= 2 ? fn->nstmts : 0;
+        g->blocks[k] = (cfg_block){.first = at,
+                                   .end = at,
+                                   .label = CFG_NONE,
+                                   .term = CFG_NONE,
+                                   .rpo = CFG_NONE,
+                                   .loop = CFG_NONE,
+                                   .idom = CFG_NONE,
+                                   .ipdom = CFG_NONE,
+                                   .kind = k == CFG_ENTRY ? CFG_B_ENTRY : k == CFG_EXIT ? CFG_B_EXIT : CFG_B_REAL};
     }
     for (uint32_t i = fn->nstmts; i-- > 0;) {
         cfg_block *bb = &g->blocks[g->stmt_block[i]];
@@ -365,6 +372,7 @@ cfg *cfg_build(const ptx_func *fn, arena *a, unsigned flags, ptx_diags *d)
     mark_reachable(g);
     cfg_find_loops(g);
     if (flags & CFG_SPLIT_LOOP_EXITS) cfg_split_loop_exits(g);
+    cfg_finish_loops(g);
     cfg_block *heap = g->blocks;
     g->blocks = arena_alloc(a, sizeof *g->blocks * g->nblocks);
     memcpy(g->blocks, heap, sizeof *g->blocks * g->nblocks);
@@ -447,7 +455,7 @@ bool cfg_loop_contains(const cfg *g, uint32_t l, uint32_t b)
     return false;
 }
 
-bool cfg_is_back_edge(const cfg *g, uint32_t from, uint32_t to)
+bool cfg_is_back_edge_slow(const cfg *g, uint32_t from, uint32_t to)
 {
     for (uint32_t k = g->blocks[from].loop; k != CFG_NONE; k = g->loops[k].parent)
         for (uint32_t h = 0; h < g->loops[k].nheaders; h++)

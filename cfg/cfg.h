@@ -39,7 +39,7 @@
 
 enum cfg_block_kind { CFG_B_REAL, CFG_B_ENTRY, CFG_B_EXIT, CFG_B_LANDING };
 
-/* The pointers first and the bytes last: 80 bytes, not 88 with padding. */
+/* The pointers first and the bytes last: 72 bytes, not 80 with padding. */
 typedef struct cfg_block {
     uint32_t *succ, *pred;
     uint32_t first, end;/* statements [first, end) of fn->stmts; empty for virtual blocks */
@@ -51,10 +51,10 @@ typedef struct cfg_block {
     /* Dominator / post-dominator trees.  idom[entry] = ipdom[exit] = CFG_NONE. */
     uint32_t idom, ipdom;
     uint32_t dom_pre, dom_post;   /* pre/post numbers in the dominator tree */
-    uint32_t pdom_pre, pdom_post; /* ... and in the post-dominator tree */
     uint8_t kind;       /* cfg_block_kind */
     uint8_t reachable;  /* from the entry */
     uint8_t fake_exit;  /* has a fake edge to the exit (cannot reach it otherwise) */
+    uint8_t header;     /* a header of some loop (in the byte of padding: still 72 bytes) */
 } cfg_block;
 
 /* A loop of the loop nesting forest (Steensgaard's construction: strongly
@@ -106,16 +106,27 @@ static inline bool cfg_dominates(const cfg *g, uint32_t a, uint32_t b)
 {
     return g->blocks[a].dom_pre <= g->blocks[b].dom_pre && g->blocks[b].dom_post <= g->blocks[a].dom_post;
 }
-/* Whether a post-dominates b (reflexive). */
+/* Whether a post-dominates b (reflexive).  Both must be reachable.  A walk
+ * up the post-dominator tree, O(its depth): no analysis asks this (they
+ * use ipdom and the control dependence), so the tree is not numbered for
+ * O(1) queries as the dominator tree is. */
 static inline bool cfg_postdominates(const cfg *g, uint32_t a, uint32_t b)
 {
-    return g->blocks[a].pdom_pre <= g->blocks[b].pdom_pre && g->blocks[b].pdom_post <= g->blocks[a].pdom_post;
+    for (uint32_t x = b; x != CFG_NONE; x = g->blocks[x].ipdom)
+        if (x == a) return true;
+    return false;
 }
 /* Whether block b is inside loop l (nested loops included). */
 bool cfg_loop_contains(const cfg *g, uint32_t l, uint32_t b);
 /* Whether the edge from -> to is a back edge of the loop forest (to is a
- * header of a loop containing from). */
-bool cfg_is_back_edge(const cfg *g, uint32_t from, uint32_t to);
+ * header of a loop containing from).  Inline for the test that settles
+ * most calls (to heads no loop): GSA asks it for every edge of its
+ * regions, half a million times on a 100k-block kernel. */
+bool cfg_is_back_edge_slow(const cfg *g, uint32_t from, uint32_t to);
+static inline bool cfg_is_back_edge(const cfg *g, uint32_t from, uint32_t to)
+{
+    return g->blocks[to].header && cfg_is_back_edge_slow(g, from, to);
+}
 
 /* The outermost loop that the edge from -> to leaves, or CFG_NONE. */
 uint32_t cfg_exited_loop(const cfg *g, uint32_t from, uint32_t to);

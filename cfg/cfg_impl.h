@@ -4,11 +4,13 @@
 #include "cfg.h"
 #include "u32vec.h"
 
-/* loops.c: loop nesting forest of the reachable blocks. */
+/* loops.c: loop nesting forest of the reachable blocks (block loop fields,
+ * headers, parents); cfg_finish_loops then fills the loops' block lists,
+ * latches and exits, after any splitting. */
 void cfg_find_loops(cfg *g);
-/* loops.c: landing blocks on loop exits (CFG_SPLIT_LOOP_EXITS); blocks is
- * still malloc'd then, and grows by cfg_count_exit_edges() with realloc. */
-uint32_t cfg_count_exit_edges(const cfg *g);
+void cfg_finish_loops(cfg *g);
+/* loops.c: landing blocks on loop exits (CFG_SPLIT_LOOP_EXITS), between
+ * the two; blocks is still malloc'd then, and grows with realloc. */
 void cfg_split_loop_exits(cfg *g);
 
 /* dom.c */

@@ -36,13 +36,6 @@ static uint32_t nin(const view *v, uint32_t b)
     return bb->nsucc + (bb->fake_exit ? 1 : 0);
 }
 
-static uint32_t in(const view *v, uint32_t b, uint32_t i)
-{
-    const cfg_block *bb = &v->g->blocks[b];
-    if (!v->rev) return bb->pred[i];
-    return i < bb->nsucc ? bb->succ[i] : CFG_EXIT;
-}
-
 typedef struct frame {
     uint32_t node, i;
 } frame;
@@ -82,7 +75,7 @@ void cfg_compute_rpo(cfg *g)
     if (!seen || !po) abort();
     uint32_t n = postorder(&v, CFG_ENTRY, po, seen);
     g->nreach = n;
-    g->rpo_order = ARENA_NEWN(g->a, uint32_t, n);
+    g->rpo_order = arena_alloc(g->a, sizeof *g->rpo_order * n); /* n >= 1: the entry */
     for (uint32_t i = 0; i < n; i++) {
         g->rpo_order[i] = po[n - 1 - i];
         g->blocks[po[n - 1 - i]].rpo = i;
@@ -113,6 +106,8 @@ static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_
     return nd;
 }
 
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d);
+
 /* Cooper-Harvey-Kennedy over `order` (a reverse post-order of the view,
  * root first); num[b] is b's position in it.  Writes the tree into idom
  * (left alone for blocks not in order).  The iteration runs on positions,
@@ -120,12 +115,19 @@ static inline uint32_t meet_preds(const uint32_t *src, uint32_t n, const uint32_
  * the tree as positions, so the passes read two small arrays in order
  * instead of chasing blocks through the view (a third of the dominators'
  * cost on a 100k-block kernel).  The tree is unique, so the order the
- * edges are met in does not change it. */
+ * edges are met in does not change it.  For the forward view it also
+ * numbers the tree (number_positions), while the positions are at hand. */
 static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t *num, uint32_t *idom)
 {
-    if (!n) return;
+    if (!n) {
+        if (!v->rev) number_positions(v->g, order, 0, NULL);
+        return;
+    }
     uint32_t *off = malloc(sizeof *off * (n + 1)), *d = malloc(sizeof *d * n);
     if (!off || !d) abort();
+    /* the in-edges read from the blocks directly, not through the view
+     * (forward: pred; reverse: succ, then the fake edge to the exit) */
+    const cfg_block *blocks = v->g->blocks;
     uint32_t ne = 0;
     for (uint32_t k = 1; k < n; k++) ne += nin(v, order[k]);
     uint32_t *src = malloc(sizeof *src * (ne ? ne : 1));
@@ -136,12 +138,18 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     ne = 0;
     off[0] = off[1] = 0;
     for (uint32_t k = 1; k < n; k++) {
-        uint32_t b = order[k], back = 0;
-        for (uint32_t i = 0; i < nin(v, b); i++) {
-            uint32_t p = num[in(v, b, i)];
+        const cfg_block *bb = &blocks[order[k]];
+        const uint32_t *e = v->rev ? bb->succ : bb->pred;
+        uint32_t ni = v->rev ? bb->nsucc : bb->npred, back = 0;
+        for (uint32_t i = 0; i < ni; i++) {
+            uint32_t p = num[e[i]];
             if (p == CFG_NONE) continue;
             src[ne++] = p;
             back |= p >= k;
+        }
+        if (v->rev && bb->fake_exit && num[CFG_EXIT] != CFG_NONE) {
+            src[ne++] = num[CFG_EXIT];
+            back |= num[CFG_EXIT] >= k;
         }
         off[k + 1] = ne;
         if (back) later[nlater++] = k;
@@ -171,62 +179,46 @@ static void chk(const view *v, const uint32_t *order, uint32_t n, const uint32_t
     free(later);
     idom[order[0]] = CFG_NONE;
     for (uint32_t k = 1; k < n; k++) idom[order[k]] = d[k] == CFG_NONE ? CFG_NONE : order[d[k]];
+    if (!v->rev) number_positions(v->g, order, n, d);
     free(off);
     free(d);
     free(src);
 }
 
-/* Pre/post numbers of a tree given by parent links, children visited in
- * block order (deterministic), stored in the blocks' dom_* (postdom false)
- * or pdom_* fields. */
-static void number_tree(cfg *g, const uint32_t *parent, uint32_t root, bool postdom)
+/* Pre/post numbers of the dominator tree that chk found, stored in the
+ * blocks' dom_* fields; blocks outside it get CFG_NONE.  The tree is in
+ * positions: order[k] is the block at position k, d[k] its parent's
+ * position, always before it (an idom comes before its blocks in a
+ * reverse post-order).  So no walk of the tree is needed: subtree sizes
+ * come from one backward pass, pre numbers from one forward pass (each
+ * parent hands its children consecutive ranges), and post = pre + size - 1.
+ * cfg_dominates compares intervals only, so any pre-order numbering
+ * serves; this one replaced a depth-first walk over child lists built for
+ * it.  (The post-dominator tree is not numbered: cfg_postdominates.) */
+static void number_positions(cfg *g, const uint32_t *order, uint32_t n, const uint32_t *d)
 {
-    uint32_t *pre = malloc(sizeof *pre * (g->nblocks ? g->nblocks : 1));
-    uint32_t *post = malloc(sizeof *post * (g->nblocks ? g->nblocks : 1));
-    if (!pre || !post) abort();
-    for (uint32_t b = 0; b < g->nblocks; b++) pre[b] = post[b] = CFG_NONE;
-    uint32_t n = g->nblocks;
-    uint32_t *cnt = calloc(n + 1, sizeof *cnt), *kids = malloc(sizeof *kids * (n ? n : 1));
-    frame *st = malloc(sizeof *st * (n ? n : 1));
-    if (!cnt || !kids || !st) abort();
-    for (uint32_t b = 0; b < n; b++)
-        if (parent[b] != CFG_NONE) cnt[parent[b] + 1]++;
-    for (uint32_t b = 0; b < n; b++) cnt[b + 1] += cnt[b];
-    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
-    if (!fill) abort();
-    memcpy(fill, cnt, sizeof *fill * n);
-    for (uint32_t b = 0; b < n; b++)
-        if (parent[b] != CFG_NONE) kids[fill[parent[b]]++] = b;
-    free(fill);
-    uint32_t clock = 0, nf = 0;
-    st[nf++] = (frame){root, 0};
-    pre[root] = clock++;
-    while (nf) {
-        frame *f = &st[nf - 1];
-        uint32_t b = f->node;
-        if (cnt[b] + f->i < cnt[b + 1]) {
-            uint32_t c = kids[cnt[b] + f->i++];
-            pre[c] = clock++;
-            st[nf++] = (frame){c, 0};
-        } else {
-            post[b] = clock++;
-            nf--;
-        }
+    for (uint32_t b = 0; b < g->nblocks; b++) g->blocks[b].dom_pre = g->blocks[b].dom_post = CFG_NONE;
+    if (!n) return;
+    /* size[k]: subtree size, 0 for positions outside the tree; next[k]:
+     * the pre number its next child gets */
+    uint32_t *size = malloc(sizeof *size * n), *next = malloc(sizeof *next * n);
+    if (!size || !next) abort();
+    size[0] = 1;
+    for (uint32_t k = 1; k < n; k++) size[k] = d[k] != CFG_NONE && size[d[k]] ? 1 : 0;
+    for (uint32_t k = n; k-- > 1;)
+        if (size[k]) size[d[k]] += size[k];
+    next[0] = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!size[k]) continue;
+        uint32_t pre = k ? next[d[k]] : 0;
+        if (k) next[d[k]] += size[k];
+        next[k] = pre + 1;
+        cfg_block *bb = &g->blocks[order[k]];
+        bb->dom_pre = pre;
+        bb->dom_post = pre + size[k] - 1;
     }
-    free(cnt);
-    free(kids);
-    free(st);
-    for (uint32_t b = 0; b < g->nblocks; b++) {
-        if (postdom) {
-            g->blocks[b].pdom_pre = pre[b];
-            g->blocks[b].pdom_post = post[b];
-        } else {
-            g->blocks[b].dom_pre = pre[b];
-            g->blocks[b].dom_post = post[b];
-        }
-    }
-    free(pre);
-    free(post);
+    free(size);
+    free(next);
 }
 
 void cfg_compute_dominators(cfg *g)
@@ -241,7 +233,6 @@ void cfg_compute_dominators(cfg *g)
     }
     chk(&v, g->rpo_order, g->nreach, num, idom);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].idom = idom[b];
-    number_tree(g, idom, CFG_ENTRY, false);
     free(num);
     free(idom);
 }
@@ -286,7 +277,6 @@ void cfg_compute_postdominators(cfg *g)
     }
     chk(&v, order, m, num, ipdom);
     for (uint32_t b = 0; b < n; b++) g->blocks[b].ipdom = ipdom[b];
-    number_tree(g, ipdom, CFG_EXIT, true);
     u32vec_free(&fake);
     free(seen);
     free(po);
@@ -316,7 +306,8 @@ void cfg_compute_control_dependence(cfg *g)
             }
     }
     g->cdep_off = ARENA_NEWN(g->a, uint32_t, n + 1);
-    g->cdep = ARENA_NEWN(g->a, uint32_t, dep.n ? dep.n : 1);
+    g->cdep = arena_alloc(g->a, sizeof *g->cdep * (dep.n ? dep.n : 1));
+    g->cdep[0] = 0; /* when there is none */
     for (uint32_t i = 0; i < dep.n; i++) g->cdep_off[dep.v[i] + 1]++;
     for (uint32_t b = 0; b < n; b++) g->cdep_off[b + 1] += g->cdep_off[b];
     memcpy(last, g->cdep_off, sizeof *last * n);

@@ -145,12 +145,6 @@ static void scc_region(scc_state *s, const uint32_t *nodes, uint32_t n, uint32_t
     }
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Block lists, latches and exits of every loop, from the innermost-loop
  * field of each block (after any edge splitting). */
 static void finish_loops(cfg *g)
@@ -160,7 +154,7 @@ static void finish_loops(cfg *g)
     for (uint32_t b = 0; b < g->nblocks; b++)
         for (uint32_t l = g->blocks[b].loop; l != CFG_NONE; l = g->loops[l].parent) count[l]++;
     for (uint32_t l = 0; l < g->nloops; l++) {
-        g->loops[l].blocks = ARENA_NEWN(g->a, uint32_t, count[l]);
+        g->loops[l].blocks = arena_alloc(g->a, sizeof *g->loops[l].blocks * count[l]); /* filled below */
         g->loops[l].nblocks = 0;
     }
     for (uint32_t b = 0; b < g->nblocks; b++)
@@ -276,11 +270,11 @@ void cfg_find_loops(cfg *g)
     s.region = calloc(n, sizeof *s.region);
     s.hdr = calloc(n, sizeof *s.hdr);
     s.seen = calloc(n, sizeof *s.seen);
-    s.idx = calloc(n, sizeof *s.idx);
-    s.low = calloc(n, sizeof *s.low);
+    s.idx = malloc(sizeof *s.idx * (n ? n : 1)); /* set when a block is first seen */
+    s.low = malloc(sizeof *s.low * (n ? n : 1));
     s.onstack = calloc(n, 1);
     s.mark = calloc(n, sizeof *s.mark);
-    s.frames = calloc(n, sizeof *s.frames);
+    s.frames = malloc(sizeof *s.frames * (n ? n : 1));
     if (!s.region || !s.hdr || !s.seen || !s.idx || !s.low || !s.onstack || !s.mark || !s.frames) abort();
 
     /* region stamps: 1 for the whole function, loop id + 2 for a loop body */
@@ -297,14 +291,12 @@ void cfg_find_loops(cfg *g)
         cfg_loop *l = &s.loops[id];
         for (uint32_t i = 0; i < l->nblocks; i++) s.region[l->blocks[i]] = r;
         for (uint32_t h = 0; h < l->nheaders; h++) s.hdr[l->headers[h]] = r;
-        /* copy: found_scc may move s.loops */
-        uint32_t nb = l->nblocks;
-        uint32_t *nodes = malloc(sizeof *nodes * nb);
-        if (!nodes) abort();
-        memcpy(nodes, l->blocks, sizeof *nodes * nb);
-        qsort(nodes, nb, sizeof *nodes, cmp_u32);
-        scc_region(&s, nodes, nb, r, id);
-        free(nodes);
+        /* the body as found_scc stored it (in the arena: found_scc may move
+         * s.loops, not that).  Unsorted: the order the search meets the
+         * blocks in changes the order loops are found in, not the loops,
+         * and renumber_loops orders them by their headers. */
+        const uint32_t *nodes = l->blocks;
+        scc_region(&s, nodes, l->nblocks, r, id);
     }
     g->nloops = s.nloops;
     g->loops = ARENA_NEWN(g->a, cfg_loop, s.nloops ? s.nloops : 1);
@@ -321,9 +313,13 @@ void cfg_find_loops(cfg *g)
     u32vec_free(&s.stack);
     u32vec_free(&s.work);
     renumber_loops(g);
-    for (uint32_t l = 0; l < g->nloops; l++) g->nirreducible += g->loops[l].irreducible;
-    finish_loops(g);
+    for (uint32_t l = 0; l < g->nloops; l++) {
+        g->nirreducible += g->loops[l].irreducible;
+        for (uint32_t h = 0; h < g->loops[l].nheaders; h++) g->blocks[g->loops[l].headers[h]].header = 1;
+    }
 }
+
+void cfg_finish_loops(cfg *g) { finish_loops(g); }
 
 /* The outermost loop that the edge u -> v leaves, or CFG_NONE. */
 uint32_t cfg_exited_loop(const cfg *g, uint32_t u, uint32_t v)
@@ -334,55 +330,60 @@ uint32_t cfg_exited_loop(const cfg *g, uint32_t u, uint32_t v)
     return out;
 }
 
-uint32_t cfg_count_exit_edges(const cfg *g)
-{
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < g->nloops; l++) n += g->loops[l].nexits;
-    return n;
-}
-
 /* A loop-exit edge u -> v gets a landing block when v has other
  * predecessors, so that each eta function sits on one exit edge and reads a
- * value from inside the loop; a join after the landings merges them. */
+ * value from inside the loop; a join after the landings merges them.  The
+ * edges are found first (by v, then by predecessor: the landings' order),
+ * so the blocks grow once by their exact number and the loops' lists are
+ * made once, after the split (cfg_finish_loops), not before it as well. */
 void cfg_split_loop_exits(cfg *g)
 {
-    uint32_t extra = cfg_count_exit_edges(g);
-    if (!extra) return;
     uint32_t n0 = g->nblocks;
-    /* g->blocks is still on the heap here (cfg_build moves it to the arena) */
-    cfg_block *nb = realloc(g->blocks, sizeof *nb * (n0 + extra));
-    if (!nb) abort();
-    memset(nb + n0, 0, sizeof *nb * extra);
-    g->blocks = nb;
+    u32vec ev = {0}, ek = {0}; /* landing on pred ek of block ev */
     for (uint32_t v = 0; v < n0; v++) {
-        cfg_block *bv = &g->blocks[v];
+        const cfg_block *bv = &g->blocks[v];
         if (!bv->reachable) continue;
         uint32_t nreach = 0;
         for (uint32_t k = 0; k < bv->npred; k++) nreach += g->blocks[bv->pred[k]].reachable;
         if (nreach < 2) continue;
         for (uint32_t k = 0; k < bv->npred; k++) {
-            uint32_t u = g->blocks[v].pred[k];
-            if (!g->blocks[u].reachable || cfg_exited_loop(g, u, v) == CFG_NONE) continue;
-            uint32_t w = g->nblocks++;
-            cfg_block *bw = &g->blocks[w];
-            memset(bw, 0, sizeof *bw);
-            bw->kind = CFG_B_LANDING;
-            bw->reachable = 1;
-            bw->first = bw->end = g->blocks[v].kind == CFG_B_EXIT ? g->fn->nstmts : g->blocks[v].first;
-            bw->label = bw->term = bw->rpo = bw->idom = bw->ipdom = CFG_NONE;
-            bw->nsucc = bw->npred = 1;
-            bw->succ = ARENA_NEWN(g->a, uint32_t, 1);
-            bw->pred = ARENA_NEWN(g->a, uint32_t, 1);
-            bw->succ[0] = v;
-            bw->pred[0] = u;
-            uint32_t l = g->blocks[u].loop;
-            while (l != CFG_NONE && !cfg_loop_contains(g, l, v)) l = g->loops[l].parent;
-            bw->loop = l;
-            cfg_block *bu = &g->blocks[u];
-            for (uint32_t i = 0; i < bu->nsucc; i++)
-                if (bu->succ[i] == v) bu->succ[i] = w;
-            g->blocks[v].pred[k] = w;
+            uint32_t u = bv->pred[k];
+            if (!g->blocks[u].reachable || g->blocks[u].loop == CFG_NONE || cfg_exited_loop(g, u, v) == CFG_NONE)
+                continue;
+            u32vec_push(&ev, v);
+            u32vec_push(&ek, k);
         }
     }
-    finish_loops(g);
+    if (!ev.n) return;
+    /* g->blocks is still on the heap here (cfg_build moves it to the arena) */
+    cfg_block *nb = realloc(g->blocks, sizeof *nb * (n0 + ev.n));
+    if (!nb) abort();
+    g->blocks = nb;
+    /* the landings' one-item edge lists, in one piece */
+    uint32_t *edges = arena_alloc(g->a, sizeof *edges * 2 * (size_t)ev.n);
+    for (uint32_t e = 0; e < ev.n; e++) {
+        uint32_t v = ev.v[e], k = ek.v[e];
+        uint32_t u = g->blocks[v].pred[k];
+        uint32_t w = g->nblocks++;
+        cfg_block *bw = &g->blocks[w];
+        memset(bw, 0, sizeof *bw);
+        bw->kind = CFG_B_LANDING;
+        bw->reachable = 1;
+        bw->first = bw->end = g->blocks[v].kind == CFG_B_EXIT ? g->fn->nstmts : g->blocks[v].first;
+        bw->label = bw->term = bw->rpo = bw->idom = bw->ipdom = CFG_NONE;
+        bw->nsucc = bw->npred = 1;
+        bw->succ = edges + 2 * e;
+        bw->pred = edges + 2 * e + 1;
+        bw->succ[0] = v;
+        bw->pred[0] = u;
+        uint32_t l = g->blocks[u].loop;
+        while (l != CFG_NONE && !cfg_loop_contains(g, l, v)) l = g->loops[l].parent;
+        bw->loop = l;
+        cfg_block *bu = &g->blocks[u];
+        for (uint32_t i = 0; i < bu->nsucc; i++)
+            if (bu->succ[i] == v) bu->succ[i] = w;
+        g->blocks[v].pred[k] = w;
+    }
+    u32vec_free(&ev);
+    u32vec_free(&ek);
 }

@@ -21,18 +21,51 @@ static void *xcalloc(size_t n, size_t sz)
     return p;
 }
 
+/* For scratch whose every item is written before it is read: zeroing it
+ * first was a pass over each per-block and per-register array. */
+static void *xmalloc(size_t n, size_t sz)
+{
+    void *p = malloc((n ? n : 1) * sz);
+    if (!p) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
 
 /* ---- pass 1: the references of every instruction ------------------------ */
+/* The references go straight into their final form (a reference and its
+ * register id side by side), grown on the heap and copied to the arena
+ * once: an intermediate triple per reference cost three capacity checks
+ * and a second pass. */
 typedef struct refctx {
-    u32vec *tmp; /* collects refs as (opd, role|comp<<16, id) triples */
+    ssa_ref *refs;
+    uint32_t *ids;
+    uint32_t n, cap;
 } refctx;
+
+static void refs_grow(refctx *c)
+{
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->refs = realloc(c->refs, sizeof *c->refs * c->cap);
+    c->ids = realloc(c->ids, sizeof *c->ids * c->cap);
+    if (!c->refs || !c->ids) {
+        fprintf(stderr, "ptxray: out of memory\n");
+        abort();
+    }
+}
 
 static void ref_cb(void *ctx, const ptx_inst *in, const ptx_reg_ref *r)
 {
     refctx *c = ctx;
-    u32vec_push(c->tmp, r->opd);
-    u32vec_push(c->tmp, r->role | (uint32_t)r->comp << 16 | (uint32_t)((r->role & PTX_REF_GUARD) && in->guard_neg) << 24);
-    u32vec_push(c->tmp, r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id);
+    if (c->n == c->cap) refs_grow(c);
+    c->refs[c->n] = (ssa_ref){.value = SSA_NONE,
+                              .opd = r->opd,
+                              .role = (uint16_t)r->role,
+                              .comp = r->comp,
+                              .neg = (r->role & PTX_REF_GUARD) && in->guard_neg};
+    c->ids[c->n++] = r->role & PTX_REF_SREG ? (uint32_t)r->o->n | (uint32_t)r->o->v << 8 : r->id;
 }
 
 typedef struct builder {
@@ -66,31 +99,30 @@ static void collect_refs(builder *b)
 {
     ssa_func *s = b->s;
     const ptx_func *fn = b->fn;
-    u32vec tmp = {0};
-    u32vec_reserve(&tmp, 6 * fn->nstmts + 48); /* a guess: two references a statement */
-    s->ref_off = ARENA_NEWN(s->a, uint32_t, fn->nstmts + 1);
+    refctx c = {0};
+    c.cap = 2 * fn->nstmts + 16; /* a guess: two references a statement */
+    c.refs = malloc(sizeof *c.refs * c.cap);
+    c.ids = malloc(sizeof *c.ids * c.cap);
+    if (!c.refs || !c.ids) abort();
+    s->ref_off = arena_alloc(s->a, sizeof *s->ref_off * (fn->nstmts + 1)); /* every entry set below */
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
-        s->ref_off[i] = tmp.n / 3;
+        s->ref_off[i] = c.n;
         const ptx_stmt *st = fn->stmts[i];
         if (st->kind != PTX_S_INST) continue;
-        refctx c = {&tmp};
         ptx_inst_semantics(&st->u.inst, &s->sem[i]);
         ptx_inst_foreach_reg(&st->u.inst, &s->sem[i], ref_cb, &c);
     }
-    uint32_t n = tmp.n / 3;
+    uint32_t n = c.n;
     s->ref_off[fn->nstmts] = n;
-    s->refs = ARENA_NEWN(s->a, ssa_ref, n ? n : 1);
-    b->ref_id = s->ref_reg = ARENA_NEWN(s->a, uint32_t, n + 1);
-    for (uint32_t k = 0; k < n; k++) {
-        s->refs[k].opd = tmp.v[3 * k];
-        s->refs[k].role = (uint16_t)(tmp.v[3 * k + 1] & 0xffff);
-        s->refs[k].comp = (uint8_t)(tmp.v[3 * k + 1] >> 16);
-        s->refs[k].neg = (uint8_t)(tmp.v[3 * k + 1] >> 24);
-        s->refs[k].value = SSA_NONE;
-        b->ref_id[k] = tmp.v[3 * k + 2];
-    }
-    free(tmp.v);
+    s->refs = arena_alloc(s->a, sizeof *s->refs * (n ? n : 1));
+    b->ref_id = s->ref_reg = arena_alloc(s->a, sizeof *s->ref_reg * (n + 1));
+    if (n) memcpy(s->refs, c.refs, sizeof *s->refs * n);
+    else memset(s->refs, 0, sizeof *s->refs);
+    memcpy(s->ref_reg, c.ids, sizeof *s->ref_reg * n);
+    s->ref_reg[n] = 0;
+    free(c.refs);
+    free(c.ids);
 }
 
 static bool is_reg_ref(const ssa_ref *r) { return !(r->role & PTX_REF_SREG); }
@@ -217,8 +249,8 @@ static void dominance_frontiers(builder *b)
 static void eta_blocks(builder *b)
 {
     const cfg *g = b->g;
-    b->eta_inner = xcalloc(g->nblocks, sizeof *b->eta_inner);
-    b->eta_outer = xcalloc(g->nblocks, sizeof *b->eta_outer);
+    b->eta_inner = xmalloc(g->nblocks, sizeof *b->eta_inner);
+    b->eta_outer = xmalloc(g->nblocks, sizeof *b->eta_outer);
     for (uint32_t y = 0; y < g->nblocks; y++) {
         b->eta_inner[y] = b->eta_outer[y] = CFG_NONE;
         const cfg_block *by = &g->blocks[y];
@@ -383,14 +415,14 @@ static void place_nodes(builder *b)
     /* the reachable predecessors of every block, packed: the liveness walk
      * visits every block a register is live in, and reading them from the
      * blocks was most of its cost on large kernels */
-    uint32_t *poff = xcalloc((size_t)nb + 1, sizeof *poff), np = 0;
+    uint32_t *poff = xmalloc((size_t)nb + 1, sizeof *poff), np = 0;
     for (uint32_t x = 0; x < nb; x++) {
         poff[x] = np;
         const cfg_block *bx = &g->blocks[x];
         for (uint32_t i = 0; i < bx->npred; i++) np += g->blocks[bx->pred[i]].reachable;
     }
     poff[nb] = np;
-    uint32_t *pred = xcalloc(np ? np : 1, sizeof *pred);
+    uint32_t *pred = xmalloc(np ? np : 1, sizeof *pred);
     for (uint32_t x = 0, k = 0; x < nb; x++) {
         const cfg_block *bx = &g->blocks[x];
         for (uint32_t i = 0; i < bx->npred; i++)
@@ -402,12 +434,12 @@ static void place_nodes(builder *b)
     w.idf = xcalloc(nb, sizeof *w.idf);
     w.pend = xcalloc(nb, sizeof *w.pend);
     w.loop = xcalloc(g->nloops + 1, sizeof *w.loop);
-    w.stack = xcalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
+    w.stack = xmalloc(nb, sizeof *w.stack); /* a block is queued once at a time */
     w.nb = nb;
     /* with one batch nothing is cleared: no list of the blocks touched */
     uint32_t active = 0;
     for (uint32_t r = 0; r < b->nregs; r++) active += b->ues.off[r] != b->ues.off[r + 1];
-    if (active > REGBITS) w.touched = xcalloc(nb, sizeof *w.touched);
+    if (active > REGBITS) w.touched = xmalloc(nb, sizeof *w.touched);
     uint32_t regs[REGBITS];
     unsigned nr = 0;
     for (uint32_t r = 0; r < b->nregs; r++) {
@@ -446,9 +478,9 @@ static void layout_nodes(builder *b)
     for (uint32_t k = 0; k < nk; k++) cnt[k + 1] += cnt[k];
     s->nnodes = n;
     s->nodes = ARENA_NEWN(s->a, ssa_node, n ? n : 1);
-    s->node_off = ARENA_NEWN(s->a, uint32_t, g->nblocks + 1);
+    s->node_off = arena_alloc(s->a, sizeof *s->node_off * (g->nblocks + 1)); /* every entry set below */
     for (uint32_t blk = 0; blk <= g->nblocks; blk++) s->node_off[blk] = cnt[blk * 2];
-    uint32_t *fill = xcalloc(nk, sizeof *fill);
+    uint32_t *fill = xmalloc(nk, sizeof *fill);
     memcpy(fill, cnt, sizeof *fill * nk);
     /* the arguments of every node in one array (one allocation per node
      * was 1.5% of check on a large kernel) */
@@ -509,14 +541,21 @@ typedef struct renamer {
     uint32_t *is_param;
 } renamer;
 
-static uint32_t current(renamer *rn, uint32_t reg)
+/* The entry value of reg, made on first use. */
+static uint32_t entry_value(renamer *rn, uint32_t reg)
 {
-    if (rn->cur[reg] != SSA_NONE) return rn->cur[reg];
     if (rn->entry[reg] == SSA_NONE) {
         rn->entry[reg] = new_value(rn->b, SSA_V_ENTRY, reg, CFG_ENTRY);
         rn->b->values[rn->entry[reg]].param = rn->is_param[reg] != 0;
     }
     return rn->entry[reg];
+}
+
+/* Inline for the common case, a value defined on the way here: it runs
+ * for every use and phi argument. */
+static inline uint32_t current(renamer *rn, uint32_t reg)
+{
+    return rn->cur[reg] != SSA_NONE ? rn->cur[reg] : entry_value(rn, reg);
 }
 
 static void set_current(renamer *rn, uint32_t reg, uint32_t v)
@@ -579,6 +618,7 @@ static void rename_block(renamer *rn, uint32_t blk)
     for (uint32_t i = 0; i < bb->nsucc; i++) {
         uint32_t t = bb->succ[i];
         const cfg_block *bt = &g->blocks[t];
+        if (s->node_off[t] == s->node_off[t + 1]) continue; /* no phis to feed */
         uint32_t j = 0;
         while (j < bt->npred && bt->pred[j] != blk) j++;
         for (uint32_t k = s->node_off[t]; k < s->node_off[t + 1]; k++)
@@ -590,8 +630,8 @@ static void rename_all(builder *b)
 {
     renamer rn = {.b = b};
     u32vec_reserve(&rn.log, 2 * b->capvalues); /* a pair per definition at most */
-    rn.cur = xcalloc(b->nregs, sizeof *rn.cur);
-    rn.entry = xcalloc(b->nregs, sizeof *rn.entry);
+    rn.cur = xmalloc(b->nregs, sizeof *rn.cur);
+    rn.entry = xmalloc(b->nregs, sizeof *rn.entry);
     rn.is_param = xcalloc(b->nregs, sizeof *rn.is_param);
     for (uint32_t r = 0; r < b->nregs; r++) rn.cur[r] = rn.entry[r] = SSA_NONE;
     for (uint32_t i = 0; i < b->fn->nparams; i++) {
@@ -639,7 +679,7 @@ static void number_versions(builder *b)
 {
     const cfg *g = b->g;
     ssa_func *s = b->s;
-    uint32_t *next = xcalloc(b->nregs, sizeof *next);
+    uint32_t *next = xmalloc(b->nregs, sizeof *next);
     for (uint32_t r = 0; r < b->nregs; r++) next[r] = 1;
     /* program order of blocks: real blocks by index, a landing block just
      * before the block it leads to */
