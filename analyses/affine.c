@@ -548,13 +548,19 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
      * has no width, merge_iv): the new form as it is */
     if (__builtin_expect(ok == WF_TOP, 1) && !(kind == WF_BOT && w->wid)) {
         uint64_t sym = kind == WF_BOT || k == 64 || w->sym == v + 1 ? 0 : w->sym;
+        int64_t off = sym ? w->off : 0;
         cx->wkind[v] = kind;
         cx->wk[v] = k;
         cx->wr[v] = w->r;
         cx->wnn[v] = nn;
         cx->wsym[v] = sym;
-        cx->woff[v] = sym ? w->off : 0;
-        if (kind == WF_LANE) cx->wtab[v] = wg_intern(cx, w->g);
+        cx->woff[v] = off;
+        if (kind == WF_LANE) {
+            uint32_t t = cx->wglast; /* wg_intern's first test, without the call */
+            cx->wtab[v] = t < cx->nwg && cx->wg[t][1] == w->g[1] && !memcmp(cx->wg[t], w->g, sizeof w->g)
+                              ? t
+                              : wg_intern(cx, w->g);
+        }
         return MW_FORM | changed;
     }
     /* an interval on either side (rare): the general meet */
