@@ -189,9 +189,9 @@ static inline __attribute__((always_inline)) void eval_node(const aff_ctx *cx, c
         wform y;
         aff_get(cx, nd->args[i], &x);
         aff_meet(&out->a, &out->a, &x);
-        if (out->w.kind == WF_TOP) wf_get(cx, nd->args[i], &out->w); /* ⊤ ∧ y = y */
+        if (out->w.kind == WF_TOP) wf_load(cx, nd->args[i], &out->w); /* ⊤ ∧ y = y */
         else {
-            wf_get(cx, nd->args[i], &y);
+            wf_load(cx, nd->args[i], &y);
             wf_meet(&out->w, &out->w, &y);
         }
         out->ac |= cx->ac[nd->args[i]];
