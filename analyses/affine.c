@@ -189,9 +189,9 @@ static inline __attribute__((always_inline)) void eval_node(const aff_ctx *cx, c
         wform y;
         aff_get(cx, nd->args[i], &x);
         aff_meet(&out->a, &out->a, &x);
-        if (out->w.kind == WF_TOP) wf_get(cx, nd->args[i], &out->w); /* ⊤ ∧ y = y */
+        if (out->w.kind == WF_TOP) wf_load(cx, nd->args[i], &out->w); /* ⊤ ∧ y = y */
         else {
-            wf_get(cx, nd->args[i], &y);
+            wf_load(cx, nd->args[i], &y);
             wf_meet(&out->w, &out->w, &y);
         }
         out->ac |= cx->ac[nd->args[i]];
@@ -433,7 +433,10 @@ static inline __attribute__((always_inline)) bool eval_conds(aff_ctx *cx, uint32
 static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
 {
     /* values in a row often share a table (a chain of adds to one index) */
-    if (cx->wglast < cx->nwg && !memcmp(cx->wg[cx->wglast], g, sizeof cx->wg[0])) return cx->wglast;
+    /* (lane 1 first: most tables that differ differ there, and a call to
+     * memcmp costs more than the test) */
+    if (cx->wglast < cx->nwg && cx->wg[cx->wglast][1] == g[1] && !memcmp(cx->wg[cx->wglast], g, sizeof cx->wg[0]))
+        return cx->wglast;
     /* a sample of lanes that tells apart the tables kernels make (c·lane,
      * lane & m, lane >> s, …), folded with independent multiplies (one
      * chain of eight was half the cost of interning); equal hashes are
@@ -539,13 +542,32 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
         changed = MW_CONDS;
     }
     if (x->w.kind == WF_TOP) return changed;
-    /* an interval on either side (rare): the general meet */
-    if (x->w.kind == WF_BOT ? x->w.wid || cx->wwid[v] : cx->wkind[v] == WF_BOT && cx->wwid[v])
-        return (merge_iv(cx, v, &x->w) ? MW_FORM : 0) | changed;
-    /* old ∧ new: the lane tables must be equal (or there is none), then
-     * the known bits of U are met */
     const wform *w = &x->w;
     uint8_t ok = cx->wkind[v], kind = w->kind, k = w->k, nn = w->nn;
+    /* the first evaluation (nine in ten), not an interval (a value still ⊤
+     * has no width, merge_iv): the new form as it is */
+    if (__builtin_expect(ok == WF_TOP, 1) && !(kind == WF_BOT && w->wid)) {
+        uint64_t sym = kind == WF_BOT || k == 64 || w->sym == v + 1 ? 0 : w->sym;
+        int64_t off = sym ? w->off : 0;
+        cx->wkind[v] = kind;
+        cx->wk[v] = k;
+        cx->wr[v] = w->r;
+        cx->wnn[v] = nn;
+        cx->wsym[v] = sym;
+        cx->woff[v] = off;
+        if (kind == WF_LANE) {
+            uint32_t t = cx->wglast; /* wg_intern's first test, without the call */
+            cx->wtab[v] = t < cx->nwg && cx->wg[t][1] == w->g[1] && !memcmp(cx->wg[t], w->g, sizeof w->g)
+                              ? t
+                              : wg_intern(cx, w->g);
+        }
+        return MW_FORM | changed;
+    }
+    /* an interval on either side (rare): the general meet */
+    if (kind == WF_BOT ? w->wid || cx->wwid[v] : ok == WF_BOT && cx->wwid[v])
+        return (merge_iv(cx, v, w) ? MW_FORM : 0) | changed;
+    /* old ∧ new: the lane tables must be equal (or there is none), then
+     * the known bits of U are met */
     uint64_t r = w->r;
     if (ok != WF_TOP) {
         nn = nn && cx->wnn[v]; /* the sign is kept below ⊥ too (wf_sign) */
