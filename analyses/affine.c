@@ -430,13 +430,20 @@ static inline __attribute__((always_inline)) bool eval_conds(aff_ctx *cx, uint32
  * once each (a kernel has few distinct ones: lane, 4·lane, lane & 15, …),
  * so that equal tables have equal indices and memory grows with the
  * distinct tables, not with the values. */
+/* Whether g is the table interned last: values in a row often share a
+ * table (a chain of adds to one index).  Lane 1 first: most tables that
+ * differ differ there, and a call to memcmp costs more than the test.
+ * Inline, so that merge_warp's first evaluation of a value asks it
+ * without calling wg_intern. */
+static inline __attribute__((always_inline)) bool wg_is_last(const aff_ctx *cx, const int64_t *g)
+{
+    uint32_t t = cx->wglast;
+    return t < cx->nwg && cx->wg[t][1] == g[1] && !memcmp(cx->wg[t], g, sizeof cx->wg[0]);
+}
+
 static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
 {
-    /* values in a row often share a table (a chain of adds to one index) */
-    /* (lane 1 first: most tables that differ differ there, and a call to
-     * memcmp costs more than the test) */
-    if (cx->wglast < cx->nwg && cx->wg[cx->wglast][1] == g[1] && !memcmp(cx->wg[cx->wglast], g, sizeof cx->wg[0]))
-        return cx->wglast;
+    if (wg_is_last(cx, g)) return cx->wglast;
     /* a sample of lanes that tells apart the tables kernels make (c·lane,
      * lane & m, lane >> s, …), folded with independent multiplies (one
      * chain of eight was half the cost of interning); equal hashes are
@@ -555,12 +562,7 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
         cx->wnn[v] = nn;
         cx->wsym[v] = sym;
         cx->woff[v] = off;
-        if (kind == WF_LANE) {
-            uint32_t t = cx->wglast; /* wg_intern's first test, without the call */
-            cx->wtab[v] = t < cx->nwg && cx->wg[t][1] == w->g[1] && !memcmp(cx->wg[t], w->g, sizeof w->g)
-                              ? t
-                              : wg_intern(cx, w->g);
-        }
+        if (kind == WF_LANE) cx->wtab[v] = wg_is_last(cx, w->g) ? cx->wglast : wg_intern(cx, w->g);
         return MW_FORM | changed;
     }
     /* an interval on either side (rare): the general meet */
