@@ -210,6 +210,10 @@ static inline __attribute__((always_inline)) void eval_node(const aff_ctx *cx, c
         out->ac |= cx->ac[nd->args[i]];
         out->wc |= cx->wc[nd->args[i]] & WC_CONDS;
     }
+    /* a μ is its own root: the root of its entry value holds on every
+     * iteration only for a μ that never changes, and taking it first
+     * would change the μ's form once more when a back edge arrives */
+    if (out->w.sym && cx->pf->gsa->nodes[k].kind == GSA_MU) out->w.sym = 0, out->w.off = 0;
 }
 
 /* What exchange did to the assumption bits: nothing, the form's bits

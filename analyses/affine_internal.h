@@ -135,12 +135,6 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
 _Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {
-    /* a μ is its own root: the root of its entry value holds on every
-     * iteration only for a μ that never changes, and taking it first
-     * would change the μ's form once more when a back edge arrives */
-    if (w->sym && cx->pf->ssa->values[v].kind == SSA_V_PHI &&
-        cx->pf->gsa->nodes[cx->pf->ssa->values[v].node].kind == GSA_MU)
-        w->sym = 0, w->off = 0;
     /* nothing to add where the form's rule proved it, or knows every lane
      * (and so that one is < 0) */
     if (w->kind == WF_TOP || w->nn || (w->kind != WF_BOT && w->k == 64)) return;
