@@ -348,18 +348,19 @@ static bool reads_interval(const aff_ctx *cx, uint32_t stmt)
 }
 
 /* forms: !cx->poly_only, a constant in each of the solver's two copies
- * (solve). */
-static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, uint32_t v, absval *out, bool forms)
+ * (solve).  Whether the rule of the sign may add to the form's (false:
+ * the instruction has none, wf_sign). */
+static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, uint32_t v, absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     uint32_t gv;
     unsigned kinds = scan_refs(cx, val, &gv, out, forms);
-    if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
+    if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return true; }
     if (gv != SSA_NONE) {
-        if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
+        if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return true; }
         /* a predicated definition with a divergent guard */
-        if (!val_uniform(cx, gv)) { set_both(cx, out, BOTH_BOT, true, true); return; }
+        if (!val_uniform(cx, gv)) { set_both(cx, out, BOTH_BOT, true, true); return true; }
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
@@ -378,7 +379,8 @@ static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, u
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
     if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1))
         wf_iv_rule(cx, val->stmt, in, op, reads_interval(cx, val->stmt), &out->w);
-    if (!val->partial || val->prev == SSA_NONE) return;
+    bool sign = AFF_SIGN_RULES >> op->rule & 1;
+    if (!val->partial || val->prev == SSA_NONE) return sign;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
     if (!out->a.top) {
@@ -391,12 +393,14 @@ static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, u
         wf_get(cx, val->prev, &old);
         wf_meet(&out->w, &out->w, &old);
     }
+    return sign;
 }
 
 static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v,
                                                        absval *out, bool forms)
 {
     const ssa_value *val = &cx->pf->ssa->values[v];
+    bool sign = false; /* a special register's or an entry value's form has its sign */
     switch (val->kind) {
     case SSA_V_SREG:
         eval_sreg(cx, val, &out->a);
@@ -412,15 +416,15 @@ static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const 
         else aff_uniform_unknown(&out->a, cx->n), wf_uni(&out->w, 0, 0); /* undefined: any value will do */
         break;
     case SSA_V_INST:
-        eval_inst(cx, v, out, forms);
+        sign = eval_inst(cx, v, out, forms);
         break;
-    default: eval_node(cx, gates, v, out); break;
+    default: eval_node(cx, gates, v, out), sign = true; break;
     }
     if (!forms) wf_top(&out->w);
     else {
         uint8_t x = exchange(cx, out);
         if (val->kind == SSA_V_INST) cx->xch[v] = x;
-        wf_sign(cx, v, &out->w);
+        if (sign) wf_sign(cx, v, &out->w);
     }
 }
 

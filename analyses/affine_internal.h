@@ -133,6 +133,8 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
      1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL | 1u << AFF_R_SHR | 1u << AFF_R_DIV |                  \
      1u << AFF_R_CVT_S | 1u << AFF_R_CVT_U | 1u << AFF_R_SELP)
 _Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
+/* wf_sign_rule where it may add to w's sign: asked (affine.c, eval) of
+ * phis, etas and instructions with a rule of the sign (AFF_SIGN_RULES). */
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {
     /* nothing to add where the form's rule proved it, or knows every lane
@@ -142,9 +144,6 @@ static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
      * brings it (affine.c merge_warp): once the stored one is 0, the bit
      * found here would be dropped */
     if (cx->wkind[v] != WF_TOP && !cx->wnn[v]) return;
-    const ssa_value *val = &cx->pf->ssa->values[v];
-    if (val->kind == SSA_V_INST && cx->ops[val->stmt].decoded && !(AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1))
-        return; /* an instruction with no rule of the sign */
     wf_sign_rule(cx, v, w);
 }
 
