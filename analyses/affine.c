@@ -377,8 +377,10 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     }
     if (!forms) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
-    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1))
-        wf_iv_rule(cx, val->stmt, in, op, reads_interval(cx, val->stmt), &out->w);
+    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1)) {
+        bool iv = reads_interval(cx, val->stmt);
+        if (iv || (WF_IV_MAKE >> op->rule & 1)) wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
+    }
     bool sign = AFF_SIGN_RULES >> op->rule & 1;
     if (!val->partial || val->prev == SSA_NONE) return sign;
     /* under a uniform guard every lane keeps, or every lane replaces, the

@@ -132,6 +132,9 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
     (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB | 1u << AFF_R_MOV_INT | 1u << AFF_R_ADD |             \
      1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL | 1u << AFF_R_SHR | 1u << AFF_R_DIV |                  \
      1u << AFF_R_CVT_S | 1u << AFF_R_CVT_U | 1u << AFF_R_SELP)
+/* Of those, the ones that may make an interval where no operand is one
+ * (the others only carry one: not called then). */
+#define WF_IV_MAKE (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB)
 _Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
 /* wf_sign_rule where it may add to w's sign: asked (affine.c, eval) of
  * phis, etas and instructions with a rule of the sign (AFF_SIGN_RULES). */
