@@ -424,8 +424,7 @@ static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const 
     }
     if (!forms) wf_top(&out->w);
     else {
-        uint8_t x = exchange(cx, out);
-        if (val->kind == SSA_V_INST) cx->xch[v] = x;
+        cx->xch[v] = exchange(cx, out);
         if (sign) wf_sign(cx, v, &out->w);
     }
 }
@@ -668,7 +667,7 @@ static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates 
                 if ((gates->set_cond[k] | c) == gates->set_cond[k]) continue;
                 gates->set_cond[k] |= c;
             } else gates->set_div[k] = 1;
-        } else if (forms && why == Q_CONDS && cx->xch[v]) { /* an instruction evaluated before */
+        } else if (forms && why == Q_CONDS && cx->xch[v] && s->values[v].kind == SSA_V_INST) { /* an instruction evaluated before */
             if (!eval_conds(cx, v)) continue;
             qu = Q_CONDS;
         } else {

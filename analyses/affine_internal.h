@@ -60,7 +60,7 @@ typedef struct aff_ctx {
     uint32_t wglast;       /* the table wg_intern found or made last */
     uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 (first AFF_WGH0 slots on the stack) */
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
-    uint8_t *xch;          /* per instruction value: what exchange did last (affine.c; 0: not evaluated) */
+    uint8_t *xch;          /* per value: what exchange did last (affine.c; 0: not evaluated), read for instructions */
     bool poly_only;        /* div_options.polynomials_only */
     wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
     /* the statement being evaluated: the value operand k < AFF_NOPD reads
