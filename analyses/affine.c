@@ -303,7 +303,7 @@ static inline __attribute__((always_inline)) int generic(const aff_ctx *cx, uint
  * values its operands read (cx->opv, for the rules of both components),
  * its guard's value, the union of the assumption bits of what it reads
  * (into out), and, returned, the kinds of the warp forms it reads (its
- * guard aside), 1 << kind each, for the rules' strictness (eval_inst). */
+ * guard aside), WC_KIND(kind) each, for the rules' strictness (eval_inst). */
 static inline __attribute__((always_inline)) unsigned scan_refs(const aff_ctx *cx, const ssa_value *val,
                                                                  uint32_t *guard, absval *out, bool forms)
 {
@@ -325,7 +325,7 @@ static inline __attribute__((always_inline)) unsigned scan_refs(const aff_ctx *c
         }
         ac |= cx->ac[u->value], wc |= cx->wc[u->value];
     }
-    unsigned kinds = forms ? wc / WC_KIND(0) : 0; /* before the kept value's bits: it is no operand */
+    unsigned kinds = forms ? wc & ~WC_CONDS : 0; /* before the kept value's bits: it is no operand */
     if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
     /* with a known shape no value rests on an assumption */
     out->ac = cx->r->shape_assumed ? ac : 0;
@@ -370,8 +370,8 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */
-            if (kinds & 1u << WF_TOP) wf_top(&out->w), pw = true;
-            else if (kinds & 1u << WF_BOT) wf_bot(&out->w), pw = true;
+            if (kinds & WC_KIND(WF_TOP)) wf_top(&out->w), pw = true;
+            else if (kinds & WC_KIND(WF_BOT)) wf_bot(&out->w), pw = true;
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
     }
