@@ -356,7 +356,10 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     const ssa_value *val = &s->values[v];
     uint32_t gv;
     unsigned kinds = scan_refs(cx, val, &gv, out, forms);
-    if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return true; }
+    if (cx->r->source[v] != DIV_SRC_NONE) { /* a load or the like: decoded when the sign rule is first asked */
+        set_both(cx, out, BOTH_BOT, true, true);
+        return !cx->ops[val->stmt].decoded || AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1;
+    }
     if (gv != SSA_NONE) {
         if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return true; }
         /* a predicated definition with a divergent guard */
