@@ -99,7 +99,7 @@ typedef struct absval {
 } absval;
 
 /* cx->wc[v] holds, above the form's DIV_COND_* bits, one bit for the
- * kind of v's warp form (1 << kind), kept with cx->wkind by set_wkind:
+ * kind of v's warp form (WC_KIND), kept with cx->wkind by set_wkind:
  * scan_refs then finds the kinds of what an instruction reads in the
  * same load and or as the bits. */
 #define WC_CONDS 15u
@@ -670,7 +670,8 @@ static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates 
                 if ((gates->set_cond[k] | c) == gates->set_cond[k]) continue;
                 gates->set_cond[k] |= c;
             } else gates->set_div[k] = 1;
-        } else if (forms && why == Q_CONDS && cx->xch[v] && s->values[v].kind == SSA_V_INST) { /* an instruction evaluated before */
+        } else if (forms && why == Q_CONDS && cx->xch[v] && s->values[v].kind == SSA_V_INST) {
+            /* an instruction evaluated before */
             if (!eval_conds(cx, v)) continue;
             qu = Q_CONDS;
         } else {

@@ -137,7 +137,8 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
 #define WF_IV_MAKE (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB)
 _Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
 /* wf_sign_rule where it may add to w's sign: asked (affine.c, eval) of
- * phis, etas and instructions with a rule of the sign (AFF_SIGN_RULES). */
+ * phis, etas and instructions that may have a rule of the sign
+ * (AFF_SIGN_RULES, or not decoded yet). */
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {
     /* nothing to add where the form's rule proved it, or knows every lane
