@@ -98,6 +98,18 @@ typedef struct absval {
     uint8_t ac, wc;
 } absval;
 
+/* cx->wc[v] holds, above the form's DIV_COND_* bits, one bit for the
+ * kind of v's warp form (WC_KIND), kept with cx->wkind by set_wkind:
+ * scan_refs then finds the kinds of what an instruction reads in the
+ * same load and or as the bits. */
+#define WC_CONDS 15u
+#define WC_KIND(k) (16u << (k))
+static inline void set_wkind(aff_ctx *cx, uint32_t v, uint8_t wc, uint8_t kind)
+{
+    cx->wkind[v] = kind;
+    cx->wc[v] = (uint8_t)((wc & WC_CONDS) | WC_KIND(kind));
+}
+
 /* X32 implies ROWS: a verdict resting on ROWS alone rests on less. */
 static unsigned cond_rank(unsigned c) { return c & DIV_COND_X32 ? 2 : c & DIV_COND_ROWS ? 1 : 0; }
 
@@ -105,7 +117,8 @@ static unsigned cond_rank(unsigned c) { return c & DIV_COND_X32 ? 2 : c & DIV_CO
  * component proves it with fewer. */
 static uint8_t verdict_cond(const aff_ctx *cx, uint32_t v)
 {
-    return cx->wkind[v] == WF_UNI && cond_rank(cx->wc[v]) < cond_rank(cx->ac[v]) ? cx->wc[v] : cx->ac[v];
+    uint8_t wc = cx->wc[v];
+    return wc & WC_KIND(WF_UNI) && cond_rank(wc & WC_CONDS) < cond_rank(cx->ac[v]) ? wc & WC_CONDS : cx->ac[v];
 }
 
 /* aff_uniform of aff_get's polynomial, read in place. */
@@ -195,8 +208,12 @@ static inline __attribute__((always_inline)) void eval_node(const aff_ctx *cx, c
             wf_meet(&out->w, &out->w, &y);
         }
         out->ac |= cx->ac[nd->args[i]];
-        out->wc |= cx->wc[nd->args[i]];
+        out->wc |= cx->wc[nd->args[i]] & WC_CONDS;
     }
+    /* a μ is its own root: the root of its entry value holds on every
+     * iteration only for a μ that never changes, and taking it first
+     * would change the μ's form once more when a back edge arrives */
+    if (out->w.sym && cx->pf->gsa->nodes[k].kind == GSA_MU) out->w.sym = 0, out->w.off = 0;
 }
 
 /* What exchange did to the assumption bits: nothing, the form's bits
@@ -285,16 +302,14 @@ static inline __attribute__((always_inline)) int generic(const aff_ctx *cx, uint
 /* One pass over the references of instruction value v's statement: the
  * values its operands read (cx->opv, for the rules of both components),
  * its guard's value, the union of the assumption bits of what it reads
- * (into out), and the warp forms' strictness: BOTH_TOP when a value it
- * reads (its guard aside) has a warp form still ⊤, else BOTH_BOT when one
- * has ⊥, else -1 (every warp-form rule is strict, warp_form.c). */
-static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, const ssa_value *val, uint32_t *guard,
-                                                            absval *out, bool forms)
+ * (into out), and, returned, the kinds of the warp forms it reads (its
+ * guard aside), WC_KIND(kind) each, for the rules' strictness (eval_inst). */
+static inline __attribute__((always_inline)) unsigned scan_refs(const aff_ctx *cx, const ssa_value *val,
+                                                                 uint32_t *guard, absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
     uint32_t k0 = s->ref_off[val->stmt], end = s->ref_off[val->stmt + 1];
     uint8_t ac = 0, wc = 0;
-    unsigned kinds = 0; /* 1 << kind of each warp form read */
     for (unsigned i = 0; i < AFF_NOPD; i++) cx->opv[i] = SSA_NONE;
     /* ptx_inst_foreach_reg gives the guard first (ssa_guard_value) */
     *guard = k0 < end && (s->refs[k0].role & PTX_REF_GUARD) ? s->refs[k0].value : SSA_NONE;
@@ -309,13 +324,13 @@ static inline __attribute__((always_inline)) int scan_refs(const aff_ctx *cx, co
             continue;
         }
         ac |= cx->ac[u->value], wc |= cx->wc[u->value];
-        if (forms) kinds |= 1u << cx->wkind[u->value];
     }
+    unsigned kinds = forms ? wc & ~WC_CONDS : 0; /* before the kept value's bits: it is no operand */
     if (val->partial && val->prev != SSA_NONE) ac |= cx->ac[val->prev], wc |= cx->wc[val->prev];
     /* with a known shape no value rests on an assumption */
     out->ac = cx->r->shape_assumed ? ac : 0;
-    out->wc = cx->r->shape_assumed ? wc : 0;
-    return kinds & 1u << WF_TOP ? BOTH_TOP : kinds & 1u << WF_BOT ? BOTH_BOT : -1;
+    out->wc = cx->r->shape_assumed ? wc & WC_CONDS : 0;
+    return kinds;
 }
 
 /* Whether a value statement stmt reads (its guard aside) is an interval:
@@ -333,18 +348,22 @@ static bool reads_interval(const aff_ctx *cx, uint32_t stmt)
 }
 
 /* forms: !cx->poly_only, a constant in each of the solver's two copies
- * (solve). */
-static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, uint32_t v, absval *out, bool forms)
+ * (solve).  Whether the rule of the sign may add to the form's (false:
+ * the instruction has none, wf_sign). */
+static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, uint32_t v, absval *out, bool forms)
 {
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     uint32_t gv;
-    int st = scan_refs(cx, val, &gv, out, forms);
-    if (cx->r->source[v] != DIV_SRC_NONE) { set_both(cx, out, BOTH_BOT, true, true); return; }
+    unsigned kinds = scan_refs(cx, val, &gv, out, forms);
+    if (cx->r->source[v] != DIV_SRC_NONE) { /* a load or the like: decoded when the sign rule is first asked */
+        set_both(cx, out, BOTH_BOT, true, true);
+        return !cx->ops[val->stmt].decoded || AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1;
+    }
     if (gv != SSA_NONE) {
-        if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return; }
+        if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return true; }
         /* a predicated definition with a divergent guard */
-        if (!val_uniform(cx, gv)) { set_both(cx, out, BOTH_BOT, true, true); return; }
+        if (!val_uniform(cx, gv)) { set_both(cx, out, BOTH_BOT, true, true); return true; }
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
@@ -354,15 +373,19 @@ static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, u
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */
-            if (st >= 0) set_both(cx, out, st, false, true), pw = true;
+            if (kinds & WC_KIND(WF_TOP)) wf_top(&out->w), pw = true;
+            else if (kinds & WC_KIND(WF_BOT)) wf_bot(&out->w), pw = true;
             else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
         }
     }
     if (!forms) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
-    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1))
-        wf_iv_rule(cx, val->stmt, in, op, reads_interval(cx, val->stmt), &out->w);
-    if (!val->partial || val->prev == SSA_NONE) return;
+    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1)) {
+        bool iv = reads_interval(cx, val->stmt);
+        if (iv || (WF_IV_MAKE >> op->rule & 1)) wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
+    }
+    bool sign = AFF_SIGN_RULES >> op->rule & 1;
+    if (!val->partial || val->prev == SSA_NONE) return sign;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
     if (!out->a.top) {
@@ -375,12 +398,14 @@ static inline __attribute__((always_inline)) void eval_inst(const aff_ctx *cx, u
         wf_get(cx, val->prev, &old);
         wf_meet(&out->w, &out->w, &old);
     }
+    return sign;
 }
 
 static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const node_gates *gates, uint32_t v,
                                                        absval *out, bool forms)
 {
     const ssa_value *val = &cx->pf->ssa->values[v];
+    bool sign = false; /* a special register's or an entry value's form has its sign */
     switch (val->kind) {
     case SSA_V_SREG:
         eval_sreg(cx, val, &out->a);
@@ -396,15 +421,14 @@ static inline __attribute__((always_inline)) void eval(const aff_ctx *cx, const 
         else aff_uniform_unknown(&out->a, cx->n), wf_uni(&out->w, 0, 0); /* undefined: any value will do */
         break;
     case SSA_V_INST:
-        eval_inst(cx, v, out, forms);
+        sign = eval_inst(cx, v, out, forms);
         break;
-    default: eval_node(cx, gates, v, out); break;
+    default: eval_node(cx, gates, v, out), sign = true; break;
     }
     if (!forms) wf_top(&out->w);
     else {
-        uint8_t x = exchange(cx, out);
-        if (val->kind == SSA_V_INST) cx->xch[v] = x;
-        wf_sign(cx, v, &out->w);
+        cx->xch[v] = exchange(cx, out);
+        if (sign) wf_sign(cx, v, &out->w);
     }
 }
 
@@ -526,7 +550,7 @@ static bool merge_iv(aff_ctx *cx, uint32_t v, const wform *w)
                       !memcmp(cx->wg[cx->wtab[v]], m.g, sizeof m.g)
                   ? cx->wtab[v]
                   : wg_intern(cx, m.g);
-    cx->wkind[v] = m.kind;
+    set_wkind(cx, v, cx->wc[v], m.kind);
     cx->wk[v] = m.k;
     cx->wr[v] = m.r;
     cx->wnn[v] = m.nn;
@@ -543,9 +567,10 @@ enum { MW_CONDS = 1, MW_FORM = 2 };
 static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, uint32_t v, const absval *x)
 {
     unsigned changed = 0;
-    if ((cx->ac[v] | x->ac) != cx->ac[v] || (cx->wc[v] | x->wc) != cx->wc[v]) {
-        cx->ac[v] |= x->ac;
-        cx->wc[v] |= x->wc;
+    uint8_t ac = cx->ac[v], wc = cx->wc[v];
+    if ((ac | x->ac) != ac || (wc | x->wc) != wc) {
+        cx->ac[v] = ac | x->ac;
+        cx->wc[v] = wc |= x->wc;
         changed = MW_CONDS;
     }
     if (x->w.kind == WF_TOP) return changed;
@@ -556,7 +581,7 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
     if (__builtin_expect(ok == WF_TOP, 1) && !(kind == WF_BOT && w->wid)) {
         uint64_t sym = kind == WF_BOT || k == 64 || w->sym == v + 1 ? 0 : w->sym;
         int64_t off = sym ? w->off : 0;
-        cx->wkind[v] = kind;
+        set_wkind(cx, v, wc, kind);
         cx->wk[v] = k;
         cx->wr[v] = w->r;
         cx->wnn[v] = nn;
@@ -585,7 +610,7 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
         if (sym != cx->wsym[v] || off != cx->woff[v]) sym = 0, off = 0;
         if (kind == ok && k == cx->wk[v] && r == cx->wr[v] && nn == cx->wnn[v] && sym == cx->wsym[v]) return changed;
     }
-    cx->wkind[v] = kind;
+    set_wkind(cx, v, wc, kind);
     cx->wk[v] = k;
     cx->wr[v] = r;
     cx->wnn[v] = nn;
@@ -645,7 +670,8 @@ static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates 
                 if ((gates->set_cond[k] | c) == gates->set_cond[k]) continue;
                 gates->set_cond[k] |= c;
             } else gates->set_div[k] = 1;
-        } else if (forms && why == Q_CONDS && cx->xch[v]) { /* an instruction evaluated before */
+        } else if (forms && why == Q_CONDS && cx->xch[v] && s->values[v].kind == SSA_V_INST) {
+            /* an instruction evaluated before */
             if (!eval_conds(cx, v)) continue;
             qu = Q_CONDS;
         } else {
@@ -698,6 +724,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
     if (!top || !inq || !queue || !conds) abort();
     memset(top, 1, n1);
+    memset(conds + n1, WC_KIND(WF_TOP), n1); /* cx.wc */
     uint32_t opv[AFF_NOPD], wgh0[AFF_WGH0] = {0};
     aff_op *ops = calloc(pf->fn->nstmts ? pf->fn->nstmts : 1, sizeof *ops);
     div_stmt_info *info = malloc(sizeof *info * (pf->fn->nstmts ? pf->fn->nstmts : 1));
@@ -733,7 +760,11 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     aff_uniform_unknown(&uu, cx.n);
     for (uint32_t v = 0; v < nv; v++) {
         if (top[v]) put(&cx, v, &uu);
-        if (r->wkind[v] == WF_TOP) r->wkind[v] = cx.poly_only ? WF_BOT : WF_UNI, r->wk[v] = 0, r->wr[v] = 0;
+        if (r->wkind[v] != WF_TOP) continue;
+        /* (without the forms, wc's kind bits are never read) */
+        if (cx.poly_only) r->wkind[v] = WF_BOT;
+        else set_wkind(&cx, v, cx.wc[v], WF_UNI);
+        r->wk[v] = 0, r->wr[v] = 0;
     }
     uint16_t pair = (uint16_t)(aff_mask_all(dims) & AFF_ALL(r->ncoef) & ~AFF_ALL(DIV_NCOEF1));
     for (uint32_t v = 0; v < nv; v++) {

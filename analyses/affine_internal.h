@@ -60,7 +60,7 @@ typedef struct aff_ctx {
     uint32_t wglast;       /* the table wg_intern found or made last */
     uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 (first AFF_WGH0 slots on the stack) */
     uint8_t *ac, *wc;      /* DIV_COND_* bits the polynomial / the warp form rest on */
-    uint8_t *xch;          /* per instruction value: what exchange did last (affine.c; 0: not evaluated) */
+    uint8_t *xch;          /* per value: what exchange did last (affine.c; 0: not evaluated), read for instructions */
     bool poly_only;        /* div_options.polynomials_only */
     wform tidf[2];         /* the forms of %tid.x and %tid.y (for the exchange) */
     /* the statement being evaluated: the value operand k < AFF_NOPD reads
@@ -132,15 +132,15 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
     (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB | 1u << AFF_R_MOV_INT | 1u << AFF_R_ADD |             \
      1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL | 1u << AFF_R_SHR | 1u << AFF_R_DIV |                  \
      1u << AFF_R_CVT_S | 1u << AFF_R_CVT_U | 1u << AFF_R_SELP)
+/* Of those, the ones that may make an interval where no operand is one
+ * (the others only carry one: not called then). */
+#define WF_IV_MAKE (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB)
 _Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
+/* wf_sign_rule where it may add to w's sign: asked (affine.c, eval) of
+ * phis, etas and instructions that may have a rule of the sign
+ * (AFF_SIGN_RULES, or not decoded yet). */
 static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
 {
-    /* a μ is its own root: the root of its entry value holds on every
-     * iteration only for a μ that never changes, and taking it first
-     * would change the μ's form once more when a back edge arrives */
-    if (w->sym && cx->pf->ssa->values[v].kind == SSA_V_PHI &&
-        cx->pf->gsa->nodes[cx->pf->ssa->values[v].node].kind == GSA_MU)
-        w->sym = 0, w->off = 0;
     /* nothing to add where the form's rule proved it, or knows every lane
      * (and so that one is < 0) */
     if (w->kind == WF_TOP || w->nn || (w->kind != WF_BOT && w->k == 64)) return;
@@ -148,9 +148,6 @@ static inline void wf_sign(const aff_ctx *cx, uint32_t v, wform *w)
      * brings it (affine.c merge_warp): once the stored one is 0, the bit
      * found here would be dropped */
     if (cx->wkind[v] != WF_TOP && !cx->wnn[v]) return;
-    const ssa_value *val = &cx->pf->ssa->values[v];
-    if (val->kind == SSA_V_INST && cx->ops[val->stmt].decoded && !(AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1))
-        return; /* an instruction with no rule of the sign */
     wf_sign_rule(cx, v, w);
 }
 
