@@ -398,49 +398,62 @@ static bool imm_opd(const ptx_inst *in, unsigned k, unsigned n, int64_t *c)
     return true;
 }
 
-static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
+/* The sign of an instruction's result under its decoded rule op.  The
+ * operands' bits first: they decide nearly every call (to "not >= 0"), and
+ * the conditions on the result, which only a bit that holds needs, after. */
+static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, const ssa_value *val,
+                                                            const aff_op *op)
 {
     uint32_t st = val->stmt;
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
-    /* mostly decoded already: the form's rule ran first (affine.c) */
-    const aff_op *op = cx->ops[st].decoded ? &cx->ops[st] : aff_decode(cx, st, in);
-    if (!(AFF_SIGN_RULES >> op->rule & 1)) return false; /* the rules below */
-    if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
-    if (val->partial) { /* lanes the guard skips keep the old value */
-        if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
-    }
     unsigned w = op->w, sw = op->sw;
     int64_t c;
+    bool nn;
 #define NN(k) nn_opd(cx, st, in, (k), sw)
     switch (op->rule) {
-    case AFF_R_MOV_INT: return NN(1);
-    case AFF_R_ADD: case AFF_R_MUL: return NN(1) && NN(2);  /* no wraparound */
-    case AFF_R_MAD: return NN(1) && NN(2) && NN(3);
-    case AFF_R_SHL: return NN(1);
+    case AFF_R_MOV_INT: nn = NN(1); break;
+    case AFF_R_ADD: case AFF_R_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
+    case AFF_R_MAD: nn = NN(1) && NN(2) && NN(3); break;
+    case AFF_R_SHL: nn = NN(1); break;
     /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
-    case AFF_R_SHR: return (!op->sgn && imm_opd(in, 2, w, &c) && c > 0) || NN(1);
-    case AFF_R_AND: return NN(1) || NN(2);
-    case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: return NN(1) && NN(2);
+    case AFF_R_SHR: nn = (!op->sgn && imm_opd(in, 2, w, &c) && c > 0) || NN(1); break;
+    case AFF_R_AND: nn = NN(1) || NN(2); break;
+    case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: nn = NN(1) && NN(2); break;
     /* signed: min keeps the sign of both, max of either; unsigned (a value
      * >= 0 is below 2^(n-1)): the other way round */
-    case AFF_R_MINMAX: return (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2);
+    case AFF_R_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
     /* a quotient is at most the dividend, a remainder below the divisor;
      * only a constant divisor is known not to be 0 (the ISA leaves
      * division by zero unspecified) */
     case AFF_R_DIV:
         if (!imm_opd(in, 2, w, &c) || !c) return false;
-        return op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
+        nn = op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
+        break;
     case AFF_R_REM:
         if (!imm_opd(in, 2, w, &c) || !c) return false;
-        return op->sgn ? NN(1) : c > 0 || NN(1);
+        nn = op->sgn ? NN(1) : c > 0 || NN(1);
+        break;
     /* a widening zero-extension is below 2^sw; otherwise the sign is the
      * source's: a truncation's under the no-wraparound assumption (the
      * value fits the narrower type, docs/coalescing.md "Truncation") */
-    case AFF_R_CVT_U: return w > sw || NN(1);
-    case AFF_R_CVT_S: return NN(1);
-    default: return false;
+    case AFF_R_CVT_U: nn = w > sw || NN(1); break;
+    case AFF_R_CVT_S: nn = NN(1); break;
+    default: return false; /* loads, floating point, predicates, ...: no sign */
     }
 #undef NN
+    /* the bit is the value's only where the instruction writes it, the
+     * register operand 0, in every lane */
+    if (!nn || cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
+    /* lanes the guard skips keep the old value */
+    return !val->partial || (val->prev != SSA_NONE && (cx->wkind[val->prev] == WF_TOP || cx->wnn[val->prev]));
+}
+
+/* An instruction whose rule the form's rule has not decoded yet (affine.c
+ * decodes it first, mostly): out of line, so that the common case calls
+ * nothing and saves no register. */
+static __attribute__((noinline)) void sign_undecoded(const aff_ctx *cx, const ssa_value *val, wform *w)
+{
+    if (sign_inst(cx, val, aff_decode(cx, val->stmt, &cx->pf->fn->stmts[val->stmt]->u.inst))) w->nn = 1;
 }
 
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
@@ -448,8 +461,11 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     bool nn = false;
-    if (val->kind == SSA_V_INST) nn = sign_inst(cx, val);
-    else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
+    if (val->kind == SSA_V_INST) {
+        const aff_op *op = &cx->ops[val->stmt];
+        if (!op->decoded) { sign_undecoded(cx, val, w); return; }
+        nn = sign_inst(cx, val, op);
+    } else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
         const ssa_node *nd = &s->nodes[val->node];
         nn = true;
         for (uint32_t i = 0; i < nd->nargs && nn; i++) {
