@@ -72,8 +72,9 @@ static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
         i128 u = wf_sext(r, n);
         return lo <= u && u <= hi;
     }
-    i128 m = (i128)1 << k;
-    i128 first = lo + ((((i128)(r & mask(k)) - lo) % m) + m) % m;
+    /* the least such U >= lo: lo + ((r - lo) mod 2^k), whose low k bits
+     * are those of the 64-bit difference (no 128-bit division) */
+    i128 first = lo + (i128)((r - (uint64_t)lo) & mask(k));
     return first <= hi;
 }
 

@@ -199,12 +199,12 @@ static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
 }
 
 /* a op b, with a - b made as the sub rule makes it when the operands share
- * a root (that is where U - U cancels); else wf_cmp makes it if a method
- * needs it. */
+ * a root (that is where U - U cancels); else wf_cmp_diff makes it if a
+ * method needs it (wf_cmp, called directly). */
 static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const wform *b, wform *out, bool *nowrap)
 {
     if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
-        wf_cmp(out, (enum wf_cmp_op)op->cmp, a, b, op->sw, op->sgn, nowrap);
+        wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
         return;
     }
     wform d;
