@@ -200,8 +200,11 @@ static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
 
 /* a op b, with a - b made as the sub rule makes it when the operands share
  * a root (that is where U - U cancels); else wf_cmp_diff makes it if a
- * method needs it (wf_cmp, called directly). */
-static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const wform *b, wform *out, bool *nowrap)
+ * method needs it (wf_cmp, called directly).  This and the rules below are
+ * inline in rule: a call of their own, with its frame, cost more than
+ * what most of them do. */
+static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a,
+                                                           const wform *b, wform *out, bool *nowrap)
 {
     if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
         wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
@@ -215,8 +218,8 @@ static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const 
 
 /* setp's result: the comparison, negated for the second destination of
  * p|q, combined with the predicate operand c (ISA "setp"). */
-static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
-                      wform *out)
+static inline __attribute__((always_inline)) bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                            const aff_op *op, const ssa_value *val, wform *out)
 {
     wform a, b, c, one;
     bool nowrap = false;
@@ -236,7 +239,8 @@ static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, cons
 }
 
 /* a · b (+ c) for mul/mad, .lo or .wide (the operands extended first). */
-static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool mad, wform *out)
+static inline __attribute__((always_inline)) bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                           const aff_op *op, bool mad, wform *out)
 {
     wform a, b, c;
     bool nowrap = false;
