@@ -50,6 +50,21 @@ bool wf_equal(const wform *a, const wform *b)
  * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
  * from src (an operand's: one pass, where a copy and then fix were two;
  * NULL: a->g). */
+/* The or of src's lanes, and (*wide) that of each plus 2^31, 0 above bit 31
+ * when every lane is a 32-bit number; the lanes copied into dst on the way
+ * unless dst is src: one pass where a check and a copy were two. */
+static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, const int64_t *src, uint64_t *wide)
+{
+    uint64_t any = 0, w = 0;
+    if (dst != src)
+        for (unsigned l = 0; l < WF_LANES; l++)
+            dst[l] = src[l], any |= (uint64_t)src[l], w |= (uint64_t)src[l] + 0x80000000u;
+    else
+        for (unsigned l = 0; l < WF_LANES; l++) any |= (uint64_t)src[l], w |= (uint64_t)src[l] + 0x80000000u;
+    *wide = w;
+    return any;
+}
+
 static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, unsigned n)
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
@@ -57,19 +72,18 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, un
     if (a->kind == WF_TOP || a->kind == WF_BOT) return;
     if (!src) src = a->g;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
+    uint64_t wide;
     if (a->kind == WF_LANE && !sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
-        uint64_t any = 0;
-        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)src[l];
-        if (src != a->g) memcpy(a->g, src, sizeof a->g);
-        if (!any) a->kind = WF_UNI;
+        if (!scan_lanes(a->g, src, &wide)) a->kind = WF_UNI;
     } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
-        uint64_t g0 = (uint64_t)src[0], any = 0, wide = 0;
+        uint64_t g0 = (uint64_t)src[0], any = 0;
         /* g(0) = 0 and every lane a 32-bit number already (an operand's
-         * table, mostly): the check is cheaper than the extension */
+         * table, mostly): the check is cheaper than the extension, which
+         * reads src again where it fails (src is a->g, untouched, or a
+         * table apart from it) */
         if (!g0) {
-            for (unsigned l = 0; l < WF_LANES; l++) any |= (uint64_t)src[l], wide |= (uint64_t)src[l] + 0x80000000u;
+            any = scan_lanes(a->g, src, &wide);
             if (!(wide >> 32)) {
-                if (src != a->g) memcpy(a->g, src, sizeof a->g);
                 if (!any) a->kind = WF_UNI;
                 goto lanes_done;
             }
@@ -399,24 +413,19 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
      * value; h(0) = U mod 2^b, so U' = f(U, m) */
     int b = split(a, n);
     if (b < 0) { wf_bot(r); return; }
-    uint64_t mlo = m & mask((unsigned)b), lo = mask((unsigned)b), rb = a->r & lo, h[WF_LANES];
-    wform x;
-    x.kind = WF_LANE;
-    /* f on each lane's low part rb + g(l), the operator chosen once
-     * outside the loop (f is op_and, op_or or op_xor: bitop) */
+    uint64_t mlo = m & mask((unsigned)b), lo = mask((unsigned)b), rb = a->r & lo;
+    /* f on each lane's low part rb + g(l), less lane 0's, written over r
+     * (which may be a: lane l reads only a's lane l), the operator chosen
+     * once outside the loop (f is op_and, op_or or op_xor: bitop) */
+    uint64_t h0 = f(rb + (uint64_t)a->g[0], mlo, n, false) & lo;
     if (f == op_and)
-        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) & mlo;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((((rb + (uint64_t)a->g[l]) & mlo) & lo) - h0);
     else if (f == op_or)
-        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) | mlo;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((((rb + (uint64_t)a->g[l]) | mlo) & lo) - h0);
     else
-        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) ^ mlo;
-    uint64_t h0 = h[0] & lo;
-    for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((h[l] & lo) - h0);
-    x.k = (uint8_t)k;
-    x.r = u;
-    x.nn = nn;
-    fix(&x, n);
-    *r = x;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((((rb + (uint64_t)a->g[l]) ^ mlo) & lo) - h0);
+    r->kind = WF_LANE, r->k = (uint8_t)k, r->r = u, r->nn = nn, r->wid = 0;
+    fix(r, n);
 }
 
 /* and/or/xor with an exact operand p(l) that varies: at a split b of a
