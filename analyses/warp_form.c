@@ -150,13 +150,11 @@ static void meet_iv(wform *r, const wform *a, const wform *b)
     r->nn = nn;
 }
 
-void wf_meet(wform *r, const wform *a, const wform *b)
+/* wf_meet of two uniform or two varying forms: out of line, so that
+ * wf_meet's other cases (most calls) save no register. */
+static __attribute__((noinline)) void meet_forms(wform *r, const wform *a, const wform *b)
 {
-    if (a->kind == WF_TOP) { copy_iv(r, b); return; }
-    if (b->kind == WF_TOP) { copy_iv(r, a); return; }
-    if (is_iv(a) || is_iv(b)) { meet_iv(r, a, b); return; }
-    if (a->kind == WF_BOT || b->kind == WF_BOT || a->kind != b->kind ||
-        (a->kind == WF_LANE && memcmp(a->g, b->g, sizeof a->g))) {
+    if (a->kind == WF_LANE && memcmp(a->g, b->g, sizeof a->g)) {
         wf_bot(r);
         return;
     }
@@ -167,6 +165,15 @@ void wf_meet(wform *r, const wform *a, const wform *b)
     assign(r, a);
     r->k = k, r->r = u, r->nn = nn;
     if (!same) r->sym = 0, r->off = 0;
+}
+
+void wf_meet(wform *r, const wform *a, const wform *b)
+{
+    if (a->kind == WF_TOP) { copy_iv(r, b); return; }
+    if (b->kind == WF_TOP) { copy_iv(r, a); return; }
+    if (is_iv(a) || is_iv(b)) { meet_iv(r, a, b); return; }
+    if (a->kind == WF_BOT || b->kind == WF_BOT || a->kind != b->kind) { wf_bot(r); return; }
+    meet_forms(r, a, b);
 }
 
 void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k)

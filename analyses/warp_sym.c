@@ -67,28 +67,52 @@ bool wf_sym_sum(uint64_t sa, uint64_t sb, bool neg, uint64_t *out)
     return sym_sum(sa, sb, neg, out, &cancel);
 }
 
+/* Every root cancelled (g(0) = 0 in both): U_r = off.  Out of line, as
+ * the case below: the common case then calls nothing. */
+static __attribute__((noinline)) bool sym_exact(wform *r, uint64_t off, unsigned n)
+{
+    if (r->k == 64) return false;
+    r->k = 64;
+    r->r = off;
+    r->nn = 0;
+    wf_fix(r, n);
+    return false;
+}
+
+/* wf_sym_addsub's end, from the sum s of the terms (ok: there is one) and
+ * the offset; both: a root cancelled. */
+static inline __attribute__((always_inline)) bool sym_set(wform *r, bool ok, uint64_t s, uint64_t off, unsigned n,
+                                                          bool both)
+{
+    if (!ok) return false;
+    if (!s) return sym_exact(r, off, n);
+    if (r->k == 64) return false;
+    r->sym = s, r->off = wf_sext(off, n);
+    return both;
+}
+
+/* wf_sym_addsub where a term has two roots (rare). */
+static __attribute__((noinline)) bool sym_addsub_terms(wform *r, uint64_t ta, uint64_t tb, uint64_t off, unsigned n,
+                                                       bool sub)
+{
+    uint64_t s = 0;
+    bool both = false, ok = sym_sum_terms(ta, tb, sub, &s, &both);
+    return sym_set(r, ok, s, off, n, both);
+}
+
 bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub)
 {
     r->sym = 0, r->off = 0;
     if (r->kind != WF_UNI && r->kind != WF_LANE) return false;
-    uint64_t ta, tb, oa, ob, s;
-    bool both = false;
+    uint64_t ta, tb, oa, ob, s = 0;
+    bool both = false, ok = true;
     if (!sym_terms(a, &ta, &oa) || !sym_terms(b, &tb, &ob)) return false;
+    uint64_t off = sub ? oa - ob : oa + ob;
     if (!tb) s = ta; /* the common case: a known amount added */
     else if (!ta) s = sub ? wf_sym_negate(tb) : tb;
-    else if (!sym_sum(ta, tb, sub, &s, &both)) return false;
-    uint64_t off = sub ? oa - ob : oa + ob;
-    if (!s) { /* every root cancels (g(0) = 0 in both): U_r = off */
-        if (r->k == 64) return false;
-        r->k = 64;
-        r->r = off;
-        r->nn = 0;
-        wf_fix(r, n);
-        return false;
-    }
-    if (r->k == 64) return false;
-    r->sym = s, r->off = wf_sext(off, n);
-    return both;
+    else if (ta >> 32 || tb >> 32) return sym_addsub_terms(r, ta, tb, off, n, sub);
+    else ok = sym_sum(ta, tb, sub, &s, &both); /* one root each */
+    return sym_set(r, ok, s, off, n, both);
 }
 
 void wf_sym_neg(wform *r, const wform *a, unsigned n, bool not)
