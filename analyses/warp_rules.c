@@ -342,7 +342,8 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
 /* The rule of the instruction, then the symbol of its result: a rule
  * keeps U's symbol only where it says so (mov, add, sub, neg, not,
  * truncation, a selp of equal forms); every other one gives a U of its own. */
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+static __attribute__((noinline)) bool rule_sym(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op,
+                                               const ssa_value *val, wform *out)
 {
     if (!rule(cx, stmt, in, op, val, out)) return false;
     switch (op->rule) {
@@ -353,6 +354,14 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
         out->sym = 0, out->off = 0;
     }
     return true;
+}
+
+bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+{
+    /* mov, a third of the calls, here: the frame of the other rules is
+     * not made for it */
+    if (op->rule == AFF_R_MOV || op->rule == AFF_R_MOV_INT) return rule(cx, stmt, in, op, val, out);
+    return rule_sym(cx, stmt, in, op, val, out);
 }
 
 /* ---- the sign ---------------------------------------------------------------
