@@ -627,8 +627,9 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     }
     /* extension: U's known low bits stay; with a split the high field is
      * extended as a whole and h is unchanged; without one, only if no
-     * lane's value wraps around in sn bits */
-    if (a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
+     * lane's value wraps around in sn bits (asked only by a caller who
+     * reads it: the split is a pass over the lanes) */
+    if (nowrap && a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
     const int64_t *g = assign_head(r, a);
     r->nn = nn;

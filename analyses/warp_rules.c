@@ -243,12 +243,13 @@ static inline __attribute__((always_inline)) bool rule_mul(const aff_ctx *cx, ui
                                                            const aff_op *op, bool mad, wform *out)
 {
     wform a, b, c;
-    bool nowrap = false;
     if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
     if (mad && !wopd(cx, stmt, in, 3, &c)) return false;
-    if (op->wide) { /* a uniform unknown stays one: nothing to extend */
-        if (a.kind != WF_UNI || a.k) wf_cvt(&a, &a, op->sw, op->w, op->sgn, &nowrap);
-        if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, op->w, op->sgn, &nowrap);
+    /* a uniform unknown stays one: nothing to extend; no rule here reads
+     * whether an extension assumed no wraparound (NULL: not asked) */
+    if (op->wide) {
+        if (a.kind != WF_UNI || a.k) wf_cvt(&a, &a, op->sw, op->w, op->sgn, NULL);
+        if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, op->w, op->sgn, NULL);
     }
     wf_mul(out, &a, &b, op->w);
     if (mad) wf_add(out, out, &c, op->w);
@@ -309,7 +310,7 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
     }
     case AFF_R_CVT_S: case AFF_R_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
-        wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, NULL);
         /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
         if (w <= op->sw && a.sym && out->k < 64 && (out->kind == WF_UNI || out->kind == WF_LANE))
             out->sym = a.sym, out->off = wf_sext((uint64_t)a.off, w);
