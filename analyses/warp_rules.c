@@ -221,14 +221,17 @@ static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, co
 static inline __attribute__((always_inline)) bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
                                                             const aff_op *op, const ssa_value *val, wform *out)
 {
-    wform a, b, c, one;
+    wform a, b, c;
     bool nowrap = false;
     if (op->cmp == 0xff || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
     cmp_rule(cx, op, &a, &b, out, &nowrap);
-    wf_const(&one, 1);
     bool second = in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
                   in->opd[0].p.elems[1].n == val->reg;
-    if (second) wf_xor(out, out, &one, 64);
+    if (second) {
+        wform one;
+        wf_const(&one, 1);
+        wf_xor(out, out, &one, 64);
+    }
     if (op->comb) {
         if (!wopd(cx, stmt, in, 3, &c)) return false;
         if (op->comb == PTX_OPC_AND) wf_and(out, out, &c, 64);
@@ -420,17 +423,16 @@ static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, c
 {
     uint32_t st = val->stmt;
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
-    unsigned w = op->w, sw = op->sw;
     int64_t c;
     bool nn;
-#define NN(k) nn_opd(cx, st, in, (k), sw)
+#define NN(k) nn_opd(cx, st, in, (k), op->sw)
     switch (op->rule) {
     case AFF_R_MOV_INT: nn = NN(1); break;
     case AFF_R_ADD: case AFF_R_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
     case AFF_R_MAD: nn = NN(1) && NN(2) && NN(3); break;
     case AFF_R_SHL: nn = NN(1); break;
     /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
-    case AFF_R_SHR: nn = (!op->sgn && imm_opd(in, 2, w, &c) && c > 0) || NN(1); break;
+    case AFF_R_SHR: nn = (!op->sgn && imm_opd(in, 2, op->w, &c) && c > 0) || NN(1); break;
     case AFF_R_AND: nn = NN(1) || NN(2); break;
     case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: nn = NN(1) && NN(2); break;
     /* signed: min keeps the sign of both, max of either; unsigned (a value
@@ -440,17 +442,17 @@ static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, c
      * only a constant divisor is known not to be 0 (the ISA leaves
      * division by zero unspecified) */
     case AFF_R_DIV:
-        if (!imm_opd(in, 2, w, &c) || !c) return false;
+        if (!imm_opd(in, 2, op->w, &c) || !c) return false;
         nn = op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
         break;
     case AFF_R_REM:
-        if (!imm_opd(in, 2, w, &c) || !c) return false;
+        if (!imm_opd(in, 2, op->w, &c) || !c) return false;
         nn = op->sgn ? NN(1) : c > 0 || NN(1);
         break;
     /* a widening zero-extension is below 2^sw; otherwise the sign is the
      * source's: a truncation's under the no-wraparound assumption (the
      * value fits the narrower type, docs/coalescing.md "Truncation") */
-    case AFF_R_CVT_U: nn = w > sw || NN(1); break;
+    case AFF_R_CVT_U: nn = op->w > op->sw || NN(1); break;
     case AFF_R_CVT_S: nn = NN(1); break;
     default: return false; /* loads, floating point, predicates, ...: no sign */
     }
