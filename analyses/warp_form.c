@@ -31,8 +31,13 @@ bool wf_is_const(const wform *a, unsigned n, int64_t *c)
 bool wf_is_linear(const wform *a, int64_t *c)
 {
     if (a->kind != WF_LANE) return false;
-    for (unsigned l = 2; l < WF_LANES; l++)
-        if (a->g[l] != (int64_t)((uint64_t)a->g[1] * l)) return false;
+    /* the last lane first: a table that is not linear mostly shows it
+     * there (a mask, a wrap, a row of lanes), not at lane 2 */
+    uint64_t c1 = (uint64_t)a->g[1], x = c1, bad = 0;
+    if ((uint64_t)a->g[WF_LANES - 1] != c1 * (WF_LANES - 1)) return false;
+    /* then the others, with no early exit: the loop vectorises */
+    for (unsigned l = 2; l < WF_LANES; l++) x += c1, bad |= (uint64_t)a->g[l] ^ x;
+    if (bad) return false;
     *c = a->g[1];
     return true;
 }
