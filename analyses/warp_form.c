@@ -50,11 +50,6 @@ bool wf_equal(const wform *a, const wform *b)
     return a->kind != WF_LANE || !memcmp(a->g, b->g, sizeof a->g);
 }
 
-/* Brings a result to normal form for width n: g wrapped to n bits with
- * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
- * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
- * from src (an operand's: one pass, where a copy and then fix were two;
- * NULL: a->g). */
 /* The or of src's lanes, and (*wide) that of each plus 2^31, 0 above bit 31
  * when every lane is a 32-bit number; the lanes copied into dst on the way
  * unless dst is src: one pass where a check and a copy were two. */
@@ -70,6 +65,11 @@ static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, c
     return any;
 }
 
+/* Brings a result to normal form for width n: g wrapped to n bits with
+ * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
+ * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
+ * from src (an operand's: one pass, where a copy and then fix were two;
+ * NULL: a->g). */
 static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, unsigned n)
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
