@@ -74,13 +74,13 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, un
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
     a->sym = 0, a->off = 0;
-    if (a->kind == WF_TOP || a->kind == WF_BOT) return;
+    if (a->kind != WF_LANE) return; /* ⊤ or ⊥: fix_from brings a uniform form itself */
     if (!src) src = a->g;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
     uint64_t wide;
-    if (a->kind == WF_LANE && !sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+    if (!sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
         if (!scan_lanes(a->g, src, &wide)) a->kind = WF_UNI;
-    } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
+    } else if (n == 32) { /* the common width: one sign extension a lane */
         uint64_t g0 = (uint64_t)src[0], any = 0;
         /* g(0) = 0 and every lane a 32-bit number already (an operand's
          * table, mostly): the check is cheaper than the extension, which
@@ -103,7 +103,7 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, un
         }
         a->r += g0;
         if (!any) a->kind = WF_UNI;
-    } else if (a->kind == WF_LANE) {
+    } else {
         uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
             int64_t d = (int64_t)(((uint64_t)src[l] - g0) << sh) >> sh;

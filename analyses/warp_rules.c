@@ -362,8 +362,8 @@ static __attribute__((noinline)) bool rule_sym(const aff_ctx *cx, uint32_t stmt,
 
 bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
 {
-    /* mov, a third of the calls, here: the frame of the other rules is
-     * not made for it */
+    /* mov, a third of the calls, here: it keeps U's symbol, so there is
+     * no second step, and the frame of the other rules is not made for it */
     if (op->rule == AFF_R_MOV || op->rule == AFF_R_MOV_INT) return rule(cx, stmt, in, op, val, out);
     return rule_sym(cx, stmt, in, op, val, out);
 }
