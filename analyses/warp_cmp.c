@@ -72,8 +72,9 @@ static bool residue_in(uint64_t r, unsigned k, i128 lo, i128 hi, unsigned n)
         i128 u = wf_sext(r, n);
         return lo <= u && u <= hi;
     }
-    i128 m = (i128)1 << k;
-    i128 first = lo + ((((i128)(r & mask(k)) - lo) % m) + m) % m;
+    /* the least such U >= lo: lo + ((r - lo) mod 2^k), whose low k bits
+     * are those of the 64-bit difference (no 128-bit division) */
+    i128 first = lo + (i128)((r - (uint64_t)lo) & mask(k));
     return first <= hi;
 }
 
@@ -186,10 +187,7 @@ void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, co
             wf_cmp(r, op, &d, &z, n, true, nowrap);
             return;
         }
-        for (unsigned l = 0; l < WF_LANES; l++) {
-            if (d.g[l] < gmin) gmin = d.g[l];
-            if (d.g[l] > gmax) gmax = d.g[l];
-        }
+        lane_range(&d, &gmin, &gmax); /* d.g(0) = 0: the range counts 0 in */
     } else {
         /* one side uniform, the other's g in range above and within n signed
          * bits: d's g is that g (negated for b), its range known; only d's U
@@ -206,10 +204,7 @@ void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, co
         } else {
             wf_sub(&d, a, b, n);
             if (d.kind == WF_UNI) { *nowrap = true; wf_uni(r, 0, 0); r->nn = 1; return; }
-            for (unsigned l = 0; l < WF_LANES; l++) {
-                if (d.g[l] < gmin) gmin = d.g[l];
-                if (d.g[l] > gmax) gmax = d.g[l];
-            }
+            lane_range(&d, &gmin, &gmax);
         }
     }
     i128 t = op == WF_LT || op == WF_GE ? 0 : 1; /* lt: d < 0; le: d < 1; gt = !le; ge = !lt */

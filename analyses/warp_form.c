@@ -31,8 +31,13 @@ bool wf_is_const(const wform *a, unsigned n, int64_t *c)
 bool wf_is_linear(const wform *a, int64_t *c)
 {
     if (a->kind != WF_LANE) return false;
-    for (unsigned l = 2; l < WF_LANES; l++)
-        if (a->g[l] != (int64_t)((uint64_t)a->g[1] * l)) return false;
+    /* the last lane first: a table that is not linear mostly shows it
+     * there (a mask, a wrap, a row of lanes), not at lane 2 */
+    uint64_t c1 = (uint64_t)a->g[1], x = c1, bad = 0;
+    if ((uint64_t)a->g[WF_LANES - 1] != c1 * (WF_LANES - 1)) return false;
+    /* then the others, with no early exit: the loop vectorises */
+    for (unsigned l = 2; l < WF_LANES; l++) x += c1, bad |= (uint64_t)a->g[l] ^ x;
+    if (bad) return false;
     *c = a->g[1];
     return true;
 }
@@ -45,6 +50,21 @@ bool wf_equal(const wform *a, const wform *b)
     return a->kind != WF_LANE || !memcmp(a->g, b->g, sizeof a->g);
 }
 
+/* The or of src's lanes, and (*wide) that of each plus 2^31, 0 above bit 31
+ * when every lane is a 32-bit number; the lanes copied into dst on the way
+ * unless dst is src: one pass where a check and a copy were two. */
+static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, const int64_t *src, uint64_t *wide)
+{
+    uint64_t any = 0, w = 0;
+    if (dst != src)
+        for (unsigned l = 0; l < WF_LANES; l++)
+            dst[l] = src[l], any |= (uint64_t)src[l], w |= (uint64_t)src[l] + 0x80000000u;
+    else
+        for (unsigned l = 0; l < WF_LANES; l++) any |= (uint64_t)src[l], w |= (uint64_t)src[l] + 0x80000000u;
+    *wide = w;
+    return any;
+}
+
 /* Brings a result to normal form for width n: g wrapped to n bits with
  * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
  * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
@@ -54,22 +74,21 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, un
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
     a->sym = 0, a->off = 0;
-    if (a->kind == WF_TOP || a->kind == WF_BOT) return;
+    if (a->kind != WF_LANE) return; /* ⊤ or ⊥: fix_from brings a uniform form itself */
     if (!src) src = a->g;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
-    if (a->kind == WF_LANE && !sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
-        uint64_t any = 0;
-        for (unsigned l = 1; l < WF_LANES; l++) any |= (uint64_t)src[l];
-        if (src != a->g) memcpy(a->g, src, sizeof a->g);
-        if (!any) a->kind = WF_UNI;
-    } else if (a->kind == WF_LANE && n == 32) { /* the common width: one sign extension a lane */
-        uint64_t g0 = (uint64_t)src[0], any = 0, wide = 0;
+    uint64_t wide;
+    if (!sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+        if (!scan_lanes(a->g, src, &wide)) a->kind = WF_UNI;
+    } else if (n == 32) { /* the common width: one sign extension a lane */
+        uint64_t g0 = (uint64_t)src[0], any = 0;
         /* g(0) = 0 and every lane a 32-bit number already (an operand's
-         * table, mostly): the check is cheaper than the extension */
+         * table, mostly): the check is cheaper than the extension, which
+         * reads src again where it fails (src is a->g, untouched, or a
+         * table apart from it) */
         if (!g0) {
-            for (unsigned l = 0; l < WF_LANES; l++) any |= (uint64_t)src[l], wide |= (uint64_t)src[l] + 0x80000000u;
+            any = scan_lanes(a->g, src, &wide);
             if (!(wide >> 32)) {
-                if (src != a->g) memcpy(a->g, src, sizeof a->g);
                 if (!any) a->kind = WF_UNI;
                 goto lanes_done;
             }
@@ -84,7 +103,7 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, un
         }
         a->r += g0;
         if (!any) a->kind = WF_UNI;
-    } else if (a->kind == WF_LANE) {
+    } else {
         uint64_t g0 = (uint64_t)src[0], any = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
             int64_t d = (int64_t)(((uint64_t)src[l] - g0) << sh) >> sh;
@@ -136,13 +155,11 @@ static void meet_iv(wform *r, const wform *a, const wform *b)
     r->nn = nn;
 }
 
-void wf_meet(wform *r, const wform *a, const wform *b)
+/* wf_meet of two uniform or two varying forms: out of line, so that
+ * wf_meet's other cases (most calls) save no register. */
+static __attribute__((noinline)) void meet_forms(wform *r, const wform *a, const wform *b)
 {
-    if (a->kind == WF_TOP) { copy_iv(r, b); return; }
-    if (b->kind == WF_TOP) { copy_iv(r, a); return; }
-    if (is_iv(a) || is_iv(b)) { meet_iv(r, a, b); return; }
-    if (a->kind == WF_BOT || b->kind == WF_BOT || a->kind != b->kind ||
-        (a->kind == WF_LANE && memcmp(a->g, b->g, sizeof a->g))) {
+    if (a->kind == WF_LANE && memcmp(a->g, b->g, sizeof a->g)) {
         wf_bot(r);
         return;
     }
@@ -153,6 +170,15 @@ void wf_meet(wform *r, const wform *a, const wform *b)
     assign(r, a);
     r->k = k, r->r = u, r->nn = nn;
     if (!same) r->sym = 0, r->off = 0;
+}
+
+void wf_meet(wform *r, const wform *a, const wform *b)
+{
+    if (a->kind == WF_TOP) { copy_iv(r, b); return; }
+    if (b->kind == WF_TOP) { copy_iv(r, a); return; }
+    if (is_iv(a) || is_iv(b)) { meet_iv(r, a, b); return; }
+    if (a->kind == WF_BOT || b->kind == WF_BOT || a->kind != b->kind) { wf_bot(r); return; }
+    meet_forms(r, a, b);
 }
 
 void wf_meet_bits(uint64_t ra, unsigned ka, uint64_t rb, unsigned kb, uint64_t *r, uint8_t *k)
@@ -399,24 +425,19 @@ static void bitop_const(wform *r, const wform *a, uint64_t m, unsigned n, lane_o
      * value; h(0) = U mod 2^b, so U' = f(U, m) */
     int b = split(a, n);
     if (b < 0) { wf_bot(r); return; }
-    uint64_t mlo = m & mask((unsigned)b), lo = mask((unsigned)b), rb = a->r & lo, h[WF_LANES];
-    wform x;
-    x.kind = WF_LANE;
-    /* f on each lane's low part rb + g(l), the operator chosen once
-     * outside the loop (f is op_and, op_or or op_xor: bitop) */
+    uint64_t mlo = m & mask((unsigned)b), lo = mask((unsigned)b), rb = a->r & lo;
+    /* f on each lane's low part rb + g(l), less lane 0's, written over r
+     * (which may be a: lane l reads only a's lane l), the operator chosen
+     * once outside the loop (f is op_and, op_or or op_xor: bitop) */
+    uint64_t h0 = f(rb + (uint64_t)a->g[0], mlo, n, false) & lo;
     if (f == op_and)
-        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) & mlo;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((((rb + (uint64_t)a->g[l]) & mlo) & lo) - h0);
     else if (f == op_or)
-        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) | mlo;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((((rb + (uint64_t)a->g[l]) | mlo) & lo) - h0);
     else
-        for (unsigned l = 0; l < WF_LANES; l++) h[l] = (rb + (uint64_t)a->g[l]) ^ mlo;
-    uint64_t h0 = h[0] & lo;
-    for (unsigned l = 0; l < WF_LANES; l++) x.g[l] = (int64_t)((h[l] & lo) - h0);
-    x.k = (uint8_t)k;
-    x.r = u;
-    x.nn = nn;
-    fix(&x, n);
-    *r = x;
+        for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((((rb + (uint64_t)a->g[l]) ^ mlo) & lo) - h0);
+    r->kind = WF_LANE, r->k = (uint8_t)k, r->r = u, r->nn = nn, r->wid = 0;
+    fix(r, n);
 }
 
 /* and/or/xor with an exact operand p(l) that varies: at a split b of a
@@ -611,8 +632,9 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     }
     /* extension: U's known low bits stay; with a split the high field is
      * extended as a whole and h is unchanged; without one, only if no
-     * lane's value wraps around in sn bits */
-    if (a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
+     * lane's value wraps around in sn bits (asked only by a caller who
+     * reads it: the split is a pass over the lanes) */
+    if (nowrap && a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
     const int64_t *g = assign_head(r, a);
     r->nn = nn;

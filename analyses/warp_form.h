@@ -176,7 +176,7 @@ void wf_bfe(wform *r, const wform *a, const wform *pos, const wform *len, unsign
  * bits. */
 void wf_bfi(wform *r, const wform *a, const wform *b, const wform *pos, const wform *len, unsigned n);
 /* Integer conversion of an sn-bit value to n bits (sgn: sign-extending).
- * *nowrap set when the result relies on the no-wraparound assumption. */
+ * *nowrap (NULL: not asked) set when the result relies on no wraparound. */
 void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *nowrap);
 /* selp a, b, p (p a predicate, as 0/1). */
 void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned n);

@@ -199,12 +199,15 @@ static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
 }
 
 /* a op b, with a - b made as the sub rule makes it when the operands share
- * a root (that is where U - U cancels); else wf_cmp makes it if a method
- * needs it. */
-static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const wform *b, wform *out, bool *nowrap)
+ * a root (that is where U - U cancels); else wf_cmp_diff makes it if a
+ * method needs it (wf_cmp, called directly).  This and the rules below are
+ * inline in rule: a call of their own, with its frame, cost more than
+ * what most of them do. */
+static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a,
+                                                           const wform *b, wform *out, bool *nowrap)
 {
     if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
-        wf_cmp(out, (enum wf_cmp_op)op->cmp, a, b, op->sw, op->sgn, nowrap);
+        wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
         return;
     }
     wform d;
@@ -215,17 +218,20 @@ static void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a, const 
 
 /* setp's result: the comparison, negated for the second destination of
  * p|q, combined with the predicate operand c (ISA "setp"). */
-static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
-                      wform *out)
+static inline __attribute__((always_inline)) bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                            const aff_op *op, const ssa_value *val, wform *out)
 {
-    wform a, b, c, one;
+    wform a, b, c;
     bool nowrap = false;
     if (op->cmp == 0xff || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
     cmp_rule(cx, op, &a, &b, out, &nowrap);
-    wf_const(&one, 1);
     bool second = in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
                   in->opd[0].p.elems[1].n == val->reg;
-    if (second) wf_xor(out, out, &one, 64);
+    if (second) {
+        wform one;
+        wf_const(&one, 1);
+        wf_xor(out, out, &one, 64);
+    }
     if (op->comb) {
         if (!wopd(cx, stmt, in, 3, &c)) return false;
         if (op->comb == PTX_OPC_AND) wf_and(out, out, &c, 64);
@@ -236,15 +242,17 @@ static bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, cons
 }
 
 /* a · b (+ c) for mul/mad, .lo or .wide (the operands extended first). */
-static bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool mad, wform *out)
+static inline __attribute__((always_inline)) bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                           const aff_op *op, bool mad, wform *out)
 {
     wform a, b, c;
-    bool nowrap = false;
     if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
     if (mad && !wopd(cx, stmt, in, 3, &c)) return false;
-    if (op->wide) { /* a uniform unknown stays one: nothing to extend */
-        if (a.kind != WF_UNI || a.k) wf_cvt(&a, &a, op->sw, op->w, op->sgn, &nowrap);
-        if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, op->w, op->sgn, &nowrap);
+    /* a uniform unknown stays one: nothing to extend; no rule here reads
+     * whether an extension assumed no wraparound (NULL: not asked) */
+    if (op->wide) {
+        if (a.kind != WF_UNI || a.k) wf_cvt(&a, &a, op->sw, op->w, op->sgn, NULL);
+        if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, op->w, op->sgn, NULL);
     }
     wf_mul(out, &a, &b, op->w);
     if (mad) wf_add(out, out, &c, op->w);
@@ -305,7 +313,7 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
     }
     case AFF_R_CVT_S: case AFF_R_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
-        wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, NULL);
         /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
         if (w <= op->sw && a.sym && out->k < 64 && (out->kind == WF_UNI || out->kind == WF_LANE))
             out->sym = a.sym, out->off = wf_sext((uint64_t)a.off, w);
@@ -338,7 +346,8 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
 /* The rule of the instruction, then the symbol of its result: a rule
  * keeps U's symbol only where it says so (mov, add, sub, neg, not,
  * truncation, a selp of equal forms); every other one gives a U of its own. */
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+static __attribute__((noinline)) bool rule_sym(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op,
+                                               const ssa_value *val, wform *out)
 {
     if (!rule(cx, stmt, in, op, val, out)) return false;
     switch (op->rule) {
@@ -349,6 +358,14 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
         out->sym = 0, out->off = 0;
     }
     return true;
+}
+
+bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
+{
+    /* mov, a third of the calls, here: it keeps U's symbol, so there is
+     * no second step, and the frame of the other rules is not made for it */
+    if (op->rule == AFF_R_MOV || op->rule == AFF_R_MOV_INT) return rule(cx, stmt, in, op, val, out);
+    return rule_sym(cx, stmt, in, op, val, out);
 }
 
 /* ---- the sign ---------------------------------------------------------------
@@ -398,49 +415,61 @@ static bool imm_opd(const ptx_inst *in, unsigned k, unsigned n, int64_t *c)
     return true;
 }
 
-static bool sign_inst(const aff_ctx *cx, const ssa_value *val)
+/* The sign of an instruction's result under its decoded rule op.  The
+ * operands' bits first: they decide nearly every call (to "not >= 0"), and
+ * the conditions on the result, which only a bit that holds needs, after. */
+static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, const ssa_value *val,
+                                                            const aff_op *op)
 {
     uint32_t st = val->stmt;
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
-    /* mostly decoded already: the form's rule ran first (affine.c) */
-    const aff_op *op = cx->ops[st].decoded ? &cx->ops[st] : aff_decode(cx, st, in);
-    if (!(AFF_SIGN_RULES >> op->rule & 1)) return false; /* the rules below */
-    if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
-    if (val->partial) { /* lanes the guard skips keep the old value */
-        if (val->prev == SSA_NONE || (cx->wkind[val->prev] != WF_TOP && !cx->wnn[val->prev])) return false;
-    }
-    unsigned w = op->w, sw = op->sw;
     int64_t c;
-#define NN(k) nn_opd(cx, st, in, (k), sw)
+    bool nn;
+#define NN(k) nn_opd(cx, st, in, (k), op->sw)
     switch (op->rule) {
-    case AFF_R_MOV_INT: return NN(1);
-    case AFF_R_ADD: case AFF_R_MUL: return NN(1) && NN(2);  /* no wraparound */
-    case AFF_R_MAD: return NN(1) && NN(2) && NN(3);
-    case AFF_R_SHL: return NN(1);
+    case AFF_R_MOV_INT: nn = NN(1); break;
+    case AFF_R_ADD: case AFF_R_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
+    case AFF_R_MAD: nn = NN(1) && NN(2) && NN(3); break;
+    case AFF_R_SHL: nn = NN(1); break;
     /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
-    case AFF_R_SHR: return (!op->sgn && imm_opd(in, 2, w, &c) && c > 0) || NN(1);
-    case AFF_R_AND: return NN(1) || NN(2);
-    case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: return NN(1) && NN(2);
+    case AFF_R_SHR: nn = (!op->sgn && imm_opd(in, 2, op->w, &c) && c > 0) || NN(1); break;
+    case AFF_R_AND: nn = NN(1) || NN(2); break;
+    case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: nn = NN(1) && NN(2); break;
     /* signed: min keeps the sign of both, max of either; unsigned (a value
      * >= 0 is below 2^(n-1)): the other way round */
-    case AFF_R_MINMAX: return (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2);
+    case AFF_R_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
     /* a quotient is at most the dividend, a remainder below the divisor;
      * only a constant divisor is known not to be 0 (the ISA leaves
      * division by zero unspecified) */
     case AFF_R_DIV:
-        if (!imm_opd(in, 2, w, &c) || !c) return false;
-        return op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
+        if (!imm_opd(in, 2, op->w, &c) || !c) return false;
+        nn = op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
+        break;
     case AFF_R_REM:
-        if (!imm_opd(in, 2, w, &c) || !c) return false;
-        return op->sgn ? NN(1) : c > 0 || NN(1);
+        if (!imm_opd(in, 2, op->w, &c) || !c) return false;
+        nn = op->sgn ? NN(1) : c > 0 || NN(1);
+        break;
     /* a widening zero-extension is below 2^sw; otherwise the sign is the
      * source's: a truncation's under the no-wraparound assumption (the
      * value fits the narrower type, docs/coalescing.md "Truncation") */
-    case AFF_R_CVT_U: return w > sw || NN(1);
-    case AFF_R_CVT_S: return NN(1);
-    default: return false;
+    case AFF_R_CVT_U: nn = op->w > op->sw || NN(1); break;
+    case AFF_R_CVT_S: nn = NN(1); break;
+    default: return false; /* loads, floating point, predicates, ...: no sign */
     }
 #undef NN
+    /* the bit is the value's only where the instruction writes it, the
+     * register operand 0, in every lane */
+    if (!nn || cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
+    /* lanes the guard skips keep the old value */
+    return !val->partial || (val->prev != SSA_NONE && (cx->wkind[val->prev] == WF_TOP || cx->wnn[val->prev]));
+}
+
+/* An instruction whose rule the form's rule has not decoded yet (affine.c
+ * decodes it first, mostly): out of line, so that the common case calls
+ * nothing and saves no register. */
+static __attribute__((noinline)) void sign_undecoded(const aff_ctx *cx, const ssa_value *val, wform *w)
+{
+    if (sign_inst(cx, val, aff_decode(cx, val->stmt, &cx->pf->fn->stmts[val->stmt]->u.inst))) w->nn = 1;
 }
 
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
@@ -448,8 +477,11 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
     const ssa_func *s = cx->pf->ssa;
     const ssa_value *val = &s->values[v];
     bool nn = false;
-    if (val->kind == SSA_V_INST) nn = sign_inst(cx, val);
-    else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
+    if (val->kind == SSA_V_INST) {
+        const aff_op *op = &cx->ops[val->stmt];
+        if (!op->decoded) { sign_undecoded(cx, val, w); return; }
+        nn = sign_inst(cx, val, op);
+    } else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
         const ssa_node *nd = &s->nodes[val->node];
         nn = true;
         for (uint32_t i = 0; i < nd->nargs && nn; i++) {
@@ -525,7 +557,12 @@ bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d)
     return md >= p && md <= p + ((__int128)1 << (sf + 1));
 }
 
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
+/* The rules that bound any value (and, rem, sub's remainder idiom): the
+ * others only carry an interval an operand has. */
+#define IV_BOUND_RULES (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB)
+
+static __attribute__((noinline)) void iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op,
+                                              bool iv, wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -609,4 +646,11 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
     default:
         return;
     }
+}
+
+void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
+{
+    /* most calls: no interval to carry, nothing to bound; decided here,
+     * where nothing is saved for it */
+    if (iv || (IV_BOUND_RULES >> op->rule & 1)) iv_rule(cx, stmt, in, op, iv, out);
 }
