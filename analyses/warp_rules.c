@@ -557,12 +557,10 @@ bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d)
     return md >= p && md <= p + ((__int128)1 << (sf + 1));
 }
 
-/* The rules that bound any value (and, rem, sub's remainder idiom): the
- * others only carry an interval an operand has. */
-#define IV_BOUND_RULES (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB)
-
-static __attribute__((noinline)) void iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op,
-                                              bool iv, wform *out)
+/* Called only where an operand is an interval, or for the rules that
+ * bound any value (WF_IV_MAKE, affine_internal.h): the others only
+ * carry an interval an operand has. */
+void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
 {
     unsigned w = op->w;
     wform a, b, c;
@@ -646,11 +644,4 @@ static __attribute__((noinline)) void iv_rule(const aff_ctx *cx, uint32_t stmt, 
     default:
         return;
     }
-}
-
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
-{
-    /* most calls: no interval to carry, nothing to bound; decided here,
-     * where nothing is saved for it */
-    if (iv || (IV_BOUND_RULES >> op->rule & 1)) iv_rule(cx, stmt, in, op, iv, out);
 }
