@@ -110,10 +110,10 @@ static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
     out->wid = out->kind == WF_BOT ? cx->wwid[v] : 0;
     /* a U with no root of its own is its own root (warp_form.h sym) */
     if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1;
-    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wtab[v] + 1;
     else if (out->wid) { /* an interval's low end */
-        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g);
-        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g), out->tab = 0;
+        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wtab[v] + 1;
     }
 }
 /* The warp form of a special register under the result's block shape;
