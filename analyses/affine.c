@@ -496,11 +496,15 @@ static __attribute__((noinline)) uint32_t wg_lookup(aff_ctx *cx, const int64_t *
         cx->capwg = cx->capwg ? cx->capwg * 2 : 4;
         int64_t(*wg)[WF_LANES] = arena_alloc(cx->a, sizeof *cx->wg * cx->capwg);
         uint64_t *wgx = arena_alloc(cx->a, sizeof *cx->wgx * cx->capwg);
-        if (cx->nwg) memcpy(wg, cx->wg, sizeof *cx->wg * cx->nwg), memcpy(wgx, cx->wgx, sizeof *cx->wgx * cx->nwg);
-        cx->wg = wg, cx->wgx = wgx;
+        uint32_t *wgt = arena_alloc(cx->a, sizeof *cx->wgt * cx->capwg);
+        if (cx->nwg)
+            memcpy(wg, cx->wg, sizeof *cx->wg * cx->nwg), memcpy(wgx, cx->wgx, sizeof *cx->wgx * cx->nwg),
+                memcpy(wgt, cx->wgt, sizeof *cx->wgt * cx->nwg);
+        cx->wg = wg, cx->wgx = wgx, cx->wgt = wgt;
     }
     memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
     cx->wgx[cx->nwg] = h;
+    cx->wgt[cx->nwg] = (cx->nwg + 1) | wf_tab_bits(g);
     cx->wgh[i] = ++cx->nwg;
     return cx->wglast = cx->nwg - 1;
 }
@@ -594,7 +598,7 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
         cx->wnn[v] = nn;
         cx->wsym[v] = sym;
         cx->woff[v] = off;
-        if (kind == WF_LANE) cx->wtab[v] = w->tab ? w->tab - 1 : wg_intern(cx, w->g);
+        if (kind == WF_LANE) cx->wtab[v] = w->tab ? (w->tab & WF_TAB_INDEX) - 1 : wg_intern(cx, w->g);
         return MW_FORM | changed;
     }
     /* an interval on either side (rare): the general meet */

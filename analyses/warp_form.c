@@ -65,6 +65,13 @@ static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, c
     return any;
 }
 
+uint32_t wf_tab_bits(const int64_t *g)
+{
+    uint64_t wide, any = scan_lanes((int64_t *)g, g, &wide); /* dst = src: nothing written */
+    if (g[0] || !any) return 0;
+    return WF_TAB_G64 | (wide >> 32 ? 0 : WF_TAB_G32);
+}
+
 /* Brings a result to normal form for width n: g wrapped to n bits with
  * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
  * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
@@ -83,7 +90,10 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const wform *s, unsign
     a->tab = 0;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
     uint64_t wide;
-    if (!sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+    if (stab & (!sh ? WF_TAB_G64 : n == 32 ? WF_TAB_G32 : 0)) { /* normal at n bits already */
+        if (src != a->g) memcpy(a->g, src, sizeof a->g);
+        a->tab = stab;
+    } else if (!sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
         if (!scan_lanes(a->g, src, &wide)) a->kind = WF_UNI;
         a->tab = stab;
     } else if (n == 32) { /* the common width: one sign extension a lane */

@@ -64,14 +64,22 @@ typedef struct wform {
      * window (docs/divergence.md, "Intervals"). */
     uint32_t wid;
     /* Which of the affine solver's interned lane tables g is (affine.c,
-     * wg_intern: index tab - 1), so that a result that keeps an operand's
-     * table is not interned again; 0: not known.  wf_load sets it;
-     * assign, copy_iv and wf_low copy it with g; fix_from passes an
-     * operand's on where it copies that table unchanged; every other
-     * writer of g (the constructors first) sets 0. */
+     * wg_intern: index (tab & WF_TAB_INDEX) - 1), so that a result that
+     * keeps an operand's table is not interned again, and what the table
+     * is known to be (WF_TAB_*, so that fix_from need not scan it); 0: not
+     * known.  wf_load sets it; assign, copy_iv and wf_low copy it with g;
+     * fix_from passes an operand's on where it copies that table
+     * unchanged; every other writer of g (the constructors first) sets 0. */
     uint32_t tab;
     int64_t g[WF_LANES]; /* WF_LANE, or ⊥ with wid: g(l), g(0) = 0, sign-extended from n bits */
 } wform;
+
+#define WF_TAB_INDEX 0x3fffffffu /* a billion tables of 256 bytes: more than memory holds */
+#define WF_TAB_G64 0x40000000u   /* g(0) = 0 and some g(l) ≠ 0: normal at 64 bits */
+#define WF_TAB_G32 0x80000000u   /* and every g(l) a 32-bit number: normal at 32 bits */
+/* The WF_TAB_* bits of table g (asked once a table, where the solver
+ * interns it). */
+uint32_t wf_tab_bits(const int64_t *g);
 
 /* The widest interval kept: wider is plain ⊥ (and a μ whose interval
  * grows goes to ⊥ at once, the widening that ends the dataflow). */
