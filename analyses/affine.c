@@ -604,13 +604,15 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
     /* an interval on either side (rare): the general meet */
     if (kind == WF_BOT ? w->wid || cx->wwid[v] : ok == WF_BOT && cx->wwid[v])
         return (merge_iv(cx, v, w) ? MW_FORM : 0) | changed;
-    /* old ∧ new: the lane tables must be equal (or there is none), then
-     * the known bits of U are met */
+    /* old ∧ new: the lane tables must be equal (or there is none: equal
+     * tables have equal indices, compared where the form knows its own),
+     * then the known bits of U are met */
     uint64_t r = w->r;
     if (ok != WF_TOP) {
         nn = nn && cx->wnn[v]; /* the sign is kept below ⊥ too (wf_sign) */
         if (kind == WF_BOT || ok == WF_BOT || kind != ok ||
-            (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g)))
+            (kind == WF_LANE && (w->tab & WF_TAB_INDEX ? (w->tab & WF_TAB_INDEX) - 1 != cx->wtab[v]
+                                                       : memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g) != 0)))
             kind = WF_BOT, k = 0, r = 0;
         else wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
     }
