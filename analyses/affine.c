@@ -450,24 +450,22 @@ static inline __attribute__((always_inline)) bool eval_conds(aff_ctx *cx, uint32
     return true;
 }
 
-/* The index of lane table g in cx->wg, added when new.  Tables are kept
- * once each (a kernel has few distinct ones: lane, 4·lane, lane & 15, …),
- * so that equal tables have equal indices and memory grows with the
- * distinct tables, not with the values. */
 /* Whether g is the table interned last: values in a row often share a
  * table (a chain of adds to one index).  Lane 1 first: most tables that
  * differ differ there, and a call to memcmp costs more than the test.
  * Inline, so that merge_warp's first evaluation of a value asks it
- * without calling wg_intern. */
+ * without a call. */
 static inline __attribute__((always_inline)) bool wg_is_last(const aff_ctx *cx, const int64_t *g)
 {
     uint32_t t = cx->wglast;
     return t < cx->nwg && cx->wg[t][1] == g[1] && !memcmp(cx->wg[t], g, sizeof cx->wg[0]);
 }
 
-static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
+/* wg_intern past wg_is_last: the hash set, out of line, so that
+ * merge_warp, where wg_intern is inlined, makes the test inline and the
+ * call only for the set (one function of both: 82K more instructions). */
+static __attribute__((noinline)) uint32_t wg_lookup(aff_ctx *cx, const int64_t *g)
 {
-    if (wg_is_last(cx, g)) return cx->wglast;
     /* a sample of lanes that tells apart the tables kernels make (c·lane,
      * lane & m, lane >> s, …), folded with independent multiplies (one
      * chain of eight was half the cost of interning); equal hashes are
@@ -498,13 +496,26 @@ static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
         cx->capwg = cx->capwg ? cx->capwg * 2 : 4;
         int64_t(*wg)[WF_LANES] = arena_alloc(cx->a, sizeof *cx->wg * cx->capwg);
         uint64_t *wgx = arena_alloc(cx->a, sizeof *cx->wgx * cx->capwg);
-        if (cx->nwg) memcpy(wg, cx->wg, sizeof *cx->wg * cx->nwg), memcpy(wgx, cx->wgx, sizeof *cx->wgx * cx->nwg);
-        cx->wg = wg, cx->wgx = wgx;
+        uint32_t *wgt = arena_alloc(cx->a, sizeof *cx->wgt * cx->capwg);
+        if (cx->nwg)
+            memcpy(wg, cx->wg, sizeof *cx->wg * cx->nwg), memcpy(wgx, cx->wgx, sizeof *cx->wgx * cx->nwg),
+                memcpy(wgt, cx->wgt, sizeof *cx->wgt * cx->nwg);
+        cx->wg = wg, cx->wgx = wgx, cx->wgt = wgt;
     }
     memcpy(cx->wg[cx->nwg], g, sizeof cx->wg[0]);
     cx->wgx[cx->nwg] = h;
+    cx->wgt[cx->nwg] = (cx->nwg + 1) | wf_tab_bits(g);
     cx->wgh[i] = ++cx->nwg;
     return cx->wglast = cx->nwg - 1;
+}
+
+/* The index of lane table g in cx->wg, added when new.  Tables are kept
+ * once each (a kernel has few distinct ones: lane, 4·lane, lane & 15, …),
+ * so that equal tables have equal indices and memory grows with the
+ * distinct tables, not with the values. */
+static uint32_t wg_intern(aff_ctx *cx, const int64_t *g)
+{
+    return wg_is_last(cx, g) ? cx->wglast : wg_lookup(cx, g);
 }
 
 /* merge_warp where the old or the new value is an interval (warp_form.h
@@ -587,19 +598,21 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
         cx->wnn[v] = nn;
         cx->wsym[v] = sym;
         cx->woff[v] = off;
-        if (kind == WF_LANE) cx->wtab[v] = wg_is_last(cx, w->g) ? cx->wglast : wg_intern(cx, w->g);
+        if (kind == WF_LANE) cx->wtab[v] = w->tab ? (w->tab & WF_TAB_INDEX) - 1 : wg_intern(cx, w->g);
         return MW_FORM | changed;
     }
     /* an interval on either side (rare): the general meet */
     if (kind == WF_BOT ? w->wid || cx->wwid[v] : ok == WF_BOT && cx->wwid[v])
         return (merge_iv(cx, v, w) ? MW_FORM : 0) | changed;
-    /* old ∧ new: the lane tables must be equal (or there is none), then
-     * the known bits of U are met */
+    /* old ∧ new: the lane tables must be equal (or there is none: equal
+     * tables have equal indices, compared where the form knows its own),
+     * then the known bits of U are met */
     uint64_t r = w->r;
     if (ok != WF_TOP) {
         nn = nn && cx->wnn[v]; /* the sign is kept below ⊥ too (wf_sign) */
         if (kind == WF_BOT || ok == WF_BOT || kind != ok ||
-            (kind == WF_LANE && memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g)))
+            (kind == WF_LANE && (w->tab & WF_TAB_INDEX ? (w->tab & WF_TAB_INDEX) - 1 != cx->wtab[v]
+                                                       : memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g) != 0)))
             kind = WF_BOT, k = 0, r = 0;
         else wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
     }
@@ -811,5 +824,6 @@ bool div_warp_form(const div_result *r, uint32_t v, wform *out)
     if (out->kind == WF_LANE || (out->wid && r->wtab[v] != UINT32_MAX))
         memcpy(out->g, r->wg + (size_t)r->wtab[v] * WF_LANES, sizeof out->g);
     else if (out->wid) memset(out->g, 0, sizeof out->g);
+    out->tab = 0; /* the solver's tables are its own */
     return true;
 }

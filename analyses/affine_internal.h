@@ -56,6 +56,7 @@ typedef struct aff_ctx {
     uint32_t *wwid;        /* ⊥ with an interval: its width (divergence.h) */
     int64_t (*wg)[WF_LANES]; /* the distinct lane tables (wg_intern), in the result's arena */
     uint64_t *wgx;         /* their hashes */
+    uint32_t *wgt;         /* their wform tab: index + 1 and what fix_lanes may skip (warp_form.h) */
     uint32_t nwg, capwg;
     uint32_t wglast;       /* the table wg_intern found or made last */
     uint32_t *wgh, hcap;   /* open-addressed hash set of wg indices + 1 (first AFF_WGH0 slots on the stack) */
@@ -110,10 +111,10 @@ static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
     out->wid = out->kind == WF_BOT ? cx->wwid[v] : 0;
     /* a U with no root of its own is its own root (warp_form.h sym) */
     if (!out->sym && (out->kind == WF_UNI || out->kind == WF_LANE || out->wid) && out->k < 64) out->sym = v + 1;
-    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+    if (out->kind == WF_LANE) memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wgt[cx->wtab[v]];
     else if (out->wid) { /* an interval's low end */
-        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g);
-        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g);
+        if (cx->wtab[v] == UINT32_MAX) memset(out->g, 0, sizeof out->g), out->tab = 0;
+        else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wgt[cx->wtab[v]];
     }
 }
 /* The warp form of a special register under the result's block shape;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 
-void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
+void wf_top(wform *a) { a->kind = WF_TOP, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0, a->tab = 0; }
 
 void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k)
 {
@@ -65,21 +65,37 @@ static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, c
     return any;
 }
 
+uint32_t wf_tab_bits(const int64_t *g)
+{
+    uint64_t wide, any = scan_lanes((int64_t *)g, g, &wide); /* dst = src: nothing written */
+    if (g[0] || !any) return 0;
+    return WF_TAB_G64 | (wide >> 32 ? 0 : WF_TAB_G32);
+}
+
 /* Brings a result to normal form for width n: g wrapped to n bits with
  * g(0) = 0 (its old g(0) moved into U), U's known bits capped at n (all n
  * known: exact), g = 0 a uniform value.  fix_from takes a WF_LANE's table
- * from src (an operand's: one pass, where a copy and then fix were two;
- * NULL: a->g). */
-static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, unsigned n)
+ * from s (an operand: one pass, where a copy and then fix were two; NULL:
+ * a->g), and with it s's interned table where it copies the table
+ * unchanged (warp_form.h tab). */
+static __attribute__((noinline)) void fix_lanes(wform *a, const wform *s, unsigned n)
 {
     /* a new U: whatever moved it keeps the symbol itself (wf_sym_addsub) */
     a->sym = 0, a->off = 0;
     if (a->kind != WF_LANE) return; /* ⊤ or ⊥: fix_from brings a uniform form itself */
-    if (!src) src = a->g;
+    /* s's table keeps its index where it is copied unchanged below; one
+     * the caller wrote into a->g has none */
+    const int64_t *src = s ? s->g : a->g;
+    uint32_t stab = s ? s->tab : 0;
+    a->tab = 0;
     unsigned sh = 64 - (n ? n : 64); /* sign extension from n bits: shift up, then back */
     uint64_t wide;
-    if (!sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
+    if (stab & (!sh ? WF_TAB_G64 : n == 32 ? WF_TAB_G32 : 0)) { /* normal at n bits already */
+        if (src != a->g) memcpy(a->g, src, sizeof a->g);
+        a->tab = stab;
+    } else if (!sh && !src[0]) { /* 64 bits, g(0) = 0: only whether g vanishes */
         if (!scan_lanes(a->g, src, &wide)) a->kind = WF_UNI;
+        a->tab = stab;
     } else if (n == 32) { /* the common width: one sign extension a lane */
         uint64_t g0 = (uint64_t)src[0], any = 0;
         /* g(0) = 0 and every lane a 32-bit number already (an operand's
@@ -90,6 +106,7 @@ static __attribute__((noinline)) void fix_lanes(wform *a, const int64_t *src, un
             any = scan_lanes(a->g, src, &wide);
             if (!(wide >> 32)) {
                 if (!any) a->kind = WF_UNI;
+                a->tab = stab;
                 goto lanes_done;
             }
             any = 0;
@@ -127,9 +144,9 @@ lanes_done:
 
 /* fix_from: a uniform form inline (most results: a few instructions), a
  * lane table out of line. */
-static inline __attribute__((always_inline)) void fix_from(wform *a, const int64_t *src, unsigned n)
+static inline __attribute__((always_inline)) void fix_from(wform *a, const wform *s, unsigned n)
 {
-    if (a->kind != WF_UNI) { fix_lanes(a, src, n); return; }
+    if (a->kind != WF_UNI) { fix_lanes(a, s, n); return; }
     a->sym = 0, a->off = 0;
     if (a->k >= n) a->k = 64;
     if (a->k == 64) {
@@ -206,11 +223,11 @@ void wf_add(wform *r, const wform *a, const wform *b, unsigned n)
     if (strict2(r, a, b)) return;
     uint8_t k = (uint8_t)kmin(a->k, b->k), nn = a->nn && b->nn, kind = a->kind == WF_LANE || b->kind == WF_LANE ? WF_LANE : WF_UNI;
     uint64_t u = a->r + b->r;
-    const int64_t *g = NULL; /* the lane table, normalised into r->g by fix_from */
+    const wform *g = NULL; /* the lane table's, normalised into r->g by fix_from */
     if (a->kind == WF_LANE && b->kind == WF_LANE) /* element by element: r may be a or b */
         for (unsigned l = 0; l < WF_LANES; l++) r->g[l] = (int64_t)((uint64_t)a->g[l] + (uint64_t)b->g[l]);
-    else if (a->kind == WF_LANE) g = a->g;
-    else if (b->kind == WF_LANE) g = b->g;
+    else if (a->kind == WF_LANE) g = a;
+    else if (b->kind == WF_LANE) g = b;
     r->kind = kind, r->k = k, r->r = u, r->nn = nn, r->wid = 0;
     fix_from(r, g, n);
 }
@@ -539,7 +556,7 @@ static void divrem(wform *r, const wform *a, const wform *d, unsigned n, bool re
     if (b < 0 || (unsigned)__builtin_ctzll(u) < (unsigned)b) { wf_bot(r); return; }
     if (!rem) { wf_uni(r, 0, 0); r->nn = 1; return; }
     uint64_t u0 = a->r & mask((unsigned)b);
-    const int64_t *g = assign_head(r, a);
+    const wform *g = assign_head(r, a);
     r->k = (uint8_t)b, r->r = u0, r->nn = dnn;
     fix_from(r, g, n);
 }
@@ -619,7 +636,7 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
     if (a->kind == WF_TOP || a->kind == WF_BOT) { assign(r, a); return; }
     if (n <= sn) { /* truncation: the low n bits */
         uint8_t nn = n == sn && a->nn;
-        const int64_t *g = assign_head(r, a);
+        const wform *g = assign_head(r, a);
         r->nn = nn;
         fix_from(r, g, n);
         return;
@@ -636,7 +653,7 @@ void wf_cvt(wform *r, const wform *a, unsigned sn, unsigned n, bool sgn, bool *n
      * reads it: the split is a pass over the lanes) */
     if (nowrap && a->kind == WF_LANE && !a->nn && split(a, sn) < 0) *nowrap = true;
     uint8_t nn = !sgn || a->nn; /* a zero-extended value is below 2^sn */
-    const int64_t *g = assign_head(r, a);
+    const wform *g = assign_head(r, a);
     r->nn = nn;
     fix_from(r, g, n);
 }

@@ -63,8 +63,23 @@ typedef struct wform {
      * The branch verdicts read it as ⊥; the address models read the
      * window (docs/divergence.md, "Intervals"). */
     uint32_t wid;
+    /* Which of the affine solver's interned lane tables g is (affine.c,
+     * wg_intern: index (tab & WF_TAB_INDEX) - 1), so that a result that
+     * keeps an operand's table is not interned again, and what the table
+     * is known to be (WF_TAB_*, so that fix_from need not scan it); 0: not
+     * known.  wf_load sets it; assign, copy_iv and wf_low copy it with g;
+     * fix_from passes an operand's on where it copies that table
+     * unchanged; every other writer of g (the constructors first) sets 0. */
+    uint32_t tab;
     int64_t g[WF_LANES]; /* WF_LANE, or ⊥ with wid: g(l), g(0) = 0, sign-extended from n bits */
 } wform;
+
+#define WF_TAB_INDEX 0x3fffffffu /* a billion tables of 256 bytes: more than memory holds */
+#define WF_TAB_G64 0x40000000u   /* g(0) = 0 and some g(l) ≠ 0: normal at 64 bits */
+#define WF_TAB_G32 0x80000000u   /* and every g(l) a 32-bit number: normal at 32 bits */
+/* The WF_TAB_* bits of table g (asked once a table, where the solver
+ * interns it). */
+uint32_t wf_tab_bits(const int64_t *g);
 
 /* The widest interval kept: wider is plain ⊥ (and a μ whose interval
  * grows goes to ⊥ at once, the widening that ends the dataflow). */
@@ -76,7 +91,7 @@ enum wf_cmp_op { WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE };
 void wf_top(wform *a);
 /* ⊥, uniform and constant forms: inline, the rules and the solver make
  * one for nearly every value */
-static inline void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0; }
+static inline void wf_bot(wform *a) { a->kind = WF_BOT, a->k = 0, a->r = 0, a->nn = 0, a->sym = 0, a->off = 0, a->wid = 0, a->tab = 0; }
 /* uniform, U ≡ r mod 2^k */
 static inline void wf_uni(wform *a, uint64_t r, unsigned k)
 {
@@ -84,7 +99,7 @@ static inline void wf_uni(wform *a, uint64_t r, unsigned k)
     a->k = (uint8_t)(k > 64 ? 64 : k);
     a->r = a->k >= 64 ? r : r & ((1ull << a->k) - 1);
     a->nn = 0;
-    a->sym = 0, a->off = 0, a->wid = 0;
+    a->sym = 0, a->off = 0, a->wid = 0, a->tab = 0;
 }
 /* uniform and known */
 static inline void wf_const(wform *a, int64_t c)
@@ -93,7 +108,7 @@ static inline void wf_const(wform *a, int64_t c)
     a->k = 64;
     a->r = (uint64_t)c;
     a->nn = c >= 0;
-    a->sym = 0, a->off = 0, a->wid = 0;
+    a->sym = 0, a->off = 0, a->wid = 0, a->tab = 0;
 }
 /* U + l·c for U ≡ r mod 2^k: the lane index scaled. */
 void wf_lane(wform *a, int64_t c, uint64_t r, unsigned k);

@@ -17,18 +17,18 @@ static inline void assign(wform *r, const wform *a)
     r->wid = 0;
     if (r == a) return;
     r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn, r->sym = a->sym, r->off = a->off;
-    if (a->kind == WF_LANE) memcpy(r->g, a->g, sizeof r->g);
+    if (a->kind == WF_LANE) memcpy(r->g, a->g, sizeof r->g), r->tab = a->tab;
 }
 
-/* assign without the lane table: the table to take from a (for fix_from
- * in warp_form.c, which copies it as it normalises it), NULL when a has
- * none or r is a. */
-static inline const int64_t *assign_head(wform *r, const wform *a)
+/* assign without the lane table: the form whose table to take (for
+ * fix_from in warp_form.c, which copies it as it normalises it), NULL
+ * when a has none or r is a. */
+static inline const wform *assign_head(wform *r, const wform *a)
 {
     r->wid = 0;
     if (r == a) return NULL;
     r->kind = a->kind, r->k = a->k, r->r = a->r, r->nn = a->nn, r->sym = a->sym, r->off = a->off;
-    return a->kind == WF_LANE ? a->g : NULL;
+    return a->kind == WF_LANE ? a : NULL;
 }
 
 static inline bool is_iv(const wform *a) { return a->kind == WF_BOT && a->wid; }
@@ -38,7 +38,7 @@ static inline void copy_iv(wform *r, const wform *a)
 {
     if (r == a) return;
     assign(r, a);
-    if (is_iv(a)) r->wid = a->wid, memcpy(r->g, a->g, sizeof r->g);
+    if (is_iv(a)) r->wid = a->wid, memcpy(r->g, a->g, sizeof r->g), r->tab = a->tab;
 }
 
 static inline bool exact(const wform *a) { return a->kind != WF_TOP && a->kind != WF_BOT && a->k == 64; }

@@ -34,7 +34,7 @@ bool wf_low(const wform *a, wform *lo, uint32_t *wid)
     lo->kind = WF_UNI;
     for (unsigned l = 1; l < WF_LANES && lo->kind == WF_UNI; l++)
         if (a->g[l]) lo->kind = WF_LANE;
-    if (lo->kind == WF_LANE) memcpy(lo->g, a->g, sizeof lo->g);
+    if (lo->kind == WF_LANE) memcpy(lo->g, a->g, sizeof lo->g), lo->tab = a->tab;
     *wid = a->wid;
     return true;
 }
@@ -45,7 +45,7 @@ void wf_interval(wform *r, const wform *lo, uint64_t wid, unsigned n)
     if ((lo->kind != WF_UNI && lo->kind != WF_LANE) || wid > cap) { wf_bot(r); return; }
     copy_iv(r, lo);
     if (!wid) return;
-    if (r->kind == WF_UNI) memset(r->g, 0, sizeof r->g);
+    if (r->kind == WF_UNI) memset(r->g, 0, sizeof r->g), r->tab = 0;
     r->kind = WF_BOT;
     r->wid = (uint32_t)wid;
     /* the sign, where every lane's low end is known: ≥ 0 and the high end

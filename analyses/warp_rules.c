@@ -160,6 +160,7 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
         out->kind = WF_LANE;
         out->k = 64;
         out->r = 0;
+        out->tab = 0;
         uint64_t v0 = 0;
         for (unsigned l = 0; l < WF_LANES; l++) {
             uint64_t eq = 1ull << l, lt = eq - 1, v;
