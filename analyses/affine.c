@@ -347,6 +347,10 @@ static bool reads_interval(const aff_ctx *cx, uint32_t stmt)
     return false;
 }
 
+/* Whether the sign rule may add to the form of an instruction with
+ * decoded rule op (wf_sign): one of AFF_SIGN_RULES, or not decoded yet. */
+static inline bool may_sign(const aff_op *op) { return !op->decoded || AFF_SIGN_RULES >> op->rule & 1; }
+
 /* forms: !cx->poly_only, a constant in each of the solver's two copies
  * (solve).  Whether the rule of the sign may add to the form's (false:
  * the instruction has none, wf_sign). */
@@ -358,7 +362,7 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     unsigned kinds = scan_refs(cx, val, &gv, out, forms);
     if (cx->r->source[v] != DIV_SRC_NONE) { /* a load or the like: decoded when the sign rule is first asked */
         set_both(cx, out, BOTH_BOT, true, true);
-        return !cx->ops[val->stmt].decoded || AFF_SIGN_RULES >> cx->ops[val->stmt].rule & 1;
+        return may_sign(&cx->ops[val->stmt]);
     }
     if (gv != SSA_NONE) {
         if (val_top(cx, gv)) { set_both(cx, out, BOTH_TOP, true, true); return true; }
@@ -384,7 +388,7 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
         bool iv = reads_interval(cx, val->stmt);
         if (iv || (WF_IV_MAKE >> op->rule & 1)) wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
     }
-    bool sign = AFF_SIGN_RULES >> op->rule & 1;
+    bool sign = may_sign(op);
     if (!val->partial || val->prev == SSA_NONE) return sign;
     /* under a uniform guard every lane keeps, or every lane replaces, the
      * old value */
@@ -598,7 +602,7 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
         cx->wnn[v] = nn;
         cx->wsym[v] = sym;
         cx->woff[v] = off;
-        if (kind == WF_LANE) cx->wtab[v] = w->tab ? (w->tab & WF_TAB_INDEX) - 1 : wg_intern(cx, w->g);
+        if (kind == WF_LANE) cx->wtab[v] = wf_tab_index1(w) ? wf_tab_index1(w) - 1 : wg_intern(cx, w->g);
         return MW_FORM | changed;
     }
     /* an interval on either side (rare): the general meet */
@@ -611,8 +615,8 @@ static inline __attribute__((always_inline)) unsigned merge_warp(aff_ctx *cx, ui
     if (ok != WF_TOP) {
         nn = nn && cx->wnn[v]; /* the sign is kept below ⊥ too (wf_sign) */
         if (kind == WF_BOT || ok == WF_BOT || kind != ok ||
-            (kind == WF_LANE && (w->tab & WF_TAB_INDEX ? (w->tab & WF_TAB_INDEX) - 1 != cx->wtab[v]
-                                                       : memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g) != 0)))
+            (kind == WF_LANE && (wf_tab_index1(w) ? wf_tab_index1(w) - 1 != cx->wtab[v]
+                                                  : memcmp(cx->wg[cx->wtab[v]], w->g, sizeof w->g) != 0)))
             kind = WF_BOT, k = 0, r = 0;
         else wf_meet_bits(cx->wr[v], cx->wk[v], r, k, &r, &k);
     }

@@ -52,11 +52,11 @@ bool wf_equal(const wform *a, const wform *b)
 
 /* The or of src's lanes, and (*wide) that of each plus 2^31, 0 above bit 31
  * when every lane is a 32-bit number; the lanes copied into dst on the way
- * unless dst is src: one pass where a check and a copy were two. */
+ * unless dst is src or NULL: one pass where a check and a copy were two. */
 static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, const int64_t *src, uint64_t *wide)
 {
     uint64_t any = 0, w = 0;
-    if (dst != src)
+    if (dst && dst != src)
         for (unsigned l = 0; l < WF_LANES; l++)
             dst[l] = src[l], any |= (uint64_t)src[l], w |= (uint64_t)src[l] + 0x80000000u;
     else
@@ -67,7 +67,7 @@ static inline __attribute__((always_inline)) uint64_t scan_lanes(int64_t *dst, c
 
 uint32_t wf_tab_bits(const int64_t *g)
 {
-    uint64_t wide, any = scan_lanes((int64_t *)g, g, &wide); /* dst = src: nothing written */
+    uint64_t wide, any = scan_lanes(NULL, g, &wide);
     if (g[0] || !any) return 0;
     return WF_TAB_G64 | (wide >> 32 ? 0 : WF_TAB_G32);
 }

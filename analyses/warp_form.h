@@ -77,6 +77,9 @@ typedef struct wform {
 #define WF_TAB_INDEX 0x3fffffffu /* a billion tables of 256 bytes: more than memory holds */
 #define WF_TAB_G64 0x40000000u   /* g(0) = 0 and some g(l) ≠ 0: normal at 64 bits */
 #define WF_TAB_G32 0x80000000u   /* and every g(l) a 32-bit number: normal at 32 bits */
+/* The interned table a's g is, plus 1; 0: not known (the one reading of
+ * tab's index). */
+static inline uint32_t wf_tab_index1(const wform *a) { return a->tab & WF_TAB_INDEX; }
 /* The WF_TAB_* bits of table g (asked once a table, where the solver
  * interns it). */
 uint32_t wf_tab_bits(const int64_t *g);
