@@ -50,6 +50,10 @@ int ptx_fname_match(const ptx_fname *f, const char *name, size_t n)
 int ptx_name_match(const ptx_func *fn, const char *name, size_t n)
 {
     if (fn->name.n == n && !memcmp(fn->name.p, name, n)) return PTX_NAME_EXACT; /* no demangling */
+    /* a symbol names only itself (no demangled name starts with _Z), and a
+     * plain symbol has no other name */
+    if ((n >= 2 && name[0] == '_' && name[1] == 'Z') || fn->name.n < 3 || memcmp(fn->name.p, "_Z", 2))
+        return PTX_NAME_NONE;
     ptx_fname f;
     ptx_fname_init(&f, fn);
     int r = ptx_fname_match(&f, name, n);

@@ -131,6 +131,10 @@ Test(kernel_names, kernel_option)
     s = picked(px(0, NULL, "coalescing", F, "--kernel", "scale_all", "--format", "json", NULL));
     cr_expect_str_eq(s, "scale_all\n");
     free(s);
+    /* --kernel's own: a prefix of one C++ name */
+    s = picked(px(0, NULL, "coalescing", F, "--kernel", "MatrixMulCUDA<3", "--format", "json", NULL));
+    cr_expect_str_eq(s, MM32_SYM "\n");
+    free(s);
 
     static const char *const cmds[] = {"cfg", "divergence", "uniformize", "coalescing", "analyze", "regalloc", "run"};
     for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
@@ -204,10 +208,11 @@ Test(kernel_names, block_option_errors)
     } bad[] = {
         {"scale=64", "'scale' names several functions"},
         {"MatrixMulCUDA=16,16", "no function named 'MatrixMulCUDA'"},
+        {"MatrixMulCUDA<3=16,16", "no function named 'MatrixMulCUDA<3'"}, /* no prefixes */
         {"nope=64", "no function named 'nope'"},
     };
     for (size_t c = 0; c < sizeof one / sizeof *one; c++)
-        for (int b = 0; b < 3; b++) {
+        for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
             char *err, want[2048];
             char *out = !strcmp(one[c], "regalloc")
                             ? px(2, &err, one[c], F, "--block", bad[b].arg, "--budget", "8", NULL)
