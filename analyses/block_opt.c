@@ -41,10 +41,10 @@ static bool parse_shape(const char *s, const char *arg, const char *cmd, uint32_
 
 bool blk_add(blk_opts *b, const char *arg, const char *cmd)
 {
-    const char *eq = strchr(arg, '=');
+    const char *eq = strrchr(arg, '='); /* the last: the shape has none */
     if (!eq) return parse_shape(arg, arg, cmd, b->all);
     if (eq == arg) return fail(cmd, arg, "expected KERNEL=X[,Y[,Z]]: the kernel's name is missing");
-    blk_kernel k = {arg, (size_t)(eq - arg), {0, 0, 0}, false};
+    blk_kernel k = {arg, (size_t)(eq - arg), {0, 0, 0}, 0};
     if (!parse_shape(eq + 1, arg, cmd, k.block)) return false;
     if (b->n == BLK_MAX) return fail(cmd, arg, "at most 64 kernels can be given a shape");
     b->k[b->n++] = k;
@@ -53,7 +53,7 @@ bool blk_add(blk_opts *b, const char *arg, const char *cmd)
 
 static bool names(const blk_kernel *k, const ptx_func *fn)
 {
-    return fn->name.n == k->len && !memcmp(fn->name.p, k->arg, k->len);
+    return ptx_name_match(fn, k->arg, k->len) == PTX_NAME_EXACT;
 }
 
 enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t block[3])
@@ -133,7 +133,17 @@ uint32_t blk_rounds(const blk_opts *b)
 
 const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn)
 {
-    const hc_kshapes *k = b ? hc_table_find(b->launches, fn->name.p, fn->name.n) : NULL;
+    if (!b || !b->launches) return NULL;
+    /* `ptxray launches` writes symbols: those first, without demangling */
+    const hc_kshapes *k = hc_table_find(b->launches, fn->name.p, fn->name.n);
+    if (!k) {
+        ptx_fname f;
+        ptx_fname_init(&f, fn);
+        for (size_t i = 0; !k && f.full && i < b->launches->n; i++)
+            if (ptx_fname_match(&f, b->launches->k[i].name, strlen(b->launches->k[i].name)) == PTX_NAME_EXACT)
+                k = &b->launches->k[i];
+        ptx_fname_free(&f);
+    }
     return k && k->n ? k : NULL;
 }
 
@@ -165,37 +175,55 @@ const char *blk_origin_for(const blk_opts *b, const ptx_func *fn, enum blk_origi
 
 void blk_mark(blk_opts *b, const ptx_module *m)
 {
-    for (uint32_t i = 0; i < b->n; i++)
-        for (uint32_t f = 0; f < m->nfuncs && !b->k[i].seen; f++)
-            b->k[i].seen = m->funcs[f]->has_body && names(&b->k[i], m->funcs[f]);
+    for (uint32_t i = 0; i < b->n; i++) {
+        const ptx_func *hit;
+        uint32_t n = ptx_name_lookup(m, b->k[i].arg, b->k[i].len, false, false, &hit);
+        b->k[i].seen |= n == 1 ? BLK_SEEN : n ? BLK_CLASH : 0;
+    }
 }
 
-static const blk_kernel *unseen(const blk_opts *b)
+static const blk_kernel *unseen(const blk_opts *b, uint8_t bit)
 {
     for (uint32_t i = 0; i < b->n; i++)
-        if (!b->k[i].seen) return &b->k[i];
+        if (bit == BLK_CLASH ? (b->k[i].seen & BLK_CLASH) != 0 : !b->k[i].seen) return &b->k[i];
     return NULL;
 }
 
 bool blk_check(blk_opts *b, const ptx_module *m, const char *cmd, const char *path)
 {
     blk_mark(b, m);
-    const blk_kernel *k = unseen(b);
-    if (!k) return true;
-    fprintf(stderr, "ptxray %s: --block '%s': no kernel named '%.*s' in %s (its kernels:", cmd, k->arg, (int)k->len,
-            k->arg, strcmp(path, "-") ? path : "<stdin>");
-    uint32_t n = 0;
-    for (uint32_t f = 0; f < m->nfuncs; f++)
-        if (m->funcs[f]->has_body)
-            fprintf(stderr, "%s %.*s", n++ ? "," : "", (int)m->funcs[f]->name.n, m->funcs[f]->name.p);
-    fputs(n ? ")\n" : " none)\n", stderr);
+    const char *shown = strcmp(path, "-") ? path : "<stdin>";
+    const blk_kernel *k = unseen(b, BLK_CLASH);
+    const char *name = k ? k->arg : NULL, *what = "--block";
+    size_t len = k ? k->len : 0;
+    for (size_t i = 0; !k && b->launches && i < b->launches->n; i++) {
+        /* a launch table describes the whole program: a kernel of another
+         * file is no error here, one naming several of this file's is */
+        const ptx_func *hit;
+        name = b->launches->k[i].name, len = strlen(name), what = "--launches";
+        if (ptx_name_lookup(m, name, len, false, false, &hit) > 1) break;
+        name = NULL;
+    }
+    if (!name && (k = unseen(b, BLK_SEEN))) name = k->arg, len = k->len;
+    if (!name) return true;
+    if (k) fprintf(stderr, "ptxray %s: --block '%s': %s: ", cmd, k->arg, shown);
+    else fprintf(stderr, "ptxray %s: %s: %s: ", cmd, what, shown);
+    if (k && !k->seen) fprintf(stderr, "no function named '%.*s'", (int)len, name);
+    else fprintf(stderr, "'%.*s' names several functions", (int)len, name);
+    fputs("; give its symbol or its C++ name, in full or without its parameters:\n", stderr);
+    ptx_names_print(stderr, m, false);
     return false;
 }
 
 bool blk_check_seen(const blk_opts *b, const char *cmd)
 {
-    const blk_kernel *k = unseen(b);
+    const blk_kernel *k = unseen(b, BLK_CLASH);
     if (k)
+        fprintf(stderr,
+                "ptxray %s: --block '%s': '%.*s' names several functions of a file; give its symbol or its C++ "
+                "name in full (`ptxray list`)\n",
+                cmd, k->arg, (int)k->len, k->arg);
+    else if ((k = unseen(b, BLK_SEEN)))
         fprintf(stderr, "ptxray %s: --block '%s': no kernel named '%.*s' in any file\n", cmd, k->arg, (int)k->len,
                 k->arg);
     return !k;

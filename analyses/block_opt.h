@@ -25,8 +25,11 @@ typedef struct blk_kernel {
     const char *arg;  /* the option's value, "KERNEL=X,Y,Z" (not copied) */
     size_t len;       /* of the kernel's name */
     uint32_t block[3];
-    bool seen;        /* a function with a body of that name was found */
+    uint8_t seen;     /* BLK_SEEN: a file has one function with a body of that name;
+                       * BLK_CLASH: a file has several (merged with |=) */
 } blk_kernel;
+
+enum { BLK_SEEN = 1, BLK_CLASH = 2 };
 
 #define BLK_MAX 64
 
@@ -75,13 +78,16 @@ bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3]);
 /* "--block KERNEL=", "--block", ".reqntid", "host-code launch", "default: blockDim.x a multiple of 32" */
 const char *blk_origin_text(enum blk_origin o);
 
-/* Marks the entries that name a function with a body of m. */
+/* Marks the entries that name a function with a body of m (as every
+ * option naming a kernel does, ptx_name_match: the symbol, the C++ name in
+ * full or without its parameters; no prefix, a shape is not a pick). */
 void blk_mark(blk_opts *b, const ptx_module *m);
 /* blk_mark, then false after an error for an entry naming no function of
- * m, with m's functions listed. */
+ * m or several (overloads without their parameters), or a launch-table
+ * kernel naming several, with m's functions listed. */
 bool blk_check(blk_opts *b, const ptx_module *m, const char *cmd, const char *path);
 /* After blk_mark over several files: false after an error for an entry
- * none of them had. */
+ * none of them had, or one naming several functions of a file. */
 bool blk_check_seen(const blk_opts *b, const char *cmd);
 
 /* "block shape from --block KERNEL= in 1 of 3 functions, from .reqntid in

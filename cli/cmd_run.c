@@ -36,6 +36,8 @@ static void run_usage(FILE *o)
           "                               a module variable not set with --set prints as bytes)\n"
           "Execution:\n"
           "  --kernel NAME                the kernel (optional when the module has one)\n"
+          "  --launches FILE              the grid, block and arguments of the kernel's run in a\n"
+          "                               launch file (docs/launches.md), instead of the options\n"
           "  --grid X[,Y[,Z]]             blocks (default 1,1,1)\n"
           "  --block X[,Y[,Z]]            threads per block (at most 1024)\n"
           "  --shared-bytes N             dynamic shared memory per block\n"
@@ -88,7 +90,7 @@ static bool dims(const char *s, emu_dim3 *d)
 }
 
 enum { O_KERNEL = 256, O_GRID, O_BLOCK, O_ARG, O_BUF, O_SET, O_DUMP, O_PRINT, O_SHARED, O_SCHED, O_SEED,
-       O_STEPS, O_RESIDENT, O_LOCAL, O_COOP, O_COAL, O_RACE, O_BANK, O_CHECKDIV, O_FORMAT };
+       O_STEPS, O_RESIDENT, O_LOCAL, O_COOP, O_COAL, O_RACE, O_BANK, O_CHECKDIV, O_FORMAT, O_LAUNCHES };
 
 int cmd_run(int argc, char **argv)
 {
@@ -104,6 +106,7 @@ int cmd_run(int argc, char **argv)
         {"racecheck", no_argument, 0, O_RACE}, {"bankcheck", no_argument, 0, O_BANK},
         {"check-divergence", optional_argument, 0, O_CHECKDIV},
         {"format", required_argument, 0, O_FORMAT}, {"quiet", no_argument, 0, 'q'},
+        {"launches", required_argument, 0, O_LAUNCHES},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     run_job J;
     memset(&J, 0, sizeof J);
@@ -117,6 +120,7 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (c) {
         case O_KERNEL: J.kernel = optarg; break;
+        case O_LAUNCHES: J.launches = optarg; break;
         case O_GRID: if (!dims(optarg, &J.grid)) BAD("--grid '%s': expected X[,Y[,Z]] of positive integers", optarg); break;
         case O_BLOCK: if (!dims(optarg, &J.block)) BAD("--block '%s': expected X[,Y[,Z]] of positive integers", optarg); break;
         case O_ARG: if (J.nargs == RUN_MAX_SPECS) BAD("too many --arg"); J.args[J.nargs++] = optarg; break;
@@ -168,7 +172,9 @@ int cmd_run(int argc, char **argv)
         run_usage(stderr);
         return 2;
     }
-    if (!J.block.x) BAD("--block is required");
+    if (J.launches && (J.block.x || J.nargs || J.grid.x != 1 || J.grid.y != 1 || J.grid.z != 1))
+        BAD("--launches gives the grid, block and arguments: no --grid, --block or --arg with it");
+    if (!J.block.x && !J.launches) BAD("--block is required");
     J.path = argv[optind];
     return run_exec(&J);
 #undef BAD

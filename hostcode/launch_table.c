@@ -26,24 +26,74 @@ static hc_kshapes *kernel(hc_table *t, const char *name)
     return k;
 }
 
-static void add_shape(hc_kshapes *k, const uint32_t b[3], const char *at)
+static hc_shape *add_shape(hc_kshapes *k, const uint32_t b[3], const char *at)
 {
     for (uint32_t i = 0; i < k->n; i++)
-        if (!memcmp(k->s[i].block, b, 3 * sizeof *b)) return;
+        if (!memcmp(k->s[i].block, b, 3 * sizeof *b)) return &k->s[i];
     k->s = realloc(k->s, (k->n + 1) * sizeof *k->s);
     if (!k->s) abort();
     hc_shape *s = &k->s[k->n++];
+    memset(s, 0, sizeof *s);
     memcpy(s->block, b, 3 * sizeof *b);
     s->at = dupn(at);
     size_t n = strlen(at) + 32;
     s->from = malloc(n);
     if (!s->from) abort();
     snprintf(s->from, n, "host-code launch at %s", at);
+    return s;
+}
+
+/* v: an array of 1 to 3 integers in [1, max] (missing extents 1) into d,
+ * their product at most total_max. */
+static bool dims(json_t *v, uint32_t d[3], uint64_t max, uint64_t total_max)
+{
+    size_t n = json_array_size(v);
+    uint64_t total = 1;
+    if (!json_is_array(v) || n < 1 || n > 3) return false;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *e = json_array_get(v, i);
+        json_int_t x = i < n ? (json_is_integer(e) ? json_integer_value(e) : 0) : 1;
+        if (x < 1 || (uint64_t)x > max) return false;
+        d[i] = (uint32_t)x;
+        total *= (uint64_t)x;
+    }
+    return total <= total_max;
+}
+
+/* A launch's "grid" and "args" (a run) into s; false with what is wrong. */
+static bool add_run(hc_shape *s, json_t *l, const char *path, const char *where, char *what, size_t n)
+{
+    json_t *g = json_object_get(l, "grid"), *a = json_object_get(l, "args");
+    if (!g && !a) return true;
+    if (!dims(g, (uint32_t[3]){0}, 0x7fffffffu, UINT64_MAX) || (a && !json_is_array(a))) {
+        snprintf(what, n, "%s: a run has \"grid\" [x, y, z] (1 to 2^31-1 each) and \"args\" [\"SPEC\", ...]",
+                 where);
+        return false;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(a, i, e) if (!json_is_string(e)) {
+        snprintf(what, n, "%s.args[%zu]: not a string (`ptxray run`'s --arg syntax)", where, i);
+        return false;
+    }
+    s->runs = realloc(s->runs, (s->nruns + 1) * sizeof *s->runs);
+    if (!s->runs) abort();
+    hc_run *r = &s->runs[s->nruns++];
+    dims(g, r->grid, 0x7fffffffu, UINT64_MAX);
+    r->nargs = (uint32_t)json_array_size(a);
+    r->args = calloc(r->nargs + 1, sizeof *r->args);
+    if (!r->args) abort();
+    json_array_foreach(a, i, e) r->args[i] = dupn(json_string_value(e));
+    size_t wn = strlen(path) + strlen(where) + 3;
+    r->where = malloc(wn);
+    if (!r->where) abort();
+    snprintf(r->where, wn, "%s: %s", path, where);
+    return true;
 }
 
 static int bad(FILE *err, const char *path, const char *what)
 {
-    fprintf(err, "%s: error: %s (expected the JSON of `ptxray launches --format json`)\n", path, what);
+    fprintf(err, "%s: error: %s (expected a launch file: docs/launches.md)\n", path, what);
     return 2;
 }
 
@@ -54,7 +104,8 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
     json_t *j = json_load_file(path, 0, &je);
     if (!j) {
         if (je.line < 1) fprintf(err, "%s: error: %s\n", path, je.text);
-        else fprintf(err, "%s:%d:%d: error: %s\n", path, je.line, je.column, je.text);
+        else fprintf(err, "%s:%d:%d: error: %s (a launch file is JSON: docs/launches.md)\n", path, je.line, je.column,
+                     je.text);
         return 2;
     }
     int rc = 0;
@@ -66,7 +117,7 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
         if (rc) break;
         const char *name = json_string_value(json_object_get(k, "name"));
         json_t *shapes = json_object_get(k, "shapes");
-        char what[160];
+        char what[300];
         snprintf(what, sizeof what, "kernels[%zu]: no \"name\" string or \"shapes\" array", i);
         if (!name || !json_is_array(shapes)) {
             rc = bad(err, path, what);
@@ -78,23 +129,26 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
         size_t si;
         json_t *s;
         json_array_foreach(shapes, si, s) {
-            json_t *b = json_object_get(s, "block");
-            const char *at = json_string_value(json_object_get(json_array_get(json_object_get(s, "launches"), 0), "at"));
+            json_t *ls = json_object_get(s, "launches");
+            const char *at = json_string_value(json_object_get(json_array_get(ls, 0), "at"));
             uint32_t blk[3];
-            bool ok = json_is_array(b) && json_array_size(b) == 3;
-            uint64_t total = 1;
-            for (size_t d = 0; ok && d < 3; d++) {
-                json_t *v = json_array_get(b, d);
-                ok = json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 1024;
-                if (ok) total *= (uint64_t)json_integer_value(v);
-                blk[d] = ok ? (uint32_t)json_integer_value(v) : 0;
-            }
-            if (!ok || total > 1024) {
+            if (!dims(json_object_get(s, "block"), blk, 1024, 1024)) {
                 snprintf(what, sizeof what, "kernels[%zu].shapes[%zu].block: not a block shape [x, y, z] of 1 to 1024 threads", i, si);
                 rc = bad(err, path, what);
                 break;
             }
-            add_shape(ks2, blk, at ? at : path);
+            hc_shape *sh = add_shape(ks2, blk, at ? at : path);
+            size_t li;
+            json_t *l;
+            json_array_foreach(ls, li, l) {
+                char where[100];
+                snprintf(where, sizeof where, "kernels[%zu].shapes[%zu].launches[%zu]", i, si, li);
+                if (!add_run(sh, l, path, where, what, sizeof what)) {
+                    rc = bad(err, path, what);
+                    break;
+                }
+            }
+            if (rc) break;
         }
     }
     json_decref(j);
@@ -150,8 +204,15 @@ void hc_table_free(hc_table *t)
 {
     for (size_t i = 0; i < t->n; i++) {
         for (uint32_t s = 0; s < t->k[i].n; s++) {
-            free(t->k[i].s[s].at);
-            free(t->k[i].s[s].from);
+            hc_shape *sh = &t->k[i].s[s];
+            for (uint32_t r = 0; r < sh->nruns; r++) {
+                for (uint32_t a = 0; a < sh->runs[r].nargs; a++) free(sh->runs[r].args[a]);
+                free(sh->runs[r].args);
+                free(sh->runs[r].where);
+            }
+            free(sh->runs);
+            free(sh->at);
+            free(sh->from);
         }
         free(t->k[i].s);
         free(t->k[i].name);

@@ -1,7 +1,10 @@
-/* The block shapes host code launches each kernel with, by PTX name: read
- * from the JSON of `ptxray launches` (--launches FILE.json) or taken from a
- * scan (analyze FILE.cu): the constant shapes, and how many launches have
- * an unknown one. */
+/* The launch file (docs/launches.md, "Launch files"), the one reader of
+ * it: the block shapes host code launches each kernel with, by the name
+ * the file gives (matched to a function with ptx_name_match), read from
+ * the JSON of `ptxray launches` (--launches FILE.json of every command) or
+ * taken from a scan (analyze FILE.cu): the constant shapes, how many
+ * launches have an unknown one, and the runs: launches that also give a
+ * grid and arguments (`spillcost --launches`, `run --launches`). */
 #ifndef PTXRAY_HOSTCODE_LAUNCH_TABLE_H
 #define PTXRAY_HOSTCODE_LAUNCH_TABLE_H
 #include <stddef.h>
@@ -9,8 +12,18 @@
 #include <stdio.h>
 #include "launches.h"
 
+/* A launch with its grid and arguments: what the emulator can run. */
+typedef struct hc_run {
+    uint32_t grid[3];
+    char **args;  /* `ptxray run`'s --arg syntax, one per parameter */
+    uint32_t nargs;
+    char *where;  /* "FILE: kernels[i].shapes[j].launches[k]", for messages */
+} hc_run;
+
 typedef struct hc_shape {
     uint32_t block[3];
+    hc_run *runs; /* its launches with a grid, in the file's order */
+    uint32_t nruns;
     char *at;   /* the first launch with it, "file:line:col" */
     char *from; /* "host-code launch at file:line:col" */
 } hc_shape;

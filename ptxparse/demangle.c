@@ -23,3 +23,69 @@ char *ptx_func_shown(const ptx_func *fn)
     if (!d && !(d = strndup(fn->name.p, fn->name.n))) abort();
     return d;
 }
+
+void ptx_fname_init(ptx_fname *f, const ptx_func *fn)
+{
+    f->sym = fn->name;
+    f->full = ptx_demangle(fn->name.p, fn->name.n, true);
+    f->bare = f->full ? ptx_demangle(fn->name.p, fn->name.n, false) : NULL;
+}
+
+void ptx_fname_free(ptx_fname *f)
+{
+    free(f->full);
+    free(f->bare);
+}
+
+static bool same(const char *s, const char *name, size_t n) { return s && !strncmp(s, name, n) && !s[n]; }
+
+int ptx_fname_match(const ptx_fname *f, const char *name, size_t n)
+{
+    if (f->sym.n == n && !memcmp(f->sym.p, name, n)) return PTX_NAME_EXACT;
+    if (same(f->full, name, n) || same(f->bare, name, n)) return PTX_NAME_EXACT;
+    if ((f->full && !strncmp(f->full, name, n)) || (f->bare && !strncmp(f->bare, name, n))) return PTX_NAME_PREFIX;
+    return PTX_NAME_NONE;
+}
+
+int ptx_name_match(const ptx_func *fn, const char *name, size_t n)
+{
+    if (fn->name.n == n && !memcmp(fn->name.p, name, n)) return PTX_NAME_EXACT; /* no demangling */
+    /* a symbol names only itself (no demangled name starts with _Z), and a
+     * plain symbol has no other name */
+    if ((n >= 2 && name[0] == '_' && name[1] == 'Z') || fn->name.n < 3 || memcmp(fn->name.p, "_Z", 2))
+        return PTX_NAME_NONE;
+    ptx_fname f;
+    ptx_fname_init(&f, fn);
+    int r = ptx_fname_match(&f, name, n);
+    ptx_fname_free(&f);
+    return r;
+}
+
+static bool wanted(const ptx_func *f, bool entries) { return f->has_body && (f->is_entry || !entries); }
+
+uint32_t ptx_name_lookup(const ptx_module *m, const char *name, size_t n, bool entries, bool prefix,
+                         const ptx_func **hit)
+{
+    uint32_t nexact = 0, nprefix = 0;
+    const ptx_func *exact = NULL, *pre = NULL;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        if (!wanted(m->funcs[i], entries)) continue;
+        int r = ptx_name_match(m->funcs[i], name, n);
+        if (r == PTX_NAME_EXACT && !nexact++) exact = m->funcs[i];
+        if (r == PTX_NAME_PREFIX && prefix && !nprefix++) pre = m->funcs[i];
+    }
+    *hit = nexact ? exact : pre;
+    return nexact ? nexact : nprefix;
+}
+
+void ptx_names_print(FILE *o, const ptx_module *m, bool entries)
+{
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = m->funcs[i];
+        if (!wanted(f, entries)) continue;
+        char *s = ptx_func_shown(f);
+        if (strlen(s) == f->name.n && !memcmp(s, f->name.p, f->name.n)) fprintf(o, "  %s\n", s);
+        else fprintf(o, "  %s  [%.*s]\n", s, (int)f->name.n, f->name.p);
+        free(s);
+    }
+}

@@ -52,6 +52,31 @@ char *ptx_demangle(const char *name, size_t n, bool full);
  * as written; malloc'd. */
 char *ptx_func_shown(const ptx_func *fn);
 
+/* How a name people give for a function (--kernel, --block KERNEL=, the
+ * launch files; docs/launches.md, "Naming a kernel") matches it, the same
+ * everywhere: PTX_NAME_EXACT when it is fn's symbol, its C++ name as `ptxray
+ * list` prints it ("void k<8>(float*)") or that without return type and
+ * parameters ("k<8>"); PTX_NAME_PREFIX when it is a prefix of a C++ name
+ * (only C++ names: a plain name is given whole); else PTX_NAME_NONE. */
+enum { PTX_NAME_NONE, PTX_NAME_PREFIX, PTX_NAME_EXACT };
+/* fn's names, demangled once for matching many names against it. */
+typedef struct ptx_fname {
+    ptx_str sym;
+    char *full, *bare; /* NULL for a name that is not a C++ symbol */
+} ptx_fname;
+void ptx_fname_init(ptx_fname *f, const ptx_func *fn);
+void ptx_fname_free(ptx_fname *f);
+int ptx_fname_match(const ptx_fname *f, const char *name, size_t n);
+int ptx_name_match(const ptx_func *fn, const char *name, size_t n);
+/* The functions of m with a body (only kernels with entries) that name
+ * names at the best level (exact; else, with prefix, as a prefix): how
+ * many (one: name picks it; more: name is ambiguous), the first in *hit. */
+uint32_t ptx_name_lookup(const ptx_module *m, const char *name, size_t n, bool entries, bool prefix,
+                         const ptx_func **hit);
+/* m's functions with a body (only kernels with entries) on o, one a line,
+ * "  NAME" or "  NAME  [SYMBOL]": what an unknown or ambiguous name lists. */
+void ptx_names_print(FILE *o, const ptx_module *m, bool entries);
+
 /* The lexer reads common instruction shapes whole (docs/front-end.md); with
  * this off every instruction goes through the general grammar.  The IR is
  * the same either way (a test compares them); the switch exists for that

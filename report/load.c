@@ -4,48 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool wanted(const ptx_func *f, bool entries) { return f->has_body && (f->is_entry || !entries); }
-
-/* How well name matches f: 2 exactly (symbol, demangled name in full or
- * without its return type and parameters), 1 as a prefix of a demangled
- * one, 0 not at all.  Only C++ names match by prefix: a plain kernel name
- * must be given whole, as before there were demangled names. */
-static int match(const ptx_func *f, const char *name)
-{
-    size_t n = strlen(name);
-    if (f->name.n == n && !memcmp(f->name.p, name, n)) return 2;
-    int best = 0;
-    for (int full = 0; full < 2 && best < 2; full++) {
-        char *d = ptx_demangle(f->name.p, f->name.n, full);
-        if (d && !strcmp(d, name)) best = 2;
-        else if (d && !strncmp(d, name, n)) best = 1;
-        free(d);
-    }
-    return best;
-}
-
-void load_list(const ptx_module *m, bool entries)
-{
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
-        const ptx_func *f = m->funcs[i];
-        if (!wanted(f, entries)) continue;
-        char *s = ptx_func_shown(f);
-        if (strlen(s) == f->name.n && !memcmp(s, f->name.p, f->name.n)) fprintf(stderr, "  %s\n", s);
-        else fprintf(stderr, "  %s  [%.*s]\n", s, (int)f->name.n, f->name.p);
-        free(s);
-    }
-}
+void load_list(const ptx_module *m, bool entries) { ptx_names_print(stderr, m, entries); }
 
 const char *load_kernel(const char *cmd, ptx_module *m, const char *path, const char *name, bool entries)
 {
-    const ptx_func *hit = NULL;
-    uint32_t nhits = 0;
-    for (int level = 2; level >= 1 && !nhits; level--)
-        for (uint32_t i = 0; i < m->nfuncs; i++)
-            if (wanted(m->funcs[i], entries) && match(m->funcs[i], name) == level) {
-                hit = m->funcs[i];
-                nhits++;
-            }
+    const ptx_func *hit;
+    uint32_t nhits = ptx_name_lookup(m, name, strlen(name), entries, true, &hit);
     if (nhits == 1) {
         char *s = arena_alloc(&m->arena, hit->name.n + 1);
         memcpy(s, hit->name.p, hit->name.n);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "divcheck.h"
 #include "kname.h"
+#include "launch_table.h"
 #include "load.h"
 #include "outfile.h"
 #include "ptx.h"
@@ -21,6 +22,49 @@ static void user_line(void *ctx, const ptx_func *fn, uint32_t stmt, char *buf, s
 {
     src_frame fr;
     if (src_user_frame(ctx, fn, stmt, &fr)) snprintf(buf, n, "%s:%u", fr.file, fr.line);
+}
+
+/* --launches FILE: the one run FILE gives kernel (its shape into *block),
+ * or NULL after "ptxray run: ..." on stderr: FILE has none or several, or
+ * the name it has for kernel names several kernels of m. */
+static const hc_run *launch_run(const hc_table *t, const ptx_module *m, const char *kernel, const char *path,
+                                emu_dim3 *block)
+{
+    const ptx_func *kfn = ptx_module_find_func(m, kernel), *hit;
+    const hc_run *run = NULL;
+    uint32_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *name = t->k[i].name;
+        if (ptx_name_match(kfn, name, strlen(name)) != PTX_NAME_EXACT) continue;
+        if (ptx_name_lookup(m, name, strlen(name), true, false, &hit) > 1) {
+            fprintf(stderr,
+                    "ptxray run: --launches %s: '%s' names several kernels of %s; give its symbol or its C++ name "
+                    "in full:\n",
+                    path, name, m->path);
+            load_list(m, true);
+            return NULL;
+        }
+        for (uint32_t s = 0; s < t->k[i].n; s++)
+            for (uint32_t r = 0; r < t->k[i].s[s].nruns; r++, n++)
+                if (!run) {
+                    run = &t->k[i].s[s].runs[r];
+                    *block = (emu_dim3){t->k[i].s[s].block[0], t->k[i].s[s].block[1], t->k[i].s[s].block[2]};
+                }
+    }
+    if (n == 1) return run;
+    char *shown = ptx_func_shown(kfn);
+    if (n) fprintf(stderr, "ptxray run: --launches %s: %u runs of %s; run takes one (give --grid, --block and --arg)\n",
+                   path, n, shown);
+    else {
+        fprintf(stderr, "ptxray run: --launches %s: no run of %s; the file has runs of:\n", path, shown);
+        for (size_t i = 0; i < t->n; i++) {
+            uint32_t runs = 0;
+            for (uint32_t s = 0; s < t->k[i].n; s++) runs += t->k[i].s[s].nruns;
+            if (runs) fprintf(stderr, "  %s\n", t->k[i].name);
+        }
+    }
+    free(shown);
+    return NULL;
 }
 
 int run_exec(const run_job *j)
@@ -54,6 +98,20 @@ int run_exec(const run_job *j)
                 snprintf(kbuf, sizeof kbuf, "%.*s", (int)m->funcs[i]->name.n, m->funcs[i]->name.p);
         kernel = kbuf;
     }
+    hc_table lt = {0};
+    const char *const *argv = j->args; /* --arg, or the run's */
+    unsigned nargs = j->nargs;
+    if (j->launches) {
+        const hc_run *run = NULL;
+        if (hc_table_load(&lt, j->launches, stderr) || !(run = launch_run(&lt, m, kernel, j->launches, &block))) {
+            hc_table_free(&lt);
+            ptx_module_free(m);
+            return 2;
+        }
+        grid = (emu_dim3){run->grid[0], run->grid[1], run->grid[2]};
+        argv = (const char *const *)run->args;
+        nargs = run->nargs;
+    }
     divcheck *dc = NULL;
     if (j->checkdiv) {
         ptx_diags dd;
@@ -63,6 +121,7 @@ int run_exec(const run_job *j)
         ptx_diags_free(&dd);
         if (!dc) {
             fprintf(stderr, "ptxray run: --check-divergence: %s cannot be analysed\n", path);
+            hc_table_free(&lt);
             ptx_module_free(m);
             return 2;
         }
@@ -87,9 +146,9 @@ int run_exec(const run_job *j)
         goto out;
     }
     nparams = (unsigned)np;
-    if (j->nargs != nparams) {
-        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u --arg given:", shown, nparams,
-                nparams == 1 ? "" : "s", j->nargs);
+    if (nargs != nparams) {
+        fprintf(stderr, "ptxray run: kernel '%s' takes %u parameter%s, %u %s given:", shown, nparams,
+                nparams == 1 ? "" : "s", nargs, j->launches ? "arguments" : "--arg");
         for (unsigned i = 0; i < nparams && i < RUN_MAX_SPECS; i++)
             fprintf(stderr, "%s %s%s (%u bytes)", i ? "," : "", pinfo[i].is_array ? ".b8 array" : ptx_type_name((ptx_type)pinfo[i].type),
                     "", pinfo[i].size);
@@ -121,8 +180,8 @@ int run_exec(const run_job *j)
         }
     for (unsigned i = 0; i < nparams; i++) {
         argbytes[i] = calloc(pinfo[i].size ? pinfo[i].size : 1, 1);
-        if (!argbytes[i] || !run_argument(&R, j->args[i], &pinfo[i], argbytes[i])) {
-            fprintf(stderr, "ptxray run: --arg %u '%s' (parameter %.*s): %s\n", i + 1, j->args[i],
+        if (!argbytes[i] || !run_argument(&R, argv[i], &pinfo[i], argbytes[i])) {
+            fprintf(stderr, "ptxray run: --arg %u '%s' (parameter %.*s): %s\n", i + 1, argv[i],
                     (int)pinfo[i].name.n, pinfo[i].name.p, R.err);
             rc = 2;
             goto out;
@@ -242,6 +301,7 @@ out:
     run_args_free(&R);
     emu_destroy(R.M);
     divcheck_free(dc);
+    hc_table_free(&lt);
     ptx_module_free(m);
     return rc;
 }

@@ -15,6 +15,7 @@
 typedef struct run_job {
     const char *path;
     const char *kernel;                 /* NULL: the module's only kernel */
+    const char *launches;               /* --launches FILE: the kernel's run there gives grid, block, args */
     emu_dim3 grid, block;
     emu_options eo;
     const char *args[RUN_MAX_SPECS];    /* --arg, one per parameter */

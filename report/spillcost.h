@@ -24,13 +24,15 @@ typedef struct sc_dyn {
     uint64_t local_ld, local_st, shared_ld, shared_st, remat_c, remat_a, remat_s;
 } sc_dyn;
 
-/* One line of --launches: KERNEL GRID BLOCK [ARG]... (run's --arg). */
+/* One run of the --launches file (docs/launches.md): a launch with its
+ * grid and arguments (run's --arg). */
 typedef struct sc_launch {
-    char *kernel;
+    char *kernel;  /* as the file names it (ptx_name_match) */
     emu_dim3 grid, block;
     char **args;
-    unsigned nargs, line;
-    bool seen; /* some file has the kernel */
+    unsigned nargs;
+    char *where;   /* "FILE: kernels[i].shapes[j].launches[k]" */
+    uint8_t seen;  /* BLK_SEEN: some file has the kernel; BLK_CLASH: names several of a file */
 } sc_launch;
 
 typedef struct sc_row {
@@ -69,7 +71,8 @@ typedef struct sc_report {
     sc_launch *launches;
 } sc_report;
 
-/* --launches FILE into r (0), or 2 after a file:line: error on stderr. */
+/* --launches FILE's runs into r (0), or 2 after "FILE...: error: ..." on
+ * stderr (hc_table_load, the one reader of launch files). */
 int sc_launches_read(sc_report *r, const char *path);
 void sc_launches_free(sc_report *r);
 
@@ -79,6 +82,7 @@ typedef struct sc_dynfile {
     FILE *devnull;         /* device printf */
     ptx_module *m0;        /* the original, which the machines need */
     emu_machine **orig;    /* per launch: after the original's run; NULL: not this file's, or it stopped */
+    char **sym;            /* per launch: the symbol of its kernel in this file; NULL: not this file's */
     bool failed;           /* a launch's arguments do not fit its kernel (said on stderr) */
 } sc_dynfile;
 /* msgs: where a launch that cannot run is said (the file's stream). */

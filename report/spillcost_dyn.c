@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu.h"
+#include "launch_table.h"
 #include "printer.h"
 #include "ptx.h"
 #include "run_args.h"
@@ -17,32 +18,12 @@
 
 #define SC_MAX_ARGS 256
 
-static bool parse_dim(const char *s, emu_dim3 *d)
-{
-    uint64_t v[3] = {1, 1, 1};
-    unsigned n = 0;
-    const char *p = s;
-    for (;;) {
-        char tok[32];
-        const char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (n == 3 || !len || len >= sizeof tok) return false;
-        memcpy(tok, p, len);
-        tok[len] = 0;
-        if (!spec_number(tok, &v[n]) || !v[n] || v[n] > 0x7fffffffu) return false;
-        n++;
-        if (!c) break;
-        p = c + 1;
-    }
-    d->x = (uint32_t)v[0], d->y = (uint32_t)v[1], d->z = (uint32_t)v[2];
-    return true;
-}
-
 void sc_launches_free(sc_report *r)
 {
     for (size_t i = 0; i < r->nlaunches; i++) {
         sc_launch *L = &r->launches[i];
         free(L->kernel);
+        free(L->where);
         for (unsigned k = 0; k < L->nargs; k++) free(L->args[k]);
         free(L->args);
     }
@@ -52,66 +33,44 @@ void sc_launches_free(sc_report *r)
     r->nlaunches = 0;
 }
 
+static char *dup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d) abort();
+    return d;
+}
+
 int sc_launches_read(sc_report *r, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "ptxray spillcost: --launches %s: %s\n", path, strerror(errno));
-        return 2;
-    }
-    r->launch_path = strdup(path);
-    if (!r->launch_path) abort();
-    char line[8192];
-    unsigned ln = 0;
+    hc_table t;
+    if (hc_table_load(&t, path, stderr)) return 2;
+    r->launch_path = dup(path);
     size_t cap = 0;
     int rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
-        ln++;
-        size_t n = strlen(line);
-        if (n == sizeof line - 1 && line[n - 1] != '\n') {
-            fprintf(stderr, "%s:%u:1: error: line longer than %zu characters\n", path, ln, sizeof line - 2);
-            rc = 2;
-            break;
-        }
-        char *hash = strchr(line, '#');
-        if (hash) *hash = 0;
-        char *tok[SC_MAX_ARGS + 3];
-        unsigned nt = 0;
-        for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-            if (nt == SC_MAX_ARGS + 3) {
-                fprintf(stderr, "%s:%u:1: error: more than %u arguments\n", path, ln, SC_MAX_ARGS);
-                rc = 2;
-                break;
+    for (size_t k = 0; k < t.n; k++)
+        for (uint32_t s = 0; s < t.k[k].n; s++)
+            for (uint32_t i = 0; i < t.k[k].s[s].nruns; i++) {
+                const hc_run *R = &t.k[k].s[s].runs[i];
+                const uint32_t *b = t.k[k].s[s].block;
+                if (R->nargs > SC_MAX_ARGS) {
+                    fprintf(stderr, "%s: error: more than %u arguments\n", R->where, SC_MAX_ARGS);
+                    rc = 2;
+                    continue;
+                }
+                sc_launch L = {dup(t.k[k].name), {R->grid[0], R->grid[1], R->grid[2]}, {b[0], b[1], b[2]},
+                               calloc(R->nargs + 1, sizeof(char *)), R->nargs, dup(R->where), 0};
+                if (!L.args) abort();
+                for (unsigned a = 0; a < L.nargs; a++) L.args[a] = dup(R->args[a]);
+                if (r->nlaunches == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    r->launches = realloc(r->launches, cap * sizeof *r->launches);
+                    if (!r->launches) abort();
+                }
+                r->launches[r->nlaunches++] = L;
             }
-            tok[nt++] = t;
-        }
-        if (rc || !nt) continue;
-        sc_launch L;
-        memset(&L, 0, sizeof L);
-        if (nt < 3 || !parse_dim(tok[1], &L.grid) || !parse_dim(tok[2], &L.block)) {
-            fprintf(stderr,
-                    "%s:%u:1: error: expected KERNEL GRID BLOCK [ARG]... (GRID, BLOCK: X[,Y[,Z]], positive)\n",
-                    path, ln);
-            rc = 2;
-            break;
-        }
-        L.kernel = strdup(tok[0]);
-        L.line = ln;
-        L.nargs = nt - 3;
-        L.args = calloc(L.nargs + 1, sizeof *L.args);
-        if (!L.kernel || !L.args) abort();
-        for (unsigned k = 0; k < L.nargs; k++)
-            if (!(L.args[k] = strdup(tok[3 + k]))) abort();
-        if (r->nlaunches == cap) {
-            cap = cap ? 2 * cap : 8;
-            r->launches = realloc(r->launches, cap * sizeof *r->launches);
-            if (!r->launches) abort();
-        }
-        r->launches[r->nlaunches++] = L;
-    }
-    fclose(f);
+    hc_table_free(&t);
     if (!rc && !r->nlaunches) {
-        fprintf(stderr, "%s: error: no launches\n", path);
+        fprintf(stderr, "%s: error: no runs (launches with a \"grid\" and \"args\"; docs/launches.md)\n", path);
         rc = 2;
     }
     return rc;
@@ -119,8 +78,8 @@ int sc_launches_read(sc_report *r, const char *path)
 
 /* One launch of m: the machine after it (caller destroys), its status.
  * false with the reason in err when the arguments do not fit the kernel. */
-static emu_machine *run_launch(const ptx_module *m, const sc_launch *L, FILE *devnull, emu_status *st, char *err,
-                               size_t errn)
+static emu_machine *run_launch(const ptx_module *m, const sc_launch *L, const char *sym, FILE *devnull,
+                               emu_status *st, char *err, size_t errn)
 {
     emu_options eo;
     memset(&eo, 0, sizeof eo);
@@ -131,7 +90,7 @@ static emu_machine *run_launch(const ptx_module *m, const sc_launch *L, FILE *de
     emu_param_info pinfo[SC_MAX_ARGS];
     uint8_t *bytes[SC_MAX_ARGS] = {0};
     emu_arg args[SC_MAX_ARGS];
-    int np = emu_kernel_params(R.M, L->kernel, pinfo, SC_MAX_ARGS);
+    int np = emu_kernel_params(R.M, sym, pinfo, SC_MAX_ARGS);
     bool ok = np >= 0 && (unsigned)np == L->nargs;
     if (!ok) snprintf(err, errn, "kernel %s takes %d parameters, %u given", L->kernel, np, L->nargs);
     for (unsigned i = 0; ok && i < L->nargs; i++) {
@@ -147,7 +106,7 @@ static emu_machine *run_launch(const ptx_module *m, const sc_launch *L, FILE *de
     if (ok) {
         ptx_diags d;
         ptx_diags_init(&d);
-        *st = emu_launch(R.M, L->kernel, L->grid, L->block, args, L->nargs, &d);
+        *st = emu_launch(R.M, sym, L->grid, L->block, args, L->nargs, &d);
         ptx_diags_free(&d);
     }
     for (unsigned i = 0; i < L->nargs && i < SC_MAX_ARGS; i++) free(bytes[i]);
@@ -170,12 +129,6 @@ static bool same_globals(const emu_machine *a, const emu_machine *b)
     return true;
 }
 
-static bool has_kernel(const ptx_module *m, const char *k)
-{
-    const ptx_func *f = ptx_module_find_func(m, k);
-    return f && f->is_entry && f->has_body;
-}
-
 sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, FILE *msgs)
 {
     if (!r->nlaunches) return NULL;
@@ -188,22 +141,37 @@ sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, FILE *msgs)
     }
     df->devnull = fopen("/dev/null", "w");
     df->orig = calloc(r->nlaunches, sizeof *df->orig);
-    if (!df->devnull || !df->orig) abort();
+    df->sym = calloc(r->nlaunches, sizeof *df->sym);
+    if (!df->devnull || !df->orig || !df->sym) abort();
     for (size_t i = 0; i < r->nlaunches; i++) {
         sc_launch *L = &r->launches[i];
-        if (!has_kernel(m0, L->kernel)) continue;
-        L->seen = true;
+        const ptx_func *f;
+        uint32_t n = ptx_name_lookup(m0, L->kernel, strlen(L->kernel), true, false, &f);
+        if (n > 1) { /* overloads without their parameters */
+            L->seen |= BLK_CLASH;
+            fprintf(msgs,
+                    "ptxray spillcost: %s: '%s' names %u kernels of %s; give its symbol or its C++ name, in full "
+                    "or without its parameters:\n",
+                    L->where, L->kernel, n, path);
+            ptx_names_print(msgs, m0, true);
+            df->failed = true;
+            break;
+        }
+        if (!n) continue;
+        L->seen |= BLK_SEEN;
+        df->sym[i] = strndup(f->name.p, f->name.n);
+        if (!df->sym[i]) abort();
         char err[600];
         emu_status st;
-        emu_machine *M = run_launch(m0, L, df->devnull, &st, err, sizeof err);
+        emu_machine *M = run_launch(m0, L, df->sym[i], df->devnull, &st, err, sizeof err);
         if (!M) {
-            fprintf(msgs, "%s:%u:1: error: %s: %s\n", r->launch_path, L->line, path, err);
+            fprintf(msgs, "%s: error: %s: %s\n", L->where, path, err);
             df->failed = true;
             break;
         }
         if (st != EMU_OK) {
-            sc_note(r, "%s:%u: %s: the original kernel %s stops (%s): launch left out", r->launch_path, L->line, path,
-                    L->kernel, emu_status_name(st));
+            sc_note(r, "%s: %s: the original kernel %s stops (%s): launch left out", L->where, path, L->kernel,
+                    emu_status_name(st));
             emu_destroy(M);
             continue;
         }
@@ -227,16 +195,16 @@ void sc_dyn_rewritten(sc_report *r, sc_dynfile *df, const char *path, const ptx_
         const sc_launch *L = &r->launches[i];
         sc_row *w = NULL;
         for (size_t k = from; k < r->nrows && !w; k++)
-            if (!strcmp(r->rows[k].kernel, L->kernel)) w = &r->rows[k];
+            if (!strcmp(r->rows[k].kernel, df->sym[i])) w = &r->rows[k];
         if (!w) continue;
         sc_dyn *y = &w->dyn;
         y->launches++;
         char err[600];
         emu_status st = EMU_ERR_USAGE;
-        emu_machine *M = m2 ? run_launch(m2, L, df->devnull, &st, err, sizeof err) : NULL;
+        emu_machine *M = m2 ? run_launch(m2, L, df->sym[i], df->devnull, &st, err, sizeof err) : NULL;
         if (!M || st != EMU_OK || !same_globals(df->orig[i], M)) {
             y->mismatches++;
-            sc_note(r, "%s:%u: %s %s K=%u: the rewritten kernel %s %s", r->launch_path, L->line, path,
+            sc_note(r, "%s: %s %s K=%u: the rewritten kernel %s %s", L->where, path,
                     sc_mode_name(w->mode), w->budget, L->kernel,
                     !M ? "does not run" : st != EMU_OK ? emu_status_name(st) : "leaves other global memory");
         }
@@ -254,9 +222,13 @@ void sc_dyn_rewritten(sc_report *r, sc_dynfile *df, const char *path, const ptx_
 void sc_dyn_end(sc_report *r, sc_dynfile *df)
 {
     if (!df) return;
-    for (size_t i = 0; i < r->nlaunches; i++) emu_destroy(df->orig[i]);
+    for (size_t i = 0; df->orig && i < r->nlaunches; i++) {
+        emu_destroy(df->orig[i]);
+        free(df->sym[i]);
+    }
     free(df->orig);
+    free(df->sym);
     ptx_module_free(df->m0);
-    fclose(df->devnull);
+    if (df->devnull) fclose(df->devnull);
     free(df);
 }

@@ -385,10 +385,21 @@ int sc_collect(sc_report *r, char **files, int n, const char *arch, blk_opts *bl
     }
     free(w);
     if (!rc && !blk_check_seen(blocks, "spillcost")) rc = 2;
-    /* a launch file may cover more files than one run names */
+    /* a run asks for a kernel: one that no file has is a misspelt name
+     * or a file left out, not a launch to skip (docs/launches.md) */
     for (size_t i = 0; !rc && i < r->nlaunches; i++)
-        if (!r->launches[i].seen)
-            note(r, "%s:%u: kernel %s is in none of the files: not run", r->launch_path, r->launches[i].line,
-                 r->launches[i].kernel);
+        if (!r->launches[i].seen) {
+            fprintf(stderr,
+                    "ptxray spillcost: %s: no kernel named '%s' in the files; give its symbol or its C++ name, in "
+                    "full or without its parameters:\n",
+                    r->launches[i].where, r->launches[i].kernel);
+            for (int f = 0; f < n; f++) {
+                ptx_module *m = ptx_load_to(files[f], 1, stderr);
+                if (n > 1) fprintf(stderr, " %s:\n", files[f]);
+                if (m) ptx_names_print(stderr, m, true);
+                ptx_module_free(m);
+            }
+            rc = 2;
+        }
     return rc;
 }

@@ -331,7 +331,8 @@ Test(block_cli, errors_write_nothing)
         {"=32", "--block '=32': expected KERNEL=X[,Y[,Z]]: the kernel's name is missing\n"},
         {"ka=0,4", "--block 'ka=0,4': each extent must be between 1 and 1024\n"},
         {"ka=64,32", "--block 'ka=64,32': 2048 threads; a block has at most 1024\n"},
-        {"kc=32", "--block 'kc=32': no kernel named 'kc' in " PTX " (its kernels: ka, kb)\n"},
+        {"kc=32", "--block 'kc=32': " PTX ": no function named 'kc'; give its symbol or its C++ name, in full or "
+                  "without its parameters:\n  ka\n  kb\n"},
     };
     /* the commands with -o; analyze prints to stdout */
     static const char *const cmds[] = {"divergence", "uniformize", "coalescing", "check", "regalloc", "analyze"};

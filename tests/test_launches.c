@@ -506,8 +506,8 @@ Test(launches, bad_launches_file)
     char *b[] = {BIN, "coalescing", "--launches", path, "ptx-corpus/sm_80/matmul_tiled.ptx", NULL};
     free(tu_run_want(b, 2, &err));
     snprintf(want, sizeof want,
-             "%s: error: kernels[0].shapes[0].block: not a block shape [x, y, z] of 1 to 1024 threads (expected the "
-             "JSON of `ptxray launches --format json`)\n",
+             "%s: error: kernels[0].shapes[0].block: not a block shape [x, y, z] of 1 to 1024 threads (expected a "
+             "launch file: docs/launches.md)\n",
              path);
     cr_expect_str_eq(err, want);
     free(err);

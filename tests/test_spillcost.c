@@ -428,6 +428,11 @@ static const char *launch_file(const char *text)
     return path;
 }
 
+/* A launch file (docs/launches.md) with one run of KERNEL. */
+#define RUN(kernel, block, grid, args)                                                                           \
+    "{\"kernels\": [{\"name\": \"" kernel "\", \"shapes\": [{\"block\": " block ", \"launches\": [{\"grid\": " grid \
+    ", \"args\": [" args "]}]}]}]}\n"
+
 static void rm_launch_file(const char *path)
 {
     char dir[256];
@@ -446,7 +451,9 @@ static void rm_launch_file(const char *path)
 Test(spillcost, launches_dynamic_figures)
 {
     no_ptxas();
-    const char *lf = launch_file("# out n a b c\nloop_spill 1 128 buf:i32:384:rand:5 i32:3 i32:2 i32:3 i32:5\n");
+    /* out n a b c */
+    const char *lf = launch_file(RUN("loop_spill", "[128]", "[1]",
+                                     "\"buf:i32:384:rand:5\", \"i32:3\", \"i32:2\", \"i32:3\", \"i32:5\""));
     char *out, *err;
     char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--format", "json", "--launches", (char *)lf, NULL};
     cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
@@ -531,12 +538,25 @@ Test(spillcost, launches_bad_input_exit_2)
     static const struct {
         const char *text, *want;
     } bad[] = {
-        {"# c\nloop_spill 1\n", "l.launches:2:1: error: expected KERNEL GRID BLOCK"},
-        {"loop_spill 1 0 i32:1\n", "l.launches:1:1: error: expected KERNEL GRID BLOCK"},
-        {"loop_spill 1 32,2,2,2 i32:1\n", "l.launches:1:1: error: expected KERNEL GRID BLOCK"},
-        {"loop_spill 1 32 i32:1\n", "l.launches:1:1: error: "},
-        {"loop_spill 1 32 buf:i32:8 i32:1 i32:1 i32:1 xx:1\n", "l.launches:1:1: error: "},
-        {"# nothing\n\n", "error: no launches"},
+        /* the line format before launch files were one format: not JSON */
+        {"loop_spill 1 32 buf:i32:8 i32:1 i32:1 i32:1 i32:1\n", "l.launches:1:4: error: '[' or '{' expected near 'loop' (a launch file is JSON: docs/launches.md)\n"},
+        {RUN("loop_spill", "[32]", "[0]", "\"i32:1\""),
+         "l.launches: error: kernels[0].shapes[0].launches[0]: a run has \"grid\" [x, y, z]"},
+        {RUN("loop_spill", "[32, 2, 2, 2]", "[1]", "\"i32:1\""),
+         "l.launches: error: kernels[0].shapes[0].block: not a block shape"},
+        {RUN("loop_spill", "[32]", "[1]", "1"),
+         "l.launches: error: kernels[0].shapes[0].launches[0].args[0]: not a string"},
+        {RUN("loop_spill", "[32]", "[1]", "\"i32:1\""),
+         "l.launches: kernels[0].shapes[0].launches[0]: error: "},
+        {RUN("loop_spill", "[32]", "[1]", "\"i32:1\""), "loop_spill.ptx: kernel loop_spill takes 5 parameters, 1 given\n"},
+        {RUN("loop_spill", "[32]", "[1]", "\"buf:i32:8\", \"i32:1\", \"i32:1\", \"i32:1\", \"xx:1\""),
+         "l.launches: kernels[0].shapes[0].launches[0]: error: "},
+        {"{\"kernels\": [{\"name\": \"loop_spill\", \"shapes\": [{\"block\": [32]}]}]}",
+         "l.launches: error: no runs (launches with a \"grid\" and \"args\"; docs/launches.md)\n"},
+        /* a kernel in none of the files: an error listing their kernels */
+        {RUN("nosuch", "[32]", "[1]", ""),
+         "/l.launches: kernels[0].shapes[0].launches[0]: no kernel named 'nosuch' in the files; give "
+         "its symbol or its C++ name, in full or without its parameters:\n  loop_spill\n"},
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *lf = launch_file(bad[i].text);
@@ -549,15 +569,6 @@ Test(spillcost, launches_bad_input_exit_2)
         free(err);
         rm_launch_file(lf);
     }
-    /* a kernel in none of the files: a note, the rest runs */
-    const char *lf = launch_file("nosuch 1 32\n");
-    char *out, *err;
-    char *a[] = {BIN, "spillcost", data(), "--budgets", "8", "--launches", (char *)lf, NULL};
-    cr_expect_eq(tu_run(a, &out, &err), 0, "%s", err);
-    cr_expect(strstr(out, "l.launches:1: kernel nosuch is in none of the files: not run"), "%s", out);
-    free(out);
-    free(err);
-    rm_launch_file(lf);
 }
 
 /* Where the .local spill instructions come from (local_w_why): every
