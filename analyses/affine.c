@@ -373,7 +373,7 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     const aff_op *op = aff_decode(cx, val->stmt, in);
     bool pa = false, pw = !forms;
     if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
-        pa = aff_rule(cx, val->stmt, in, op, &out->a);
+        pa = aff_rule(cx, val->stmt, in, op, val, &out->a);
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
              * ⊥ once one is ⊥ (warp_form.c) */

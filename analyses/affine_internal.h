@@ -15,6 +15,9 @@ enum {
     /* rules of the warp forms only (the polynomials treat them as "other
      * operators") */
     AFF_R_SHR, AFF_R_AND, AFF_R_OR, AFF_R_XOR, AFF_R_DIV, AFF_R_REM, AFF_R_BFE, AFF_R_BFI, AFF_R_SET,
+    /* mov.bN {e0, e1, ...}, x: element i is bits [i·N/k, (i+1)·N/k) of x
+     * (both domains; aff_unpack_elem says which element a value is) */
+    AFF_R_UNPACK,
 };
 typedef struct aff_op {
     uint8_t decoded, rule;
@@ -93,7 +96,10 @@ static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
  * instruction has no rule of its own: the solver then applies the rule of
  * the paper's "other operators" (uniform when every operand is) to both
  * components at once, as it does the guard of a predicated definition. */
-bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, aff *out);
+bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
+/* AFF_R_UNPACK: which element of in's vector destination val is, and the
+ * elements' width in bits (*ew); false when it is none of them. */
+bool aff_unpack_elem(const aff_ctx *cx, const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
 bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out);
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */

@@ -123,7 +123,14 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     op->rule = AFF_R_GENERIC;
     if (si->dep_from) { op->rule = AFF_R_FROM; return; }
     switch (in->op) {
-    case PTX_OPC_MOV: if (in->nopd == 2) op->rule = ptx_type_is_int(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV; break;
+    case PTX_OPC_MOV:
+        /* an unpack (mov.b64 {lo, hi}, d) gives each element its bits of
+         * d, not d; a pack (mov.b64 d, {lo, hi}) has the generic rule
+         * (uniform when every element is) */
+        if (in->nopd != 2 || in->opd[1].kind == PTX_O_VEC) break;
+        if (in->opd[0].kind == PTX_O_VEC) op->rule = AFF_R_UNPACK;
+        else op->rule = ptx_type_is_int(si->dtype) ? AFF_R_MOV_INT : AFF_R_MOV;
+        break;
     case PTX_OPC_ADD: if (plain_int(in, si, mods_of(in))) op->rule = AFF_R_ADD; break;
     case PTX_OPC_SUB: if (plain_int(in, si, mods_of(in))) op->rule = AFF_R_SUB; break;
     case PTX_OPC_NEG: if (ptx_type_is_int(in->type)) op->rule = AFF_R_NEG; break;
@@ -137,6 +144,12 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     }
     case PTX_OPC_SHL: if (ptx_type_is_int(in->type)) op->rule = AFF_R_SHL; break;
     case PTX_OPC_CVT:
+        /* cvt.u8.u32 into a .b16 register keeps the low 8 bits and extends
+         * them to 16 (ISA: a destination register wider than the type): a
+         * result the rules below, which keep the value at the type's width,
+         * do not describe; the generic rule (uniform when the source is) */
+        if (in->opd[0].kind == PTX_O_REG && ptx_type_bits((ptx_type)cx->pf->fn->regs[in->opd[0].n].type) > op->w)
+            break;
         if (ptx_type_is_int(si->dtype) && ptx_type_is_int(si->stype) && !(mods_of(in) & M_SAT))
             op->rule = ptx_type_is_signed(si->stype) ? AFF_R_CVT_S : AFF_R_CVT_U;
         break;
@@ -180,11 +193,42 @@ static void wide_operands(const aff_op *op, aff *a, aff *b)
 
 /* The rule for instruction `in` at stmt; false: none applies after all
  * (an operand we do not track), use the generic one. */
-bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, aff *out)
+bool aff_unpack_elem(const aff_ctx *cx, const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew)
+{
+    const ptx_operand *v = &in->opd[0];
+    unsigned bits = ptx_type_bits(in->type);
+    (void)cx;
+    if (v->kind != PTX_O_VEC || !v->n || !bits || bits % v->n) return false;
+    *ew = bits / v->n;
+    for (unsigned k = 0; k < v->n; k++)
+        if (v->p.elems[k].kind == PTX_O_REG && v->p.elems[k].n == val->reg) {
+            *i = k;
+            return true;
+        }
+    return false;
+}
+
+bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
 {
     unsigned w = op->w;
     aff a, b, c;
     switch (op->rule) {
+    case AFF_R_UNPACK: { /* a constant's bits exactly; the low element as a
+                          * truncation (no wraparound); another element of a
+                          * value that is not uniform: none (a carry into it
+                          * may differ per lane) */
+        unsigned i, ew;
+        int64_t k;
+        if (!aff_unpack_elem(cx, in, val, &i, &ew) || !opd(cx, stmt, in, 1, out)) return false;
+        if (out->top) return true;
+        if (aff_is_const(out, &k)) {
+            uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);
+            aff_const(out, cx->n, wf_sext(bits, ew));
+            return true;
+        }
+        if (aff_uniform(cx, out)) { aff_uniform_unknown(out, cx->n); return true; }
+        return i == 0;
+    }
     case AFF_R_MOV: case AFF_R_MOV_INT: /* ASGA */
         if (!opd(cx, stmt, in, 1, out)) return false;
         if (op->rule == AFF_R_MOV) return true;

@@ -56,7 +56,48 @@ static bool reads_kernel_param(const ptx_func *fn, const ptx_inst *in, const ptx
     return false;
 }
 
-enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *semp, uint8_t *dep_from)
+/* Operand k of statement stmt as a constant: an integer literal, or a
+ * register whose one reaching definition is "mov d, literal" (nvcc keeps
+ * shfl's clamp operand in a register).  Nothing else: the simple analysis
+ * folds no arithmetic. */
+static bool const_opd(const ssa_func *s, uint32_t stmt, const ptx_inst *in, unsigned k, uint64_t *out)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    if (o->kind == PTX_O_IMM) {
+        if ((o->flags & 3) != PTX_IMM_INT) return false;
+        *out = (uint64_t)o->v;
+        return true;
+    }
+    if (o->kind != PTX_O_REG) return false;
+    for (uint32_t q = s->ref_off[stmt]; q < s->ref_off[stmt + 1]; q++) {
+        const ssa_ref *u = &s->refs[q];
+        if (u->opd != k || !(u->role & PTX_REF_USE) || u->value == SSA_NONE) continue;
+        const ssa_value *v = &s->values[u->value];
+        if (v->kind != SSA_V_INST || v->partial) return false;
+        const ptx_inst *d = &s->fn->stmts[v->stmt]->u.inst;
+        if (d->op != PTX_OPC_MOV || d->nopd != 2 || d->opd[1].kind != PTX_O_IMM) return false;
+        return const_opd(s, v->stmt, d, 1, out);
+    }
+    return false;
+}
+
+/* shfl.idx d|p, a, b, c gives lane j = minLane | (b & ~segmask) of a, and
+ * a lane keeps its own a where j > maxLane = minLane | (clamp & ~segmask),
+ * with c = segmask << 8 | clamp (ISA, shfl.sync).  One source lane for the
+ * whole warp only when segmask is 0 and b & 31 <= clamp in every lane: a
+ * constant c with clamp 31 (every __shfl_sync of width 32), or constant b
+ * and c. */
+static bool shfl_broadcast(const ssa_func *s, uint32_t stmt, const ptx_inst *in)
+{
+    uint64_t c, b;
+    if (!const_opd(s, stmt, in, 3, &c) || (c >> 8 & 0x1f) != 0) return false;
+    if ((c & 0x1f) == 0x1f) return true;
+    return const_opd(s, stmt, in, 2, &b) && (b & 0x1f) <= (c & 0x1f);
+}
+
+enum div_source div_classify(const ptx_func *fn, const ssa_func *s, uint32_t stmt, const ptx_inst *in,
+                             const ptx_inst_sem *semp, uint8_t *dep_from)
 {
     ptx_inst_sem sem = *semp;
     *dep_from = 0;
@@ -70,7 +111,10 @@ enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_i
         return DIV_SRC_NONE;
     case PTX_OPC_SHFL:
         if (ptx_inst_has_mod(in, ".idx")) {
-            *dep_from = 2; /* one source lane for all: uniform if lane, clamp and mask are */
+            /* one source lane for all: uniform if lane, clamp and mask are;
+             * else a lane may keep its own value, so the value shuffled
+             * matters too */
+            *dep_from = shfl_broadcast(s, stmt, in) ? 2 : 1;
             return DIV_SRC_NONE;
         }
         return DIV_SRC_SHFL;
@@ -255,7 +299,7 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
             const ptx_inst *in = &fn->stmts[i]->u.inst;
             uint8_t from;
             const ptx_inst_sem *sem = &s->sem[i];
-            enum div_source src = div_classify(fn, in, sem, &from);
+            enum div_source src = div_classify(fn, s, i, in, sem, &from);
             if (info) {
                 info[i].dtype = sem->dtype;
                 info[i].stype = sem->stype;

@@ -33,8 +33,11 @@ static inline uint32_t div_graph_vertices(const prog_func *pf) { return pf->ssa-
 
 /* Whether the value an instruction defines is a source of divergence;
  * *dep_from: the first operand that matters (0: all; vote.sync: its member
- * mask only; shfl.idx: lane, clamp and mask, not the value shuffled). The
+ * mask only; shfl.idx: lane, clamp and mask, not the value shuffled, when
+ * its clamp operand is a constant that sends every lane to one (s, stmt:
+ * the function's SSA and the statement, to find that constant)). The
  * guard always matters. */
-enum div_source div_classify(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, uint8_t *dep_from);
+enum div_source div_classify(const ptx_func *fn, const ssa_func *s, uint32_t stmt, const ptx_inst *in,
+                             const ptx_inst_sem *sem, uint8_t *dep_from);
 
 #endif

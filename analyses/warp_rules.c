@@ -269,6 +269,14 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
     switch (op->rule) {
     case AFF_R_MOV: case AFF_R_MOV_INT:
         return wopd(cx, stmt, in, 1, out);
+    case AFF_R_UNPACK: { /* element i: (x >> i·ew) truncated to ew bits */
+        unsigned i, ew;
+        if (!aff_unpack_elem(cx, in, val, &i, &ew) || !wopd(cx, stmt, in, 1, &a)) return false;
+        wf_const(&b, (int64_t)(i * ew));
+        wf_shr(&c, &a, &b, w, false);
+        wf_cvt(out, &c, w, ew, false, NULL);
+        return true;
+    }
     case AFF_R_ADD: case AFF_R_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);

@@ -581,3 +581,67 @@ Test(emu_divcheck, cli_bad_analysis)
     free(out);
     free(err);
 }
+
+/* ---- results narrower than the instruction suggests (tests/data/divcheck_narrow.ptx) ---- */
+
+/* The state and abstract value `divergence --analysis AN` lists for the value
+ * named at PTX line `line` (its "%rN.K" spelling). */
+static void expect_value(const char *an, const char *kernel, int line, const char *value, const char *state,
+                         const char *abs)
+{
+    char *out, *err;
+    char *a[] = {BIN, "divergence", corpus("tests/data/divcheck_narrow.ptx"), "--kernel", (char *)kernel,
+                 "--analysis", (char *)an, NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    char want[64];
+    snprintf(want, sizeof want, "\n      %d  %s ", line, value);
+    const char *p = strstr(out, want);
+    cr_assert_not_null(p, "%s %s: no line for %s\n%s", an, kernel, want, out);
+    const char *eol = strchr(p + 1, '\n');
+    char row[256];
+    snprintf(row, sizeof row, "%.*s", (int)(eol - p - 1), p + 1);
+    char ws[64];
+    snprintf(ws, sizeof ws, " %s ", state);
+    cr_expect(strstr(row, ws) != NULL, "%s %s: %s is not %s: %s", an, kernel, value, state, row);
+    size_t n = strlen(row), m = strlen(abs);
+    cr_expect(n >= m && !strcmp(row + n - m, abs), "%s %s: %s is not %s: %s", an, kernel, value, abs, row);
+    free(out);
+    free(err);
+}
+
+Test(emu_divcheck, narrow_results)
+{
+    const char *an[] = {"affine", "affine2"};
+    for (int i = 0; i < 2; i++) {
+        /* mov.b64 {lo, hi}: the halves, a constant's exactly */
+        expect_value(an[i], "unpack", 21, "%r1.1", "affine", "tid.x + 0");
+        expect_value(an[i], "unpack", 22, "%r3.1", "uniform", "560513589");
+        expect_value(an[i], "unpack", 22, "%r4.1", "uniform", "-921707870");
+        /* cvt.u8 into .b16 keeps 8 bits: 16*tid.x is not its value */
+        expect_value(an[i], "narrow_cvt", 45, "%rs1.1", "divergent", "\xe2\x8a\xa5\xc2\xb7tid + \xe2\x8a\xa5");
+        expect_value(an[i], "narrow_cvt", 47, "%rs2.1", "affine", "16\xc2\xb7tid.x + 0");
+        /* shfl.sync.idx: clamp 0, 3 (below lane 5) and a segment mask keep
+         * each lane's own value; clamp 31 (in a register) and 7 broadcast */
+        expect_value(an[i], "shfl_clamp", 69, "%r1.1", "divergent", "\xe2\x8a\xa5\xc2\xb7tid + \xe2\x8a\xa5");
+        expect_value(an[i], "shfl_clamp", 70, "%r2.1", "uniform", "\xe2\x8a\xa5");
+        expect_value(an[i], "shfl_clamp", 71, "%r3.1", "uniform", "\xe2\x8a\xa5");
+        expect_value(an[i], "shfl_clamp", 72, "%r4.1", "divergent", "\xe2\x8a\xa5\xc2\xb7tid + \xe2\x8a\xa5");
+        expect_value(an[i], "shfl_clamp", 73, "%r5.1", "divergent", "\xe2\x8a\xa5\xc2\xb7tid + \xe2\x8a\xa5");
+    }
+    /* and the emulator contradicts no claim of any analysis, at two shapes */
+    const char *kernels[] = {"unpack", "narrow_cvt", "shfl_clamp"};
+    const char *checks[] = {"--check-divergence=simple", "--check-divergence=affine", "--check-divergence=affine2"};
+    const char *blocks[] = {"64", "16,4"};
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            for (int b = 0; b < 2; b++) {
+                char *out, *err;
+                char *a[] = {BIN, "run", corpus("tests/data/divcheck_narrow.ptx"), "--kernel", (char *)kernels[k],
+                             "--block", (char *)blocks[b], "--arg", "buf:u32:256", (char *)checks[c], NULL};
+                cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+                cr_expect(strstr(out, ": 0 claims violated; checked ") != NULL, "%s %s --block %s: %s", kernels[k],
+                          checks[c], blocks[b], out);
+                free(out);
+                free(err);
+            }
+}
