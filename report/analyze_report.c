@@ -10,7 +10,7 @@
 #include "json_stream.h"
 #include "kname.h"
 #include "outfile.h"
-#include "pressure.h"
+#include "liveness.h"
 #include "spillcost_ptxas.h"
 #include "version.h"
 
@@ -44,7 +44,7 @@ typedef struct an_shape {
 typedef struct an_kernel {
     an_shape *sh;
     uint32_t ns;
-    rp_result rp;
+    ra_peak rp;
     const chk_finding **mine; /* its findings by cost */
     size_t n;
     const sc_ptxas_func *px; /* ptxas -v's figures, NULL when not known */
@@ -71,7 +71,13 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
         x->st = df.st[DIV_AN_AFFINE2];
         dr_func_free(&df);
     }
-    rp_compute(k->sh[0].f->pf, &k->rp);
+    {
+        const prog_func *pf = k->sh[0].f->pf;
+        arena la;
+        arena_init(&la);
+        ra_live_peak(pf->ssa ? ra_live_build_ssa(pf->ssa, &la) : ra_live_build(pf->fn, pf->g, &la), &k->rp);
+        arena_free(&la);
+    }
     k->mine = malloc(sizeof *k->mine * (l->n ? l->n : 1));
     if (!k->mine) abort();
     k->n = 0;
@@ -134,7 +140,7 @@ static void kernel_text(FILE *o, const an_kernel *k, const char *ptxas_why)
         else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
         value_lines(o, &k->sh[0].st, "");
     }
-    const rp_result *rp = &k->rp;
+    const ra_peak *rp = &k->rp;
     fprintf(o, "register pressure: at most %u 32-bit register%s and %u predicate%s live (64-bit registers count 2)",
             rp->regs32, rp->regs32 == 1 ? "" : "s", rp->preds, rp->preds == 1 ? "" : "s");
     if (rp->at_stmt != UINT32_MAX) {
