@@ -99,7 +99,7 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     if (o->passes & PL_COALESCE) coalesce(x, o);
     if (o->passes & PL_DIVERGE) diverge(x, o);
     if (o->passes & PL_VERDICTS) verdicts(x, o);
-    if (o->passes && !x->files) x->files = src_files_build(x->m, &x->p->a);
+    if ((o->passes & PL_VERDICTS) && !x->files) x->files = src_files_build(x->m, &x->p->a);
     return 0;
 bad:
     pl_free(x);

@@ -42,7 +42,7 @@ typedef struct pl_options {
     const char *kernel;     /* --kernel NAME (load.h); NULL: every function with a body */
     enum prog_level level;  /* how far the program is built (PROG_GSA for the analyses) */
     unsigned passes;        /* pl_pass bits */
-    blk_opts *blocks;       /* the shapes (block_opt.h); read until pl_free */
+    blk_opts *blocks;       /* the shapes (block_opt.h; required); read until pl_free */
     enum pl_shapes shapes;
     uint32_t nrounds;       /* rounds of shapes; 0: those the module needs (blk_module_rounds) */
     /* PL_COALESCE: the model's options, copied per round with the kernel's
@@ -68,7 +68,7 @@ struct pl_prog {
     ptx_module *m;
     prog *p;
     const char *kernel;     /* the symbol --kernel named (in m's arena), or NULL */
-    const src_files *files; /* the .file/.loc table (any analysis pass) */
+    const src_files *files; /* the .file table (PL_COALESCE, PL_VERDICTS) */
     uint32_t nr;            /* rounds of launch shapes (at least 1) */
     blk_opts *rb;           /* per round: the shapes with that round (o->blocks itself for one round 0) */
     bool rb_owned;
