@@ -16,7 +16,7 @@
  *    counts a parent's peak memory in its children's), over every *.ptx of
  *    CORPUS_DIR and the two generated files: one pass parses each file
  *    (ptx_load: read + parse, as check does), another does check's work
- *    for each (chk_load: read, parse, CFG..GSA, coalescing model with its
+ *    for each (pl_load: read, parse, CFG..GSA, coalescing model with its
  *    affine divergence solve and bank conflicts; then the findings of the
  *    default rules).  analysis = check work - parse.  Passes repeat until
  *    1 s of each; the best pass of each counts.  Target: analysis / parse
@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include "check_run.h"
 #include "gen.h"
+#include "pipeline.h"
 
 typedef struct runstat {
     double wall, cpu; /* best of the runs */
@@ -91,13 +92,11 @@ static double pass_check(char **paths, size_t n, size_t *nfind)
     memset(&l, 0, sizeof l);
     double c0 = now(CLOCK_THREAD_CPUTIME_ID);
     for (size_t i = 0; i < n; i++) {
-        ptx_module *m;
-        prog *p;
-        coal_result *res;
-        if (chk_load("check", paths[i], &co, &m, &p, &res)) continue;
-        coal_report_ctx ctx = {res, paths[i], &co, src_files_build(m, &p->a)};
-        chk_collect(&l, paths[i], &ctx, CHK_DEFAULT_RULES);
-        chk_unload(m, p);
+        pl_prog x;
+        pl_options o = {.cmd = "check", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks, .co = &co};
+        if (pl_load(&x, paths[i], &o)) continue;
+        chk_collect(&l, paths[i], &x.ctx[0], CHK_DEFAULT_RULES);
+        pl_free(&x);
     }
     double c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
     *nfind = l.n;

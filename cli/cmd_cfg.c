@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "cfg_print.h"
 #include "outfile.h"
+#include "pipeline.h"
 
 static void usage(FILE *o)
 {
@@ -73,26 +74,25 @@ int cmd_cfg(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
-    /* Build everything before opening the output, so an error writes nothing. */
-    ptx_module *m;
-    /* the DOT's colours need the divergence analysis, on GSA; text and
-     * JSON only print what is built, so its scratch need not stay */
-    prog *p = load_prog("cfg", path, &kernel, format == CFGP_DOT ? PROG_GSA : level | PROG_RETURN_SCRATCH, &m);
-    if (!p) return 2;
-    if (!blk_check(&blocks, m, "cfg", path)) {
-        prog_free(p);
-        ptx_module_free(m);
-        return 2;
-    }
+    /* Build everything before opening the output, so an error writes
+     * nothing.  The DOT's colours are the affine analysis (degree 2) of
+     * each function at its shape (--block, .reqntid, else the default), on
+     * GSA; text and JSON only print what is built, so its scratch need not
+     * stay (pipeline.h). */
+    pl_prog x;
+    pl_options po = {.cmd = "cfg", .kernel = kernel,
+                     .level = format == CFGP_DOT ? PROG_GSA : level | PROG_RETURN_SCRATCH,
+                     .passes = format == CFGP_DOT ? PL_VERDICTS : 0, .keep = DIV_AN_AFFINE2,
+                     .blocks = &blocks, .shapes = PL_SHAPES_CHECK};
+    if (pl_load(&x, path, &po)) return 2;
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
     else {
-        if (format == CFGP_DOT) cfg_dot_analysed(of.f, p, level, &blocks);
-        else cfg_print_prog(of.f, p, level, format);
+        if (format == CFGP_DOT) cfg_dot_prog(of.f, x.p, level, x.dv, x.files);
+        else cfg_print_prog(of.f, x.p, level, format);
         rc = outfile_commit(&of) ? 2 : 0;
     }
-    prog_free(p);
-    ptx_module_free(m);
+    pl_free(&x);
     return rc;
 }

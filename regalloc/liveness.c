@@ -213,6 +213,16 @@ static void lc_set(const ra_live *L, live_count *c, uint32_t r, bool on)
     if (n) *n = on ? *n + L->units[r] : *n - L->units[r];
 }
 
+/* lc_set for ra_live_peak: a register of no class counts as a general one */
+static void peak_set(const ra_live *L, live_count *c, uint32_t r, bool on)
+{
+    uint64_t bit = 1ull << (r & 63), *w = &c->live[r >> 6];
+    if (!(*w & bit) == !on) return;
+    *w ^= bit;
+    uint32_t *n = L->cls[r] == RA_CLS_PRED ? &c->pred : &c->gpr;
+    *n = on ? *n + L->units[r] : *n - L->units[r];
+}
+
 static void note(ra_pressure *p, const live_count *c, uint32_t stmt)
 {
     /* >=: the walk goes backwards, so the first instruction in program
@@ -259,6 +269,67 @@ void ra_live_pressure(const ra_live *L, ra_pressure *p)
             note(p, &c, L->inst_stmt[k]);
         }
         i = lo;
+    }
+    free(c.live);
+}
+
+/* Blocks in reverse post-order, each walked backwards: after each
+ * instruction, then before it.  The first point found with the most units
+ * names the statement (the order of the report before it read this
+ * liveness). */
+static void peak_note(ra_peak *p, uint32_t regs, uint32_t preds, uint32_t stmt)
+{
+    if (regs > p->regs32 || p->at_stmt == UINT32_MAX) {
+        if (regs > p->regs32) p->regs32 = regs;
+        p->at_stmt = stmt;
+    }
+    if (preds > p->preds) p->preds = preds;
+}
+
+/* The first instruction at statement s or after it (L->ninst: none). */
+static uint32_t inst_at(const ra_live *L, uint32_t s)
+{
+    uint32_t lo = 0, hi = L->ninst;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (L->inst_stmt[mid] < s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+void ra_live_peak(const ra_live *L, ra_peak *p)
+{
+    p->regs32 = p->preds = 0;
+    p->at_stmt = UINT32_MAX;
+    if (!L->nregs) return;
+    uint32_t W = L->words;
+    const cfg *g = L->g;
+    live_count c;
+    c.live = malloc(W * sizeof *c.live);
+    if (!c.live) abort();
+    for (uint32_t i = 0; i < g->nreach; i++) {
+        uint32_t b = g->rpo_order[i];
+        /* blocks are statement ranges, so their instructions a range of
+         * the linear order */
+        uint32_t first = inst_at(L, g->blocks[b].first), end = inst_at(L, g->blocks[b].end);
+        if (first == end) continue;
+        memcpy(c.live, L->out + (size_t)b * W, W * sizeof *c.live);
+        /* a register of no class counts as a general one here */
+        c.gpr = set_units(L, c.live, RA_CLS_GPR) + set_units(L, c.live, RA_CLS_NONE);
+        c.pred = set_units(L, c.live, RA_CLS_PRED);
+        for (uint32_t k = end; k-- > first;) {
+            peak_note(p, c.gpr, c.pred, L->inst_stmt[k]);
+            for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+                const ra_occ *o = &L->occ[j];
+                if ((o->role & RA_OCC_DEF) && !(o->role & RA_OCC_MAYDEF)) peak_set(L, &c, o->reg, false);
+            }
+            for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
+                const ra_occ *o = &L->occ[j];
+                if (o->role & (RA_OCC_USE | RA_OCC_MAYDEF)) peak_set(L, &c, o->reg, true);
+            }
+            peak_note(p, c.gpr, c.pred, L->inst_stmt[k]);
+        }
     }
     free(c.live);
 }

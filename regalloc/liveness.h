@@ -1,6 +1,8 @@
 /* Liveness of PTX registers over the CFG and register pressure in 32-bit
  * units per class.  Works on registers, not SSA values: the allocator runs
- * on the PTX as it is, after SSA elimination (nvcc's reused registers). */
+ * on the PTX as it is, after SSA elimination (nvcc's reused registers).
+ * The one liveness of ptxray: the allocator's program points and the
+ * register pressure `analyze` reports (ra_live_peak) both read it. */
 #ifndef PTXRAY_RA_LIVENESS_H
 #define PTXRAY_RA_LIVENESS_H
 #include <stdint.h>
@@ -57,5 +59,16 @@ typedef struct ra_pressure {
 /* Exact pressure: at each instruction, the larger of what is live before
  * it and what is live after it together with what it defines. */
 void ra_live_pressure(const ra_live *L, ra_pressure *p);
+
+/* What `analyze` reports (docs/check.md): the most units live at one point
+ * between two instructions of a reachable block, a dead definition not
+ * counted (ra_live_pressure counts it: the allocator must find it a
+ * register).  Registers of no class count as general ones. */
+typedef struct ra_peak {
+    uint32_t regs32;  /* most 32-bit units live at one point */
+    uint32_t preds;   /* most predicates live at one point */
+    uint32_t at_stmt; /* an instruction where regs32 is reached (UINT32_MAX: none) */
+} ra_peak;
+void ra_live_peak(const ra_live *L, ra_peak *p);
 
 #endif

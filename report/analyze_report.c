@@ -9,8 +9,9 @@
 #include "html.h"
 #include "json_stream.h"
 #include "kname.h"
+#include "liveness.h"
 #include "outfile.h"
-#include "pressure.h"
+#include "pipeline.h"
 #include "spillcost_ptxas.h"
 #include "version.h"
 
@@ -20,14 +21,15 @@ static void pct(FILE *o, const char *what, uint32_t k, uint32_t n)
     fprintf(o, "%s %.1f%%", what, n ? 100.0 * k / n : 0.0);
 }
 
-/* One analysis of the module at one round of the launch shapes. */
+/* The module's analysis at one round of the launch shapes (the file's
+ * pipeline: pipeline.h). */
 typedef struct round_res {
     ptx_module *m;
     prog *p;
-    coal_result *res;
+    const coal_result *res;
     coal_report_ctx ctx;
-    blk_opts blocks; /* with its round: the reports read the shape's origin from it */
-    coal_options co;
+    const blk_opts *blocks; /* with its round: the reports read the shape's origin from it */
+    const coal_options *co;
 } round_res;
 
 /* One shape a kernel was analysed at: its round's view of the kernel and
@@ -44,7 +46,7 @@ typedef struct an_shape {
 typedef struct an_kernel {
     an_shape *sh;
     uint32_t ns;
-    rp_result rp;
+    ra_peak rp;
     const chk_finding **mine; /* its findings by cost */
     size_t n;
     const sc_ptxas_func *px; /* ptxas -v's figures, NULL when not known */
@@ -54,7 +56,7 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
                         const sc_ptxas_info *px)
 {
     const ptx_func *fn = rr[0]->res->f[i].pf->fn;
-    k->ns = blk_nshapes(&rr[0]->blocks, fn);
+    k->ns = blk_nshapes(rr[0]->blocks, fn);
     if (k->ns > nr) k->ns = nr;
     if (!k->ns) k->ns = 1;
     k->sh = calloc(k->ns, sizeof *k->sh);
@@ -71,7 +73,13 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
         x->st = df.st[DIV_AN_AFFINE2];
         dr_func_free(&df);
     }
-    rp_compute(k->sh[0].f->pf, &k->rp);
+    {
+        const prog_func *pf = k->sh[0].f->pf;
+        arena la;
+        arena_init(&la);
+        ra_live_peak(pf->ssa ? ra_live_build_ssa(pf->ssa, &la) : ra_live_build(pf->fn, pf->g, &la), &k->rp);
+        arena_free(&la);
+    }
     k->mine = malloc(sizeof *k->mine * (l->n ? l->n : 1));
     if (!k->mine) abort();
     k->n = 0;
@@ -88,7 +96,7 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
 /* The shape of s and where it comes from. */
 static const char *shape_origin(const an_shape *s)
 {
-    return blk_origin_for(&s->r->blocks, s->f->pf->fn, coal_block_origin(&s->r->co, s->f));
+    return blk_origin_for(s->r->blocks, s->f->pf->fn, coal_block_origin(s->r->co, s->f));
 }
 
 static void value_lines(FILE *o, const dr_stats *st, const char *at)
@@ -118,7 +126,7 @@ static void kernel_text(FILE *o, const an_kernel *k, const char *ptxas_why)
         for (uint32_t s = 0; s < k->ns; s++) {
             const coal_func *fs = k->sh[s].f;
             fprintf(o, "%s %ux%ux%u (%s)", s ? "," : "", fs->shape.block[0], fs->shape.block[1], fs->shape.block[2],
-                    blk_origin_for(&k->sh[s].r->blocks, fn, BLK_LAUNCH));
+                    blk_origin_for(k->sh[s].r->blocks, fn, BLK_LAUNCH));
         }
         fputc('\n', o);
         for (uint32_t s = 0; s < k->ns; s++) {
@@ -134,7 +142,7 @@ static void kernel_text(FILE *o, const an_kernel *k, const char *ptxas_why)
         else fputs("block: unknown; assumed " BLK_DEFAULT_TEXT "\n", o);
         value_lines(o, &k->sh[0].st, "");
     }
-    const rp_result *rp = &k->rp;
+    const ra_peak *rp = &k->rp;
     fprintf(o, "register pressure: at most %u 32-bit register%s and %u predicate%s live (64-bit registers count 2)",
             rp->regs32, rp->regs32 == 1 ? "" : "s", rp->preds, rp->preds == 1 ? "" : "s");
     if (rp->at_stmt != UINT32_MAX) {
@@ -276,8 +284,11 @@ static json_t *report_sarif(const chk_list *l, const coal_options *co, const an_
 typedef struct an_file {
     int rc; /* 2: bad input, said on the job's stream */
     const char *shown, *ptx;
+    pl_prog pl;
+    bool loaded;  /* pl */
+    blk_opts one; /* the one file's copy of the shapes (pl reads them) */
     round_res **rr;
-    uint32_t nr, loaded;
+    uint32_t nr;
     chk_list l;
     an_kernel *ks;
     size_t nk, nfindings;
@@ -286,51 +297,40 @@ typedef struct an_file {
     char why[320];
 } an_file;
 
-static int load_round(round_res *x, const char *shown, const char *ptx, const coal_options *co,
-                      const blk_opts *blocks, uint32_t r, FILE *err)
-{
-    x->blocks = *blocks;
-    x->blocks.round = r;
-    x->co = *co;
-    x->co.block_ctx = &x->blocks;
-    if (chk_load_to("analyze", ptx, &x->co, &x->m, &x->p, &x->res, err)) return 2;
-    x->ctx = (coal_report_ctx){x->res, shown, &x->co, src_files_build(x->m, &x->p->a)};
-    return 0;
-}
-
-/* A kernel launched with several shapes is analysed at each: the module
- * once per round, round r giving each kernel its r-th shape; its report
- * comes once, kernels in PTX order (the HTML page: a section per shape).
- * single: the run's one file, whose --block kernels must be in it (else
- * they are marked in blocks, for blk_check_seen after the run). */
+/* A kernel launched with several shapes is analysed at each: the model
+ * once per round on the one program, round r giving each kernel its r-th
+ * shape; its report comes once, kernels in PTX order (the HTML page: a
+ * section per shape).  single: the run's one file, whose --block kernels
+ * must be in it (else they are marked in blocks, for blk_check_seen after
+ * the run). */
 static void load_file(an_file *x, const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks,
                       bool single, FILE *err)
 {
     memset(x, 0, sizeof *x);
     x->shown = shown;
     x->ptx = ptx;
-    round_res *first = calloc(1, sizeof *first);
-    if (!first) abort();
-    int rc = load_round(first, shown, ptx, co, blocks, 0, err);
-    if (!rc && single && !blk_check(&first->blocks, first->m, "analyze", shown)) rc = 2;
-    else if (!rc && co->only && !first->res->nfuncs) {
+    /* the one file's --block entries are checked on a copy: the run's stay as given */
+    if (single) x->one = *blocks;
+    pl_options o = {.cmd = "analyze", .shown = shown, .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
+                    .blocks = single ? &x->one : blocks, .shapes = single ? PL_SHAPES_CHECK : PL_SHAPES_MARK, .co = co,
+                    .err = err};
+    int rc = pl_load(&x->pl, ptx, &o);
+    x->loaded = !rc;
+    if (!rc && co->only && !x->pl.res[0]->nfuncs) {
         fprintf(err, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
         rc = 2;
     }
-    if (!rc && !single) blk_mark(blocks, first->m);
-    x->nr = rc ? 1 : blk_module_rounds(&first->blocks, first->m);
-    x->loaded = 1;
+    x->nr = rc ? 1 : x->pl.nr;
     x->rr = calloc(x->nr, sizeof *x->rr);
     if (!x->rr) abort();
-    x->rr[0] = first;
+    for (uint32_t r = 0; r < x->nr; r++) {
+        x->rr[r] = calloc(1, sizeof *x->rr[r]);
+        if (!x->rr[r]) abort();
+    }
     size_t at = chk_collect_begin(&x->l);
     for (uint32_t r = 0; r < x->nr && !rc; r++) {
-        if (r) {
-            x->rr[r] = calloc(1, sizeof *x->rr[r]);
-            if (!x->rr[r]) abort();
-            x->loaded++;
-            if ((rc = load_round(x->rr[r], shown, ptx, co, blocks, r, err))) break;
-        }
+        const pl_prog *pl = &x->pl;
+        *x->rr[r] = (round_res){pl->m, pl->p, pl->res[r], pl->ctx[r], &pl->rb[r], &pl->rco[r]};
         chk_collect_at(&x->l, at, shown, &x->rr[r]->ctx, (1u << CHK_NRULES) - 1);
     }
     chk_collect_end(&x->l, at, shown);
@@ -359,11 +359,9 @@ static void release(an_file *x)
     free(x->ks);
     if (x->have_px) sc_ptxas_free(&x->px);
     chk_free(&x->l);
-    for (uint32_t r = 0; r < x->loaded; r++) {
-        chk_unload(x->rr[r]->m, x->rr[r]->p);
-        free(x->rr[r]);
-    }
+    for (uint32_t r = 0; r < x->nr; r++) free(x->rr[r]);
     free(x->rr);
+    if (x->loaded) pl_free(&x->pl);
 }
 
 static void file_text(FILE *o, const an_file *x)
@@ -400,7 +398,7 @@ static int write_report(const an_file *x, const an_args *a)
     if (outfile_open(&of, a->out)) return 2;
     if (a->format == COAL_FMT_TEXT) file_text(of.f, x);
     else if (a->format == COAL_FMT_SARIF) {
-        json_t *root = report_sarif(&x->l, &x->rr[0]->co, x->ks, x->nk, strcmp(x->shown, x->ptx) != 0);
+        json_t *root = report_sarif(&x->l, x->rr[0]->co, x->ks, x->nk, strcmp(x->shown, x->ptx) != 0);
         coal_json_dump(of.f, root);
         json_decref(root);
     } else {
@@ -427,7 +425,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         /* the spill code of a regalloc run, at the shapes of the first round */
         ra_options o = *ra;
         o.block_of = blk_option_shape;
-        o.block_ctx = &first->blocks;
+        o.block_ctx = first->blocks;
         /* with --kernel, that function alone (as the page) */
         char sym[1024];
         if (co->only && first->res->nfuncs == 1) {
@@ -443,7 +441,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         size_t nk = 0;
         html_kernel *ks = NULL;
         for (uint32_t i = 0; i < first->res->nfuncs; i++) {
-            uint32_t ns = blk_nshapes(&first->blocks, first->res->f[i].pf->fn);
+            uint32_t ns = blk_nshapes(first->blocks, first->res->f[i].pf->fn);
             if (ns > x.nr) ns = x.nr;
             if (!ns) ns = 1;
             for (uint32_t r = 0; r < ns; r++) {

@@ -754,16 +754,3 @@ void cfg_print_prog(FILE *o, const prog *p, enum prog_level level, int format)
         text_func(o, &p->funcs[i], level);
     }
 }
-
-void cfg_dot_analysed(FILE *o, prog *p, enum prog_level level, const blk_opts *blocks)
-{
-    const div_result **r = malloc(sizeof *r * (p->nfuncs ? p->nfuncs : 1));
-    if (!r) abort();
-    for (uint32_t i = 0; i < p->nfuncs; i++) {
-        div_options d = {{0, 0, 0}, false, false};
-        blk_resolve(blocks, p->funcs[i].fn, d.block);
-        r[i] = div_analyse(&p->funcs[i], DIV_AN_AFFINE2, &d, &p->a);
-    }
-    cfg_dot_prog(o, p, level, r, src_files_build(p->m, &p->a));
-    free(r);
-}

@@ -47,10 +47,5 @@ void cfg_dot_func(FILE *o, const prog_func *pf, const cfg_dot_opts *opt);
 /* A whole digraph around cfg_dot_func clusters (prefix "fI" for function
  * I); r[i] may be NULL, r itself too. */
 void cfg_dot_prog(FILE *o, const prog *p, enum prog_level level, const div_result *const *r, const src_files *files);
-/* cfg_dot_prog coloured by the affine analysis (degree 2) of each function
- * at its block shape (blocks: --block, .reqntid, else the default
- * assumption), with the .cu lines; p built at PROG_GSA (the analyses'
- * memory comes from its arena), level what the labels show. */
-void cfg_dot_analysed(FILE *o, prog *p, enum prog_level level, const blk_opts *blocks);
 
 #endif

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "div_report.h"
-#include "load.h"
 #include "printer.h"
 #include "warp_form.h"
 
@@ -759,44 +758,6 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
     size_t first = chk_collect_begin(l);
     chk_collect_at(l, first, path, c, mask);
     chk_collect_end(l, first, path);
-}
-
-int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res)
-{
-    return chk_load_to(cmd, path, o, m, p, res, stderr);
-}
-
-int chk_load_to(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res,
-                FILE *err)
-{
-    *p = NULL;
-    *m = ptx_load_to(path, 1, err);
-    if (!*m) return 2;
-    coal_options oo = *o;
-    if (oo.only && !(oo.only = load_kernel(cmd, *m, path, o->only, false))) {
-        ptx_module_free(*m);
-        *m = NULL;
-        return 2;
-    }
-    ptx_diags d;
-    ptx_diags_init(&d);
-    *p = prog_build(*m, PROG_GSA, oo.only, &d);
-    if (!*p) {
-        ptx_diags_print(&d, path, (*m)->src, (*m)->src_len, err);
-        ptx_diags_free(&d);
-        ptx_module_free(*m);
-        *m = NULL;
-        return 2;
-    }
-    ptx_diags_free(&d);
-    *res = coal_analyse(*m, *p, &oo, &(*p)->a);
-    return 0;
-}
-
-void chk_unload(ptx_module *m, prog *p)
-{
-    if (p) prog_free(p);
-    if (m) ptx_module_free(m);
 }
 
 static int cmp_finding(const void *a, const void *b)

@@ -128,15 +128,6 @@ void chk_shape_text(const chk_shape *s, char *buf, size_t n);
 void chk_holds_at_text(const chk_finding *x, char *buf, size_t n);
 /* [{"block": [x, y, z] or null, "from", "certainty", "cost"}, ...] */
 json_t *chk_holds_at_json(const chk_finding *x);
-/* Parses path, builds it at PROG_GSA and runs the coalescing model (only
- * on the function o->only picks, as --kernel: load.h): 0, or 2 with
- * diagnostics on stderr, as "ptxray CMD: ...".  Free *m and *p with
- * chk_unload. */
-int chk_load(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res);
-/* chk_load with the diagnostics written to err. */
-int chk_load_to(const char *cmd, const char *path, const coal_options *o, ptx_module **m, prog **p, coal_result **res,
-                FILE *err);
-void chk_unload(ptx_module *m, prog *p);
 /* Appends src's findings (those of the files after dst's, in order) to
  * dst's and empties src: a parallel run's per-file lists into the run's. */
 void chk_merge(chk_list *dst, chk_list *src);

@@ -9,6 +9,7 @@
 #include "batch.h"
 #include "html.h"
 #include "outfile.h"
+#include "pipeline.h"
 
 typedef struct strvec {
     size_t n, cap;
@@ -146,31 +147,20 @@ static int write_baseline(const char *path, const chk_list *l)
 }
 
 /* A kernel launched with several shapes is checked at each: the file is
- * analysed once per round (round r gives each kernel its r-th shape), and
+ * parsed and built once and the model run once per round (round r gives
+ * each kernel its r-th shape; pipeline.h), and
  * a finding found at several is reported once, with the shapes. */
 static int check_file(chk_list *l, const char *path, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err)
 {
     size_t first = chk_collect_begin(l);
-    uint32_t nr = 1;
-    int rc = 0;
-    for (uint32_t r = 0; r < nr && !rc; r++) {
-        ptx_module *m;
-        prog *p;
-        coal_result *res;
-        blocks->round = r;
-        if (chk_load_to("check", path, co, &m, &p, &res, err)) {
-            rc = 2;
-            break;
-        }
-        if (!r) {
-            blk_mark(blocks, m);
-            nr = blk_module_rounds(blocks, m);
-        }
-        coal_report_ctx ctx = {res, path, co, src_files_build(m, &p->a)};
-        chk_collect_at(l, first, path, &ctx, mask);
-        chk_unload(m, p);
+    pl_prog x;
+    pl_options o = {.cmd = "check", .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
+                    .blocks = blocks, .shapes = PL_SHAPES_MARK, .co = co, .err = err};
+    int rc = pl_load(&x, path, &o);
+    if (!rc) {
+        for (uint32_t r = 0; r < x.nr; r++) chk_collect_at(l, first, path, &x.ctx[r], mask);
+        pl_free(&x);
     }
-    blocks->round = 0;
     chk_collect_end(l, first, path);
     return rc;
 }

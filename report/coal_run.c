@@ -7,63 +7,30 @@
 #include "batch.h"
 #include "coalescing_report.h"
 #include "json_stream.h"
-#include "load.h"
 #include "outfile.h"
+#include "pipeline.h"
 #include "version.h"
 
 /* One file analysed at each round of its kernels' launch shapes: round r
  * gives a kernel launched with several shapes its r-th (the program is the
- * same in every round). */
+ * same in every round; pipeline.h). */
 typedef struct coal_file {
     int rc; /* 2: bad input, said on the job's stream */
     const char *path;
-    ptx_module *m;
-    prog *p;
-    uint32_t nr;
-    blk_opts *rb;
-    coal_options *rco;
-    coal_report_ctx *ctx;
+    pl_prog pl;
 } coal_file;
 
 /* single: the one file of the run, whose --block kernels must all be in it
  * (else they must be in some file: blk_check_seen after the run). */
 static void analyse(coal_file *x, const char *path, const char *only, blk_opts *blocks, bool single, FILE *err)
 {
-    memset(x, 0, sizeof *x);
     x->path = path;
-    x->rc = 2;
-    if (!(x->m = ptx_load_to(path, 1, err))) return;
-    if (only && !(only = load_kernel("coalescing", x->m, path, only, false))) return;
-    ptx_diags d;
-    ptx_diags_init(&d);
-    x->p = prog_build(x->m, PROG_GSA, only, &d);
-    if (!x->p) ptx_diags_print(&d, path, x->m->src, x->m->src_len, err);
-    ptx_diags_free(&d);
-    if (!x->p) return;
-    if (single ? !blk_check(blocks, x->m, "coalescing", path) : (blk_mark(blocks, x->m), false)) return;
-    x->rc = 0;
-    x->nr = blk_module_rounds(blocks, x->m);
-    x->rb = calloc(x->nr, sizeof *x->rb);
-    x->rco = calloc(x->nr, sizeof *x->rco);
-    x->ctx = calloc(x->nr, sizeof *x->ctx);
-    if (!x->rb || !x->rco || !x->ctx) abort();
-    const src_files *files = src_files_build(x->m, &x->p->a);
-    for (uint32_t r = 0; r < x->nr; r++) {
-        x->rb[r] = *blocks;
-        x->rb[r].round = r;
-        x->rco[r] = (coal_options){{0, 0, 0}, only, blk_option_shape, &x->rb[r]};
-        x->ctx[r] = (coal_report_ctx){coal_analyse(x->m, x->p, &x->rco[r], &x->p->a), path, &x->rco[r], files};
-    }
+    pl_options o = {.cmd = "coalescing", .kernel = only, .level = PROG_GSA, .passes = PL_COALESCE,
+                    .blocks = blocks, .shapes = single ? PL_SHAPES_CHECK : PL_SHAPES_MARK, .err = err};
+    x->rc = pl_load(&x->pl, path, &o);
 }
 
-static void release(coal_file *x)
-{
-    free(x->ctx);
-    free(x->rco);
-    free(x->rb);
-    if (x->p) prog_free(x->p);
-    if (x->m) ptx_module_free(x->m);
-}
+static void release(coal_file *x) { pl_free(&x->pl); }
 
 /* The report being written: the run's totals so far. */
 typedef struct writer {
@@ -90,10 +57,10 @@ static void write_json_file(writer *wr, const coal_file *x)
         js_str(js, "version", PTXRAY_VERSION);
     }
     js_str(js, "file", x->path);
-    if (!wr->several) js_put(js, "assumptions", coal_assumptions_json(&x->ctx[0]));
+    if (!wr->several) js_put(js, "assumptions", coal_assumptions_json(&x->pl.ctx[0]));
     js_open_array(js, "kernels");
-    for (uint32_t q = 0; q < x->ctx[0].res->nfuncs * x->nr; q++) {
-        json_t *k = coal_kernel_json(x->ctx, x->nr, q, n);
+    for (uint32_t q = 0; q < x->pl.ctx[0].res->nfuncs * x->pl.nr; q++) {
+        json_t *k = coal_kernel_json(x->pl.ctx, x->pl.nr, q, n);
         if (!k) continue;
         js_put(js, NULL, k);
         wr->nkernels++;
@@ -107,11 +74,11 @@ static void write_json_file(writer *wr, const coal_file *x)
 
 static void write_sarif_file(writer *wr, const coal_file *x)
 {
-    for (uint32_t i = 0; i < x->ctx[0].res->nfuncs; i++)
-        for (uint32_t j = 0; j < x->ctx[0].res->f[i].nacc; j++) {
+    for (uint32_t i = 0; i < x->pl.ctx[0].res->nfuncs; i++)
+        for (uint32_t j = 0; j < x->pl.ctx[0].res->f[i].nacc; j++) {
             coal_variant *v;
-            uint32_t nv = coal_variants(x->ctx, x->nr, i, j, &v);
-            for (uint32_t k = 0; k < nv; k++) js_put(&wr->js, NULL, coal_sarif_access(x->ctx, x->nr, i, &v[k]));
+            uint32_t nv = coal_variants(x->pl.ctx, x->pl.nr, i, j, &v);
+            for (uint32_t k = 0; k < nv; k++) js_put(&wr->js, NULL, coal_sarif_access(x->pl.ctx, x->pl.nr, i, &v[k]));
             coal_variants_free(v, nv);
         }
 }
@@ -129,7 +96,7 @@ static void write_file(writer *wr, const coal_file *x)
     else {
         uint32_t t[6];
         if (wr->several) fprintf(wr->f, "== %s ==\n", x->path);
-        coal_report_text_count(wr->f, x->ctx, x->nr, t);
+        coal_report_text_count(wr->f, x->pl.ctx, x->pl.nr, t);
         for (int k = 0; k < 6; k++) wr->tot[k] += t[k];
     }
 }

@@ -5,8 +5,8 @@
 #include "batch.h"
 #include "div_report.h"
 #include "json_stream.h"
-#include "load.h"
 #include "outfile.h"
+#include "pipeline.h"
 #include "table.h"
 
 /* ---- --summary ---------------------------------------------------------- */
@@ -24,55 +24,44 @@ typedef struct summary {
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Analyses one file into rows; 2 on bad input (diagnostics on err). */
+/* One function's row, from its analysis at one round (pipeline.h). */
+static void summary_add(void *ctx, const pl_prog *x, const dr_func *f)
+{
+    summary *s = ctx;
+    const ptx_func *fn = f->pf->fn;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
+        if (!s->rows) abort();
+    }
+    srow *r = &s->rows[s->n++];
+    r->file = strdup(x->path);
+    /* a function launched with several shapes has a row at each */
+    char shape[64] = "";
+    if (blk_nshapes(&x->rb[0], fn) > 1)
+        snprintf(shape, sizeof shape, " [%ux%ux%u]", f->div.block[0], f->div.block[1], f->div.block[2]);
+    char *shown = ptx_func_shown(fn);
+    size_t len = strlen(shown) + strlen(shape) + 1;
+    r->name = malloc(len);
+    if (!r->name) abort();
+    snprintf(r->name, len, "%s%s", shown, shape);
+    free(shown);
+    r->symbol = strndup(fn->name.p, fn->name.n);
+    r->entry = fn->is_entry;
+    memcpy(r->st, f->st, sizeof r->st);
+}
+
+/* Analyses one file into rows; 2 on bad input (diagnostics on err).  A
+ * row needs only the counts: each function's results are freed at once
+ * (their chunks become the next one's). */
 static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks, FILE *err)
 {
-    ptx_module *m = ptx_load_to(path, 1, err);
-    if (!m) return 2;
-    blk_mark(blocks, m);
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, PROG_GSA, NULL, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, err);
-        ptx_diags_free(&d);
-        ptx_module_free(m);
-        return 2;
-    }
-    ptx_diags_free(&d);
-    /* a row needs only the counts: each function's results are freed at
-     * once (their chunks become the next one's) */
-    for (uint32_t q = 0; q < p->nfuncs * blk_module_rounds(blocks, m); q++) {
-        uint32_t nr = blk_module_rounds(blocks, m), i = q / nr;
-        blk_opts at = *blocks;
-        at.round = q % nr;
-        if (!blk_round_has(&at, p->funcs[i].fn)) continue;
-        dr_func f;
-        dr_analyse(&f, &p->funcs[i], o, &at, DR_KEEP_NONE);
-        dr_func_free(&f);
-        if (s->n == s->cap) {
-            s->cap = s->cap ? s->cap * 2 : 64;
-            s->rows = realloc(s->rows, s->cap * sizeof *s->rows);
-            if (!s->rows) abort();
-        }
-        srow *r = &s->rows[s->n++];
-        r->file = strdup(path);
-        /* a function launched with several shapes has a row at each */
-        char shape[64] = "";
-        if (blk_nshapes(blocks, p->funcs[i].fn) > 1)
-            snprintf(shape, sizeof shape, " [%ux%ux%u]", f.div.block[0], f.div.block[1], f.div.block[2]);
-        char *shown = ptx_func_shown(p->funcs[i].fn);
-        size_t len = strlen(shown) + strlen(shape) + 1;
-        r->name = malloc(len);
-        if (!r->name) abort();
-        snprintf(r->name, len, "%s%s", shown, shape);
-        free(shown);
-        r->symbol = strndup(p->funcs[i].fn->name.p, p->funcs[i].fn->name.n);
-        r->entry = p->funcs[i].fn->is_entry;
-        memcpy(r->st, f.st, sizeof r->st);
-    }
-    prog_free(p);
-    ptx_module_free(m);
+    pl_prog x;
+    pl_options po = {.cmd = "divergence", .level = PROG_GSA, .passes = PL_DIVERGE, .blocks = blocks,
+                     .shapes = PL_SHAPES_MARK, .div = o, .keep = DR_KEEP_NONE, .each = summary_add, .each_ctx = s,
+                     .err = err};
+    if (pl_load(&x, path, &po)) return 2;
+    pl_free(&x);
     return 0;
 }
 
@@ -260,27 +249,16 @@ int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const c
 
 int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, const char *out)
 {
-    /* everything is computed before the output is opened: an error writes nothing */
-    ptx_module *m;
-    prog *p = load_prog("divergence", path, &kernel, PROG_GSA, &m);
-    if (!p) return 2;
-    if (!blk_check(&c->blocks, m, "divergence", path)) {
-        prog_free(p);
-        ptx_module_free(m);
-        return 2;
-    }
-    /* a function launched with several shapes is analysed at each: one
-     * report per function and shape (round r gives it its r-th) */
-    uint32_t nr = blk_module_rounds(&c->blocks, m), n = 0;
-    dr_func *fs = ARENA_NEWN(&p->a, dr_func, p->nfuncs ? p->nfuncs * nr : 1);
-    blk_opts *at = ARENA_NEWN(&p->a, blk_opts, nr);
-    for (uint32_t r = 0; r < nr; r++) {
-        at[r] = c->blocks;
-        at[r].round = r;
-    }
-    for (uint32_t i = 0; i < p->nfuncs; i++)
-        for (uint32_t r = 0; r < nr; r++)
-            if (blk_round_has(&at[r], p->funcs[i].fn)) dr_analyse(&fs[n++], &p->funcs[i], &c->div, &at[r], (int)c->analysis);
+    /* everything is computed before the output is opened: an error writes
+     * nothing; a function launched with several shapes is analysed at
+     * each: one report per function and shape (pipeline.h) */
+    pl_prog x;
+    pl_options po = {.cmd = "divergence", .kernel = kernel, .level = PROG_GSA, .passes = PL_DIVERGE,
+                     .blocks = &c->blocks, .shapes = PL_SHAPES_CHECK, .div = &c->div, .keep = (int)c->analysis};
+    if (pl_load(&x, path, &po)) return 2;
+    const ptx_module *m = x.m;
+    const dr_func *fs = x.df;
+    uint32_t n = x.ndf;
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
@@ -290,12 +268,10 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
             js_init(&js, of.f);
             dr_json_write(&js, m, path, fs, n, c);
             js_finish(&js); /* a failed write shows in outfile_commit */
-        } else if (!p->nfuncs) fprintf(of.f, "%s: no function with a body\n", strcmp(path, "-") ? path : "<stdin>");
+        } else if (!x.p->nfuncs) fprintf(of.f, "%s: no function with a body\n", strcmp(path, "-") ? path : "<stdin>");
         else dr_print_text(of.f, m, path, fs, n, c);
         rc = outfile_commit(&of) ? 2 : 0;
     }
-    for (uint32_t i = 0; i < n; i++) dr_func_free(&fs[i]);
-    prog_free(p);
-    ptx_module_free(m);
+    pl_free(&x);
     return rc;
 }

@@ -25,25 +25,3 @@ const char *load_kernel(const char *cmd, ptx_module *m, const char *path, const 
     load_list(m, entries);
     return NULL;
 }
-
-prog *load_prog(const char *cmd, const char *path, const char **kernel, enum prog_level level, ptx_module **mp)
-{
-    *mp = NULL;
-    ptx_module *m = ptx_load(path, 1);
-    if (!m) return NULL;
-    if (*kernel && !(*kernel = load_kernel(cmd, m, path, *kernel, false))) {
-        ptx_module_free(m);
-        return NULL;
-    }
-    ptx_diags d;
-    ptx_diags_init(&d);
-    prog *p = prog_build(m, level, *kernel, &d);
-    if (!p) {
-        ptx_diags_print(&d, path, m->src, m->src_len, stderr);
-        ptx_module_free(m);
-    } else {
-        *mp = m;
-    }
-    ptx_diags_free(&d);
-    return p;
-}

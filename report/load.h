@@ -1,5 +1,5 @@
-/* What every command that analyses one file does first: parse it, find
- * the function --kernel names, build the program. */
+/* The function --kernel names, and the list of a file's functions (the
+ * pipeline's kernel pass: pipeline.h). */
 #ifndef PTXRAY_LOAD_H
 #define PTXRAY_LOAD_H
 #include <stdbool.h>
@@ -19,11 +19,5 @@ const char *load_kernel(const char *cmd, ptx_module *m, const char *path, const 
 /* m's functions with a body (only kernels with entries) on stderr, one a
  * line, as people name them with the symbol in brackets when it differs. */
 void load_list(const ptx_module *m, bool entries);
-
-/* Loads path and builds its program up to level (only *kernel's function
- * when not NULL; *kernel becomes its symbol, valid while *m is), reporting
- * errors as "ptxray CMD: ..." or file:line:col diagnostics; NULL on error
- * (nothing to free), else the program and *m. */
-prog *load_prog(const char *cmd, const char *path, const char **kernel, enum prog_level level, ptx_module **m);
 
 #endif

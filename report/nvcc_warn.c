@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "check_findings.h"
+#include "pipeline.h"
 #include "srcloc.h"
 
 /* The launch shapes of a->cu: scanned once per nvcc run (libclang takes a
@@ -38,14 +39,9 @@ static bool shapes(const nvw_analysis *a, hc_table *t)
     return ok;
 }
 
-/* One analysis of the PTX at one round of the launch shapes. */
+/* The findings of the PTX at one round of the launch shapes. */
 typedef struct round_res {
-    ptx_module *m;
-    prog *p;
-    coal_result *res;
     chk_list l;
-    blk_opts blocks;
-    coal_options co;
 } round_res;
 
 static bool same_place(const chk_finding *x, const chk_finding *y)
@@ -107,22 +103,15 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
     uint32_t nr = blk_rounds(&blocks);
     round_res *rr = calloc(nr, sizeof *rr);
     if (!rr) abort();
-    int rc = 0;
-    uint32_t loaded = 0;
-    for (uint32_t r = 0; r < nr; r++) {
-        round_res *x = &rr[r];
-        x->blocks = blocks;
-        x->blocks.round = r;
-        x->co = (coal_options){{0, 0, 0}, NULL, blk_option_shape, &x->blocks};
-        if (chk_load("nvcc", a->ptx, &x->co, &x->m, &x->p, &x->res)) {
-            rc = -1;
-            break;
-        }
-        loaded++;
-        blk_mark(&x->blocks, x->m);
-        coal_report_ctx ctx = {x->res, a->ptx, &x->co, src_files_build(x->m, &x->p->a)};
-        chk_collect(&x->l, a->ptx, &ctx, o->rules);
-        chk_sort(&x->l);
+    /* every round of the table's shapes, on one parse (pipeline.h) */
+    pl_prog pl;
+    pl_options po = {.cmd = "nvcc", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks,
+                     .shapes = PL_SHAPES_MARK, .nrounds = nr};
+    int rc = pl_load(&pl, a->ptx, &po) ? -1 : 0;
+    uint32_t loaded = rc ? 0 : nr;
+    for (uint32_t r = 0; r < loaded; r++) {
+        chk_collect(&rr[r].l, a->ptx, &pl.ctx[r], o->rules);
+        chk_sort(&rr[r].l);
     }
     if (rc) fprintf(stderr, "ptxray nvcc: warning: %s (%s): the PTX could not be analysed\n", a->cu ? a->cu : a->ptx,
                     a->arch);
@@ -141,10 +130,8 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
         }
         if (sf) fclose(sf);
     }
-    for (uint32_t r = 0; r < loaded; r++) {
-        chk_free(&rr[r].l);
-        chk_unload(rr[r].m, rr[r].p);
-    }
+    for (uint32_t r = 0; r < loaded; r++) chk_free(&rr[r].l);
+    if (loaded) pl_free(&pl);
     free(rr);
     if (have) hc_table_free(&t);
     return rc;

@@ -4,8 +4,8 @@
 #include "uniformize.h"
 #include <stdlib.h>
 #include <string.h>
-#include "load.h"
 #include "outfile.h"
+#include "pipeline.h"
 
 typedef struct counts {
     uint32_t rewritten, already, already_unproven, divergent, unreachable;
@@ -119,13 +119,15 @@ static void put_summary(const char *path, const counts *k, const dr_config *c)
 
 int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
 {
-    ptx_module *m;
-    prog *p = load_prog("uniformize", path, &kernel, PROG_GSA, &m);
-    if (!p) return 2;
+    pl_prog x;
+    pl_options po = {.cmd = "uniformize", .kernel = kernel, .level = PROG_GSA, .blocks = &c->blocks,
+                     .shapes = PL_SHAPES_CHECK};
+    if (pl_load(&x, path, &po)) return 2;
+    const ptx_module *m = x.m;
+    prog *p = x.p;
     counts k = {0};
     edits e = {0};
     int rc = 0;
-    if (!blk_check(&c->blocks, m, "uniformize", path)) rc = 2;
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
         const ptx_func *fn = p->funcs[i].fn;
         /* a kernel launched with several shapes is analysed at each, and
@@ -173,7 +175,6 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
         if (!rc) put_summary(path, &k, c);
     }
     free(e.at);
-    prog_free(p);
-    ptx_module_free(m);
+    pl_free(&x);
     return rc;
 }

@@ -98,6 +98,39 @@ Test(regalloc, pressure_counts_units_per_class)
     fx_close(&f);
 }
 
+/* `analyze`'s figure from the same liveness: the most live between two
+ * instructions, where the allocator's counts what an instruction defines
+ * even if nothing reads it. */
+Test(regalloc, peak_between_instructions)
+{
+    fx f = fx_open(pressure_ptx, NULL);
+    ra_peak k;
+    ra_live_peak(f.L, &k);
+    /* before the add: rd1 rd2 r1 rs1, found first walking backwards */
+    cr_expect_eq(k.regs32, 6, "%u", k.regs32);
+    cr_expect_eq(k.preds, 2, "%u", k.preds);
+    cr_expect_eq(f.pf->fn->stmts[k.at_stmt]->loc.line, 16, "%u", f.pf->fn->stmts[k.at_stmt]->loc.line);
+    fx_close(&f);
+    static const char *const dead_ptx =
+        ".version 7.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry k(.param .u64 out)\n{\n"
+        "  .reg .b32 %r<3>;\n  .reg .b64 %rd<3>;\n"
+        "  ld.param.u64 %rd1, [out];\n"
+        "  mov.u32 %r1, %tid.x;\n"
+        "  mov.b64 %rd2, 5;\n" /* never read */
+        "  st.global.u32 [%rd1], %r1;\n"
+        "  ret;\n}\n";
+    f = fx_open(dead_ptx, NULL);
+    ra_live_peak(f.L, &k);
+    ra_pressure p;
+    ra_live_pressure(f.L, &p);
+    cr_expect_eq(k.regs32, 3, "%u", k.regs32);
+    cr_expect_eq(k.preds, 0);
+    cr_expect_eq(f.pf->fn->stmts[k.at_stmt]->loc.line, 11, "%u", f.pf->fn->stmts[k.at_stmt]->loc.line);
+    cr_expect_eq(p.gpr, 5, "%u", p.gpr);
+    fx_close(&f);
+}
+
 static const char *const loop_ptx =
     ".version 7.0\n.target sm_80\n.address_size 64\n"
     ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"

@@ -1,0 +1,116 @@
+/* The one pipeline (pipeline.h): its passes in one visible list. */
+#include "pipeline.h"
+#include <stdlib.h>
+#include <string.h>
+#include "load.h"
+
+/* The rounds of shapes.  One round at round 0 reads the caller's shapes
+ * (a blk_opts is 2.5 KB: a zeroed copy per file cost about 0.2% of
+ * check's instructions over the corpus). */
+static void rounds(pl_prog *x, const pl_options *o)
+{
+    x->nr = o->nrounds ? o->nrounds : blk_module_rounds(o->blocks, x->m);
+    if (x->nr == 1 && !o->blocks->round) {
+        x->rb = o->blocks;
+        return;
+    }
+    x->rb = malloc(x->nr * sizeof *x->rb);
+    if (!x->rb) abort();
+    x->rb_owned = true;
+    for (uint32_t r = 0; r < x->nr; r++) {
+        x->rb[r] = *o->blocks;
+        x->rb[r].round = r;
+    }
+}
+
+/* The model at each round, with its report context. */
+static void coalesce(pl_prog *x, const pl_options *o)
+{
+    arena *a = &x->p->a;
+    /* one allocation for the three (each a multiple of 8 bytes) */
+    x->ctx = arena_alloc(a, x->nr * (sizeof *x->ctx + sizeof *x->rco + sizeof *x->res));
+    x->rco = (coal_options *)(x->ctx + x->nr);
+    x->res = (coal_result **)(x->rco + x->nr);
+    x->files = src_files_build(x->m, a);
+    const char *shown = o->shown ? o->shown : x->path;
+    for (uint32_t r = 0; r < x->nr; r++) {
+        coal_options *co = &x->rco[r];
+        if (o->co) *co = *o->co;
+        else *co = (coal_options){{0, 0, 0}, NULL, blk_option_shape, NULL};
+        co->only = x->kernel;
+        if (co->block_of == blk_option_shape) co->block_ctx = &x->rb[r];
+        x->res[r] = coal_analyse(x->m, x->p, co, a);
+        x->ctx[r] = (coal_report_ctx){x->res[r], shown, co, x->files};
+    }
+}
+
+/* Functions in order, each at the rounds that analyse it. */
+static void diverge(pl_prog *x, const pl_options *o)
+{
+    if (!o->each) x->df = ARENA_NEWN(&x->p->a, dr_func, x->p->nfuncs ? x->p->nfuncs * x->nr : 1);
+    for (uint32_t i = 0; i < x->p->nfuncs; i++)
+        for (uint32_t r = 0; r < x->nr; r++) {
+            if (!blk_round_has(&x->rb[r], x->p->funcs[i].fn)) continue;
+            if (!o->each) {
+                dr_analyse(&x->df[x->ndf++], &x->p->funcs[i], o->div, &x->rb[r], o->keep);
+                continue;
+            }
+            dr_func f;
+            dr_analyse(&f, &x->p->funcs[i], o->div, &x->rb[r], o->keep);
+            o->each(o->each_ctx, x, &f);
+            dr_func_free(&f);
+        }
+}
+
+/* One analysis of each function at round 0's shape (blk_resolve:
+ * --block, the launches, .reqntid, else the default). */
+static void verdicts(pl_prog *x, const pl_options *o)
+{
+    x->dv = ARENA_NEWN(&x->p->a, const div_result *, x->p->nfuncs ? x->p->nfuncs : 1);
+    for (uint32_t i = 0; i < x->p->nfuncs; i++) {
+        div_options d = {{0, 0, 0}, false, false};
+        if (o->div) d = *o->div;
+        blk_resolve(&x->rb[0], x->p->funcs[i].fn, d.block);
+        x->dv[i] = div_analyse(&x->p->funcs[i], (enum div_analysis)o->keep, &d, &x->p->a);
+    }
+}
+
+int pl_load(pl_prog *x, const char *path, const pl_options *o)
+{
+    FILE *err = o->err ? o->err : stderr;
+    *x = (pl_prog){.path = path};
+    /* parse */
+    if (!(x->m = ptx_load_to(path, 1, err))) return 2;
+    /* kernel */
+    if (o->kernel && !(x->kernel = load_kernel(o->cmd, x->m, path, o->kernel, false))) goto bad;
+    /* build */
+    ptx_diags d;
+    ptx_diags_init(&d);
+    x->p = prog_build(x->m, o->level, x->kernel, &d);
+    if (!x->p) ptx_diags_print(&d, path, x->m->src, x->m->src_len, err);
+    ptx_diags_free(&d);
+    if (!x->p) goto bad;
+    /* shapes */
+    if (o->shapes == PL_SHAPES_CHECK) {
+        if (!blk_check(o->blocks, x->m, o->cmd, o->shown ? o->shown : path)) goto bad;
+    } else blk_mark(o->blocks, x->m);
+    rounds(x, o);
+    /* analyses */
+    if (o->passes & PL_COALESCE) coalesce(x, o);
+    if (o->passes & PL_DIVERGE) diverge(x, o);
+    if (o->passes & PL_VERDICTS) verdicts(x, o);
+    if ((o->passes & PL_VERDICTS) && !x->files) x->files = src_files_build(x->m, &x->p->a);
+    return 0;
+bad:
+    pl_free(x);
+    *x = (pl_prog){.path = path}; /* pl_free again does nothing */
+    return 2;
+}
+
+void pl_free(pl_prog *x)
+{
+    for (uint32_t i = 0; i < x->ndf; i++) dr_func_free(&x->df[i]);
+    if (x->rb_owned) free(x->rb);
+    if (x->p) prog_free(x->p);
+    if (x->m) ptx_module_free(x->m);
+}

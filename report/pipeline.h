@@ -1,0 +1,89 @@
+/* The one pipeline from a file to the analysed program (docs/architecture.md):
+ * every command that analyses PTX loads it here, and nothing parses a file
+ * twice.  Its passes, in order:
+ *
+ *   parse     ptx_load_to        PTX text -> ptx_module (diagnostics, exit 2)
+ *   kernel    load_kernel        --kernel NAME -> the one function's symbol
+ *   build     prog_build         functions -> CFG, SSA, GSA (up to a level)
+ *   shapes    blk_check/blk_mark --block, .reqntid, launches, the default:
+ *                                 the rounds of launch shapes (blk_opts.round)
+ *   coalesce  coal_analyse       each round: the coalescing and bank model
+ *   diverge   dr_analyse         each function at each of its rounds: the
+ *                                 three divergence analyses
+ *   verdicts  div_analyse        each function at its first round: one
+ *                                 analysis's verdicts (the DOT's colours)
+ *
+ * A command asks for the passes it reports on (pl_options.passes) and reads
+ * the result (pl_prog); what is not asked for is not run. */
+#ifndef PTXRAY_PIPELINE_H
+#define PTXRAY_PIPELINE_H
+#include <stdio.h>
+#include "coalescing_report.h"
+#include "div_report.h"
+#include "program.h"
+
+enum pl_pass {
+    PL_COALESCE = 1, /* coal_analyse at each round: pl_prog.res, .ctx */
+    PL_DIVERGE = 2,  /* dr_analyse of each function at each of its rounds */
+    PL_VERDICTS = 4, /* div_analyse (analysis keep) of each function at round 0: pl_prog.dv */
+};
+
+/* What the shapes pass does with the --block entries that name kernels. */
+enum pl_shapes {
+    PL_SHAPES_MARK,  /* one file of several: mark those it has (blk_check_seen after the run) */
+    PL_SHAPES_CHECK, /* the run's one file: each must name one of its functions (exit 2) */
+};
+
+typedef struct pl_prog pl_prog;
+
+typedef struct pl_options {
+    const char *cmd;        /* "ptxray CMD: ..." in messages */
+    const char *shown;      /* the file's name in --block errors and reports (a .cu's); NULL: path */
+    const char *kernel;     /* --kernel NAME (load.h); NULL: every function with a body */
+    enum prog_level level;  /* how far the program is built (PROG_GSA for the analyses) */
+    unsigned passes;        /* pl_pass bits */
+    blk_opts *blocks;       /* the shapes (block_opt.h; required); read until pl_free */
+    enum pl_shapes shapes;
+    uint32_t nrounds;       /* rounds of shapes; 0: those the module needs (blk_module_rounds) */
+    /* PL_COALESCE: the model's options, copied per round with the kernel's
+     * symbol and, when they read the shapes (blk_option_shape), that
+     * round's; NULL: those alone */
+    const coal_options *co;
+    /* PL_DIVERGE: the options (block all zero: each function's from the
+     * shapes) and the one analysis whose result stays (dr_analyse's keep;
+     * DR_KEEP_NONE: counts only); PL_VERDICTS: the analysis run, with
+     * these options (NULL: none) and the shape of round 0 */
+    const div_options *div;
+    int keep;
+    /* PL_DIVERGE: when set, each function's analysis is handed to it (in
+     * function order, each at its rounds) and freed at once, so that one
+     * is held at a time; else all stay in pl_prog.df */
+    void (*each)(void *ctx, const pl_prog *x, const dr_func *f);
+    void *each_ctx;
+    FILE *err; /* the diagnostics of the parse and build; NULL: stderr */
+} pl_options;
+
+struct pl_prog {
+    const char *path;
+    ptx_module *m;
+    prog *p;
+    const char *kernel;     /* the symbol --kernel named (in m's arena), or NULL */
+    const src_files *files; /* the .file table (PL_COALESCE, PL_VERDICTS) */
+    uint32_t nr;            /* rounds of launch shapes (at least 1) */
+    blk_opts *rb;           /* per round: the shapes with that round (o->blocks itself for one round 0) */
+    bool rb_owned;
+    coal_options *rco;      /* per round (PL_COALESCE; in p's arena, as below) */
+    coal_result **res;      /* per round (PL_COALESCE) */
+    coal_report_ctx *ctx;   /* per round, for the writers (PL_COALESCE) */
+    dr_func *df;            /* PL_DIVERGE without each: ndf analyses, functions */
+    uint32_t ndf;           /* in order, each at its rounds */
+    const div_result **dv;  /* PL_VERDICTS: per function */
+};
+
+/* Runs the pipeline on path: 0 (pl_free x), or 2 after the reasons on
+ * o->err (--kernel and --block errors: stderr) with nothing to free (a
+ * pl_free does nothing then). */
+int pl_load(pl_prog *x, const char *path, const pl_options *o);
+void pl_free(pl_prog *x);
+
+#endif

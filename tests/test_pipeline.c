@@ -1,0 +1,134 @@
+/* The one pipeline (report/pipeline.h): the passes a command asks for run
+ * once over one parse and one program, at every round of the shapes, and
+ * bad input leaves nothing to free. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include "pipeline.h"
+#include "testutil.h"
+
+static const char *shapes_ptx(void)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s", tu_src("tests/data/block_shapes.ptx"));
+    return path;
+}
+
+Test(pipeline, every_pass_over_one_program)
+{
+    blk_opts blocks = {0};
+    div_options div = {{0, 0, 0}, false, false};
+    pl_prog x;
+    pl_options o = {.cmd = "test", .level = PROG_GSA, .passes = PL_COALESCE | PL_DIVERGE | PL_VERDICTS,
+                    .blocks = &blocks, .shapes = PL_SHAPES_CHECK, .div = &div, .keep = DIV_AN_AFFINE2};
+    const char *path = shapes_ptx();
+    cr_assert_eq(pl_load(&x, path, &o), 0);
+    cr_assert_eq(x.p->nfuncs, 2);
+    cr_expect(ptx_str_eq(x.p->funcs[0].fn->name, "ka"));
+    cr_expect(ptx_str_eq(x.p->funcs[1].fn->name, "kb"));
+    /* one round at round 0 reads the caller's shapes, not a copy */
+    cr_expect_eq(x.nr, 1);
+    cr_expect_eq(x.rb, &blocks);
+    cr_expect(!x.rb_owned);
+    /* coalescing: over the program built, each function once */
+    cr_assert_eq(x.res[0]->nfuncs, 2);
+    for (uint32_t i = 0; i < 2; i++) cr_expect_eq(x.res[0]->f[i].pf, &x.p->funcs[i]);
+    cr_expect_str_eq(x.ctx[0].ptx_path, path);
+    cr_expect_eq(x.ctx[0].res, x.res[0]);
+    cr_expect_eq(x.ctx[0].opts, &x.rco[0]);
+    cr_expect_eq(x.rco[0].block_ctx, &x.rb[0]);
+    cr_expect_not_null(x.files);
+    /* divergence: each function at its one round, the kept analysis there */
+    cr_assert_eq(x.ndf, 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        cr_expect_eq(x.df[i].pf, &x.p->funcs[i]);
+        cr_expect_not_null(x.df[i].r[DIV_AN_AFFINE2]);
+        cr_expect_null(x.df[i].r[DIV_AN_SIMPLE]);
+        cr_assert_not_null(x.dv[i]);
+        cr_expect_eq(x.dv[i]->analysis, DIV_AN_AFFINE2);
+        cr_expect_eq(x.dv[i]->pf, &x.p->funcs[i]);
+    }
+    pl_free(&x);
+}
+
+/* Two rounds on one program: each round's model has its own shapes, a
+ * function with one shape is analysed at round 0 only. */
+Test(pipeline, rounds_share_the_program)
+{
+    blk_opts blocks = {0};
+    pl_prog x;
+    pl_options o = {.cmd = "test", .level = PROG_GSA, .passes = PL_COALESCE | PL_DIVERGE, .blocks = &blocks,
+                    .nrounds = 2, .keep = DR_KEEP_NONE, .div = &(div_options){{0, 0, 0}, false, false}};
+    cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
+    cr_assert_eq(x.nr, 2);
+    cr_expect(x.rb_owned);
+    for (uint32_t r = 0; r < 2; r++) {
+        cr_expect_eq(x.rb[r].round, r);
+        cr_expect_eq(x.rco[r].block_ctx, &x.rb[r]);
+        cr_expect_eq(x.res[r]->f[0].pf, &x.p->funcs[0], "round %u", r);
+    }
+    cr_expect_neq(x.res[0], x.res[1]);
+    cr_expect_eq(x.ndf, 2);
+    pl_free(&x);
+}
+
+typedef struct seen {
+    uint32_t n;
+    const char *names[4];
+} seen;
+
+static void count(void *ctx, const pl_prog *x, const dr_func *f)
+{
+    seen *s = ctx;
+    cr_expect_eq(f->pf, &x->p->funcs[s->n]);
+    if (s->n < 4) s->names[s->n] = f->pf->fn->name.p;
+    s->n++;
+}
+
+Test(pipeline, kernel_and_callback)
+{
+    blk_opts blocks = {0};
+    seen s = {0};
+    pl_prog x;
+    pl_options o = {.cmd = "test", .kernel = "kb", .level = PROG_GSA, .passes = PL_DIVERGE, .blocks = &blocks,
+                    .keep = DR_KEEP_NONE, .div = &(div_options){{0, 0, 0}, false, false}, .each = count,
+                    .each_ctx = &s};
+    cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
+    cr_expect_str_eq(x.kernel, "kb");
+    cr_expect_eq(x.p->nfuncs, 1);
+    cr_expect_eq(s.n, 1);
+    cr_expect_eq(x.ndf, 0); /* handed over and freed, not kept */
+    pl_free(&x);
+}
+
+/* Bad input: exit status 2 and nothing to free (a pl_free after it does
+ * nothing: ASan in make check). */
+Test(pipeline, bad_input_leaves_nothing)
+{
+    blk_opts blocks = {0};
+    pl_prog x;
+    pl_options o = {.cmd = "test", .kernel = "nope", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks};
+    FILE *err = tmpfile();
+    cr_assert_not_null(err);
+    o.err = err;
+    cr_expect_eq(pl_load(&x, shapes_ptx(), &o), 2);
+    cr_expect_null(x.m);
+    cr_expect_null(x.p);
+    pl_free(&x);
+    /* a --block entry naming no kernel of the one file */
+    o.kernel = NULL;
+    o.shapes = PL_SHAPES_CHECK;
+    cr_assert(blk_add(&blocks, "nope=32", "test"));
+    cr_expect_eq(pl_load(&x, shapes_ptx(), &o), 2);
+    cr_expect_null(x.p);
+    pl_free(&x);
+    /* the same entry in one file of several: marked as not seen, no error */
+    o.shapes = PL_SHAPES_MARK;
+    cr_expect_eq(pl_load(&x, shapes_ptx(), &o), 0);
+    cr_expect(!blocks.k[0].seen);
+    pl_free(&x);
+    cr_expect_eq(pl_load(&x, tu_src("tests/data/no-such-file.ptx"), &o), 2);
+    cr_expect_null(x.m);
+    pl_free(&x);
+    fclose(err);
+}
