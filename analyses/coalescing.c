@@ -29,14 +29,16 @@ const char *coal_hint_kind_name(enum coal_hint_kind k)
     return k == COAL_HINT_SWAP_XY ? "swap_xy" : k == COAL_HINT_LOOP_TO_LANES ? "loop_to_lanes" : NULL;
 }
 
-const char *coal_rule(const coal_access *x)
+static enum coal_vrule rule_of(const coal_access *x)
 {
-    if (x->space == COAL_SHARED) return "bank-conflict";
+    if (x->space == COAL_SHARED) return COAL_V_BANK_CONFLICT;
     if (x->misaligned && x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR && x->pattern != COAL_P_BOUNDED &&
         x->sectors_aligned <= (int32_t)x->ideal)
-        return "misaligned";
-    return "uncoalesced";
+        return COAL_V_MISALIGNED;
+    return COAL_V_UNCOALESCED;
 }
+
+const char *coal_rule(const coal_access *x) { return coal_vrule_name(rule_of(x)); }
 
 const char *coal_vrule_name(enum coal_vrule r)
 {
@@ -65,13 +67,13 @@ static enum coal_dep align_dep(const coal_access *a)
 
 bool coal_verdict_of(const coal_access *a, coal_verdict *v)
 {
-    memset(v, 0, sizeof *v);
+    *v = (coal_verdict){0};
     v->sectors = coal_current_sectors(a);
     v->ideal = a->ideal;
     int64_t ex;
     if (a->space == COAL_GLOBAL) {
         if (coal_is_finding(a)) {
-            v->rule = strcmp(coal_rule(a), "misaligned") ? COAL_V_UNCOALESCED : COAL_V_MISALIGNED;
+            v->rule = (uint8_t)rule_of(a);
             ex = (int64_t)v->sectors - (int64_t)a->ideal;
             /* misaligned across a 128-byte line but not one sector more:
              * no sector wasted, unless a worse alignment wastes some */
@@ -198,9 +200,7 @@ static int64_t union_bytes(const int64_t *s, uint32_t n, uint32_t len)
 
 static uint32_t log2_ceil(uint32_t x)
 {
-    uint32_t k = 0;
-    while ((1u << k) < x) k++;
-    return k;
+    return x <= 1 ? 0 : 32 - (uint32_t)__builtin_clz(x - 1); /* natural() runs per warp: no loop */
 }
 
 /* A correct program's lane 0 is naturally aligned for the access. */
@@ -295,7 +295,7 @@ static void align_range_count(const int64_t *a, uint32_t n, uint32_t bytes, resi
  * and comparing it is a fraction of counting it again */
 static void align_range(const int64_t *a, uint32_t n, uint32_t bytes, residue b, uint32_t *lo, uint32_t *hi)
 {
-    enum { NLAST = 8 };
+    enum { NLAST = 4 };
     static _Thread_local struct {
         uint32_t n, bytes, lo, hi;
         int64_t r;
@@ -334,6 +334,15 @@ static void align_range_count(const int64_t *a, uint32_t n, uint32_t bytes, resi
     uint32_t m = 0;
     const unsigned ls = (unsigned)__builtin_ctzll(COAL_SECTOR);
     int64_t o0 = b.r & (step - 1);
+    uint32_t unit = 1; /* lanes len bytes apart (a sorted): one run, no merging */
+    while (unit < n && a[unit] - a[unit - 1] == len) unit++;
+    if (n && unit == n) {
+        int64_t run = a[n - 1] + len - 1 - a[0], t0 = (a[0] + o0) & (step - 1);
+        int64_t t1 = t0 + (COAL_SECTOR - 1 - t0) / step * step;
+        *lo = (uint32_t)(((t0 + run) >> ls) + 1);
+        *hi = (uint32_t)(((t1 + run) >> ls) + 1);
+        return;
+    }
     /* the common case costs one pass: runs a sector or more apart (no
      * sector shared, whatever the place) that each keep their count at
      * every place (a naturally aligned lane never straddles): then every
@@ -527,8 +536,9 @@ static bool same_as_previous(const wl_result *w, uint32_t wi, uint32_t bytes)
     if (!wi) return false;
     const wl_warp *a = &w->warp[wi], *b = &w->warp[wi - 1];
     residue ra = natural(a->base, bytes), rb = natural(b->base, bytes);
-    /* and as much known of it: the worst alignment (align_range) depends on it */
-    return a->nlanes == b->nlanes && (ra.r & 127) == (rb.r & 127) && (ra.k < 7 ? ra.k : 7) == (rb.k < 7 ? rb.k : 7) &&
+    /* and as much known of it below a sector: the worst alignment
+     * (align_range, only where fewer than 5 bits are known) depends on it */
+    return a->nlanes == b->nlanes && (ra.r & 127) == (rb.r & 127) && (ra.k < 5 ? ra.k : 5) == (rb.k < 5 ? rb.k : 5) &&
            !memcmp(a->off, b->off, sizeof a->off[0] * a->nlanes);
 }
 
