@@ -186,7 +186,7 @@ golden-coalescing: $(B)/ptxray $(B)/ptxray-tests
 # The static coalescing model against the emulator's --coalescing figures
 # over every corpus test launch; writes build/coalescing-compare.txt.
 coalescing-compare: $(B)/ptxray $(B)/ptxray-tests
-	PTXRAY_COALCMP_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_coalcmp/*'
+	PTXRAY_COALCMP_PRINT=1 PTXRAY_COALCMP_SHAPES=all $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_coalcmp/*'
 
 # check's findings (proven and possible) at each corpus test launch's block
 # shape against the emulator's sector and wavefront counts; every proven

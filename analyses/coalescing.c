@@ -29,13 +29,93 @@ const char *coal_hint_kind_name(enum coal_hint_kind k)
     return k == COAL_HINT_SWAP_XY ? "swap_xy" : k == COAL_HINT_LOOP_TO_LANES ? "loop_to_lanes" : NULL;
 }
 
-const char *coal_rule(const coal_access *x)
+static enum coal_vrule rule_of(const coal_access *x)
 {
-    if (x->space == COAL_SHARED) return "bank-conflict";
+    if (x->space == COAL_SHARED) return COAL_V_BANK_CONFLICT;
     if (x->misaligned && x->pattern != COAL_P_SYMBOLIC && x->pattern != COAL_P_IRREGULAR && x->pattern != COAL_P_BOUNDED &&
         x->sectors_aligned <= (int32_t)x->ideal)
-        return "misaligned";
-    return "uncoalesced";
+        return COAL_V_MISALIGNED;
+    return COAL_V_UNCOALESCED;
+}
+
+const char *coal_rule(const coal_access *x) { return coal_vrule_name(rule_of(x)); }
+
+const char *coal_vrule_name(enum coal_vrule r)
+{
+    return r == COAL_V_UNCOALESCED ? "uncoalesced" : r == COAL_V_MISALIGNED ? "misaligned" : "bank-conflict";
+}
+
+/* What an access whose sectors the model cannot count exactly depends on. */
+static enum coal_dep pattern_dep(const coal_access *a)
+{
+    switch (a->pattern) {
+    case COAL_P_SYMBOLIC:
+        return a->sym_named ? COAL_DEP_SYM_STRIDE
+               : a->lane_eval ? COAL_DEP_GROUPS
+               : a->why_stmt != UINT32_MAX ? COAL_DEP_LOADED_STRIDE
+                                           : COAL_DEP_STRIDE;
+    case COAL_P_IRREGULAR: return a->why_stmt != UINT32_MAX ? COAL_DEP_LOADED_ADDR : COAL_DEP_ADDR;
+    case COAL_P_BOUNDED: return COAL_DEP_WINDOW;
+    default: return COAL_DEP_LANES;
+    }
+}
+
+static enum coal_dep align_dep(const coal_access *a)
+{
+    return a->align_dep == COAL_ALIGN_ROWS ? COAL_DEP_ROWS : COAL_DEP_ALIGN;
+}
+
+bool coal_verdict_of(const coal_access *a, coal_verdict *v)
+{
+    *v = (coal_verdict){0};
+    v->sectors = coal_current_sectors(a);
+    v->ideal = a->ideal;
+    int64_t ex;
+    if (a->space == COAL_GLOBAL) {
+        if (coal_is_finding(a)) {
+            v->rule = (uint8_t)rule_of(a);
+            ex = (int64_t)v->sectors - (int64_t)a->ideal;
+            /* misaligned across a 128-byte line but not one sector more:
+             * no sector wasted, unless a worse alignment wastes some */
+            if (a->sectors < 0 || ex > 0) {
+                if (a->sectors < 0) {
+                    v->certainty = COAL_POSSIBLE;
+                    v->dep = (uint8_t)pattern_dep(a);
+                } else if (a->sectors_lo >= 0 && a->sectors_lo <= (int32_t)a->ideal) {
+                    /* clean at the best alignment the PTX allows (sectors_lo:
+                     * no warp is worse than ideal at every alignment) */
+                    v->certainty = COAL_POSSIBLE;
+                    v->dep = (uint8_t)align_dep(a);
+                } else v->certainty = COAL_PROVEN;
+                v->excess = ex > 0 ? (uint32_t)ex : 1;
+                return true;
+            }
+        }
+        /* taken as aligned, but not known to be: a worse alignment costs
+         * sectors (the rows of a block narrower than a warp, lane 0 known
+         * only modulo 2^k) */
+        int32_t at = a->sectors >= 0 ? a->sectors : a->sectors_asm;
+        if (a->prefetch || at < 0 || a->sectors_max <= at || a->sectors_max <= (int32_t)a->ideal) return false;
+        v->rule = COAL_V_MISALIGNED;
+        v->certainty = COAL_POSSIBLE;
+        v->dep = (uint8_t)align_dep(a);
+        v->by_alignment = true;
+        v->sectors = a->sectors_max;
+        v->excess = (uint32_t)(a->sectors_max - (at > (int32_t)a->ideal ? at : (int32_t)a->ideal));
+        return true;
+    }
+    if (!coal_is_finding(a)) return false;
+    v->rule = COAL_V_BANK_CONFLICT;
+    if (a->bank_degree >= 0 && a->wavefronts >= 0) {
+        ex = (int64_t)a->wavefronts - (a->ideal_wavefronts > 0 ? a->ideal_wavefronts : 1);
+        v->certainty = COAL_PROVEN;
+    } else {
+        ex = (int64_t)a->bank_degree_max - 1;
+        v->certainty = COAL_POSSIBLE;
+        v->dep = (uint8_t)(a->bank_cond ? COAL_DEP_BANK_STRIDE : pattern_dep(a));
+    }
+    v->excess = ex > 0 ? (uint32_t)ex : 1;
+    return true;
 }
 
 /* ---- counting sectors ------------------------------------------------------ */
@@ -118,6 +198,19 @@ static int64_t union_bytes(const int64_t *s, uint32_t n, uint32_t len)
     return total;
 }
 
+static uint32_t log2_ceil(uint32_t x)
+{
+    return x <= 1 ? 0 : 32 - (uint32_t)__builtin_clz(x - 1); /* natural() runs per warp: no loop */
+}
+
+/* A correct program's lane 0 is naturally aligned for the access. */
+static residue natural(residue r, uint32_t bytes)
+{
+    uint32_t lb = bytes ? log2_ceil(bytes) : 0;
+    if (r.k >= lb) return r;
+    return res_make(0, lb);
+}
+
 /* The warp's lane addresses, lane 0 at `base` (its known residue; the
  * unknown high bits taken as 0, i.e. aligned as far as not known). */
 static void lane_addrs(const wl_warp *w, int64_t base, int64_t *out)
@@ -127,6 +220,7 @@ static void lane_addrs(const wl_warp *w, int64_t base, int64_t *out)
 
 typedef struct warp_count {
     uint32_t sectors, lines, ideal, sectors0, lines0;
+    uint32_t lo, hi; /* sectors at the best and worst offsets of lane 0 that agree with what is known */
 } warp_count;
 
 /* One unit count of count_units's, kept lane by lane. */
@@ -172,6 +266,132 @@ static void count_all(const int64_t *start0, uint32_t n, uint32_t bytes, int64_t
     c->ideal = (uint32_t)((total + COAL_SECTOR - 1) / COAL_SECTOR);
 }
 
+/* Sectors of lanes at offsets a (sorted when bytes <= 2 * COAL_SECTOR,
+ * count_all's case; else in lane order, count_units_capped's) from their
+ * first lane, that lane at o. */
+static uint32_t sectors_at(const int64_t *a, uint32_t n, uint32_t bytes, int64_t o)
+{
+    if (bytes > 2 * COAL_SECTOR) {
+        int64_t t[WL_LANES];
+        for (uint32_t i = 0; i < n; i++) t[i] = a[i] + o;
+        return count_units_capped(t, n, bytes, COAL_SECTOR);
+    }
+    const unsigned ls = (unsigned)__builtin_ctzll(COAL_SECTOR);
+    ucount s = {0, 0};
+    int64_t len = bytes ? bytes : 1;
+    for (uint32_t i = 0; i < n; i++) uc_add(&s, !i, floor_shr(a[i] + o, ls), floor_shr(a[i] + o + len - 1, ls));
+    return (uint32_t)s.d;
+}
+
+/* The fewest and most sectors of lanes at offsets a (as sectors_at) over
+ * every place of their first lane modulo a sector that agrees with b
+ * (known modulo 2^b.k, b.k < 5): the alignments the PTX does not fix.
+ * The lanes' bytes are merged into runs first (a warp at unit stride is
+ * one run), so each place costs a pass over the runs, not the lanes. */
+static void align_range_count(const int64_t *a, uint32_t n, uint32_t bytes, residue b, uint32_t *lo, uint32_t *hi);
+
+/* align_range with the last answer kept: the accesses of a kernel mostly
+ * repeat one layout (a warp at unit stride, lane 0 known modulo 4 B),
+ * and comparing it is a fraction of counting it again */
+static void align_range(const int64_t *a, uint32_t n, uint32_t bytes, residue b, uint32_t *lo, uint32_t *hi)
+{
+    enum { NLAST = 4 };
+    static _Thread_local struct {
+        uint32_t n, bytes, lo, hi;
+        int64_t r;
+        unsigned k;
+        int64_t a[WL_LANES];
+    } last[NLAST];
+    static _Thread_local unsigned next;
+    int64_t r = b.r & (((int64_t)1 << b.k) - 1);
+    for (unsigned i = 0; i < NLAST; i++)
+        if (n == last[i].n && bytes == last[i].bytes && b.k == last[i].k && r == last[i].r &&
+            !memcmp(a, last[i].a, n * sizeof *a)) {
+            *lo = last[i].lo, *hi = last[i].hi;
+            return;
+        }
+    align_range_count(a, n, bytes, b, lo, hi);
+    if (n > WL_LANES || !n) return;
+    unsigned i = next++ % NLAST;
+    last[i].n = n, last[i].bytes = bytes, last[i].k = b.k, last[i].r = r, last[i].lo = *lo, last[i].hi = *hi;
+    memcpy(last[i].a, a, n * sizeof *a);
+}
+
+static void align_range_count(const int64_t *a, uint32_t n, uint32_t bytes, residue b, uint32_t *lo, uint32_t *hi)
+{
+    int64_t step = (int64_t)1 << b.k;
+    *lo = UINT32_MAX;
+    *hi = 0;
+    if (bytes > 2 * COAL_SECTOR) { /* lane order and the cap: count each */
+        for (int64_t o = b.r & (step - 1); o < COAL_SECTOR; o += step) {
+            uint32_t s = sectors_at(a, n, bytes, o);
+            if (s < *lo) *lo = s;
+            if (s > *hi) *hi = s;
+        }
+        return;
+    }
+    int64_t rs[WL_LANES], re[WL_LANES], len = bytes ? bytes : 1; /* runs [rs, re] of bytes, a sorted */
+    uint32_t m = 0;
+    const unsigned ls = (unsigned)__builtin_ctzll(COAL_SECTOR);
+    int64_t o0 = b.r & (step - 1);
+    uint32_t unit = 1; /* lanes len bytes apart (a sorted): one run, no merging */
+    while (unit < n && a[unit] - a[unit - 1] == len) unit++;
+    if (n && unit == n) {
+        int64_t run = a[n - 1] + len - 1 - a[0], t0 = (a[0] + o0) & (step - 1);
+        int64_t t1 = t0 + (COAL_SECTOR - 1 - t0) / step * step;
+        *lo = (uint32_t)(((t0 + run) >> ls) + 1);
+        *hi = (uint32_t)(((t1 + run) >> ls) + 1);
+        return;
+    }
+    /* the common case costs one pass: runs a sector or more apart (no
+     * sector shared, whatever the place) that each keep their count at
+     * every place (a naturally aligned lane never straddles): then every
+     * place counts the same */
+    bool fixed = true;
+    uint32_t same = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (m && a[i] <= re[m - 1] + 1) {
+            if (a[i] + len - 1 > re[m - 1]) re[m - 1] = a[i] + len - 1;
+            continue;
+        }
+        if (m) {
+            int64_t run = re[m - 1] - rs[m - 1], t0 = (rs[m - 1] + o0) & (step - 1);
+            int64_t t1 = t0 + (COAL_SECTOR - 1 - t0) / step * step;
+            fixed = fixed && a[i] - re[m - 1] > COAL_SECTOR && ((t0 + run) >> ls) == ((t1 + run) >> ls);
+            same += (uint32_t)((t0 + run) >> ls) + 1;
+        }
+        rs[m] = a[i], re[m] = a[i] + len - 1, m++;
+    }
+    if (fixed && m > 1) {
+        int64_t run = re[m - 1] - rs[m - 1], t0 = (rs[m - 1] + o0) & (step - 1);
+        int64_t t1 = t0 + (COAL_SECTOR - 1 - t0) / step * step;
+        if (((t0 + run) >> ls) == ((t1 + run) >> ls)) {
+            *lo = *hi = same + (uint32_t)((t0 + run) >> ls) + 1;
+            return;
+        }
+    }
+    if (m == 1) {
+        /* one run of len bytes starting t into a sector takes
+         * floor((t + len - 1) / 32) + 1 sectors, growing with t, and t
+         * takes every value ≡ rs + o0 (mod step) below 32 */
+        int64_t run = re[0] - rs[0], t0 = (rs[0] + o0) & (step - 1), t1 = t0 + (COAL_SECTOR - 1 - t0) / step * step;
+        *lo = (uint32_t)(((t0 + run) >> ls) + 1);
+        *hi = (uint32_t)(((t1 + run) >> ls) + 1);
+        return;
+    }
+    for (int64_t o = o0; o < COAL_SECTOR; o += step) {
+        uint32_t s = 0;
+        int64_t prev = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            int64_t f = floor_shr(rs[i] + o, ls), l = floor_shr(re[i] + o, ls);
+            s += (uint32_t)(l - f + 1) - (i && f == prev);
+            prev = l;
+        }
+        if (s < *lo) *lo = s;
+        if (s > *hi) *hi = s;
+    }
+}
+
 static void count_warp(const wl_warp *w, residue base, uint32_t bytes, bool prefetch, warp_count *c)
 {
     int64_t a[WL_LANES], a0[WL_LANES];
@@ -186,6 +406,8 @@ static void count_warp(const wl_warp *w, residue base, uint32_t bytes, bool pref
         c->lines0 = count_units_capped(a0, w->nlanes, bytes, COAL_LINE);
         sort_i64(a, w->nlanes);
         c->ideal = (uint32_t)((union_bytes(a, w->nlanes, bytes) + COAL_SECTOR - 1) / COAL_SECTOR);
+        c->lo = c->hi = c->sectors;
+        if (base.k < 5) align_range(a0, w->nlanes, bytes, base, &c->lo, &c->hi);
         return;
     }
     sort_i64(a0, w->nlanes);
@@ -196,42 +418,78 @@ static void count_warp(const wl_warp *w, residue base, uint32_t bytes, bool pref
         c->sectors = 4 * c->lines;
         c->sectors0 = 4 * c->lines0;
         c->ideal = 4;
+        c->lo = c->hi = c->sectors;
         return;
     }
     /* a is a0 moved by base.r: by a multiple of the unit, the same count
      * (lane 0 often sits at a known multiple of 128) */
     count_all(a0, w->nlanes, bytes, base.r, c);
+    c->lo = c->hi = c->sectors;
+    if (base.k < 5) align_range(a0, w->nlanes, bytes, base, &c->lo, &c->hi);
 }
 
 /* Worst case over the groups of a symbolic warp: groups far apart (no
- * sector shared), each aligned as far as known. */
-static void count_groups(const wl_warp *w, residue base, uint32_t bytes, bool prefetch, uint32_t *max, uint32_t *ideal)
+ * sector shared).  max: each group aligned as far as known (its first
+ * lane at lane 0's known residue); worst: each group at the worst place
+ * that agrees with what is known of it, lane 0's group from base, every
+ * other from base and its known offset modulo 2^kg (the groups' distance,
+ * an unknown integer times a known multiple of 2^kg).  *rows: another
+ * group's place made it worse. */
+static void count_groups(const wl_warp *w, residue base, uint32_t bytes, bool prefetch, unsigned kg, uint32_t *max,
+                         uint32_t *ideal, uint32_t *worst, bool *rows)
 {
-    *max = 0;
+    *max = *worst = 0;
     int64_t bsum = 0;
+    unsigned lb = bytes ? log2_ceil(bytes) : 0;
     for (uint32_t g = 0; g < w->ngroups; g++) {
-        int64_t a[WL_LANES];
-        uint32_t n = 0;
+        int64_t a[WL_LANES], rel[WL_LANES];
+        uint32_t n = 0, l0 = 0;
         int64_t first = 0;
         for (uint32_t l = 0; l < w->nlanes; l++)
             if (w->group[l] == g) {
-                if (!n) first = w->off[l];
+                if (!n) first = w->off[l], l0 = l;
                 a[n++] = (int64_t)base.r + w->off[l] - first;
             }
         if (!n) continue;
+        uint32_t cnt;
         if (!prefetch && bytes > 2 * COAL_SECTOR) { /* see count_warp */
-            *max += count_units_capped(a, n, bytes, COAL_SECTOR);
+            cnt = count_units_capped(a, n, bytes, COAL_SECTOR);
             sort_i64(a, n);
             bsum += union_bytes(a, n, bytes);
+        } else {
+            sort_i64(a, n);
+            if (prefetch) {
+                cnt = 4 * count_units(a, n, 1, COAL_LINE);
+            } else {
+                cnt = count_units(a, n, bytes, COAL_SECTOR);
+                bsum += union_bytes(a, n, bytes);
+            }
+        }
+        *max += cnt;
+        uint32_t lo, hi = cnt;
+        /* a lone lane of a power of two bytes up to a sector is naturally
+         * aligned: it never straddles (an irregular access's 32 groups) */
+        if (prefetch || (n == 1 && bytes <= COAL_SECTOR && !(bytes & (bytes - 1)))) {
+            *worst += hi;
             continue;
         }
-        sort_i64(a, n);
-        if (prefetch) {
-            *max += 4 * count_units(a, n, 1, COAL_LINE);
-        } else {
-            *max += count_units(a, n, bytes, COAL_SECTOR);
-            bsum += union_bytes(a, n, bytes);
+        residue at = base;
+        if (l0) {
+            at = res_make((int64_t)base.r + first, base.k < kg ? base.k : kg);
+            if (at.k < lb) at = res_make(0, lb); /* natural() */
         }
+        if (at.k < 5) {
+            /* the group's offsets from its first lane: a less lane 0's
+             * residue (sorted but for the capped case, as a) */
+            if (bytes > 2 * COAL_SECTOR)
+                for (uint32_t l = 0, q = 0; l < w->nlanes; l++)
+                    if (w->group[l] == g) a[q++] = (int64_t)base.r + w->off[l] - first;
+            for (uint32_t q = 0; q < n; q++) rel[q] = a[q] - (int64_t)base.r;
+            align_range(rel, n, bytes, at, &lo, &hi);
+            if (hi < cnt) hi = cnt;
+            if (l0 && hi > cnt) *rows = true;
+        }
+        *worst += hi;
     }
     *ideal = prefetch ? 4 : (uint32_t)((bsum + COAL_SECTOR - 1) / COAL_SECTOR);
 }
@@ -266,20 +524,6 @@ static void classify_offsets(const wl_result *w, uint32_t bytes, coal_access *x)
     } else x->pattern = COAL_P_PIECEWISE;
 }
 
-static uint32_t log2_ceil(uint32_t x)
-{
-    uint32_t k = 0;
-    while ((1u << k) < x) k++;
-    return k;
-}
-
-/* A correct program's lane 0 is naturally aligned for the access. */
-static residue natural(residue r, uint32_t bytes)
-{
-    uint32_t lb = bytes ? log2_ceil(bytes) : 0;
-    if (r.k >= lb) return r;
-    return res_make(0, lb);
-}
 
 /* Whether warp wi's lanes are those of warp wi - 1 moved by a multiple of
  * 128 bytes (the same offsets; lane 0's residue, aligned as the models
@@ -291,7 +535,10 @@ static bool same_as_previous(const wl_result *w, uint32_t wi, uint32_t bytes)
 {
     if (!wi) return false;
     const wl_warp *a = &w->warp[wi], *b = &w->warp[wi - 1];
-    return a->nlanes == b->nlanes && (natural(a->base, bytes).r & 127) == (natural(b->base, bytes).r & 127) &&
+    residue ra = natural(a->base, bytes), rb = natural(b->base, bytes);
+    /* and as much known of it below a sector: the worst alignment
+     * (align_range, only where fewer than 5 bits are known) depends on it */
+    return a->nlanes == b->nlanes && (ra.r & 127) == (rb.r & 127) && (ra.k < 5 ? ra.k : 5) == (rb.k < 5 ? rb.k : 5) &&
            !memcmp(a->off, b->off, sizeof a->off[0] * a->nlanes);
 }
 
@@ -299,11 +546,18 @@ static void model_exact(const wl_result *w, coal_access *x)
 {
     classify_offsets(w, x->bytes, x);
     x->sectors = -1;
+    int32_t lo = -1, hi = -1;
     for (uint32_t wi = 0; wi < w->nwarps; wi++) {
         if (same_as_previous(w, wi, x->bytes)) continue;
         residue base = natural(w->warp[wi].base, x->bytes);
         warp_count c;
         count_warp(&w->warp[wi], base, x->bytes, x->prefetch, &c);
+        /* the launch has this warp: at least its best, at most its worst */
+        if ((int32_t)c.lo > lo) lo = (int32_t)c.lo;
+        if ((int32_t)c.hi > hi) { /* the first warp to reach the worst */
+            hi = (int32_t)c.hi;
+            x->align_base = base;
+        }
         if ((int32_t)c.sectors > x->sectors) {
             x->sectors = (int32_t)c.sectors;
             x->lines = (int32_t)c.lines;
@@ -314,32 +568,46 @@ static void model_exact(const wl_result *w, coal_access *x)
             x->worst_warp = wi;
         }
     }
-    x->sectors_max = x->sectors;
+    x->sectors_asm = x->sectors;
+    x->sectors_max = hi > x->sectors ? hi : x->sectors;
+    x->sectors_lo = lo;
+    x->align_dep = x->sectors_max > x->sectors ? COAL_ALIGN_LANE0 : COAL_ALIGN_NONE;
     x->misaligned = x->sectors > x->sectors_aligned || x->lines > x->lines_aligned;
     x->uncoalesced = x->sectors > (int32_t)x->ideal;
 }
 
-static void model_symbolic(const wl_result *w, coal_access *x)
+/* kg: the groups of a warp are an unknown multiple of 2^kg bytes apart,
+ * beyond their known offsets (count_groups). */
+static void model_symbolic(const wl_result *w, unsigned kg, coal_access *x)
 {
     x->pattern = w->status == WL_POSITION ? COAL_P_IRREGULAR : COAL_P_SYMBOLIC;
     x->sectors = x->lines = -1;
-    x->sectors_max = 0;
+    x->sectors_asm = 0;
+    int32_t hi = 0;
+    bool rows = false;
     for (uint32_t wi = 0; wi < w->nwarps; wi++) {
         const wl_warp *ww = &w->warp[wi];
-        uint32_t mx, ideal;
+        uint32_t mx, ideal, worst;
         if (w->status == WL_POSITION) {
             wl_warp single = *ww;
             for (uint32_t l = 0; l < single.nlanes; l++) single.group[l] = (uint8_t)l;
             single.ngroups = single.nlanes;
-            count_groups(&single, res_make(0, 0), x->bytes, x->prefetch, &mx, &ideal);
-        } else count_groups(ww, natural(ww->base, x->bytes), x->bytes, x->prefetch, &mx, &ideal);
-        if ((int32_t)mx > x->sectors_max) {
-            x->sectors_max = (int32_t)mx;
+            count_groups(&single, natural(res_make(0, 0), x->bytes), x->bytes, x->prefetch, 0, &mx, &ideal, &worst,
+                         &rows);
+        } else count_groups(ww, natural(ww->base, x->bytes), x->bytes, x->prefetch, kg, &mx, &ideal, &worst, &rows);
+        if ((int32_t)mx > x->sectors_asm) {
+            x->sectors_asm = (int32_t)mx;
             x->ideal = ideal;
             x->worst_warp = wi;
         }
+        if ((int32_t)worst > hi) {
+            hi = (int32_t)worst;
+            x->align_base = natural(ww->base, x->bytes);
+        }
     }
-    x->uncoalesced = x->sectors_max > (int32_t)x->ideal;
+    x->sectors_max = hi > x->sectors_asm ? hi : x->sectors_asm;
+    x->align_dep = x->sectors_max == x->sectors_asm ? COAL_ALIGN_NONE : rows ? COAL_ALIGN_ROWS : COAL_ALIGN_LANE0;
+    x->uncoalesced = x->sectors_asm > (int32_t)x->ideal;
 }
 
 /* Nothing known of the lanes' addresses: each lane on its own. */
@@ -352,7 +620,7 @@ static void model_irregular(coal_access *x)
     w->nwarps = 1;
     memset(&w->warp[0], 0, sizeof w->warp[0]);
     w->warp[0].nlanes = WL_LANES;
-    model_symbolic(w, x);
+    model_symbolic(w, 0, x);
     free(w);
 }
 
@@ -368,6 +636,7 @@ static void model_bounded(const le_result *le, residue off, coal_access *x)
     x->sectors = x->sectors_max = x->lines = -1;
     x->ideal = x->prefetch ? 4 : (x->bytes + COAL_SECTOR - 1) / COAL_SECTOR;
     bool one_sector = true, one_line = true;
+    int32_t worst = -1; /* the window at the worst place that agrees with its known residue */
     for (uint32_t wi = 0; wi < le->nwarps; wi++) {
         const le_warp *ww = &le->warp[wi];
         if (!ww->nlanes) continue;
@@ -385,7 +654,13 @@ static void model_bounded(const le_result *le, residue off, coal_access *x)
             sec = x->prefetch ? 4 * count_units(&start, 1, (uint32_t)len, COAL_LINE)
                               : count_units(&start, 1, (uint32_t)len, COAL_SECTOR);
             lines = count_units(&start, 1, (uint32_t)len, COAL_LINE);
-        } else len = INT64_MAX;
+            uint32_t lo, hi = sec;
+            if (!x->prefetch && b.k < 5) align_range(&(int64_t){0}, 1, (uint32_t)len, b, &lo, &hi);
+            if ((int32_t)hi > worst) {
+                worst = (int32_t)hi;
+                x->align_base = b;
+            }
+        } else len = INT64_MAX, worst = INT32_MAX;
         if (!x->prefetch && sec > 1) one_sector = false;
         if (lines > 1) one_line = false;
         if (sec > (uint32_t)INT32_MAX) sec = INT32_MAX;
@@ -402,10 +677,17 @@ static void model_bounded(const le_result *le, residue off, coal_access *x)
     for (uint32_t wi = 0; wi < le->nwarps; wi++)
         if (le->warp[wi].nlanes * per_lane > cap) cap = le->warp[wi].nlanes * per_lane;
     if (x->sectors_max > (int32_t)cap) x->sectors_max = (int32_t)cap;
+    if (worst > (int32_t)cap) worst = (int32_t)cap;
+    x->sectors_asm = x->sectors_max;
+    if (worst > x->sectors_max) {
+        x->sectors_max = worst;
+        x->align_dep = COAL_ALIGN_LANE0;
+        one_sector = false;
+    }
     if (one_sector && !x->prefetch) x->sectors = x->sectors_max;
     if (x->prefetch && one_line) x->sectors = 4;
     if (one_line) x->lines = 1;
-    x->uncoalesced = x->sectors_max > (int32_t)x->ideal;
+    x->uncoalesced = x->sectors_asm > (int32_t)x->ideal;
 }
 
 /* Lane-exact evaluation of an address the affine polynomial calls
@@ -423,7 +705,7 @@ static bool model_lane_eval(coal_func *f, const ptx_operand *ad, coal_access *x,
         *w = *lw;
         if (s == LE_EXACT) model_exact(w, x);
         else {
-            model_symbolic(w, x);
+            model_symbolic(w, 0, x);
             x->ngroups = w->warp[x->worst_warp].ngroups;
         }
     } else if (s == LE_RANGE) {
@@ -702,6 +984,7 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
     unsigned n = f->r->ncoef;
     x->why_stmt = UINT32_MAX;
     x->sectors = x->sectors_max = x->lines = -1;
+    x->sectors_lo = x->sectors_asm = -1;
     x->sectors_aligned = x->lines_aligned = -1;
     x->bank_degree = x->bank_degree_max = x->wavefronts = x->ideal_wavefronts = -1;
     x->swap_xy_sectors = x->loop_sectors = x->hint_sectors = -1;
@@ -728,6 +1011,7 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         x->sectors = x->sectors_max = (int32_t)(x->prefetch ? 4 : count_units(&(int64_t){0}, 1, x->bytes, COAL_SECTOR));
         x->lines = 1;
         x->ideal = (uint32_t)x->sectors;
+        x->sectors_asm = x->sectors_lo = x->sectors;
         if (x->space == COAL_SHARED) x->bank_degree = x->bank_degree_max = x->wavefronts = x->ideal_wavefronts = 1;
         return;
     }
@@ -742,7 +1026,33 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         residue wb = res_add(warp_base(f, x->addr_value, 0), res_exact(ad->v));
         if (wb.k > c0.k) c0 = wb;
     }
-    wl_eval(&x->poly, &f->shape, c0, w);
+    /* an unknown coefficient named k·S (a row pitch S from a parameter, k
+     * the element size) is a multiple of 2^(tz(k) + S's known zeros): lane
+     * 0 of each warp, a row start, is known modulo that much more */
+    uint8_t ctz[DIV_NCOEF2];
+    bool named = false;
+    uint16_t tried = 0, got = 0; /* monomials named here, for the symbolic stride below */
+    int64_t nk[DIV_NCOEF2];
+    uint32_t nsym[DIV_NCOEF2];
+    /* tid.x, tid.y, tid.z: a pitch multiplies one of them, not a product */
+    uint16_t varying = (uint16_t)(x->poly.bot & (1u << DIV_C_X | 1u << DIV_C_Y | 1u << DIV_C_Z));
+    if (x->addr_value != SSA_NONE && varying && x->poly.bot != AFF_ALL(n))
+        for (unsigned i = 1; i < n; i++) {
+            ctz[i] = 0;
+            int64_t k;
+            uint32_t sym;
+            if (!(varying >> i & 1)) continue;
+            tried |= (uint16_t)(1u << i);
+            if (!addr_name_coef(c, x->addr_value, i, &k, &sym)) continue;
+            got |= (uint16_t)(1u << i);
+            nk[i] = k, nsym[i] = sym;
+            if (k) {
+                unsigned t = (unsigned)__builtin_ctzll((unsigned long long)k) + res_tz(c->res[sym]);
+                ctz[i] = (uint8_t)(t < 63 ? t : 63);
+                named = true;
+            }
+        }
+    wl_eval_tz(&x->poly, &f->shape, c0, named ? ctz : NULL, w);
     if (w->status != WL_EXACT) from_warp_form(f, x, ad, c0, w);
     x->nwarps = w->nwarps;
     bool all_bot = x->poly.bot == AFF_ALL(n);
@@ -758,12 +1068,20 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         x->why_stmt = addr_loaded_from(c, x->addr_value);
         model_irregular(x);
     } else {
-        model_symbolic(w, x);
         for (unsigned i = 1; i < n && !x->sym_named; i++)
             if (w->sym_monos >> i & 1) {
                 x->sym_mono = i;
-                x->sym_named = addr_name_coef(c, x->addr_value, i, &x->sym_k, &x->sym_value);
+                if (tried >> i & 1) { /* named above */
+                    x->sym_named = got >> i & 1;
+                    if (x->sym_named) x->sym_k = nk[i], x->sym_value = nsym[i];
+                } else x->sym_named = addr_name_coef(c, x->addr_value, i, &x->sym_k, &x->sym_value);
             }
+        /* the groups differ by the unknown coefficient times an integer:
+         * by a multiple of its known factor when it is the only unknown */
+        unsigned kg = x->sym_named && w->sym_monos == (uint16_t)(1u << x->sym_mono) && x->sym_k
+                          ? (unsigned)__builtin_ctzll((unsigned long long)x->sym_k) + res_tz(c->res[x->sym_value])
+                          : 0;
+        model_symbolic(w, kg, x);
         if (x->pattern == COAL_P_SYMBOLIC && !x->sym_named) {
             uint32_t ld = addr_loaded_from(c, x->addr_value);
             if (ld != UINT32_MAX) x->why_stmt = ld;

@@ -61,6 +61,13 @@ enum coal_hint_kind {
     COAL_HINT_LOOP_TO_LANES, /* give the loop's iterations to neighbouring threads: lanes step apart (GPUDrano) */
 };
 
+/* What makes the worst alignment worse than the assumed one. */
+enum coal_align {
+    COAL_ALIGN_NONE,
+    COAL_ALIGN_LANE0, /* lane 0's address, known only modulo base.k < 5 bits */
+    COAL_ALIGN_ROWS,  /* where each group of lanes starts: their distance not known modulo 32 B */
+};
+
 /* Classes of a symbolic shared stride S by its trailing zero bits: class
  * t < 7 is S = 2^t · odd, class 7 is S a multiple of 128 (0 included). */
 #define COAL_TZ_CLASSES 8
@@ -80,8 +87,20 @@ typedef struct coal_access {
     int64_t stride;          /* between consecutive lanes, bytes */
     uint8_t dim_known;       /* bit d (DIV_C_X..DIV_C_LANE): dim_stride[d] is known */
     int64_t dim_stride[5];   /* the address's coefficient on tid.x, tid.y, tid.z, laneid */
-    int32_t sectors;         /* per request of a full warp; -1 unknown */
-    int32_t sectors_max;     /* an upper bound (= sectors when known) */
+    int32_t sectors;         /* per request of a full warp, lane 0 aligned as far as known; -1 unknown */
+    /* An upper bound over everything the PTX does not fix: lane 0's
+     * address modulo 32 where only its low bits are known, and where the
+     * lanes fall in groups an unknown distance apart (the rows of a block
+     * narrower than a warp, a row pitch from a parameter), where each
+     * group starts.  Never below what a launch measures (make
+     * coalescing-compare); above sectors when the alignment matters. */
+    int32_t sectors_max;
+    /* The fewest over those alignments: sectors_max of the best case
+     * (-1 unknown).  sectors_asm: the bound with every unknown alignment
+     * taken as aligned (= sectors when that is exact). */
+    int32_t sectors_lo, sectors_asm;
+    uint8_t align_dep;       /* coal_align: what sectors_max > sectors_asm depends on */
+    residue align_base;      /* lane 0's residue in the warp whose worst alignment is sectors_max */
     int32_t lines;           /* 128-byte lines; -1 unknown */
     uint32_t ideal;          /* the fewest sectors the bytes touched fit in */
     residue base;            /* lane 0's address modulo 2^k (worst warp) */
@@ -166,5 +185,41 @@ static inline bool coal_bank_unknown(const coal_access *x)
 /* The finding's rule: "uncoalesced", "misaligned" (the access would be
  * coalesced if aligned), "bank-conflict". */
 const char *coal_rule(const coal_access *x);
+
+/* ---- the verdict ------------------------------------------------------------
+ * One decision per access, which every view reports (coalescing, check,
+ * analyze, the HTML page, the nvcc wrapper's warnings): whether it is a
+ * finding, its rule, whether the model proves it for every launch at the
+ * shape or it depends on something the PTX does not fix (and on what), and
+ * its excess.  Reports only put it into words. */
+enum coal_vrule { COAL_V_UNCOALESCED, COAL_V_MISALIGNED, COAL_V_BANK_CONFLICT };
+enum coal_certainty { COAL_PROVEN, COAL_POSSIBLE };
+enum coal_dep {
+    COAL_DEP_NONE,        /* proven */
+    COAL_DEP_ALIGN,       /* lane 0's alignment, known only modulo 2^base.k */
+    COAL_DEP_ROWS,        /* where each group of lanes (a row) starts */
+    COAL_DEP_SYM_STRIDE,  /* the value of sym_value (the lanes' stride is a multiple of it) */
+    COAL_DEP_GROUPS,      /* the unknown distance between groups of lanes (lane_eval) */
+    COAL_DEP_LOADED_STRIDE, /* a value loaded at why_stmt (the stride) */
+    COAL_DEP_STRIDE,      /* an unknown stride */
+    COAL_DEP_LOADED_ADDR, /* a value loaded at why_stmt (the lanes' addresses) */
+    COAL_DEP_ADDR,        /* the lanes' addresses (not affine in the thread index) */
+    COAL_DEP_WINDOW,      /* where the lanes fall in their window */
+    COAL_DEP_LANES,       /* the lanes' addresses */
+    COAL_DEP_BANK_STRIDE, /* shared: the value of sym_value */
+};
+typedef struct coal_verdict {
+    uint8_t rule;      /* coal_vrule */
+    uint8_t certainty; /* coal_certainty */
+    uint8_t dep;       /* coal_dep: COAL_DEP_NONE when proven */
+    uint32_t excess;   /* excess sectors (global) or wavefronts/ways (shared) per request, at least 1 */
+    bool by_alignment; /* global: no finding at the assumed alignment, only at a worse one the PTX allows */
+    int32_t sectors;   /* global: the sectors per request the report states (the bound when not exact) */
+    uint32_t ideal;
+} coal_verdict;
+
+/* False when x is no finding; else its verdict. */
+bool coal_verdict_of(const coal_access *x, coal_verdict *v);
+const char *coal_vrule_name(enum coal_vrule r); /* "uncoalesced", "misaligned", "bank-conflict" */
 
 #endif

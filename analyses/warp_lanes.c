@@ -82,15 +82,16 @@ static void eval_lanes(const aff *p, const wc_shape *s, uint32_t wi, wl_warp *w,
     else memset(w->off, 0, sizeof w->off);
 }
 
-/* Lane 0 of warp wi: c0 plus p over the monomials' U. */
-static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0)
+/* Lane 0 of warp wi: c0 plus p over the monomials' U; an unknown
+ * coefficient i is a multiple of 2^ctz[i] (ctz NULL: nothing known). */
+static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0, const uint8_t *ctz)
 {
     wform acc, coef, m, term;
     wf_const(&acc, 0);
     for (unsigned i = 1; i < p->n; i++) {
         if ((coef_known(p, i) && !p->c[i]) || (s->k0[wi][i] == 64 && !s->r0[wi][i])) continue; /* c·0 */
         if (coef_fits(p, i, s)) wf_const(&coef, p->c[i]);
-        else wf_uni(&coef, 0, 0);
+        else wf_uni(&coef, 0, ctz && !coef_known(p, i) ? ctz[i] : 0);
         wf_uni(&m, s->r0[wi][i], s->k0[wi][i]);
         wf_mul(&term, &coef, &m, 64);
         wf_add(&acc, &acc, &term, 64);
@@ -98,7 +99,9 @@ static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0)
     return res_add(c0, res_make((int64_t)acc.r, acc.k));
 }
 
-void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out)
+void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out) { wl_eval_tz(p, sh, c0, NULL, out); }
+
+void wl_eval_tz(const aff *p, const warp_shape *sh, residue c0, const uint8_t *ctz, wl_result *out)
 {
     const wc_shape *s = wc_classes(sh->block);
     uint16_t uses = 0;
@@ -119,7 +122,7 @@ void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out)
                 memcpy(w->off, w0->off, sizeof w->off);
                 memcpy(w->group, w0->group, sizeof w->group);
             }
-            w->base = lane0(p, s, c->warp[j], c0);
+            w->base = lane0(p, s, c->warp[j], c0, ctz);
         }
     }
     out->status = out->pos_monos ? WL_POSITION : out->sym_monos ? WL_SYMBOLIC : WL_EXACT;

@@ -58,6 +58,10 @@ typedef struct wl_result {
  * constant term (its coefficient 0).  A block of more than 1024 threads is
  * evaluated over its first 32 warps. */
 void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out);
+/* wl_eval where each unknown coefficient i of p is known to be a multiple
+ * of 2^ctz[i] (a row pitch from a parameter times 4 B, or shifted left):
+ * lane 0 of each warp is then known modulo more bits. */
+void wl_eval_tz(const aff *p, const warp_shape *sh, residue c0, const uint8_t *ctz, wl_result *out);
 
 /* wl_eval of p with its coefficient m set to t·unit, for many integers t
  * with |t| <= tmax (coalescing.c tries every stride of a named unknown):

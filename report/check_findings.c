@@ -132,145 +132,25 @@ const char *chk_certainty_name(enum chk_certainty c) { return c == CHK_PROVEN ? 
 
 /* ---- the verdict on one access -------------------------------------------------- */
 
-/* Distinct 32-byte sectors of 32 lanes at off0 + l·stride, bytes each. */
-static uint32_t stride_sectors(int64_t off0, int64_t stride, uint32_t bytes)
-{
-    if (bytes >= 1 && bytes <= 33 && stride != INT64_MIN) {
-        /* each lane spans one sector or two neighbours, so its sectors are
-         * [first, last]; in lane order (reversed for a negative stride)
-         * both ends only grow, and a lane adds those past the previous
-         * lane's last (a third of the merge below) */
-        int64_t step = stride >= 0 ? stride : -stride, a = stride >= 0 ? off0 : off0 + 31 * stride;
-        int64_t prev = (a >> 5) - 1;
-        uint32_t d = 0;
-        for (int k = 0; k < 32; k++, a += step) {
-            int64_t first = a >> 5, last = (a + bytes - 1) >> 5;
-            d += (uint32_t)(last - (first > prev ? first : prev + 1) + 1);
-            prev = last;
-        }
-        return d;
-    }
-    /* the sectors of the lanes' first bytes, and of their last bytes
-     * where they differ, each a monotone run (increasing for a stride >=
-     * 0, else decreasing): the count of distinct sectors is a merge of the
-     * two runs (sorting them was 2.5% of check on the corpus) */
-    int64_t f[32], e[32];
-    uint32_t nf = 0, ne = 0;
-    for (int64_t l = 0; l < 32; l++) {
-        int64_t a = off0 + l * stride, z = a + (bytes ? bytes - 1 : 0);
-        f[nf++] = a >> 5;
-        if ((z >> 5) != (a >> 5)) e[ne++] = z >> 5;
-    }
-    int64_t sgn = stride >= 0 ? 1 : -1; /* compare as increasing runs */
-    uint32_t i = 0, j = 0, d = 0;
-    int64_t last = 0;
-    while (i < nf || j < ne) {
-        int64_t v;
-        if (j == ne || (i < nf && sgn * f[i] <= sgn * e[j])) v = f[i++];
-        else v = e[j++];
-        if (!d || v != last) d++;
-        last = v;
-    }
-    return d;
-}
-
-/* For an access with one stride whose lane 0 is known only modulo 2^k
- * with k < 5 (the sector): the fewest and most sectors over the offsets in
- * the sector that agree with what is known.  False when the model's count
- * is not that of 32 lanes at one stride (a block narrower than a warp). */
-static bool alignment_range(const coal_access *a, uint32_t *lo, uint32_t *hi)
-{
-    if (a->space != COAL_GLOBAL || a->prefetch || !a->bytes || !a->has_stride || a->sectors < 0 ||
-        (a->pattern != COAL_P_UNIT && a->pattern != COAL_P_STRIDE) || a->base.k >= 5)
-        return false;
-    int64_t step = (int64_t)1 << a->base.k, r = a->base.r & (step - 1);
-    if (stride_sectors(a->base.r & 31, a->stride, a->bytes) != (uint32_t)a->sectors) return false;
-    *lo = UINT32_MAX;
-    *hi = 0;
-    for (int64_t o = r; o < 32; o += step) {
-        uint32_t s = stride_sectors(o, a->stride, a->bytes);
-        if (s < *lo) *lo = s;
-        if (s > *hi) *hi = s;
-    }
-    return true;
-}
-
-static void depends_text(const coal_report_ctx *c, const coal_func *f, const coal_access *a, char *dep, size_t n)
-{
-    (void)c;
-    char name[96];
-    switch (a->pattern) {
-    case COAL_P_SYMBOLIC:
-        if (a->sym_named) {
-            addr_value_label(f->chain, a->sym_value, name, sizeof name);
-            snprintf(dep, n, "the value of %s (the lanes' stride is a multiple of it)", name);
-        } else if (a->lane_eval) snprintf(dep, n, "the unknown distance between groups of lanes");
-        else if (a->why_stmt != UINT32_MAX)
-            snprintf(dep, n, "a value loaded at PTX line %u (the stride)", f->pf->fn->stmts[a->why_stmt]->loc.line);
-        else snprintf(dep, n, "an unknown stride");
-        return;
-    case COAL_P_IRREGULAR:
-        if (a->why_stmt != UINT32_MAX)
-            snprintf(dep, n, "a value loaded at PTX line %u (the lanes' addresses)",
-                     f->pf->fn->stmts[a->why_stmt]->loc.line);
-        else snprintf(dep, n, "the lanes' addresses (not affine in the thread index)");
-        return;
-    case COAL_P_BOUNDED: snprintf(dep, n, "where the lanes fall in their window"); return;
-    default: snprintf(dep, n, "the lanes' addresses"); return;
-    }
-}
-
-static void alignment_depends(const coal_access *a, char *dep, size_t n)
-{
-    snprintf(dep, n,
-             "the alignment of lane 0's address, known only modulo %lld B (a base, row or offset from a "
-             "parameter or from memory, a structure's size); clean when it is a multiple of 32 B",
-             1LL << a->base.k);
-}
+/* The model's verdict (coal_verdict_of) as check's rule and certainty, with
+ * what it depends on in words: the decision is the model's, made once for
+ * every view. */
+_Static_assert((int)CHK_UNCOALESCED == (int)COAL_V_UNCOALESCED && (int)CHK_MISALIGNED == (int)COAL_V_MISALIGNED &&
+                   (int)CHK_BANK_CONFLICT == (int)COAL_V_BANK_CONFLICT && (int)CHK_PROVEN == (int)COAL_PROVEN &&
+                   (int)CHK_POSSIBLE == (int)COAL_POSSIBLE,
+               "check's rules and certainties are the model's");
 
 bool chk_access_verdict(const coal_report_ctx *c, const coal_func *f, const coal_access *a, enum chk_rule *rule,
                         enum chk_certainty *cert, uint32_t *excess, char *dep, size_t ndep)
 {
+    (void)c;
     dep[0] = 0;
-    uint32_t lo, hi;
-    if (!coal_is_finding(a)) {
-        /* item 3: taken as aligned, but not known to be */
-        if (!alignment_range(a, &lo, &hi) || hi <= (uint32_t)a->sectors) return false;
-        *rule = CHK_MISALIGNED;
-        *cert = CHK_POSSIBLE;
-        *excess = hi - (uint32_t)a->sectors;
-        alignment_depends(a, dep, ndep);
-        return true;
-    }
-    int r = rule_of(coal_rule(a), strlen(coal_rule(a)));
-    if (r < 0) return false;
-    *rule = (enum chk_rule)r;
-    int64_t ex;
-    if (a->space == COAL_GLOBAL) {
-        ex = (int64_t)coal_current_sectors(a) - (int64_t)a->ideal;
-        /* misaligned across a 128-byte line but not one sector more: no
-         * sector wasted (`ptxray coalescing` still shows it) */
-        if (a->sectors >= 0 && ex <= 0) return false;
-        if (a->sectors < 0) {
-            *cert = CHK_POSSIBLE;
-            depends_text(c, f, a, dep, ndep);
-        } else if (a->base.k < 5 && alignment_range(a, &lo, &hi) && lo <= a->ideal) {
-            *cert = CHK_POSSIBLE;
-            alignment_depends(a, dep, ndep);
-        } else *cert = CHK_PROVEN;
-    } else if (a->bank_degree >= 0 && a->wavefronts >= 0) {
-        ex = (int64_t)a->wavefronts - (a->ideal_wavefronts > 0 ? a->ideal_wavefronts : 1);
-        *cert = CHK_PROVEN;
-    } else {
-        ex = (int64_t)a->bank_degree_max - 1;
-        *cert = CHK_POSSIBLE;
-        if (a->bank_cond) {
-            char name[96];
-            addr_value_label(f->chain, a->sym_value, name, sizeof name);
-            snprintf(dep, ndep, "the value of %s (the lanes' stride is a multiple of it)", name);
-        } else depends_text(c, f, a, dep, ndep);
-    }
-    *excess = ex > 0 ? (uint32_t)ex : 1;
+    coal_verdict v;
+    if (!coal_verdict_of(a, &v)) return false;
+    *rule = (enum chk_rule)v.rule;
+    *cert = (enum chk_certainty)v.certainty;
+    *excess = v.excess;
+    coal_depends_text(f, a, (enum coal_dep)v.dep, dep, ndep);
     return true;
 }
 
@@ -411,13 +291,7 @@ static void access_texts(chk_finding *v, size_t n, const coal_report_ctx *c, con
         chk_finding *x = &v[i];
         const coal_access *a = x->msg_src;
         if (!a) continue;
-        if (coal_is_finding(a)) coal_message(c, f, a, buf, sizeof buf);
-        else
-            snprintf(buf, sizeof buf,
-                     "misaligned global %s unless lane 0 is 32-byte aligned: its address is known only modulo "
-                     "%lld B, lanes %" PRId64 " B apart; %d sectors/request if aligned, up to %d otherwise, ideal %u",
-                     coal_kind_name((enum coal_kind)a->kind), 1LL << a->base.k, a->stride, a->sectors,
-                     a->sectors + (int)x->msg_excess, a->ideal);
+        coal_message(c, f, a, buf, sizeof buf);
         x->message = xstrdup(buf);
         if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
         a = x->acc_src;

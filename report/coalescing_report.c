@@ -142,10 +142,66 @@ static void offset_text(const coal_access *x, char *buf, size_t n)
     else snprintf(buf, n, "lane 0's address known only modulo %llu", m);
 }
 
+void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d, char *dep, size_t n)
+{
+    char name[96];
+    switch (d) {
+    case COAL_DEP_NONE: dep[0] = 0; return;
+    case COAL_DEP_ALIGN:
+        snprintf(dep, n,
+                 "the alignment of lane 0's address, known only modulo %lld B (a base, row or offset from a "
+                 "parameter or from memory, a structure's size); clean when it is a multiple of 32 B",
+                 1LL << a->align_base.k);
+        return;
+    case COAL_DEP_ROWS:
+        snprintf(dep, n,
+                 "where each group of lanes starts (the rows of a block narrower than a warp): their distance is "
+                 "not known modulo 32 B (a row pitch from a parameter or from memory); clean when every group "
+                 "starts on a 32-byte boundary");
+        return;
+    case COAL_DEP_SYM_STRIDE:
+    case COAL_DEP_BANK_STRIDE:
+        addr_value_label(f->chain, a->sym_value, name, sizeof name);
+        snprintf(dep, n, "the value of %s (the lanes' stride is a multiple of it)", name);
+        return;
+    case COAL_DEP_GROUPS: snprintf(dep, n, "the unknown distance between groups of lanes"); return;
+    case COAL_DEP_LOADED_STRIDE:
+        snprintf(dep, n, "a value loaded at PTX line %u (the stride)", f->pf->fn->stmts[a->why_stmt]->loc.line);
+        return;
+    case COAL_DEP_STRIDE: snprintf(dep, n, "an unknown stride"); return;
+    case COAL_DEP_LOADED_ADDR:
+        snprintf(dep, n, "a value loaded at PTX line %u (the lanes' addresses)", f->pf->fn->stmts[a->why_stmt]->loc.line);
+        return;
+    case COAL_DEP_ADDR: snprintf(dep, n, "the lanes' addresses (not affine in the thread index)"); return;
+    case COAL_DEP_WINDOW: snprintf(dep, n, "where the lanes fall in their window"); return;
+    default: snprintf(dep, n, "the lanes' addresses"); return;
+    }
+}
+
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
     size_t len = 0;
     char lay[256];
+    coal_verdict v;
+    if (coal_verdict_of(x, &v) && v.by_alignment) {
+        /* a finding only where the alignment is worse than assumed */
+        int32_t at = x->sectors >= 0 ? x->sectors : x->sectors_asm;
+        if (v.dep == COAL_DEP_ALIGN && x->has_stride)
+            snprintf(buf, n,
+                     "misaligned global %s unless lane 0 is 32-byte aligned: its address is known only modulo "
+                     "%lld B, lanes %" PRId64 " B apart; %d sectors/request if aligned, up to %d otherwise, ideal %u",
+                     coal_kind_name((enum coal_kind)x->kind), 1LL << x->align_base.k, x->stride, at, x->sectors_max,
+                     x->ideal);
+        else {
+            layout_text(c, f, x, lay, sizeof lay);
+            snprintf(buf, n, "misaligned global %s unless %s: %s; %d sectors/request if aligned, up to %d otherwise, ideal %u",
+                     coal_kind_name((enum coal_kind)x->kind),
+                     v.dep == COAL_DEP_ROWS ? "every group of lanes starts on a 32-byte boundary"
+                                            : "lane 0 is 32-byte aligned",
+                     lay, at, x->sectors_max, x->ideal);
+        }
+        return;
+    }
     layout_text(c, f, x, lay, sizeof lay);
     buf[0] = 0;
     if (coal_bank_unknown(x)) {
@@ -327,7 +383,8 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         json_object_set_new(o, "bank_conflict_degree_max", int_or_null(x->bank_degree_max >= 0, x->bank_degree_max));
         json_object_set_new(o, "wavefronts", int_or_null(x->wavefronts >= 0, x->wavefronts));
         json_object_set_new(o, "ideal_wavefronts", int_or_null(x->ideal_wavefronts >= 0, x->ideal_wavefronts));
-        json_object_set_new(o, "bank_conflict", json_boolean(coal_is_finding(x)));
+        coal_verdict bv;
+        json_object_set_new(o, "bank_conflict", json_boolean(coal_verdict_of(x, &bv)));
         /* false: the address is not exact within the warp; a note, not dropped */
         json_object_set_new(o, "bank_conflict_analysed", json_boolean(!coal_bank_unknown(x)));
         if (x->bank_cond) {
@@ -343,9 +400,20 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         } else json_object_set_new(o, "bank_conflict_condition", json_null());
     }
     json_object_set_new(o, "loop_step_bytes", int_or_null(x->has_step, x->step));
-    if (coal_is_finding(x) || coal_bank_unknown(x)) {
+    coal_verdict v;
+    bool fnd = coal_verdict_of(x, &v);
+    if (fnd || coal_bank_unknown(x)) {
         coal_message(c, f, x, buf, sizeof buf);
-        json_object_set_new(o, "finding", coal_is_finding(x) ? json_string(coal_rule(x)) : json_null());
+        json_object_set_new(o, "finding", fnd ? json_string(coal_vrule_name((enum coal_vrule)v.rule)) : json_null());
+        if (fnd) { /* the verdict check and analyze give (coal_verdict_of) */
+            json_object_set_new(o, "certainty", json_string(v.certainty == COAL_POSSIBLE ? "possible" : "proven"));
+            json_object_set_new(o, "excess", json_integer(v.excess)); /* sectors or wavefronts per request */
+            if (v.certainty == COAL_POSSIBLE) {
+                char dep[512];
+                coal_depends_text(f, x, (enum coal_dep)v.dep, dep, sizeof dep);
+                json_object_set_new(o, "depends", json_string(dep));
+            }
+        }
         json_object_set_new(o, "message", json_string(buf));
     } else {
         json_object_set_new(o, "finding", json_null());
@@ -405,7 +473,8 @@ json_t *coal_kernel_json(const coal_report_ctx *c0, uint32_t nr, uint32_t q, uin
         } else {
             json_array_append_new(sh, access_json(c, f, x));
             n[2]++;
-            n[3] += coal_is_finding(x);
+            coal_verdict v;
+            n[3] += coal_verdict_of(x, &v);
             n[4] += coal_bank_unknown(x);
         }
     }
@@ -717,11 +786,17 @@ uint32_t coal_variants(const coal_report_ctx *c, uint32_t nr, uint32_t i, uint32
         if (!f || j >= f->nacc) continue;
         const coal_access *x = &f->acc[j];
         bool note = coal_bank_unknown(x);
-        if (!coal_is_finding(x) && !note) continue;
-        coal_variant cur = {&c[r], f, x, note, note ? "bank-conflict-unknown" : coal_rule(x), "", 0, NULL};
+        coal_verdict vd;
+        bool fnd = coal_verdict_of(x, &vd);
+        if (!fnd && !note) continue;
+        note = !fnd;
+        coal_variant cur = {&c[r], f, x, note, note ? "bank-conflict-unknown" : coal_vrule_name((enum coal_vrule)vd.rule),
+                            note ? COAL_PROVEN : vd.certainty, fnd && vd.by_alignment, "", 0, NULL};
         coal_message(cur.c, f, x, cur.msg, sizeof cur.msg);
         uint32_t k = 0;
-        while (k < n && !(v[k].note == note && !strcmp(v[k].rule, cur.rule) && !strcmp(v[k].msg, cur.msg))) k++;
+        while (k < n && !(v[k].note == note && !strcmp(v[k].rule, cur.rule) && v[k].certainty == cur.certainty &&
+                          !strcmp(v[k].msg, cur.msg)))
+            k++;
         if (k == n) {
             v = realloc(v, sizeof *v * (n + 1));
             if (!v) abort();
@@ -814,7 +889,9 @@ void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint
             bool fnd = false, unk = false;
             for (uint32_t k = 0; k < nv; k++) {
                 unk |= v[k].note;
-                fnd |= !v[k].note;
+                /* a possible misalignment at a worse alignment than the
+                 * assumed one is warned about, not counted as uncoalesced */
+                fnd |= !v[k].note && !v[k].by_alignment;
             }
             if (f0->acc[j].space == COAL_GLOBAL) tot[0]++, tot[1] += fnd;
             else tot[2]++, tot[3] += fnd, tot[4] += unk && !fnd;
@@ -826,9 +903,11 @@ void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint
                 src_pos_of(c->files, f->pf->fn, x->stmt, &p);
                 const ptx_stmt *s = f->pf->fn->stmts[x->stmt];
                 const char *lvl = v[k].note ? "note" : "warning";
-                if (p.file) fprintf(o, "%s:%u:%u: %s: %s [%s]\n", p.file, p.line, p.col, lvl, v[k].msg, v[k].rule);
-                else fprintf(o, "%s:%u:%u: %s: %s [%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, v[k].msg,
-                             v[k].rule);
+                const char *cert = v[k].certainty == COAL_POSSIBLE ? ", possible" : ""; /* check's tag */
+                if (p.file)
+                    fprintf(o, "%s:%u:%u: %s: %s [%s%s]\n", p.file, p.line, p.col, lvl, v[k].msg, v[k].rule, cert);
+                else fprintf(o, "%s:%u:%u: %s: %s [%s%s]\n", c->ptx_path, s->loc.line, s->loc.col, lvl, v[k].msg,
+                             v[k].rule, cert);
                 char *shown = ptx_func_shown(f->pf->fn);
                 fprintf(o, "%s:%u:%u: note: in %s: %.*s", c->ptx_path, s->loc.line, s->loc.col, shown,
                         (int)x->in->opcode_len, x->in->opcode);

@@ -32,6 +32,8 @@ typedef struct coal_variant {
     const coal_access *x;
     bool note;          /* bank-conflict-unknown */
     const char *rule;
+    uint8_t certainty;  /* coal_certainty of the verdict (a note: proven) */
+    bool by_alignment;  /* coal_verdict.by_alignment */
     char msg[1024];
     uint32_t n, *rounds;
 } coal_variant;
@@ -50,6 +52,8 @@ json_t *coal_holds_at_json(const coal_report_ctx *c, uint32_t i, const coal_vari
 
 /* The finding's one-line message, without position or rule tag. */
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
+/* What a possible finding depends on (coal_verdict's dep), in words. */
+void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d, char *dep, size_t n);
 /* The remapping hint of an uncoalesced access (coal_access.hint_kind) with
  * its predicted and current sectors per request, or false: never a hint
  * whose predicted sectors are not strictly fewer than the access's. */

@@ -85,7 +85,9 @@ Test(analyze, json_report_of_ptx)
     cr_expect_eq(num(k, "branches.not_proven_uniform"), 2);
     cr_expect_eq(num(k, "register_pressure.registers32"), 14);
     json_t *fs = at(k, "findings");
-    cr_assert_eq(json_array_size(fs), 3);
+    /* the bank conflict, two branches, and two loads whose rows (16 floats,
+     * a pitch from a parameter) may start off a sector: possible (issue 33) */
+    cr_assert_eq(json_array_size(fs), 5);
     json_t *f0 = json_array_get(fs, 0);
     cr_expect_str_eq(str(f0, "rule"), "bank-conflict");
     cr_expect_str_eq(str(f0, "certainty"), "proven");
@@ -108,7 +110,7 @@ Test(analyze, json_report_of_ptx)
     cr_expect(strstr(out, "\n== kernel " T0 " ==\nsymbol: _Z19tile_transpose_smemILi0EEvPKfPfii\n") != NULL, "%s", out);
     if (tc_find_ptxas())
         cr_expect(strstr(out, "ptxas: 14 registers, 0 bytes spill stores, 0 bytes spill loads, 1024 bytes shared "
-                              "memory, 0 bytes stack frame\nfindings by cost (3):\n") != NULL,
+                              "memory, 0 bytes stack frame\nfindings by cost (5):\n") != NULL,
                   "%s", out);
     free(out);
     free(err);

@@ -294,15 +294,18 @@ Test(coalescing, widths_and_layouts)
     expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 32, 4, true);
     cr_expect_eq(a->dim_stride[DIV_C_Y], 4);
     cr_expect_eq(a->swap_xy_sectors, 4);
-    f = func(&x, "col_major"); /* a[tid.y*N + tid.x] */
-    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIT, 4, 4, 4, 4, false);
+    f = func(&x, "col_major"); /* a[tid.y*N + tid.x]: a row 4·N·tid.y B in, not known modulo 32 */
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_UNIT, 4, 4, 5, 4, false);
     cr_expect(!(nth(f, COAL_GLOBAL, 0)->dim_known >> DIV_C_Y & 1)); /* 4·N along tid.y */
     done(&x);
 }
 
 /* A 16x16 block puts two rows in a warp: a[tid.y*N + tid.x] is then two
- * runs of 16 floats an unknown N apart: at most 2 x 2 sectors, which is
- * the ideal, so not flagged; a[tid.x*N + tid.y] still is. */
+ * runs of 16 floats an unknown N apart: 2 x 2 sectors, the ideal, when
+ * each row starts on a sector, but N is not known modulo 8 floats: a row
+ * at 4 B past a sector takes 3, so up to 6 (lane 0's row of warp 1 and
+ * up is 2·N·4 B past the base: not known either), a possible misaligned
+ * finding; a[tid.x*N + tid.y] stays uncoalesced. */
 Test(coalescing, block_16x16_rows)
 {
     coal_options o = {.block = {16, 16, 1}};
@@ -310,14 +313,24 @@ Test(coalescing, block_16x16_rows)
     const coal_func *f = func(&x, "col_major");
     cr_expect_eq(f->origin, COAL_ORIGIN_OPTION);
     const coal_access *a = nth(f, COAL_GLOBAL, 0);
-    expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 4, 4, false);
+    expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 6, 4, false);
+    cr_expect_eq(a->sectors_asm, 4);
+    cr_expect_eq(a->align_dep, COAL_ALIGN_ROWS);
+    coal_verdict v;
+    cr_assert(coal_verdict_of(a, &v));
+    cr_expect_eq(v.rule, COAL_V_MISALIGNED);
+    cr_expect_eq(v.certainty, COAL_POSSIBLE);
+    cr_expect_eq(v.dep, COAL_DEP_ROWS);
+    cr_expect_eq(v.excess, 2);
     cr_expect_eq(a->nwarps, 8);
     /* the store o[tid.y*blockDim.x + tid.x]: blockDim.x is now 16, every lane exact */
     expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIT, 4, 4, 4, 4, false);
     /* lanes l and l + 16 share tid.x and are 4 bytes apart along tid.y: 16
-     * groups of 8 bytes, one sector each at most */
+     * groups of 8 bytes, one sector each when aligned, but only lane 0's
+     * group is known to start on one: the others may straddle two */
     f = func(&x, "row_major");
-    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_SYMBOLIC, INT64_MIN, -1, 16, 4, true);
+    expect_access(nth(f, COAL_GLOBAL, 0), COAL_P_SYMBOLIC, INT64_MIN, -1, 31, 4, true);
+    cr_expect_eq(nth(f, COAL_GLOBAL, 0)->sectors_asm, 16);
     done(&x);
 }
 
@@ -640,8 +653,11 @@ Test(coalescing, warp_per_row_idioms)
     expect_access(nth(f, COAL_GLOBAL, 1), COAL_P_UNIFORM, 0, 1, 1, 1, false);
     const coal_access *vals = nth(f, COAL_GLOBAL, 2), *col = nth(f, COAL_GLOBAL, 3);
     cr_expect(opcode_is(vals, "ld.global.nc.f32") && opcode_is(col, "ld.global.nc.s32"));
-    expect_access(vals, COAL_P_UNIT, 4, 4, 4, 4, false);
-    expect_access(col, COAL_P_UNIT, 4, 4, 4, 4, false);
+    /* start = row_ptr[row] is loaded: lane 0 known only modulo 4 B, so 4
+     * sectors when aligned, up to 5 (check's possible misaligned) */
+    expect_access(vals, COAL_P_UNIT, 4, 4, 5, 4, false);
+    expect_access(col, COAL_P_UNIT, 4, 4, 5, 4, false);
+    cr_expect_eq(vals->sectors_lo, 4);
     cr_expect_eq(vals->dim_stride[DIV_C_LANE], 4);
     cr_expect(vals->has_step);
     cr_expect_eq(vals->step, 128);
@@ -750,16 +766,21 @@ Test(coalescing, lane_exact_div8)
 
 /* A[(lane/8)·(K/2) + lane%8], K a parameter: 4 groups of 8 lanes, 32
  * contiguous bytes each, K/2·4 bytes apart.  Only a bound: each group is
- * one sector when its start is 32-aligned (2K ≡ 0 mod 32, taken as
- * aligned, assumption 2), so ≤ 4 = ideal. */
+ * one sector when its start is 32-aligned (2K ≡ 0 mod 32), so 4 = ideal
+ * when aligned, but the three groups after lane 0's may each straddle two
+ * sectors: up to 7, a possible misaligned finding. */
 Test(coalescing, lane_exact_mma_a)
 {
     cx x = load("tests/data/coalescing/lane_exact.ptx");
     const coal_func *f = func(&x, "mma_a");
     const coal_access *a = nth(f, COAL_GLOBAL, 0);
-    expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 4, 4, false);
+    expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 7, 4, false);
+    cr_expect_eq(a->sectors_asm, 4);
     cr_expect_eq(a->ngroups, 4);
     cr_expect_eq(flagged(f), 0);
+    coal_verdict v;
+    cr_assert(coal_verdict_of(a, &v));
+    cr_expect(v.rule == COAL_V_MISALIGNED && v.certainty == COAL_POSSIBLE && v.dep == COAL_DEP_ROWS && v.excess == 3);
     done(&x);
 }
 
@@ -818,13 +839,15 @@ Test(coalescing, lane_exact_xor_and_unknown_bank)
 
 /* name[i % 6] with nvcc's magic-number remainder (mul.hi.s32 by
  * 715827883): i >= 0, so the offset is in [0, 5] and the bytes lie in one
- * sector of the 7-byte array: exact, ideal 1. */
+ * sector of the 7-byte array when it starts on one (1 sector, ideal 1),
+ * but its .align 1 lets the 6-byte window straddle two: a bound of 2. */
 Test(coalescing, lane_exact_magic_rem)
 {
     cx x = load("tests/data/coalescing/lane_exact.ptx");
     const coal_func *f = func(&x, "rem6");
     const coal_access *a = nth(f, COAL_GLOBAL, 0);
-    expect_access(a, COAL_P_BOUNDED, INT64_MIN, 1, 1, 1, false);
+    expect_access(a, COAL_P_BOUNDED, INT64_MIN, -1, 2, 1, false);
+    cr_expect_eq(a->sectors_asm, 1);
     cr_expect_eq(a->window, 6);
     cr_expect_eq(flagged(f), 0);
     done(&x);

@@ -247,7 +247,9 @@ Test(coalescing_cli, sarif_2_1_0)
     json_t *rules = json_object_get(drv, "rules");
     cr_assert_eq(json_array_size(rules), 4);
     json_t *res = json_object_get(run, "results");
-    cr_assert_eq(json_array_size(res), 24); /* the flagged accesses of tests/coalescing/fan2_* */
+    /* the flagged accesses of tests/coalescing/fan2_*, and (issue 33) the
+     * accesses check calls possibly misaligned: lane 0 known modulo 4 B */
+    cr_assert_eq(json_array_size(res), 51);
     size_t i;
     json_t *r;
     json_array_foreach(res, i, r) {
@@ -354,10 +356,15 @@ Test(coalescing_cli, bank_unknown_note)
     char *c[] = {BIN, "coalescing", "--format", "sarif", p, NULL};
     j = run_json(c);
     json_t *res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
-    cr_assert_eq(json_array_size(res), 2);
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 0), "ruleId")), "bank-conflict");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 1), "ruleId")), "bank-conflict-unknown");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 1), "level")), "note");
+    /* the bank conflict, the note, and (issue 33) three accesses whose
+     * groups of lanes or window may straddle a sector: possibly misaligned */
+    cr_assert_eq(json_array_size(res), 5);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 2), "ruleId")), "bank-conflict");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 3), "ruleId")), "bank-conflict-unknown");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, 3), "level")), "note");
+    for (size_t i = 0; i < 5; i++)
+        if (i != 2 && i != 3)
+            cr_expect_str_eq(json_string_value(json_object_get(json_array_get(res, i), "ruleId")), "misaligned");
     json_decref(j);
 }
 
@@ -502,16 +509,16 @@ Test(coalescing_cli, bank_atomics_and_conditions_text)
         ":112:2: note: bank conflicts not analysed in shared atomic: address depends on a value loaded at PTX line 108 "
         "[bank-conflict-unknown]\n",
         ":137:2: warning: up to 32-way bank conflict in shared load: lanes 4·sym_stride_param_1 B apart (stride from "
-        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict]\n",
+        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict, possible]\n",
         ":140:2: warning: up to 16-way bank conflict in shared load: lanes 8·sym_stride_param_1 B apart (stride from "
         "tid.x·sym_stride_param_1); 16-way when `sym_stride_param_1` is a multiple of 16, 8-way when it is 8 times an "
         "odd number, 4-way when it is 4 times an odd number, 2-way when it is 2 times an odd number, conflict-free "
-        "when it is odd [bank-conflict]\n",
+        "when it is odd [bank-conflict, possible]\n",
         ":141:2: warning: up to 32-way bank conflict in shared atomic: lanes 4·sym_stride_param_1 B apart (stride from "
-        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict]\n",
+        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict, possible]\n",
         ":172:2: warning: up to 2-way bank conflict in shared load: lanes 4·sym_rows_param_1 B apart (stride from "
         "tid.y·sym_rows_param_1); 2-way when `sym_rows_param_1` is a multiple of 32, conflict-free when it is 16 "
-        "times an odd number, 2-way when it is not a multiple of 16 [bank-conflict]\n",
+        "times an odd number, 2-way when it is not a multiple of 16 [bank-conflict, possible]\n",
         ": 6 global accesses, 0 uncoalesced; 12 shared accesses, 8 with bank conflicts (1 not analysed)\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
