@@ -52,7 +52,8 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
 .PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench
+        shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \
+        difftest difftest-smoke
 all: bin/ptxray
 
 help:
@@ -316,6 +317,27 @@ gpu-counters-check: bin/ptxray
 gpurun-build:
 	@if [ -f "$(CUDA_HOME)/include/cuda.h" ]; then $(MAKE) --no-print-directory $(B)/gpurun; \
 	else echo "gpurun: $(CUDA_HOME)/include/cuda.h not found: not built"; fi
+
+# ---- differential tests of generated kernels (docs/testing.md) ----
+# fuzz/gen/ makes random valid kernels from seeds; fuzz/oracles.c holds each
+# analysis and rewrite against the emulator.  make difftest N=... runs seeds
+# 1..N (DIFFTEST_ARGS: -s FIRST, --budgets, --ptxas-every K); difftest-smoke
+# (make check) a fixed sample under the sanitizers.
+N ?= 1000
+DIFFTEST_ARGS ?=
+FUZZ_LIB_OBJ := $(B)/obj/fuzz/gen/fzgen.o $(B)/obj/fuzz/oracles.o
+$(B)/obj/fuzz/%.o: CFLAGS += -Ifuzz -Ifuzz/gen
+$(B)/difftest: $(B)/obj/fuzz/difftest.o $(FUZZ_LIB_OBJ) $(B)/libptxray.a
+	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fzgen: $(B)/obj/fuzz/gen/fzgen_main.o $(B)/obj/fuzz/gen/fzgen.o
+	$(CC) $(OPT) $(SANFLAGS) -o $@ $^
+difftest: $(B)/difftest $(B)/fzgen
+	nice $(B)/difftest -n $(N) $(DIFFTEST_ARGS)
+DIFFTEST_SMOKE_N ?= 12
+difftest-smoke:
+	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/difftest
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	    build/asan/difftest -n $(DIFFTEST_SMOKE_N) -s 35 --budgets 8,16 --ptxas-every 4
 
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang
