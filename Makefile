@@ -26,6 +26,10 @@ LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(GEN)/parser.o $(GEN)/lexer.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
+# the kernel generator and the differential oracles (fuzz/; make difftest,
+# tests/test_difftest.c)
+FUZZ_LIB_OBJ := $(B)/obj/fuzz/gen/fzgen.o $(B)/obj/fuzz/oracles.o
+$(B)/obj/fuzz/%.o $(B)/obj/tests/test_difftest.o: CFLAGS += -Ifuzz -Ifuzz/gen
 
 JANSSON_LIBS := -ljansson
 # libclang (Debian libclang-dev) for hostcode/: `ptxray launches` and the
@@ -134,7 +138,7 @@ bin/ptxray: $(B)/ptxray
 	@mkdir -p bin
 	cp $< $@
 
-$(B)/ptxray-tests: $(TEST_OBJ) $(B)/libptxray.a
+$(B)/ptxray-tests: $(TEST_OBJ) $(FUZZ_LIB_OBJ) $(B)/libptxray.a
 	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 # The tests find the binary under test and the corpus through the environment.
@@ -325,8 +329,6 @@ gpurun-build:
 # (make check) a fixed sample under the sanitizers.
 N ?= 1000
 DIFFTEST_ARGS ?=
-FUZZ_LIB_OBJ := $(B)/obj/fuzz/gen/fzgen.o $(B)/obj/fuzz/oracles.o
-$(B)/obj/fuzz/%.o: CFLAGS += -Ifuzz -Ifuzz/gen
 $(B)/difftest: $(B)/obj/fuzz/difftest.o $(FUZZ_LIB_OBJ) $(B)/libptxray.a
 	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fzgen: $(B)/obj/fuzz/gen/fzgen_main.o $(B)/obj/fuzz/gen/fzgen.o

@@ -408,6 +408,10 @@ static unsigned index_expr(gen *g, const ctx *c, uint32_t lim, uint32_t uscale, 
         uint32_t cl = (uint32_t[]){1, 1, 2, 4, 5, 8, 32}[rn(g, 7)];
         uint32_t nw = (g->T + 31) / 32;
         uint32_t cw = (uint32_t[]){0, 1, 32, 33, 64}[rn(g, 5)];
+        /* the warp index is a uniform part of the address: a multiple of
+         * 128 bytes in global memory (assumption 2; shared banks do not
+         * depend on it) */
+        if (uscale > 1) cw = uscale * rn(g, 3);
         if ((uint64_t)cl * 31 + (uint64_t)cw * (nw - 1) >= lim) cl = 1, cw = 32;
         emit(g, "mul.lo.s32 %s, %s, %u;", D, R(T_U32, g->lane), cl);
         emit(g, "mad.lo.s32 %s, %s, %u, %s;", D, R(T_U32, g->warp), cw, D);
@@ -526,7 +530,8 @@ static void global_store(gen *g)
 static void global_red(gen *g)
 {
     static const char *const op[] = {"add.u32", "min.u32", "max.u32", "xor.b32", "or.b32", "and.b32"};
-    emit(g, "red.global.%s [%s+%u], %s;", op[rn(g, 6)], R(T_U64, g->rd_cnt), 4 * rn(g, 8), R(T_U32, pick(g, T_U32)));
+    unsigned o = rn(g, 6); /* one operation per word: add and min do not commute */
+    emit(g, "red.global.%s [%s+%u], %s;", op[o], R(T_U64, g->rd_cnt), 4 * o, R(T_U32, pick(g, T_U32)));
 }
 
 /* A shared read at one of the modelled patterns (u32 or f32). */
