@@ -1,10 +1,12 @@
-/* The differential oracles (fuzz/oracles.h, docs/testing.md) in the test
+/* The differential oracles (fuzz/diff/oracles.h, docs/testing.md) in the test
  * suite:
  *   - regressions: every kernel of tests/data/fuzz/ (a reduced kernel a
  *     difftest run found, its seed in its comment) through every oracle.
  *     Its header says the launch ("// launch: KERNEL GRID BLOCK ARG...")
  *     and the oracle that failed ("// oracle: NAME"); "// status: open"
- *     marks a failure not fixed yet: that oracle must still fail on it (and
+ *     marks a failure not fixed yet ("// schedule-seed: N" the interleave
+ *     and ITS seed that shows it, default 1): that oracle must still fail on
+ *     it (and
  *     no other), so a fix shows up here and the file then says fixed, when
  *     every oracle must pass;
  *   - sample: a few generated kernels through every oracle, 0 failures. */
@@ -77,6 +79,8 @@ Test(difftest, regressions, .timeout = 0)
         dt_launch L;
         cr_assert(dt_parse_launch(line, &L), "%s: bad launch", path);
         dt_opts o = opts();
+        char sseed[32];
+        if (header(text, "schedule-seed", sseed, sizeof sseed)) o.sched_seed = strtoull(sseed, NULL, 10);
         FILE *log = tmpfile();
         o.log = log;
         dt_counts c;

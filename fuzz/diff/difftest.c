@@ -1,5 +1,5 @@
 /* make difftest: generated kernels (fuzz/gen/) through every oracle
- * (fuzz/oracles.h, docs/testing.md).
+ * (fuzz/diff/oracles.h, docs/testing.md).
  *   difftest [-n N] [-s FIRST] [--budgets 8,16,32] [--ptxas-every K] [--save DIR]
  * Seeds FIRST..FIRST+N-1; ptxas on every K-th kernel and its rewrites (0:
  * never; skipped where there is no ptxas).  A failing kernel is written to
