@@ -1,5 +1,5 @@
 /* libFuzzer target: the analyses at a random block shape (make fuzz-all).
- * Input: 4 parameter bytes (shape, analysis) then PTX.  For a module that
+ * Input: PTX (the shape and options hashed from it, fuzz_common.h).  For a module that
  * parses: the three divergence analyses, the coalescing and bank-conflict
  * model (which runs the address chains, lane evaluation and warp forms)
  * with and without the shape.  Any crash, sanitizer report or leak is a

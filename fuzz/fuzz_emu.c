@@ -1,5 +1,5 @@
-/* libFuzzer target: the emulator (make fuzz-all).  Input: 4 parameter
- * bytes (block shape, grid, schedule and seed, checks) then PTX.  For a
+/* libFuzzer target: the emulator (make fuzz-all).  Input: PTX (block
+ * shape, grid, schedule and seed, checks hashed from it, fuzz_common.h).  For a
  * module that parses, its first kernel is launched with every pointer
  * parameter a 4 KiB buffer of zeros and every other parameter zero, at
  * most 20,000 warp-instructions.  Whatever the kernel does (faults,

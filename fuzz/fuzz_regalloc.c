@@ -1,5 +1,5 @@
 /* libFuzzer target: the register-allocation rewrite (make fuzz-all).
- * Input: 4 parameter bytes (budget, mode, shape) then PTX.  For a module
+ * Input: PTX (budget, mode hashed from it, fuzz_common.h).  For a module
  * that parses: ra_run at a budget of 2..65 registers in one of the three
  * modes; its output printed must parse again (abort otherwise) and every
  * function of it must pass the SSA verifier (abort otherwise). */

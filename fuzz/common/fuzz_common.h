@@ -1,6 +1,6 @@
 /* Shared by the libFuzzer targets of `make fuzz-all` (docs/testing.md):
- * the input's first bytes are parameters (block shape, budget, schedule),
- * the rest PTX text.  Each target frees everything, so LeakSanitizer sees a
+ * four parameter bytes (block shape, budget, schedule) hashed from the
+ * input, which is PTX text.  Each target frees everything, so LeakSanitizer sees a
  * leak as a finding. */
 #ifndef PTXRAY_FUZZ_COMMON_H
 #define PTXRAY_FUZZ_COMMON_H
@@ -12,13 +12,16 @@
 
 #define FZ_NPARAM 4
 
-/* The parameter bytes (zero when the input is short) and the text. */
+/* The parameter bytes: an FNV-1a hash of the whole input, which is all
+ * PTX text (so the seeds, plain PTX files, parse as they are, and every
+ * mutation draws other parameters). */
 static inline void fz_split(const uint8_t *data, size_t size, uint8_t p[FZ_NPARAM], const char **text, size_t *len)
 {
-    for (unsigned i = 0; i < FZ_NPARAM; i++) p[i] = i < size ? data[i] : 0;
-    size_t k = size < FZ_NPARAM ? size : FZ_NPARAM;
-    *text = (const char *)data + k;
-    *len = size - k;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 16777619u;
+    for (unsigned i = 0; i < FZ_NPARAM; i++) p[i] = (uint8_t)(h >> (8 * i));
+    *text = (const char *)data;
+    *len = size;
 }
 
 /* A block shape of at most 1024 threads from two bytes: x 1..64 (often a
