@@ -26,6 +26,11 @@ LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(GEN)/parser.o $(GEN)/lexer.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRC))
+# the kernel generator and the differential oracles (fuzz/gen, fuzz/diff;
+# make difftest, tests/test_difftest.c).  Their headers sit two levels down,
+# out of the library objects' */*.h dependency.
+FUZZ_LIB_OBJ := $(B)/obj/fuzz/gen/fzgen.o $(B)/obj/fuzz/diff/oracles.o
+$(B)/obj/fuzz/%.o $(B)/obj/tests/test_difftest.o: CFLAGS += -Ifuzz/diff -Ifuzz/gen
 
 JANSSON_LIBS := -ljansson
 # libclang (Debian libclang-dev) for hostcode/: `ptxray launches` and the
@@ -52,7 +57,8 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
 
 .PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench
+        shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \
+        difftest difftest-smoke fuzz-all fuzz-seeds fuzzlib
 all: bin/ptxray
 
 help:
@@ -66,6 +72,9 @@ help:
 	@echo "make target-bench regalloc --target-regs 24 and 32 vs ptxas alone over ptx-corpus/sm_80: per-file"
 	@echo "                spill bytes and the geometric mean (target <= 0.70; needs ptxas)"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
+	@echo "make fuzz-all   every libFuzzer target (parse, analyses, regalloc, emu, launches) FUZZ_TIME s each"
+	@echo "make difftest N=n  n generated kernels through every analysis and rewrite against the emulator"
+	@echo "                (docs/testing.md); difftest-smoke: 10 under the sanitizers (make check)"
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
 	@echo "make nvcc-projects  the CMake and Make CUDA projects of tests/nvcc through ptxray nvcc (make check)"
 	@echo "make gpu-counters-check the emulator's global sectors against an H100's counters (make check)"
@@ -133,7 +142,7 @@ bin/ptxray: $(B)/ptxray
 	@mkdir -p bin
 	cp $< $@
 
-$(B)/ptxray-tests: $(TEST_OBJ) $(B)/libptxray.a
+$(B)/ptxray-tests: $(TEST_OBJ) $(FUZZ_LIB_OBJ) $(B)/libptxray.a
 	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 # The tests find the binary under test and the corpus through the environment.
@@ -144,6 +153,7 @@ test: $(B)/ptxray $(B)/ptxray-tests bin/ptxray layers
 check: layers
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/ptxray build/asan/ptxray-tests
 	$(MAKE) fuzz-smoke
+	$(MAKE) difftest-smoke
 	$(MAKE) validity-smoke
 	$(MAKE) gpurun-build
 	$(MAKE) gpu-counters-check
@@ -317,6 +327,25 @@ gpurun-build:
 	@if [ -f "$(CUDA_HOME)/include/cuda.h" ]; then $(MAKE) --no-print-directory $(B)/gpurun; \
 	else echo "gpurun: $(CUDA_HOME)/include/cuda.h not found: not built"; fi
 
+# ---- differential tests of generated kernels (docs/testing.md) ----
+# fuzz/gen/ makes random valid kernels from seeds; fuzz/diff/oracles.c holds each
+# analysis and rewrite against the emulator.  make difftest N=... runs seeds
+# 1..N (DIFFTEST_ARGS: -s FIRST, --budgets, --ptxas-every K); difftest-smoke
+# (make check) a fixed sample under the sanitizers.
+N ?= 1000
+DIFFTEST_ARGS ?=
+$(B)/difftest: $(B)/obj/fuzz/diff/difftest.o $(FUZZ_LIB_OBJ) $(B)/libptxray.a
+	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fzgen: $(B)/obj/fuzz/gen/fzgen_main.o $(B)/obj/fuzz/gen/fzgen.o
+	$(CC) $(OPT) $(SANFLAGS) -o $@ $^
+difftest: $(B)/difftest $(B)/fzgen
+	nice $(B)/difftest -n $(N) $(DIFFTEST_ARGS)
+DIFFTEST_SMOKE_N ?= 10
+difftest-smoke:
+	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/difftest
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	    build/asan/difftest -n $(DIFFTEST_SMOKE_N) -s 17 --budgets 8,16 --ptxas-every 5
+
 # ---- fuzzing (clang + libFuzzer) ----
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 0
@@ -343,6 +372,39 @@ fuzz-smoke: build/fuzz/fuzz_parse
 	else \
 	    tail -n 40 build/fuzz/smoke.log; echo "fuzz-smoke: FAILED (see build/fuzz/smoke.log)"; exit 1; \
 	fi
+
+# ---- every libFuzzer target (docs/testing.md): make fuzz-all FUZZ_TIME=N ----
+# The library built once with clang and the fuzzer's coverage
+# (build/fuzzlib), then one binary per target: fuzz_parse's own build above,
+# fuzz_analyses (divergence, coalescing at random shapes), fuzz_regalloc
+# (the rewrite re-parses and passes the SSA verifier), fuzz_emu (bounded
+# launches, random shapes and schedules) and fuzz_launches (host code).
+# Each runs FUZZ_TIME seconds (default 60) from fuzz/seeds and generated
+# kernels; a crash, leak, timeout or failed check fails the target.
+FUZZ_TARGETS := analyses regalloc emu launches
+FUZZ_ALL_TIME = $(if $(filter-out 0,$(FUZZ_TIME)),$(FUZZ_TIME),60)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+fuzzlib:
+	$(MAKE) B=build/fuzzlib CC=$(FUZZ_CC) WARN="-Wall -Wextra" OPT="-g -O1" \
+	    SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" build/fuzzlib/libptxray.a
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/common/fuzz_common.h fuzzlib
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(STD) -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(INC) $(CLANG_CFLAGS) -Ifuzz/common -o $@ $< \
+	    build/fuzzlib/libptxray.a $(LDLIBS)
+fuzz-seeds: $(B)/fzgen
+	@mkdir -p build/fuzz/gen-seeds
+	@for s in $$(seq 1 40); do $(B)/fzgen $$s > build/fuzz/gen-seeds/k$$s.ptx; done
+fuzz-all: build/fuzz/fuzz_parse $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS)) fuzz-seeds
+	@mkdir -p build/fuzz/logs
+	@rc=0; for t in parse $(FUZZ_TARGETS); do \
+	    mkdir -p build/fuzz/corpus-$$t; \
+	    seeds="fuzz/seeds build/fuzz/gen-seeds"; [ $$t = launches ] && seeds="tests/nvcc"; \
+	    if build/fuzz/fuzz_$$t -max_len=65536 -max_total_time=$(FUZZ_ALL_TIME) -timeout=30 -rss_limit_mb=4096 \
+	        -print_final_stats=1 $$( [ $$t = launches ] || echo -dict=fuzz/ptx.dict ) \
+	        build/fuzz/corpus-$$t $$seeds > build/fuzz/logs/$$t.log 2>&1; then \
+	        printf "fuzz_%-9s ok:  " $$t; grep -E "stat::number_of_executed_units|cov:" build/fuzz/logs/$$t.log | tail -2 | tr '\n' ' '; echo; \
+	    else rc=1; echo "fuzz_$$t FAILED (build/fuzz/logs/$$t.log):"; tail -n 30 build/fuzz/logs/$$t.log; fi; \
+	done; exit $$rc
 
 install: bin/ptxray
 	install -d $(DESTDIR)$(PREFIX)/bin
