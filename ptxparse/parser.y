@@ -27,16 +27,6 @@ struct ptx_lexstate;
 /* Bison's stack must hold PTX_MAX_SCOPE_DEPTH nested blocks (3 entries each)
  * so that the builder, not "memory exhausted", reports the limit. */
 #define YYMAXDEPTH 100000
-/* Tell the lexer whether T_RUN can be shifted in the current state (then no
- * reduction is pending, and statements the lexer builds are in source order),
- * and never during error recovery, which must see the tokens one by one. */
-#define PTX_CAN_SHIFT(n, sym) ((n) + (sym) >= 0 && (n) + (sym) <= YYLAST && yycheck[(n) + (sym)] == (sym) && yytable[(n) + (sym)] > 0)
-#define ptx_yylex(lval, lloc, lx)                                              \
-    ((lx)->run_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_RUN),     \
-     (lx)->params_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_PARAMS), \
-     (lx)->top_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_TOP), \
-     (lx)->fhead_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_FHEAD), \
-     ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
@@ -60,11 +50,6 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
 %token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
 %token <s> T_LOC3 ".loc directive"
-%token <s> T_INST "instruction statement"
-%token T_RUN "statements"
-%token T_TOP "top-level items"
-%token <fn> T_FHEAD "function header"
-%token <u> T_PARAMS "parameter list"
 %token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
@@ -119,7 +104,6 @@ top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @2); }
    | T_ALIAS T_IDENT ',' T_IDENT ';'        { ptx_b_alias(b, $2, $4, @1); }
    | T_PRAGMA string_list ';'               { ptx_b_pragma(b, $2, @1); }
    | quals1 declarators ';'
-   | T_TOP                                  /* already built by the lexer (ptx_b_top) */
    | func
    | loc
    | error ';'                              { yyerrok; ptx_b_recover_toplevel(b); }
@@ -202,24 +186,18 @@ init_list: init                             { ptx_b_push_init(b, $1); $$ = 1; }
 /* ---- functions ---- */
 func: func_begin func_rets T_IDENT func_params fdirs func_tail
                                             { ptx_b_func_end(b, $1, $3, @3); }
-    /* a header read by ptx_b_top, up to its body's '{' */
-    | T_FHEAD func_tail                     { ptx_b_func_end(b, $1, b->fhead_name, b->fhead_loc); }
     ;
 
 func_begin: opt_quals T_ENTRY               { $$ = ptx_b_func_begin(b, $1, 1, @2); }
           | opt_quals T_FUNC                { $$ = ptx_b_func_begin(b, $1, 0, @2); }
           ;
 
-/* T_PARAMS: a list of plain ".param .type name" read by the lexer
- * (ptx_b_params), which has pushed the parameters already. */
 func_rets: %empty
          | '(' param_list_opt ')'           { ptx_b_sig_rets(b, $2, @1); }
-         | T_PARAMS                         { ptx_b_sig_rets(b, $1, @1); }
          ;
 
 func_params: %empty
            | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2, @1); }
-           | T_PARAMS                       { ptx_b_sig_params(b, $1, @1); }
            ;
 
 param_list_opt: %empty                      { $$ = 0; }
@@ -252,10 +230,7 @@ stmts: %empty
      | stmts stmt
      ;
 
-stmt: T_RUN                                 /* already built by the lexer (ptx_b_run) */
-    | T_INST                                { ptx_b_inst_fast(b, 0, $1, @1, @1); }
-    | guard T_INST                          { ptx_b_inst_fast(b, $1, $2, @2, @1); }
-    | T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
+stmt: T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
     | T_IDENT opds_opt ';'                  { ptx_b_inst(b, 0, $1, @1, $2); }
     | guard opcode opds_opt ';'             { ptx_b_inst(b, $1, $2, @1, $3); }
     | T_IDENT ':'                           { ptx_b_label(b, $1, @1); }
@@ -269,7 +244,6 @@ stmt: T_RUN                                 /* already built by the lexer (ptx_b
     | '{'                                   { ptx_b_scope_begin(b, @1); }
       stmts '}'                             { ptx_b_scope_end(b, @4); }
     | error ';'                             { yyerrok; ptx_b_recover_stmt(b); }
-    | error T_INST                          { yyerrok; ptx_b_recover_stmt(b); /* it ends in ';' */ }
     ;
 
 loc: T_LOC T_INT T_INT T_INT                { ptx_b_loc_begin(b, $2, $3, $4, @1); }
