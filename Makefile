@@ -93,7 +93,7 @@ $(GEN)/parser.c: ptxparse/parser.y
 
 $(GEN)/lexer.c: ptxparse/lexer.l
 	@mkdir -p $(GEN)
-	$(FLEX) -Cfe -o $@ $<
+	$(FLEX) -Cf -o $@ $<
 
 $(GEN)/parser.o: $(GEN)/parser.c ptxparse/build.h ptxparse/ir.h
 	$(CC) $(GENFLAGS) -c -o $@ $<

@@ -628,14 +628,19 @@ static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
     uint32_t num = 0;
     for (uint32_t i = z; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
     uint64_t w = 0;
-    for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    if (p >= b->ls.buf && p + 8 <= b->ls.buf + b->ls.len + 2) { /* one load: the text ends in 2 NULs */
+        memcpy(&w, p, 8);
+        if (k < 8) w &= ((uint64_t)1 << (8 * k)) - 1;
+    } else {
+        for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    }
     if (z > k) {
         char *c = arena_alloc(b->a, k + (n - z));
         memcpy(c, p, k);
         memcpy(c + k, p + z, n - z);
         name = (ptx_str){c, k + (n - z)};
     }
-    return range_find(b, name, k, w, num);
+    return range_find_fast(b, name, k, w, num);
 }
 
 static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' && s.p[s.n - 1] <= '9'; }
@@ -1242,6 +1247,20 @@ void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     o->neg = (uint8_t)neg;
 }
 
+uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
+    const char *p = run.p, *e = run.p + run.n;
+    uint32_t n = 0;
+    while (p < e && !b->ls.stop) {
+        const char *s = p;
+        while ((unsigned char)*p > ' ' && *p != ',') p++;
+        ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
+        ptx_b_opd_reg(b, (ptx_str){s, (uint32_t)(p - s)}, at, n == 0 && mode == 1);
+        if (n++ == 0 && mode == 2) ptx_b_opd_agg(b, PTX_O_PAIR, 2, at);
+        while (p < e && ((unsigned char)*p <= ' ' || *p == ',')) p++;
+    }
+    return n;
+}
+
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg) {
     int64_t v = 0;
     if (!expr_int(off, &v)) ptx_b_error(b, off->loc, "address offset must be an integer constant");
@@ -1350,8 +1369,8 @@ void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
             base.flags = 0;
             base.v = 0;
         } else if (base.kind == PTX_O_SREG && (base.flags & PTX_ADDR_OFF)) {
-            /* "[%tid-16]": the offset was dropped here before (fuzzer,
-             * fast path vs grammar) */
+            /* "[%tid-16]": a special register's v is its family index, so
+             * its offset waits in sreg_off (tests/regress) */
             off = b->sreg_off;
             flags = PTX_ADDR_OFF;
             base.flags = 0;

@@ -71,7 +71,7 @@ typedef struct ptx_regcache {
     uint64_t w0, w1;
     uint32_t len, id, gen, pad_;
 } ptx_regcache;
-#define PTX_REGCACHE_SIZE 256
+#define PTX_REGCACHE_SIZE 1024
 
 /* Register-range prefix ("%rd" as a word) -> the innermost range with that
  * prefix, valid while gen matches the builder's regcache_gen. */
@@ -145,6 +145,7 @@ extern int ptx_validation;
 void ptx_lex_begin(struct ptx_lexstate *ls);
 void ptx_lex_end(struct ptx_lexstate *ls);
 int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, struct ptx_lexstate *ls);
+int ptx_yylex_raw(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner); /* flex's own */
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -207,6 +208,10 @@ void ptx_b_loc_end(ptx_builder *b);
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
+/* The registers of a T_REGC token ("%r1, %r2,"), each as ptx_b_opd_reg
+ * (mode 1: the first negated; 2: the first paired with the operand before
+ * it); returns how many. */
+uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);
 void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc);
 void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc);
