@@ -576,6 +576,22 @@ static inline ptx_rangecache *rangecache_slot(ptx_builder *b, uint64_t pword) {
 /* Element num of the innermost range in scope whose prefix is name's first
  * k bytes (pword: up to 8 of them as a word), materialised on first use;
  * UINT32_MAX if none. */
+/* Element num of range r (num < r->count), materialised on first use. */
+static inline uint32_t range_elem(ptx_builder *b, ptx_range *r, ptx_str name, uint32_t num) {
+    if (__builtin_expect(!r->ids, 0)) {
+        r->ids = malloc(r->count * sizeof *r->ids);
+        if (!r->ids) ptx_oom();
+        memset(r->ids, 0xff, r->count * sizeof *r->ids);
+    }
+    if (r->ids[num] == UINT32_MAX) {
+        /* materialised once and not entered in the scoped hash */
+        ptx_reg reg = {name, r->type, r->vec, r->decl};
+        VPUSH(b->regs, reg);
+        r->ids[num] = b->regs.n - 1;
+    }
+    return r->ids[num];
+}
+
 static uint32_t range_find(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
     int first = 1;
     for (uint32_t i = b->ranges.n; i-- > 0;) {
@@ -586,28 +602,20 @@ static uint32_t range_find(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pw
             *rangecache_slot(b, pword) = (ptx_rangecache){pword, k, i, b->regcache_gen, 0};
         first = 0;
         if (num >= r->count) continue;
-        if (!r->ids) {
-            r->ids = malloc(r->count * sizeof *r->ids);
-            if (!r->ids) ptx_oom();
-            memset(r->ids, 0xff, r->count * sizeof *r->ids);
-        }
-        if (r->ids[num] == UINT32_MAX) {
-            /* materialised once and not entered in the scoped hash */
-            ptx_reg reg = {name, r->type, r->vec, r->decl};
-            VPUSH(b->regs, reg);
-            r->ids[num] = b->regs.n - 1;
-        }
-        return r->ids[num];
+        return range_elem(b, r, name, num);
     }
     return UINT32_MAX;
 }
 
-/* range_find for an element already used: one cache probe. */
+/* range_find through the prefix cache: the cached range is the innermost
+ * one with this prefix (no declaration since: same gen), the one range_find's
+ * loop would stop at first, so an element in it, used or not, is taken
+ * from it directly. */
 static inline uint32_t range_find_fast(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
     const ptx_rangecache *c = rangecache_slot(b, pword);
     if (c->pword == pword && c->k == k && c->gen == b->regcache_gen) {
-        const ptx_range *r = &b->ranges.v[c->idx];
-        if (num < r->count && r->ids && r->ids[num] != UINT32_MAX) return r->ids[num];
+        ptx_range *r = &b->ranges.v[c->idx];
+        if (num < r->count) return range_elem(b, r, name, num);
     }
     return range_find(b, name, k, pword, num);
 }
@@ -1253,9 +1261,20 @@ uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
     while (p < e && !b->ls.stop) {
         const char *s = p;
         while ((unsigned char)*p > ' ' && *p != ',') p++;
-        ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
-        ptx_b_opd_reg(b, (ptx_str){s, (uint32_t)(p - s)}, at, n == 0 && mode == 1);
-        if (n++ == 0 && mode == 2) ptx_b_opd_agg(b, PTX_O_PAIR, 2, at);
+        ptx_str name = {s, (uint32_t)(p - s)};
+        /* ptx_b_opd_reg without the call: a declared register is the rule */
+        ptx_operand *o = opd_push(b);
+        if (__builtin_expect(resolve_reg(b, name, o), 1)) {
+            o->neg = (uint8_t)(n == 0 && mode == 1);
+        } else { /* undeclared: ptx_b_opd_reg says so */
+            b->ostack.n--;
+            ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
+            ptx_b_opd_reg(b, name, at, n == 0 && mode == 1);
+        }
+        if (n++ == 0 && mode == 2) {
+            ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
+            ptx_b_opd_agg(b, PTX_O_PAIR, 2, at);
+        }
         while (p < e && ((unsigned char)*p <= ' ' || *p == ',')) p++;
     }
     return n;
