@@ -177,6 +177,16 @@ static bool parse_uint(ptx_str t, uint64_t *out) {
         if (p[1] == 'x' || p[1] == 'X') { base = 16; p += 2; }
         else if (p[1] == 'b' || p[1] == 'B') { base = 2; p += 2; }
         else { base = 8; p += 1; }
+    } else if (e - p <= 19) {
+        /* decimal (.loc numbers, most literals): 19 digits stay below 2^64,
+         * so no overflow test per digit (a division, in the loop below) */
+        const char *q = p;
+        for (; q < e && (unsigned)(*q - '0') < 10u; q++) v = v * 10 + (unsigned)(*q - '0');
+        if (q == e) {
+            *out = v;
+            return true;
+        }
+        v = 0; /* a byte that is not a digit: the general loop's answer */
     }
     for (; p < e; p++) {
         unsigned d = (*p >= '0' && *p <= '9') ? (unsigned)(*p - '0')
