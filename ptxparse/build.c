@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "build.h"
-#include "run.h"
+#include <stdbool.h>
 
 #define VPUSH(vec, x)                                                              \
     do {                                                                           \
@@ -177,6 +177,16 @@ static bool parse_uint(ptx_str t, uint64_t *out) {
         if (p[1] == 'x' || p[1] == 'X') { base = 16; p += 2; }
         else if (p[1] == 'b' || p[1] == 'B') { base = 2; p += 2; }
         else { base = 8; p += 1; }
+    } else if (e - p <= 19) {
+        /* decimal (.loc numbers, most literals): 19 digits stay below 2^64,
+         * so no overflow test per digit (a division, in the loop below) */
+        const char *q = p;
+        for (; q < e && (unsigned)(*q - '0') < 10u; q++) v = v * 10 + (unsigned)(*q - '0');
+        if (q == e) {
+            *out = v;
+            return true;
+        }
+        v = 0; /* a byte that is not a digit: the general loop's answer */
     }
     for (; p < e; p++) {
         unsigned d = (*p >= '0' && *p <= '9') ? (unsigned)(*p - '0')
@@ -576,6 +586,22 @@ static inline ptx_rangecache *rangecache_slot(ptx_builder *b, uint64_t pword) {
 /* Element num of the innermost range in scope whose prefix is name's first
  * k bytes (pword: up to 8 of them as a word), materialised on first use;
  * UINT32_MAX if none. */
+/* Element num of range r (num < r->count), materialised on first use. */
+static inline uint32_t range_elem(ptx_builder *b, ptx_range *r, ptx_str name, uint32_t num) {
+    if (__builtin_expect(!r->ids, 0)) {
+        r->ids = malloc(r->count * sizeof *r->ids);
+        if (!r->ids) ptx_oom();
+        memset(r->ids, 0xff, r->count * sizeof *r->ids);
+    }
+    if (r->ids[num] == UINT32_MAX) {
+        /* materialised once and not entered in the scoped hash */
+        ptx_reg reg = {name, r->type, r->vec, r->decl};
+        VPUSH(b->regs, reg);
+        r->ids[num] = b->regs.n - 1;
+    }
+    return r->ids[num];
+}
+
 static uint32_t range_find(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
     int first = 1;
     for (uint32_t i = b->ranges.n; i-- > 0;) {
@@ -586,28 +612,20 @@ static uint32_t range_find(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pw
             *rangecache_slot(b, pword) = (ptx_rangecache){pword, k, i, b->regcache_gen, 0};
         first = 0;
         if (num >= r->count) continue;
-        if (!r->ids) {
-            r->ids = malloc(r->count * sizeof *r->ids);
-            if (!r->ids) ptx_oom();
-            memset(r->ids, 0xff, r->count * sizeof *r->ids);
-        }
-        if (r->ids[num] == UINT32_MAX) {
-            /* materialised once and not entered in the scoped hash */
-            ptx_reg reg = {name, r->type, r->vec, r->decl};
-            VPUSH(b->regs, reg);
-            r->ids[num] = b->regs.n - 1;
-        }
-        return r->ids[num];
+        return range_elem(b, r, name, num);
     }
     return UINT32_MAX;
 }
 
-/* range_find for an element already used: one cache probe. */
+/* range_find through the prefix cache: the cached range is the innermost
+ * one with this prefix (no declaration since: same gen), the one range_find's
+ * loop would stop at first, so an element in it, used or not, is taken
+ * from it directly. */
 static inline uint32_t range_find_fast(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
     const ptx_rangecache *c = rangecache_slot(b, pword);
     if (c->pword == pword && c->k == k && c->gen == b->regcache_gen) {
-        const ptx_range *r = &b->ranges.v[c->idx];
-        if (num < r->count && r->ids && r->ids[num] != UINT32_MAX) return r->ids[num];
+        ptx_range *r = &b->ranges.v[c->idx];
+        if (num < r->count) return range_elem(b, r, name, num);
     }
     return range_find(b, name, k, pword, num);
 }
@@ -628,14 +646,19 @@ static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
     uint32_t num = 0;
     for (uint32_t i = z; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
     uint64_t w = 0;
-    for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    if (p >= b->ls.buf && p + 8 <= b->ls.buf + b->ls.len + 2) { /* one load: the text ends in 2 NULs */
+        memcpy(&w, p, 8);
+        if (k < 8) w &= ((uint64_t)1 << (8 * k)) - 1;
+    } else {
+        for (uint32_t i = 0; i < k && i < 8; i++) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    }
     if (z > k) {
         char *c = arena_alloc(b->a, k + (n - z));
         memcpy(c, p, k);
         memcpy(c + k, p + z, n - z);
         name = (ptx_str){c, k + (n - z)};
     }
-    return range_find(b, name, k, w, num);
+    return range_find_fast(b, name, k, w, num);
 }
 
 static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' && s.p[s.n - 1] <= '9'; }
@@ -1242,6 +1265,31 @@ void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     o->neg = (uint8_t)neg;
 }
 
+uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
+    const char *p = run.p, *e = run.p + run.n;
+    uint32_t n = 0;
+    while (p < e && !b->ls.stop) {
+        const char *s = p;
+        while ((unsigned char)*p > ' ' && *p != ',') p++;
+        ptx_str name = {s, (uint32_t)(p - s)};
+        /* ptx_b_opd_reg without the call: a declared register is the rule */
+        ptx_operand *o = opd_push(b);
+        if (__builtin_expect(resolve_reg(b, name, o), 1)) {
+            o->neg = (uint8_t)(n == 0 && mode == 1);
+        } else { /* undeclared: ptx_b_opd_reg says so */
+            b->ostack.n--;
+            ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
+            ptx_b_opd_reg(b, name, at, n == 0 && mode == 1);
+        }
+        if (n++ == 0 && mode == 2) {
+            ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
+            ptx_b_opd_agg(b, PTX_O_PAIR, 2, at);
+        }
+        while (p < e && ((unsigned char)*p <= ' ' || *p == ',')) p++;
+    }
+    return n;
+}
+
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg) {
     int64_t v = 0;
     if (!expr_int(off, &v)) ptx_b_error(b, off->loc, "address offset must be an integer constant");
@@ -1350,8 +1398,8 @@ void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
             base.flags = 0;
             base.v = 0;
         } else if (base.kind == PTX_O_SREG && (base.flags & PTX_ADDR_OFF)) {
-            /* "[%tid-16]": the offset was dropped here before (fuzzer,
-             * fast path vs grammar) */
+            /* "[%tid-16]": a special register's v is its family index, so
+             * its offset waits in sreg_off (tests/regress) */
             off = b->sreg_off;
             flags = PTX_ADDR_OFF;
             base.flags = 0;
@@ -1437,86 +1485,6 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
     o->n = 1;
     o->p.elems = el;
     o->v = off;
-}
-
-/* ---- the instruction fast path ----
- * "opcode a, b, [c+4];" read by the lexer as one token (lexer.l, T_INST):
- * operands are registers, identifiers, integers, hexadecimal floats or
- * simple addresses, already checked by the lexer's pattern.  Each is built
- * exactly as the grammar would build it. */
-static ptx_loc loc_plus(ptx_loc l, ptx_str whole, const char *p) {
-    l.col += (uint32_t)(p - whole.p);
-    l.off += (uint32_t)(p - whole.p);
-    return l;
-}
-
-static void fast_literal(ptx_builder *b, ptx_str t, ptx_loc loc) {
-    ptx_operand *o = opd_push(b);
-    const char *d = t.p;
-    int neg = *d == '-';
-    if (neg) d++;
-    ptx_str digits = {d, (uint32_t)(t.p + t.n - d)};
-    o->kind = PTX_O_IMM;
-    o->p.text = t.p;
-    o->n = t.n;
-    if (digits.n > 2 && d[0] == '0' && ((d[1] | 0x20) == 'f' || (d[1] | 0x20) == 'd')) {
-        uint64_t v = 0;
-        for (uint32_t i = 2; i < digits.n; i++) {
-            char c = d[i];
-            v = v * 16 + (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-        }
-        int is32 = (d[1] | 0x20) == 'f';
-        o->flags = is32 ? PTX_IMM_F32 : PTX_IMM_F64;
-        if (neg) v ^= is32 ? 0x80000000ull : 0x8000000000000000ull;
-        o->v = (int64_t)v;
-        return;
-    }
-    uint64_t v = 0;
-    if (!parse_uint(digits, &v))
-        ptx_b_error(b, neg ? loc_plus(loc, t, d) : loc, "integer literal '%.*s' does not fit in 64 bits",
-                    (int)digits.n, digits.p);
-    o->flags = PTX_IMM_INT;
-    o->v = neg ? (int64_t)(0 - v) : (int64_t)v;
-}
-
-void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, ptx_loc stmt_loc) {
-    const char *p = text.p, *e = text.p + text.n;
-    while (p < e && (unsigned char)*p > ' ') p++;
-    ptx_str opcode = {text.p, (uint32_t)(p - text.p)};
-    uint32_t nopd = 0;
-    for (;;) {
-        while (p < e && (unsigned char)*p <= ' ') p++;
-        if (p >= e) break;
-        const char *s = p;
-        if (*p == '[') {
-            while (*p != ']') p++;
-            p++;
-        } else {
-            while (p < e && (unsigned char)*p > ' ' && *p != ',') p++;
-        }
-        ptx_str t = {s, (uint32_t)(p - s)};
-        ptx_loc ol = loc_plus(loc, text, s);
-        if (*s == '%') {
-            ptx_b_opd_reg(b, t, ol, 0);
-        } else if (*s == '[') {
-            ptx_b_opd_addr_tok(b, t, ol);
-        } else if (*s == '-' || (*s >= '0' && *s <= '9')) {
-            fast_literal(b, t, ol);
-        } else {
-            ptx_operand *o = opd_push(b);
-            if (t.n == 1 && *s == '_') {
-                o->kind = PTX_O_SINK;
-            } else if (!resolve_reg(b, t, o)) {
-                o->kind = PTX_O_SYM;
-                o->p.text = t.p;
-                o->n = t.n;
-            }
-        }
-        nopd++;
-        while (p < e && (unsigned char)*p <= ' ') p++;
-        if (p < e && *p == ',') p++;
-    }
-    ptx_b_inst(b, guard, opcode, stmt_loc, nopd);
 }
 
 /* ---- instructions ---- */
@@ -1660,548 +1628,4 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
     add_stmt(b, s);
     if (b->vs && b->in_body && b->fn) ptx_validate_inst(b, s, spell);
     arena_reset(&b->pool);
-}
-
-/* ---- statement runs ----
- * Where the parser could shift T_RUN (a statement may start and no reduction
- * is pending), the lexer lets this reader take the statements ahead, one
- * after the other, as long as they have one of the commonest shapes:
- *
- *     [@[!]pred] opcode[.mod...] [operand {, operand}];
- *         operands: T_INST's (register, identifier, integer, 0f/0d float,
- *         [base], [base+-off]), a vector {a, b} of simple ones, a pair a|b
- *     .loc F L C [, function_name NAME] [, inlined_at F L C]
- *     label:
- *
- * Each is built exactly as the grammar actions build it (checked by the
- * fast-vs-general differential tests and the fuzz target), without a token
- * per piece and without reading the text twice.  The reader never reports
- * anything: at the first thing it does not expect (another shape, an
- * undeclared register, a literal that might not fit, a label that names a
- * .callprototype) it stops before that statement, and flex and bison read it
- * and give whatever diagnostic is due.  So every message still comes from the
- * general path. */
-/* Register "%name[.c]" at s.  An element of a %r<N> range, with no single
- * declaration in scope that could shadow it, is found in the same pass that
- * reads the name (prefix as a word, number as a value), without the name
- * caches; anything else goes through resolve_reg.  Returns the end of the
- * operand, or NULL if it names no register. */
-static const char *run_reg(ptx_builder *b, const char *s, ptx_operand *o) {
-    const char *p = s + 1;
-    while (CC(*p, PTX_CC_IDN)) p++;
-    const char *d = p;
-    uint32_t num = 0;
-    for (unsigned c; (c = (unsigned)(unsigned char)*p - '0') < 10u; p++) num = num * 10 + c;
-    uint32_t k = (uint32_t)(d - s), nd = (uint32_t)(p - d);
-    int plain = !CC(*p, PTX_CC_IDC); /* "%" letters digits, nothing after */
-    while (CC(*p, PTX_CC_IDC)) p++;
-    if (p == s + 1) return NULL;
-    ptx_str name = {s, (uint32_t)(p - s)};
-    uint8_t comp = 0;
-    if (*p == '.') {
-        comp = (uint8_t)p[1];
-        if (!comp || !strchr("xyzwrgba", comp)) return NULL;
-    }
-    if (plain && b->digit_singles == 0 && nd && nd <= 8 && !(nd > 1 && *d == '0') && k <= 8) {
-        /* the prefix as a word: one load where the buffer allows */
-        uint64_t w = 0;
-        if (s + 8 <= b->ls.buf + b->ls.len + 2) {
-            memcpy(&w, s, 8);
-            w &= ~0ull >> (64 - 8 * k);
-        } else {
-            for (uint32_t i = 0; i < k; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-        }
-        uint32_t id = range_find_fast(b, name, k, w, num);
-        if (id != UINT32_MAX) {
-            o->kind = PTX_O_REG;
-            o->n = id;
-            o->comp = comp;
-            return p + (comp ? 2 : 0);
-        }
-    }
-    if (comp) name.n += 2;
-    return resolve_reg(b, name, o) ? p + (comp ? 2 : 0) : NULL;
-}
-
-/* Unsigned digits as T_INST's patterns allow them (0x hex, octal with a
- * leading 0 when octal is allowed, decimal); NULL when there are none, or
- * when the value might not fit in 64 bits (the general path then decides). */
-static const char *run_uint(const char *p, int octal, uint64_t *out) {
-    uint64_t v = 0;
-    if (p[0] == '0' && (p[1] | 0x20) == 'x') {
-        p += 2;
-        if (!CC(*p, PTX_CC_HEX)) return NULL;
-        for (; CC(*p, PTX_CC_HEX); p++) {
-            if (v >> 60) return NULL;
-            v = v * 16 + (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
-        }
-    } else if (p[0] == '0') {
-        p++;
-        if (octal)
-            for (; *p >= '0' && *p <= '7'; p++) {
-                if (v >> 61) return NULL;
-                v = v * 8 + (uint64_t)(*p - '0');
-            }
-    } else if (CC(*p, PTX_CC_DIGIT)) {
-        for (; CC(*p, PTX_CC_DIGIT); p++) {
-            if (v >= UINT64_MAX / 10 - 1) return NULL;
-            v = v * 10 + (uint64_t)(*p - '0');
-        }
-    } else {
-        return NULL;
-    }
-    *out = v;
-    return p;
-}
-
-/* Integer or 0f/0d literal; returns the end of its spelling. */
-static const char *run_literal(const char *s, ptx_operand *o) {
-    const char *p = s;
-    int neg = *p == '-';
-    p += neg;
-    if (p[0] == '0' && ((p[1] | 0x20) == 'f' || (p[1] | 0x20) == 'd')) {
-        int is32 = (p[1] | 0x20) == 'f';
-        uint64_t v = 0;
-        p += 2;
-        for (int i = is32 ? 8 : 16; i > 0; i--, p++) {
-            if (!CC(*p, PTX_CC_HEX)) return NULL;
-            v = v * 16 + (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
-        }
-        if (neg) v ^= is32 ? 0x80000000ull : 0x8000000000000000ull;
-        o->flags = is32 ? PTX_IMM_F32 : PTX_IMM_F64;
-        o->v = (int64_t)v;
-    } else {
-        uint64_t v;
-        p = run_uint(p, 1, &v);
-        if (!p) return NULL;
-        if ((*p | 0x20) == 'u') p++;
-        o->flags = PTX_IMM_INT;
-        o->v = neg ? (int64_t)(0 - v) : (int64_t)v;
-    }
-    o->kind = PTX_O_IMM;
-    o->p.text = s;
-    o->n = (uint32_t)(p - s);
-    return p;
-}
-
-/* "[base]" or "[base+off]" (blanks allowed, as T_ADDR); el receives the base. */
-static const char *run_addr(ptx_builder *b, const char *s, ptx_operand *o, ptx_operand *el) {
-    const char *p = run_blanks(s + 1), *n0 = p;
-    if (*p == '%') {
-        p++;
-        if (!CC(*p, PTX_CC_IDC)) return NULL;
-    } else if (!CC(*p, PTX_CC_ID0)) {
-        return NULL;
-    }
-    while (CC(*p, PTX_CC_IDC)) p++;
-    const char *n1 = p;
-    p = run_blanks(p);
-    int64_t off = 0;
-    uint8_t flags = 0;
-    if (*p == '+' || *p == '-') {
-        int neg = *p == '-';
-        p = run_blanks(p + 1);
-        if (*p == '-') {
-            neg = !neg;
-            p++;
-        }
-        uint64_t v;
-        /* a leading 0 is not octal here (T_ADDR reads [0-9]+): left to the general path */
-        if (p[0] == '0' && CC(p[1], PTX_CC_DIGIT)) return NULL;
-        p = run_uint(p, 0, &v);
-        if (!p) return NULL;
-        off = neg ? (int64_t)(0 - v) : (int64_t)v;
-        flags = PTX_ADDR_OFF;
-        p = run_blanks(p);
-    }
-    if (*p != ']') return NULL;
-    memset(el, 0, sizeof *el);
-    if (*n0 == '%') {
-        if (run_reg(b, n0, el) != n1) return NULL;
-    } else if (!resolve_reg(b, (ptx_str){n0, (uint32_t)(n1 - n0)}, el)) {
-        el->kind = PTX_O_SYM;
-        el->p.text = n0;
-        el->n = (uint32_t)(n1 - n0);
-    }
-    o->kind = PTX_O_ADDR;
-    o->flags = flags;
-    o->n = 1;
-    o->v = off;
-    return p + 1;
-}
-
-/* A register, identifier, "_" or literal at s, as T_INST reads them;
- * returns its end, or NULL to leave the statement to the general path. */
-static inline const char *run_simple(ptx_builder *b, const char *s, ptx_operand *o) {
-    const char *p = s;
-    memset(o, 0, sizeof *o);
-    if (*p == '%') return run_reg(b, s, o);
-    if (CC(*p, PTX_CC_ID0)) {
-        while (CC(*p, PTX_CC_IDC)) p++;
-        ptx_str t = {s, (uint32_t)(p - s)};
-        if (t.n == 1 && *s == '_') {
-            o->kind = PTX_O_SINK;
-        } else if (!resolve_reg(b, t, o)) {
-            o->kind = PTX_O_SYM;
-            o->p.text = t.p;
-            o->n = t.n;
-        }
-        return p;
-    }
-    if (*p == '-' || CC(*p, PTX_CC_DIGIT)) return run_literal(s, o);
-    return NULL;
-}
-
-/* The operands of one statement: aggregates point into el until the
- * statement is copied to the arena. */
-typedef struct run_opds {
-    ptx_operand opd[255], el[256];
-    uint32_t nopd, nel;
-} run_opds;
-
-/* One operand at s, appended to ro: a simple one, an address, a vector
- * {a, b} of simple ones, or a pair a|b of registers and "_" (as the grammar
- * builds them).  Returns its end, or NULL. */
-static const char *run_operand(ptx_builder *b, const char *s, run_opds *ro) {
-    ptx_operand *o = &ro->opd[ro->nopd];
-    const char *p;
-    if (*s == '[') {
-        if (ro->nel == 256) return NULL;
-        memset(o, 0, sizeof *o);
-        p = run_addr(b, s, o, &ro->el[ro->nel]);
-        o->p.elems = &ro->el[ro->nel++];
-        return p;
-    }
-    if (*s == '{') {
-        uint32_t first = ro->nel;
-        p = run_blanks(s + 1);
-        for (;;) {
-            if (ro->nel == 256) return NULL;
-            p = run_simple(b, p, &ro->el[ro->nel++]);
-            if (!p) return NULL;
-            p = run_blanks(p);
-            if (*p == '}') break;
-            if (*p != ',') return NULL;
-            p = run_blanks(p + 1);
-        }
-        memset(o, 0, sizeof *o);
-        o->kind = PTX_O_VEC;
-        o->n = ro->nel - first;
-        o->p.elems = &ro->el[first];
-        return p + 1;
-    }
-    p = run_simple(b, s, o);
-    if (!p) return NULL;
-    const char *q = run_blanks(p);
-    if (*q != '|') return p;
-    /* a|b: either side a register or "_", not both "_" (that is an expression) */
-    if ((*s != '%' && o->kind != PTX_O_SINK) || ro->nel + 2 > 256) return NULL;
-    q = run_blanks(q + 1);
-    ptx_operand *e = &ro->el[ro->nel];
-    e[0] = *o;
-    if (*q == '%') {
-        q = run_reg(b, q, memset(&e[1], 0, sizeof e[1]));
-    } else if (q[0] == '_' && !CC(q[1], PTX_CC_IDC) && *s == '%') {
-        memset(&e[1], 0, sizeof e[1]);
-        e[1].kind = PTX_O_SINK;
-        q++;
-    } else {
-        return NULL;
-    }
-    if (!q) return NULL;
-    ro->nel += 2;
-    memset(o, 0, sizeof *o);
-    o->kind = PTX_O_PAIR;
-    o->n = 2;
-    o->p.elems = e;
-    return q;
-}
-
-/* "[@[!]pred] opcode operands;" at r->p (a letter or '@'); false if it is
- * not for this reader.  word: where the opcode's first word ends, when the
- * caller has read it already. */
-static bool run_inst(ptx_builder *b, run_pos *r, run_opds *ro, const char *word) {
-    const char *p = r->p;
-    ptx_loc at = run_loc(b, r, p);
-    uint32_t guard = 0;
-    int has_guard = 0, guard_neg = 0;
-    if (*p == '@') {
-        p = run_blanks(p + 1);
-        if (*p == '!') {
-            guard_neg = 1;
-            p = run_blanks(p + 1);
-        }
-        const char *g = p;
-        ptx_operand o;
-        memset(&o, 0, sizeof o);
-        if (*p == '%') {
-            p = run_reg(b, g, &o);
-            if (!p || o.comp) return false;
-        } else {
-            if (!CC(*p, PTX_CC_ID0)) return false;
-            while (CC(*p, PTX_CC_IDC)) p++;
-            if (!resolve_reg(b, (ptx_str){g, (uint32_t)(p - g)}, &o)) return false;
-        }
-        if (o.kind != PTX_O_REG || b->regs.v[o.n].type != PTX_T_PRED) return false;
-        guard = o.n;
-        has_guard = 1;
-        p = run_blanks(p);
-    }
-    /* opcode: {ID}{MOD}* */
-    const char *op = p;
-    if (word) {
-        p = word;
-    } else {
-        if (!CC(*p, PTX_CC_ID0)) return false;
-        while (CC(*p, PTX_CC_IDC)) p++;
-    }
-    while (*p == '.') {
-        if (!CC(p[1], PTX_CC_MODC)) return false;
-        p += 2;
-        while (CC(*p, PTX_CC_MODC)) p++;
-        while (p[0] == ':' && p[1] == ':' && CC(p[2], PTX_CC_MODC)) {
-            p += 3;
-            while (CC(*p, PTX_CC_MODC)) p++;
-        }
-    }
-    uint32_t oplen = (uint32_t)(p - op);
-    if (oplen > UINT16_MAX) return false;
-    ro->nopd = ro->nel = 0;
-    if (CC(*p, PTX_CC_BLANK)) {
-        p = run_blanks(p);
-        if (*p != ';')
-            for (;;) {
-                if (ro->nopd == 255) return false;
-                p = run_operand(b, p, ro);
-                if (!p) return false;
-                ro->nopd++;
-                p = run_blanks(p);
-                if (*p == ';') break;
-                if (*p != ',') return false;
-                p = run_blanks(p + 1);
-            }
-    }
-    if (*p != ';') return false;
-    /* one block: the statement, its operands, then their elements */
-    uint32_t nopd = ro->nopd, nel = ro->nel;
-    ptx_stmt *s = arena_alloc(b->a, PTX_STMT_BYTES(inst) + (nopd + nel) * sizeof(ptx_operand));
-    ptx_operand *o = (ptx_operand *)((char *)s + PTX_STMT_BYTES(inst)), *e = o + nopd;
-    memset(s, 0, PTX_STMT_BYTES(inst));
-    s->kind = PTX_S_INST;
-    s->loc = at;
-    ptx_inst *in = &s->u.inst;
-    in->opcode = op;
-    in->opcode_len = (uint16_t)oplen;
-    in->has_guard = (uint8_t)has_guard;
-    in->guard_neg = (uint8_t)guard_neg;
-    in->guard = guard;
-    in->nopd = (uint8_t)nopd;
-    bool named = false;
-    if (nopd) {
-        in->opd = o;
-        for (uint32_t i = 0; i < nopd; i++) {
-            o[i] = ro->opd[i];
-            named |= o[i].kind == PTX_O_SYM;
-            if (o[i].kind == PTX_O_ADDR || o[i].kind == PTX_O_VEC || o[i].kind == PTX_O_PAIR)
-                o[i].p.elems = e + (o[i].p.elems - ro->el);
-        }
-        for (uint32_t i = 0; i < nel; i++) {
-            e[i] = ro->el[i];
-            named |= e[i].kind == PTX_O_SYM;
-        }
-    }
-    uint32_t spell = decode_opcode(b, in, at);
-    if (b->fn) b->fn->ninsts++;
-    VPUSH(b->body, s);
-    if (named) VPUSH(b->named, s);
-    if (b->vs && b->fn) ptx_validate_inst(b, s, spell);
-    r->p = p + 1;
-    return true;
-}
-
-/* A decimal that int_tok reads the same way (no leading 0, which would be
- * octal) and that fits in 32 bits (at most 9 digits). */
-static const char *run_u32(const char *p, uint32_t *out) {
-    const char *d = p;
-    uint32_t x = 0;
-    while (CC(*p, PTX_CC_DIGIT) && p - d < 9) x = x * 10 + (uint32_t)(*p++ - '0');
-    if (p == d || CC(*p, PTX_CC_IDC) || (*d == '0' && p - d > 1)) return NULL;
-    *out = x;
-    return p;
-}
-
-/* Three such numbers, each after at least one blank. */
-static const char *run_u32x3(const char *p, uint32_t *v) {
-    for (int i = 0; i < 3; i++) {
-        if (!CC(*p, PTX_CC_BLANK)) return NULL;
-        p = run_u32(run_blanks(p), &v[i]);
-        if (!p) return NULL;
-    }
-    return p;
-}
-
-/* ".loc F L C" with optional ", function_name NAME" and ", inlined_at F L C",
- * ending its line. */
-static bool run_loc3(ptx_builder *b, run_pos *r) {
-    ptx_locinfo li;
-    memset(&li, 0, sizeof li);
-    uint32_t v[3];
-    const char *p = run_u32x3(r->p + 4, v);
-    if (!p) return false;
-    li.file = v[0];
-    li.line = v[1];
-    li.col = v[2];
-    p = run_blanks(p);
-    while (*p == ',') {
-        const char *k = p = run_blanks(p + 1);
-        while (CC(*p, PTX_CC_IDC)) p++;
-        size_t kn = (size_t)(p - k);
-        if (kn == 13 && memcmp(k, "function_name", 13) == 0) {
-            if (!CC(*p, PTX_CC_BLANK)) return false;
-            const char *n = p = run_blanks(p);
-            if (!CC(*p, PTX_CC_ID0)) return false;
-            while (CC(*p, PTX_CC_IDC)) p++;
-            li.fn_name = n;
-            li.fn_name_len = (uint32_t)(p - n);
-        } else if (kn == 10 && memcmp(k, "inlined_at", 10) == 0) {
-            p = run_u32x3(p, v);
-            if (!p) return false;
-            li.ia_file = v[0];
-            li.ia_line = v[1];
-            li.ia_col = v[2];
-        } else {
-            return false;
-        }
-        p = run_blanks(p);
-    }
-    if (*p != '\n') return false;
-    ptx_stmt *s = arena_alloc(b->a, sizeof *s);
-    memset(s, 0, sizeof *s);
-    s->kind = PTX_S_LOC;
-    s->loc = run_loc(b, r, r->p);
-    s->u.locinfo = li;
-    VPUSH(b->body, s);
-    r->p = p;
-    return true;
-}
-
-/* ".reg .type %name;" or ".reg .type %name<N>;", the declarations nvcc
- * writes at the top of every body (a tenth of the tokens the grammar would
- * otherwise read in nvcc's output), made with the builder calls the grammar
- * makes for them, so positions and messages are the same.  Any other shape
- * (vectors, .align, several names, blanks inside "%r<N>") is left to the
- * grammar. */
-static bool run_reg_decl(ptx_builder *b, run_pos *r) {
-    const char *p = run_blanks(r->p + 4), *t = p;
-    if (*p != '.') return false;
-    for (p++; CC(*p, PTX_CC_IDC); p++) {}
-    ptx_type ty = ptx_type_from_str((ptx_str){t, (uint32_t)(p - t)});
-    if (ty == PTX_T_NONE || !CC(*p, PTX_CC_BLANK)) return false;
-    const char *n = p = run_blanks(p);
-    if (*p != '%') return false;
-    for (p++; CC(*p, PTX_CC_IDC); p++) {}
-    if (p == n + 1) return false;
-    ptx_str name = {n, (uint32_t)(p - n)};
-    const char *cnt = NULL;
-    if (*p == '<') {
-        cnt = ++p;
-        if (*p < '1' || *p > '9') return false;
-        while (CC(*p, PTX_CC_DIGIT)) p++;
-        if (*p != '>') return false;
-        p++;
-    }
-    const char *semi = run_blanks(p);
-    if (*semi != ';') return false;
-    ptx_b_qual(b, 's', PTX_SP_REG, (ptx_str){0, 0}, run_loc(b, r, r->p));
-    ptx_b_qual(b, 't', ty, (ptx_str){0, 0}, run_loc(b, r, t));
-    int64_t range = cnt ? ptx_b_range(b, (ptx_str){cnt, (uint32_t)(p - 1 - cnt)}, run_loc(b, r, cnt)) : -1;
-    ptx_b_declared(b, ptx_b_var(b, name, run_loc(b, r, n), range, 0, NULL));
-    r->p = semi + 1;
-    return true;
-}
-
-/* Blanks, newlines and comments between statements. */
-void ptx_run_skip(run_pos *r) {
-    const char *p = r->p;
-    for (;;) {
-        if (CC(*p, PTX_CC_BLANK)) {
-            p++;
-        } else if (*p == '\n') {
-            r->line++;
-            r->line_start = ++p;
-        } else if (p[0] == '/' && p[1] == '/') {
-            while (*p != '\n' && *p) p++;
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *q = p + 2;
-            while (*q && !(q[0] == '*' && q[1] == '/')) q++;
-            if (!*q) break; /* unterminated: the lexer says so */
-            for (; p < q; p++)
-                if (*p == '\n') {
-                    r->line++;
-                    r->line_start = p + 1;
-                }
-            p = q + 2;
-        } else {
-            break;
-        }
-    }
-    r->p = p;
-}
-
-uint32_t ptx_b_run(ptx_builder *b, const char *start, const char **end) {
-    run_pos r = {start, b->ls.line_start, b->ls.line};
-    run_opds ro;
-    uint32_t n = 0;
-    ptx_run_skip(&r);
-    while (!b->ls.stop) { /* past the error limit the lexer reads no more */
-        run_pos at = r;
-        const char *p = r.p;
-        if (*p == '.') {
-            if (p[1] == 'l' && p[2] == 'o' && p[3] == 'c' && CC(p[4], PTX_CC_BLANK)) {
-                if (!run_loc3(b, &r)) break;
-            } else if (p[1] == 'r' && p[2] == 'e' && p[3] == 'g' && CC(p[4], PTX_CC_BLANK) && run_reg_decl(b, &r)) {
-                /* the commonest declaration, read by its own reader */
-            } else if (!ptx_run_decl(b, &r)) {
-                break;
-            }
-        } else if (CC(*p, PTX_CC_ID0)) {
-            const char *q = p;
-            while (CC(*q, PTX_CC_IDC)) q++;
-            const char *c = run_blanks(q);
-            if (*c == ':') {
-                /* a label, unless ".callprototype" or ".branchtargets"/
-                 * ".calltargets" follows: then it names that directive */
-                r.p = c + 1;
-                ptx_run_skip(&r);
-                if (*r.p == '.' && !(r.p[1] == 'l' && r.p[2] == 'o' && r.p[3] == 'c' && CC(r.p[4], PTX_CC_BLANK))) {
-                    r = at;
-                    break;
-                }
-                ptx_stmt *s = arena_alloc(b->a, PTX_STMT_BYTES(name));
-                memset(s, 0, PTX_STMT_BYTES(name));
-                s->kind = PTX_S_LABEL;
-                s->loc = run_loc(b, &at, p);
-                s->u.name = (ptx_str){p, (uint32_t)(q - p)};
-                VPUSH(b->body, s);
-                VPUSH(b->named, s);
-                n++;
-                continue;
-            }
-            if (!run_inst(b, &r, &ro, q)) break;
-        } else if (*p == '@') {
-            if (!run_inst(b, &r, &ro, NULL)) break;
-        } else {
-            break;
-        }
-        n++;
-        ptx_run_skip(&r);
-    }
-    if (!n) {
-        *end = start; /* the lexer reads the blanks, comments and statement itself */
-        return 0;
-    }
-    b->ls.line = r.line;
-    b->ls.line_start = r.line_start;
-    *end = r.p;
-    return n;
 }

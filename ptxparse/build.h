@@ -23,19 +23,9 @@ struct ptx_lexstate {
     int stop;               /* set when the error limit is reached: lexer returns EOF */
     int section;            /* 1 after .section, 2 after its name: next '{' opens raw text */
     int braces;             /* '{' minus '}' seen so far */
-    int at_sol, next_sol;   /* statement start (see lexer.l) */
-    int prev_at, cur_at;    /* the previous token was the '@' of a guard */
     int skip;               /* error recovery: drop tokens until braces returns to 0 */
     const char *raw_start;
     ptx_loc raw_loc;
-    int run_ok;             /* set by the parser before each token: T_RUN can be shifted now */
-    const char *run_fail;   /* where the statement-run reader last stopped (see lexer.l) */
-    int params_ok;          /* set by the parser before each token: T_PARAMS can be shifted now */
-    const char *params_fail; /* where the parameter-list reader last gave up */
-    int top_ok;             /* set by the parser before each token: T_TOP can be shifted now */
-    int fhead_ok;           /* the same for T_FHEAD */
-    const char *top_fail;   /* where the top-level reader last stopped, */
-    int top_again;          /* unless it stopped before a header that it will take */
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -81,7 +71,7 @@ typedef struct ptx_regcache {
     uint64_t w0, w1;
     uint32_t len, id, gen, pad_;
 } ptx_regcache;
-#define PTX_REGCACHE_SIZE 256
+#define PTX_REGCACHE_SIZE 1024
 
 /* Register-range prefix ("%rd" as a word) -> the innermost range with that
  * prefix, valid while gen matches the builder's regcache_gen. */
@@ -143,22 +133,19 @@ struct ptx_builder {
     ptx_rangecache rangecache[PTX_RANGECACHE_SIZE];
     uint32_t regcache_gen;
     ptx_stmt *cur_loc;
-    struct { struct ptx_act *v; uint32_t n, cap; } acts; /* run_top.c's recorded builder calls */
-    ptx_str fhead_name;        /* the function of a T_FHEAD: its name and position, */
-    ptx_loc fhead_loc;         /* for ptx_b_func_end after the body */
     int seen_version, seen_target, seen_other;
     uint8_t warned_op[PTX_OPC__COUNT];
     PTX_VEC(ptx_str) unknown_ops; /* unknown mnemonics already warned about */
     struct ptx_vstate *vs;     /* the validator's state, NULL with validation off */
 };
 
-extern int ptx_fast_paths;
 extern int ptx_validation;
 
 /* Lexer side. */
 void ptx_lex_begin(struct ptx_lexstate *ls);
 void ptx_lex_end(struct ptx_lexstate *ls);
 int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, struct ptx_lexstate *ls);
+int ptx_yylex_raw(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner); /* flex's own */
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -219,20 +206,12 @@ void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, 
 void ptx_b_loc_end(ptx_builder *b);
 
 void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint32_t nopd);
-void ptx_b_inst_fast(ptx_builder *b, int64_t guard, ptx_str text, ptx_loc loc, ptx_loc stmt_loc);
-/* Statement runs (build.c, called by the lexer): reads and builds the simple
- * statements that start at p, each exactly as the grammar would; returns how
- * many, with *end where the first one it does not take begins. */
-uint32_t ptx_b_run(ptx_builder *b, const char *p, const char **end);
-int ptx_b_params(ptx_builder *b, const char *p, const char **end, ptx_loc *at);
-/* Top-level items (run_top.c), read where the parser could shift T_TOP;
- * returns how many, with *end after them and *sol whether the last ended
- * in ';' (a statement start follows, as after the lexer's ';'). */
-/* A definition's header ends the items, alone: *fhead is then its function
- * (the lexer's T_FHEAD), and the name is in fhead_name/fhead_loc. */
-uint32_t ptx_b_top(ptx_builder *b, const char *p, const char **end, int *sol, ptx_func **fhead);
 int64_t ptx_b_guard(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
+/* The registers of a T_REGC token ("%r1, %r2,"), each as ptx_b_opd_reg
+ * (mode 1: the first negated; 2: the first paired with the operand before
+ * it); returns how many. */
+uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);
 void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc);
 void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc);
@@ -266,9 +245,5 @@ void ptx_validate_free(ptx_builder *b);
 enum { PTX_MOD_NONE, PTX_MOD_TYPE, PTX_MOD_SPACE, PTX_MOD_VEC };
 void ptx_tables_init(void);
 int ptx_mod_classify(const char *s, size_t n, uint8_t *val); /* s includes '.' */
-/* Character classes for the hand-written readers (filled by ptx_tables_init). */
-enum { PTX_CC_ID0 = 1, PTX_CC_IDC = 2, PTX_CC_BLANK = 4, PTX_CC_DIGIT = 8, PTX_CC_HEX = 16, PTX_CC_MODC = 32,
-       PTX_CC_IDN = 64 /* IDC but not a digit */ };
-extern uint8_t ptx_cc[256];
 
 #endif

@@ -97,19 +97,7 @@ static inline const tab_ent *tab_get(const char *s, size_t n) {
     return NULL;
 }
 
-uint8_t ptx_cc[256];
-
 static void tables_build(void) {
-    for (int c = 0; c < 256; c++) {
-        int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), digit = c >= '0' && c <= '9';
-        ptx_cc[c] = (uint8_t)((alpha || c == '_' || c == '$' ? PTX_CC_ID0 : 0) |
-                              (alpha || digit || c == '_' || c == '$' ? PTX_CC_IDC : 0) |
-                              (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' ? PTX_CC_BLANK : 0) |
-                              (digit ? PTX_CC_DIGIT : 0) |
-                              (digit || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') ? PTX_CC_HEX : 0) |
-                              (alpha || digit || c == '_' ? PTX_CC_MODC : 0) |
-                              (alpha || c == '_' || c == '$' ? PTX_CC_IDN : 0));
-    }
     for (int t = 1; t < PTX_T__COUNT; t++) tab_put(type_names[t], PTX_MOD_TYPE, (uint8_t)t);
     for (int s = 1; s < PTX_SP__COUNT; s++) tab_put(space_names[s], PTX_MOD_SPACE, (uint8_t)s);
     tab_put(".v2", PTX_MOD_VEC, 2);

@@ -10,8 +10,6 @@
 
 int ptx_yyparse(struct ptx_lexstate *lexer, ptx_builder *b);
 
-int ptx_fast_paths = 1;
-void ptx_set_fast_paths(int on) { ptx_fast_paths = on != 0; }
 int ptx_validation = 1;
 void ptx_set_validation(int on) { ptx_validation = on != 0; }
 
@@ -22,7 +20,7 @@ static void builder_free(ptx_builder *b) {
     free(b->ostack.v); free(b->sstack.v); free(b->vstack.v); free(b->dstack.v);
     free(b->istack.v); free(b->estack.v); free(b->top.v); free(b->funcs.v);
     free(b->body.v); free(b->named.v); free(b->named_bodies.v); free(b->regs.v); free(b->hnext.v); free(b->rdepth.v);
-    free(b->heads); free(b->undo.v); free(b->marks.v); free(b->acts.v);
+    free(b->heads); free(b->undo.v); free(b->marks.v);
     for (uint32_t i = 0; i < b->ranges.n; i++) free(b->ranges.v[i].ids);
     free(b->ranges.v); free(b->unknown_ops.v);
     ptx_validate_free(b);

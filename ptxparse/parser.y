@@ -27,16 +27,11 @@ struct ptx_lexstate;
 /* Bison's stack must hold PTX_MAX_SCOPE_DEPTH nested blocks (3 entries each)
  * so that the builder, not "memory exhausted", reports the limit. */
 #define YYMAXDEPTH 100000
-/* Tell the lexer whether T_RUN can be shifted in the current state (then no
- * reduction is pending, and statements the lexer builds are in source order),
- * and never during error recovery, which must see the tokens one by one. */
-#define PTX_CAN_SHIFT(n, sym) ((n) + (sym) >= 0 && (n) + (sym) <= YYLAST && yycheck[(n) + (sym)] == (sym) && yytable[(n) + (sym)] > 0)
-#define ptx_yylex(lval, lloc, lx)                                              \
-    ((lx)->run_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_RUN),     \
-     (lx)->params_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_PARAMS), \
-     (lx)->top_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_TOP), \
-     (lx)->fhead_ok = yyerrstatus == 0 && PTX_CAN_SHIFT(yyn, YYSYMBOL_T_FHEAD), \
-     ptx_yylex(lval, lloc, lx))
+/* flex's scanner called directly; ptx_yylex only while a body is skipped
+ * after an error in its header (one call less per token). */
+#define ptx_yylex(lval, lloc, lx)                                                 \
+    (__builtin_expect(!(lx)->skip, 1) ? ptx_yylex_raw(lval, lloc, (lx)->scanner) \
+                                       : ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
@@ -60,11 +55,6 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
 %token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
 %token <s> T_LOC3 ".loc directive"
-%token <s> T_INST "instruction statement"
-%token T_RUN "statements"
-%token T_TOP "top-level items"
-%token <fn> T_FHEAD "function header"
-%token <u> T_PARAMS "parameter list"
 %token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"
@@ -75,8 +65,8 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 %token T_CALLPROTOTYPE ".callprototype" T_ALIAS ".alias"
 %token T_SHL "<<" T_SHR ">>" T_LAND "&&" T_LOR "||" T_EQ "==" T_NE "!=" T_LE "<=" T_GE ">="
 
-%type <u> opds_opt opd_list opd_pfx addr_list addr_pfx param_list_opt param_list ddims init_list ident_list
-%type <u> string_list expr_list loc_attrs fdir_args file_extra
+%type <u> opd_list opd_pfx opd_cx addr_list addr_pfx param_list_opt param_list ddims init_list ident_list
+%type <u> string_list expr_list fdir_args file_extra
 %type <i> guard drange
 %type <e> expr
 %type <init> init dinit
@@ -119,9 +109,8 @@ top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @2); }
    | T_ALIAS T_IDENT ',' T_IDENT ';'        { ptx_b_alias(b, $2, $4, @1); }
    | T_PRAGMA string_list ';'               { ptx_b_pragma(b, $2, @1); }
    | quals1 declarators ';'
-   | T_TOP                                  /* already built by the lexer (ptx_b_top) */
    | func
-   | loc
+   | loc                                    { ptx_b_loc_end(b); }
    | error ';'                              { yyerrok; ptx_b_recover_toplevel(b); }
    | error '}'                              { yyerrok; ptx_b_recover_toplevel(b); }
    | error '{'                              { yyerrok; ptx_b_recover_body(b); }
@@ -202,24 +191,18 @@ init_list: init                             { ptx_b_push_init(b, $1); $$ = 1; }
 /* ---- functions ---- */
 func: func_begin func_rets T_IDENT func_params fdirs func_tail
                                             { ptx_b_func_end(b, $1, $3, @3); }
-    /* a header read by ptx_b_top, up to its body's '{' */
-    | T_FHEAD func_tail                     { ptx_b_func_end(b, $1, b->fhead_name, b->fhead_loc); }
     ;
 
 func_begin: opt_quals T_ENTRY               { $$ = ptx_b_func_begin(b, $1, 1, @2); }
           | opt_quals T_FUNC                { $$ = ptx_b_func_begin(b, $1, 0, @2); }
           ;
 
-/* T_PARAMS: a list of plain ".param .type name" read by the lexer
- * (ptx_b_params), which has pushed the parameters already. */
 func_rets: %empty
          | '(' param_list_opt ')'           { ptx_b_sig_rets(b, $2, @1); }
-         | T_PARAMS                         { ptx_b_sig_rets(b, $1, @1); }
          ;
 
 func_params: %empty
            | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2, @1); }
-           | T_PARAMS                       { ptx_b_sig_params(b, $1, @1); }
            ;
 
 param_list_opt: %empty                      { $$ = 0; }
@@ -248,54 +231,52 @@ func_tail: ';'                              { ptx_b_no_body(b); }
            stmts '}'                        { ptx_b_body_end(b, @4); }
          ;
 
+/* The commonest statements (instructions, labels, .loc) are alternatives
+ * of stmts itself, the rest go through stmt: one reduction per statement
+ * instead of two.  An instruction without operands has the empty no_opds:
+ * its default reduction is what makes "add.s32 ," or "ret }" say "expected
+ * ';'", and one with operands pays no reduction for it. */
 stmts: %empty
      | stmts stmt
+     | stmts T_OPCODE opd_list ';'          { ptx_b_inst(b, 0, $2, @2, $3); }
+     | stmts T_OPCODE no_opds ';'           { ptx_b_inst(b, 0, $2, @2, 0); }
+     | stmts T_IDENT opd_list ';'           { ptx_b_inst(b, 0, $2, @2, $3); }
+     | stmts T_IDENT no_opds ';'            { ptx_b_inst(b, 0, $2, @2, 0); }
+     | stmts guard opcode opd_list ';'      { ptx_b_inst(b, $2, $3, @2, $4); }
+     | stmts guard opcode no_opds ';'       { ptx_b_inst(b, $2, $3, @2, 0); }
+     | stmts T_IDENT ':'                    { ptx_b_label(b, $2, @2); }
+     | stmts loc                            { ptx_b_loc_end(b); }
      ;
 
-stmt: T_RUN                                 /* already built by the lexer (ptx_b_run) */
-    | T_INST                                { ptx_b_inst_fast(b, 0, $1, @1, @1); }
-    | guard T_INST                          { ptx_b_inst_fast(b, $1, $2, @2, @1); }
-    | T_OPCODE opds_opt ';'                 { ptx_b_inst(b, 0, $1, @1, $2); }
-    | T_IDENT opds_opt ';'                  { ptx_b_inst(b, 0, $1, @1, $2); }
-    | guard opcode opds_opt ';'             { ptx_b_inst(b, $1, $2, @1, $3); }
-    | T_IDENT ':'                           { ptx_b_label(b, $1, @1); }
-    | T_IDENT ':' T_CALLPROTOTYPE           { ptx_b_proto_begin(b, $1, @1); }
+stmt: T_IDENT ':' T_CALLPROTOTYPE           { ptx_b_proto_begin(b, $1, @1); }
       func_rets T_IDENT func_params fdirs ';'
                                             { ptx_b_proto_end(b, $6, @6); }
     | T_IDENT ':' T_TARGETS ident_list ';'  { ptx_b_targets(b, $1, $3, $4, @1); }
     | quals1 declarators ';'
-    | loc
     | T_PRAGMA string_list ';'              { ptx_b_pragma(b, $2, @1); }
     | '{'                                   { ptx_b_scope_begin(b, @1); }
       stmts '}'                             { ptx_b_scope_end(b, @4); }
     | error ';'                             { yyerrok; ptx_b_recover_stmt(b); }
-    | error T_INST                          { yyerrok; ptx_b_recover_stmt(b); /* it ends in ';' */ }
     ;
 
+/* A .loc and its attributes, one reduction each; the statement that holds
+ * it adds it (ptx_b_loc_end). */
 loc: T_LOC T_INT T_INT T_INT                { ptx_b_loc_begin(b, $2, $3, $4, @1); }
-     loc_attrs                              { ptx_b_loc_end(b); }
    | T_LOC3                                 { ptx_b_loc3(b, $1, @1); }
-     loc_attrs                              { ptx_b_loc_end(b); }
+   | loc ',' T_IDENT T_IDENT                { ptx_b_loc_fn(b, $3, $4, @3); }
+   | loc ',' T_IDENT T_INT T_INT T_INT      { ptx_b_loc_ia(b, $3, $4, $5, $6, @3); }
    ;
-
-loc_attrs: %empty                           { $$ = 0; }
-         | loc_attrs ',' T_IDENT T_IDENT    { ptx_b_loc_fn(b, $3, $4, @3); $$ = $1 + 1; }
-         | loc_attrs ',' T_IDENT T_INT T_INT T_INT
-                                            { ptx_b_loc_ia(b, $3, $4, $5, $6, @3); $$ = $1 + 1; }
-         ;
 
 /* ---- instructions ---- */
 opcode: T_OPCODE | T_IDENT ;
+
+no_opds: %empty ;
 
 guard: '@' T_PIDENT                         { $$ = ptx_b_guard(b, $2, @2, 0); }
      | '@' '!' T_PIDENT                     { $$ = ptx_b_guard(b, $3, @3, 1); }
      | '@' T_IDENT                          { $$ = ptx_b_guard(b, $2, @2, 0); }
      | '@' '!' T_IDENT                      { $$ = ptx_b_guard(b, $3, @3, 1); }
      ;
-
-opds_opt: %empty                            { $$ = 0; }
-        | opd_list                          { $$ = $1; }
-        ;
 
 /* An operand list is a prefix of operands each followed by ',' and a last
  * operand.  The lexer delivers "%r1," and "[%rd1]," as single tokens (T_REGC,
@@ -304,22 +285,21 @@ opd_list: opd                               { $$ = 1; }
         | opd_pfx opd                       { $$ = $1 + 1; }
         ;
 
-opd_pfx: T_REGC                             { ptx_b_opd_reg(b, $1, @1, 0); $$ = 1; }
+opd_pfx: T_REGC                             { $$ = ptx_b_opd_regs(b, $1, @1, 0); }
        | T_ADDRC                            { ptx_b_opd_addr_tok(b, $1, @1); $$ = 1; }
        | opd ','                            { $$ = 1; }
-       | opd_cx                             { $$ = 1; }
-       | opd_pfx T_REGC                     { ptx_b_opd_reg(b, $2, @2, 0); $$ = $1 + 1; }
+       | opd_cx                             { $$ = $1; }
+       | opd_pfx T_REGC                     { $$ = $1 + ptx_b_opd_regs(b, $2, @2, 0); }
        | opd_pfx T_ADDRC                    { ptx_b_opd_addr_tok(b, $2, @2); $$ = $1 + 1; }
        | opd_pfx opd ','                    { $$ = $1 + 1; }
-       | opd_pfx opd_cx                     { $$ = $1 + 1; }
+       | opd_pfx opd_cx                     { $$ = $1 + $2; }
        ;
 
-/* the rarer operand shapes that end in a register-with-comma token */
-opd_cx: '!' T_REGC                          { ptx_b_opd_reg(b, $2, @2, 1); }
-      | T_PIDENT '|' T_REGC                 { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_reg(b, $3, @3, 0);
-                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
-      | expr '|' T_REGC                     { ptx_b_opd_expr(b, $1, @1); ptx_b_opd_reg(b, $3, @3, 0);
-                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
+/* the rarer operand shapes that end in a register-with-comma token: its
+ * first register negated or paired, the others as they are */
+opd_cx: '!' T_REGC                          { $$ = ptx_b_opd_regs(b, $2, @2, 1); }
+      | T_PIDENT '|' T_REGC                 { ptx_b_opd_reg(b, $1, @1, 0); $$ = ptx_b_opd_regs(b, $3, @3, 2); }
+      | expr '|' T_REGC                     { ptx_b_opd_expr(b, $1, @1); $$ = ptx_b_opd_regs(b, $3, @3, 2); }
       ;
 
 opd: T_PIDENT                               { ptx_b_opd_reg(b, $1, @1, 0); }
@@ -343,9 +323,9 @@ addr_list: addr_elem                        { $$ = 1; }
          ;
 
 addr_pfx: addr_elem ','                     { $$ = 1; }
-        | T_REGC                            { ptx_b_opd_reg(b, $1, @1, 0); $$ = 1; }
+        | T_REGC                            { $$ = ptx_b_opd_regs(b, $1, @1, 0); }
         | addr_pfx addr_elem ','            { $$ = $1 + 1; }
-        | addr_pfx T_REGC                   { ptx_b_opd_reg(b, $2, @2, 0); $$ = $1 + 1; }
+        | addr_pfx T_REGC                   { $$ = $1 + ptx_b_opd_regs(b, $2, @2, 0); }
         ;
 
 addr_elem: opd

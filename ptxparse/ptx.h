@@ -77,12 +77,6 @@ uint32_t ptx_name_lookup(const ptx_module *m, const char *name, size_t n, bool e
  * "  NAME" or "  NAME  [SYMBOL]": what an unknown or ambiguous name lists. */
 void ptx_names_print(FILE *o, const ptx_module *m, bool entries);
 
-/* The lexer reads common instruction shapes whole (docs/front-end.md); with
- * this off every instruction goes through the general grammar.  The IR is
- * the same either way (a test compares them); the switch exists for that
- * test and for measurements.  Not thread-safe; default on. */
-void ptx_set_fast_paths(int on);
-
 /* After parsing, every instruction is checked against the PTX ISA's forms
  * (validate.c, forms.def): opcode, modifiers, operands, register types, the
  * .version and .target it needs.  With this off, unknown instructions parse

@@ -406,6 +406,20 @@ static const err_case cases[] = {
     {"unterminated_string", K("\t.pragma \"nounroll;\n"), 0, 11, 10, "missing terminating '\"' character"},
     {"unterminated_comment", K("\tmov.u32 %r1, 1; /* oops\n"), 0, 11, 18, "unterminated /* comment"},
     {"invalid_character", K("\tmov.u32 %r1, 1 # 2;\n"), 0, 11, 17, "unexpected character '#'"},
+    /* prefixes of the lexer's rich tokens that are not tokens: flex does not
+     * back up, a rule of their own puts back what the token would not take */
+    {"address_with_register_offset", K("\tld.global.u32 %r1, [%r2+%r3];\n"), 0, 11, 26, "unexpected register '%r3'"},
+    {"register_run_dot_no_component", K("\tadd.s32 %r1, %r2, %r3.;\n"), 0, 11, 23, "unexpected character '.'"},
+    {"register_dot_no_component", K("\tmov.u32 %r1, %r2.;\n"), 0, 11, 18, "unexpected character '.'"},
+    {"loc_two_numbers", K("\t.loc 1 2 ret;\n"), 0, 11, 11, "unexpected identifier 'ret', expected integer"},
+    {"opcode_trailing_dot", K("\tld.global. %r1, [%r2];\n"), 0, 11, 11, "unexpected character '.'"},
+    {"shared_space_prefix", K("\t.shared::clu .b8 x[4];\n"), 0, 11, 9, "unexpected ':'"},
+    {"float_exponent_without_digits", K("\tmov.f32 %r1, 1.5e;\n"), 0, 11, 18, "unexpected identifier 'e', expected ';'"},
+    {"version_like_trailing_dot", K("\tmov.u32 %r1, 8.0.;\n"), 0, 11, 18, "unexpected character '.'"},
+    {"number_exponent_sign_only", K("\tmov.u32 %r1, 12e+;\n"), 0, 11, 15, "invalid number '12e'"},
+    /* (a '\' just before a line's end would do too, but not with CRLF, where it escapes the CR) */
+    {"string_backslash_at_eof", HDR ".pragma \"ab\\", 0, 5, 9, "missing terminating '\"' character",
+     2, {{5, 12}}},
     {"hex_float_7_digits", K("\tmov.b32 %r1, 0f3F80000;\n"), 0, 11, 15,
      "malformed hexadecimal float literal '0f3F80000'"},
     {"hex_float_9_digits", K("\tmov.b32 %r1, 0f3F8000000;\n"), 0, 11, 15,

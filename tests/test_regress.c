@@ -92,14 +92,12 @@ Test(regress, unknown_opcode_chains_partial_definitions, .init = validation_off,
     ptx_diags_free(&d);
 }
 
-/* "[%tid-0x10]": the grammar path dropped the offset of a special-register
- * base (the fast path kept it; the fuzz target's differential check). */
+/* "[%tid-0x10]": the grammar dropped the offset of a special-register base
+ * (found when a hand-written fast path, since removed, kept it). */
 Test(regress, special_register_address_keeps_offset) {
     ptx_diags d;
     ptx_diags_init(&d);
-    ptx_set_fast_paths(0);
     ptx_module *m = ptx_parse_file(tu_src("tests/regress/grammar-drops-sreg-address-offset.ptx"), &d);
-    ptx_set_fast_paths(1);
     cr_assert_not_null(m);
     char *out = tu_print(m, NULL);
     const char *p = strstr(out, "[%tid+-16]");
