@@ -363,7 +363,8 @@ static uint32_t shape_of_text(ra_edit *e, const conv *cv, int8_t *nsrc)
     if (b.n == 0 || b.k[b.n - 1] != ';') sb_char(&b, ';');
     sb_char(&b, '\x01');
     for (uint32_t k = 0; k < b.na; k++) sb_char(&b, (char)(reg_type(e, e->args[b.a0 + k]) + 1));
-    return intern(e->sh, b.k, b.n, e->nums + n0, e->nnums - n0);
+    /* no numbers yet: nums may still be NULL, and NULL + 0 is undefined */
+    return intern(e->sh, b.k, b.n, e->nums ? e->nums + n0 : NULL, e->nnums - n0);
 }
 
 /* The fast path.  A line is known by its signature: its format (by
