@@ -99,7 +99,7 @@ static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
 bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
 /* AFF_R_UNPACK: which element of in's vector destination val is, and the
  * elements' width in bits (*ew); false when it is none of them. */
-bool aff_unpack_elem(const aff_ctx *cx, const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
+bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
 bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out);
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */

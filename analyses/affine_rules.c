@@ -193,11 +193,10 @@ static void wide_operands(const aff_op *op, aff *a, aff *b)
 
 /* The rule for instruction `in` at stmt; false: none applies after all
  * (an operand we do not track), use the generic one. */
-bool aff_unpack_elem(const aff_ctx *cx, const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew)
+bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew)
 {
     const ptx_operand *v = &in->opd[0];
     unsigned bits = ptx_type_bits(in->type);
-    (void)cx;
     if (v->kind != PTX_O_VEC || !v->n || !bits || bits % v->n) return false;
     *ew = bits / v->n;
     for (unsigned k = 0; k < v->n; k++)
@@ -219,7 +218,7 @@ bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op
                           * may differ per lane) */
         unsigned i, ew;
         int64_t k;
-        if (!aff_unpack_elem(cx, in, val, &i, &ew) || !opd(cx, stmt, in, 1, out)) return false;
+        if (!aff_unpack_elem(in, val, &i, &ew) || !opd(cx, stmt, in, 1, out)) return false;
         if (out->top) return true;
         if (aff_is_const(out, &k)) {
             uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);

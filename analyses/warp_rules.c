@@ -271,7 +271,7 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
         return wopd(cx, stmt, in, 1, out);
     case AFF_R_UNPACK: { /* element i: (x >> i·ew) truncated to ew bits */
         unsigned i, ew;
-        if (!aff_unpack_elem(cx, in, val, &i, &ew) || !wopd(cx, stmt, in, 1, &a)) return false;
+        if (!aff_unpack_elem(in, val, &i, &ew) || !wopd(cx, stmt, in, 1, &a)) return false;
         wf_const(&b, (int64_t)(i * ew));
         wf_shr(&c, &a, &b, w, false);
         wf_cvt(out, &c, w, ew, false, NULL);

@@ -204,3 +204,23 @@ void eh_expect_bytes(const void *got, const void *want, size_t n, const char *wh
     const uint8_t *g = got, *w = want;
     for (size_t i = 0; i < n; i++) cr_assert_eq(g[i], w[i], "%s byte %zu: got 0x%02x, want 0x%02x", what, i, g[i], w[i]);
 }
+
+/* Whether the kernel's launch bounds allow the shape (a launch that
+ * breaks them fails on a GPU; the emulator does not check them). */
+bool eh_bounds_allow(const ptx_module *m, const char *kernel, emu_dim3 s)
+{
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = m->funcs[i];
+        if (!f->is_entry || !f->has_body || !ptx_str_eq(f->name, kernel)) continue;
+        for (uint32_t j = 0; j < f->nfdirs; j++) {
+            const ptx_fdirective *d = &f->fdirs[j];
+            uint64_t e[3] = {1, 1, 1};
+            for (uint32_t q = 0; q < d->n && q < 3; q++) e[q] = d->vals[q];
+            if (ptx_str_eq(d->name, ".reqntid") && d->n && (e[0] != s.x || e[1] != s.y || e[2] != s.z))
+                return false;
+            if (ptx_str_eq(d->name, ".maxntid") && d->n && (uint64_t)s.x * s.y * s.z > e[0] * e[1] * e[2])
+                return false;
+        }
+    }
+    return true;
+}

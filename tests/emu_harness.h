@@ -87,4 +87,7 @@ const char *eh_corpus(const char *arch, const char *name);
  * "ptx-corpus/debug/<name>.sm_80.ptx". */
 const char *eh_variant(unsigned k, const char *name);
 #define EH_FOR_VARIANT(k, with_debug) for (unsigned k = 0; k < 3u + ((with_debug) ? 1u : 0u); k++)
+/* Whether kernel's .reqntid/.maxntid allow block shape s (a launch that
+ * breaks them fails on a GPU; the emulator does not check them). */
+bool eh_bounds_allow(const ptx_module *m, const char *kernel, emu_dim3 s);
 #endif

@@ -519,25 +519,6 @@ static void fn_at(const prog *p, uint32_t line, char *out, size_t n)
     }
 }
 
-/* Whether the kernel's .reqntid/.maxntid allow the shape. */
-static bool bounds_allow(const ptx_module *m, const char *kernel, emu_dim3 s)
-{
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
-        const ptx_func *f = m->funcs[i];
-        if (!f->is_entry || !f->has_body || !ptx_str_eq(f->name, kernel)) continue;
-        for (uint32_t j = 0; j < f->nfdirs; j++) {
-            const ptx_fdirective *d = &f->fdirs[j];
-            uint64_t e[3] = {1, 1, 1};
-            for (uint32_t q = 0; q < d->n && q < 3; q++) e[q] = d->vals[q];
-            if (ptx_str_eq(d->name, ".reqntid") && d->n && (e[0] != s.x || e[1] != s.y || e[2] != s.z))
-                return false;
-            if (ptx_str_eq(d->name, ".maxntid") && d->n && (uint64_t)s.x * s.y * s.z > e[0] * e[1] * e[2])
-                return false;
-        }
-    }
-    return true;
-}
-
 static void relaunch(eh *h, const char *kernel)
 {
     cmp_ctx *k = h->hook_data;
@@ -545,7 +526,7 @@ static void relaunch(eh *h, const char *kernel)
     size_t cur = (size_t)(k->cur - k->shapes); /* shape_for may move the shapes */
     for (unsigned si = rl.first; si < rl.first + rl.n; si++) {
         emu_dim3 b = rshapes[si];
-        if (!bounds_allow(h->m, kernel, b)) continue;
+        if (!eh_bounds_allow(h->m, kernel, b)) continue;
         shape_res *sr = shape_for(k, b);
         emu_options o = h->opt;
         o.observer = NULL;

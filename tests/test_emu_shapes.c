@@ -118,26 +118,6 @@ static void hook_launching(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 bl
     k->block = block;
 }
 
-/* Whether the kernel's launch bounds allow the shape (a launch that
- * breaks them fails on a GPU; the emulator does not check them). */
-static bool bounds_allow(const ptx_module *m, const char *kernel, emu_dim3 s)
-{
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
-        const ptx_func *f = m->funcs[i];
-        if (!f->is_entry || !f->has_body || !ptx_str_eq(f->name, kernel)) continue;
-        for (uint32_t j = 0; j < f->nfdirs; j++) {
-            const ptx_fdirective *d = &f->fdirs[j];
-            uint64_t e[3] = {1, 1, 1};
-            for (uint32_t q = 0; q < d->n && q < 3; q++) e[q] = d->vals[q];
-            if (ptx_str_eq(d->name, ".reqntid") && d->n && (e[0] != s.x || e[1] != s.y || e[2] != s.z))
-                return false;
-            if (ptx_str_eq(d->name, ".maxntid") && d->n && (uint64_t)s.x * s.y * s.z > e[0] * e[1] * e[2])
-                return false;
-        }
-    }
-    return true;
-}
-
 static void add(counts *to, const divcheck_totals *t)
 {
     to->values += t->values, to->phis += t->phis, to->branches += t->branches;
@@ -158,7 +138,7 @@ static void hook_launched(eh *h, const char *kernel, emu_status st0)
     ow = ow ? (ow + 31) / 32 : 1;
     for (unsigned s = 0; s < NSHAPES; s++) {
         emu_dim3 b = shapes[s];
-        if (!bounds_allow(h->m, kernel, b)) {
+        if (!eh_bounds_allow(h->m, kernel, b)) {
             if (xs.verbose)
                 fprintf(stderr, "%s %s block %ux%ux%u: not launched, .reqntid/.maxntid forbid it\n", h->path, kernel,
                         b.x, b.y, b.z);
