@@ -341,8 +341,9 @@ $(B)/difftest: $(B)/obj/fuzz/diff/difftest.o $(FUZZ_LIB_OBJ) $(B)/libptxray.a
 	$(CC) $(OPT) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fzgen: $(B)/obj/fuzz/gen/fzgen_main.o $(B)/obj/fuzz/gen/fzgen.o
 	$(CC) $(OPT) $(SANFLAGS) -o $@ $^
+DIFFTEST_J ?= $(shell nproc 2>/dev/null || echo 1)
 difftest: $(B)/difftest $(B)/fzgen
-	nice $(B)/difftest -n $(N) $(DIFFTEST_ARGS)
+	nice $(B)/difftest -n $(N) -j $(DIFFTEST_J) $(DIFFTEST_ARGS)
 DIFFTEST_SMOKE_N ?= 10
 difftest-smoke:
 	$(MAKE) B=build/asan OPT="-O1 -g" SANFLAGS="$(ASAN_FLAGS)" build/asan/difftest

@@ -90,10 +90,7 @@ void simt_after_exit(emu_machine *M, block *b, warp *w)
         }
     }
     for (uint32_t i = 0; i < w->ne; i++)
-        if (w->e[i].state == E_COLL) {
-            simt_coll_try(M, b, w, w->e[i].coll, NULL);
-            break;
-        }
+        if (w->e[i].state == E_COLL) simt_coll_try(M, b, w, w->e[i].coll, NULL);
 }
 
 void simt_lanes_exit(emu_machine *M, block *b, warp *w, uint32_t idx, uint32_t m)
@@ -152,39 +149,72 @@ void simt_coll_exec(emu_exec *x, const einst *I, const emu_part *parts, unsigned
     }
 }
 
-/* Executes the collective I if every required lane waits at it; the
- * waiting entries then continue after it. */
+/* The member mask lane l of waiting entry e names (a legacy collective,
+ * without one, waits for the lanes that executed it). */
+static uint32_t coll_member(const sentry *e, unsigned l)
+{
+    if (e->coll->flags & EI_LEGACY) return e->cmem;
+    return (uint32_t)e->f->r[(size_t)e->coll->s[4] * 32 + l];
+}
+
+/* Executes the collective I for the waiting lanes whose member lanes all
+ * wait at one like it with the same member mask (ISA, vote.sync and
+ * match.sync: "the same qualifiers and same membermask value").  Lanes are
+ * grouped by the mask they name, not by entry: a group under ITS may hold
+ * the 8-lane tiles of a tiled_partition, each ready on its own, and lanes
+ * waiting at a full-warp vote neither complete nor join half a warp's.
+ * The released lanes continue after it; an entry only partly released is
+ * split, its other lanes wait on. */
 void simt_coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *trigger_frame)
 {
     (void)trigger_frame;
-    uint32_t have = 0, need = 0;
+    uint32_t waiting = 0, memb[32];
     for (uint32_t i = 0; i < w->ne; i++) {
-        sentry *e = &w->e[i];
-        if (e->state == E_COLL && coll_matches(e->coll, I)) {
-            have |= e->cmask;
-            need |= e->cmem;
-        }
+        const sentry *e = &w->e[i];
+        if (e->state == E_COLL && coll_matches(e->coll, I))
+            FOR_LANES(e->cmask, l, {
+                waiting |= 1u << l;
+                memb[l] = coll_member(e, l);
+            });
     }
-    need &= ~w->exited;
-    if (!have || (need & ~have)) return;
+    uint32_t ready = 0, left = waiting;
+    while (left) {
+        unsigned l0 = (unsigned)__builtin_ctz(left);
+        uint32_t g = 0;
+        FOR_LANES(left, l, if (memb[l] == memb[l0]) g |= 1u << l);
+        left &= ~g;
+        if (!(memb[l0] & w->lanes & ~w->exited & ~g)) ready |= g;
+    }
+    if (!ready) return;
+    /* waiting entries hold disjoint lanes: at most 32 */
     emu_part parts[32];
-    unsigned n = 0;
-    frame *f0 = NULL;
+    uint32_t go[32], n = 0;
     for (uint32_t i = 0; i < w->ne && n < 32; i++) {
         sentry *e = &w->e[i];
-        if (e->state == E_COLL && coll_matches(e->coll, I)) {
-            parts[n++] = (emu_part){e->f->r, e->f->p, e->cmask, e->coll};
-            if (!f0) f0 = e->f;
+        if (e->state == E_COLL && coll_matches(e->coll, I) && (e->cmask & ready)) {
+            parts[n] = (emu_part){e->f->r, e->f->p, e->cmask & ready, e->coll};
+            go[n++] = i;
         }
     }
-    emu_exec x = {f0->r, f0->p, f0, w, b, M, I, have};
-    simt_coll_exec(&x, I, parts, n, have);
-    for (uint32_t i = 0; i < w->ne; i++) {
-        sentry *e = &w->e[i];
-        if (e->state == E_COLL && coll_matches(e->coll, I)) {
+    frame *f0 = w->e[go[0]].f;
+    emu_exec x = {f0->r, f0->p, f0, w, b, M, I, ready};
+    simt_coll_exec(&x, I, parts, n, ready);
+    for (uint32_t k = 0; k < n; k++) {
+        sentry *e = &w->e[go[k]];
+        uint32_t stay = e->cmask & ~ready;
+        if (!stay) {
             e->state = E_RUN;
             e->pc++;
+            continue;
         }
+        /* the released lanes (and those the guard left out) go on as a
+         * sibling; the rest of the entry waits on */
+        uint32_t goes = e->mask & ~stay, cmem = 0;
+        FOR_LANES(stay, l, cmem |= memb[l]);
+        e->mask = stay;
+        e->cmask = stay;
+        e->cmem = cmem & ~w->exited;
+        simt_entry_new(w, e->pc + 1, e->rpc, goes, e->parent, e->f);
     }
     if (sched_its(M)) simt_its_merge_all(w);
 }

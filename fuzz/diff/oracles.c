@@ -184,7 +184,10 @@ static void observe(void *user, const emu_event *ev)
     if (x->space == COAL_GLOBAL) {
         if (!x->explicit_space || x->prefetch) return;
         v = sectors_of(a, m, x->bytes);
-        bound = x->sectors_max, exact = x->sectors;
+        /* sectors is exact only where the model says the count does not
+         * depend on an alignment it takes as aligned (align_dep); else it
+         * is the aligned case and only the bound is a claim */
+        bound = x->sectors_max, exact = x->align_dep == COAL_ALIGN_NONE ? x->sectors : -1;
         k->c->g_requests++;
     } else {
         if (x->bytes != 4 || x->bank_cond) return;
@@ -488,7 +491,7 @@ unsigned dt_check(const char *name, const char *ptx, size_t len, const dt_launch
                 const coal_access *x = &k->cr->f[i].acc[a];
                 const acc_obs *s = &k->obs[i][a];
                 bool g = x->space == COAL_GLOBAL;
-                int32_t exact = g ? x->sectors : x->bank_degree;
+                int32_t exact = g ? (x->align_dep == COAL_ALIGN_NONE ? x->sectors : -1) : x->bank_degree;
                 if (!s->worst_n || exact < 0) continue;
                 if (g) c->g_exact++;
                 else c->s_exact++;
