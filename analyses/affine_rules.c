@@ -150,6 +150,15 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
          * do not describe; the generic rule (uniform when the source is) */
         if (in->opd[0].kind == PTX_O_REG && ptx_type_bits((ptx_type)cx->pf->fn->regs[in->opd[0].n].type) > op->w)
             break;
+        /* likewise cvt.u32.s8 from a .b16 register reads the low 8 bits
+         * of it, sign-extended: a truncation the polynomial of the
+         * register's value (kept at 16 bits) does not describe either.
+         * The no-wraparound assumption covers index arithmetic, 32 bits
+         * and wider (cvt.s64.s32 of a 64-bit index, nvcc's (int) cast,
+         * keeps its rule); 8- and 16-bit values wrap as a matter of course */
+        if (op->sw < 32 && in->nopd > 1 && in->opd[1].kind == PTX_O_REG &&
+            ptx_type_bits((ptx_type)cx->pf->fn->regs[in->opd[1].n].type) > op->sw)
+            break;
         if (ptx_type_is_int(si->dtype) && ptx_type_is_int(si->stype) && !(mods_of(in) & M_SAT))
             op->rule = ptx_type_is_signed(si->stype) ? AFF_R_CVT_S : AFF_R_CVT_U;
         break;
