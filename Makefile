@@ -8,7 +8,7 @@ WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
 # hostcode/ (the host-code front end: libclang) uses no other module.
-MODULES := ptxparse hostcode cfg ssa analyses regalloc emu toolchain report cli
+MODULES := fatbin ptxparse hostcode cfg ssa analyses regalloc emu toolchain report cli
 
 # Two build trees: release (bin/ptxray, make test, make bench) and asan
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
@@ -49,12 +49,13 @@ CLANG_CFLAGS := -DPTXRAY_NO_LIBCLANG
 CLANG_LIBS :=
 endif
 # libiberty: the C++ demangler (ptxparse/demangle.c)
+# libelf, libzstd, liblz4: PTX read out of binaries (fatbin/: ELF and ar, zstd and LZ4 entries)
 # libgvc/libcgraph (Debian libgraphviz-dev): the HTML pages' CFGs (report/html_svg.c)
 # (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
 GV_PLUGINS := /usr/lib/x86_64-linux-gnu/graphviz
 GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core -lgvc -lcgraph -lcdt
 # -pthread: the parallel batches (report/batch.c)
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lm -pthread
+LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lelf -lzstd -llz4 -lm -pthread
 
 .PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \

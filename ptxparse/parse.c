@@ -209,6 +209,15 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
 
 ptx_module *ptx_load(const char *path, int quiet) { return ptx_load_to(path, quiet, stderr); }
 
+ptx_module *ptx_load_text(const char *name, const char *text, size_t len, int quiet, FILE *err) {
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string(name, text, len, &d);
+    if (!quiet || !m) ptx_diags_print(&d, name, text, len, err);
+    ptx_diags_free(&d);
+    return m;
+}
+
 ptx_module *ptx_load_to(const char *path, int quiet, FILE *err) {
     ptx_diags d;
     ptx_diags_init(&d);

@@ -43,6 +43,9 @@ void ptx_module_free(ptx_module *m);
 ptx_module *ptx_load(const char *path, int quiet);
 /* The same with the diagnostics written to err (a batch's per-file stream). */
 ptx_module *ptx_load_to(const char *path, int quiet, FILE *err);
+/* The same for PTX in memory (taken out of a binary: fatbin/), shown as
+ * name, which the module keeps a pointer to. */
+ptx_module *ptx_load_text(const char *name, const char *text, size_t len, int quiet, FILE *err);
 
 /* A C++ symbol (_Z...) demangled, malloc'd: with full, as c++filt shows
  * it ("void k<8>(float const*, int)"), else the qualified name alone

@@ -8,82 +8,9 @@
 #include <sys/stat.h>
 #include "batch.h"
 #include "html.h"
+#include "inputs.h"
 #include "outfile.h"
 #include "pipeline.h"
-
-typedef struct strvec {
-    size_t n, cap;
-    char **v;
-} strvec;
-
-static void sv_push(strvec *s, char *p)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 64;
-        s->v = realloc(s->v, s->cap * sizeof *s->v);
-        if (!s->v) abort();
-    }
-    s->v[s->n++] = p;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static bool is_ptx(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 4 && !strcmp(name + n - 4, ".ptx");
-}
-
-/* Symbolic links to directories are not followed (no cycles). */
-static int walk(strvec *out, const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "ptxray check: %s: %s\n", dir, strerror(errno));
-        return 2;
-    }
-    int rc = 0;
-    size_t dl = strlen(dir);
-    bool slash = dl && dir[dl - 1] == '/';
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char *p = malloc(dl + strlen(e->d_name) + 2);
-        if (!p) abort();
-        sprintf(p, "%s%s%s", dir, slash ? "" : "/", e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            rc |= walk(out, p);
-            free(p);
-        } else if (is_ptx(e->d_name) && stat(p, &st) == 0 && S_ISREG(st.st_mode)) sv_push(out, p);
-        else free(p);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* Every file, sorted and without repeats; 2 if a directory could not be read. */
-static int collect_paths(strvec *out, char **args, int n)
-{
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) rc |= walk(out, args[i]);
-        else {
-            char *p = strdup(args[i]);
-            if (!p) abort();
-            sv_push(out, p);
-        }
-    }
-    if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_str);
-    size_t k = 0;
-    for (size_t i = 0; i < out->n; i++) {
-        if (k && !strcmp(out->v[k - 1], out->v[i])) free(out->v[i]);
-        else out->v[k++] = out->v[i];
-    }
-    out->n = k;
-    return rc;
-}
 
 typedef struct fpset {
     size_t n;
@@ -150,12 +77,14 @@ static int write_baseline(const char *path, const chk_list *l)
  * parsed and built once and the model run once per round (round r gives
  * each kernel its r-th shape; pipeline.h), and
  * a finding found at several is reported once, with the shapes. */
-static int check_file(chk_list *l, const char *path, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err)
+static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err)
 {
+    const char *path = u->shown;
     size_t first = chk_collect_begin(l);
     pl_prog x;
     pl_options o = {.cmd = "check", .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
-                    .blocks = blocks, .shapes = PL_SHAPES_MARK, .co = co, .err = err};
+                    .blocks = blocks, .shapes = PL_SHAPES_MARK, .co = co, .err = err,
+                    .text = u->text, .text_len = u->len};
     int rc = pl_load(&x, path, &o);
     if (!rc) {
         for (uint32_t r = 0; r < x.nr; r++) chk_collect_at(l, first, path, &x.ctx[r], mask);
@@ -191,7 +120,7 @@ typedef struct chk_worker {
 } chk_worker;
 
 typedef struct chk_batch {
-    char **files;
+    const in_unit *units;
     unsigned mask;
     chk_worker *w;
     chk_list *l; /* the run's */
@@ -208,7 +137,7 @@ static void *check_one(void *ctx, unsigned w, size_t i, FILE *err)
     chk_batch *b = ctx;
     chk_file_result *r = calloc(1, sizeof *r);
     if (!r) abort();
-    r->rc = check_file(&r->l, b->files[i], &b->w[w].co, &b->w[w].blocks, b->mask, err);
+    r->rc = check_file(&r->l, &b->units[i], &b->w[w].co, &b->w[w].blocks, b->mask, err);
     return r;
 }
 
@@ -224,8 +153,9 @@ static bool merge_one(void *ctx, size_t i, void *result)
 }
 
 /* Every file's findings into l, in file order; the number of bad files. */
-static size_t check_files(chk_args *a, char **files, size_t n, unsigned mask, chk_list *l)
+static size_t check_files(chk_args *a, const in_units *u, unsigned mask, chk_list *l)
 {
+    size_t n = u->n;
     unsigned jobs = a->jobs ? a->jobs : batch_default_jobs();
     if (jobs > n) jobs = n ? (unsigned)n : 1;
     chk_worker *w = malloc(sizeof *w * jobs);
@@ -235,12 +165,16 @@ static size_t check_files(chk_args *a, char **files, size_t n, unsigned mask, ch
         w[k].co = a->co;
         w[k].co.block_ctx = &w[k].blocks;
     }
-    chk_batch b = {files, mask, w, l, 0};
-    batch_opts o = {jobs, "check", files};
+    char **names = malloc((n ? n : 1) * sizeof *names);
+    if (!names) abort();
+    for (size_t i = 0; i < n; i++) names[i] = u->v[i].path; /* the progress line reads their sizes */
+    chk_batch b = {u->v, mask, w, l, 0};
+    batch_opts o = {jobs, "check", names};
     batch_run(n, &o, check_one, merge_one, &b);
     for (unsigned k = 0; k < jobs; k++)
         for (uint32_t e = 0; e < a->blocks.n; e++) a->blocks.k[e].seen |= w[k].blocks.k[e].seen;
     free(w);
+    free(names);
     return b.nbad;
 }
 
@@ -252,17 +186,17 @@ int chk_check(chk_args *a, char **paths, int n)
         free(base.v);
         return 2;
     }
-    strvec files = {0, 0, NULL};
-    rc = collect_paths(&files, paths, n);
+    in_units files = {0, 0, NULL};
+    rc = in_collect(&files, "check", paths, n, stderr);
     /* a CI job pointed at the wrong directory must not pass quietly */
-    if (!files.n) {
+    if (!files.n && !rc) {
         fputs("ptxray check: no PTX file found\n", stderr);
         rc = 2;
     }
     chk_list l;
     memset(&l, 0, sizeof l);
     unsigned enabled = a->enable | a->fail_on;
-    size_t nbad = check_files(a, files.v, files.n, enabled, &l);
+    size_t nbad = check_files(a, &files, enabled, &l);
     if (nbad) rc = 2;
     chk_sort(&l);
     mark_suppressed(&l, &base);
@@ -276,8 +210,7 @@ int chk_check(chk_args *a, char **paths, int n)
         for (size_t i = 0; i < l.n; i++)
             if (chk_fails(&run, &l.v[i])) rc = 1;
     chk_free(&l);
-    for (size_t i = 0; i < files.n; i++) free(files.v[i]);
-    free(files.v);
+    in_free(&files);
     free(base.v);
     return rc;
 }

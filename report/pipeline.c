@@ -80,7 +80,8 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     FILE *err = o->err ? o->err : stderr;
     *x = (pl_prog){.path = path};
     /* parse */
-    if (!(x->m = ptx_load_to(path, 1, err))) return 2;
+    x->m = o->text ? ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err) : ptx_load_to(path, 1, err);
+    if (!x->m) return 2;
     /* kernel */
     if (o->kernel && !(x->kernel = load_kernel(o->cmd, x->m, path, o->kernel, false))) goto bad;
     /* build */

@@ -2,7 +2,8 @@
  * every command that analyses PTX loads it here, and nothing parses a file
  * twice.  Its passes, in order:
  *
- *   parse     ptx_load_to        PTX text -> ptx_module (diagnostics, exit 2)
+ *   parse     ptx_load_to        PTX text -> ptx_module (diagnostics, exit 2);
+ *             ptx_load_text      PTX taken out of a binary (inputs.h, fatbin/)
  *   kernel    load_kernel        --kernel NAME -> the one function's symbol
  *   build     prog_build         functions -> CFG, SSA, GSA (up to a level)
  *   shapes    blk_check/blk_mark --block, .reqntid, launches, the default:
@@ -61,6 +62,10 @@ typedef struct pl_options {
     void (*each)(void *ctx, const pl_prog *x, const dr_func *f);
     void *each_ctx;
     FILE *err; /* the diagnostics of the parse and build; NULL: stderr */
+    /* PTX in memory (a unit out of a binary: inputs.h), named by shown;
+     * NULL: the file at path */
+    const char *text;
+    size_t text_len;
 } pl_options;
 
 struct pl_prog {

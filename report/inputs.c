@@ -1,0 +1,292 @@
+/* The input layer (inputs.h): paths into PTX units. */
+#include "inputs.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "fatbin.h"
+
+static char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (!p) abort();
+    return p;
+}
+
+static void push(in_units *u, in_unit x)
+{
+    if (u->n == u->cap) {
+        u->cap = u->cap ? u->cap * 2 : 16;
+        u->v = realloc(u->v, u->cap * sizeof *u->v);
+        if (!u->v) abort();
+    }
+    u->v[u->n++] = x;
+}
+
+typedef struct strvec {
+    size_t n, cap;
+    char **v;
+} strvec;
+
+static void sv_push(strvec *s, char *p)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+        if (!s->v) abort();
+    }
+    s->v[s->n++] = p;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool named_ptx(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && !strcmp(name + n - 4, ".ptx");
+}
+
+/* Regular files under dir, at any depth. */
+static int walk(strvec *out, const char *cmd, const char *dir, FILE *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(err, "ptxray %s: %s: %s\n", cmd, dir, strerror(errno));
+        return 2;
+    }
+    int rc = 0;
+    size_t dl = strlen(dir);
+    bool slash = dl && dir[dl - 1] == '/';
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *p = malloc(dl + strlen(e->d_name) + 2);
+        if (!p) abort();
+        sprintf(p, "%s%s%s", dir, slash ? "" : "/", e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            rc |= walk(out, cmd, p, err);
+            free(p);
+        } else if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) sv_push(out, p);
+        else free(p);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* ---- binaries ---- */
+
+typedef struct ptx_found {
+    char *where; /* "libk.a(k.o)" */
+    unsigned arch;
+    char *text;
+    size_t len;
+    uint64_t hash;
+    bool lineinfo;
+} ptx_found;
+
+typedef struct bin_walk {
+    const char *cmd, *path;
+    FILE *err;
+    ptx_found *f;
+    size_t n, cap;
+    unsigned sass[64], nsass; /* the architectures of the ELF entries */
+    bool bad;
+} bin_walk;
+
+static uint64_t fnv(const char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void on_problem(void *ctx, const char *msg)
+{
+    bin_walk *b = ctx;
+    fprintf(b->err, "ptxray %s: %s\n", b->cmd, msg);
+    b->bad = true;
+}
+
+static void on_entry(void *ctx, const fb_entry *e)
+{
+    bin_walk *b = ctx;
+    if (e->kind != FB_KIND_PTX) {
+        bool seen = false;
+        for (unsigned i = 0; i < b->nsass; i++) seen |= b->sass[i] == e->arch;
+        if (!seen && b->nsass < 64) b->sass[b->nsass++] = e->arch;
+        return;
+    }
+    char where[1024], msg[256];
+    fb_where(b->path, e, where, sizeof where);
+    size_t len;
+    char *text = fb_ptx_text(e, &len, msg, sizeof msg);
+    if (!text) {
+        fprintf(b->err, "ptxray %s: %s: container %u, entry %u (PTX for compute_%u): %s\n", b->cmd, where,
+                e->container, e->index, e->arch, msg);
+        b->bad = true;
+        return;
+    }
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 8;
+        b->f = realloc(b->f, b->cap * sizeof *b->f);
+        if (!b->f) abort();
+    }
+    /* nvcc records -lineinfo and -G in the options it stores with the PTX */
+    bool lineinfo = strstr(e->options, "--generate-line-info") || strstr(e->options, "-g ") ||
+                    (strlen(e->options) >= 2 && !strcmp(e->options + strlen(e->options) - 2, "-g"));
+    b->f[b->n++] = (ptx_found){xstrdup(where), e->arch, text, len, fnv(text, len), lineinfo};
+}
+
+/* The units of binary path (already mapped): one per distinct text.  in_dir:
+ * met in a directory walk, where a binary without device code is not an
+ * error. */
+static int add_binary(in_units *u, const char *cmd, const char *path, const fb_file *file, bool in_dir, FILE *err)
+{
+    bin_walk b = {.cmd = cmd, .path = path, .err = err};
+    fb_visit v = {on_entry, on_problem, &b};
+    fb_stats st;
+    bool ok = fb_walk(path, file->p, file->n, &v, &st);
+    int rc = b.bad || !ok ? 2 : 0;
+    if (ok && !st.containers && !in_dir) {
+        fprintf(err, "ptxray %s: %s: no CUDA device code inside (no fatbin container in any section)\n", cmd, path);
+        rc = 2;
+    } else if (ok && !st.ptx && st.elf) {
+        char archs[256] = "", first[16] = "";
+        size_t k = 0;
+        for (unsigned i = 0; i < b.nsass && k < sizeof archs - 16; i++)
+            k += (size_t)snprintf(archs + k, sizeof archs - k, "%ssm_%u", i ? "," : "", b.sass[i]);
+        if (b.nsass) snprintf(first, sizeof first, "%u", b.sass[0]);
+        fprintf(err,
+                "ptxray %s: %s%s: no PTX inside: built with code=%s only; add `-gencode "
+                "arch=compute_%s,code=compute_%s` to ship PTX\n",
+                cmd, in_dir ? "warning: " : "", path, archs, first, first);
+        if (!in_dir) rc = 2;
+    }
+    /* names: where[compute_NN], and #k after it where one place holds
+     * several texts for one architecture */
+    bool warned = false;
+    for (size_t i = 0; i < b.n; i++) {
+        ptx_found *f = &b.f[i];
+        if (!f->text) continue;
+        if (!f->lineinfo && !warned) {
+            fprintf(err,
+                    "ptxray %s: warning: %s: PTX built without -lineinfo: findings are placed at PTX lines; "
+                    "build with nvcc -lineinfo for .cu lines\n",
+                    cmd, path);
+            warned = true;
+        }
+        unsigned same = 0, ord = 0;
+        for (size_t j = 0; j < b.n; j++)
+            if (b.f[j].arch == f->arch && !strcmp(b.f[j].where, f->where)) {
+                same++;
+                if (j < i) ord++;
+            }
+        char shown[1200];
+        if (same > 1) snprintf(shown, sizeof shown, "%s[compute_%u#%u]", f->where, f->arch, ord + 1);
+        else snprintf(shown, sizeof shown, "%s[compute_%u]", f->where, f->arch);
+        /* the same text met before (here or in another file): one unit */
+        in_unit *dup = NULL;
+        for (size_t k = 0; k < u->n && !dup; k++)
+            if (u->v[k].text && u->v[k].len == f->len && !memcmp(u->v[k].text, f->text, f->len)) dup = &u->v[k];
+        if (dup) {
+            size_t a = dup->also ? strlen(dup->also) : 0;
+            dup->also = realloc(dup->also, a + strlen(shown) + 3);
+            if (!dup->also) abort();
+            sprintf(dup->also + a, "%s%s", a ? ", " : "", shown);
+            free(f->text);
+        } else push(u, (in_unit){xstrdup(path), xstrdup(shown), f->text, f->len, NULL});
+        f->text = NULL;
+    }
+    for (size_t i = 0; i < b.n; i++) {
+        free(b.f[i].where);
+        free(b.f[i].text);
+    }
+    free(b.f);
+    return rc;
+}
+
+/* One file: a PTX file (in a directory walk only one named .ptx), or a
+ * binary's units. */
+static int add_file(in_units *u, const char *cmd, const char *path, bool in_dir, FILE *err)
+{
+    fb_file f;
+    int e = fb_map(path, &f);
+    if (e) {
+        if (in_dir) {
+            fprintf(err, "ptxray %s: %s: %s\n", cmd, path, strerror(e));
+            return 2;
+        }
+        /* the parser says why, as it does for a PTX file */
+        push(u, (in_unit){xstrdup(path), xstrdup(path), NULL, 0, NULL});
+        return 0;
+    }
+    int rc = 0;
+    if (fb_detect(f.p, f.n) == FB_TEXT) {
+        if (!in_dir || named_ptx(path)) push(u, (in_unit){xstrdup(path), xstrdup(path), NULL, 0, NULL});
+    } else rc = add_binary(u, cmd, path, &f, in_dir, err);
+    fb_unmap(&f);
+    return rc;
+}
+
+int in_collect(in_units *u, const char *cmd, char **paths, int n, FILE *err)
+{
+    int rc = 0;
+    strvec files = {0, 0, NULL};
+    strvec walked = {0, 0, NULL};
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            size_t first = walked.n;
+            rc |= walk(&walked, cmd, paths[i], err);
+            (void)first;
+        } else sv_push(&files, xstrdup(paths[i]));
+    }
+    /* the files named and those found, sorted, without repeats (as a CI job
+     * lists them: the order of the report does not depend on the file
+     * system's) */
+    size_t named = files.n;
+    for (size_t i = 0; i < walked.n; i++) sv_push(&files, walked.v[i]);
+    free(walked.v);
+    bool *from_dir = calloc(files.n ? files.n : 1, sizeof *from_dir);
+    if (!from_dir) abort();
+    for (size_t i = named; i < files.n; i++) from_dir[i] = true;
+    /* sort with the flag alongside */
+    typedef struct {
+        char *p;
+        bool d;
+    } fe;
+    fe *v = malloc((files.n ? files.n : 1) * sizeof *v);
+    if (!v) abort();
+    for (size_t i = 0; i < files.n; i++) v[i] = (fe){files.v[i], from_dir[i]};
+    if (files.n) qsort(v, files.n, sizeof *v, cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        if (k && !strcmp(v[k - 1].p, v[i].p)) {
+            v[k - 1].d &= v[i].d; /* named as well as found: named */
+            free(v[i].p);
+        } else v[k++] = v[i];
+    }
+    for (size_t i = 0; i < k; i++) {
+        rc |= add_file(u, cmd, v[i].p, v[i].d, err);
+        free(v[i].p);
+    }
+    free(v);
+    free(from_dir);
+    free(files.v);
+    return rc;
+}
+
+void in_free(in_units *u)
+{
+    for (size_t i = 0; i < u->n; i++) {
+        free(u->v[i].path);
+        free(u->v[i].shown);
+        free(u->v[i].text);
+        free(u->v[i].also);
+    }
+    free(u->v);
+    *u = (in_units){0, 0, NULL};
+}
