@@ -59,7 +59,7 @@ LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lelf -lzstd -llz4 
 
 .PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \
-        difftest difftest-smoke fuzz-all fuzz-seeds fuzzlib
+        difftest difftest-smoke fuzz-all fuzz-fatbin fuzz-seeds fuzzlib
 all: bin/ptxray
 
 help:
@@ -73,7 +73,8 @@ help:
 	@echo "make target-bench regalloc --target-regs 24 and 32 vs ptxas alone over ptx-corpus/sm_80: per-file"
 	@echo "                spill bytes and the geometric mean (target <= 0.70; needs ptxas)"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
-	@echo "make fuzz-all   every libFuzzer target (parse, analyses, regalloc, emu, launches) FUZZ_TIME s each"
+	@echo "make fuzz-all   every libFuzzer target (parse, analyses, regalloc, emu, launches, fatbin) FUZZ_TIME s each"
+	@echo "make fuzz-fatbin  the fatbin reader (binaries: ELF, ar, fatbin containers, zstd/LZ4)"
 	@echo "make difftest N=n  n generated kernels through every analysis and rewrite against the emulator"
 	@echo "                (docs/testing.md); difftest-smoke: 10 under the sanitizers (make check)"
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
@@ -378,6 +379,12 @@ fuzz-smoke: build/fuzz/fuzz_parse
 	    tail -n 40 build/fuzz/smoke.log; echo "fuzz-smoke: FAILED (see build/fuzz/smoke.log)"; exit 1; \
 	fi
 
+# The fatbin reader alone (docs/binaries.md): make fuzz-fatbin FUZZ_TIME=N.
+fuzz-fatbin: build/fuzz/fuzz_fatbin
+	@mkdir -p build/fuzz/corpus-fatbin
+	build/fuzz/fuzz_fatbin -max_len=65536 $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME)) \
+	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 build/fuzz/corpus-fatbin fuzz/seeds-fatbin
+
 # ---- every libFuzzer target (docs/testing.md): make fuzz-all FUZZ_TIME=N ----
 # The library built once with clang and the fuzzer's coverage
 # (build/fuzzlib), then one binary per target: fuzz_parse's own build above,
@@ -386,7 +393,7 @@ fuzz-smoke: build/fuzz/fuzz_parse
 # launches, random shapes and schedules) and fuzz_launches (host code).
 # Each runs FUZZ_TIME seconds (default 60) from fuzz/seeds and generated
 # kernels; a crash, leak, timeout or failed check fails the target.
-FUZZ_TARGETS := analyses regalloc emu launches
+FUZZ_TARGETS := analyses regalloc emu launches fatbin
 FUZZ_ALL_TIME = $(if $(filter-out 0,$(FUZZ_TIME)),$(FUZZ_TIME),60)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 fuzzlib:
@@ -404,8 +411,9 @@ fuzz-all: build/fuzz/fuzz_parse $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS)) 
 	@rc=0; for t in parse $(FUZZ_TARGETS); do \
 	    mkdir -p build/fuzz/corpus-$$t; \
 	    seeds="fuzz/seeds build/fuzz/gen-seeds"; [ $$t = launches ] && seeds="tests/nvcc"; \
+	    [ $$t = fatbin ] && seeds="fuzz/seeds-fatbin"; \
 	    if build/fuzz/fuzz_$$t -max_len=65536 -max_total_time=$(FUZZ_ALL_TIME) -timeout=30 -rss_limit_mb=4096 \
-	        -print_final_stats=1 $$( [ $$t = launches ] || echo -dict=fuzz/ptx.dict ) \
+	        -print_final_stats=1 $$( [ $$t = launches ] || [ $$t = fatbin ] || echo -dict=fuzz/ptx.dict ) \
 	        build/fuzz/corpus-$$t $$seeds > build/fuzz/logs/$$t.log 2>&1; then \
 	        printf "fuzz_%-9s ok:  " $$t; grep -E "stat::number_of_executed_units|cov:" build/fuzz/logs/$$t.log | tail -2 | tr '\n' ' '; echo; \
 	    else rc=1; echo "fuzz_$$t FAILED (build/fuzz/logs/$$t.log):"; tail -n 30 build/fuzz/logs/$$t.log; fi; \

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "inputs.h"
 #include "outfile.h"
 #include "parse_report.h"
 #include "printer.h"
@@ -57,11 +58,14 @@ int cmd_print(int argc, char **argv) {
         }
     }
     if (optind + 1 != argc) { print_usage(stderr); return 2; }
-    ptx_module *m = ptx_load(argv[optind], 1);
-    if (!m) return 2;
+    in_unit u;
+    if (in_single(&u, "print", argv[optind], stderr)) return 2;
+    ptx_module *m = in_load(&u, 1, stderr);
+    if (!m) { in_unit_free(&u); return 2; }
     outfile of;
-    if (outfile_open(&of, out)) { ptx_module_free(m); return 2; }
+    if (outfile_open(&of, out)) { ptx_module_free(m); in_unit_free(&u); return 2; }
     ptx_print_module(of.f, m);
     ptx_module_free(m);
+    in_unit_free(&u);
     return outfile_commit(&of) ? 2 : 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "block_opt.h"
 #include "commands.h"
+#include "inputs.h"
 #include "outfile.h"
 #include "printer.h"
 #include "ra_opts.h"
@@ -127,21 +128,29 @@ int cmd_regalloc(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    const char *path = argv[optind];
+    in_unit unit; /* a PTX file, or a binary's PTX (inputs.h) */
+    if (in_single(&unit, "regalloc", argv[optind], stderr)) return 2;
+    const char *path = unit.shown;
     const char *shown = strcmp(path, "-") ? path : "<stdin>";
-    ptx_module *m = ptx_load(path, 1);
-    if (!m) return 2;
+    ptx_module *m = in_load(&unit, 1, stderr);
+    if (!m) {
+        in_unit_free(&unit);
+        return 2;
+    }
     if (!blk_check(&blocks, m, "regalloc", path)) {
         ptx_module_free(m);
+        in_unit_free(&unit);
         return 2;
     }
     if (o.only && !(o.only = load_kernel("regalloc", m, shown, o.only, false))) {
         ptx_module_free(m);
+        in_unit_free(&unit);
         return 2;
     }
     if (target) {
         int rc = run_target(m, &o, target, arch, out, quiet, shown);
         ptx_module_free(m);
+        in_unit_free(&unit);
         return rc;
     }
     /* everything is decided and rewritten before the output is opened */
@@ -153,6 +162,7 @@ int cmd_regalloc(int argc, char **argv)
         ptx_diags_print(&d, shown, m->src, m->src_len, stderr);
         ptx_diags_free(&d);
         ptx_module_free(m);
+        in_unit_free(&unit);
         return 2;
     }
     outfile of;
@@ -169,5 +179,6 @@ int cmd_regalloc(int argc, char **argv)
     ptx_diags_free(&d);
     ra_stats_free(&st);
     ptx_module_free(m);
+    in_unit_free(&unit);
     return rc;
 }

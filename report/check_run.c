@@ -84,7 +84,7 @@ static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts 
     pl_prog x;
     pl_options o = {.cmd = "check", .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
                     .blocks = blocks, .shapes = PL_SHAPES_MARK, .co = co, .err = err,
-                    .text = u->text, .text_len = u->len};
+                    .text = u->text, .text_len = u->len, .plain = !u->text};
     int rc = pl_load(&x, path, &o);
     if (!rc) {
         for (uint32_t r = 0; r < x.nr; r++) chk_collect_at(l, first, path, &x.ctx[r], mask);

@@ -89,6 +89,7 @@ typedef struct ptx_found {
 
 typedef struct bin_walk {
     const char *cmd, *path;
+    bool lineinfo_warn; /* the commands that report findings say when there are no .cu lines */
     FILE *err;
     ptx_found *f;
     size_t n, cap;
@@ -143,9 +144,10 @@ static void on_entry(void *ctx, const fb_entry *e)
 /* The units of binary path (already mapped): one per distinct text.  in_dir:
  * met in a directory walk, where a binary without device code is not an
  * error. */
-static int add_binary(in_units *u, const char *cmd, const char *path, const fb_file *file, bool in_dir, FILE *err)
+static int add_binary(in_units *u, const char *cmd, const char *path, const fb_file *file, bool in_dir, bool warn,
+                      FILE *err)
 {
-    bin_walk b = {.cmd = cmd, .path = path, .err = err};
+    bin_walk b = {.cmd = cmd, .path = path, .err = err, .lineinfo_warn = warn};
     fb_visit v = {on_entry, on_problem, &b};
     fb_stats st;
     bool ok = fb_walk(path, file->p, file->n, &v, &st);
@@ -171,7 +173,7 @@ static int add_binary(in_units *u, const char *cmd, const char *path, const fb_f
     for (size_t i = 0; i < b.n; i++) {
         ptx_found *f = &b.f[i];
         if (!f->text) continue;
-        if (!f->lineinfo && !warned) {
+        if (!f->lineinfo && !warned && b.lineinfo_warn) {
             fprintf(err,
                     "ptxray %s: warning: %s: PTX built without -lineinfo: findings are placed at PTX lines; "
                     "build with nvcc -lineinfo for .cu lines\n",
@@ -210,7 +212,7 @@ static int add_binary(in_units *u, const char *cmd, const char *path, const fb_f
 
 /* One file: a PTX file (in a directory walk only one named .ptx), or a
  * binary's units. */
-static int add_file(in_units *u, const char *cmd, const char *path, bool in_dir, FILE *err)
+static int add_file(in_units *u, const char *cmd, const char *path, bool in_dir, bool warn, FILE *err)
 {
     fb_file f;
     int e = fb_map(path, &f);
@@ -226,9 +228,14 @@ static int add_file(in_units *u, const char *cmd, const char *path, bool in_dir,
     int rc = 0;
     if (fb_detect(f.p, f.n) == FB_TEXT) {
         if (!in_dir || named_ptx(path)) push(u, (in_unit){xstrdup(path), xstrdup(path), NULL, 0, NULL});
-    } else rc = add_binary(u, cmd, path, &f, in_dir, err);
+    } else rc = add_binary(u, cmd, path, &f, in_dir, warn, err);
     fb_unmap(&f);
     return rc;
+}
+
+int in_expand(in_units *u, const char *cmd, const char *path, FILE *err)
+{
+    return add_file(u, cmd, path, false, false, err);
 }
 
 int in_collect(in_units *u, const char *cmd, char **paths, int n, FILE *err)
@@ -270,7 +277,7 @@ int in_collect(in_units *u, const char *cmd, char **paths, int n, FILE *err)
         } else v[k++] = v[i];
     }
     for (size_t i = 0; i < k; i++) {
-        rc |= add_file(u, cmd, v[i].p, v[i].d, err);
+        rc |= add_file(u, cmd, v[i].p, v[i].d, true, err);
         free(v[i].p);
     }
     free(v);
@@ -289,4 +296,84 @@ void in_free(in_units *u)
     }
     free(u->v);
     *u = (in_units){0, 0, NULL};
+}
+
+void in_unit_free(in_unit *u)
+{
+    free(u->path);
+    free(u->shown);
+    free(u->text);
+    free(u->also);
+    *u = (in_unit){NULL, NULL, NULL, 0, NULL};
+}
+
+/* "app[compute_80]", "libk.a(k.o)[compute_90#2]": the file it names. */
+static char *file_of_name(const char *name)
+{
+    size_t n = strlen(name);
+    const char *lb = strrchr(name, '[');
+    if (!n || name[n - 1] != ']' || !lb || lb == name) return NULL;
+    char *f = strndup(name, (size_t)(lb - name));
+    if (!f) abort();
+    size_t k = strlen(f);
+    struct stat st;
+    if (stat(f, &st) && k && f[k - 1] == ')') { /* an archive's member */
+        char *lp = strrchr(f, '(');
+        if (lp && lp != f) *lp = 0;
+    }
+    return f;
+}
+
+int in_single(in_unit *out, const char *cmd, const char *path, FILE *err)
+{
+    *out = (in_unit){NULL, NULL, NULL, 0, NULL};
+    struct stat st;
+    char *file = NULL;
+    if (strcmp(path, "-") && stat(path, &st) && !(file = file_of_name(path))) {
+        /* not there: the parser says so, as for any PTX file */
+        *out = (in_unit){xstrdup(path), xstrdup(path), NULL, 0, NULL};
+        return 0;
+    }
+    if (!file) {
+        fb_file f;
+        bool binary = false;
+        if (strcmp(path, "-") && !fb_map(path, &f)) {
+            binary = fb_detect(f.p, f.n) != FB_TEXT;
+            fb_unmap(&f);
+        }
+        if (!binary) {
+            *out = (in_unit){xstrdup(path), xstrdup(path), NULL, 0, NULL};
+            return 0;
+        }
+    }
+    in_units u = {0, 0, NULL};
+    char *one = file ? file : (char *)path;
+    int rc = in_collect(&u, cmd, &one, 1, err);
+    size_t pick = u.n;
+    if (file) {
+        for (size_t i = 0; i < u.n; i++)
+            if (!strcmp(u.v[i].shown, path)) pick = i;
+    } else if (u.n == 1) pick = 0;
+    if (!rc && pick == u.n) {
+        if (file || u.n) {
+            if (file) fprintf(err, "ptxray %s: %s: no such PTX in %s; name one:", cmd, path, file);
+            else fprintf(err, "ptxray %s: %s: holds %zu PTX texts; name one:", cmd, path, u.n);
+            for (size_t i = 0; i < u.n; i++) fprintf(err, "%s '%s'", i ? "," : "", u.v[i].shown);
+            fputc('\n', err);
+        }
+        rc = 2;
+    }
+    if (!rc) {
+        *out = u.v[pick];
+        u.v[pick] = (in_unit){NULL, NULL, NULL, 0, NULL};
+    }
+    in_free(&u);
+    free(file);
+    return rc ? 2 : 0;
+}
+
+ptx_module *in_load(const in_unit *u, int quiet, FILE *err)
+{
+    if (u->text) return ptx_load_text(u->shown, u->text, u->len, quiet, err);
+    return ptx_load_to(u->path, quiet, err);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "ptx.h"
 
 typedef struct in_unit {
     char *path;  /* the file */
@@ -34,5 +35,20 @@ typedef struct in_units {
  * be read (the other entries are still units). */
 int in_collect(in_units *u, const char *cmd, char **paths, int n, FILE *err);
 void in_free(in_units *u);
+/* One path's units, the path taken as a file (a directory is not walked:
+ * the parser says what it is), without the warning about line
+ * information (for list, parse, print: they report no findings). */
+int in_expand(in_units *u, const char *cmd, const char *path, FILE *err);
+
+/* The one unit a command of one input reads at path: a PTX file as it is
+ * (text NULL), the PTX of a binary that holds one text, or the unit a
+ * name as reports show it selects ("app[compute_90]").  Returns 0, or 2
+ * after a message (a binary holding none, or several: they are listed). */
+int in_single(in_unit *u, const char *cmd, const char *path, FILE *err);
+void in_unit_free(in_unit *u);
+
+/* The unit parsed, its diagnostics on err (ptx_load_to, ptx_load_text);
+ * the module keeps a pointer to u->shown. */
+ptx_module *in_load(const in_unit *u, int quiet, FILE *err);
 
 #endif

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "fatbin.h"
+#include "inputs.h"
 #include "ptx.h"
 #include "spillcost_ptxas.h"
 
@@ -26,14 +29,15 @@ static void bounds(const ptx_func *f)
     puts(any ? "" : "    launch bounds: none");
 }
 
-static void one_file(const ptx_module *m, const char *path)
+/* path: the file ptxas reads (a copy of a binary's PTX); shown: its name */
+static void one_file(const ptx_module *m, const char *path, const char *shown_path)
 {
     sc_ptxas_info info;
     char why[320];
     bool px = !sc_ptxas_module(m, path, &info, why, sizeof why);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++) nk += m->funcs[i]->is_entry && m->funcs[i]->has_body;
-    printf("%s: %u kernel%s (%s)\n", path, nk, nk == 1 ? "" : "s", why);
+    printf("%s: %u kernel%s (%s)\n", shown_path, nk, nk == 1 ? "" : "s", why);
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         const ptx_func *f = m->funcs[i];
         if (!f->is_entry || !f->has_body) continue;
@@ -64,17 +68,70 @@ static void one_file(const ptx_module *m, const char *path)
     sc_ptxas_free(&info);
 }
 
+/* What a binary holds: its containers and entries (docs/binaries.md). */
+static void on_entry(void *ctx, const fb_entry *e)
+{
+    FILE *o = ctx;
+    const char *kind = e->kind == FB_KIND_PTX ? "PTX" : e->kind == FB_KIND_ELF ? "ELF" : "other";
+    fprintf(o, "  container %u, entry %u: %s %s_%u", e->container, e->index, kind,
+            e->kind == FB_KIND_PTX ? "compute" : "sm", e->arch);
+    if (e->kind == FB_KIND_PTX) fprintf(o, " (PTX ISA %u.%u)", e->major, e->minor);
+    if (e->member) fprintf(o, " in %s", e->member);
+    if (e->comp == FB_PLAIN) fprintf(o, ", %llu bytes stored plain", (unsigned long long)e->stored);
+    else
+        fprintf(o, ", %s, %llu bytes -> %llu", fb_comp_name(e->comp), (unsigned long long)e->stored,
+                (unsigned long long)e->plain);
+    if (*e->name) fprintf(o, ", from %s", e->name);
+    if (*e->options) fprintf(o, ", options:%s%s", *e->options == ' ' ? "" : " ", e->options);
+    fputc('\n', o);
+}
+
+/* The counts, then each entry (its problems are reported when its units
+ * are read). */
+static void binary_table(const char *path, const fb_file *f)
+{
+    fb_visit count = {NULL, NULL, NULL}, show = {on_entry, NULL, stdout};
+    fb_stats st;
+    fb_walk(path, f->p, f->n, &count, &st);
+    printf("%s: %u fatbin container%s, %u entr%s (%u PTX, %u ELF)\n", path, st.containers,
+           st.containers == 1 ? "" : "s", st.entries, st.entries == 1 ? "y" : "ies", st.ptx, st.elf);
+    fb_walk(path, f->p, f->n, &show, &st);
+}
+
 int list_report(char **files, int n)
 {
     int rc = 0;
     for (int i = 0; i < n; i++) {
-        ptx_module *m = ptx_load(files[i], 1);
-        if (!m) {
-            rc = 2;
-            continue;
+        fb_file f;
+        if (strcmp(files[i], "-") && !fb_map(files[i], &f)) {
+            if (fb_detect(f.p, f.n) != FB_TEXT) binary_table(files[i], &f);
+            fb_unmap(&f);
         }
-        one_file(m, files[i]);
-        ptx_module_free(m);
+        in_units u = {0, 0, NULL};
+        rc |= in_expand(&u, "list", files[i], stderr);
+        for (size_t k = 0; k < u.n; k++) {
+            ptx_module *m = in_load(&u.v[k], 1, stderr);
+            if (!m) {
+                rc = 2;
+                continue;
+            }
+            char tmp[] = "/tmp/ptxray-list-XXXXXX";
+            const char *px = u.v[k].path;
+            if (u.v[k].text) { /* ptxas reads a file: the entry's PTX in one */
+                int fd = mkstemp(tmp);
+                FILE *t = fd >= 0 ? fdopen(fd, "w") : NULL;
+                if (t && fwrite(u.v[k].text, 1, u.v[k].len, t) == u.v[k].len && !fclose(t)) px = tmp;
+                else {
+                    if (t) fclose(t);
+                    px = u.v[k].shown; /* ptxas says it cannot read it */
+                }
+            }
+            one_file(m, px, u.v[k].shown);
+            if (px == tmp) unlink(tmp);
+            if (u.v[k].also) printf("  the same PTX: %s\n", u.v[k].also);
+            ptx_module_free(m);
+        }
+        in_free(&u);
     }
-    return rc;
+    return rc ? 2 : 0;
 }

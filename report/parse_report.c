@@ -1,5 +1,6 @@
 /* ptxray parse's summary (parse_report.h). */
 #include "parse_report.h"
+#include "inputs.h"
 #include <jansson.h>
 #include <stdio.h>
 #include "kname.h"
@@ -21,13 +22,16 @@ int parse_report(char **files, int n, bool json, bool quiet)
 {
     int rc = 0;
     json_t *list = json_array();
-    for (int i = 0; i < n; i++) {
-        ptx_module *m = ptx_load(files[i], quiet);
+    in_units u = {0, 0, NULL};
+    for (int i = 0; i < n; i++) rc |= in_expand(&u, "parse", files[i], stderr);
+    for (size_t i = 0; i < u.n; i++) {
+        const char *path = u.v[i].shown;
+        ptx_module *m = in_load(&u.v[i], quiet, stderr);
         if (!m) {
             rc = 2;
             if (json) {
                 json_t *o = json_object();
-                json_object_set_new(o, "path", json_string(files[i]));
+                json_object_set_new(o, "path", json_string(path));
                 json_object_set_new(o, "ok", json_false());
                 json_array_append_new(list, o);
             }
@@ -42,7 +46,7 @@ int parse_report(char **files, int n, bool json, bool quiet)
         }
         if (json) {
             json_t *o = json_object(), *fs = json_array();
-            json_object_set_new(o, "path", json_string(files[i]));
+            json_object_set_new(o, "path", json_string(path));
             json_object_set_new(o, "ok", json_true());
             json_object_set_new(o, "version", json_sprintf("%u.%u", m->version_major, m->version_minor));
             json_object_set_new(o, "bytes", json_integer((json_int_t)m->src_len));
@@ -50,7 +54,7 @@ int parse_report(char **files, int n, bool json, bool quiet)
             json_object_set_new(o, "functions", fs);
             json_array_append_new(list, o);
         } else if (!quiet) {
-            printf("%s: PTX %u.%u, %u kernel%s, %u device function%s, %u instruction%s\n", files[i],
+            printf("%s: PTX %u.%u, %u kernel%s, %u device function%s, %u instruction%s\n", path,
                    m->version_major, m->version_minor, nk, nk == 1 ? "" : "s", nf, nf == 1 ? "" : "s", ni,
                    ni == 1 ? "" : "s");
             for (uint32_t k = 0; k < m->nfuncs; k++) {
@@ -65,6 +69,7 @@ int parse_report(char **files, int n, bool json, bool quiet)
         }
         ptx_module_free(m);
     }
+    in_free(&u);
     if (json) {
         json_t *root = json_object();
         json_object_set_new(root, "files", list);

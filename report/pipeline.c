@@ -32,7 +32,7 @@ static void coalesce(pl_prog *x, const pl_options *o)
     x->rco = (coal_options *)(x->ctx + x->nr);
     x->res = (coal_result **)(x->rco + x->nr);
     x->files = src_files_build(x->m, a);
-    const char *shown = o->shown ? o->shown : x->path;
+    const char *shown = o->shown && !(x->unit && x->unit->text) ? o->shown : x->path;
     for (uint32_t r = 0; r < x->nr; r++) {
         coal_options *co = &x->rco[r];
         if (o->co) *co = *o->co;
@@ -80,8 +80,25 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     FILE *err = o->err ? o->err : stderr;
     *x = (pl_prog){.path = path};
     /* parse */
-    x->m = o->text ? ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err) : ptx_load_to(path, 1, err);
-    if (!x->m) return 2;
+    if (o->text) x->m = ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err);
+    else if (o->plain) x->m = ptx_load_to(path, 1, err);
+    else {
+        /* a binary's PTX, or a name that selects one (inputs.h) */
+        x->unit = malloc(sizeof *x->unit);
+        if (!x->unit) abort();
+        if (in_single(x->unit, o->cmd, path, err)) {
+            free(x->unit);
+            x->unit = NULL;
+            return 2;
+        }
+        if (x->unit->text) x->path = path = x->unit->shown;
+        x->m = in_load(x->unit, 1, err);
+    }
+    if (!x->m) {
+        pl_free(x);
+        *x = (pl_prog){.path = path};
+        return 2;
+    }
     /* kernel */
     if (o->kernel && !(x->kernel = load_kernel(o->cmd, x->m, path, o->kernel, false))) goto bad;
     /* build */
@@ -114,4 +131,8 @@ void pl_free(pl_prog *x)
     if (x->rb_owned) free(x->rb);
     if (x->p) prog_free(x->p);
     if (x->m) ptx_module_free(x->m);
+    if (x->unit) {
+        in_unit_free(x->unit);
+        free(x->unit);
+    }
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include "coalescing_report.h"
 #include "div_report.h"
+#include "inputs.h"
 #include "program.h"
 
 enum pl_pass {
@@ -66,10 +67,12 @@ typedef struct pl_options {
      * NULL: the file at path */
     const char *text;
     size_t text_len;
+    bool plain; /* path is known to be a PTX file (inputs.h said so): not looked at again */
 } pl_options;
 
 struct pl_prog {
-    const char *path;
+    const char *path;       /* the file, or the unit's name ("app[compute_80]") */
+    in_unit *unit;          /* what path held, when pl_load looked (owned) */
     ptx_module *m;
     prog *p;
     const char *kernel;     /* the symbol --kernel named (in m's arena), or NULL */
