@@ -316,6 +316,7 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
                     .err = err};
     int rc = pl_load(&x->pl, ptx, &o);
     x->loaded = !rc;
+    if (!rc && x->pl.unit && x->pl.unit->text) x->shown = shown = x->pl.path; /* a binary's PTX: its unit's name */
     if (!rc && co->only && !x->pl.res[0]->nfuncs) {
         fprintf(err, "ptxray analyze: %s: no function with a body named '%s'\n", shown, co->only);
         rc = 2;

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "fatbin.h"
 #include "inputs.h"
 #include "ptx.h"
@@ -29,7 +28,7 @@ static void bounds(const ptx_func *f)
     puts(any ? "" : "    launch bounds: none");
 }
 
-/* path: the file ptxas reads (a copy of a binary's PTX); shown: its name */
+/* path: the file ptxas reads (sc_ptxas_module: a copy of a binary's PTX); shown: its name */
 static void one_file(const ptx_module *m, const char *path, const char *shown_path)
 {
     sc_ptxas_info info;
@@ -115,19 +114,7 @@ int list_report(char **files, int n)
                 rc = 2;
                 continue;
             }
-            char tmp[] = "/tmp/ptxray-list-XXXXXX";
-            const char *px = u.v[k].path;
-            if (u.v[k].text) { /* ptxas reads a file: the entry's PTX in one */
-                int fd = mkstemp(tmp);
-                FILE *t = fd >= 0 ? fdopen(fd, "w") : NULL;
-                if (t && fwrite(u.v[k].text, 1, u.v[k].len, t) == u.v[k].len && !fclose(t)) px = tmp;
-                else {
-                    if (t) fclose(t);
-                    px = u.v[k].shown; /* ptxas says it cannot read it */
-                }
-            }
-            one_file(m, px, u.v[k].shown);
-            if (px == tmp) unlink(tmp);
+            one_file(m, u.v[k].path, u.v[k].shown); /* ptxas reads a copy of a binary's PTX */
             if (u.v[k].also) printf("  the same PTX: %s\n", u.v[k].also);
             ptx_module_free(m);
         }

@@ -155,6 +155,21 @@ int sc_ptxas_module(const struct ptx_module *m, const char *path, sc_ptxas_info 
     if (tc_target_arch(m, arch, sizeof arch)) return snprintf(why, n, "no sm_XX in .target"), -1;
     if (!mkdtemp(dir)) return snprintf(why, n, "no temporary directory"), -1;
     snprintf(cubin, sizeof cubin, "%s/out.cubin", dir);
+    /* a module read from memory (a binary's PTX, fatbin/) has no file of its
+     * own: ptxas reads a copy of its text */
+    char copy[sizeof dir + 16] = "";
+    if (m->src_in_arena) {
+        snprintf(copy, sizeof copy, "%s/in.ptx", dir);
+        FILE *f = fopen(copy, "wb");
+        bool ok = f && fwrite(m->src, 1, m->src_len, f) == m->src_len;
+        if (f && fclose(f)) ok = false;
+        if (!ok) {
+            unlink(copy);
+            rmdir(dir);
+            return snprintf(why, n, "no temporary file for ptxas"), -1;
+        }
+        path = copy;
+    }
     char *log = NULL;
     int rc = sc_ptxas_run(ptxas, path, cubin, arch, tc_target_debug(m), 0, out, &log);
     if (rc) {
@@ -163,6 +178,7 @@ int sc_ptxas_module(const struct ptx_module *m, const char *path, sc_ptxas_info 
     } else snprintf(why, n, "ptxas -v -arch=%s", arch);
     free(log);
     unlink(cubin);
+    if (*copy) unlink(copy);
     rmdir(dir);
     return rc;
 }
