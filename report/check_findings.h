@@ -42,6 +42,7 @@ typedef struct chk_shape {
 
 typedef struct chk_finding {
     const char *ptx_path;   /* the list's copy */
+    const char *also;       /* a binary's PTX found in other places too (inputs.h), or NULL; not owned */
     char *kernel;           /* as people name it: demangled when a C++ symbol */
     char *symbol;           /* the PTX symbol */
     uint8_t rule;           /* chk_rule */

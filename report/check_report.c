@@ -123,6 +123,7 @@ static void finding_text(FILE *o, const chk_finding *x)
     }
     if (possible && x->depends) fprintf(o, "%s:%u:%u: note: depends on %s\n", x->ptx_path, x->line, x->col, x->depends);
     if (x->hint) fprintf(o, "%s:%u:%u: note: hint: %s\n", x->ptx_path, x->line, x->col, x->hint);
+    if (x->also) fprintf(o, "%s:%u:%u: note: the same PTX is also in %s\n", x->ptx_path, x->line, x->col, x->also);
 }
 
 static void certainty_count(const chk_run *r, size_t *proven, size_t *possible)
@@ -311,6 +312,7 @@ static void put_finding(jstream *s, const chk_finding *x)
     chk_fingerprint_text(x->fingerprint, fp);
     js_open_object(s, NULL);
     put_str(s, "file", x->ptx_path);
+    if (x->also) put_str(s, "also_in", x->also);
     js_int(s, "line", (long long)x->line);
     js_int(s, "col", (long long)x->col);
     put_str(s, "rule", chk_rule_name((enum chk_rule)x->rule));

@@ -91,6 +91,7 @@ static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts 
         pl_free(&x);
     }
     chk_collect_end(l, first, path);
+    for (size_t i = first; i < l->n; i++) l->v[i].also = u->also;
     return rc;
 }
 
