@@ -380,6 +380,11 @@ fuzz-smoke: build/fuzz/fuzz_parse
 	fi
 
 # The fatbin reader alone (docs/binaries.md): make fuzz-fatbin FUZZ_TIME=N.
+# It needs fatbin/ only (the bottom layer), so it is built from it alone.
+build/fuzz/fuzz_fatbin: fuzz/fuzz_fatbin.c fatbin/fatbin.c fatbin/fatbin.h
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(STD) -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) -Ifatbin -o $@ fuzz/fuzz_fatbin.c fatbin/fatbin.c \
+	    -lelf -lzstd -llz4
 fuzz-fatbin: build/fuzz/fuzz_fatbin
 	@mkdir -p build/fuzz/corpus-fatbin
 	build/fuzz/fuzz_fatbin -max_len=65536 $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME)) \
