@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int outfile_open(outfile *o, const char *path) {
@@ -24,6 +25,16 @@ int outfile_open(outfile *o, const char *path) {
         fprintf(stderr, "ptxray: cannot create %s: %s\n", path, strerror(errno));
         free(o->tmp);
         o->tmp = NULL;
+        outfile_abort(o);
+        return -1;
+    }
+    /* mkstemp makes it 0600: give it the mode a new file gets (0644 under
+     * umask 022), as the shell's > would */
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um)) {
+        fprintf(stderr, "ptxray: cannot create %s: %s\n", path, strerror(errno));
+        close(fd);
         outfile_abort(o);
         return -1;
     }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "testutil.h"
 
@@ -147,4 +148,41 @@ Test(cli, missing_file) {
     cr_expect_eq(tu_run(a, &out, &err), 2);
     cr_expect_str_eq(err, "/nonexistent/x.ptx: error: cannot open: No such file or directory\n");
     free(out); free(err);
+}
+
+/* Output files get the mode a new file gets under the umask (0644 under
+ * 022, 0640 under 027), not mkstemp's 0600: -o of print, check's JSON,
+ * its baseline and regalloc's rewrite. */
+Test(cli, output_files_honour_the_umask) {
+    char dir[] = "/tmp/ptxray-cliXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    static const mode_t masks[] = {022, 027};
+    for (int k = 0; k < 2; k++) {
+        mode_t old = umask(masks[k]);
+        char p1[4200], p2[4200], p3[4200], p4[4200];
+        snprintf(p1, sizeof p1, "%s/out.ptx", dir);
+        snprintf(p2, sizeof p2, "%s/check.json", dir);
+        snprintf(p3, sizeof p3, "%s/base.txt", dir);
+        snprintf(p4, sizeof p4, "%s/ra.ptx", dir);
+        char *a[] = {BIN, "print", (char *)kfile(), "-o", p1, NULL};
+        char *b[] = {BIN, "check", (char *)kfile(), "--format", "json", "-o", p2, NULL};
+        char *c[] = {BIN, "check", (char *)kfile(), "--write-baseline", p3, NULL};
+        char *d[] = {BIN, "regalloc", (char *)kfile(), "--budget", "8", "--mode", "aff", "-o", p4, NULL};
+        char **cmds[] = {a, b, c, d};
+        const char *paths[] = {p1, p2, p3, p4};
+        for (int i = 0; i < 4; i++) {
+            char *out, *err;
+            int rc = tu_run(cmds[i], &out, &err);
+            cr_expect(rc == 0 || rc == 1, "%s: %s", paths[i], err);
+            free(out);
+            free(err);
+            struct stat st;
+            cr_assert_eq(stat(paths[i], &st), 0, "%s", paths[i]);
+            cr_expect_eq(st.st_mode & 0777, 0666 & ~masks[k], "%s: mode %o under umask %03o", paths[i],
+                         (unsigned)(st.st_mode & 0777), (unsigned)masks[k]);
+            unlink(paths[i]);
+        }
+        umask(old);
+    }
+    rmdir(dir);
 }
