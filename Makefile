@@ -74,7 +74,7 @@ help:
 	@echo "                spill bytes and the geometric mean (target <= 0.70; needs ptxas)"
 	@echo "make fuzz       libFuzzer target (clang), runs until stopped (FUZZ_TIME=s)"
 	@echo "make fuzz-all   every libFuzzer target (parse, analyses, regalloc, emu, launches, fatbin) FUZZ_TIME s each"
-	@echo "make fuzz-fatbin  the fatbin reader (binaries: ELF, ar, fatbin containers, zstd/LZ4)"
+	@echo "make fuzz-fatbin  the fatbin reader (binaries: ELF, ar, fatbin containers, zstd/LZ4); also make fuzz FUZZ_TARGET=fatbin"
 	@echo "make difftest N=n  n generated kernels through every analysis and rewrite against the emulator"
 	@echo "                (docs/testing.md); difftest-smoke: 10 under the sanitizers (make check)"
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
@@ -363,10 +363,16 @@ build/fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_SRC) ptxparse/*.h cfg/*.h ssa/*.
 	$(FLEX) -Cfe -o build/fuzz/gen/lexer.c ptxparse/lexer.l
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c -liberty
 
+# make fuzz FUZZ_TARGET=fatbin: the fatbin reader instead (fuzz-fatbin)
+FUZZ_TARGET ?= parse
+ifeq ($(FUZZ_TARGET),fatbin)
+fuzz: fuzz-fatbin
+else
 fuzz: build/fuzz/fuzz_parse
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_parse -max_len=65536 $(if $(filter-out 0,$(FUZZ_TIME)),-max_total_time=$(FUZZ_TIME)) \
 	    -dict=fuzz/ptx.dict build/fuzz/corpus fuzz/seeds
+endif
 
 # A short run for `make check`: 20 s from the seeds, no saved corpus.  A
 # crash, leak or failed check fails the target (the log's tail is shown).
