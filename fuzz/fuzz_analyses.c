@@ -14,10 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t p[FZ_NPARAM];
-    const char *text;
-    size_t len;
-    fz_split(data, size, p, &text, &len);
-    ptx_module *m = fz_parse(text, len);
+    ptx_module *m = fz_input(data, size, p);
     if (!m) return 0;
     ptx_diags d;
     ptx_diags_init(&d);

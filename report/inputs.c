@@ -238,51 +238,47 @@ int in_expand(in_units *u, const char *cmd, const char *path, FILE *err)
     return add_file(u, cmd, path, false, false, err);
 }
 
+/* A file to read, and whether a directory walk found it. */
+typedef struct found {
+    char *p; /* first: sorted with cmp_str */
+    bool in_dir;
+} found;
+
 int in_collect(in_units *u, const char *cmd, char **paths, int n, FILE *err)
 {
     int rc = 0;
-    strvec files = {0, 0, NULL};
     strvec walked = {0, 0, NULL};
+    size_t nf = 0, cap = (size_t)n + 1;
+    found *v = malloc(cap * sizeof *v);
+    if (!v) abort();
     for (int i = 0; i < n; i++) {
         struct stat st;
-        if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            size_t first = walked.n;
+        if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
             rc |= walk(&walked, cmd, paths[i], err);
-            (void)first;
-        } else sv_push(&files, xstrdup(paths[i]));
+        else v[nf++] = (found){xstrdup(paths[i]), false};
     }
-    /* the files named and those found, sorted, without repeats (as a CI job
-     * lists them: the order of the report does not depend on the file
-     * system's) */
-    size_t named = files.n;
-    for (size_t i = 0; i < walked.n; i++) sv_push(&files, walked.v[i]);
+    if (walked.n) {
+        v = realloc(v, (nf + walked.n) * sizeof *v);
+        if (!v) abort();
+        for (size_t i = 0; i < walked.n; i++) v[nf++] = (found){walked.v[i], true};
+    }
     free(walked.v);
-    bool *from_dir = calloc(files.n ? files.n : 1, sizeof *from_dir);
-    if (!from_dir) abort();
-    for (size_t i = named; i < files.n; i++) from_dir[i] = true;
-    /* sort with the flag alongside */
-    typedef struct {
-        char *p;
-        bool d;
-    } fe;
-    fe *v = malloc((files.n ? files.n : 1) * sizeof *v);
-    if (!v) abort();
-    for (size_t i = 0; i < files.n; i++) v[i] = (fe){files.v[i], from_dir[i]};
-    if (files.n) qsort(v, files.n, sizeof *v, cmp_str);
+    /* sorted, without repeats (as a CI job lists them: the order of the
+     * report does not depend on the file system's); a file named as well
+     * as found counts as named */
+    if (nf) qsort(v, nf, sizeof *v, cmp_str);
     size_t k = 0;
-    for (size_t i = 0; i < files.n; i++) {
+    for (size_t i = 0; i < nf; i++) {
         if (k && !strcmp(v[k - 1].p, v[i].p)) {
-            v[k - 1].d &= v[i].d; /* named as well as found: named */
+            v[k - 1].in_dir &= v[i].in_dir;
             free(v[i].p);
         } else v[k++] = v[i];
     }
     for (size_t i = 0; i < k; i++) {
-        rc |= add_file(u, cmd, v[i].p, v[i].d, true, err);
+        rc |= add_file(u, cmd, v[i].p, v[i].in_dir, true, err);
         free(v[i].p);
     }
     free(v);
-    free(from_dir);
-    free(files.v);
     return rc;
 }
 
