@@ -78,6 +78,7 @@ static void verdicts(pl_prog *x, const pl_options *o)
 int pl_load(pl_prog *x, const char *path, const pl_options *o)
 {
     FILE *err = o->err ? o->err : stderr;
+    const char *given = path; /* path may become the unit's name, freed with it */
     *x = (pl_prog){.path = path};
     /* parse */
     if (o->text) x->m = ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err);
@@ -94,11 +95,7 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
         if (x->unit->text) x->path = path = x->unit->shown;
         x->m = in_load(x->unit, 1, err);
     }
-    if (!x->m) {
-        pl_free(x);
-        *x = (pl_prog){.path = path};
-        return 2;
-    }
+    if (!x->m) goto bad;
     /* kernel */
     if (o->kernel && !(x->kernel = load_kernel(o->cmd, x->m, path, o->kernel, false))) goto bad;
     /* build */
@@ -121,7 +118,7 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     return 0;
 bad:
     pl_free(x);
-    *x = (pl_prog){.path = path}; /* pl_free again does nothing */
+    *x = (pl_prog){.path = given}; /* pl_free again does nothing */
     return 2;
 }
 
