@@ -3,6 +3,7 @@
  * extended to PTX's integer arithmetic).  Everything without a rule here
  * is uniform when all its operands are and ⊥ otherwise (the paper's
  * "other operators"). */
+#include <stdlib.h>
 #include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
@@ -330,4 +331,53 @@ bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op
     }
     if (!out->top) aff_wrap(out, w);
     return true;
+}
+
+/* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */
+/* How the rule decoded into op reads operands 1 and 2 under the
+ * assumption: the three rules docs/divergence.md names.  An equality is
+ * exact modulo 2^w and a narrowing wraps by design: neither assumes. */
+static uint8_t nowrap_read(const aff_op *op)
+{
+    uint8_t sgn = op->sgn ? DIV_NOWRAP_SIGNED : 0;
+    switch (op->rule) {
+    case AFF_R_CVT_S: return op->w > op->sw ? (uint8_t)(op->sw | DIV_NOWRAP_SIGNED) : 0;
+    case AFF_R_CVT_U: return op->w > op->sw ? op->sw : 0;
+    case AFF_R_MUL: case AFF_R_MAD: return op->wide ? (uint8_t)(op->sw | sgn) : 0;
+    case AFF_R_MINMAX: return (uint8_t)(op->sw | sgn);
+    case AFF_R_CMP: case AFF_R_SET:
+        return op->cmp == 0xff || op->cmp == WF_EQ || op->cmp == WF_NE ? 0 : (uint8_t)(op->sw | sgn);
+    default: return 0;
+    }
+}
+
+void div_nowrap_build(const prog_func *pf, div_nowrap *out)
+{
+    const ptx_func *fn = pf->fn;
+    uint32_t ns = fn->nstmts ? fn->nstmts : 1;
+    arena a;
+    arena_init(&a);
+    div_result *r = div_result_new(pf, DIV_AN_AFFINE, NULL, &a);
+    div_stmt_info *info = calloc(ns, sizeof *info);
+    aff_op *ops = calloc(ns, sizeof *ops);
+    out->read = calloc(ns, 1);
+    if (!info || !ops || !out->read) abort();
+    div_graph_build(pf, r, &out->users, info, NULL, NULL);
+    out->nvertices = div_graph_vertices(pf);
+    aff_ctx cx = {.pf = pf, .r = r, .ops = ops, .info = info};
+    for (uint32_t s = 0; s < fn->nstmts; s++) {
+        uint32_t b = pf->g->stmt_block[s];
+        if (fn->stmts[s]->kind != PTX_S_INST || b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
+        out->read[s] = nowrap_read(aff_decode(&cx, s, &fn->stmts[s]->u.inst));
+    }
+    free(ops);
+    free(info);
+    arena_free(&a);
+}
+
+void div_nowrap_free(div_nowrap *w)
+{
+    free(w->read);
+    u32csr_free(&w->users);
+    w->read = NULL;
 }

@@ -8,6 +8,7 @@
 #ifndef PTXRAY_DIVERGENCE_H
 #define PTXRAY_DIVERGENCE_H
 #include "program.h"
+#include "u32vec.h"
 #include "warp_form.h"
 
 /* What a value is across the active threads of a warp.  DIV_AFFINE: an
@@ -121,6 +122,24 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a);
 
 /* Runs the analysis `an` (div_simple for DIV_AN_SIMPLE). */
 div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a);
+
+/* Where the affine analyses use the no-wraparound assumption
+ * (docs/divergence.md: comparisons, min/max, widenings), for the run-time
+ * checker of their claims (emu/divcheck.c), which must tell a claim that
+ * is wrong from one whose assumption failed.  read: per statement, 0, or
+ * how its rule reads operands 1 and 2 assuming each equals its polynomial
+ * over the integers: the width (8..64), | DIV_NOWRAP_SIGNED when read
+ * signed.  users: per value (then per gate set, div_graph_vertices), the
+ * values whose verdicts depend on it, the graph the analyses propagate
+ * over.  Built from pf alone (the same for every analysis and shape). */
+enum { DIV_NOWRAP_SIGNED = 0x80 };
+typedef struct div_nowrap {
+    uint8_t *read;
+    u32csr users;
+    uint32_t nvertices; /* of users: div_graph_vertices */
+} div_nowrap;
+void div_nowrap_build(const prog_func *pf, div_nowrap *out);
+void div_nowrap_free(div_nowrap *w);
 
 /* The warp form of %tid.x/y/z (d = 0, 1, 2) under r's block shape
  * (warp_rules.c). */

@@ -28,7 +28,19 @@ typedef struct dc_func {
     dc_item *bitems, *aitems;
     /* 1 + index into divcheck.v of a value's / a branch block's violation */
     uint32_t *viol_v, *viol_b;
+    /* the no-wraparound assumption: where the rules use it, and for each
+     * such statement whose operands were seen to wrap around, the values
+     * that depend on it (made then) */
+    div_nowrap nw;
+    uint8_t **reach;
+    uint32_t *wrapped, nwrapped; /* those statements */
 } dc_func;
+
+/* A statement s of function f whose operands wrapped around in a warp. */
+typedef struct dc_wrap {
+    uint32_t f, s, warp, used;
+    emu_dim3 cta;
+} dc_wrap;
 
 struct divcheck {
     prog *p;
@@ -50,6 +62,8 @@ struct divcheck {
     uint32_t nv, capv;
     uint32_t *ord;         /* report order */
     divcheck_totals tot;
+    dc_wrap *wraps;        /* open addressing, capw a power of 2 */
+    uint32_t nwraps, capw;
 };
 
 static uint64_t width_mask(const ptx_func *fn, uint32_t reg)
@@ -76,6 +90,9 @@ static void layout(divcheck *c, dc_func *F)
     F->aoff = ARENA_NEWN(&c->sa, uint32_t, ns + 2);
     F->viol_v = ARENA_NEWN(&c->sa, uint32_t, S->nvalues + 1);
     F->viol_b = ARENA_NEWN(&c->sa, uint32_t, g->nblocks + 1);
+    div_nowrap_build(F->pf, &F->nw);
+    F->reach = ARENA_NEWN(&c->sa, uint8_t *, ns + 1);
+    F->wrapped = ARENA_NEWN(&c->sa, uint32_t, ns + 1);
     for (int pass = 0; pass < 2; pass++) {
         uint32_t nb = 0, na = 0;
         for (uint32_t s = 0; s < ns; s++) {
@@ -160,6 +177,11 @@ divcheck *divcheck_new(const ptx_module *m, enum div_analysis an, ptx_diags *d)
 void divcheck_free(divcheck *c)
 {
     if (!c) return;
+    for (uint32_t i = 0; i < c->nf; i++) {
+        div_nowrap_free(&c->f[i].nw);
+        for (uint32_t k = 0; k < c->f[i].nwrapped; k++) free(c->f[i].reach[c->f[i].wrapped[k]]);
+    }
+    free(c->wraps);
     prog_free(c->p);
     arena_free(&c->sa);
     arena_free(&c->ra);
@@ -183,6 +205,8 @@ static void forget_findings(divcheck *c)
     }
     c->nv = 0;
     memset(&c->tot, 0, sizeof c->tot);
+    if (c->nwraps) memset(c->wraps, 0, sizeof *c->wraps * c->capw);
+    c->nwraps = 0;
 }
 
 void divcheck_set_shape(divcheck *c, enum divcheck_shape s)
@@ -259,9 +283,160 @@ static bool before(const divcheck_violation *a, const divcheck_violation *b)
     return a->value < b->value;
 }
 
+/* ---- the no-wraparound assumption ------------------------------------------------------------ */
+/* The affine analyses assume, at comparisons, min/max and widenings, that
+ * each operand read as the instruction's type equals its polynomial over
+ * the integers (docs/divergence.md).  Where a warp's operands break that,
+ * the claims that depend on the instruction (the analyses' dependence
+ * graph) rest on an assumption that failed in that warp: such a claim
+ * violated there is counted apart (divcheck_totals.wrapped), as a claim
+ * whose shape assumption fails is.  Any other claim is still checked. */
+static uint64_t wrap_hash(uint32_t f, uint32_t s, const emu_event *ev)
+{
+    const uint64_t k = 0x9E3779B97F4A7C15ull;
+    uint64_t h = ((uint64_t)f * k ^ s) * k ^ ev->warp;
+    h = ((h * k ^ ev->block.x) * k ^ ev->block.y) * k ^ ev->block.z;
+    return h ^ h >> 29;
+}
+
+/* The record of (f, s) in ev's warp, or the empty slot for it. */
+static dc_wrap *wrap_slot(dc_wrap *t, uint32_t cap, uint32_t f, uint32_t s, const emu_event *ev)
+{
+    for (uint64_t i = wrap_hash(f, s, ev);; i++) {
+        dc_wrap *w = &t[i & (cap - 1)];
+        if (!w->used || (w->f == f && w->s == s && w->warp == ev->warp && w->cta.x == ev->block.x &&
+                         w->cta.y == ev->block.y && w->cta.z == ev->block.z))
+            return w;
+    }
+}
+
+/* Every vertex of the dependence graph reachable from the values s defines. */
+static uint8_t *reach_of(const dc_func *F, uint32_t s)
+{
+    const ssa_func *S = F->pf->ssa;
+    uint32_t n = F->nw.nvertices, ns = 0;
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    uint32_t *stack = malloc(sizeof *stack * (n + 1));
+    if (!seen || !stack) abort();
+    for (uint32_t k = S->ref_off[s]; k < S->ref_off[s + 1]; k++)
+        if ((S->refs[k].role & PTX_REF_DEF) && S->refs[k].value != SSA_NONE && !seen[S->refs[k].value])
+            seen[stack[ns++] = S->refs[k].value] = 1;
+    const u32csr *u = &F->nw.users;
+    while (ns) {
+        uint32_t v = stack[--ns];
+        for (uint32_t e = u->off[v]; e < u->off[v + 1]; e++)
+            if (!seen[u->item[e]]) seen[stack[ns++] = u->item[e]] = 1;
+    }
+    free(stack);
+    return seen;
+}
+
+static void wrap_note(divcheck *c, dc_func *F, const emu_event *ev)
+{
+    uint32_t f = (uint32_t)(F - c->f), s = ev->stmt;
+    if (2 * (c->nwraps + 1) > c->capw) {
+        uint32_t cap = c->capw ? 2 * c->capw : 64;
+        dc_wrap *t = calloc(cap, sizeof *t);
+        if (!t) abort();
+        for (uint32_t i = 0; i < c->capw; i++)
+            if (c->wraps[i].used) {
+                emu_event e = {.warp = c->wraps[i].warp, .block = c->wraps[i].cta};
+                *wrap_slot(t, cap, c->wraps[i].f, c->wraps[i].s, &e) = c->wraps[i];
+            }
+        free(c->wraps);
+        c->wraps = t;
+        c->capw = cap;
+    }
+    dc_wrap *w = wrap_slot(c->wraps, c->capw, f, s, ev);
+    if (w->used) return;
+    *w = (dc_wrap){f, s, ev->warp, 1, ev->block};
+    c->nwraps++;
+    if (!F->reach[s]) {
+        F->reach[s] = reach_of(F, s);
+        F->wrapped[F->nwrapped++] = s;
+    }
+}
+
+/* Whether v's claim depends on an instruction whose operands wrapped
+ * around in ev's warp. */
+static bool wrap_reaches(const divcheck *c, const dc_func *F, const emu_event *ev, uint32_t v)
+{
+    if (!c->nwraps) return false;
+    uint32_t f = (uint32_t)(F - c->f);
+    for (uint32_t k = 0; k < F->nwrapped; k++) {
+        uint32_t s = F->wrapped[k];
+        if (F->reach[s][v] && wrap_slot(c->wraps, c->capw, f, s, ev)->used) return true;
+    }
+    return false;
+}
+
+/* Whether value v, operand of a statement that reads it at read
+ * (div_nowrap), equals its polynomial over the integers in the lanes that
+ * execute it: 1 yes, 0 no (it wrapped around), -1 not known (a monomial
+ * with an unknown coefficient varies among the lanes). */
+static int exact_operand(const divcheck *c, const dc_func *F, const emu_event *ev, uint32_t v, uint8_t comp,
+                         uint8_t read)
+{
+    const div_result *r = F->r;
+    unsigned w = read & ~DIV_NOWRAP_SIGNED;
+    uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1;
+    const int64_t *co = div_coefs(r, v);
+    uint16_t bot = r->bot[v];
+    uint32_t lanes = ev->active_mask, reg = F->pf->ssa->values[v].reg;
+    unsigned f = (unsigned)__builtin_ctz(lanes);
+    uint32_t tf = ev->warp * 32 + f;
+    __int128 base = 0;
+    for (uint32_t mm = lanes; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint32_t t = ev->warp * 32 + l;
+        if (t >= c->nthreads) return -1;
+        __int128 p = 0;
+        for (unsigned i = 1; i < r->ncoef; i++) {
+            if (bot >> i & 1) {
+                if (c->mono[t][i] != c->mono[tf][i]) return -1;
+                continue;
+            }
+            p += (__int128)co[i] * (__int128)c->mono[t][i];
+        }
+        uint64_t x = emu_event_reg(ev, reg, comp, l) & m;
+        __int128 e = (read & DIV_NOWRAP_SIGNED) ? (__int128)(int64_t)(w >= 64 ? x : x << (64 - w)) >> (w >= 64 ? 0 : 64 - w)
+                                                : (__int128)x;
+        if (!(bot & 1)) {
+            if (e != co[0] + p) return 0;
+        } else if (l == f) {
+            base = e - p;
+        } else if (e - p != base) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* At a statement whose rule assumes no wraparound: note it when an
+ * operand with an affine claim breaks the assumption. */
+static void check_wrap(divcheck *c, dc_func *F, const emu_event *ev, uint8_t read)
+{
+    const ssa_func *S = F->pf->ssa;
+    const div_result *r = F->r;
+    if (!div_has_coefs(r) || !ev->active_mask) return;
+    for (uint32_t k = S->ref_off[ev->stmt]; k < S->ref_off[ev->stmt + 1]; k++) {
+        const ssa_ref *rf = &S->refs[k];
+        if (!(rf->role & PTX_REF_USE) || (rf->opd != 1 && rf->opd != 2) || rf->value == SSA_NONE) continue;
+        if (r->state[rf->value] != DIV_AFFINE) continue; /* uniform: equal in every lane; divergent: no claim */
+        if (exact_operand(c, F, ev, rf->value, rf->comp, read) == 0) {
+            wrap_note(c, F, ev);
+            return;
+        }
+    }
+}
+
 static void violated(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it, unsigned la, unsigned lb,
                      uint64_t ha, uint64_t hb, bool has_exp, bool is_diff, uint64_t exp)
 {
+    if (wrap_reaches(c, F, ev, it->value)) {
+        c->tot.wrapped++;
+        return;
+    }
     c->tot.occurrences++;
     uint32_t *slot = it->kind == IT_BRANCH ? &F->viol_b[it->block] : &F->viol_v[it->value];
     if (*slot) {
@@ -373,6 +548,7 @@ static void on_inst(void *user, const emu_event *ev)
     dc_func *F = func_of(c, ev->fn);
     if (!F || ev->stmt >= F->pf->fn->nstmts) return;
     if (ev->phase == EMU_OBS_BEFORE) {
+        if (F->nw.read[ev->stmt]) check_wrap(c, F, ev, F->nw.read[ev->stmt]);
         for (uint32_t k = F->boff[ev->stmt]; k < F->boff[ev->stmt + 1]; k++) {
             const dc_item *it = &F->bitems[k];
             if (it->kind == IT_BRANCH) check_branch(c, F, ev, it);

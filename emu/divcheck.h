@@ -89,6 +89,10 @@ typedef struct divcheck_totals {
     /* DIVCHECK_SHAPE_ASSUMED: claims not checked, per warp-instruction,
      * because an assumption they rest on fails at the launch's shape */
     uint64_t skipped_values, skipped_phis, skipped_branches;
+    /* claims violated, per warp-instruction, in a warp whose operands
+     * wrapped around at an instruction the claim depends on and whose rule
+     * assumes they do not (docs/divergence.md): not counted as violated */
+    uint64_t wrapped;
 } divcheck_totals;
 
 void divcheck_get_totals(const divcheck *c, divcheck_totals *t);

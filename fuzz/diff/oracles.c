@@ -478,6 +478,7 @@ unsigned dt_check(const char *name, const char *ptx, size_t len, const dt_launch
             divcheck_get_totals(k->dc[i], &t);
             c->claims[i] += t.values + t.phis + t.branches;
             if (i == 3) c->skipped += t.skipped_values + t.skipped_phis + t.skipped_branches;
+            c->wrapped += t.wrapped;
             for (uint32_t v = 0; v < divcheck_nviolations(k->dc[i]); v++) {
                 char msg[600];
                 const divcheck_violation *x = divcheck_get_violation(k->dc[i], v);
@@ -586,9 +587,10 @@ void dt_print(FILE *f, const dt_counts *c, const dt_opts *o)
     fprintf(f, "  ptxas:       %llu modules assembled%s: %llu rejected\n", (unsigned long long)c->ptxas_checked,
             o->ptxas_path ? "" : " (no ptxas here)", (unsigned long long)c->failures[DT_PTXAS]);
     fprintf(f, "  divergence:  claims checked per warp-instruction: simple %llu, affine %llu, affine2 %llu at the "
-               "launch shape; affine %llu at the default assumption (%llu skipped: assumption false): %llu violated\n",
+               "launch shape; affine %llu at the default assumption (%llu skipped: assumption false); %llu not met where "
+               "values wrapped around (no-wraparound assumption false): %llu violated\n",
             (unsigned long long)c->claims[0], (unsigned long long)c->claims[1], (unsigned long long)c->claims[2],
-            (unsigned long long)c->claims[3], (unsigned long long)c->skipped,
+            (unsigned long long)c->claims[3], (unsigned long long)c->skipped, (unsigned long long)c->wrapped,
             (unsigned long long)c->failures[DT_DIVERGENCE]);
     fprintf(f, "  coalescing:  %llu global accesses, %llu requests checked against the bound, %llu accesses exact "
                "and equal checked: %llu failures\n",

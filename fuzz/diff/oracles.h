@@ -53,6 +53,7 @@ typedef struct dt_opts {
 typedef struct dt_counts {
     uint64_t kernels, rewrites, uni_rewrites, runs, orig_runs, ptxas_checked, spilled;
     uint64_t claims[4], skipped; /* simple, affine, affine2 at the shape; affine at the default assumption */
+    uint64_t wrapped;            /* claims violated where the no-wraparound assumption failed (divcheck) */
     uint64_t g_requests, g_exact, s_requests, s_exact, g_accesses, s_accesses;
     uint64_t failures[DT_NORACLES];
 } dt_counts;
