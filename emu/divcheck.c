@@ -659,6 +659,9 @@ void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FIL
                      "(%u,%u,%u)",
                 (unsigned long long)t->skipped_values, (unsigned long long)t->skipped_phis,
                 (unsigned long long)t->skipped_branches, c->block.x, c->block.y, c->block.z);
+    if (t->wrapped)
+        fprintf(out, "; %llu not met where values wrapped around (the no-wraparound assumption failed)",
+                (unsigned long long)t->wrapped);
     fputc('\n', out);
     char msg[1024];
     for (uint32_t i = 0; i < c->nv && i < max; i++) {
@@ -688,6 +691,7 @@ void *divcheck_report_json(const divcheck *c, const char *path)
                                                     (json_int_t)t->skipped_phis, "branches",
                                                     (json_int_t)t->skipped_branches));
     }
+    if (t->wrapped) json_object_set_new(o, "wrapped", json_integer((json_int_t)t->wrapped));
     json_t *arr = json_array();
     char msg[1024], name[128];
     for (uint32_t i = 0; i < c->nv; i++) {

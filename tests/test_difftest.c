@@ -44,19 +44,6 @@ static char *slurp(const char *path, size_t *len)
     return s;
 }
 
-/* The value of header line "// KEY: VALUE" (to the end of the line) into out. */
-static bool header(const char *text, const char *key, char *out, size_t n)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "// %s: ", key);
-    const char *p = strstr(text, pat);
-    if (!p) return false;
-    p += strlen(pat);
-    size_t k = strcspn(p, "\n");
-    snprintf(out, n, "%.*s", (int)k, p);
-    return true;
-}
-
 Test(difftest, regressions, .timeout = 0)
 {
     const char *dir = tu_src("tests/data/fuzz");
@@ -72,15 +59,15 @@ Test(difftest, regressions, .timeout = 0)
         size_t len;
         char *text = slurp(path, &len);
         char line[512], oracle[64], status[200] = "";
-        cr_assert(header(text, "launch", line, sizeof line), "%s: no // launch: line", path);
-        cr_assert(header(text, "oracle", oracle, sizeof oracle), "%s: no // oracle: line", path);
-        header(text, "status", status, sizeof status);
+        cr_assert(dt_header(text, "launch", line, sizeof line), "%s: no // launch: line", path);
+        cr_assert(dt_header(text, "oracle", oracle, sizeof oracle), "%s: no // oracle: line", path);
+        dt_header(text, "status", status, sizeof status);
         bool open = !strncmp(status, "open", 4);
         dt_launch L;
         cr_assert(dt_parse_launch(line, &L), "%s: bad launch", path);
         dt_opts o = opts();
         char sseed[32];
-        if (header(text, "schedule-seed", sseed, sizeof sseed)) o.sched_seed = strtoull(sseed, NULL, 10);
+        if (dt_header(text, "schedule-seed", sseed, sizeof sseed)) o.sched_seed = strtoull(sseed, NULL, 10);
         FILE *log = tmpfile();
         o.log = log;
         dt_counts c;

@@ -190,6 +190,31 @@ static const char *const kernels =
     "  add.s64 %rd3, %rd1, %rd2;\n"
     "  st.global.u32 [%rd3], %r4;\n"
     "  ret;\n"
+    "}\n"
+    /* wrap: 4·tid.x + base widened and compared; base = -16 makes lanes
+     * 0-3 of warp 0 wrap around */
+    ".visible .entry wrap(.param .u64 out, .param .u32 base)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "  .reg .b32 %r<8>;\n"
+    "  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [out];\n"              /* 52 */
+    "  ld.param.u32 %r1, [base];\n"
+    "  mov.u32 %r2, %tid.x;\n"
+    "  shl.b32 %r3, %r2, 2;\n"
+    "  add.s32 %r4, %r3, %r1;\n"                 /* 56: 4·tid.x + base */
+    "  cvt.u64.u32 %rd2, %r4;\n"                 /* 57: a widening */
+    "  add.s64 %rd3, %rd2, 1;\n"
+    "  add.s32 %r5, %r3, 7;\n"                   /* 59: beside the widening */
+    "  add.s32 %r6, %r4, 16;\n"
+    "  setp.lt.u32 %p1, %r4, %r6;\n"             /* 61: a comparison */
+    "  selp.u32 %r7, 1, 2, %p1;\n"
+    "  mul.wide.u32 %rd4, %r2, 8;\n"             /* 63: a widening that does not wrap */
+    "  add.s64 %rd5, %rd1, %rd4;\n"
+    "  st.global.u64 [%rd5], %rd3;\n"
+    "  st.global.u32 [%rd5+512], %r5;\n"
+    "  st.global.u32 [%rd5+516], %r7;\n"
+    "  ret;\n"
     "}\n";
 
 typedef struct planted {
@@ -427,6 +452,48 @@ Test(emu_divcheck, affine_claims_use_the_launch_geometry)
     }
 }
 
+/* The affine analyses assume no wraparound at widenings and comparisons
+ * (docs/divergence.md): where a warp's operands wrap, the claims that
+ * depend on them are counted apart; every other claim is still checked,
+ * in that warp too. */
+Test(emu_divcheck, claims_whose_values_wrap_around_are_counted_apart)
+{
+    for (int i = 1; i < 3; i++) {
+        planted p = plant_setup("wrap", all_analyses[i], D1(64));
+        cr_assert_eq(p.r->state[value_named(p.r, "%rd2.1")], DIV_AFFINE);
+        cr_assert_eq(p.r->state[value_named(p.r, "%p1.1")], DIV_UNIFORM);
+        EH_RUN(p.h, "wrap", D1(1), D1(64), "pi", p.out, 5);
+        divcheck_totals t;
+        divcheck_get_totals(p.c, &t);
+        cr_expect_eq(t.violated, 0);
+        cr_expect_eq(t.wrapped, 0, "nothing wraps with base 5");
+        /* base -16: in warp 0 %rd2, %rd3 (4·tid.x + ⊥, 64 bits), %p1 and %r7 (uniform) */
+        divcheck_begin(p.c, D1(64));
+        EH_RUN(p.h, "wrap", D1(1), D1(64), "pi", p.out, -16);
+        divcheck_get_totals(p.c, &t);
+        cr_expect_eq(t.violated, 0, "%s", report(p.c));
+        cr_expect_eq(t.wrapped, 4, "%s: %llu", div_analysis_name(all_analyses[i]), (unsigned long long)t.wrapped);
+        plant_done(&p);
+    }
+    /* wrong claims beside the wrapped values, in the same warp: caught */
+    planted p = plant_setup("wrap", DIV_AN_AFFINE, D1(64));
+    arena own;
+    arena_init(&own);
+    p.r->state[value_named(p.r, "%r5.1")] = DIV_UNIFORM; /* 4·tid.x + 7 */
+    int64_t c[DIV_NCOEF1] = {0, 9};
+    set_coefs(p.r, value_named(p.r, "%rd4.1"), DIV_NCOEF1, 0x1f, c, &own); /* 9·tid.x, not 8 */
+    EH_RUN(p.h, "wrap", D1(1), D1(64), "pi", p.out, -16);
+    expect_lines(p.c, "inline.ptx:59:3: divergence claim violated: %r5.1 claimed uniform (analysis affine) but warp 0 "
+                      "of block (0,0,0) lanes 0 and 1 hold 0x7 and 0xb (2 times)\n"
+                      "inline.ptx:63:3: divergence claim violated: %rd4.1 claimed 9·tid.x + 0 (analysis affine) but "
+                      "warp 0 of block (0,0,0) lane 1 holds 0x8, the claim gives 0x9 (2 times)\n");
+    divcheck_totals t;
+    divcheck_get_totals(p.c, &t);
+    cr_expect_eq(t.wrapped, 4);
+    plant_done(&p);
+    arena_free(&own);
+}
+
 Test(emu_divcheck, report_lists_twenty)
 {
     /* every value and branch of avgSquare claimed uniform */
@@ -560,6 +627,38 @@ Test(emu_divcheck, cli_violation_exit_status_and_json)
     cr_expect_str_eq(json_string_value(json_object_get(v, "claim")), "uniform");
     cr_expect_str_eq(json_string_value(json_array_get(json_object_get(v, "held"), 1)), "0x1");
     json_decref(root);
+    free(out);
+    free(err);
+}
+
+Test(emu_divcheck, cli_counts_claims_whose_values_wrap_around)
+{
+    char *out, *err;
+    char *a[] = {BIN, "run", corpus("tests/data/divcheck_wrap.ptx"), "--block", "64", "--arg", "buf:u8:1024", "--arg",
+                 "i32:-16", "--check-divergence", "-q", NULL};
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_expect_str_eq(out, "divergence check (analysis affine): 0 claims violated; checked 26 values, 0 phi/eta values, "
+                          "0 branches; 4 not met where values wrapped around (the no-wraparound assumption failed)\n");
+    free(out);
+    free(err);
+    char *j[] = {BIN, "run", corpus("tests/data/divcheck_wrap.ptx"), "--block", "64", "--arg", "buf:u8:1024", "--arg",
+                 "i32:-16", "--check-divergence=affine2", "--format", "json", NULL};
+    cr_assert_eq(tu_run(j, &out, &err), 0, "%s", err);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    cr_assert_not_null(root, "%s", je.text);
+    json_t *dc = json_object_get(root, "divergence_check");
+    cr_expect_eq(json_integer_value(json_object_get(dc, "violated")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(dc, "wrapped")), 4, "%s", out);
+    json_decref(root);
+    free(out);
+    free(err);
+    /* nothing wraps: no count */
+    char *b[] = {BIN, "run", corpus("tests/data/divcheck_wrap.ptx"), "--block", "64", "--arg", "buf:u8:1024", "--arg",
+                 "i32:5", "--check-divergence", "-q", NULL};
+    cr_assert_eq(tu_run(b, &out, &err), 0, "%s", err);
+    cr_expect_str_eq(out, "divergence check (analysis affine): 0 claims violated; checked 26 values, 0 phi/eta values, "
+                          "0 branches\n");
     free(out);
     free(err);
 }

@@ -1,10 +1,15 @@
 /* make difftest: generated kernels (fuzz/gen/) through every oracle
  * (fuzz/diff/oracles.h, docs/testing.md).
  *   difftest [-n N] [-s FIRST] [-j J] [--budgets 8,16,32] [--ptxas-every K] [--save DIR]
+ *   difftest [--budgets ...] --file PATH...
  * Seeds FIRST..FIRST+N-1, shared round-robin by J worker processes whose
  * counts are summed (one run, J cores); ptxas on every K-th kernel and its rewrites (0:
  * never; skipped where there is no ptxas).  A failing kernel is written to
- * DIR/seed-S.ptx with its launch in a comment.  Exit 1 on any failure. */
+ * DIR/seed-S.ptx with its launch in a comment.  --file: the saved kernels
+ * instead (their "// launch:" and "// schedule-seed:" headers; ptxas on
+ * each), to reproduce or reduce a failure (fuzz/reduce.py).  Exit 1 on any
+ * failure, 2 on bad usage or a file without a launch. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +55,42 @@ static uint64_t run_seeds(uint64_t first, uint64_t n, unsigned j, unsigned jobs,
     return failed;
 }
 
+/* The saved kernel at path through every oracle: 1 if it failed, 0 if
+ * not, -1 if it cannot be read or has no launch (said on stderr). */
+static int run_file(const char *path, dt_opts *o, dt_counts *cp)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return fprintf(stderr, "difftest: %s: %s\n", path, strerror(errno)), -1;
+    char *text = NULL;
+    size_t len = 0, cap = 0, got;
+    char buf[65536];
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *t = realloc(text, cap);
+            if (!t) abort();
+            text = t;
+        }
+        memcpy(text + len, buf, got);
+        len += got;
+    }
+    fclose(f);
+    if (!text) return fprintf(stderr, "difftest: %s: empty\n", path), -1;
+    text[len] = 0;
+    char line[1024], sseed[32];
+    dt_launch L;
+    if (!dt_header(text, "launch", line, sizeof line) || !dt_parse_launch(line, &L)) {
+        fprintf(stderr, "difftest: %s: no valid \"// launch: KERNEL GRID BLOCK ARG...\" line\n", path);
+        free(text);
+        return -1;
+    }
+    o->sched_seed = dt_header(text, "schedule-seed", sseed, sizeof sseed) ? strtoull(sseed, NULL, 10) : 1;
+    o->ptxas = o->ptxas_path != NULL;
+    int r = dt_check(path, text, len, &L, o, cp) ? 1 : 0;
+    free(text);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = 100, first = 1;
@@ -60,9 +101,13 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.nbudgets = 3;
     o.budgets[0] = 8, o.budgets[1] = 16, o.budgets[2] = 32;
+    int files = 0; /* --file: argv[files..] */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-n") && v) n = strtoull(v, NULL, 0), i++;
+        if (!strcmp(a, "--file") && v) {
+            files = i + 1;
+            break;
+        } else if (!strcmp(a, "-n") && v) n = strtoull(v, NULL, 0), i++;
         else if (!strcmp(a, "-s") && v) first = strtoull(v, NULL, 0), i++;
         else if (!strcmp(a, "-j") && v) jobs = (unsigned)strtoul(v, NULL, 0), i++;
         else if (!strcmp(a, "--ptxas-every") && v) ptxas_every = (unsigned)strtoul(v, NULL, 0), i++;
@@ -75,7 +120,8 @@ int main(int argc, char **argv)
             }
             i++;
         } else {
-            fprintf(stderr, "usage: difftest [-n N] [-s FIRST] [-j J] [--budgets B,B,...] [--ptxas-every K] [--save DIR]\n");
+            fprintf(stderr, "usage: difftest [-n N] [-s FIRST] [-j J] [--budgets B,B,...] [--ptxas-every K] [--save DIR]\n"
+                            "       difftest [--budgets B,B,...] --file PATH...\n");
             return 2;
         }
     }
@@ -85,7 +131,13 @@ int main(int argc, char **argv)
     dt_counts c;
     memset(&c, 0, sizeof c);
     uint64_t failed = 0;
-    if (jobs == 1) failed = run_seeds(first, n, 0, 1, ptxas_every, save, &o, &c);
+    if (files) {
+        for (int i = files; i < argc; i++) {
+            int r = run_file(argv[i], &o, &c);
+            if (r < 0) return 2;
+            failed += (uint64_t)r;
+        }
+    } else if (jobs == 1) failed = run_seeds(first, n, 0, 1, ptxas_every, save, &o, &c);
     else {
         /* each worker sends its counts and failures down a pipe: they are
          * all uint64_t, summed field by field */

@@ -54,6 +54,18 @@ bool dt_parse_launch(char *line, dt_launch *L)
     return true;
 }
 
+bool dt_header(const char *text, const char *key, char *out, size_t n)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "// %s: ", key);
+    const char *p = strstr(text, pat);
+    if (!p) return false;
+    p += strlen(pat);
+    size_t k = strcspn(p, "\n");
+    snprintf(out, n, "%.*s", (int)k, p);
+    return true;
+}
+
 /* ---- one kernel ------------------------------------------------------------------------------ */
 
 typedef struct acc_obs {

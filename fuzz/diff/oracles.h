@@ -62,6 +62,11 @@ typedef struct dt_counts {
  * logged ("NAME: oracle: what differed").  Returns how many there were. */
 unsigned dt_check(const char *name, const char *ptx, size_t len, const dt_launch *L, const dt_opts *o, dt_counts *c);
 
+/* The value of a saved kernel's header line "// KEY: VALUE" (to the end of
+ * the line) into out: "launch", "oracle", "status", "schedule-seed"
+ * (docs/testing.md).  False when there is none. */
+bool dt_header(const char *text, const char *key, char *out, size_t n);
+
 /* The counts as difftest prints them. */
 void dt_print(FILE *f, const dt_counts *c, const dt_opts *o);
 
