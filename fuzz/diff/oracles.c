@@ -472,6 +472,10 @@ unsigned dt_check(const char *name, const char *ptx, size_t len, const dt_launch
         k->ob = (emu_observer){observe, k};
         ro.observer = &k->ob;
         ro.checks = EMU_CHECK_COALESCING | EMU_CHECK_BANK;
+        /* a generated kernel runs a few million warp-instructions at most
+         * (loops of at most 5 trips); a saved one cut down by fuzz/reduce.py
+         * may loop forever: it stops here, as a kernel that does not run */
+        ro.max_steps = 100000000;
         R = emu_clone(S, &ro);
         ptx_diags rd;
         ptx_diags_init(&rd);
