@@ -5,8 +5,9 @@
  *     Its header says the launch ("// launch: KERNEL GRID BLOCK ARG...")
  *     and the oracle that failed ("// oracle: NAME"); "// status: open"
  *     marks a failure not fixed yet ("// schedule-seed: N" the interleave
- *     and ITS seed that shows it, default 1): that oracle must still fail on
- *     it (and
+ *     and ITS seed that shows it, default 1; "// wrapped: N" the divergence
+ *     claims not met where values wrapped around, default 0, exactly): that
+ *     oracle must still fail on it (and
  *     no other), so a fix shows up here and the file then says fixed, when
  *     every oracle must pass;
  *   - sample: a few generated kernels through every oracle, 0 failures. */
@@ -78,6 +79,10 @@ Test(difftest, regressions, .timeout = 0)
         size_t got = fread(msg, 1, sizeof msg - 1, log);
         msg[got] = 0;
         fclose(log);
+        char swrap[32];
+        uint64_t wrapped = dt_header(text, "wrapped", swrap, sizeof swrap) ? strtoull(swrap, NULL, 10) : 0;
+        cr_expect_eq(c.wrapped, wrapped, "%s: %llu divergence claims not met where values wrapped around, %llu expected",
+                     path, (unsigned long long)c.wrapped, (unsigned long long)wrapped);
         for (int i = 0; i < DT_NORACLES; i++) {
             bool named = !strcmp(dt_oracle_name((enum dt_oracle)i), oracle);
             if (open && named)
