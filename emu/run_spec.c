@@ -218,6 +218,7 @@ uint8_t *spec_read_file(const char *path, size_t *len, char *err, size_t errn)
         snprintf(err, errn, "cannot read '%s'", path);
         return NULL;
     }
+    buf[n] = 0; /* n < cap: the loop stops at a short read */
     *len = n;
     return buf;
 }

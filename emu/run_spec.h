@@ -29,7 +29,8 @@ bool spec_fill(const elem_type *t, const char *init, uint8_t *data, size_t count
 /* Formats one element for --print. */
 void spec_format(const elem_type *t, const uint8_t *p, char *buf, size_t n);
 
-/* Reads a whole file (for buf:TYPE:file:PATH); NULL with err. */
+/* Reads a whole file (for buf:TYPE:file:PATH), a NUL byte after its *len
+ * bytes; NULL with err. */
 uint8_t *spec_read_file(const char *path, size_t *len, char *err, size_t errn);
 
 /* A non-negative integer, decimal or 0x hex, the whole of s. */

@@ -9,7 +9,6 @@
  * instead (their "// launch:" and "// schedule-seed:" headers; ptxas on
  * each), to reproduce or reduce a failure (fuzz/reduce.py).  Exit 1 on any
  * failure, 2 on bad usage or a file without a launch. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include "fzgen.h"
 #include "oracles.h"
+#include "run_spec.h"
 #include "toolchain.h"
 
 /* Seeds first + j, first + j + jobs, ... below first + n through every
@@ -59,24 +59,10 @@ static uint64_t run_seeds(uint64_t first, uint64_t n, unsigned j, unsigned jobs,
  * not, -1 if it cannot be read or has no launch (said on stderr). */
 static int run_file(const char *path, dt_opts *o, dt_counts *cp)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return fprintf(stderr, "difftest: %s: %s\n", path, strerror(errno)), -1;
-    char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    char buf[65536];
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (len + got + 1 > cap) {
-            cap = 2 * (len + got + 1);
-            char *t = realloc(text, cap);
-            if (!t) abort();
-            text = t;
-        }
-        memcpy(text + len, buf, got);
-        len += got;
-    }
-    fclose(f);
-    if (!text) return fprintf(stderr, "difftest: %s: empty\n", path), -1;
-    text[len] = 0;
+    char err[600];
+    size_t len;
+    char *text = (char *)spec_read_file(path, &len, err, sizeof err);
+    if (!text) return fprintf(stderr, "difftest: %s\n", err), -1;
     char line[1024], sseed[32];
     dt_launch L;
     if (!dt_header(text, "launch", line, sizeof line) || !dt_parse_launch(line, &L)) {
