@@ -18,7 +18,7 @@ static void usage(FILE *o)
     fputs("usage: ptxray analyze FILE.ptx... | FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
           "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif|html]\n"
           "                      [-j N] [-o OUT] [--no-ptxas] [--budget K [--mode linear|div|aff] [--max-threads N]\n"
-          "                      [--smem-limit BYTES]] [-- NVCC-ARGS...]\n"
+          "                      [--smem-limit BYTES]] [--verbose] [-- NVCC-ARGS...]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, ptxas -v's registers, spill bytes and shared memory (when\n"
           "ptxas is found), then uncoalesced and misaligned accesses, bank conflicts and\n"
@@ -30,7 +30,8 @@ static void usage(FILE *o)
           "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
           "assumed a multiple of 32).  The launches are read from FILE.cu with libclang\n"
-          "(`ptxray launches`), or from --launches FILE.json; a kernel launched with several\n"
+          "(`ptxray launches`; --verbose: libclang's errors in system headers file by file,\n"
+          "not just counted), or from --launches FILE.json; a kernel launched with several\n"
           "shapes is analysed at each: one report with the values at each shape and each\n"
           "finding once, saying at which shapes it holds.\n"
           "--format: text (default), json, sarif (the findings, as `ptxray check` writes\n"
@@ -61,6 +62,7 @@ int cmd_analyze(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"no-ptxas", no_argument, 0, 'P'},
                                          {"jobs", required_argument, 0, 'j'},
+                                         {"verbose", no_argument, 0, 'V'},
                                          RA_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -73,6 +75,7 @@ int cmd_analyze(int argc, char **argv)
     ra.mode = RA_MODE_AFF;
     bool have_budget = false, ra_other = false;
     unsigned jobs = 0;
+    bool verbose = false;
     /* everything after `--` goes to nvcc as it is */
     int nextra = 0;
     char **extra = NULL;
@@ -128,6 +131,7 @@ int cmd_analyze(int argc, char **argv)
             if (!html) coal_parse_format(optarg, "analyze", &format);
             break;
         case 'o': out = optarg; break;
+        case 'V': verbose = true; break;
         case 'P': ptxas = false; break;
         case 'j':
             if (!batch_parse_jobs(optarg, "analyze", &jobs)) return 2;
@@ -193,7 +197,7 @@ int cmd_analyze(int argc, char **argv)
     int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, nv, nflags + (size_t)nextra);
     free(nv);
     if (!rc && !blocks.launches) {
-        rc = hc_table_from_cu(&t, path, flags, nflags, "analyze");
+        rc = hc_table_from_cu(&t, path, flags, nflags, "analyze", verbose);
         blocks.launches = &t;
     }
     if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas, rap) : an_report(path, ptx, &co, &blocks, &aa);

@@ -10,7 +10,7 @@
 static void usage(FILE *o)
 {
     fputs("usage: ptxray launches FILE.cu... [-I DIR] [-D NAME[=V]] [-U NAME] [-std=c++NN] [-include FILE]\n"
-          "                       [--cuda-path DIR] [--builtin-cuda] [--format text|json] [-o OUT]\n"
+          "                       [--cuda-path DIR] [--builtin-cuda] [--format text|json] [-o OUT] [--verbose]\n"
           "Finds every kernel launch of the host code (<<<...>>>, cudaLaunchKernel,\n"
           "cudaLaunchKernelEx, cudaLaunchCooperativeKernel) with libclang and evaluates its\n"
           "block shape where it is a compile-time constant (literals, macros, constexpr,\n"
@@ -22,7 +22,10 @@ static void usage(FILE *o)
           "  -I/-D/-U/-std/-include  as for nvcc (also -isystem, --include-path, --define-macro)\n"
           "  --cuda-path DIR  the CUDA toolkit whose headers to parse with (default: $CUDA_PATH,\n"
           "                 else /usr/local/cuda); --builtin-cuda: ptxray's own minimal declarations\n"
-          "Exit status: 0, or 2 for bad input (a file libclang parses with errors is a warning).\n",
+          "  --verbose        libclang's errors in system headers (the CUDA toolkit's own, written\n"
+          "                 for nvcc) file by file; without it, one note counts them\n"
+          "Exit status: 0, or 2 for bad input (a file libclang parses with errors in its own code\n"
+          "is a warning).\n",
           o);
 }
 
@@ -72,6 +75,7 @@ int cmd_launches(int argc, char **argv)
     size_t nflags = 0, nown = 0, nfiles = 0;
     const char *out = NULL, *format = "text";
     hc_opts o = {0};
+    bool verbose = false;
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
         const char *a = argv[i];
@@ -88,6 +92,7 @@ int cmd_launches(int argc, char **argv)
         } else if (!strncmp(a, "--format=", 9)) format = a + 9;
         else if (!strncmp(a, "--cuda-path=", 12)) o.cuda_path = a + 12;
         else if (!strcmp(a, "--builtin-cuda")) o.builtin_cuda = true;
+        else if (!strcmp(a, "--verbose")) verbose = true;
         else if (a[0] == '-' && a[1]) {
             if (!flag(argc, argv, &i, flags, &nflags, owned, &nown)) {
                 fprintf(stderr, "ptxray launches: unknown option '%s'\n", a);
@@ -108,6 +113,7 @@ int cmd_launches(int argc, char **argv)
     o.flags = flags;
     o.nflags = nflags;
     for (size_t i = 0; !rc && i < nfiles; i++) rc = hc_scan(files[i], &o, &r, "launches", stderr);
+    if (!rc) hc_note_header_errors(&r, "launches", verbose, stderr);
     if (!rc) {
         outfile of;
         if (outfile_open(&of, out)) rc = 2;

@@ -199,11 +199,16 @@ void *hc_to_json(const hc_result *r)
 {
     size_t *kx = order(r, true), *lx = order(r, false);
     json_t *root = json_object(), *files = json_array(), *kernels = json_array(), *other = json_array();
-    for (size_t i = 0; i < r->nfiles; i++)
-        json_array_append_new(files, json_pack("{s:s, s:i, s:o}", "path", r->files[i], "errors",
-                                               (json_int_t)r->file_errors[i], "first_error",
-                                               r->file_first_error[i] ? json_string(r->file_first_error[i])
-                                                                      : json_null()));
+    for (size_t i = 0; i < r->nfiles; i++) {
+        json_t *f = json_pack("{s:s, s:i, s:o}", "path", r->files[i], "errors", (json_int_t)r->file_errors[i],
+                              "first_error",
+                              r->file_first_error[i] ? json_string(r->file_first_error[i]) : json_null());
+        if (r->file_header_errors[i]) {
+            json_object_set_new(f, "header_errors", json_integer((json_int_t)r->file_header_errors[i]));
+            json_object_set_new(f, "first_header_error", json_string(r->file_first_header_error[i]));
+        }
+        json_array_append_new(files, f);
+    }
     for (size_t i = 0; i < r->nk; i++) {
         const hc_kernel *k = &r->k[kx[i]];
         json_t *jk = json_object(), *shapes = json_array(), *unknown = json_array();

@@ -221,7 +221,8 @@ void hc_table_free(hc_table *t)
     memset(t, 0, sizeof *t);
 }
 
-int hc_table_from_cu(hc_table *t, const char *cu, const char *const *flags, size_t nflags, const char *cmd)
+int hc_table_from_cu(hc_table *t, const char *cu, const char *const *flags, size_t nflags, const char *cmd,
+                     bool verbose)
 {
     memset(t, 0, sizeof *t);
     if (!hc_available()) {
@@ -232,6 +233,7 @@ int hc_table_from_cu(hc_table *t, const char *cu, const char *const *flags, size
     hc_result r = {0};
     int rc = hc_scan(cu, &o, &r, cmd, stderr);
     if (!rc) hc_table_from_result(t, &r);
+    hc_note_header_errors(&r, cmd, verbose, stderr);
     hc_free(&r);
     return rc;
 }

@@ -51,7 +51,9 @@ uint32_t hc_table_max_shapes(const hc_table *t);
 void hc_table_free(hc_table *t);
 /* The launch shapes of cu's host code (libclang, with the -I/-D/-U/-std=
  * flags given) into t: 0, or 2 after "ptxray CMD: ..." on stderr.  Without
- * libclang: a warning, no shapes, 0. */
-int hc_table_from_cu(hc_table *t, const char *cu, const char *const *flags, size_t nflags, const char *cmd);
+ * libclang: a warning, no shapes, 0.  Errors in system headers: one note
+ * (hc_note_header_errors; verbose: each file's). */
+int hc_table_from_cu(hc_table *t, const char *cu, const char *const *flags, size_t nflags, const char *cmd,
+                     bool verbose);
 
 #endif

@@ -48,13 +48,35 @@ void hc_free(hc_result *r)
     for (size_t i = 0; i < r->nfiles; i++) {
         free(r->files[i]);
         free(r->file_first_error[i]);
+        free(r->file_first_header_error[i]);
     }
     free(r->files);
     free(r->file_errors);
     free(r->file_first_error);
+    free(r->file_header_errors);
+    free(r->file_first_header_error);
     free(r->k);
     free(r->l);
     memset(r, 0, sizeof *r);
+}
+
+void hc_note_header_errors(const hc_result *r, const char *cmd, bool verbose, FILE *err)
+{
+    uint64_t n = 0;
+    size_t files = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->file_header_errors && r->file_header_errors[i]) n += r->file_header_errors[i], files++;
+    if (!n) return;
+    fprintf(err,
+            "ptxray %s: note: libclang reported %llu error%s in system headers (the CUDA toolkit's own, written "
+            "for nvcc) in %zu file%s; the launches it could evaluate are reported%s\n",
+            cmd, (unsigned long long)n, n == 1 ? "" : "s", files, files == 1 ? "" : "s",
+            verbose ? ":" : "; --verbose lists them");
+    if (verbose)
+        for (size_t i = 0; i < r->nfiles; i++)
+            if (r->file_header_errors[i])
+                fprintf(err, "  %s: %u error%s (first: %s)\n", r->files[i], r->file_header_errors[i],
+                        r->file_header_errors[i] == 1 ? "" : "s", r->file_first_header_error[i]);
 }
 
 #ifndef PTXRAY_NO_LIBCLANG
@@ -944,17 +966,25 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor p, CXClientData d)
     }
 }
 
-static void add_file(hc_result *r, const char *path, uint32_t errors, const char *first)
+/* errors[0], first[0]: in the file's own code; [1]: in system headers. */
+static void add_file(hc_result *r, const char *path, const uint32_t errors[2], char *const first[2])
 {
-    r->files = realloc(r->files, (r->nfiles + 1) * sizeof *r->files);
-    r->file_errors = realloc(r->file_errors, (r->nfiles + 1) * sizeof *r->file_errors);
-    r->file_first_error = realloc(r->file_first_error, (r->nfiles + 1) * sizeof *r->file_first_error);
-    if (!r->files || !r->file_errors || !r->file_first_error) abort();
+    size_t n = r->nfiles + 1;
+    r->files = realloc(r->files, n * sizeof *r->files);
+    r->file_errors = realloc(r->file_errors, n * sizeof *r->file_errors);
+    r->file_first_error = realloc(r->file_first_error, n * sizeof *r->file_first_error);
+    r->file_header_errors = realloc(r->file_header_errors, n * sizeof *r->file_header_errors);
+    r->file_first_header_error = realloc(r->file_first_header_error, n * sizeof *r->file_first_header_error);
+    if (!r->files || !r->file_errors || !r->file_first_error || !r->file_header_errors || !r->file_first_header_error)
+        abort();
     r->files[r->nfiles] = dup(path);
-    r->file_errors[r->nfiles] = errors;
-    r->file_first_error[r->nfiles] = dup(first);
+    r->file_errors[r->nfiles] = errors[0];
+    r->file_first_error[r->nfiles] = dup(first[0]);
+    r->file_header_errors[r->nfiles] = errors[1];
+    r->file_first_header_error[r->nfiles] = dup(first[1]);
     r->nfiles++;
 }
+
 
 int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, FILE *err)
 {
@@ -991,25 +1021,29 @@ int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, F
         clang_disposeIndex(idx);
         return 2;
     }
-    uint32_t errors = 0;
-    char *first = NULL;
+    /* [0]: in the file's own code and its project's headers; [1]: in
+     * system headers (the toolkit's, included as system headers) */
+    uint32_t errors[2] = {0, 0};
+    char *first[2] = {NULL, NULL};
     unsigned nd = clang_getNumDiagnostics(tu);
     for (unsigned i = 0; i < nd; i++) {
         CXDiagnostic dg = clang_getDiagnostic(tu, i);
         if (clang_getDiagnosticSeverity(dg) >= CXDiagnostic_Error) {
-            if (!errors++)
-                first = take(clang_formatDiagnostic(dg, CXDiagnostic_DisplaySourceLocation |
-                                                            CXDiagnostic_DisplayColumn));
+            int sys = clang_Location_isInSystemHeader(clang_getDiagnosticLocation(dg)) != 0;
+            if (!errors[sys]++)
+                first[sys] = take(clang_formatDiagnostic(dg, CXDiagnostic_DisplaySourceLocation |
+                                                                 CXDiagnostic_DisplayColumn));
         }
         clang_disposeDiagnostic(dg);
     }
-    if (errors)
+    if (errors[0])
         fprintf(err,
                 "ptxray %s: warning: %s: libclang reported %u error%s (first: %s); the launches it could "
                 "evaluate are reported\n",
-                cmd, path, errors, errors == 1 ? "" : "s", first);
+                cmd, path, errors[0], errors[0] == 1 ? "" : "s", first[0]);
     add_file(r, path, errors, first);
-    free(first);
+    free(first[0]);
+    free(first[1]);
     scan s = {.tu = tu, .r = r, .path = path};
     clang_visitChildren(clang_getTranslationUnitCursor(tu), top, &s);
     for (size_t i = 0; i < s.ndone; i++) free(s.done[i]);

@@ -42,8 +42,12 @@ typedef struct hc_result {
     hc_launch *l;
     size_t nl, capl;
     char **files;       /* the files scanned */
-    uint32_t *file_errors; /* libclang errors per file */
+    uint32_t *file_errors; /* libclang errors per file, in its own code */
     char **file_first_error;
+    /* and in system headers: the CUDA toolkit's own, which use nvcc's
+     * extensions that libclang lacks (cooperative_groups.h's libcu++) */
+    uint32_t *file_header_errors;
+    char **file_first_header_error;
     size_t nfiles;
 } hc_result;
 
@@ -60,9 +64,16 @@ bool hc_available(void);
 /* Scans one .cu file and appends its kernels and launches to r (kernels
  * already in r, by name, are kept once).  0; 2 after "ptxray CMD: ..." on
  * err when the file cannot be read or libclang cannot start.  A file
- * libclang parses with errors still gives what it could evaluate: a
- * warning on err says so, and r records the count. */
+ * libclang parses with errors still gives what it could evaluate: errors
+ * in the file's own code (and its project's headers) get a warning on err,
+ * those in system headers none (hc_note_header_errors); r records both
+ * counts. */
 int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, FILE *err);
+/* Once per run, after the scans: one note on err when libclang reported
+ * errors in system headers ("... --verbose lists them"); with verbose, a
+ * line per file with its count and first error.  Nothing when there were
+ * none. */
+void hc_note_header_errors(const hc_result *r, const char *cmd, bool verbose, FILE *err);
 void hc_free(hc_result *r);
 
 const char *hc_via_text(enum hc_via v); /* "<<<>>>", "cudaLaunchKernel", ... */

@@ -165,6 +165,55 @@ Test(launches, partial_parse)
     free(err);
 }
 
+/* The toolkit's cooperative_groups.h gives libclang errors in its own
+ * headers (libcu++ written for nvcc): not the user's, so one note for the
+ * run, not a warning per file; --verbose lists each file's; the JSON
+ * counts them apart from the file's own errors. */
+Test(launches, errors_in_the_toolkits_headers_are_one_note)
+{
+    tu_at_root();
+    if (access("/usr/local/cuda/include/cooperative_groups.h", R_OK)) cr_skip_test("no CUDA toolkit");
+    static const char *const tail = " in system headers (the CUDA toolkit's own, written for nvcc) in 2 files; the "
+                                    "launches it could evaluate are reported";
+    char *a[] = {BIN, "launches", "ptx-corpus/src/coop_groups.cu", "ptx-corpus/src/coop_grid_sync.cu", NULL};
+    char *err, *out = tu_run_want(a, 0, &err);
+    unsigned n;
+    int at = -1;
+    cr_expect(sscanf(err, "ptxray launches: note: libclang reported %u errors%n", &n, &at) == 1 && at > 0 && n > 1,
+              "%s", err);
+    char want[400];
+    snprintf(want, sizeof want, "%s; --verbose lists them\n", tail);
+    cr_expect(at > 0 && !strcmp(err + at, want), "%s", err);
+    cr_expect(strstr(out, "(ptx-corpus/src/coop_groups.cu:"), "%s", out);
+    free(out);
+    free(err);
+    char *v[] = {BIN, "launches", "--verbose", "ptx-corpus/src/coop_groups.cu", "ptx-corpus/src/coop_grid_sync.cu",
+                 NULL};
+    out = tu_run_want(v, 0, &err);
+    char *nl = strchr(err, '\n');
+    cr_assert_not_null(nl, "%s", err);
+    cr_expect(!strncmp(nl - strlen(tail) - 1, tail, strlen(tail)) && nl[-1] == ':', "%s", err);
+    cr_expect(strstr(nl, "\n  ptx-corpus/src/coop_groups.cu: ") == nl, "%s", err);
+    cr_expect(strstr(err, " errors (first: /usr/local/cuda/include/") != NULL, "%s", err);
+    cr_expect(strstr(err, "\n  ptx-corpus/src/coop_grid_sync.cu: ") != NULL, "%s", err);
+    free(out);
+    free(err);
+    char *j[] = {BIN, "launches", "--format", "json", "ptx-corpus/src/coop_groups.cu", NULL};
+    out = tu_run_want(j, 0, &err);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    cr_assert_not_null(root, "%s", je.text);
+    json_t *f = json_array_get(json_object_get(root, "files"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(f, "errors")), 0);
+    cr_expect(json_is_null(json_object_get(f, "first_error")));
+    cr_expect_gt(json_integer_value(json_object_get(f, "header_errors")), 0);
+    cr_expect(!strncmp(json_string_value(json_object_get(f, "first_header_error")), "/usr/local/cuda/include/", 24),
+              "%s", out);
+    json_decref(root);
+    free(out);
+    free(err);
+}
+
 /* JSON: per kernel the PTX name, a readable one, the shapes with their
  * launches, the unknown launches with the reason, the launch bounds. */
 Test(launches, json)

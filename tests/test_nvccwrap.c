@@ -199,6 +199,32 @@ Test(nvccwrap, several_launch_shapes, .timeout = 300)
     free(two);
 }
 
+/* A .cu that includes cooperative_groups.h: libclang reports errors in the
+ * toolkit's own headers (libcu++ written for nvcc), which are not the
+ * user's: the wrapper says nothing of them, and still reads the launch
+ * (the warning is at the shape the launch gives). */
+Test(nvccwrap, silent_about_errors_in_the_toolkits_headers, .timeout = 300)
+{
+    need_nvcc();
+    if (access("/usr/local/cuda/include/cooperative_groups.h", R_OK)) cr_skip_test("no cooperative_groups.h");
+    static const char *text = "#include <cooperative_groups.h>\n"
+                              "namespace cg = cooperative_groups;\n"
+                              "__global__ void k(float *a)\n"
+                              "{\n"
+                              "    a[cg::this_thread_block().thread_rank() * 33] = 1.0f;\n"
+                              "}\n"
+                              "void run(float *a) { k<<<1, 128>>>(a); }\n";
+    char *d = tmpdir(), *err;
+    char *cu = strdup(write_file(d, "cg.cu", text));
+    char *a[] = {BIN, "nvcc", "-c", "-arch=sm_80", cu, "-o", join(d, "o.o"), NULL};
+    cr_assert_eq(run_err(a, &err), 0, "%s", err);
+    cr_expect(strstr(err, "libclang") == NULL, "%s", err);
+    cr_expect_eq(count(err, "[ptxray-uncoalesced]"), 1, "%s", err);
+    free(err);
+    rm(d, (const char *[]){"cg.cu", "o.o", NULL});
+    free(cu);
+}
+
 /* Rewrite when asked: the cubin's kernels get the pass's shared spill
  * area, one line per rewritten kernel says so. */
 Test(nvccwrap, rewrite_at_budget_8, .timeout = 300)
