@@ -291,7 +291,7 @@ static void access_texts(chk_finding *v, size_t n, const coal_report_ctx *c, con
         chk_finding *x = &v[i];
         const coal_access *a = x->msg_src;
         if (!a) continue;
-        coal_message(c, f, a, buf, sizeof buf);
+        coal_message_as(c, f, a, x->mixed ? "access" : NULL, buf, sizeof buf);
         x->message = xstrdup(buf);
         if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
         a = x->acc_src;
@@ -396,6 +396,9 @@ static bool better(const chk_finding *x, uint8_t rep_cert, uint64_t rep_excess)
     return x->excess > rep_excess;
 }
 
+/* The kind of access a's message names: load, store, atomic, prefetch. */
+static unsigned access_kind(const coal_access *a) { return a->prefetch ? 0xff : a->kind; }
+
 /* Folds the findings v[0..n) (one per PTX instruction, in PTX order) into
  * one per (kernel, source file, line, rule); returns the new count. */
 static size_t group(chk_finding *v, size_t n)
@@ -420,6 +423,7 @@ static size_t group(chk_finding *v, size_t n)
             continue;
         }
         chk_finding *y = &v[g];
+        if (x->acc_src && y->acc_src && access_kind(x->msg_src) != access_kind(y->acc_src)) y->mixed = true;
         y->insts = realloc(y->insts, sizeof *y->insts * (y->ninst + 1));
         if (!y->insts) abort();
         y->insts[y->ninst++] = x->insts[0];

@@ -74,6 +74,7 @@ typedef struct chk_finding {
      * grouping has dropped the rest; NULL for a branch. */
     const coal_access *acc_src, *msg_src;
     uint32_t msg_excess;
+    bool mixed; /* the group holds several kinds of access (a load and a store): an "access" */
 } chk_finding;
 
 typedef struct chk_list {

@@ -180,6 +180,13 @@ void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d
 
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
+    coal_message_as(c, f, x, NULL, buf, n);
+}
+
+void coal_message_as(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char *word, char *buf,
+                     size_t n)
+{
+    const char *kind = word ? word : kind_word(x), *kind_plain = word ? word : coal_kind_name((enum coal_kind)x->kind);
     size_t len = 0;
     char lay[256];
     coal_verdict v;
@@ -190,12 +197,12 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
             snprintf(buf, n,
                      "misaligned global %s unless lane 0 is 32-byte aligned: its address is known only modulo "
                      "%lld B, lanes %" PRId64 " B apart; %d sectors/request if aligned, up to %d otherwise, ideal %u",
-                     coal_kind_name((enum coal_kind)x->kind), 1LL << x->align_base.k, x->stride, at, x->sectors_max,
+                     kind_plain, 1LL << x->align_base.k, x->stride, at, x->sectors_max,
                      x->ideal);
         else {
             layout_text(c, f, x, lay, sizeof lay);
             snprintf(buf, n, "misaligned global %s unless %s: %s; %d sectors/request if aligned, up to %d otherwise, ideal %u",
-                     coal_kind_name((enum coal_kind)x->kind),
+                     kind_plain,
                      v.dep == COAL_DEP_ROWS ? "every group of lanes starts on a 32-byte boundary"
                                             : "lane 0 is 32-byte aligned",
                      lay, at, x->sectors_max, x->ideal);
@@ -205,19 +212,19 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
     layout_text(c, f, x, lay, sizeof lay);
     buf[0] = 0;
     if (coal_bank_unknown(x)) {
-        cat(buf, n, &len, "bank conflicts not analysed in shared %s: %s", kind_word(x), lay);
+        cat(buf, n, &len, "bank conflicts not analysed in shared %s: %s", kind, lay);
         return;
     }
     if (x->space == COAL_SHARED && x->bank_cond) {
         char cond[512];
         coal_bank_condition(c, f, x, cond, sizeof cond);
-        cat(buf, n, &len, "up to %d-way bank conflict in shared %s: %s; %s", x->bank_degree_max, kind_word(x), lay,
+        cat(buf, n, &len, "up to %d-way bank conflict in shared %s: %s; %s", x->bank_degree_max, kind, lay,
             cond);
         return;
     }
     if (x->space == COAL_SHARED) {
         cat(buf, n, &len, "%d-way bank conflict in shared %s: %s, %d wavefronts, ideal %d", x->bank_degree,
-            kind_word(x), lay, x->wavefronts, x->ideal_wavefronts);
+            kind, lay, x->wavefronts, x->ideal_wavefronts);
         if (x->bank_serialised) cat(buf, n, &len, " (atomics on one word serialise)");
         return;
     }
@@ -225,11 +232,11 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
     char off[96];
     offset_text(x, off, sizeof off);
     if (!strcmp(rule, "misaligned")) {
-        cat(buf, n, &len, "misaligned global %s: %s, %s, %d sectors/request, ideal %u (%d if aligned)", kind_word(x),
+        cat(buf, n, &len, "misaligned global %s: %s, %s, %d sectors/request, ideal %u (%d if aligned)", kind,
             off, lay, x->sectors, x->ideal, x->sectors_aligned);
         return;
     }
-    cat(buf, n, &len, "uncoalesced global %s: %s, ", kind_word(x), lay);
+    cat(buf, n, &len, "uncoalesced global %s: %s, ", kind, lay);
     if (x->sectors >= 0) cat(buf, n, &len, "%d sectors/request", x->sectors);
     else cat(buf, n, &len, "up to %d sectors/request", x->sectors_max);
     cat(buf, n, &len, ", ideal %u", x->ideal);

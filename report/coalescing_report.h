@@ -52,6 +52,10 @@ json_t *coal_holds_at_json(const coal_report_ctx *c, uint32_t i, const coal_vari
 
 /* The finding's one-line message, without position or rule tag. */
 void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
+/* coal_message with word ("access") for the kind of access (load, store,
+ * atomic, prefetch): the message of a finding that groups several kinds. */
+void coal_message_as(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char *word, char *buf,
+                     size_t n);
 /* What a possible finding depends on (coal_verdict's dep), in words. */
 void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d, char *dep, size_t n);
 /* The remapping hint of an uncoalesced access (coal_access.hint_kind) with
