@@ -158,9 +158,14 @@ void chk_report_text(FILE *o, const chk_run *r)
         fprintf(o, "assumed: %zu branch%s proven uniform only if %s (--format json or sarif lists them; --block "
                    "X,Y,Z checks them at your shape)\n",
                 r->l->ncv, r->l->ncv == 1 ? "" : "es", cond_summary(r->l));
-    fprintf(o, "ptxray check: %zu files, %zu findings (%s; %zu proven, %zu possible), %zu suppressed by the baseline",
-            r->nfiles, shown, counts, proven, possible, sup);
-    if (r->nbad) fprintf(o, ", %zu files with errors", r->nbad);
+    /* a binary holds several PTX texts: they are what is counted then */
+    const char *what = !r->nbin ? "files" : r->nfiles == 1 ? "PTX text" : "PTX texts";
+    fprintf(o, "ptxray check: %zu %s", r->nfiles, what);
+    if (r->nbin == r->nfiles && r->nbin) fprintf(o, r->nbin == 1 ? " (from a binary)" : " (from binaries)");
+    else if (r->nbin) fprintf(o, " (%zu from binaries)", r->nbin);
+    fprintf(o, ", %zu findings (%s; %zu proven, %zu possible), %zu suppressed by the baseline", shown, counts, proven,
+            possible, sup);
+    if (r->nbad) fprintf(o, ", %zu %s with errors", r->nbad, !r->nbin ? "files" : r->nbad == 1 ? "PTX text" : "PTX texts");
     fprintf(o, "; failing on %s%s\n", fail, r->strict ? " (--strict: possible findings too)" : "");
 }
 
@@ -246,6 +251,7 @@ static json_t *report_json(const chk_run *r, json_t **findings)
         }
     json_object_set_new(sum, "files", json_integer((json_int_t)r->nfiles));
     json_object_set_new(sum, "files_with_errors", json_integer((json_int_t)r->nbad));
+    if (r->nbin) json_object_set_new(sum, "from_binaries", json_integer((json_int_t)r->nbin));
     json_object_set_new(sum, "findings", json_integer((json_int_t)tot));
     json_object_set_new(sum, "by_rule", by);
     size_t proven, possible;

@@ -14,6 +14,7 @@ typedef struct chk_run {
     bool strict;                /* possible findings fail too */
     const coal_options *opts;
     const char *root;           /* SARIF URIs are relative to it (absolute, no trailing slash); NULL: cwd */
+    size_t nbin;                /* of nfiles, PTX texts read out of binaries (inputs.h) */
 } chk_run;
 
 /* Whether x makes the exit status 1: unsuppressed, of a --fail-on rule,

@@ -201,7 +201,8 @@ int chk_check(chk_args *a, char **paths, int n)
     if (nbad) rc = 2;
     chk_sort(&l);
     mark_suppressed(&l, &base);
-    chk_run run = {&l, files.n, nbad, enabled, a->fail_on, a->strict, &a->co, a->root};
+    chk_run run = {&l, files.n, nbad, enabled, a->fail_on, a->strict, &a->co, a->root, 0};
+    for (size_t i = 0; i < files.n; i++) run.nbin += files.v[i].text != NULL;
     if (!blk_check_seen(&a->blocks, "check")) rc = 2; /* nothing written */
     else if (!(rc == 2 && a->out) && report(a, &run)) rc = 2; /* exit 2 writes no file */
     /* a baseline missing the findings of a file that failed to parse would

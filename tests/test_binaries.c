@@ -304,7 +304,8 @@ Test(binaries, check_finds_the_cu_line_in_each_kind_of_binary, .timeout = 300)
     if (!tc_find_nvcc()) cr_skip_test("nvcc not found");
     snprintf(dir, sizeof dir, "/tmp/ptxray-bin-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
-    const char *cu = tu_src("tests/data/binaries/k.cu");
+    char cu[512]; /* a copy: tu_src's buffer is its next call's */
+    snprintf(cu, sizeof cu, "%s", tu_src("tests/data/binaries/k.cu"));
     char cmd[2048];
     static const char *const modes[] = {"default", "speed", "none"};
     for (int m = 0; m < 3; m++) {
@@ -326,7 +327,7 @@ Test(binaries, check_finds_the_cu_line_in_each_kind_of_binary, .timeout = 300)
         snprintf(cmd, sizeof cmd, "%s check %s", tu_bin(), files[i]);
         int rc = sh(cmd, &out, &err);
         cr_expect_eq(rc, 1, "%s: %s", files[i], err);
-        char want[1024];
+        char want[2048];
         snprintf(want, sizeof want,
                  "%s:7:9: warning: uncoalesced global load: lanes 132 B apart, 32 sectors/request, ideal 4 "
                  "[uncoalesced]\n"
@@ -335,6 +336,9 @@ Test(binaries, check_finds_the_cu_line_in_each_kind_of_binary, .timeout = 300)
                  "%s:46:1: note: in strided(float*, float const*, int): 1 PTX instruction, 28 excess sectors, cost 28\n",
                  cu, shown[i]);
         cr_expect(!strncmp(out, want, strlen(want)), "%s:\n%s", files[i], out);
+        /* what is counted is PTX texts, not files */
+        cr_expect(strstr(out, "\nptxray check: 1 PTX text (from a binary), 1 findings (") != NULL, "%s:\n%s", files[i],
+                  out);
         cr_expect_str_eq(err, "", "%s", files[i]);
         free(out);
         free(err);
@@ -347,6 +351,13 @@ Test(binaries, check_finds_the_cu_line_in_each_kind_of_binary, .timeout = 300)
     unsigned nf = 0;
     for (const char *p = out; (p = strstr(p, "\"rule\": \"uncoalesced\"")); p++) nf++;
     cr_expect_eq(nf, 1, "%s", out);
+    cr_expect(strstr(out, "\"files\": 1,") && strstr(out, "\"from_binaries\": 1,"), "%s", out);
+    free(out);
+    free(err);
+    /* a binary and a PTX file */
+    snprintf(cmd, sizeof cmd, "%s check app_default %s", tu_bin(), tu_src("tests/data/findings/helpers.ptx"));
+    sh(cmd, &out, &err);
+    cr_expect(strstr(out, "\nptxray check: 2 PTX texts (1 from binaries), ") != NULL, "%s", out);
     free(out);
     free(err);
     /* SASS only: exit 2 and what to add */
