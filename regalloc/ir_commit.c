@@ -8,6 +8,11 @@
 #include "ir_edit_int.h"
 #include "textbuf.h"
 
+/* p + i for the edit's growing arrays, which stay NULL until their first
+ * element (and NULL + 0 is undefined: clang's UBSan, fuzz_regalloc) */
+static inline const int64_t *nums_at(const int64_t *p, uint32_t i) { return p ? p + i : NULL; }
+static inline const uint32_t *args_at(const uint32_t *p, uint32_t i) { return p ? p + i : NULL; }
+
 static const char *adup(ra_edit *e, const char *s, size_t n) { return arena_strndup(&e->m->arena, s, n); }
 
 static const char *type_word(unsigned t) { return ptx_type_name((ptx_type)t) + 1; }
@@ -124,7 +129,7 @@ static void parse_new_shapes(ra_edit *const *edits, uint32_t nedits)
     uint32_t gi = 0;
     for (uint32_t t = sh->parsed; t < sh->n; t++) {
         const char *l = sh->text + sh->off[t], *end = memchr(l, '\x01', sh->len[t]);
-        const int64_t *lit = sh->lits + sh->lit[t];
+        const int64_t *lit = nums_at(sh->lits, sh->lit[t]);
         tb_puts(&b, "\t");
         for (const char *q = l; q < end;) {
             if (q[0] == '%' && q + 1 < end && q[1] == 'P') {
@@ -309,12 +314,12 @@ static void commit_one(ra_edit *e)
         ns->loc = anchor < fn->nstmts ? fn->stmts[anchor]->loc : fn->loc;
         ptx_inst *in = &ns->u.inst;
         *in = *ms;
-        patch pt = {e->args + e->p[k].args, e->nums + e->p[k].nums};
+        patch pt = {args_at(e->args, e->p[k].args), nums_at(e->nums, e->p[k].nums)};
         if (in->has_guard) in->guard = pt.args[ms->guard];
         in->opd = arena_alloc(a, (in->nopd ? in->nopd : 1) * sizeof *in->opd);
         if (!in->nopd) memset(in->opd, 0, sizeof *in->opd);
         for (uint32_t i = 0; i < in->nopd; i++) copy_opd(e, &pt, &in->opd[i], &ms->opd[i]);
-        if (pt.lit != e->nums + (k + 1 < e->np ? e->p[k + 1].nums : e->nnums)) abort();
+        if (pt.lit != nums_at(e->nums, k + 1 < e->np ? e->p[k + 1].nums : e->nnums)) abort();
         made[k] = ns;
     }
 
