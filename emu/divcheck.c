@@ -283,6 +283,27 @@ static bool before(const divcheck_violation *a, const divcheck_violation *b)
     return a->value < b->value;
 }
 
+/* Σ cᵢ·mᵢ(t) over the non-constant monomials of value v's polynomial, for
+ * thread t of the block, over the integers (check_value reads it modulo
+ * the register's width); false when a monomial whose coefficient is
+ * unknown differs between t and tf, the warp's first lane: then the lanes'
+ * difference is not known. */
+static bool poly_at(const divcheck *c, const div_result *r, uint32_t v, uint32_t t, uint32_t tf, __int128 *out)
+{
+    const int64_t *co = div_coefs(r, v);
+    uint16_t bot = r->bot[v];
+    __int128 p = 0;
+    for (unsigned i = 1; i < r->ncoef; i++) {
+        if (bot >> i & 1) {
+            if (c->mono[t][i] != c->mono[tf][i]) return false;
+            continue;
+        }
+        p += (__int128)co[i] * (__int128)c->mono[t][i];
+    }
+    *out = p;
+    return true;
+}
+
 /* ---- the no-wraparound assumption ------------------------------------------------------------ */
 /* The affine analyses assume, at comparisons, min/max and widenings, that
  * each operand read as the instruction's type equals its polynomial over
@@ -291,23 +312,29 @@ static bool before(const divcheck_violation *a, const divcheck_violation *b)
  * graph) rest on an assumption that failed in that warp: such a claim
  * violated there is counted apart (divcheck_totals.wrapped), as a claim
  * whose shape assumption fails is.  Any other claim is still checked. */
-static uint64_t wrap_hash(uint32_t f, uint32_t s, const emu_event *ev)
+static uint64_t wrap_hash(const dc_wrap *key)
 {
     const uint64_t k = 0x9E3779B97F4A7C15ull;
-    uint64_t h = ((uint64_t)f * k ^ s) * k ^ ev->warp;
-    h = ((h * k ^ ev->block.x) * k ^ ev->block.y) * k ^ ev->block.z;
+    uint64_t h = ((uint64_t)key->f * k ^ key->s) * k ^ key->warp;
+    h = ((h * k ^ key->cta.x) * k ^ key->cta.y) * k ^ key->cta.z;
     return h ^ h >> 29;
 }
 
-/* The record of (f, s) in ev's warp, or the empty slot for it. */
-static dc_wrap *wrap_slot(dc_wrap *t, uint32_t cap, uint32_t f, uint32_t s, const emu_event *ev)
+/* The record equal to key (every field but used), or the empty slot for it. */
+static dc_wrap *wrap_slot(dc_wrap *t, uint32_t cap, const dc_wrap *key)
 {
-    for (uint64_t i = wrap_hash(f, s, ev);; i++) {
+    for (uint64_t i = wrap_hash(key);; i++) {
         dc_wrap *w = &t[i & (cap - 1)];
-        if (!w->used || (w->f == f && w->s == s && w->warp == ev->warp && w->cta.x == ev->block.x &&
-                         w->cta.y == ev->block.y && w->cta.z == ev->block.z))
+        if (!w->used || (w->f == key->f && w->s == key->s && w->warp == key->warp && w->cta.x == key->cta.x &&
+                         w->cta.y == key->cta.y && w->cta.z == key->cta.z))
             return w;
     }
+}
+
+/* The key of statement s of function F in ev's warp. */
+static dc_wrap wrap_key(const divcheck *c, const dc_func *F, uint32_t s, const emu_event *ev)
+{
+    return (dc_wrap){(uint32_t)(F - c->f), s, ev->warp, 1, ev->block};
 }
 
 /* Every vertex of the dependence graph reachable from the values s defines. */
@@ -333,23 +360,20 @@ static uint8_t *reach_of(const dc_func *F, uint32_t s)
 
 static void wrap_note(divcheck *c, dc_func *F, const emu_event *ev)
 {
-    uint32_t f = (uint32_t)(F - c->f), s = ev->stmt;
+    uint32_t s = ev->stmt;
     if (2 * (c->nwraps + 1) > c->capw) {
         uint32_t cap = c->capw ? 2 * c->capw : 64;
         dc_wrap *t = calloc(cap, sizeof *t);
         if (!t) abort();
         for (uint32_t i = 0; i < c->capw; i++)
-            if (c->wraps[i].used) {
-                emu_event e = {.warp = c->wraps[i].warp, .block = c->wraps[i].cta};
-                *wrap_slot(t, cap, c->wraps[i].f, c->wraps[i].s, &e) = c->wraps[i];
-            }
+            if (c->wraps[i].used) *wrap_slot(t, cap, &c->wraps[i]) = c->wraps[i];
         free(c->wraps);
         c->wraps = t;
         c->capw = cap;
     }
-    dc_wrap *w = wrap_slot(c->wraps, c->capw, f, s, ev);
+    dc_wrap key = wrap_key(c, F, s, ev), *w = wrap_slot(c->wraps, c->capw, &key);
     if (w->used) return;
-    *w = (dc_wrap){f, s, ev->warp, 1, ev->block};
+    *w = key;
     c->nwraps++;
     if (!F->reach[s]) {
         F->reach[s] = reach_of(F, s);
@@ -362,10 +386,10 @@ static void wrap_note(divcheck *c, dc_func *F, const emu_event *ev)
 static bool wrap_reaches(const divcheck *c, const dc_func *F, const emu_event *ev, uint32_t v)
 {
     if (!c->nwraps) return false;
-    uint32_t f = (uint32_t)(F - c->f);
     for (uint32_t k = 0; k < F->nwrapped; k++) {
         uint32_t s = F->wrapped[k];
-        if (F->reach[s][v] && wrap_slot(c->wraps, c->capw, f, s, ev)->used) return true;
+        dc_wrap key = wrap_key(c, F, s, ev);
+        if (F->reach[s][v] && wrap_slot(c->wraps, c->capw, &key)->used) return true;
     }
     return false;
 }
@@ -385,19 +409,11 @@ static int exact_operand(const divcheck *c, const dc_func *F, const emu_event *e
     uint32_t lanes = ev->active_mask, reg = F->pf->ssa->values[v].reg;
     unsigned f = (unsigned)__builtin_ctz(lanes);
     uint32_t tf = ev->warp * 32 + f;
-    __int128 base = 0;
+    __int128 base = 0, p;
     for (uint32_t mm = lanes; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint32_t t = ev->warp * 32 + l;
-        if (t >= c->nthreads) return -1;
-        __int128 p = 0;
-        for (unsigned i = 1; i < r->ncoef; i++) {
-            if (bot >> i & 1) {
-                if (c->mono[t][i] != c->mono[tf][i]) return -1;
-                continue;
-            }
-            p += (__int128)co[i] * (__int128)c->mono[t][i];
-        }
+        if (t >= c->nthreads || !poly_at(c, r, v, t, tf, &p)) return -1;
         uint64_t x = emu_event_reg(ev, reg, comp, l) & m;
         __int128 e = (read & DIV_NOWRAP_SIGNED) ? (__int128)(int64_t)(w >= 64 ? x : x << (64 - w)) >> (w >= 64 ? 0 : 64 - w)
                                                 : (__int128)x;
@@ -502,9 +518,9 @@ static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_i
         unsigned l = (unsigned)__builtin_ctz(m);
         uint32_t t = ev->warp * 32 + l;
         if (t >= c->nthreads) return; /* a shape the checker was not told about */
-        uint64_t k = 0;
-        for (unsigned i = 1; i < r->ncoef; i++) k += (uint64_t)co[i] * c->mono[t][i];
-        k &= w;
+        __int128 p;
+        poly_at(c, r, v, t, t, &p); /* every non-constant coefficient is known (aff) */
+        uint64_t k = (uint64_t)p & w;
         if (!(r->bot[v] & 1)) {
             uint64_t want = ((uint64_t)co[0] + k) & w;
             if (held[l] != want) {

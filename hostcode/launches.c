@@ -65,7 +65,7 @@ void hc_note_header_errors(const hc_result *r, const char *cmd, bool verbose, FI
     uint64_t n = 0;
     size_t files = 0;
     for (size_t i = 0; i < r->nfiles; i++)
-        if (r->file_header_errors && r->file_header_errors[i]) n += r->file_header_errors[i], files++;
+        if (r->file_header_errors[i]) n += r->file_header_errors[i], files++;
     if (!n) return;
     fprintf(err,
             "ptxray %s: note: libclang reported %llu error%s in system headers (the CUDA toolkit's own, written "

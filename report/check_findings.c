@@ -423,7 +423,7 @@ static size_t group(chk_finding *v, size_t n)
             continue;
         }
         chk_finding *y = &v[g];
-        if (x->acc_src && y->acc_src && access_kind(x->msg_src) != access_kind(y->acc_src)) y->mixed = true;
+        if (x->acc_src && y->acc_src && access_kind(x->acc_src) != access_kind(y->acc_src)) y->mixed = true;
         y->insts = realloc(y->insts, sizeof *y->insts * (y->ninst + 1));
         if (!y->insts) abort();
         y->insts[y->ninst++] = x->insts[0];

@@ -136,6 +136,13 @@ static void certainty_count(const chk_run *r, size_t *proven, size_t *possible)
         }
 }
 
+/* What n inputs are called: files, or, when a binary contributed (it holds
+ * several), PTX texts. */
+static const char *inputs_word(const chk_run *r, size_t n)
+{
+    return !r->nbin ? "files" : n == 1 ? "PTX text" : "PTX texts";
+}
+
 void chk_report_text(FILE *o, const chk_run *r)
 {
     size_t shown = 0;
@@ -158,14 +165,12 @@ void chk_report_text(FILE *o, const chk_run *r)
         fprintf(o, "assumed: %zu branch%s proven uniform only if %s (--format json or sarif lists them; --block "
                    "X,Y,Z checks them at your shape)\n",
                 r->l->ncv, r->l->ncv == 1 ? "" : "es", cond_summary(r->l));
-    /* a binary holds several PTX texts: they are what is counted then */
-    const char *what = !r->nbin ? "files" : r->nfiles == 1 ? "PTX text" : "PTX texts";
-    fprintf(o, "ptxray check: %zu %s", r->nfiles, what);
+    fprintf(o, "ptxray check: %zu %s", r->nfiles, inputs_word(r, r->nfiles));
     if (r->nbin == r->nfiles && r->nbin) fprintf(o, r->nbin == 1 ? " (from a binary)" : " (from binaries)");
     else if (r->nbin) fprintf(o, " (%zu from binaries)", r->nbin);
     fprintf(o, ", %zu findings (%s; %zu proven, %zu possible), %zu suppressed by the baseline", shown, counts, proven,
             possible, sup);
-    if (r->nbad) fprintf(o, ", %zu %s with errors", r->nbad, !r->nbin ? "files" : r->nbad == 1 ? "PTX text" : "PTX texts");
+    if (r->nbad) fprintf(o, ", %zu %s with errors", r->nbad, inputs_word(r, r->nbad));
     fprintf(o, "; failing on %s%s\n", fail, r->strict ? " (--strict: possible findings too)" : "");
 }
 
