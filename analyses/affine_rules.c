@@ -89,24 +89,24 @@ static bool plain_int(const ptx_inst *in, const div_stmt_info *si, unsigned mods
  * hi, hs are the unsigned lt, le, gt, ge; .s types compare signed).  The
  * operators are the three-character modifiers; compared as such, since
  * decode runs for every statement. */
-static void decode_cmp(const ptx_inst *in, const div_stmt_info *si, aff_op *op)
+void div_setp_cmp(const ptx_inst *in, ptx_type stype, uint8_t *cmp, uint8_t *sgn, uint8_t *comb)
 {
     static const char ops[][4] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
     static const uint8_t code[] = {WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE, WF_LT, WF_LE, WF_GT, WF_GE};
-    op->cmp = 0xff;
-    op->comb = 0;
+    *cmp = 0xff;
+    *comb = 0;
     ptx_mod_iter it = ptx_mods_begin(in);
     ptx_str m;
     while (ptx_mods_next(&it, &m)) {
         if (m.n == 3)
             for (unsigned j = 0; j < sizeof code; j++)
                 if (!memcmp(m.p, ops[j], 3)) {
-                    op->cmp = code[j];
-                    op->sgn = j < 6 ? (uint8_t)ptx_type_is_signed(si->stype) : 0;
+                    *cmp = code[j];
+                    *sgn = j < 6 ? (uint8_t)ptx_type_is_signed(stype) : 0;
                 }
-        if (m.n == 4 && !memcmp(m.p, ".and", 4)) op->comb = PTX_OPC_AND;
-        if (m.n == 3 && !memcmp(m.p, ".or", 3)) op->comb = PTX_OPC_OR;
-        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) op->comb = PTX_OPC_XOR;
+        if (m.n == 4 && !memcmp(m.p, ".and", 4)) *comb = PTX_OPC_AND;
+        if (m.n == 3 && !memcmp(m.p, ".or", 3)) *comb = PTX_OPC_OR;
+        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) *comb = PTX_OPC_XOR;
     }
 }
 
@@ -169,7 +169,7 @@ static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_
     case PTX_OPC_SETP: case PTX_OPC_SET:
         if (!ptx_type_is_int(si->stype)) break;
         op->rule = in->op == PTX_OPC_SETP ? AFF_R_CMP : AFF_R_SET;
-        decode_cmp(in, si, op);
+        div_setp_cmp(in, si->stype, &op->cmp, &op->sgn, &op->comb);
         op->sgn = op->cmp == 0xff ? 0 : op->sgn;
         break;
     case PTX_OPC_SHR: if (ptx_type_is_int(in->type)) op->rule = AFF_R_SHR; break;

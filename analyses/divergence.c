@@ -47,22 +47,6 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
     return r;
 }
 
-enum div_state div_branch(const div_result *r, uint32_t b)
-{
-    uint32_t v;
-    bool neg;
-    if (!gsa_branch_gate(r->pf->ssa, b, &v, &neg) || v == SSA_NONE) return DIV_UNIFORM;
-    return r->state[v] == DIV_UNIFORM ? DIV_UNIFORM : DIV_DIVERGENT;
-}
-
-unsigned div_branch_cond(const div_result *r, uint32_t b)
-{
-    uint32_t v;
-    bool neg;
-    if (!r->cond || !gsa_branch_gate(r->pf->ssa, b, &v, &neg) || v == SSA_NONE) return 0;
-    return r->cond[v];
-}
-
 bool div_cond_holds(unsigned cond, const uint32_t block[3])
 {
     uint32_t x = block[0] ? block[0] : 1, y = block[1] ? block[1] : 1, z = block[2] ? block[2] : 1;

@@ -180,10 +180,30 @@ const char *div_state_name(enum div_state s);     /* "uniform", "affine", "diver
 const char *div_analysis_name(enum div_analysis a); /* "simple", "affine", "affine2" */
 
 /* The verdict of the branch ending block b (which must have two or more
- * successors): DIV_UNIFORM when its gate is uniform, else DIV_DIVERGENT. */
+ * successors): DIV_UNIFORM when its gate is uniform, and for a guarded
+ * brx.idx its index too, else DIV_DIVERGENT.  The one branch verdict:
+ * every report, the allocator and the emulator's check ask it. */
 enum div_state div_branch(const div_result *r, uint32_t b);
-/* The DIV_COND_* bits the verdict of that branch rests on (0: none). */
+/* The DIV_COND_* bits the verdict of that branch rests on (0: none, or
+ * divergent). */
 unsigned div_branch_cond(const div_result *r, uint32_t b);
+/* The same for any bra/brx.idx statement (a guarded bra to the next block
+ * has one successor but still a guard). */
+bool div_stmt_uniform(const div_result *r, uint32_t stmt);
+unsigned div_stmt_cond(const div_result *r, uint32_t stmt);
+/* Which warps of a block split at the two-way branch ending block b
+ * whenever they run it with all their threads: DIV_SPLIT_ALL when every
+ * warp does (the guard's warp form knows it lane by lane); 0: none proven
+ * (the simple analysis proves none). */
+#define DIV_SPLIT_ALL UINT32_MAX
+uint32_t div_branch_split_warps(const div_result *r, uint32_t b);
+/* Proven divergent: some warp of every block that runs it whole splits. */
+bool div_branch_proven(const div_result *r, uint32_t b);
+/* The comparison of an integer setp/set (ISA "setp": lo, ls, hi, hs are the
+ * unsigned lt, le, gt, ge; .s types compare signed): *cmp a wf_cmp_op or
+ * 0xff, *sgn set when it matched and compares signed, *comb the combining
+ * operator (PTX_OPC_AND/OR/XOR) or 0.  The one decoder of it. */
+void div_setp_cmp(const ptx_inst *in, ptx_type stype, uint8_t *cmp, uint8_t *sgn, uint8_t *comb);
 
 const char *div_source_name(enum div_source s);
 

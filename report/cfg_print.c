@@ -348,7 +348,7 @@ void cfg_dot_classes(const prog_func *pf, const div_result *r, uint8_t *cls)
     if (!div || !part) abort();
     for (uint32_t b = 0; b < g->nblocks; b++)
         div[b] = g->blocks[b].reachable && g->blocks[b].kind == CFG_B_REAL && g->blocks[b].nsucc >= 2 &&
-                 !dr_branch_uniform(r, b);
+                 div_branch(r, b) != DIV_UNIFORM;
     /* partial: control-dependent on a divergent branch, or on a branch in a
      * partial block (a uniform branch taken by part of a warp still leaves
      * the others waiting); the least fixed point, found by rounds in

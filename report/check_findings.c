@@ -7,7 +7,6 @@
 #include <string.h>
 #include "div_report.h"
 #include "printer.h"
-#include "warp_form.h"
 
 static const char *const rule_names[CHK_NRULES] = {"uncoalesced", "misaligned", "bank-conflict", "divergent-branch"};
 
@@ -264,15 +263,6 @@ void chk_shape_text(const chk_shape *s, char *buf, size_t n)
     else snprintf(buf, n, "%s", s->from);
 }
 
-/* A branch whose condition the warp forms know lane by lane and find not
- * the same in every lane: divergent in every warp that runs it whole. */
-static bool branch_proven(const coal_func *f, uint32_t stmt)
-{
-    uint32_t v = ssa_guard_value(f->pf->ssa, stmt);
-    wform wf;
-    return v != SSA_NONE && div_warp_form(f->r, v, &wf) && wf.kind == WF_LANE && wf.k == 64 && !wf_is_uniform(&wf);
-}
-
 static void set_cost(chk_finding *x, uint32_t excess, enum chk_certainty cert, const char *dep)
 {
     x->excess = excess;
@@ -327,8 +317,8 @@ static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_r
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         if (!bb->reachable || bb->nsucc < 2 || bb->term == CFG_NONE) continue;
-        if (dr_branch_uniform(f->r, b)) {
-            unsigned cond = dr_branch_cond(f->r, b);
+        if (div_branch(f->r, b) == DIV_UNIFORM) {
+            unsigned cond = div_branch_cond(f->r, b);
             if (!cond) continue;
             chk_finding *x = push_to(&l->cv, &l->ncv, &l->capcv);
             x->ptx_path = path;
@@ -341,7 +331,7 @@ static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_r
         x->ptx_path = path;
         x->rule = CHK_DIVERGENT_BRANCH;
         locate(x, rb, c, f, bb->term);
-        bool proven = bb->nsucc == 2 && branch_proven(f, bb->term);
+        bool proven = div_branch_proven(f->r, b);
         set_cost(x, 1, proven ? CHK_PROVEN : CHK_POSSIBLE,
                  "the values of the branch condition in a warp's lanes (not proven the same, nor different)");
         const char *kw = bb->nsucc > 2 ? "indirect branch" : "branch";

@@ -56,43 +56,6 @@ int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd)
     }
 }
 
-static bool value_uniform(const div_result *r, uint32_t v)
-{
-    return v == SSA_NONE || r->state[v] == DIV_UNIFORM;
-}
-
-bool dr_stmt_uniform(const div_result *r, uint32_t stmt)
-{
-    const ssa_func *s = r->pf->ssa;
-    const ptx_inst *in = &s->fn->stmts[stmt]->u.inst;
-    if (!value_uniform(r, ssa_guard_value(s, stmt))) return false;
-    return in->op != PTX_OPC_BRX || value_uniform(r, ssa_use_value(s, stmt, 0));
-}
-
-bool dr_branch_uniform(const div_result *r, uint32_t b)
-{
-    const cfg_block *bb = &r->pf->g->blocks[b];
-    if (div_branch(r, b) != DIV_UNIFORM) return false;
-    return bb->term == CFG_NONE || dr_stmt_uniform(r, bb->term);
-}
-
-static unsigned value_cond(const div_result *r, uint32_t v) { return v == SSA_NONE || !r->cond ? 0 : r->cond[v]; }
-
-unsigned dr_stmt_cond(const div_result *r, uint32_t stmt)
-{
-    const ssa_func *s = r->pf->ssa;
-    if (!dr_stmt_uniform(r, stmt)) return 0;
-    unsigned c = value_cond(r, ssa_guard_value(s, stmt));
-    return s->fn->stmts[stmt]->u.inst.op == PTX_OPC_BRX ? c | value_cond(r, ssa_use_value(s, stmt, 0)) : c;
-}
-
-unsigned dr_branch_cond(const div_result *r, uint32_t b)
-{
-    const cfg_block *bb = &r->pf->g->blocks[b];
-    if (!dr_branch_uniform(r, b)) return 0;
-    return div_branch_cond(r, b) | (bb->term == CFG_NONE ? 0 : dr_stmt_cond(r, bb->term));
-}
-
 const char *dr_verdict_text(const char *verdict, unsigned cond, char *buf, size_t n)
 {
     if (cond) snprintf(buf, n, "%s (if %s)", verdict, div_cond_text(cond));
@@ -243,7 +206,7 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk
         st->values = n;
         for (uint32_t i = 0; i < n; i++) st->state[r->state[f->values[i]] % 3]++;
         st->branches = f->nbranches;
-        for (uint32_t i = 0; i < f->nbranches; i++) st->branches_divergent += !dr_branch_uniform(r, f->branches[i].block);
+        for (uint32_t i = 0; i < f->nbranches; i++) st->branches_divergent += div_branch(r, f->branches[i].block) != DIV_UNIFORM;
         f->r[an] = kept ? r : NULL;
         arena_free(&scratch);
     }

@@ -74,15 +74,6 @@ int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd);
 void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, int keep);
 void dr_func_free(dr_func *f);
 
-/* Whether the branch ending block b is proven uniform: its gate, and for a
- * guarded brx.idx both guard and index, are uniform. */
-bool dr_branch_uniform(const div_result *r, uint32_t b);
-/* The same for any bra/brx.idx statement (a guarded bra to the next block
- * has one successor but still a guard). */
-bool dr_stmt_uniform(const div_result *r, uint32_t stmt);
-/* The DIV_COND_* bits those verdicts rest on (0 for a divergent one). */
-unsigned dr_branch_cond(const div_result *r, uint32_t b);
-unsigned dr_stmt_cond(const div_result *r, uint32_t stmt);
 /* "uniform", or "uniform (if blockDim.x is a multiple of 32)" with cond bits. */
 const char *dr_verdict_text(const char *verdict, unsigned cond, char *buf, size_t n);
 

@@ -90,8 +90,8 @@ static void fill_branches(table *t, void *ctx)
         table_cell(t, "%u", pf->fn->stmts[br->stmt]->loc.line);
         table_cell(t, "%s", cfg_block_name(pf->g, br->block, name, sizeof name));
         table_cell(t, "%s", gate);
-        table_cell(t, "%s", dr_verdict_text(dr_branch_uniform(r, br->block) ? "uniform" : "divergent",
-                                            dr_branch_cond(r, br->block), verdict, sizeof verdict));
+        table_cell(t, "%s", dr_verdict_text(div_branch(r, br->block) == DIV_UNIFORM ? "uniform" : "divergent",
+                                            div_branch_cond(r, br->block), verdict, sizeof verdict));
         table_cell(t, "%s", src);
         free(src);
     }
@@ -279,8 +279,8 @@ static json_t *jbranch(const src_files *m, const dr_func *f, const div_result *r
     json_object_set_new(o, "opcode", json_stringn(in->opcode, in->opcode_len));
     json_object_set_new(o, "gate", jname_value(pf->ssa, gv));
     json_object_set_new(o, "src", jsrc(m, br->src));
-    json_object_set_new(o, "verdict", json_string(dr_branch_uniform(r, br->block) ? "uniform" : "divergent"));
-    json_object_set_new(o, "condition", jcond(dr_branch_cond(r, br->block)));
+    json_object_set_new(o, "verdict", json_string(div_branch(r, br->block) == DIV_UNIFORM ? "uniform" : "divergent"));
+    json_object_set_new(o, "condition", jcond(div_branch_cond(r, br->block)));
     return o;
 }
 

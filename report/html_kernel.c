@@ -261,7 +261,7 @@ static void value_cell(const kctx *c, uint32_t stmt)
     uint32_t v = c->def[stmt];
     if (in->op == PTX_OPC_BRA || in->op == PTX_OPC_BRX) {
         if (!in->has_guard && in->op == PTX_OPC_BRA) return;
-        bool u = dr_stmt_uniform(c->r, stmt);
+        bool u = div_stmt_uniform(c->r, stmt);
         fprintf(o, "<i class=\"%s\">branch %s</i>", u ? "u" : "d", u ? "uniform" : "divergent");
         return;
     }

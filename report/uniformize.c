@@ -64,8 +64,8 @@ static int visit(const ptx_module *m, const prog_func *pf, div_result *const *r,
         bool uniform = true;
         unsigned c = 0;
         for (uint32_t a = 0; a < nr && uniform; a++) {
-            uniform = dr_stmt_uniform(r[a], i);
-            c |= uniform ? dr_stmt_cond(r[a], i) : 0;
+            uniform = div_stmt_uniform(r[a], i);
+            c |= uniform ? div_stmt_cond(r[a], i) : 0;
         }
         if (!uniform) c = 0;
         if (already) {

@@ -393,13 +393,13 @@ Test(block_cli, condition_in_reports)
     uint32_t gate;
     bool neg;
     cr_assert(gsa_branch_gate(p->funcs[0].ssa, f.branches[1].block, &gate, &neg));
-    cr_assert(dr_branch_uniform(r, f.branches[1].block));
-    cr_expect_eq(dr_branch_cond(r, f.branches[1].block), 0);
+    cr_assert_eq(div_branch(r, f.branches[1].block), DIV_UNIFORM);
+    cr_expect_eq(div_branch_cond(r, f.branches[1].block), 0);
     r->cond[gate] = DIV_COND_X32;
     r->cond[f.values[0]] = DIV_COND_ROWS; /* %rd1.1, uniform */
-    cr_expect_eq(dr_branch_cond(r, f.branches[1].block), DIV_COND_X32);
-    cr_expect_eq(dr_stmt_cond(r, f.branches[1].stmt), DIV_COND_X32);
-    cr_expect_eq(dr_branch_cond(r, f.branches[0].block), 0);
+    cr_expect_eq(div_branch_cond(r, f.branches[1].block), DIV_COND_X32);
+    cr_expect_eq(div_stmt_cond(r, f.branches[1].stmt), DIV_COND_X32);
+    cr_expect_eq(div_branch_cond(r, f.branches[0].block), 0);
 
     char *buf = NULL;
     size_t len = 0;
