@@ -2,6 +2,7 @@
  * one place every view asks (divergence, check, analyze, the HTML page,
  * the CFG's colours, uniformize, the allocator's ITS rule and the
  * emulator's check), so that no two of them can disagree. */
+#include "aff_poly.h"
 #include "div_internal.h"
 
 static bool value_uniform(const div_result *r, uint32_t v) { return v == SSA_NONE || r->state[v] == DIV_UNIFORM; }
@@ -42,6 +43,77 @@ unsigned div_branch_cond(const div_result *r, uint32_t b)
     return value_cond(r, v) | (term == CFG_NONE ? 0 : div_stmt_cond(r, term));
 }
 
+/* One lane's value of polynomial a at thread coordinates m (m[i]: the
+ * value of monomial i), over the integers (|coefficient| < 2^63, a
+ * monomial below 2^20: no overflow in 128 bits). */
+static __int128 poly_value(const aff *a, const int64_t *m)
+{
+    __int128 s = 0;
+    for (unsigned i = 0; i < a->n; i++) s += (__int128)a->c[i] * m[i];
+    return s;
+}
+
+/* Whether x, read as an integer, is what a w-bit register holds (signed or
+ * not): then the comparison's operand is x itself, whatever wrapped on the
+ * way (the polynomial is exact modulo 2^w). */
+static bool fits(__int128 x, unsigned w, bool sgn)
+{
+    __int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0, hi = sgn ? ((__int128)1 << (w - 1)) : (__int128)1 << w;
+    return x >= lo && x < hi;
+}
+
+/* Operand i of the setp at st as a polynomial with every coefficient known. */
+static bool known_operand(const div_result *r, uint32_t st, const ptx_inst *in, unsigned i, aff *out)
+{
+    const ptx_operand *o = &in->opd[i];
+    if (o->kind == PTX_O_IMM && o->flags == PTX_IMM_INT) {
+        aff_const(out, r->ncoef, o->v);
+        return true;
+    }
+    if (o->kind != PTX_O_REG || o->neg) return false;
+    uint32_t v = ssa_use_value(r->pf->ssa, st, i);
+    if (v == SSA_NONE) return false;
+    aff_of_result(r, v, out);
+    return !out->top && !out->bot;
+}
+
+/* A guard that is an integer comparison whose two operands the polynomials
+ * know exactly: each lane's outcome, warp by warp, over the threads of one
+ * block (every block has the same thread coordinates).  The shape is the
+ * result's; at the default assumption (blockDim.x a multiple of 32) warp 0
+ * alone is known: its lanes are tid.x = 0..31 of row 0. */
+static uint32_t cmp_split_warps(const div_result *r, uint32_t st)
+{
+    const ptx_inst *in = &r->pf->fn->stmts[st]->u.inst;
+    uint8_t cmp, sgn = 0, comb;
+    if (in->op != PTX_OPC_SETP || in->nopd != 3 || !ptx_type_is_int(in->type)) return 0;
+    div_setp_cmp(in, in->type, &cmp, &sgn, &comb);
+    if (cmp == 0xff || comb) return 0;
+    aff a, b;
+    if (!known_operand(r, st, in, 1, &a) || !known_operand(r, st, in, 2, &b)) return 0;
+    uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1, n;
+    if (r->shape_assumed) X = 32, Y = Z = 1;
+    if (!X || (uint64_t)X * Y * Z > 1024) return 0;
+    n = X * Y * Z;
+    unsigned w = ptx_type_bits(in->type);
+    uint32_t split = 0;
+    for (uint32_t wp = 0; wp * 32 < n; wp++) {
+        int first = -1;
+        for (uint32_t t = wp * 32; t < n && t < wp * 32 + 32; t++) {
+            int64_t d[5] = {1, t % X, t / X % Y, t / X / Y, t % 32}, m[DIV_NCOEF2];
+            for (unsigned i = 0; i < r->ncoef; i++) m[i] = d[aff_fac[i][0]] * (aff_fac[i][1] ? d[aff_fac[i][1]] : 1);
+            m[0] = 1;
+            __int128 x = poly_value(&a, m), y = poly_value(&b, m);
+            if (!fits(x, w, sgn) || !fits(y, w, sgn)) return 0;
+            bool p = cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
+                     : cmp == WF_GT ? x > y : x >= y;
+            if (first < 0) first = p;
+            else if (first != p) split |= 1u << wp;
+        }
+    }
+    return split;
+}
+
 uint32_t div_branch_split_warps(const div_result *r, uint32_t b)
 {
     const cfg_block *bb = &r->pf->g->blocks[b];
@@ -50,10 +122,20 @@ uint32_t div_branch_split_warps(const div_result *r, uint32_t b)
     uint32_t v = ssa_guard_value(s, bb->term);
     if (v == SSA_NONE) return 0;
     /* the guard's warp form knows it lane by lane (U known) and it is not
-     * the same in every lane: every warp splits */
+     * the same in every lane: every whole warp splits, and the last warp of
+     * a block that is not a multiple of 32 threads when its lanes differ */
     wform wf;
-    if (div_warp_form(r, v, &wf) && wf.kind == WF_LANE && wf.k == 64 && !wf_is_uniform(&wf)) return DIV_SPLIT_ALL;
-    return 0;
+    if (div_warp_form(r, v, &wf) && wf.kind == WF_LANE && wf.k == 64 && !wf_is_uniform(&wf)) {
+        uint64_t n = (uint64_t)r->block[0] * (r->block[1] ? r->block[1] : 1) * (r->block[2] ? r->block[2] : 1);
+        if (r->shape_assumed || !n || n % 32 == 0) return DIV_SPLIT_ALL;
+        for (unsigned l = 1; l < n % 32; l++)
+            if (wf.g[l] != wf.g[0]) return DIV_SPLIT_ALL;
+        uint64_t whole = n / 32; /* the warps before the last */
+        return whole >= 32 ? DIV_SPLIT_ALL >> 1 : (uint32_t)((1ull << whole) - 1);
+    }
+    const ssa_value *val = &s->values[v];
+    if (val->kind != SSA_V_INST || val->partial) return 0;
+    return cmp_split_warps(r, val->stmt);
 }
 
 bool div_branch_proven(const div_result *r, uint32_t b) { return div_branch_split_warps(r, b) != 0; }

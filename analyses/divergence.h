@@ -192,9 +192,13 @@ unsigned div_branch_cond(const div_result *r, uint32_t b);
 bool div_stmt_uniform(const div_result *r, uint32_t stmt);
 unsigned div_stmt_cond(const div_result *r, uint32_t stmt);
 /* Which warps of a block split at the two-way branch ending block b
- * whenever they run it with all their threads: DIV_SPLIT_ALL when every
- * warp does (the guard's warp form knows it lane by lane); 0: none proven
- * (the simple analysis proves none). */
+ * whenever they run it with all their threads: bit w for warp w of the
+ * block, DIV_SPLIT_ALL when every warp does (the guard's warp form knows it
+ * lane by lane); 0: none proven (the simple analysis proves none).  An
+ * integer comparison whose operands the polynomials know exactly is
+ * evaluated lane by lane at the result's block shape, or for warp 0 alone
+ * at the default assumption (blockDim.x a multiple of 32: its lanes are
+ * tid.x = 0..31 of row 0): `tid.x == 0` splits warp 0 of every block. */
 #define DIV_SPLIT_ALL UINT32_MAX
 uint32_t div_branch_split_warps(const div_result *r, uint32_t b);
 /* Proven divergent: some warp of every block that runs it whole splits. */

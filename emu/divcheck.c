@@ -27,7 +27,11 @@ typedef struct dc_func {
     uint32_t *boff, *aoff;
     dc_item *bitems, *aitems;
     /* 1 + index into divcheck.v of a value's / a branch block's violation */
-    uint32_t *viol_v, *viol_b;
+    uint32_t *viol_v, *viol_b, *viol_s;
+    /* per block: div_branch_split_warps at the current shape, asked at the
+     * branch's first run (split_known; tests plant claims in r before) */
+    uint32_t *split;
+    uint8_t *split_known;
     /* the no-wraparound assumption: where the rules use it, and for each
      * such statement whose operands were seen to wrap around, the values
      * that depend on it (made then) */
@@ -90,6 +94,9 @@ static void layout(divcheck *c, dc_func *F)
     F->aoff = ARENA_NEWN(&c->sa, uint32_t, ns + 2);
     F->viol_v = ARENA_NEWN(&c->sa, uint32_t, S->nvalues + 1);
     F->viol_b = ARENA_NEWN(&c->sa, uint32_t, g->nblocks + 1);
+    F->viol_s = ARENA_NEWN(&c->sa, uint32_t, g->nblocks + 1);
+    F->split = ARENA_NEWN(&c->sa, uint32_t, g->nblocks + 1);
+    F->split_known = ARENA_NEWN(&c->sa, uint8_t, g->nblocks + 1);
     div_nowrap_build(F->pf, &F->nw);
     F->reach = ARENA_NEWN(&c->sa, uint8_t *, ns + 1);
     F->wrapped = ARENA_NEWN(&c->sa, uint32_t, ns + 1);
@@ -200,6 +207,7 @@ static void forget_findings(divcheck *c)
         for (uint32_t k = 0; k < c->nf; k++) {
             if (c->f[k].pf->fn != x->fn) continue;
             if (x->kind == DIVCHECK_BRANCH) c->f[k].viol_b[x->block] = 0;
+            else if (x->kind == DIVCHECK_SPLIT) c->f[k].viol_s[x->block] = 0;
             else c->f[k].viol_v[x->value] = 0;
         }
     }
@@ -231,7 +239,11 @@ void divcheck_begin(divcheck *c, emu_dim3 block)
         div_options o;
         memset(&o, 0, sizeof o);
         if (c->shape == DIVCHECK_SHAPE_LAUNCH) memcpy(o.block, blk, sizeof blk);
-        for (uint32_t i = 0; i < c->nf; i++) c->f[i].r = div_analyse(c->f[i].pf, c->an, &o, &c->ra);
+        for (uint32_t i = 0; i < c->nf; i++) {
+            dc_func *F = &c->f[i];
+            F->r = div_analyse(F->pf, c->an, &o, &c->ra);
+            memset(F->split_known, 0, F->pf->g->nblocks);
+        }
     }
     /* the monomials of every thread, as the launch lays threads out in warps */
     uint64_t bx = block.x ? block.x : 1, by = block.y ? block.y : 1, bz = block.z ? block.z : 1;
@@ -446,15 +458,17 @@ static void check_wrap(divcheck *c, dc_func *F, const emu_event *ev, uint8_t rea
     }
 }
 
-static void violated(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it, unsigned la, unsigned lb,
-                     uint64_t ha, uint64_t hb, bool has_exp, bool is_diff, uint64_t exp)
+static void violated_as(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it, enum divcheck_kind kind,
+                        unsigned la, unsigned lb, uint64_t ha, uint64_t hb, bool has_exp, bool is_diff, uint64_t exp)
 {
     if (wrap_reaches(c, F, ev, it->value)) {
         c->tot.wrapped++;
         return;
     }
     c->tot.occurrences++;
-    uint32_t *slot = it->kind == IT_BRANCH ? &F->viol_b[it->block] : &F->viol_v[it->value];
+    uint32_t *slot = kind == DIVCHECK_SPLIT    ? &F->viol_s[it->block]
+                     : it->kind == IT_BRANCH ? &F->viol_b[it->block]
+                                             : &F->viol_v[it->value];
     if (*slot) {
         c->v[*slot - 1].count++;
         return;
@@ -469,8 +483,7 @@ static void violated(divcheck *c, dc_func *F, const emu_event *ev, const dc_item
         c->capv = cap;
     }
     divcheck_violation *x = &c->v[c->nv];
-    static const enum divcheck_kind kinds[] = {DIVCHECK_VALUE, DIVCHECK_PHI, DIVCHECK_ETA, DIVCHECK_BRANCH};
-    *x = (divcheck_violation){kinds[it->kind], ev->fn, ev->stmt, it->value, it->block, 1, ev->block, ev->warp,
+    *x = (divcheck_violation){kind, ev->fn, ev->stmt, it->value, it->block, 1, ev->block, ev->warp,
                               la, lb, ha, hb, has_exp, is_diff, exp};
     uint32_t pos = c->nv;
     while (pos > 0 && before(x, &c->v[c->ord[pos - 1]])) {
@@ -480,6 +493,13 @@ static void violated(divcheck *c, dc_func *F, const emu_event *ev, const dc_item
     c->ord[pos] = c->nv;
     *slot = ++c->nv;
     c->tot.violated++;
+}
+
+static void violated(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it, unsigned la, unsigned lb,
+                     uint64_t ha, uint64_t hb, bool has_exp, bool is_diff, uint64_t exp)
+{
+    static const enum divcheck_kind kinds[] = {DIVCHECK_VALUE, DIVCHECK_PHI, DIVCHECK_ETA, DIVCHECK_BRANCH};
+    violated_as(c, F, ev, it, kinds[it->kind], la, lb, ha, hb, has_exp, is_diff, exp);
 }
 
 static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it)
@@ -536,8 +556,36 @@ static void check_value(divcheck *c, dc_func *F, const emu_event *ev, const dc_i
     }
 }
 
+/* A branch claimed divergent in warp ev->warp: when the warp runs it with
+ * all its threads, its lanes must not all hold one condition.  At the
+ * assumed shape the claim rests on blockDim.x being a multiple of 32 (warp
+ * 0's lanes are tid.x = 0..31), and is skipped where that fails. */
+static void check_split(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it, uint32_t split)
+{
+    if (split != DIV_SPLIT_ALL && (ev->warp >= 32 || !(split >> ev->warp & 1))) return;
+    if (c->shape == DIVCHECK_SHAPE_ASSUMED && (c->failing & DIV_COND_X32)) {
+        c->tot.skipped_splits++;
+        return;
+    }
+    uint64_t n = (uint64_t)(c->block.x ? c->block.x : 1) * (c->block.y ? c->block.y : 1) * (c->block.z ? c->block.z : 1);
+    uint64_t first = (uint64_t)ev->warp * 32, cnt = n > first ? n - first : 0;
+    uint32_t whole = cnt >= 32 ? UINT32_MAX : (uint32_t)((1ull << cnt) - 1);
+    if (!whole || ev->path_mask != whole) return; /* not run whole: the claim says nothing */
+    c->tot.splits++;
+    unsigned last = 31 - (unsigned)__builtin_clz(whole);
+    uint64_t h0 = emu_event_reg(ev, it->reg, 0, 0) & it->wmask;
+    for (unsigned l = 1; l <= last; l++)
+        if ((emu_event_reg(ev, it->reg, 0, l) & it->wmask) != h0) return;
+    violated_as(c, F, ev, it, DIVCHECK_SPLIT, 0, last, h0, h0, false, false, 0);
+}
+
 static void check_branch(divcheck *c, dc_func *F, const emu_event *ev, const dc_item *it)
 {
+    if (!F->split_known[it->block]) {
+        F->split[it->block] = div_branch_split_warps(F->r, it->block);
+        F->split_known[it->block] = 1;
+    }
+    if (F->split[it->block]) check_split(c, F, ev, it, F->split[it->block]);
     if (div_branch(F->r, it->block) != DIV_UNIFORM) return;
     if (c->shape == DIVCHECK_SHAPE_ASSUMED && (div_branch_cond(F->r, it->block) & c->failing)) {
         c->tot.skipped_branches++;
@@ -608,8 +656,8 @@ static const char *claim_text(const div_result *r, uint32_t v, bool uniform_clai
  * value's affine form. */
 static const char *violated_claim(const dc_func *F, const divcheck_violation *x, char *buf, size_t n)
 {
-    if (x->kind == DIVCHECK_BRANCH) {
-        snprintf(buf, n, "uniform");
+    if (x->kind == DIVCHECK_BRANCH || x->kind == DIVCHECK_SPLIT) {
+        snprintf(buf, n, x->kind == DIVCHECK_SPLIT ? "divergent" : "uniform");
         return buf;
     }
     return claim_text(F->r, x->value, !x->has_expected, buf, n);
@@ -619,6 +667,7 @@ static const char *violated_claim(const dc_func *F, const divcheck_violation *x,
 static unsigned claim_cond(const divcheck *c, const dc_func *F, const divcheck_violation *x)
 {
     if (c->shape != DIVCHECK_SHAPE_ASSUMED || !F->r->cond) return 0;
+    if (x->kind == DIVCHECK_SPLIT) return DIV_COND_X32;
     return x->kind == DIVCHECK_BRANCH ? div_branch_cond(F->r, x->block) : F->r->cond[x->value];
 }
 
@@ -635,7 +684,7 @@ const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
     const div_result *r = F->r;
     char name[128], claim[256], what[160], where[96], a[32], b[32], e[32];
     ssa_value_name(F->pf->ssa, x->value, name, sizeof name);
-    if (x->kind == DIVCHECK_BRANCH) snprintf(what, sizeof what, "branch on %s", name);
+    if (x->kind == DIVCHECK_BRANCH || x->kind == DIVCHECK_SPLIT) snprintf(what, sizeof what, "branch on %s", name);
     else
         snprintf(what, sizeof what, "%s%s", name,
                  x->kind == DIVCHECK_PHI ? " (phi)" : x->kind == DIVCHECK_ETA ? " (eta)" : "");
@@ -648,7 +697,10 @@ const char *divcheck_message(const divcheck *c, uint32_t i, char *buf, size_t n)
     unsigned cond = claim_cond(c, F, x);
     if (cond) snprintf(an, sizeof an, "%s, assuming %s", div_analysis_name(r->analysis), div_cond_text(cond));
     else snprintf(an, sizeof an, "%s", div_analysis_name(r->analysis));
-    if (x->has_expected && !x->expected_is_diff)
+    if (x->kind == DIVCHECK_SPLIT)
+        snprintf(buf, n, "%s claimed %s (analysis %s) but %s ran it with all its threads, every lane holding %s", what,
+                 claim, an, where, a);
+    else if (x->has_expected && !x->expected_is_diff)
         snprintf(buf, n, "%s claimed %s (analysis %s) but %s lane %u holds %s, the claim gives %s", what, claim, an,
                  where, x->lane_b, b, e);
     else if (x->has_expected)
@@ -675,6 +727,11 @@ void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FIL
                      "(%u,%u,%u)",
                 (unsigned long long)t->skipped_values, (unsigned long long)t->skipped_phis,
                 (unsigned long long)t->skipped_branches, c->block.x, c->block.y, c->block.z);
+    if (t->splits || t->skipped_splits) {
+        fprintf(out, "; checked %llu divergent-branch claims in warps that ran them whole", (unsigned long long)t->splits);
+        if (t->skipped_splits)
+            fprintf(out, " (skipped %llu whose assumption fails)", (unsigned long long)t->skipped_splits);
+    }
     if (t->wrapped)
         fprintf(out, "; %llu not met where values wrapped around (the no-wraparound assumption failed)",
                 (unsigned long long)t->wrapped);
@@ -693,7 +750,7 @@ void divcheck_report_text(const divcheck *c, const char *path, unsigned max, FIL
 
 void *divcheck_report_json(const divcheck *c, const char *path)
 {
-    static const char *const kind[] = {"value", "phi", "eta", "branch"};
+    static const char *const kind[] = {"value", "phi", "eta", "branch", "split"};
     const divcheck_totals *t = &c->tot;
     json_t *o = json_object();
     json_object_set_new(o, "analysis", json_string(div_analysis_name(c->an)));
@@ -707,6 +764,9 @@ void *divcheck_report_json(const divcheck *c, const char *path)
                                                     (json_int_t)t->skipped_phis, "branches",
                                                     (json_int_t)t->skipped_branches));
     }
+    if (t->splits || t->skipped_splits)
+        json_object_set_new(o, "splits", json_pack("{sIsI}", "checked", (json_int_t)t->splits, "skipped",
+                                                   (json_int_t)t->skipped_splits));
     if (t->wrapped) json_object_set_new(o, "wrapped", json_integer((json_int_t)t->wrapped));
     json_t *arr = json_array();
     char msg[1024], name[128];

@@ -61,7 +61,10 @@ const emu_observer *divcheck_observer(divcheck *c);
  * plant wrong claims. */
 div_result *divcheck_result(divcheck *c, const char *name);
 
-enum divcheck_kind { DIVCHECK_VALUE, DIVCHECK_PHI, DIVCHECK_ETA, DIVCHECK_BRANCH };
+/* DIVCHECK_SPLIT: a branch claimed divergent (div_branch_split_warps: the
+ * warp splits whenever it runs the branch with all its threads) that a
+ * warp ran whole with one condition in every lane. */
+enum divcheck_kind { DIVCHECK_VALUE, DIVCHECK_PHI, DIVCHECK_ETA, DIVCHECK_BRANCH, DIVCHECK_SPLIT };
 
 /* One violated claim, with the first warp-instruction that violated it. */
 typedef struct divcheck_violation {
@@ -84,11 +87,12 @@ typedef struct divcheck_violation {
 
 typedef struct divcheck_totals {
     uint64_t values, phis, branches; /* claims checked, per warp-instruction */
+    uint64_t splits;                 /* divergent-branch claims checked: warps that ran one whole */
     uint64_t violated;               /* distinct claims violated */
     uint64_t occurrences;            /* warp-instructions that violated one */
     /* DIVCHECK_SHAPE_ASSUMED: claims not checked, per warp-instruction,
      * because an assumption they rest on fails at the launch's shape */
-    uint64_t skipped_values, skipped_phis, skipped_branches;
+    uint64_t skipped_values, skipped_phis, skipped_branches, skipped_splits;
     /* claims violated, per warp-instruction, in a warp whose operands
      * wrapped around at an instruction the claim depends on and whose rule
      * assumes they do not (docs/divergence.md): not counted as violated */

@@ -340,6 +340,77 @@ Test(emu_divcheck, planted_uniform_branch_is_caught)
     plant_done(&p);
 }
 
+/* Branches proven divergent (div_branch_split_warps) are checked in every
+ * warp the claim names that runs them with all its threads: `tid.x < 16`
+ * splits warp 0 of a 64-thread block, and warp 0 runs it whole (n = 40). */
+Test(emu_divcheck, proven_divergent_branches_are_checked_warp_by_warp)
+{
+    planted p = plant_setup("k", DIV_AN_AFFINE, D1(64));
+    const prog_func *pf = p.r->pf;
+    uint32_t b19 = CFG_NONE;
+    for (uint32_t i = 0; i < pf->fn->nstmts; i++)
+        if (pf->fn->stmts[i]->loc.line == 19) b19 = pf->g->stmt_block[i];
+    cr_assert_neq(b19, CFG_NONE);
+    cr_expect_eq(div_branch_split_warps(p.r, b19), 1u, "warp 0 only");
+    EH_RUN(p.h, "k", D1(2), D1(64), "pi", p.out, 40);
+    divcheck_totals t;
+    divcheck_get_totals(p.c, &t);
+    cr_expect_eq(t.violated, 0);
+    cr_expect_eq(t.splits, 2, "warp 0 of each block: %llu", (unsigned long long)t.splits);
+    char *s = report(p.c);
+    cr_expect(strstr(s, "; checked 2 divergent-branch claims in warps that ran them whole\n") != NULL, "%s", s);
+    free(s);
+    /* n = 8: warp 0 no longer runs it whole (lanes 8..31 left at line 17) */
+    divcheck_begin(p.c, D1(64));
+    EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 8);
+    divcheck_get_totals(p.c, &t);
+    cr_expect_eq(t.splits, 0);
+    cr_expect_eq(t.violated, 0);
+    plant_done(&p);
+    /* the default assumption names warp 0 (tid.x = lane): skipped where
+     * blockDim.x is not a multiple of 32 */
+    p = plant_setup("k", DIV_AN_AFFINE, D1(64));
+    divcheck_set_shape(p.c, DIVCHECK_SHAPE_ASSUMED);
+    divcheck_begin(p.c, D3(16, 2, 1));
+    EH_RUN(p.h, "k", D1(1), D3(16, 2, 1), "pi", p.out, 40);
+    divcheck_get_totals(p.c, &t);
+    cr_expect_eq(t.splits, 0);
+    cr_expect_eq(t.skipped_splits, 1, "%llu", (unsigned long long)t.skipped_splits);
+    divcheck_begin(p.c, D1(64));
+    EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 40);
+    divcheck_get_totals(p.c, &t);
+    cr_expect_eq(t.splits, 1);
+    cr_expect_eq(t.violated, 0);
+    plant_done(&p);
+}
+
+/* A wrong divergent claim: n planted as the constant 40 makes `tid.x >= n`
+ * split warp 1 (lanes 32..39 below, 40..63 not); with n = 64 warp 1 runs
+ * the branch whole with every lane's condition false. */
+Test(emu_divcheck, planted_divergent_branch_is_caught)
+{
+    planted p = plant_setup("k", DIV_AN_AFFINE, D1(64));
+    uint32_t v = value_named(p.r, "%r1.1");
+    arena a;
+    arena_init(&a);
+    cr_assert_eq(p.r->bot[v], 1, "n: a uniform unknown");
+    p.r->bot[v] = 0;
+    div_coefs_row(p.r, v, &a)[0] = 40;
+    EH_RUN(p.h, "k", D1(1), D1(64), "pi", p.out, 64);
+    /* the planted constant is a claim of its own, wrong too */
+    cr_assert_eq(divcheck_nviolations(p.c), 2);
+    cr_expect_eq(divcheck_get_violation(p.c, 0)->kind, DIVCHECK_VALUE);
+    const divcheck_violation *x = divcheck_get_violation(p.c, 1);
+    cr_expect_eq(x->kind, DIVCHECK_SPLIT);
+    cr_expect_eq(x->warp, 1);
+    expect_lines(p.c, "inline.ptx:10:3: divergence claim violated: %r1.1 claimed 40 (analysis affine) but warp 0 of "
+                      "block (0,0,0) lane 0 holds 0x40, the claim gives 0x28 (2 times)\n"
+                      "inline.ptx:17:3: divergence claim violated: branch on %p1.1 claimed divergent (analysis affine) "
+                      "but warp 1 of block (0,0,0) ran it with all its threads, every lane holding 0x0\n");
+    plant_done(&p);
+    arena_free(&a);
+}
+
 Test(emu_divcheck, planted_uniform_phi_is_caught)
 {
     planted p = plant_setup("k", DIV_AN_SIMPLE, D1(32));

@@ -492,8 +492,8 @@ unsigned dt_check(const char *name, const char *ptx, size_t len, const dt_launch
         for (int i = 0; i < 4; i++) {
             divcheck_totals t;
             divcheck_get_totals(k->dc[i], &t);
-            c->claims[i] += t.values + t.phis + t.branches;
-            if (i == 3) c->skipped += t.skipped_values + t.skipped_phis + t.skipped_branches;
+            c->claims[i] += t.values + t.phis + t.branches + t.splits;
+            if (i == 3) c->skipped += t.skipped_values + t.skipped_phis + t.skipped_branches + t.skipped_splits;
             c->wrapped += t.wrapped;
             for (uint32_t v = 0; v < divcheck_nviolations(k->dc[i]); v++) {
                 char msg[600];
