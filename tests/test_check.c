@@ -364,6 +364,43 @@ Test(check, proven_and_possible)
     free(out);
 }
 
+/* `threadIdx.x == 0` splits warp 0 of every block, as a 32-thread tile's
+ * `thread_rank() == 0` (tid.x & 31) splits every warp: both proven (issue
+ * 38); `threadIdx.x == n` depends on n.  At 1x64 tid.x is 0 in every
+ * thread: no finding; at 16x16 warp 0 holds tid.x 0..15 twice: still split.
+ * The emulator's check holds each claim (run --check-divergence). */
+Test(check, thread_index_tests_are_proven_alike)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", tu_src("tests/data/branch_certainty.ptx"));
+    char *out;
+    char *a[] = {BIN, "check", "--enable", "divergent-branch", "--fail-on", "none", p, NULL};
+    cr_expect_eq(run(a, &out), 0);
+    cr_expect(strstr(out, "branch_certainty.ptx:19:2: warning: divergent branch: its condition differs between the "
+                          "lanes of a warp: @%p1 bra $L__BB0_2; [divergent-branch]\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "branch_certainty.ptx:24:2: warning: divergent branch: its condition differs between the "
+                          "lanes of a warp: @%p2 bra $L__BB0_4; [divergent-branch]\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "branch_certainty.ptx:28:2: warning: possible: branch not proven uniform across the warp "
+                          "(affine analysis): @%p3 bra $L__BB0_6; [divergent-branch, possible]\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "divergent-branch 3; 2 proven, 1 possible)") != NULL, "%s", out);
+    free(out);
+    char *b[] = {BIN, "check", "--enable", "divergent-branch", "--fail-on", "none", "--block", "1,64", p, NULL};
+    cr_expect_eq(run(b, &out), 0);
+    cr_expect(strstr(out, "divergent-branch 0; 0 proven, 0 possible)") != NULL, "%s", out);
+    free(out);
+    char *c[] = {BIN, "check", "--enable", "divergent-branch", "--fail-on", "none", "--block", "16,16", p, NULL};
+    cr_expect_eq(run(c, &out), 0);
+    cr_expect(strstr(out, "divergent-branch 3; 2 proven, 1 possible)") != NULL, "%s", out);
+    free(out);
+    char *r[] = {BIN, "run", p, "--kernel", "branches", "--grid", "2", "--block", "64", "--arg", "buf:u32:4",
+                 "--arg", "u32:7", "--check-divergence", "-q", NULL};
+    cr_expect_eq(run(r, &out), 0);
+    cr_expect(strstr(out, "0 claims violated") != NULL, "%s", out);
+    /* warps 0 and 1 for the tile's test, warp 0 for threadIdx.x == 0, both blocks */
+    cr_expect(strstr(out, "; checked 6 divergent-branch claims in warps that ran them whole\n") != NULL, "%s", out);
+    free(out);
+}
+
 Test(check, sarif_2_1_0)
 {
     char dir[4096];
