@@ -80,7 +80,7 @@ help:
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
 	@echo "make nvcc-projects  the CMake and Make CUDA projects of tests/nvcc through ptxray nvcc (make check)"
 	@echo "make gpu-counters-check the emulator's global sectors against an H100's counters (make check)"
-	@echo "make readme-check the README's shell samples run again and compared with their output (make check)"
+	@echo "make readme-check the shell samples of README.md and docs/*.md run again and compared with their output; links checked (make check)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
@@ -168,8 +168,9 @@ check: layers
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
 
-# The README's shell samples run again and compared with what they print
-# (scripts/readme_samples.py; make check): the README shows real output.
+# The shell samples of README.md and docs/*.md run again and compared with
+# what they print, and the pages' links checked (scripts/readme_samples.py;
+# make check): the README and the docs show real output.
 # readme-update writes the actual output into the samples that differ.
 readme-check: bin/ptxray
 	python3 scripts/readme_samples.py
