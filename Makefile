@@ -67,7 +67,7 @@ help:
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make test       build and run the test suite"
 	@echo "make check      the test suite under ASan+UBSan, plus a short fuzz run"
-	@echo "make layers     every module includes only the headers of the modules below it (README, Layout)"
+	@echo "make layers     every module includes only the headers of the modules below it (docs/architecture.md)"
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
 	@echo "make divbench-instr the warp forms' cost vs polynomials only, in callgrind instructions (needs valgrind)"
 	@echo "make target-bench regalloc --target-regs 24 and 32 vs ptxas alone over ptx-corpus/sm_80: per-file"

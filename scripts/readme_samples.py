@@ -15,10 +15,13 @@ ptx-corpus/, tests/ and scripts/ of the repository are linked, so that
 the files a sample writes (out.ptx, shapes.json, /tmp paths aside) do not
 land in the tree; a page's blocks share it, so a later block may read
 what an earlier one wrote.  Skipped, and named: a sample whose input file
-is not in the repository (broken.ptx, bad.cu: shown, not shipped), a
-command that reads what a skipped one would have written (its -o file), a
+is not in the repository (broken.ptx: shown, not shipped) nor written by
+an earlier command of its block (-o FILE, > FILE), a command that reads
+what a skipped one would have written, a
 benchmark's output (ptxray-*bench: timings), and, where ptxas or nvcc is
-missing, a sample that runs them.
+missing, a sample that runs them: one whose command names them or runs
+them (CUDA_CMD: roundtrip, spillcost, --target-regs, analyze FILE.cu), or
+whose output names them.
 
 Output that names where the repository is (nvcc passes absolute source
 paths on) is compared with the repository's directory, and the scratch
@@ -49,6 +52,9 @@ import tempfile
 LINKED = ("bin", "ptx-corpus", "tests", "scripts")
 MARK = "@@ptxray-readme-sample@@"
 PLACE = "/path/to/ptxray"
+# commands that run nvcc or ptxas, named or not (a sample whose output
+# names them runs them too: list's and analyze's ptxas figures)
+CUDA_CMD = r"\b(?:nvcc|ptxas|roundtrip|spillcost)\b|--target-regs|\banalyze\b.*\.cu\b"
 
 
 def samples(text):
@@ -110,7 +116,9 @@ def matches(expected, actual):
 
 
 def written_by(cmd):
-    return set(re.findall(r"-o\s+([\w./-]+)", cmd))
+    """The files a command writes: its -o file and what it redirects
+    stdout into."""
+    return set(re.findall(r"(?:-o\s+|(?<![\d&])>\s*)([\w./-]+)", cmd))
 
 
 def abridge(expected, actual):
@@ -200,7 +208,8 @@ def check_page(root, page, scratch, env, have_cuda, update):
                 why, gone = f"{', '.join(miss)} not in the repository", True
             elif re.search(r"ptxray-\w*bench\b", cmd):
                 why = "a benchmark (timings)"
-            elif ("nvcc" in cmd or "ptxas" in cmd) and not have_cuda:
+            elif not have_cuda and (re.search(CUDA_CMD, cmd) or any(
+                    re.search(r"\b(?:nvcc|ptxas)\b", e) for e in expected)):
                 why = "no CUDA toolkit"
             if why:
                 unmade |= written_by(cmd)
