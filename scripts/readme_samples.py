@@ -20,8 +20,9 @@ an earlier command of its block (-o FILE, > FILE), a command that reads
 what a skipped one would have written, a
 benchmark's output (ptxray-*bench: timings), and, where ptxas or nvcc is
 missing, a sample that runs them: one whose command names them or runs
-them (CUDA_CMD: roundtrip, spillcost, --target-regs, analyze FILE.cu), or
-whose output names them.
+them (CUDA_CMD: roundtrip, spillcost, --target-regs, analyze FILE.cu, a
+CUDA project's cmake), or whose output names them; where cmake is
+missing, a cmake sample.
 
 Output that names where the repository is (nvcc passes absolute source
 paths on) is compared with the repository's directory, and the scratch
@@ -54,7 +55,7 @@ MARK = "@@ptxray-readme-sample@@"
 PLACE = "/path/to/ptxray"
 # commands that run nvcc or ptxas, named or not (a sample whose output
 # names them runs them too: list's and analyze's ptxas figures)
-CUDA_CMD = r"\b(?:nvcc|ptxas|roundtrip|spillcost)\b|--target-regs|\banalyze\b.*\.cu\b"
+CUDA_CMD = r"\b(?:nvcc|ptxas|roundtrip|spillcost|cmake)\b|--target-regs|\banalyze\b.*\.cu\b"
 
 
 def samples(text):
@@ -208,6 +209,8 @@ def check_page(root, page, scratch, env, have_cuda, update):
                 why, gone = f"{', '.join(miss)} not in the repository", True
             elif re.search(r"ptxray-\w*bench\b", cmd):
                 why = "a benchmark (timings)"
+            elif re.search(r"\bcmake\b", cmd) and not shutil.which("cmake"):
+                why = "no cmake"
             elif not have_cuda and (re.search(CUDA_CMD, cmd) or any(
                     re.search(r"\b(?:nvcc|ptxas)\b", e) for e in expected)):
                 why = "no CUDA toolkit"
@@ -272,6 +275,11 @@ def main():
     env = dict(os.environ)
     env["PATH"] = env.get("PATH", "") + ":/usr/local/cuda/bin"
     env["LC_ALL"] = "C"
+    # samples run as from a shell, not as a recipe of make readme-check: a
+    # make they start (a CMake build) would otherwise join that make's
+    # jobserver and print "Entering directory"
+    for v in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"):
+        env.pop(v, None)
     equal = differ = skipped = bad = 0
     for page in pages:
         # each page in its own scratch directory: what one page's samples
