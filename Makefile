@@ -67,7 +67,7 @@ help:
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make test       build and run the test suite"
 	@echo "make check      the test suite under ASan+UBSan, plus a short fuzz run"
-	@echo "make layers     every module includes only the headers of the modules below it (README, Layout)"
+	@echo "make layers     every module includes only the headers of the modules below it (docs/architecture.md)"
 	@echo "make bench      parse throughput and peak memory on the corpus and a 100 MB file, check speed"
 	@echo "make divbench-instr the warp forms' cost vs polynomials only, in callgrind instructions (needs valgrind)"
 	@echo "make target-bench regalloc --target-regs 24 and 32 vs ptxas alone over ptx-corpus/sm_80: per-file"
@@ -80,7 +80,7 @@ help:
 	@echo "make validity   ptxray's accept/reject decision vs ptxas on 1,000 corpus mutants (issue 14)"
 	@echo "make nvcc-projects  the CMake and Make CUDA projects of tests/nvcc through ptxray nvcc (make check)"
 	@echo "make gpu-counters-check the emulator's global sectors against an H100's counters (make check)"
-	@echo "make readme-check the README's shell samples run again and compared with their output (make check)"
+	@echo "make readme-check the shell samples of README.md and docs/*.md run again and compared with their output; links checked (make check)"
 	@echo "make install    install bin/ptxray under PREFIX ($(PREFIX))"
 	@echo "make golden-coalescing  rewrite tests/golden/coalescing/ (review the diff)"
 	@echo "make coalescing-compare static coalescing model vs the emulator over the corpus launches:"
@@ -168,8 +168,9 @@ check: layers
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PTXRAY_BIN=$(abspath build/asan/ptxray) PTXRAY_SRC=$(abspath .) build/asan/ptxray-tests $(TEST_ARGS)
 
-# The README's shell samples run again and compared with what they print
-# (scripts/readme_samples.py; make check): the README shows real output.
+# The shell samples of README.md and docs/*.md run again and compared with
+# what they print, and the pages' links checked (scripts/readme_samples.py;
+# make check): the README and the docs show real output.
 # readme-update writes the actual output into the samples that differ.
 readme-check: bin/ptxray
 	python3 scripts/readme_samples.py

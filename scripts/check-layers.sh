@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layering of the modules (README, "Layout"): a module includes only
+# The layering of the modules (docs/architecture.md): a module includes only
 # its own headers and those of the modules before it on the command line
 # (`make layers` passes the Makefile's MODULES).  Prints each include that
 # reaches up and exits 1 if there is one.

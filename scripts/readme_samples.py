@@ -1,33 +1,45 @@
 #!/usr/bin/env python3
-"""Reruns the README's shell samples and compares their output.
+"""Reruns the shell samples of the README and of every docs/*.md page and
+compares their output; checks that the pages' links name files that exist.
 
-The README promises real output of each subcommand.  Every fenced block
-whose first line starts with "$ " is a sample: each "$ " line is a
-command (a trailing backslash continues it on the next line), the lines
-up to the next "$ " line are what it printed, stdout and stderr together.
-A line "..." (indented or not) in the expected text stands for any
-number of lines, and "..." inside a line for any text (the README cuts
+The README and the docs promise real output of each subcommand.  Every
+fenced block whose first line starts with "$ " is a sample: each "$ "
+line is a command (a trailing backslash continues it on the next line),
+the lines up to the next "$ " line are what it printed, stdout and stderr
+together.  A line "..." (indented or not) in the expected text stands for
+any number of lines, and "..." inside a line for any text (the pages cut
 long outputs).
 
-Commands run with bash in a scratch directory where bin/, ptx-corpus/,
-tests/ and scripts/ of the repository are linked, so that the files a
-sample writes (out.ptx, shapes.json, /tmp paths aside) do not land in the
-tree.  Skipped, and named: a sample whose input file is not in the
-repository (the README's broken.ptx, bad.cu: shown, not shipped), a
+Commands run with bash in a scratch directory, one per page, where bin/,
+ptx-corpus/, tests/ and scripts/ of the repository are linked, so that
+the files a sample writes (out.ptx, shapes.json, /tmp paths aside) do not
+land in the tree; a page's blocks share it, so a later block may read
+what an earlier one wrote.  Skipped, and named: a sample whose input file
+is not in the repository (broken.ptx: shown, not shipped) nor written by
+an earlier command of its block (-o FILE, > FILE), a command that reads
+what a skipped one would have written, a
 benchmark's output (ptxray-*bench: timings), and, where ptxas or nvcc is
-missing, a sample that runs them.
+missing, a sample that runs them: one whose command names them or runs
+them (CUDA_CMD: roundtrip, spillcost, --target-regs, analyze FILE.cu, a
+CUDA project's cmake), or whose output names them; where cmake is
+missing, a cmake sample.
 
 Output that names where the repository is (nvcc passes absolute source
 paths on) is compared with the repository's directory, and the scratch
 directory, read as /path/to/ptxray.
 
---update writes the actual output into the README for each sample that
+Links: every [text](target) and <img src="target"> outside code blocks
+that is not a URL must name a file or folder (relative to the page), and
+every docs/NAME.md the text names must exist.
+
+--update writes the actual output into the page for each sample that
 differs, keeping its cuts: as many lines before its first "..." and after
 its last one as it had, "..." between.
 
-usage: readme_samples.py [--readme README.md] [--root DIR] [--update]
-Exit status: 0 all compared samples equal (or updated), 1 a difference,
-2 usage.
+usage: readme_samples.py [--readme FILE] [--root DIR] [--update]
+(--readme FILE: that one page instead of README.md and docs/*.md)
+Exit status: 0 all compared samples equal (or updated) and no broken
+link, 1 a difference or a broken link, 2 usage.
 """
 import argparse
 import difflib
@@ -41,6 +53,9 @@ import tempfile
 LINKED = ("bin", "ptx-corpus", "tests", "scripts")
 MARK = "@@ptxray-readme-sample@@"
 PLACE = "/path/to/ptxray"
+# commands that run nvcc or ptxas, named or not (a sample whose output
+# names them runs them too: list's and analyze's ptxas figures)
+CUDA_CMD = r"\b(?:nvcc|ptxas|roundtrip|spillcost|cmake)\b|--target-regs|\banalyze\b.*\.cu\b"
 
 
 def samples(text):
@@ -102,7 +117,9 @@ def matches(expected, actual):
 
 
 def written_by(cmd):
-    return set(re.findall(r"-o\s+([\w./-]+)", cmd))
+    """The files a command writes: its -o file and what it redirects
+    stdout into."""
+    return set(re.findall(r"(?:-o\s+|(?<![\d&])>\s*)([\w./-]+)", cmd))
 
 
 def abridge(expected, actual):
@@ -133,86 +150,152 @@ def missing_inputs(cmd, root, scratch, written):
     return out
 
 
+def links(text):
+    """Yields (line number, target, whether relative to the page) for
+    each relative link of a page outside its code blocks: [text](target),
+    <img src="target">, and a docs/NAME.md named in the text (relative to
+    the repository: the pages name each other that way)."""
+    fence = False
+    for n, ln in enumerate(text.split("\n"), 1):
+        if ln.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        for t in re.findall(r"(?<![\w/.-])docs/[\w-]+\.md\b", ln):
+            yield n, t, False
+        ln = re.sub(r"`[^`]*`", "", ln)
+        for t in re.findall(r"\]\(([^)\s]+)\)", ln) + re.findall(r'src="([^"]+)"', ln):
+            if re.match(r"[a-z]+:", t) or t.startswith("#"):
+                continue
+            yield n, t.split("#")[0], True
+
+
+def check_links(root, page, text):
+    """The relative links of a page that name no file or folder of the
+    tree, each printed; their number."""
+    bad = 0
+    for n, t, relative in links(text):
+        if not os.path.exists(os.path.normpath(os.path.join(root, os.path.dirname(page) if relative else "", t))):
+            print(f"{page}:{n}: link to {t}: no such file")
+            bad += 1
+    return bad
+
+
+def check_page(root, page, scratch, env, have_cuda, update):
+    """Runs the samples of one page; returns (equal, differ, skipped)
+    and, with update, writes the actual output of those that differ."""
+    with open(os.path.join(root, page), encoding="utf-8") as f:
+        text = f.read()
+    equal = differ = skipped = 0
+    edits = []
+    unmade = set()  # what the page's skipped commands would have written
+    for line, cmds in samples(text):
+        # the block runs as one script, so that "$ echo $?" sees the
+        # status of the command before it; a marker line after each
+        # command splits the output
+        script, checked, written, gone = ["exec 2>&1"], [], set(), False
+        for n, (cmd, expected, first, end) in enumerate(cmds):
+            where = f"{page}:{line}: $ {cmd.splitlines()[0]}"
+            miss = missing_inputs(cmd, root, scratch, written)
+            written |= written_by(cmd)
+            needs = [w for w in sorted(unmade) if re.search(r"(?<![\w./-])" + re.escape(w) + r"(?![\w.-])", cmd)]
+            why = None
+            if gone:  # it may read what the skipped one makes
+                why = "it follows a sample skipped for its input"
+            elif needs:
+                why = f"it reads {', '.join(needs)}, which a skipped sample writes"
+            elif miss:
+                why, gone = f"{', '.join(miss)} not in the repository", True
+            elif re.search(r"ptxray-\w*bench\b", cmd):
+                why = "a benchmark (timings)"
+            elif re.search(r"\bcmake\b", cmd) and not shutil.which("cmake"):
+                why = "no cmake"
+            elif not have_cuda and (re.search(CUDA_CMD, cmd) or any(
+                    re.search(r"\b(?:nvcc|ptxas)\b", e) for e in expected)):
+                why = "no CUDA toolkit"
+            if why:
+                unmade |= written_by(cmd)
+                print(f"skipped {where}: {why}")
+                skipped += 1
+                continue
+            script += [cmd, f"__rc=$?; echo '{MARK}{n}'; (exit $__rc)"]
+            checked.append((n, where, expected, first, end))
+        if not checked:
+            continue
+        p = subprocess.run(["bash", "-c", "\n".join(script)], cwd=scratch, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=600)
+        parts, cur = {}, []
+        for ln in p.stdout.decode("utf-8", "replace").split("\n"):
+            if ln.startswith(MARK):
+                parts[int(ln[len(MARK):])] = cur
+                cur = []
+            else:
+                cur.append(ln)
+        for n, where, expected, first, end in checked:
+            actual = parts.get(n, ["(no output: the script stopped before this command)"])
+            actual = [ln.replace(scratch, PLACE).replace(root, PLACE) for ln in actual]
+            if matches(expected, actual):
+                equal += 1
+            else:
+                differ += 1
+                print(f"DIFFERS {where}")
+                new = abridge(expected, actual) if update else None
+                if new is not None:
+                    edits.append((first, end, new))
+                elif update:
+                    print("    (cut in several places: update it by hand)")
+                for d in difflib.unified_diff(expected, actual, page, "actual", lineterm="", n=1):
+                    print("    " + d)
+    if update and edits:
+        lines = text.split("\n")
+        for first, end, new in sorted(edits, reverse=True):
+            lines[first:end] = new
+        path = os.path.join(root, page)
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        os.replace(path + ".tmp", path)
+        print(f"updated {len(edits)} samples in {page}")
+    return equal, differ, skipped
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--readme", default="README.md")
+    ap.add_argument("--readme", metavar="FILE", help="check this one page (default: README.md and docs/*.md)")
     ap.add_argument("--root", default=".")
     ap.add_argument("--update", action="store_true")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
-    with open(os.path.join(root, args.readme), encoding="utf-8") as f:
-        text = f.read()
+    if args.readme:
+        pages = [args.readme]
+    else:
+        pages = ["README.md"] + sorted(os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs"))
+                                       if f.endswith(".md"))
     have_cuda = shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas")
     env = dict(os.environ)
     env["PATH"] = env.get("PATH", "") + ":/usr/local/cuda/bin"
     env["LC_ALL"] = "C"
-    equal = differ = skipped = 0
-    edits = []
-    with tempfile.TemporaryDirectory(prefix="ptxray-readme-") as scratch:
-        for d in LINKED:
-            os.symlink(os.path.join(root, d), os.path.join(scratch, d))
-        for line, cmds in samples(text):
-            # the block runs as one script, so that "$ echo $?" sees the
-            # status of the command before it; a marker line after each
-            # command splits the output
-            script, checked, written, gone = ["exec 2>&1"], [], set(), False
-            for n, (cmd, expected, first, end) in enumerate(cmds):
-                where = f"{args.readme}:{line}: $ {cmd.splitlines()[0]}"
-                miss = missing_inputs(cmd, root, scratch, written)
-                written |= written_by(cmd)
-                why = None
-                if gone:  # it may read what the skipped one makes
-                    why = "it follows a sample skipped for its input"
-                elif miss:
-                    why, gone = f"{', '.join(miss)} not in the repository", True
-                elif re.search(r"ptxray-\w*bench\b", cmd):
-                    why = "a benchmark (timings)"
-                elif ("nvcc" in cmd or "ptxas" in cmd) and not have_cuda:
-                    why = "no CUDA toolkit"
-                if why:
-                    print(f"skipped {where}: {why}")
-                    skipped += 1
-                    continue
-                script += [cmd, f"__rc=$?; echo '{MARK}{n}'; (exit $__rc)"]
-                checked.append((n, where, expected, first, end))
-            if not checked:
-                continue
-            p = subprocess.run(["bash", "-c", "\n".join(script)], cwd=scratch, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, timeout=600)
-            parts, cur = {}, []
-            for ln in p.stdout.decode("utf-8", "replace").split("\n"):
-                if ln.startswith(MARK):
-                    parts[int(ln[len(MARK):])] = cur
-                    cur = []
-                else:
-                    cur.append(ln)
-            for n, where, expected, first, end in checked:
-                actual = parts.get(n, ["(no output: the script stopped before this command)"])
-                actual = [ln.replace(scratch, PLACE).replace(root, PLACE) for ln in actual]
-                if matches(expected, actual):
-                    equal += 1
-                else:
-                    differ += 1
-                    print(f"DIFFERS {where}")
-                    new = abridge(expected, actual) if args.update else None
-                    if new is not None:
-                        edits.append((first, end, new))
-                    elif args.update:
-                        print("    (cut in several places: update it by hand)")
-                    for d in difflib.unified_diff(expected, actual, "README", "actual", lineterm="", n=1):
-                        print("    " + d)
-    if args.update and edits:
-        lines = text.split("\n")
-        for first, end, new in sorted(edits, reverse=True):
-            lines[first:end] = new
-        path = os.path.join(root, args.readme)
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            f.write("\n".join(lines))
-        os.replace(path + ".tmp", path)
-        print(f"updated {len(edits)} samples in {args.readme}")
-        return 0
-    print(f"README samples: {equal} equal, {differ} differ, {skipped} skipped")
-    return 1 if differ else 0
+    # samples run as from a shell, not as a recipe of make readme-check: a
+    # make they start (a CMake build) would otherwise join that make's
+    # jobserver and print "Entering directory"
+    for v in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"):
+        env.pop(v, None)
+    equal = differ = skipped = bad = 0
+    for page in pages:
+        # each page in its own scratch directory: what one page's samples
+        # write is not there for the next
+        with tempfile.TemporaryDirectory(prefix="ptxray-readme-") as scratch:
+            for d in LINKED:
+                os.symlink(os.path.join(root, d), os.path.join(scratch, d))
+            e, d, s = check_page(root, page, scratch, env, have_cuda, args.update)
+        equal, differ, skipped = equal + e, differ + d, skipped + s
+        with open(os.path.join(root, page), encoding="utf-8") as f:
+            bad += check_links(root, page, f.read())
+    print(f"samples in {len(pages)} page{'s' if len(pages) > 1 else ''}: {equal} equal, {differ} differ, "
+          f"{skipped} skipped; {bad} broken link{'' if bad == 1 else 's'}")
+    if args.update:
+        return 1 if bad else 0
+    return 1 if differ or bad else 0
 
 
 if __name__ == "__main__":
