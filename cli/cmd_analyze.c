@@ -28,13 +28,14 @@ static void usage(FILE *o)
           "`nvcc -ptx -lineinfo -arch=ARCH` into a temporary directory, with nvcc's options\n"
           "in nvcc's spellings (-I DIR, -IDIR, --include-path=DIR, -DNAME[=V], -U NAME,\n"
           "-include FILE, -std=c++17, -O3, -G, -Xcompiler OPTS, --expt-relaxed-constexpr,\n"
-          "...); the preprocessor ones (-I, -isystem, -D, -U, -include, -std and -Xcompiler's\n"
-          "-D/-U/-I) also go to libclang, which reads the launches.  ARCH: the last -arch\n"
-          "(or --arch), else the highest arch= of the -gencode options (-ptx makes one\n"
-          "architecture's PTX), else sm_90.  Options of other steps than that compile (-c,\n"
-          "-dc, -M, -l, -L, -Xlinker, -odir, -code, ...) are ignored with a note; -o is\n"
-          "analyze's output.  An option neither analyze's nor nvcc's is an error; after\n"
-          "`--` everything goes to nvcc as given (its preprocessor options to libclang too).\n"
+          "...); the preprocessor ones (-I, -isystem, -D, -U, -include, -std, -Xcompiler's\n"
+          "-D/-U/-I, and those in --options-file's files) also go to libclang, which reads\n"
+          "the launches.  ARCH: the last -arch (or --arch), else the highest arch= of the\n"
+          "-gencode options (-ptx makes one architecture's PTX), else sm_90.  Options of\n"
+          "other steps than that compile (-c, -dc, -M, -l, -L, -Xlinker, -odir, -code, ...)\n"
+          "are ignored with a note; -o is analyze's output.  An option neither analyze's\n"
+          "nor nvcc's is an error; after `--` everything goes to nvcc as given (its\n"
+          "preprocessor options to libclang too).\n"
           "nvcc's own messages are shown as nvcc prints them.\n"
           "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
@@ -179,9 +180,6 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
         fprintf(stderr, " ignored: analyze compiles %s to the PTX of one architecture (%s) in a temporary "
                         "directory\n", path, arch);
     }
-    if (nv->optfile && !blocks.launches)
-        fprintf(stderr, "ptxray analyze: note: the options in %s reach nvcc, not libclang: the launch shapes "
-                        "are read without them\n", nv->optfile);
     int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, nv->nvcc, nv->nnvcc);
     if (!rc && !blocks.launches) {
         rc = hc_table_from_cu(&t, path, nv->clang, nv->nclang, "analyze", verbose);

@@ -161,6 +161,42 @@ Test(nvcc_opts, arch_gencode, .timeout = 300)
                       (const char *const[]){"-I", INC, "-DROWS=2", "-O3", "-arch=sm_90", "-std=c++17", NULL});
 }
 
+/* --options-file (-optf; CMake's response files): nvcc reads the files,
+ * and their preprocessor options reach libclang too. */
+Test(nvcc_opts, options_file, .timeout = 300)
+{
+    need_nvcc();
+    char dir[] = "/tmp/ptxray-nvoXXXXXX", a[64], b[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(a, sizeof a, "%s/inc.rsp", dir);
+    snprintf(b, sizeof b, "%s/defs.rsp", dir);
+    FILE *f = fopen(a, "w");
+    cr_assert_not_null(f);
+    fputs("-I\"" INC "\"\n", f);
+    fclose(f);
+    f = fopen(b, "w");
+    cr_assert_not_null(f);
+    fputs("  -DROWS=2\t--pre-include " PRE "\n\n", f);
+    fclose(f);
+    char both[130];
+    snprintf(both, sizeof both, "%s,%s", a, b);
+    SHAPE(1, 1, "--options-file", a);
+    SHAPE(2, 3, "-optf", both);
+    SHAPE(2, 1, "-optf", a, "-DROWS=2");
+    char *out, *err;
+    cr_expect_eq(run_cmd("analyze", CU, (const char *const[]){"--options-file", "no/such.rsp", NULL}, &out, &err), 2);
+    cr_expect_str_eq(err, "ptxray analyze: --options-file no/such.rsp: cannot read the file\n");
+    free(out);
+    free(err);
+    cr_expect_eq(run_cmd("launches", CU, (const char *const[]){"-optf", both, NULL}, &out, &err), 0);
+    static const char want[] = "_Z4tileILi2ELi3EEvPf  void tile<2, 3>(float*)  (" CU ":21)\n  64x2x3 from " CU
+                               ":25:22 (<<<>>>)\n";
+    cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
+}
+
 /* What reaches nvcc: the options as given, in their order, after
  * analyze's -ptx -lineinfo -arch=ARCH (-gencode and -arch taken out);
  * other steps' options do not, with a note; -o is analyze's report; after

@@ -269,10 +269,68 @@ static bool gencode(nvo_set *s, const char *v)
     return any;
 }
 
-int nvo_take(nvo_set *s, int argc, char **argv, int i, bool as_given, const char *cmd)
+/* How take() treats an option: analyze's command line, the arguments
+ * after `--` (to nvcc as they are), an --options-file's (nvcc reads the
+ * file itself: only libclang's share is taken). */
+enum mode { OWN, AS_GIVEN, IN_FILE };
+
+static int take(nvo_set *s, int argc, char **argv, int i, enum mode m, const char *cmd, int depth);
+
+/* The options in the files of an --options-file list (nvcc's format:
+ * whitespace-separated words, "..." keeping spaces), for libclang.  false
+ * after a message when one cannot be read (OWN only: otherwise nvcc says
+ * so). */
+static bool options_files(nvo_set *s, const char *list, enum mode m, const char *cmd, int depth)
+{
+    for (const char *p = list; depth < 8;) {
+        size_t n = strcspn(p, ",");
+        char *path = cat("", p, n), *text = NULL;
+        FILE *f = fopen(path, "rb");
+        size_t len = 0, cap = 0;
+        for (int c; f && (c = fgetc(f)) != EOF;) {
+            text = grow(text, len + 1, &cap, 1);
+            text[len++] = (char)c;
+        }
+        if (!f && m == OWN) {
+            fprintf(stderr, "ptxray %s: --options-file %s: cannot read the file\n", cmd, path);
+            free(path);
+            return false;
+        }
+        if (f) fclose(f);
+        free(path);
+        text = grow(text, len + 1, &cap, 1);
+        text[len] = 0;
+        /* the words, unquoted in place */
+        char **w = calloc(len / 2 + 2, sizeof *w);
+        if (!w) abort();
+        int nw = 0;
+        for (char *r = text, *wr = text; *r;) {
+            while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') r++;
+            if (!*r) break;
+            char *start = wr = r;
+            for (bool q = false; *r && (q || !strchr(" \t\n\r", *r)); r++)
+                if (*r == '"') q = !q;
+                else *wr++ = *r;
+            if (*r) r++;
+            *wr = 0;
+            w[nw++] = start;
+        }
+        for (int k = 0; k < nw;) {
+            int u = take(s, nw, w, k, IN_FILE, cmd, depth + 1);
+            k += u > 0 ? u : 1;
+        }
+        free(w);
+        free(text);
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    return true;
+}
+
+static int take(nvo_set *s, int argc, char **argv, int i, enum mode m, const char *cmd, int depth)
 {
     const char *a = argv[i];
-    bool glued;
+    bool glued, as_given = m == AS_GIVEN;
     const nvo_opt *o = a[0] == '-' ? lookup(a, &glued) : NULL;
     if (!o) {
         if (!as_given) return 0;
@@ -284,24 +342,26 @@ int nvo_take(nvo_set *s, int argc, char **argv, int i, bool as_given, const char
     if (glued) v = a + 2;
     else if (eq) v = eq + 1;
     if (o->arg == B && eq && !glued) {
-        if (as_given) return push(&s->nvcc, &s->nnvcc, &s->cap[0], a), 1;
+        if (m != OWN) return as_given ? push(&s->nvcc, &s->nnvcc, &s->cap[0], a), 1 : 1;
         fprintf(stderr, "ptxray %s: %.*s takes no value\n", cmd, (int)(eq - a), a);
         return -1;
     }
     if (o->arg != B && !v) {
         if (i + 1 >= argc) {
-            if (as_given) return push(&s->nvcc, &s->nnvcc, &s->cap[0], a), 1;
+            if (m != OWN) return as_given ? push(&s->nvcc, &s->nnvcc, &s->cap[0], a), 1 : 1;
             fprintf(stderr, "ptxray %s: %s needs a value\n", cmd, a);
             return -1;
         }
         v = argv[i + 1];
         used = 2;
     }
-    if (as_given || o->role == NVO_PASS || o->role == NVO_PP || o->role == NVO_HOSTCC || o->role == NVO_OPTFILE)
+    if (as_given || (m == OWN && (o->role == NVO_PASS || o->role == NVO_PP || o->role == NVO_HOSTCC ||
+                                  o->role == NVO_OPTFILE)))
         for (int k = 0; k < used; k++) push(&s->nvcc, &s->nnvcc, &s->cap[0], argv[i + k]);
     if (o->role == NVO_PP) to_clang(s, o, v);
     else if (o->role == NVO_HOSTCC) hostcc_to_clang(s, v);
-    if (as_given) return used;
+    else if (o->role == NVO_OPTFILE && !options_files(s, v, m, cmd, depth)) return -1;
+    if (m != OWN) return used;
     if (!s->first && o->role != NVO_OUTPUT && o->role != NVO_HELP) s->first = a;
     switch (o->role) {
     case NVO_ARCH: s->arch = v; break;
@@ -314,9 +374,6 @@ int nvo_take(nvo_set *s, int argc, char **argv, int i, bool as_given, const char
         break;
     case NVO_OUTPUT: s->output = v; break;
     case NVO_HELP: s->help = true; break;
-    case NVO_OPTFILE:
-        if (!s->optfile) s->optfile = v;
-        break;
     case NVO_IGNORED:
         if (used == 2) {
             char *t = own(s, cat(a, " ", 1));
@@ -327,6 +384,11 @@ int nvo_take(nvo_set *s, int argc, char **argv, int i, bool as_given, const char
     default: break;
     }
     return used;
+}
+
+int nvo_take(nvo_set *s, int argc, char **argv, int i, bool as_given, const char *cmd)
+{
+    return take(s, argc, argv, i, as_given ? AS_GIVEN : OWN, cmd, 0);
 }
 
 const char *nvo_arch(const nvo_set *s, const char *dflt)

@@ -23,7 +23,7 @@ enum nvo_role {
     NVO_GENCODE, /* -gencode: its highest arch= is the PTX's when -arch is not given */
     NVO_OUTPUT,  /* -o: the command's own output file */
     NVO_HELP,    /* -h, --help: the command's own usage */
-    NVO_OPTFILE, /* --options-file: nvcc; libclang does not see the options in it */
+    NVO_OPTFILE, /* --options-file (CMake's response files): nvcc; the preprocessor options in it libclang too */
     NVO_IGNORED  /* for other steps than one PTX compile: phases, linking, dependency and other outputs, -code */
 };
 
@@ -38,11 +38,10 @@ typedef struct nvo_set {
     const char *arch;  /* the last -arch's value; NULL: not given */
     char gencode[32];  /* the highest arch= of the -gencode options; "": none */
     const char *output; /* the last -o's value */
-    const char *optfile; /* the first --options-file's value */
     const char *first;   /* the first option for nvcc (not -o, -h) as given, for messages; NULL: none */
     bool help;
     char **owned; /* what the lists above point to that is not argv's */
-    size_t nowned, cap[4];
+    size_t nowned, cap[4]; /* the capacities of nvcc, clang, ignored, owned */
 } nvo_set;
 
 /* The nvcc option at argv[i] into s.  Returns the argv entries it used (1,
