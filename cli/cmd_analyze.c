@@ -10,23 +10,33 @@
 #include "coalescing_report.h"
 #include "commands.h"
 #include "launch_table.h"
+#include "nvcc_opts.h"
 #include "ra_opts.h"
 #include "toolchain.h"
 
 static void usage(FILE *o)
 {
-    fputs("usage: ptxray analyze FILE.ptx... | FILE.cu [-arch sm_XX] [-IDIR] [-DNAME[=V]] [-UNAME] [-std=c++NN]\n"
+    fputs("usage: ptxray analyze FILE.ptx... | FILE.cu [NVCC-OPTIONS] [-- NVCC-ARGS...]\n"
           "                      [--block [KERNEL=]X,Y,Z]... [--kernel NAME] [--format text|json|sarif|html]\n"
           "                      [-j N] [-o OUT] [--no-ptxas] [--budget K [--mode linear|div|aff] [--max-threads N]\n"
-          "                      [--smem-limit BYTES]] [--verbose] [-- NVCC-ARGS...]\n"
+          "                      [--smem-limit BYTES]] [--launches FILE.json] [--verbose]\n"
           "One report per kernel: the shares of uniform, affine and divergent values, the\n"
           "register pressure, ptxas -v's registers, spill bytes and shared memory (when\n"
           "ptxas is found), then uncoalesced and misaligned accesses, bank conflicts and\n"
           "branches not proven uniform, with source lines and hints, by likely impact\n"
           "(accesses inside loops first, deeper loops first).  A .cu file is compiled with\n"
-          "`nvcc -ptx -lineinfo -arch=ARCH` (default sm_90) into a temporary directory;\n"
-          "-I/-D/-U/-std= go to nvcc and libclang, -arch (or --arch) and everything after\n"
-          "`--` to nvcc as given.  nvcc's own messages are shown as nvcc prints them.\n"
+          "`nvcc -ptx -lineinfo -arch=ARCH` into a temporary directory, with nvcc's options\n"
+          "in nvcc's spellings (-I DIR, -IDIR, --include-path=DIR, -DNAME[=V], -U NAME,\n"
+          "-include FILE, -std=c++17, -O3, -G, -Xcompiler OPTS, --expt-relaxed-constexpr,\n"
+          "...); the preprocessor ones (-I, -isystem, -D, -U, -include, -std, -Xcompiler's\n"
+          "-D/-U/-I, and those in --options-file's files) also go to libclang, which reads\n"
+          "the launches.  ARCH: the last -arch (or --arch), else the highest arch= of the\n"
+          "-gencode options (-ptx makes one architecture's PTX), else sm_90.  Options of\n"
+          "other steps than that compile (-c, -dc, -M, -l, -L, -Xlinker, -odir, -code, ...)\n"
+          "are ignored with a note; -o is analyze's output.  An option neither analyze's\n"
+          "nor nvcc's is an error; after `--` everything goes to nvcc as given (its\n"
+          "preprocessor options to libclang too).\n"
+          "nvcc's own messages are shown as nvcc prints them.\n"
           "--block: the block shape of KERNEL, else of every kernel; repeatable (default:\n"
           ".reqntid, else the shapes the host code launches it with, else blockDim.x is\n"
           "assumed a multiple of 32).  The launches are read from FILE.cu with libclang\n"
@@ -53,20 +63,22 @@ static void usage(FILE *o)
           o);
 }
 
-int cmd_analyze(int argc, char **argv)
+static const struct option opts[] = {{"launches", required_argument, 0, 'L'},
+                                     {"block", required_argument, 0, 'b'},
+                                     {"kernel", required_argument, 0, 'k'},
+                                     {"format", required_argument, 0, 'f'},
+                                     {"no-ptxas", no_argument, 0, 'P'},
+                                     {"jobs", required_argument, 0, 'j'},
+                                     {"verbose", no_argument, 0, 'V'},
+                                     RA_OPT_LONG,
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
+
+/* The rest of the command line (analyze's own options and the files,
+ * nvcc's taken out into nv): the reports. */
+static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
 {
-    static const struct option opts[] = {{"arch", required_argument, 0, 'a'},
-                                         {"launches", required_argument, 0, 'L'},
-                                         {"block", required_argument, 0, 'b'},
-                                         {"kernel", required_argument, 0, 'k'},
-                                         {"format", required_argument, 0, 'f'},
-                                         {"no-ptxas", no_argument, 0, 'P'},
-                                         {"jobs", required_argument, 0, 'j'},
-                                         {"verbose", no_argument, 0, 'V'},
-                                         RA_OPT_LONG,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *arch = "sm_90", *out = NULL;
+    const char *out = nv->output;
     int format = COAL_FMT_TEXT;
     bool html = false, ptxas = true;
     blk_opts blocks = {0};
@@ -76,45 +88,11 @@ int cmd_analyze(int argc, char **argv)
     bool have_budget = false, ra_other = false;
     unsigned jobs = 0;
     bool verbose = false;
-    /* everything after `--` goes to nvcc as it is */
-    int nextra = 0;
-    char **extra = NULL;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--")) {
-            extra = argv + i + 1;
-            nextra = argc - i - 1;
-            argv[i] = NULL;
-            argc = i;
-            break;
-        }
-    /* nvcc's spelling -arch X / -arch=X (getopt would read -a rch) */
-    for (int i = 1; i < argc; i++) {
-        int take = !strcmp(argv[i], "-arch") && i + 1 < argc ? 2 : !strncmp(argv[i], "-arch=", 6) ? 1 : 0;
-        if (!take) continue;
-        arch = take == 2 ? argv[i + 1] : argv[i] + 6;
-        memmove(argv + i, argv + i + take, (size_t)(argc - i - take + 1) * sizeof *argv);
-        argc -= take;
-        i--;
-    }
-    /* -I/-D/-U/-std=: for nvcc and libclang, taken out before getopt */
-    const char *flags[128]; /* (a fixed array: nothing to free on the early returns; more flags stay in
-                             * argv and getopt rejects them) */
-    size_t nflags = 0;
-    for (int i = 1; i < argc; i++)
-        if (((argv[i][0] == '-' && (argv[i][1] == 'I' || argv[i][1] == 'D' || argv[i][1] == 'U') && argv[i][2]) ||
-             !strncmp(argv[i], "-std=", 5)) &&
-            nflags < sizeof flags / sizeof flags[0]) {
-            flags[nflags++] = argv[i];
-            memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* argv[argc] is NULL */
-            argc--;
-            i--;
-        }
     coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:b:k:L:f:o:j:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:k:f:j:", opts, NULL)) != -1) {
         switch (c) {
-        case 'a': arch = optarg; break;
         case 'b':
             if (!blk_add(&blocks, optarg, "analyze")) return 2;
             break;
@@ -130,7 +108,6 @@ int cmd_analyze(int argc, char **argv)
             }
             if (!html) coal_parse_format(optarg, "analyze", &format);
             break;
-        case 'o': out = optarg; break;
         case 'V': verbose = true; break;
         case 'P': ptxas = false; break;
         case 'j':
@@ -167,7 +144,8 @@ int cmd_analyze(int argc, char **argv)
         const char *why = html ? "--format html is one page of one file"
                           : co.only ? "--kernel picks a function of one file"
                           : nextra ? "arguments after -- are for nvcc, and .ptx files are not compiled"
-                                   : NULL;
+                          : nv->first ? "nvcc's options are for a .cu file, and .ptx files are not compiled"
+                                      : NULL;
         for (int i = optind; i < argc && !why; i++)
             if (tc_ends_with(argv[i], ".cu")) why = "a .cu file is compiled and analysed alone";
         if (why) {
@@ -182,6 +160,11 @@ int cmd_analyze(int argc, char **argv)
                     path);
             return 2;
         }
+        if (nv->first) {
+            fprintf(stderr, "ptxray analyze: %s: %s is an option of nvcc, and a .ptx file is not compiled\n", path,
+                    nv->first);
+            return 2;
+        }
         return html ? an_report_html(path, path, &co, &blocks, out, ptxas, rap) : an_report(path, path, &co, &blocks, &aa);
     }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
@@ -190,14 +173,16 @@ int cmd_analyze(int argc, char **argv)
         return 2;
     }
     hc_table t = {0};
-    const char **nv = malloc(sizeof *nv * (nflags + (size_t)nextra + 1));
-    if (!nv) abort();
-    memcpy(nv, flags, sizeof *nv * nflags);
-    if (nextra) memcpy(nv + nflags, extra, sizeof *nv * (size_t)nextra);
-    int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, nv, nflags + (size_t)nextra);
-    free(nv);
+    const char *arch = nvo_arch(nv, "sm_90");
+    if (nv->nignored) {
+        fputs("ptxray analyze: note: nvcc's ", stderr);
+        for (size_t i = 0; i < nv->nignored; i++) fprintf(stderr, "%s%s", i ? ", " : "", nv->ignored[i]);
+        fprintf(stderr, " ignored: analyze compiles %s to the PTX of one architecture (%s) in a temporary "
+                        "directory\n", path, arch);
+    }
+    int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, nv->nvcc, nv->nnvcc);
     if (!rc && !blocks.launches) {
-        rc = hc_table_from_cu(&t, path, flags, nflags, "analyze", verbose);
+        rc = hc_table_from_cu(&t, path, nv->clang, nv->nclang, "analyze", verbose);
         blocks.launches = &t;
     }
     if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas, rap) : an_report(path, ptx, &co, &blocks, &aa);
@@ -205,4 +190,81 @@ int cmd_analyze(int argc, char **argv)
     unlink(ptx);
     rmdir(dir);
     return rc;
+}
+
+/* analyze's own option at argv[i] (not nvcc's): 2 when its value is the
+ * next argument, 1 when it is in argv[i], 0 when argv[i] is not one.  Long
+ * options by their full names (getopt's abbreviations would take nvcc's
+ * --verbose-like prefixes); short ones -b, -k, -f, -j with their value
+ * apart, and -jN. */
+static int own_option(const char *a)
+{
+    if (a[0] != '-') return 0;
+    if (a[1] == '-') {
+        size_t n = strcspn(a + 2, "=");
+        for (const struct option *o = opts; o->name; o++)
+            if (strlen(o->name) == n && !strncmp(a + 2, o->name, n))
+                return o->has_arg == required_argument && !a[2 + n] ? 2 : 1;
+        return 0;
+    }
+    if (!a[1] || !strchr("bkfj", a[1])) return 0;
+    return !a[2] ? 2 : a[1] == 'j' ? 1 : 0; /* -j4; -fjson would take -frobnicate for a format */
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    /* nvcc's options, in any of nvcc's spellings, are taken out before
+     * getopt (toolchain/nvcc_opts.h: to nvcc, the preprocessor ones to
+     * libclang too); analyze's own stay for getopt; everything after `--`
+     * goes to nvcc as it is (and its preprocessor options to libclang) */
+    nvo_set nv = {0};
+    int nextra = 0, rc = 0;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av) abort();
+    int ac = 0;
+    av[ac++] = argv[0];
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            nextra = argc - i - 1;
+            for (int j = i + 1; j < argc;) j += nvo_take(&nv, argc, argv, j, true, "analyze");
+            break;
+        }
+        if (a[0] != '-' || !a[1]) {
+            av[ac++] = argv[i];
+            continue;
+        }
+        if (!strcmp(a, "--arch") || !strncmp(a, "--arch=", 7)) { /* analyze's spelling of -arch */
+            if (!a[6] && i + 1 >= argc) {
+                fputs("ptxray analyze: --arch needs a value\n", stderr);
+                rc = 2;
+            } else nv.arch = a[6] ? a + 7 : argv[++i];
+            continue;
+        }
+        int k = own_option(a);
+        if (k && a[1] == '-') {
+            for (int j = 0; j < k && i + j < argc; j++) av[ac++] = argv[i + j];
+            i += k - 1;
+            continue;
+        }
+        int u = nvo_take(&nv, argc, argv, i, false, "analyze");
+        if (u < 0) rc = 2;
+        else if (u) i += u - 1;
+        else if (k) {
+            for (int j = 0; j < k && i + j < argc; j++) av[ac++] = argv[i + j];
+            i += k - 1;
+        } else {
+            fprintf(stderr, "ptxray analyze: unknown option '%s' (neither analyze's nor nvcc's; after `--` "
+                            "options go to nvcc as they are)\n", a);
+            rc = 2;
+        }
+    }
+    if (!rc && nv.help) {
+        usage(stdout);
+        rc = -1;
+    }
+    if (!rc) rc = analyze_with(ac, av, &nv, nextra);
+    free(av);
+    nvo_free(&nv);
+    return rc < 0 ? 0 : rc;
 }

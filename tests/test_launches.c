@@ -267,7 +267,7 @@ Test(launches, bad_input)
     free(err);
     char *c[] = {BIN, "launches", "--frobnicate", DIR "funcptr.cu", NULL};
     out = tu_run_want(c, 2, &err);
-    cr_expect(strstr(err, "ptxray launches: unknown option '--frobnicate'\n"), "%s", err);
+    cr_expect(strstr(err, "ptxray launches: unknown option '--frobnicate' (neither launches' nor nvcc's)\n"), "%s", err);
     free(out);
     free(err);
 }

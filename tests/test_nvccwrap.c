@@ -199,6 +199,30 @@ Test(nvccwrap, several_launch_shapes, .timeout = 300)
     free(two);
 }
 
+/* The user's -include reaches libclang too (read from nvcc's host
+ * preprocessing line): the launch's shape is a macro of the pre-included
+ * header, 1x32, where the store is uncoalesced; without the header
+ * libclang would not know the shape, and at the default (blockDim.x a
+ * multiple of 32) the store is coalesced. */
+Test(nvccwrap, pre_include_reaches_the_launches, .timeout = 300)
+{
+    need_nvcc();
+    char *d = tmpdir(), *err;
+    char *pre = strdup(write_file(d, "shape.h", "#define SHAPE 1, 32\n"));
+    char *cu = strdup(write_file(d, "p.cu", "__global__ void k(float *a)\n"
+                                            "{\n"
+                                            "    a[threadIdx.y * 33 + threadIdx.x] = 1.0f;\n"
+                                            "}\n"
+                                            "void run(float *a) { k<<<1, dim3(SHAPE)>>>(a); }\n"));
+    char *a[] = {BIN, "nvcc", "-c", "-arch=sm_80", "-include", pre, cu, "-o", join(d, "o.o"), NULL};
+    cr_assert_eq(run_err(a, &err), 0, "%s", err);
+    cr_expect_eq(count(err, "[ptxray-uncoalesced]"), 1, "%s", err);
+    free(err);
+    rm(d, (const char *[]){"shape.h", "p.cu", "o.o", NULL});
+    free(pre);
+    free(cu);
+}
+
 /* A .cu that includes cooperative_groups.h: libclang reports errors in the
  * toolkit's own headers (libcu++ written for nvcc), which are not the
  * user's: the wrapper says nothing of them, and still reads the launch

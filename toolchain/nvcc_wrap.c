@@ -99,12 +99,13 @@ static bool is_cicc(const char *l) { return !strncmp(l, "\"$CICC_PATH/cicc\" ", 
 
 /* Writes the shim and the cicc lines into dir and sets the environment
  * from the listing; false after a message. */
-/* The -I, -D, -U and -std= options of the listing's host preprocessing
- * line (nvcc's "HOSTCC ... -E ... -D__CUDACC__ ..."), one a line: what
- * libclang needs to read the .cu's launches (ptxray launches), after nvcc
- * resolved --options-file and the rest.  nvcc's own macros (-D__...) and
- * the toolkit's include directories (INCLUDES, SYSTEM_INCLUDES: the
- * launches scan has its own CUDA prelude) are left out. */
+/* The -I, -D, -U, -include and -std= options of the listing's host
+ * preprocessing line (nvcc's "HOSTCC ... -E ... -D__CUDACC__ ..."), one a
+ * line: what libclang needs to read the .cu's launches (ptxray launches),
+ * after nvcc resolved --options-file and the rest.  nvcc's own macros
+ * (-D__...), its -include "cuda_runtime.h" and the toolkit's include
+ * directories (INCLUDES, SYSTEM_INCLUDES: the launches scan has its own
+ * CUDA prelude) are left out. */
 static bool write_hcflags(FILE *f, const char *line, const char *toolkit)
 {
     char *copy = strdup(line), *save = NULL;
@@ -113,11 +114,15 @@ static bool write_hcflags(FILE *f, const char *line, const char *toolkit)
     for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         size_t n = strlen(w);
         if (n >= 2 && w[0] == '"' && w[n - 1] == '"') w[n - 1] = 0, w++;
-        if (pending) {
+        if (pending && !strcmp(pending, "-include")) {
+            if (strcmp(w, "cuda_runtime.h")) fprintf(f, "-include\n%s\n", w);
+            pending = NULL;
+        } else if (pending) {
             if ((strcmp(pending, "-I") || !strstr(toolkit, w)) && (!strcmp(pending, "-I") || strncmp(w, "__", 2)))
                 fprintf(f, "%s%s\n", pending, w);
             pending = NULL;
-        } else if (!strcmp(w, "-isystem") || !strcmp(w, "-I")) pending = "-I";
+        } else if (!strcmp(w, "-include")) pending = "-include";
+        else if (!strcmp(w, "-isystem") || !strcmp(w, "-I")) pending = "-I";
         else if (!strcmp(w, "-D")) pending = "-D";
         else if (!strcmp(w, "-U")) pending = "-U";
         else if ((!strncmp(w, "-I", 2) && !strstr(toolkit, w + 2)) || !strncmp(w, "-std=", 5) ||

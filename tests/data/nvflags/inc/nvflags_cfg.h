@@ -1,0 +1,2 @@
+// Found only through -I tests/data/nvflags/inc.
+#define TPB 64

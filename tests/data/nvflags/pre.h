@@ -1,0 +1,2 @@
+// Given with -include tests/data/nvflags/pre.h.
+#define PRE 3
