@@ -84,6 +84,9 @@ static const emu_dim3 rshapes[NRSHAPES] = {{256, 1, 1}, {128, 2, 1}, {32, 8, 1},
                                            {100, 1, 1}, {16, 16, 1}, {8, 32, 1}};
 static struct {
     unsigned relaunches, run, accesses, below;
+    /* shared accesses: bank degree (ways) compared with the static bound,
+     * below it, and without a static bound */
+    unsigned banks, banks_below, banks_unbounded;
     unsigned first, n; /* the shapes tried: rshapes[first .. first + n) */
 } rl;
 
@@ -531,7 +534,7 @@ static void relaunch(eh *h, const char *kernel)
         emu_options o = h->opt;
         o.observer = NULL;
         o.printf_out = k->devnull;
-        o.checks = EMU_CHECK_COALESCING;
+        o.checks = EMU_CHECK_COALESCING | EMU_CHECK_BANK;
         o.max_steps = (os->warp_insts + 20000) * 64;
         emu_machine *M = emu_clone(k->snap, &o);
         cr_assert_not_null(M, "%s: cannot copy the machine", h->path);
@@ -558,6 +561,26 @@ static void relaunch(eh *h, const char *kernel)
             cr_expect_fail("%s:%u block %ux%ux%u (relaunched; the test's %s): static %d sectors/request (%s), the "
                            "emulator measures up to %d",
                            h->path, line, b.x, b.y, b.z, kernel, x->sectors_max,
+                           coal_pattern_name((enum coal_pattern)x->pattern), mx);
+        }
+        /* shared: the static bank degree every view reports (the worst
+         * warp's, bank_degree_max) is never below a request's ways */
+        json_array_foreach(json_object_get(j, "bank_conflicts"), i, e) {
+            uint32_t line = (uint32_t)json_integer_value(json_object_get(e, "line"));
+            uint32_t fi = 0, ai = 0;
+            const coal_access *x = static_at(sr->r, line, &fi, &ai);
+            if (!x || x->space != COAL_SHARED) continue;
+            int32_t mx = (int32_t)json_integer_value(json_object_get(e, "ways_max"));
+            if (x->bank_degree_max < 0) {
+                rl.banks_unbounded++;
+                continue;
+            }
+            rl.banks++;
+            if (x->bank_degree_max >= mx) continue;
+            rl.banks_below++;
+            cr_expect_fail("%s:%u block %ux%ux%u (relaunched; the test's %s): static bank degree %d (%s), the "
+                           "emulator measures up to %d ways",
+                           h->path, line, b.x, b.y, b.z, kernel, x->bank_degree_max,
                            coal_pattern_name((enum coal_pattern)x->pattern), mx);
         }
         json_decref(j);
@@ -860,10 +883,14 @@ Test(emu_coalcmp, corpus, .timeout = 0)
         if (outs[q])
             fprintf(outs[q],
                     "relaunched at other shapes (%s): %u relaunches, %u completed; %u accesses compared, %u where the "
-                    "static sectors per request are below the measured\n",
-                    rl.n ? shapes : "none", rl.relaunches, rl.run, rl.accesses, rl.below);
+                    "static sectors per request are below the measured; %u shared accesses compared, %u where the "
+                    "static bank degree is below the measured (%u without a static bound)\n",
+                    rl.n ? shapes : "none", rl.relaunches, rl.run, rl.accesses, rl.below, rl.banks, rl.banks_below,
+                    rl.banks_unbounded);
     fclose(tf);
     cr_expect_eq(rl.below, 0, "%u accesses where the static count is below the emulator's", rl.below);
+    cr_expect_eq(rl.banks_below, 0, "%u shared accesses where the static bank degree is below the emulator's",
+                 rl.banks_below);
     if (rl.n) cr_expect_gt(rl.accesses, 100, "relaunches compared only %u accesses", rl.accesses);
     check_rows();
     /* make precision: every proven finding confirmed by the emulator */
