@@ -43,16 +43,6 @@ unsigned div_branch_cond(const div_result *r, uint32_t b)
     return value_cond(r, v) | (term == CFG_NONE ? 0 : div_stmt_cond(r, term));
 }
 
-/* One lane's value of polynomial a at thread coordinates m (m[i]: the
- * value of monomial i), over the integers (|coefficient| < 2^63, a
- * monomial below 2^20: no overflow in 128 bits). */
-static __int128 poly_value(const aff *a, const int64_t *m)
-{
-    __int128 s = 0;
-    for (unsigned i = 0; i < a->n; i++) s += (__int128)a->c[i] * m[i];
-    return s;
-}
-
 /* Whether x, read as an integer, is what a w-bit register holds (signed or
  * not): then the comparison's operand is x itself, whatever wrapped on the
  * way (the polynomial is exact modulo 2^w). */
@@ -81,8 +71,9 @@ static bool known_operand(const div_result *r, uint32_t st, const ptx_inst *in, 
  * know exactly: each lane's outcome, warp by warp, over the threads of one
  * block (every block has the same thread coordinates).  The shape is the
  * result's; at the default assumption (blockDim.x a multiple of 32) warp 0
- * alone is known: its lanes are tid.x = 0..31 of row 0. */
-static uint32_t cmp_split_warps(const div_result *r, uint32_t st)
+ * alone is known: its lanes are tid.x = 0..31 of row 0.  first: stop at the
+ * first warp that splits. */
+static uint32_t cmp_split_warps(const div_result *r, uint32_t st, bool first)
 {
     const ptx_inst *in = &r->pf->fn->stmts[st]->u.inst;
     uint8_t cmp, sgn = 0, comb;
@@ -95,26 +86,40 @@ static uint32_t cmp_split_warps(const div_result *r, uint32_t st)
     if (r->shape_assumed) X = 32, Y = Z = 1;
     if (!X || (uint64_t)X * Y * Z > 1024) return 0;
     n = X * Y * Z;
+    /* the monomials either operand has, with their two factors: a lane's
+     * value is the sum of those terms (over the integers: a coefficient
+     * below 2^63 times a monomial below 2^20 fits 128 bits) */
+    unsigned nm = 0, mi[DIV_NCOEF2];
+    for (unsigned i = 1; i < r->ncoef; i++)
+        if (a.c[i] || b.c[i]) mi[nm++] = i;
     unsigned w = ptx_type_bits(in->type);
     uint32_t split = 0;
     for (uint32_t wp = 0; wp * 32 < n; wp++) {
-        int first = -1;
+        int seen = -1;
         for (uint32_t t = wp * 32; t < n && t < wp * 32 + 32; t++) {
-            int64_t d[5] = {1, t % X, t / X % Y, t / X / Y, t % 32}, m[DIV_NCOEF2];
-            for (unsigned i = 0; i < r->ncoef; i++) m[i] = d[aff_fac[i][0]] * (aff_fac[i][1] ? d[aff_fac[i][1]] : 1);
-            m[0] = 1;
-            __int128 x = poly_value(&a, m), y = poly_value(&b, m);
+            int64_t d[5] = {1, t % X, t / X % Y, t / X / Y, t % 32};
+            __int128 x = a.c[0], y = b.c[0];
+            for (unsigned j = 0; j < nm; j++) {
+                unsigned i = mi[j];
+                int64_t m = d[aff_fac[i][0]] * (aff_fac[i][1] ? d[aff_fac[i][1]] : 1);
+                x += (__int128)a.c[i] * m, y += (__int128)b.c[i] * m;
+            }
             if (!fits(x, w, sgn) || !fits(y, w, sgn)) return 0;
             bool p = cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
                      : cmp == WF_GT ? x > y : x >= y;
-            if (first < 0) first = p;
-            else if (first != p) split |= 1u << wp;
+            if (seen < 0) seen = p;
+            else if (seen != p) {
+                split |= 1u << wp;
+                break;
+            }
         }
+        if (split && first) break;
     }
     return split;
 }
 
-uint32_t div_branch_split_warps(const div_result *r, uint32_t b)
+/* The warps (first: some warp, or 0) that split at the branch ending b. */
+static uint32_t split_warps(const div_result *r, uint32_t b, bool first)
 {
     const cfg_block *bb = &r->pf->g->blocks[b];
     if (bb->nsucc != 2 || bb->term == CFG_NONE || !div_has_coefs(r)) return 0;
@@ -130,12 +135,13 @@ uint32_t div_branch_split_warps(const div_result *r, uint32_t b)
         if (r->shape_assumed || !n || n % 32 == 0) return DIV_SPLIT_ALL;
         for (unsigned l = 1; l < n % 32; l++)
             if (wf.g[l] != wf.g[0]) return DIV_SPLIT_ALL;
-        uint64_t whole = n / 32; /* the warps before the last */
-        return whole >= 32 ? DIV_SPLIT_ALL >> 1 : (uint32_t)((1ull << whole) - 1);
+        return (uint32_t)((1ull << (n / 32)) - 1); /* the warps before the last (n < 1024) */
     }
     const ssa_value *val = &s->values[v];
     if (val->kind != SSA_V_INST || val->partial) return 0;
-    return cmp_split_warps(r, val->stmt);
+    return cmp_split_warps(r, val->stmt, first);
 }
 
-bool div_branch_proven(const div_result *r, uint32_t b) { return div_branch_split_warps(r, b) != 0; }
+uint32_t div_branch_split_warps(const div_result *r, uint32_t b) { return split_warps(r, b, false); }
+
+bool div_branch_proven(const div_result *r, uint32_t b) { return split_warps(r, b, true) != 0; }
