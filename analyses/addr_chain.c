@@ -203,8 +203,9 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
         }
         break;
     case PTX_OPC_SHL:
-        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v >= 0 && in->opd[2].v < 32)
-            r.res = product(operand_fact(c, st, 1), fact_int(res_exact((int64_t)1 << in->opd[2].v)));
+        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM)
+            r.res = product(operand_fact(c, st, 1),
+                            fact_int(res_exact(wf_shl_factor((uint64_t)in->opd[2].v, ptx_type_bits(in->type)))));
         break;
     case PTX_OPC_NEG:
         if (integer) r.res = res_neg(operand_fact(c, st, 1).res);
@@ -529,10 +530,11 @@ static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stac
         if (in->op == PTX_OPC_MAD) r = term_add(r, operand_term(c, st, 3, i, stack, depth + 1), 1);
         break;
     case PTX_OPC_SHL:
-        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v >= 0 && in->opd[2].v < 32) {
+        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM) {
             r = operand_term(c, st, 1, i, stack, depth + 1);
-            if (r.ok && !r.cyc) r.k *= (int64_t)1 << in->opd[2].v;
-            else if (r.cyc) r = term_fail();
+            if (r.cyc || (r.ok && __builtin_mul_overflow(r.k, wf_shl_factor((uint64_t)in->opd[2].v,
+                                                                              ptx_type_bits(in->type)), &r.k)))
+                r = term_fail();
         }
         break;
     case PTX_OPC_NEG:

@@ -272,7 +272,7 @@ bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op
         if (!opd2(cx, stmt, in, &a, &b)) return false;
         if (a.top || b.top) { aff_top(out, cx->n); return true; }
         if (!aff_is_const(&b, &k)) return false;
-        aff_const(&c, cx->n, (uint64_t)k >= w ? 0 : (int64_t)(1ull << k));
+        aff_const(&c, cx->n, wf_shl_factor((uint64_t)k, w));
         aff_mul(out, &a, &c);
         break;
     }

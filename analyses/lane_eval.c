@@ -136,8 +136,8 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         return true;
     case PTX_OPC_SHL: {
         int64_t s = imm_of(in, 2, &ok);
-        if (!ok || s < 0 || s >= 62 || !eval_opd(e, st, 1, &a, depth, n)) return false;
-        lv_scale(e, &a, (int64_t)1 << s, out);
+        if (!ok || !eval_opd(e, st, 1, &a, depth, n)) return false;
+        lv_scale(e, &a, wf_shl_factor((uint64_t)s, bits), out);
         return true;
     }
     case PTX_OPC_SHR: {

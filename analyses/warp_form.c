@@ -360,8 +360,8 @@ void wf_shl(wform *r, const wform *a, const wform *s, unsigned n)
         else wf_bot(r);
         return;
     }
-    if ((uint64_t)c >= n) { wf_const(r, 0); return; }
-    scale(r, a, 1ull << c, n);
+    if (!wf_shl_factor((uint64_t)c, n)) { wf_const(r, 0); return; }
+    scale(r, a, (uint64_t)wf_shl_factor((uint64_t)c, n), n);
     r->nn = a->nn; /* no wraparound */
 }
 

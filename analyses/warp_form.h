@@ -175,6 +175,12 @@ void wf_neg(wform *r, const wform *a, unsigned n);
 void wf_not(wform *r, const wform *a, unsigned n);
 void wf_mul(wform *r, const wform *a, const wform *b, unsigned n);
 void wf_shl(wform *r, const wform *a, const wform *s, unsigned n);
+/* shl by s at width n is a multiplication by this factor modulo 2^n: 2^s,
+ * or 0 when s >= n (ISA "shl": shift amounts greater than the register
+ * width are clamped to it; s is read unsigned).  The one reading of a
+ * constant left shift: the polynomials, the warp forms and their
+ * intervals, the address facts and terms, and lane-exact evaluation. */
+static inline int64_t wf_shl_factor(uint64_t s, unsigned n) { return s >= n ? 0 : (int64_t)((uint64_t)1 << s); }
 /* Logical (sgn false) or arithmetic right shift by s. */
 void wf_shr(wform *r, const wform *a, const wform *s, unsigned n, bool sgn);
 /* Bitwise and / or / xor. */

@@ -628,8 +628,8 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
         return;
     }
     case AFF_R_SHL:
-        if (!imm_is(in, 2, &k) || k < 0 || k >= (int64_t)w || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_scale(out, &a, (int64_t)((uint64_t)1 << k), w);
+        if (!imm_is(in, 2, &k) || !wf_shl_factor((uint64_t)k, w) || !wopd(cx, stmt, in, 1, &a)) return;
+        wf_iv_scale(out, &a, wf_shl_factor((uint64_t)k, w), w);
         return;
     case AFF_R_SHR:
         if (!imm_is(in, 2, &k) || k < 0 || !wopd(cx, stmt, in, 1, &a)) return;

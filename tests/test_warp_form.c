@@ -111,6 +111,28 @@ Test(warp_form, shifts_masks_and_remainders_of_the_thread_index)
 
 /* div.s/rem.s round towards zero; a dividend that may be negative and is
  * not known in every lane gives nothing beyond uniformity. */
+/* ISA "shl": shift amounts above the register width are clamped to it, so
+ * shl by s >= n gives 0; the amount is unsigned (-1 is above any width).
+ * The one reading every rule uses (wf_shl_factor), and wf_shl on it. */
+Test(warp_form, left_shifts_at_and_past_the_width)
+{
+    cr_expect_eq(wf_shl_factor(0, 32), 1);
+    cr_expect_eq(wf_shl_factor(31, 32), (int64_t)1 << 31);
+    cr_expect_eq(wf_shl_factor(32, 32), 0);
+    cr_expect_eq(wf_shl_factor(40, 32), 0);
+    cr_expect_eq(wf_shl_factor(40, 64), (int64_t)1 << 40);
+    cr_expect_eq(wf_shl_factor(64, 64), 0);
+    cr_expect_eq(wf_shl_factor((uint64_t)-1, 16), 0);
+    wform a, s, r;
+    wf_lane(&a, 1, 0, 64); /* the lane index */
+    wf_const(&s, 40);
+    wf_shl(&r, &a, &s, 32);
+    int64_t c;
+    cr_expect(wf_is_const(&r, 32, &c) && c == 0, "lane << 40 at 32 bits is 0");
+    wf_shl(&r, &a, &s, 64);
+    cr_expect(wf_is_linear(&r, &c) && c == (int64_t)1 << 40, "lane << 40 at 64 bits: %lld", (long long)c);
+}
+
 Test(warp_form, signed_division_and_remainder)
 {
     wform r, a = cst(-7), k = cst(2), t = tid_x();
