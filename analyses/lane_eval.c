@@ -142,7 +142,10 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     }
     case PTX_OPC_SHR: {
         int64_t s = imm_of(in, 2, &ok);
-        if (!ok || s < 0 || s >= (int64_t)bits) return false;
+        if (!ok) return false;
+        bool sgn = ptx_type_is_signed(in->type);
+        s = (int64_t)wf_shr_amount((uint64_t)s, bits, sgn);
+        if (s == (int64_t)bits) return lv_const(out, n, 0), true; /* shr.u by the width or more */
         uint32_t x;
         unsigned sh;
         if (addr_sext_idiom(c, st, &x, &sh)) { /* (int64)(int32)x << sh, no wraparound */
@@ -151,7 +154,6 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
             return true;
         }
         if (!eval_opd(e, st, 1, &a, depth, n)) return false;
-        bool sgn = ptx_type_is_signed(in->type);
         /* a constant, or the sign of a value >= 0 (nvcc's signed-division idiom) */
         if (lv_fold(&a, s, bits, sgn, sgn ? lv_rule_sar : lv_rule_shru, n, out)) return true;
         /* an unsigned shift is floor division for values >= 0 only */

@@ -376,7 +376,7 @@ void wf_shr(wform *r, const wform *a, const wform *s, unsigned n, bool sgn)
         return;
     }
     if (a->nn) sgn = false; /* the sign bit is 0: shr.s is shr.u */
-    if ((uint64_t)c >= n) c = n - 1 + !sgn;
+    c = (int64_t)wf_shr_amount((uint64_t)c, n, sgn);
     if (c >= 64 || (!sgn && (uint64_t)c >= n) || (a->nn && (uint64_t)c >= n - 1)) { wf_const(r, 0); return; }
     unsigned k = a->k > (unsigned)c ? a->k - (unsigned)c : 0;
     uint8_t nn = !sgn ? c > 0 || a->nn : a->nn;

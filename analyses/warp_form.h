@@ -181,6 +181,11 @@ void wf_shl(wform *r, const wform *a, const wform *s, unsigned n);
  * constant left shift: the polynomials, the warp forms and their
  * intervals, the address facts and terms, and lane-exact evaluation. */
 static inline int64_t wf_shl_factor(uint64_t s, unsigned n) { return s >= n ? 0 : (int64_t)((uint64_t)1 << s); }
+/* shr by s at width n shifts by this much (ISA "shr": amounts greater
+ * than the width are clamped to it; s is read unsigned): s below n, else n
+ * for shr.u (every bit shifted out: 0) and n - 1 for shr.s (the sign in
+ * every bit).  The one reading of a constant right shift. */
+static inline uint64_t wf_shr_amount(uint64_t s, unsigned n, bool sgn) { return s < n ? s : sgn ? n - 1 : n; }
 /* Logical (sgn false) or arithmetic right shift by s. */
 void wf_shr(wform *r, const wform *a, const wform *s, unsigned n, bool sgn);
 /* Bitwise and / or / xor. */

@@ -632,8 +632,8 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
         wf_iv_scale(out, &a, wf_shl_factor((uint64_t)k, w), w);
         return;
     case AFF_R_SHR:
-        if (!imm_is(in, 2, &k) || k < 0 || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_shr(out, &a, (unsigned)k, w, op->sgn);
+        if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
+        wf_iv_shr(out, &a, (unsigned)wf_shr_amount((uint64_t)k, w, op->sgn), w, op->sgn);
         return;
     case AFF_R_DIV: /* by 2^s: a shift, for div.s of a value >= 0 */
         if (!imm_is(in, 2, &k) || k <= 0 || (k & (k - 1)) || !wopd(cx, stmt, in, 1, &a) || (op->sgn && !a.nn))

@@ -114,7 +114,7 @@ Test(warp_form, shifts_masks_and_remainders_of_the_thread_index)
 /* ISA "shl": shift amounts above the register width are clamped to it, so
  * shl by s >= n gives 0; the amount is unsigned (-1 is above any width).
  * The one reading every rule uses (wf_shl_factor), and wf_shl on it. */
-Test(warp_form, left_shifts_at_and_past_the_width)
+Test(warp_form, shifts_at_and_past_the_width)
 {
     cr_expect_eq(wf_shl_factor(0, 32), 1);
     cr_expect_eq(wf_shl_factor(31, 32), (int64_t)1 << 31);
@@ -131,6 +131,18 @@ Test(warp_form, left_shifts_at_and_past_the_width)
     cr_expect(wf_is_const(&r, 32, &c) && c == 0, "lane << 40 at 32 bits is 0");
     wf_shl(&r, &a, &s, 64);
     cr_expect(wf_is_linear(&r, &c) && c == (int64_t)1 << 40, "lane << 40 at 64 bits: %lld", (long long)c);
+    /* shr: clamped to the width, so shr.u by >= n is 0 and shr.s by >= n
+     * is the sign in every bit (wf_shr_amount) */
+    cr_expect_eq(wf_shr_amount(5, 32, false), 5);
+    cr_expect_eq(wf_shr_amount(32, 32, false), 32);
+    cr_expect_eq(wf_shr_amount(40, 32, true), 31);
+    cr_expect_eq(wf_shr_amount((uint64_t)-1, 64, true), 63);
+    wform m;
+    wf_const(&m, -8);
+    wf_shr(&r, &m, &s, 32, true);
+    cr_expect(wf_is_const(&r, 32, &c) && c == -1, "-8 >> 40 (shr.s32) is -1: %lld", (long long)c);
+    wf_shr(&r, &m, &s, 32, false);
+    cr_expect(wf_is_const(&r, 32, &c) && c == 0, "shr.u32 by 40 is 0: %lld", (long long)c);
 }
 
 Test(warp_form, signed_division_and_remainder)
