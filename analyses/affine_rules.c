@@ -85,31 +85,6 @@ static bool plain_int(const ptx_inst *in, const div_stmt_info *si, unsigned mods
     return ptx_type_is_int(in->type) && !si->carry && !(mods & (M_SAT | M_HI));
 }
 
-/* The comparison of setp/set: operator and signedness (ISA "setp": lo, ls,
- * hi, hs are the unsigned lt, le, gt, ge; .s types compare signed).  The
- * operators are the three-character modifiers; compared as such, since
- * decode runs for every statement. */
-void div_setp_cmp(const ptx_inst *in, ptx_type stype, uint8_t *cmp, uint8_t *sgn, uint8_t *comb)
-{
-    static const char ops[][4] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-    static const uint8_t code[] = {WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE, WF_LT, WF_LE, WF_GT, WF_GE};
-    *cmp = 0xff;
-    *comb = 0;
-    ptx_mod_iter it = ptx_mods_begin(in);
-    ptx_str m;
-    while (ptx_mods_next(&it, &m)) {
-        if (m.n == 3)
-            for (unsigned j = 0; j < sizeof code; j++)
-                if (!memcmp(m.p, ops[j], 3)) {
-                    *cmp = code[j];
-                    *sgn = j < 6 ? (uint8_t)ptx_type_is_signed(stype) : 0;
-                }
-        if (m.n == 4 && !memcmp(m.p, ".and", 4)) *comb = PTX_OPC_AND;
-        if (m.n == 3 && !memcmp(m.p, ".or", 3)) *comb = PTX_OPC_OR;
-        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) *comb = PTX_OPC_XOR;
-    }
-}
-
 /* Which rule applies to an instruction: decided once per statement, since
  * a value is evaluated several times while the solver iterates. */
 static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_op *op)

@@ -185,7 +185,7 @@ static inline int64_t wf_shl_factor(uint64_t s, unsigned n) { return s >= n ? 0 
  * than the width are clamped to it; s is read unsigned): s below n, else n
  * for shr.u (every bit shifted out: 0) and n - 1 for shr.s (the sign in
  * every bit).  The one reading of a constant right shift. */
-static inline uint64_t wf_shr_amount(uint64_t s, unsigned n, bool sgn) { return s < n ? s : sgn ? n - 1 : n; }
+static inline uint64_t wf_shr_amount(uint64_t s, unsigned n, bool sgn) { return s < n ? s : (uint64_t)n - 1 + !sgn; }
 /* Logical (sgn false) or arithmetic right shift by s. */
 void wf_shr(wform *r, const wform *a, const wform *s, unsigned n, bool sgn);
 /* Bitwise and / or / xor. */
