@@ -13,6 +13,7 @@
 #include "outfile.h"
 #include "pipeline.h"
 #include "spillcost_ptxas.h"
+#include "summary_table.h"
 #include "version.h"
 
 
@@ -295,6 +296,8 @@ typedef struct an_file {
     bool have_px;
     sc_ptxas_info px;
     char why[320];
+    const ptx_func **fns; /* the analysed functions, PTX order */
+    sum_table sum;        /* the summary table the report opens with */
 } an_file;
 
 /* A kernel launched with several shapes is analysed at each: the model
@@ -345,10 +348,14 @@ static void prepare(an_file *x)
     x->nk = x->rr[0]->res->nfuncs;
     x->ks = calloc(x->nk ? x->nk : 1, sizeof *x->ks);
     if (!x->ks) abort();
+    x->fns = malloc(sizeof *x->fns * (x->nk ? x->nk : 1));
+    if (!x->fns) abort();
     for (uint32_t i = 0; i < x->nk; i++) {
         kernel_data(&x->ks[i], x->rr, x->nr, i, &x->l, x->have_px ? &x->px : NULL);
         x->nfindings += x->ks[i].n;
+        x->fns[i] = x->rr[0]->res->f[i].pf->fn;
     }
+    sum_build(&x->sum, x->fns, (uint32_t)x->nk, &x->l);
 }
 
 static void release(an_file *x)
@@ -358,6 +365,8 @@ static void release(an_file *x)
         free(x->ks[i].sh);
     }
     free(x->ks);
+    free(x->fns);
+    sum_free(&x->sum);
     if (x->have_px) sc_ptxas_free(&x->px);
     chk_free(&x->l);
     for (uint32_t r = 0; r < x->nr; r++) free(x->rr[r]);
@@ -371,6 +380,7 @@ static void file_text(FILE *o, const an_file *x)
     fputs("assumed: " ASSUMED "\n", o);
     fprintf(o, x->have_px ? "ptxas: figures from %s\n" : "ptxas: not run (%s)\n", x->why);
     if (!x->nk) fputs("no function with a body\n", o);
+    else sum_text(o, &x->sum);
     for (size_t i = 0; i < x->nk; i++) kernel_text(o, &x->ks[i], x->have_px ? "not reported" : NULL);
 }
 
@@ -386,6 +396,7 @@ static void file_json(jstream *js, const an_file *x, bool several)
     js_str(js, "file", x->shown);
     if (!several) js_str(js, "assumed", ASSUMED);
     js_put(js, "ptxas", json_pack("{s:b,s:s}", "run", x->have_px, "how", x->why));
+    js_put(js, "summary_table", sum_json(&x->sum, x->fns));
     js_open_array(js, "kernels");
     for (size_t i = 0; i < x->nk; i++) js_put(js, NULL, kernel_json(&x->ks[i]));
     js_close(js);
