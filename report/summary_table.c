@@ -102,9 +102,10 @@ void sum_text(FILE *o, const sum_table *t)
 {
     uint32_t ntmpl = 0;
     for (size_t i = 0; i < t->n; i++) ntmpl += t->g[i].is_template;
-    fprintf(o, "summary: %u function%s, %zu group%s (%u template%s); ranked by proven cost, then possible cost; "
-               "findings as proven/possible\n",
-            t->nfuncs, t->nfuncs == 1 ? "" : "s", t->n, t->n == 1 ? "" : "s", ntmpl, ntmpl == 1 ? "" : "s");
+    fprintf(o, "summary: %u function%s in %zu group%s", t->nfuncs, t->nfuncs == 1 ? "" : "s", t->n,
+            t->n == 1 ? "" : "s");
+    if (ntmpl) fprintf(o, " (%u template%s)", ntmpl, ntmpl == 1 ? "" : "s");
+    fputs("; ranked by proven cost, then possible cost; findings as proven/possible\n", o);
     if (!t->n) return;
     table tb;
     /* name, instances, the rules, the two costs: numbers right-aligned */
