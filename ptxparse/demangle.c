@@ -17,6 +17,47 @@ char *ptx_demangle(const char *name, size_t n, bool full)
     return d;
 }
 
+/* d's name with its template argument lists dropped in place (the tree
+ * is the caller's copy); *found when there was one. */
+static struct demangle_component *drop_args(struct demangle_component *d, bool *found)
+{
+    if (!d) return d;
+    switch (d->type) {
+    case DEMANGLE_COMPONENT_TEMPLATE:
+        *found = true;
+        return drop_args(d->u.s_binary.left, found);
+    case DEMANGLE_COMPONENT_QUAL_NAME:
+    case DEMANGLE_COMPONENT_LOCAL_NAME:
+        d->u.s_binary.left = drop_args(d->u.s_binary.left, found);
+        d->u.s_binary.right = drop_args(d->u.s_binary.right, found);
+        return d;
+    default: return d;
+    }
+}
+
+char *ptx_demangle_template(const char *name, size_t n)
+{
+    if (n < 3 || memcmp(name, "_Z", 2)) return NULL;
+    char *s = strndup(name, n);
+    if (!s) abort();
+    void *mem = NULL;
+    struct demangle_component *d = cplus_demangle_v3_components(s, DMGL_PARAMS | DMGL_ANSI, &mem);
+    char *r = NULL;
+    /* a clone (".constprop.0") names its function; a function is its
+     * name typed by its signature */
+    while (d && d->type == DEMANGLE_COMPONENT_CLONE) d = d->u.s_binary.left;
+    if (d && d->type == DEMANGLE_COMPONENT_TYPED_NAME) d = d->u.s_binary.left;
+    bool found = false;
+    d = drop_args(d, &found);
+    if (d && found) {
+        size_t alloc = 0;
+        r = cplus_demangle_print(DMGL_PARAMS | DMGL_ANSI, d, 64, &alloc);
+    }
+    free(mem);
+    free(s);
+    return r;
+}
+
 char *ptx_func_shown(const ptx_func *fn)
 {
     char *d = ptx_demangle(fn->name.p, fn->name.n, true);

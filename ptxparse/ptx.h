@@ -54,6 +54,14 @@ char *ptx_demangle(const char *name, size_t n, bool full);
 /* fn's name for people: demangled in full when it is a C++ symbol, else
  * as written; malloc'd. */
 char *ptx_func_shown(const ptx_func *fn);
+/* The template a C++ symbol is an instance of: its qualified name with
+ * every template argument list left out, read off the demangler's tree
+ * (not its text, whose "operator<" or "operator<<" would read as
+ * arguments): "ns::reduce" for "void ns::reduce<float, 256>(float
+ * const*)", "A::f" for "A<int>::f<2>(int)", "operator<" for
+ * "bool operator< <int>(int, int)"; malloc'd.  NULL when the name has no
+ * template arguments or is not a C++ symbol. */
+char *ptx_demangle_template(const char *name, size_t n);
 
 /* How a name people give for a function (--kernel, --block KERNEL=, the
  * launch files; docs/launches.md, "Naming a kernel") matches it, the same

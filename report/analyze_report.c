@@ -12,7 +12,9 @@
 #include "liveness.h"
 #include "outfile.h"
 #include "pipeline.h"
+#include "progress.h"
 #include "spillcost_ptxas.h"
+#include "summary_table.h"
 #include "version.h"
 
 
@@ -295,6 +297,8 @@ typedef struct an_file {
     bool have_px;
     sc_ptxas_info px;
     char why[320];
+    const ptx_func **fns; /* the analysed functions, PTX order */
+    sum_table sum;        /* the summary table the report opens with */
 } an_file;
 
 /* A kernel launched with several shapes is analysed at each: the model
@@ -338,17 +342,24 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
     x->rc = rc;
 }
 
-/* ptxas -v and each kernel's report (text, JSON, SARIF). */
-static void prepare(an_file *x)
+/* ptxas -v and each kernel's report (text, JSON, SARIF); pg: the run's
+ * progress line, or NULL (a file of several: the run counts files). */
+static void prepare(an_file *x, progress *pg)
 {
     x->have_px = !sc_ptxas_module(x->rr[0]->m, x->ptx, &x->px, x->why, sizeof x->why);
     x->nk = x->rr[0]->res->nfuncs;
     x->ks = calloc(x->nk ? x->nk : 1, sizeof *x->ks);
     if (!x->ks) abort();
+    x->fns = malloc(sizeof *x->fns * (x->nk ? x->nk : 1));
+    if (!x->fns) abort();
     for (uint32_t i = 0; i < x->nk; i++) {
         kernel_data(&x->ks[i], x->rr, x->nr, i, &x->l, x->have_px ? &x->px : NULL);
         x->nfindings += x->ks[i].n;
+        x->fns[i] = x->rr[0]->res->f[i].pf->fn;
+        if (pg) pg_tick(pg, i + 1, x->nk, "kernels");
     }
+    if (pg) pg_end(pg);
+    sum_build(&x->sum, x->fns, (uint32_t)x->nk, &x->l);
 }
 
 static void release(an_file *x)
@@ -358,6 +369,8 @@ static void release(an_file *x)
         free(x->ks[i].sh);
     }
     free(x->ks);
+    free(x->fns);
+    sum_free(&x->sum);
     if (x->have_px) sc_ptxas_free(&x->px);
     chk_free(&x->l);
     for (uint32_t r = 0; r < x->nr; r++) free(x->rr[r]);
@@ -371,6 +384,7 @@ static void file_text(FILE *o, const an_file *x)
     fputs("assumed: " ASSUMED "\n", o);
     fprintf(o, x->have_px ? "ptxas: figures from %s\n" : "ptxas: not run (%s)\n", x->why);
     if (!x->nk) fputs("no function with a body\n", o);
+    else sum_text(o, &x->sum);
     for (size_t i = 0; i < x->nk; i++) kernel_text(o, &x->ks[i], x->have_px ? "not reported" : NULL);
 }
 
@@ -386,6 +400,7 @@ static void file_json(jstream *js, const an_file *x, bool several)
     js_str(js, "file", x->shown);
     if (!several) js_str(js, "assumed", ASSUMED);
     js_put(js, "ptxas", json_pack("{s:b,s:s}", "run", x->have_px, "how", x->why));
+    js_put(js, "summary_table", sum_json(&x->sum, x->fns));
     js_open_array(js, "kernels");
     for (size_t i = 0; i < x->nk; i++) js_put(js, NULL, kernel_json(&x->ks[i]));
     js_close(js);
@@ -416,6 +431,8 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
                   const an_args *a, bool ptxas, const ra_options *ra)
 {
     an_file x;
+    progress pg;
+    pg_start(&pg, "analyze");
     load_file(&x, shown, ptx, co, blocks, true, stderr);
     int rc = x.rc;
     round_res *first = x.rr[0], **rr = x.rr;
@@ -441,6 +458,12 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         /* the kernels in PTX order, each at each of its shapes */
         size_t nk = 0;
         html_kernel *ks = NULL;
+        uint32_t nf = first->res->nfuncs;
+        const ptx_func **fns = malloc(sizeof *fns * (nf ? nf : 1));
+        if (!fns) abort();
+        for (uint32_t i = 0; i < nf; i++) fns[i] = first->res->f[i].pf->fn;
+        sum_table sum;
+        sum_build(&sum, fns, nf, &x.l);
         for (uint32_t i = 0; i < first->res->nfuncs; i++) {
             uint32_t ns = blk_nshapes(first->blocks, first->res->f[i].pf->fn);
             if (ns > x.nr) ns = x.nr;
@@ -450,18 +473,20 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
                 if (!ks) abort();
                 const ptx_func *fn = rr[r]->res->f[i].pf->fn;
                 ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &x.l, &rr[r]->p->a, ran ? &rst : NULL,
-                                         ran ? html_ra_func(&rst, rr[r]->m, fn) : NULL};
+                                         ran ? html_ra_func(&rst, rr[r]->m, fn) : NULL, i};
             }
         }
         outfile of;
         if (outfile_open(&of, a->out)) rc = 2;
         else {
-            html_analyze(of.f, shown, ptx, first->m, ks, nk, ptxas);
+            html_analyze(of.f, shown, ptx, first->m, ks, nk, &sum, ptxas, &pg);
             if (outfile_commit(&of)) rc = 2;
         }
         free(ks);
+        free(fns);
+        sum_free(&sum);
     } else if (!rc) {
-        prepare(&x);
+        prepare(&x, &pg);
         rc = write_report(&x, a);
     }
     ra_stats_free(&rst);
@@ -494,6 +519,8 @@ typedef struct an_run {
     FILE *f;
     jstream js;
     chk_list all; /* SARIF */
+    progress pg;  /* files written */
+    size_t n;
     size_t nfiles, nbad, nkernels, nfindings;
 } an_run;
 
@@ -503,7 +530,7 @@ static void *analyse_one(void *ctx, unsigned w, size_t i, FILE *err)
     an_file *x = malloc(sizeof *x);
     if (!x) abort();
     load_file(x, run->paths[i], run->paths[i], run->co, &run->w[w], false, err);
-    if (!x->rc) prepare(x);
+    if (!x->rc) prepare(x, NULL);
     return x;
 }
 
@@ -535,6 +562,7 @@ static bool take(void *ctx, size_t i, void *result)
     an_run *run = ctx;
     an_file *x = result;
     run->nfiles++;
+    pg_tick(&run->pg, run->nfiles, run->n, "files");
     if (x->rc) run->nbad++;
     else {
         run->nkernels += x->nk;
@@ -554,7 +582,8 @@ int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *bl
 {
     unsigned jobs = a->jobs ? a->jobs : batch_default_jobs();
     if (jobs > n) jobs = n ? (unsigned)n : 1;
-    an_run run = {.a = a, .paths = paths, .co = co};
+    an_run run = {.a = a, .paths = paths, .co = co, .n = n};
+    pg_start(&run.pg, "analyze");
     run.w = malloc(sizeof *run.w * jobs);
     if (!run.w) abort();
     for (unsigned k = 0; k < jobs; k++) run.w[k] = *blocks;
@@ -574,6 +603,7 @@ int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *bl
     }
     batch_opts bo = {jobs, "analyze", paths};
     batch_run(n, &bo, analyse_one, take, &run);
+    pg_end(&run.pg);
     for (unsigned k = 0; k < jobs; k++)
         for (uint32_t e = 0; e < blocks->n; e++) blocks->k[e].seen |= run.w[k].k[e].seen;
     free(run.w);

@@ -628,11 +628,21 @@ void chk_collect(chk_list *l, const char *path, const coal_report_ctx *c, unsign
     chk_collect_end(l, first, path);
 }
 
+int chk_rank_cmp(uint64_t proven_a, uint64_t possible_a, uint64_t proven_b, uint64_t possible_b)
+{
+    if (proven_a != proven_b) return proven_a > proven_b ? -1 : 1;
+    if (possible_a != possible_b) return possible_a > possible_b ? -1 : 1;
+    return 0;
+}
+
 static int cmp_finding(const void *a, const void *b)
 {
     const chk_finding *x = a, *y = b;
+    /* the certainty decides before the cost even were a cost 0 */
     if (x->certainty != y->certainty) return x->certainty < y->certainty ? -1 : 1;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    bool px = x->certainty == CHK_PROVEN, py = y->certainty == CHK_PROVEN;
+    int r = chk_rank_cmp(px ? x->cost : 0, px ? 0 : x->cost, py ? y->cost : 0, py ? 0 : y->cost);
+    if (r) return r;
     int c = strcmp(x->ptx_path, y->ptx_path);
     if (c) return c;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;

@@ -134,8 +134,16 @@ json_t *chk_holds_at_json(const chk_finding *x);
  * dst's and empties src: a parallel run's per-file lists into the run's. */
 void chk_merge(chk_list *dst, chk_list *src);
 
-/* Proven findings before possible ones (a possible finding's cost is a
- * bound), each by cost (highest first), then PTX file, line, column, rule. */
+/* The one ranking of every view (check's text, SARIF and HTML, analyze's
+ * findings and its summary table): by proven cost, highest first, then by
+ * possible cost (a possible finding's cost is a bound).  A finding ranks
+ * as (cost, 0) when proven and (0, cost) when possible; its cost is at
+ * least 1 (excess >= 1), so every proven finding comes before every
+ * possible one.  A group of findings (analyze's summary) ranks by its
+ * proven and possible costs summed: one with a proven finding first.
+ * <0, 0 or >0 as qsort wants. */
+int chk_rank_cmp(uint64_t proven_a, uint64_t possible_a, uint64_t proven_b, uint64_t possible_b);
+/* chk_rank_cmp's order, then PTX file, line, column, rule. */
 void chk_sort(chk_list *l);
 /* chk_sort's order for an array of pointers to findings (qsort). */
 int chk_cmp_ptr(const void *a, const void *b);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include "check_report.h"
 #include "regalloc.h"
+#include "progress.h"
+#include "summary_table.h"
 
 /* One kernel at one block shape, as analyze analysed it. */
 typedef struct html_kernel {
@@ -21,13 +23,21 @@ typedef struct html_kernel {
     arena *a;             /* for the divergence analyses */
     const ra_stats *ra;   /* the regalloc run whose spill code the page marks (NULL: none) */
     const ra_func_stats *raf; /* this function's part of it (NULL: none) */
+    uint32_t func;        /* its index in the file's functions (the summary table's) */
 } html_kernel;
 
 /* analyze's page for the n kernels of module m, read from ptx and shown as
- * shown.  With ptxas, the registers, spills and shared memory of `ptxas
- * -v` (when it is found and assembles the file). */
+ * shown: sum (summary_table.h) on top, then its groups in its order, each
+ * a <details> with its kernels' sections in PTX order.  A page whose
+ * sections come to more than HTML_PLAIN_MAX bytes has its groups closed,
+ * each one's sections deflated (zlib) and base64'd in a <script> the
+ * page's script inflates when the group is opened (or a link points
+ * into it); else they are open, as written.  With ptxas, the registers,
+ * spills and shared memory of `ptxas -v` (when it is found and assembles
+ * the file).  pg: the run's progress line, ticked per kernel section. */
+#define HTML_PLAIN_MAX (1u << 20)
 void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module *m, const html_kernel *ks, size_t n,
-                  bool ptxas);
+                  const sum_table *sum, bool ptxas, progress *pg);
 /* The spill code of a regalloc run for analyze's page (html_spill.c).  html_ra_run: ra_run
  * with o (and ra_options.sites) on another parse of m's text, so that m
  * stays as written; 0, or 2 with the reason on stderr (its warnings go

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "html_int.h"
 #include "toolchain.h"
 #include "version.h"
@@ -86,14 +87,15 @@ static const char css[] =
     ".legend span{display:inline-block;border:1px solid #8c959f;width:12px;height:10px;margin:0 3px 0 10px;vertical-align:middle}"
     "ol.findings li{margin:3px 0}ol.findings .msg{color:#24292f}ol.findings .hint{color:#57606a}"
     "table.index{border-collapse:collapse}table.index td,table.index th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
-    "table.index td.n{text-align:right}pre.q{margin:2px 0 6px;padding:2px 6px;background:#f6f8fa;font:12px ui-monospace,monospace}";
+    "table.index td.n{text-align:right}details.group{margin:10px 0}details.group>summary{cursor:pointer;"
+    "font:600 14px ui-monospace,monospace}pre.q{margin:2px 0 6px;padding:2px 6px;background:#f6f8fa;font:12px ui-monospace,monospace}";
 
 /* A click on a source line shows its PTX group (and only it) beside the
  * source; so does a link to the line (#kK-sF-L: the findings list links
  * there, and a page opened with one shows it at once; #show=kK-sF-L does
  * the same without scrolling to it). */
 static const char script[] =
-    "function ptxrayShow(r){if(!r||!r.dataset.ptx)return;"
+    "function ptxrayShow(r){if(!r||!r.dataset||!r.dataset.ptx)return;"
     "var k=r.closest('section.kernel');"
     "k.querySelectorAll('.ptxgrp').forEach(function(g){g.hidden=true;});"
     "k.querySelectorAll('tr.sel').forEach(function(x){x.classList.remove('sel');});"
@@ -101,8 +103,20 @@ static const char script[] =
     "g.hidden=false;r.classList.add('sel');"
     "var h=k.querySelector('.ptxhint');if(h)h.hidden=true;}"
     "document.addEventListener('click',function(e){ptxrayShow(e.target.closest('tr.src[data-ptx]'));});"
-    "function ptxrayHash(){var h=location.hash.slice(1);if(h.indexOf('show=')==0)h=h.slice(5);"
-    "if(h)ptxrayShow(document.getElementById(h));}"
+    "function ptxrayOpen(d){if(d._p)return d._p;var z=d.querySelector(':scope>script.z');"
+    "if(!z)return d._p=Promise.resolve(false);"
+    "var b=Uint8Array.from(atob(z.textContent),function(c){return c.charCodeAt(0);});"
+    "return d._p=new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream('deflate'))).text()"
+    ".then(function(t){z.remove();d.insertAdjacentHTML('beforeend',t);return true;});}"
+    "document.addEventListener('toggle',function(e){if(e.target.open&&e.target.matches('details.group'))"
+    "ptxrayOpen(e.target);},true);"
+    "function ptxrayHash(){var h=location.hash.slice(1),s=h.indexOf('show=')==0;if(s)h=h.slice(5);if(!h)return;"
+    "var m=/^k(\\d+)/.exec(h),d=null;"
+    "if(m)document.querySelectorAll('details.group').forEach(function(x){"
+    "if((','+x.dataset.ks+',').indexOf(','+m[1]+',')>=0)d=x;});"
+    "if(!d)d=document.getElementById(h);if(d&&d.matches('details.group'))d.open=true;else d=null;"
+    "(d?ptxrayOpen(d):Promise.resolve(false)).then(function(z){var e=document.getElementById(h);"
+    "if(z&&!s&&e)e.scrollIntoView();ptxrayShow(e);});}"
     "window.addEventListener('hashchange',ptxrayHash);document.addEventListener('DOMContentLoaded',ptxrayHash);";
 
 void html_begin(FILE *o, const char *title)
@@ -125,16 +139,57 @@ static void header(FILE *o, const char *cmd, const char *shown)
           o);
 }
 
-static uint32_t count_findings(const chk_list *l, const ptx_func *fn)
+/* The summary table (summary_table.h), each group linked to its <details>. */
+static void summary_table(FILE *o, const sum_table *t)
 {
-    uint32_t n = 0;
-    for (size_t i = 0; i < l->n; i++)
-        n += strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n);
-    return n;
+    fprintf(o, "<p>%u function%s in %zu group%s; ranked by proven cost, then possible cost; findings as "
+               "proven/possible.</p>\n<table class=\"index summary\"><tr><th>template or function</th>"
+               "<th>instances</th>",
+            t->nfuncs, t->nfuncs == 1 ? "" : "s", t->n, t->n == 1 ? "" : "s");
+    for (int r = 0; r < CHK_NRULES; r++) fprintf(o, "<th>%s</th>", chk_rule_name((enum chk_rule)r));
+    fputs("<th>proven cost</th><th>possible cost</th></tr>\n", o);
+    for (size_t i = 0; i < t->n; i++) {
+        const sum_group *g = &t->g[i];
+        fprintf(o, "<tr><td><a href=\"#g%zu\">", i);
+        html_escz(o, g->name);
+        fputs("</a></td>", o);
+        if (g->is_template) fprintf(o, "<td class=\"n\">%u</td>", g->n);
+        else fputs("<td class=\"n\">-</td>", o);
+        for (int r = 0; r < CHK_NRULES; r++)
+            if (g->count[r][0] || g->count[r][1])
+                fprintf(o, "<td class=\"n\">%u/%u</td>", g->count[r][0], g->count[r][1]);
+            else fputs("<td class=\"n\">-</td>", o);
+        fprintf(o, "<td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
+                (unsigned long long)g->cost[CHK_PROVEN], (unsigned long long)g->cost[CHK_POSSIBLE]);
+    }
+    fputs("</table>\n", o);
+}
+
+/* base64 (RFC 4648) of n bytes: what atob reads back in the page. */
+static void base64(FILE *o, const unsigned char *p, size_t n)
+{
+    static const char d[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        char q[4] = {d[v >> 18 & 63], d[v >> 12 & 63], i + 1 < n ? d[v >> 6 & 63] : '=', i + 2 < n ? d[v & 63] : '='};
+        fwrite(q, 1, 4, o);
+    }
+}
+
+/* A group's sections, deflated and base64'd, for the script to inflate. */
+static void deflated(FILE *o, const char *t, size_t n)
+{
+    uLongf zn = compressBound((uLong)n);
+    unsigned char *z = malloc(zn ? zn : 1);
+    if (!z || compress2(z, &zn, (const Bytef *)t, (uLong)n, Z_BEST_COMPRESSION) != Z_OK) abort();
+    fputs("<script type=\"application/x-ptxray-deflate\" class=\"z\">", o);
+    base64(o, z, zn);
+    fputs("</script>", o);
+    free(z);
 }
 
 void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module *m, const html_kernel *ks, size_t n,
-                  bool ptxas)
+                  const sum_table *sum, bool ptxas, progress *pg)
 {
     char title[512];
     snprintf(title, sizeof title, "ptxray analyze: %s", shown);
@@ -146,19 +201,7 @@ void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module 
     bool px = false;
     if (ptxas) px = !sc_ptxas_module(m, ptx, &info, why, sizeof why);
     if (!n) fputs("<p>No function with a body.</p>\n", o);
-    else if (n > 1) {
-        fputs("<nav><b>Kernels</b><ul>\n", o);
-        for (size_t i = 0; i < n; i++) {
-            const ptx_func *fn = ks[i].f->pf->fn;
-            char *s = ptx_func_shown(fn);
-            uint32_t nf = count_findings(ks[i].l, fn);
-            fprintf(o, "<li><a href=\"#k%zu\">", i);
-            html_escz(o, s);
-            fprintf(o, "</a> (%u finding%s)</li>\n", nf, nf == 1 ? "" : "s");
-            free(s);
-        }
-        fputs("</ul></nav>\n", o);
-    }
+    else summary_table(o, sum);
     if (n)
         fputs("<p class=\"note\">Marks: <span class=\"b div proven\">divergent</span>branch not proven uniform "
               "<span class=\"b unc proven\">uncoalesced 8/4 sect.</span>sectors per request / ideal "
@@ -168,7 +211,41 @@ void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module 
               "sectors or wavefronts, &times;10 per loop level).</p>\n",
               o);
     if (n && ks[0].ra) html_ra_legend(o);
-    for (size_t i = 0; i < n; i++) html_kernel_section(o, &ks[i], (uint32_t)i, px ? &info : NULL, why);
+    /* each group's sections (its functions at each of their shapes, PTX
+     * order), written aside first: the page's size decides how they go in */
+    char **text = calloc(sum->n ? sum->n : 1, sizeof *text);
+    size_t *len = calloc(sum->n ? sum->n : 1, sizeof *len), total = 0, done = 0;
+    if (!text || !len) abort();
+    for (size_t g = 0; g < sum->n; g++) {
+        FILE *f = open_memstream(&text[g], &len[g]);
+        if (!f) abort();
+        for (size_t i = 0; i < n; i++)
+            if (sum->group_of[ks[i].func] == g) {
+                html_kernel_section(f, &ks[i], (uint32_t)i, px ? &info : NULL, why);
+                pg_tick(pg, ++done, n, "kernels");
+            }
+        if (fclose(f)) abort();
+        total += len[g];
+    }
+    pg_end(pg);
+    bool plain = total <= HTML_PLAIN_MAX;
+    for (size_t g = 0; g < sum->n; g++) {
+        const sum_group *sg = &sum->g[g];
+        fprintf(o, "<details class=\"group\" id=\"g%zu\" data-ks=\"", g);
+        bool first = true;
+        for (size_t i = 0; i < n; i++)
+            if (sum->group_of[ks[i].func] == g) fprintf(o, "%s%zu", first ? "" : ",", i), first = false;
+        fprintf(o, "\"%s><summary>", plain ? " open" : "");
+        html_escz(o, sg->name);
+        if (sg->is_template) fprintf(o, " (%u instance%s)", sg->n, sg->n == 1 ? "" : "s");
+        fputs("</summary>\n", o);
+        if (plain) fwrite(text[g], 1, len[g], o);
+        else deflated(o, text[g], len[g]);
+        fputs("</details>\n", o);
+        free(text[g]);
+    }
+    free(text);
+    free(len);
     html_svg_release();
     fputs("</main>\n", o);
     html_end(o);

@@ -7,6 +7,11 @@ browser rendered, for tests/test_html.c (docs/html.md, "Tests").
 Drives Chromium through the DevTools protocol over --remote-debugging-pipe
 (standard library only: messages are JSON separated by NUL bytes on file
 descriptors 3 and 4).  Prints one JSON object:
+  summary: the summary table's rows, [[cell texts], ...]
+  groups: [[id, open, deflated, summary text, kernel sections], ...] of the page's <details> groups
+          as loaded
+  inflated: whether the kernel was in a closed, deflated group: reached through its link
+          (location.hash = kK), as a reader's click reaches it
   marks:  [[line, data-rules, [badge texts]], ...] of the kernel's marked source rows
   spills: [[line, data-ra, [spill badge texts], row classes], ...] of its rows with spill code (a
           regalloc run's, analyze --budget)
@@ -103,6 +108,21 @@ def main():
             time.sleep(0.05)
         sec = "document.getElementById('k%d')" % k
         out = {}
+        # the summary table and the groups as loaded; a kernel in a closed,
+        # deflated group is reached as a link reaches it: through the hash
+        out["summary"] = evaluate(b, s, """Array.from(document.querySelectorAll('table.summary tr')).slice(1)
+            .map(r => Array.from(r.cells).map(c => c.textContent))""")
+        out["groups"] = evaluate(b, s, """Array.from(document.querySelectorAll('details.group')).map(d =>
+            [d.id, d.open, !!d.querySelector(':scope>script.z'), d.querySelector('summary').textContent,
+             d.querySelectorAll('section.kernel').length])""")
+        out["inflated"] = False
+        if not evaluate(b, s, sec + " !== null"):
+            evaluate(b, s, "location.hash = 'k%d'" % k)
+            for _ in range(200):
+                if evaluate(b, s, sec + " !== null"):
+                    out["inflated"] = True
+                    break
+                time.sleep(0.05)
         out["marks"] = evaluate(b, s, """Array.from(%s.querySelectorAll('tr.src[data-rules]')).map(r =>
             [+r.dataset.line, r.dataset.rules, Array.from(r.querySelectorAll('.b')).map(x => x.textContent)])""" % sec)
         out["spills"] = evaluate(b, s, """Array.from(%s.querySelectorAll('tr.src[data-ra]')).map(r =>

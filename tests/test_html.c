@@ -120,6 +120,11 @@ Test(html_browser, dom_marks_cfg_and_click, .timeout = 180)
     json_t *dom = run_json(argv, 0);
     free(py);
     free(python);
+    /* 0. a small page: its one group open, written plain */
+    char *groups = json_dumps(json_object_get(dom, "groups"), JSON_COMPACT);
+    cr_expect_str_eq(groups, "[[\"g0\",true,false,\"" KERNEL "\",1]]");
+    free(groups);
+    cr_expect(json_is_false(json_object_get(dom, "inflated")));
 
     /* 1. the finding marks, on the lines `check` names, with the rules it names */
     char *ptx = src(TRANSPOSE);
@@ -262,6 +267,59 @@ Test(html_browser, dom_marks_cfg_and_click, .timeout = 180)
     unlink(page);
     free(page);
     free(ptx);
+    free(chromium);
+}
+
+/* The page of 211 template instances (tests/data/templates): the summary
+ * table's rows as analyze's text has them; its groups closed and
+ * deflated; a link into one (location.hash = k5, reduce<float, 32,
+ * (Op)1>) inflates it, and the kernel's marks and a click on its loop's
+ * branch line work as on a small page. */
+Test(html_browser, groups_closed_and_inflated, .timeout = 180)
+{
+    char *chromium = find_chromium();
+    if (!chromium) {
+        cr_skip_test("chromium not installed (Debian package chromium, scripts/setup.sh): the page is not "
+                     "rendered in a browser");
+        return;
+    }
+    char *page = page_of("tests/data/templates/many_instances.ptx", NULL);
+    static const char *pyname[] = {"python3"};
+    char *py = src("tests/html_dom.py"), *python = on_path(pyname, 1);
+    cr_assert(python, "python3 not found (scripts/setup.sh installs it)");
+    char *argv[] = {python, py, chromium, page, "5", "25", NULL};
+    json_t *dom = run_json(argv, 0);
+    char *sum = json_dumps(json_object_get(dom, "summary"), JSON_COMPACT),
+         *groups = json_dumps(json_object_get(dom, "groups"), JSON_COMPACT),
+         *marks = json_dumps(json_object_get(dom, "marks"), JSON_COMPACT);
+    cr_expect_str_eq(sum, "[[\"reduce_cols\",\"90\",\"0/90\",\"-\",\"-\",\"90/0\",\"90\",\"23760\"],"
+                          "[\"reduce\",\"90\",\"-\",\"-\",\"-\",\"90/180\",\"90\",\"990\"],"
+                          "[\"normalize\",\"30\",\"-\",\"-\",\"-\",\"0/30\",\"0\",\"36\"],"
+                          "[\"fill(float*, float, int)\",\"-\",\"-\",\"-\",\"-\",\"0/1\",\"0\",\"1\"]]");
+    cr_expect_str_eq(groups, "[[\"g0\",false,true,\"reduce_cols (90 instances)\",0],"
+                             "[\"g1\",false,true,\"reduce (90 instances)\",0],"
+                             "[\"g2\",false,true,\"normalize (30 instances)\",0],"
+                             "[\"g3\",false,true,\"fill(float*, float, int)\",0]]");
+    cr_expect(json_is_true(json_object_get(dom, "inflated")));
+    /* the bounds check (21) and the loop's branch (25) possibly divergent,
+     * the thread-0 store's branch (28) proven: `check` says the same */
+    cr_expect_str_eq(marks, "[[21,\"divergent-branch\",[\"divergent?\"]],[25,\"divergent-branch\",[\"divergent?\"]],"
+                            "[28,\"divergent-branch\",[\"divergent\"]]]");
+    json_t *click = json_object_get(dom, "click");
+    cr_assert(click);
+    char *vis = json_dumps(json_object_get(click, "visible"), JSON_COMPACT);
+    cr_expect_str_eq(vis, "[\"k5-p0-25\"]");
+    cr_expect(json_is_true(json_object_get(click, "selected")));
+    cr_expect_str_eq(json_string_value(json_object_get(click, "heading")), "many_instances.cu:25: 7 PTX instructions");
+    free(vis);
+    free(sum);
+    free(groups);
+    free(marks);
+    json_decref(dom);
+    unlink(page);
+    free(page);
+    free(py);
+    free(python);
     free(chromium);
 }
 
