@@ -100,7 +100,7 @@ const char *sn_param_name(sn_src *s, const ptx_func *fn, uint32_t i)
 {
     if (!s) return NULL;
     if (s->blocks) {
-        const hc_kshapes *k = blk_launch_shapes(s->blocks, fn);
+        const hc_kshapes *k = blk_launch_entry(s->blocks, fn);
         if (k && k->params && k->nparams == fn->nparams && i < k->nparams && k->params[i][0]) return k->params[i];
     }
     if (!s->looked) look(s);
@@ -109,6 +109,15 @@ const char *sn_param_name(sn_src *s, const ptx_func *fn, uint32_t i)
         if (n) return n;
     }
     return NULL;
+}
+
+/* nvcc's name for parameter i of fn: NAME_param_i. */
+static bool nvcc_param_name(const ptx_func *fn, int32_t i, const char *ptx)
+{
+    size_t n = fn->name.n;
+    char suffix[24];
+    snprintf(suffix, sizeof suffix, "_param_%d", (int)i);
+    return strlen(ptx) == n + strlen(suffix) && !memcmp(ptx, fn->name.p, n) && !strcmp(ptx + n, suffix);
 }
 
 const char *sn_value_label(sn_src *s, const addr_chain *c, uint32_t v, char *buf, size_t n, int32_t *param)
@@ -120,7 +129,7 @@ const char *sn_value_label(sn_src *s, const addr_chain *c, uint32_t v, char *buf
     const ptx_func *fn = c->pf->fn;
     const char *name = sn_param_name(s, fn, (uint32_t)i);
     if (name) snprintf(buf, n, "%s", name);
-    else {
+    else if (nvcc_param_name(fn, i, buf)) { /* a name PTX written by hand gives ("pitch") stays */
         char *shown = ptx_demangle(fn->name.p, fn->name.n, false);
         snprintf(buf, n, "param %d of %.*s", i, shown ? (int)strlen(shown) : (int)fn->name.n,
                  shown ? shown : fn->name.p);

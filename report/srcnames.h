@@ -11,7 +11,8 @@
  *     a name (a parse takes about half a second);
  *
  * else, with no source, "param 6 of srad_cuda_1" (the kernel as people
- * name it), never the mangled symbol. */
+ * name it), never the mangled symbol; a parameter that PTX written by hand
+ * names itself ("pitch") keeps its name. */
 #ifndef PTXRAY_SRCNAMES_H
 #define PTXRAY_SRCNAMES_H
 #include <jansson.h>
@@ -33,7 +34,8 @@ typedef struct sn_src {
 /* The source name of parameter i of kernel fn, or NULL (s may be NULL). */
 const char *sn_param_name(sn_src *s, const ptx_func *fn, uint32_t i);
 /* The name of uniform value v of c for a message: a kernel parameter's
- * source name ("cols"), else "param 3 of Fan2"; a special register
+ * source name ("cols"), else "param 3 of Fan2" (or the PTX's own name
+ * when it is not nvcc's NAME_param_N: hand-written PTX); a special register
  * ("%ntid.x"); else its PTX register.  *param (may be NULL): the
  * parameter's index, -1 when v is not one. */
 const char *sn_value_label(sn_src *s, const addr_chain *c, uint32_t v, char *buf, size_t n, int32_t *param);

@@ -195,6 +195,46 @@ Test(srcnames, fallback_without_the_source)
     tu_rm_rf(dir);
 }
 
+/* A launch file's "params" name the parameters where no source is found;
+ * a malformed one is an error. */
+Test(srcnames, launch_file_params)
+{
+    char dir[] = "/tmp/ptxray-sn-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char ptx[64], json[64], bad[64], cmd[256];
+    snprintf(ptx, sizeof ptx, "%s/gaussian_fan.ptx", dir);
+    snprintf(json, sizeof json, "%s/l.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", tu_src(FAN), ptx);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(chdir(dir), 0);
+    FILE *f = fopen(json, "w");
+    cr_assert_not_null(f);
+    fputs("{\"kernels\": [{\"name\": \"Fan2\", \"params\": [\"m\", \"a\", \"b\", \"rows\", \"t\"], \"shapes\": []}]}\n", f);
+    fclose(f);
+    char *a[] = {BIN, "check", "--launches", json, ptx, NULL};
+    char *out = run_out(a, NULL);
+    cr_expect(strstr(out, "src/gaussian_fan.cu:31:5: warning: possible: uncoalesced global access: lanes 4·rows B "
+                          "apart (stride from tid.x·rows)"),
+              "%s", out);
+    /* Fan1 has no entry: the fallback */
+    cr_expect(strstr(out, "lanes 4·(param 2 of Fan1) B apart"), "%s", out);
+    free(out);
+    f = fopen(bad, "w");
+    cr_assert_not_null(f);
+    fputs("{\"kernels\": [{\"name\": \"Fan2\", \"params\": [1], \"shapes\": []}]}\n", f);
+    fclose(f);
+    a[3] = bad;
+    char *err;
+    cr_expect_eq(tu_run(a, &out, &err), 2);
+    char want[160];
+    snprintf(want, sizeof want, "%s: error: kernels[0].params: not an array of at most 256 strings", bad);
+    cr_expect(strstr(err, want), "%s", err);
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
+}
+
 /* Runs ptxray with args (NULL-ended), then files[0..n): no NAME_param_N
  * in its output or messages. */
 static void expect_no_param(const char *const *args, char **files, size_t n)
