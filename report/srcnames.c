@@ -90,12 +90,6 @@ static void look(sn_src *s)
     st_free(st);
 }
 
-static const char *in_table(const hc_table *t, const ptx_func *fn, uint32_t i)
-{
-    const char *n = hc_table_param(t, fn->name.p, fn->name.n, fn->nparams, i);
-    return n;
-}
-
 const char *sn_param_name(sn_src *s, const ptx_func *fn, uint32_t i)
 {
     if (!s) return NULL;
@@ -105,7 +99,7 @@ const char *sn_param_name(sn_src *s, const ptx_func *fn, uint32_t i)
     }
     if (!s->looked) look(s);
     for (uint32_t t = 0; t < s->ntabs; t++) {
-        const char *n = in_table(s->tabs[t], fn, i);
+        const char *n = hc_table_param(s->tabs[t], fn->name.p, fn->name.n, fn->nparams, i);
         if (n) return n;
     }
     return NULL;
