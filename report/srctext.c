@@ -101,8 +101,10 @@ static const char *line_of(st_file *f, uint32_t line, size_t *len)
     return f->text + a;
 }
 
-static st_file *find(src_texts *t, const char *ptx_path, const char *file)
+const char *st_line(src_texts *t, const char *ptx_path, const char *file, uint32_t line, size_t *len,
+                    const char **found)
 {
+    if (found) *found = NULL;
     st_file *f = load(t, file);
     if (!f->text && file[0] != '/') {
         /* relative to the PTX file's directory, then its parents */
@@ -118,20 +120,6 @@ static st_file *find(src_texts *t, const char *ptx_path, const char *file)
             f = load(t, cand);
         }
     }
-    return f;
-}
-
-const char *st_find(src_texts *t, const char *ptx_path, const char *file)
-{
-    st_file *f = find(t, ptx_path, file);
-    return f->text ? f->path : NULL;
-}
-
-const char *st_line(src_texts *t, const char *ptx_path, const char *file, uint32_t line, size_t *len,
-                    const char **found)
-{
-    if (found) *found = NULL;
-    st_file *f = find(t, ptx_path, file);
     if (!f->text) return NULL;
     const char *s = line_of(f, line, len);
     if (s && found) *found = f->path;
