@@ -559,20 +559,23 @@ bool addr_name_coef(const addr_chain *c, uint32_t v, unsigned i, int64_t *k, uin
     return true;
 }
 
-const char *addr_value_label(const addr_chain *c, uint32_t v, char *buf, size_t n)
+const char *addr_value_label(const addr_chain *c, uint32_t v, char *buf, size_t n, int32_t *param_index)
 {
     const ssa_func *s = c->pf->ssa;
     const ssa_value *val = &s->values[v];
     uint32_t st;
     const ptx_inst *in = addr_def(c, v, &st);
     const ptx_var *param;
+    if (param_index) *param_index = -1;
     if (in && is_kernel_param_load(c, in, &param)) {
         snprintf(buf, n, "%.*s", (int)param->name.n, param->name.p);
+        for (uint32_t i = 0; param_index && i < c->pf->fn->nparams; i++)
+            if (c->pf->fn->params[i] == param) *param_index = (int32_t)i;
         return buf;
     }
     if (in && (in->op == PTX_OPC_MOV || in->op == PTX_OPC_CVT) && in->nopd == 2 && in->opd[1].kind == PTX_O_REG) {
         uint32_t w = ssa_use_value(s, st, 1);
-        if (w != SSA_NONE && w != v) return addr_value_label(c, w, buf, n);
+        if (w != SSA_NONE && w != v) return addr_value_label(c, w, buf, n, param_index);
     }
     if (in && in->op == PTX_OPC_MOV && in->nopd == 2 && in->opd[1].kind == PTX_O_SREG && in->opd[1].p.text) {
         snprintf(buf, n, "%.*s", (int)in->opd[1].n, in->opd[1].p.text);

@@ -61,9 +61,12 @@ enum addr_prov addr_operand_prov(const addr_chain *c, uint32_t stmt, uint32_t op
  * know: tid.x·N.  False when it is not of that form. */
 bool addr_name_coef(const addr_chain *c, uint32_t v, unsigned i, int64_t *k, uint32_t *sym);
 
-/* A name for uniform value v: the parameter it was loaded from
- * ("Fan2_param_3"), a special register ("%ntid.x"), else its register. */
-const char *addr_value_label(const addr_chain *c, uint32_t v, char *buf, size_t n);
+/* The PTX name of uniform value v: the parameter it was loaded from
+ * ("Fan2_param_3", *param_index its index in the kernel's parameters, else
+ * -1; may be NULL), a special register ("%ntid.x"), else its register.
+ * Reports name values with sn_value_label (report/srcnames.h), which
+ * gives a parameter its source name. */
+const char *addr_value_label(const addr_chain *c, uint32_t v, char *buf, size_t n, int32_t *param_index);
 
 /* When v is a loop's induction pointer (a mu advanced by a constant each
  * iteration, the address an unrolled loop walks with [p], [p+4], ...): the

@@ -131,7 +131,7 @@ uint32_t blk_rounds(const blk_opts *b)
     return n ? n : 1;
 }
 
-const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn)
+const hc_kshapes *blk_launch_entry(const blk_opts *b, const ptx_func *fn)
 {
     if (!b || !b->launches) return NULL;
     /* `ptxray launches` writes symbols: those first, without demangling */
@@ -144,6 +144,12 @@ const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn)
                 k = &b->launches->k[i];
         ptx_fname_free(&f);
     }
+    return k;
+}
+
+const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn)
+{
+    const hc_kshapes *k = blk_launch_entry(b, fn);
     return k && k->n ? k : NULL;
 }
 

@@ -49,6 +49,9 @@ bool blk_add_launches(blk_opts *b, const char *path, const char *cmd);
 /* How many shapes the kernel with the most has, over the whole table (at
  * least 1); blk_module_rounds counts those of one module's kernels. */
 uint32_t blk_rounds(const blk_opts *b);
+/* fn's entry in the launch table, shapes or not (its parameters' names:
+ * report/srcnames.h), or NULL. */
+const hc_kshapes *blk_launch_entry(const blk_opts *b, const ptx_func *fn);
 /* The shapes host code launches fn with (NULL: none), and how many. */
 const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn);
 /* How many shapes fn is analysed at: its launch shapes when they give its

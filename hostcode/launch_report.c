@@ -219,6 +219,11 @@ void *hc_to_json(const hc_result *r)
             snprintf(buf, sizeof buf, "%s:%u", k->file, k->line);
             json_object_set_new(jk, "declared", json_string(buf));
         } else json_object_set_new(jk, "declared", json_null());
+        if (k->params) { /* the source names the reports give NAME_param_i (a launch file's optional "params") */
+            json_t *ps = json_array();
+            for (uint32_t j = 0; j < k->nparams; j++) json_array_append_new(ps, json_string(k->params[j]));
+            json_object_set_new(jk, "params", ps);
+        }
         json_object_set_new(jk, "launch_bounds",
                             k->max_threads ? json_pack("{s:i, s:i}", "max_threads", (json_int_t)k->max_threads,
                                                        "min_blocks", (json_int_t)k->min_blocks)

@@ -23,7 +23,18 @@ static hc_kshapes *kernel(hc_table *t, const char *name)
     k->name = dupn(name);
     k->s = NULL;
     k->n = k->unknown = 0;
+    k->params = NULL;
+    k->nparams = 0;
     return k;
+}
+
+static void set_params(hc_kshapes *k, const char *const *names, uint32_t n)
+{
+    if (k->params) return;
+    k->params = calloc((size_t)n + 1, sizeof *k->params);
+    if (!k->params) abort();
+    k->nparams = n;
+    for (uint32_t i = 0; i < n; i++) k->params[i] = dupn(names[i]);
 }
 
 static hc_shape *add_shape(hc_kshapes *k, const uint32_t b[3], const char *at)
@@ -124,6 +135,20 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
             break;
         }
         hc_kshapes *ks2 = kernel(t, name);
+        json_t *ps = json_object_get(k, "params");
+        if (json_is_array(ps)) { /* optional: the parameters' source names */
+            const char *pn[256];
+            size_t pi;
+            json_t *pe;
+            bool ok = json_array_size(ps) <= sizeof pn / sizeof pn[0];
+            json_array_foreach(ps, pi, pe) if (ok) ok = (pn[pi] = json_string_value(pe)) != NULL;
+            if (!ok) {
+                snprintf(what, sizeof what, "kernels[%zu].params: not an array of at most 256 strings", i);
+                rc = bad(err, path, what);
+                break;
+            }
+            set_params(ks2, pn, (uint32_t)json_array_size(ps));
+        }
         ks2->unknown += (uint32_t)json_array_size(json_object_get(k, "unknown")) +
                         json_is_string(json_object_get(k, "address_used_at"));
         size_t si;
@@ -159,7 +184,11 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
 void hc_table_from_result(hc_table *t, const hc_result *r)
 {
     memset(t, 0, sizeof *t);
-    for (size_t i = 0; i < r->nk; i++) kernel(t, r->k[i].name)->unknown += r->k[i].addr_taken != NULL;
+    for (size_t i = 0; i < r->nk; i++) {
+        hc_kshapes *k = kernel(t, r->k[i].name);
+        k->unknown += r->k[i].addr_taken != NULL;
+        if (r->k[i].params) set_params(k, (const char *const *)r->k[i].params, r->k[i].nparams);
+    }
     /* the launches in file, line, column order, as `launches` shows them */
     size_t *ix = malloc((r->nl ? r->nl : 1) * sizeof *ix);
     if (!ix) abort();
@@ -192,6 +221,13 @@ const hc_kshapes *hc_table_find(const hc_table *t, const char *name, size_t len)
     return NULL;
 }
 
+const char *hc_table_param(const hc_table *t, const char *name, size_t len, uint32_t nparams, uint32_t i)
+{
+    const hc_kshapes *k = hc_table_find(t, name, len);
+    if (!k || !k->params || k->nparams != nparams || i >= nparams || !k->params[i][0]) return NULL;
+    return k->params[i];
+}
+
 uint32_t hc_table_max_shapes(const hc_table *t)
 {
     uint32_t m = 0;
@@ -216,6 +252,8 @@ void hc_table_free(hc_table *t)
         }
         free(t->k[i].s);
         free(t->k[i].name);
+        for (uint32_t j = 0; j < t->k[i].nparams; j++) free(t->k[i].params[j]);
+        free(t->k[i].params);
     }
     free(t->k);
     memset(t, 0, sizeof *t);

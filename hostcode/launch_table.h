@@ -33,6 +33,8 @@ typedef struct hc_kshapes {
     hc_shape *s; /* distinct, in the order of their first launch */
     uint32_t n;
     uint32_t unknown; /* launches of an unknown shape, a use of its address (a function pointer) counting one */
+    char **params;    /* its parameters' source names (hc_kernel.params); NULL: not known */
+    uint32_t nparams;
 } hc_kshapes;
 
 typedef struct hc_table {
@@ -46,6 +48,11 @@ int hc_table_load(hc_table *t, const char *path, FILE *err);
 void hc_table_from_result(hc_table *t, const hc_result *r);
 /* The kernel named name[0..len), or NULL. */
 const hc_kshapes *hc_table_find(const hc_table *t, const char *name, size_t len);
+/* The source name of parameter i of the kernel named name[0..len) (PTX
+ * NAME_param_i), when t knows it and the kernel has nparams parameters
+ * there as in the PTX (a table of another version of the source names
+ * nothing); else NULL. */
+const char *hc_table_param(const hc_table *t, const char *name, size_t len, uint32_t nparams, uint32_t i);
 /* The most shapes a kernel has (0 for none). */
 uint32_t hc_table_max_shapes(const hc_table *t);
 void hc_table_free(hc_table *t);

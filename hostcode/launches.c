@@ -38,6 +38,8 @@ void hc_free(hc_result *r)
         free(r->k[i].display);
         free(r->k[i].file);
         free(r->k[i].addr_taken);
+        for (uint32_t j = 0; j < r->k[i].nparams; j++) free(r->k[i].params[j]);
+        free(r->k[i].params);
     }
     for (size_t i = 0; i < r->nl; i++) {
         free(r->l[i].kernel);
@@ -390,6 +392,20 @@ static void launch_bounds(scan *s, CXCursor fn, hc_kernel *k)
     clang_disposeTokens(s->tu, t, n);
 }
 
+/* The names of fn's parameters (a definition's win over a declaration's,
+ * which may leave them out): what messages call NAME_param_i. */
+static void kernel_params(hc_kernel *k, CXCursor fn, bool replace)
+{
+    int n = clang_Cursor_getNumArguments(fn);
+    if (n < 0 || (k->params && !replace)) return;
+    for (uint32_t j = 0; j < k->nparams; j++) free(k->params[j]);
+    free(k->params);
+    k->params = calloc((size_t)n + 1, sizeof *k->params);
+    if (!k->params) abort();
+    k->nparams = (uint32_t)n;
+    for (int j = 0; j < n; j++) k->params[j] = take(clang_getCursorSpelling(clang_Cursor_getArgument(fn, (unsigned)j)));
+}
+
 static void declared_kernel(scan *s, CXCursor fn)
 {
     char *name = kernel_name(fn);
@@ -404,6 +420,7 @@ static void declared_kernel(scan *s, CXCursor fn)
         k->file = file_name(s, f);
         k->line = line;
     }
+    kernel_params(k, fn, clang_isCursorDefinition(fn));
     if (!k->max_threads) launch_bounds(s, fn, k);
 }
 
@@ -774,6 +791,7 @@ static void add_launch(scan *s, CXCursor call, CXCursor callee, enum hc_via via,
             hk->line = dl;
         }
         if (!hk->max_threads && user_code(d)) launch_bounds(s, d, hk);
+        kernel_params(hk, d, false); /* an instantiation's, as its template names them */
         l->kernel = name;
         l->display = dup(hk->display);
         l->known = known;
@@ -906,6 +924,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor p, CXClientData d)
         if (kn && w->query) free(kn);
         else if (kn) { /* a kernel used other than as a launch's kernel */
             hc_kernel *hk = add_kernel(w->s->r, kn);
+            kernel_params(hk, ref, false);
             if (!hk->addr_taken) {
                 CXFile f;
                 unsigned line, col, off;

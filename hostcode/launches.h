@@ -34,6 +34,10 @@ typedef struct hc_kernel {
     uint32_t line;
     uint32_t max_threads, min_blocks; /* __launch_bounds__; 0: none or not a literal */
     char *addr_taken;   /* "file:line" of a use other than a launch (a function pointer), else NULL */
+    /* the source names of its parameters, in order (nvcc's NAME_param_i is
+     * the i-th; "" for an unnamed one); NULL when no declaration was seen */
+    char **params;
+    uint32_t nparams;
 } hc_kernel;
 
 typedef struct hc_result {

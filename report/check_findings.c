@@ -142,14 +142,13 @@ _Static_assert((int)CHK_UNCOALESCED == (int)COAL_V_UNCOALESCED && (int)CHK_MISAL
 bool chk_access_verdict(const coal_report_ctx *c, const coal_func *f, const coal_access *a, enum chk_rule *rule,
                         enum chk_certainty *cert, uint32_t *excess, char *dep, size_t ndep)
 {
-    (void)c;
     dep[0] = 0;
     coal_verdict v;
     if (!coal_verdict_of(a, &v)) return false;
     *rule = (enum chk_rule)v.rule;
     *cert = (enum chk_certainty)v.certainty;
     *excess = v.excess;
-    coal_depends_text(f, a, (enum coal_dep)v.dep, dep, ndep);
+    coal_depends_text(c, f, a, (enum coal_dep)v.dep, dep, ndep);
     return true;
 }
 
@@ -283,6 +282,9 @@ static void access_texts(chk_finding *v, size_t n, const coal_report_ctx *c, con
         if (!a) continue;
         coal_message_as(c, f, a, x->mixed ? "access" : NULL, buf, sizeof buf);
         x->message = xstrdup(buf);
+        const char *pn;
+        int32_t pi = coal_param(c, f, a, &pn);
+        if (pi >= 0) x->has_param = true, x->param = (uint32_t)pi, x->param_name = pn ? xstrdup(pn) : NULL;
         if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
         a = x->acc_src;
         snprintf(buf, sizeof buf, "%s %s %u %" PRId64, coal_pattern_name((enum coal_pattern)a->pattern),
@@ -366,6 +368,7 @@ static void free_finding(chk_finding *x)
     free(x->message);
     free(x->hint);
     free(x->depends);
+    free(x->param_name);
     free(x->inst);
     free(x->access);
     for (uint32_t k = 0; k < x->nat; k++) free(x->at[k].from);
@@ -529,6 +532,10 @@ static void merge_shape(chk_finding *y, chk_finding *x)
         t = y->hint, y->hint = x->hint, x->hint = t;
         t = y->depends, y->depends = x->depends, x->depends = t;
         t = y->access, y->access = x->access, x->access = t;
+        t = y->param_name, y->param_name = x->param_name, x->param_name = t;
+        bool hp = y->has_param;
+        uint32_t pi = y->param;
+        y->has_param = x->has_param, y->param = x->param, x->has_param = hp, x->param = pi;
         y->src_col = x->src_col;
     }
     if (x->certainty < y->certainty) y->certainty = x->certainty;

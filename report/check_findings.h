@@ -58,6 +58,9 @@ typedef struct chk_finding {
     char *src_text;         /* the source line as read, NULL when it could not be */
     char *message, *hint;   /* of the costliest instruction; hint may be NULL */
     char *depends;          /* possible: what it depends on; NULL when proven */
+    bool has_param;         /* the message names kernel parameter param (srcnames.h) */
+    uint32_t param;
+    char *param_name;       /* its source name; NULL when unknown */
     char *inst;             /* the first instruction, registers without numbers */
     char *access;           /* pattern, stride and bytes of an access; NULL for a branch */
     uint32_t loop_depth;    /* the deepest of its instructions; 0: not in a loop */

@@ -184,7 +184,7 @@ static json_t *rules_json(unsigned mask)
 
 static json_t *assumptions(const chk_run *r)
 {
-    coal_report_ctx c = {NULL, NULL, r->opts, NULL};
+    coal_report_ctx c = {NULL, NULL, r->opts, NULL, NULL};
     json_t *a = coal_assumptions_json(&c);
     json_object_set_new(a, "branches",
                         json_string("a conditional branch is divergent unless the affine analysis (degree 2, the "
@@ -208,6 +208,9 @@ json_t *chk_finding_json(const chk_finding *x)
     json_object_set_new(o, "rule", json_string(chk_rule_name((enum chk_rule)x->rule)));
     json_object_set_new(o, "certainty", json_string(chk_certainty_name((enum chk_certainty)x->certainty)));
     json_object_set_new(o, "depends_on", x->depends ? json_string(x->depends) : json_null());
+    if (x->has_param) /* the kernel parameter the message names (srcnames.h) */
+        json_object_set_new(o, "param", json_pack("{s:i, s:o}", "index", (json_int_t)x->param, "name",
+                                                  x->param_name ? json_string(x->param_name) : json_null()));
     json_object_set_new(o, "kernel", json_string(x->kernel));
     json_object_set_new(o, "symbol", json_string(x->symbol));
     if (x->src_file) {
@@ -329,6 +332,12 @@ static void put_finding(jstream *s, const chk_finding *x)
     put_str(s, "rule", chk_rule_name((enum chk_rule)x->rule));
     put_str(s, "certainty", chk_certainty_name((enum chk_certainty)x->certainty));
     put_str_or_null(s, "depends_on", x->depends);
+    if (x->has_param) {
+        js_open_object(s, "param");
+        js_int(s, "index", (long long)x->param);
+        put_str_or_null(s, "name", x->param_name);
+        js_close(s);
+    }
     put_str(s, "kernel", x->kernel);
     put_str(s, "symbol", x->symbol);
     if (!x->src_file) js_null(s, "src");
@@ -524,6 +533,9 @@ static json_t *sarif_result(const sarif_ctx *s, json_t *rules, const chk_finding
                               (json_int_t)x->loop_depth, "excess", (json_int_t)x->excess, "cost",
                               (json_int_t)x->cost);
     if (x->depends) json_object_set_new(props, "dependsOn", json_string(x->depends));
+    if (x->has_param)
+        json_object_set_new(props, "param", json_pack("{s:i, s:o}", "index", (json_int_t)x->param, "name",
+                                                      x->param_name ? json_string(x->param_name) : json_null()));
     json_object_set_new(props, "shapesAnalysed", json_integer(x->nshapes));
     json_object_set_new(props, "holdsAt", chk_holds_at_json(x));
     json_object_set_new(res, "properties", props);

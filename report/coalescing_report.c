@@ -42,15 +42,40 @@ static const char *kind_word(const coal_access *x)
     return x->prefetch ? "prefetch" : coal_kind_name((enum coal_kind)x->kind);
 }
 
-/* "4·Fan2_param_3" */
+/* The name of the stride's symbolic factor: "cols", "param 3 of Fan2"
+ * without the source (srcnames.h); in parentheses as a factor when it is
+ * several words. */
+static const char *sym_name(const coal_report_ctx *c, const coal_func *f, const coal_access *x, bool factor, char *buf,
+                            size_t n)
+{
+    char name[160];
+    sn_value_label(c ? c->names : NULL, f->chain, x->sym_value, name, sizeof name, NULL);
+    if (factor && sn_label_compound(name)) snprintf(buf, n, "(%s)", name);
+    else snprintf(buf, n, "%s", name);
+    return buf;
+}
+
+/* "4·cols" */
 static void sym_stride_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
-    (void)c;
-    char name[96];
-    addr_value_label(f->chain, x->sym_value, name, sizeof name);
+    char name[192];
+    sym_name(c, f, x, x->sym_k != 1, name, sizeof name);
     if (x->sym_k == 1) snprintf(buf, n, "%s", name);
     else if (x->sym_k == -1) snprintf(buf, n, "-%s", name);
     else snprintf(buf, n, "%" PRId64 "·%s", x->sym_k, name);
+}
+
+int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char **name)
+{
+    *name = NULL;
+    if (!x->sym_named && !x->bank_cond) return -1;
+    return sn_value_param(c ? c->names : NULL, f->chain, x->sym_value, name);
+}
+
+json_t *coal_param_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x)
+{
+    if (!x->sym_named && !x->bank_cond) return NULL;
+    return sn_param_json(c ? c->names : NULL, f->chain, x->sym_value);
 }
 
 static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
@@ -69,9 +94,9 @@ static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal
         break;
     case COAL_P_SYMBOLIC:
         if (x->sym_named) {
-            char s[128], name[96];
+            char s[256], name[192];
             sym_stride_text(c, f, x, s, sizeof s);
-            addr_value_label(f->chain, x->sym_value, name, sizeof name);
+            sym_name(c, f, x, true, name, sizeof name);
             cat(buf, n, &len, "lanes %s B apart (stride from %s·%s)", s, mono_text(x->sym_mono), name);
         } else if (x->lane_eval)
             cat(buf, n, &len, "%u groups of lanes, exact within each, an unknown uniform distance apart", x->ngroups);
@@ -104,12 +129,11 @@ static void degree_word(char *buf, size_t n, size_t *len, unsigned d)
 
 void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
-    (void)c;
     size_t len = 0;
     buf[0] = 0;
     if (!x->bank_cond) return;
-    char name[96];
-    addr_value_label(f->chain, x->sym_value, name, sizeof name);
+    char name[192];
+    sym_name(c, f, x, false, name, sizeof name);
     const unsigned top = COAL_TZ_CLASSES - 1;
     /* the classes from the top down that share the top's degree: a multiple of 2^t */
     unsigned t = top;
@@ -142,9 +166,10 @@ static void offset_text(const coal_access *x, char *buf, size_t n)
     else snprintf(buf, n, "lane 0's address known only modulo %llu", m);
 }
 
-void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d, char *dep, size_t n)
+void coal_depends_text(const coal_report_ctx *c, const coal_func *f, const coal_access *a, enum coal_dep d, char *dep,
+                       size_t n)
 {
-    char name[96];
+    char name[192];
     switch (d) {
     case COAL_DEP_NONE: dep[0] = 0; return;
     case COAL_DEP_ALIGN:
@@ -161,7 +186,7 @@ void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d
         return;
     case COAL_DEP_SYM_STRIDE:
     case COAL_DEP_BANK_STRIDE:
-        addr_value_label(f->chain, a->sym_value, name, sizeof name);
+        sym_name(c, f, a, false, name, sizeof name);
         snprintf(dep, n, "the value of %s (the lanes' stride is a multiple of it)", name);
         return;
     case COAL_DEP_GROUPS: snprintf(dep, n, "the unknown distance between groups of lanes"); return;
@@ -365,6 +390,8 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         sym_stride_text(c, f, x, buf, sizeof buf);
         json_object_set_new(o, "symbolic_stride", json_string(buf));
     } else json_object_set_new(o, "symbolic_stride", json_null());
+    json_t *pj = coal_param_json(c, f, x); /* only when the stride's factor is a kernel parameter */
+    if (pj) json_object_set_new(o, "param", pj);
     /* sectors and lines are global memory's; shared memory has banks */
     bool g = x->space == COAL_GLOBAL;
     json_object_set_new(o, "sectors_per_request", int_or_null(g && x->sectors >= 0, x->sectors));
@@ -396,9 +423,8 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         json_object_set_new(o, "bank_conflict_analysed", json_boolean(!coal_bank_unknown(x)));
         if (x->bank_cond) {
             json_t *bc = json_object(), *by = json_array();
-            char name[96];
-            addr_value_label(f->chain, x->sym_value, name, sizeof name);
-            json_object_set_new(bc, "value", json_string(name));
+            char name[192];
+            json_object_set_new(bc, "value", json_string(sym_name(c, f, x, false, name, sizeof name)));
             for (unsigned t = 0; t < COAL_TZ_CLASSES; t++) json_array_append_new(by, json_integer(x->bank_by_tz[t]));
             json_object_set_new(bc, "degree_by_trailing_zeros", by);
             coal_bank_condition(c, f, x, buf, sizeof buf);
@@ -417,7 +443,7 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
             json_object_set_new(o, "excess", json_integer(v.excess)); /* sectors or wavefronts per request */
             if (v.certainty == COAL_POSSIBLE) {
                 char dep[512];
-                coal_depends_text(f, x, (enum coal_dep)v.dep, dep, sizeof dep);
+                coal_depends_text(c, f, x, (enum coal_dep)v.dep, dep, sizeof dep);
                 json_object_set_new(o, "depends", json_string(dep));
             }
         }
@@ -737,6 +763,8 @@ json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, co
         json_object_set_new(props, "bankConflictDegreeMax",
                             int_or_null(x->bank_degree_max >= 0, x->bank_degree_max));
     }
+    json_t *pj = coal_param_json(c, f, x);
+    if (pj) json_object_set_new(props, "param", pj);
     if (names_shape(c0, nr, i)) {
         json_object_set_new(props, "shapesAnalysed", json_integer(coal_nshapes(c0, nr, i)));
         json_object_set_new(props, "holdsAt", coal_holds_at_json(c0, i, v));

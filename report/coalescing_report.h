@@ -10,6 +10,7 @@
 #include "block_opt.h"
 #include "coalescing.h"
 #include "srcloc.h"
+#include "srcnames.h"
 
 enum coal_format { COAL_FMT_TEXT, COAL_FMT_JSON, COAL_FMT_SARIF };
 
@@ -18,6 +19,7 @@ typedef struct coal_report_ctx {
     const char *ptx_path; /* as given on the command line */
     const coal_options *opts;
     const src_files *files;
+    sn_src *names;        /* the source names of parameters (srcnames.h); NULL: none */
 } coal_report_ctx;
 
 /* A kernel launched with several shapes is analysed at each: the module
@@ -57,7 +59,13 @@ void coal_message(const coal_report_ctx *c, const coal_func *f, const coal_acces
 void coal_message_as(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char *word, char *buf,
                      size_t n);
 /* What a possible finding depends on (coal_verdict's dep), in words. */
-void coal_depends_text(const coal_func *f, const coal_access *a, enum coal_dep d, char *dep, size_t n);
+void coal_depends_text(const coal_report_ctx *c, const coal_func *f, const coal_access *a, enum coal_dep d, char *dep,
+                       size_t n);
+/* {"index", "name"} of the kernel parameter x's message names (its
+ * symbolic stride), else NULL (srcnames.h). */
+json_t *coal_param_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x);
+/* The same as an index (-1: none) and a name (NULL: unknown). */
+int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char **name);
 /* The remapping hint of an uncoalesced access (coal_access.hint_kind) with
  * its predicted and current sectors per request, or false: never a hint
  * whose predicted sectors are not strictly fewer than the access's. */

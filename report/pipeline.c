@@ -32,6 +32,9 @@ static void coalesce(pl_prog *x, const pl_options *o)
     x->rco = (coal_options *)(x->ctx + x->nr);
     x->res = (coal_result **)(x->rco + x->nr);
     x->files = src_files_build(x->m, a);
+    /* parameter names: looked up when a report first asks (srcnames.h) */
+    x->names = ARENA_NEW(a, sn_src);
+    *x->names = (sn_src){.ptx_path = x->path, .files = x->files, .blocks = o->blocks};
     const char *shown = o->shown && !(x->unit && x->unit->text) ? o->shown : x->path;
     for (uint32_t r = 0; r < x->nr; r++) {
         coal_options *co = &x->rco[r];
@@ -40,7 +43,7 @@ static void coalesce(pl_prog *x, const pl_options *o)
         co->only = x->kernel;
         if (co->block_of == blk_option_shape) co->block_ctx = &x->rb[r];
         x->res[r] = coal_analyse(x->m, x->p, co, a);
-        x->ctx[r] = (coal_report_ctx){x->res[r], shown, co, x->files};
+        x->ctx[r] = (coal_report_ctx){x->res[r], shown, co, x->files, x->names};
     }
 }
 

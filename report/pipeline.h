@@ -77,6 +77,7 @@ struct pl_prog {
     prog *p;
     const char *kernel;     /* the symbol --kernel named (in m's arena), or NULL */
     const src_files *files; /* the .file table (PL_COALESCE, PL_VERDICTS) */
+    sn_src *names;          /* the parameters' source names (PL_COALESCE; srcnames.h) */
     uint32_t nr;            /* rounds of launch shapes (at least 1) */
     blk_opts *rb;           /* per round: the shapes with that round (o->blocks itself for one round 0) */
     bool rb_owned;

@@ -101,10 +101,8 @@ static const char *line_of(st_file *f, uint32_t line, size_t *len)
     return f->text + a;
 }
 
-const char *st_line(src_texts *t, const char *ptx_path, const char *file, uint32_t line, size_t *len,
-                    const char **found)
+static st_file *find(src_texts *t, const char *ptx_path, const char *file)
 {
-    if (found) *found = NULL;
     st_file *f = load(t, file);
     if (!f->text && file[0] != '/') {
         /* relative to the PTX file's directory, then its parents */
@@ -120,6 +118,20 @@ const char *st_line(src_texts *t, const char *ptx_path, const char *file, uint32
             f = load(t, cand);
         }
     }
+    return f;
+}
+
+const char *st_find(src_texts *t, const char *ptx_path, const char *file)
+{
+    st_file *f = find(t, ptx_path, file);
+    return f->text ? f->path : NULL;
+}
+
+const char *st_line(src_texts *t, const char *ptx_path, const char *file, uint32_t line, size_t *len,
+                    const char **found)
+{
+    if (found) *found = NULL;
+    st_file *f = find(t, ptx_path, file);
     if (!f->text) return NULL;
     const char *s = line_of(f, line, len);
     if (s && found) *found = f->path;

@@ -20,5 +20,8 @@ void st_free(src_texts *t);
  * The memory is t's. */
 const char *st_line(src_texts *t, const char *ptx_path, const char *file, uint32_t line, size_t *len,
                     const char **found);
+/* The path source `file` named in PTX file ptx_path is read from (the
+ * lookup above), or NULL when it cannot be read.  The memory is t's. */
+const char *st_find(src_texts *t, const char *ptx_path, const char *file);
 
 #endif

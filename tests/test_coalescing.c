@@ -165,7 +165,7 @@ Test(coalescing, fan2_original)
         cr_expect_eq(a->sym_k, 4);
         cr_expect_eq(a->sym_mono, DIV_C_X);
         char name[64];
-        cr_expect_str_eq(addr_value_label(f->chain, a->sym_value, name, sizeof name), "Fan2_param_3");
+        cr_expect_str_eq(addr_value_label(f->chain, a->sym_value, name, sizeof name, NULL), "Fan2_param_3");
         cr_expect_eq(a->sectors, -1);
         cr_expect_eq(a->sectors_max, 32);
         cr_expect_eq(a->ideal, 4);

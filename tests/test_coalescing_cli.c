@@ -156,7 +156,11 @@ Test(coalescing_cli, json_symbolic_and_options)
     cr_expect(json_is_null(json_object_get(x, "sectors_per_request")));
     cr_expect_eq(json_integer_value(json_object_get(x, "sectors_per_request_max")), 32);
     cr_expect_eq(json_integer_value(json_object_get(x, "ideal_sectors")), 4);
-    cr_expect_str_eq(json_string_value(json_object_get(x, "symbolic_stride")), "4·row_major_param_2");
+    /* the parameter as widths.cu (beside the PTX, named by its .file) calls it */
+    cr_expect_str_eq(json_string_value(json_object_get(x, "symbolic_stride")), "4·N");
+    json_t *pm = json_object_get(x, "param");
+    cr_expect_eq(json_integer_value(json_object_get(pm, "index")), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(pm, "name")), "N");
     cr_expect(json_is_true(json_object_get(x, "uncoalesced")));
     json_t *h = json_object_get(x, "hint");
     cr_assert(json_is_object(h));
@@ -508,16 +512,16 @@ Test(coalescing_cli, bank_atomics_and_conditions_text)
         ":84:2: note: in atom_generic: atom.add.u32\n",
         ":112:2: note: bank conflicts not analysed in shared atomic: address depends on a value loaded at PTX line 108 "
         "[bank-conflict-unknown]\n",
-        ":137:2: warning: up to 32-way bank conflict in shared load: lanes 4·sym_stride_param_1 B apart (stride from "
-        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict, possible]\n",
-        ":140:2: warning: up to 16-way bank conflict in shared load: lanes 8·sym_stride_param_1 B apart (stride from "
-        "tid.x·sym_stride_param_1); 16-way when `sym_stride_param_1` is a multiple of 16, 8-way when it is 8 times an "
+        ":137:2: warning: up to 32-way bank conflict in shared load: lanes 4·(param 1 of sym_stride) B apart (stride from "
+        "tid.x·(param 1 of sym_stride)); " COND32("param 1 of sym_stride") " [bank-conflict, possible]\n",
+        ":140:2: warning: up to 16-way bank conflict in shared load: lanes 8·(param 1 of sym_stride) B apart (stride from "
+        "tid.x·(param 1 of sym_stride)); 16-way when `param 1 of sym_stride` is a multiple of 16, 8-way when it is 8 times an "
         "odd number, 4-way when it is 4 times an odd number, 2-way when it is 2 times an odd number, conflict-free "
         "when it is odd [bank-conflict, possible]\n",
-        ":141:2: warning: up to 32-way bank conflict in shared atomic: lanes 4·sym_stride_param_1 B apart (stride from "
-        "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1") " [bank-conflict, possible]\n",
-        ":172:2: warning: up to 2-way bank conflict in shared load: lanes 4·sym_rows_param_1 B apart (stride from "
-        "tid.y·sym_rows_param_1); 2-way when `sym_rows_param_1` is a multiple of 32, conflict-free when it is 16 "
+        ":141:2: warning: up to 32-way bank conflict in shared atomic: lanes 4·(param 1 of sym_stride) B apart (stride from "
+        "tid.x·(param 1 of sym_stride)); " COND32("param 1 of sym_stride") " [bank-conflict, possible]\n",
+        ":172:2: warning: up to 2-way bank conflict in shared load: lanes 4·(param 1 of sym_rows) B apart (stride from "
+        "tid.y·(param 1 of sym_rows)); 2-way when `param 1 of sym_rows` is a multiple of 32, conflict-free when it is 16 "
         "times an odd number, 2-way when it is not a multiple of 16 [bank-conflict, possible]\n",
         ": 6 global accesses, 0 uncoalesced; 12 shared accesses, 8 with bank conflicts (1 not analysed)\n",
     };
@@ -555,7 +559,7 @@ Test(coalescing_cli, bank_atomics_and_conditions_json_sarif)
         cr_expect_str_eq(json_string_value(json_object_get(x, "finding")), "bank-conflict");
         json_t *c = json_object_get(x, "bank_conflict_condition");
         cr_assert(json_is_object(c), "access %zu", i);
-        cr_expect_str_eq(json_string_value(json_object_get(c, "value")), "sym_stride_param_1");
+        cr_expect_str_eq(json_string_value(json_object_get(c, "value")), "param 1 of sym_stride");
         json_t *by = json_object_get(c, "degree_by_trailing_zeros");
         cr_assert_eq(json_array_size(by), 8);
         for (size_t t = 0; t < 8; t++)
@@ -565,7 +569,7 @@ Test(coalescing_cli, bank_atomics_and_conditions_json_sarif)
     }
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(sh, 0), "bank_conflict_condition"),
                                                        "text")),
-                     COND32("sym_stride_param_1"));
+                     COND32("param 1 of sym_stride"));
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "summary"), "bank_conflicts")), 3);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(k, "summary"), "bank_conflicts_not_analysed")), 0);
     json_decref(j);
@@ -588,8 +592,8 @@ Test(coalescing_cli, bank_atomics_and_conditions_json_sarif)
     json_t *r = json_array_get(res, 0);
     cr_expect_str_eq(json_string_value(json_object_get(r, "ruleId")), "bank-conflict");
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(r, "message"), "text")),
-                     "up to 32-way bank conflict in shared load: lanes 4·sym_stride_param_1 B apart (stride from "
-                     "tid.x·sym_stride_param_1); " COND32("sym_stride_param_1"));
+                     "up to 32-way bank conflict in shared load: lanes 4·(param 1 of sym_stride) B apart (stride from "
+                     "tid.x·(param 1 of sym_stride)); " COND32("param 1 of sym_stride"));
     json_t *props = json_object_get(r, "properties");
     cr_expect(json_is_null(json_object_get(props, "bankConflictDegree")));
     cr_expect_eq(json_integer_value(json_object_get(props, "bankConflictDegreeMax")), 32);

@@ -340,7 +340,7 @@ static void precision_entry(const eh *h, const coal_result *r, json_t *e, emu_di
     prow *w = prow_for(h->path, fn, line, block, shared);
     snprintf(w->op, sizeof w->op, "%s", json_string_value(json_object_get(e, "instruction")));
     if (x && (x->space == COAL_SHARED) == shared) {
-        coal_report_ctx c = {r, h->path, NULL, NULL};
+        coal_report_ctx c = {r, h->path, NULL, NULL, NULL};
         enum chk_rule rule;
         enum chk_certainty cert;
         uint32_t excess;

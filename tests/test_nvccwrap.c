@@ -199,6 +199,34 @@ Test(nvccwrap, several_launch_shapes, .timeout = 300)
     free(two);
 }
 
+/* The warning calls the row stride what the .cu calls it (cols, parameter
+ * 2 of scale_rows), read from the wrapper's own scan of the .cu, never
+ * _Z10scale_rowsPfPKfi_param_2. */
+Test(nvccwrap, warnings_name_source_parameters, .timeout = 300)
+{
+    need_nvcc();
+    char *d = tmpdir(), *err;
+    char *cu = strdup(write_file(d, "rows.cu",
+                                 "__global__ void scale_rows(float *a, const float *b, int cols)\n"
+                                 "{\n"
+                                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                 "    a[i * cols] = 2.0f * b[i * cols];\n"
+                                 "}\n"
+                                 "void run(float *a, float *b, int c) { scale_rows<<<8, 128>>>(a, b, c); }\n"));
+    char *a[] = {BIN, "nvcc", "--ptxray-possible", "-c", "-arch=sm_80", cu, "-o", join(d, "o.o"), NULL};
+    cr_assert_eq(run_err(a, &err), 0, "%s", err);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s:4:5: warning: possible: uncoalesced global access: lanes 4·cols B apart (stride from tid.x·cols), "
+             "up to 32 sectors/request, ideal 4 in kernel scale_rows(float*, float const*, int) [ptxray-uncoalesced]\n",
+             cu);
+    cr_expect(strstr(err, want), "%s", err);
+    cr_expect(!strstr(err, "_param_"), "%s", err);
+    free(err);
+    rm(d, (const char *[]){"rows.cu", "o.o", NULL});
+    free(cu);
+}
+
 /* The user's -include reaches libclang too (read from nvcc's host
  * preprocessing line): the launch's shape is a macro of the pre-included
  * header, 1x32, where the store is uncoalesced; without the header
