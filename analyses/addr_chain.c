@@ -171,58 +171,53 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
     if (s->refs[val->ref].opd != 0) return r; /* a second result (p|q, vectors): not an address */
     bool integer = ptx_type_is_int(in->type);
     const ptx_var *param;
-    switch (in->op) {
-    case PTX_OPC_MOV:
-        if (in->nopd == 2 && in->opd[1].kind != PTX_O_VEC) r = operand_fact(c, st, 1);
-        break;
-    case PTX_OPC_CVTA: {
+    /* the integer operation, decoded once with one set of guards
+     * (ptx_iop_decode); loads below */
+    switch (s->iop[st].rule) {
+    case PTX_IOP_MOV:
+    case PTX_IOP_MOV_INT: r = operand_fact(c, st, 1); break;
+    case PTX_IOP_CVTA: {
         fact a = operand_fact(c, st, 1);
         r.res = a.res;
         r.prov = space_prov(in->space);
         if (in->space == PTX_SP_PARAM || in->space == PTX_SP_PARAM_ENTRY) r.prov = AP_UNKNOWN;
         break;
     }
-    case PTX_OPC_CVT:
-        if (integer && ptx_type_is_int(in->type2)) {
-            fact a = operand_fact(c, st, 1);
-            unsigned bits = ptx_type_bits(in->type2); /* cvt.dst.src: type2 is the destination */
-            r.res = bits < a.res.k ? res_make(a.res.r, bits) : a.res;
-            r.prov = is_ptr_prov(a.prov) || a.prov == AP_UNKNOWN ? a.prov : AP_INT;
-        }
+    case PTX_IOP_CVT_S:
+    case PTX_IOP_CVT_U: {
+        fact a = operand_fact(c, st, 1);
+        unsigned bits = ptx_type_bits(in->type2); /* cvt.dst.src: type2 is the destination */
+        r.res = bits < a.res.k ? res_make(a.res.r, bits) : a.res;
+        r.prov = is_ptr_prov(a.prov) || a.prov == AP_UNKNOWN ? a.prov : AP_INT;
         break;
-    case PTX_OPC_ADD:
-    case PTX_OPC_SUB:
-        if (integer && !ptx_inst_has_mod(in, ".sat"))
-            r = pointer_arith(operand_fact(c, st, 1), operand_fact(c, st, 2), in->op == PTX_OPC_SUB);
+    }
+    case PTX_IOP_ADD:
+    case PTX_IOP_SUB:
+        r = pointer_arith(operand_fact(c, st, 1), operand_fact(c, st, 2), in->op == PTX_OPC_SUB);
         break;
-    case PTX_OPC_MUL:
-    case PTX_OPC_MAD:
-        if (integer && !ptx_inst_has_mod(in, ".hi")) {
-            r.res = product(operand_fact(c, st, 1), operand_fact(c, st, 2));
-            if (in->op == PTX_OPC_MAD) r = pointer_arith(r, operand_fact(c, st, 3), false);
-        }
+    case PTX_IOP_MUL:
+    case PTX_IOP_MAD:
+        r.res = product(operand_fact(c, st, 1), operand_fact(c, st, 2));
+        if (in->op == PTX_OPC_MAD) r = pointer_arith(r, operand_fact(c, st, 3), false);
         break;
-    case PTX_OPC_SHL:
+    case PTX_IOP_SHL:
         if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM)
             r.res = product(operand_fact(c, st, 1),
                             fact_int(res_exact(wf_shl_factor((uint64_t)in->opd[2].v, ptx_type_bits(in->type)))));
         break;
-    case PTX_OPC_NEG:
-        if (integer) r.res = res_neg(operand_fact(c, st, 1).res);
-        break;
-    case PTX_OPC_NOT:
-        if (integer) r.res = res_sub(res_neg(operand_fact(c, st, 1).res), res_exact(1));
-        break;
-    case PTX_OPC_AND:
+    case PTX_IOP_NEG: r.res = res_neg(operand_fact(c, st, 1).res); break;
+    case PTX_IOP_NOT: r.res = res_sub(res_neg(operand_fact(c, st, 1).res), res_exact(1)); break;
+    case PTX_IOP_AND:
         if (integer && in->nopd == 3 && in->opd[2].kind == PTX_O_IMM) {
             fact a = operand_fact(c, st, 1);
             r.res = res_and_imm(a.res, in->opd[2].v);
             if (is_ptr_prov(a.prov)) r.prov = a.prov; /* rounding a pointer down */
         }
         break;
-    case PTX_OPC_SELP:
-        r = meet(operand_fact(c, st, 1), operand_fact(c, st, 2));
-        break;
+    case PTX_IOP_SELP: r = meet(operand_fact(c, st, 1), operand_fact(c, st, 2)); break;
+    default: break;
+    }
+    switch (in->op) {
     case PTX_OPC_LD:
         if (is_kernel_param_load(c, in, &param)) {
             if (param->is_ptr && param->ptr_space) {
@@ -514,22 +509,23 @@ static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stac
     uint32_t st = val->stmt;
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
     term r = term_fail();
-    switch (in->op) {
-    case PTX_OPC_MOV:
-    case PTX_OPC_CVT:
-    case PTX_OPC_CVTA: r = operand_term(c, st, 1, i, stack, depth + 1); break;
-    case PTX_OPC_ADD:
-    case PTX_OPC_SUB:
+    switch (s->iop[st].rule) { /* ptx_iop_decode's operation, as in eval_inst */
+    case PTX_IOP_MOV:
+    case PTX_IOP_MOV_INT:
+    case PTX_IOP_CVT_S:
+    case PTX_IOP_CVT_U:
+    case PTX_IOP_CVTA: r = operand_term(c, st, 1, i, stack, depth + 1); break;
+    case PTX_IOP_ADD:
+    case PTX_IOP_SUB:
         r = term_add(operand_term(c, st, 1, i, stack, depth + 1), operand_term(c, st, 2, i, stack, depth + 1),
                      in->op == PTX_OPC_SUB ? -1 : 1);
         break;
-    case PTX_OPC_MUL:
-    case PTX_OPC_MAD:
-        if (ptx_inst_has_mod(in, ".hi")) break;
+    case PTX_IOP_MUL:
+    case PTX_IOP_MAD:
         r = term_mul(c, st, operand_term(c, st, 1, i, stack, depth + 1), operand_term(c, st, 2, i, stack, depth + 1));
         if (in->op == PTX_OPC_MAD) r = term_add(r, operand_term(c, st, 3, i, stack, depth + 1), 1);
         break;
-    case PTX_OPC_SHL:
+    case PTX_IOP_SHL:
         if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM) {
             r = operand_term(c, st, 1, i, stack, depth + 1);
             if (r.cyc || (r.ok && __builtin_mul_overflow(r.k, wf_shl_factor((uint64_t)in->opd[2].v,
@@ -537,7 +533,7 @@ static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stac
                 r = term_fail();
         }
         break;
-    case PTX_OPC_NEG:
+    case PTX_IOP_NEG:
         r = operand_term(c, st, 1, i, stack, depth + 1);
         if (r.cyc) r = term_fail();
         r.k = -r.k;

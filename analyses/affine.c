@@ -372,7 +372,7 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
     const aff_op *op = aff_decode(cx, val->stmt, in);
     bool pa = false, pw = !forms;
-    if (op->rule != AFF_R_FROM && op->rule != AFF_R_GENERIC) {
+    if (op->rule != PTX_IOP_GENERIC) {
         pa = aff_rule(cx, val->stmt, in, op, val, &out->a);
         if (!pw) {
             /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
@@ -383,7 +383,7 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
         }
     }
     if (!forms) wf_top(&out->w);
-    if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->rule == AFF_R_FROM ? op->from : 0), !pa, !pw);
+    if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->from), !pa, !pw);
     if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1)) {
         bool iv = reads_interval(cx, val->stmt);
         if (iv || (WF_IV_MAKE >> op->rule & 1)) wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);

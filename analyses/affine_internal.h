@@ -7,24 +7,14 @@
 #include "div_internal.h"
 #include "warp_form.h"
 
-/* The rule of an instruction (affine_rules.c), decoded once. */
-enum {
-    AFF_R_GENERIC, AFF_R_FROM, AFF_R_MOV, AFF_R_MOV_INT, AFF_R_ADD, AFF_R_SUB, AFF_R_NEG,
-    AFF_R_NOT, AFF_R_MUL, AFF_R_MAD, AFF_R_SHL, AFF_R_CVT_S, AFF_R_CVT_U, AFF_R_CVTA, AFF_R_MINMAX, AFF_R_SELP,
-    AFF_R_CMP,
-    /* rules of the warp forms only (the polynomials treat them as "other
-     * operators") */
-    AFF_R_SHR, AFF_R_AND, AFF_R_OR, AFF_R_XOR, AFF_R_DIV, AFF_R_REM, AFF_R_BFE, AFF_R_BFI, AFF_R_SET,
-    /* mov.bN {e0, e1, ...}, x: element i is bits [i·N/k, (i+1)·N/k) of x
-     * (both domains; aff_unpack_elem says which element a value is) */
-    AFF_R_UNPACK,
-};
+/* The rule of an instruction: its integer operation (ptx_iop_decode, the
+ * one decoder: semantics.h), with what the solver adds, decoded once. */
 typedef struct aff_op {
-    uint8_t decoded, rule;
-    uint8_t from;          /* AFF_R_FROM: the first operand that matters */
+    uint8_t decoded, rule; /* rule: ptx_iop_rule; PTX_IOP_GENERIC when from is set */
+    uint8_t from;          /* nonzero: the value depends on operands [from, n) only (div_graph's dep_from) */
     uint8_t w, sw;         /* bit widths of the result and of the source operands */
     uint8_t sgn;           /* signed source type (shr, div, rem, bfe, cvt, comparisons) */
-    uint8_t cmp;           /* AFF_R_CMP/SET: wf_cmp_op; 0xff: not an integer comparison we model */
+    uint8_t cmp;           /* PTX_IOP_CMP/SET: wf_cmp_op; 0xff: not an integer comparison we model */
     uint8_t comb;          /* setp's combining operator: 0, or PTX_OPC_AND/OR/XOR */
     uint8_t wide;          /* mul.wide/mad.wide */
 } aff_op;
@@ -32,9 +22,9 @@ typedef struct aff_op {
 /* The rules with a rule of the sign beside them (warp_rules.c, sign_inst):
  * loads, floating point, predicates, ... have no sign. */
 #define AFF_SIGN_RULES                                                                                          \
-    (1u << AFF_R_MOV_INT | 1u << AFF_R_ADD | 1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL |          \
-     1u << AFF_R_SHR | 1u << AFF_R_AND | 1u << AFF_R_OR | 1u << AFF_R_XOR | 1u << AFF_R_SELP |               \
-     1u << AFF_R_MINMAX | 1u << AFF_R_DIV | 1u << AFF_R_REM | 1u << AFF_R_CVT_U | 1u << AFF_R_CVT_S)
+    (1u << PTX_IOP_MOV_INT | 1u << PTX_IOP_ADD | 1u << PTX_IOP_MUL | 1u << PTX_IOP_MAD | 1u << PTX_IOP_SHL |          \
+     1u << PTX_IOP_SHR | 1u << PTX_IOP_AND | 1u << PTX_IOP_OR | 1u << PTX_IOP_XOR | 1u << PTX_IOP_SELP |               \
+     1u << PTX_IOP_MINMAX | 1u << PTX_IOP_DIV | 1u << PTX_IOP_REM | 1u << PTX_IOP_CVT_U | 1u << PTX_IOP_CVT_S)
 
 #define AFF_WGH0 64
 
@@ -97,7 +87,7 @@ static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
  * the paper's "other operators" (uniform when every operand is) to both
  * components at once, as it does the guard of a predicated definition. */
 bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
-/* AFF_R_UNPACK: which element of in's vector destination val is, and the
+/* PTX_IOP_UNPACK: which element of in's vector destination val is, and the
  * elements' width in bits (*ew); false when it is none of them. */
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
 bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out);
@@ -136,13 +126,13 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
  * one (the others are not called). */
 void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
 #define WF_IV_RULES                                                                                             \
-    (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB | 1u << AFF_R_MOV_INT | 1u << AFF_R_ADD |             \
-     1u << AFF_R_MUL | 1u << AFF_R_MAD | 1u << AFF_R_SHL | 1u << AFF_R_SHR | 1u << AFF_R_DIV |                  \
-     1u << AFF_R_CVT_S | 1u << AFF_R_CVT_U | 1u << AFF_R_SELP)
+    (1u << PTX_IOP_AND | 1u << PTX_IOP_REM | 1u << PTX_IOP_SUB | 1u << PTX_IOP_MOV_INT | 1u << PTX_IOP_ADD |             \
+     1u << PTX_IOP_MUL | 1u << PTX_IOP_MAD | 1u << PTX_IOP_SHL | 1u << PTX_IOP_SHR | 1u << PTX_IOP_DIV |                  \
+     1u << PTX_IOP_CVT_S | 1u << PTX_IOP_CVT_U | 1u << PTX_IOP_SELP)
 /* Of those, the ones that may make an interval where no operand is one
  * (the others only carry one: not called then). */
-#define WF_IV_MAKE (1u << AFF_R_AND | 1u << AFF_R_REM | 1u << AFF_R_SUB)
-_Static_assert(AFF_R_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
+#define WF_IV_MAKE (1u << PTX_IOP_AND | 1u << PTX_IOP_REM | 1u << PTX_IOP_SUB)
+_Static_assert(PTX_IOP_SET < 32, "WF_IV_RULES is a 32-bit mask of rules");
 /* wf_sign_rule where it may add to w's sign: asked (affine.c, eval) of
  * phis, etas and instructions that may have a rule of the sign
  * (AFF_SIGN_RULES, or not decoded yet). */

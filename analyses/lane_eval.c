@@ -103,17 +103,20 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     unsigned bits = ptx_type_bits(in->type);
     bool ok;
     lv a, b, t;
-    switch (in->op) {
-    case PTX_OPC_MOV:
+    /* the integer operation, decoded once with one set of guards
+     * (ptx_iop_decode): what is not the plain operation has no rule */
+    switch (c->pf->ssa->iop[st].rule) {
+    case PTX_IOP_MOV_INT:
         return eval_opd(e, st, 1, out, depth, n);
-    case PTX_OPC_CVT:
-        if (!ptx_type_is_int(in->type2) || ptx_inst_has_mod(in, ".sat") || !eval_opd(e, st, 1, out, depth, n)) return false;
+    case PTX_IOP_CVT_S:
+    case PTX_IOP_CVT_U:
+        if (!eval_opd(e, st, 1, out, depth, n)) return false;
         if (ptx_type_bits(in->type2) > bits) lv_trunc(e, out, bits, ptx_type_is_unsigned(in->type));
         out->nonneg = out->nonneg || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > bits);
         return true;
-    case PTX_OPC_ADD:
-    case PTX_OPC_SUB: {
-        if (in->nopd != 3 || ptx_inst_has_mod(in, ".sat") || ptx_inst_has_mod(in, ".cc")) return false;
+    case PTX_IOP_ADD:
+    case PTX_IOP_SUB: {
+        if (in->nopd != 3) return false;
         uint32_t x;
         int64_t d;
         if (div_magic_rem(c->pf, st, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
@@ -125,22 +128,21 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         lv_addsub(e, &a, &b, in->op == PTX_OPC_SUB, out);
         return true;
-    case PTX_OPC_MUL:
-    case PTX_OPC_MAD:
-        if (ptx_inst_has_mod(in, ".hi") || ptx_inst_has_mod(in, ".cc")) return false;
+    case PTX_IOP_MUL:
+    case PTX_IOP_MAD:
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         if (!lv_mul(e, &a, &b, &t)) return false;
         if (in->op == PTX_OPC_MUL) return *out = t, true;
         if (!eval_opd(e, st, 3, &a, depth, n)) return false;
         lv_addsub(e, &t, &a, false, out);
         return true;
-    case PTX_OPC_SHL: {
+    case PTX_IOP_SHL: {
         int64_t s = imm_of(in, 2, &ok);
         if (!ok || !eval_opd(e, st, 1, &a, depth, n)) return false;
         lv_scale(e, &a, wf_shl_factor((uint64_t)s, bits), out);
         return true;
     }
-    case PTX_OPC_SHR: {
+    case PTX_IOP_SHR: {
         int64_t s = imm_of(in, 2, &ok);
         if (!ok) return false;
         bool sgn = ptx_type_is_signed(in->type);
@@ -160,7 +162,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (!sgn && !a.nonneg) return false;
         return lv_shr_floor(e, &a, (unsigned)s, out);
     }
-    case PTX_OPC_AND: {
+    case PTX_IOP_AND: {
         int64_t m = imm_of(in, 2, &ok);
         if (!ok) m = imm_of(in, 1, &ok);
         if (!ok) return false;
@@ -168,14 +170,14 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (!eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n)) return false;
         return lv_and(e, &a, m, out);
     }
-    case PTX_OPC_OR:
-    case PTX_OPC_XOR: {
+    case PTX_IOP_OR:
+    case PTX_IOP_XOR: {
         if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         bool x = in->op == PTX_OPC_XOR;
         return lv_or(e, &a, &b, x, out) || lv_or(e, &b, &a, x, out);
     }
-    case PTX_OPC_DIV:
-    case PTX_OPC_REM: {
+    case PTX_IOP_DIV:
+    case PTX_IOP_REM: {
         int64_t d = imm_of(in, 2, &ok);
         if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
         bool sgn = ptx_type_is_signed(in->type);
@@ -189,11 +191,10 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, out);
         return lv_div(e, &a, d, sgn, out);
     }
-    case PTX_OPC_MIN:
-    case PTX_OPC_MAX:
-        if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
+    case PTX_IOP_MINMAX:
+        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         return lv_minmax(&a, &b, bits, ptx_type_is_signed(in->type), in->op == PTX_OPC_MAX, out);
-    case PTX_OPC_SELP: {
+    case PTX_IOP_SELP: {
         uint32_t p = ssa_use_value(c->pf->ssa, st, 3);
         if (p == SSA_NONE || !addr_pred_warp_uniform(c, p)) return false;
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;

@@ -267,9 +267,9 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
     wform a, b, c;
     bool nowrap = false;
     switch (op->rule) {
-    case AFF_R_MOV: case AFF_R_MOV_INT:
+    case PTX_IOP_MOV: case PTX_IOP_MOV_INT:
         return wopd(cx, stmt, in, 1, out);
-    case AFF_R_UNPACK: { /* element i: (x >> i·ew) truncated to ew bits */
+    case PTX_IOP_UNPACK: { /* element i: (x >> i·ew) truncated to ew bits */
         unsigned i, ew;
         if (!aff_unpack_elem(in, val, &i, &ew) || !wopd(cx, stmt, in, 1, &a)) return false;
         wf_const(&b, (int64_t)(i * ew));
@@ -277,42 +277,42 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
         wf_cvt(out, &c, w, ew, false, NULL);
         return true;
     }
-    case AFF_R_ADD: case AFF_R_SUB:
+    case PTX_IOP_ADD: case PTX_IOP_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        (op->rule == AFF_R_ADD ? wf_add : wf_sub)(out, &a, &b, w);
-        if (wf_sym_addsub(out, &a, &b, w, op->rule == AFF_R_SUB)) sym_refine(cx, out, w);
+        (op->rule == PTX_IOP_ADD ? wf_add : wf_sub)(out, &a, &b, w);
+        if (wf_sym_addsub(out, &a, &b, w, op->rule == PTX_IOP_SUB)) sym_refine(cx, out, w);
         return true;
-    case AFF_R_NEG: case AFF_R_NOT:
+    case PTX_IOP_NEG: case PTX_IOP_NOT:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
-        (op->rule == AFF_R_NEG ? wf_neg : wf_not)(out, &a, w);
-        wf_sym_neg(out, &a, w, op->rule == AFF_R_NOT);
+        (op->rule == PTX_IOP_NEG ? wf_neg : wf_not)(out, &a, w);
+        wf_sym_neg(out, &a, w, op->rule == PTX_IOP_NOT);
         return true;
-    case AFF_R_MUL: return rule_mul(cx, stmt, in, op, false, out);
-    case AFF_R_MAD: return rule_mul(cx, stmt, in, op, true, out);
-    case AFF_R_SHL: case AFF_R_SHR:
+    case PTX_IOP_MUL: return rule_mul(cx, stmt, in, op, false, out);
+    case PTX_IOP_MAD: return rule_mul(cx, stmt, in, op, true, out);
+    case PTX_IOP_SHL: case PTX_IOP_SHR:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        if (op->rule == AFF_R_SHL) wf_shl(out, &a, &b, w);
+        if (op->rule == PTX_IOP_SHL) wf_shl(out, &a, &b, w);
         else wf_shr(out, &a, &b, w, op->sgn);
         return true;
-    case AFF_R_AND: case AFF_R_OR: case AFF_R_XOR: {
+    case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: {
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         unsigned n = in->type == PTX_T_PRED ? 64 : w; /* predicates as 0/1 */
-        if (op->rule == AFF_R_AND) wf_and(out, &a, &b, n);
-        else if (op->rule == AFF_R_OR) wf_or(out, &a, &b, n);
+        if (op->rule == PTX_IOP_AND) wf_and(out, &a, &b, n);
+        else if (op->rule == PTX_IOP_OR) wf_or(out, &a, &b, n);
         else wf_xor(out, &a, &b, n);
         return true;
     }
-    case AFF_R_DIV: case AFF_R_REM:
+    case PTX_IOP_DIV: case PTX_IOP_REM:
         /* div.s/rem.s round towards zero: wf_divs/wf_rems hold that rule */
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        if (op->rule == AFF_R_DIV) (op->sgn ? wf_divs : wf_divu)(out, &a, &b, w);
+        if (op->rule == PTX_IOP_DIV) (op->sgn ? wf_divs : wf_divu)(out, &a, &b, w);
         else (op->sgn ? wf_rems : wf_remu)(out, &a, &b, w);
         return true;
-    case AFF_R_BFE:
+    case PTX_IOP_BFE:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
         wf_bfe(out, &a, &b, &c, w, op->sgn);
         return true;
-    case AFF_R_BFI: {
+    case PTX_IOP_BFI: {
         wform p, q;
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &p) ||
             !wopd(cx, stmt, in, 4, &q))
@@ -320,28 +320,28 @@ static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32
         wf_bfi(out, &a, &b, &p, &q, w);
         return true;
     }
-    case AFF_R_CVT_S: case AFF_R_CVT_U:
+    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return false;
-        wf_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, NULL);
+        wf_cvt(out, &a, op->sw, w, op->rule == PTX_IOP_CVT_S, NULL);
         /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
         if (w <= op->sw && a.sym && out->k < 64 && (out->kind == WF_UNI || out->kind == WF_LANE))
             out->sym = a.sym, out->off = wf_sext((uint64_t)a.off, w);
         return true;
-    case AFF_R_CVTA: /* generic <-> window: moved by a per-program offset */
+    case PTX_IOP_CVTA: /* generic <-> window: moved by a per-program offset */
         if (!wopd(cx, stmt, in, 1, out)) return false;
         if (out->kind == WF_UNI || out->kind == WF_LANE) out->k = 0, out->r = 0;
         return true;
-    case AFF_R_MINMAX: /* wf_minmax: lane by lane, or a or b in every lane */
+    case PTX_IOP_MINMAX: /* wf_minmax: lane by lane, or a or b in every lane */
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         wf_minmax(out, &a, &b, w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
         return true;
-    case AFF_R_SELP:
+    case PTX_IOP_SELP:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
         wf_selp(out, &a, &b, &c, w);
         return true;
-    case AFF_R_CMP:
+    case PTX_IOP_CMP:
         return rule_setp(cx, stmt, in, op, val, out);
-    case AFF_R_SET: /* set: all ones or zero (or 1.0f), uniform when the comparison is */
+    case PTX_IOP_SET: /* set: all ones or zero (or 1.0f), uniform when the comparison is */
         if (op->cmp == 0xff || op->comb || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
         cmp_rule(cx, op, &a, &b, out, &nowrap);
         if (out->kind == WF_UNI) wf_uni(out, 0, 0);
@@ -360,8 +360,8 @@ static __attribute__((noinline)) bool rule_sym(const aff_ctx *cx, uint32_t stmt,
 {
     if (!rule(cx, stmt, in, op, val, out)) return false;
     switch (op->rule) {
-    case AFF_R_MOV: case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_SUB: case AFF_R_NEG: case AFF_R_NOT:
-    case AFF_R_CVT_S: case AFF_R_CVT_U: case AFF_R_SELP:
+    case PTX_IOP_MOV: case PTX_IOP_MOV_INT: case PTX_IOP_ADD: case PTX_IOP_SUB: case PTX_IOP_NEG: case PTX_IOP_NOT:
+    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: case PTX_IOP_SELP:
         break;
     default:
         out->sym = 0, out->off = 0;
@@ -373,7 +373,7 @@ bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op 
 {
     /* mov, a third of the calls, here: it keeps U's symbol, so there is
      * no second step, and the frame of the other rules is not made for it */
-    if (op->rule == AFF_R_MOV || op->rule == AFF_R_MOV_INT) return rule(cx, stmt, in, op, val, out);
+    if (op->rule == PTX_IOP_MOV || op->rule == PTX_IOP_MOV_INT) return rule(cx, stmt, in, op, val, out);
     return rule_sym(cx, stmt, in, op, val, out);
 }
 
@@ -436,33 +436,33 @@ static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, c
     bool nn;
 #define NN(k) nn_opd(cx, st, in, (k), op->sw)
     switch (op->rule) {
-    case AFF_R_MOV_INT: nn = NN(1); break;
-    case AFF_R_ADD: case AFF_R_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
-    case AFF_R_MAD: nn = NN(1) && NN(2) && NN(3); break;
-    case AFF_R_SHL: nn = NN(1); break;
+    case PTX_IOP_MOV_INT: nn = NN(1); break;
+    case PTX_IOP_ADD: case PTX_IOP_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
+    case PTX_IOP_MAD: nn = NN(1) && NN(2) && NN(3); break;
+    case PTX_IOP_SHL: nn = NN(1); break;
     /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
-    case AFF_R_SHR: nn = (!op->sgn && imm_opd(in, 2, op->w, &c) && c > 0) || NN(1); break;
-    case AFF_R_AND: nn = NN(1) || NN(2); break;
-    case AFF_R_OR: case AFF_R_XOR: case AFF_R_SELP: nn = NN(1) && NN(2); break;
+    case PTX_IOP_SHR: nn = (!op->sgn && imm_opd(in, 2, op->w, &c) && c > 0) || NN(1); break;
+    case PTX_IOP_AND: nn = NN(1) || NN(2); break;
+    case PTX_IOP_OR: case PTX_IOP_XOR: case PTX_IOP_SELP: nn = NN(1) && NN(2); break;
     /* signed: min keeps the sign of both, max of either; unsigned (a value
      * >= 0 is below 2^(n-1)): the other way round */
-    case AFF_R_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
+    case PTX_IOP_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
     /* a quotient is at most the dividend, a remainder below the divisor;
      * only a constant divisor is known not to be 0 (the ISA leaves
      * division by zero unspecified) */
-    case AFF_R_DIV:
+    case PTX_IOP_DIV:
         if (!imm_opd(in, 2, op->w, &c) || !c) return false;
         nn = op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
         break;
-    case AFF_R_REM:
+    case PTX_IOP_REM:
         if (!imm_opd(in, 2, op->w, &c) || !c) return false;
         nn = op->sgn ? NN(1) : c > 0 || NN(1);
         break;
     /* a widening zero-extension is below 2^sw; otherwise the sign is the
      * source's: a truncation's under the no-wraparound assumption (the
      * value fits the narrower type, docs/coalescing.md "Truncation") */
-    case AFF_R_CVT_U: nn = op->w > op->sw || NN(1); break;
-    case AFF_R_CVT_S: nn = NN(1); break;
+    case PTX_IOP_CVT_U: nn = op->w > op->sw || NN(1); break;
+    case PTX_IOP_CVT_S: nn = NN(1); break;
     default: return false; /* loads, floating point, predicates, ...: no sign */
     }
 #undef NN
@@ -577,15 +577,15 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
     bool nowrap = false;
     uint32_t x;
     switch (op->rule) {
-    case AFF_R_AND: /* and x, m: either side the constant */
+    case PTX_IOP_AND: /* and x, m: either side the constant */
         if (in->type == PTX_T_PRED || in->nopd != 3) return;
         if (imm_is(in, 2, &k) || imm_is(in, 1, &k)) wf_iv_and(out, out, k, w);
         return;
-    case AFF_R_REM:
+    case PTX_IOP_REM:
         if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
         wf_iv_rem(out, &a, k, w, op->sgn);
         return;
-    case AFF_R_SUB:
+    case PTX_IOP_SUB:
         if (in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &x, &k)) { /* x % k for 0 <= x < 2^31 */
             wf_get(cx, x, &a);
             if (!a.nn) return;
@@ -596,22 +596,22 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
             return;
         }
         break;
-    case AFF_R_MOV_INT: case AFF_R_ADD: case AFF_R_MUL: case AFF_R_MAD: case AFF_R_SHL: case AFF_R_SHR:
-    case AFF_R_DIV: case AFF_R_CVT_S: case AFF_R_CVT_U: case AFF_R_SELP:
+    case PTX_IOP_MOV_INT: case PTX_IOP_ADD: case PTX_IOP_MUL: case PTX_IOP_MAD: case PTX_IOP_SHL: case PTX_IOP_SHR:
+    case PTX_IOP_DIV: case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: case PTX_IOP_SELP:
         break;
     default: /* no interval rule */
         return;
     }
     if (!iv) return; /* the other rules only carry one */
     switch (op->rule) {
-    case AFF_R_MOV_INT:
+    case PTX_IOP_MOV_INT:
         wopd(cx, stmt, in, 1, out);
         return;
-    case AFF_R_ADD: case AFF_R_SUB:
+    case PTX_IOP_ADD: case PTX_IOP_SUB:
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
-        wf_iv_addsub(out, &a, &b, w, op->rule == AFF_R_SUB);
+        wf_iv_addsub(out, &a, &b, w, op->rule == PTX_IOP_SUB);
         return;
-    case AFF_R_MUL: case AFF_R_MAD: {
+    case PTX_IOP_MUL: case PTX_IOP_MAD: {
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
         if (op->wide) { /* the operands extended first */
             wf_iv_cvt(&a, &a, op->sw, w, op->sgn, &nowrap);
@@ -620,31 +620,31 @@ void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_
         if (wf_is_const(&b, w, &k)) wf_iv_scale(out, &a, k, w);
         else if (wf_is_const(&a, w, &k)) wf_iv_scale(out, &b, k, w);
         else return;
-        if (op->rule == AFF_R_MAD) {
+        if (op->rule == PTX_IOP_MAD) {
             if (!wopd(cx, stmt, in, 3, &c)) { wf_bot(out); return; }
             a = *out;
             wf_iv_addsub(out, &a, &c, w, false);
         }
         return;
     }
-    case AFF_R_SHL:
+    case PTX_IOP_SHL:
         if (!imm_is(in, 2, &k) || !wf_shl_factor((uint64_t)k, w) || !wopd(cx, stmt, in, 1, &a)) return;
         wf_iv_scale(out, &a, wf_shl_factor((uint64_t)k, w), w);
         return;
-    case AFF_R_SHR:
+    case PTX_IOP_SHR:
         if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
         wf_iv_shr(out, &a, (unsigned)wf_shr_amount((uint64_t)k, w, op->sgn), w, op->sgn);
         return;
-    case AFF_R_DIV: /* by 2^s: a shift, for div.s of a value >= 0 */
+    case PTX_IOP_DIV: /* by 2^s: a shift, for div.s of a value >= 0 */
         if (!imm_is(in, 2, &k) || k <= 0 || (k & (k - 1)) || !wopd(cx, stmt, in, 1, &a) || (op->sgn && !a.nn))
             return;
         wf_iv_shr(out, &a, (unsigned)__builtin_ctzll((uint64_t)k), w, op->sgn);
         return;
-    case AFF_R_CVT_S: case AFF_R_CVT_U:
+    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U:
         if (!wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_cvt(out, &a, op->sw, w, op->rule == AFF_R_CVT_S, &nowrap);
+        wf_iv_cvt(out, &a, op->sw, w, op->rule == PTX_IOP_CVT_S, &nowrap);
         return;
-    case AFF_R_SELP: /* a uniform predicate: one side in every lane */
+    case PTX_IOP_SELP: /* a uniform predicate: one side in every lane */
         if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c) ||
             c.kind != WF_UNI)
             return;

@@ -57,6 +57,8 @@ typedef struct mod_info {
     uint8_t spaces[2]; /* state-space modifiers in order */
     bool strong;       /* a memory-ordering qualifier */
     bool aligned;      /* .aligned (found by the same scan, not a second one) */
+    /* integer arithmetic's modifiers, found by the same scan */
+    bool cc, wide, sat, hi;
 } mod_info;
 
 static void scan_mods(const ptx_inst *in, mod_info *mi)
@@ -82,9 +84,21 @@ static void scan_mods(const ptx_inst *in, mod_info *mi)
                 mi->spaces[mi->nspaces++] = v;
             continue;
         }
-        if (str_is(m, ".aligned")) {
-            mi->aligned = true;
-            continue;
+        switch (m.n) { /* the modifiers of one length share a compare */
+        case 3: /* .cc, .hi (.sc is a strong qualifier, below) */
+            if (m.p[1] == 'c' && m.p[2] == 'c') { mi->cc = true; continue; }
+            if (m.p[1] == 'h' && m.p[2] == 'i') { mi->hi = true; continue; }
+            break;
+        case 4:
+            if (!memcmp(m.p, ".sat", 4)) { mi->sat = true; continue; }
+            break;
+        case 5: /* .wide (.mmio is a strong qualifier, below) */
+            if (!memcmp(m.p, ".wide", 5)) { mi->wide = true; continue; }
+            break;
+        case 8:
+            if (str_is(m, ".aligned")) { mi->aligned = true; continue; }
+            break;
+        default: break;
         }
         for (size_t i = 0; i < sizeof strong / sizeof strong[0]; i++)
             if (str_is(m, strong[i]))
@@ -594,21 +608,21 @@ static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem 
     switch (in->op) {
     case PTX_OPC_ADD:
     case PTX_OPC_SUB:
-        if (has_mod(in, ".cc"))
+        if (mi->cc)
             out->flags |= PTX_SEM_CC_DEF;
         break;
     case PTX_OPC_MAD:
-        if (has_mod(in, ".cc"))
+        if (mi->cc)
             out->flags |= PTX_SEM_CC_DEF;
         /* fallthrough */
     case PTX_OPC_MUL:
-        if (has_mod(in, ".wide"))
+        if (mi->wide)
             out->dtype = widen(in->type);
         break;
     case PTX_OPC_ADDC:
     case PTX_OPC_SUBC:
     case PTX_OPC_MADC:
-        if (has_mod(in, ".cc"))
+        if (mi->cc)
             out->flags |= PTX_SEM_CC_DEF;
         break;
     case PTX_OPC_CVT:
@@ -699,6 +713,7 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
 
     if (mi.aligned)
         out->flags |= PTX_SEM_ALIGNED;
+    out->flags |= (mi.sat ? PTX_SEM_SAT : 0) | (mi.hi ? PTX_SEM_HI : 0) | (mi.wide ? PTX_SEM_WIDE : 0);
     if (mi.strong && (out->flags & (L_ | S_)))
         out->flags |= O_ | SE;
     /* Never claim more operands than exist (e.g. mbarrier.arrive written
@@ -712,6 +727,81 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
     if (out->src_addr_opd != NO &&
         (out->src_addr_opd >= in->nopd || in->opd[out->src_addr_opd].kind != PTX_O_ADDR))
         out->src_addr_opd = NO;
+}
+
+/* ---- integer operations (semantics.h) ---------------------------------------- */
+static unsigned bits_or_64(unsigned t)
+{
+    unsigned b = ptx_type_bits((ptx_type)t);
+    return b ? b : 64;
+}
+
+void ptx_iop_decode(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, ptx_iop *out)
+{
+    out->rule = PTX_IOP_GENERIC;
+    out->w = (uint8_t)bits_or_64(sem->dtype);
+    out->sw = (uint8_t)bits_or_64(sem->stype);
+    out->sgn = (uint8_t)ptx_type_is_signed(in->type);
+    out->wide = 0;
+    bool integer = ptx_type_is_int(in->type);
+    /* add/sub/mul/mad without saturation, carry or high half: ring
+     * operations modulo 2^w */
+    bool plain = integer && !(sem->flags & (PTX_SEM_CC_DEF | PTX_SEM_CC_USE | PTX_SEM_SAT | PTX_SEM_HI));
+    switch (in->op) {
+    case PTX_OPC_MOV:
+        /* an unpack (mov.b64 {lo, hi}, d) gives each element its bits of
+         * d, not d; a pack (mov.b64 d, {lo, hi}) is generic (uniform when
+         * every element is) */
+        if (in->nopd != 2 || in->opd[1].kind == PTX_O_VEC) break;
+        if (in->opd[0].kind == PTX_O_VEC) out->rule = PTX_IOP_UNPACK;
+        else out->rule = ptx_type_is_int(sem->dtype) ? PTX_IOP_MOV_INT : PTX_IOP_MOV;
+        break;
+    case PTX_OPC_ADD: if (plain) out->rule = PTX_IOP_ADD; break;
+    case PTX_OPC_SUB: if (plain) out->rule = PTX_IOP_SUB; break;
+    case PTX_OPC_NEG: if (integer) out->rule = PTX_IOP_NEG; break;
+    case PTX_OPC_NOT: if (integer) out->rule = PTX_IOP_NOT; break;
+    case PTX_OPC_MUL: case PTX_OPC_MAD:
+        if (!plain) break;
+        out->rule = in->op == PTX_OPC_MUL ? PTX_IOP_MUL : PTX_IOP_MAD;
+        out->wide = (sem->flags & PTX_SEM_WIDE) != 0;
+        break;
+    case PTX_OPC_SHL: if (integer) out->rule = PTX_IOP_SHL; break;
+    case PTX_OPC_SHR: if (integer) out->rule = PTX_IOP_SHR; break;
+    case PTX_OPC_CVT:
+        /* cvt.u8.u32 into a .b16 register keeps the low 8 bits and extends
+         * them to 16 (ISA: a destination register wider than the type): a
+         * result that rules keeping the value at the type's width do not
+         * describe */
+        if (in->nopd > 0 && in->opd[0].kind == PTX_O_REG && in->opd[0].n < fn->nregs &&
+            ptx_type_bits((ptx_type)fn->regs[in->opd[0].n].type) > out->w)
+            break;
+        /* likewise cvt.u32.s8 from a .b16 register reads the low 8 bits
+         * of it, sign-extended: a truncation the register's value (kept at
+         * 16 bits) does not describe either.  The no-wraparound assumption
+         * covers index arithmetic, 32 bits and wider (cvt.s64.s32 of a
+         * 64-bit index, nvcc's (int) cast, keeps its rule); 8- and 16-bit
+         * values wrap as a matter of course */
+        if (out->sw < 32 && in->nopd > 1 && in->opd[1].kind == PTX_O_REG && in->opd[1].n < fn->nregs &&
+            ptx_type_bits((ptx_type)fn->regs[in->opd[1].n].type) > out->sw)
+            break;
+        if (ptx_type_is_int(sem->dtype) && ptx_type_is_int(sem->stype) && !(sem->flags & PTX_SEM_SAT))
+            out->rule = ptx_type_is_signed(sem->stype) ? PTX_IOP_CVT_S : PTX_IOP_CVT_U;
+        break;
+    case PTX_OPC_CVTA: out->rule = PTX_IOP_CVTA; break;
+    case PTX_OPC_MIN: case PTX_OPC_MAX: if (integer && in->nopd == 3) out->rule = PTX_IOP_MINMAX; break;
+    case PTX_OPC_SELP: out->rule = PTX_IOP_SELP; break;
+    case PTX_OPC_SETP: case PTX_OPC_SET:
+        if (ptx_type_is_int(sem->stype)) out->rule = in->op == PTX_OPC_SETP ? PTX_IOP_CMP : PTX_IOP_SET;
+        break;
+    case PTX_OPC_AND: out->rule = PTX_IOP_AND; break;
+    case PTX_OPC_OR: out->rule = PTX_IOP_OR; break;
+    case PTX_OPC_XOR: out->rule = PTX_IOP_XOR; break;
+    case PTX_OPC_DIV: if (integer) out->rule = PTX_IOP_DIV; break;
+    case PTX_OPC_REM: if (integer) out->rule = PTX_IOP_REM; break;
+    case PTX_OPC_BFE: if (in->nopd == 4) out->rule = PTX_IOP_BFE; break;
+    case PTX_OPC_BFI: if (in->nopd == 5) out->rule = PTX_IOP_BFI; break;
+    default: break;
+    }
 }
 
 /* ---- register walk ---------------------------------------------------------- */
@@ -799,7 +889,7 @@ const char *ptx_sem_flags_str(uint32_t flags, char *buf, size_t n)
     static const char *const names[] = {
         "branch", "call", "ret", "exit", "terminator", "sync", "collective",
         "atomic", "load", "store", "prefetch", "fence", "async", "cc_def",
-        "cc_use", "side_effect", "ordered", "aligned", "unknown",
+        "cc_use", "side_effect", "ordered", "aligned", "unknown", "sat", "hi", "wide",
     };
     size_t len = 0;
     if (!buf || n == 0)

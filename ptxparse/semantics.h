@@ -92,6 +92,12 @@ enum ptx_sem_flag {
      * COLLECTIVE|SIDE_EFFECT are set.  Control flow is assumed to fall
      * through (an unknown instruction is never a branch or terminator). */
     PTX_SEM_UNKNOWN = 1u << 18,
+    /* Integer arithmetic's modifiers: .sat (clamped, not modular), .hi
+     * (the high half of a product), .wide (a product at twice the width:
+     * dtype says which).  ptx_iop_decode reads them. */
+    PTX_SEM_SAT = 1u << 19,
+    PTX_SEM_HI = 1u << 20,
+    PTX_SEM_WIDE = 1u << 21,
 };
 
 /* "No operand" marker for addr_opd / src_addr_opd. */
@@ -135,6 +141,43 @@ typedef struct ptx_inst_sem {
 /* Fills *out for in.  Never fails: unknown things are marked and made
  * conservative. */
 void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out);
+
+/* ---- integer operations ----------------------------------------------------
+ * The one decoder of the integer arithmetic that the representations of
+ * thread dependence model (analyses/: the polynomials, the warp forms, the
+ * lane-exact values, the address facts and terms; docs/architecture.md):
+ * which operation an instruction is and at which widths, under one set of
+ * guards.  What is not the plain operation on integers (a float type, .sat,
+ * .hi, a carry, a conversion whose register is wider than its type) is
+ * PTX_IOP_GENERIC: its result depends on its operands in a way no rule
+ * describes.  The SSA form decodes every statement once (ssa_func.iop). */
+typedef enum ptx_iop_rule {
+    PTX_IOP_GENERIC,
+    PTX_IOP_MOV,     /* mov d, a of a type that is not an integer */
+    PTX_IOP_MOV_INT, /* mov d, a of an integer */
+    PTX_IOP_ADD, PTX_IOP_SUB, PTX_IOP_NEG, PTX_IOP_NOT,
+    PTX_IOP_MUL, PTX_IOP_MAD, /* .lo or .wide (wide: ptx_iop.wide) */
+    PTX_IOP_SHL,
+    PTX_IOP_CVT_S, PTX_IOP_CVT_U, /* integer to integer, by the source's sign */
+    PTX_IOP_CVTA,    /* generic <-> window address: moves by a per-program offset */
+    PTX_IOP_MINMAX,  /* min, max of integers (two sources) */
+    PTX_IOP_SELP,
+    PTX_IOP_CMP,     /* setp of integers */
+    PTX_IOP_SHR, PTX_IOP_AND, PTX_IOP_OR, PTX_IOP_XOR, PTX_IOP_DIV, PTX_IOP_REM,
+    PTX_IOP_BFE, PTX_IOP_BFI, PTX_IOP_SET,
+    /* mov.bN {e0, e1, ...}, x: element i is bits [i·N/k, (i+1)·N/k) of x */
+    PTX_IOP_UNPACK,
+} ptx_iop_rule;
+
+typedef struct ptx_iop {
+    uint8_t rule;  /* ptx_iop_rule */
+    uint8_t w, sw; /* bit widths of the result and of the sources (64 when untyped) */
+    uint8_t sgn;   /* a signed instruction type (shr, div, rem, bfe, min, max) */
+    uint8_t wide;  /* mul.wide / mad.wide: the sources are sw bits, the result w = 2·sw */
+} ptx_iop;
+
+/* Decodes in (a statement of fn) with its semantics sem. */
+void ptx_iop_decode(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, ptx_iop *out);
 
 /* Whether execution can continue with the next statement. */
 static inline bool ptx_sem_falls_through(const ptx_inst *in, const ptx_inst_sem *s)

@@ -106,11 +106,13 @@ static void collect_refs(builder *b)
     if (!c.refs || !c.ids) abort();
     s->ref_off = arena_alloc(s->a, sizeof *s->ref_off * (fn->nstmts + 1)); /* every entry set below */
     s->sem = ARENA_NEWN(s->a, ptx_inst_sem, fn->nstmts + 1);
+    s->iop = ARENA_NEWN(s->a, ptx_iop, fn->nstmts + 1);
     for (uint32_t i = 0; i < fn->nstmts; i++) {
         s->ref_off[i] = c.n;
         const ptx_stmt *st = fn->stmts[i];
         if (st->kind != PTX_S_INST) continue;
         ptx_inst_semantics(&st->u.inst, &s->sem[i]);
+        ptx_iop_decode(fn, &st->u.inst, &s->sem[i], &s->iop[i]);
         ptx_inst_foreach_reg(&st->u.inst, &s->sem[i], ref_cb, &c);
     }
     uint32_t n = c.n;

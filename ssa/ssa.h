@@ -95,6 +95,8 @@ typedef struct ssa_func {
                           * for unreachable code too, where the value is SSA_NONE */
     ptx_inst_sem *sem;   /* per statement: ptx_inst_semantics, computed once here for every
                           * analysis (zero for what is not an instruction) */
+    ptx_iop *iop;        /* per statement: its integer operation (ptx_iop_decode), decoded once
+                          * here for every representation of thread dependence */
     /* .func return registers: the value each has at the exit (nrets) */
     uint32_t nret_vals;
     uint32_t *ret_regs, *ret_vals;

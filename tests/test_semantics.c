@@ -211,25 +211,25 @@ Test(semantics, mad_lo_s32)
 
 Test(semantics, mul_wide_s32)
 {
-    CHECK("mul.wide.s32 %rd8, %r6, 16;", 1, 0, PTX_SP_NONE, PTX_T_S64, PTX_T_S32, 0,
+    CHECK("mul.wide.s32 %rd8, %r6, 16;", 1, PTX_SEM_WIDE, PTX_SP_NONE, PTX_T_S64, PTX_T_S32, 0,
           "u:%r6 d:%rd8");
 }
 
 Test(semantics, mul_wide_u32)
 {
-    CHECK("mul.wide.u32 %rd3, %r4, 4;", 1, 0, PTX_SP_NONE, PTX_T_U64, PTX_T_U32, 0,
+    CHECK("mul.wide.u32 %rd3, %r4, 4;", 1, PTX_SEM_WIDE, PTX_SP_NONE, PTX_T_U64, PTX_T_U32, 0,
           "u:%r4 d:%rd3");
 }
 
 Test(semantics, mad_wide_u16)
 {
-    CHECK("mad.wide.u16 %r1, %rs1, %rs2, %r2;", 1, 0, PTX_SP_NONE, PTX_T_U32, PTX_T_U16, 0,
+    CHECK("mad.wide.u16 %r1, %rs1, %rs2, %r2;", 1, PTX_SEM_WIDE, PTX_SP_NONE, PTX_T_U32, PTX_T_U16, 0,
           "u:%rs1 u:%rs2 u:%r2 d:%r1");
 }
 
 Test(semantics, mul_hi_u32)
 {
-    CHECK("mul.hi.u32 %r28, %r27, %r2;", 1, 0, PTX_SP_NONE, PTX_T_U32, PTX_T_U32, 0,
+    CHECK("mul.hi.u32 %r28, %r27, %r2;", 1, PTX_SEM_HI, PTX_SP_NONE, PTX_T_U32, PTX_T_U32, 0,
           "u:%r27 u:%r2 d:%r28");
 }
 
@@ -263,7 +263,7 @@ Test(semantics, mad_cc_madc)
 {
     CHECK("mad.lo.cc.u32 %r1, %r2, %r3, %r4;", 1, PTX_SEM_CC_DEF, PTX_SP_NONE, PTX_T_U32,
           PTX_T_U32, 0, "u:%r2 u:%r3 u:%r4 d:%r1");
-    CHECK("madc.hi.cc.u32 %r1, %r2, %r3, %r4;", 1, PTX_SEM_CC_DEF | PTX_SEM_CC_USE, PTX_SP_NONE,
+    CHECK("madc.hi.cc.u32 %r1, %r2, %r3, %r4;", 1, PTX_SEM_CC_DEF | PTX_SEM_CC_USE | PTX_SEM_HI, PTX_SP_NONE,
           PTX_T_U32, PTX_T_U32, 0, "u:%r2 u:%r3 u:%r4 d:%r1");
 }
 
@@ -338,7 +338,7 @@ Test(semantics, cvt_types)
 
 Test(semantics, cvt_pack)
 {
-    CHECK("cvt.pack.sat.u8.s32.b32 %r1, %r2, %r3, %r4;", 1, 0, PTX_SP_NONE, PTX_T_B32,
+    CHECK("cvt.pack.sat.u8.s32.b32 %r1, %r2, %r3, %r4;", 1, PTX_SEM_SAT, PTX_SP_NONE, PTX_T_B32,
           PTX_T_S32, 0, "u:%r2 u:%r3 u:%r4 d:%r1");
 }
 
@@ -878,4 +878,57 @@ Test(semantics, flags_str)
     char small[8];
     ptx_sem_flags_str(LD | STO | ATM, small, sizeof small);
     cr_assert_str_eq(small, "atomic");
+}
+
+/* ---- the one decoder of integer operations (ptx_iop_decode) --------------------------- */
+/* rule, widths, sign and wide of text's instruction; the registers of
+ * BODY_DECLS (%rs .b16, %r .b32, %rd .b64, %f .f32, %p .pred). */
+static void expect_iop(const char *text, ptx_iop_rule rule, unsigned w, unsigned sw, unsigned sgn, unsigned wide)
+{
+    const ptx_inst *in = parse_inst(text);
+    ptx_inst_sem sem;
+    ptx_iop d;
+    ptx_inst_semantics(in, &sem);
+    ptx_iop_decode(g_fn, in, &sem, &d);
+    cr_expect_eq(d.rule, rule, "%s: rule %u, expected %u", text, d.rule, rule);
+    if (rule == PTX_IOP_GENERIC) return;
+    cr_expect(d.w == w && d.sw == sw && d.sgn == sgn && d.wide == wide,
+              "%s: w %u sw %u sgn %u wide %u, expected %u %u %u %u", text, d.w, d.sw, d.sgn, d.wide, w, sw, sgn, wide);
+}
+
+Test(semantics, integer_operations_are_decoded_with_one_set_of_guards)
+{
+    /* the plain ring operations */
+    expect_iop("add.s32 %r1, %r2, %r3;", PTX_IOP_ADD, 32, 32, 1, 0);
+    expect_iop("sub.u64 %rd1, %rd2, %rd3;", PTX_IOP_SUB, 64, 64, 0, 0);
+    expect_iop("mul.lo.s32 %r1, %r2, 4;", PTX_IOP_MUL, 32, 32, 1, 0);
+    expect_iop("mul.wide.u16 %r1, %rs1, 3;", PTX_IOP_MUL, 32, 16, 0, 1);
+    expect_iop("mad.wide.s32 %rd1, %r1, %r2, %rd2;", PTX_IOP_MAD, 64, 32, 1, 1);
+    expect_iop("shl.b32 %r1, %r2, 3;", PTX_IOP_SHL, 32, 32, 0, 0);
+    expect_iop("shr.s32 %r1, %r2, 3;", PTX_IOP_SHR, 32, 32, 1, 0);
+    expect_iop("min.u32 %r1, %r2, %r3;", PTX_IOP_MINMAX, 32, 32, 0, 0);
+    expect_iop("mov.u32 %r1, %tid.x;", PTX_IOP_MOV_INT, 32, 32, 0, 0);
+    expect_iop("mov.f32 %f1, %f2;", PTX_IOP_MOV, 32, 32, 0, 0);
+    expect_iop("mov.b64 {%r1, %r2}, %rd1;", PTX_IOP_UNPACK, 64, 64, 0, 0);
+    expect_iop("cvt.s64.s32 %rd1, %r1;", PTX_IOP_CVT_S, 64, 32, 1, 0);
+    expect_iop("cvt.u32.u64 %r1, %rd1;", PTX_IOP_CVT_U, 32, 64, 0, 0);
+    expect_iop("setp.lt.s32 %p1, %r1, %r2;", PTX_IOP_CMP, 1, 32, 1, 0);
+    expect_iop("and.pred %p1, %p2, %p3;", PTX_IOP_AND, 1, 1, 0, 0);
+    /* what is not the plain operation has no rule */
+    expect_iop("add.sat.s32 %r1, %r2, %r3;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("add.cc.u32 %r1, %r2, %r3;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("addc.u32 %r1, %r2, %r3;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("mul.hi.u32 %r1, %r2, %r3;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("add.f32 %f1, %f2, %f3;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("neg.f32 %f1, %f2;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("setp.lt.f32 %p1, %f1, %f2;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("mov.b64 %rd1, {%r1, %r2};", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("cvt.sat.u8.s32 %rs1, %r1;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("cvt.rzi.s32.f32 %r1, %f1;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    /* a register wider than the conversion's type: cvt.u8.u32 into a .b16
+     * register extends the low 8 bits to 16; cvt.u32.s8 from one reads its
+     * low 8 bits */
+    expect_iop("cvt.u8.u32 %rs1, %r1;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("cvt.u32.s8 %r1, %rs1;", PTX_IOP_GENERIC, 0, 0, 0, 0);
+    expect_iop("cvt.u32.u16 %r1, %rs1;", PTX_IOP_CVT_U, 32, 16, 0, 0);
 }
