@@ -141,7 +141,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     }
     const ra_options *rap = have_budget ? &ra : NULL;
     const char *path = argv[optind];
-    an_args aa = {format, out, jobs};
+    an_args aa = {format, out, jobs, !ptxas};
     if (optind + 1 < argc) {
         const char *why = html ? "--format html is one page of one file"
                           : co.only ? "--kernel picks a function of one file"

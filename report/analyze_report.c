@@ -344,9 +344,13 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
 
 /* ptxas -v and each kernel's report (text, JSON, SARIF); pg: the run's
  * progress line, or NULL (a file of several: the run counts files). */
-static void prepare(an_file *x, progress *pg)
+static void prepare(an_file *x, progress *pg, bool ptxas)
 {
-    x->have_px = !sc_ptxas_module(x->rr[0]->m, x->ptx, &x->px, x->why, sizeof x->why);
+    if (ptxas) x->have_px = !sc_ptxas_module(x->rr[0]->m, x->ptx, &x->px, x->why, sizeof x->why);
+    else {
+        x->have_px = false;
+        snprintf(x->why, sizeof x->why, "--no-ptxas");
+    }
     x->nk = x->rr[0]->res->nfuncs;
     x->ks = calloc(x->nk ? x->nk : 1, sizeof *x->ks);
     if (!x->ks) abort();
@@ -486,7 +490,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         free(fns);
         sum_free(&sum);
     } else if (!rc) {
-        prepare(&x, &pg);
+        prepare(&x, &pg, !a->no_ptxas);
         rc = write_report(&x, a);
     }
     ra_stats_free(&rst);
@@ -502,7 +506,7 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
                    bool ptxas, const ra_options *ra)
 {
-    an_args a = {COAL_FMT_TEXT, out, 0};
+    an_args a = {COAL_FMT_TEXT, out, 0, !ptxas};
     return report(shown, ptx, co, blocks, true, &a, ptxas, ra);
 }
 
@@ -530,7 +534,7 @@ static void *analyse_one(void *ctx, unsigned w, size_t i, FILE *err)
     an_file *x = malloc(sizeof *x);
     if (!x) abort();
     load_file(x, run->paths[i], run->paths[i], run->co, &run->w[w], false, err);
-    if (!x->rc) prepare(x, NULL);
+    if (!x->rc) prepare(x, NULL, !run->a->no_ptxas);
     return x;
 }
 

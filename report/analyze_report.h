@@ -17,6 +17,7 @@ typedef struct an_args {
     int format;      /* coal_format: text, json or sarif */
     const char *out; /* -o; NULL: stdout (the file is written whole or not at all) */
     unsigned jobs;   /* several files: -j (0: one per core) */
+    bool no_ptxas;   /* --no-ptxas: ptxas -v is not run ("ptxas: not run (--no-ptxas)") */
 } an_args;
 
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a);

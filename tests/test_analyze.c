@@ -130,6 +130,36 @@ Test(analyze, without_ptxas)
     free(err);
 }
 
+/* --no-ptxas: ptxas is not run, whether or not it is found, in text, JSON
+ * and for each file of several (it once ran anyway outside the HTML page). */
+Test(analyze, no_ptxas_runs_no_ptxas)
+{
+    setenv("PTXAS", "/bin/false", 1); /* were it run, it would fail and say so */
+    char *a[] = {(char *)tu_bin(), "analyze", "--no-ptxas", (char *)tu_src(TILE), NULL}, *out, *err;
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "\nptxas: not run (--no-ptxas)\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "\nptxas: ") == strstr(out, "\nptxas: not run"), "%s", out);
+    free(out);
+    free(err);
+    char *j[] = {(char *)tu_bin(), "analyze", "--no-ptxas", "--format", "json", (char *)tu_src(TILE), NULL};
+    cr_assert_eq(tu_run(j, &out, &err), 0, "%s", err);
+    json_t *root = json_loads(out, 0, NULL);
+    cr_assert_not_null(root, "%s", out);
+    cr_expect(json_is_false(at(root, "ptxas.run")));
+    cr_expect_str_eq(str(root, "ptxas.how"), "--no-ptxas");
+    cr_expect(json_is_null(at(kernel_named(root, T0), "ptxas")));
+    json_decref(root);
+    free(out);
+    free(err);
+    char *two[] = {(char *)tu_bin(), "analyze", "--no-ptxas", (char *)tu_src(TILE), (char *)tu_src(TILE), NULL};
+    cr_assert_eq(tu_run(two, &out, &err), 0, "%s", err);
+    unsetenv("PTXAS");
+    char *p = strstr(out, "\nptxas: not run (--no-ptxas)\n");
+    cr_expect(p && strstr(p + 1, "\nptxas: not run (--no-ptxas)\n"), "%s", out);
+    free(out);
+    free(err);
+}
+
 Test(analyze, sarif_validates)
 {
     char args[4200];

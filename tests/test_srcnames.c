@@ -155,6 +155,16 @@ Test(srcnames, html_page)
     char dir[] = "/tmp/ptxray-sn-XXXXXX", page[64];
     cr_assert_not_null(mkdtemp(dir));
     snprintf(page, sizeof page, "%s/page.html", dir);
+    /* Graphviz 2.42's dot layout leaks 736 bytes laying out this CFG
+     * (new_virtual_edge <- acyclic <- dot_rank).  Debian builds graphviz
+     * without frame pointers, so the fast unwinder's stack stops at its
+     * gmalloc and the narrow suppression (tests/lsan.supp: the layout
+     * plugin) cannot match; the slow unwinder, for this run only, gives the
+     * whole stack.  A leak of ours still fails. */
+    const char *asan = getenv("ASAN_OPTIONS");
+    char opts[512];
+    snprintf(opts, sizeof opts, "%s%sfast_unwind_on_malloc=0", asan ? asan : "", asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", opts, 1);
     char *a[] = {BIN, "analyze", "--format", "html", FAN, "-o", page, NULL};
     free(tu_run_want(a, 0, NULL));
     char *h = tu_read(page, NULL);
