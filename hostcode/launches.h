@@ -26,6 +26,11 @@ typedef struct hc_launch {
     bool known;         /* block[] holds the shape */
     uint32_t block[3];
     char *why;          /* why the shape (or the kernel) is unknown; NULL when known */
+    /* a launch through a function pointer whose every target is known (one
+     * hc_launch per target kernel): the callee's text ("k", "table[i]"),
+     * and, when the pointer is a parameter of the launching function, the
+     * call that passed this kernel ("file:line:col"); both NULL otherwise */
+    char *through, *called_at;
 } hc_launch;
 
 typedef struct hc_kernel {

@@ -108,12 +108,10 @@ Test(launches, funcptr)
 {
     expect_text("funcptr.cu", NULL,
                 "_Z6op_addPfi  op_add(float*, int)  (tests/data/launches/funcptr.cu:5)\n"
-                "  not launched directly; its address is used at tests/data/launches/funcptr.cu:8: launched through a function pointer, its shape is unknown\n"
+                "  128x1x1 from tests/data/launches/funcptr.cu:12:3 (<<<>>> through 'k')\n"
                 "_Z6op_mulPfi  op_mul(float*, int)  (tests/data/launches/funcptr.cu:6)\n"
-                "  not launched directly; its address is used at tests/data/launches/funcptr.cu:8: launched through a function pointer, its shape is unknown\n"
-                "launches of a kernel not known statically:\n"
-                "  unknown at tests/data/launches/funcptr.cu:12:3 (<<<>>>): the kernel is 'k', a function pointer: which kernel runs is known at run time only\n"
-                "2 kernels: 0 with a constant block shape (0 shapes), 0 launched with unknown shapes only, 2 only through a function pointer, 0 not launched; 1 launch: 0 constant, 1 unknown (1 of a kernel not known statically)\n");
+                "  128x1x1 from tests/data/launches/funcptr.cu:12:3 (<<<>>> through 'k')\n"
+                "2 kernels: 2 with a constant block shape (2 shapes), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 2 launches: 2 constant, 0 unknown (0 of a kernel not known statically)\n");
 }
 
 Test(launches, launch_bounds)
