@@ -1296,7 +1296,25 @@ static void fv_param(scan *s, fvar *v)
         if (!fv_push(v, v->vals, &v->nvals, clang_Cursor_getArgument(call, (unsigned)pi))) break;
     }
     if (!v->why[0] && nrefs > ncalls) {
-        snprintf(w, sizeof w, "'%s' is a parameter of '%s', which is used other than called", pn, fname);
+        /* the first name of fn that does not begin a call of it */
+        unsigned other = 0;
+        for (size_t i = 0; i < s->nfrefs && !other; i++) {
+            if (!clang_equalCursors(clang_getCursorReferenced(s->frefs[i]), fn)) continue;
+            unsigned o1;
+            clang_getExpansionLocation(clang_getCursorLocation(s->frefs[i]), NULL, NULL, NULL, &o1);
+            bool call = false;
+            for (size_t j = 0; j < s->ncalls && !call; j++) {
+                unsigned o2;
+                clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(s->calls[j])), NULL, NULL, NULL,
+                                           &o2);
+                call = o1 == o2 && clang_equalCursors(clang_getCursorReferenced(s->calls[j]), fn);
+            }
+            if (!call) other = line_of(s->frefs[i]);
+        }
+        if (other)
+            snprintf(w, sizeof w, "'%s' is a parameter of '%s', which is also used other than called at line %u", pn,
+                     fname, other);
+        else snprintf(w, sizeof w, "'%s' is a parameter of '%s', which is also used other than called", pn, fname);
         snprintf(v->why, sizeof v->why, "%s", w);
     } else if (!v->why[0] && !ncalls) {
         snprintf(w, sizeof w, "'%s' is a parameter of '%s', which no code of this file calls", pn, fname);
