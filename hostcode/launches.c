@@ -1273,6 +1273,48 @@ static enum CXChildVisitResult fv_top(CXCursor c, CXCursor p, CXClientData d)
     return ((fuse *)d)->v->why[0] ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
+static bool same_place(CXCursor a, CXCursor b)
+{
+    CXFile fa, fb;
+    unsigned oa, ob;
+    clang_getExpansionLocation(clang_getCursorLocation(a), &fa, NULL, NULL, &oa);
+    clang_getExpansionLocation(clang_getCursorLocation(b), &fb, NULL, NULL, &ob);
+    return fa && fb && oa == ob && clang_File_isEqual(fa, fb);
+}
+
+/* A name of fn (or of its template) in code the walk did not follow (a
+ * class template's member, a member function template): calls there are
+ * not all in sight.  Instantiations share their template's places. */
+typedef struct unseen {
+    const scan *s;
+    CXCursor fn, tmpl;
+    unsigned line; /* of the first such name; 0: none */
+} unseen;
+
+static enum CXChildVisitResult find_unseen(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    unseen *u = d;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_DeclRefExpr && k != CXCursor_MemberRefExpr) return CXChildVisit_Recurse;
+    CXCursor r = clang_getCursorReferenced(c);
+    if (!clang_equalCursors(r, u->fn) && (clang_Cursor_isNull(u->tmpl) || !clang_equalCursors(r, u->tmpl)))
+        return CXChildVisit_Recurse;
+    for (size_t i = 0; i < u->s->nfrefs; i++)
+        if (same_place(u->s->frefs[i], c)) return CXChildVisit_Recurse;
+    for (size_t i = 0; i < u->s->ncalls; i++)
+        if (same_place(u->s->calls[i], c)) return CXChildVisit_Recurse;
+    u->line = line_of(c);
+    return CXChildVisit_Break;
+}
+
+static enum CXChildVisitResult unseen_top(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    if (user_code(c)) clang_visitChildren(c, find_unseen, d);
+    return ((unseen *)d)->line ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
 /* A parameter's values: each call's argument, when the file has every
  * call of its function. */
 static void fv_param(scan *s, fvar *v)
@@ -1319,6 +1361,16 @@ static void fv_param(scan *s, fvar *v)
     } else if (!v->why[0] && !ncalls) {
         snprintf(w, sizeof w, "'%s' is a parameter of '%s', which no code of this file calls", pn, fname);
         snprintf(v->why, sizeof v->why, "%s", w);
+    }
+    if (!v->why[0]) {
+        CXCursor tmpl = clang_getSpecializedCursorTemplate(fn);
+        unseen u = {.s = s, .fn = fn, .tmpl = tmpl, .line = 0};
+        clang_visitChildren(clang_getTranslationUnitCursor(s->tu), unseen_top, &u);
+        if (u.line) {
+            snprintf(w, sizeof w, "'%s' is a parameter of '%s', also named at line %u in code whose calls ptxray does not follow",
+                     pn, fname, u.line);
+            snprintf(v->why, sizeof v->why, "%s", w);
+        }
     }
     free(pn);
     free(fname);

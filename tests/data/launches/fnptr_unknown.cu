@@ -34,3 +34,8 @@ void host(float *d, op *slots, int n) {
   twice(direct, d);
   twice_ptr(only_ptr, d);
 }
+
+// also called from a class template's member, code the scan does not walk
+void in_template(op k, float *d) { k<<<1, 32>>>(d); }
+template <class T> struct Runner { void go(float *d) { in_template(direct, d); } };
+void host2(float *d) { in_template(direct, d); Runner<int>().go(d); }
