@@ -1118,7 +1118,7 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor p, CXClientData d)
  * pointer, a member).  Resolution waits for the whole file: a helper's
  * calls may follow it. */
 
-#define FV_MAX 64
+#define FV_MAX 256 /* values, reads of one pointer; a kernel set's size */
 
 struct fvar {
     CXCursor var;            /* a VarDecl or a ParmDecl */
@@ -1187,12 +1187,19 @@ static bool fv_push(fvar *v, CXCursor *arr, unsigned *n, CXCursor c)
 {
     if (*n == FV_MAX) {
         char *nm = name_of(v->var);
-        fv_why(v, "'%s' has more than 64 uses and values (first beyond them at line %s)", nm, line_of(c));
+        fv_why(v, "'%s' has more than 256 uses or values (the first beyond them at line %s)", nm, line_of(c));
         free(nm);
         return false;
     }
     arr[(*n)++] = c;
     return true;
+}
+
+/* A value of the pointer, from call (a null cursor: not a call's argument). */
+static bool fv_value(fvar *v, CXCursor c, CXCursor call)
+{
+    if (v->nvals < FV_MAX) v->calls[v->nvals] = call;
+    return fv_push(v, v->vals, &v->nvals, c);
 }
 
 /* Whether the binary operator between lhs and rhs is `=`: libclang 14
@@ -1239,8 +1246,7 @@ static enum CXChildVisitResult fv_visit(CXCursor c, CXCursor p, CXClientData d)
         CXCursor target = clang_getCursorKind(lhs) == CXCursor_ArraySubscriptExpr ? subscript_base(lhs) : lhs;
         if (names_var(target, v->var) && is_assign(u, lhs, ch.v[1])) {
             if (!fv_push(v, v->skip, &v->nskip, lhs)) return CXChildVisit_Break;
-            v->calls[v->nvals] = clang_getNullCursor();
-            if (!fv_push(v, v->vals, &v->nvals, ch.v[1])) return CXChildVisit_Break;
+            if (!fv_value(v, ch.v[1], clang_getNullCursor())) return CXChildVisit_Break;
             v->nassign++;
         }
         return CXChildVisit_Recurse;
@@ -1334,8 +1340,7 @@ static void fv_param(scan *s, fvar *v)
             snprintf(v->why, sizeof v->why, "%s", w);
             break;
         }
-        v->calls[v->nvals] = call;
-        if (!fv_push(v, v->vals, &v->nvals, clang_Cursor_getArgument(call, (unsigned)pi))) break;
+        if (!fv_value(v, clang_Cursor_getArgument(call, (unsigned)pi), call)) break;
     }
     if (!v->why[0] && nrefs > ncalls) {
         /* the first name of fn that does not begin a call of it */
@@ -1376,6 +1381,14 @@ static void fv_param(scan *s, fvar *v)
     free(fname);
 }
 
+static enum CXChildVisitResult init_elem(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    fvar *v = d;
+    if (!is_expr(c)) return CXChildVisit_Continue;
+    return fv_value(v, c, clang_getNullCursor()) ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
 /* The fvar of var, its values and uses found on first request. */
 static int fv_get(scan *s, CXCursor var)
 {
@@ -1403,15 +1416,10 @@ static int fv_get(scan *s, CXCursor var)
             !clang_isConstQualifiedType(clang_getCursorType(var)))
             fv_why(v, "'%s' is a non-const global variable, which other files may assign", nm, 0);
         CXCursor init = initializer(var);
-        if (!clang_Cursor_isNull(init) && clang_getCursorKind(unwrap(init)) == CXCursor_InitListExpr) {
-            kids ch = children(unwrap(init));
-            for (unsigned i = 0; i < ch.n; i++) {
-                v->calls[v->nvals] = clang_getNullCursor();
-                if (!fv_push(v, v->vals, &v->nvals, ch.v[i])) break;
-            }
-        } else if (!clang_Cursor_isNull(init)) {
-            v->calls[v->nvals] = clang_getNullCursor();
-            fv_push(v, v->vals, &v->nvals, init);
+        if (!clang_Cursor_isNull(init) && clang_getCursorKind(unwrap(init)) == CXCursor_InitListExpr)
+            clang_visitChildren(unwrap(init), init_elem, v); /* every element (children() keeps 16) */
+        else if (!clang_Cursor_isNull(init)) {
+            fv_value(v, init, clang_getNullCursor());
         }
     }
     if (!v->why[0]) {
@@ -1433,8 +1441,8 @@ static void fp_mark(scan *s, CXCursor c, int dest, int p)
 /* The kernels a launch may run. */
 typedef struct tset {
     scan *s;
-    CXCursor decl[32];
-    char *name[32];
+    CXCursor decl[FV_MAX];
+    char *name[FV_MAX];
     unsigned n;
     char why[WHY];
 } tset;
@@ -1502,9 +1510,9 @@ static bool targets(tset *x, CXCursor e, int depth, int dest, int p)
                     free(name);
                     return true;
                 }
-            if (x->n == 32) {
+            if (x->n == FV_MAX) {
                 free(name);
-                return tfail(x, "it may be any of more than 32 kernels%s", "");
+                return tfail(x, "it may be any of more than 256 kernels%s", "");
             }
             x->decl[x->n] = d;
             x->name[x->n++] = name;

@@ -207,6 +207,49 @@ Test(launches, fnptr_json)
     free(out);
 }
 
+/* A table of n kernels launched through table[i], written to a temporary
+ * .cu; the launches' text. */
+static char *table_launch(int n)
+{
+    char dir[] = "/tmp/ptxray-fnptr-XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.cu", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < n; i++) fprintf(f, "__global__ void k%d(float *a) { a[threadIdx.x] = %d; }\n", i, i);
+    fputs("static void (*tab[])(float *) = {", f);
+    for (int i = 0; i < n; i++) fprintf(f, "%sk%d", i ? ", " : "", i);
+    fputs("};\nvoid f(float *d, int i) { tab[i]<<<1, 64>>>(d); }\n", f);
+    fclose(f);
+    char *a[] = {BIN, "launches", "--builtin-cuda", path, NULL};
+    char *out = tu_run_want(a, 0, NULL);
+    unlink(path);
+    rmdir(dir);
+    return out;
+}
+
+/* Every element of a table is a target (libclang's children beyond the
+ * 16 the evaluator's helper keeps), up to 256; more: unknown, and why. */
+Test(launches, fnptr_large_tables)
+{
+    char *out = table_launch(40);
+    cr_expect(strstr(out, "\n_Z3k39Pf  k39(float*)  (") && strstr(out, ":40)\n  64x1x1 from "), "%s", out);
+    cr_expect(strstr(out, "40 kernels: 40 with a constant block shape (40 shapes), 0 launched with unknown shapes "
+                          "only, 0 only through a function pointer, 0 not launched; 40 launches: 40 constant, 0 "
+                          "unknown (0 of a kernel not known statically)\n"),
+              "%s", out);
+    free(out);
+    out = table_launch(300);
+    cr_expect(strstr(out, ":302:27 (<<<>>>): the kernel is 'tab[i]', a function pointer: 'tab' has more than 256 uses "
+                          "or values (the first beyond them at line 301)\n"),
+              "%s", out);
+    cr_expect(strstr(out, "300 kernels: 0 with a constant block shape (0 shapes), 0 launched with unknown shapes only, "
+                          "300 only through a function pointer, 0 not launched; 1 launch: 0 constant, 1 unknown (1 of a "
+                          "kernel not known statically)\n"),
+              "%s", out);
+    free(out);
+}
+
 Test(launches, launch_bounds)
 {
     expect_text("launch_bounds.cu", NULL,
