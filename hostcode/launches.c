@@ -1531,7 +1531,17 @@ static bool targets(tset *x, CXCursor e, int depth, int dest, int p)
                 var = d;
         }
     }
-    if (clang_Cursor_isNull(var)) return tfail(x, "'%s' is computed at run time or read from memory", buf);
+    if (clang_Cursor_isNull(var)) {
+        bool word = false;
+        for (const char *q = buf; *q && !word; q++)
+            word = *q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9');
+        if (word || dest < 0) return tfail(x, "'%s' is computed at run time or read from memory", buf);
+        /* an implicit initialiser (a range-for's element): name the variable */
+        char *nm = name_of(s->fv[dest].var);
+        tfail(x, "'%s' is given a value ptxray cannot follow", nm);
+        free(nm);
+        return false;
+    }
     fp_mark(s, c, dest, p);
     int vi = fv_get(s, var);
     if (s->fv[vi].why[0]) return tfail(x, "%s", s->fv[vi].why);
