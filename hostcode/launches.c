@@ -9,7 +9,8 @@
  * a template parameter becomes a constant.  A launch is a call with a
  * __cudaPushCallConfiguration child (what clang makes of `<<<...>>>`) or a
  * call of cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernelEx
- * or cudaLaunchKernelExC. */
+ * or cudaLaunchKernelExC.  A launch whose kernel operand is a function
+ * pointer waits for the whole file to be walked (fp_resolve, below). */
 #include "launches.h"
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ typedef struct kuse {
     char *name, *at;
 } kuse;
 
-/* A variable or parameter a launch's kernel is read through (fp_var). */
+/* A variable or parameter a launch's kernel is read through (fv_get). */
 typedef struct fvar fvar;
 
 /* What a resolution passed through: a read of a pointer (a DeclRefExpr or
@@ -578,8 +579,7 @@ static char *owner_name(CXCursor c)
     return take(clang_getCursorSpelling(clang_getCursorSemanticParent(c)));
 }
 
-/* A variable's value through its initialiser: NULL-cursor with e->why
- * set when it cannot be followed. */
+/* The position of parameter parm of function fn; -1 if none. */
 static int param_index(CXCursor fn, CXCursor parm)
 {
     int n = clang_Cursor_getNumArguments(fn);
@@ -588,6 +588,9 @@ static int param_index(CXCursor fn, CXCursor parm)
     return -1;
 }
 
+/* A variable's value through its initialiser (a parameter's: the
+ * argument of e's call, where e has one): NULL-cursor with e->why set
+ * when it cannot be followed. */
 static CXCursor follow_var(ev *e, CXCursor ref, CXCursor var)
 {
     char *name = take(clang_getCursorSpelling(var));
@@ -877,23 +880,21 @@ static void launch_kernel(scan *s, hc_launch *l, CXCursor d, char *name, bool kn
                           const char *whytext)
 {
     hc_result *r = s->r;
-    {
-        hc_kernel *hk = add_kernel(r, name);
-        if (!hk->file && user_code(d)) { /* an instantiation of a kernel template: where the template is */
-            CXFile df;
-            unsigned dl, dc, doff;
-            pos(d, &df, &dl, &dc, &doff);
-            hk->file = file_name(s, df);
-            hk->line = dl;
-        }
-        if (!hk->max_threads && user_code(d)) launch_bounds(s, d, hk);
-        kernel_params(hk, d, false); /* an instantiation's, as its template names them */
-        l->kernel = name;
-        l->display = dup(hk->display);
-        l->known = known;
-        if (known) memcpy(l->block, b, sizeof l->block);
-        else l->why = dup(whytext);
+    hc_kernel *hk = add_kernel(r, name);
+    if (!hk->file && user_code(d)) { /* an instantiation of a kernel template: where the template is */
+        CXFile df;
+        unsigned dl, dc, doff;
+        pos(d, &df, &dl, &dc, &doff);
+        hk->file = file_name(s, df);
+        hk->line = dl;
     }
+    if (!hk->max_threads && user_code(d)) launch_bounds(s, d, hk);
+    kernel_params(hk, d, false); /* an instantiation's, as its template names them */
+    l->kernel = name;
+    l->display = dup(hk->display);
+    l->known = known;
+    if (known) memcpy(l->block, b, sizeof l->block);
+    else l->why = dup(whytext);
     if (l->known) {
         uint64_t t = (uint64_t)b[0] * b[1] * b[2];
         if (!b[0] || !b[1] || !b[2] || t > 1024) {
