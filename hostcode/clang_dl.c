@@ -121,6 +121,9 @@ FWD(CXCursor, clang_getCursor, (CXTranslationUnit t, CXSourceLocation l), (t, l)
 FWD(unsigned, clang_equalCursors, (CXCursor a, CXCursor b), (a, b))
 FWD(unsigned, clang_isCursorDefinition, (CXCursor c), (c))
 FWD(unsigned, clang_isExpression, (enum CXCursorKind k), (k))
+FWD(enum CXLinkageKind, clang_getCursorLinkage, (CXCursor c), (c))
+FWD(CXType, clang_getPointeeType, (CXType t), (t))
+FWD(CXCursor, clang_getSpecializedCursorTemplate, (CXCursor c), (c))
 FWDV(clang_getSpellingLocation, (CXSourceLocation l, CXFile *f, unsigned *li, unsigned *co, unsigned *of),
     (l, f, li, co, of))
 FWDV(clang_getExpansionLocation, (CXSourceLocation l, CXFile *f, unsigned *li, unsigned *co, unsigned *of),

@@ -59,6 +59,18 @@ static size_t *order(const hc_result *r, bool kernels)
     return ix;
 }
 
+/* How l launches: "<<<>>>", "cudaLaunchKernel" ..., and for a launch
+ * through a function pointer "<<<>>> through 'k'", with the call that
+ * passed the kernel when the pointer is a parameter. */
+static const char *via_of(const hc_launch *l, char *buf, size_t n)
+{
+    const char *v = hc_via_text((enum hc_via)l->via);
+    if (!l->through) return v;
+    if (l->called_at) snprintf(buf, n, "%s through '%s', passed at %s", v, l->through, l->called_at);
+    else snprintf(buf, n, "%s through '%s'", v, l->through);
+    return buf;
+}
+
 static bool same_shape(const uint32_t a[3], const uint32_t b[3]) { return !memcmp(a, b, 3 * sizeof *a); }
 
 typedef struct counts {
@@ -122,7 +134,8 @@ static void print_kernel(FILE *o, const hc_result *r, const hc_kernel *k, const 
         for (size_t b = a; b < r->nl; b++) {
             const hc_launch *m = &r->l[lx[b]];
             if (!m->known || !m->kernel || strcmp(m->kernel, k->name) || !same_shape(m->block, l->block)) continue;
-            fprintf(o, "%s%s:%u:%u (%s)", sep, m->file, m->line, m->col, hc_via_text((enum hc_via)m->via));
+            char vb[4400];
+            fprintf(o, "%s%s:%u:%u (%s)", sep, m->file, m->line, m->col, via_of(m, vb, sizeof vb));
             sep = ", ";
         }
         fputc('\n', o);
@@ -131,7 +144,8 @@ static void print_kernel(FILE *o, const hc_result *r, const hc_kernel *k, const 
         const hc_launch *l = &r->l[lx[a]];
         if (l->known || !l->kernel || strcmp(l->kernel, k->name)) continue;
         any = true;
-        fprintf(o, "  unknown at %s:%u:%u (%s): %s\n", l->file, l->line, l->col, hc_via_text((enum hc_via)l->via),
+        char vb[4400];
+        fprintf(o, "  unknown at %s:%u:%u (%s): %s\n", l->file, l->line, l->col, via_of(l, vb, sizeof vb),
                 l->why ? l->why : "?");
     }
     if (k->addr_taken && any)
@@ -180,11 +194,20 @@ static json_t *at_json(const hc_launch *l)
     return json_string(buf);
 }
 
+/* A launch through a function pointer: the pointer, and the call that
+ * passed the kernel when it is a parameter. */
+static void through_json(json_t *j, const hc_launch *l)
+{
+    if (l->through) json_object_set_new(j, "through", json_string(l->through));
+    if (l->called_at) json_object_set_new(j, "passed_at", json_string(l->called_at));
+}
+
 static json_t *launch_json(const hc_launch *l, bool with_kernel)
 {
     json_t *j = json_object();
     json_object_set_new(j, "at", at_json(l));
     json_object_set_new(j, "via", json_string(hc_via_text((enum hc_via)l->via)));
+    through_json(j, l);
     if (with_kernel) {
         json_object_set_new(j, "kernel", l->kernel ? json_string(l->kernel) : json_null());
         json_object_set_new(j, "expression", json_string(l->display ? l->display : ""));
@@ -254,6 +277,7 @@ void *hc_to_json(const hc_result *r)
             json_t *lj = json_object();
             json_object_set_new(lj, "at", at_json(l));
             json_object_set_new(lj, "via", json_string(hc_via_text((enum hc_via)l->via)));
+            through_json(lj, l);
             json_array_append_new(json_object_get(sh, "launches"), lj);
         }
         json_object_set_new(jk, "shapes", shapes);

@@ -9,7 +9,8 @@
  * a template parameter becomes a constant.  A launch is a call with a
  * __cudaPushCallConfiguration child (what clang makes of `<<<...>>>`) or a
  * call of cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernelEx
- * or cudaLaunchKernelExC. */
+ * or cudaLaunchKernelExC.  A launch whose kernel operand is a function
+ * pointer waits for the whole file to be walked (fp_resolve, below). */
 #include "launches.h"
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ void hc_free(hc_result *r)
         free(r->l[i].display);
         free(r->l[i].file);
         free(r->l[i].why);
+        free(r->l[i].through);
+        free(r->l[i].called_at);
     }
     for (size_t i = 0; i < r->nfiles; i++) {
         free(r->files[i]);
@@ -92,13 +95,62 @@ bool hc_available(void) { return true; }
 #define MAX_DEPTH 8  /* variables followed to their initialisers */
 #define WHY 320
 
+/* A launch whose kernel operand is not a kernel: resolved once the whole
+ * file is walked (fp_resolve), when every call of a helper is known. */
+typedef struct pending {
+    CXCursor call, callee, barg;
+    enum hc_via via;
+    bool resolved; /* every target known: its reads of pointers are accounted for */
+} pending;
+
+/* A use of a kernel other than as a launch's kernel, in walk order: the
+ * kernel's address_used_at unless a resolved launch accounts for it. */
+typedef struct kuse {
+    CXCursor ref;
+    char *name, *at;
+} kuse;
+
+/* A variable or parameter a launch's kernel is read through (fv_get). */
+typedef struct fvar fvar;
+
+/* What a resolution passed through: a read of a pointer (a DeclRefExpr or
+ * ArraySubscriptExpr) or a kernel's name, and where its value goes: into
+ * fvar dest, or (dest -1) into pending launch p's kernel operand. */
+typedef struct fmark {
+    CXCursor c;
+    int dest, p;
+} fmark;
+
 typedef struct scan {
     CXTranslationUnit tu;
     hc_result *r;
     const char *path;      /* as given */
     char **done;           /* instantiations walked (mangled names) */
     size_t ndone, capdone;
+    pending *pend;         /* launches through function pointers */
+    size_t npend, cappend;
+    CXCursor *calls;       /* every call of the walked code */
+    size_t ncalls, capcalls;
+    CXCursor *frefs;       /* every name of a (non-kernel) function in the walked code */
+    size_t nfrefs, capfrefs;
+    kuse *kuses;
+    size_t nkuses, capkuses;
+    fvar *fv;
+    size_t nfv, capfv;
+    fmark *marks;
+    size_t nmarks, capmarks;
 } scan;
+
+/* Appends one element to a growable array of the scan. */
+#define PUSH(arr, n, cap, val)                                                                                       \
+    do {                                                                                                           \
+        if ((n) == (cap)) {                                                                                        \
+            (cap) = (cap) ? 2 * (cap) : 16;                                                                        \
+            (arr) = realloc((arr), (cap) * sizeof *(arr));                                                         \
+            if (!(arr)) abort();                                                                                   \
+        }                                                                                                          \
+        (arr)[(n)++] = (val);                                                                                      \
+    } while (0)
 
 /* ---- small libclang helpers ---- */
 
@@ -429,6 +481,10 @@ static void declared_kernel(scan *s, CXCursor fn)
 typedef struct ev {
     scan *s;
     char why[WHY];
+    /* a launch through a function-pointer parameter of env_fn, evaluated
+     * for one call of it: env_fn's parameters are that call's arguments */
+    bool env;
+    CXCursor env_fn, env_call;
 } ev;
 
 static void why(ev *e, const char *fmt, const char *a, const char *b)
@@ -523,13 +579,37 @@ static char *owner_name(CXCursor c)
     return take(clang_getCursorSpelling(clang_getCursorSemanticParent(c)));
 }
 
-/* A variable's value through its initialiser: NULL-cursor with e->why
- * set when it cannot be followed. */
+/* The position of parameter parm of function fn; -1 if none. */
+static int param_index(CXCursor fn, CXCursor parm)
+{
+    int n = clang_Cursor_getNumArguments(fn);
+    for (int i = 0; i < n; i++)
+        if (clang_equalCursors(clang_Cursor_getArgument(fn, (unsigned)i), parm)) return i;
+    return -1;
+}
+
+/* A variable's value through its initialiser (a parameter's: the
+ * argument of e's call, where e has one): NULL-cursor with e->why set
+ * when it cannot be followed. */
 static CXCursor follow_var(ev *e, CXCursor ref, CXCursor var)
 {
     char *name = take(clang_getCursorSpelling(var));
     CXCursor out = clang_getNullCursor();
-    if (clang_getCursorKind(var) == CXCursor_ParmDecl) {
+    int pi = -1;
+    if (clang_getCursorKind(var) == CXCursor_ParmDecl && e->env &&
+        clang_equalCursors(clang_getCursorSemanticParent(var), e->env_fn) &&
+        (pi = param_index(e->env_fn, var)) >= 0 && pi < clang_Cursor_getNumArguments(e->env_call)) {
+        /* the argument of the call the launch is evaluated for, unless the
+         * helper writes its parameter */
+        uses u;
+        var_uses(e, var, &u);
+        char at[32];
+        if (u.assigned_line) {
+            snprintf(at, sizeof at, "%u", u.assigned_line);
+            why(e, "'%s' is assigned at line %s", name, at);
+        } else if (u.address) why(e, "the address of '%s' is taken", name, NULL);
+        else out = clang_Cursor_getArgument(e->env_call, (unsigned)pi);
+    } else if (clang_getCursorKind(var) == CXCursor_ParmDecl) {
         char *fn = owner_name(var);
         why(e, "'%s' is a parameter of '%s', given by its callers", name, fn);
         free(fn);
@@ -577,6 +657,9 @@ static bool eval_int(ev *e, CXCursor c, int depth, int64_t *v)
         CXCursor init = follow_var(e, u, var);
         if (!clang_Cursor_isNull(init) && !clang_equalCursors(init, var)) {
             if (eval_int(e, init, depth + 1, v)) return true;
+            /* a parameter bound to a call's argument (ev.env): the
+             * argument's own reason, which names it */
+            if (clang_getCursorKind(var) == CXCursor_ParmDecl) return false;
             char *name = take(clang_getCursorSpelling(var));
             char buf[96];
             text_of(e->s, init, buf, sizeof buf);
@@ -756,8 +839,7 @@ static bool eval_config(ev *e, CXCursor cfg, uint32_t out[3])
 
 /* ---- launches ---- */
 
-static void add_launch(scan *s, CXCursor call, CXCursor callee, enum hc_via via, bool known, const uint32_t b[3],
-                       const char *whytext)
+static hc_launch *new_launch(scan *s, CXCursor call, enum hc_via via)
 {
     hc_result *r = s->r;
     if (r->nl == r->capl) {
@@ -774,37 +856,45 @@ static void add_launch(scan *s, CXCursor call, CXCursor callee, enum hc_via via,
     l->line = line;
     l->col = col;
     l->via = (uint8_t)via;
+    return l;
+}
+
+/* The kernel a launch's kernel operand names directly (kernel, &kernel,
+ * (void *)kernel): its declaration, its PTX name in *name; else a null
+ * cursor and NULL. */
+static CXCursor direct_kernel(CXCursor callee, char **name)
+{
     CXCursor k = unwrap(callee);
     if (clang_getCursorKind(k) == CXCursor_UnaryOperator) { /* &kernel */
         kids ch = children(k);
         if (ch.n == 1) k = unwrap(ch.v[0]);
     }
     CXCursor d = clang_getCursorKind(k) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(k) : clang_getNullCursor();
-    char *name = clang_Cursor_isNull(d) ? NULL : kernel_name(d);
-    if (name) {
-        hc_kernel *hk = add_kernel(r, name);
-        if (!hk->file && user_code(d)) { /* an instantiation of a kernel template: where the template is */
-            CXFile df;
-            unsigned dl, dc, doff;
-            pos(d, &df, &dl, &dc, &doff);
-            hk->file = file_name(s, df);
-            hk->line = dl;
-        }
-        if (!hk->max_threads && user_code(d)) launch_bounds(s, d, hk);
-        kernel_params(hk, d, false); /* an instantiation's, as its template names them */
-        l->kernel = name;
-        l->display = dup(hk->display);
-        l->known = known;
-        if (known) memcpy(l->block, b, sizeof l->block);
-        else l->why = dup(whytext);
-    } else {
-        char buf[96], w[WHY];
-        text_of(s, k, buf, sizeof buf);
-        l->display = dup(buf);
-        snprintf(w, sizeof w, "the kernel is '%s', a function pointer: which kernel runs is known at run time only",
-                 buf);
-        l->why = dup(w);
+    *name = clang_Cursor_isNull(d) ? NULL : kernel_name(d);
+    return *name ? d : clang_getNullCursor();
+}
+
+/* l launches kernel d (name, taken), at block b when known, else for the
+ * reason whytext. */
+static void launch_kernel(scan *s, hc_launch *l, CXCursor d, char *name, bool known, const uint32_t b[3],
+                          const char *whytext)
+{
+    hc_result *r = s->r;
+    hc_kernel *hk = add_kernel(r, name);
+    if (!hk->file && user_code(d)) { /* an instantiation of a kernel template: where the template is */
+        CXFile df;
+        unsigned dl, dc, doff;
+        pos(d, &df, &dl, &dc, &doff);
+        hk->file = file_name(s, df);
+        hk->line = dl;
     }
+    if (!hk->max_threads && user_code(d)) launch_bounds(s, d, hk);
+    kernel_params(hk, d, false); /* an instantiation's, as its template names them */
+    l->kernel = name;
+    l->display = dup(hk->display);
+    l->known = known;
+    if (known) memcpy(l->block, b, sizeof l->block);
+    else l->why = dup(whytext);
     if (l->known) {
         uint64_t t = (uint64_t)b[0] * b[1] * b[2];
         if (!b[0] || !b[1] || !b[2] || t > 1024) {
@@ -814,6 +904,31 @@ static void add_launch(scan *s, CXCursor call, CXCursor callee, enum hc_via via,
             l->why = dup(w);
         }
     }
+}
+
+/* The block shape of a launch (barg: its block argument, or the
+ * configuration of cudaLaunchKernelEx; a null cursor: none). */
+static bool eval_block(ev *e, enum hc_via via, CXCursor barg, uint32_t b[3])
+{
+    if (clang_Cursor_isNull(barg)) return false;
+    return via == HC_LAUNCH_KERNEL_EX ? eval_config(e, barg, b) : eval_dim3(e, barg, 0, b);
+}
+
+/* A launch of a kernel named directly gets its shape now; one through a
+ * function pointer waits for the whole file (fp_resolve). */
+static void add_launch(scan *s, CXCursor call, CXCursor callee, enum hc_via via, CXCursor barg)
+{
+    char *name;
+    CXCursor d = direct_kernel(callee, &name);
+    if (!name) {
+        pending p = {.call = call, .callee = callee, .barg = barg, .via = via, .resolved = false};
+        PUSH(s->pend, s->npend, s->cappend, p);
+        return;
+    }
+    ev e = {.s = s};
+    uint32_t b[3] = {0, 0, 0};
+    bool known = eval_block(&e, via, barg, b);
+    launch_kernel(s, new_launch(s, call, via), d, name, known, b, e.why);
 }
 
 static void walk(scan *s, CXCursor fn);
@@ -854,11 +969,9 @@ static void launch(walker *w, CXCursor call)
         bool cfg = !strcmp(sp, "__cudaPushCallConfiguration") || !strcmp(sp, "cudaConfigureCall");
         free(sp);
         if (!cfg || i == 0) continue;
-        ev e = {.s = s};
-        uint32_t b[3] = {0, 0, 0};
-        bool known = clang_Cursor_getNumArguments(ch.v[i]) >= 2 &&
-                     eval_dim3(&e, clang_Cursor_getArgument(ch.v[i], 1), 0, b);
-        add_launch(s, call, ch.v[0], HC_CHEVRONS, known, b, e.why);
+        CXCursor barg = clang_Cursor_getNumArguments(ch.v[i]) >= 2 ? clang_Cursor_getArgument(ch.v[i], 1)
+                                                                   : clang_getNullCursor();
+        add_launch(s, call, ch.v[0], HC_CHEVRONS, barg);
         visit_except(w, call, ch.v[0]);
         return;
     }
@@ -887,12 +1000,9 @@ static void launch(walker *w, CXCursor call)
         clang_visitChildren(call, visit, w);
         return;
     }
-    ev e = {.s = s};
-    uint32_t b[3] = {0, 0, 0};
     CXCursor barg = clang_Cursor_getArgument(call, (unsigned)block_arg);
-    bool known = via == HC_LAUNCH_KERNEL_EX ? eval_config(&e, barg, b) : eval_dim3(&e, barg, 0, b);
     CXCursor karg = clang_Cursor_getArgument(call, (unsigned)kernel_arg);
-    add_launch(s, call, karg, via, known, b, e.why);
+    add_launch(s, call, karg, via, barg);
     visit_except(w, call, karg);
 }
 
@@ -915,6 +1025,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor p, CXClientData d)
     walker *w = d;
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_CallExpr) {
+        PUSH(w->s->calls, w->s->ncalls, w->s->capcalls, c);
         launch(w, c);
         return CXChildVisit_Continue;
     }
@@ -925,24 +1036,31 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor p, CXClientData d)
         else if (kn) { /* a kernel used other than as a launch's kernel */
             hc_kernel *hk = add_kernel(w->s->r, kn);
             kernel_params(hk, ref, false);
-            if (!hk->addr_taken) {
-                CXFile f;
-                unsigned line, col, off;
-                pos(c, &f, &line, &col, &off);
-                char *fname = file_name(w->s, f);
-                char at[4200];
-                snprintf(at, sizeof at, "%s:%u", fname, line);
-                free(fname);
-                hk->addr_taken = dup(at);
+            /* its address_used_at, unless a launch through a function
+             * pointer accounts for this use (fp_account) */
+            CXFile f;
+            unsigned line, col, off;
+            pos(c, &f, &line, &col, &off);
+            char *fname = file_name(w->s, f);
+            char at[4200];
+            snprintf(at, sizeof at, "%s:%u", fname, line);
+            free(fname);
+            kuse u = {.ref = c, .name = kn, .at = dup(at)};
+            PUSH(w->s->kuses, w->s->nkuses, w->s->capkuses, u);
+        } else {
+            enum CXCursorKind rk = clang_getCursorKind(ref);
+            /* a helper a function pointer may be passed to: its calls are
+             * all its names when it is never used otherwise (fp_param) */
+            if (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod)
+                PUSH(w->s->frefs, w->s->nfrefs, w->s->capfrefs, c);
+            if (rk == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(ref) > 0 &&
+                clang_isCursorDefinition(ref) && user_code(ref)) {
+                /* an instantiation of a function template of the file: walk it
+                 * with its arguments substituted */
+                char *m = take(clang_Cursor_getMangling(ref));
+                if (!done_before(w->s, m)) walk(w->s, ref);
+                free(m);
             }
-            free(kn);
-        } else if (clang_getCursorKind(ref) == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(ref) > 0 &&
-                   clang_isCursorDefinition(ref) && user_code(ref)) {
-            /* an instantiation of a function template of the file: walk it
-             * with its arguments substituted */
-            char *m = take(clang_Cursor_getMangling(ref));
-            if (!done_before(w->s, m)) walk(w->s, ref);
-            free(m);
         }
     }
     return CXChildVisit_Recurse;
@@ -983,6 +1101,588 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor p, CXClientData d)
     default:
         return CXChildVisit_Continue;
     }
+}
+
+/* ---- launches through function pointers ----
+ *
+ * A launch whose kernel operand is a function pointer resolves to every
+ * kernel the pointer may hold, when all of them are known: the pointer is
+ * a local variable, a global only this file can write (static, in an
+ * anonymous namespace, or const), an element of such an array of kernels
+ * (any index), or a parameter of a function every call of which this file
+ * has; its values are its initialiser, the right side of each of its
+ * assignments, each call's argument, each of them a kernel, `&kernel`, a
+ * cast of one, a `?:` of such values, or another such pointer.  Any other
+ * use of the pointer that may write it (its address taken, a reference
+ * bound to it, an array passed on) makes its targets unknown, as does any
+ * value that is not one of those (a call's result, a load through a
+ * pointer, a member).  Resolution waits for the whole file: a helper's
+ * calls may follow it. */
+
+#define FV_MAX 256 /* values, reads of one pointer; a kernel set's size */
+
+struct fvar {
+    CXCursor var;            /* a VarDecl or a ParmDecl */
+    bool array;
+    CXCursor vals[FV_MAX];   /* its values (above) */
+    CXCursor calls[FV_MAX];  /* for a parameter: the call vals[i] is the argument of */
+    unsigned nvals, nassign; /* nassign: how many of vals are assignments */
+    CXCursor reads[FV_MAX];  /* where its value is read (DeclRefExpr, or ArraySubscriptExpr of an array) */
+    unsigned nreads;
+    CXCursor skip[FV_MAX];   /* names of it already classified (assigned, subscripted) */
+    unsigned nskip;
+    char why[WHY];           /* why its values are not all known; "" when they are */
+    bool busy, good;
+};
+
+typedef struct fuse {
+    scan *s;
+    fvar *v;
+    const char *text; /* the file's text, for the operator of an assignment */
+    size_t size;
+    CXFile file;
+} fuse;
+
+static void fv_why(fvar *v, const char *fmt, const char *a, unsigned line)
+{
+    if (v->why[0]) return;
+    char at[16];
+    snprintf(at, sizeof at, "%u", line);
+    snprintf(v->why, sizeof v->why, fmt, a, at);
+}
+
+static char *name_of(CXCursor c) { return take(clang_getCursorSpelling(c)); }
+
+static unsigned line_of(CXCursor c)
+{
+    unsigned line;
+    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &line, NULL, NULL);
+    return line;
+}
+
+static bool names_var(CXCursor c, CXCursor var)
+{
+    return clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), var);
+}
+
+/* The array an `a[i]` subscripts: the name under the decay. */
+static CXCursor subscript_base(CXCursor c)
+{
+    kids ch = children(c);
+    return ch.n == 2 ? unwrap(ch.v[0]) : clang_getNullCursor();
+}
+
+/* The same expression node: clang_equalCursors also compares the
+ * declaration a cursor was reached from, which a cursor found through
+ * children() of an expression lacks. */
+static bool same_expr(CXCursor a, CXCursor b) { return a.kind == b.kind && a.data[1] == b.data[1]; }
+
+static bool fv_skipped(const fvar *v, CXCursor c)
+{
+    for (unsigned i = 0; i < v->nskip; i++)
+        if (same_expr(v->skip[i], c)) return true;
+    return false;
+}
+
+static bool fv_push(fvar *v, CXCursor *arr, unsigned *n, CXCursor c)
+{
+    if (*n == FV_MAX) {
+        char *nm = name_of(v->var);
+        fv_why(v, "'%s' has more than 256 uses or values (the first beyond them at line %s)", nm, line_of(c));
+        free(nm);
+        return false;
+    }
+    arr[(*n)++] = c;
+    return true;
+}
+
+/* A value of the pointer, from call (a null cursor: not a call's argument). */
+static bool fv_value(fvar *v, CXCursor c, CXCursor call)
+{
+    if (v->nvals < FV_MAX) v->calls[v->nvals] = call;
+    return fv_push(v, v->vals, &v->nvals, c);
+}
+
+/* Whether the binary operator between lhs and rhs is `=`: libclang 14
+ * does not tell the operator, the source does. */
+static bool is_assign(fuse *u, CXCursor lhs, CXCursor rhs)
+{
+    CXFile f1, f2;
+    unsigned o1, o2;
+    clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), &f1, NULL, NULL, &o1);
+    clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(rhs)), &f2, NULL, NULL, &o2);
+    if (!f1 || !f2 || !clang_File_isEqual(f1, f2)) return false;
+    size_t size;
+    const char *t = clang_getFileContents(u->s->tu, f1, &size);
+    if (!t || o2 > size || o1 > o2) return false;
+    unsigned eq = 0, other = 0;
+    for (unsigned i = o1; i < o2; i++) {
+        if (t[i] == '=') eq++;
+        else if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r') other++;
+    }
+    return eq == 1 && !other;
+}
+
+static void fv_escape(fvar *v, CXCursor c, CXCursor parent)
+{
+    char *nm = name_of(v->var);
+    if (clang_getCursorKind(parent) == CXCursor_UnaryOperator)
+        fv_why(v, "the address of '%s' is taken at line %s", nm, line_of(c));
+    else fv_why(v, "'%s' is passed on or bound to a reference at line %s, where it may be written", nm, line_of(c));
+    free(nm);
+}
+
+/* Every use of the pointer in its scope: an assignment (a value), a read,
+ * or a use that may write it (fv_escape). */
+static enum CXChildVisitResult fv_visit(CXCursor c, CXCursor p, CXClientData d)
+{
+    fuse *u = d;
+    fvar *v = u->v;
+    if (v->why[0]) return CXChildVisit_Break;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_BinaryOperator) {
+        kids ch = children(c);
+        if (ch.n != 2) return CXChildVisit_Recurse;
+        CXCursor lhs = ch.v[0];
+        CXCursor target = clang_getCursorKind(lhs) == CXCursor_ArraySubscriptExpr ? subscript_base(lhs) : lhs;
+        if (names_var(target, v->var) && is_assign(u, lhs, ch.v[1])) {
+            if (!fv_push(v, v->skip, &v->nskip, lhs)) return CXChildVisit_Break;
+            if (!fv_value(v, ch.v[1], clang_getNullCursor())) return CXChildVisit_Break;
+            v->nassign++;
+        }
+        return CXChildVisit_Recurse;
+    }
+    if (k == CXCursor_ArraySubscriptExpr) {
+        CXCursor base = subscript_base(c);
+        if (!names_var(base, v->var)) return CXChildVisit_Recurse;
+        if (!fv_push(v, v->skip, &v->nskip, base)) return CXChildVisit_Break;
+        if (fv_skipped(v, c)) return CXChildVisit_Recurse; /* assigned */
+        if (clang_getCursorKind(p) == CXCursor_UnexposedExpr) { /* read: an lvalue-to-rvalue conversion */
+            if (!fv_push(v, v->reads, &v->nreads, c)) return CXChildVisit_Break;
+        } else fv_escape(v, c, p);
+        return CXChildVisit_Recurse;
+    }
+    if (k == CXCursor_DeclRefExpr && names_var(c, v->var) && !fv_skipped(v, c)) {
+        enum CXCursorKind pk = clang_getCursorKind(p);
+        if (pk == CXCursor_UnaryExpr) return CXChildVisit_Continue; /* sizeof */
+        if (!v->array && pk == CXCursor_UnexposedExpr) {
+            if (!fv_push(v, v->reads, &v->nreads, c)) return CXChildVisit_Break;
+        } else fv_escape(v, c, p);
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* The file's own top-level declarations, for a global's uses. */
+static enum CXChildVisitResult fv_top(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    if (user_code(c)) clang_visitChildren(c, fv_visit, d);
+    return ((fuse *)d)->v->why[0] ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+static bool same_place(CXCursor a, CXCursor b)
+{
+    CXFile fa, fb;
+    unsigned oa, ob;
+    clang_getExpansionLocation(clang_getCursorLocation(a), &fa, NULL, NULL, &oa);
+    clang_getExpansionLocation(clang_getCursorLocation(b), &fb, NULL, NULL, &ob);
+    return fa && fb && oa == ob && clang_File_isEqual(fa, fb);
+}
+
+/* A name of fn (or of its template) in code the walk did not follow (a
+ * class template's member, a member function template): calls there are
+ * not all in sight.  Instantiations share their template's places. */
+typedef struct unseen {
+    const scan *s;
+    CXCursor fn, tmpl;
+    unsigned line; /* of the first such name; 0: none */
+} unseen;
+
+static enum CXChildVisitResult find_unseen(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    unseen *u = d;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_DeclRefExpr && k != CXCursor_MemberRefExpr) return CXChildVisit_Recurse;
+    CXCursor r = clang_getCursorReferenced(c);
+    if (!clang_equalCursors(r, u->fn) && (clang_Cursor_isNull(u->tmpl) || !clang_equalCursors(r, u->tmpl)))
+        return CXChildVisit_Recurse;
+    for (size_t i = 0; i < u->s->nfrefs; i++)
+        if (same_place(u->s->frefs[i], c)) return CXChildVisit_Recurse;
+    for (size_t i = 0; i < u->s->ncalls; i++)
+        if (same_place(u->s->calls[i], c)) return CXChildVisit_Recurse;
+    u->line = line_of(c);
+    return CXChildVisit_Break;
+}
+
+static enum CXChildVisitResult unseen_top(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    if (user_code(c)) clang_visitChildren(c, find_unseen, d);
+    return ((unseen *)d)->line ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* A parameter's values: each call's argument, when the file has every
+ * call of its function. */
+static void fv_param(scan *s, fvar *v)
+{
+    CXCursor fn = clang_getCursorSemanticParent(v->var);
+    char *pn = name_of(v->var), *fname = name_of(fn), w[WHY];
+    int pi = param_index(fn, v->var);
+    size_t ncalls = 0, nrefs = 0;
+    for (size_t i = 0; i < s->nfrefs; i++) nrefs += clang_equalCursors(clang_getCursorReferenced(s->frefs[i]), fn);
+    for (size_t i = 0; i < s->ncalls && !v->why[0]; i++) {
+        CXCursor call = s->calls[i];
+        if (!clang_equalCursors(clang_getCursorReferenced(call), fn)) continue;
+        ncalls++;
+        if (pi < 0 || pi >= clang_Cursor_getNumArguments(call)) {
+            /* a default argument */
+            snprintf(w, sizeof w, "the call of '%s' at line %u gives no argument for '%s'", fname, line_of(call), pn);
+            snprintf(v->why, sizeof v->why, "%s", w);
+            break;
+        }
+        if (!fv_value(v, clang_Cursor_getArgument(call, (unsigned)pi), call)) break;
+    }
+    if (!v->why[0] && nrefs > ncalls) {
+        /* the first name of fn that does not begin a call of it */
+        unsigned other = 0;
+        for (size_t i = 0; i < s->nfrefs && !other; i++) {
+            if (!clang_equalCursors(clang_getCursorReferenced(s->frefs[i]), fn)) continue;
+            unsigned o1;
+            clang_getExpansionLocation(clang_getCursorLocation(s->frefs[i]), NULL, NULL, NULL, &o1);
+            bool call = false;
+            for (size_t j = 0; j < s->ncalls && !call; j++) {
+                unsigned o2;
+                clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(s->calls[j])), NULL, NULL, NULL,
+                                           &o2);
+                call = o1 == o2 && clang_equalCursors(clang_getCursorReferenced(s->calls[j]), fn);
+            }
+            if (!call) other = line_of(s->frefs[i]);
+        }
+        if (other)
+            snprintf(w, sizeof w, "'%s' is a parameter of '%s', which is also used other than called at line %u", pn,
+                     fname, other);
+        else snprintf(w, sizeof w, "'%s' is a parameter of '%s', which is also used other than called", pn, fname);
+        snprintf(v->why, sizeof v->why, "%s", w);
+    } else if (!v->why[0] && !ncalls) {
+        snprintf(w, sizeof w, "'%s' is a parameter of '%s', which no code of this file calls", pn, fname);
+        snprintf(v->why, sizeof v->why, "%s", w);
+    }
+    if (!v->why[0]) {
+        CXCursor tmpl = clang_getSpecializedCursorTemplate(fn);
+        unseen u = {.s = s, .fn = fn, .tmpl = tmpl, .line = 0};
+        clang_visitChildren(clang_getTranslationUnitCursor(s->tu), unseen_top, &u);
+        if (u.line) {
+            snprintf(w, sizeof w, "'%s' is a parameter of '%s', also named at line %u in code whose calls ptxray does not follow",
+                     pn, fname, u.line);
+            snprintf(v->why, sizeof v->why, "%s", w);
+        }
+    }
+    free(pn);
+    free(fname);
+}
+
+static enum CXChildVisitResult init_elem(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    fvar *v = d;
+    if (!is_expr(c)) return CXChildVisit_Continue;
+    return fv_value(v, c, clang_getNullCursor()) ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
+/* The fvar of var, its values and uses found on first request. */
+static int fv_get(scan *s, CXCursor var)
+{
+    for (size_t i = 0; i < s->nfv; i++)
+        if (clang_equalCursors(s->fv[i].var, var)) return (int)i;
+    if (s->nfv == s->capfv) {
+        s->capfv = s->capfv ? 2 * s->capfv : 8;
+        s->fv = realloc(s->fv, s->capfv * sizeof *s->fv);
+        if (!s->fv) abort();
+    }
+    int vi = (int)s->nfv++;
+    fvar *v = &s->fv[vi];
+    memset(v, 0, sizeof *v);
+    v->var = var;
+    enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(var)).kind;
+    v->array = tk == CXType_ConstantArray || tk == CXType_IncompleteArray;
+    CXCursor scope = clang_getCursorSemanticParent(var);
+    enum CXCursorKind sk = clang_getCursorKind(scope);
+    bool global = sk == CXCursor_TranslationUnit || sk == CXCursor_Namespace || sk == CXCursor_ClassDecl ||
+                  sk == CXCursor_StructDecl;
+    char *nm = name_of(var);
+    if (clang_getCursorKind(var) == CXCursor_ParmDecl) fv_param(s, v);
+    else {
+        if (global && clang_getCursorLinkage(var) == CXLinkage_External &&
+            !clang_isConstQualifiedType(clang_getCursorType(var)))
+            fv_why(v, "'%s' is a non-const global variable, which other files may assign", nm, 0);
+        CXCursor init = initializer(var);
+        if (!clang_Cursor_isNull(init) && clang_getCursorKind(unwrap(init)) == CXCursor_InitListExpr)
+            clang_visitChildren(unwrap(init), init_elem, v); /* every element (children() keeps 16) */
+        else if (!clang_Cursor_isNull(init)) {
+            fv_value(v, init, clang_getNullCursor());
+        }
+    }
+    if (!v->why[0]) {
+        fuse u = {.s = s, .v = v};
+        if (global) clang_visitChildren(clang_getTranslationUnitCursor(s->tu), fv_top, &u);
+        else clang_visitChildren(scope, fv_visit, &u);
+    }
+    if (!v->why[0] && !v->nvals) fv_why(v, "'%s' has no initialiser", nm, 0);
+    free(nm);
+    return vi;
+}
+
+static void fp_mark(scan *s, CXCursor c, int dest, int p)
+{
+    fmark m = {.c = c, .dest = dest, .p = p};
+    PUSH(s->marks, s->nmarks, s->capmarks, m);
+}
+
+/* The kernels a launch may run. */
+typedef struct tset {
+    scan *s;
+    CXCursor decl[FV_MAX];
+    char *name[FV_MAX];
+    unsigned n;
+    char why[WHY];
+} tset;
+
+static bool tfail(tset *x, const char *fmt, const char *a)
+{
+    if (!x->why[0]) snprintf(x->why, sizeof x->why, fmt, a);
+    return false;
+}
+
+static void tfree(tset *x)
+{
+    for (unsigned i = 0; i < x->n; i++) free(x->name[i]);
+    x->n = 0;
+}
+
+/* Through implicit conversions, casts, `&kernel` and `*pointer`. */
+static CXCursor strip_fn(scan *s, CXCursor c)
+{
+    for (int guard = 0; guard < 32; guard++) {
+        c = unwrap(c);
+        if (clang_getCursorKind(c) != CXCursor_UnaryOperator) return c;
+        kids ch = children(c);
+        if (ch.n != 1) return c;
+        CXSourceRange r = clang_getCursorExtent(c);
+        CXFile f;
+        unsigned o;
+        clang_getSpellingLocation(clang_getRangeStart(r), &f, NULL, NULL, &o);
+        size_t size;
+        const char *t = f ? clang_getFileContents(s->tu, f, &size) : NULL;
+        if (!t || o >= size) return c;
+        CXType ot = clang_getCanonicalType(clang_getCursorType(unwrap(ch.v[0])));
+        bool fn = ot.kind == CXType_FunctionProto || ot.kind == CXType_FunctionNoProto;
+        enum CXTypeKind pk =
+            ot.kind == CXType_Pointer ? clang_getCanonicalType(clang_getPointeeType(ot)).kind : CXType_Invalid;
+        bool fnptr = pk == CXType_FunctionProto || pk == CXType_FunctionNoProto;
+        if (!((t[o] == '&' && fn) || (t[o] == '*' && (fn || fnptr)))) return c;
+        c = ch.v[0];
+    }
+    return c;
+}
+
+/* Adds the kernels expression e may be to x; false with x->why when one
+ * is not known.  dest, p: where e's value goes (fmark). */
+static bool targets(tset *x, CXCursor e, int depth, int dest, int p)
+{
+    scan *s = x->s;
+    CXCursor c = strip_fn(s, e);
+    enum CXCursorKind k = clang_getCursorKind(c);
+    char buf[96];
+    if (k == CXCursor_ConditionalOperator) {
+        kids ch = children(c);
+        if (ch.n == 3) return targets(x, ch.v[1], depth, dest, p) && targets(x, ch.v[2], depth, dest, p);
+    }
+    text_of(s, c, buf, sizeof buf);
+    if (depth > MAX_DEPTH) return tfail(x, "'%s' is followed through too many variables", buf);
+    CXCursor var = clang_getNullCursor();
+    if (k == CXCursor_DeclRefExpr) {
+        CXCursor d = clang_getCursorReferenced(c);
+        char *name = kernel_name(d);
+        if (name) {
+            fp_mark(s, c, dest, p);
+            for (unsigned i = 0; i < x->n; i++)
+                if (!strcmp(x->name[i], name)) {
+                    free(name);
+                    return true;
+                }
+            if (x->n == FV_MAX) {
+                free(name);
+                return tfail(x, "it may be any of more than 256 kernels%s", "");
+            }
+            x->decl[x->n] = d;
+            x->name[x->n++] = name;
+            return true;
+        }
+        enum CXCursorKind dk = clang_getCursorKind(d);
+        if (dk == CXCursor_FunctionDecl || dk == CXCursor_CXXMethod) return tfail(x, "'%s' is not a kernel", buf);
+        if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) var = d;
+    } else if (k == CXCursor_ArraySubscriptExpr) {
+        CXCursor base = subscript_base(c);
+        if (clang_getCursorKind(base) == CXCursor_DeclRefExpr) {
+            CXCursor d = clang_getCursorReferenced(base);
+            enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(d)).kind;
+            if (clang_getCursorKind(d) == CXCursor_VarDecl &&
+                (tk == CXType_ConstantArray || tk == CXType_IncompleteArray))
+                var = d;
+        }
+    }
+    if (clang_Cursor_isNull(var)) {
+        bool word = false;
+        for (const char *q = buf; *q && !word; q++)
+            word = *q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9');
+        if (word || dest < 0) return tfail(x, "'%s' is computed at run time or read from memory", buf);
+        /* an implicit initialiser (a range-for's element): name the variable */
+        char *nm = name_of(s->fv[dest].var);
+        tfail(x, "'%s' is given a value ptxray cannot follow", nm);
+        free(nm);
+        return false;
+    }
+    fp_mark(s, c, dest, p);
+    int vi = fv_get(s, var);
+    if (s->fv[vi].why[0]) return tfail(x, "%s", s->fv[vi].why);
+    if (s->fv[vi].busy) return true; /* a cycle adds nothing */
+    s->fv[vi].busy = true;
+    bool ok = true;
+    for (unsigned j = 0; ok && j < s->fv[vi].nvals; j++) ok = targets(x, s->fv[vi].vals[j], depth + 1, vi, -1);
+    s->fv[vi].busy = false;
+    return ok;
+}
+
+static char *at_text(scan *s, CXCursor c)
+{
+    CXFile f;
+    unsigned line, col, off;
+    pos(c, &f, &line, &col, &off);
+    char *fname = file_name(s, f);
+    char at[4200];
+    snprintf(at, sizeof at, "%s:%u:%u", fname, line, col);
+    free(fname);
+    return dup(at);
+}
+
+/* One launch per kernel of x, at the block e evaluates barg to. */
+static void fp_launches(scan *s, const pending *pd, tset *x, ev *e, const char *text, CXCursor call)
+{
+    uint32_t b[3] = {0, 0, 0};
+    bool known = eval_block(e, pd->via, pd->barg, b);
+    for (unsigned i = 0; i < x->n; i++) {
+        hc_launch *l = new_launch(s, pd->call, pd->via);
+        launch_kernel(s, l, x->decl[i], x->name[i], known, b, e->why);
+        l->through = dup(text);
+        if (!clang_Cursor_isNull(call)) l->called_at = at_text(s, call);
+    }
+    x->n = 0; /* the names are the launches' now */
+}
+
+static void fp_unknown(scan *s, const pending *pd, const char *text, const char *whytext)
+{
+    hc_launch *l = new_launch(s, pd->call, pd->via);
+    char w[WHY + 128];
+    l->display = dup(text);
+    snprintf(w, sizeof w, "the kernel is '%s', a function pointer: %s", text, whytext);
+    l->why = dup(w);
+}
+
+static void fp_resolve(scan *s)
+{
+    for (size_t i = 0; i < s->npend; i++) {
+        pending *pd = &s->pend[i];
+        CXCursor c = strip_fn(s, pd->callee);
+        char text[96];
+        text_of(s, c, text, sizeof text);
+        CXCursor d = clang_getCursorKind(c) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(c)
+                                                                    : clang_getNullCursor();
+        int vi = !clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_ParmDecl ? fv_get(s, d) : -1;
+        if (vi >= 0 && !s->fv[vi].why[0] && !s->fv[vi].nassign) {
+            /* a parameter the helper never assigns: each call gives its
+             * kernels, and the shape evaluated with its arguments */
+            fp_mark(s, c, -1, (int)i);
+            unsigned n = s->fv[vi].nvals;
+            tset *xs = calloc(n, sizeof *xs);
+            if (!xs) abort();
+            bool ok = true;
+            unsigned bad = 0;
+            s->fv[vi].busy = true;
+            for (unsigned j = 0; j < n && ok; j++) {
+                xs[j].s = s;
+                ok = targets(&xs[j], s->fv[vi].vals[j], 1, vi, -1);
+                if (ok && !xs[j].n) ok = tfail(&xs[j], "no kernel reaches '%s'", text);
+                if (!ok) bad = j;
+            }
+            s->fv[vi].busy = false;
+            if (!ok) fp_unknown(s, pd, text, xs[bad].why);
+            for (unsigned j = 0; j < n && ok; j++) {
+                ev e = {.s = s, .env = true, .env_fn = clang_getCursorSemanticParent(d), .env_call = s->fv[vi].calls[j]};
+                fp_launches(s, pd, &xs[j], &e, text, s->fv[vi].calls[j]);
+            }
+            pd->resolved = ok;
+            for (unsigned j = 0; j < n; j++) tfree(&xs[j]);
+            free(xs);
+            continue;
+        }
+        tset x = {.s = s};
+        bool ok = targets(&x, pd->callee, 0, -1, (int)i);
+        if (ok && !x.n) ok = tfail(&x, "no kernel reaches '%s'", text);
+        if (!ok) fp_unknown(s, pd, text, x.why);
+        else {
+            ev e = {.s = s};
+            fp_launches(s, pd, &x, &e, text, clang_getNullCursor());
+        }
+        pd->resolved = ok;
+        tfree(&x);
+    }
+}
+
+/* Whether a read of a pointer or a kernel's name (c) goes only where a
+ * resolved launch accounts for it. */
+static bool consumed(const scan *s, CXCursor c)
+{
+    for (size_t i = 0; i < s->nmarks; i++) {
+        const fmark *m = &s->marks[i];
+        if (!same_expr(m->c, c)) continue;
+        if (m->dest < 0 ? s->pend[m->p].resolved : s->fv[m->dest].good) return true;
+    }
+    return false;
+}
+
+/* A kernel's address_used_at: its first use that no resolved launch
+ * accounts for, i.e. whose pointer may also be used otherwise. */
+static void fp_account(scan *s)
+{
+    for (size_t i = 0; i < s->nfv; i++) s->fv[i].good = !s->fv[i].why[0];
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < s->nfv; i++) {
+            fvar *v = &s->fv[i];
+            for (unsigned j = 0; v->good && j < v->nreads; j++)
+                if (!consumed(s, v->reads[j])) v->good = false, changed = true;
+        }
+    }
+    for (size_t i = 0; i < s->nkuses; i++) {
+        kuse *u = &s->kuses[i];
+        hc_kernel *hk = find_kernel(s->r, u->name);
+        if (hk && !hk->addr_taken && !consumed(s, u->ref)) hk->addr_taken = dup(u->at);
+    }
+}
+
+static void fp_free(scan *s)
+{
+    for (size_t i = 0; i < s->nkuses; i++) {
+        free(s->kuses[i].name);
+        free(s->kuses[i].at);
+    }
+    free(s->kuses);
+    free(s->pend);
+    free(s->calls);
+    free(s->frefs);
+    free(s->fv);
+    free(s->marks);
 }
 
 /* errors[0], first[0]: in the file's own code; [1]: in system headers. */
@@ -1065,6 +1765,9 @@ int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, F
     free(first[1]);
     scan s = {.tu = tu, .r = r, .path = path};
     clang_visitChildren(clang_getTranslationUnitCursor(tu), top, &s);
+    fp_resolve(&s);
+    fp_account(&s);
+    fp_free(&s);
     for (size_t i = 0; i < s.ndone; i++) free(s.done[i]);
     free(s.done);
     clang_disposeTranslationUnit(tu);

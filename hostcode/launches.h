@@ -5,6 +5,10 @@
  * macros, constexpr and const variables, dim3 built from those, template
  * arguments of the function the launch is in, local variables never
  * assigned after their initialiser); otherwise the reason it is unknown.
+ * A launch through a function pointer is one launch of each kernel the
+ * pointer may hold, when every one is known (issue 38: variables, tables
+ * of kernels, a helper's parameter with each call's arguments), else one
+ * launch of a kernel not known statically, with the reason.
  * Kernels are named as the PTX names them (the Itanium mangled name, or the
  * plain name of an extern "C" kernel).  __launch_bounds__ is recorded as
  * what it is: an upper bound on the block size, not a shape. */
@@ -26,6 +30,11 @@ typedef struct hc_launch {
     bool known;         /* block[] holds the shape */
     uint32_t block[3];
     char *why;          /* why the shape (or the kernel) is unknown; NULL when known */
+    /* a launch through a function pointer whose every target is known (one
+     * hc_launch per target kernel): the callee's text ("k", "table[i]"),
+     * and, when the pointer is a parameter of the launching function, the
+     * call that passed this kernel ("file:line:col"); both NULL otherwise */
+    char *through, *called_at;
 } hc_launch;
 
 typedef struct hc_kernel {

@@ -4,7 +4,8 @@
  * launched with two shapes and a host template whose argument is the
  * shape, constexpr shapes, run-time shapes (unknown, with the reason),
  * cudaLaunchKernel, cudaLaunchKernelEx and cudaLaunchCooperativeKernel,
- * kernels reachable only through a function pointer, __launch_bounds__
+ * kernels launched through function pointers (resolved when every target
+ * is known, issue 38; else unknown, with the reason), __launch_bounds__
  * (an upper bound, not a shape), -I/-D, a file libclang cannot fully
  * parse.  Every text is checked twice: with the CUDA toolkit's headers when
  * there is a toolkit, and with ptxray's built-in declarations
@@ -108,12 +109,145 @@ Test(launches, funcptr)
 {
     expect_text("funcptr.cu", NULL,
                 "_Z6op_addPfi  op_add(float*, int)  (tests/data/launches/funcptr.cu:5)\n"
-                "  not launched directly; its address is used at tests/data/launches/funcptr.cu:8: launched through a function pointer, its shape is unknown\n"
+                "  128x1x1 from tests/data/launches/funcptr.cu:12:3 (<<<>>> through 'k')\n"
                 "_Z6op_mulPfi  op_mul(float*, int)  (tests/data/launches/funcptr.cu:6)\n"
-                "  not launched directly; its address is used at tests/data/launches/funcptr.cu:8: launched through a function pointer, its shape is unknown\n"
+                "  128x1x1 from tests/data/launches/funcptr.cu:12:3 (<<<>>> through 'k')\n"
+                "2 kernels: 2 with a constant block shape (2 shapes), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 2 launches: 2 constant, 0 unknown (0 of a kernel not known statically)\n");
+}
+
+/* Issue 38: a launch through a function pointer whose every target is
+ * known gives each target the launch's shape: a ternary initialiser (with
+ * &kernel), a reassigned pointer, a static table indexed by anything, a
+ * helper taking the kernel (and its shape: each call's), a template
+ * helper, cudaLaunchKernel with (void *)k.  No address_used_at is left:
+ * every use of each kernel's address ends in a resolved launch. */
+Test(launches, fnptr_known)
+{
+    expect_text("fnptr.cu", NULL,
+                "_Z5scalePf  scale(float*)  (tests/data/launches/fnptr.cu:5)\n"
+                "  16x16x1 from tests/data/launches/fnptr.cu:13:36 (<<<>>> through 'k', passed at tests/data/launches/fnptr.cu:25:3)\n"
+                "  32x16x1 from tests/data/launches/fnptr.cu:20:3 (<<<>>> through 'k'), tests/data/launches/fnptr.cu:29:3 (cudaLaunchKernel through 'k')\n"
+                "  64x1x1 from tests/data/launches/fnptr.cu:23:3 (<<<>>> through 'r')\n"
+                "  128x1x1 from tests/data/launches/fnptr.cu:24:3 (<<<>>> through 'table[i % 2]')\n"
+                "_Z5shiftPf  shift(float*)  (tests/data/launches/fnptr.cu:6)\n"
+                "  96x1x1 from tests/data/launches/fnptr.cu:15:48 (<<<>>> through 'k', passed at tests/data/launches/fnptr.cu:27:3)\n"
+                "  64x1x1 from tests/data/launches/fnptr.cu:23:3 (<<<>>> through 'r')\n"
+                "  128x1x1 from tests/data/launches/fnptr.cu:24:3 (<<<>>> through 'table[i % 2]')\n"
+                "_Z5clearPf  clear(float*)  (tests/data/launches/fnptr.cu:7)\n"
+                "  256x1x1 from tests/data/launches/fnptr.cu:13:36 (<<<>>> through 'k', passed at tests/data/launches/fnptr.cu:26:3)\n"
+                "  32x16x1 from tests/data/launches/fnptr.cu:20:3 (<<<>>> through 'k'), tests/data/launches/fnptr.cu:29:3 (cudaLaunchKernel through 'k')\n"
+                "3 kernels: 3 with a constant block shape (9 shapes), 0 launched with unknown shapes only, 0 only through a function pointer, 0 not launched; 11 launches: 11 constant, 0 unknown (0 of a kernel not known statically)\n");
+}
+
+/* When any target may be unknown, no shape and the reason: a parameter of
+ * an exported function no code calls, or of one whose address is kept, a
+ * non-const global other files may assign, a load through a pointer, a
+ * call's result, a pointer whose address is taken or that a reference is
+ * bound to, a helper also named in code whose calls the scan does not
+ * follow (a class template's member).  A helper's call with a shape not known gives its kernel an
+ * unknown launch with the argument's reason; uses of a kernel that no
+ * resolved launch accounts for stay its address_used_at. */
+Test(launches, fnptr_unknown)
+{
+    expect_text("fnptr_unknown.cu", NULL,
+                "_Z8only_ptrPf  only_ptr(float*)  (tests/data/launches/fnptr_unknown.cu:3)\n"
+                "  not launched directly; its address is used at tests/data/launches/fnptr_unknown.cu:25: launched through a function pointer, its shape is unknown\n"
+                "_Z6directPf  direct(float*)  (tests/data/launches/fnptr_unknown.cu:4)\n"
+                "  128x1x1 from tests/data/launches/fnptr_unknown.cu:14:35 (<<<>>> through 'k', passed at tests/data/launches/fnptr_unknown.cu:32:3)\n"
+                "  32x1x1 from tests/data/launches/fnptr_unknown.cu:31:3 (<<<>>>)\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:14:35 (<<<>>> through 'k', passed at tests/data/launches/fnptr_unknown.cu:33:3): 'n' is a parameter of 'host', given by its callers\n"
+                "  its address is also used at tests/data/launches/fnptr_unknown.cu:28: a launch through a function pointer has an unknown shape\n"
                 "launches of a kernel not known statically:\n"
-                "  unknown at tests/data/launches/funcptr.cu:12:3 (<<<>>>): the kernel is 'k', a function pointer: which kernel runs is known at run time only\n"
-                "2 kernels: 0 with a constant block shape (0 shapes), 0 launched with unknown shapes only, 2 only through a function pointer, 0 not launched; 1 launch: 0 constant, 1 unknown (1 of a kernel not known statically)\n");
+                "  unknown at tests/data/launches/fnptr_unknown.cu:12:35 (<<<>>>): the kernel is 'k', a function pointer: 'k' is a parameter of 'launch_any', which no code of this file calls\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:16:30 (<<<>>>): the kernel is 'k', a function pointer: 'k' is a parameter of 'twice', which is also used other than called at line 17\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:20:3 (<<<>>>): the kernel is 'from_elsewhere', a function pointer: 'from_elsewhere' is a non-const global variable, which other files may assign\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:22:3 (<<<>>>): the kernel is 'a', a function pointer: '*slots' is computed at run time or read from memory\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:24:3 (<<<>>>): the kernel is 'b', a function pointer: 'lookup(n)' is computed at run time or read from memory\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:27:3 (<<<>>>): the kernel is 'c', a function pointer: the address of 'c' is taken at line 26\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:30:3 (<<<>>>): the kernel is 'e', a function pointer: 'e' is passed on or bound to a reference at line 29, where it may be written\n"
+                "  unknown at tests/data/launches/fnptr_unknown.cu:39:36 (<<<>>>): the kernel is 'k', a function pointer: 'k' is a parameter of 'in_template', also named at line 40 in code whose calls ptxray does not follow\n"
+                "2 kernels: 1 with a constant block shape (2 shapes), 0 launched with unknown shapes only, 1 only through a function pointer, 0 not launched; 11 launches: 2 constant, 9 unknown (8 of a kernel not known statically)\n");
+}
+
+/* The JSON of a launch through a function pointer: "through" and, for a
+ * parameter, "passed_at"; a direct launch has neither. */
+Test(launches, fnptr_json)
+{
+    tu_at_root();
+    char *a[] = {BIN, "launches", "--format", "json", DIR "fnptr_unknown.cu", NULL};
+    char *out = tu_run_want(a, 0, NULL);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    json_t *d = json_array_get(json_object_get(j, "kernels"), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(d, "name")), "_Z6directPf");
+    cr_expect_str_eq(json_string_value(json_object_get(d, "address_used_at")), DIR "fnptr_unknown.cu:28");
+    json_t *shapes = json_object_get(d, "shapes");
+    cr_assert_eq(json_array_size(shapes), 2);
+    json_t *l0 = json_array_get(json_object_get(json_array_get(shapes, 0), "launches"), 0);
+    cr_expect_eq(json_integer_value(json_array_get(json_object_get(json_array_get(shapes, 0), "block"), 0)), 128);
+    cr_expect_str_eq(json_string_value(json_object_get(l0, "at")), DIR "fnptr_unknown.cu:14:35");
+    cr_expect_str_eq(json_string_value(json_object_get(l0, "through")), "k");
+    cr_expect_str_eq(json_string_value(json_object_get(l0, "passed_at")), DIR "fnptr_unknown.cu:32:3");
+    json_t *l1 = json_array_get(json_object_get(json_array_get(shapes, 1), "launches"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(l1, "at")), DIR "fnptr_unknown.cu:31:3");
+    cr_expect_null(json_object_get(l1, "through"));
+    cr_expect_null(json_object_get(l1, "passed_at"));
+    json_t *u = json_array_get(json_object_get(d, "unknown"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(u, "passed_at")), DIR "fnptr_unknown.cu:33:3");
+    cr_expect_str_eq(json_string_value(json_object_get(u, "why")), "'n' is a parameter of 'host', given by its callers");
+    json_t *o = json_array_get(json_object_get(j, "unknown_kernel_launches"), 0);
+    cr_expect(json_is_null(json_object_get(o, "kernel")));
+    cr_expect_str_eq(json_string_value(json_object_get(o, "expression")), "k");
+    cr_expect_null(json_object_get(o, "through"));
+    cr_expect_str_eq(json_string_value(json_object_get(o, "why")),
+                     "the kernel is 'k', a function pointer: 'k' is a parameter of 'launch_any', which no code of this "
+                     "file calls");
+    json_decref(j);
+    free(out);
+}
+
+/* A table of n kernels launched through table[i], written to a temporary
+ * .cu; the launches' text. */
+static char *table_launch(int n)
+{
+    char dir[] = "/tmp/ptxray-fnptr-XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.cu", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < n; i++) fprintf(f, "__global__ void k%d(float *a) { a[threadIdx.x] = %d; }\n", i, i);
+    fputs("static void (*tab[])(float *) = {", f);
+    for (int i = 0; i < n; i++) fprintf(f, "%sk%d", i ? ", " : "", i);
+    fputs("};\nvoid f(float *d, int i) { tab[i]<<<1, 64>>>(d); }\n", f);
+    fclose(f);
+    char *a[] = {BIN, "launches", "--builtin-cuda", path, NULL};
+    char *out = tu_run_want(a, 0, NULL);
+    unlink(path);
+    rmdir(dir);
+    return out;
+}
+
+/* Every element of a table is a target (libclang's children beyond the
+ * 16 the evaluator's helper keeps), up to 256; more: unknown, and why. */
+Test(launches, fnptr_large_tables)
+{
+    char *out = table_launch(40);
+    cr_expect(strstr(out, "\n_Z3k39Pf  k39(float*)  (") && strstr(out, ":40)\n  64x1x1 from "), "%s", out);
+    cr_expect(strstr(out, "40 kernels: 40 with a constant block shape (40 shapes), 0 launched with unknown shapes "
+                          "only, 0 only through a function pointer, 0 not launched; 40 launches: 40 constant, 0 "
+                          "unknown (0 of a kernel not known statically)\n"),
+              "%s", out);
+    free(out);
+    out = table_launch(300);
+    cr_expect(strstr(out, ":302:27 (<<<>>>): the kernel is 'tab[i]', a function pointer: 'tab' has more than 256 uses "
+                          "or values (the first beyond them at line 301)\n"),
+              "%s", out);
+    cr_expect(strstr(out, "300 kernels: 0 with a constant block shape (0 shapes), 0 launched with unknown shapes only, "
+                          "300 only through a function pointer, 0 not launched; 1 launch: 0 constant, 1 unknown (1 of a "
+                          "kernel not known statically)\n"),
+              "%s", out);
+    free(out);
 }
 
 Test(launches, launch_bounds)

@@ -1,5 +1,5 @@
-// Kernels reachable only through a function pointer: which one runs, and
-// so the shape it runs at, is known at run time only.
+// Kernels launched through a pointer read from a static table: which one
+// runs is known at run time only, each the table holds runs at its shape.
 typedef void (*op_kernel)(float *, int);
 
 __global__ void op_add(float *a, int n) { if (threadIdx.x < n) a[threadIdx.x] += 1.0f; }
