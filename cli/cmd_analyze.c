@@ -90,7 +90,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     bool have_budget = false, ra_other = false;
     unsigned jobs = 0;
     bool verbose = false;
-    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
+    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks, NULL, NULL};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:k:f:j:", opts, NULL)) != -1) {

@@ -261,7 +261,7 @@ static json_t *report_sarif(const chk_list *l, const coal_options *co, const an_
     all.n = 0;
     for (size_t i = 0; i < nk; i++)
         for (size_t j = 0; j < ks[i].n; j++) all.v[all.n++] = *ks[i].mine[j];
-    chk_run run = {&all, 1, 0, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0};
+    chk_run run = {&all, 1, 0, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0, NULL};
     json_t *j = chk_report_sarif(&run);
     free(all.v);
     if (temp_ptx) {
@@ -620,7 +620,7 @@ int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *bl
                          (json_int_t)run.nfindings));
         js_finish(&run.js);
     } else {
-        chk_run cr = {&run.all, run.nfiles, run.nbad, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0};
+        chk_run cr = {&run.all, run.nfiles, run.nbad, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0, NULL};
         chk_write_sarif(of.f, &cr);
     }
     chk_free(&run.all);
