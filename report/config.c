@@ -661,7 +661,7 @@ void cfg_drop_present(cfg_set *s, const char *at)
             }
 }
 
-int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict)
+int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, bool supps)
 {
     int rc = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -692,7 +692,7 @@ int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict)
                 }
             }
         }
-        for (uint32_t k = 0; k < c->ns; k++) {
+        for (uint32_t k = 0; supps && k < c->ns; k++) {
             const cfg_supp *x = &c->s[k];
             if (x->expired) {
                 fprintf(err, "%s:%u:%u: error: suppression of %s in %s expired on %s (reason: %s); renew or remove it\n",

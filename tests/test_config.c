@@ -173,3 +173,39 @@ Test(config, bad_fact)
     free(err);
     tu_rm_rf(dir);
 }
+
+/* analyze reads the same file: the fact's finding says so */
+Test(config, analyze_reads_it)
+{
+    char *err, *out = run((char *[]){BIN, "analyze", "--no-ptxas", CM, NULL}, 0, &err);
+    cr_assert(strstr(out, "  1. [misaligned, proven] src/constant_memory.cu:36:7, PTX line 71 (6 instructions), cost 6\n"
+                          "     misaligned global load: lane 0 is 124 B past a 128-byte boundary, lanes 4 B apart (unit "
+                          "stride), 5 sectors/request, ideal 4 (4 if aligned)\n"
+                          "     assuming w % 32 == 0 (tests/data/config/proj/ptxray.yaml:8)\n"),
+              "%s", out);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "analyze", "--no-ptxas", "--no-config", CM, NULL}, 0, NULL);
+    cr_assert_null(strstr(out, "assuming"), "%s", out);
+    cr_assert(strstr(out, "src/constant_memory.cu:37:3"), "%s", out);
+    free(out);
+}
+
+/* fail-on from the file; --fail-on on the command line wins */
+Test(config, fail_on_from_the_file)
+{
+    char dir[] = "/tmp/ptxray-configXXXXXX";
+    cr_assert(mkdtemp(dir));
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "%s/f.yaml", dir);
+    FILE *f = fopen(yaml, "w");
+    fputs("fail-on: none\n", f);
+    fclose(f);
+    char *out = run((char *[]){BIN, "check", "--config", yaml, PROJ, NULL}, 0, NULL);
+    cr_assert(strstr(out, "; failing on none\n"), "%s", out);
+    free(out);
+    out = run((char *[]){BIN, "check", "--config", yaml, "--fail-on", "bank-conflict", PROJ, NULL}, 1, NULL);
+    cr_assert(strstr(out, "; failing on bank-conflict\n"), "%s", out);
+    free(out);
+    tu_rm_rf(dir);
+}
