@@ -1,6 +1,5 @@
 /* The project file, ptxray.yaml (config.h): found, read with libyaml,
  * checked, and asked by the pipeline for shapes, facts and suppressions. */
-#define _DEFAULT_SOURCE /* realpath */
 #include "config.h"
 #include <errno.h>
 #include <fnmatch.h>
@@ -471,6 +470,37 @@ static bool regular(const char *p)
     return !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
+/* input's directory as an absolute path, "." and ".." segments resolved
+ * lexically. */
+static bool lexical_dir(const char *input, char *abs, size_t n)
+{
+    char cwd[PATH_MAX], tmp[2 * PATH_MAX + 2];
+    if (input[0] != '/' && !getcwd(cwd, sizeof cwd)) return false;
+    const char *slash = strcmp(input, "-") ? strrchr(input, '/') : NULL;
+    size_t dl = slash ? (size_t)(slash - input) : 0;
+    if (input[0] == '/') snprintf(tmp, sizeof tmp, "%.*s", (int)dl, input);
+    else snprintf(tmp, sizeof tmp, "%s/%.*s", cwd, (int)dl, input);
+    size_t len = 0;
+    abs[0] = 0;
+    char *save = NULL;
+    for (char *seg = strtok_r(tmp, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(seg, ".")) continue;
+        if (!strcmp(seg, "..")) {
+            while (len && abs[len - 1] != '/') len--;
+            if (len) len--;
+            abs[len] = 0;
+            continue;
+        }
+        size_t k = strlen(seg);
+        if (len + 1 + k + 1 > n) return false;
+        abs[len++] = '/';
+        memcpy(abs + len, seg, k + 1);
+        len += k;
+    }
+    if (!len) strcpy(abs, "/");
+    return true;
+}
+
 int cfg_for(cfg_set *s, const char *input, const ptx_config **out)
 {
     *out = NULL;
@@ -487,19 +517,14 @@ int cfg_for(cfg_set *s, const char *input, const ptx_config **out)
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
-    /* the input's directory, absolute, walked up to the root */
-    char *dir = xstrdup(input), *slash = strrchr(dir, '/');
-    if (!strcmp(input, "-")) strcpy(dir, ".");
-    else if (!slash) strcpy(dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
+    /* the input's directory, absolute, walked up to the root: lexically,
+     * as the path is written (a directory reached through a symbolic link
+     * is looked for where the path says, as the shell's `cd ..`) */
     char abs[PATH_MAX];
-    if (!realpath(dir, abs)) {
-        free(dir);
+    if (!lexical_dir(input, abs, sizeof abs)) {
         pthread_mutex_unlock(&s->mu);
         return 0; /* the input's own error says why */
     }
-    free(dir);
     size_t first = s->ndirs; /* the directories this walk adds */
     ptx_config *found = NULL;
     bool known = false;
