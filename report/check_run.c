@@ -241,18 +241,19 @@ int chk_check(chk_args *a, char **paths, int n)
      * rules collected, and their errors stop it */
     cfg_set configs;
     cfg_set_init(&configs, a->config_mode, a->config);
-    for (size_t i = 0; i < files.n && !rc; i++) {
+    int crc = 0; /* an input's error (rc) does not stop the run; a project file's does */
+    for (size_t i = 0; i < files.n && !crc; i++) {
         const ptx_config *c;
-        rc = cfg_for(&configs, files.v[i].path, &c);
+        crc = cfg_for(&configs, files.v[i].path, &c);
     }
     bool has = false;
     unsigned cfg_fail = 0;
-    if (!rc) rc = cfg_fail_on(&configs, &has, &cfg_fail, "check");
-    if (rc) {
+    if (!crc) crc = cfg_fail_on(&configs, &has, &cfg_fail, "check");
+    if (crc) {
         cfg_set_free(&configs);
         in_free(&files);
         free(base.v);
-        return rc;
+        return crc;
     }
     if (has && !a->fail_on_given) a->fail_on = cfg_fail;
     chk_list l;
