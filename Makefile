@@ -54,8 +54,9 @@ endif
 # (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
 GV_PLUGINS := /usr/lib/x86_64-linux-gnu/graphviz
 GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core -lgvc -lcgraph -lcdt
+# libyaml (Debian libyaml-dev): the project file ptxray.yaml (report/config.c)
 # -pthread: the parallel batches (report/batch.c)
-LDLIBS  := $(JANSSON_LIBS) $(CLANG_LIBS) -liberty $(GV_LIBS) -lelf -lzstd -llz4 -lz -lm -pthread
+LDLIBS  := $(JANSSON_LIBS) -lyaml $(CLANG_LIBS) -liberty $(GV_LIBS) -lelf -lzstd -llz4 -lz -lm -pthread
 
 .PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \

@@ -145,7 +145,7 @@ static residue product(fact a, fact b)
     return res_mul(ra, rb);
 }
 
-static bool is_kernel_param_load(const addr_chain *c, const ptx_inst *in, const ptx_var **param)
+static bool is_kernel_param_load_at(const addr_chain *c, const ptx_inst *in, const ptx_var **param, uint32_t *index)
 {
     if (in->op != PTX_OPC_LD || !c->pf->fn->is_entry) return false;
     if (in->space != PTX_SP_PARAM && in->space != PTX_SP_PARAM_ENTRY) return false;
@@ -156,9 +156,27 @@ static bool is_kernel_param_load(const addr_chain *c, const ptx_inst *in, const 
     for (uint32_t i = 0; i < fn->nparams; i++)
         if (ptx_str_eqs(fn->params[i]->name, ptx_opd_text(e))) {
             *param = fn->params[i];
+            *index = i;
             return true;
         }
     return false;
+}
+
+static bool is_kernel_param_load(const addr_chain *c, const ptx_inst *in, const ptx_var **param)
+{
+    uint32_t i;
+    return is_kernel_param_load_at(c, in, param, &i);
+}
+
+/* r read in a register of `bits` bits: no more bits known than it has. */
+static residue bits_of_type(residue r, unsigned bits) { return bits && bits < r.k ? res_make(r.r, bits) : r; }
+
+/* The fact stated about parameter i, or NULL. */
+static const param_fact *fact_of(const addr_chain *c, uint32_t i)
+{
+    for (uint32_t k = 0; c->facts && k < c->facts->n; k++)
+        if (c->facts->v[k].param == i) return &c->facts->v[k];
+    return NULL;
 }
 
 static fact eval_inst(const addr_chain *c, uint32_t v)
@@ -171,6 +189,7 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
     if (s->refs[val->ref].opd != 0) return r; /* a second result (p|q, vectors): not an address */
     bool integer = ptx_type_is_int(in->type);
     const ptx_var *param;
+    uint32_t pi;
     /* the integer operation, decoded once with one set of guards
      * (ptx_iop_decode); loads below */
     switch (s->iop[st].rule) {
@@ -219,7 +238,7 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
     }
     switch (in->op) {
     case PTX_OPC_LD:
-        if (is_kernel_param_load(c, in, &param)) {
+        if (is_kernel_param_load_at(c, in, &param, &pi)) {
             if (param->is_ptr && param->ptr_space) {
                 r.prov = space_prov(param->ptr_space);
                 r.res = res_make(0, param->ptr_align ? log2_floor(param->ptr_align) : 0);
@@ -228,6 +247,10 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
                 r.prov = AP_PARAM64;
                 r.res = res_make(0, 8);
             }
+            /* what the author states replaces what is assumed (a pointer
+             * into an allocation may be less aligned than its start) */
+            const param_fact *pf = fact_of(c, pi);
+            if (pf) r.res = bits_of_type(pf->res, ptx_type_bits(in->type));
             break;
         }
         /* fall through */
@@ -318,10 +341,11 @@ static void value_users(const ssa_func *s, u32csr *users)
 }
 
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
-                             arena *a)
+                             const param_facts *facts, arena *a)
 {
     addr_chain *c = ARENA_NEW(a, addr_chain);
     c->pf = pf;
+    c->facts = facts;
     c->r = r;
     c->m = m;
     c->shape = *sh;
@@ -636,4 +660,48 @@ bool addr_loop_step(const addr_chain *c, uint32_t v, int64_t *step, uint32_t *st
         found = true;
     }
     return found;
+}
+
+uint64_t addr_param_deps(const addr_chain *c, uint32_t v)
+{
+    const ssa_func *s = c->pf->ssa;
+    if (v == SSA_NONE || v >= s->nvalues) return 0;
+    uint8_t *seen = calloc(s->nvalues, 1);
+    uint32_t *stack = malloc(sizeof *stack * s->nvalues);
+    if (!seen || !stack) abort();
+    uint64_t deps = 0;
+    uint32_t n = 0;
+    stack[n++] = v;
+    seen[v] = 1;
+    while (n) {
+        uint32_t u = stack[--n];
+        const ssa_value *val = &s->values[u];
+#define PUSH(w)                                                     \
+    do {                                                            \
+        uint32_t w_ = (w);                                          \
+        if (w_ != SSA_NONE && w_ < s->nvalues && !seen[w_]) {       \
+            seen[w_] = 1;                                           \
+            stack[n++] = w_;                                        \
+        }                                                           \
+    } while (0)
+        if (val->kind == SSA_V_INST) {
+            const ptx_inst *in = &c->pf->fn->stmts[val->stmt]->u.inst;
+            const ptx_var *param;
+            uint32_t pi;
+            if (is_kernel_param_load_at(c, in, &param, &pi)) {
+                if (pi < 64) deps |= (uint64_t)1 << pi;
+                continue;
+            }
+            for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++)
+                if (s->refs[k].role & PTX_REF_USE) PUSH(s->refs[k].value);
+            if (val->partial) PUSH(val->prev);
+        } else if (val->kind != SSA_V_SREG && val->kind != SSA_V_ENTRY) {
+            const ssa_node *nd = &s->nodes[val->node];
+            for (uint32_t i = 0; i < nd->nargs; i++) PUSH(nd->args[i]);
+        }
+#undef PUSH
+    }
+    free(seen);
+    free(stack);
+    return deps;
 }

@@ -35,8 +35,28 @@ enum addr_prov {
     AP_UNKNOWN, /* loaded from memory, returned by a call, or of mixed origin */
 };
 
+/* What the author states about a kernel's parameters and the PTX cannot
+ * know (a project file's `width % 32 == 0`, a pointer 128-byte aligned;
+ * report/config.h): parameter `param`'s value modulo 2^res.k.  Read where
+ * the parameter is loaded, in place of what the chain assumes there
+ * (nothing for an integer, 256-byte alignment for a pointer): the same
+ * residues, seeded with more bits.  tag: the statement's owner's. */
+typedef struct param_fact {
+    uint32_t param;
+    residue res;
+    const void *tag;
+} param_fact;
+
+#define PARAM_FACTS_MAX 32
+
+typedef struct param_facts {
+    uint32_t n;
+    param_fact v[PARAM_FACTS_MAX];
+} param_facts;
+
 typedef struct addr_chain {
     const prog_func *pf;
+    const param_facts *facts; /* NULL: none */
     const div_result *r; /* an affine analysis of pf */
     const ptx_module *m;
     warp_shape shape;
@@ -45,7 +65,12 @@ typedef struct addr_chain {
 } addr_chain;
 
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
-                             arena *a);
+                             const param_facts *facts, arena *a);
+
+/* The kernel parameters (bit i: parameter i < 64) whose loaded value v is
+ * computed from, through every definition and phi: what a fact on a
+ * parameter can have changed of v. */
+uint64_t addr_param_deps(const addr_chain *c, uint32_t v);
 
 /* The instruction defining value v (*stmt its statement), or NULL. */
 const ptx_inst *addr_def(const addr_chain *c, uint32_t v, uint32_t *stmt);

@@ -44,29 +44,50 @@ bool blk_add(blk_opts *b, const char *arg, const char *cmd)
     const char *eq = strrchr(arg, '='); /* the last: the shape has none */
     if (!eq) return parse_shape(arg, arg, cmd, b->all);
     if (eq == arg) return fail(cmd, arg, "expected KERNEL=X[,Y[,Z]]: the kernel's name is missing");
-    blk_kernel k = {arg, (size_t)(eq - arg), {0, 0, 0}, 0};
+    blk_kernel k = {arg, (size_t)(eq - arg), {0, 0, 0}, 0, false, NULL};
     if (!parse_shape(eq + 1, arg, cmd, k.block)) return false;
     if (b->n == BLK_MAX) return fail(cmd, arg, "at most 64 kernels can be given a shape");
     b->k[b->n++] = k;
     return true;
 }
 
+bool blk_add_config(blk_opts *b, const char *pattern, const uint32_t block[3], const char *from)
+{
+    if (b->n == BLK_MAX) return false;
+    blk_kernel k = {pattern, strlen(pattern), {block[0], block[1], block[2]}, 0, ptx_name_is_glob(pattern), from};
+    b->k[b->n++] = k;
+    return true;
+}
+
 static bool names(const blk_kernel *k, const ptx_func *fn)
 {
+    if (k->glob) return ptx_name_glob(fn, k->arg);
     return ptx_name_match(fn, k->arg, k->len) == PTX_NAME_EXACT;
+}
+
+/* The last entry naming fn: of --block (config false) or of a project file. */
+static const blk_kernel *entry_for(const blk_opts *b, const ptx_func *fn, bool config)
+{
+    for (uint32_t i = b ? b->n : 0; i-- > 0;)
+        if ((b->k[i].from != NULL) == config && names(&b->k[i], fn)) return &b->k[i];
+    return NULL;
 }
 
 enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t block[3])
 {
     memset(block, 0, 3 * sizeof *block);
-    for (uint32_t i = b ? b->n : 0; i-- > 0;)
-        if (names(&b->k[i], fn)) {
-            memcpy(block, b->k[i].block, 3 * sizeof *block);
-            return BLK_KERNEL;
-        }
+    const blk_kernel *k = entry_for(b, fn, false);
+    if (k) {
+        memcpy(block, k->block, 3 * sizeof *block);
+        return BLK_KERNEL;
+    }
     if (b && b->all[0]) {
         memcpy(block, b->all, 3 * sizeof *block);
         return BLK_ALL;
+    }
+    if ((k = entry_for(b, fn, true))) {
+        memcpy(block, k->block, 3 * sizeof *block);
+        return BLK_CONFIG;
     }
     for (uint32_t i = 0; i < fn->nfdirs; i++) {
         const ptx_fdirective *d = &fn->fdirs[i];
@@ -86,15 +107,15 @@ enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t bloc
 bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3])
 {
     enum blk_origin o = blk_resolve(ctx, fn, block);
-    if (o <= BLK_ALL || o == BLK_LAUNCH) return true;
+    if (o <= BLK_CONFIG || o == BLK_LAUNCH) return true;
     memset(block, 0, 3 * sizeof *block);
     return false;
 }
 
 const char *blk_origin_text(enum blk_origin o)
 {
-    static const char *const t[BLK_NORIGINS] = {"--block KERNEL=", "--block", ".reqntid", "host-code launch",
-                                                "default: blockDim.x a multiple of 32"};
+    static const char *const t[BLK_NORIGINS] = {"--block KERNEL=", "--block", "ptxray.yaml", ".reqntid",
+                                                "host-code launch", "default: blockDim.x a multiple of 32"};
     return o < BLK_NORIGINS ? t[o] : "?";
 }
 
@@ -174,6 +195,8 @@ bool blk_round_has(const blk_opts *b, const ptx_func *fn) { return !b || !b->rou
 
 const char *blk_origin_for(const blk_opts *b, const ptx_func *fn, enum blk_origin o)
 {
+    const blk_kernel *k = o == BLK_CONFIG ? entry_for(b, fn, true) : NULL;
+    if (k) return k->from;
     const hc_kshapes *ks = o == BLK_LAUNCH ? blk_launch_shapes(b, fn) : NULL;
     if (!ks) return blk_origin_text(o);
     return ks->s[b->round < ks->n ? b->round : ks->n - 1].from;
@@ -183,6 +206,7 @@ void blk_mark(blk_opts *b, const ptx_module *m)
 {
     for (uint32_t i = 0; i < b->n; i++) {
         const ptx_func *hit;
+        if (b->k[i].from) continue; /* a project file's: ptxray.yaml says which match nothing */
         uint32_t n = ptx_name_lookup(m, b->k[i].arg, b->k[i].len, false, false, &hit);
         b->k[i].seen |= n == 1 ? BLK_SEEN : n ? BLK_CLASH : 0;
     }
@@ -191,7 +215,7 @@ void blk_mark(blk_opts *b, const ptx_module *m)
 static const blk_kernel *unseen(const blk_opts *b, uint8_t bit)
 {
     for (uint32_t i = 0; i < b->n; i++)
-        if (bit == BLK_CLASH ? (b->k[i].seen & BLK_CLASH) != 0 : !b->k[i].seen) return &b->k[i];
+        if (!b->k[i].from && (bit == BLK_CLASH ? (b->k[i].seen & BLK_CLASH) != 0 : !b->k[i].seen)) return &b->k[i];
     return NULL;
 }
 
@@ -266,6 +290,7 @@ json_t *blk_kernels_json(const blk_opts *b)
     json_t *o = json_object();
     for (uint32_t i = 0; b && i < b->n; i++) {
         char name[256];
+        if (b->k[i].from) continue; /* the project file's: its own list (report/config.h) */
         snprintf(name, sizeof name, "%.*s", (int)b->k[i].len, b->k[i].arg);
         json_object_set_new(o, name, blk_shape_json(b->k[i].block));
     }

@@ -1,7 +1,8 @@
 /* --block, the same for every command that analyses divergence or
  * coalescing (docs/divergence-reports.md, "Block shape").  A function's
  * block shape is, in this order: the one a `--block KERNEL=X,Y,Z` naming
- * it gives, else `--block X,Y,Z`, else its .reqntid, else the shape its
+ * it gives, else `--block X,Y,Z`, else the project file's (a ptxray.yaml
+ * entry naming it, a glob allowed: report/config.h), else its .reqntid, else the shape its
  * host code launches it with (--launches FILE.json, or the .cu of
  * `analyze`; docs/launches.md), else none: the default assumption,
  * blockDim.x a multiple of 32, which the analyses apply themselves when
@@ -14,7 +15,7 @@
 #include "launch_table.h"
 #include "ptx.h"
 
-enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_REQNTID, BLK_LAUNCH, BLK_DEFAULT, BLK_NORIGINS };
+enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_CONFIG, BLK_REQNTID, BLK_LAUNCH, BLK_DEFAULT, BLK_NORIGINS };
 
 #define BLK_DEFAULT_TEXT "blockDim.x is a multiple of 32"
 #define BLK_ORDER_TEXT \
@@ -22,11 +23,13 @@ enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_REQNTID, BLK_LAUNCH, BLK_DEFAULT, BLK
     "multiple of 32"
 
 typedef struct blk_kernel {
-    const char *arg;  /* the option's value, "KERNEL=X,Y,Z" (not copied) */
+    const char *arg;  /* the option's value, "KERNEL=X,Y,Z" (not copied); a project file's: the pattern */
     size_t len;       /* of the kernel's name */
     uint32_t block[3];
     uint8_t seen;     /* BLK_SEEN: a file has one function with a body of that name;
                        * BLK_CLASH: a file has several (merged with |=) */
+    bool glob;        /* arg is an fnmatch pattern (ptx_name_glob) */
+    const char *from; /* a project file's entry: where ("ptxray.yaml:5"); NULL: --block */
 } blk_kernel;
 
 enum { BLK_SEEN = 1, BLK_CLASH = 2 };
@@ -68,6 +71,11 @@ bool blk_round_has(const blk_opts *b, const ptx_func *fn);
  * with the shape of the current round). */
 const char *blk_origin_for(const blk_opts *b, const ptx_func *fn, enum blk_origin o);
 
+/* Adds a project file's shape for the kernels pattern names (a name as
+ * --block KERNEL= takes it, or a glob: `transpose*<*>`), below every
+ * --block; from: where it is written ("ptxray.yaml:5", kept).  false when
+ * the table is full (BLK_MAX). */
+bool blk_add_config(blk_opts *b, const char *pattern, const uint32_t block[3], const char *from);
 /* Adds one --block value: "X[,Y[,Z]]" or "KERNEL=X[,Y[,Z]]", missing
  * extents 1, each 1-1024, at most 1024 threads; at most BLK_MAX kernels
  * (nothing to free).  false after

@@ -1119,6 +1119,86 @@ static void shape_of(const prog_func *pf, const coal_options *o, coal_func *f)
     }
 }
 
+/* One function's accesses, with the facts given (NULL: none). */
+static void analyse_func(coal_func *f, const ptx_module *m, const prog_func *pf, const coal_options *o,
+                         const param_facts *facts, arena *a, wl_result *w)
+{
+    memset(f, 0, sizeof *f);
+    f->pf = pf;
+    f->facts = facts;
+    shape_of(pf, o, f);
+    div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
+    memcpy(dopt.block, f->shape.block, sizeof dopt.block);
+    /* the default shape's x extent is a multiple of 32: tid.y and tid.z
+     * are the same in all lanes of a warp */
+    dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
+    f->r = div_analyse(pf, DIV_AN_AFFINE2, &dopt, a);
+    f->chain = addr_chain_build(m, pf, f->r, &f->shape, facts, a);
+    st_regions *sr = st_build(pf, f->r, f->chain, &f->shape, a);
+    uint32_t cap = 0;
+    for (uint32_t st = 0; st < pf->fn->nstmts; st++) {
+        const ptx_stmt *s = pf->fn->stmts[st];
+        if (s->kind != PTX_S_INST) continue;
+        uint32_t b = pf->g->stmt_block[st];
+        if (b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
+        const ptx_inst_sem *sem = &pf->ssa->sem[st];
+        /* pick_access's first test, before the access record is
+         * cleared: clearing it for every instruction was 0.6% of check
+         * on a 100k-block kernel, whose instructions are mostly not
+         * memory accesses */
+        if (!(sem->flags & (PTX_SEM_LOAD | PTX_SEM_STORE | PTX_SEM_PREFETCH))) continue;
+        coal_access x;
+        memset(&x, 0, sizeof x);
+        x.stmt = st;
+        x.in = &s->u.inst;
+        uint32_t opd;
+        bool unproven;
+        if (!pick_access(f, st, &s->u.inst, sem, &x, &opd, &unproven)) {
+            if (unproven) f->generic_unknown++;
+            continue;
+        }
+        analyse_access(f, sr, st, opd, &x, w);
+        if (f->nacc == cap) {
+            cap = cap ? 2 * cap : 16;
+            /* not cleared: entries are written before they count (clearing
+             * each doubling was 1.4% of check on the corpus) */
+            coal_access *n = arena_alloc(a, sizeof *n * cap);
+            if (f->nacc) memcpy(n, f->acc, sizeof *n * f->nacc);
+            f->acc = n;
+        }
+        f->acc[f->nacc++] = x;
+    }
+}
+
+static bool same_verdict(const coal_access *x, const coal_access *y)
+{
+    coal_verdict a, b;
+    bool fa = coal_verdict_of(x, &a), fb = coal_verdict_of(y, &b);
+    if (fa != fb) return false;
+    return !fa || (a.rule == b.rule && a.certainty == b.certainty && a.dep == b.dep && a.excess == b.excess &&
+                   a.by_alignment == b.by_alignment && a.sectors == b.sectors && a.ideal == b.ideal);
+}
+
+/* Marks each access of f (analysed with its facts) whose verdict differs
+ * from base's (the same function without them) with the facts on the
+ * parameters its address is computed from (all of them when it reaches
+ * none: a fact changed it some other way). */
+static void compare_facts(coal_func *f, const coal_func *base)
+{
+    uint32_t all = f->facts->n >= 32 ? UINT32_MAX : (1u << f->facts->n) - 1;
+    for (uint32_t i = 0, j = 0; i < f->nacc; i++) {
+        coal_access *x = &f->acc[i];
+        while (j < base->nacc && base->acc[j].stmt < x->stmt) j++;
+        if (j == base->nacc || base->acc[j].stmt != x->stmt || same_verdict(x, &base->acc[j])) continue;
+        coal_verdict v;
+        x->was = coal_verdict_of(&base->acc[j], &v) ? (uint8_t)(1 + v.rule) : 0;
+        uint64_t deps = addr_param_deps(f->chain, x->addr_value);
+        for (uint32_t k = 0; k < f->facts->n; k++)
+            if (f->facts->v[k].param < 64 && (deps >> f->facts->v[k].param & 1)) x->assumed |= 1u << k;
+        if (!x->assumed) x->assumed = all;
+    }
+}
+
 coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options *o, arena *a)
 {
     coal_result *res = ARENA_NEW(a, coal_result);
@@ -1131,49 +1211,22 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
         const prog_func *pf = &p->funcs[fi];
         if (o && o->only && !ptx_str_eq(pf->fn->name, o->only)) continue;
         coal_func *f = &res->f[res->nfuncs++];
-        f->pf = pf;
-        shape_of(pf, o, f);
-        div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
-        memcpy(dopt.block, f->shape.block, sizeof dopt.block);
-        /* the default shape's x extent is a multiple of 32: tid.y and tid.z
-         * are the same in all lanes of a warp */
-        dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
-        f->r = div_analyse(pf, DIV_AN_AFFINE2, &dopt, a);
-        f->chain = addr_chain_build(m, pf, f->r, &f->shape, a);
-        st_regions *sr = st_build(pf, f->r, f->chain, &f->shape, a);
-        uint32_t cap = 0;
-        for (uint32_t st = 0; st < pf->fn->nstmts; st++) {
-            const ptx_stmt *s = pf->fn->stmts[st];
-            if (s->kind != PTX_S_INST) continue;
-            uint32_t b = pf->g->stmt_block[st];
-            if (b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
-            const ptx_inst_sem *sem = &pf->ssa->sem[st];
-            /* pick_access's first test, before the access record is
-             * cleared: clearing it for every instruction was 0.6% of check
-             * on a 100k-block kernel, whose instructions are mostly not
-             * memory accesses */
-            if (!(sem->flags & (PTX_SEM_LOAD | PTX_SEM_STORE | PTX_SEM_PREFETCH))) continue;
-            coal_access x;
-            memset(&x, 0, sizeof x);
-            x.stmt = st;
-            x.in = &s->u.inst;
-            uint32_t opd;
-            bool unproven;
-            if (!pick_access(f, st, &s->u.inst, sem, &x, &opd, &unproven)) {
-                if (unproven) f->generic_unknown++;
-                continue;
+        param_facts *facts = NULL;
+        if (o && o->facts_of) {
+            param_facts pf_ = {0};
+            if (o->facts_of(o->facts_ctx, pf->fn, &pf_) && pf_.n) {
+                facts = ARENA_NEW(a, param_facts);
+                *facts = pf_;
             }
-            analyse_access(f, sr, st, opd, &x, w);
-            if (f->nacc == cap) {
-                cap = cap ? 2 * cap : 16;
-                /* not cleared: entries are written before they count (clearing
-                 * each doubling was 1.4% of check on the corpus) */
-                coal_access *n = arena_alloc(a, sizeof *n * cap);
-                if (f->nacc) memcpy(n, f->acc, sizeof *n * f->nacc);
-                f->acc = n;
-            }
-            f->acc[f->nacc++] = x;
         }
+        if (!facts) {
+            analyse_func(f, m, pf, o, NULL, a, w);
+            continue;
+        }
+        coal_func base;
+        analyse_func(&base, m, pf, o, NULL, a, w);
+        analyse_func(f, m, pf, o, facts, a, w);
+        compare_facts(f, &base);
     }
     free(w);
     return res;

@@ -34,6 +34,12 @@ typedef struct coal_options {
      * else the default.  NULL: none. */
     bool (*block_of)(const void *ctx, const ptx_func *fn, uint32_t block[3]);
     const void *block_ctx;
+    /* The facts stated about fn's parameters (addr_chain.h): true with
+     * out filled (out->n may be 0).  NULL: none.  A function with facts is
+     * analysed twice, without them and with them, and every access whose
+     * verdict they changed says so (coal_access.assumed). */
+    bool (*facts_of)(const void *ctx, const ptx_func *fn, param_facts *out);
+    const void *facts_ctx;
 } coal_options;
 
 enum coal_origin { COAL_ORIGIN_DEFAULT, COAL_ORIGIN_REQNTID, COAL_ORIGIN_OPTION };
@@ -133,6 +139,12 @@ typedef struct coal_access {
     bool lane_eval;          /* the offsets come from lane-exact evaluation (lane_eval.h), not the affine polynomial */
     uint32_t ngroups;        /* symbolic: groups of lanes in the worst warp */
     int64_t window;          /* bounded: bytes from the lowest to the end of the highest possible access */
+    /* Bit j: the function's fact j (coal_func.facts) changed this access's
+     * verdict (coal_verdict_of) from what it is without the facts; was: 1 +
+     * the rule of that verdict (coal_vrule) when it was a finding, else 0
+     * (a finding the facts cleared: assumed set, no finding now). */
+    uint32_t assumed;
+    uint8_t was;
 } coal_access;
 
 typedef struct coal_func {
@@ -144,6 +156,7 @@ typedef struct coal_func {
     uint32_t nacc;
     coal_access *acc;         /* in statement order */
     uint32_t generic_unknown; /* generic accesses whose space is not proven */
+    const param_facts *facts; /* the facts stated about its parameters (NULL: none) */
 } coal_func;
 
 typedef struct coal_result {

@@ -72,9 +72,15 @@ static const struct option opts[] = {{"launches", required_argument, 0, 'L'},
                                      {"no-ptxas", no_argument, 0, 'P'},
                                      {"jobs", required_argument, 0, 'j'},
                                      {"verbose", no_argument, 0, 'V'},
+                                     {"config", required_argument, 0, 'C'},
+                                     {"no-config", no_argument, 0, 'N'},
                                      RA_OPT_LONG,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
+
+static int analyze_run(int argc, char **argv, const nvo_set *nv, int nextra, int format, const char *out,
+                       unsigned jobs, bool html, bool ptxas, const ra_options *rap, coal_options *cop,
+                       blk_opts *blocksp, bool verbose, cfg_set *configs);
 
 /* The rest of the command line (analyze's own options and the files,
  * nvcc's taken out into nv): the reports. */
@@ -90,7 +96,9 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     bool have_budget = false, ra_other = false;
     unsigned jobs = 0;
     bool verbose = false;
-    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks};
+    enum cfg_mode cmode = CONFIG_DISCOVER;
+    const char *cfile = NULL;
+    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks, NULL, NULL};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:k:f:j:", opts, NULL)) != -1) {
@@ -111,6 +119,11 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
             if (!html) coal_parse_format(optarg, "analyze", &format);
             break;
         case 'V': verbose = true; break;
+        case 'C':
+            cmode = CONFIG_FILE;
+            cfile = optarg;
+            break;
+        case 'N': cmode = CONFIG_NONE; break;
         case 'P': ptxas = false; break;
         case 'j':
             if (!batch_parse_jobs(optarg, "analyze", &jobs)) return 2;
@@ -140,11 +153,34 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
         return 2;
     }
     const ra_options *rap = have_budget ? &ra : NULL;
+    /* the project files (docs/check.md, "Stated assumptions"): found
+     * before anything runs, so that an error in one stops the run */
+    cfg_set configs;
+    cfg_set_init(&configs, cmode, cfile);
+    for (int i = optind; i < argc; i++) {
+        const ptx_config *cc;
+        if (cfg_for(&configs, argv[i], &cc)) {
+            cfg_set_free(&configs);
+            return 2;
+        }
+    }
+    int rc = analyze_run(argc, argv, nv, nextra, format, out, jobs, html, ptxas, rap, &co, &blocks, verbose, &configs);
+    cfg_report_end(&configs, NULL, stderr, false, false);
+    cfg_set_free(&configs);
+    return rc;
+}
+
+static int analyze_run(int argc, char **argv, const nvo_set *nv, int nextra, int format, const char *out,
+                       unsigned jobs, bool html, bool ptxas, const ra_options *rap, coal_options *cop,
+                       blk_opts *blocksp, bool verbose, cfg_set *configs)
+{
+    coal_options *co = cop;
+    blk_opts *blocks = blocksp;
     const char *path = argv[optind];
-    an_args aa = {format, out, jobs, !ptxas};
+    an_args aa = {format, out, jobs, !ptxas, configs};
     if (optind + 1 < argc) {
         const char *why = html ? "--format html is one page of one file"
-                          : co.only ? "--kernel picks a function of one file"
+                          : co->only ? "--kernel picks a function of one file"
                           : nextra ? "arguments after -- are for nvcc, and .ptx files are not compiled"
                           : nv->first ? "nvcc's options are for a .cu file, and .ptx files are not compiled"
                                       : NULL;
@@ -154,7 +190,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
             fprintf(stderr, "ptxray analyze: several files: %s\n", why);
             return 2;
         }
-        return an_report_files(argv + optind, (size_t)(argc - optind), &co, &blocks, &aa);
+        return an_report_files(argv + optind, (size_t)(argc - optind), co, blocks, &aa);
     }
     if (!tc_ends_with(path, ".cu")) {
         if (nextra) {
@@ -167,7 +203,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
                     nv->first);
             return 2;
         }
-        return html ? an_report_html(path, path, &co, &blocks, out, ptxas, rap) : an_report(path, path, &co, &blocks, &aa);
+        return html ? an_report_html(path, path, co, blocks, out, ptxas, rap) : an_report(path, path, co, blocks, &aa);
     }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
@@ -183,11 +219,11 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
                         "directory\n", path, arch);
     }
     int rc = tc_nvcc_ptx("analyze", path, arch, dir, ptx, sizeof ptx, nv->nvcc, nv->nnvcc);
-    if (!rc && !blocks.launches) {
+    if (!rc && !blocks->launches) {
         rc = hc_table_from_cu(&t, path, nv->clang, nv->nclang, "analyze", verbose);
-        blocks.launches = &t;
+        blocks->launches = &t;
     }
-    if (!rc) rc = html ? an_report_html(path, ptx, &co, &blocks, out, ptxas, rap) : an_report(path, ptx, &co, &blocks, &aa);
+    if (!rc) rc = html ? an_report_html(path, ptx, co, blocks, out, ptxas, rap) : an_report(path, ptx, co, blocks, &aa);
     hc_table_free(&t);
     unlink(ptx);
     rmdir(dir);

@@ -11,7 +11,8 @@ static void usage(FILE *o)
 {
     fputs("usage: ptxray check [--format text|json|sarif|html] [--baseline FILE] [--write-baseline FILE]\n"
           "                    [--fail-on RULES] [--enable RULES] [--strict] [--root DIR]\n"
-          "                    [--block [KERNEL=]X,Y,Z]... [-j N] [-o OUT] PATH...\n"
+          "                    [--block [KERNEL=]X,Y,Z]... [-j N] [-o OUT]\n"
+          "                    [--config FILE | --no-config] [--strict-assumptions] PATH...\n"
           "Checks PTX files (directories: every *.ptx below, recursively) for uncoalesced and\n"
           "misaligned global accesses, shared-memory bank conflicts and, when enabled,\n"
           "branches not proven warp-uniform: one finding per kernel, source line and rule, by cost.\n"
@@ -32,6 +33,11 @@ static void usage(FILE *o)
           "  --launches FILE.json  the shapes host code launches kernels with (`ptxray launches`),\n"
           "            after --block and .reqntid; a kernel launched with several is checked at each,\n"
           "            a finding given once with the shapes it holds at (the cost: the highest)\n"
+          "  --config FILE  the project file (block shapes, facts about parameters, fail-on,\n"
+          "            suppressions; docs/check.md); default: ptxray.yaml or .ptxray.yaml in each\n"
+          "            input's directory or the nearest above it; --no-config: none\n"
+          "  --strict-assumptions  fail when an assumption or suppression of the project file\n"
+          "            changed no finding (each is listed)\n"
           "  -j, --jobs N  files checked in parallel (default: one per core); the report is the\n"
           "            same for every N\n"
           "Exit status: 0 clean, 1 proven findings of a --fail-on rule, 2 bad input or usage (bad files\n"
@@ -63,6 +69,9 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {"root", required_argument, 0, 'R'},
                                          {"output", required_argument, 0, 'o'},
                                          {"jobs", required_argument, 0, 'j'},
+                                         {"config", required_argument, 0, 'C'},
+                                         {"no-config", no_argument, 0, 'N'},
+                                         {"strict-assumptions", no_argument, 0, 'A'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
@@ -81,7 +90,14 @@ static int parse_args(int argc, char **argv, chk_args *a)
         case 'W': a->write = optarg; break;
         case 'F':
             if (parse_rules_opt("--fail-on", optarg, &a->fail_on)) return 2;
+            a->fail_on_given = true;
             break;
+        case 'C':
+            a->config_mode = CONFIG_FILE;
+            a->config = optarg;
+            break;
+        case 'N': a->config_mode = CONFIG_NONE; break;
+        case 'A': a->strict_assumptions = true; break;
         case 'E':
             if (parse_rules_opt("--enable", optarg, &a->enable)) return 2;
             a->enable |= CHK_DEFAULT_RULES;

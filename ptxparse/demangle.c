@@ -1,5 +1,6 @@
 /* C++ names for people (ptx.h), with libiberty's demangler: the one
  * c++filt and the binutils use, so the names read as they do there. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
@@ -100,6 +101,22 @@ int ptx_name_match(const ptx_func *fn, const char *name, size_t n)
     int r = ptx_fname_match(&f, name, n);
     ptx_fname_free(&f);
     return r;
+}
+
+bool ptx_name_is_glob(const char *name) { return strpbrk(name, "*?[") != NULL; }
+
+bool ptx_name_glob(const ptx_func *fn, const char *pattern)
+{
+    char *sym = strndup(fn->name.p, fn->name.n);
+    if (!sym) abort();
+    bool hit = !fnmatch(pattern, sym, 0);
+    free(sym);
+    if (hit || fn->name.n < 3 || memcmp(fn->name.p, "_Z", 2)) return hit;
+    ptx_fname f;
+    ptx_fname_init(&f, fn);
+    hit = (f.full && !fnmatch(pattern, f.full, 0)) || (f.bare && !fnmatch(pattern, f.bare, 0));
+    ptx_fname_free(&f);
+    return hit;
 }
 
 static bool wanted(const ptx_func *f, bool entries) { return f->has_body && (f->is_entry || !entries); }

@@ -79,6 +79,12 @@ void ptx_fname_init(ptx_fname *f, const ptx_func *fn);
 void ptx_fname_free(ptx_fname *f);
 int ptx_fname_match(const ptx_fname *f, const char *name, size_t n);
 int ptx_name_match(const ptx_func *fn, const char *name, size_t n);
+/* A glob (fnmatch: `*`, `?`, `[...]`) over the same names: the symbol, the
+ * C++ name as `ptxray list` prints it or without its return type and
+ * parameters (`transpose*<*>` names every instance of a template).
+ * ptx_name_is_glob: whether name has a glob character. */
+bool ptx_name_is_glob(const char *name);
+bool ptx_name_glob(const ptx_func *fn, const char *pattern);
 /* The functions of m with a body (only kernels with entries) that name
  * names at the best level (exact; else, with prefix, as a prefix): how
  * many (one: name picks it; more: name is ambiguous), the first in *hit. */

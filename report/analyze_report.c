@@ -174,6 +174,7 @@ static void kernel_text(FILE *o, const an_kernel *k, const char *ptxas_why)
             fprintf(o, "     %s\n", at);
         }
         if (x->depends) fprintf(o, "     depends on %s\n", x->depends);
+        if (x->assumed) fprintf(o, "     assuming %s\n", x->assumed);
         if (x->hint) fprintf(o, "     hint: %s\n", x->hint);
     }
 }
@@ -261,7 +262,7 @@ static json_t *report_sarif(const chk_list *l, const coal_options *co, const an_
     all.n = 0;
     for (size_t i = 0; i < nk; i++)
         for (size_t j = 0; j < ks[i].n; j++) all.v[all.n++] = *ks[i].mine[j];
-    chk_run run = {&all, 1, 0, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0};
+    chk_run run = {&all, 1, 0, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0, NULL};
     json_t *j = chk_report_sarif(&run);
     free(all.v);
     if (temp_ptx) {
@@ -308,7 +309,7 @@ typedef struct an_file {
  * must be in it (else they are marked in blocks, for blk_check_seen after
  * the run). */
 static void load_file(an_file *x, const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks,
-                      bool single, FILE *err)
+                      bool single, FILE *err, cfg_set *configs)
 {
     memset(x, 0, sizeof *x);
     x->shown = shown;
@@ -317,7 +318,7 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
     if (single) x->one = *blocks;
     pl_options o = {.cmd = "analyze", .shown = shown, .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
                     .blocks = single ? &x->one : blocks, .shapes = single ? PL_SHAPES_CHECK : PL_SHAPES_MARK, .co = co,
-                    .err = err};
+                    .err = err, .configs = configs, .config_from = shown};
     int rc = pl_load(&x->pl, ptx, &o);
     x->loaded = !rc;
     if (!rc && x->pl.unit && x->pl.unit->text) x->shown = shown = x->pl.path; /* a binary's PTX: its unit's name */
@@ -437,7 +438,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
     an_file x;
     progress pg;
     pg_start(&pg, "analyze");
-    load_file(&x, shown, ptx, co, blocks, true, stderr);
+    load_file(&x, shown, ptx, co, blocks, true, stderr, a->configs);
     int rc = x.rc;
     round_res *first = x.rr[0], **rr = x.rr;
     ra_stats rst;
@@ -506,7 +507,7 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
                    bool ptxas, const ra_options *ra)
 {
-    an_args a = {COAL_FMT_TEXT, out, 0, !ptxas};
+    an_args a = {COAL_FMT_TEXT, out, 0, !ptxas, NULL};
     return report(shown, ptx, co, blocks, true, &a, ptxas, ra);
 }
 
@@ -533,7 +534,7 @@ static void *analyse_one(void *ctx, unsigned w, size_t i, FILE *err)
     an_run *run = ctx;
     an_file *x = malloc(sizeof *x);
     if (!x) abort();
-    load_file(x, run->paths[i], run->paths[i], run->co, &run->w[w], false, err);
+    load_file(x, run->paths[i], run->paths[i], run->co, &run->w[w], false, err, run->a->configs);
     if (!x->rc) prepare(x, NULL, !run->a->no_ptxas);
     return x;
 }
@@ -624,7 +625,7 @@ int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *bl
                          (json_int_t)run.nfindings));
         js_finish(&run.js);
     } else {
-        chk_run cr = {&run.all, run.nfiles, run.nbad, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0};
+        chk_run cr = {&run.all, run.nfiles, run.nbad, (1u << CHK_NRULES) - 1, 0, false, co, NULL, 0, NULL};
         chk_write_sarif(of.f, &cr);
     }
     chk_free(&run.all);

@@ -7,6 +7,7 @@
 #define PTXRAY_ANALYZE_REPORT_H
 #include "block_opt.h"
 #include "coalescing.h"
+#include "config.h"
 #include "regalloc.h"
 
 /* Analyses the PTX file ptx, shown as shown (the .cu it was made from, or
@@ -18,6 +19,7 @@ typedef struct an_args {
     const char *out; /* -o; NULL: stdout (the file is written whole or not at all) */
     unsigned jobs;   /* several files: -j (0: one per core) */
     bool no_ptxas;   /* --no-ptxas: ptxas -v is not run ("ptxas: not run (--no-ptxas)") */
+    cfg_set *configs; /* the project files (config.h): shapes and facts; NULL: none */
 } an_args;
 
 int an_report(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const an_args *a);

@@ -1,5 +1,6 @@
 /* Findings of `ptxray check` and `ptxray analyze` (check_findings.h). */
 #include "check_findings.h"
+#include "config.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -294,6 +295,53 @@ static void access_texts(chk_finding *v, size_t n, const coal_report_ctx *c, con
     }
 }
 
+static void free_finding(chk_finding *x);
+
+/* Adds text to a "; "-separated list unless it is there. */
+static void add_assumed(char **list, const char *text)
+{
+    if (*list) {
+        size_t n = strlen(text);
+        for (const char *p = *list; (p = strstr(p, text)); p++)
+            if ((p == *list || p[-1] == ' ') && (!p[n] || p[n] == ';')) return;
+    }
+    size_t a = *list ? strlen(*list) : 0, b = strlen(text);
+    char *d = realloc(*list, a + b + 3);
+    if (!d) abort();
+    if (a) memcpy(d + a, "; ", 2), a += 2;
+    memcpy(d + a, text, b + 1);
+    *list = d;
+}
+
+/* The facts (config.h) that changed access a: on its finding x, or, when
+ * they cleared it, counted with where it was. */
+static void assumptions(chk_finding *x, rawbuf *rb, const coal_report_ctx *c, const coal_func *f, const coal_access *a)
+{
+    for (uint32_t k = 0; k < f->facts->n; k++) {
+        if (!(a->assumed >> k & 1)) continue;
+        const cfg_fact *fa = f->facts->v[k].tag;
+        if (x) {
+            char t[600];
+            snprintf(t, sizeof t, "%s (%s)", fa->text, fa->where);
+            add_assumed(&x->assumed, t);
+            cfg_fact_note(fa, false, NULL);
+            continue;
+        }
+        chk_finding y;
+        memset(&y, 0, sizeof y);
+        locate(&y, rb, c, f, a->stmt);
+        char at[1024];
+        if (y.src_file)
+            snprintf(at, sizeof at, "%s:%u [%s] in %s", y.src_file, y.src_line,
+                     coal_vrule_name((enum coal_vrule)(a->was - 1)), y.kernel);
+        else
+            snprintf(at, sizeof at, "PTX line %u [%s] in %s", y.line, coal_vrule_name((enum coal_vrule)(a->was - 1)),
+                     y.kernel);
+        cfg_fact_note(fa, true, at);
+        free_finding(&y);
+    }
+}
+
 static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_report_ctx *c, const coal_func *f,
                          unsigned mask)
 {
@@ -303,8 +351,13 @@ static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_r
         enum chk_rule rule;
         enum chk_certainty cert;
         uint32_t excess;
-        if (!chk_access_verdict(c, f, a, &rule, &cert, &excess, dep, sizeof dep) || !(mask >> rule & 1)) continue;
+        if (!chk_access_verdict(c, f, a, &rule, &cert, &excess, dep, sizeof dep) || !(mask >> rule & 1)) {
+            /* a finding of a rule reported that the facts cleared */
+            if (a->assumed && a->was && (mask >> (a->was - 1) & 1) && f->facts) assumptions(NULL, rb, c, f, a);
+            continue;
+        }
         chk_finding *x = push(l);
+        if (a->assumed && f->facts) assumptions(x, rb, c, f, a);
         x->ptx_path = path;
         x->rule = (uint8_t)rule;
         locate(x, rb, c, f, a->stmt);
@@ -373,6 +426,7 @@ static void free_finding(chk_finding *x)
     free(x->access);
     for (uint32_t k = 0; k < x->nat; k++) free(x->at[k].from);
     free(x->at);
+    free(x->assumed);
 }
 
 static bool same_place(const chk_finding *a, const chk_finding *b)
@@ -387,6 +441,15 @@ static bool better(const chk_finding *x, uint8_t rep_cert, uint64_t rep_excess)
 {
     if (x->certainty != rep_cert) return x->certainty < rep_cert;
     return x->excess > rep_excess;
+}
+
+static void merge_assumed(chk_finding *y, const chk_finding *x)
+{
+    if (!x->assumed) return;
+    char *t = strdup(x->assumed), *save = NULL;
+    if (!t) abort();
+    for (char *p = strtok_r(t, ";", &save); p; p = strtok_r(NULL, ";", &save)) add_assumed(&y->assumed, p + (*p == ' '));
+    free(t);
 }
 
 /* The kind of access a's message names: load, store, atomic, prefetch. */
@@ -436,6 +499,7 @@ static size_t group(chk_finding *v, size_t n)
             free(y->depends);
             y->depends = NULL;
         }
+        merge_assumed(y, x);
         y->excess += x->excess;
         y->cost += x->cost;
         if (x->loop_depth > y->loop_depth) y->loop_depth = x->loop_depth;
@@ -543,6 +607,7 @@ static void merge_shape(chk_finding *y, chk_finding *x)
         free(y->depends);
         y->depends = NULL;
     }
+    merge_assumed(y, x);
     if (x->cost > y->cost) y->cost = x->cost;
     if (x->excess > y->excess) y->excess = x->excess;
     if (x->loop_depth > y->loop_depth) y->loop_depth = x->loop_depth;

@@ -78,6 +78,10 @@ typedef struct chk_finding {
     const coal_access *acc_src, *msg_src;
     uint32_t msg_excess;
     bool mixed; /* the group holds several kinds of access (a load and a store): an "access" */
+    /* The project file's facts that changed it (report/config.h): "w % 32
+     * == 0 (ptxray.yaml:7)", several joined by "; "; NULL: none */
+    char *assumed;
+    const void *supp; /* the project file's suppression (cfg_supp) that covers it, or NULL */
 } chk_finding;
 
 typedef struct chk_list {

@@ -14,7 +14,7 @@ static void count(const chk_run *r, size_t by_rule[CHK_NRULES], size_t *suppress
     memset(by_rule, 0, sizeof(size_t) * CHK_NRULES);
     *suppressed = 0;
     for (size_t i = 0; i < r->l->n; i++) {
-        if (r->l->v[i].suppressed) (*suppressed)++;
+        if (r->l->v[i].suppressed) *suppressed += !r->l->v[i].supp; /* the project file's: config_note */
         else by_rule[r->l->v[i].rule]++;
     }
 }
@@ -122,6 +122,7 @@ static void finding_text(FILE *o, const chk_finding *x)
         fprintf(o, "%s:%u:%u: note: %s\n", x->ptx_path, x->line, x->col, at);
     }
     if (possible && x->depends) fprintf(o, "%s:%u:%u: note: depends on %s\n", x->ptx_path, x->line, x->col, x->depends);
+    if (x->assumed) fprintf(o, "%s:%u:%u: note: assuming %s\n", x->ptx_path, x->line, x->col, x->assumed);
     if (x->hint) fprintf(o, "%s:%u:%u: note: hint: %s\n", x->ptx_path, x->line, x->col, x->hint);
     if (x->also) fprintf(o, "%s:%u:%u: note: the same PTX is also in %s\n", x->ptx_path, x->line, x->col, x->also);
 }
@@ -170,6 +171,7 @@ void chk_report_text(FILE *o, const chk_run *r)
     else if (r->nbin) fprintf(o, " (%zu from binaries)", r->nbin);
     fprintf(o, ", %zu findings (%s; %zu proven, %zu possible), %zu suppressed by the baseline", shown, counts, proven,
             possible, sup);
+    if (r->config_note) fprintf(o, "%s", r->config_note);
     if (r->nbad) fprintf(o, ", %zu %s with errors", r->nbad, inputs_word(r, r->nbad));
     fprintf(o, "; failing on %s%s\n", fail, r->strict ? " (--strict: possible findings too)" : "");
 }
@@ -230,6 +232,7 @@ json_t *chk_finding_json(const chk_finding *x)
     json_object_set_new(o, "cost", json_integer((json_int_t)x->cost));
     json_object_set_new(o, "message", json_string(x->message));
     json_object_set_new(o, "hint", x->hint ? json_string(x->hint) : json_null());
+    if (x->assumed) json_object_set_new(o, "assumed", json_string(x->assumed)); /* a project file's facts */
     json_object_set_new(o, "shapes_analysed", json_integer(x->nshapes));
     json_object_set_new(o, "holds_at", chk_holds_at_json(x));
     json_object_set_new(o, "fingerprint", json_string(fp));
@@ -358,6 +361,7 @@ static void put_finding(jstream *s, const chk_finding *x)
     js_int(s, "cost", (long long)(json_int_t)x->cost);
     put_str(s, "message", x->message);
     put_str_or_null(s, "hint", x->hint);
+    if (x->assumed) put_str(s, "assumed", x->assumed); /* chk_finding_json */
     js_int(s, "shapes_analysed", (long long)x->nshapes);
     /* chk_holds_at_json */
     js_open_array(s, "holds_at");

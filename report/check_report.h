@@ -15,6 +15,7 @@ typedef struct chk_run {
     const coal_options *opts;
     const char *root;           /* SARIF URIs are relative to it (absolute, no trailing slash); NULL: cwd */
     size_t nbin;                /* of nfiles, PTX texts read out of binaries (inputs.h) */
+    const char *config_note;    /* the project files' part of the summary (suppressions, assumptions), or NULL */
 } chk_run;
 
 /* Whether x makes the exit status 1: unsuppressed, of a --fail-on rule,

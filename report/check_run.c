@@ -77,17 +77,37 @@ static int write_baseline(const char *path, const chk_list *l)
  * parsed and built once and the model run once per round (round r gives
  * each kernel its r-th shape; pipeline.h), and
  * a finding found at several is reported once, with the shapes. */
-static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err)
+/* The project file's suppressions over the findings first.. of x. */
+static void suppress(chk_list *l, size_t first, const pl_prog *x)
+{
+    for (size_t i = first; i < l->n; i++) {
+        chk_finding *f = &l->v[i];
+        const ptx_func *fn = NULL;
+        for (uint32_t k = 0; k < x->m->nfuncs && !fn; k++)
+            if (ptx_str_eq(x->m->funcs[k]->name, f->symbol)) fn = x->m->funcs[k];
+        if (!fn) continue;
+        cfg_supp *s = f->src_file ? cfg_suppression(x->cfg, f->rule, fn, f->src_file, f->src_line)
+                                  : cfg_suppression(x->cfg, f->rule, fn, f->ptx_path, f->line);
+        if (!s) continue;
+        f->supp = s;
+        __atomic_fetch_add(&s->used, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err,
+                      cfg_set *configs)
 {
     const char *path = u->shown;
     size_t first = chk_collect_begin(l);
     pl_prog x;
     pl_options o = {.cmd = "check", .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
                     .blocks = blocks, .shapes = PL_SHAPES_MARK, .co = co, .err = err,
-                    .text = u->text, .text_len = u->len, .plain = !u->text};
+                    .text = u->text, .text_len = u->len, .plain = !u->text,
+                    .configs = configs, .config_from = u->path};
     int rc = pl_load(&x, path, &o);
     if (!rc) {
         for (uint32_t r = 0; r < x.nr; r++) chk_collect_at(l, first, path, &x.ctx[r], mask);
+        if (x.cfg && x.cfg->ns) suppress(l, first, &x);
         pl_free(&x);
     }
     chk_collect_end(l, first, path);
@@ -99,7 +119,8 @@ static void mark_suppressed(chk_list *l, const fpset *base)
 {
     for (size_t i = 0; i < l->n; i++)
         l->v[i].suppressed =
-            base->n && bsearch(&l->v[i].fingerprint, base->v, base->n, sizeof *base->v, cmp_u64) != NULL;
+            (base->n && bsearch(&l->v[i].fingerprint, base->v, base->n, sizeof *base->v, cmp_u64) != NULL) ||
+            l->v[i].supp;
 }
 
 static int report(const chk_args *a, const chk_run *run)
@@ -126,6 +147,7 @@ typedef struct chk_batch {
     chk_worker *w;
     chk_list *l; /* the run's */
     size_t nbad;
+    cfg_set *configs;
 } chk_batch;
 
 typedef struct chk_file_result {
@@ -138,7 +160,7 @@ static void *check_one(void *ctx, unsigned w, size_t i, FILE *err)
     chk_batch *b = ctx;
     chk_file_result *r = calloc(1, sizeof *r);
     if (!r) abort();
-    r->rc = check_file(&r->l, &b->units[i], &b->w[w].co, &b->w[w].blocks, b->mask, err);
+    r->rc = check_file(&r->l, &b->units[i], &b->w[w].co, &b->w[w].blocks, b->mask, err, b->configs);
     return r;
 }
 
@@ -154,7 +176,7 @@ static bool merge_one(void *ctx, size_t i, void *result)
 }
 
 /* Every file's findings into l, in file order; the number of bad files. */
-static size_t check_files(chk_args *a, const in_units *u, unsigned mask, chk_list *l)
+static size_t check_files(chk_args *a, const in_units *u, unsigned mask, chk_list *l, cfg_set *configs)
 {
     size_t n = u->n;
     unsigned jobs = a->jobs ? a->jobs : batch_default_jobs();
@@ -169,7 +191,7 @@ static size_t check_files(chk_args *a, const in_units *u, unsigned mask, chk_lis
     char **names = malloc((n ? n : 1) * sizeof *names);
     if (!names) abort();
     for (size_t i = 0; i < n; i++) names[i] = u->v[i].path; /* the progress line reads their sizes */
-    chk_batch b = {u->v, mask, w, l, 0};
+    chk_batch b = {u->v, mask, w, l, 0, configs};
     batch_opts o = {jobs, "check", names};
     batch_run(n, &o, check_one, merge_one, &b);
     for (unsigned k = 0; k < jobs; k++)
@@ -177,6 +199,27 @@ static size_t check_files(chk_args *a, const in_units *u, unsigned mask, chk_lis
     free(w);
     free(names);
     return b.nbad;
+}
+
+/* ", 1 suppressed by ptxray.yaml, 1 of 2 assumptions used" when a project
+ * file was read, else NULL (the summary is as without one). */
+static char *config_note(const cfg_set *s, const chk_list *l)
+{
+    if (!s->n) return NULL;
+    size_t sup = 0;
+    for (size_t i = 0; i < l->n; i++) sup += l->v[i].supp != NULL;
+    uint32_t nf = 0, used = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (uint32_t k = 0; k < s->all[i]->nk; k++)
+            for (uint32_t j = 0; j < s->all[i]->k[k].nfacts; j++) {
+                nf++;
+                used += s->all[i]->k[k].facts[j].changed || s->all[i]->k[k].facts[j].cleared;
+            }
+    char *t = malloc(256);
+    if (!t) abort();
+    snprintf(t, 256, ", %zu suppressed by %s, %u of %u assumptions used", sup, s->n == 1 ? s->all[0]->shown : "the project files",
+             used, nf);
+    return t;
 }
 
 int chk_check(chk_args *a, char **paths, int n)
@@ -194,14 +237,41 @@ int chk_check(chk_args *a, char **paths, int n)
         fputs("ptxray check: no PTX file found\n", stderr);
         rc = 2;
     }
+    /* the project files, found before the run: their fail-on decides the
+     * rules collected, and their errors stop it */
+    cfg_set configs;
+    cfg_set_init(&configs, a->config_mode, a->config);
+    int crc = 0; /* an input's error (rc) does not stop the run; a project file's does */
+    for (size_t i = 0; i < files.n && !crc; i++) {
+        const ptx_config *c;
+        crc = cfg_for(&configs, files.v[i].path, &c);
+    }
+    bool has = false;
+    unsigned cfg_fail = 0;
+    if (!crc) crc = cfg_fail_on(&configs, &has, &cfg_fail, "check");
+    if (crc) {
+        cfg_set_free(&configs);
+        in_free(&files);
+        free(base.v);
+        return crc;
+    }
+    if (has && !a->fail_on_given) a->fail_on = cfg_fail;
     chk_list l;
     memset(&l, 0, sizeof l);
     unsigned enabled = a->enable | a->fail_on;
-    size_t nbad = check_files(a, &files, enabled, &l);
+    size_t nbad = check_files(a, &files, enabled, &l, &configs);
     if (nbad) rc = 2;
     chk_sort(&l);
     mark_suppressed(&l, &base);
-    chk_run run = {&l, files.n, nbad, enabled, a->fail_on, a->strict, &a->co, a->root, 0};
+    for (size_t i = 0; configs.n && i < l.n; i++) { /* a finding that remains was not cleared */
+        char at[1024];
+        const chk_finding *x = &l.v[i];
+        if (x->src_file) snprintf(at, sizeof at, "%s:%u [%s] in %s", x->src_file, x->src_line, chk_rule_name(x->rule), x->kernel);
+        else snprintf(at, sizeof at, "PTX line %u [%s] in %s", x->line, chk_rule_name(x->rule), x->kernel);
+        cfg_drop_present(&configs, at);
+    }
+    char *note = config_note(&configs, &l);
+    chk_run run = {&l, files.n, nbad, enabled, a->fail_on, a->strict, &a->co, a->root, 0, note};
     for (size_t i = 0; i < files.n; i++) run.nbin += files.v[i].text != NULL;
     if (!blk_check_seen(&a->blocks, "check")) rc = 2; /* nothing written */
     else if (!(rc == 2 && a->out) && report(a, &run)) rc = 2; /* exit 2 writes no file */
@@ -211,6 +281,11 @@ int chk_check(chk_args *a, char **paths, int n)
     else if (!rc)
         for (size_t i = 0; i < l.n; i++)
             if (chk_fails(&run, &l.v[i])) rc = 1;
+    /* what the project files' assumptions did; an expired suppression
+     * (or, --strict-assumptions, one that nothing used) fails the run */
+    if (cfg_report_end(&configs, stderr, stderr, a->strict_assumptions, true) && rc != 2 && !a->write) rc = 1;
+    cfg_set_free(&configs);
+    free(note);
     chk_free(&l);
     in_free(&files);
     free(base.v);

@@ -4,6 +4,7 @@
 #ifndef PTXRAY_CHECK_RUN_H
 #define PTXRAY_CHECK_RUN_H
 #include "check_report.h"
+#include "config.h"
 
 #define CHK_DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_MISALIGNED | 1u << CHK_BANK_CONFLICT)
 
@@ -20,6 +21,10 @@ typedef struct chk_args {
     unsigned jobs;                      /* -j: files checked in parallel; 0: one per core */
     coal_options co;
     blk_opts blocks;
+    bool fail_on_given;                 /* --fail-on: the project file's fail-on is not read */
+    bool strict_assumptions;            /* --strict-assumptions */
+    enum cfg_mode config_mode;          /* ptxray.yaml found (default), --config FILE, --no-config */
+    const char *config;                 /* --config FILE */
 } chk_args;
 
 /* Checks the n paths (files, or directories searched recursively for

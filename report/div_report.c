@@ -169,7 +169,7 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk
     uint32_t shape[3];
     f->origin = (uint8_t)blk_resolve(blocks, pf->fn, shape);
     f->origin_text = blk_origin_for(blocks, pf->fn, (enum blk_origin)f->origin);
-    if (f->origin <= BLK_ALL || f->origin == BLK_LAUNCH)
+    if (f->origin <= BLK_CONFIG || f->origin == BLK_LAUNCH)
         memcpy(f->div.block, shape, sizeof shape); /* else the analysis reads .reqntid */
     collect_branches(f, a);
     const ssa_func *s = pf->ssa;

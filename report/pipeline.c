@@ -7,18 +7,18 @@
 /* The rounds of shapes.  One round at round 0 reads the caller's shapes
  * (a blk_opts is 2.5 KB: a zeroed copy per file cost about 0.2% of
  * check's instructions over the corpus). */
-static void rounds(pl_prog *x, const pl_options *o)
+static void rounds(pl_prog *x, const pl_options *o, blk_opts *b)
 {
-    x->nr = o->nrounds ? o->nrounds : blk_module_rounds(o->blocks, x->m);
-    if (x->nr == 1 && !o->blocks->round) {
-        x->rb = o->blocks;
+    x->nr = o->nrounds ? o->nrounds : blk_module_rounds(b, x->m);
+    if (x->nr == 1 && !b->round) {
+        x->rb = b;
         return;
     }
     x->rb = malloc(x->nr * sizeof *x->rb);
     if (!x->rb) abort();
     x->rb_owned = true;
     for (uint32_t r = 0; r < x->nr; r++) {
-        x->rb[r] = *o->blocks;
+        x->rb[r] = *b;
         x->rb[r].round = r;
     }
 }
@@ -36,12 +36,18 @@ static void coalesce(pl_prog *x, const pl_options *o)
     x->names = ARENA_NEW(a, sn_src);
     *x->names = (sn_src){.ptx_path = x->path, .files = x->files, .blocks = o->blocks};
     const char *shown = o->shown && !(x->unit && x->unit->text) ? o->shown : x->path;
+    cfg_facts_ctx *fc = NULL;
+    if (x->cfg) {
+        fc = ARENA_NEW(a, cfg_facts_ctx);
+        *fc = (cfg_facts_ctx){x->cfg, x->names};
+    }
     for (uint32_t r = 0; r < x->nr; r++) {
         coal_options *co = &x->rco[r];
         if (o->co) *co = *o->co;
-        else *co = (coal_options){{0, 0, 0}, NULL, blk_option_shape, NULL};
+        else *co = (coal_options){{0, 0, 0}, NULL, blk_option_shape, NULL, NULL, NULL};
         co->only = x->kernel;
         if (co->block_of == blk_option_shape) co->block_ctx = &x->rb[r];
+        if (fc) co->facts_of = cfg_facts_of, co->facts_ctx = fc;
         x->res[r] = coal_analyse(x->m, x->p, co, a);
         x->ctx[r] = (coal_report_ctx){x->res[r], shown, co, x->files, x->names};
     }
@@ -83,6 +89,8 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     FILE *err = o->err ? o->err : stderr;
     const char *given = path; /* path may become the unit's name, freed with it */
     *x = (pl_prog){.path = path};
+    /* the project file: before the parse, so that its errors come first */
+    if (o->configs && cfg_for(o->configs, o->config_from ? o->config_from : path, &x->cfg)) return 2;
     /* parse */
     if (o->text) x->m = ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err);
     else if (o->plain) x->m = ptx_load_to(path, 1, err);
@@ -112,7 +120,16 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     if (o->shapes == PL_SHAPES_CHECK) {
         if (!blk_check(o->blocks, x->m, o->cmd, o->shown ? o->shown : path)) goto bad;
     } else blk_mark(o->blocks, x->m);
-    rounds(x, o);
+    blk_opts *b = o->blocks;
+    if (x->cfg) {
+        cfg_mark(x->cfg, x->m);
+        x->cb = malloc(sizeof *x->cb);
+        if (!x->cb) abort();
+        *x->cb = *o->blocks;
+        if (!cfg_add_blocks(x->cfg, x->cb, o->cmd)) goto bad;
+        b = x->cb;
+    }
+    rounds(x, o, b);
     /* analyses */
     if (o->passes & PL_COALESCE) coalesce(x, o);
     if (o->passes & PL_DIVERGE) diverge(x, o);
@@ -121,7 +138,7 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     return 0;
 bad:
     pl_free(x);
-    *x = (pl_prog){.path = given}; /* pl_free again does nothing */
+    *x = (pl_prog){.path = given, .cfg = x->cfg}; /* pl_free again does nothing */
     return 2;
 }
 
@@ -129,6 +146,7 @@ void pl_free(pl_prog *x)
 {
     for (uint32_t i = 0; i < x->ndf; i++) dr_func_free(&x->df[i]);
     if (x->rb_owned) free(x->rb);
+    free(x->cb);
     if (x->p) prog_free(x->p);
     if (x->m) ptx_module_free(x->m);
     if (x->unit) {

@@ -20,6 +20,7 @@
 #define PTXRAY_PIPELINE_H
 #include <stdio.h>
 #include "coalescing_report.h"
+#include "config.h"
 #include "div_report.h"
 #include "inputs.h"
 #include "program.h"
@@ -68,6 +69,11 @@ typedef struct pl_options {
     const char *text;
     size_t text_len;
     bool plain; /* path is known to be a PTX file (inputs.h said so): not looked at again */
+    /* The run's project files (config.h; NULL: none): the one found from
+     * config_from (NULL: path) gives shapes below --block, facts about
+     * parameters to the coalescing model, and is pl_prog.cfg */
+    cfg_set *configs;
+    const char *config_from;
 } pl_options;
 
 struct pl_prog {
@@ -87,6 +93,8 @@ struct pl_prog {
     dr_func *df;            /* PL_DIVERGE without each: ndf analyses, functions */
     uint32_t ndf;           /* in order, each at its rounds */
     const div_result **dv;  /* PL_VERDICTS: per function */
+    const ptx_config *cfg;  /* the project file, or NULL */
+    blk_opts *cb;           /* the options' shapes with the project file's (owned), or NULL */
 };
 
 /* Runs the pipeline on path: 0 (pl_free x), or 2 after the reasons on

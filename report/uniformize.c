@@ -145,7 +145,7 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
             if (s == ns && !(f == BLK_LAUNCH && ks && ks->unknown)) break;
             if (s == ns) f = BLK_DEFAULT; /* the unknown launches */
             if (!s) from = f;
-            if (f != BLK_KERNEL && f != BLK_ALL && f != BLK_LAUNCH)
+            if (f != BLK_KERNEL && f != BLK_ALL && f != BLK_CONFIG && f != BLK_LAUNCH)
                 memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
             r[nr++] = div_analyse(&p->funcs[i], c->analysis, &o, &p->a);
         }

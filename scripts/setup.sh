@@ -9,8 +9,9 @@
 # Makefile asks llvm-config-14 where that is when it is installed) is what
 # `ptxray launches` parses host code with.  cmake builds the CUDA projects of
 # tests/nvcc/ through `ptxray nvcc` (make check, docs/nvcc.md).
+# libyaml-dev: the project file ptxray.yaml (report/config.c, docs/check.md).
 set -euo pipefail
-pkgs=(build-essential bison flex libjansson-dev libelf-dev libzstd-dev liblz4-dev zlib1g-dev libcriterion-dev libiberty-dev graphviz libgraphviz-dev chromium clang libclang-rt-14-dev libclang-dev python3 python3-jsonschema gnuplot-nox cmake python3-pip)
+pkgs=(build-essential bison flex libjansson-dev libyaml-dev libelf-dev libzstd-dev liblz4-dev zlib1g-dev libcriterion-dev libiberty-dev graphviz libgraphviz-dev chromium clang libclang-rt-14-dev libclang-dev python3 python3-jsonschema gnuplot-nox cmake python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
