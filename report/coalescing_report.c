@@ -55,14 +55,10 @@ static const char *sym_name(const coal_report_ctx *c, const coal_func *f, const 
     return buf;
 }
 
-/* "4·cols" */
+/* "4·cols"; "64·pitch" for 4·(pitch << 4) */
 static void sym_stride_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
-    char name[192];
-    sym_name(c, f, x, x->sym_k != 1, name, sizeof name);
-    if (x->sym_k == 1) snprintf(buf, n, "%s", name);
-    else if (x->sym_k == -1) snprintf(buf, n, "-%s", name);
-    else snprintf(buf, n, "%" PRId64 "·%s", x->sym_k, name);
+    sn_value_times(c ? c->names : NULL, f->chain, x->sym_value, x->sym_k, buf, n);
 }
 
 int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char **name)
