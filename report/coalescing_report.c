@@ -68,6 +68,14 @@ int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_acce
     return sn_value_param(c ? c->names : NULL, f->chain, x->sym_value, name);
 }
 
+bool coal_value_label(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    int32_t pi;
+    if (!x->sym_named && !x->bank_cond) return false;
+    sn_value_label(c ? c->names : NULL, f->chain, x->sym_value, buf, n, &pi);
+    return pi < 0;
+}
+
 json_t *coal_param_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x)
 {
     if (!x->sym_named && !x->bank_cond) return NULL;
@@ -761,6 +769,8 @@ json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, co
     }
     json_t *pj = coal_param_json(c, f, x);
     if (pj) json_object_set_new(props, "param", pj);
+    char val[192];
+    if (coal_value_label(c, f, x, val, sizeof val)) json_object_set_new(props, "value", json_string(val));
     if (names_shape(c0, nr, i)) {
         json_object_set_new(props, "shapesAnalysed", json_integer(coal_nshapes(c0, nr, i)));
         json_object_set_new(props, "holdsAt", coal_holds_at_json(c0, i, v));

@@ -227,19 +227,14 @@ static sx sx_add(sx a, sx b, int sign)
 }
 
 /* A special register as messages name it: blockDim.x for %ntid.x (the
- * CUDA names of the uniform ones), else the PTX name. */
-static sx sx_sreg(const char *text, size_t n)
+ * CUDA names of the uniform ones), else the PTX name; one without a
+ * component (%smid, a numbered %envreg3) is not named. */
+static sx sx_sreg(ptx_sreg r, unsigned comp)
 {
-    static const char *const map[][2] = {{"%ntid", "blockDim"}, {"%nctaid", "gridDim"}, {"%ctaid", "blockIdx"}};
+    const char *n = r == PTX_SR_NTID ? "blockDim" : r == PTX_SR_NCTAID ? "gridDim" : r == PTX_SR_CTAID ? "blockIdx" : NULL;
     char buf[48];
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        size_t k = strlen(map[i][0]);
-        if (n == k + 2 && !memcmp(text, map[i][0], k) && text[k] == '.') {
-            snprintf(buf, sizeof buf, "%s.%c", map[i][1], text[k + 1]);
-            return sx_atom(buf);
-        }
-    }
-    snprintf(buf, sizeof buf, "%.*s", (int)n, text);
+    if (!comp) return sx_fail();
+    snprintf(buf, sizeof buf, "%s.%c", n ? n : ptx_sreg_name(r), (char)comp);
     return sx_atom(buf);
 }
 
@@ -298,7 +293,7 @@ static sx sx_operand_of(sx_ctx *x, uint32_t st, uint32_t i, unsigned depth)
     const ptx_operand *o = &in->opd[i];
     switch (o->kind) {
     case PTX_O_IMM: return o->flags == PTX_IMM_INT ? sx_const(o->v) : sx_fail();
-    case PTX_O_SREG: return sx_sreg(o->p.text, o->n);
+    case PTX_O_SREG: return sx_sreg((ptx_sreg)o->n, o->comp);
     case PTX_O_REG: {
         uint32_t w = ssa_use_value(x->c->pf->ssa, st, i);
         return w == SSA_NONE ? sx_fail() : sx_value(x, w, depth + 1);
@@ -347,12 +342,7 @@ static sx sx_value(sx_ctx *x, uint32_t v, unsigned depth)
     if (pi >= 0) return sx_atom(sn_value_label(x->s, c, v, buf, sizeof buf, NULL)); /* a parameter */
     const ssa_func *s = c->pf->ssa;
     const ssa_value *val = &s->values[v];
-    if (val->kind == SSA_V_SREG) {
-        const char *n = ptx_sreg_name((ptx_sreg)val->reg);
-        if (val->comp) snprintf(buf, sizeof buf, "%s.%c", n, val->comp);
-        else snprintf(buf, sizeof buf, "%s", n);
-        return sx_sreg(buf, strlen(buf));
-    }
+    if (val->kind == SSA_V_SREG) return sx_sreg((ptx_sreg)val->reg, val->comp);
     if (val->kind != SSA_V_INST || val->partial || s->refs[val->ref].opd != 0) return sx_fail();
     uint32_t st = val->stmt;
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
