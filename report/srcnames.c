@@ -182,6 +182,7 @@ static sx sx_mul(sx a, sx b)
     if (!a.ok || !b.ok) return sx_fail();
     int64_t k;
     if (__builtin_mul_overflow(a.k, b.k, &k) || k > INT32_MAX || k < INT32_MIN) return sx_fail();
+    if (!k) return sx_const(0);
     if (a.cst) { /* constants lead: 2·s */
         b.k = k;
         return b;
