@@ -597,8 +597,11 @@ const char *addr_value_label(const addr_chain *c, uint32_t v, char *buf, size_t 
         uint32_t w = ssa_use_value(s, st, 1);
         if (w != SSA_NONE && w != v) return addr_value_label(c, w, buf, n, param_index);
     }
-    if (in && in->op == PTX_OPC_MOV && in->nopd == 2 && in->opd[1].kind == PTX_O_SREG && in->opd[1].p.text) {
-        snprintf(buf, n, "%.*s", (int)in->opd[1].n, in->opd[1].p.text);
+    if (in && in->op == PTX_OPC_MOV && in->nopd == 2 && in->opd[1].kind == PTX_O_SREG) {
+        /* the operand's n is the ptx_sreg, not its spelling's length */
+        const ptx_operand *o = &in->opd[1];
+        if (o->comp) snprintf(buf, n, "%s.%c", ptx_sreg_name((ptx_sreg)o->n), o->comp);
+        else snprintf(buf, n, "%s", ptx_sreg_name((ptx_sreg)o->n));
         return buf;
     }
     if (val->kind == SSA_V_SREG) {

@@ -184,6 +184,12 @@ int hc_table_load(hc_table *t, const char *path, FILE *err)
 void hc_table_from_result(hc_table *t, const hc_result *r)
 {
     memset(t, 0, sizeof *t);
+    if (r->nv) {
+        t->v = malloc(r->nv * sizeof *t->v);
+        if (!t->v) abort();
+        for (size_t i = 0; i < r->nv; i++) hc_var_copy(&t->v[i], &r->v[i]);
+        t->nv = r->nv;
+    }
     for (size_t i = 0; i < r->nk; i++) {
         hc_kshapes *k = kernel(t, r->k[i].name);
         k->unknown += r->k[i].addr_taken != NULL;
@@ -228,6 +234,13 @@ const char *hc_table_param(const hc_table *t, const char *name, size_t len, uint
     return k->params[i];
 }
 
+const hc_var *hc_table_var(const hc_table *t, const char *name, size_t len)
+{
+    for (size_t i = 0; t && i < t->nv; i++)
+        if (strlen(t->v[i].name) == len && !memcmp(t->v[i].name, name, len)) return &t->v[i];
+    return NULL;
+}
+
 uint32_t hc_table_max_shapes(const hc_table *t)
 {
     uint32_t m = 0;
@@ -256,6 +269,8 @@ void hc_table_free(hc_table *t)
         free(t->k[i].params);
     }
     free(t->k);
+    for (size_t i = 0; i < t->nv; i++) hc_var_free(&t->v[i]);
+    free(t->v);
     memset(t, 0, sizeof *t);
 }
 

@@ -40,6 +40,8 @@ typedef struct hc_kshapes {
 typedef struct hc_table {
     hc_kshapes *k;
     size_t n;
+    hc_var *v; /* the device variables of a scan (a launch file has none) */
+    size_t nv;
 } hc_table;
 
 /* Reads path: 0, or 2 after "path:line:col: error: ..." (or "path: error:
@@ -53,6 +55,8 @@ const hc_kshapes *hc_table_find(const hc_table *t, const char *name, size_t len)
  * there as in the PTX (a table of another version of the source names
  * nothing); else NULL. */
 const char *hc_table_param(const hc_table *t, const char *name, size_t len, uint32_t nparams, uint32_t i);
+/* The device variable whose PTX symbol is name[0..len), or NULL. */
+const hc_var *hc_table_var(const hc_table *t, const char *name, size_t len);
 /* The most shapes a kernel has (0 for none). */
 uint32_t hc_table_max_shapes(const hc_table *t);
 void hc_table_free(hc_table *t);

@@ -60,9 +60,61 @@ void hc_free(hc_result *r)
     free(r->file_first_error);
     free(r->file_header_errors);
     free(r->file_first_header_error);
+    for (size_t i = 0; i < r->nv; i++) hc_var_free(&r->v[i]);
+    free(r->v);
     free(r->k);
     free(r->l);
     memset(r, 0, sizeof *r);
+}
+
+void hc_var_free(hc_var *v)
+{
+    for (uint32_t i = 0; i < v->nf; i++) free(v->f[i].name);
+    free(v->f);
+    free(v->name);
+    memset(v, 0, sizeof *v);
+}
+
+void hc_var_copy(hc_var *d, const hc_var *v)
+{
+    *d = *v;
+    d->name = dup(v->name);
+    d->f = malloc((v->nf ? v->nf : 1) * sizeof *d->f);
+    if (!d->f) abort();
+    for (uint32_t i = 0; i < v->nf; i++) {
+        d->f[i] = v->f[i];
+        d->f[i].name = dup(v->f[i].name);
+    }
+}
+
+bool hc_var_path(const hc_var *v, uint64_t off, uint32_t bytes, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    uint32_t node = 0;
+    for (int depth = 0; node < v->nf && depth < 32; depth++) {
+        const hc_field *f = &v->f[node];
+        int w = 0;
+        if (f->opaque) return false;
+        if (f->count) { /* an array: the element off falls in */
+            uint64_t es = f->size / f->count, i = es ? off / es : f->count;
+            if (i >= f->count || f->nkids != 1) return false;
+            w = snprintf(buf + len, n - len, "[%llu]", (unsigned long long)i);
+            off -= i * es;
+            node = f->first;
+        } else if (f->record) { /* the field off falls in */
+            uint32_t k = f->first, end = f->first + f->nkids;
+            while (k < end && !(off >= v->f[k].off && off < v->f[k].off + v->f[k].size)) k++;
+            if (k == end) return false; /* padding */
+            w = snprintf(buf + len, n - len, ".%s", v->f[k].name);
+            off -= v->f[k].off;
+            node = k;
+        } else /* a scalar: the load reads all of it */
+            return off == 0 && bytes == f->size;
+        if (w < 0 || (size_t)w >= n - len) return false;
+        len += (size_t)w;
+    }
+    return false;
 }
 
 void hc_note_header_errors(const hc_result *r, const char *cmd, bool verbose, FILE *err)
@@ -1072,6 +1124,147 @@ static void walk(scan *s, CXCursor fn)
     clang_visitChildren(fn, visit, &w);
 }
 
+/* ---- device variables' layouts ---- */
+
+#define MAX_FIELDS 512 /* nodes of one variable's layout: a bigger one is not named */
+
+typedef struct layout {
+    hc_field *f;
+    uint32_t n, cap;
+    bool fail;
+} layout;
+
+static uint32_t node_new(layout *l)
+{
+    if (l->n == MAX_FIELDS) {
+        l->fail = true;
+        return 0;
+    }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->f = realloc(l->f, l->cap * sizeof *l->f);
+        if (!l->f) abort();
+    }
+    memset(&l->f[l->n], 0, sizeof l->f[l->n]);
+    return l->n++;
+}
+
+typedef struct fields {
+    CXCursor v[MAX_FIELDS];
+    uint32_t n;
+    bool opaque;
+} fields;
+
+static enum CXVisitorResult field_of(CXCursor c, CXClientData d)
+{
+    fields *fs = d;
+    char *name = take(clang_getCursorSpelling(c));
+    /* a bit-field or an unnamed member: the bytes are not one named field */
+    if (clang_Cursor_isBitField(c) || !name[0] || fs->n == MAX_FIELDS) fs->opaque = true;
+    else fs->v[fs->n++] = c;
+    free(name);
+    return fs->opaque ? CXVisit_Break : CXVisit_Continue;
+}
+
+static void lay(layout *l, uint32_t node, CXType t, int depth)
+{
+    t = clang_getCanonicalType(t);
+    long long size = clang_Type_getSizeOf(t);
+    if (size <= 0 || depth > 8) {
+        l->fail = true;
+        return;
+    }
+    l->f[node].size = (uint64_t)size;
+    if (t.kind == CXType_ConstantArray) {
+        long long count = clang_getArraySize(t);
+        if (count <= 0) {
+            l->fail = true;
+            return;
+        }
+        uint32_t e = node_new(l);
+        if (l->fail) return;
+        l->f[node].count = (uint64_t)count;
+        l->f[node].first = e;
+        l->f[node].nkids = 1;
+        lay(l, e, clang_getArrayElementType(t), depth + 1);
+    } else if (t.kind == CXType_Record) {
+        enum CXCursorKind k = clang_getCursorKind(clang_getTypeDeclaration(t));
+        if (k != CXCursor_StructDecl && k != CXCursor_ClassDecl) {
+            l->f[node].opaque = true; /* a union: which member is read is not known */
+            return;
+        }
+        fields *fs = calloc(1, sizeof *fs);
+        if (!fs) abort();
+        clang_Type_visitFields(t, field_of, fs);
+        l->f[node].record = true;
+        l->f[node].opaque = fs->opaque;
+        if (!fs->opaque && fs->n) {
+            uint32_t first = l->n;
+            for (uint32_t i = 0; i < fs->n && !l->fail; i++) node_new(l);
+            l->f[node].first = first;
+            l->f[node].nkids = fs->n;
+            for (uint32_t i = 0; i < fs->n && !l->fail; i++) {
+                long long bits = clang_Cursor_getOffsetOfField(fs->v[i]);
+                if (bits < 0 || bits % 8) {
+                    l->fail = true;
+                    break;
+                }
+                l->f[first + i].name = take(clang_getCursorSpelling(fs->v[i]));
+                l->f[first + i].off = (uint64_t)bits / 8;
+                lay(l, first + i, clang_getCursorType(fs->v[i]), depth + 1);
+            }
+        }
+        free(fs);
+    }
+}
+
+static enum CXChildVisitResult find_space(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CUDAConstantAttr || k == CXCursor_CUDADeviceAttr) *(bool *)d = true;
+    return CXChildVisit_Continue;
+}
+
+/* A __constant__ or __device__ (__managed__ is __device__ too) variable:
+ * its PTX symbol and layout, for srcnames to name what a load of it reads. */
+static void device_var(scan *s, CXCursor c)
+{
+    bool dev = false;
+    clang_visitChildren(c, find_space, &dev);
+    if (!dev) return;
+    char *m = take(clang_Cursor_getMangling(c));
+    /* nvcc keeps a static variable's plain name (s_state, not clang's _ZL7s_state) */
+    if (!strncmp(m, "_ZL", 3)) {
+        char *e;
+        unsigned long len = strtoul(m + 3, &e, 10);
+        if (len && strlen(e) == len) memmove(m, e, len + 1);
+    }
+    for (size_t i = 0; i < s->r->nv; i++)
+        if (!strcmp(s->r->v[i].name, m)) {
+            free(m);
+            return;
+        }
+    layout l = {0};
+    node_new(&l);
+    CXType t = clang_getCursorType(c);
+    lay(&l, 0, t, 0);
+    long long al = clang_Type_getAlignOf(clang_getCanonicalType(t));
+    if (l.fail || al <= 0) {
+        for (uint32_t i = 0; i < l.n; i++) free(l.f[i].name);
+        free(l.f);
+        free(m);
+        return;
+    }
+    hc_result *r = s->r;
+    if (r->nv == r->capv) {
+        r->capv = r->capv ? 2 * r->capv : 8;
+        r->v = realloc(r->v, r->capv * sizeof *r->v);
+        if (!r->v) abort();
+    }
+    r->v[r->nv++] = (hc_var){m, l.f[0].size, (uint64_t)al, l.f, l.n};
+}
+
 /* Function definitions of the file, through namespaces, extern "C" blocks
  * and classes (not templates: their instantiations are walked from where
  * they are named). */
@@ -1096,6 +1289,7 @@ static enum CXChildVisitResult top(CXCursor c, CXCursor p, CXClientData d)
         if (clang_isCursorDefinition(c)) walk(s, c);
         return CXChildVisit_Continue;
     case CXCursor_VarDecl: /* kernels named in initialisers: tables of function pointers */
+        device_var(s, c);
         walk(s, c);
         return CXChildVisit_Continue;
     default:

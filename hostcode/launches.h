@@ -49,11 +49,34 @@ typedef struct hc_kernel {
     uint32_t nparams;
 } hc_kernel;
 
+/* One node of a device variable's type layout (hc_var.f): the variable
+ * itself, a field of a struct or class, an array or its element; what
+ * names the bytes a PTX load reads (srcnames: ld.const [c_cam+28] is
+ * c_cam.width).  Offsets in bytes from the enclosing node. */
+typedef struct hc_field {
+    char *name;         /* the field's name; NULL for the variable and an array's element */
+    uint64_t off, size;
+    uint64_t count;     /* an array: its element count, the element its one child */
+    uint32_t first, nkids; /* its children in hc_var.f: a struct's fields, an array's element */
+    bool record;        /* a struct or class: named by field */
+    bool opaque;        /* a union, a struct with bit-fields or unnamed members: no names inside */
+} hc_field;
+
+/* A __constant__, __device__ or __managed__ variable at namespace scope. */
+typedef struct hc_var {
+    char *name;         /* the PTX symbol (clang's mangling; a static one's plain name) */
+    uint64_t size, align;
+    hc_field *f;        /* f[0]: the variable's type */
+    uint32_t nf;
+} hc_var;
+
 typedef struct hc_result {
     hc_kernel *k;
     size_t nk, capk;
     hc_launch *l;
     size_t nl, capl;
+    hc_var *v;          /* device variables with a layout libclang could give */
+    size_t nv, capv;
     char **files;       /* the files scanned */
     uint32_t *file_errors; /* libclang errors per file, in its own code */
     char **file_first_error;
@@ -88,6 +111,13 @@ int hc_scan(const char *path, const hc_opts *o, hc_result *r, const char *cmd, F
  * none. */
 void hc_note_header_errors(const hc_result *r, const char *cmd, bool verbose, FILE *err);
 void hc_free(hc_result *r);
+/* A copy of v (its strings and layout) into *d; frees what a copy holds. */
+void hc_var_copy(hc_var *d, const hc_var *v);
+void hc_var_free(hc_var *v);
+/* The source path of the scalar of bytes bytes at byte off of v: ".width",
+ * "[3]", ".origin.x", "" for a scalar variable; false when off falls on
+ * padding, inside a union, across scalars or past the end. */
+bool hc_var_path(const hc_var *v, uint64_t off, uint32_t bytes, char *buf, size_t n);
 
 const char *hc_via_text(enum hc_via v); /* "<<<>>>", "cudaLaunchKernel", ... */
 

@@ -286,6 +286,7 @@ static void access_texts(chk_finding *v, size_t n, const coal_report_ctx *c, con
         const char *pn;
         int32_t pi = coal_param(c, f, a, &pn);
         if (pi >= 0) x->has_param = true, x->param = (uint32_t)pi, x->param_name = pn ? xstrdup(pn) : NULL;
+        else if (coal_value_label(c, f, a, buf, sizeof buf)) x->value = xstrdup(buf);
         if (coal_hint(c, f, a, buf, sizeof buf)) x->hint = xstrdup(buf);
         a = x->acc_src;
         snprintf(buf, sizeof buf, "%s %s %u %" PRId64, coal_pattern_name((enum coal_pattern)a->pattern),
@@ -422,6 +423,7 @@ static void free_finding(chk_finding *x)
     free(x->hint);
     free(x->depends);
     free(x->param_name);
+    free(x->value);
     free(x->inst);
     free(x->access);
     for (uint32_t k = 0; k < x->nat; k++) free(x->at[k].from);
@@ -597,6 +599,7 @@ static void merge_shape(chk_finding *y, chk_finding *x)
         t = y->depends, y->depends = x->depends, x->depends = t;
         t = y->access, y->access = x->access, x->access = t;
         t = y->param_name, y->param_name = x->param_name, x->param_name = t;
+        t = y->value, y->value = x->value, x->value = t;
         bool hp = y->has_param;
         uint32_t pi = y->param;
         y->has_param = x->has_param, y->param = x->param, x->has_param = hp, x->param = pi;

@@ -61,6 +61,7 @@ typedef struct chk_finding {
     bool has_param;         /* the message names kernel parameter param (srcnames.h) */
     uint32_t param;
     char *param_name;       /* its source name; NULL when unknown */
+    char *value;            /* the uniform value the message names when it is not a parameter ("2·s", "c_cam.width"); else NULL */
     char *inst;             /* the first instruction, registers without numbers */
     char *access;           /* pattern, stride and bytes of an access; NULL for a branch */
     uint32_t loop_depth;    /* the deepest of its instructions; 0: not in a loop */

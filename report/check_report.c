@@ -213,6 +213,7 @@ json_t *chk_finding_json(const chk_finding *x)
     if (x->has_param) /* the kernel parameter the message names (srcnames.h) */
         json_object_set_new(o, "param", json_pack("{s:i, s:o}", "index", (json_int_t)x->param, "name",
                                                   x->param_name ? json_string(x->param_name) : json_null()));
+    if (x->value) json_object_set_new(o, "value", json_string(x->value)); /* a value not a parameter (srcnames.h) */
     json_object_set_new(o, "kernel", json_string(x->kernel));
     json_object_set_new(o, "symbol", json_string(x->symbol));
     if (x->src_file) {
@@ -341,6 +342,7 @@ static void put_finding(jstream *s, const chk_finding *x)
         put_str_or_null(s, "name", x->param_name);
         js_close(s);
     }
+    if (x->value) put_str(s, "value", x->value);
     put_str(s, "kernel", x->kernel);
     put_str(s, "symbol", x->symbol);
     if (!x->src_file) js_null(s, "src");
@@ -540,6 +542,7 @@ static json_t *sarif_result(const sarif_ctx *s, json_t *rules, const chk_finding
     if (x->has_param)
         json_object_set_new(props, "param", json_pack("{s:i, s:o}", "index", (json_int_t)x->param, "name",
                                                       x->param_name ? json_string(x->param_name) : json_null()));
+    if (x->value) json_object_set_new(props, "value", json_string(x->value));
     json_object_set_new(props, "shapesAnalysed", json_integer(x->nshapes));
     json_object_set_new(props, "holdsAt", chk_holds_at_json(x));
     json_object_set_new(res, "properties", props);

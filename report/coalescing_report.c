@@ -55,14 +55,10 @@ static const char *sym_name(const coal_report_ctx *c, const coal_func *f, const 
     return buf;
 }
 
-/* "4·cols" */
+/* "4·cols"; "64·pitch" for 4·(pitch << 4) */
 static void sym_stride_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
 {
-    char name[192];
-    sym_name(c, f, x, x->sym_k != 1, name, sizeof name);
-    if (x->sym_k == 1) snprintf(buf, n, "%s", name);
-    else if (x->sym_k == -1) snprintf(buf, n, "-%s", name);
-    else snprintf(buf, n, "%" PRId64 "·%s", x->sym_k, name);
+    sn_value_times(c ? c->names : NULL, f->chain, x->sym_value, x->sym_k, buf, n);
 }
 
 int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char **name)
@@ -70,6 +66,14 @@ int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_acce
     *name = NULL;
     if (!x->sym_named && !x->bank_cond) return -1;
     return sn_value_param(c ? c->names : NULL, f->chain, x->sym_value, name);
+}
+
+bool coal_value_label(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    int32_t pi;
+    if (!x->sym_named && !x->bank_cond) return false;
+    sn_value_label(c ? c->names : NULL, f->chain, x->sym_value, buf, n, &pi);
+    return pi < 0;
 }
 
 json_t *coal_param_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x)
@@ -765,6 +769,8 @@ json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, co
     }
     json_t *pj = coal_param_json(c, f, x);
     if (pj) json_object_set_new(props, "param", pj);
+    char val[192];
+    if (coal_value_label(c, f, x, val, sizeof val)) json_object_set_new(props, "value", json_string(val));
     if (names_shape(c0, nr, i)) {
         json_object_set_new(props, "shapesAnalysed", json_integer(coal_nshapes(c0, nr, i)));
         json_object_set_new(props, "holdsAt", coal_holds_at_json(c0, i, v));

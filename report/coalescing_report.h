@@ -66,6 +66,11 @@ void coal_depends_text(const coal_report_ctx *c, const coal_func *f, const coal_
 json_t *coal_param_json(const coal_report_ctx *c, const coal_func *f, const coal_access *x);
 /* The same as an index (-1: none) and a name (NULL: unknown). */
 int32_t coal_param(const coal_report_ctx *c, const coal_func *f, const coal_access *x, const char **name);
+/* The uniform value x's message names (its symbolic stride's factor, its
+ * bank condition's value) when it is not a kernel parameter, as the
+ * message names it ("2·s", "c_cam.width"): true; false when there is none
+ * or it is a parameter (coal_param). */
+bool coal_value_label(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
 /* The remapping hint of an uncoalesced access (coal_access.hint_kind) with
  * its predicted and current sectors per request, or false: never a hint
  * whose predicted sectors are not strictly fewer than the access's. */

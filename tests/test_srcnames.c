@@ -245,8 +245,23 @@ Test(srcnames, launch_file_params)
     tu_rm_rf(dir);
 }
 
+/* The first PTX register (%r7, %rd12) in s, or NULL: where the source has
+ * a name or an expression for a value, the reports use it.  None of the
+ * corpus's reports (check, coalescing, analyze, in every format) prints
+ * one: no exception is needed today (a loop's induction value would be
+ * one, named by its register for want of a source name). */
+static const char *ptx_register(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "%r")); p++) {
+        const char *d = p[2] == 'd' ? p + 3 : p + 2;
+        if (*d >= '0' && *d <= '9') return p;
+    }
+    return NULL;
+}
+
 /* Runs ptxray with args (NULL-ended), then files[0..n): no NAME_param_N
- * in its output or messages. */
+ * in its output or messages, and no PTX register unless it is a divergence
+ * report. */
 static void expect_no_param(const char *const *args, char **files, size_t n)
 {
     char **argv = calloc(n + 16, sizeof *argv);
@@ -261,14 +276,19 @@ static void expect_no_param(const char *const *args, char **files, size_t n)
     const char *p = strstr(out, "_param_"), *q = strstr(err, "_param_");
     cr_expect(!p && !q, "%s %s %s: ...%.200s", args[0], args[1] ? args[1] : "", args[2] ? args[2] : "",
               p ? p - 100 : q - 100);
+    /* the divergence reports are about registers: they name them */
+    const char *r = strcmp(args[0], "divergence") ? ptx_register(out) : NULL, *in = out;
+    if (!r && strcmp(args[0], "divergence")) r = ptx_register(in = err);
+    cr_expect(!r, "%s %s %s: a PTX register: ...%.200s", args[0], args[1] ? args[1] : "", args[2] ? args[2] : "",
+              r ? (r - in > 100 ? r - 100 : in) : "");
     free(out);
     free(err);
     free(argv);
 }
 
 /* Every report over the corpus, whose sources are all there: no NAME_param_N
- * in any, at the default shape and the two that find most (the PTX that
- * uniformize and regalloc print is PTX, not a report). */
+ * and no PTX register in any, at the default shape and the two that find
+ * most (the PTX that uniformize and regalloc print is PTX, not a report). */
 Test(srcnames, corpus_reports_never_say_param, .timeout = 600)
 {
     tu_at_root();
@@ -293,4 +313,188 @@ Test(srcnames, corpus_reports_never_say_param, .timeout = 600)
     }
     expect_no_param((const char *const[]){"divergence", "--summary", NULL}, files, n);
     tu_free_list(files, n);
+}
+
+/* The other builds of the corpus (sm_75, sm_90, the -G ones): check,
+ * coalescing and analyze, text and JSON, at the default shape and 16x16,
+ * name no value by its PTX register (sm_80: above). */
+Test(srcnames, corpus_reports_name_no_register, .timeout = 600)
+{
+    tu_at_root();
+    static const char *const dirs[] = {"ptx-corpus/sm_75", "ptx-corpus/sm_90", "ptx-corpus/debug"};
+    for (size_t d = 0; d < 3; d++) {
+        size_t n;
+        char **files = tu_list_ptx(dirs[d], &n);
+        cr_assert_geq(n, 10, "%s", dirs[d]);
+        for (size_t b = 0; b < 2; b++) {
+            static const char *const cmds[][2] = {{"check", "text"},      {"check", "json"},
+                                                  {"coalescing", "text"}, {"coalescing", "json"},
+                                                  {"analyze", "text"},    {"analyze", "json"}};
+            for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+                const char *args[] = {cmds[c][0], "--format", cmds[c][1], b ? "--block" : NULL, "16,16", NULL};
+                expect_no_param(args, files, n);
+            }
+        }
+        tu_free_list(files, n);
+    }
+}
+
+/* ---- values in source terms ---- */
+
+#define CM "ptx-corpus/sm_80/constant_memory.ptx"
+/* camera_rays: rays[y * c_cam.width + x], c_cam a __constant__ Camera whose
+ * width is at byte 28 (ld.const.u32 %r3, [c_cam+28]) */
+#define CAM_LAYOUT(w) "lanes 16·" w " B apart (stride from tid.y·" w "); 16 sectors/request if aligned, up to 17 otherwise, ideal 16"
+
+/* The finding of kernel sym at source line line (any, param or not). */
+static json_t *finding_of(json_t *findings, const char *sym, int line)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(findings, i, x) {
+        json_t *src = json_object_get(x, "src");
+        if (!strcmp(json_string_value(json_object_get(x, "symbol")), sym) &&
+            json_integer_value(json_object_get(src, "line")) == line)
+            return x;
+    }
+    cr_assert_fail("no finding of %s at line %d", sym, line);
+    return NULL;
+}
+
+Test(srcnames, constant_struct_field_by_offset)
+{
+    tu_at_root();
+    char *a[] = {BIN, "check", "--block", "16,16", CM, NULL};
+    char *out = run_out(a, NULL);
+    cr_expect(strstr(out, "src/constant_memory.cu:58:3: warning: possible: misaligned global store unless every "
+                          "group of lanes starts on a 32-byte boundary: " CAM_LAYOUT("c_cam.width")
+                          " [misaligned, possible]\n"),
+              "%s", out);
+    free(out);
+    char *j[] = {BIN, "check", "--format", "json", "--block", "16,16", CM, NULL};
+    json_t *o = run_json(j);
+    json_t *x = finding_of(json_object_get(o, "findings"), "camera_rays", 58);
+    cr_expect_str_eq(json_string_value(json_object_get(x, "value")), "c_cam.width");
+    cr_expect_null(json_object_get(x, "param"), "a variable is no parameter");
+    /* conv3x3_const's stride is the parameter w: a param, no value */
+    x = finding_at(json_object_get(o, "findings"), "conv3x3_const", 37);
+    expect_param(json_object_get(x, "param"), 2, "w");
+    cr_expect_null(json_object_get(x, "value"));
+    json_decref(o);
+    /* SARIF: the same in properties */
+    char *sa[] = {BIN, "check", "--format", "sarif", "--block", "16,16", CM, NULL};
+    out = run_out(sa, NULL);
+    cr_expect(strstr(out, "\"value\": \"c_cam.width\""), "%s", out);
+    free(out);
+}
+
+/* Without the source: the PTX symbol and the byte offset, in PTX's own
+ * brackets, an atom in any expression. */
+Test(srcnames, constant_load_without_the_source)
+{
+    char dir[] = "/tmp/ptxray-sn-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char ptx[64], cmd[256];
+    snprintf(ptx, sizeof ptx, "%s/constant_memory.ptx", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", tu_src(CM), ptx);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(chdir(dir), 0); /* .file "src/constant_memory.cu" is found nowhere from here */
+    char *a[] = {BIN, "check", "--block", "16,16", ptx, NULL};
+    char *out = run_out(a, NULL);
+    cr_expect(strstr(out, "src/constant_memory.cu:58:3: warning: possible: misaligned global store unless every "
+                          "group of lanes starts on a 32-byte boundary: " CAM_LAYOUT("[c_cam+28]")),
+              "%s", out);
+    cr_expect(!strstr(out, "c_cam.width"), "%s", out);
+    free(out);
+    char *j[] = {BIN, "check", "--format", "json", "--block", "16,16", ptx, NULL};
+    json_t *o = run_json(j);
+    cr_expect_str_eq(json_string_value(json_object_get(finding_of(json_object_get(o, "findings"), "camera_rays", 58),
+                                                       "value")),
+                     "[c_cam+28]");
+    json_decref(o);
+    tu_rm_rf(dir);
+}
+
+#define EXPRS "tests/data/srcnames/exprs.ptx"
+#define ROWS(w) "misaligned global load unless every group of lanes starts on a 32-byte boundary: lanes 4·" w " B apart (stride from tid.y·" w "); 4 sectors/request if aligned, up to 6 otherwise, ideal 4"
+
+/* Hand-written PTX, no source: expressions of its parameters (named by
+ * hand), of blockIdx, and loads of .const variables; the bank-conflict
+ * condition on 2·s; one too long (4 operators), named by its register. */
+Test(srcnames, expressions_of_parameters_and_variables)
+{
+    tu_at_root();
+    char *a[] = {BIN, "check", "--block", "16,16", EXPRS, NULL};
+    char *out = run_out(a, NULL);
+    static const char *const want[] = {
+        EXPRS ":28:5: warning: possible: up to 16-way bank conflict in shared load: lanes 8·s B apart (stride from "
+              "tid.x·2·s); 16-way when `2·s` is a multiple of 32, 8-way when it is 16 times an odd number, 4-way "
+              "when it is 8 times an odd number, 2-way when it is 4 times an odd number, conflict-free when it is "
+              "not a multiple of 4 [bank-conflict, possible]\n",
+        EXPRS ":28:5: note: depends on the value of 2·s (the lanes' stride is a multiple of it)\n",
+        EXPRS ":51:5: warning: possible: " ROWS("(s - 3)"),
+        EXPRS ":73:5: warning: possible: " ROWS("(blockIdx.y·s + 1)"),
+        EXPRS ":93:5: warning: possible: " ROWS("[cfg+4]"),       /* .b8 cfg[12]: bytes, no fields */
+        EXPRS ":114:5: warning: possible: " ROWS("[cfg+8]"),      /* [%rd5+8], %rd5 = mov cfg */
+        EXPRS ":134:5: warning: possible: " ROWS("pitches[2]"),   /* .u32 pitches[4] */
+        EXPRS ":154:5: warning: possible: " ROWS("[ns::cfg+4]"),  /* _ZN2ns3cfgE */
+        EXPRS ":179:5: warning: possible: " ROWS("%r9"),          /* (p + 1)·(q + 2) + p: too long */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    free(out);
+    /* JSON: "value" where the message names a value that is no parameter */
+    char *j[] = {BIN, "check", "--format", "json", "--block", "16,16", EXPRS, NULL};
+    json_t *o = run_json(j);
+    static const struct {
+        int line;
+        const char *value;
+    } vals[] = {{28, "2·s"}, {51, "s - 3"}, {73, "blockIdx.y·s + 1"}, {93, "[cfg+4]"}, {134, "pitches[2]"}, {179, "%r9"}};
+    size_t i, seen = 0;
+    json_t *x;
+    json_array_foreach(json_object_get(o, "findings"), i, x) for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++)
+    {
+        if (json_integer_value(json_object_get(x, "line")) != vals[k].line) continue;
+        seen++;
+        cr_expect_str_eq(json_string_value(json_object_get(x, "value")), vals[k].value);
+        cr_expect_null(json_object_get(x, "param"));
+    }
+    cr_expect_eq(seen, sizeof vals / sizeof vals[0]);
+    json_decref(o);
+    /* the coalescing report: the folded stride and the bank condition's value */
+    char *c[] = {BIN, "coalescing", "--format", "json", "--block", "16,16", EXPRS, NULL};
+    o = run_json(c);
+    json_t *k = json_array_get(json_object_get(o, "kernels"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(k, "name")), "bank_twice");
+    json_t *sh = json_array_get(json_object_get(k, "shared_accesses"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(sh, "symbolic_stride")), "8·s");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(sh, "bank_conflict_condition"), "value")), "2·s");
+    json_decref(o);
+}
+
+#define VALUES "tests/data/srcnames/values.ptx"
+#define VROWS(kind, w) "misaligned global " kind " unless every group of lanes starts on a 32-byte boundary: lanes 4·" w " B apart (stride from tid.y·" w "); 4 sectors/request if aligned, up to 6 otherwise, ideal 4"
+
+/* nvcc's PTX of values.cu, the .cu beside it: a sum of a parameter and a
+ * constant (the bank condition's value), the fields of a __constant__
+ * struct in a namespace (its layout needs CUDA's vector alignments: pitch
+ * is at 48 with float4 16-byte aligned, at 36 without), gridDim.x·cols,
+ * and an expression too long to print. */
+Test(srcnames, nvcc_values_with_the_source)
+{
+    tu_at_root();
+    char *a[] = {BIN, "check", "--block", "16,16", VALUES, NULL};
+    char *out = run_out(a, NULL);
+    static const char *const want[] = {
+        "values.cu:18:3: warning: possible: " VROWS("access", "(s + 1)"),
+        "values.cu:23:3: warning: possible: up to 16-way bank conflict in shared store: lanes 4·(s + 1) B apart "
+        "(stride from tid.x·(s + 1)); 16-way when `s + 1` is a multiple of 32, 8-way when it is 16 times an odd "
+        "number,",
+        "values.cu:29:3: warning: possible: " VROWS("access", "geo::g.pitch"),
+        "values.cu:33:3: warning: possible: " VROWS("access", "geo::g.dims[1]"),
+        "values.cu:38:3: warning: possible: uncoalesced global access: lanes 4·gridDim.x·cols B apart (stride from "
+        "tid.x·gridDim.x·cols), up to 16 sectors/request, ideal 2",
+        "values.cu:42:3: warning: possible: " VROWS("access", "%r10"), /* (q + 2)·(p + 1)·(r + 3) + t */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    free(out);
 }
