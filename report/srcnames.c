@@ -303,13 +303,6 @@ static sx sx_operand_of(sx_ctx *x, uint32_t st, uint32_t i, unsigned depth)
     }
 }
 
-/* Integer arithmetic that neither saturates nor carries. */
-static bool plain_int(const ptx_inst *in)
-{
-    return ptx_type_is_int(in->type) && !ptx_inst_has_mod(in, ".sat") && !ptx_inst_has_mod(in, ".cc") &&
-           !ptx_inst_has_mod(in, ".hi");
-}
-
 /* A scalar load from a module variable at a constant offset: [var+off],
  * or [%rd+off] with %rd = mov var. */
 static sx sx_load(sx_ctx *x, uint32_t st, const ptx_inst *in)
@@ -347,39 +340,39 @@ static sx sx_value(sx_ctx *x, uint32_t v, unsigned depth)
     if (val->kind != SSA_V_INST || val->partial || s->refs[val->ref].opd != 0) return sx_fail();
     uint32_t st = val->stmt;
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    switch (in->op) {
-    case PTX_OPC_MOV: return in->nopd == 2 ? sx_operand_of(x, st, 1, depth) : sx_fail();
-    case PTX_OPC_CVT:
-        /* an integer widened (or kept): the same value; a narrowing one or a
-         * float conversion is another value */
-        if (in->nopd != 2 || !ptx_type_is_int(in->type) || !ptx_type_is_int(in->type2) ||
-            ptx_type_bits(in->type2) < ptx_type_bits(in->type) || ptx_inst_has_mod(in, ".sat"))
-            return sx_fail();
+    if (in->op == PTX_OPC_LD || in->op == PTX_OPC_LDU) return sx_load(x, st, in);
+    /* the integer operation as every representation reads it (ptx_iop_decode:
+     * no .sat, .hi or carry, integer types) */
+    const ptx_iop *d = &s->iop[st];
+    switch (d->rule) {
+    case PTX_IOP_MOV:
+    case PTX_IOP_MOV_INT: return sx_operand_of(x, st, 1, depth);
+    case PTX_IOP_CVT_S:
+    case PTX_IOP_CVT_U:
+        /* an integer widened (or kept): the same value; a narrowing one is
+         * another value */
+        if (in->nopd != 2 || d->w < d->sw) return sx_fail();
         return sx_operand_of(x, st, 1, depth);
-    case PTX_OPC_ADD:
-    case PTX_OPC_SUB:
-        if (in->nopd != 3 || !plain_int(in)) return sx_fail();
-        return sx_add(sx_operand_of(x, st, 1, depth), sx_operand_of(x, st, 2, depth), in->op == PTX_OPC_SUB ? -1 : 1);
-    case PTX_OPC_MUL:
-        if (in->nopd != 3 || !plain_int(in)) return sx_fail();
+    case PTX_IOP_ADD:
+    case PTX_IOP_SUB:
+        if (in->nopd != 3) return sx_fail();
+        return sx_add(sx_operand_of(x, st, 1, depth), sx_operand_of(x, st, 2, depth), d->rule == PTX_IOP_SUB ? -1 : 1);
+    case PTX_IOP_MUL:
+        if (in->nopd != 3) return sx_fail();
         return sx_mul(sx_operand_of(x, st, 1, depth), sx_operand_of(x, st, 2, depth));
-    case PTX_OPC_MAD:
-        if (in->nopd != 4 || !plain_int(in)) return sx_fail();
+    case PTX_IOP_MAD:
+        if (in->nopd != 4) return sx_fail();
         return sx_add(sx_mul(sx_operand_of(x, st, 1, depth), sx_operand_of(x, st, 2, depth)),
                       sx_operand_of(x, st, 3, depth), 1);
-    case PTX_OPC_SHL: {
+    case PTX_IOP_SHL:
         /* by a constant below the width: a multiplication by 2^k */
-        if (in->nopd != 3 || !ptx_type_is_int(in->type) || in->opd[2].kind != PTX_O_IMM ||
-            in->opd[2].flags != PTX_IMM_INT || in->opd[2].v < 0 || in->opd[2].v >= 31 ||
-            (unsigned)in->opd[2].v >= ptx_type_bits(in->type))
+        if (in->nopd != 3 || in->opd[2].kind != PTX_O_IMM || in->opd[2].flags != PTX_IMM_INT || in->opd[2].v < 0 ||
+            in->opd[2].v >= 31 || (unsigned)in->opd[2].v >= d->w)
             return sx_fail();
         return sx_mul(sx_operand_of(x, st, 1, depth), sx_const((int64_t)1 << in->opd[2].v));
-    }
-    case PTX_OPC_NEG:
-        if (in->nopd != 2 || !plain_int(in)) return sx_fail();
+    case PTX_IOP_NEG:
+        if (in->nopd != 2) return sx_fail();
         return sx_mul(sx_const(-1), sx_operand_of(x, st, 1, depth));
-    case PTX_OPC_LD:
-    case PTX_OPC_LDU: return sx_load(x, st, in);
     default: return sx_fail();
     }
 }
