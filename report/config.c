@@ -594,10 +594,12 @@ bool cfg_facts_of(const void *ctx, const ptx_func *fn, param_facts *out)
         if (!cfg_names(k->pattern, fn)) continue;
         for (uint32_t j = 0; j < k->nfacts && out->n < PARAM_FACTS_MAX; j++) {
             cfg_fact *f = &k->facts[j];
+            __atomic_fetch_add(&f->asked, 1, __ATOMIC_RELAXED);
             for (uint32_t p = 0; p < fn->nparams; p++) {
                 const char *src = sn_param_name(x->names, fn, p);
                 if ((src && !strcmp(src, f->param)) || ptx_str_eq(fn->params[p]->name, f->param)) {
                     out->v[out->n++] = (param_fact){p, f->res, f};
+                    __atomic_fetch_add(&f->bound, 1, __ATOMIC_RELAXED);
                     break;
                 }
             }
@@ -701,7 +703,15 @@ int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, bool supps)
             const cfg_kernel *e = &c->k[k];
             for (uint32_t j = 0; j < e->nfacts; j++) {
                 const cfg_fact *f = &e->facts[j];
-                if (f->changed || f->cleared) {
+                if (f->asked && !f->bound) {
+                    /* a typo, or a source name without the .cu in reach: the
+                     * fact is about nothing, say so rather than drop it */
+                    fprintf(err,
+                            "%s:%u:%u: %s: assumption '%s': no function kernel '%s' names has a parameter '%s' (its "
+                            "name in the .cu, when the .cu is found, or in the PTX)\n",
+                            c->shown, f->line, f->col, strict ? "error" : "warning", f->text, e->pattern, f->param);
+                    if (strict) rc = 1;
+                } else if (f->changed || f->cleared) {
                     if (out) {
                         fprintf(out, "%s:%u:%u: note: assuming %s (kernel %s): the verdicts of %u PTX instruction%s changed",
                                 c->shown, f->line, f->col, f->text, e->pattern, f->changed + f->cleared,

@@ -45,6 +45,10 @@ typedef struct cfg_fact {
     /* counted from every thread (atomics): accesses whose finding it
      * changed, and whose finding it cleared (they are findings without it) */
     uint32_t changed, cleared;
+    /* functions analysed that its kernel entry names, and those of them
+     * where it named a parameter (atomics): asked but never bound is a name
+     * no parameter has, said at the end */
+    uint32_t asked, bound;
     /* where findings it cleared were, "src/x.cu:37 [misaligned] in k", each
      * once, sorted (under a lock); cfg_drop_present removes those a finding
      * of the run still has (only some of their PTX instructions cleared) */

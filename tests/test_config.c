@@ -209,3 +209,27 @@ Test(config, fail_on_from_the_file)
     free(out);
     tu_rm_rf(dir);
 }
+
+/* A fact naming no parameter of the kernels it applies to (a typo, or a
+ * source name with no .cu in reach) is said at its line, an error under
+ * --strict-assumptions; the fact beside it still applies. */
+Test(config, fact_on_no_parameter_is_said)
+{
+    const char *want = "tests/data/config/no_param.yaml:6:9: %s: assumption 'wdth % 32 == 0': no function kernel "
+                       "'conv3x3_const' names has a parameter 'wdth' (its name in the .cu, when the .cu is found, or "
+                       "in the PTX)\n";
+    char line[512], *err, *out = run((char *[]){BIN, "check", "--config", "tests/data/config/no_param.yaml", CM, NULL},
+                                     1, &err);
+    snprintf(line, sizeof line, want, "warning");
+    cr_assert(strstr(err, line), "%s", err);
+    cr_assert(strstr(summary_line(out), "1 of 2 assumptions used"), "%s", out);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "check", "--strict-assumptions", "--config", "tests/data/config/no_param.yaml", CM, NULL},
+              1, &err);
+    snprintf(line, sizeof line, want, "error");
+    cr_assert(strstr(err, line), "%s", err);
+    cr_assert_null(strstr(err, "'wdth % 32 == 0' (kernel conv3x3_const) changed no finding"), "said once: %s", err);
+    free(out);
+    free(err);
+}
