@@ -203,7 +203,7 @@ static int analyze_run(int argc, char **argv, const nvo_set *nv, int nextra, int
                     nv->first);
             return 2;
         }
-        return html ? an_report_html(path, path, co, blocks, out, ptxas, rap) : an_report(path, path, co, blocks, &aa);
+        return html ? an_report_html(path, path, co, blocks, out, ptxas, rap, configs) : an_report(path, path, co, blocks, &aa);
     }
     char dir[] = "/tmp/ptxray-analyzeXXXXXX", ptx[sizeof dir + 16];
     if (!mkdtemp(dir)) {
@@ -223,7 +223,7 @@ static int analyze_run(int argc, char **argv, const nvo_set *nv, int nextra, int
         rc = hc_table_from_cu(&t, path, nv->clang, nv->nclang, "analyze", verbose);
         blocks->launches = &t;
     }
-    if (!rc) rc = html ? an_report_html(path, ptx, co, blocks, out, ptxas, rap) : an_report(path, ptx, co, blocks, &aa);
+    if (!rc) rc = html ? an_report_html(path, ptx, co, blocks, out, ptxas, rap, configs) : an_report(path, ptx, co, blocks, &aa);
     hc_table_free(&t);
     unlink(ptx);
     rmdir(dir);

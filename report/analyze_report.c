@@ -505,9 +505,9 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
 }
 
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
-                   bool ptxas, const ra_options *ra)
+                   bool ptxas, const ra_options *ra, cfg_set *configs)
 {
-    an_args a = {COAL_FMT_TEXT, out, 0, !ptxas, NULL};
+    an_args a = {COAL_FMT_TEXT, out, 0, !ptxas, configs};
     return report(shown, ptx, co, blocks, true, &a, ptxas, ra);
 }
 

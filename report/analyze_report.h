@@ -36,6 +36,6 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
  * exit 2 then, and -o is not written.  0 or 2. */
 int an_report_files(char **paths, size_t n, const coal_options *co, blk_opts *blocks, const an_args *a);
 int an_report_html(const char *shown, const char *ptx, const coal_options *co, blk_opts *blocks, const char *out,
-                   bool ptxas, const ra_options *ra);
+                   bool ptxas, const ra_options *ra, cfg_set *configs);
 
 #endif

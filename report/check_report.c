@@ -543,6 +543,7 @@ static json_t *sarif_result(const sarif_ctx *s, json_t *rules, const chk_finding
         json_object_set_new(props, "param", json_pack("{s:i, s:o}", "index", (json_int_t)x->param, "name",
                                                       x->param_name ? json_string(x->param_name) : json_null()));
     if (x->value) json_object_set_new(props, "value", json_string(x->value));
+    if (x->assumed) json_object_set_new(props, "assumed", json_string(x->assumed)); /* a project file's facts */
     json_object_set_new(props, "shapesAnalysed", json_integer(x->nshapes));
     json_object_set_new(props, "holdsAt", chk_holds_at_json(x));
     json_object_set_new(res, "properties", props);

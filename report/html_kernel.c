@@ -494,6 +494,11 @@ static void findings_list(const kctx *c)
         fprintf(o, ", cost %" PRIu64 ": ", x->cost);
         html_finding_msg(o, x);
         html_finding_hint(o, x, "<br>");
+        if (x->assumed) { /* a project file's facts changed it (config.h) */
+            fputs("<br><span class=\"assumed\">assuming ", o);
+            html_escz(o, x->assumed);
+            fputs("</span>", o);
+        }
         fputs("</li>\n", o);
     }
     fputs("</ol>\n", o);

@@ -85,7 +85,7 @@ static const char css[] =
     ".cfg text{text-anchor:middle;font:9px sans-serif}.cfg .node text{font:10px monospace}"
     ".cfg{overflow:auto;border:1px solid #d0d7de;border-radius:4px;background:#fff;max-height:80vh}"
     ".legend span{display:inline-block;border:1px solid #8c959f;width:12px;height:10px;margin:0 3px 0 10px;vertical-align:middle}"
-    "ol.findings li{margin:3px 0}ol.findings .msg{color:#24292f}ol.findings .hint{color:#57606a}"
+    "ol.findings li{margin:3px 0}ol.findings .msg{color:#24292f}ol.findings .hint,ol.findings .assumed{color:#57606a}"
     "table.index{border-collapse:collapse}table.index td,table.index th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
     "table.index td.n{text-align:right}details.group{margin:10px 0}details.group>summary{cursor:pointer;"
     "font:600 14px ui-monospace,monospace}pre.q{margin:2px 0 6px;padding:2px 6px;background:#f6f8fa;font:12px ui-monospace,monospace}";

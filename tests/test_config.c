@@ -233,3 +233,37 @@ Test(config, fact_on_no_parameter_is_said)
     free(out);
     free(err);
 }
+
+/* The finding an assumption changed says so in SARIF (properties.assumed)
+ * and on analyze's HTML page, as in check's text and JSON; not without the
+ * file. */
+Test(config, sarif_and_html_say_the_assumption)
+{
+    const char *said = "w % 32 == 0 (tests/data/config/proj/ptxray.yaml:8)";
+    char want[256], *err, *out = run((char *[]){BIN, "check", "--format", "sarif", CM, NULL}, 1, &err);
+    snprintf(want, sizeof want, "\"assumed\": \"%s\"", said);
+    cr_assert(strstr(out, want), "%s", out);
+    free(out);
+    free(err);
+    /* without the fact the finding is possible, which fails no check */
+    out = run((char *[]){BIN, "check", "--format", "sarif", "--no-config", CM, NULL}, 0, &err);
+    cr_assert_null(strstr(out, "\"assumed\""), "%s", out);
+    free(out);
+    free(err);
+    char dir[] = "/tmp/ptxray-configXXXXXX", page[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(page, sizeof page, "%s/p.html", dir);
+    free(run((char *[]){BIN, "analyze", "--format", "html", "--no-ptxas", CM, "-o", page, NULL}, 0, NULL));
+    char *h = tu_read(page, NULL);
+    cr_assert_not_null(h);
+    snprintf(want, sizeof want, "<span class=\"assumed\">assuming %s</span>", said);
+    cr_expect(strstr(h, want), "no '%s' on the page", want);
+    free(h);
+    free(run((char *[]){BIN, "analyze", "--format", "html", "--no-ptxas", "--no-config", CM, "-o", page, NULL}, 0,
+             NULL));
+    h = tu_read(page, NULL);
+    cr_assert_not_null(h);
+    cr_expect_null(strstr(h, "class=\"assumed\""));
+    free(h);
+    tu_rm_rf(dir);
+}
