@@ -7,11 +7,12 @@
 #include "coal_run.h"
 #include "coalescing_report.h"
 #include "commands.h"
+#include "config.h"
 
 static void usage(FILE *o)
 {
     fputs("usage: ptxray coalescing FILE... [--kernel NAME] [--block [KERNEL=]X,Y,Z]... [--format text|json|sarif]\n"
-          "                         [-j N] [-o OUT]\n"
+          "                         [-j N] [-o OUT] [--config FILE | --no-config]\n"
           "Finds global loads, stores and atomics whose warp touches more 32-byte sectors\n"
           "than its bytes need (strided, data-dependent or misaligned addresses), and\n"
           "shared-memory accesses with bank conflicts.  Each access's address is taken\n"
@@ -28,6 +29,9 @@ static void usage(FILE *o)
           "            json (every access) or sarif (SARIF 2.1.0, the findings)\n"
           "  -j, --jobs N  files analysed in parallel (default: one per core); the report is\n"
           "            the same for every N\n"
+          "  --config FILE  the project file's block shapes and facts about parameters\n"
+          "            (docs/check.md, \"Stated assumptions\"); default: ptxray.yaml in each\n"
+          "            input's directory or the nearest above it; --no-config: none\n"
           "Several files: each file's report in the order given (text: under a line\n"
           "\"== FILE ==\", then a line of totals; JSON: one document with a \"files\" array;\n"
           "SARIF: one run with every file's results).  docs/coalescing.md.\n"
@@ -44,11 +48,15 @@ int cmd_coalescing(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"output", required_argument, 0, 'o'},
                                          {"jobs", required_argument, 0, 'j'},
+                                         {"config", required_argument, 0, 'C'},
+                                         {"no-config", no_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     coal_run_args a;
     memset(&a, 0, sizeof a);
     a.format = COAL_FMT_TEXT;
+    enum cfg_mode cmode = CONFIG_DISCOVER;
+    const char *cfile = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:b:f:o:j:h", opts, NULL)) != -1) {
@@ -67,6 +75,11 @@ int cmd_coalescing(int argc, char **argv)
         case 'j':
             if (!batch_parse_jobs(optarg, "coalescing", &a.jobs)) return 2;
             break;
+        case 'C':
+            cmode = CONFIG_FILE;
+            cfile = optarg;
+            break;
+        case 'N': cmode = CONFIG_NONE; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -79,5 +92,20 @@ int cmd_coalescing(int argc, char **argv)
         fputs("ptxray coalescing: --kernel picks a function of one FILE\n", stderr);
         return 2;
     }
-    return coal_run(&a, argv + optind, (size_t)(argc - optind));
+    /* the project files, found before anything runs: an error in one
+     * stops the run (as in check and analyze) */
+    cfg_set configs;
+    cfg_set_init(&configs, cmode, cfile);
+    for (int i = optind; i < argc; i++) {
+        const ptx_config *cc;
+        if (cfg_for(&configs, argv[i], &cc)) {
+            cfg_set_free(&configs);
+            return 2;
+        }
+    }
+    a.configs = &configs;
+    int rc = coal_run(&a, argv + optind, (size_t)(argc - optind));
+    cfg_report_end(&configs, NULL, stderr, false, false);
+    cfg_set_free(&configs);
+    return rc;
 }

@@ -77,23 +77,6 @@ static int write_baseline(const char *path, const chk_list *l)
  * parsed and built once and the model run once per round (round r gives
  * each kernel its r-th shape; pipeline.h), and
  * a finding found at several is reported once, with the shapes. */
-/* The project file's suppressions over the findings first.. of x. */
-static void suppress(chk_list *l, size_t first, const pl_prog *x)
-{
-    for (size_t i = first; i < l->n; i++) {
-        chk_finding *f = &l->v[i];
-        const ptx_func *fn = NULL;
-        for (uint32_t k = 0; k < x->m->nfuncs && !fn; k++)
-            if (ptx_str_eq(x->m->funcs[k]->name, f->symbol)) fn = x->m->funcs[k];
-        if (!fn) continue;
-        cfg_supp *s = f->src_file ? cfg_suppression(x->cfg, f->rule, fn, f->src_file, f->src_line)
-                                  : cfg_suppression(x->cfg, f->rule, fn, f->ptx_path, f->line);
-        if (!s) continue;
-        f->supp = s;
-        __atomic_fetch_add(&s->used, 1, __ATOMIC_RELAXED);
-    }
-}
-
 static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts *blocks, unsigned mask, FILE *err,
                       cfg_set *configs)
 {
@@ -107,7 +90,7 @@ static int check_file(chk_list *l, const in_unit *u, coal_options *co, blk_opts 
     int rc = pl_load(&x, path, &o);
     if (!rc) {
         for (uint32_t r = 0; r < x.nr; r++) chk_collect_at(l, first, path, &x.ctx[r], mask);
-        if (x.cfg && x.cfg->ns) suppress(l, first, &x);
+        if (x.cfg && x.cfg->ns) cfg_suppress(l, first, x.m, x.cfg);
         pl_free(&x);
     }
     chk_collect_end(l, first, path);

@@ -22,11 +22,13 @@ typedef struct coal_file {
 
 /* single: the one file of the run, whose --block kernels must all be in it
  * (else they must be in some file: blk_check_seen after the run). */
-static void analyse(coal_file *x, const char *path, const char *only, blk_opts *blocks, bool single, FILE *err)
+static void analyse(coal_file *x, const char *path, const char *only, blk_opts *blocks, bool single, FILE *err,
+                    struct cfg_set *configs)
 {
     x->path = path;
     pl_options o = {.cmd = "coalescing", .kernel = only, .level = PROG_GSA, .passes = PL_COALESCE,
-                    .blocks = blocks, .shapes = single ? PL_SHAPES_CHECK : PL_SHAPES_MARK, .err = err};
+                    .blocks = blocks, .shapes = single ? PL_SHAPES_CHECK : PL_SHAPES_MARK, .err = err,
+                    .configs = configs};
     x->rc = pl_load(&x->pl, path, &o);
 }
 
@@ -106,7 +108,7 @@ static void *analyse_one(void *ctx, unsigned w, size_t i, FILE *err)
     writer *wr = ctx;
     coal_file *x = malloc(sizeof *x);
     if (!x) abort();
-    analyse(x, wr->paths[i], NULL, &wr->w[w], false, err);
+    analyse(x, wr->paths[i], NULL, &wr->w[w], false, err, wr->a->configs);
     return x;
 }
 
@@ -188,7 +190,7 @@ int coal_run(coal_run_args *a, char **paths, size_t n)
     if (jobs > n) jobs = n ? (unsigned)n : 1;
     if (n == 1) {
         /* one file: bad input writes nothing */
-        analyse(&one, paths[0], a->only, &a->blocks, true, stderr);
+        analyse(&one, paths[0], a->only, &a->blocks, true, stderr, a->configs);
         if (one.rc) {
             release(&one);
             return 2;

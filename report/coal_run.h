@@ -8,12 +8,15 @@
 #include <stddef.h>
 #include "block_opt.h"
 
+struct cfg_set;
+
 typedef struct coal_run_args {
     int format;       /* coal_format */
     const char *out;  /* -o; NULL: stdout */
     const char *only; /* --kernel (one file only) */
     blk_opts blocks;  /* --block, --launches */
     unsigned jobs;    /* -j; 0: one per core */
+    struct cfg_set *configs; /* the project files (config.h): shapes and facts; NULL: none */
 } coal_run_args;
 
 /* The report of the n files: 0, or 2 after the reasons on stderr.  With

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coalescing_report.h"
+#include "config.h"
 #include "kname.h"
 #include "version.h"
 
@@ -80,6 +81,22 @@ json_t *coal_param_json(const coal_report_ctx *c, const coal_func *f, const coal
 {
     if (!x->sym_named && !x->bank_cond) return NULL;
     return sn_param_json(c ? c->names : NULL, f->chain, x->sym_value);
+}
+
+/* The project file's facts (config.h) that changed x's verdict, as check
+ * words them: "w % 32 == 0 (ptxray.yaml:8)", several joined by "; ";
+ * false when none did. */
+static bool assumed_text(const coal_func *f, const coal_access *x, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    if (!x->assumed || !f->facts) return false;
+    for (uint32_t k = 0; k < f->facts->n; k++) {
+        if (!(x->assumed >> k & 1)) continue;
+        const cfg_fact *fa = f->facts->v[k].tag;
+        cat(buf, n, &len, "%s%s (%s)", len ? "; " : "", fa->text, fa->where);
+    }
+    return len > 0;
 }
 
 static void layout_text(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n)
@@ -457,6 +474,8 @@ static json_t *access_json(const coal_report_ctx *c, const coal_func *f, const c
         json_object_set_new(o, "message", json_null());
     }
     json_object_set_new(o, "hint", hint_json(c, f, x));
+    char as[1024];
+    if (assumed_text(f, x, as, sizeof as)) json_object_set_new(o, "assumed", json_string(as)); /* a project file's */
     return o;
 }
 
@@ -771,6 +790,8 @@ json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, co
     if (pj) json_object_set_new(props, "param", pj);
     char val[192];
     if (coal_value_label(c, f, x, val, sizeof val)) json_object_set_new(props, "value", json_string(val));
+    char as[1024];
+    if (assumed_text(f, x, as, sizeof as)) json_object_set_new(props, "assumed", json_string(as));
     if (names_shape(c0, nr, i)) {
         json_object_set_new(props, "shapesAnalysed", json_integer(coal_nshapes(c0, nr, i)));
         json_object_set_new(props, "holdsAt", coal_holds_at_json(c0, i, v));
@@ -961,6 +982,9 @@ void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint
                     coal_holds_at_text(c, nr, i, &v[k], at, sizeof at);
                     fprintf(o, "%s:%u:%u: note: %s\n", c->ptx_path, s->loc.line, s->loc.col, at);
                 }
+                char as[1024];
+                if (assumed_text(f, x, as, sizeof as))
+                    fprintf(o, "%s:%u:%u: note: assuming %s\n", c->ptx_path, s->loc.line, s->loc.col, as);
                 if (coal_hint(v[k].c, f, x, hint, sizeof hint)) {
                     if (p.file) fprintf(o, "%s:%u:%u: note: hint: %s\n", p.file, p.line, p.col, hint);
                     else fprintf(o, "%s:%u:%u: note: hint: %s\n", c->ptx_path, s->loc.line, s->loc.col, hint);

@@ -742,3 +742,19 @@ int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, bool supps)
     }
     return rc;
 }
+
+void cfg_suppress(chk_list *l, size_t first, const ptx_module *m, const ptx_config *c)
+{
+    for (size_t i = first; i < l->n; i++) {
+        chk_finding *f = &l->v[i];
+        const ptx_func *fn = NULL;
+        for (uint32_t k = 0; k < m->nfuncs && !fn; k++)
+            if (ptx_str_eq(m->funcs[k]->name, f->symbol)) fn = m->funcs[k];
+        if (!fn) continue;
+        cfg_supp *s = f->src_file ? cfg_suppression(c, f->rule, fn, f->src_file, f->src_line)
+                                  : cfg_suppression(c, f->rule, fn, f->ptx_path, f->line);
+        if (!s) continue;
+        f->supp = s;
+        __atomic_fetch_add(&s->used, 1, __ATOMIC_RELAXED);
+    }
+}

@@ -141,6 +141,11 @@ void cfg_fact_note(const cfg_fact *f, bool cleared, const char *at);
  * and line, or the PTX path and line without one), NULL if none; an
  * expired one covers nothing. */
 cfg_supp *cfg_suppression(const ptx_config *c, unsigned rule, const ptx_func *fn, const char *file, uint32_t line);
+/* Marks the findings first.. of l (of module m) that c suppresses
+ * (chk_finding.supp) and counts them on the suppression: check's and the
+ * nvcc wrapper's. */
+struct chk_list;
+void cfg_suppress(struct chk_list *l, size_t first, const ptx_module *m, const ptx_config *c);
 
 /* Drops from each fact's cleared_at the places where a finding remains:
  * at is one, as cfg_fact_note's at. */

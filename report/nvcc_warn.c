@@ -1,5 +1,6 @@
 /* ptxray nvcc's warnings (nvcc_warn.h). */
 #include "nvcc_warn.h"
+#include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,9 @@ static void print_one(const chk_finding *x, const nvw_analysis *a)
     }
     if (x->hint) fprintf(stderr, "%s:%u: note: hint: %s\n", x->src_file ? x->src_file : a->cu ? a->cu : a->ptx,
                          x->src_file ? x->src_line : 0, x->hint);
+    if (x->assumed) /* the project file's facts changed it (config.h) */
+        fprintf(stderr, "%s:%u: note: assuming %s\n", x->src_file ? x->src_file : a->cu ? a->cu : a->ptx,
+                x->src_file ? x->src_line : 0, x->assumed);
 }
 
 int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
@@ -105,12 +109,20 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
     if (!rr) abort();
     /* every round of the table's shapes, on one parse (pipeline.h) */
     pl_prog pl;
+    /* the project file found from the .cu (config.h): its shapes and facts,
+     * and its suppressions as check applies them; what it says about itself
+     * (unused entries, expiry) is check's, which sees the whole project,
+     * not one compilation unit */
+    cfg_set configs;
+    cfg_set_init(&configs, CONFIG_DISCOVER, NULL);
     pl_options po = {.cmd = "nvcc", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks,
-                     .shapes = PL_SHAPES_MARK, .nrounds = nr};
+                     .shapes = PL_SHAPES_MARK, .nrounds = nr, .configs = &configs,
+                     .config_from = a->cu ? a->cu : a->ptx};
     int rc = pl_load(&pl, a->ptx, &po) ? -1 : 0;
     uint32_t loaded = rc ? 0 : nr;
     for (uint32_t r = 0; r < loaded; r++) {
         chk_collect(&rr[r].l, a->ptx, &pl.ctx[r], o->rules);
+        if (pl.cfg && pl.cfg->ns) cfg_suppress(&rr[r].l, 0, pl.m, pl.cfg);
         chk_sort(&rr[r].l);
     }
     if (rc) fprintf(stderr, "ptxray nvcc: warning: %s (%s): the PTX could not be analysed\n", a->cu ? a->cu : a->ptx,
@@ -120,7 +132,8 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
         if (sf) flock(fileno(sf), LOCK_EX);
         for (size_t i = 0; i < rr[0].l.n; i++) {
             const chk_finding *x = &rr[0].l.v[i];
-            if ((!o->possible && x->certainty != CHK_PROVEN) || !holds_everywhere(rr, nr, x, o->possible)) continue;
+            if (x->supp || (!o->possible && x->certainty != CHK_PROVEN) || !holds_everywhere(rr, nr, x, o->possible))
+                continue;
             char key[8192];
             snprintf(key, sizeof key, "%s:%u:%u %s %s", x->src_file ? x->src_file : "", x->src_line, x->src_col,
                      chk_rule_name((enum chk_rule)x->rule), x->symbol);
@@ -132,6 +145,7 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
     }
     for (uint32_t r = 0; r < loaded; r++) chk_free(&rr[r].l);
     if (loaded) pl_free(&pl);
+    cfg_set_free(&configs);
     free(rr);
     if (have) hc_table_free(&t);
     return rc;

@@ -267,3 +267,33 @@ Test(config, sarif_and_html_say_the_assumption)
     free(h);
     tu_rm_rf(dir);
 }
+
+/* coalescing reads the project file too: the same verdicts as check for
+ * the accesses (the fact makes conv3x3_const's loads proven misaligned),
+ * each changed access saying so in text, JSON and SARIF; suppressions are
+ * check's, so camera_rays' access is still reported. */
+Test(config, coalescing_reads_it)
+{
+    const char *said = "w % 32 == 0 (tests/data/config/proj/ptxray.yaml:8)";
+    char want[256], *err, *out = run((char *[]){BIN, "coalescing", CM, NULL}, 0, &err);
+    snprintf(want, sizeof want, "%s:71:2: note: assuming %s\n", CM, said);
+    cr_assert(strstr(out, want), "%s", out);
+    cr_assert(strstr(out, "lane 0 is 124 B past a 128-byte boundary"), "%s", out);
+    cr_assert(strstr(out, "in camera_rays"), "%s", out);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "coalescing", "--format", "json", CM, NULL}, 0, &err);
+    snprintf(want, sizeof want, "\"assumed\": \"%s\"", said);
+    cr_assert(strstr(out, want), "%s", out);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "coalescing", "--format", "sarif", CM, NULL}, 0, &err);
+    cr_assert(strstr(out, want), "%s", out);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "coalescing", "--no-config", CM, NULL}, 0, &err);
+    cr_assert_null(strstr(out, "assuming"), "%s", out);
+    cr_assert_null(strstr(out, "124 B past"), "%s", out);
+    free(out);
+    free(err);
+}

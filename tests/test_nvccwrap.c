@@ -682,3 +682,26 @@ Test(nvccwrap, budget_of_is_a_per_function_budget)
     free(text[0]);
     free(text[1]);
 }
+
+/* The project file found from the .cu (docs/check.md, "Stated
+ * assumptions"): a suppression with its reason silences the wrapper's
+ * warning as it does check's; the object is still nvcc's. */
+Test(nvccwrap, project_file_suppression, .timeout = 300)
+{
+    need_nvcc();
+    char *d = tmpdir(), *err;
+    char *cu = strdup(write_file(d, "u.cu", UNCOAL_CU)), *o = strdup(join(d, "w.o"));
+    char *a[] = {BIN, "nvcc", "-c", "-arch=sm_80", cu, "-o", o, NULL};
+    cr_assert_eq(run_err(a, &err), 0, "%s", err);
+    cr_expect_eq(count(err, "[ptxray-uncoalesced]\n"), 1, "without the file: %s", err);
+    free(err);
+    write_file(d, "ptxray.yaml",
+               "suppress:\n  - kernel: strided\n    rule: uncoalesced\n    reason: a[i * 33] is the layout the caller "
+               "wants\n");
+    cr_assert_eq(run_err(a, &err), 0, "%s", err);
+    cr_expect_eq(count(err, "[ptxray-uncoalesced]"), 0, "suppressed: %s", err);
+    free(err);
+    rm(d, (const char *[]){"u.cu", "w.o", "ptxray.yaml", NULL});
+    free(cu);
+    free(o);
+}
