@@ -156,14 +156,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     /* the project files (docs/check.md, "Stated assumptions"): found
      * before anything runs, so that an error in one stops the run */
     cfg_set configs;
-    cfg_set_init(&configs, cmode, cfile);
-    for (int i = optind; i < argc; i++) {
-        const ptx_config *cc;
-        if (cfg_for(&configs, argv[i], &cc)) {
-            cfg_set_free(&configs);
-            return 2;
-        }
-    }
+    if (cfg_set_open(&configs, cmode, cfile, argv + optind, (size_t)(argc - optind))) return 2;
     int rc = analyze_run(argc, argv, nv, nextra, format, out, jobs, html, ptxas, rap, &co, &blocks, verbose, &configs);
     cfg_report_end(&configs, NULL, stderr, false, false);
     cfg_set_free(&configs);

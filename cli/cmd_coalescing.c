@@ -95,14 +95,7 @@ int cmd_coalescing(int argc, char **argv)
     /* the project files, found before anything runs: an error in one
      * stops the run (as in check and analyze) */
     cfg_set configs;
-    cfg_set_init(&configs, cmode, cfile);
-    for (int i = optind; i < argc; i++) {
-        const ptx_config *cc;
-        if (cfg_for(&configs, argv[i], &cc)) {
-            cfg_set_free(&configs);
-            return 2;
-        }
-    }
+    if (cfg_set_open(&configs, cmode, cfile, argv + optind, (size_t)(argc - optind))) return 2;
     a.configs = &configs;
     int rc = coal_run(&a, argv + optind, (size_t)(argc - optind));
     cfg_report_end(&configs, NULL, stderr, false, false);

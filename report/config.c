@@ -758,3 +758,16 @@ void cfg_suppress(chk_list *l, size_t first, const ptx_module *m, const ptx_conf
         __atomic_fetch_add(&s->used, 1, __ATOMIC_RELAXED);
     }
 }
+
+int cfg_set_open(cfg_set *s, enum cfg_mode mode, const char *file, char *const *inputs, size_t n)
+{
+    cfg_set_init(s, mode, file);
+    for (size_t i = 0; i < n; i++) {
+        const ptx_config *c;
+        if (cfg_for(s, inputs[i], &c)) {
+            cfg_set_free(s);
+            return 2;
+        }
+    }
+    return 0;
+}

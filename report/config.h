@@ -110,6 +110,10 @@ void cfg_set_free(cfg_set *s);
 /* The project file for input (a path; its directory is where the search
  * starts), NULL when none: 0, or 2 after the error on stderr. */
 int cfg_for(cfg_set *s, const char *input, const ptx_config **out);
+/* Initialises s and finds the project file of each of the n inputs before
+ * anything runs, so that an error in one stops the run: 0, or 2 after the
+ * error on stderr (s then freed). */
+int cfg_set_open(cfg_set *s, enum cfg_mode mode, const char *file, char *const *inputs, size_t n);
 /* Reads path into *out: 0, or 2 after FILE:LINE:COL: error on err. */
 int cfg_load(const char *path, ptx_config **out, FILE *err);
 void cfg_free(ptx_config *c);
