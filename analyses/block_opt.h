@@ -19,8 +19,8 @@ enum blk_origin { BLK_KERNEL, BLK_ALL, BLK_CONFIG, BLK_REQNTID, BLK_LAUNCH, BLK_
 
 #define BLK_DEFAULT_TEXT "blockDim.x is a multiple of 32"
 #define BLK_ORDER_TEXT \
-    "per kernel: --block KERNEL=, else --block, else .reqntid, else host-code launches, else default: blockDim.x a " \
-    "multiple of 32"
+    "per kernel: --block KERNEL=, else --block, else ptxray.yaml, else .reqntid, else host-code launches, else " \
+    "default: blockDim.x a multiple of 32"
 
 typedef struct blk_kernel {
     const char *arg;  /* the option's value, "KERNEL=X,Y,Z" (not copied); a project file's: the pattern */

@@ -158,7 +158,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     cfg_set configs;
     if (cfg_set_open(&configs, cmode, cfile, argv + optind, (size_t)(argc - optind))) return 2;
     int rc = analyze_run(argc, argv, nv, nextra, format, out, jobs, html, ptxas, rap, &co, &blocks, verbose, &configs);
-    cfg_report_end(&configs, NULL, stderr, false, false);
+    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_SAY);
     cfg_set_free(&configs);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "cfg.h"
 #include "commands.h"
 #include "cfg_print.h"
+#include "config.h"
 #include "outfile.h"
 #include "pipeline.h"
 
@@ -27,6 +28,9 @@ static void usage(FILE *o)
           "            branch not proven uniform; each labelled with its .cu lines) or json\n"
           "  --block   the block shape the dot colours assume (default: .reqntid, else\n"
           "            blockDim.x a multiple of 32); repeatable\n"
+          "  --config FILE  the project file's block shapes, below --block (docs/check.md,\n"
+          "            \"Stated assumptions\"); default: ptxray.yaml in FILE's directory or the\n"
+          "            nearest above it; --no-config: none\n"
           "Exit status: 0, or 2 for bad input (nothing is written).\n",
           o);
 }
@@ -39,12 +43,16 @@ int cmd_cfg(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"output", required_argument, 0, 'o'},
                                          {"block", required_argument, 0, 'b'},
+                                         {"config", required_argument, 0, 'C'},
+                                         {"no-config", no_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
     enum prog_level level = PROG_CFG;
     int format = CFGP_TEXT;
     blk_opts blocks = {0};
+    enum cfg_mode cmode = CONFIG_DISCOVER;
+    const char *cfile = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:f:o:b:h", opts, NULL)) != -1) {
@@ -65,6 +73,11 @@ int cmd_cfg(int argc, char **argv)
         case 'b':
             if (!blk_add(&blocks, optarg, "cfg")) return 2;
             break;
+        case 'C':
+            cmode = CONFIG_FILE;
+            cfile = optarg;
+            break;
+        case 'N': cmode = CONFIG_NONE; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -79,12 +92,17 @@ int cmd_cfg(int argc, char **argv)
      * each function at its shape (--block, .reqntid, else the default), on
      * GSA; text and JSON only print what is built, so its scratch need not
      * stay (pipeline.h). */
+    cfg_set configs;
+    if (cfg_set_open(&configs, cmode, cfile, argv + optind, 1)) return 2;
     pl_prog x;
     pl_options po = {.cmd = "cfg", .kernel = kernel,
                      .level = format == CFGP_DOT ? PROG_GSA : level | PROG_RETURN_SCRATCH,
                      .passes = format == CFGP_DOT ? PL_VERDICTS : 0, .keep = DIV_AN_AFFINE2,
-                     .blocks = &blocks, .shapes = PL_SHAPES_CHECK};
-    if (pl_load(&x, path, &po)) return 2;
+                     .blocks = &blocks, .shapes = PL_SHAPES_CHECK, .configs = &configs};
+    if (pl_load(&x, path, &po)) {
+        cfg_set_free(&configs);
+        return 2;
+    }
     outfile of;
     int rc = 0;
     if (outfile_open(&of, out)) rc = 2;
@@ -94,5 +112,7 @@ int cmd_cfg(int argc, char **argv)
         rc = outfile_commit(&of) ? 2 : 0;
     }
     pl_free(&x);
+    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
+    cfg_set_free(&configs);
     return rc;
 }

@@ -98,7 +98,7 @@ int cmd_coalescing(int argc, char **argv)
     if (cfg_set_open(&configs, cmode, cfile, argv + optind, (size_t)(argc - optind))) return 2;
     a.configs = &configs;
     int rc = coal_run(&a, argv + optind, (size_t)(argc - optind));
-    cfg_report_end(&configs, NULL, stderr, false, false);
+    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
     cfg_set_free(&configs);
     return rc;
 }

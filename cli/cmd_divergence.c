@@ -28,6 +28,9 @@ static void usage(FILE *o)
           "              launches`), after --block and .reqntid; a kernel launched with several\n"
           "              is reported at each (one report, or --summary row, per shape)\n"
           "  --assume-tid-yz-uniform  treat %tid.y and %tid.z as warp-uniform\n"
+          "  --config FILE  the project file's block shapes (docs/check.md, \"Stated\n"
+          "              assumptions\"); default: ptxray.yaml in each input's directory or\n"
+          "              the nearest above it; --no-config: none\n"
           "  --values    which values to list: all (default), none, or states among\n"
           "              uniform, affine, divergent separated by commas\n"
           "  --summary   one line per function of every FILE and a TOTAL line: values,\n"
@@ -38,6 +41,21 @@ static void usage(FILE *o)
           "Exit status: 0 (the report is information), 2 for bad input or usage\n"
           "(nothing is written).  Formats: docs/divergence-reports.md.\n",
           o);
+}
+
+/* The run with its inputs' project files (their shapes), found before
+ * anything runs: an error in one stops it.  summary: --summary's table,
+ * else one file's report (of kernel, or every function). */
+static int with_configs(dr_config *c, char **files, size_t n, bool summary, bool json, const char *out,
+                        const char *kernel)
+{
+    cfg_set configs;
+    if (cfg_set_open(&configs, c->cmode, c->cfile, files, n)) return 2;
+    c->configs = &configs;
+    int rc = summary ? dr_run_summary(files, n, c, json, out) : dr_run_file(files[0], kernel, c, json, out);
+    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
+    cfg_set_free(&configs);
+    return rc;
 }
 
 int cmd_divergence(int argc, char **argv)
@@ -52,6 +70,8 @@ int cmd_divergence(int argc, char **argv)
                                          {"summary", no_argument, 0, 's'},
                                          {"output", required_argument, 0, 'o'},
                                          {"jobs", required_argument, 0, 'j'},
+                                         {"config", required_argument, 0, 'C'},
+                                         {"no-config", no_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
@@ -106,7 +126,7 @@ int cmd_divergence(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        return dr_run_summary(argv + optind, (size_t)(argc - optind), &c, json, out);
+        return with_configs(&c, argv + optind, (size_t)(argc - optind), true, json, out, NULL);
     }
     if (jobs_given) {
         fputs("ptxray divergence: -j is for --summary (one FILE is analysed on one thread)\n", stderr);
@@ -117,5 +137,5 @@ int cmd_divergence(int argc, char **argv)
         else usage(stderr);
         return 2;
     }
-    return dr_run_file(argv[optind], kernel, &c, json, out);
+    return with_configs(&c, argv + optind, 1, false, json, out, kernel);
 }

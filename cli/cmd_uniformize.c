@@ -18,6 +18,8 @@ static void usage(FILE *o)
           "ptxas knows it).  Options as for `ptxray divergence` (default: affine);\n"
           "--launches FILE.json: the shapes host code launches kernels with; a branch is\n"
           "marked only when uniform at each (and at the default if some launch's is unknown).\n"
+          "--config FILE: the project file's block shapes (docs/check.md, \"Stated assumptions\");\n"
+          "default: ptxray.yaml in FILE's directory or the nearest above it; --no-config: none.\n"
           "A one-line summary goes to stderr.\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
           o);
@@ -31,6 +33,8 @@ int cmd_uniformize(int argc, char **argv)
                                          {"block", required_argument, 0, 'b'},
                                          {"assume-tid-yz-uniform", no_argument, 0, 'u'},
                                          {"output", required_argument, 0, 'o'},
+                                         {"config", required_argument, 0, 'C'},
+                                         {"no-config", no_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
@@ -52,5 +56,11 @@ int cmd_uniformize(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    return uni_run(argv[optind], kernel, &c, out);
+    cfg_set configs;
+    if (cfg_set_open(&configs, c.cmode, c.cfile, argv + optind, 1)) return 2;
+    c.configs = &configs;
+    int rc = uni_run(argv[optind], kernel, &c, out);
+    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
+    cfg_set_free(&configs);
+    return rc;
 }

@@ -86,7 +86,8 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
     if (!k->mine) abort();
     k->n = 0;
     for (size_t j = 0; j < l->n; j++)
-        if (strlen(l->v[j].symbol) == fn->name.n && !memcmp(l->v[j].symbol, fn->name.p, fn->name.n))
+        if (!l->v[j].suppressed && strlen(l->v[j].symbol) == fn->name.n &&
+            !memcmp(l->v[j].symbol, fn->name.p, fn->name.n))
             k->mine[k->n++] = &l->v[j];
     qsort(k->mine, k->n, sizeof *k->mine, chk_cmp_ptr);
     char sym[1024];
@@ -295,6 +296,8 @@ typedef struct an_file {
     chk_list l;
     an_kernel *ks;
     size_t nk, nfindings;
+    size_t nsupp;          /* findings the project file's suppressions cover: in no view, counted */
+    const char *cfg_shown; /* that project file, when it has suppressions; else NULL */
     bool have_px;
     sc_ptxas_info px;
     char why[320];
@@ -340,6 +343,17 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
         chk_collect_at(&x->l, at, shown, &x->rr[r]->ctx, (1u << CHK_NRULES) - 1);
     }
     chk_collect_end(&x->l, at, shown);
+    /* as in check: a finding the project file suppresses is in no view
+     * (text, JSON, SARIF, HTML, the summary table), and the count says so */
+    if (!rc && x->pl.cfg && x->pl.cfg->ns) {
+        cfg_suppress(&x->l, at, x->pl.m, x->pl.cfg);
+        x->cfg_shown = x->pl.cfg->shown;
+        for (size_t i = at; i < x->l.n; i++)
+            if (x->l.v[i].supp) {
+                x->l.v[i].suppressed = true;
+                x->nsupp++;
+            }
+    }
     x->rc = rc;
 }
 
@@ -365,6 +379,7 @@ static void prepare(an_file *x, progress *pg, bool ptxas)
     }
     if (pg) pg_end(pg);
     sum_build(&x->sum, x->fns, (uint32_t)x->nk, &x->l);
+    x->sum.supp_by = x->cfg_shown;
 }
 
 static void release(an_file *x)
@@ -405,6 +420,7 @@ static void file_json(jstream *js, const an_file *x, bool several)
     js_str(js, "file", x->shown);
     if (!several) js_str(js, "assumed", ASSUMED);
     js_put(js, "ptxas", json_pack("{s:b,s:s}", "run", x->have_px, "how", x->why));
+    if (x->cfg_shown) js_put(js, "suppressed", json_pack("{s:I,s:s}", "findings", (json_int_t)x->nsupp, "by", x->cfg_shown));
     js_put(js, "summary_table", sum_json(&x->sum, x->fns));
     js_open_array(js, "kernels");
     for (size_t i = 0; i < x->nk; i++) js_put(js, NULL, kernel_json(&x->ks[i]));
@@ -469,6 +485,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         for (uint32_t i = 0; i < nf; i++) fns[i] = first->res->f[i].pf->fn;
         sum_table sum;
         sum_build(&sum, fns, nf, &x.l);
+        sum.supp_by = x.cfg_shown;
         for (uint32_t i = 0; i < first->res->nfuncs; i++) {
             uint32_t ns = blk_nshapes(first->blocks, first->res->f[i].pf->fn);
             if (ns > x.nr) ns = x.nr;

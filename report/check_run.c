@@ -266,7 +266,7 @@ int chk_check(chk_args *a, char **paths, int n)
             if (chk_fails(&run, &l.v[i])) rc = 1;
     /* what the project files' assumptions did; an expired suppression
      * (or, --strict-assumptions, one that nothing used) fails the run */
-    if (cfg_report_end(&configs, stderr, stderr, a->strict_assumptions, true) && rc != 2 && !a->write) rc = 1;
+    if (cfg_report_end(&configs, stderr, stderr, a->strict_assumptions, CFG_SUPPS_GATE) && rc != 2 && !a->write) rc = 1;
     cfg_set_free(&configs);
     free(note);
     chk_free(&l);

@@ -688,7 +688,7 @@ void cfg_drop_present(cfg_set *s, const char *at)
             }
 }
 
-int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, bool supps)
+int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, enum cfg_supps supps)
 {
     int rc = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -730,9 +730,10 @@ int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, bool supps)
         for (uint32_t k = 0; supps && k < c->ns; k++) {
             const cfg_supp *x = &c->s[k];
             if (x->expired) {
-                fprintf(err, "%s:%u:%u: error: suppression of %s in %s expired on %s (reason: %s); renew or remove it\n",
-                        c->shown, x->line, x->col, x->rule_text, x->kernel, x->expires, x->reason);
-                rc = 1;
+                fprintf(err, "%s:%u:%u: %s: suppression of %s in %s expired on %s (reason: %s); renew or remove it\n",
+                        c->shown, x->line, x->col, supps == CFG_SUPPS_GATE ? "error" : "warning", x->rule_text,
+                        x->kernel, x->expires, x->reason);
+                if (supps == CFG_SUPPS_GATE) rc = 1;
             } else if (strict && !x->used) {
                 fprintf(err, "%s:%u:%u: error: suppression of %s in %s suppressed no finding [--strict-assumptions]\n",
                         c->shown, x->line, x->col, x->rule_text, x->kernel);

@@ -158,11 +158,16 @@ void cfg_drop_present(cfg_set *s, const char *at);
 /* The end of a run: warnings for kernel patterns that named nothing,
  * errors for expired suppressions; with strict (--strict-assumptions),
  * every assumption and suppression no finding used.  Prints the facts used
- * and what they changed (text reports: out, may be NULL).  supps: the
- * suppressions were applied (check; analyze reports every finding).  Returns 1 when
- * an expired suppression or (strict) an unused assumption makes the run
- * fail, else 0. */
-int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, bool supps);
+ * and what they changed (text reports: out, may be NULL).  supps: what
+ * the run did with the suppressions (enum cfg_supps).  Returns 1 when an
+ * expired suppression (CFG_SUPPS_GATE) or (strict) an unused assumption
+ * makes the run fail, else 0. */
+enum cfg_supps {
+    CFG_SUPPS_NONE, /* not applied (coalescing lists every access) */
+    CFG_SUPPS_GATE, /* applied, and an expired one fails the run (check) */
+    CFG_SUPPS_SAY,  /* applied, and an expired one is a warning (analyze) */
+};
+int cfg_report_end(cfg_set *s, FILE *out, FILE *err, bool strict, enum cfg_supps supps);
 
 /* The fail-on of the files read: 0 and *mask when none or all that say
  * one agree (*has false when none says), 2 after an error when they differ. */

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include "block_opt.h"
+#include "config.h"
 #include "divergence.h"
 
 #define DR_NAN 3 /* number of analyses: indexes of r[] and st[] are div_analysis */
@@ -18,6 +19,9 @@ typedef struct dr_config {
     unsigned list;              /* bit s set: list the values whose state is s */
     blk_opts blocks;            /* --block */
     unsigned jobs;              /* --summary -j: files analysed in parallel; 0: one per core */
+    enum cfg_mode cmode;        /* --config FILE (cfile), --no-config, else found from each input */
+    const char *cfile;
+    cfg_set *configs;           /* the run's project files (their block shapes), opened by the command */
 } dr_config;
 
 /* One analysis over one function, counting only what is listed: values

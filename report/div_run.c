@@ -54,12 +54,13 @@ static void summary_add(void *ctx, const pl_prog *x, const dr_func *f)
 /* Analyses one file into rows; 2 on bad input (diagnostics on err).  A
  * row needs only the counts: each function's results are freed at once
  * (their chunks become the next one's). */
-static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks, FILE *err)
+static int summary_file(summary *s, const char *path, const div_options *o, blk_opts *blocks, cfg_set *configs,
+                        FILE *err)
 {
     pl_prog x;
     pl_options po = {.cmd = "divergence", .level = PROG_GSA, .passes = PL_DIVERGE, .blocks = blocks,
                      .shapes = PL_SHAPES_MARK, .div = o, .keep = DR_KEEP_NONE, .each = summary_add, .each_ctx = s,
-                     .err = err};
+                     .err = err, .configs = configs};
     if (pl_load(&x, path, &po)) return 2;
     pl_free(&x);
     return 0;
@@ -70,6 +71,7 @@ typedef struct sum_batch {
     char **files;
     const div_options *o;
     blk_opts *w;
+    cfg_set *configs;
     summary *s;
     int rc;
 } sum_batch;
@@ -84,7 +86,7 @@ static void *summary_one(void *ctx, unsigned w, size_t i, FILE *err)
     sum_batch *b = ctx;
     sum_result *r = calloc(1, sizeof *r);
     if (!r) abort();
-    r->rc = summary_file(&r->s, b->files[i], b->o, &b->w[w], err);
+    r->rc = summary_file(&r->s, b->files[i], b->o, &b->w[w], b->configs, err);
     return r;
 }
 
@@ -220,7 +222,7 @@ int dr_run_summary(char **files, size_t nfiles, dr_config *c, bool json, const c
     blk_opts *w = malloc(sizeof *w * jobs);
     if (!w) abort();
     for (unsigned k = 0; k < jobs; k++) w[k] = c->blocks;
-    sum_batch b = {sorted, &c->div, w, &s, 0};
+    sum_batch b = {sorted, &c->div, w, c->configs, &s, 0};
     batch_opts bo = {jobs, "divergence", sorted};
     batch_run(nfiles, &bo, summary_one, summary_take, &b);
     for (unsigned k = 0; k < jobs; k++)
@@ -254,7 +256,8 @@ int dr_run_file(const char *path, const char *kernel, dr_config *c, bool json, c
      * each: one report per function and shape (pipeline.h) */
     pl_prog x;
     pl_options po = {.cmd = "divergence", .kernel = kernel, .level = PROG_GSA, .passes = PL_DIVERGE,
-                     .blocks = &c->blocks, .shapes = PL_SHAPES_CHECK, .div = &c->div, .keep = (int)c->analysis};
+                     .blocks = &c->blocks, .shapes = PL_SHAPES_CHECK, .div = &c->div, .keep = (int)c->analysis,
+                     .configs = c->configs};
     if (pl_load(&x, path, &po)) return 2;
     const ptx_module *m = x.m;
     const dr_func *fs = x.df;

@@ -169,7 +169,8 @@ static void collect(kctx *c)
     c->fs = malloc(sizeof *c->fs * (l->n ? l->n : 1));
     if (!c->fs) abort();
     for (size_t i = 0; i < l->n; i++)
-        if (strlen(l->v[i].symbol) == fn->name.n && !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
+        if (!l->v[i].suppressed && strlen(l->v[i].symbol) == fn->name.n &&
+            !memcmp(l->v[i].symbol, fn->name.p, fn->name.n))
             c->fs[c->nfs++] = &l->v[i];
     qsort(c->fs, c->nfs, sizeof *c->fs, chk_cmp_ptr);
     collect_sites(c);

@@ -143,9 +143,14 @@ static void header(FILE *o, const char *cmd, const char *shown)
 static void summary_table(FILE *o, const sum_table *t)
 {
     fprintf(o, "<p>%u function%s in %zu group%s; ranked by proven cost, then possible cost; findings as "
-               "proven/possible.</p>\n<table class=\"index summary\"><tr><th>template or function</th>"
-               "<th>instances</th>",
+               "proven/possible.</p>\n",
             t->nfuncs, t->nfuncs == 1 ? "" : "s", t->n, t->n == 1 ? "" : "s");
+    if (t->supp_by) {
+        fprintf(o, "<p>suppressed: %zu finding%s by ", t->nsupp, t->nsupp == 1 ? "" : "s");
+        html_escz(o, t->supp_by);
+        fputs("</p>\n", o);
+    }
+    fputs("<table class=\"index summary\"><tr><th>template or function</th><th>instances</th>", o);
     for (int r = 0; r < CHK_NRULES; r++) fprintf(o, "<th>%s</th>", chk_rule_name((enum chk_rule)r));
     fputs("<th>proven cost</th><th>possible cost</th></tr>\n", o);
     for (size_t i = 0; i < t->n; i++) {

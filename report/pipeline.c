@@ -72,7 +72,7 @@ static void diverge(pl_prog *x, const pl_options *o)
 }
 
 /* One analysis of each function at round 0's shape (blk_resolve:
- * --block, the launches, .reqntid, else the default). */
+ * --block, the project file, .reqntid, the launches, else the default). */
 static void verdicts(pl_prog *x, const pl_options *o)
 {
     x->dv = ARENA_NEWN(&x->p->a, const div_result *, x->p->nfuncs ? x->p->nfuncs : 1);

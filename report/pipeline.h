@@ -6,7 +6,8 @@
  *             ptx_load_text      PTX taken out of a binary (inputs.h, fatbin/)
  *   kernel    load_kernel        --kernel NAME -> the one function's symbol
  *   build     prog_build         functions -> CFG, SSA, GSA (up to a level)
- *   shapes    blk_check/blk_mark --block, .reqntid, launches, the default:
+ *   shapes    blk_check/blk_mark --block, ptxray.yaml, .reqntid, launches,
+ *                                 the default:
  *                                 the rounds of launch shapes (blk_opts.round)
  *   coalesce  coal_analyse       each round: the coalescing and bank model
  *   diverge   dr_analyse         each function at each of its rounds: the

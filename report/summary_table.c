@@ -82,6 +82,10 @@ void sum_build(sum_table *t, const ptx_func *const *fns, uint32_t n, const chk_l
     qsort(by, n, sizeof *by, cmp_sym);
     for (size_t j = 0; j < l->n; j++) {
         const chk_finding *x = &l->v[j];
+        if (x->suppressed) { /* the project file's: in no view, counted */
+            t->nsupp += x->supp != NULL;
+            continue;
+        }
         ptx_func probe;
         probe.name.p = x->symbol;
         probe.name.n = strlen(x->symbol);
@@ -106,6 +110,7 @@ void sum_text(FILE *o, const sum_table *t)
             t->n == 1 ? "" : "s");
     if (ntmpl) fprintf(o, " (%u template%s)", ntmpl, ntmpl == 1 ? "" : "s");
     fputs("; ranked by proven cost, then possible cost; findings as proven/possible\n", o);
+    if (t->supp_by) fprintf(o, "suppressed: %zu finding%s by %s\n", t->nsupp, t->nsupp == 1 ? "" : "s", t->supp_by);
     if (!t->n) return;
     table tb;
     /* name, instances, the rules, the two costs: numbers right-aligned */

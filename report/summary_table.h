@@ -27,12 +27,17 @@ typedef struct sum_table {
     size_t n;
     uint32_t nfuncs;
     uint32_t *group_of; /* per function: its group */
+    /* the findings a project file suppressed (in no group), and that
+     * file's name; NULL: no project file with suppressions (not said) */
+    size_t nsupp;
+    const char *supp_by;
 } sum_table;
 
 /* The table of the n functions fns (a file's analysed functions, PTX
  * order) and their findings in l (matched by symbol). */
 void sum_build(sum_table *t, const ptx_func *const *fns, uint32_t n, const chk_list *l);
-/* "summary: ..." then the table, columns aligned. */
+/* "summary: ..." then the table, columns aligned; then "suppressed: N
+ * findings by FILE" when supp_by is set. */
 void sum_text(FILE *o, const sum_table *t);
 /* [{"name", "template", "functions", "symbols": [...], "findings": {RULE:
  * {"proven", "possible"}}, "cost": {"proven", "possible"}}, ...] */

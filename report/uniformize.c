@@ -121,8 +121,10 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
 {
     pl_prog x;
     pl_options po = {.cmd = "uniformize", .kernel = kernel, .level = PROG_GSA, .blocks = &c->blocks,
-                     .shapes = PL_SHAPES_CHECK};
+                     .shapes = PL_SHAPES_CHECK, .configs = c->configs};
     if (pl_load(&x, path, &po)) return 2;
+    /* the shapes in force: the options', with the project file's below them */
+    const blk_opts *bo = x.cb ? x.cb : &c->blocks;
     const ptx_module *m = x.m;
     prog *p = x.p;
     counts k = {0};
@@ -133,13 +135,13 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
         /* a kernel launched with several shapes is analysed at each, and
          * one that also has launches of an unknown shape at the default
          * assumption too: a .uni must hold at all of them */
-        const hc_kshapes *ks = blk_launch_shapes(&c->blocks, fn);
-        uint32_t ns = blk_nshapes(&c->blocks, fn), nr = 0;
+        const hc_kshapes *ks = blk_launch_shapes(bo, fn);
+        uint32_t ns = blk_nshapes(bo, fn), nr = 0;
         div_result **r = ARENA_NEWN(&p->a, div_result *, ns + 1);
         enum blk_origin from = BLK_DEFAULT;
         for (uint32_t s = 0; s <= ns; s++) {
             div_options o = c->div;
-            blk_opts at = c->blocks;
+            blk_opts at = *bo;
             at.round = s;
             enum blk_origin f = blk_resolve(&at, fn, o.block);
             if (s == ns && !(f == BLK_LAUNCH && ks && ks->unknown)) break;

@@ -167,7 +167,7 @@ Test(block_cli, coalescing_per_kernel)
     cr_expect(json_is_null(json_object_get(b, "shape")));
     cr_expect_eq(json_integer_value(json_array_get(json_object_get(json_object_get(b, "per_kernel"), "kb"), 0)), 16);
     cr_expect_str_eq(json_string_value(json_object_get(b, "origin")),
-                     "per kernel: --block KERNEL=, else --block, else .reqntid, else host-code launches, "
+                     "per kernel: --block KERNEL=, else --block, else ptxray.yaml, else .reqntid, else host-code launches, "
                      "else default: blockDim.x a multiple of 32");
     json_decref(j);
     char *t[] = {BIN, "coalescing", KA, PTX, NULL};

@@ -297,3 +297,137 @@ Test(config, coalescing_reads_it)
     free(out);
     free(err);
 }
+
+/* analyze applies the project file's suppressions as check does: the
+ * finding is in no view (text, its summary table, JSON, SARIF, HTML), and
+ * each says how many were suppressed and by which file; an expired
+ * suppression suppresses nothing and is a warning (analyze gates nothing). */
+Test(config, analyze_applies_suppressions)
+{
+    const char *by = "suppressed: 1 finding by tests/data/config/proj/ptxray.yaml\n";
+    char *err, *out = run((char *[]){BIN, "analyze", "--no-ptxas", CM, NULL}, 0, &err);
+    cr_assert(strstr(out, by), "%s", out);
+    cr_assert(strstr(out, "  camera_rays                   -            -           -              -               0/1"
+                          "            0              1\n"),
+              "%s", out);
+    cr_assert_null(strstr(out, "[misaligned, possible] src/constant_memory.cu:53"), "%s", out);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "analyze", "--no-ptxas", "--no-config", CM, NULL}, 0, NULL);
+    cr_assert_null(strstr(out, "suppressed:"), "%s", out);
+    cr_assert(strstr(out, "  camera_rays                   -            -         0/1              -               0/1"
+                          "            0              2\n"),
+              "%s", out);
+    free(out);
+    out = run((char *[]){BIN, "analyze", "--no-ptxas", "--format", "json", CM, NULL}, 0, NULL);
+    cr_assert(strstr(out, "  \"suppressed\": {\n    \"findings\": 1,\n    \"by\": \"tests/data/config/proj/ptxray.yaml\"\n"),
+              "%s", out);
+    free(out);
+    /* SARIF: 6 results without the file; the fact clears one, the suppression another */
+    size_t n[2];
+    for (int c = 0; c < 2; c++) {
+        out = run((char *[]){BIN, "analyze", "--no-ptxas", "--format", "sarif", c ? "--no-config" : "--config", c ? CM : YAML,
+                             c ? NULL : CM, NULL},
+                  0, NULL);
+        n[c] = 0;
+        for (const char *p = out; (p = strstr(p, "\"ruleId\"")); p++) n[c]++;
+        cr_expect_eq(strstr(out, "camera_rays") && strstr(strstr(out, "camera_rays"), "misaligned") ? 1 : 0,
+                     c ? 1 : 0);
+        free(out);
+    }
+    cr_assert_eq(n[0], 4);
+    cr_assert_eq(n[1], 6);
+    char dir[] = "/tmp/ptxray-configXXXXXX", page[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(page, sizeof page, "%s/p.html", dir);
+    free(run((char *[]){BIN, "analyze", "--format", "html", "--no-ptxas", CM, "-o", page, NULL}, 0, NULL));
+    char *h = tu_read(page, NULL);
+    cr_assert_not_null(h);
+    cr_expect(strstr(h, "<p>suppressed: 1 finding by tests/data/config/proj/ptxray.yaml</p>\n<table"));
+    free(h);
+    tu_rm_rf(dir);
+    out = run((char *[]){BIN, "analyze", "--no-ptxas", "--config", "tests/data/config/expired.yaml", CM, NULL}, 0, &err);
+    cr_assert_str_eq(err, "tests/data/config/expired.yaml:2:5: warning: suppression of misaligned in camera_rays expired "
+                          "on 2001-01-31 (reason: float4 rays; one extra sector per row accepted); renew or remove it\n");
+    cr_assert(strstr(out, "suppressed: 0 findings by tests/data/config/expired.yaml\n"), "%s", out);
+    free(out);
+    free(err);
+}
+
+/* The project file's shapes reach every command that analyses divergence:
+ * a branch on %tid.y is warp-uniform at the default shape (blockDim.x a
+ * multiple of 32) and splits warps at 16x16, which the file states. */
+static const char ytest_ptx[] = ".version 7.0\n.target sm_80\n.address_size 64\n\n"
+                                ".visible .entry ytest(.param .u64 p)\n{\n"
+                                "\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\n"
+                                "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.y;\n"
+                                "\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L_end;\n"
+                                "\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r2, 1;\n\tst.global.u32 [%rd2], %r2;\n"
+                                "$L_end:\n\tret;\n}\n";
+
+Test(config, shapes_reach_divergence_cfg_and_uniformize)
+{
+    char dir[] = "/tmp/ptxray-configXXXXXX", ptx[64], yaml[64], o1[64], o2[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(ptx, sizeof ptx, "%s/y.ptx", dir);
+    snprintf(yaml, sizeof yaml, "%s/ptxray.yaml", dir);
+    snprintf(o1, sizeof o1, "%s/u1.ptx", dir);
+    snprintf(o2, sizeof o2, "%s/u2.ptx", dir);
+    FILE *f = fopen(ptx, "w");
+    cr_assert(f);
+    fputs(ytest_ptx, f);
+    fclose(f);
+    f = fopen(yaml, "w");
+    cr_assert(f);
+    fputs("kernels:\n  - kernel: ytest\n    block: [16, 16]\n", f);
+    fclose(f);
+    char want[256], *err, *out = run((char *[]){BIN, "divergence", "--values", "none", ptx, NULL}, 0, &err);
+    snprintf(want, sizeof want, "  block shape: 16,16,1 (from %s:2)\n", yaml);
+    cr_assert(strstr(out, want), "%s", out);
+    cr_assert(strstr(out, "divergent"), "%s", out);
+    cr_assert_str_eq(err, "");
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "divergence", "--values", "none", "--no-config", ptx, NULL}, 0, NULL);
+    cr_assert(strstr(out, "  block shape: unknown; assumed blockDim.x is a multiple of 32"), "%s", out);
+    free(out);
+    out = run((char *[]){BIN, "divergence", "--summary", ptx, NULL}, 0, NULL);
+    cr_assert(strstr(out, "ytest "), "%s", out);
+    free(out);
+    /* uniformize: at 16x16 the branch splits warps; at 32x8 (a second
+     * file, by --config) it is uniform and marked; at the default it is
+     * uniform only if blockDim.x is a multiple of 32, and left as written */
+    free(run((char *[]){BIN, "uniformize", ptx, "-o", o1, NULL}, 0, &err));
+    cr_assert(strstr(err, "0 rewritten to .uni, 0 already .uni, 1 left divergent; affine analysis, block shape from "
+                          "ptxray.yaml,"),
+              "%s", err);
+    free(err);
+    char *a = tu_read(o1, NULL);
+    cr_assert_str_eq(a, ytest_ptx);
+    free(a);
+    char yaml2[64];
+    snprintf(yaml2, sizeof yaml2, "%s/other.yaml", dir);
+    f = fopen(yaml2, "w");
+    cr_assert(f);
+    fputs("kernels:\n  - kernel: ytest\n    block: [32, 8]\n", f);
+    fclose(f);
+    free(run((char *[]){BIN, "uniformize", "--config", yaml2, ptx, "-o", o2, NULL}, 0, &err));
+    cr_assert(strstr(err, "1 rewritten to .uni"), "%s", err);
+    free(err);
+    a = tu_read(o2, NULL);
+    cr_assert(strstr(a, "@%p1 bra.uni $L_end;"), "%s", a);
+    free(a);
+    free(run((char *[]){BIN, "uniformize", "--no-config", ptx, "-o", o2, NULL}, 0, &err));
+    cr_assert(strstr(err, "0 rewritten to .uni, 0 already .uni, 0 left divergent, 1 left as written"), "%s", err);
+    free(err);
+    /* cfg's DOT: the branch's block red (not proven uniform) at 16x16, not at the default */
+    char *d1 = run((char *[]){BIN, "cfg", "--format", "dot", ptx, NULL}, 0, NULL);
+    char *d2 = run((char *[]){BIN, "cfg", "--format", "dot", "--no-config", ptx, NULL}, 0, NULL);
+    cr_assert_str_neq(d1, d2);
+    char *d3 = run((char *[]){BIN, "cfg", "--format", "dot", "--no-config", "--block", "16,16", ptx, NULL}, 0, NULL);
+    cr_assert_str_eq(d1, d3);
+    free(d1);
+    free(d2);
+    free(d3);
+    tu_rm_rf(dir);
+}
