@@ -4,6 +4,7 @@
 #include <string.h>
 #include "block_opt.h"
 #include "commands.h"
+#include "config.h"
 #include "inputs.h"
 #include "outfile.h"
 #include "printer.h"
@@ -43,6 +44,9 @@ static void usage(FILE *o)
           "                 the divergence analysis, the shared area's size and the\n"
           "                 slot addresses rest on it; repeatable (default: .reqntid,\n"
           "                 else blockDim.x is assumed a multiple of 32)\n"
+          "  --config FILE  the project file's block shapes, below --block (docs/check.md,\n"
+          "                 \"Stated assumptions\"); default: ptxray.yaml in FILE's directory or\n"
+          "                 the nearest above it; --no-config: none\n"
           "  -q             no summary\n"
           "  -o             output file (default stdout)\n"
           "Exit status: 0, or 2 for bad input or usage (nothing is written).\n",
@@ -62,6 +66,9 @@ static int run_target(ptx_module *m, const ra_options *o, unsigned target, const
     return rc;
 }
 
+static int allocate(const char *input, blk_opts *blocks, const ptx_config *cfg, ra_options *op, unsigned target,
+                    const char *arch, const char *out, bool quiet);
+
 int cmd_regalloc(int argc, char **argv)
 {
     static const struct option opts[] = {RA_OPT_LONG,
@@ -71,6 +78,8 @@ int cmd_regalloc(int argc, char **argv)
                                          {"block", required_argument, 0, 'B'},
                                          {"output", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
+                                         {"config", required_argument, 0, 'C'},
+                                         {"no-config", no_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     blk_opts blocks = {0};
@@ -84,6 +93,8 @@ int cmd_regalloc(int argc, char **argv)
     unsigned target = 0;
     const char *arch = NULL;
     unsigned long v;
+    enum cfg_mode cmode = CONFIG_DISCOVER;
+    const char *cfile = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:m:k:o:qh", opts, NULL)) != -1) {
@@ -110,6 +121,11 @@ int cmd_regalloc(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'q': quiet = true; break;
+        case 'C':
+            cmode = CONFIG_FILE;
+            cfile = optarg;
+            break;
+        case 'N': cmode = CONFIG_NONE; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -128,8 +144,25 @@ int cmd_regalloc(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    /* the project file's shapes, below --block (as every command that
+     * analyses divergence reads them); its errors come first */
+    cfg_set configs;
+    const ptx_config *cfg = NULL;
+    if (cfg_set_open(&configs, cmode, cfile, argv + optind, 1)) return 2;
+    cfg_for(&configs, argv[optind], &cfg);
+    int rc = allocate(argv[optind], &blocks, cfg, &o, target, arch, out, quiet);
+    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
+    cfg_set_free(&configs);
+    return rc;
+}
+
+/* Loads input, checks the shapes and writes the allocated (or targeted) PTX. */
+static int allocate(const char *input, blk_opts *blocks, const ptx_config *cfg, ra_options *op, unsigned target,
+                    const char *arch, const char *out, bool quiet)
+{
+    ra_options o = *op;
     in_unit unit; /* a PTX file, or a binary's PTX (inputs.h) */
-    if (in_single(&unit, "regalloc", argv[optind], stderr)) return 2;
+    if (in_single(&unit, "regalloc", input, stderr)) return 2;
     const char *path = unit.shown;
     const char *shown = strcmp(path, "-") ? path : "<stdin>";
     ptx_module *m = in_load(&unit, 1, stderr);
@@ -137,10 +170,18 @@ int cmd_regalloc(int argc, char **argv)
         in_unit_free(&unit);
         return 2;
     }
-    if (!blk_check(&blocks, m, "regalloc", path)) {
+    if (!blk_check(blocks, m, "regalloc", path)) {
         ptx_module_free(m);
         in_unit_free(&unit);
         return 2;
+    }
+    if (cfg) {
+        cfg_mark(cfg, m);
+        if (!cfg_add_blocks(cfg, blocks, "regalloc")) {
+            ptx_module_free(m);
+            in_unit_free(&unit);
+            return 2;
+        }
     }
     if (o.only && !(o.only = load_kernel("regalloc", m, shown, o.only, false))) {
         ptx_module_free(m);

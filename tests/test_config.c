@@ -431,3 +431,40 @@ Test(config, shapes_reach_divergence_cfg_and_uniformize)
     free(d3);
     tu_rm_rf(dir);
 }
+
+/* regalloc reads the project file's shapes too (below --block): every
+ * kernel at 16x16 by a glob gives the PTX --block 16,16 gives, whose
+ * uniform and affine classes are not those of the default shape. */
+Test(config, regalloc_reads_its_shapes)
+{
+    char dir[] = "/tmp/ptxray-configXXXXXX", ptx[64], yaml[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(ptx, sizeof ptx, "%s/m.ptx", dir);
+    snprintf(yaml, sizeof yaml, "%s/ptxray.yaml", dir);
+    size_t len;
+    char *text = tu_read(tu_src("ptx-corpus/sm_80/matmul_tiled.ptx"), &len);
+    cr_assert(text);
+    FILE *f = fopen(ptx, "w");
+    cr_assert(f);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    free(text);
+    f = fopen(yaml, "w");
+    cr_assert(f);
+    fputs("kernels:\n  - kernel: \"*\"\n    block: [16, 16]\n", f);
+    fclose(f);
+    const char *at16 = "pressure 29 -> 15 units (.pred 3); 14 spilled (uniform 10, affine 4, divergent 0)\n";
+    const char *dflt = "pressure 29 -> 15 units (.pred 3); 14 spilled (uniform 12, affine 2, divergent 0)\n";
+    char *err, *out = run((char *[]){BIN, "regalloc", ptx, "--budget", "16", NULL}, 0, &err);
+    cr_assert(strstr(err, at16), "%s", err);
+    char *blk = run((char *[]){BIN, "regalloc", ptx, "--budget", "16", "--no-config", "--block", "16,16", NULL}, 0, NULL);
+    cr_assert_str_eq(out, blk);
+    free(blk);
+    free(out);
+    free(err);
+    out = run((char *[]){BIN, "regalloc", ptx, "--budget", "16", "--no-config", NULL}, 0, &err);
+    cr_assert(strstr(err, dflt), "%s", err);
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
+}
