@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "testutil.h"
 #include "toolchain.h"
@@ -23,6 +24,13 @@ static void mk_dir(void)
 }
 
 static void rm_dir(void) { tu_rm_rf(dir); }
+
+static int mkdir_sub(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return mkdir(path, 0755);
+}
 
 /* sh -c "cd DIR && CMD": exit status, stdout and stderr (malloc'd). */
 static int in_dir(const char *cmd, char **out, char **err)
@@ -258,6 +266,32 @@ Test(analyze, bad_usage)
     free(err);
     cr_expect_eq(in_dir("ls", &out, &err), 0);
     cr_expect_str_eq(out, "");
+    free(out);
+    free(err);
+    rm_dir();
+}
+
+/* nvcc writes the .cu's .file as an absolute path; analyze names it as the
+ * user typed it, relative to the current directory (text, JSON and the
+ * source line it reads through that name). */
+Test(analyze, source_paths_as_typed, .timeout = 120)
+{
+    if (!tc_find_nvcc()) cr_skip_test("nvcc not found");
+    mk_dir();
+    cr_assert_eq(mkdir_sub("src"), 0);
+    write_file("src/k.cu", "__global__ void k(float *p, int s)\n{\n    if (threadIdx.x & 1)\n        p[threadIdx.x * s] = 1.0f;\n}\n");
+    char cmd[1024], *out, *err;
+    snprintf(cmd, sizeof cmd, "%s analyze src/k.cu --no-ptxas", tu_bin());
+    cr_assert_eq(in_dir(cmd, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "] src/k.cu:3:") != NULL, "%s", out);
+    cr_expect(strstr(out, "/src/k.cu") == NULL, "%s", out);
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "%s analyze src/k.cu --no-ptxas --format json", tu_bin());
+    cr_assert_eq(in_dir(cmd, &out, &err), 0, "%s", err);
+    cr_expect(strstr(out, "\"file\": \"src/k.cu\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "if (threadIdx.x & 1)") != NULL, "%s", out);
+    cr_expect(strstr(out, "/src/k.cu") == NULL, "%s", out);
     free(out);
     free(err);
     rm_dir();
