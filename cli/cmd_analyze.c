@@ -1,6 +1,6 @@
 /* ptxray analyze: one readable report per kernel of a .ptx file, or of the
  * PTX nvcc makes from a .cu file: value shares, register pressure and the
- * findings of `ptxray check` ordered by likely impact (docs/check.md). */
+ * findings of `ptxray check` ordered by likely impact (docs/analyze.md). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -60,7 +60,7 @@ typedef struct ra_pressure {
  * it and what is live after it together with what it defines. */
 void ra_live_pressure(const ra_live *L, ra_pressure *p);
 
-/* What `analyze` reports (docs/check.md): the most units live at one point
+/* What `analyze` reports (docs/analyze.md): the most units live at one point
  * between two instructions of a reachable block, a dead definition not
  * counted (ra_live_pressure counts it: the allocator must find it a
  * register).  Registers of no class count as general ones. */

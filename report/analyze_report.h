@@ -1,4 +1,4 @@
-/* The report of `ptxray analyze` (docs/check.md): per kernel the shares of
+/* The report of `ptxray analyze` (docs/analyze.md): per kernel the shares of
  * uniform, affine and divergent values, the register pressure, then the
  * findings of `ptxray check` by likely impact (inside loops first, deeper
  * loops first), ptxas -v's registers, spills and shared memory; as text,

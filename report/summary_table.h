@@ -1,4 +1,4 @@
-/* analyze's summary table (docs/check.md, "The summary table"): the
+/* analyze's summary table (docs/analyze.md, "The summary table"): the
  * functions of a file grouped, a template's instances under their
  * template (ptx_demangle_template) with a count, any other function on
  * its own; per group its findings by rule and certainty and its proven

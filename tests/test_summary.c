@@ -1,4 +1,4 @@
-/* analyze's summary table (report/summary_table.c, docs/check.md): the
+/* analyze's summary table (report/summary_table.c, docs/analyze.md): the
  * template of a C++ symbol (ptx_demangle_template) on names that read
  * wrongly as text, the table's exact text and its ranking, its JSON, the
  * HTML page of 211 template instances (its size; its groups in a
