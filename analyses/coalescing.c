@@ -19,11 +19,6 @@ const char *coal_kind_name(enum coal_kind k)
     return k == COAL_LOAD ? "load" : k == COAL_STORE ? "store" : "atomic";
 }
 
-const char *coal_origin_name(enum coal_origin o)
-{
-    return o == COAL_ORIGIN_OPTION ? "--block" : o == COAL_ORIGIN_REQNTID ? ".reqntid" : "default";
-}
-
 const char *coal_hint_kind_name(enum coal_hint_kind k)
 {
     return k == COAL_HINT_SWAP_XY ? "swap_xy" : k == COAL_HINT_LOOP_TO_LANES ? "loop_to_lanes" : NULL;
@@ -1101,22 +1096,11 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         bank_by_stride(f, c0, w, x);
 }
 
+/* The shape every command analyses pf at, with its origin: one rule
+ * (blk_resolve); the default's is all zero (warp_lanes.h: unknown). */
 static void shape_of(const prog_func *pf, const coal_options *o, coal_func *f)
 {
-    memset(&f->shape, 0, sizeof f->shape);
-    f->origin = COAL_ORIGIN_DEFAULT;
-    uint32_t b[3] = {0, 0, 0};
-    if (o && ((o->block_of && o->block_of(o->block_ctx, pf->fn, b)) || o->block[0])) {
-        for (int i = 0; i < 3; i++) f->shape.block[i] = b[0] ? b[i] : o->block[i] ? o->block[i] : 1;
-        f->origin = COAL_ORIGIN_OPTION;
-        return;
-    }
-    for (uint32_t i = 0; i < pf->fn->nfdirs; i++) {
-        const ptx_fdirective *d = &pf->fn->fdirs[i];
-        if (!ptx_str_eq(d->name, ".reqntid") || !d->n) continue;
-        for (uint32_t k = 0; k < 3; k++) f->shape.block[k] = k < d->n && d->vals[k] ? (uint32_t)d->vals[k] : 1;
-        f->origin = COAL_ORIGIN_REQNTID;
-    }
+    f->origin = (uint8_t)blk_resolve(o ? o->blocks : NULL, pf->fn, f->shape.block);
 }
 
 /* One function's accesses, with the facts given (NULL: none). */

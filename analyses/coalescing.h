@@ -22,18 +22,18 @@
 #include <stdbool.h>
 #include "addr_chain.h"
 #include "bank_conflicts.h"
+#include "block_opt.h"
 
 #define COAL_SECTOR 32
 #define COAL_LINE 128
 
 typedef struct coal_options {
-    uint32_t block[3]; /* --block X,Y,Z; 0: not given */
-    const char *only;  /* analyse only this function (NULL: all with a body) */
-    /* The shape given for one function (--block KERNEL=X,Y,Z), before
-     * block: true with block[] filled, false for block, else .reqntid,
-     * else the default.  NULL: none. */
-    bool (*block_of)(const void *ctx, const ptx_func *fn, uint32_t block[3]);
-    const void *block_ctx;
+    const char *only; /* analyse only this function (NULL: all with a body) */
+    /* The shapes: each function is analysed at the one blk_resolve gives
+     * it (block_opt.h: --block KERNEL=, --block, the project file,
+     * .reqntid, a host-code launch, else the default), and its origin is
+     * that one's.  NULL: .reqntid, else the default. */
+    const blk_opts *blocks;
     /* The facts stated about fn's parameters (addr_chain.h): true with
      * out filled (out->n may be 0).  NULL: none.  A function with facts is
      * analysed twice, without them and with them, and every access whose
@@ -42,7 +42,6 @@ typedef struct coal_options {
     const void *facts_ctx;
 } coal_options;
 
-enum coal_origin { COAL_ORIGIN_DEFAULT, COAL_ORIGIN_REQNTID, COAL_ORIGIN_OPTION };
 enum coal_kind { COAL_LOAD, COAL_STORE, COAL_ATOMIC };
 enum coal_space { COAL_GLOBAL, COAL_SHARED };
 enum coal_pattern {
@@ -152,7 +151,7 @@ typedef struct coal_func {
     const div_result *r;
     const addr_chain *chain;
     warp_shape shape;
-    uint8_t origin;           /* coal_origin */
+    uint8_t origin;           /* blk_origin: where shape comes from */
     uint32_t nacc;
     coal_access *acc;         /* in statement order */
     uint32_t generic_unknown; /* generic accesses whose space is not proven */
@@ -171,7 +170,6 @@ coal_result *coal_analyse(const ptx_module *m, const prog *p, const coal_options
 
 const char *coal_pattern_name(enum coal_pattern p); /* "unit_stride", ... */
 const char *coal_kind_name(enum coal_kind k);       /* "load", "store", "atomic" */
-const char *coal_origin_name(enum coal_origin o);   /* "default", ".reqntid", "--block" */
 const char *coal_hint_kind_name(enum coal_hint_kind k); /* "swap_xy", "loop_to_lanes"; NULL for NONE */
 
 /* The sectors a hint is measured against: the exact count, else the bound. */

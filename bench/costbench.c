@@ -86,8 +86,7 @@ static double pass_check(char **paths, size_t n, size_t *nfind)
     blk_opts blocks = {0};
     coal_options co;
     memset(&co, 0, sizeof co);
-    co.block_of = blk_option_shape;
-    co.block_ctx = &blocks;
+    co.blocks = &blocks;
     chk_list l;
     memset(&l, 0, sizeof l);
     double c0 = now(CLOCK_THREAD_CPUTIME_ID);

@@ -98,7 +98,7 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     bool verbose = false;
     enum cfg_mode cmode = CONFIG_DISCOVER;
     const char *cfile = NULL;
-    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &blocks, NULL, NULL};
+    coal_options co = {NULL, &blocks, NULL, NULL};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:k:f:j:", opts, NULL)) != -1) {

@@ -76,8 +76,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->fail_on = a->enable = CHK_DEFAULT_RULES;
-    a->co.block_of = blk_option_shape;
-    a->co.block_ctx = &a->blocks;
+    a->co.blocks = &a->blocks;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:o:b:j:h", opts, NULL)) != -1) {

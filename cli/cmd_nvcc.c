@@ -183,8 +183,7 @@ int cmd_nvcc(int argc, char **argv)
     nvw_opts o;
     memset(&o, 0, sizeof o);
     o.ro.mode = RA_MODE_AFF;
-    o.ro.block_of = blk_option_shape;
-    o.ro.block_ctx = &o.blocks;
+    o.ro.blocks = &o.blocks;
     o.rules = DEFAULT_RULES;
     bool mode_given = false, step = argc > 1 && !strcmp(argv[1], NVW_STEP_ARG);
     int rc = 0, nenv = 0, nrest = 0;

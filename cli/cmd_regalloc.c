@@ -86,8 +86,7 @@ int cmd_regalloc(int argc, char **argv)
     ra_options o;
     memset(&o, 0, sizeof o);
     o.mode = RA_MODE_AFF;
-    o.block_of = blk_option_shape;
-    o.block_ctx = &blocks;
+    o.blocks = &blocks;
     const char *out = NULL;
     bool quiet = false, have_budget = false;
     unsigned target = 0;

@@ -27,9 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         arena_init(&a);
         for (uint32_t i = 0; i < pg->nfuncs; i++)
             for (int an = 0; an < 3; an++) div_analyse(&pg->funcs[i], (enum div_analysis)an, &o, &a);
-        coal_options co;
-        memset(&co, 0, sizeof co);
-        memcpy(co.block, o.block, sizeof co.block);
+        blk_opts bo = {0};
+        memcpy(bo.all, o.block, sizeof bo.all);
+        coal_options co = {.blocks = &bo};
         coal_analyse(m, pg, &co, &a);
         arena_free(&a);
         prog_free(pg);

@@ -76,7 +76,7 @@ static void need_placer(placer *pl, prog_func *pf, const ra_live *L, const ra_op
     if (!pf->gsa) pf->gsa = gsa_build(pf->ssa);
     div_options dopt;
     memset(&dopt, 0, sizeof dopt);
-    if (o->block_of && !o->block_of(o->block_ctx, pf->fn, dopt.block)) memset(dopt.block, 0, sizeof dopt.block);
+    blk_option_shape(o->blocks, pf->fn, dopt.block); /* else all 0: the analysis reads .reqntid */
     div_result *dr = div_analyse(pf, o->mode == RA_MODE_DIV ? DIV_AN_SIMPLE : DIV_AN_AFFINE, &dopt, a);
     pl->ri = ra_reginfo_build(pf, L, a);
     pl->unstable = ra_unstable_values_sem(pf, L->sem_flags, a);
@@ -150,12 +150,13 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
     ra_spill *sp = ARENA_NEWN(a, ra_spill, L->nregs + 1);
     placer pl = {0};
 
-    /* the block's exact shape, where --block or .reqntid states it: the
-     * shared area is then sized for its warps, the slot address built from
-     * constants and the barrier mask known (the divergence analysis rests
-     * on the same shape) */
+    /* the block's exact shape, where it is stated (--block, the project
+     * file, .reqntid, a launch): the shared area is then sized for its
+     * warps, the slot address built from constants and the barrier mask
+     * known (the divergence analysis rests on the same shape); the
+     * default's is all 0 */
     uint32_t shape[3] = {0, 0, 0};
-    if (fn->is_entry && !(o->block_of && o->block_of(o->block_ctx, fn, shape))) ra_kernel_reqntid(fn, shape);
+    if (fn->is_entry) blk_resolve(o->blocks, fn, shape);
     uint64_t known = (uint64_t)shape[0] * (shape[1] ? shape[1] : 1) * (shape[2] ? shape[2] : 1);
     if (known > 1024) shape[0] = shape[1] = shape[2] = 0, known = 0;
     uint32_t threads = known ? (uint32_t)known

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "block_opt.h"
 #include "ptx.h"
 
 enum ra_mode { RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF };
@@ -80,11 +81,10 @@ typedef struct ra_options {
     /* Record each piece of spill code in ra_func_stats.sites (the HTML
      * page marks the source lines it lands on, docs/html.md). */
     bool sites;
-    /* The block shape of fn for the divergence analysis (--block): true
-     * with block[] filled; false or NULL: .reqntid, else the analysis's
-     * default assumption. */
-    bool (*block_of)(const void *ctx, const ptx_func *fn, uint32_t block[3]);
-    const void *block_ctx;
+    /* The shapes (block_opt.h): each function's is the one blk_resolve
+     * gives it, as for every analysis; NULL: .reqntid, else the default
+     * assumption. */
+    const blk_opts *blocks;
     /* fn's own budget instead of budget (--target-regs searches each
      * function's); 0: fn is left as it is.  NULL: budget for all. */
     unsigned (*budget_of)(const void *ctx, const ptx_func *fn);

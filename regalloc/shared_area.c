@@ -29,15 +29,6 @@ bool ra_kernel_one_dim(const ptx_func *fn)
     return true;
 }
 
-bool ra_kernel_reqntid(const ptx_func *fn, uint32_t shape[3])
-{
-    const ptx_fdirective *d = fdir(fn, ".reqntid");
-    shape[0] = shape[1] = shape[2] = 0;
-    if (!d) return false;
-    for (uint32_t i = 0; i < 3; i++) shape[i] = i < d->n && d->vals[i] ? (uint32_t)d->vals[i] : 1;
-    return true;
-}
-
 static uint64_t var_bytes(const ptx_var *v)
 {
     if (v->unsized) return 0;

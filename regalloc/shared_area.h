@@ -10,9 +10,6 @@ uint32_t ra_kernel_threads(const ptx_func *fn, uint32_t dflt);
 /* Whether .reqntid or .maxntid limit the block to one dimension, so that
  * %tid.y and %tid.z are 0 and the warp index is %tid.x / 32. */
 bool ra_kernel_one_dim(const ptx_func *fn);
-/* The exact block shape .reqntid gives (missing dimensions 1); false and
- * zeros without one. */
-bool ra_kernel_reqntid(const ptx_func *fn, uint32_t shape[3]);
 
 /* Static .shared bytes of the kernel: its own declarations and the
  * module-scope variables it or the functions it calls name (every

@@ -99,7 +99,7 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
 /* The shape of s and where it comes from. */
 static const char *shape_origin(const an_shape *s)
 {
-    return blk_origin_for(s->r->blocks, s->f->pf->fn, coal_block_origin(s->r->co, s->f));
+    return blk_origin_for(s->r->blocks, s->f->pf->fn, (enum blk_origin)s->f->origin);
 }
 
 static void value_lines(FILE *o, const dr_stats *st, const char *at)
@@ -463,8 +463,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
     if (!rc && html && ra) {
         /* the spill code of a regalloc run, at the shapes of the first round */
         ra_options o = *ra;
-        o.block_of = blk_option_shape;
-        o.block_ctx = first->blocks;
+        o.blocks = first->blocks;
         /* with --kernel, that function alone (as the page) */
         char sym[1024];
         if (co->only && first->res->nfuncs == 1) {

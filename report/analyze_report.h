@@ -26,7 +26,7 @@ int an_report(const char *shown, const char *ptx, const coal_options *co, blk_op
 /* The same as one HTML page (html.h; with `ptxas -v` figures when ptxas)
  * written to out (NULL or "-": stdout) once it is complete: nothing is
  * written on exit 2.  ra: the options of a regalloc run whose spill code
- * the page marks (its block_of is set here: the shapes the analysis
+ * the page marks (its blocks are set here: the shapes the analysis
  * uses first), or NULL. */
 /* The report of n .ptx files (n > 1) in file order, worked on by a->jobs
  * threads (batch.h), the same bytes for every number: text, each file's

@@ -247,8 +247,8 @@ static void locate(chk_finding *x, rawbuf *rb, const coal_report_ctx *c, const c
     x->loop_depth = lp == CFG_NONE ? 0 : g->loops[lp].depth;
     /* the shape it was found at */
     const blk_opts *bo = coal_blocks(c->opts);
-    enum blk_origin o = coal_block_origin(c->opts, f);
-    x->origin = (uint8_t)o;
+    enum blk_origin o = (enum blk_origin)f->origin;
+    x->origin = f->origin;
     x->nshapes = blk_nshapes(bo, fn);
     x->nat = 1;
     x->at = calloc(1, sizeof *x->at);
@@ -640,7 +640,7 @@ void chk_collect_at(chk_list *l, size_t first, const char *path, const coal_repo
             l->v[k].at[0].cost = l->v[k].cost;
             l->v[k].at[0].certainty = l->v[k].certainty;
         }
-        if (!bo || !bo->round) l->origin[coal_block_origin(c->opts, f)]++;
+        if (!bo || !bo->round) l->origin[f->origin]++;
     }
     rawbuf_free(&rb);
     /* the findings of this round that an earlier one had */

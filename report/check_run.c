@@ -169,7 +169,7 @@ static size_t check_files(chk_args *a, const in_units *u, unsigned mask, chk_lis
     for (unsigned k = 0; k < jobs; k++) {
         w[k].blocks = a->blocks;
         w[k].co = a->co;
-        w[k].co.block_ctx = &w[k].blocks;
+        w[k].co.blocks = &w[k].blocks;
     }
     char **names = malloc((n ? n : 1) * sizeof *names);
     if (!names) abort();

@@ -144,7 +144,7 @@ static void write_report(writer *wr)
 {
     jstream *js = &wr->js;
     const coal_run_args *a = wr->a;
-    coal_options co = {{0, 0, 0}, NULL, blk_option_shape, &a->blocks, NULL, NULL};
+    coal_options co = {NULL, &a->blocks, NULL, NULL};
     coal_report_ctx opts = {NULL, NULL, &co, NULL, NULL};
     if (a->format == COAL_FMT_SARIF) {
         json_t *run, *rules, *root = coal_sarif_log(&run, &rules), *results = json_array(), *props = json_object();

@@ -358,24 +358,14 @@ static json_t *src_json(const src_pos *p)
 
 static json_t *int_or_null(bool known, int64_t v) { return known ? json_integer(v) : json_null(); }
 
-const blk_opts *coal_blocks(const coal_options *o)
-{
-    return o && o->block_of == blk_option_shape ? o->block_ctx : NULL;
-}
-
-enum blk_origin coal_block_origin(const coal_options *o, const coal_func *f)
-{
-    uint32_t b[3];
-    if (f->origin != COAL_ORIGIN_OPTION) return f->origin == COAL_ORIGIN_REQNTID ? BLK_REQNTID : BLK_DEFAULT;
-    return coal_blocks(o) ? blk_resolve(coal_blocks(o), f->pf->fn, b) : BLK_ALL;
-}
+const blk_opts *coal_blocks(const coal_options *o) { return o ? o->blocks : NULL; }
 
 static json_t *block_json(const coal_report_ctx *c, const coal_func *f)
 {
     json_t *b = json_object();
     json_object_set_new(b, "shape", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
     json_object_set_new(b, "origin",
-                        json_string(blk_origin_for(coal_blocks(c->opts), f->pf->fn, coal_block_origin(c->opts, f))));
+                        json_string(blk_origin_for(coal_blocks(c->opts), f->pf->fn, (enum blk_origin)f->origin)));
     json_object_set_new(b, "assumed",
                         json_string(wl_shape_known(&f->shape)
                                         ? "every warp of the block evaluated; the worst one reported"
@@ -506,8 +496,6 @@ json_t *coal_assumptions_json(const coal_report_ctx *c)
 
 static const coal_func *round_func(const coal_report_ctx *c, uint32_t r, uint32_t i);
 
-json_t *coal_report_json(const coal_report_ctx *c) { return coal_report_json_at(c, 1); }
-
 json_t *coal_kernel_json(const coal_report_ctx *c0, uint32_t nr, uint32_t q, uint32_t n[5])
 {
     uint32_t i = q / nr, r = q % nr;
@@ -551,29 +539,6 @@ json_t *coal_summary_json(const uint32_t n[5])
     json_object_set_new(sum, "bank_conflicts", json_integer(n[3]));
     json_object_set_new(sum, "bank_conflicts_not_analysed", json_integer(n[4]));
     return sum;
-}
-
-json_t *coal_report_json_at(const coal_report_ctx *c0, uint32_t nr)
-{
-    const coal_report_ctx *c = c0;
-    json_t *root = json_object();
-    json_object_set_new(root, "tool", json_string("ptxray coalescing"));
-    json_object_set_new(root, "version", json_string(PTXRAY_VERSION));
-    json_object_set_new(root, "file", json_string(c->ptx_path));
-    json_object_set_new(root, "assumptions", coal_assumptions_json(c));
-    json_t *ks = json_array();
-    uint32_t tot[5] = {0}, n[5];
-    /* one entry per function and shape: a function launched with several
-     * shapes has one per round that analyses it */
-    for (uint32_t q = 0; q < c0->res->nfuncs * nr; q++) {
-        json_t *k = coal_kernel_json(c0, nr, q, n);
-        if (!k) continue;
-        json_array_append_new(ks, k);
-        for (int t = 0; t < 5; t++) tot[t] += n[t];
-    }
-    json_object_set_new(root, "kernels", ks);
-    json_object_set_new(root, "summary", coal_summary_json(tot));
-    return root;
 }
 
 bool coal_parse_format(const char *s, const char *cmd, int *format)
@@ -800,27 +765,6 @@ json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, co
     return r;
 }
 
-json_t *coal_report_sarif(const coal_report_ctx *c) { return coal_report_sarif_at(c, 1); }
-
-json_t *coal_report_sarif_at(const coal_report_ctx *c0, uint32_t nr)
-{
-    json_t *run, *rl;
-    json_t *root = coal_sarif_log(&run, &rl);
-    json_t *results = json_array();
-    for (uint32_t i = 0; i < c0->res->nfuncs; i++)
-        for (uint32_t j = 0; j < c0->res->f[i].nacc; j++) {
-            coal_variant *v;
-            uint32_t nv = coal_variants(c0, nr, i, j, &v);
-            for (uint32_t k = 0; k < nv; k++) json_array_append_new(results, coal_sarif_access(c0, nr, i, &v[k]));
-            coal_variants_free(v, nv);
-        }
-    json_object_set_new(run, "results", results);
-    json_t *props = json_object();
-    json_object_set_new(props, "assumptions", coal_assumptions_json(c0));
-    json_object_set_new(run, "properties", props);
-    return root;
-}
-
 /* ---- several launch shapes ----------------------------------------------------- */
 
 /* Function i at round r, or NULL when it has no shape of its own there. */
@@ -882,7 +826,7 @@ static void shape_of(const coal_report_ctx *c, uint32_t r, uint32_t i, char *buf
 {
     const coal_report_ctx *rc = &c[r];
     const coal_func *f = &rc->res->f[i];
-    const char *from = blk_origin_for(coal_blocks(rc->opts), f->pf->fn, coal_block_origin(rc->opts, f));
+    const char *from = blk_origin_for(coal_blocks(rc->opts), f->pf->fn, (enum blk_origin)f->origin);
     if (wl_shape_known(&f->shape))
         snprintf(buf, n, "%ux%ux%u (%s)", f->shape.block[0], f->shape.block[1], f->shape.block[2], from);
     else snprintf(buf, n, "%s", from);
@@ -912,7 +856,7 @@ json_t *coal_holds_at_json(const coal_report_ctx *c, uint32_t i, const coal_vari
         json_t *o = json_object();
         json_object_set_new(o, "block", wl_shape_known(&f->shape) ? blk_shape_json(f->shape.block) : json_null());
         json_object_set_new(
-            o, "from", json_string(blk_origin_for(coal_blocks(rc->opts), f->pf->fn, coal_block_origin(rc->opts, f))));
+            o, "from", json_string(blk_origin_for(coal_blocks(rc->opts), f->pf->fn, (enum blk_origin)f->origin)));
         json_array_append_new(a, o);
     }
     return a;
@@ -925,16 +869,8 @@ json_t *coal_holds_at_json(const coal_report_ctx *c, uint32_t i, const coal_vari
  * --block's and the default), with the shapes it holds at when several. */
 static bool names_shape(const coal_report_ctx *c, uint32_t nr, uint32_t i)
 {
-    enum blk_origin o = coal_block_origin(c->opts, &c->res->f[i]);
+    enum blk_origin o = (enum blk_origin)c->res->f[i].origin;
     return coal_nshapes(c, nr, i) > 1 || (o != BLK_DEFAULT && o != BLK_ALL);
-}
-
-void coal_report_text(FILE *o, const coal_report_ctx *c) { coal_report_text_at(o, c, 1); }
-
-void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr)
-{
-    uint32_t tot[6];
-    coal_report_text_count(o, c, nr, tot);
 }
 
 void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint32_t tot[6])
@@ -1000,7 +936,7 @@ void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint
     fputc('\n', o);
     tot[5] = generic;
     uint32_t origin[BLK_NORIGINS] = {0};
-    for (uint32_t i = 0; i < c->res->nfuncs; i++) origin[coal_block_origin(c->opts, &c->res->f[i])]++;
+    for (uint32_t i = 0; i < c->res->nfuncs; i++) origin[c->res->f[i].origin]++;
     char shape[512];
     blk_summary(coal_blocks(c->opts), origin, shape, sizeof shape);
     fprintf(o, "assumed: %s; allocations 256-byte aligned; no index wraparound\n", shape);

@@ -1,8 +1,7 @@
 /* Reports of the coalescing model (analyses/coalescing.h): compiler-style
- * text, JSON (docs/coalescing.md has the schema) and SARIF 2.1.0.  Meant to
- * be shared by `ptxray coalescing` and the later check/analyze commands:
- * coal_report_json and coal_report_sarif return jansson objects that a
- * caller can embed; the write functions print them deterministically. */
+ * text, JSON (docs/coalescing.md has the schema) and SARIF 2.1.0, written
+ * kernel by kernel (coal_run.h); the JSON and SARIF pieces are jansson
+ * objects that check and analyze embed too. */
 #ifndef PTXRAY_COALESCING_REPORT_H
 #define PTXRAY_COALESCING_REPORT_H
 #include <jansson.h>
@@ -80,18 +79,11 @@ bool coal_hint(const coal_report_ctx *c, const coal_func *f, const coal_access *
  * when it is odd"); "" unless x->bank_cond. */
 void coal_bank_condition(const coal_report_ctx *c, const coal_func *f, const coal_access *x, char *buf, size_t n);
 
-json_t *coal_report_json(const coal_report_ctx *c);
-json_t *coal_report_sarif(const coal_report_ctx *c);
-void coal_report_text(FILE *o, const coal_report_ctx *c);
-/* The same over the nr rounds c[0..nr) of a module whose kernels are
- * launched with several shapes: JSON has one entry per kernel and shape;
- * text and SARIF a finding once, with the shapes it holds at. */
-json_t *coal_report_json_at(const coal_report_ctx *c, uint32_t nr);
-json_t *coal_report_sarif_at(const coal_report_ctx *c, uint32_t nr);
-void coal_report_text_at(FILE *o, const coal_report_ctx *c, uint32_t nr);
-/* coal_report_text_at, counting what its summary line says: global
- * accesses, uncoalesced, shared accesses, with bank conflicts, not
- * analysed, generic accesses not proven global or shared. */
+/* The text report over the nr rounds c[0..nr) of a module (a kernel
+ * launched with several shapes is analysed at each; a finding is said
+ * once, with the shapes it holds at), counting what its summary line
+ * says: global accesses, uncoalesced, shared accesses, with bank
+ * conflicts, not analysed, generic accesses not proven global or shared. */
 void coal_report_text_count(FILE *o, const coal_report_ctx *c, uint32_t nr, uint32_t tot[6]);
 /* The pieces of the JSON and SARIF reports, for writing them kernel by
  * kernel (coal_run.h): entry q = i * nr + r of the JSON "kernels" (function
@@ -104,10 +96,9 @@ json_t *coal_sarif_access(const coal_report_ctx *c0, uint32_t nr, uint32_t i, co
 
 /* The model's assumptions (uses c->opts only). */
 json_t *coal_assumptions_json(const coal_report_ctx *c);
-/* The --block options behind o (NULL when it has none), and the origin of
- * f's block shape. */
+/* The shapes behind o (NULL when it has none); a function's origin is
+ * coal_func.origin. */
 const blk_opts *coal_blocks(const coal_options *o);
-enum blk_origin coal_block_origin(const coal_options *o, const coal_func *f);
 
 /* The SARIF pieces, shared with `ptxray check`: a log with one run whose
  * driver lists the coalescing rules (*run and *rules point into it; add

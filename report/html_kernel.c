@@ -438,7 +438,7 @@ static void summary(const kctx *c, const dr_stats *st, const sc_ptxas_info *px, 
     fputs("<dt>block shape</dt><dd>", o);
     if (wl_shape_known(&f->shape)) {
         fprintf(o, "%ux%ux%u (", f->shape.block[0], f->shape.block[1], f->shape.block[2]);
-        html_escz(o, blk_origin_for(coal_blocks(c->k->ctx->opts), fn, coal_block_origin(c->k->ctx->opts, f)));
+        html_escz(o, blk_origin_for(coal_blocks(c->k->ctx->opts), fn, (enum blk_origin)f->origin));
         fputc(')', o);
     } else fputs("unknown; assumed " BLK_DEFAULT_TEXT, o);
     fputs("</dd><dt>ptxas</dt><dd>", o);

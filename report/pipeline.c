@@ -44,9 +44,9 @@ static void coalesce(pl_prog *x, const pl_options *o)
     for (uint32_t r = 0; r < x->nr; r++) {
         coal_options *co = &x->rco[r];
         if (o->co) *co = *o->co;
-        else *co = (coal_options){{0, 0, 0}, NULL, blk_option_shape, NULL, NULL, NULL};
+        else *co = (coal_options){NULL, NULL, NULL, NULL};
         co->only = x->kernel;
-        if (co->block_of == blk_option_shape) co->block_ctx = &x->rb[r];
+        co->blocks = &x->rb[r]; /* the round's shapes */
         if (fc) co->facts_of = cfg_facts_of, co->facts_ctx = fc;
         x->res[r] = coal_analyse(x->m, x->p, co, a);
         x->ctx[r] = (coal_report_ctx){x->res[r], shown, co, x->files, x->names};

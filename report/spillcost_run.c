@@ -140,8 +140,7 @@ static void target_file(ctx *c, const char *path, const char *arch)
         ra_options o;
         memset(&o, 0, sizeof o);
         o.mode = modes[i] == SC_DIV ? RA_MODE_DIV : RA_MODE_AFF;
-        o.block_of = blk_option_shape;
-        o.block_ctx = c->blocks;
+        o.blocks = c->blocks;
         if (r->ntargets == r->captargets) {
             r->captargets = r->captargets ? 2 * r->captargets : 16;
             r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
@@ -190,8 +189,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             ra_options o;
             memset(&o, 0, sizeof o);
             o.mode = modes[mi];
-            o.block_of = blk_option_shape;
-            o.block_ctx = c->blocks;
+            o.blocks = c->blocks;
             o.budget = r->budgets[bi];
             ra_stats st;
             ptx_diags d;

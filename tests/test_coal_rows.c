@@ -35,7 +35,8 @@ static sx analyse(const char *kernel, emu_dim3 b)
     ptx_diags_free(&d);
     cr_assert(x.m);
     x.p = tu_gsa_ok(x.m, NULL);
-    coal_options o = {.block = {b.x, b.y, b.z}, .only = kernel};
+    blk_opts bo = {.all = {b.x, b.y, b.z}};
+    coal_options o = {.blocks = b.x ? &bo : NULL, .only = kernel};
     x.r = coal_analyse(x.m, x.p, &o, &x.p->a);
     cr_assert_eq(x.r->nfuncs, 1);
     return x;

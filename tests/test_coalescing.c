@@ -308,10 +308,11 @@ Test(coalescing, widths_and_layouts)
  * finding; a[tid.x*N + tid.y] stays uncoalesced. */
 Test(coalescing, block_16x16_rows)
 {
-    coal_options o = {.block = {16, 16, 1}};
+    blk_opts bo = {.all = {16, 16, 1}};
+    coal_options o = {.blocks = &bo};
     cx x = load_opts("tests/data/coalescing/widths.ptx", &o);
     const coal_func *f = func(&x, "col_major");
-    cr_expect_eq(f->origin, COAL_ORIGIN_OPTION);
+    cr_expect_eq(f->origin, BLK_ALL);
     const coal_access *a = nth(f, COAL_GLOBAL, 0);
     expect_access(a, COAL_P_SYMBOLIC, INT64_MIN, -1, 6, 4, false);
     cr_expect_eq(a->sectors_asm, 4);
@@ -571,7 +572,7 @@ Test(coalescing, bank_symbolic_stride)
     }
     cr_expect_eq(nth(f, COAL_SHARED, 1)->ideal_wavefronts, 2);
     f = func(&x, "sym_rows");
-    cr_expect_eq(f->origin, COAL_ORIGIN_REQNTID);
+    cr_expect_eq(f->origin, BLK_REQNTID);
     const coal_access *a = nth(f, COAL_SHARED, 0);
     static const uint8_t rows[COAL_TZ_CLASSES] = {2, 2, 2, 2, 1, 2, 2, 2};
     cr_expect(a->bank_cond);

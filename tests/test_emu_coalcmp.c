@@ -455,7 +455,8 @@ static shape_res *shape_for(cmp_ctx *k, emu_dim3 b)
     cr_assert_not_null(k->shapes);
     shape_res *s = &k->shapes[k->nshapes++];
     s->block = b;
-    coal_options o = {.block = {b.x, b.y, b.z}};
+    blk_opts bo = {.all = {b.x, b.y, b.z}};
+    coal_options o = {.blocks = b.x ? &bo : NULL};
     s->r = coal_analyse(k->h->m, k->p, &o, &k->p->a);
     cr_assert_not_null(s->r);
     s->idx = calloc(s->r->nfuncs + 1, sizeof *s->idx);

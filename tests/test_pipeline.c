@@ -36,7 +36,7 @@ Test(pipeline, every_pass_over_one_program)
     cr_expect_str_eq(x.ctx[0].ptx_path, path);
     cr_expect_eq(x.ctx[0].res, x.res[0]);
     cr_expect_eq(x.ctx[0].opts, &x.rco[0]);
-    cr_expect_eq(x.rco[0].block_ctx, &x.rb[0]);
+    cr_expect_eq(x.rco[0].blocks, &x.rb[0]);
     cr_expect_not_null(x.files);
     /* divergence: each function at its one round, the kept analysis there */
     cr_assert_eq(x.ndf, 2);
@@ -64,7 +64,7 @@ Test(pipeline, rounds_share_the_program)
     cr_expect(x.rb_owned);
     for (uint32_t r = 0; r < 2; r++) {
         cr_expect_eq(x.rb[r].round, r);
-        cr_expect_eq(x.rco[r].block_ctx, &x.rb[r]);
+        cr_expect_eq(x.rco[r].blocks, &x.rb[r]);
         cr_expect_eq(x.res[r]->f[0].pf, &x.p->funcs[0], "round %u", r);
     }
     cr_expect_neq(x.res[0], x.res[1]);

@@ -227,14 +227,6 @@ static const char *const loop_ptx =
     "  st.global.u32 [%rd3], %r7;\n"
     "  ret;\n}\n";
 
-/* The block shape a test states, as --block does (ra_options.block_of). */
-static bool given_shape(const void *ctx, const ptx_func *fn, uint32_t block[3])
-{
-    (void)fn;
-    memcpy(block, ctx, 3 * sizeof *block);
-    return true;
-}
-
 /* Whether the rewritten text reads %ntid (the block shape unknown). */
 static bool reads_ntid;
 
@@ -254,7 +246,8 @@ static unsigned run_shaped(const char *directive, const uint32_t *shape, uint32_
     memset(&o, 0, sizeof o);
     o.mode = RA_MODE_AFF;
     o.budget = 3;
-    if (shape) o.block_of = given_shape, o.block_ctx = shape;
+    blk_opts bo = {0};
+    if (shape) memcpy(bo.all, shape, sizeof bo.all), o.blocks = &bo;
     ptx_diags d;
     ptx_diags_init(&d);
     ra_stats st;

@@ -437,7 +437,8 @@ unsigned dt_check(const char *name, const char *ptx, size_t len, const dt_launch
     arena ar;
     arena_init(&ar);
     if (ok) {
-        coal_options co = {.block = {block.x, block.y, block.z}};
+        blk_opts bo = {.all = {block.x, block.y, block.z}};
+        coal_options co = {.blocks = &bo};
         k->cr = coal_analyse(m, k->p, &co, &ar);
         k->idx = calloc(k->cr->nfuncs + 1, sizeof *k->idx);
         k->obs = calloc(k->cr->nfuncs + 1, sizeof *k->obs);
