@@ -45,9 +45,10 @@
 enum { SC_RULE_BAR, SC_RULE_COLL };
 static const char *const rule_name[] = {"divergent-barrier", "divergent-collective"};
 enum { SK_BAR_PARTIAL, SK_BAR_TWO, SK_BAR_COUNT_DIFF, SK_BAR_COUNT_BAD, SK_BAR_DEADLOCK, SK_COLL_SELF,
-       SK_COLL_SKIPPED, SK_COLL_DEADLOCK };
+       SK_COLL_SKIPPED, SK_COLL_DEADLOCK, SK_COLL_EXITED };
 static const char *const kind_name[] = {"partial-warp", "different-instructions", "different-counts", "bad-count",
-                                        "deadlock", "lane-not-in-mask", "skipped", "deadlock"};
+                                        "deadlock", "lane-not-in-mask", "skipped", "deadlock",
+                                        "exited"};
 /* where threads that should have taken part were */
 enum { SW_EXITED, SW_BAR, SW_SEPARATE, SW_COLL, SW_GUARD, SW_RECONV, SW_RUN, SW_RAN, SW_COUNT, SW_ELSEWHERE };
 
@@ -402,7 +403,7 @@ void emu_sync_coll_done(emu_machine *M, block *b, warp *w, const frame *f, const
 void emu_sync_coll_gone(emu_machine *M, block *b, warp *w, const frame *f, const einst *I, uint32_t waiting,
                         uint32_t gone, uint32_t memb)
 {
-    struct sync_report *r = sc_new(M, SC_RULE_COLL, SK_COLL_SKIPPED, f->fn, I, b, w->id);
+    struct sync_report *r = sc_new(M, SC_RULE_COLL, SK_COLL_EXITED, f->fn, I, b, w->id);
     if (!r) return;
     r->a = memb;
     set_lanes(r->present, w, waiting);
@@ -553,6 +554,10 @@ static void fmt_head(const emu_machine *M, const struct sync_report *r, char *bu
         snprintf(buf, n, "'%.*s' with member mask 0x%08x in %s%s: member lanes skipped it while the others waited",
                  ol, op, r->a, wp, blk);
         break;
+    case SK_COLL_EXITED:
+        snprintf(buf, n, "'%.*s' with member mask 0x%08x in %s%s: member lanes exited while the others waited "
+                 "(bar.warp.sync waits for every lane of its mask, exited or not)", ol, op, r->a, wp, blk);
+        break;
     default:
         snprintf(buf, n, "'%.*s' with member mask 0x%08x in %s%s: lanes wait forever for member lanes that never "
                  "execute it", ol, op, r->a, wp, blk);
@@ -571,6 +576,7 @@ static const char *fix_text(const struct sync_report *r)
                "executing lanes";
     case SK_COLL_SKIPPED:
     case SK_COLL_DEADLOCK:
+    case SK_COLL_EXITED:
         return "move the collective out of the branch, or use __activemask() or the branch's __ballot_sync() as "
                "its mask so that it names only lanes that execute it";
     default:

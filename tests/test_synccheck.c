@@ -214,7 +214,8 @@ Test(synccheck, syncwarp_half_the_warp_skips)
     free(err);
     cr_assert_eq(sc("shfl_half", "bug_syncwarp", "its", "0", "64", NULL, &out, &err), 1);
     HAS(out, "synccheck/shfl_half.ptx:203:2: divergent-collective: 'bar.warp.sync' with member mask 0xffffffff in "
-             "warp 0 of block (0,0,0): member lanes skipped it while the others waited, 1 time, shfl_half.cu:37\n"
+             "warp 0 of block (0,0,0): member lanes exited while the others waited (bar.warp.sync waits for every "
+             "lane of its mask, exited or not), 1 time, shfl_half.cu:37\n"
              "      executed by: thread (13,0,0)\n      threads (18,0,0), (31,0,0): exited\n");
     free(out);
     free(err);
@@ -258,4 +259,121 @@ Test(synccheck, help_documents_it)
     HAS(out, "--synccheck a report");
     free(out);
     free(err);
+}
+
+/* ---- the corpus: make synccheck-corpus ----------------------------------------------------- */
+/* Every launch of the emulator corpus tests (emu_replay.h) again at the
+ * six block shapes of make shapecheck, same grid, arguments and memory,
+ * under lockstep and ITS (seed 0), with --synccheck: every report printed
+ * and counted.  Only with PTXRAY_SYNCCHECK_CORPUS=1 (minutes). */
+#include "emu_harness.h"
+#include "emu_replay.h"
+
+static const emu_dim3 sc_shapes[EMU_REPLAY_NSHAPES] = EMU_REPLAY_SHAPES;
+
+static struct {
+    unsigned launches, run, not_run, with_reports;
+    uint64_t reports;
+} scx;
+
+typedef struct sc_ctx {
+    emu_machine *snap;
+    emu_dim3 grid, block;
+    FILE *devnull;
+} sc_ctx;
+
+static void sc_opened(eh *h)
+{
+    sc_ctx *k = calloc(1, sizeof *k);
+    cr_assert_not_null(k);
+    k->devnull = fopen("/dev/null", "w");
+    h->hook_data = k;
+}
+
+static void sc_launching(eh *h, const char *kernel, emu_dim3 grid, emu_dim3 block)
+{
+    (void)kernel;
+    sc_ctx *k = h->hook_data;
+    emu_destroy(k->snap);
+    k->snap = emu_clone(h->M, NULL);
+    cr_assert_not_null(k->snap);
+    k->grid = grid;
+    k->block = block;
+}
+
+static void sc_launched(eh *h, const char *kernel, emu_status st0)
+{
+    (void)st0;
+    sc_ctx *k = h->hook_data;
+    scx.launches++;
+    const emu_stats *os = emu_last_stats(h->M);
+    uint64_t ow = (uint64_t)k->block.x * k->block.y * k->block.z;
+    ow = ow ? (ow + 31) / 32 : 1;
+    for (unsigned s = 0; s < EMU_REPLAY_NSHAPES; s++)
+        for (unsigned sched = 0; sched < 2; sched++) {
+            emu_dim3 b = sc_shapes[s];
+            if (!eh_bounds_allow(h->m, kernel, b)) {
+                scx.not_run++;
+                continue;
+            }
+            uint64_t nw = ((uint64_t)b.x * b.y * b.z + 31) / 32;
+            emu_options o = h->opt;
+            o.observer = NULL;
+            o.printf_out = k->devnull;
+            o.checks = EMU_CHECK_SYNC;
+            o.schedule = sched ? EMU_SCHED_ITS : EMU_SCHED_LOCKSTEP;
+            o.seed = 0;
+            o.max_steps = (os->warp_insts + 20000) * 16 * (nw > ow ? (nw + ow - 1) / ow : 1);
+            emu_machine *M = emu_clone(k->snap, &o);
+            cr_assert_not_null(M);
+            ptx_diags d;
+            ptx_diags_init(&d);
+            emu_status st = emu_launch(M, kernel, k->grid, b, h->args, h->nargs, &d);
+            if (st == EMU_OK) scx.run++;
+            else scx.not_run++;
+            uint64_t n = emu_sync_count(M);
+            if (n) {
+                scx.with_reports++;
+                scx.reports += n;
+                printf("%s kernel %s grid %ux%ux%u block %ux%ux%u, %s: %s%s%s\n", h->path, kernel, k->grid.x,
+                       k->grid.y, k->grid.z, b.x, b.y, b.z, sched ? "its" : "lockstep", emu_status_name(st),
+                       d.n ? ": " : "", d.n ? d.v[0].msg : "");
+                emu_sync_report_text(M, h->path, NULL, stdout);
+            }
+            ptx_diags_free(&d);
+            emu_destroy(M);
+        }
+    emu_destroy(k->snap);
+    k->snap = NULL;
+}
+
+static void sc_closing(eh *h)
+{
+    sc_ctx *k = h->hook_data;
+    if (!k) return;
+    emu_destroy(k->snap);
+    fclose(k->devnull);
+    free(k);
+    h->hook_data = NULL;
+}
+
+static const eh_hooks sc_hooks = {sc_opened, sc_launching, sc_launched, sc_closing};
+
+EMU_CORPUS_TESTS(EMU_REPLAY_DECLARE)
+
+Test(synccheck, corpus, .timeout = 0)
+{
+    const char *on = getenv("PTXRAY_SYNCCHECK_CORPUS");
+    if (!on || strcmp(on, "1")) cr_skip_test("make synccheck-corpus runs it");
+#define CALL(name) emu_corpus_##name##_impl();
+    eh_hooks_on = &sc_hooks;
+    EMU_CORPUS_TESTS(CALL)
+    eh_hooks_on = NULL;
+#undef CALL
+    cr_assert_gt(scx.launches, 0, "no launch went through the harness");
+    cr_expect_gt(scx.run, 0);
+    printf("synccheck-corpus: %u launches, %u relaunches run (6 block shapes x lockstep, its), %u not run, "
+           "%u with reports, %llu reports\n",
+           scx.launches, scx.run, scx.not_run, scx.with_reports, (unsigned long long)scx.reports);
+    fflush(stdout);
 }
