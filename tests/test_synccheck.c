@@ -60,6 +60,8 @@ Test(synccheck, legal_patterns_are_quiet)
         {"warp_role", "ok", NULL, "128"},
         {"loop_trip", "ok", "i32:3", "128"},      /* uniform trip count */
         {"named_bar", "ok", NULL, "128"},         /* producer bar.arrive, consumer bar.sync, 64 threads */
+        {"bar_nonaligned", "ok_nonaligned", NULL, "128"}, /* barrier.sync (not .aligned) in both arms */
+        {"shfl_half", "ok_ballot", NULL, "64"},   /* the branch's ballot as the mask */
     };
     static const char *const seeds[] = {"0", "1", "2", "3"};
     for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++)
@@ -183,6 +185,23 @@ Test(synccheck, half_warp_shuffle_with_full_mask)
                      "ran on to line 45 (shfl_half.cu:4) and exited while the others waited\n");
         HAS(out, "      fix: move the collective out of the branch, or use __activemask() or the branch's "
                  "__ballot_sync() as its mask");
+        free(out);
+        free(err);
+    }
+}
+
+Test(synccheck, ballot_half_the_warp_skips)
+{
+    for (unsigned s = 0; s < 2; s++) {
+        char *out, *err;
+        cr_assert_eq(sc("shfl_half", "bug_ballot", scheds[s], "0", "64", NULL, &out, &err), 1);
+        HAS(out, "synccheck: 1 report ");
+        HAS(out, "synccheck/shfl_half.ptx:246:2: divergent-collective: 'vote.sync.ballot.b32' with member mask "
+                 "0xffffffff in warp 0 of block (0,0,0): member lanes skipped it while the others waited, ");
+        HAS(out, s ? "      executed by: threads (0..15,0,0)\n      threads (16..17,0,0), (19..30,0,0): skipped it, "
+                     "ran on to line 250 (shfl_half.cu:44) and exited while the others waited\n"
+                   : "      executed by: threads (0..15,0,0)\n      threads (16..31,0,0): skipped it, ran on to line "
+                     "250 (shfl_half.cu:44) and exited while the others waited\n");
         free(out);
         free(err);
     }

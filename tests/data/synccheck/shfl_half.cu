@@ -37,3 +37,18 @@ __global__ void bug_syncwarp(int *out)
     if (lane < 16) __syncwarp();
     out[threadIdx.x] = s[threadIdx.x ^ 1];
 }
+// A ballot with the full mask in a branch half the warp skips (bug), and with the branch's own ballot as the
+// mask (legal).
+__global__ void bug_ballot(int *out)
+{
+    unsigned lane = threadIdx.x & 31, b = 0;
+    if (lane < 16) b = __ballot_sync(0xffffffffu, threadIdx.x & 2);
+    out[threadIdx.x] = b;
+}
+__global__ void ok_ballot(int *out)
+{
+    unsigned lane = threadIdx.x & 31, b = 0;
+    unsigned m = __ballot_sync(0xffffffffu, lane < 16);
+    if (lane < 16) b = __ballot_sync(m, threadIdx.x & 2);
+    out[threadIdx.x] = b;
+}
