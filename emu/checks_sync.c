@@ -135,7 +135,13 @@ static void add_where(struct sync_report *r, const warp *w, uint32_t lanes, unsi
     uint32_t k = 0;
     while (k < r->ng && !(r->g[k].where == where && r->g[k].f == f && r->g[k].pc == pc)) k++;
     if (k == r->ng) {
-        if (r->ng == SC_GROUPS) k = SC_GROUPS - 1; /* the last group takes the rest */
+        /* the last group takes what more groups would list, as "elsewhere" */
+        if (r->ng == SC_GROUPS - 1 && where != SW_ELSEWHERE) {
+            where = SW_ELSEWHERE;
+            f = NULL;
+            pc = 0;
+        }
+        if (r->ng == SC_GROUPS) k = SC_GROUPS - 1;
         else {
             r->ng++;
             r->g[k].where = (uint8_t)where;
@@ -147,8 +153,7 @@ static void add_where(struct sync_report *r, const warp *w, uint32_t lanes, unsi
 }
 
 /* Where the lanes of w are now, added to r: at a barrier, at a collective,
- * running, waiting at a reconvergence point, exited.  skip: the entry whose
- * lanes the report is about. */
+ * running, waiting at a reconvergence point, exited. */
 static void classify(struct sync_report *r, const warp *w, uint32_t lanes)
 {
     uint32_t gone = lanes & w->exited;
@@ -220,7 +225,7 @@ void emu_sync_bar_badcount(emu_exec *x, const einst *I, unsigned id, uint64_t cn
     set_lanes(r->present, x->w, x->path_mask);
 }
 
-void emu_sync_bar_arrive(emu_exec *x, const einst *I, unsigned id, uint32_t m, uint32_t mask)
+void emu_sync_bar_arrive(emu_exec *x, const einst *I, unsigned id, uint32_t m)
 {
     emu_machine *M = x->M;
     warp *w = x->w;
@@ -278,7 +283,6 @@ void emu_sync_bar_arrive(emu_exec *x, const einst *I, unsigned id, uint32_t m, u
     w->sc_part_f[id] = F;
     w->sc_part_lanes[id] = m;
     w->sc_miss[id] = live & ~m;
-    (void)mask;
 }
 
 void emu_sync_bar_wait(emu_exec *x, const einst *I, unsigned id, uint32_t here, uint32_t live)
@@ -512,7 +516,7 @@ static void fmt_where(const sc_group *g, const emu_srcmap *sm, char *buf, size_t
     case SW_RUN: snprintf(buf, n, "still running, at %s", at); break;
     case SW_RAN: snprintf(buf, n, "skipped it, ran on to %s and exited while the others waited", at); break;
     case SW_COUNT: snprintf(buf, n, "executed it with another thread count"); break;
-    default: snprintf(buf, n, "elsewhere"); break;
+    default: snprintf(buf, n, "elsewhere (at more places than this report lists)"); break;
     }
 }
 

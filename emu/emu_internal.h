@@ -479,9 +479,8 @@ uint32_t emu_site_new(emu_machine *M, const efunc *f, uint32_t pc);
 void emu_sync_reset(emu_machine *M);
 void emu_sync_free(emu_machine *M);
 void emu_sync_block_free(block *b);
-/* lanes m of the executing path (mask) execute barrier I, id, count cnt
- * (threads, 0: none) */
-void emu_sync_bar_arrive(emu_exec *x, const einst *I, unsigned id, uint32_t m, uint32_t mask);
+/* lanes m of x's warp execute barrier I with id */
+void emu_sync_bar_arrive(emu_exec *x, const einst *I, unsigned id, uint32_t m);
 /* ITS: lanes here of the warp wait at aligned barrier I for the others of live */
 void emu_sync_bar_wait(emu_exec *x, const einst *I, unsigned id, uint32_t here, uint32_t live);
 /* a barrier thread count that is not a positive multiple of 32 */

@@ -752,7 +752,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                 ce->cmask = m;
                 break;
             }
-            if (M->sync) emu_sync_bar_arrive(&x, I, (unsigned)id, m, mask);
+            if (M->sync) emu_sync_bar_arrive(&x, I, (unsigned)id, m);
             if (I->sub >= BAR_RED_POPC) {
                 uint32_t p = pread(&x, I->s[2]) & m;
                 if (I->sub == BAR_RED_POPC) b->bar_redval[id] += (uint32_t)popc32(p);
