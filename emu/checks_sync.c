@@ -4,13 +4,17 @@
  *
  * divergent-barrier.  The ISA (bar, barrier): "barrier{.cta} instruction
  * causes executing thread to wait for all non-exited threads from its
- * warp"; "the optional .aligned modifier indicates that all threads in CTA
+ * warp"; .aligned: "When specified, it indicates that all threads in CTA
  * will execute the same barrier{.cta} instruction.  In conditionally
  * executed code, an aligned barrier{.cta} instruction should only be used
  * if it is known that all threads in CTA evaluate the condition
- * identically, otherwise behavior is undefined"; bar{.cta}.sync is
- * barrier{.cta}.sync.aligned; "when specifying a thread count, the value
- * must be a multiple of the warp size".  Reported: an .aligned barrier
+ * identically, otherwise behavior is undefined"; "Different warps may
+ * execute different forms of the barrier{.cta} instruction using the same
+ * barrier name and thread count.  One example mixes barrier{.cta}.sync and
+ * barrier{.cta}.arrive to implement producer/consumer models"; bar{.cta}.sync
+ * is barrier{.cta}.sync.aligned; "when specifying a thread count, the value
+ * must be a multiple of the warp size"; exit: "Barriers exclusively waiting
+ * on arrivals from exited threads are always released".  Reported: an .aligned barrier
  * executed by part of a warp while other live lanes of it arrive at
  * another barrier instruction, arrive separately, or run on past the
  * branch's reconvergence point (lockstep; a lane that only goes on to exit
@@ -22,11 +26,14 @@
  * where each missing thread is.
  *
  * divergent-collective.  The ISA (shfl.sync, vote.sync, match.sync,
- * redux.sync, bar.warp.sync, elect.sync): the instruction "will cause
- * executing thread to wait until all non-exited threads corresponding to
- * membermask have executed" it "with the same qualifiers and same
- * membermask value"; "the behavior ... is undefined if the executing
- * thread is not in the membermask".  Reported: an executing lane not in
+ * redux.sync, elect.sync): the instruction "will cause executing thread to
+ * wait until all non-exited threads corresponding to membermask have
+ * executed" it "with the same qualifiers and same membermask value";
+ * bar.warp.sync, without the exited-thread exception: "will cause
+ * executing thread to wait until all threads corresponding to membermask
+ * have executed a bar.warp.sync with the same membermask value"; all of
+ * them: "the behavior ... is undefined if the executing thread is not in
+ * the membermask".  Reported: an executing lane not in
  * its own member mask; a member lane, live when the others began to wait,
  * that skipped the collective and ran on past the reconvergence point
  * before exiting (lockstep); lanes waiting forever for member lanes that

@@ -161,8 +161,8 @@ Test(synccheck, named_barrier_counts)
                  "thread count, a multiple of 32 (whole warps)\n");
         free(out);
         free(err);
-        cr_assert_eq(sc("named_bar", "bug_notwarps", scheds[s], "0", "128", NULL, &out, &err), 1);
-        HAS(out, "synccheck/named_bar.ptx:186:2: divergent-barrier: 'bar.arrive' (barrier 1) with a thread count of "
+        cr_assert_eq(sc("named_bar", "bug_notwarps", scheds[s], "0", "128", "i32:48", &out, &err), 1);
+        HAS(out, "synccheck/named_bar.ptx:188:2: divergent-barrier: 'bar.arrive' (barrier 1) with a thread count of "
                  "48 in warp 0 of block (0,0,0): not a positive multiple of 32 within the block, 1 time, "
                  "named_bar.cu:33\n");
         free(out);
