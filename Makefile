@@ -59,7 +59,7 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 LDLIBS  := $(JANSSON_LIBS) -lyaml $(CLANG_LIBS) -liberty $(GV_LIBS) -lelf -lzstd -llz4 -lz -lm -pthread
 
 .PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
-        shapecheck layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \
+        shapecheck synccheck-corpus layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \
         difftest difftest-smoke fuzz-all fuzz-fatbin fuzz-seeds fuzzlib
 all: bin/ptxray
 
@@ -94,6 +94,8 @@ help:
 	@echo "                (docs/gpu-check.md)"
 	@echo "make shapecheck the divergence analyses against the emulator at six block shapes over the corpus"
 	@echo "                launches, all three analyses, with the figures (docs/emulator.md)"
+	@echo "make synccheck-corpus run --synccheck over the corpus launches at the six shapes of shapecheck,"
+	@echo "                lockstep and its: every report, and their count (docs/emulator.md)"
 
 deps:
 	bash scripts/setup.sh
@@ -223,6 +225,12 @@ precision: $(B)/ptxray $(B)/ptxray-tests
 # the figures per shape (docs/emulator.md, "Block shapes").
 shapecheck: $(B)/ptxray $(B)/ptxray-tests
 	PTXRAY_SHAPES_ANALYSES=all PTXRAY_SHAPES_PRINT=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'emu_shapes/*'
+
+# run --synccheck's rules over the corpus launches at the six shapes of
+# shapecheck, lockstep and ITS: every report and their count (issue 36,
+# tests/test_synccheck.c).
+synccheck-corpus: $(B)/ptxray $(B)/ptxray-tests
+	PTXRAY_SYNCCHECK_CORPUS=1 $(TEST_ENV) $(B)/ptxray-tests --filter 'synccheck/corpus'
 
 # The allocator's rewrites under the adversarial ITS schedule: every corpus
 # test launch again with the kernel rewritten at budgets 8 12 16 24 32 in

@@ -54,6 +54,9 @@ static void run_usage(FILE *o)
           "  --coalescing                 32-byte sectors and 128-byte lines per global request\n"
           "  --racecheck                  shared-memory RAW/WAR/WAW hazards between barriers\n"
           "  --bankcheck                  shared-memory bank-conflict degree per request\n"
+          "  --synccheck                  barriers and .sync warp collectives whose threads do not\n"
+          "                               arrive as the PTX ISA requires (divergent-barrier,\n"
+          "                               divergent-collective), with where the others were\n"
           "  --check-divergence[=simple|affine|affine2]\n"
           "                               check what the divergence analysis (default affine)\n"
           "                               claims against every warp: uniform values and\n"
@@ -63,7 +66,7 @@ static void run_usage(FILE *o)
           "  -q, --quiet                  no summary line\n"
           "Exit status: 0 ok; 1 the kernel faulted (out-of-bounds or misaligned access, reported\n"
           "with its PTX line and address), trapped, deadlocked, hit --max-steps, --racecheck\n"
-          "found hazards or --check-divergence a violated claim; 2 bad usage or input, or an\n"
+          "found hazards, --synccheck a report or --check-divergence a violated claim; 2 bad usage or input, or an\n"
           "instruction the emulator does not support.\n",
           o);
 }
@@ -90,7 +93,7 @@ static bool dims(const char *s, emu_dim3 *d)
 }
 
 enum { O_KERNEL = 256, O_GRID, O_BLOCK, O_ARG, O_BUF, O_SET, O_DUMP, O_PRINT, O_SHARED, O_SCHED, O_SEED,
-       O_STEPS, O_RESIDENT, O_LOCAL, O_COOP, O_COAL, O_RACE, O_BANK, O_CHECKDIV, O_FORMAT, O_LAUNCHES };
+       O_STEPS, O_RESIDENT, O_LOCAL, O_COOP, O_COAL, O_RACE, O_BANK, O_SYNC, O_CHECKDIV, O_FORMAT, O_LAUNCHES };
 
 int cmd_run(int argc, char **argv)
 {
@@ -104,6 +107,7 @@ int cmd_run(int argc, char **argv)
         {"resident-blocks", required_argument, 0, O_RESIDENT}, {"local-bytes", required_argument, 0, O_LOCAL},
         {"cooperative", no_argument, 0, O_COOP}, {"coalescing", no_argument, 0, O_COAL},
         {"racecheck", no_argument, 0, O_RACE}, {"bankcheck", no_argument, 0, O_BANK},
+        {"synccheck", no_argument, 0, O_SYNC},
         {"check-divergence", optional_argument, 0, O_CHECKDIV},
         {"format", required_argument, 0, O_FORMAT}, {"quiet", no_argument, 0, 'q'},
         {"launches", required_argument, 0, O_LAUNCHES},
@@ -152,6 +156,7 @@ int cmd_run(int argc, char **argv)
         case O_COAL: J.eo.checks |= EMU_CHECK_COALESCING; break;
         case O_RACE: J.eo.checks |= EMU_CHECK_RACE; break;
         case O_BANK: J.eo.checks |= EMU_CHECK_BANK; break;
+        case O_SYNC: J.eo.checks |= EMU_CHECK_SYNC; break;
         case O_CHECKDIV:
             J.checkdiv = true;
             if (!optarg || !strcmp(optarg, "affine")) J.divan = DIV_AN_AFFINE;

@@ -61,6 +61,9 @@ enum emu_check {
     EMU_CHECK_COALESCING = 1u << 0, /* sectors/lines per global request */
     EMU_CHECK_RACE = 1u << 1,       /* shared-memory RAW/WAR/WAW hazards */
     EMU_CHECK_BANK = 1u << 2,       /* shared-memory bank conflicts */
+    /* barriers and .sync collectives whose threads do not arrive as the
+     * PTX ISA requires (divergent-barrier, divergent-collective) */
+    EMU_CHECK_SYNC = 1u << 3,
 };
 
 typedef enum emu_status {
@@ -225,5 +228,13 @@ void emu_report_text(emu_machine *M, const char *path, const emu_srcmap *sm, FIL
 void *emu_report_json(emu_machine *M, const char *path, const emu_srcmap *sm);
 /* Number of distinct shared-memory hazards found (racecheck). */
 uint64_t emu_race_count(const emu_machine *M);
+/* Number of distinct synccheck reports (one per rule, kind and PTX
+ * instruction). */
+uint64_t emu_sync_count(const emu_machine *M);
+/* The synccheck section of emu_report_text alone (also after a launch that
+ * failed: a deadlock is reported with where the missing threads were), and
+ * its JSON array (json_t *). */
+void emu_sync_report_text(emu_machine *M, const char *path, const emu_srcmap *sm, FILE *out);
+void *emu_sync_report_json(emu_machine *M, const char *path, const emu_srcmap *sm);
 
 #endif

@@ -243,6 +243,10 @@ typedef struct sentry {
     const einst *coll;    /* E_COLL: the collective it waits at */
     uint32_t cmask;       /* E_BAR/E_COLL: the lanes executing it */
     uint32_t cmem;        /* E_COLL: the member mask it needs */
+    /* ITS, --synccheck: the reconvergence pc of the branch that made this
+     * group (EMU_NONE: none); a group reaching it has gone past the branch,
+     * as lockstep lanes leaving a reconvergence point do (simt_unstick) */
+    uint32_t sc_rpc;
 } sentry;
 
 typedef struct block block;
@@ -264,6 +268,17 @@ typedef struct warp {
     uint32_t ws_epoch;    /* bar.warp.sync generations (race check) */
     uint32_t (*ws_vc)[32];/* race check: ws_vc[b][a] = the last generation after which lane b is
                            * ordered after lane a by bar.warp.syncs (NULL: none yet) */
+    /* --synccheck (checks_sync.c): per barrier id, the first execution of an
+     * .aligned barrier by part of the warp (its lanes, the live lanes it
+     * missed); lanes that ran on past a reconvergence point while lanes of
+     * the warp waited for them at a barrier or collective (sc_passed), and
+     * those of them that executed something there (sc_ran, first at
+     * sc_ran_f/pc) */
+    uint32_t sc_part_lanes[16], sc_miss[16];
+    const einst *sc_part_i[16];
+    const efunc *sc_part_f[16];
+    uint32_t sc_passed, sc_ran, sc_ran_pc;
+    const efunc *sc_ran_f;
     uint32_t nframes;
     bool done;
     bool gone;            /* all lanes exited: no longer counted by barriers */
@@ -284,6 +299,7 @@ struct block {
     uint32_t epoch;       /* completed barriers (race check) */
     uint32_t live_warps;
     struct race_shadow *shadow;
+    struct sync_arrivals *sc; /* --synccheck: the instruction each thread arrived at, per barrier id */
     bool active;
 };
 
@@ -348,6 +364,7 @@ struct emu_machine {
     bool ra_slots;                       /* either range exists: count spill traffic */
     /* checks */
     struct race_state *race;
+    struct sync_state *sync; /* --synccheck (NULL: off) */
     frame *frame_pool;    /* frames of finished blocks, for reuse */
 };
 
@@ -457,6 +474,44 @@ void emu_race_get(const emu_machine *M, uint32_t i, unsigned *kind, uint32_t *s1
 uint64_t emu_race_dropped(const emu_machine *M);
 void emu_race_reset(emu_machine *M);
 uint32_t emu_site_new(emu_machine *M, const efunc *f, uint32_t pc);
+
+/* checks_sync.c: --synccheck (divergent-barrier, divergent-collective) */
+void emu_sync_reset(emu_machine *M);
+void emu_sync_free(emu_machine *M);
+void emu_sync_block_free(block *b);
+/* lanes m of x's warp execute barrier I with id */
+void emu_sync_bar_arrive(emu_exec *x, const einst *I, unsigned id, uint32_t m);
+/* ITS: lanes here of the warp wait at aligned barrier I for the others of live */
+void emu_sync_bar_wait(emu_exec *x, const einst *I, unsigned id, uint32_t here, uint32_t live);
+/* a barrier thread count that is not a positive multiple of 32 */
+void emu_sync_bar_badcount(emu_exec *x, const einst *I, unsigned id, uint64_t cnt);
+void emu_sync_bar_release(emu_machine *M, block *b, unsigned id);
+/* lanes of m not in their own member mask MM[l] */
+void emu_sync_coll_self(emu_exec *x, const einst *I, uint32_t m, const uint64_t *MM);
+/* a collective completed for lanes done of w; lanes lost, named by the
+ * waiting lanes' masks when they began to wait, exited meanwhile */
+void emu_sync_coll_done(emu_machine *M, block *b, warp *w, const frame *f, const einst *I, uint32_t done,
+                        uint32_t lost, uint32_t memb);
+/* ITS: member lanes gone of a bar.warp.sync exited while lanes waiting wait */
+void emu_sync_coll_gone(emu_machine *M, block *b, warp *w, const frame *f, const einst *I, uint32_t waiting,
+                        uint32_t gone, uint32_t memb);
+/* lockstep: lanes leave reconvergence point pc while others wait */
+void emu_sync_unstick(warp *w, uint32_t lanes);
+static inline void emu_sync_ran(warp *w, const efunc *f, uint32_t pc, uint32_t m)
+{
+    uint32_t r = w->sc_passed & m;
+    if (!r) return;
+    if (!w->sc_ran) {
+        w->sc_ran_f = f;
+        w->sc_ran_pc = pc;
+    }
+    w->sc_ran |= r;
+    w->sc_passed &= ~r;
+}
+/* the run deadlocked with entry e of warp w of block b waiting */
+void emu_sync_deadlock(emu_machine *M, block *b, warp *w, const sentry *e);
+uint32_t emu_sync_n(const emu_machine *M);
+
 
 /* vprintf.c */
 int emu_vprintf(emu_exec *x, unsigned lane, uint64_t fmt, uint64_t args, int32_t *ret);

@@ -120,6 +120,7 @@ void emu_destroy(emu_machine *M)
     free(M->params);
     free(M->sites);
     emu_race_free(M);
+    emu_sync_free(M);
     ptx_diags_free(&M->own_diags);
     arena_free(&M->ar);
     free(M);
@@ -316,6 +317,7 @@ static void block_free(emu_machine *M, block *b)
     free(b->shared);
     b->shared = NULL;
     if (b->shadow) emu_race_block_free(M, b);
+    emu_sync_block_free(b);
     b->active = false;
 }
 
@@ -328,6 +330,7 @@ static void report_deadlock(emu_machine *M)
             warp *w = &b->warps[k];
             for (uint32_t i = 0; i < w->ne; i++) {
                 sentry *e = &w->e[i];
+                if (M->sync && (e->state == E_BAR || e->state == E_COLL)) emu_sync_deadlock(M, b, w, e);
                 if (e->state == E_BAR) {
                     unsigned id = e->bar_id;
                     uint32_t expect = b->bar_expect[id] ? b->bar_expect[id] : b->live_warps;
@@ -516,6 +519,7 @@ emu_status emu_launch(emu_machine *M, const char *kernel, emu_dim3 grid, emu_dim
         else memset(emu_host(M, M->coop_ws, 64), 0, 64);
     }
     if (M->opt.checks & EMU_CHECK_RACE) emu_race_reset(M);
+    if (M->opt.checks & EMU_CHECK_SYNC) emu_sync_reset(M);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     run_grid(M);

@@ -149,6 +149,7 @@ void emu_report_text(emu_machine *M, const char *path, const emu_srcmap *sm, FIL
             fprintf(out, "  (%llu further hazards between other instruction pairs not listed)\n",
                     (unsigned long long)emu_race_dropped(M));
     }
+    if (ck & EMU_CHECK_SYNC) emu_sync_report_text(M, path, sm, out);
     free(v);
 }
 
@@ -227,6 +228,7 @@ void *emu_report_json(emu_machine *M, const char *path, const emu_srcmap *sm)
         }
         json_object_set_new(root, "races", hz);
     }
+    if (ck & EMU_CHECK_SYNC) json_object_set_new(root, "synccheck", emu_sync_report_json(M, path, sm));
     free(v);
     return root;
 }

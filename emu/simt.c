@@ -236,6 +236,7 @@ uint32_t simt_entry_new(warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint3
     e->parent = parent;
     e->seq = ++w->seq;
     e->f = fr;
+    e->sc_rpc = EMU_NONE;
     fr->nentries++;
     w->nlive++;
     if (parent != EMU_NONE) w->e[parent].nchild++;
@@ -337,6 +338,7 @@ uint32_t simt_its_split(emu_machine *M, warp *w, uint32_t idx)
     }
     e->mask = mask & ~part;
     uint32_t ni = simt_entry_new(w, w->e[idx].pc, w->e[idx].rpc, part, w->e[idx].parent, w->e[idx].f);
+    w->e[ni].sc_rpc = w->e[idx].sc_rpc;
     return (emu_rng_next(&M->rng) & 1) ? ni : idx;
 }
 
@@ -368,6 +370,7 @@ static bool its_coll_ok(emu_exec *x, const einst *I, uint32_t m, const uint64_t 
     warp *w = x->w;
     uint32_t gone = need & w->exited & w->lanes;
     if (I->sub == COLL_BARWARP && gone) {
+        if (x->M->sync) emu_sync_coll_gone(x->M, x->b, w, x->f, I, m, gone, need);
         emu_fail(x->M, EMU_ERR_DEADLOCK, x->f->fn, I,
                  "bar.warp.sync with member mask 0x%08x waits for lanes 0x%08x of warp %u of block (%u,%u,%u), which "
                  "have exited: the PTX ISA makes bar.warp.sync wait for every thread of its mask (only the .sync "
@@ -383,7 +386,7 @@ static bool its_coll_ok(emu_exec *x, const einst *I, uint32_t m, const uint64_t 
  * bar_again 2) until every lane of the warp still in this frame is at
  * it; then the last group absorbs the waiting ones and executes it for
  * all.  Returns whether entry idx may execute it now. */
-static bool its_aligned_here(warp *w, uint32_t idx, frame *f, uint32_t pc, uint8_t id)
+static bool its_aligned_here(emu_exec *x, warp *w, uint32_t idx, frame *f, uint32_t pc, uint8_t id)
 {
     uint32_t live = 0, here = w->e[idx].mask;
     for (uint32_t j = 0; j < w->ne; j++) {
@@ -394,6 +397,7 @@ static bool its_aligned_here(warp *w, uint32_t idx, frame *f, uint32_t pc, uint8
     }
     live &= ~w->exited & ~f->returned;
     if ((here & live) != live) {
+        if (x->M->sync) emu_sync_bar_wait(x, &f->fn->code[pc], id, here & live, live);
         sentry *ce = &w->e[idx];
         ce->state = E_BAR;
         ce->bar_id = id;
@@ -454,13 +458,22 @@ static void diverge(warp *w, uint32_t idx, uint32_t r, const uint32_t *pcs, cons
                     bool its)
 {
     sentry *e = &w->e[idx];
+    uint32_t branch_rpc = r;
+    if (its) { /* --synccheck: a new branch region for these lanes */
+        w->sc_passed &= ~e->mask;
+        w->sc_ran &= ~e->mask;
+    }
     if (r == EMU_NONE || its) r = e->rpc; /* ITS: the sides are groups of their own, never waited for */
     frame *fr = e->f;
     if (r == e->rpc) {
         uint32_t parent = e->parent, rpc = e->rpc;
         e->pc = pcs[0];
         e->mask = groups[0];
-        for (unsigned k = n; k-- > 1;) simt_entry_new(w, pcs[k], rpc, groups[k], parent, fr);
+        if (its) e->sc_rpc = branch_rpc;
+        for (unsigned k = n; k-- > 1;) {
+            uint32_t c = simt_entry_new(w, pcs[k], rpc, groups[k], parent, fr);
+            if (its) w->e[c].sc_rpc = branch_rpc;
+        }
         /* the entry itself continues first: make it the newest */
         w->e[idx].seq = ++w->seq;
         return;
@@ -581,6 +594,10 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             simt_entry_remove(M, w, idx);
             break;
         }
+        if (pc == w->e[idx].sc_rpc) { /* ITS: this group has gone past its branch */
+            if (M->sync) w->sc_passed |= mask;
+            w->e[idx].sc_rpc = EMU_NONE;
+        }
         if (pc >= F->ncode) {
             /* falling off the end of a body is a return */
             if (!f->caller) simt_lanes_exit(M, b, w, idx, mask);
@@ -601,6 +618,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
         tinsts += m == FULL_MASK ? 32u : popc32(m);
         if (obs) observe(M, w, b, f, I, mask, m, EMU_OBS_BEFORE);
         if (I->ctl == CTL_NONE) {
+            if (w->sc_passed & m) emu_sync_ran(w, F, pc, m);
             if (m) {
                 if (I->flags & (EI_DYN_SREG | EI_REMAT_C | EI_REMAT_A | EI_REMAT_S)) {
                     if (I->flags & EI_DYN_SREG) {
@@ -707,6 +725,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             if (I->flags & EI_HASCOUNT) {
                 uint64_t c = REG(&x, I->s[1])[l0];
                 if (c == 0 || c % 32 || c > M->threads_per_block + 31) {
+                    if (M->sync) emu_sync_bar_badcount(&x, I, (unsigned)id, c);
                     emu_fault_lane(&x, l0, "barrier thread count %llu is not a positive multiple of 32 within the block",
                                    (unsigned long long)c);
                     break;
@@ -714,7 +733,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                 cnt = (uint32_t)(c / 32);
             }
             if (sched_its(M) && (I->flags & EI_ALIGNED)) {
-                if (!its_aligned_here(w, idx, f, pc, (uint8_t)id)) break;
+                if (!its_aligned_here(&x, w, idx, f, pc, (uint8_t)id)) break;
                 /* now with the lanes of the groups it absorbed */
                 mask = w->e[idx].mask;
                 m = mask;
@@ -733,6 +752,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
                 ce->cmask = m;
                 break;
             }
+            if (M->sync) emu_sync_bar_arrive(&x, I, (unsigned)id, m);
             if (I->sub >= BAR_RED_POPC) {
                 uint32_t p = pread(&x, I->s[2]) & m;
                 if (I->sub == BAR_RED_POPC) b->bar_redval[id] += (uint32_t)popc32(p);
@@ -760,6 +780,7 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
             if (I->flags & EI_LEGACY) need = m;
             else {
                 const uint64_t *MM = REG(&x, I->s[4]);
+                if (M->sync) emu_sync_coll_self(&x, I, m, MM);
                 need = 0;
                 FOR_LANES(m, l, need |= (uint32_t)MM[l]);
                 if (sched_its(M) && !its_coll_ok(&x, I, m, MM, need)) break;
@@ -811,7 +832,6 @@ void simt_run_path(emu_machine *M, block *b, warp *w, uint32_t idx, uint64_t *bu
  * whether any lanes were released. */
 bool simt_unstick(emu_machine *M, warp *w)
 {
-    (void)M;
     bool any = false;
     for (uint32_t i = 0; i < w->ne; i++) {
         sentry *P = &w->e[i];
@@ -827,6 +847,7 @@ bool simt_unstick(emu_machine *M, warp *w)
         }
         uint32_t arrived = P->mask & ~busy & ~w->exited & ~P->f->returned;
         if (!arrived || arrived == (P->mask & ~w->exited & ~P->f->returned)) continue;
+        if (M->sync) emu_sync_unstick(w, arrived);
         P->mask &= ~arrived;
         uint32_t pc = P->pc, rpc = P->rpc, parent = P->parent;
         frame *f = P->f;

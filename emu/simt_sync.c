@@ -8,6 +8,7 @@
 /* ---- block barriers --------------------------------------------------------------------- */
 static void bar_release(emu_machine *M, block *b, unsigned id)
 {
+    if (M->sync) emu_sync_bar_release(M, b, id);
     for (uint32_t k = 0; k < b->nwarps; k++) {
         warp *w = &b->warps[k];
         w->bar_lanes[id] = 0;
@@ -81,6 +82,7 @@ void simt_after_exit(emu_machine *M, block *b, warp *w)
         }
         uint32_t gone = e->cmem & w->exited & w->lanes;
         if (e->state == E_COLL && e->coll->sub == COLL_BARWARP && gone) {
+            if (M->sync) emu_sync_coll_gone(M, b, w, e->f, e->coll, e->cmask, gone, e->cmem);
             emu_fail(M, EMU_ERR_DEADLOCK, e->f->fn, e->coll,
                      "lanes 0x%08x of warp %u of block (%u,%u,%u) exited while lanes 0x%08x wait for them at "
                      "bar.warp.sync (member mask 0x%08x): the PTX ISA makes bar.warp.sync wait for every thread of "
@@ -201,6 +203,11 @@ void simt_coll_try(emu_machine *M, block *b, warp *w, const einst *I, frame *tri
     simt_coll_exec(&x, I, parts, n, ready);
     for (uint32_t k = 0; k < n; k++) {
         sentry *e = &w->e[go[k]];
+        if (M->sync) {
+            uint32_t mine = e->cmask & ready;
+            emu_sync_coll_done(M, b, w, e->f, e->coll, ready, e->cmem & w->exited & ~ready,
+                               memb[__builtin_ctz(mine)]);
+        }
         uint32_t stay = e->cmask & ~ready;
         if (!stay) {
             e->state = E_RUN;

@@ -255,10 +255,12 @@ int run_exec(const run_job *j)
                    (unsigned long long)S->remat_const, (unsigned long long)S->remat_affine,
                    (unsigned long long)S->remat_shared);
         if (eo.checks && st == EMU_OK) emu_report_text(R.M, path, &sm, stdout);
+        else if (eo.checks & EMU_CHECK_SYNC) emu_sync_report_text(R.M, path, &sm, stdout);
         if (dc && st == EMU_OK) divcheck_report_text(dc, path, DIVCHECK_LISTED, stdout);
     }
     if (dc && st == EMU_OK && divcheck_nviolations(dc) && rc == 0) rc = 1;
     if ((eo.checks & EMU_CHECK_RACE) && st == EMU_OK && emu_race_count(R.M) && rc == 0) rc = 1;
+    if ((eo.checks & EMU_CHECK_SYNC) && emu_sync_count(R.M) && rc == 0) rc = 1;
     if (st == EMU_OK) {
         json_t *pr = json ? json_object() : NULL;
         for (unsigned i = 0; i < j->nprints; i++) {

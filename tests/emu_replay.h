@@ -21,6 +21,12 @@
     X(warp_reduce_tree) X(warp_roles) X(spmv_warp_row) X(warp_stride) X(tile_1d_to_2d)                     \
     X(warp_specialized) X(warp_shfl_ballot)
 
+/* The block shapes the corpus launches are relaunched at (make shapecheck,
+ * make synccheck-corpus): ones that keep warps within rows of the block and
+ * ones that do not (48, 100 threads). */
+#define EMU_REPLAY_NSHAPES 6
+#define EMU_REPLAY_SHAPES {{256, 1, 1}, {128, 2, 1}, {32, 8, 1}, {16, 16, 1}, {48, 1, 1}, {100, 1, 1}}
+
 #define EMU_REPLAY_DECLARE(name) void emu_corpus_##name##_impl(void);
 
 /* Fails the current test when an emu_corpus test is neither in

@@ -28,8 +28,8 @@
 #include "emu_replay.h"
 #include "testutil.h"
 
-#define NSHAPES 6
-static const emu_dim3 shapes[NSHAPES] = {{256, 1, 1}, {128, 2, 1}, {32, 8, 1}, {16, 16, 1}, {48, 1, 1}, {100, 1, 1}};
+#define NSHAPES EMU_REPLAY_NSHAPES
+static const emu_dim3 shapes[NSHAPES] = EMU_REPLAY_SHAPES;
 
 enum { EXACT, ASSUMED, NCHECKERS };
 static const char *const checker_name[NCHECKERS] = {"exact", "assumed"};
