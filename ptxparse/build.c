@@ -144,7 +144,9 @@ static void add_stmt(ptx_builder *b, ptx_stmt *s) {
     case PTX_S_SCOPE_BEGIN: case PTX_S_SCOPE_END: named = true; break; /* scopes: resolve.c's block scoping */
     case PTX_S_INST:
         named = false;
-        for (uint32_t i = 0; i < s->u.inst.nopd && !named; i++) named = opd_names(&s->u.inst.opd[i]);
+        for (uint32_t i = 0; i < s->u.inst.nopd && !named; i++) /* a register, a literal: no call */
+            named = (unsigned)(s->u.inst.opd[i].kind - PTX_O_SYM) <= PTX_O_LIST - PTX_O_SYM &&
+                    opd_names(&s->u.inst.opd[i]);
         break;
     default: named = false; break;
     }
@@ -1009,14 +1011,24 @@ void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, pt
     b->cur_loc = s;
 }
 
-/* ".loc F L C" lexed as one token: split it at the blanks. */
-void ptx_b_loc3(ptx_builder *b, ptx_str tok, ptx_loc loc) {
+/* ".loc F L C" lexed as one token, its numbers read by the lexer; one with
+ * more than 9 digits is read again from the token's text, so that a number
+ * past 32 bits is reported as ptx_b_loc_begin reports it. */
+void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc) {
+    if (v.ok) {
+        ptx_stmt *s = new_stmt(b, PTX_S_LOC, loc);
+        s->u.locinfo.file = v.file;
+        s->u.locinfo.line = v.line;
+        s->u.locinfo.col = v.col;
+        b->cur_loc = s;
+        return;
+    }
     ptx_str part[3];
-    const char *p = tok.p + 4, *e = tok.p + tok.n;
+    const char *p = b->ls.buf + loc.off + 4;
     for (int i = 0; i < 3; i++) {
-        while (p < e && (unsigned char)*p <= ' ') p++;
+        while ((unsigned char)*p <= ' ') p++;
         const char *s = p;
-        while (p < e && (unsigned char)*p > ' ') p++;
+        while (*p >= '0' && *p <= '9') p++;
         part[i] = (ptx_str){s, (uint32_t)(p - s)};
     }
     ptx_b_loc_begin(b, part[0], part[1], part[2], loc);
@@ -1268,12 +1280,22 @@ void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
 uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
     const char *p = run.p, *e = run.p + run.n;
     uint32_t n = 0;
+    /* room for the run's registers (each takes 3 bytes or more: "%r,"), so
+     * that the loop pushes without a test */
+    if (b->ostack.cap - b->ostack.n < run.n / 3 + 1) {
+        uint32_t nc = b->ostack.cap * 2 + run.n / 3 + 16;
+        void *nv = realloc(b->ostack.v, (size_t)nc * sizeof *b->ostack.v);
+        if (!nv) ptx_oom();
+        b->ostack.v = nv;
+        b->ostack.cap = nc;
+    }
     while (p < e && !b->ls.stop) {
         const char *s = p;
         while ((unsigned char)*p > ' ' && *p != ',') p++;
         ptx_str name = {s, (uint32_t)(p - s)};
         /* ptx_b_opd_reg without the call: a declared register is the rule */
-        ptx_operand *o = opd_push(b);
+        ptx_operand *o = &b->ostack.v[b->ostack.n++];
+        memset(o, 0, sizeof *o);
         if (__builtin_expect(resolve_reg(b, name, o), 1)) {
             o->neg = (uint8_t)(n == 0 && mode == 1);
         } else { /* undeclared: ptx_b_opd_reg says so */

@@ -200,7 +200,7 @@ void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx
 void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc);
 void ptx_b_scope_end(ptx_builder *b, ptx_loc loc);
 void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc);
-void ptx_b_loc3(ptx_builder *b, ptx_str tok, ptx_loc loc);
+void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc);
 void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc);
 void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, ptx_loc loc);
 void ptx_b_loc_end(ptx_builder *b);

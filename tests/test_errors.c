@@ -458,6 +458,13 @@ static const err_case cases[] = {
     {"offset_in_multi_element_address", K("\tld.global.u32 %r1, [%r2+4, %r3];\n"), 0, 11, 22,
      "an offset is only allowed in a single-element address"},
 
+    /* ".loc F L C" is one token whose numbers the lexer reads; one of more
+     * than 9 digits is read again by the builder, which says which is too big */
+    {"loc_line_past_32_bits", K("\t.loc 1 99999999999 0\n"), 0, 11, 2,
+     ".loc line '99999999999' is out of range (maximum 4294967295)"},
+    {"loc_column_past_32_bits", K("\t.loc\t1 0000000000005 4294967296\n"), 0, 11, 2,
+     ".loc column '4294967296' is out of range (maximum 4294967295)"},
+
     /* ---- declarations ---- */
     {"unknown_type_b33", K("\t.reg .b33 %q;\n"), 0, 11, 7, "unknown type or directive '.b33'"},
     {"two_state_spaces", K("\t.reg .local .b32 %q;\n"), 0, 11, 7, "more than one state space"},
