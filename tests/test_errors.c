@@ -444,6 +444,11 @@ static const err_case cases[] = {
     {"undeclared_identifier_address", K("\tld.global.u32 %r1, [nosuch+4];\n"), 0, 11, 22,
      "use of undeclared identifier 'nosuch'"},
     {"redefined_label", K("L1:\n\tmov.u32 %r1, 1;\nL1:\n"), 0, 13, 1, "redefinition of label 'L1'"},
+    /* a label defined twice after a variable of its name: the second is a
+     * redefinition of a label too, in a body with { } blocks or without
+     * (before issue 34 the body without blocks said only the first two) */
+    {"redefined_label_after_variable", K("\t.shared .b32 X;\nX:\nX:\n"), 0, 12, 1,
+     "redeclaration of 'X' in the same scope: already declared as a variable", 3, {{13, 1}, {13, 1}}},
     {"redeclared_register", K("\t.reg .b32 %x;\n\t.reg .b32 %x;\n"), 0, 12, 12, "redeclaration of register '%x'"},
     {"redeclared_register_range", K("\t.reg .b32 %r<8>;\n"), 0, 11, 12,
      "redeclaration of register range '%r<8>'"},
