@@ -65,16 +65,9 @@ typedef struct ptx_opcache {
  * few hundred instructions. */
 #define PTX_OPCACHE_SIZE 256
 
-/* Register names seen recently -> register index, valid while gen matches
- * the builder's (any declaration or scope exit starts a new generation). */
-typedef struct ptx_regcache {
-    uint64_t w0, w1;
-    uint32_t len, id, gen, pad_;
-} ptx_regcache;
-#define PTX_REGCACHE_SIZE 1024
-
 /* Register-range prefix ("%rd" as a word) -> the innermost range with that
- * prefix, valid while gen matches the builder's regcache_gen. */
+ * prefix, valid while gen matches the builder's regcache_gen (any
+ * declaration or scope exit starts a new generation). */
 typedef struct ptx_rangecache {
     uint64_t pword;
     uint32_t k, idx, gen, pad_;
@@ -129,7 +122,6 @@ struct ptx_builder {
     uint32_t digit_singles;    /* single registers in scope whose name ends in a digit */
 
     ptx_opcache opcache[PTX_OPCACHE_SIZE];
-    ptx_regcache regcache[PTX_REGCACHE_SIZE];
     ptx_rangecache rangecache[PTX_RANGECACHE_SIZE];
     uint32_t regcache_gen;
     ptx_stmt *cur_loc;
