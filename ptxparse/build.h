@@ -26,6 +26,8 @@ struct ptx_lexstate {
     int skip;               /* error recovery: drop tokens until braces returns to 0 */
     const char *raw_start;
     ptx_loc raw_loc;
+    int semi;               /* a ';' read with the token before it, not returned yet */
+    ptx_loc semi_loc;
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -137,6 +139,13 @@ extern int ptx_validation;
 void ptx_lex_begin(struct ptx_lexstate *ls);
 void ptx_lex_end(struct ptx_lexstate *ls);
 int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, struct ptx_lexstate *ls);
+/* The ';' the scanner read with the token before it (lexer.l, SEMI). */
+static inline int ptx_lex_semi(struct ptx_lexstate *ls, ptx_loc *lloc) {
+    ls->semi = 0;
+    if (ls->stop) return PTX_YYEOF;
+    *lloc = ls->semi_loc;
+    return ';';
+}
 int ptx_yylex_raw(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner); /* flex's own */
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

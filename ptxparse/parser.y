@@ -33,8 +33,9 @@ struct ptx_lexstate;
 /* flex's scanner called directly; ptx_yylex only while a body is skipped
  * after an error in its header (one call less per token). */
 #define ptx_yylex(lval, lloc, lx)                                                 \
-    (__builtin_expect(!(lx)->skip, 1) ? ptx_yylex_raw(lval, lloc, (lx)->scanner) \
-                                       : ptx_yylex(lval, lloc, lx))
+    (__builtin_expect(!(lx)->skip, 1)                                             \
+         ? ((lx)->semi ? ptx_lex_semi(lx, lloc) : ptx_yylex_raw(lval, lloc, (lx)->scanner)) \
+         : ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
