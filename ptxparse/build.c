@@ -1673,5 +1673,8 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
     if (b->fn) b->fn->ninsts++;
     add_stmt(b, s);
     if (b->vs && b->in_body && b->fn) ptx_validate_inst(b, s, spell);
-    arena_reset(&b->pool);
+    if (b->pool.cur != b->pool_reset) { /* most instructions built no expression */
+        arena_reset(&b->pool);
+        b->pool_reset = b->pool.cur;
+    }
 }

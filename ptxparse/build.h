@@ -80,6 +80,7 @@ struct ptx_builder {
     ptx_module *m;
     arena *a;          /* the module's arena */
     arena pool;        /* expressions of the statement being parsed; reset after it */
+    char *pool_reset;  /* pool.cur just after its last reset */
     ptx_diags *d;
     struct ptx_lexstate ls;
 
