@@ -1302,13 +1302,12 @@ uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
         b->ostack.v = nv;
         b->ostack.cap = nc;
     }
-    const char *end8 = b->ls.buf + b->ls.len + 2 - 8; /* the text ends in 2 NULs */
     while (p < e && !b->ls.stop) {
         const char *s = p;
         /* the name's end: its first ',' or blank, eight bytes at a time (a
          * byte's high bit is set in stop for the first of them exactly) */
         uint64_t w, stop = 0;
-        if (p <= end8) {
+        if ((size_t)(p - b->ls.buf) + 8 <= b->ls.len + 2) { /* the text ends in 2 NULs */
             memcpy(&w, p, 8);
             uint64_t c = w ^ 0x2c2c2c2c2c2c2c2cull;
             stop = ((c - 0x0101010101010101ull) & ~c) | ((w - 0x2121212121212121ull) & ~w);
