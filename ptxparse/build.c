@@ -144,7 +144,9 @@ static void add_stmt(ptx_builder *b, ptx_stmt *s) {
     case PTX_S_SCOPE_BEGIN: case PTX_S_SCOPE_END: named = true; break; /* scopes: resolve.c's block scoping */
     case PTX_S_INST:
         named = false;
-        for (uint32_t i = 0; i < s->u.inst.nopd && !named; i++) named = opd_names(&s->u.inst.opd[i]);
+        for (uint32_t i = 0; i < s->u.inst.nopd && !named; i++) /* a register, a literal: no call */
+            named = (unsigned)(s->u.inst.opd[i].kind - PTX_O_SYM) <= PTX_O_LIST - PTX_O_SYM &&
+                    opd_names(&s->u.inst.opd[i]);
         break;
     default: named = false; break;
     }
@@ -677,26 +679,39 @@ static __attribute__((noinline)) uint32_t reg_lookup_slow(ptx_builder *b, ptx_st
     return id != UINT32_MAX ? id : range_lookup(b, name);
 }
 
-static inline uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
-    /* names of up to 16 bytes, read as two words (the buffer must extend 16
-     * bytes past the name: near its end the slow path is taken) */
-    if (name.n == 0 || name.n > 16 || name.p + 16 > b->ls.buf + b->ls.len) return reg_lookup_slow(b, name);
-    uint64_t w0, w1;
-    memcpy(&w0, name.p, 8);
-    memcpy(&w1, name.p + 8, 8);
-    if (name.n < 8) {
-        w0 &= (((uint64_t)1) << (8 * name.n)) - 1;
-        w1 = 0;
-    } else if (name.n < 16) {
-        w1 &= name.n == 8 ? 0 : (((uint64_t)1) << (8 * (name.n - 8))) - 1;
-    }
-    uint32_t h = (uint32_t)((w0 * 0x9E3779B97F4A7C15ull ^ w1 * 0xC2B2AE3D27D4EB4Full ^ name.n) >> 54) &
-                 (PTX_REGCACHE_SIZE - 1);
-    ptx_regcache *e = &b->regcache[h];
-    if (e->gen == b->regcache_gen && e->len == name.n && e->w0 == w0 && e->w1 == w1) return e->id;
-    uint32_t id = reg_lookup_slow(b, name);
-    if (id != UINT32_MAX) *e = (ptx_regcache){w0, w1, name.n, id, b->regcache_gen, 0};
-    return id;
+/* A range element named by up to 8 bytes ("%rd12"), read as one word: the
+ * prefix is the bytes before the trailing digits, the range the innermost one
+ * with that prefix (the range cache), the element its number.  UINT32_MAX
+ * when that does not decide (a longer name, leading zeros, a prefix not
+ * cached since the last declaration, a number past the innermost range):
+ * reg_lookup_slow then does.  So a register's first use costs what its
+ * other uses cost, with no name hashed. */
+static inline __attribute__((always_inline)) uint32_t range_direct(ptx_builder *b, ptx_str name) {
+    const char *p = name.p;
+    uint32_t n = name.n;
+    /* 2 to 8 bytes, 8 of them readable in the text (which ends in 2 NULs) */
+    if (n - 2 > 6 || p < b->ls.buf || (size_t)(p - b->ls.buf) + 8 > b->ls.len + 2) return UINT32_MAX;
+    uint64_t w, keep = ~0ull >> (64 - 8 * n);
+    memcpy(&w, p, 8);
+    w &= keep;
+    /* each byte's high bit set where it is not a digit: d = byte ^ '0' is a
+     * digit's value, and (d & 0x7f) + 0x76 carries into bit 7 past 9 */
+    uint64_t d = w ^ 0x3030303030303030ull;
+    uint64_t nd = (((d & 0x7f7f7f7f7f7f7f7full) + 0x7676767676767676ull) | d) & 0x8080808080808080ull & keep;
+    uint32_t k = (uint32_t)(63 - __builtin_clzll(nd)) / 8 + 1; /* nd != 0: p[0] is '%' or a letter */
+    if (k == n || (p[k] == '0' && n - k > 1)) return UINT32_MAX;
+    uint32_t num = 0;
+    for (uint32_t i = k; i < n; i++) num = num * 10 + (uint32_t)(p[i] - '0');
+    uint64_t pword = w & (((uint64_t)1 << (8 * k)) - 1);
+    const ptx_rangecache *c = rangecache_slot(b, pword);
+    if (c->pword != pword || c->k != k || c->gen != b->regcache_gen) return UINT32_MAX;
+    ptx_range *r = &b->ranges.v[c->idx];
+    return num < r->count ? range_elem(b, r, name, num) : UINT32_MAX;
+}
+
+static inline __attribute__((always_inline)) uint32_t reg_lookup(ptx_builder *b, ptx_str name) {
+    uint32_t id = b->digit_singles ? UINT32_MAX : range_direct(b, name);
+    return id != UINT32_MAX ? id : reg_lookup_slow(b, name);
 }
 
 static void declare_reg(ptx_builder *b, ptx_var *v, uint32_t decl) {
@@ -1009,14 +1024,24 @@ void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, pt
     b->cur_loc = s;
 }
 
-/* ".loc F L C" lexed as one token: split it at the blanks. */
-void ptx_b_loc3(ptx_builder *b, ptx_str tok, ptx_loc loc) {
+/* ".loc F L C" lexed as one token, its numbers read by the lexer; one with
+ * more than 9 digits is read again from the token's text, so that a number
+ * past 32 bits is reported as ptx_b_loc_begin reports it. */
+void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc) {
+    if (v.ok) {
+        ptx_stmt *s = new_stmt(b, PTX_S_LOC, loc);
+        s->u.locinfo.file = v.file;
+        s->u.locinfo.line = v.line;
+        s->u.locinfo.col = v.col;
+        b->cur_loc = s;
+        return;
+    }
     ptx_str part[3];
-    const char *p = tok.p + 4, *e = tok.p + tok.n;
+    const char *p = b->ls.buf + loc.off + 4;
     for (int i = 0; i < 3; i++) {
-        while (p < e && (unsigned char)*p <= ' ') p++;
+        while ((unsigned char)*p <= ' ') p++;
         const char *s = p;
-        while (p < e && (unsigned char)*p > ' ') p++;
+        while (*p >= '0' && *p <= '9') p++;
         part[i] = (ptx_str){s, (uint32_t)(p - s)};
     }
     ptx_b_loc_begin(b, part[0], part[1], part[2], loc);
@@ -1268,12 +1293,32 @@ void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
 uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
     const char *p = run.p, *e = run.p + run.n;
     uint32_t n = 0;
+    /* room for the run's registers (each takes 3 bytes or more: "%r,"), so
+     * that the loop pushes without a test */
+    if (b->ostack.cap - b->ostack.n < run.n / 3 + 1) {
+        uint32_t nc = b->ostack.cap * 2 + run.n / 3 + 16;
+        void *nv = realloc(b->ostack.v, (size_t)nc * sizeof *b->ostack.v);
+        if (!nv) ptx_oom();
+        b->ostack.v = nv;
+        b->ostack.cap = nc;
+    }
     while (p < e && !b->ls.stop) {
         const char *s = p;
-        while ((unsigned char)*p > ' ' && *p != ',') p++;
+        /* the name's end: its first ',' or blank, eight bytes at a time (a
+         * byte's high bit is set in stop for the first of them exactly) */
+        uint64_t w, stop = 0;
+        if ((size_t)(p - b->ls.buf) + 8 <= b->ls.len + 2) { /* the text ends in 2 NULs */
+            memcpy(&w, p, 8);
+            uint64_t c = w ^ 0x2c2c2c2c2c2c2c2cull;
+            stop = ((c - 0x0101010101010101ull) & ~c) | ((w - 0x2121212121212121ull) & ~w);
+            stop &= 0x8080808080808080ull;
+        }
+        if (stop) p += __builtin_ctzll(stop) / 8;
+        else while ((unsigned char)*p > ' ' && *p != ',') p++;
         ptx_str name = {s, (uint32_t)(p - s)};
         /* ptx_b_opd_reg without the call: a declared register is the rule */
-        ptx_operand *o = opd_push(b);
+        ptx_operand *o = &b->ostack.v[b->ostack.n++];
+        memset(o, 0, sizeof *o);
         if (__builtin_expect(resolve_reg(b, name, o), 1)) {
             o->neg = (uint8_t)(n == 0 && mode == 1);
         } else { /* undeclared: ptx_b_opd_reg says so */
@@ -1627,5 +1672,8 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
     if (b->fn) b->fn->ninsts++;
     add_stmt(b, s);
     if (b->vs && b->in_body && b->fn) ptx_validate_inst(b, s, spell);
-    arena_reset(&b->pool);
+    if (b->pool.cur != b->pool_reset) { /* most instructions built no expression */
+        arena_reset(&b->pool);
+        b->pool_reset = b->pool.cur;
+    }
 }

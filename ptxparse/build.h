@@ -26,6 +26,8 @@ struct ptx_lexstate {
     int skip;               /* error recovery: drop tokens until braces returns to 0 */
     const char *raw_start;
     ptx_loc raw_loc;
+    int semi;               /* a ';' read with the token before it, not returned yet */
+    ptx_loc semi_loc;
     ptx_builder *b;
     void *scanner;          /* the flex scanner reading buf */
 };
@@ -65,16 +67,9 @@ typedef struct ptx_opcache {
  * few hundred instructions. */
 #define PTX_OPCACHE_SIZE 256
 
-/* Register names seen recently -> register index, valid while gen matches
- * the builder's (any declaration or scope exit starts a new generation). */
-typedef struct ptx_regcache {
-    uint64_t w0, w1;
-    uint32_t len, id, gen, pad_;
-} ptx_regcache;
-#define PTX_REGCACHE_SIZE 1024
-
 /* Register-range prefix ("%rd" as a word) -> the innermost range with that
- * prefix, valid while gen matches the builder's regcache_gen. */
+ * prefix, valid while gen matches the builder's regcache_gen (any
+ * declaration or scope exit starts a new generation). */
 typedef struct ptx_rangecache {
     uint64_t pword;
     uint32_t k, idx, gen, pad_;
@@ -85,6 +80,7 @@ struct ptx_builder {
     ptx_module *m;
     arena *a;          /* the module's arena */
     arena pool;        /* expressions of the statement being parsed; reset after it */
+    char *pool_reset;  /* pool.cur just after its last reset */
     ptx_diags *d;
     struct ptx_lexstate ls;
 
@@ -129,7 +125,6 @@ struct ptx_builder {
     uint32_t digit_singles;    /* single registers in scope whose name ends in a digit */
 
     ptx_opcache opcache[PTX_OPCACHE_SIZE];
-    ptx_regcache regcache[PTX_REGCACHE_SIZE];
     ptx_rangecache rangecache[PTX_RANGECACHE_SIZE];
     uint32_t regcache_gen;
     ptx_stmt *cur_loc;
@@ -145,6 +140,13 @@ extern int ptx_validation;
 void ptx_lex_begin(struct ptx_lexstate *ls);
 void ptx_lex_end(struct ptx_lexstate *ls);
 int ptx_yylex(PTX_YYSTYPE *lval, ptx_loc *lloc, struct ptx_lexstate *ls);
+/* The ';' the scanner read with the token before it (lexer.l, SEMI). */
+static inline int ptx_lex_semi(struct ptx_lexstate *ls, ptx_loc *lloc) {
+    ls->semi = 0;
+    if (ls->stop) return PTX_YYEOF;
+    *lloc = ls->semi_loc;
+    return ';';
+}
 int ptx_yylex_raw(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner); /* flex's own */
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -200,7 +202,7 @@ void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx
 void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc);
 void ptx_b_scope_end(ptx_builder *b, ptx_loc loc);
 void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc);
-void ptx_b_loc3(ptx_builder *b, ptx_str tok, ptx_loc loc);
+void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc);
 void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc);
 void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, ptx_loc loc);
 void ptx_b_loc_end(ptx_builder *b);

@@ -13,6 +13,9 @@
 %code requires {
 #include "ir.h"
 typedef struct ptx_builder ptx_builder;
+/* ".loc F L C" read by the lexer: ok is 0 when a number has more than 9
+ * digits (it may not fit in 32 bits; the builder then says so) */
+typedef struct ptx_loc3v { uint32_t file, line, col, ok; } ptx_loc3v;
 struct ptx_lexstate;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
     do {                                                                      \
@@ -30,8 +33,9 @@ struct ptx_lexstate;
 /* flex's scanner called directly; ptx_yylex only while a body is skipped
  * after an error in its header (one call less per token). */
 #define ptx_yylex(lval, lloc, lx)                                                 \
-    (__builtin_expect(!(lx)->skip, 1) ? ptx_yylex_raw(lval, lloc, (lx)->scanner) \
-                                       : ptx_yylex(lval, lloc, lx))
+    (__builtin_expect(!(lx)->skip, 1)                                             \
+         ? ((lx)->semi ? ptx_lex_semi(lx, lloc) : ptx_yylex_raw(lval, lloc, (lx)->scanner)) \
+         : ptx_yylex(lval, lloc, lx))
 static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b, const char *msg) {
     (void)lexer;
     /* the only message bison itself produces is stack exhaustion */
@@ -44,6 +48,7 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 
 %union {
     ptx_str s;
+    ptx_loc3v l3;
     uint32_t u;
     int64_t i;
     ptx_expr *e;
@@ -54,7 +59,7 @@ static void ptx_yyerror(ptx_loc *loc, struct ptx_lexstate *lexer, ptx_builder *b
 
 %token <s> T_IDENT "identifier" T_PIDENT "register" T_OPCODE "instruction"
 %token <s> T_INT "integer" T_FLOAT "floating-point number" T_STRING "string"
-%token <s> T_LOC3 ".loc directive"
+%token <l3> T_LOC3 ".loc directive"
 %token <s> T_ADDR "address" T_REGC "register," T_ADDRC "address,"
 %token <s> T_DOTIDENT "directive" T_FDIR "performance directive" T_RAWBLOCK "section body"
 %token T_VERSION ".version" T_TARGET ".target" T_ADDRESS_SIZE ".address_size"

@@ -6,16 +6,13 @@
 #include <string.h>
 #include "build.h"
 
-/* Names of one namespace: a table of slots (entry + 1, 0 = empty) over the
- * entries in insertion order (name, kind, and for a label or table its
- * statement index), 4 bytes a slot and 24 an entry: a 100k-block body has
- * 70k labels. */
+/* Names of one namespace (globals, a function's parameters): a table of
+ * slots (entry + 1, 0 = empty) over the entries in insertion order. */
 typedef struct {
     uint32_t *slot;
     ptx_str *keys;
-    uint32_t *val;
     uint8_t *kind;
-    uint32_t cap, n, ecap;
+    uint32_t cap, n;
 } symset;
 
 enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM };
@@ -29,34 +26,29 @@ static uint32_t h32(ptx_str s) {
 static void set_free(symset *s) {
     free(s->slot);
     free(s->keys);
-    free(s->val);
     free(s->kind);
     memset(s, 0, sizeof *s);
 }
 
-/* The entry named k, or UINT32_MAX. */
-static uint32_t set_entry(const symset *s, ptx_str k) {
-    if (!s->cap) return UINT32_MAX;
+/* The kind of the entry named k, or 0. */
+static int set_find(const symset *s, ptx_str k) {
+    if (!s->cap) return 0;
     for (uint32_t i = h32(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->slot[i]) return UINT32_MAX;
-        if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->slot[i] - 1;
+        if (!s->slot[i]) return 0;
+        if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
     }
 }
 
-static int set_find(const symset *s, ptx_str k) {
-    uint32_t e = set_entry(s, k);
-    return e == UINT32_MAX ? 0 : s->kind[e];
-}
-
-/* Room for n names in all without growing (a body's named statements are
- * counted before they are added). */
-static void set_reserve(symset *s, uint32_t n) {
-    uint32_t cap = s->cap ? s->cap : 64;
-    while ((uint64_t)n * 2 > cap) cap *= 2;
-    if (cap != s->cap) {
+/* Returns the kind already present, or 0 after inserting; the table stays
+ * at most half full. */
+static int set_add(symset *s, ptx_str k, int kind) {
+    if ((s->n + 1) * 2 > s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 64;
         free(s->slot);
         s->slot = calloc(cap, sizeof *s->slot);
-        if (!s->slot) abort();
+        s->keys = realloc(s->keys, cap / 2 * sizeof *s->keys);
+        s->kind = realloc(s->kind, cap / 2);
+        if (!s->slot || !s->keys || !s->kind) abort();
         s->cap = cap;
         for (uint32_t e = 0; e < s->n; e++) {
             uint32_t i = h32(s->keys[e]) & (cap - 1);
@@ -64,30 +56,14 @@ static void set_reserve(symset *s, uint32_t n) {
             s->slot[i] = e + 1;
         }
     }
-    if (n > s->ecap) {
-        s->ecap = n;
-        s->keys = realloc(s->keys, n * sizeof *s->keys);
-        s->val = realloc(s->val, n * sizeof *s->val);
-        s->kind = realloc(s->kind, n);
-        if (!s->keys || !s->val || !s->kind) abort();
-    }
-}
-
-/* Returns the kind already present, or 0 after inserting (with val: a
- * statement index, or UINT32_MAX). */
-static int set_add_val(symset *s, ptx_str k, int kind, uint32_t val) {
-    if (s->n == s->ecap) set_reserve(s, s->ecap ? s->ecap * 2 : 16);
     uint32_t i = h32(k) & (s->cap - 1);
     for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
         if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
     s->keys[s->n] = k;
-    s->val[s->n] = val;
     s->kind[s->n] = (uint8_t)kind;
     s->slot[i] = ++s->n;
     return 0;
 }
-
-static int set_add(symset *s, ptx_str k, int kind) { return set_add_val(s, k, kind, UINT32_MAX); }
 
 /* Position of a span inside the source, for a message that points at the
  * symbol itself rather than at the start of its instruction. */
@@ -105,56 +81,9 @@ static ptx_loc loc_in(const ptx_builder *b, ptx_loc from, const char *p) {
 
 typedef struct {
     ptx_builder *b;
-    const symset *global, *local;
+    const symset *global;
     ptx_loc at;
 } rctx;
-
-/* o: the operand that names it, NULL inside an expression. */
-static void check_sym(rctx *c, ptx_operand *o, ptx_str name) {
-    uint32_t e = set_entry(c->local, name);
-    if (e != UINT32_MAX) {
-        /* a label or table reached by name: downstream passes take the statement from v */
-        if (o && c->local->val[e] != UINT32_MAX) o->v = (int64_t)c->local->val[e] + 1;
-        return;
-    }
-    if (set_find(c->global, name) || ptx_str_eq(name, "WARP_SZ")) return;
-    ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
-}
-
-static void check_expr(rctx *c, const ptx_expr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case PTX_E_SYM: check_sym(c, NULL, e->text); break;
-    case PTX_E_UNARY: case PTX_E_PAREN: check_expr(c, e->u.a); break;
-    case PTX_E_BINARY: check_expr(c, e->u.a); check_expr(c, e->b); break;
-    case PTX_E_COND: check_expr(c, e->u.a); check_expr(c, e->b); check_expr(c, e->c); break;
-    case PTX_E_CALL: for (uint32_t i = 0; i < e->nargs; i++) check_expr(c, e->u.args[i]); break;
-    default: break;
-    }
-}
-
-static void check_opd(rctx *c, ptx_operand *o) {
-    switch (o->kind) {
-    case PTX_O_SYM: check_sym(c, o, ptx_opd_text(o)); break;
-    case PTX_O_EXPR: check_expr(c, o->p.expr); break;
-    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
-        for (uint32_t i = 0; i < o->n; i++) check_opd(c, &o->p.elems[i]);
-        break;
-    default: break;
-    }
-}
-
-static void check_init(rctx *c, const ptx_init *in) {
-    if (!in) return;
-    if (in->kind == 'e') check_expr(c, in->expr);
-    else if (in->kind == 'l')
-        for (uint32_t i = 0; i < in->n; i++) check_init(c, in->items[i]);
-}
-
-static void add_params(symset *s, const ptx_func *f) {
-    for (uint32_t i = 0; i < f->nrets; i++) set_add(s, f->rets[i]->name, K_PARAM);
-    for (uint32_t i = 0; i < f->nparams; i++) set_add(s, f->params[i]->name, K_PARAM);
-}
 
 /* PTX block scoping (ISA 4.4 and 5.3: a label or variable declared in a
  * { } block is visible in that block and the blocks nested in it, forward
@@ -207,9 +136,11 @@ static uint32_t *scope_slot(scopes *s, ptx_str k) {
 
 /* Adds a declaration; returns the kind of one with that name in the same
  * scope (0 if none). */
-static int scope_decl(scopes *s, ptx_str name, uint32_t scope, int kind, uint32_t stmt) {
-    if ((s->ndecl + 1) * 2 > s->hcap) {
-        uint32_t nc = s->hcap ? s->hcap * 2 : 64;
+/* Room for n declarations without growing (a body's are counted first). */
+static void scopes_reserve(scopes *s, uint32_t n) {
+    if (n * 2 > s->hcap) {
+        uint32_t nc = s->hcap ? s->hcap : 64;
+        while (n * 2 > nc) nc *= 2;
         free(s->head);
         free(s->hkey);
         s->head = calloc(nc, sizeof *s->head);
@@ -221,14 +152,34 @@ static int scope_decl(scopes *s, ptx_str name, uint32_t scope, int kind, uint32_
             if (!*h) *h = i + 1;
         }
     }
-    if (s->ndecl == s->dcap) {
-        s->dcap = s->dcap ? s->dcap * 2 : 64;
-        s->dname = xrealloc(s->dname, s->dcap * sizeof *s->dname);
-        s->dscope = xrealloc(s->dscope, s->dcap * sizeof *s->dscope);
-        s->dnext = xrealloc(s->dnext, s->dcap * sizeof *s->dnext);
-        s->dstmt = xrealloc(s->dstmt, s->dcap * sizeof *s->dstmt);
-        s->dkind = xrealloc(s->dkind, s->dcap);
+    if (n > s->dcap) {
+        s->dcap = n;
+        s->dname = xrealloc(s->dname, n * sizeof *s->dname);
+        s->dscope = xrealloc(s->dscope, n * sizeof *s->dscope);
+        s->dnext = xrealloc(s->dnext, n * sizeof *s->dnext);
+        s->dstmt = xrealloc(s->dstmt, n * sizeof *s->dstmt);
+        s->dkind = xrealloc(s->dkind, n);
     }
+}
+
+/* Empties s for the next body, with room for its n declarations: a module's
+ * bodies share one table. */
+static void scopes_reset(scopes *s, uint32_t n) {
+    s->nscopes = s->ndecl = 0;
+    if (s->hcap > 64 && (uint64_t)n * 8 < s->hcap) { /* much too big: made again */
+        free(s->head);
+        free(s->hkey);
+        s->head = NULL;
+        s->hkey = NULL;
+        s->hcap = 0;
+    } else if (s->hcap) {
+        memset(s->head, 0, s->hcap * sizeof *s->head);
+    }
+    scopes_reserve(s, n);
+}
+
+static int scope_decl(scopes *s, ptx_str name, uint32_t scope, int kind, uint32_t stmt) {
+    if (s->ndecl + 1 > s->dcap || (s->ndecl + 1) * 2 > s->hcap) scopes_reserve(s, 2 * s->ndecl + 32);
     uint32_t *h = scope_slot(s, name);
     int same = 0;
     for (uint32_t d = *h; d; d = s->dnext[d - 1])
@@ -269,39 +220,39 @@ static uint32_t scope_find(const scopes *s, ptx_str name, uint32_t scope) {
  * registers: WARP_SZ, the warp size as a constant. */
 static bool predefined(ptx_str name) { return ptx_str_eq(name, "WARP_SZ"); }
 
-static void check_sym_scoped(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o, ptx_str name) {
+static void check_sym(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o, ptx_str name) {
     uint32_t d = scope_find(sc, name, scope);
     if (d != UINT32_MAX) {
         /* a label or table reached by name: downstream passes take the statement from v */
         if (o && sc->dstmt[d] != UINT32_MAX) o->v = (int64_t)sc->dstmt[d] + 1;
         return;
     }
-    if (set_find(c->local, name) || set_find(c->global, name) || predefined(name)) return;
+    if (set_find(c->global, name) || predefined(name)) return;
     ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
 }
 
-static void check_expr_scoped(rctx *c, const scopes *sc, uint32_t scope, const ptx_expr *e) {
+static void check_expr(rctx *c, const scopes *sc, uint32_t scope, const ptx_expr *e) {
     if (!e) return;
     switch (e->kind) {
-    case PTX_E_SYM: check_sym_scoped(c, sc, scope, NULL, e->text); break;
-    case PTX_E_UNARY: case PTX_E_PAREN: check_expr_scoped(c, sc, scope, e->u.a); break;
-    case PTX_E_BINARY: check_expr_scoped(c, sc, scope, e->u.a); check_expr_scoped(c, sc, scope, e->b); break;
+    case PTX_E_SYM: check_sym(c, sc, scope, NULL, e->text); break;
+    case PTX_E_UNARY: case PTX_E_PAREN: check_expr(c, sc, scope, e->u.a); break;
+    case PTX_E_BINARY: check_expr(c, sc, scope, e->u.a); check_expr(c, sc, scope, e->b); break;
     case PTX_E_COND:
-        check_expr_scoped(c, sc, scope, e->u.a);
-        check_expr_scoped(c, sc, scope, e->b);
-        check_expr_scoped(c, sc, scope, e->c);
+        check_expr(c, sc, scope, e->u.a);
+        check_expr(c, sc, scope, e->b);
+        check_expr(c, sc, scope, e->c);
         break;
-    case PTX_E_CALL: for (uint32_t i = 0; i < e->nargs; i++) check_expr_scoped(c, sc, scope, e->u.args[i]); break;
+    case PTX_E_CALL: for (uint32_t i = 0; i < e->nargs; i++) check_expr(c, sc, scope, e->u.args[i]); break;
     default: break;
     }
 }
 
-static void check_opd_scoped(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o) {
+static void check_opd(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o) {
     switch (o->kind) {
-    case PTX_O_SYM: check_sym_scoped(c, sc, scope, o, ptx_opd_text(o)); break;
-    case PTX_O_EXPR: check_expr_scoped(c, sc, scope, o->p.expr); break;
+    case PTX_O_SYM: check_sym(c, sc, scope, o, ptx_opd_text(o)); break;
+    case PTX_O_EXPR: check_expr(c, sc, scope, o->p.expr); break;
     case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
-        for (uint32_t i = 0; i < o->n; i++) check_opd_scoped(c, sc, scope, &o->p.elems[i]);
+        for (uint32_t i = 0; i < o->n; i++) check_opd(c, sc, scope, &o->p.elems[i]);
         break;
     default: break;
     }
@@ -317,11 +268,11 @@ static uint32_t stmt_index(ptx_func *f, ptx_stmt *s, uint32_t *hint) {
     return UINT32_MAX;
 }
 
-static void check_init_scoped(rctx *c, const scopes *sc, uint32_t scope, const ptx_init *in) {
+static void check_init(rctx *c, const scopes *sc, uint32_t scope, const ptx_init *in) {
     if (!in) return;
-    if (in->kind == 'e') check_expr_scoped(c, sc, scope, in->expr);
+    if (in->kind == 'e') check_expr(c, sc, scope, in->expr);
     else if (in->kind == 'l')
-        for (uint32_t i = 0; i < in->n; i++) check_init_scoped(c, sc, scope, in->items[i]);
+        for (uint32_t i = 0; i < in->n; i++) check_init(c, sc, scope, in->items[i]);
 }
 
 /* The statement index of each label a .branchtargets table of a body
@@ -336,14 +287,20 @@ static uint32_t *target_refs(ptx_builder *b, ptx_stmt *s) {
     return d->refs;
 }
 
-/* A body with { } blocks: names are resolved per scope. */
-static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
-    symset params = {0};
-    add_params(&params, f);
-    scopes sc = {0};
-    uint32_t *at = malloc((nstmts ? nstmts : 1) * sizeof *at);
+/* Names are resolved per { } block: a body without blocks is one scope. */
+static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx_func *f, ptx_stmt **stmts,
+                          uint32_t nstmts) {
+    uint32_t *at = malloc((nstmts ? nstmts : 1) * sizeof *at), ndecl = f->nrets + f->nparams;
     if (!at) abort();
+    for (uint32_t i = 0; i < nstmts; i++)
+        ndecl += stmts[i]->kind == PTX_S_LABEL || stmts[i]->kind == PTX_S_VAR || stmts[i]->kind == PTX_S_PROTO ||
+                 stmts[i]->kind == PTX_S_TARGETS;
+    scopes_reset(scs, ndecl);
+    scopes sc = *scs; /* worked on as a local, handed back at the end */
     uint32_t cur = scope_new(&sc, 0), hint = 0;
+    /* the parameters belong to the body's outermost block, ahead of its names */
+    for (uint32_t i = 0; i < f->nrets + f->nparams; i++)
+        scope_decl(&sc, (i < f->nrets ? f->rets[i] : f->params[i - f->nrets])->name, 0, K_PARAM, UINT32_MAX);
     for (uint32_t i = 0; i < nstmts; i++) {
         ptx_stmt *s = stmts[i];
         if (s->kind == PTX_S_SCOPE_BEGIN) cur = scope_new(&sc, cur);
@@ -365,12 +322,12 @@ static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *
         if (same == K_LABEL && (kind == K_LABEL || kind == K_TARGETS))
             ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)name.n, name.p);
     }
-    rctx c = {b, global, &params, {0, 0, 0}};
+    rctx c = {b, global, {0, 0, 0}};
     for (uint32_t i = 0; i < nstmts; i++) {
         ptx_stmt *s = stmts[i];
         c.at = s->loc;
         if (s->kind == PTX_S_INST) {
-            for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd_scoped(&c, &sc, at[i], &s->u.inst.opd[k]);
+            for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &sc, at[i], &s->u.inst.opd[k]);
         } else if (s->kind == PTX_S_TARGETS) {
             uint32_t *refs = target_refs(b, s);
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
@@ -384,13 +341,12 @@ static void resolve_func_scoped(ptx_builder *b, const symset *global, ptx_func *
                                 s->flag == 'b' ? "a label of this function" : "a function");
             }
         } else if (s->kind == PTX_S_VAR) {
-            check_init_scoped(&c, &sc, at[i], s->u.var->init);
+            check_init(&c, &sc, at[i], s->u.var->init);
         }
         if (b->ls.stop) break;
     }
     free(at);
-    scopes_free(&sc);
-    set_free(&params);
+    *scs = sc;
 }
 
 /* One namespace per scope, as ptxas has it ("Duplicate definition of
@@ -554,62 +510,10 @@ static void check_namespace(ptx_builder *b, const ptx_func *f, ptx_stmt **stmts,
 
 /* stmts: the body's statements that define or use a name (the builder's
  * list), or all of them. */
-static void resolve_func(ptx_builder *b, const symset *global, ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
+static void resolve_func(ptx_builder *b, const symset *global, scopes *sc, ptx_func *f, ptx_stmt **stmts,
+                         uint32_t nstmts) {
     check_namespace(b, f, stmts, nstmts);
-    for (uint32_t i = 0; i < nstmts; i++)
-        if (stmts[i]->kind == PTX_S_SCOPE_BEGIN) {
-            resolve_func_scoped(b, global, f, stmts, nstmts);
-            return;
-        }
-    symset local = {0};
-    uint32_t ndecl = f->nrets + f->nparams, hint = 0;
-    for (uint32_t i = 0; i < nstmts; i++)
-        ndecl += stmts[i]->kind == PTX_S_LABEL || stmts[i]->kind == PTX_S_VAR || stmts[i]->kind == PTX_S_PROTO ||
-                 stmts[i]->kind == PTX_S_TARGETS;
-    set_reserve(&local, ndecl);
-    add_params(&local, f);
-    for (uint32_t i = 0; i < nstmts; i++) {
-        ptx_stmt *s = stmts[i];
-        switch (s->kind) {
-        case PTX_S_LABEL:
-            if (set_add_val(&local, s->u.name, K_LABEL, stmt_index(f, s, &hint)) == K_LABEL)
-                ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)s->u.name.n, s->u.name.p);
-            break;
-        case PTX_S_VAR:
-            if (s->u.var->space != PTX_SP_REG) set_add(&local, s->u.var->name, K_VAR);
-            break;
-        case PTX_S_PROTO: set_add(&local, s->u.dir->name, K_PROTO); break;
-        case PTX_S_TARGETS:
-            if (set_add_val(&local, s->u.dir->name, K_TARGETS, stmt_index(f, s, &hint)) == K_LABEL)
-                ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)s->u.dir->name.n, s->u.dir->name.p);
-            break;
-        default: break;
-        }
-    }
-    rctx c = {b, global, &local, {0, 0, 0}};
-    for (uint32_t i = 0; i < nstmts; i++) {
-        ptx_stmt *s = stmts[i];
-        c.at = s->loc;
-        if (s->kind == PTX_S_INST) {
-            for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &s->u.inst.opd[k]);
-        } else if (s->kind == PTX_S_TARGETS) {
-            uint32_t *refs = target_refs(b, s);
-            for (uint32_t k = 0; k < s->u.dir->n; k++) {
-                uint32_t e = set_entry(&local, s->u.dir->items[k]);
-                int kind = e != UINT32_MAX ? local.kind[e] : set_find(global, s->u.dir->items[k]);
-                if (refs && kind == K_LABEL) refs[k] = local.val[e];
-                if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
-                    ptx_b_error(b, loc_in(b, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
-                                s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
-                                (int)s->u.dir->items[k].n, s->u.dir->items[k].p,
-                                s->flag == 'b' ? "a label of this function" : "a function");
-            }
-        } else if (s->kind == PTX_S_VAR) {
-            check_init(&c, s->u.var->init);
-        }
-        if (b->ls.stop) break;
-    }
-    set_free(&local);
+    resolve_names(b, global, sc, f, stmts, nstmts);
 }
 
 void ptx_resolve_module(ptx_builder *b) {
@@ -633,12 +537,12 @@ void ptx_resolve_module(ptx_builder *b) {
             ptx_b_error(b, m->funcs[i]->name_loc, "redefinition of function '%.*s'", (int)m->funcs[i]->name.n,
                         m->funcs[i]->name.p);
     set_free(&defined);
-    symset none = {0};
-    rctx c = {b, &global, &none, {0, 0, 0}};
+    scopes sc = {0}; /* empty here: module-level initialisers name globals only */
+    rctx c = {b, &global, {0, 0, 0}};
     for (uint32_t i = 0; i < m->nstmts; i++)
         if (m->stmts[i]->kind == PTX_S_VAR) {
             c.at = m->stmts[i]->loc;
-            check_init(&c, m->stmts[i]->u.var->init);
+            check_init(&c, &sc, 0, m->stmts[i]->u.var->init);
         }
     /* bodies were closed in the order their functions were added */
     uint32_t k = 0;
@@ -647,10 +551,11 @@ void ptx_resolve_module(ptx_builder *b) {
         if (!f->has_body) continue;
         if (k < b->named_bodies.n && b->named_bodies.v[k].f == f) {
             const ptx_named_slice *ns = &b->named_bodies.v[k++];
-            resolve_func(b, &global, f, ns->n ? b->named.v + ns->first : NULL, ns->n);
+            resolve_func(b, &global, &sc, f, ns->n ? b->named.v + ns->first : NULL, ns->n);
         } else {
-            resolve_func(b, &global, f, f->stmts, f->nstmts);
+            resolve_func(b, &global, &sc, f, f->stmts, f->nstmts);
         }
     }
+    scopes_free(&sc);
     set_free(&global);
 }

@@ -444,6 +444,11 @@ static const err_case cases[] = {
     {"undeclared_identifier_address", K("\tld.global.u32 %r1, [nosuch+4];\n"), 0, 11, 22,
      "use of undeclared identifier 'nosuch'"},
     {"redefined_label", K("L1:\n\tmov.u32 %r1, 1;\nL1:\n"), 0, 13, 1, "redefinition of label 'L1'"},
+    /* a label defined twice after a variable of its name: the second is a
+     * redefinition of a label too, in a body with { } blocks or without
+     * (before issue 34 the body without blocks said only the first two) */
+    {"redefined_label_after_variable", K("\t.shared .b32 X;\nX:\nX:\n"), 0, 12, 1,
+     "redeclaration of 'X' in the same scope: already declared as a variable", 3, {{13, 1}, {13, 1}}},
     {"redeclared_register", K("\t.reg .b32 %x;\n\t.reg .b32 %x;\n"), 0, 12, 12, "redeclaration of register '%x'"},
     {"redeclared_register_range", K("\t.reg .b32 %r<8>;\n"), 0, 11, 12,
      "redeclaration of register range '%r<8>'"},
@@ -457,6 +462,13 @@ static const err_case cases[] = {
      "address offset must be an integer constant"},
     {"offset_in_multi_element_address", K("\tld.global.u32 %r1, [%r2+4, %r3];\n"), 0, 11, 22,
      "an offset is only allowed in a single-element address"},
+
+    /* ".loc F L C" is one token whose numbers the lexer reads; one of more
+     * than 9 digits is read again by the builder, which says which is too big */
+    {"loc_line_past_32_bits", K("\t.loc 1 99999999999 0\n"), 0, 11, 2,
+     ".loc line '99999999999' is out of range (maximum 4294967295)"},
+    {"loc_column_past_32_bits", K("\t.loc\t1 0000000000005 4294967296\n"), 0, 11, 2,
+     ".loc column '4294967296' is out of range (maximum 4294967295)"},
 
     /* ---- declarations ---- */
     {"unknown_type_b33", K("\t.reg .b33 %q;\n"), 0, 11, 7, "unknown type or directive '.b33'"},
