@@ -14,6 +14,7 @@
 #include "check_findings.h"
 #include "ptx.h"
 #include "srcnames.h"
+#include "toolchain.h"
 
 static char *xstrdup(const char *s)
 {
@@ -320,15 +321,11 @@ static bool read_root(rd *r, const yaml_node_t *root)
     return true;
 }
 
-/* Relative to the current directory when below it. */
+/* Relative to the current directory when below it (tc_shown_skip). */
 static char *shown_path(const char *path)
 {
     char cwd[PATH_MAX];
-    if (path[0] == '/' && getcwd(cwd, sizeof cwd)) {
-        size_t n = strlen(cwd);
-        if (!strncmp(path, cwd, n) && path[n] == '/') return xstrdup(path + n + 1);
-    }
-    return xstrdup(path);
+    return xstrdup(path + tc_shown_skip(path, strlen(path), getcwd(cwd, sizeof cwd)));
 }
 
 int cfg_load(const char *path, ptx_config **out, FILE *err)

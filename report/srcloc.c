@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "srcloc.h"
+#include "toolchain.h"
 
 /* A .file index as strtoul reads its text in base 10; the usual few
  * decimal digits read here (strtoul was a third of this table's cost). */
@@ -19,24 +20,10 @@ static uint32_t file_index(ptx_str raw)
     return (uint32_t)strtoul(num, NULL, 10);
 }
 
-/* nvcc writes the .file of the .cu it compiles as an absolute path, also
- * for `nvcc a.cu`: a path below the current directory is shown relative
- * to it, as the user typed it and as a compiler names it (one with a
- * "." or ".." component is left as written). */
-static ptx_str below_cwd(ptx_str nm, const char *cwd, size_t nc)
-{
-    if (!nc || nm.n <= nc + 1 || memcmp(nm.p, cwd, nc) || nm.p[nc] != '/') return nm;
-    for (size_t i = nc; i + 1 < nm.n; i++)
-        if (nm.p[i] == '/' && nm.p[i + 1] == '.') return nm;
-    nm.p += nc + 1;
-    nm.n -= nc + 1;
-    return nm;
-}
-
 src_files *src_files_build(const ptx_module *m, arena *a)
 {
     char cwd[4096];
-    size_t nc = getcwd(cwd, sizeof cwd) && cwd[1] ? strlen(cwd) : 0; /* not "/" */
+    const char *at = getcwd(cwd, sizeof cwd); /* paths below it shown relative */
     src_files *sf = ARENA_NEW(a, src_files);
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->nstmts; i++) n += m->stmts[i]->kind == PTX_S_FILE;
@@ -48,7 +35,8 @@ src_files *src_files_build(const ptx_module *m, arena *a)
         const ptx_dirinfo *d = s->u.dir;
         ptx_str nm = d->name;
         if (nm.n >= 2 && nm.p[0] == '"') nm.p++, nm.n -= 2;
-        nm = below_cwd(nm, cwd, nc);
+        size_t skip = tc_shown_skip(nm.p, nm.n, at);
+        nm.p += skip, nm.n -= skip;
         sf->index[sf->n] = file_index(d->raw);
         sf->path[sf->n] = arena_strndup(a, nm.p, nm.n);
         sf->n++;

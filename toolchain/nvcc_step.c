@@ -362,7 +362,8 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
         const char *in = args[s.input];
         char *line = cicc_line(dir, in), cu[4096] = "";
         if (line) quoted_after(line, "--orig_src_path_name ", cu, sizeof cu);
-        const char *shown = *cu ? cu : in;
+        char cwd[4096];
+        const char *shown = *cu ? cu + tc_shown_skip(cu, strlen(cu), getcwd(cwd, sizeof cwd)) : in;
         if (o->rules) {
             size_t len;
             char *text = slurp(in, &len);

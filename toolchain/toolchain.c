@@ -87,6 +87,15 @@ bool tc_ends_with(const char *s, const char *suffix) {
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
+size_t tc_shown_skip(const char *path, size_t len, const char *cwd)
+{
+    size_t nc = cwd && cwd[0] == '/' && cwd[1] ? strlen(cwd) : 0;
+    if (!nc || len <= nc + 1 || memcmp(path, cwd, nc) || path[nc] != '/') return 0;
+    for (size_t i = nc; i + 1 < len; i++)
+        if (path[i] == '/' && path[i + 1] == '.') return 0;
+    return nc + 1;
+}
+
 int tc_write_file(const char *path, const char *text, size_t len) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;

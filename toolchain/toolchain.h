@@ -22,6 +22,13 @@ bool tc_ends_with(const char *s, const char *suffix);
 /* Writes len bytes of text to path; 0, or -1. */
 int tc_write_file(const char *path, const char *text, size_t len);
 
+/* How a file's path is shown to people: relative to the current directory
+ * cwd (getcwd's; NULL or "/": never) when it lies below it with no "." or
+ * ".." component, as a compiler names the file it was given (nvcc writes
+ * the .cu's .file, and cicc its --orig_src_path_name, as absolute paths);
+ * else as written.  Returns how many leading bytes of path[0..len) to skip. */
+size_t tc_shown_skip(const char *path, size_t len, const char *cwd);
+
 /* `nvcc -ptx -lineinfo -arch=ARCH -o DIR/out.ptx CU`: the PTX's path into
  * ptx (n bytes).  0, or 2 with the reason (nvcc's own messages included)
  * on stderr, as "ptxray CMD: CU: ...". */
