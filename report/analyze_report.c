@@ -296,8 +296,7 @@ typedef struct an_file {
     chk_list l;
     an_kernel *ks;
     size_t nk, nfindings;
-    size_t nsupp;          /* findings the project file's suppressions cover: in no view, counted */
-    const char *cfg_shown; /* that project file, when it has suppressions; else NULL */
+    const char *cfg_shown; /* the project file, when it has suppressions (the summary table counts them); else NULL */
     bool have_px;
     sc_ptxas_info px;
     char why[320];
@@ -349,10 +348,7 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
         cfg_suppress(&x->l, at, x->pl.m, x->pl.cfg);
         x->cfg_shown = x->pl.cfg->shown;
         for (size_t i = at; i < x->l.n; i++)
-            if (x->l.v[i].supp) {
-                x->l.v[i].suppressed = true;
-                x->nsupp++;
-            }
+            x->l.v[i].suppressed = x->l.v[i].supp != NULL;
     }
     x->rc = rc;
 }
@@ -420,7 +416,7 @@ static void file_json(jstream *js, const an_file *x, bool several)
     js_str(js, "file", x->shown);
     if (!several) js_str(js, "assumed", ASSUMED);
     js_put(js, "ptxas", json_pack("{s:b,s:s}", "run", x->have_px, "how", x->why));
-    if (x->cfg_shown) js_put(js, "suppressed", json_pack("{s:I,s:s}", "findings", (json_int_t)x->nsupp, "by", x->cfg_shown));
+    if (x->cfg_shown) js_put(js, "suppressed", json_pack("{s:I,s:s}", "findings", (json_int_t)x->sum.nsupp, "by", x->cfg_shown));
     js_put(js, "summary_table", sum_json(&x->sum, x->fns));
     js_open_array(js, "kernels");
     for (size_t i = 0; i < x->nk; i++) js_put(js, NULL, kernel_json(&x->ks[i]));
