@@ -4,6 +4,7 @@
  * emulator's check), so that no two of them can disagree. */
 #include "aff_poly.h"
 #include "div_internal.h"
+#include <string.h>
 
 static bool value_uniform(const div_result *r, uint32_t v) { return v == SSA_NONE || r->state[v] == DIV_UNIFORM; }
 static unsigned value_cond(const div_result *r, uint32_t v) { return v == SSA_NONE || !r->cond ? 0 : r->cond[v]; }
@@ -67,46 +68,71 @@ static bool known_operand(const div_result *r, uint32_t st, const ptx_inst *in, 
     return !out->top && !out->bot;
 }
 
-/* A guard that is an integer comparison whose two operands the polynomials
- * know exactly: each lane's outcome, warp by warp, over the threads of one
- * block (every block has the same thread coordinates).  The shape is the
- * result's; at the default assumption (blockDim.x a multiple of 32) warp 0
- * alone is known: its lanes are tid.x = 0..31 of row 0.  first: stop at the
- * first warp that splits. */
-static uint32_t cmp_split_warps(const div_result *r, uint32_t st, bool first)
+/* An integer comparison whose two operands the polynomials know exactly,
+ * read lane by lane (cmp_split_warps, setp_threads). */
+typedef struct setp_eval {
+    uint8_t cmp, sgn;
+    unsigned w, nm, mi[DIV_NCOEF2];
+    aff a, b;
+    uint32_t X, Y, n; /* the block's x and y extents and its threads */
+} setp_eval;
+
+/* The comparison of the setp at st, and the threads of one block (every
+ * block has the same thread coordinates).  The shape is the result's; at
+ * the default assumption (blockDim.x a multiple of 32) warp 0 alone is
+ * known: its lanes are tid.x = 0..31 of row 0. */
+static bool setp_eval_init(const div_result *r, uint32_t st, setp_eval *e)
 {
     const ptx_inst *in = &r->pf->fn->stmts[st]->u.inst;
-    uint8_t cmp, sgn = 0, comb;
-    if (in->op != PTX_OPC_SETP || in->nopd != 3 || !ptx_type_is_int(in->type)) return 0;
-    div_setp_cmp(in, in->type, &cmp, &sgn, &comb);
-    if (cmp == 0xff || comb) return 0;
-    aff a, b;
-    if (!known_operand(r, st, in, 1, &a) || !known_operand(r, st, in, 2, &b)) return 0;
-    uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1, n;
+    uint8_t comb;
+    e->sgn = 0;
+    if (in->op != PTX_OPC_SETP || in->nopd != 3 || !ptx_type_is_int(in->type)) return false;
+    div_setp_cmp(in, in->type, &e->cmp, &e->sgn, &comb);
+    if (e->cmp == 0xff || comb) return false;
+    if (!known_operand(r, st, in, 1, &e->a) || !known_operand(r, st, in, 2, &e->b)) return false;
+    uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1;
     if (r->shape_assumed) X = 32, Y = Z = 1;
-    if (!X || (uint64_t)X * Y * Z > 1024) return 0;
-    n = X * Y * Z;
+    if (!X || (uint64_t)X * Y * Z > 1024) return false;
+    e->X = X, e->Y = Y, e->n = X * Y * Z;
     /* the monomials either operand has, with their two factors: a lane's
      * value is the sum of those terms (over the integers: a coefficient
      * below 2^63 times a monomial below 2^20 fits 128 bits) */
-    unsigned nm = 0, mi[DIV_NCOEF2];
+    e->nm = 0;
     for (unsigned i = 1; i < r->ncoef; i++)
-        if (a.c[i] || b.c[i]) mi[nm++] = i;
-    unsigned w = ptx_type_bits(in->type);
+        if (e->a.c[i] || e->b.c[i]) e->mi[e->nm++] = i;
+    e->w = ptx_type_bits(in->type);
+    return true;
+}
+
+/* Thread t's outcome: 0 or 1, -1 when an operand does not fit its register
+ * (the comparison then reads another value). */
+static int setp_eval_at(const setp_eval *e, uint32_t t)
+{
+    int64_t d[5] = {1, t % e->X, t / e->X % e->Y, t / e->X / e->Y, t % 32};
+    __int128 x = e->a.c[0], y = e->b.c[0];
+    for (unsigned j = 0; j < e->nm; j++) {
+        unsigned i = e->mi[j];
+        int64_t m = d[aff_fac[i][0]] * (aff_fac[i][1] ? d[aff_fac[i][1]] : 1);
+        x += (__int128)e->a.c[i] * m, y += (__int128)e->b.c[i] * m;
+    }
+    if (!fits(x, e->w, e->sgn) || !fits(y, e->w, e->sgn)) return -1;
+    uint8_t cmp = e->cmp;
+    return cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
+           : cmp == WF_GT ? x > y : x >= y;
+}
+
+/* A guard that is such a comparison: each lane's outcome, warp by warp, over
+ * the threads of one block; first: stop at the first warp that splits. */
+static uint32_t cmp_split_warps(const div_result *r, uint32_t st, bool first)
+{
+    setp_eval e;
+    if (!setp_eval_init(r, st, &e)) return 0;
     uint32_t split = 0;
-    for (uint32_t wp = 0; wp * 32 < n; wp++) {
+    for (uint32_t wp = 0; wp * 32 < e.n; wp++) {
         int seen = -1;
-        for (uint32_t t = wp * 32; t < n && t < wp * 32 + 32; t++) {
-            int64_t d[5] = {1, t % X, t / X % Y, t / X / Y, t % 32};
-            __int128 x = a.c[0], y = b.c[0];
-            for (unsigned j = 0; j < nm; j++) {
-                unsigned i = mi[j];
-                int64_t m = d[aff_fac[i][0]] * (aff_fac[i][1] ? d[aff_fac[i][1]] : 1);
-                x += (__int128)a.c[i] * m, y += (__int128)b.c[i] * m;
-            }
-            if (!fits(x, w, sgn) || !fits(y, w, sgn)) return 0;
-            bool p = cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
-                     : cmp == WF_GT ? x > y : x >= y;
+        for (uint32_t t = wp * 32; t < e.n && t < wp * 32 + 32; t++) {
+            int p = setp_eval_at(&e, t);
+            if (p < 0) return 0;
             if (seen < 0) seen = p;
             else if (seen != p) {
                 split |= 1u << wp;
@@ -116,6 +142,32 @@ static uint32_t cmp_split_warps(const div_result *r, uint32_t st, bool first)
         if (split && first) break;
     }
     return split;
+}
+
+bool div_pred_threads(const div_result *r, uint32_t v, uint32_t bits[32], uint32_t *nthreads)
+{
+    if (v == SSA_NONE || !div_has_coefs(r)) return false;
+    uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1;
+    uint64_t n = r->shape_assumed ? 32 : (uint64_t)X * Y * Z;
+    if (!n || n > 1024) return false;
+    memset(bits, 0, 32 * sizeof *bits);
+    *nthreads = (uint32_t)n;
+    /* known lane by lane, the same in every warp */
+    wform wf;
+    if (div_warp_form(r, v, &wf) && (wf.kind == WF_LANE || wf.kind == WF_UNI) && wf.k == 64) {
+        for (uint32_t t = 0; t < n; t++)
+            if (wf_at(&wf, t % 32) & 1) bits[t / 32] |= 1u << (t % 32);
+        return true;
+    }
+    const ssa_value *val = &r->pf->ssa->values[v];
+    setp_eval e;
+    if (val->kind != SSA_V_INST || val->partial || !setp_eval_init(r, val->stmt, &e)) return false;
+    for (uint32_t t = 0; t < n; t++) {
+        int p = setp_eval_at(&e, t);
+        if (p < 0) return false;
+        if (p) bits[t / 32] |= 1u << (t % 32);
+    }
+    return true;
 }
 
 /* The warps (first: some warp, or 0) that split at the branch ending b. */

@@ -33,6 +33,8 @@ static enum div_source sreg_source(const div_result *r, const ssa_value *v)
         return DIV_SRC_CLOCK;
     case PTX_SR_UNKNOWN:
         return DIV_SRC_UNKNOWN;
+    case PTX_SR_WARPID:
+        return r->cta ? DIV_SRC_TID : DIV_SRC_NONE;
     default:
         return DIV_SRC_NONE; /* %ctaid, %ntid, %nctaid, %warpid, %smid, %clusterid, ...: one per warp */
     }
@@ -240,10 +242,16 @@ static void block_shape(const prog_func *pf, const div_options *o, div_result *r
             if (!ptx_str_eq(d->name, ".reqntid")) continue;
             for (uint32_t k = 0; k < 3; k++) r->block[k] = k < d->n ? (uint32_t)d->vals[k] : 1;
         }
+    r->cta = o && o->cta;
+    r->shape_assumed = !r->block[0];
+    if (r->cta) { /* a dimension of extent 1 has %tid 0 in every thread; others differ */
+        r->tid_y_uniform = r->block[0] && r->block[1] <= 1;
+        r->tid_z_uniform = r->block[0] && r->block[2] <= 1;
+        return;
+    }
     bool assume = o && o->assume_tid_yz_uniform;
     /* no shape: the default assumption, blockDim.x a multiple of 32
      * (DIV_COND_X32 on what rests on it) */
-    r->shape_assumed = !r->block[0];
     r->yz_by_option = assume;
     assume |= r->shape_assumed;
     /* a dimension of extent 1 has %tid 0 everywhere */
@@ -300,6 +308,8 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
             uint8_t from;
             const ptx_inst_sem *sem = &s->sem[i];
             enum div_source src = div_classify(fn, s, i, in, sem, &from);
+            /* one result per warp, or per lane: not the same across the block */
+            if (r->cta && src == DIV_SRC_NONE && (sem->flags & PTX_SEM_COLLECTIVE)) src = DIV_SRC_COLLECTIVE;
             if (info) {
                 info[i].dtype = sem->dtype;
                 info[i].stype = sem->stype;

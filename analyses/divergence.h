@@ -44,6 +44,12 @@ typedef struct div_options {
      * analysis as it was before warp-granular reasoning; for the benchmark
      * that measures what the warp forms cost). */
     bool polynomials_only;
+    /* Block granularity (simple analysis only): a value is uniform when
+     * every thread of the block sees the same.  Every thread index of
+     * extent above 1, %warpid and every warp collective's result (shfl,
+     * vote, redux, match, activemask, elect: one per warp) are sources.
+     * What the barrier rules ask (sync_rules.h). */
+    bool cta;
 } div_options;
 
 /* The assumptions a verdict can rest on when the block shape is not known
@@ -80,6 +86,7 @@ typedef struct div_result {
     bool tid_y_uniform, tid_z_uniform;
     bool shape_assumed; /* no shape: the default assumption (DIV_COND_*) is in force */
     bool yz_by_option;  /* %tid.y/%tid.z uniform because div_options said so (no condition stated) */
+    bool cta;           /* div_options.cta: uniform across the block, not the warp */
     uint8_t *cond;    /* per SSA value: the DIV_COND_* bits its verdict rests on */
     /* affine analyses: ncoef coefficients per value (div_coefs), bit i of
      * bot[v] set when coefficient i is unknown; simple: 0/NULL.  Stored
@@ -202,6 +209,12 @@ unsigned div_stmt_cond(const div_result *r, uint32_t stmt);
  * tid.x = 0..31 of row 0): `tid.x == 0` splits warp 0 of every block. */
 #define DIV_SPLIT_ALL UINT32_MAX
 uint32_t div_branch_split_warps(const div_result *r, uint32_t b);
+/* Each thread's value of predicate v over one block at r's shape (the
+ * affine analyses; the same in every block): bit t of bits[t / 32] set
+ * when it is true in thread t, *nthreads the threads known (the block's,
+ * or at the default assumption the 32 of warp 0: tid.x = 0..31 of row 0).
+ * False when some thread's value is not known exactly. */
+bool div_pred_threads(const div_result *r, uint32_t v, uint32_t bits[32], uint32_t *nthreads);
 /* Proven divergent: some warp of every block that runs it whole splits. */
 bool div_branch_proven(const div_result *r, uint32_t b);
 /* The comparison of an integer setp/set (ISA "setp": lo, ls, hi, hs are the

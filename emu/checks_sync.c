@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu_internal.h"
+#include "sync_rules.h"
 
 enum { SC_RULE_BAR, SC_RULE_COLL };
 static const char *const rule_name[] = {"divergent-barrier", "divergent-collective"};
@@ -469,34 +470,12 @@ void emu_sync_deadlock(emu_machine *M, block *b, warp *w, const sentry *e)
 }
 
 /* ---- reports ------------------------------------------------------------------------------ */
-/* "threads (0..15,0,0), (32..47,0,0)": runs of consecutive threads, each
- * within one row of the block */
+/* "threads (0..15,0,0), (32..47,0,0)": the one writer of thread sets
+ * (analyses/sync_rules.h), which the static rules' messages use too */
 static void fmt_threads(const emu_machine *M, const uint32_t *t, char *buf, size_t n)
 {
-    uint32_t bx = M->blockdim.x ? M->blockdim.x : 1, by = M->blockdim.y ? M->blockdim.y : 1;
-    uint32_t nt = M->threads_per_block < SC_WORDS * 32 ? M->threads_per_block : SC_WORDS * 32, total = 0, runs = 0;
-    size_t k = 0;
-    buf[0] = 0;
-    char tmp[128];
-    for (uint32_t i = 0; i < nt; i++) total += (t[i / 32] >> (i % 32)) & 1;
-    for (uint32_t i = 0; i < nt;) {
-        if (!((t[i / 32] >> (i % 32)) & 1)) { i++; continue; }
-        uint32_t j = i;
-        while (j + 1 < nt && ((t[(j + 1) / 32] >> ((j + 1) % 32)) & 1) && (j + 1) % bx) j++;
-        if (runs == 6) {
-            snprintf(tmp, sizeof tmp, ", ... (%u threads in all)", total);
-            if (k + strlen(tmp) < n) { memcpy(buf + k, tmp, strlen(tmp) + 1); k += strlen(tmp); }
-            break;
-        }
-        uint32_t y = (i / bx) % by, z = i / (bx * by);
-        if (j > i) snprintf(tmp, sizeof tmp, "%s(%u..%u,%u,%u)", runs ? ", " : total == 1 ? "thread " : "threads ",
-                            i % bx, j % bx, y, z);
-        else snprintf(tmp, sizeof tmp, "%s(%u,%u,%u)", runs ? ", " : total == 1 ? "thread " : "threads ", i % bx, y, z);
-        size_t L = strlen(tmp);
-        if (k + L < n) { memcpy(buf + k, tmp, L + 1); k += L; }
-        runs++;
-        i = j + 1;
-    }
+    uint32_t nt = M->threads_per_block < SC_WORDS * 32 ? M->threads_per_block : SC_WORDS * 32;
+    sync_threads_text(t, nt, M->blockdim.x, M->blockdim.y, buf, n);
 }
 
 static void src_of(const emu_srcmap *sm, const efunc *f, uint32_t pc, char *buf, size_t n)

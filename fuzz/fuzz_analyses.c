@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptx_diags_init(&d);
     prog *pg = prog_build(m, PROG_GSA, NULL, &d);
     if (pg) {
-        div_options o = {{0, 0, 0}, false, false};
+        div_options o = {{0, 0, 0}, false, false, false};
         if (p[2] & 1) fz_shape(p, o.block);
         o.assume_tid_yz_uniform = p[2] >> 1 & 1;
         arena a;

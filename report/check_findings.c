@@ -8,8 +8,10 @@
 #include <string.h>
 #include "div_report.h"
 #include "printer.h"
+#include "sync_rules.h"
 
-static const char *const rule_names[CHK_NRULES] = {"uncoalesced", "misaligned", "bank-conflict", "divergent-branch"};
+static const char *const rule_names[CHK_NRULES] = {"uncoalesced",      "misaligned",        "bank-conflict",
+                                                   "divergent-branch", "divergent-barrier", "divergent-collective"};
 
 const char *chk_rule_name(enum chk_rule r) { return r < CHK_NRULES ? rule_names[r] : "?"; }
 
@@ -343,6 +345,144 @@ static void assumptions(chk_finding *x, rawbuf *rb, const coal_report_ctx *c, co
     }
 }
 
+/* "k.cu:17" for statement st of f (the user's frame), else "PTX line 230";
+ * ptx: "PTX line 230 (k.cu:17)", as run --synccheck names where threads
+ * wait (a reconvergence point's line is often not the one a user thinks
+ * of). */
+static void stmt_where(const coal_report_ctx *c, const coal_func *f, uint32_t st, bool ptx, char *buf, size_t n)
+{
+    src_frame fr;
+    uint32_t line = f->pf->fn->stmts[st]->loc.line;
+    bool src = src_user_frame(c->files, f->pf->fn, st, &fr);
+    if (src && ptx) snprintf(buf, n, "PTX line %u (%s:%u)", line, fr.file, fr.line);
+    else if (src) snprintf(buf, n, "%s:%u", fr.file, fr.line);
+    else snprintf(buf, n, "PTX line %u", line);
+}
+
+/* "lanes 16..31" of a mask */
+static void lanes_text(uint32_t m, char *buf, size_t n)
+{
+    size_t k = 0;
+    unsigned runs = 0, total = (unsigned)__builtin_popcount(m);
+    buf[0] = 0;
+    for (unsigned i = 0; i < 32 && k < n;) {
+        if (!(m >> i & 1)) { i++; continue; }
+        unsigned j = i;
+        while (j + 1 < 32 && (m >> (j + 1) & 1)) j++;
+        int w = j > i ? snprintf(buf + k, n - k, "%s%u..%u", runs ? ", " : total > 1 ? "lanes " : "lane ", i, j)
+                      : snprintf(buf + k, n - k, "%s%u", runs ? ", " : total > 1 ? "lanes " : "lane ", i);
+        if (w > 0) k += (size_t)w;
+        runs++;
+        i = j + 1;
+    }
+}
+
+/* The barrier and collective rules' findings (analyses/sync_rules.h), in
+ * words. */
+static void sync_findings(chk_list *l, rawbuf *rb, const char *path, const coal_report_ctx *c, const coal_func *f,
+                          unsigned mask)
+{
+    arena a;
+    arena_init(&a);
+    sync_finding *v;
+    uint32_t n = sync_check(f->pf, f->r, f->chain, &a, &v);
+    for (uint32_t i = 0; i < n; i++) {
+        const sync_finding *s = &v[i];
+        enum chk_rule rule = s->rule == SYNC_BARRIER ? CHK_DIVERGENT_BARRIER : CHK_DIVERGENT_COLLECTIVE;
+        if (!(mask >> rule & 1)) continue;
+        char msg[1400], dep[512] = "", br[256] = "", ot[256] = "", who[700] = "", fix[400] = "";
+        if (s->branch != UINT32_MAX) stmt_where(c, f, s->branch, false, br, sizeof br);
+        if (s->other != UINT32_MAX) stmt_where(c, f, s->other, true, ot, sizeof ot);
+        switch (s->kind) {
+        case SYNC_K_SKIPPED:
+            if (s->threads)
+                sync_threads_text(s->threads, s->nthreads, f->r->shape_assumed ? 32 : f->r->block[0],
+                                  f->r->shape_assumed ? 1 : f->r->block[1], who, sizeof who);
+            else
+                snprintf(who, sizeof who, "threads whose condition differs");
+            /* the default assumption: the threads of warp 0 alone are known */
+            if (s->threads && f->r->shape_assumed) strncat(who, " of warp 0", sizeof who - strlen(who) - 1);
+            if (s->reconv)
+                snprintf(msg, sizeof msg,
+                         "%s barrier: %s take the other way at the branch at %s and wait at %s, where their warp "
+                         "reconverges, while the rest of their warp waits here; an .aligned barrier is executed "
+                         "by every live thread of the block, a warp together",
+                         s->proven ? "divergent" : "possibly divergent", who, br, ot);
+            else
+                snprintf(msg, sizeof msg,
+                         "%s barrier: %s take the other way at the branch at %s and wait at the barrier at %s "
+                         "instead; every live thread of the block must execute the same .aligned barrier",
+                         s->proven ? "divergent" : "possibly divergent", who, br, ot);
+            snprintf(dep, sizeof dep, "the branch condition at %s in the block's threads (not proven the same)", br);
+            snprintf(fix, sizeof fix, "move the barrier out of the branch, to where every thread of the block reaches it");
+            break;
+        case SYNC_K_ID:
+            snprintf(msg, sizeof msg, "barrier id not proven the same in every thread of the block");
+            snprintf(dep, sizeof dep, "the barrier id in the block's threads");
+            snprintf(fix, sizeof fix, "compute the barrier id from block-uniform values only");
+            break;
+        case SYNC_K_COUNT:
+            snprintf(msg, sizeof msg,
+                     "barrier thread count not proven the same in every thread and a multiple of 32 (the warp "
+                     "size), as the ISA requires");
+            snprintf(dep, sizeof dep, "the thread count's value");
+            snprintf(fix, sizeof fix, "use a count that is a block-uniform multiple of 32");
+            break;
+        case SYNC_K_COUNT_BIG:
+            snprintf(msg, sizeof msg, "barrier waits for %" PRId64 " threads, more than the block's %u: it never completes",
+                     s->count, f->r->block[0] * (f->r->block[1] ? f->r->block[1] : 1) * (f->r->block[2] ? f->r->block[2] : 1));
+            snprintf(fix, sizeof fix, "launch with at least %" PRId64 " threads, or lower the count", s->count);
+            break;
+        case SYNC_K_COUNTS:
+            snprintf(msg, sizeof msg,
+                     "barrier used with %" PRId64 " threads here and %" PRId64 " at %s: the arrivals of one barrier "
+                     "must agree on the count", s->count, s->count2, ot);
+            snprintf(dep, sizeof dep, "whether both run in the same phase of the barrier");
+            snprintf(fix, sizeof fix, "use one count for every arrival at this barrier, or another barrier id");
+            break;
+        case SYNC_K_ABSENT: {
+            char ln[200];
+            lanes_text(s->lanes, ln, sizeof ln);
+            if (s->reconv)
+                snprintf(msg, sizeof msg,
+                         "divergent collective: its member mask 0x%08x names %s of warp %u, which take the other way "
+                         "at the branch at %s and wait at %s, where their warp reconverges; it waits for every "
+                         "live lane of its mask", s->mask, ln, s->warp, br, ot);
+            else
+                snprintf(msg, sizeof msg,
+                         "divergent collective: its member mask 0x%08x names %s of warp %u, which do not execute it; "
+                         "it waits for every live lane of its mask", s->mask, ln, s->warp);
+            snprintf(fix, sizeof fix, "use __activemask() or the branch's ballot as the mask, or move it out of the branch");
+            break;
+        }
+        case SYNC_K_NOT_NAMED: {
+            char ln[200];
+            lanes_text(s->lanes, ln, sizeof ln);
+            snprintf(msg, sizeof msg,
+                     "divergent collective: %s of warp %u execute it but are not in its member mask 0x%08x "
+                     "(undefined in the ISA)", ln, s->warp, s->mask);
+            snprintf(fix, sizeof fix, "name every lane that executes it in the mask: __activemask(), or the branch's ballot");
+            break;
+        }
+        default: /* SYNC_K_MASK */
+            snprintf(msg, sizeof msg,
+                     "possibly divergent collective: in a branch that may split the warp%s%s; its member mask is not "
+                     "proven to be the lanes that execute it", br[0] ? " at " : "", br);
+            snprintf(dep, sizeof dep, "the lanes that execute it against its member mask");
+            snprintf(fix, sizeof fix, "use __activemask() or the branch's ballot as the mask");
+            break;
+        }
+        chk_finding *x = push(l);
+        x->ptx_path = path;
+        x->rule = (uint8_t)rule;
+        locate(x, rb, c, f, s->stmt);
+        set_cost(x, 1, s->proven ? CHK_PROVEN : CHK_POSSIBLE, dep);
+        x->message = xstrdup(msg);
+        x->hint = xstrdup(fix);
+    }
+    arena_free(&a);
+}
+
 static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_report_ctx *c, const coal_func *f,
                          unsigned mask)
 {
@@ -368,6 +508,7 @@ static void collect_func(chk_list *l, rawbuf *rb, const char *path, const coal_r
         x->acc_src = x->msg_src = a;
         x->msg_excess = excess;
     }
+    if (mask >> CHK_DIVERGENT_BARRIER & 1 || mask >> CHK_DIVERGENT_COLLECTIVE & 1) sync_findings(l, rb, path, c, f, mask);
     if (!(mask >> CHK_DIVERGENT_BRANCH & 1)) return;
     const cfg *g = f->pf->g;
     for (uint32_t b = 0; b < g->nblocks; b++) {

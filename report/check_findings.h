@@ -15,7 +15,10 @@
 #include "coalescing_report.h"
 #include "srctext.h"
 
-enum chk_rule { CHK_UNCOALESCED, CHK_MISALIGNED, CHK_BANK_CONFLICT, CHK_DIVERGENT_BRANCH, CHK_NRULES };
+enum chk_rule {
+    CHK_UNCOALESCED, CHK_MISALIGNED, CHK_BANK_CONFLICT, CHK_DIVERGENT_BRANCH, CHK_DIVERGENT_BARRIER,
+    CHK_DIVERGENT_COLLECTIVE, CHK_NRULES
+};
 
 /* proven: the model shows the excess for every launch that satisfies the
  * stated assumptions; possible: it depends on a loaded value, an unknown

@@ -84,6 +84,8 @@ static const char *excess_unit(const chk_finding *x)
     switch (x->rule) {
     case CHK_BANK_CONFLICT: return "excess wavefronts";
     case CHK_DIVERGENT_BRANCH: return x->excess == 1 ? "branch" : "branches";
+    case CHK_DIVERGENT_BARRIER: return x->excess == 1 ? "barrier" : "barriers";
+    case CHK_DIVERGENT_COLLECTIVE: return x->excess == 1 ? "collective" : "collectives";
     default: return "excess sectors";
     }
 }
@@ -565,6 +567,23 @@ static json_t *report_sarif(const chk_run *r, sarif_ctx *s, json_t **rules_out, 
                         "side. A bounds check at the end of an array (if (i < n)) splits one warp at most and is "
                         "usually fine. Proven findings have a condition that differs between lanes in every warp; "
                         "possible ones depend on values the analysis cannot see.");
+    coal_sarif_add_rule(rules, "divergent-barrier", "DivergentBarrier", "Barrier some live threads of the block skip",
+                        "A CTA barrier (__syncthreads(), bar.sync, barrier.sync.aligned) that threads of the block go "
+                        "round at a branch not uniform across the block and then wait elsewhere: at another barrier, "
+                        "or where their split warp reconverges; or a barrier id or thread count that may differ "
+                        "between threads.",
+                        "The PTX ISA requires every non-exited thread of the CTA to execute the same .aligned barrier, "
+                        "a warp together, and a thread count that is a multiple of the warp size. Move the barrier out "
+                        "of the branch, to where every thread of the block reaches it. Threads that leave the kernel "
+                        "before it (if (i >= n) return;) do not take part and are no finding.");
+    coal_sarif_add_rule(rules, "divergent-collective", "DivergentCollective",
+                        "Warp collective whose member mask and executing lanes disagree",
+                        "A .sync warp collective (__shfl_sync, __ballot_sync, __syncwarp, match, redux, elect) whose "
+                        "member mask names a live lane that does not execute it, or that a lane outside its mask "
+                        "executes.",
+                        "The PTX ISA: the instruction waits for every non-exited lane of its member mask, and is "
+                        "undefined when the executing lane is not in the mask. Use __activemask() or the branch's "
+                        "ballot as the mask, or move the collective out of the branch.");
     *s = (sarif_ctx){r, abs_path(r->root ? r->root : ".")};
     json_t *results = json_array();
     *rules_out = rules;

@@ -6,7 +6,9 @@
 #include "check_report.h"
 #include "config.h"
 
-#define CHK_DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_MISALIGNED | 1u << CHK_BANK_CONFLICT)
+#define CHK_DEFAULT_RULES                                                                                        \
+    (1u << CHK_UNCOALESCED | 1u << CHK_MISALIGNED | 1u << CHK_BANK_CONFLICT | 1u << CHK_DIVERGENT_BARRIER |          \
+     1u << CHK_DIVERGENT_COLLECTIVE)
 
 /* The options of a run (cli/cmd_check.c fills them). */
 /* --format html: after the coal_format values */

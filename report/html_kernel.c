@@ -218,6 +218,8 @@ static void badge(const kctx *c, const chk_finding *x)
     /* short: the page's legend says what the styles mean, the title the rest */
     switch (x->rule) {
     case CHK_DIVERGENT_BRANCH: fputs("divergent", o); break;
+    case CHK_DIVERGENT_BARRIER: fputs("barrier", o); break;
+    case CHK_DIVERGENT_COLLECTIVE: fputs("collective", o); break;
     case CHK_BANK_CONFLICT:
         if (deg > 0) fprintf(o, "bank %s%d-way", poss ? "&le;" : "", deg);
         else fputs("bank conflict", o);

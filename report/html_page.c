@@ -46,7 +46,7 @@ void html_escz(FILE *o, const char *s) { html_esc(o, s, strlen(s)); }
 
 const char *html_rule_class(int rule)
 {
-    static const char *c[] = {"unc", "mis", "bank", "div"};
+    static const char *c[CHK_NRULES] = {"unc", "mis", "bank", "div", "bar", "coll"};
     return rule >= 0 && rule < CHK_NRULES ? c[rule] : "x";
 }
 
@@ -74,7 +74,7 @@ static const char css[] =
     "tr.nocode td.t{color:#6e7781}tr.sel td{outline:1px solid #0b57d0;background:#ddf4ff!important}"
     "tr.c1 td{background:#fff4e0}tr.c2 td{background:#ffe2b8}tr.c3 td{background:#ffc98a}tr.c4 td{background:#ffa95e}"
     ".b{display:inline-block;border-radius:3px;padding:0 4px;margin-right:3px;font:11px/1.5 system-ui,sans-serif;white-space:nowrap}"
-    ".b.div{background:#f4b4ae;color:#5c0f0a}.b.unc{background:#b9d7f5;color:#0a3069}.b.mis{background:#d8c8f0;color:#3b1d70}"
+    ".b.div{background:#f4b4ae;color:#5c0f0a}.b.bar{background:#f7c873;color:#5a3800}.b.coll{background:#e8b4e0;color:#5a0f4f}.b.unc{background:#b9d7f5;color:#0a3069}.b.mis{background:#d8c8f0;color:#3b1d70}"
     ".b.bank{background:#f7d38a;color:#5a3b00}.b.ra.local{background:#e9b3d9;color:#5a0f45}"
     ".b.ra.shared{background:#c8e6c9;color:#1b4d1e}.b.ra.remat{background:#e6e6e6;color:#3d3d3d}"
     "td .b.ra{margin-left:4px}table.src.ra td.mk{white-space:normal;min-width:12em;max-width:22em}.b.possible{opacity:.75;border:1px dashed #57606a}"
@@ -151,7 +151,8 @@ static void summary_table(FILE *o, const sum_table *t)
         fputs("</p>\n", o);
     }
     fputs("<table class=\"index summary\"><tr><th>template or function</th><th>instances</th>", o);
-    for (int r = 0; r < CHK_NRULES; r++) fprintf(o, "<th>%s</th>", chk_rule_name((enum chk_rule)r));
+    for (int r = 0; r < CHK_NRULES; r++)
+        if (sum_shows_rule(t, r)) fprintf(o, "<th>%s</th>", chk_rule_name((enum chk_rule)r));
     fputs("<th>proven cost</th><th>possible cost</th></tr>\n", o);
     for (size_t i = 0; i < t->n; i++) {
         const sum_group *g = &t->g[i];
@@ -161,7 +162,8 @@ static void summary_table(FILE *o, const sum_table *t)
         if (g->is_template) fprintf(o, "<td class=\"n\">%u</td>", g->n);
         else fputs("<td class=\"n\">-</td>", o);
         for (int r = 0; r < CHK_NRULES; r++)
-            if (g->count[r][0] || g->count[r][1])
+            if (!sum_shows_rule(t, r)) continue;
+            else if (g->count[r][0] || g->count[r][1])
                 fprintf(o, "<td class=\"n\">%u/%u</td>", g->count[r][0], g->count[r][1]);
             else fputs("<td class=\"n\">-</td>", o);
         fprintf(o, "<td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",

@@ -77,7 +77,7 @@ static void verdicts(pl_prog *x, const pl_options *o)
 {
     x->dv = ARENA_NEWN(&x->p->a, const div_result *, x->p->nfuncs ? x->p->nfuncs : 1);
     for (uint32_t i = 0; i < x->p->nfuncs; i++) {
-        div_options d = {{0, 0, 0}, false, false};
+        div_options d = {{0, 0, 0}, false, false, false};
         if (o->div) d = *o->div;
         blk_resolve(&x->rb[0], x->p->funcs[i].fn, d.block);
         x->dv[i] = div_analyse(&x->p->funcs[i], (enum div_analysis)o->keep, &d, &x->p->a);

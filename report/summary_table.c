@@ -102,6 +102,14 @@ void sum_build(sum_table *t, const ptx_func *const *fns, uint32_t n, const chk_l
         for (uint32_t q = 0; q < t->g[gi].n; q++) t->group_of[t->g[gi].fn[q]] = (uint32_t)gi;
 }
 
+bool sum_shows_rule(const sum_table *t, int r)
+{
+    if (r < CHK_DIVERGENT_BARRIER) return true;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->g[i].count[r][0] || t->g[i].count[r][1]) return true;
+    return false;
+}
+
 void sum_text(FILE *o, const sum_table *t)
 {
     uint32_t ntmpl = 0;
@@ -114,10 +122,13 @@ void sum_text(FILE *o, const sum_table *t)
     if (!t->n) return;
     table tb;
     /* name, instances, the rules, the two costs: numbers right-aligned */
-    table_init(&tb, 2 + CHK_NRULES + 2, ~1u);
+    int nr = 0;
+    for (int r = 0; r < CHK_NRULES; r++) nr += sum_shows_rule(t, r);
+    table_init(&tb, 2 + (unsigned)nr + 2, ~1u);
     table_cell(&tb, "template or function");
     table_cell(&tb, "instances");
-    for (int r = 0; r < CHK_NRULES; r++) table_cell(&tb, "%s", chk_rule_name((enum chk_rule)r));
+    for (int r = 0; r < CHK_NRULES; r++)
+        if (sum_shows_rule(t, r)) table_cell(&tb, "%s", chk_rule_name((enum chk_rule)r));
     table_cell(&tb, "proven cost");
     table_cell(&tb, "possible cost");
     for (size_t i = 0; i < t->n; i++) {
@@ -126,7 +137,8 @@ void sum_text(FILE *o, const sum_table *t)
         if (g->is_template) table_cell(&tb, "%u", g->n);
         else table_cell(&tb, "-");
         for (int r = 0; r < CHK_NRULES; r++)
-            if (g->count[r][0] || g->count[r][1]) table_cell(&tb, "%u/%u", g->count[r][0], g->count[r][1]);
+            if (!sum_shows_rule(t, r)) continue;
+            else if (g->count[r][0] || g->count[r][1]) table_cell(&tb, "%u/%u", g->count[r][0], g->count[r][1]);
             else table_cell(&tb, "-");
         table_cell(&tb, "%" PRIu64, g->cost[CHK_PROVEN]);
         table_cell(&tb, "%" PRIu64, g->cost[CHK_POSSIBLE]);

@@ -38,6 +38,10 @@ typedef struct sum_table {
 void sum_build(sum_table *t, const ptx_func *const *fns, uint32_t n, const chk_list *l);
 /* "summary: ..." then the table, columns aligned; then "suppressed: N
  * findings by FILE" when supp_by is set. */
+/* Whether the tables (text, HTML) have a column for rule r: the four
+ * always, the barrier and collective rules (bugs, seldom found) only when
+ * a group has a finding of them.  JSON has every rule. */
+bool sum_shows_rule(const sum_table *t, int r);
 void sum_text(FILE *o, const sum_table *t);
 /* [{"name", "template", "functions", "symbols": [...], "findings": {RULE:
  * {"proven", "possible"}}, "cost": {"proven", "possible"}}, ...] */

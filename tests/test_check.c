@@ -114,19 +114,20 @@ Test(check, exit_codes)
     char *out, *err;
     char *a[] = {BIN, "check", (char *)tmp_path(&t, "clean.ptx"), NULL};
     cr_expect_eq(run(a, &out), 0);
-    cr_expect(strstr(out, "ptxray check: 1 files, 0 findings (uncoalesced 0, misaligned 0, bank-conflict 0; 0 proven, "
-                          "0 possible)") != NULL,
+    cr_expect(strstr(out, "ptxray check: 1 files, 0 findings (uncoalesced 0, misaligned 0, bank-conflict 0, "
+                          "divergent-barrier 0, divergent-collective 0; 0 proven, 0 possible)") != NULL,
               "%s", out);
     free(out);
     char *b[] = {BIN, "check", (char *)tmp_path(&t, "strided.ptx"), NULL};
     cr_expect_eq(run(b, &out), 1);
-    char want[512];
+    char want[1024];
     snprintf(want, sizeof want,
              "k.cu:5:3: warning: uncoalesced global load: lanes 8 B apart, 8 sectors/request, ideal 4 [uncoalesced]\n"
              "%s:18:2: note: in strided: 1 PTX instruction, 4 excess sectors, cost 4\n"
              "assumed: block shape unknown, assumed blockDim.x is a multiple of 32\n"
-             "ptxray check: 1 files, 1 findings (uncoalesced 1, misaligned 0, bank-conflict 0; 1 proven, 0 possible), "
-             "0 suppressed by the baseline; failing on uncoalesced,misaligned,bank-conflict\n",
+             "ptxray check: 1 files, 1 findings (uncoalesced 1, misaligned 0, bank-conflict 0, divergent-barrier 0, "
+             "divergent-collective 0; 1 proven, 0 possible), 0 suppressed by the baseline; failing on "
+             "uncoalesced,misaligned,bank-conflict,divergent-barrier,divergent-collective\n",
              tmp_path(&t, "strided.ptx"));
     cr_expect_str_eq(out, want);
     free(out);
@@ -382,15 +383,19 @@ Test(check, thread_index_tests_are_proven_alike)
                           "lanes of a warp: @%p2 bra $L__BB0_4; [divergent-branch]\n") != NULL, "%s", out);
     cr_expect(strstr(out, "branch_certainty.ptx:28:2: warning: possible: branch not proven uniform across the warp "
                           "(affine analysis): @%p3 bra $L__BB0_6; [divergent-branch, possible]\n") != NULL, "%s", out);
-    cr_expect(strstr(out, "divergent-branch 3; 2 proven, 1 possible)") != NULL, "%s", out);
+    cr_expect(strstr(out, "divergent-branch 3, divergent-barrier 0, divergent-collective 0; 2 proven, 1 possible)") != NULL,
+              "%s", out);
     free(out);
     char *b[] = {BIN, "check", "--enable", "divergent-branch", "--fail-on", "none", "--block", "1,64", p, NULL};
     cr_expect_eq(run(b, &out), 0);
-    cr_expect(strstr(out, "divergent-branch 0; 0 proven, 0 possible)") != NULL, "%s", out);
+    cr_expect(strstr(out, "divergent-branch 0, divergent-barrier 0, divergent-collective 0; 0 proven, 0 possible)") !=
+                  NULL,
+              "%s", out);
     free(out);
     char *c[] = {BIN, "check", "--enable", "divergent-branch", "--fail-on", "none", "--block", "16,16", p, NULL};
     cr_expect_eq(run(c, &out), 0);
-    cr_expect(strstr(out, "divergent-branch 3; 2 proven, 1 possible)") != NULL, "%s", out);
+    cr_expect(strstr(out, "divergent-branch 3, divergent-barrier 0, divergent-collective 0; 2 proven, 1 possible)") != NULL,
+              "%s", out);
     free(out);
     char *r[] = {BIN, "run", p, "--kernel", "branches", "--grid", "2", "--block", "64", "--arg", "buf:u32:4",
                  "--arg", "u32:7", "--check-divergence", "-q", NULL};
@@ -414,9 +419,10 @@ Test(check, sarif_2_1_0)
     json_t *runs = json_object_get(j, "runs");
     cr_assert_eq(json_array_size(runs), 1);
     json_t *rules = json_object_get(json_object_get(json_object_get(json_array_get(runs, 0), "tool"), "driver"), "rules");
-    cr_assert_eq(json_array_size(rules), 5);
-    const char *ids[5] = {"uncoalesced", "misaligned", "bank-conflict", "bank-conflict-unknown", "divergent-branch"};
-    for (size_t i = 0; i < 5; i++)
+    cr_assert_eq(json_array_size(rules), 7);
+    const char *ids[7] = {"uncoalesced",      "misaligned",        "bank-conflict",       "bank-conflict-unknown",
+                          "divergent-branch", "divergent-barrier", "divergent-collective"};
+    for (size_t i = 0; i < 7; i++)
         cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rules, i), "id")), ids[i]);
     json_t *res = json_object_get(json_array_get(runs, 0), "results");
     cr_assert_gt(json_array_size(res), 20);

@@ -40,9 +40,10 @@ Test(config, found_upward_shapes_by_glob_and_suppression)
                           "is a multiple of 32\n"),
               "%s", out);
     cr_assert_str_eq(summary_line(out),
-                     "ptxray check: 2 files, 9 findings (uncoalesced 0, misaligned 6, bank-conflict 3; 4 proven, 5 "
-                     "possible), 0 suppressed by the baseline, 1 suppressed by tests/data/config/proj/ptxray.yaml, 1 of 2 "
-                     "assumptions used; failing on uncoalesced,misaligned,bank-conflict\n");
+                     "ptxray check: 2 files, 9 findings (uncoalesced 0, misaligned 6, bank-conflict 3, divergent-barrier 0, "
+                     "divergent-collective 0; 4 proven, 5 possible), 0 suppressed by the baseline, 1 suppressed by "
+                     "tests/data/config/proj/ptxray.yaml, 1 of 2 assumptions used; failing on "
+                     "uncoalesced,misaligned,bank-conflict,divergent-barrier,divergent-collective\n");
     /* camera_rays's misalignment is suppressed with its reason */
     cr_assert_null(strstr(out, "in camera_rays"), "%s", out);
     free(out);
@@ -52,9 +53,10 @@ Test(config, found_upward_shapes_by_glob_and_suppression)
 Test(config, no_config_is_the_plain_run)
 {
     char *out = run((char *[]){BIN, "check", "--no-config", PROJ, NULL}, 1, NULL);
-    cr_assert_str_eq(summary_line(out), "ptxray check: 2 files, 11 findings (uncoalesced 0, misaligned 8, bank-conflict 3; "
-                                        "3 proven, 8 possible), 0 suppressed by the baseline; failing on "
-                                        "uncoalesced,misaligned,bank-conflict\n");
+    cr_assert_str_eq(summary_line(out), "ptxray check: 2 files, 11 findings (uncoalesced 0, misaligned 8, bank-conflict 3, "
+                                        "divergent-barrier 0, divergent-collective 0; 3 proven, 8 possible), 0 "
+                                        "suppressed by the baseline; failing on "
+                                        "uncoalesced,misaligned,bank-conflict,divergent-barrier,divergent-collective\n");
     cr_assert(strstr(out, "in camera_rays"), "%s", out);
     cr_assert_null(strstr(out, "ptxray.yaml"), "%s", out);
     free(out);

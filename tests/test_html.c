@@ -396,11 +396,13 @@ Test(html, check_index, .timeout = 60)
     cr_assert_eq(tu_run(argv, &o, &err), 1, "%s", err);
     char *page = tu_read(out, NULL);
     cr_assert(page);
-    /* matmul_tiled_2x2: uncoalesced 2, misaligned 2, bank-conflict 3 (the default rules) */
+    /* matmul_tiled_2x2: uncoalesced 2, misaligned 2, bank-conflict 3, divergent-barrier 0,
+     * divergent-collective 0 (the default rules) */
     const char *r = strstr(page, "<td>matmul_tiled_2x2(float const*, float const*, float*, int)</td>");
     cr_assert(r, "no index row for matmul_tiled_2x2");
     static const char cells[] =
-        "<td class=\"n\">2</td><td class=\"n\">2</td><td class=\"n\">3</td><td class=\"n\">7</td></tr>\n";
+        "<td class=\"n\">2</td><td class=\"n\">2</td><td class=\"n\">3</td><td class=\"n\">0</td><td "
+        "class=\"n\">0</td><td class=\"n\">7</td></tr>\n";
     cr_expect(!strncmp(r + strlen("<td>matmul_tiled_2x2(float const*, float const*, float*, int)</td>"), cells,
                        strlen(cells)),
               "%.200s", r);

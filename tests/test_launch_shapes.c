@@ -88,7 +88,7 @@ Test(launch_shapes, check_text_json_sarif)
     cr_expect(strstr(out, PTX ":44:2: note: holds at 2 of the 3 launch shapes analysed: " AT29 ", " AT30 "\n"), "%s",
                      out);
     cr_expect(strstr(out, "ptxray check: 1 files, 2 findings (uncoalesced 1, misaligned 0, bank-conflict 0, "
-                          "divergent-branch 1; 1 proven, 1 possible)"),
+                          "divergent-branch 1, divergent-barrier 0, divergent-collective 0; 1 proven, 1 possible)"),
               "%s", out);
     free(out);
     char *j[] = {BIN, "check", "--format", "json", "--launches", js, PTX, NULL};

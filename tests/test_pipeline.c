@@ -17,7 +17,7 @@ static const char *shapes_ptx(void)
 Test(pipeline, every_pass_over_one_program)
 {
     blk_opts blocks = {0};
-    div_options div = {{0, 0, 0}, false, false};
+    div_options div = {{0, 0, 0}, false, false, false};
     pl_prog x;
     pl_options o = {.cmd = "test", .level = PROG_GSA, .passes = PL_COALESCE | PL_DIVERGE | PL_VERDICTS,
                     .blocks = &blocks, .shapes = PL_SHAPES_CHECK, .div = &div, .keep = DIV_AN_AFFINE2};
@@ -58,7 +58,7 @@ Test(pipeline, rounds_share_the_program)
     blk_opts blocks = {0};
     pl_prog x;
     pl_options o = {.cmd = "test", .level = PROG_GSA, .passes = PL_COALESCE | PL_DIVERGE, .blocks = &blocks,
-                    .nrounds = 2, .keep = DR_KEEP_NONE, .div = &(div_options){{0, 0, 0}, false, false}};
+                    .nrounds = 2, .keep = DR_KEEP_NONE, .div = &(div_options){{0, 0, 0}, false, false, false}};
     cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
     cr_assert_eq(x.nr, 2);
     cr_expect(x.rb_owned);
@@ -91,7 +91,7 @@ Test(pipeline, kernel_and_callback)
     seen s = {0};
     pl_prog x;
     pl_options o = {.cmd = "test", .kernel = "kb", .level = PROG_GSA, .passes = PL_DIVERGE, .blocks = &blocks,
-                    .keep = DR_KEEP_NONE, .div = &(div_options){{0, 0, 0}, false, false}, .each = count,
+                    .keep = DR_KEEP_NONE, .div = &(div_options){{0, 0, 0}, false, false, false}, .each = count,
                     .each_ctx = &s};
     cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
     cr_expect_str_eq(x.kernel, "kb");

@@ -293,7 +293,91 @@ static const emu_dim3 sc_shapes[EMU_REPLAY_NSHAPES] = EMU_REPLAY_SHAPES;
 static struct {
     unsigned launches, run, not_run, with_reports;
     uint64_t reports;
+    /* the static rules (check --block) at the same kernel and shape */
+    unsigned proven, proven_ok, possible, possible_ok, contradicted, missed, unreached;
 } scx;
+
+/* check's findings of the two rules for path at block b, cached (a file
+ * has several launches). */
+static struct sc_static {
+    char path[512];
+    emu_dim3 b;
+    json_t *f;
+} *scs;
+static unsigned nscs;
+
+static json_t *static_findings(const char *path, emu_dim3 b)
+{
+    for (unsigned i = 0; i < nscs; i++)
+        if (!strcmp(scs[i].path, path) && scs[i].b.x == b.x && scs[i].b.y == b.y && scs[i].b.z == b.z) return scs[i].f;
+    char blk[64];
+    snprintf(blk, sizeof blk, "%u,%u,%u", b.x, b.y, b.z);
+    char *a[] = {BIN, "check", (char *)path, "--block", blk, "--format", "json", "--no-config", NULL};
+    char *out, *err;
+    int rc = tu_run(a, &out, &err);
+    cr_assert(rc == 0 || rc == 1, "check %s --block %s: rc %d\n%s", path, blk, rc, err);
+    json_error_t je;
+    json_t *root = json_loads(out, 0, &je);
+    cr_assert_not_null(root, "check's JSON: %s", je.text);
+    free(out);
+    free(err);
+    json_t *keep = json_array(), *x;
+    size_t i;
+    json_array_foreach(json_object_get(root, "findings"), i, x) {
+        const char *r = json_string_value(json_object_get(x, "rule"));
+        if (!strcmp(r, "divergent-barrier") || !strcmp(r, "divergent-collective")) json_array_append(keep, x);
+    }
+    json_decref(root);
+    scs = realloc(scs, sizeof *scs * (nscs + 1));
+    cr_assert_not_null(scs);
+    snprintf(scs[nscs].path, sizeof scs[nscs].path, "%s", path);
+    scs[nscs].b = b;
+    scs[nscs].f = keep;
+    return scs[nscs++].f;
+}
+
+static bool has_line(const uint32_t *v, unsigned n, uint32_t line)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (v[i] == line) return true;
+    return false;
+}
+
+/* The static findings of kernel at b against the PTX lines the emulator
+ * reported there (both schedules): a proven one must be among them; every
+ * finding and every report not found statically is printed. */
+static void sc_compare(const char *path, const char *kernel, emu_dim3 b, const uint32_t *dyn, unsigned ndyn,
+                       bool faulted)
+{
+    json_t *f = static_findings(path, b), *x, *l;
+    size_t i, j;
+    bool *seen = calloc(ndyn + 1, 1);
+    cr_assert_not_null(seen);
+    json_array_foreach(f, i, x) {
+        if (strcmp(json_string_value(json_object_get(x, "symbol")), kernel)) continue;
+        bool ok = false;
+        json_array_foreach(json_object_get(x, "ptx_lines"), j, l) {
+            for (unsigned k = 0; k < ndyn; k++)
+                if (dyn[k] == (uint32_t)json_integer_value(l)) ok = seen[k] = true;
+        }
+        bool proven = !strcmp(json_string_value(json_object_get(x, "certainty")), "proven");
+        /* a launch that stopped at a fault (the emulator's own: a barrier
+         * count above the block) may not reach it */
+        if (proven) scx.proven++, scx.proven_ok += ok, scx.contradicted += !ok && !faulted, scx.unreached += !ok && faulted;
+        else scx.possible++, scx.possible_ok += ok;
+        printf("static %s %s:%lld %s block %ux%ux%u [%s, %s]: %s\n",
+               ok ? "CONFIRMED" : !proven ? "unconfirmed" : faulted ? "not reached (the launch faulted)" : "CONTRADICTED",
+               path, (long long)json_integer_value(json_object_get(x, "line")), kernel, b.x, b.y, b.z,
+               json_string_value(json_object_get(x, "rule")), proven ? "proven" : "possible",
+               json_string_value(json_object_get(x, "message")));
+    }
+    for (unsigned k = 0; k < ndyn; k++)
+        if (!seen[k] && !has_line(dyn, k, dyn[k])) {
+            scx.missed++;
+            printf("dynamic only %s:%u %s block %ux%ux%u\n", path, dyn[k], kernel, b.x, b.y, b.z);
+        }
+    free(seen);
+}
 
 typedef struct sc_ctx {
     emu_machine *snap;
@@ -328,7 +412,10 @@ static void sc_launched(eh *h, const char *kernel, emu_status st0)
     const emu_stats *os = emu_last_stats(h->M);
     uint64_t ow = (uint64_t)k->block.x * k->block.y * k->block.z;
     ow = ow ? (ow + 31) / 32 : 1;
-    for (unsigned s = 0; s < EMU_REPLAY_NSHAPES; s++)
+    for (unsigned s = 0; s < EMU_REPLAY_NSHAPES; s++) {
+        uint32_t dyn[64];
+        unsigned ndyn = 0;
+        bool ran = false, faulted = false;
         for (unsigned sched = 0; sched < 2; sched++) {
             emu_dim3 b = sc_shapes[s];
             if (!eh_bounds_allow(h->m, kernel, b)) {
@@ -348,9 +435,27 @@ static void sc_launched(eh *h, const char *kernel, emu_status st0)
             ptx_diags d;
             ptx_diags_init(&d);
             emu_status st = emu_launch(M, kernel, k->grid, b, h->args, h->nargs, &d);
+            ran = true; /* a launch that faults ran too (ws_producer_consumer at 48 threads) */
             if (st == EMU_OK) scx.run++;
-            else scx.not_run++;
+            else scx.not_run++, faulted = true;
             uint64_t n = emu_sync_count(M);
+            if (n) {
+                json_t *js = emu_sync_report_json(M, h->path, NULL), *x;
+                size_t i;
+                json_array_foreach(js, i, x) {
+                    uint32_t line = (uint32_t)json_integer_value(json_object_get(x, "line"));
+                    if (ndyn < 64 && !has_line(dyn, ndyn, line)) dyn[ndyn++] = line;
+                    /* where the other threads waited: a barrier per side, one report */
+                    json_t *o;
+                    size_t q;
+                    json_array_foreach(json_object_get(x, "others"), q, o) {
+                        json_t *ol = json_object_get(o, "line");
+                        line = ol ? (uint32_t)json_integer_value(ol) : 0;
+                        if (ol && ndyn < 64 && !has_line(dyn, ndyn, line)) dyn[ndyn++] = line;
+                    }
+                }
+                json_decref(js);
+            }
             if (n) {
                 scx.with_reports++;
                 scx.reports += n;
@@ -362,6 +467,8 @@ static void sc_launched(eh *h, const char *kernel, emu_status st0)
             ptx_diags_free(&d);
             emu_destroy(M);
         }
+        if (ran) sc_compare(h->path, kernel, sc_shapes[s], dyn, ndyn, faulted);
+    }
     emu_destroy(k->snap);
     k->snap = NULL;
 }
@@ -394,5 +501,12 @@ Test(synccheck, corpus, .timeout = 0)
     printf("synccheck-corpus: %u launches, %u relaunches run (6 block shapes x lockstep, its), %u not run, "
            "%u with reports, %llu reports\n",
            scx.launches, scx.run, scx.not_run, scx.with_reports, (unsigned long long)scx.reports);
+    printf("synccheck-corpus: static rules at the same kernels and shapes: %u proven (%u confirmed, %u not reached "
+           "in a launch that faulted, %u contradicted), %u possible (%u confirmed); %u reported lines found only by "
+           "the emulator\n",
+           scx.proven, scx.proven_ok, scx.unreached, scx.contradicted, scx.possible, scx.possible_ok, scx.missed);
     fflush(stdout);
+    cr_expect_eq(scx.contradicted, 0, "a proven static finding the emulator does not confirm");
+    for (unsigned i = 0; i < nscs; i++) json_decref(scs[i].f);
+    free(scs);
 }
