@@ -437,17 +437,6 @@ const char *cfg_block_name(const cfg *g, uint32_t b, char *buf, unsigned n)
     return buf;
 }
 
-bool cfg_branch_guard(const cfg *g, uint32_t b, uint32_t *reg, bool *neg)
-{
-    const cfg_block *bb = &g->blocks[b];
-    if (bb->term == CFG_NONE || bb->nsucc < 2) return false;
-    const ptx_inst *in = &g->fn->stmts[bb->term]->u.inst;
-    if (!in->has_guard) return false;
-    *reg = in->guard;
-    *neg = in->guard_neg;
-    return true;
-}
-
 bool cfg_loop_contains(const cfg *g, uint32_t l, uint32_t b)
 {
     for (uint32_t k = g->blocks[b].loop; k != CFG_NONE; k = g->loops[k].parent)

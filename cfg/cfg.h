@@ -143,9 +143,4 @@ const char *cfg_block_name(const cfg *g, uint32_t b, char *buf, unsigned n);
  * number if !with_num), for names written by the million. */
 void cfg_name_num(char *buf, unsigned n, const char *p, size_t len, bool with_num, uint32_t num);
 
-/* The predicate operand of the branch ending block b: its guard register
- * index (into fn->regs) and whether it is negated; false if b does not end
- * in a conditional branch (brx.idx: the index operand is not a predicate). */
-bool cfg_branch_guard(const cfg *g, uint32_t b, uint32_t *reg, bool *neg);
-
 #endif

@@ -9,6 +9,7 @@
 #include "batch.h"
 #include "coalescing_report.h"
 #include "commands.h"
+#include "config_opt.h"
 #include "launch_table.h"
 #include "nvcc_opts.h"
 #include "ra_opts.h"
@@ -72,8 +73,7 @@ static const struct option opts[] = {{"launches", required_argument, 0, 'L'},
                                      {"no-ptxas", no_argument, 0, 'P'},
                                      {"jobs", required_argument, 0, 'j'},
                                      {"verbose", no_argument, 0, 'V'},
-                                     {"config", required_argument, 0, 'C'},
-                                     {"no-config", no_argument, 0, 'N'},
+                                     CFG_OPT_LONG,
                                      RA_OPT_LONG,
                                      {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
@@ -96,12 +96,12 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     bool have_budget = false, ra_other = false;
     unsigned jobs = 0;
     bool verbose = false;
-    enum cfg_mode cmode = CONFIG_DISCOVER;
-    const char *cfile = NULL;
+    cfg_opt copt = {0};
     coal_options co = {NULL, &blocks, NULL, NULL};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:k:f:j:", opts, NULL)) != -1) {
+        if (cfg_opt_take(c, optarg, &copt)) continue;
         switch (c) {
         case 'b':
             if (!blk_add(&blocks, optarg, "analyze")) return 2;
@@ -119,11 +119,6 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
             if (!html) coal_parse_format(optarg, "analyze", &format);
             break;
         case 'V': verbose = true; break;
-        case 'C':
-            cmode = CONFIG_FILE;
-            cfile = optarg;
-            break;
-        case 'N': cmode = CONFIG_NONE; break;
         case 'P': ptxas = false; break;
         case 'j':
             if (!batch_parse_jobs(optarg, "analyze", &jobs)) return 2;
@@ -156,11 +151,9 @@ static int analyze_with(int argc, char **argv, const nvo_set *nv, int nextra)
     /* the project files (docs/check.md, "Stated assumptions"): found
      * before anything runs, so that an error in one stops the run */
     cfg_set configs;
-    if (cfg_set_open(&configs, cmode, cfile, argv + optind, (size_t)(argc - optind))) return 2;
+    if (cfg_opt_open(&configs, &copt, argv + optind, (size_t)(argc - optind))) return 2;
     int rc = analyze_run(argc, argv, nv, nextra, format, out, jobs, html, ptxas, rap, &co, &blocks, verbose, &configs);
-    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_SAY);
-    cfg_set_free(&configs);
-    return rc;
+    return cfg_opt_close(&configs, CFG_SUPPS_SAY, rc);
 }
 
 static int analyze_run(int argc, char **argv, const nvo_set *nv, int nextra, int format, const char *out,

@@ -6,7 +6,7 @@
 #include "cfg.h"
 #include "commands.h"
 #include "cfg_print.h"
-#include "config.h"
+#include "config_opt.h"
 #include "outfile.h"
 #include "pipeline.h"
 
@@ -43,19 +43,18 @@ int cmd_cfg(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"output", required_argument, 0, 'o'},
                                          {"block", required_argument, 0, 'b'},
-                                         {"config", required_argument, 0, 'C'},
-                                         {"no-config", no_argument, 0, 'N'},
+                                         CFG_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
     enum prog_level level = PROG_CFG;
     int format = CFGP_TEXT;
     blk_opts blocks = {0};
-    enum cfg_mode cmode = CONFIG_DISCOVER;
-    const char *cfile = NULL;
+    cfg_opt copt = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:f:o:b:h", opts, NULL)) != -1) {
+        if (cfg_opt_take(c, optarg, &copt)) continue;
         switch (c) {
         case 'k': kernel = optarg; break;
         case 's': level = PROG_SSA; break;
@@ -73,11 +72,6 @@ int cmd_cfg(int argc, char **argv)
         case 'b':
             if (!blk_add(&blocks, optarg, "cfg")) return 2;
             break;
-        case 'C':
-            cmode = CONFIG_FILE;
-            cfile = optarg;
-            break;
-        case 'N': cmode = CONFIG_NONE; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -93,14 +87,14 @@ int cmd_cfg(int argc, char **argv)
      * GSA; text and JSON only print what is built, so its scratch need not
      * stay (pipeline.h). */
     cfg_set configs;
-    if (cfg_set_open(&configs, cmode, cfile, argv + optind, 1)) return 2;
+    if (cfg_opt_open(&configs, &copt, argv + optind, 1)) return 2;
     pl_prog x;
     pl_options po = {.cmd = "cfg", .kernel = kernel,
                      .level = format == CFGP_DOT ? PROG_GSA : level | PROG_RETURN_SCRATCH,
                      .passes = format == CFGP_DOT ? PL_VERDICTS : 0, .keep = DIV_AN_AFFINE2,
                      .blocks = &blocks, .shapes = PL_SHAPES_CHECK, .configs = &configs};
     if (pl_load(&x, path, &po)) {
-        cfg_set_free(&configs);
+        cfg_set_free(&configs); /* nothing was read: nothing to say about the project file */
         return 2;
     }
     outfile of;
@@ -112,7 +106,5 @@ int cmd_cfg(int argc, char **argv)
         rc = outfile_commit(&of) ? 2 : 0;
     }
     pl_free(&x);
-    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
-    cfg_set_free(&configs);
-    return rc;
+    return cfg_opt_close(&configs, CFG_SUPPS_NONE, rc);
 }

@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "check_run.h"
 #include "commands.h"
+#include "config_opt.h"
 
 static void usage(FILE *o)
 {
@@ -69,8 +70,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
                                          {"root", required_argument, 0, 'R'},
                                          {"output", required_argument, 0, 'o'},
                                          {"jobs", required_argument, 0, 'j'},
-                                         {"config", required_argument, 0, 'C'},
-                                         {"no-config", no_argument, 0, 'N'},
+                                         CFG_OPT_LONG,
                                          {"strict-assumptions", no_argument, 0, 'A'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -80,6 +80,7 @@ static int parse_args(int argc, char **argv, chk_args *a)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:o:b:j:h", opts, NULL)) != -1) {
+        if (cfg_opt_take(c, optarg, &a->config)) continue;
         switch (c) {
         case 'f':
             if (!strcmp(optarg, "html")) a->format = CHK_FMT_HTML;
@@ -91,11 +92,6 @@ static int parse_args(int argc, char **argv, chk_args *a)
             if (parse_rules_opt("--fail-on", optarg, &a->fail_on)) return 2;
             a->fail_on_given = true;
             break;
-        case 'C':
-            a->config_mode = CONFIG_FILE;
-            a->config = optarg;
-            break;
-        case 'N': a->config_mode = CONFIG_NONE; break;
         case 'A': a->strict_assumptions = true; break;
         case 'E':
             if (parse_rules_opt("--enable", optarg, &a->enable)) return 2;

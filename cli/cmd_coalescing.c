@@ -7,7 +7,7 @@
 #include "coal_run.h"
 #include "coalescing_report.h"
 #include "commands.h"
-#include "config.h"
+#include "config_opt.h"
 
 static void usage(FILE *o)
 {
@@ -48,18 +48,17 @@ int cmd_coalescing(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"output", required_argument, 0, 'o'},
                                          {"jobs", required_argument, 0, 'j'},
-                                         {"config", required_argument, 0, 'C'},
-                                         {"no-config", no_argument, 0, 'N'},
+                                         CFG_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     coal_run_args a;
     memset(&a, 0, sizeof a);
     a.format = COAL_FMT_TEXT;
-    enum cfg_mode cmode = CONFIG_DISCOVER;
-    const char *cfile = NULL;
+    cfg_opt copt = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "k:b:f:o:j:h", opts, NULL)) != -1) {
+        if (cfg_opt_take(c, optarg, &copt)) continue;
         switch (c) {
         case 'k': a.only = optarg; break;
         case 'b':
@@ -75,11 +74,6 @@ int cmd_coalescing(int argc, char **argv)
         case 'j':
             if (!batch_parse_jobs(optarg, "coalescing", &a.jobs)) return 2;
             break;
-        case 'C':
-            cmode = CONFIG_FILE;
-            cfile = optarg;
-            break;
-        case 'N': cmode = CONFIG_NONE; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -95,10 +89,7 @@ int cmd_coalescing(int argc, char **argv)
     /* the project files, found before anything runs: an error in one
      * stops the run (as in check and analyze) */
     cfg_set configs;
-    if (cfg_set_open(&configs, cmode, cfile, argv + optind, (size_t)(argc - optind))) return 2;
+    if (cfg_opt_open(&configs, &copt, argv + optind, (size_t)(argc - optind))) return 2;
     a.configs = &configs;
-    int rc = coal_run(&a, argv + optind, (size_t)(argc - optind));
-    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
-    cfg_set_free(&configs);
-    return rc;
+    return cfg_opt_close(&configs, CFG_SUPPS_NONE, coal_run(&a, argv + optind, (size_t)(argc - optind)));
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "batch.h"
 #include "commands.h"
+#include "config_opt.h"
 #include "div_report.h"
 
 static void usage(FILE *o)
@@ -46,16 +47,14 @@ static void usage(FILE *o)
 /* The run with its inputs' project files (their shapes), found before
  * anything runs: an error in one stops it.  summary: --summary's table,
  * else one file's report (of kernel, or every function). */
-static int with_configs(dr_config *c, char **files, size_t n, bool summary, bool json, const char *out,
-                        const char *kernel)
+static int with_configs(dr_config *c, const cfg_opt *copt, char **files, size_t n, bool summary, bool json,
+                        const char *out, const char *kernel)
 {
     cfg_set configs;
-    if (cfg_set_open(&configs, c->cmode, c->cfile, files, n)) return 2;
+    if (cfg_opt_open(&configs, copt, files, n)) return 2;
     c->configs = &configs;
     int rc = summary ? dr_run_summary(files, n, c, json, out) : dr_run_file(files[0], kernel, c, json, out);
-    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
-    cfg_set_free(&configs);
-    return rc;
+    return cfg_opt_close(&configs, CFG_SUPPS_NONE, rc);
 }
 
 int cmd_divergence(int argc, char **argv)
@@ -70,16 +69,17 @@ int cmd_divergence(int argc, char **argv)
                                          {"summary", no_argument, 0, 's'},
                                          {"output", required_argument, 0, 'o'},
                                          {"jobs", required_argument, 0, 'j'},
-                                         {"config", required_argument, 0, 'C'},
-                                         {"no-config", no_argument, 0, 'N'},
+                                         CFG_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
     dr_config c = {.analysis = DIV_AN_AFFINE, .list = 7};
+    cfg_opt copt = {0};
     bool json = false, summary = false, analysis_given = false, values_given = false, jobs_given = false;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "k:f:o:j:h", opts, NULL)) != -1) {
+        if (cfg_opt_take(opt, optarg, &copt)) continue;
         int r = dr_option(opt, optarg, &c, "divergence");
         if (r < 0) return 2;
         if (r == 0) {
@@ -126,7 +126,7 @@ int cmd_divergence(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        return with_configs(&c, argv + optind, (size_t)(argc - optind), true, json, out, NULL);
+        return with_configs(&c, &copt, argv + optind, (size_t)(argc - optind), true, json, out, NULL);
     }
     if (jobs_given) {
         fputs("ptxray divergence: -j is for --summary (one FILE is analysed on one thread)\n", stderr);
@@ -137,5 +137,5 @@ int cmd_divergence(int argc, char **argv)
         else usage(stderr);
         return 2;
     }
-    return with_configs(&c, argv + optind, 1, false, json, out, kernel);
+    return with_configs(&c, &copt, argv + optind, 1, false, json, out, kernel);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "check_findings.h"
 #include "commands.h"
+#include "config.h"
 #include "nvcc_step.h"
 #include "nvcc_warn.h"
 #include "toolchain.h"
@@ -195,7 +196,15 @@ int cmd_nvcc(int argc, char **argv)
     if (!rc) rc = take(&o, env, nenv, NULL, NULL, &mode_given);
     if (rc < 0) fputs("ptxray nvcc: (in $PTXRAY_FLAGS)\n", stderr);
     if (!rc && step) {
+        /* the project file of the step's .cu (config.h), for its warnings
+         * and its rewrite alike: read once, kept until ptxas replaces the
+         * process */
+        cfg_set configs;
+        cfg_set_init(&configs, CONFIG_DISCOVER, NULL);
+        o.config_ctx = &configs;
+        o.config_shapes = nvw_config_shapes;
         rc = nvw_step(&o, argv + 2, argc - 2, nvw_warn);
+        cfg_set_free(&configs);
         goto done;
     }
     int first = argc > 1 && is_nvcc_path(argv[1]) ? 2 : 1;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "block_opt.h"
 #include "commands.h"
-#include "config.h"
+#include "config_opt.h"
 #include "inputs.h"
 #include "outfile.h"
 #include "printer.h"
@@ -78,8 +78,7 @@ int cmd_regalloc(int argc, char **argv)
                                          {"block", required_argument, 0, 'B'},
                                          {"output", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
-                                         {"config", required_argument, 0, 'C'},
-                                         {"no-config", no_argument, 0, 'N'},
+                                         CFG_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     blk_opts blocks = {0};
@@ -92,11 +91,11 @@ int cmd_regalloc(int argc, char **argv)
     unsigned target = 0;
     const char *arch = NULL;
     unsigned long v;
-    enum cfg_mode cmode = CONFIG_DISCOVER;
-    const char *cfile = NULL;
+    cfg_opt copt = {0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "b:m:k:o:qh", opts, NULL)) != -1) {
+        if (cfg_opt_take(c, optarg, &copt)) continue;
         switch (c) {
         case 'b': /* -b, -m: the short spellings of --budget, --mode */
         case RA_OPT_BUDGET:
@@ -120,11 +119,6 @@ int cmd_regalloc(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'q': quiet = true; break;
-        case 'C':
-            cmode = CONFIG_FILE;
-            cfile = optarg;
-            break;
-        case 'N': cmode = CONFIG_NONE; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -147,12 +141,9 @@ int cmd_regalloc(int argc, char **argv)
      * analyses divergence reads them); its errors come first */
     cfg_set configs;
     const ptx_config *cfg = NULL;
-    if (cfg_set_open(&configs, cmode, cfile, argv + optind, 1)) return 2;
+    if (cfg_opt_open(&configs, &copt, argv + optind, 1)) return 2;
     cfg_for(&configs, argv[optind], &cfg);
-    int rc = allocate(argv[optind], &blocks, cfg, &o, target, arch, out, quiet);
-    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
-    cfg_set_free(&configs);
-    return rc;
+    return cfg_opt_close(&configs, CFG_SUPPS_NONE, allocate(argv[optind], &blocks, cfg, &o, target, arch, out, quiet));
 }
 
 /* Loads input, checks the shapes and writes the allocated (or targeted) PTX. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "config_opt.h"
 #include "uniformize.h"
 
 static void usage(FILE *o)
@@ -33,15 +34,16 @@ int cmd_uniformize(int argc, char **argv)
                                          {"block", required_argument, 0, 'b'},
                                          {"assume-tid-yz-uniform", no_argument, 0, 'u'},
                                          {"output", required_argument, 0, 'o'},
-                                         {"config", required_argument, 0, 'C'},
-                                         {"no-config", no_argument, 0, 'N'},
+                                         CFG_OPT_LONG,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *kernel = NULL, *out = NULL;
     dr_config c = {.analysis = DIV_AN_AFFINE};
+    cfg_opt copt = {0};
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "k:o:h", opts, NULL)) != -1) {
+        if (cfg_opt_take(opt, optarg, &copt)) continue;
         int r = dr_option(opt, optarg, &c, "uniformize");
         if (r < 0) return 2;
         if (r == 0) continue;
@@ -57,10 +59,7 @@ int cmd_uniformize(int argc, char **argv)
         return 2;
     }
     cfg_set configs;
-    if (cfg_set_open(&configs, c.cmode, c.cfile, argv + optind, 1)) return 2;
+    if (cfg_opt_open(&configs, &copt, argv + optind, 1)) return 2;
     c.configs = &configs;
-    int rc = uni_run(argv[optind], kernel, &c, out);
-    cfg_report_end(&configs, NULL, stderr, false, CFG_SUPPS_NONE);
-    cfg_set_free(&configs);
-    return rc;
+    return cfg_opt_close(&configs, CFG_SUPPS_NONE, uni_run(argv[optind], kernel, &c, out));
 }

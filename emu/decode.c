@@ -391,11 +391,6 @@ uint32_t dec_pdst(dctx *c, const ptx_operand *o, bool *ok)
     return 0;
 }
 
-bool dec_is_pred(dctx *c, const ptx_operand *o)
-{
-    return o->kind == PTX_O_REG && (c->F->reg_slot[o->n] & PRED_SLOT);
-}
-
 static unsigned map_space(dctx *c, unsigned sp)
 {
     switch (sp) {

@@ -56,7 +56,6 @@ uint32_t dec_src(dctx *c, const ptx_operand *o, unsigned t, bool *ok);
 uint32_t dec_psrc(dctx *c, const ptx_operand *o, bool *ok);
 uint32_t dec_dst(dctx *c, const ptx_operand *o, bool *ok);
 uint32_t dec_pdst(dctx *c, const ptx_operand *o, bool *ok);
-bool dec_is_pred(dctx *c, const ptx_operand *o);
 unsigned dec_reg_bytes(dctx *c, const ptx_operand *o);
 bool dec_addr(dctx *c, const ptx_operand *o, einst *I, unsigned ptx_space);
 bool dec_sym(dctx *c, ptx_str name, symref *out);

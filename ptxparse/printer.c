@@ -76,8 +76,6 @@ static void print_list(FILE *o, const ptx_func *f, const ptx_operand *el, uint32
     }
 }
 
-void ptx_print_operand(FILE *o, const ptx_func *f, const ptx_operand *x) { operand(o, f, x, NULL); }
-
 static void operand(FILE *o, const ptx_func *f, const ptx_operand *x, const hook *h) {
     if (x->neg) fputc('!', o);
     if (h && (x->kind == PTX_O_REG || x->kind == PTX_O_SREG) && h->fn(o, h->ctx, x)) return;

@@ -9,7 +9,6 @@ void ptx_print_module(FILE *out, const ptx_module *m);
 /* The module's text in memory (malloc'd, NUL-terminated), *len its length. */
 char *ptx_print_text(const ptx_module *m, size_t *len);
 void ptx_print_inst(FILE *out, const ptx_func *f, const ptx_inst *in);
-void ptx_print_operand(FILE *out, const ptx_func *f, const ptx_operand *o);
 void ptx_print_expr(FILE *out, const ptx_expr *e);
 
 /* Prints a register operand its own way (SSA value names): called for

@@ -223,7 +223,7 @@ int chk_check(chk_args *a, char **paths, int n)
     /* the project files, found before the run: their fail-on decides the
      * rules collected, and their errors stop it */
     cfg_set configs;
-    cfg_set_init(&configs, a->config_mode, a->config);
+    cfg_set_init(&configs, a->config.mode, a->config.file);
     int crc = 0; /* an input's error (rc) does not stop the run; a project file's does */
     for (size_t i = 0; i < files.n && !crc; i++) {
         const ptx_config *c;

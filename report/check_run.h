@@ -25,8 +25,7 @@ typedef struct chk_args {
     blk_opts blocks;
     bool fail_on_given;                 /* --fail-on: the project file's fail-on is not read */
     bool strict_assumptions;            /* --strict-assumptions */
-    enum cfg_mode config_mode;          /* ptxray.yaml found (default), --config FILE, --no-config */
-    const char *config;                 /* --config FILE */
+    cfg_opt config;                     /* ptxray.yaml found (default), --config FILE, --no-config */
 } chk_args;
 
 /* Checks the n paths (files, or directories searched recursively for

@@ -93,6 +93,14 @@ struct ptx_config {
 
 enum cfg_mode { CONFIG_DISCOVER, CONFIG_FILE, CONFIG_NONE };
 
+/* What a command line says of the project file (cli/config_opt.h parses
+ * it): --config FILE, --no-config, else (all zero) the file found from
+ * each input's directory. */
+typedef struct cfg_opt {
+    enum cfg_mode mode;
+    const char *file; /* --config FILE */
+} cfg_opt;
+
 /* The project files of a run: one per input directory, found once. */
 typedef struct cfg_set {
     enum cfg_mode mode;

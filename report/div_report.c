@@ -52,11 +52,6 @@ int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd)
     case 'b': return blk_add(&cfg->blocks, arg, cmd) ? 0 : -1;
     case 'L': return blk_add_launches(&cfg->blocks, arg, cmd) ? 0 : -1;
     case 'u': cfg->div.assume_tid_yz_uniform = true; return 0;
-    case 'C':
-        cfg->cmode = CONFIG_FILE;
-        cfg->cfile = arg;
-        return 0;
-    case 'N': cfg->cmode = CONFIG_NONE; return 0;
     default: return 1;
     }
 }

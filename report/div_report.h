@@ -19,8 +19,6 @@ typedef struct dr_config {
     unsigned list;              /* bit s set: list the values whose state is s */
     blk_opts blocks;            /* --block */
     unsigned jobs;              /* --summary -j: files analysed in parallel; 0: one per core */
-    enum cfg_mode cmode;        /* --config FILE (cfile), --no-config, else found from each input */
-    const char *cfile;
     cfg_set *configs;           /* the run's project files (their block shapes), opened by the command */
 } dr_config;
 

@@ -98,6 +98,12 @@ static void print_one(const chk_finding *x, const nvw_analysis *a)
                 x->src_file ? x->src_line : 0, x->assumed);
 }
 
+bool nvw_config_shapes(void *config_ctx, const char *from, blk_opts *b)
+{
+    const ptx_config *c;
+    return !cfg_for(config_ctx, from, &c) && cfg_add_blocks(c, b, "nvcc");
+}
+
 int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
 {
     hc_table t;
@@ -109,14 +115,13 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
     if (!rr) abort();
     /* every round of the table's shapes, on one parse (pipeline.h) */
     pl_prog pl;
-    /* the project file found from the .cu (config.h): its shapes and facts,
-     * and its suppressions as check applies them; what it says about itself
-     * (unused entries, expiry) is check's, which sees the whole project,
-     * not one compilation unit */
-    cfg_set configs;
-    cfg_set_init(&configs, CONFIG_DISCOVER, NULL);
+    /* the project file found from the .cu (config.h; the step's, which
+     * the rewrite reads too): its shapes and facts, and its suppressions as
+     * check applies them; what it says about itself (unused entries,
+     * expiry) is check's, which sees the whole project, not one
+     * compilation unit */
     pl_options po = {.cmd = "nvcc", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks,
-                     .shapes = PL_SHAPES_MARK, .nrounds = nr, .configs = &configs,
+                     .shapes = PL_SHAPES_MARK, .nrounds = nr, .configs = o->config_ctx,
                      .config_from = a->cu ? a->cu : a->ptx};
     int rc = pl_load(&pl, a->ptx, &po) ? -1 : 0;
     uint32_t loaded = rc ? 0 : nr;
@@ -145,7 +150,6 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
     }
     for (uint32_t r = 0; r < loaded; r++) chk_free(&rr[r].l);
     if (loaded) pl_free(&pl);
-    cfg_set_free(&configs);
     free(rr);
     if (have) hc_table_free(&t);
     return rc;

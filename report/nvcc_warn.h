@@ -11,4 +11,8 @@
  * per nvcc run (not again for the next architecture). */
 int nvw_warn(const nvw_opts *o, const nvw_analysis *a);
 
+/* nvw_opts.config_shapes: the block shapes of the project file found from
+ * `from`, config_ctx a cfg_set (config.h), added to b (cfg_add_blocks). */
+bool nvw_config_shapes(void *config_ctx, const char *from, blk_opts *b);
+
 #endif

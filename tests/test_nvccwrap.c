@@ -705,3 +705,72 @@ Test(nvccwrap, project_file_suppression, .timeout = 300)
     free(cu);
     free(o);
 }
+
+/* ptxas -v's "Used N registers, ..." line for kernel name in log (a copy),
+ * NULL when it has none. */
+static char *used_line(const char *log, const char *name)
+{
+    char pat[256];
+    snprintf(pat, sizeof pat, "Compiling entry function '%s' for ", name);
+    const char *p = strstr(log, pat);
+    if (!p || !(p = strstr(p, "ptxas info    : Used "))) return NULL;
+    return strndup(p, strcspn(p, "\n"));
+}
+
+/* The rewrite takes the block shapes of the project file found from the
+ * .cu, below --ptxray-block, as `ptxray regalloc` takes them: avgSquare at
+ * 64 threads has a shared spill area of 2 warps (64 bytes, not the 32
+ * warps of 1,024 threads), and what ptxas says of each kernel is what it
+ * says of `ptxray regalloc --config F` on nvcc's PTX. */
+Test(nvccwrap, rewrite_reads_the_project_files_shapes, .timeout = 300)
+{
+    need_nvcc();
+    char *d = tmpdir(), *err;
+    size_t n;
+    char *text = tu_read(src(CU), &n);
+    cr_assert_not_null(text);
+    char *cu = strdup(write_file(d, "x.cu", text)), *cubin = strdup(join(d, "w.cubin"));
+    free(text);
+    char *w[] = {BIN, "nvcc", "--ptxray-budget=8", "--ptxray-warn=none", "-arch=sm_80", "-cubin", "-Xptxas", "-v",
+                 "-o", cubin, cu, NULL};
+    cr_assert_eq(run_err(w, &err), 0, "%s", err);
+    char *before = used_line(err, "avgSquare");
+    cr_assert_not_null(before, "%s", err);
+    cr_expect(strstr(before, ", 1024 bytes smem,") != NULL, "without the file: %s", before);
+    free(err);
+    char *yaml = strdup(write_file(d, "ptxray.yaml", "kernels:\n  - kernel: \"avg*\"\n    block: [64, 1, 1]\n"));
+    char *wlog;
+    cr_assert_eq(run_err(w, &wlog), 0, "%s", wlog);
+    /* regalloc --config on the same PTX, assembled as nvcc's ptxas step does */
+    char *ptx = strdup(join(d, "x.ptx")), *rw = strdup(join(d, "rw.ptx")), *rcubin = strdup(join(d, "rw.cubin"));
+    char *p[] = {(char *)tc_find_nvcc(), "-ptx", "-arch=sm_80", "-o", ptx, cu, NULL};
+    cr_assert_eq(run_err(p, &err), 0, "%s", err);
+    free(err);
+    char *r[] = {BIN, "regalloc", ptx, "--budget", "8", "--config", yaml, "-o", rw, NULL};
+    cr_assert_eq(run_err(r, &err), 0, "%s", err);
+    cr_expect(strstr(err, ".shared 32 bytes per warp x 2 warps = 64 bytes per block") != NULL, "%s", err);
+    free(err);
+    char *a[] = {(char *)tc_find_ptxas(), "-arch=sm_80", "-m64", "-v", rw, "-o", rcubin, NULL};
+    char *rlog;
+    cr_assert_eq(run_err(a, &rlog), 0, "%s", rlog);
+    static const char *const kernels[] = {"avgSquare", "sumTriangle", "s"};
+    for (int k = 0; k < 3; k++) {
+        char *x = used_line(wlog, kernels[k]), *y = used_line(rlog, kernels[k]);
+        cr_assert_not_null(x, "%s: %s", kernels[k], wlog);
+        cr_assert_not_null(y, "%s: %s", kernels[k], rlog);
+        cr_expect_str_eq(x, y, "%s: the wrapper's rewrite is not regalloc --config's", kernels[k]);
+        if (k == 0) cr_expect(strstr(x, ", 64 bytes smem,") != NULL, "%s", x);
+        free(x);
+        free(y);
+    }
+    free(wlog);
+    free(rlog);
+    free(before);
+    rm(d, (const char *[]){"x.cu", "w.cubin", "ptxray.yaml", "x.ptx", "rw.ptx", "rw.cubin", NULL});
+    free(cu);
+    free(cubin);
+    free(yaml);
+    free(ptx);
+    free(rw);
+    free(rcubin);
+}

@@ -228,11 +228,13 @@ static void print_rewrites(const char *shown, const char *arch, const char *what
     }
 }
 
-/* The rewrite at o's budget or target: the rewritten PTX's path into rw,
- * and what ptxas -maxrregcount the target needs into maxr.  0: rewritten;
- * 1: left as it is (said why); -1: failed (said why). */
+/* The rewrite at o's budget or target, at the block shapes of
+ * --ptxray-block and then of the project file found from `from` (the .cu,
+ * else the PTX): the rewritten PTX's path into rw, and what ptxas
+ * -maxrregcount the target needs into maxr.  0: rewritten; 1: left as it
+ * is (said why); -1: failed (said why). */
 static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, const char *dir, const char *ptxas,
-                   const char *shown, char *rw, size_t rwn, char *maxr, size_t maxrn)
+                   const char *shown, const char *from, char *rw, size_t rwn, char *maxr, size_t maxrn)
 {
     const char *in = args[s->input];
     unsigned target = o->target ? o->target : o->target_maxr ? s->maxr : 0;
@@ -242,9 +244,15 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
         return 1;
     }
     if (target && !s->maxr) snprintf(maxr, maxrn, "%u", target);
+    /* the project file before the parse, so that its errors come first
+     * (as in regalloc); its entries live as long as the step */
+    blk_opts blocks = o->blocks;
+    if (o->config_shapes && !o->config_shapes(o->config_ctx, from, &blocks)) return -1;
     ptx_module *m = ptx_load(in, 0);
     if (!m) return -1;
-    ra_options ro = o->ro;
+    ra_options base = o->ro;
+    base.blocks = &blocks;
+    ra_options ro = base;
     ro.budget = o->budget;
     char what[96];
     snprintf(what, sizeof what, "%s at budget %u", ra_mode_name(ro.mode), o->budget);
@@ -253,7 +261,7 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
         size_t len = 0;
         ra_target_result r;
         const char *arch = s->arch && !strncmp(s->arch, "sm_", 3) ? s->arch : NULL;
-        int rc = ra_target_regs("nvcc", m, target, arch, &o->ro, &text, &len, &r, stderr);
+        int rc = ra_target_regs("nvcc", m, target, arch, &base, &text, &len, &r, stderr);
         free(text);
         if (rc) {
             ptx_module_free(m);
@@ -428,7 +436,7 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             if (!failed_analysis) abort();
             strcat(failed_analysis, line);
         } else if (nvw_rewrites(o)) {
-            int r = rewrite(o, args, n, &s, dir, ptxas, shown, rw, sizeof rw, maxr, sizeof maxr);
+            int r = rewrite(o, args, n, &s, dir, ptxas, shown, *cu ? cu : in, rw, sizeof rw, maxr, sizeof maxr);
             if (r < 0) {
                 fprintf(stderr, "ptxray nvcc: %s: %s (%s): the PTX could not be rewritten%s\n",
                         o->strict ? "error" : "warning", shown, s.arch ? s.arch : "?",

@@ -28,6 +28,13 @@ typedef struct nvw_opts {
     unsigned rules;          /* the rules warned about, (1 << chk_rule); 0: no analysis */
     char **tokens;           /* the options as given, "--ptxray-x=v", for the ptxas step */
     int ntokens;
+    /* The ptxas step's project file (ptxray.yaml, found from the .cu, else
+     * the PTX): report's (config.h), so cli/cmd_nvcc.c fills these in.
+     * config_ctx is what the warnings read it through; config_shapes adds
+     * its block shapes to b (below --ptxray-block, as `ptxray regalloc`
+     * takes them) for the rewrite: false after a message. */
+    void *config_ctx;
+    bool (*config_shapes)(void *config_ctx, const char *from, blk_opts *b);
 } nvw_opts;
 
 /* Whether a rewrite is asked for. */
