@@ -15,11 +15,13 @@ static void usage(FILE *o)
           "                    [--block [KERNEL=]X,Y,Z]... [-j N] [-o OUT]\n"
           "                    [--config FILE | --no-config] [--strict-assumptions] PATH...\n"
           "Checks PTX files (directories: every *.ptx below, recursively) for uncoalesced and\n"
-          "misaligned global accesses, shared-memory bank conflicts and, when enabled,\n"
-          "branches not proven warp-uniform: one finding per kernel, source line and rule, by cost.\n"
-          "  RULES     comma-separated: uncoalesced, misaligned, bank-conflict, divergent-branch\n"
-          "  --fail-on the rules whose proven findings make the exit status 1\n"
-          "            (default uncoalesced,misaligned,bank-conflict)\n"
+          "misaligned global accesses, shared-memory bank conflicts, barriers and warp\n"
+          "collectives that threads skip under divergence and, when enabled, branches not\n"
+          "proven warp-uniform: one finding per kernel, source line and rule, by cost.\n"
+          "  RULES     comma-separated: uncoalesced, misaligned, bank-conflict, divergent-branch,\n"
+          "            divergent-barrier, divergent-collective\n"
+          "  --fail-on the rules whose proven findings make the exit status 1 (default\n"
+          "            uncoalesced,misaligned,bank-conflict,divergent-barrier,divergent-collective)\n"
           "  --enable  rules reported besides those (divergent-branch is off by default: most\n"
           "            kernels branch on the thread index by design)\n"
           "  --strict  possible findings (that depend on loaded values, unknown strides or\n"
@@ -50,8 +52,7 @@ static int parse_rules_opt(const char *opt, const char *arg, unsigned *mask)
 {
     if (chk_parse_rules(arg, mask)) return 0;
     fprintf(stderr,
-            "ptxray check: %s '%s': expected rules among uncoalesced, misaligned, bank-conflict, "
-            "divergent-branch separated by commas (or none)\n",
+            "ptxray check: %s '%s': expected rules among " CHK_RULE_LIST " separated by commas (or none)\n",
             opt, arg);
     return 2;
 }

@@ -15,7 +15,8 @@
 #include "nvcc_warn.h"
 #include "toolchain.h"
 
-#define DEFAULT_RULES (1u << CHK_UNCOALESCED | 1u << CHK_BANK_CONFLICT)
+#define DEFAULT_RULES                                                                                        \
+    (1u << CHK_UNCOALESCED | 1u << CHK_BANK_CONFLICT | 1u << CHK_DIVERGENT_BARRIER | 1u << CHK_DIVERGENT_COLLECTIVE)
 
 static void usage(FILE *o)
 {
@@ -27,8 +28,10 @@ static void usage(FILE *o)
           "PATH-TO-NVCC given first (as CMake's CUDA compiler launcher passes it), else\n"
           "$NVCC, PATH, /usr/local/cuda/bin.  Options also come from $PTXRAY_FLAGS.\n"
           "  --ptxray-warn=RULES     rules warned about: uncoalesced, misaligned,\n"
-          "                          bank-conflict, divergent-branch, comma-separated, or\n"
-          "                          none (default uncoalesced,bank-conflict)\n"
+          "                          bank-conflict, divergent-branch, divergent-barrier,\n"
+          "                          divergent-collective, comma-separated, or none (default\n"
+          "                          uncoalesced,bank-conflict,divergent-barrier,\n"
+          "                          divergent-collective)\n"
           "  --ptxray-possible       possible findings too (default: proven ones only)\n"
           "  --ptxray-werror         a warning fails the compilation (exit 1)\n"
           "  --ptxray-budget=K       rewrite: regalloc --budget K (32-bit units)\n"
@@ -102,8 +105,7 @@ static int one(nvw_opts *o, const char *a, const char *next, bool *mode_given)
     if (!strcmp(p->name, "warn")) {
         if (!strcmp(v, "none")) o->rules = 0;
         else if (!chk_parse_rules(v, &o->rules)) {
-            fprintf(stderr, "ptxray nvcc: --ptxray-warn %s: expected uncoalesced, misaligned, bank-conflict, "
-                            "divergent-branch (comma-separated) or none\n", v);
+            fprintf(stderr, "ptxray nvcc: --ptxray-warn %s: expected " CHK_RULE_LIST " (comma-separated) or none\n", v);
             return -1;
         }
     } else if (!strcmp(p->name, "possible")) o->possible = true;

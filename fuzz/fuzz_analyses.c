@@ -2,7 +2,8 @@
  * Input: PTX (the shape and options hashed from it, fuzz_common.h).  For a module that
  * parses: the three divergence analyses, the coalescing and bank-conflict
  * model (which runs the address chains, lane evaluation and warp forms)
- * with and without the shape.  Any crash, sanitizer report or leak is a
+ * with and without the shape, and the barrier and collective rules on
+ * its results.  Any crash, sanitizer report or leak is a
  * finding; the analyses have no verdict to check here (the differential
  * oracles, make difftest, do that against the emulator). */
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "divergence.h"
 #include "fuzz_common.h"
 #include "program.h"
+#include "sync_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,7 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         blk_opts bo = {0};
         memcpy(bo.all, o.block, sizeof bo.all);
         coal_options co = {.blocks = &bo};
-        coal_analyse(m, pg, &co, &a);
+        coal_result *cr = coal_analyse(m, pg, &co, &a);
+        for (uint32_t i = 0; cr && i < cr->nfuncs; i++) {
+            sync_finding *sf;
+            if (cr->f[i].r) sync_check(cr->f[i].pf, cr->f[i].r, cr->f[i].chain, &a, &sf);
+        }
         arena_free(&a);
         prog_free(pg);
     }

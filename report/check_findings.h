@@ -105,6 +105,8 @@ typedef struct chk_list {
 } chk_list;
 
 const char *chk_rule_name(enum chk_rule r); /* "uncoalesced", ... */
+/* Every rule's name, for messages that list them. */
+#define CHK_RULE_LIST "uncoalesced, misaligned, bank-conflict, divergent-branch, divergent-barrier, divergent-collective"
 const char *chk_certainty_name(enum chk_certainty c); /* "proven", "possible" */
 /* "uncoalesced,bank-conflict" into a mask of (1 << chk_rule); false on an unknown name. */
 bool chk_parse_rules(const char *s, unsigned *mask);

@@ -135,7 +135,7 @@ static bool rules_of(rd *r, const yaml_node_t *n, const char *what, bool allow_n
     }
     if (!chk_parse_rules(buf, mask) || (!allow_none && !*mask))
         return bad(r, n,
-                   "%s: expected rules among uncoalesced, misaligned, bank-conflict, divergent-branch%s, found '%s'",
+                   "%s: expected rules among " CHK_RULE_LIST "%s, found '%s'",
                    what, allow_none ? " (or none)" : "", buf);
     if (text) *text = xstrdup(buf);
     return true;
