@@ -227,6 +227,40 @@ Test(nvccwrap, warnings_name_source_parameters, .timeout = 300)
     free(cu);
 }
 
+/* The barrier rule among the wrapper's default warnings (issue 36), at the
+ * host code's launch shape: 128 threads, of which 48..127 go round the
+ * __syncthreads() and wait for their warp. */
+Test(nvccwrap, warns_of_a_divergent_barrier, .timeout = 300)
+{
+    need_nvcc();
+    char *d = tmpdir(), *err;
+    char *cu = strdup(write_file(d, "bar.cu",
+                                 "__global__ void bug(int *out)\n"
+                                 "{\n"
+                                 "    __shared__ int s[128];\n"
+                                 "    s[threadIdx.x] = threadIdx.x;\n"
+                                 "    if (threadIdx.x < 48) {\n"
+                                 "        __syncthreads();\n"
+                                 "        s[threadIdx.x] += 1;\n"
+                                 "    }\n"
+                                 "    out[threadIdx.x] = s[threadIdx.x ^ 1];\n"
+                                 "}\n"
+                                 "void run(int *o) { bug<<<4, 128>>>(o); }\n"));
+    char *a[] = {BIN, "nvcc", "-c", "-arch=sm_80", cu, "-o", join(d, "o.o"), NULL};
+    cr_assert_eq(run_err(a, &err), 0, "%s", err);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s:6:9: warning: divergent barrier: threads (48..127,0,0) take the other way at the branch at %s:5 and "
+             "wait at PTX line 47 (%s:9), where their warp reconverges, while the rest of their warp waits here; an "
+             ".aligned barrier is executed by every live thread of the block, a warp together in kernel bug(int*) "
+             "[ptxray-divergent-barrier]\n",
+             cu, cu, cu);
+    cr_expect(strstr(err, want), "%s", err);
+    free(err);
+    rm(d, (const char *[]){"bar.cu", "o.o", NULL});
+    free(cu);
+}
+
 /* The user's -include reaches libclang too (read from nvcc's host
  * preprocessing line): the launch's shape is a macro of the pre-included
  * header, 1x32, where the store is uncoalesced; without the header
