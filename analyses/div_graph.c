@@ -33,8 +33,6 @@ static enum div_source sreg_source(const div_result *r, const ssa_value *v)
         return DIV_SRC_CLOCK;
     case PTX_SR_UNKNOWN:
         return DIV_SRC_UNKNOWN;
-    case PTX_SR_WARPID:
-        return r->cta ? DIV_SRC_TID : DIV_SRC_NONE;
     default:
         return DIV_SRC_NONE; /* %ctaid, %ntid, %nctaid, %warpid, %smid, %clusterid, ...: one per warp */
     }
@@ -308,8 +306,6 @@ void div_graph_build(const prog_func *pf, div_result *r, u32csr *users, div_stmt
             uint8_t from;
             const ptx_inst_sem *sem = &s->sem[i];
             enum div_source src = div_classify(fn, s, i, in, sem, &from);
-            /* one result per warp, or per lane: not the same across the block */
-            if (r->cta && src == DIV_SRC_NONE && (sem->flags & PTX_SEM_COLLECTIVE)) src = DIV_SRC_COLLECTIVE;
             if (info) {
                 info[i].dtype = sem->dtype;
                 info[i].stype = sem->stype;

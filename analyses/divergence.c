@@ -10,6 +10,13 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
     div_result *r = div_result_new(pf, DIV_AN_SIMPLE, o, a);
     u32csr users;
     div_graph_build(pf, r, &users, NULL, NULL, NULL);
+    if (r->cta) /* block granularity: %warpid, and a warp collective's result (one per warp, or per lane) */
+        for (uint32_t v = 0; v < s->nvalues; v++) {
+            const ssa_value *val = &s->values[v];
+            if (r->source[v] != DIV_SRC_NONE) continue;
+            if (val->kind == SSA_V_SREG && val->reg == PTX_SR_WARPID) r->source[v] = DIV_SRC_TID;
+            if (val->kind == SSA_V_INST && (s->sem[val->stmt].flags & PTX_SEM_COLLECTIVE)) r->source[v] = DIV_SRC_COLLECTIVE;
+        }
     /* reachability from the sources over the values and the gate sets,
      * and with it the assumption bits: those of the %tid.y/%tid.z a value
      * is computed from under the default shape (the same union over the

@@ -55,7 +55,8 @@ typedef struct ctx {
     const cfg *g;
     const ssa_func *s;
     const div_result *r;   /* warp granularity, at the shape */
-    const div_result *cta; /* block granularity */
+    const div_result *cta; /* block granularity: made when first asked (block_level) */
+    div_options cta_opts;
     const addr_chain *chain; /* for lane-exact evaluation (lane_eval.h); may be NULL */
     arena *a;
     sync_finding *v;
@@ -102,7 +103,15 @@ static uint32_t opd_value(const ctx *c, uint32_t st, unsigned k, bool *known, in
     return v;
 }
 
-static bool cta_uniform(const ctx *c, uint32_t v) { return v == SSA_NONE || c->cta->state[v] == DIV_UNIFORM; }
+/* The analysis at block granularity, run the first time a rule asks: most
+ * barriers are control dependent on no branch and have a literal id. */
+static const div_result *block_level(ctx *c)
+{
+    if (!c->cta) c->cta = div_simple(c->pf, &c->cta_opts, c->a);
+    return c->cta;
+}
+
+static bool cta_uniform(ctx *c, uint32_t v) { return v == SSA_NONE || block_level(c)->state[v] == DIV_UNIFORM; }
 
 /* The branches block b is control dependent on, directly or through
  * others, into out (c->stack's room); their count. */
@@ -337,7 +346,11 @@ static void barrier_skipped(ctx *c, uint32_t st, uint32_t b, const bar_form *bf)
     if (!ctl) abort();
     uint32_t nc = controls(c, b, ctl), ndiv = 0;
     for (uint32_t i = 0; i < nc; i++)
-        if (div_branch(c->cta, ctl[i]) != DIV_UNIFORM) ctl[ndiv++] = ctl[i];
+        if (div_branch(block_level(c), ctl[i]) != DIV_UNIFORM) ctl[ndiv++] = ctl[i];
+    if (!ndiv) {
+        free(ctl);
+        return;
+    }
     reaching(c, b);
     uint32_t reach_epoch = c->epoch;
     sync_finding best = {0};
@@ -614,32 +627,38 @@ uint32_t sync_check(const prog_func *pf, const div_result *r, const addr_chain *
     const cfg *g = pf->g;
     *out = NULL;
     /* the blocks' barriers first: one pass, and nothing more without one */
-    uint32_t *bar = NULL, nsync = 0, first_bar = NONE;
+    uint32_t *bar = NULL, nsync = 0, first_bar = NONE, *list = NULL;
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         if (!bb->reachable || bb->kind != CFG_B_REAL) continue;
         for (uint32_t i = bb->first; i < bb->end; i++) {
             if (fn->stmts[i]->kind != PTX_S_INST) continue;
             const ptx_inst *in = &fn->stmts[i]->u.inst;
+            switch (in->op) { /* the opcodes of both (a switch: this pass sees every instruction) */
+            case PTX_OPC_BAR: case PTX_OPC_BARRIER: case PTX_OPC_SHFL: case PTX_OPC_VOTE: case PTX_OPC_MATCH:
+            case PTX_OPC_REDUX: case PTX_OPC_ELECT:
+                break;
+            default:
+                continue;
+            }
             bar_form bf;
             bool isbar = cta_barrier(in, &bf);
             if (!isbar && !warp_collective(in)) continue;
             if (!bar) {
                 bar = malloc(sizeof *bar * g->nblocks);
-                if (!bar) abort();
+                list = malloc(sizeof *list * fn->nstmts);
+                if (!bar || !list) abort();
                 memset(bar, 0xff, sizeof *bar * g->nblocks);
             }
-            nsync++;
+            list[nsync++] = i;
             if (isbar && first_bar == NONE) first_bar = i;
             if (isbar && !bf.arrive && bf.cnt < 0 && bar[b] == NONE) bar[b] = i;
         }
     }
     if (!nsync) return 0;
-    div_options co = {.cta = true};
-    memcpy(co.block, r->block, sizeof co.block);
-    if (r->shape_assumed) memset(co.block, 0, sizeof co.block);
     ctx c = {.pf = pf, .g = g, .s = pf->ssa, .r = r, .chain = chain, .a = a, .bar = bar};
-    c.cta = div_simple(pf, &co, a);
+    c.cta_opts.cta = true;
+    if (!r->shape_assumed) memcpy(c.cta_opts.block, r->block, sizeof c.cta_opts.block);
     c.seen = calloc(g->nblocks + 1, sizeof *c.seen);
     c.reach = calloc(g->nblocks + 1, sizeof *c.reach);
     c.stack = malloc(sizeof *c.stack * (g->nblocks + 1));
@@ -651,9 +670,9 @@ uint32_t sync_check(const prog_func *pf, const div_result *r, const addr_chain *
                                                  (r->block[2] ? r->block[2] : 1);
         c.nthreads = n && n <= 1024 ? (uint32_t)n : 0;
     }
-    for (uint32_t i = 0; i < fn->nstmts; i++) {
-        uint32_t b = g->stmt_block[i];
-        if (b == CFG_NONE || !g->blocks[b].reachable || fn->stmts[i]->kind != PTX_S_INST) continue;
+    /* in statement order: the real blocks are in program order */
+    for (uint32_t k = 0; k < nsync; k++) {
+        uint32_t i = list[k], b = g->stmt_block[i];
         const ptx_inst *in = &fn->stmts[i]->u.inst;
         bar_form bf;
         if (cta_barrier(in, &bf)) {
@@ -667,6 +686,7 @@ uint32_t sync_check(const prog_func *pf, const div_result *r, const addr_chain *
     free(c.reach);
     free(c.stack);
     free(bar);
+    free(list);
     if (c.n) {
         *out = arena_alloc(a, sizeof **out * c.n);
         memcpy(*out, c.v, sizeof **out * c.n);
