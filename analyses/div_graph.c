@@ -109,6 +109,15 @@ enum div_source div_classify(const ptx_func *fn, const ssa_func *s, uint32_t stm
          * mask (tiled_partition<8>) gives each tile its own result */
         *dep_from = (uint8_t)(ptx_inst_has_mod(in, ".sync") && in->nopd >= 3 ? in->nopd - 1 : in->nopd);
         return DIV_SRC_NONE;
+    case PTX_OPC_BAR: case PTX_OPC_BARRIER:
+        /* bar.red / barrier.red (__syncthreads_or, _and, _count): the
+         * reduction over the threads that take part, the same in each
+         * (ISA "bar, barrier"); its operands are not what it returns */
+        if (ptx_inst_has_mod(in, ".red")) {
+            *dep_from = (uint8_t)in->nopd;
+            return DIV_SRC_NONE;
+        }
+        break;
     case PTX_OPC_SHFL:
         if (ptx_inst_has_mod(in, ".idx")) {
             /* one source lane for all: uniform if lane, clamp and mask are;

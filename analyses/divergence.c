@@ -15,7 +15,9 @@ div_result *div_simple(const prog_func *pf, const div_options *o, arena *a)
             const ssa_value *val = &s->values[v];
             if (r->source[v] != DIV_SRC_NONE) continue;
             if (val->kind == SSA_V_SREG && val->reg == PTX_SR_WARPID) r->source[v] = DIV_SRC_TID;
-            if (val->kind == SSA_V_INST && (s->sem[val->stmt].flags & PTX_SEM_COLLECTIVE)) r->source[v] = DIV_SRC_COLLECTIVE;
+            if (val->kind == SSA_V_INST && (s->sem[val->stmt].flags & PTX_SEM_COLLECTIVE) &&
+                s->fn->stmts[val->stmt]->u.inst.op != PTX_OPC_BAR && s->fn->stmts[val->stmt]->u.inst.op != PTX_OPC_BARRIER)
+                r->source[v] = DIV_SRC_COLLECTIVE; /* bar.red's result is the block's: the same in every thread */
         }
     /* reachability from the sources over the values and the gate sets,
      * and with it the assumption bits: those of the %tid.y/%tid.z a value

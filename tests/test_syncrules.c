@@ -54,6 +54,10 @@ static const kcase cases[] = {
     /* warp roles: a full-mask shuffle in warp 0's branch, one barrier after (legal); a barrier per role */
     {"warp_role", "ok", "_Z2okPi", "128", NULL, {{0}}},
     {"warp_role", "bug", "_Z3bugPi", "128", NULL, {{106, "barrier", "possible"}, {114, "barrier", "possible"}}},
+    /* a loop until the whole block is done (__syncthreads_or: bar.red, the same in every thread) around a
+     * barrier; the same loop on each thread's own trip count */
+    {"bar_red", "ok_until", "_Z8ok_untilPi", "128", NULL, {{0}}},
+    {"bar_red", "bug_own", "_Z7bug_ownPi", "128", NULL, {{114, "barrier", "possible"}}},
     /* barrier.sync (not .aligned) in both arms */
     {"bar_nonaligned", "ok_nonaligned", "_Z13ok_nonalignedPi", "128", NULL, {{0}}},
 };
