@@ -37,6 +37,15 @@ static bool cta_barrier(const ptx_inst *in, bar_form *b)
     return b->id < (int)in->nopd;
 }
 
+/* A warp-level .aligned instruction without a member mask (mma, wmma,
+ * ldmatrix, stmatrix, movmatrix, wgmma, tcgen05, barrier.cluster,
+ * setmaxnreg): "all threads in the warp" execute it together (ISA, .aligned);
+ * its mask is the whole warp.  Not a CTA barrier (their own rule). */
+static bool warp_aligned(const ptx_inst *in, const ptx_inst_sem *sem)
+{
+    return (sem->flags & PTX_SEM_ALIGNED) && in->op != PTX_OPC_BAR && in->op != PTX_OPC_BARRIER;
+}
+
 /* A warp collective with a member mask (its last operand). */
 static bool warp_collective(const ptx_inst *in)
 {
@@ -571,6 +580,11 @@ static bool mask_of(ctx *c, uint32_t st, uint32_t m[32], bool *active, uint32_t 
     bool known;
     int64_t x;
     *active = false;
+    if (!warp_collective(in)) { /* .aligned: the whole warp */
+        *v = SSA_NONE;
+        memset(m, 0xff, 32 * sizeof *m);
+        return true;
+    }
     *v = opd_value(c, st, in->nopd - 1, &known, &x);
     if (known) {
         for (uint32_t w = 0; w < 32; w++) m[w] = (uint32_t)x;
@@ -594,11 +608,12 @@ static void collective(ctx *c, uint32_t st, uint32_t b)
     bool active;
     bool mk = mask_of(c, st, m, &active, &v);
     if (active) return;
+    bool aligned = !warp_collective(&c->pf->fn->stmts[st]->u.inst);
     lanes_at L;
     executing(c, st, b, v, &L);
     if (!L.known || !mk) {
         if (!L.ndiv) return; /* no branch splits the warp around it: every live lane executes it */
-        sync_finding *f = add(c, st, SYNC_COLLECTIVE, SYNC_K_MASK);
+        sync_finding *f = add(c, st, SYNC_COLLECTIVE, aligned ? SYNC_K_ALIGNED : SYNC_K_MASK);
         f->branch = L.first == NONE ? NONE : c->g->blocks[L.first].term;
         f->value = L.known ? v : L.first == NONE ? ssa_guard_value(c->s, st) : gate_of(c, L.first);
         return;
@@ -611,7 +626,7 @@ static void collective(ctx *c, uint32_t st, uint32_t b)
         if (!L.ex[w]) continue;
         uint32_t out = L.ex[w] & ~m[w], absent = m[w] & present & ~L.ex[w];
         if (!out && (!absent || (wait == NONE && L.ndiv))) continue;
-        sync_finding *f = add(c, st, SYNC_COLLECTIVE, out ? SYNC_K_NOT_NAMED : SYNC_K_ABSENT);
+        sync_finding *f = add(c, st, SYNC_COLLECTIVE, out ? SYNC_K_NOT_NAMED : aligned ? SYNC_K_ALIGNED : SYNC_K_ABSENT);
         /* lanes that may have exited on the way, not known which: not proven */
         f->proven = !L.maybe_gone;
         f->warp = w, f->lanes = out ? out : absent, f->mask = m[w];
@@ -639,11 +654,11 @@ uint32_t sync_check(const prog_func *pf, const div_result *r, const addr_chain *
             case PTX_OPC_REDUX: case PTX_OPC_ELECT:
                 break;
             default:
-                continue;
+                if (!warp_aligned(in, &pf->ssa->sem[i])) continue;
             }
             bar_form bf;
             bool isbar = cta_barrier(in, &bf);
-            if (!isbar && !warp_collective(in)) continue;
+            if (!isbar && !warp_collective(in) && !warp_aligned(in, &pf->ssa->sem[i])) continue;
             if (!bar) {
                 bar = malloc(sizeof *bar * g->nblocks);
                 list = malloc(sizeof *list * fn->nstmts);
@@ -679,8 +694,8 @@ uint32_t sync_check(const prog_func *pf, const div_result *r, const addr_chain *
             uint32_t before = c.n;
             barrier_operands(&c, i, &bf, first_bar);
             if (c.n == before && !bf.arrive && bf.cnt < 0) barrier_skipped(&c, i, b, &bf);
-        } else if (warp_collective(in))
-            collective(&c, i, b);
+        } else
+            collective(&c, i, b); /* with a member mask, or .aligned: the whole warp */
     }
     free(c.seen);
     free(c.reach);

@@ -12,6 +12,9 @@
  *     to exit without another barrier are legal (exited threads do not take
  *     part).  The barrier's id must be the same in every thread, its thread
  *     count too and a multiple of the warp size within the block.
+ *   - warp-level .aligned instructions (mma, wmma, ldmatrix, wgmma, ...):
+ *     every live lane of the warp executes them together, as a collective
+ *     whose mask is the whole warp;
  *   - shfl/vote/match/redux/elect.sync and bar.warp.sync: every lane named
  *     in the member mask that has not exited executes the same instruction,
  *     and the executing lane is in its mask.  The lanes that execute it
@@ -39,6 +42,8 @@ enum sync_kind {
     SYNC_K_NOT_NAMED, /* collective: executing lanes are not in the mask */
     SYNC_K_MASK,      /* collective: in a branch that may split the warp, the mask not known to be the
                        * lanes that execute it */
+    SYNC_K_ALIGNED,   /* a warp-level .aligned instruction (mma, ldmatrix, wgmma, ...) that lanes of a warp
+                       * skip: proven (lanes, as ABSENT) or possible (in a branch that may split the warp) */
 };
 
 typedef struct sync_finding {

@@ -464,6 +464,26 @@ static void sync_findings(chk_list *l, rawbuf *rb, const char *path, const coal_
             snprintf(fix, sizeof fix, "name every lane that executes it in the mask: __activemask(), or the branch's ballot");
             break;
         }
+        case SYNC_K_ALIGNED: {
+            char ln[200];
+            lanes_text(s->lanes, ln, sizeof ln);
+            if (s->proven && s->reconv)
+                snprintf(msg, sizeof msg,
+                         "divergent .aligned instruction: %s of warp %u take the other way at the branch at %s and "
+                         "wait at %s, where their warp reconverges; every live lane of the warp executes it together",
+                         ln, s->warp, br, ot);
+            else if (s->proven)
+                snprintf(msg, sizeof msg,
+                         "divergent .aligned instruction: %s of warp %u do not execute it; every live lane of the warp "
+                         "executes it together", ln, s->warp);
+            else
+                snprintf(msg, sizeof msg,
+                         "possibly divergent .aligned instruction: in a branch that may split the warp%s%s; every live "
+                         "lane of the warp executes it together", br[0] ? " at " : "", br);
+            snprintf(dep, sizeof dep, "the lanes of the warp that execute it");
+            snprintf(fix, sizeof fix, "move it out of the branch, to where every lane of the warp executes it");
+            break;
+        }
         default: /* SYNC_K_MASK */
             snprintf(msg, sizeof msg,
                      "possibly divergent collective: in a branch that may split the warp%s%s; its member mask is not "

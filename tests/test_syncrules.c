@@ -252,3 +252,42 @@ Test(syncrules, the_shape_in_force)
     free(out);
     free(err);
 }
+
+/* Warp-level .aligned instructions (ldmatrix): the whole warp executes them
+ * together.  The emulator runs no tensor-core instruction (run refuses the
+ * kernel and says so), so these verdicts rest on the ISA text alone: exact
+ * static verdicts here, a GPU run the only dynamic check. */
+Test(syncrules, aligned_warp_instructions)
+{
+    static const kcase k[] = {
+        {"aligned", "bug_half", "_Z8bug_halfPj", "64", NULL, {{51, "collective", "proven"}}},
+        {"aligned", "ok_whole", "_Z8ok_wholePji", "64", NULL, {{0}}},
+        {"aligned", "maybe", "_Z5maybePjPKi", "64", NULL, {{159, "collective", "possible"}}},
+    };
+    for (unsigned c = 0; c < 3; c++) {
+        unsigned lines[8], n, nw = k[c].w[0].line ? 1 : 0;
+        char rule[8][16], cert[8][16];
+        static_findings(&k[c], lines, rule, cert, &n);
+        cr_expect_eq(n, nw, "%s: %u findings", k[c].kernel, n);
+        if (n && nw) {
+            cr_expect_eq(lines[0], k[c].w[0].line, "%s: line %u", k[c].kernel, lines[0]);
+            cr_expect_str_eq(rule[0], k[c].w[0].rule);
+            cr_expect_str_eq(cert[0], k[c].w[0].certainty);
+        }
+    }
+    char *a[] = {BIN, "run", (char *)path_of("aligned"), "--kernel", "bug_half", "--block", "64", "--arg", "buf:u32:64",
+                 "--synccheck", NULL};
+    char *out, *err;
+    cr_expect_eq(tu_run(a, &out, &err), 2);
+    cr_expect(strstr(err, "(tensor-core matrix instructions are not emulated)"), "%s", err);
+    free(out);
+    free(err);
+    char *b[] = {BIN, "check", (char *)path_of("aligned"), "--block", "64", NULL};
+    cr_assert_eq(tu_run(b, &out, &err), 1);
+    cr_expect(strstr(out, "aligned.cu:10:5: warning: divergent .aligned instruction: lanes 16..31 of warp 0 take the other "
+                          "way at the branch at aligned.cu:10 and wait at PTX line 56 (aligned.cu:6), where their warp "
+                          "reconverges; every live lane of the warp executes it together [divergent-collective]\n"),
+              "%s", out);
+    free(out);
+    free(err);
+}
