@@ -390,7 +390,7 @@ static void sync_findings(chk_list *l, rawbuf *rb, const char *path, const coal_
         const sync_finding *s = &v[i];
         enum chk_rule rule = s->rule == SYNC_BARRIER ? CHK_DIVERGENT_BARRIER : CHK_DIVERGENT_COLLECTIVE;
         if (!(mask >> rule & 1)) continue;
-        char msg[1400], dep[512] = "", br[256] = "", ot[256] = "", who[700] = "", fix[400] = "";
+        char msg[2048], dep[512] = "", br[256] = "", ot[256] = "", who[700] = "", fix[400] = "";
         if (s->branch != UINT32_MAX) stmt_where(c, f, s->branch, false, br, sizeof br);
         if (s->other != UINT32_MAX) stmt_where(c, f, s->other, true, ot, sizeof ot);
         switch (s->kind) {
