@@ -180,8 +180,9 @@ static void from_analyze(vlist *l, vlist *sl, json_t *j)
 
 static void expect_same(const char *what, const char *block, vlist *a, vlist *b)
 {
-    qsort(a->v, a->n, sizeof *a->v, cmp_vf);
-    qsort(b->v, b->n, sizeof *b->v, cmp_vf);
+    /* an empty list has no array (qsort's argument must not be NULL) */
+    if (a->n) qsort(a->v, a->n, sizeof *a->v, cmp_vf);
+    if (b->n) qsort(b->v, b->n, sizeof *b->v, cmp_vf);
     size_t i = 0, k = 0, bad = 0;
     while ((i < a->n || k < b->n) && bad < 10) {
         int c = i == a->n ? 1 : k == b->n ? -1 : strcmp(a->v[i].key, b->v[k].key);
