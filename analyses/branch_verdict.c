@@ -68,6 +68,13 @@ static bool known_operand(const div_result *r, uint32_t st, const ptx_inst *in, 
     return !out->top && !out->bot;
 }
 
+int div_setp_holds(uint8_t cmp, uint8_t sgn, unsigned w, __int128 x, __int128 y)
+{
+    if (!fits(x, w, sgn) || !fits(y, w, sgn)) return -1;
+    return cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
+           : cmp == WF_GT ? x > y : x >= y;
+}
+
 /* An integer comparison whose two operands the polynomials know exactly,
  * read lane by lane (cmp_split_warps, setp_threads). */
 typedef struct setp_eval {
@@ -115,10 +122,7 @@ static int setp_eval_at(const setp_eval *e, uint32_t t)
         int64_t m = d[aff_fac[i][0]] * (aff_fac[i][1] ? d[aff_fac[i][1]] : 1);
         x += (__int128)e->a.c[i] * m, y += (__int128)e->b.c[i] * m;
     }
-    if (!fits(x, e->w, e->sgn) || !fits(y, e->w, e->sgn)) return -1;
-    uint8_t cmp = e->cmp;
-    return cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
-           : cmp == WF_GT ? x > y : x >= y;
+    return div_setp_holds(e->cmp, e->sgn, e->w, x, y);
 }
 
 /* A guard that is such a comparison: each lane's outcome, warp by warp, over

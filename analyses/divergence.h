@@ -244,6 +244,12 @@ static inline void div_setp_cmp(const ptx_inst *in, ptx_type stype, uint8_t *cmp
     }
 }
 
+/* The comparison cmp (div_setp_cmp's) of x and y read as w-bit integers,
+ * signed when sgn: 1 or 0, -1 when x or y is not what such a register
+ * holds (the comparison would read another value).  The one evaluation of
+ * a setp on known operands: the branch verdicts and the barrier rules. */
+int div_setp_holds(uint8_t cmp, uint8_t sgn, unsigned w, __int128 x, __int128 y);
+
 const char *div_source_name(enum div_source s);
 
 #endif

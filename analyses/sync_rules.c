@@ -114,6 +114,12 @@ static uint32_t opd_value(const ctx *c, uint32_t st, unsigned k, bool *known, in
 
 /* The analysis at block granularity, run the first time a rule asks: most
  * barriers are control dependent on no branch and have a literal id. */
+/* The lanes of warp w among the first n threads of a block. */
+static uint32_t present_lanes(uint32_t n, uint32_t w)
+{
+    return w * 32 >= n ? 0 : n - w * 32 >= 32 ? ~0u : (1u << (n - w * 32)) - 1;
+}
+
 static const div_result *block_level(ctx *c)
 {
     if (!c->cta) c->cta = div_simple(c->pf, &c->cta_opts, c->a);
@@ -298,15 +304,11 @@ static bool pred_rec(const ctx *c, uint32_t v, uint32_t bits[32], unsigned depth
     if (!a) abort();
     bool ok = operand_threads(c, val->stmt, 1, a) && operand_threads(c, val->stmt, 2, b);
     unsigned w = ptx_type_bits(in->type);
-    __int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0, hi = sgn ? ((__int128)1 << (w - 1)) : (__int128)1 << w;
     memset(bits, 0, 32 * sizeof *bits);
     for (uint32_t t = 0; ok && t < c->nthreads; t++) {
-        int64_t x = a[t], y = b[t];
-        /* the value a register of the width holds: the comparison reads it */
-        if (x < lo || x >= hi || y < lo || y >= hi) { ok = false; break; }
-        bool p = cmp == WF_EQ ? x == y : cmp == WF_NE ? x != y : cmp == WF_LT ? x < y : cmp == WF_LE ? x <= y
-                 : cmp == WF_GT ? x > y : x >= y;
-        if (p) bits[t / 32] |= 1u << (t % 32);
+        int p = div_setp_holds(cmp, sgn, w, a[t], b[t]);
+        ok = p >= 0;
+        if (p > 0) bits[t / 32] |= 1u << (t % 32);
     }
     free(a);
     return ok;
@@ -315,7 +317,7 @@ static bool pred_rec(const ctx *c, uint32_t v, uint32_t bits[32], unsigned depth
 static bool pred_threads(const ctx *c, uint32_t v, uint32_t bits[32])
 {
     if (!pred_rec(c, v, bits, 0)) return false;
-    for (uint32_t t = c->nthreads; t < 1024; t++) bits[t / 32] &= ~(1u << (t % 32));
+    for (uint32_t w = 0; w < 32; w++) bits[w] &= present_lanes(c->nthreads, w);
     return true;
 }
 
@@ -328,9 +330,7 @@ static bool taken(const ctx *c, uint32_t br, uint32_t bits[32], uint32_t *nt)
     if (c->g->blocks[br].nsucc != 2 || !gsa_branch_gate(c->s, br, &v, &neg) || v == SSA_NONE) return false;
     if (!pred_threads(c, v, bits)) return false;
     n = c->nthreads;
-    if (neg)
-        for (uint32_t w = 0; w < 32; w++) bits[w] = ~bits[w];
-    for (uint32_t t = n; t < 1024; t++) bits[t / 32] &= ~(1u << (t % 32));
+    for (uint32_t w = 0; w < 32; w++) bits[w] = (neg ? ~bits[w] : bits[w]) & present_lanes(n, w);
     *nt = n;
     return true;
 }
@@ -404,13 +404,12 @@ static void barrier_skipped(ctx *c, uint32_t st, uint32_t b, const bar_form *bf)
             uint32_t *skip = arena_alloc(c->a, 32 * sizeof *skip), n = 0;
             bool s0 = c->reach[bb->succ[0]] != reach_epoch;
             for (uint32_t w = 0; w < 32; w++) {
-                uint32_t present = w * 32 >= nt ? 0 : nt - w * 32 >= 32 ? ~0u : (1u << (nt - w * 32)) - 1;
-                skip[w] = (s0 ? t0[w] : ~t0[w]) & present;
+                skip[w] = (s0 ? t0[w] : ~t0[w]) & present_lanes(nt, w);
                 n += skip[w] != 0;
             }
             bool split_warp = false, some_stay = false;
             for (uint32_t w = 0; w * 32 < nt; w++) {
-                uint32_t present = nt - w * 32 >= 32 ? ~0u : (1u << (nt - w * 32)) - 1;
+                uint32_t present = present_lanes(nt, w);
                 if (skip[w] && skip[w] != present) split_warp = true;
                 if (skip[w] != present) some_stay = true;
             }
@@ -524,11 +523,7 @@ static void executing(ctx *c, uint32_t st, uint32_t b, uint32_t mv, lanes_at *L)
     reaching(c, b);
     uint32_t reach_epoch = c->epoch;
     L->known = c->nthreads != 0, L->maybe_gone = false;
-    for (uint32_t w = 0; w < 32; w++) {
-        uint32_t lo = w * 32;
-        L->ex[w] = lo >= c->nthreads ? 0 : c->nthreads - lo >= 32 ? ~0u : (1u << (c->nthreads - lo)) - 1;
-        L->gone[w] = 0;
-    }
+    for (uint32_t w = 0; w < 32; w++) L->ex[w] = present_lanes(c->nthreads, w), L->gone[w] = 0;
     L->ndiv = 0, L->first = NONE;
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t br = ctl[i];
@@ -622,7 +617,7 @@ static void collective(ctx *c, uint32_t st, uint32_t b)
      * they only go on to exit: the innermost branch that splits warps */
     uint32_t wait = L.first == NONE ? NONE : reconvergence(c, L.first);
     for (uint32_t w = 0; w * 32 < c->nthreads; w++) {
-        uint32_t present = (c->nthreads - w * 32 >= 32 ? ~0u : (1u << (c->nthreads - w * 32)) - 1) & ~L.gone[w];
+        uint32_t present = present_lanes(c->nthreads, w) & ~L.gone[w];
         if (!L.ex[w]) continue;
         uint32_t out = L.ex[w] & ~m[w], absent = m[w] & present & ~L.ex[w];
         if (!out && (!absent || (wait == NONE && L.ndiv))) continue;
