@@ -118,7 +118,7 @@ $(GEN)/parser.o: $(GEN)/parser.c ptxparse/build.h ptxparse/ir.h
 $(GEN)/lexer.o: $(GEN)/lexer.c $(GEN)/parser.h ptxparse/build.h ptxparse/ir.h
 	$(CC) $(GENFLAGS) -c -o $@ $<
 
-$(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/opcodes.def
+$(B)/obj/%.o: %.c $(GEN)/parser.h $(wildcard */*.h) ptxparse/isa.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -128,7 +128,7 @@ $(B)/obj/hostcode/%.o: CFLAGS += $(CLANG_CFLAGS)
 # lets GCC vectorise them (with run-time alias checks) on baseline x86-64.
 $(B)/obj/emu/exec_%.o: CFLAGS += -O3
 # The validator compiles the instruction-form table in.
-$(B)/obj/ptxparse/validate.o: ptxparse/forms.def
+$(B)/obj/ptxparse/validate.o: ptxparse/isa.def
 $(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
 
 # The warp forms' rules are loops over the 32 lanes too (and their callers in

@@ -231,7 +231,7 @@ void ptx_b_push_expr(ptx_builder *b, ptx_expr *e);
 
 /* After parsing: resolve symbols of every function (resolve.c). */
 void ptx_resolve_module(ptx_builder *b);
-/* Every instruction against its form (validate.c, forms.def), as it is
+/* Every instruction against its form (validate.c, isa.def), as it is
  * built, while it is still in the cache; the messages are held back and
  * reach the diagnostics only from ptx_validate_module, after a parse and
  * resolution without errors (as if the module were checked afterwards). */

@@ -17,7 +17,7 @@ typedef struct ptx_cvt_shape {
 
 /* Checks cvt's spelling (the whole opcode text) against the table: 0 if no
  * row is about its pair of types (the classic conversions, checked by
- * forms.def's row), 1 with *shape filled when it is a legal form for this
+ * isa.def's row), 1 with *shape filled when it is a legal form for this
  * version (major*10+minor) and target (sm, suffix 'a', 'f' or 0), -1 with
  * msg and *at (a position in the opcode text) when it is not. */
 int ptx_cvt_check(const char *op, size_t n, unsigned ver, unsigned sm, char suffix, ptx_cvt_shape *shape, char *msg,

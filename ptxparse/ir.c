@@ -55,9 +55,10 @@ const char *ptx_space_name(ptx_space s) { return s < PTX_SP__COUNT ? space_names
 unsigned ptx_type_bits(ptx_type t) { return t < PTX_T__COUNT ? type_bits[t] : 0; }
 
 static const char *const opcode_names[PTX_OPC__COUNT] = {
-#define PTX_OPCODE(id, text) [PTX_OPC_##id] = text,
-#include "opcodes.def"
-#undef PTX_OPCODE
+    [PTX_OPC_UNKNOWN] = "",
+#define PTX_OP(id, text, ...) [PTX_OPC_##id] = text,
+#include "isa.def"
+#undef PTX_OP
 };
 const char *ptx_opcode_name(ptx_opcode op) { return op < PTX_OPC__COUNT ? opcode_names[op] : ""; }
 
@@ -188,14 +189,10 @@ ptx_sreg ptx_sreg_lookup(ptx_str name, uint32_t *index) {
 }
 
 ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i) {
-    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
-    while (p < e && *p != '.') p++;
-    for (unsigned k = 0; p < e; k++) {
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        if (k == i) return (ptx_str){p, (uint32_t)(q - p)};
-        p = q;
-    }
+    ptx_mod_iter it = ptx_mods_begin(in);
+    ptx_str m;
+    while (ptx_mods_next(&it, &m))
+        if (i-- == 0) return m;
     return (ptx_str){NULL, 0};
 }
 

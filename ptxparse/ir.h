@@ -203,12 +203,13 @@ typedef struct ptx_reg {
 } ptx_reg;
 
 /* ---- instructions ---------------------------------------------------------- */
-/* Opcode families (base mnemonic before the first '.'). UNKNOWN keeps the
- * text and is treated conservatively by every analysis. */
+/* Opcode families (isa.def: the mnemonic before the first '.'). UNKNOWN
+ * keeps the text and is treated conservatively by every analysis. */
 typedef enum ptx_opcode {
-#define PTX_OPCODE(id, text) PTX_OPC_##id,
-#include "opcodes.def"
-#undef PTX_OPCODE
+    PTX_OPC_UNKNOWN,
+#define PTX_OP(id, text, ...) PTX_OPC_##id,
+#include "isa.def"
+#undef PTX_OP
     PTX_OPC__COUNT
 } ptx_opcode;
 const char *ptx_opcode_name(ptx_opcode op);

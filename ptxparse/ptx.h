@@ -95,7 +95,7 @@ uint32_t ptx_name_lookup(const ptx_module *m, const char *name, size_t n, bool e
 void ptx_names_print(FILE *o, const ptx_module *m, bool entries);
 
 /* After parsing, every instruction is checked against the PTX ISA's forms
- * (validate.c, forms.def): opcode, modifiers, operands, register types, the
+ * (validate.c, isa.def): opcode, modifiers, operands, register types, the
  * .version and .target it needs.  With this off, unknown instructions parse
  * generically with a warning, and the analyses treat them conservatively.
  * Not thread-safe; default on. */

@@ -22,28 +22,6 @@ static bool str_starts(ptx_str m, const char *z)
     return m.n >= n && memcmp(m.p, z, n) == 0;
 }
 
-static bool has_mod(const ptx_inst *in, const char *z)
-{
-    size_t n = strlen(z);
-    ptx_mod_iter it = ptx_mods_begin(in);
-    ptx_str m;
-    while (ptx_mods_next(&it, &m))
-        if (m.n == n && memcmp(m.p, z, n) == 0)
-            return true;
-    return false;
-}
-
-/* Modifier i, or an empty string. */
-static ptx_str mod_at(const ptx_inst *in, unsigned i)
-{
-    ptx_mod_iter it = ptx_mods_begin(in);
-    ptx_str m = {"", 0};
-    while (ptx_mods_next(&it, &m))
-        if (i-- == 0)
-            return m;
-    return (ptx_str){"", 0};
-}
-
 /* ".wait" matches ".wait" and ".wait::ld". */
 static bool mod_is_op(ptx_str m, const char *z)
 {
@@ -157,153 +135,11 @@ typedef struct sem_row {
 #define SE PTX_SEM_SIDE_EFFECT
 #define TERM (PTX_SEM_TERMINATOR | SE)
 
+/* Each opcode's row is in isa.def, next to its forms. */
 static const sem_row table[PTX_OPC__COUNT] = {
-    [PTX_OPC_ADD] = ALU, /* .cc: see modifier_rules */
-    [PTX_OPC_SUB] = ALU,
-    [PTX_OPC_MUL] = ALU, /* .wide */
-    [PTX_OPC_MAD] = ALU, /* .wide, .cc */
-    [PTX_OPC_MUL24] = ALU,
-    [PTX_OPC_MAD24] = ALU,
-    [PTX_OPC_SAD] = ALU,
-    [PTX_OPC_DIV] = ALU,
-    [PTX_OPC_REM] = ALU,
-    [PTX_OPC_ABS] = ALU,
-    [PTX_OPC_NEG] = ALU,
-    [PTX_OPC_MIN] = ALU,
-    [PTX_OPC_MAX] = ALU,
-    /* Counts and bit positions are .u32 whatever the source width. */
-    [PTX_OPC_POPC] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
-    [PTX_OPC_CLZ] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
-    [PTX_OPC_BFIND] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
-    [PTX_OPC_FNS] = R(0, 1, NO, TY_B32, TY_B32, AC_NONE),
-    [PTX_OPC_BREV] = ALU,
-    [PTX_OPC_BFE] = ALU,
-    [PTX_OPC_BFI] = ALU,
-    [PTX_OPC_SZEXT] = ALU,
-    [PTX_OPC_BMSK] = ALU,
-    [PTX_OPC_DP4A] = R(0, 1, NO, TY_DOT, TY_T0, AC_NONE),
-    [PTX_OPC_DP2A] = R(0, 1, NO, TY_DOT, TY_T0, AC_NONE),
-    [PTX_OPC_ADDC] = R(PTX_SEM_CC_USE, 1, NO, TY_T, TY_T, AC_NONE),
-    [PTX_OPC_SUBC] = R(PTX_SEM_CC_USE, 1, NO, TY_T, TY_T, AC_NONE),
-    [PTX_OPC_MADC] = R(PTX_SEM_CC_USE, 1, NO, TY_T, TY_T, AC_NONE),
-    [PTX_OPC_TESTP] = R(0, 1, NO, TY_PRED, TY_T, AC_NONE),
-    [PTX_OPC_COPYSIGN] = ALU,
-    [PTX_OPC_RCP] = ALU,
-    [PTX_OPC_SQRT] = ALU,
-    [PTX_OPC_RSQRT] = ALU,
-    [PTX_OPC_SIN] = ALU,
-    [PTX_OPC_COS] = ALU,
-    [PTX_OPC_LG2] = ALU,
-    [PTX_OPC_EX2] = ALU,
-    [PTX_OPC_TANH] = ALU,
-    [PTX_OPC_FMA] = ALU,
-    [PTX_OPC_SET] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),   /* set.cmp.dtype.stype */
-    [PTX_OPC_SETP] = R(0, 1, NO, TY_PRED, TY_T, AC_NONE), /* p[|q] */
-    [PTX_OPC_SELP] = ALU,
-    [PTX_OPC_SLCT] = R(0, 1, NO, TY_T0, TY_T0, AC_NONE), /* slct.dtype.ctype */
-    [PTX_OPC_AND] = ALU,
-    [PTX_OPC_OR] = ALU,
-    [PTX_OPC_XOR] = ALU,
-    [PTX_OPC_NOT] = ALU,
-    [PTX_OPC_CNOT] = ALU,
-    [PTX_OPC_LOP3] = ALU, /* d[|p] */
-    [PTX_OPC_SHF] = ALU,
-    [PTX_OPC_SHL] = ALU,
-    [PTX_OPC_SHR] = ALU,
-    [PTX_OPC_MOV] = ALU,
-    [PTX_OPC_SHFL] = R(C_, 1, NO, TY_T, TY_T, AC_NONE), /* d[|p] */
-    [PTX_OPC_PRMT] = ALU,
-    [PTX_OPC_LD] = R(L_, 1, 1, TY_T, TY_NONE, AC_VD),
-    [PTX_OPC_LDU] = R(L_, 1, 1, TY_T, TY_NONE, AC_VD),
-    [PTX_OPC_ST] = R(S_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
-    [PTX_OPC_MULTIMEM] = SUB(0),
-    [PTX_OPC_PREFETCH] = R(PF | SE, 0, 0, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_PREFETCHU] = R(PF | SE, 0, 0, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_ISSPACEP] = R(0, 1, NO, TY_PRED, TY_NONE, AC_NONE),
-    [PTX_OPC_CVTA] = ALU,
-    [PTX_OPC_CVT] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE), /* cvt.dtype.atype */
-    [PTX_OPC_CP] = SUB(0),
-    [PTX_OPC_MAPA] = ALU,
-    [PTX_OPC_GETCTARANK] = R(0, 1, NO, TY_U32, TY_T, AC_NONE),
-    [PTX_OPC_APPLYPRIORITY] = R(PF | SE, 0, 0, TY_NONE, TY_NONE, AC_IMM1),
-    /* discard leaves the cache line's contents indeterminate: a write. */
-    [PTX_OPC_DISCARD] = R(S_ | SE, 0, 0, TY_NONE, TY_NONE, AC_IMM1),
-    /* createpolicy.range's [a] only describes a range: no access. */
-    [PTX_OPC_CREATEPOLICY] = R(0, 1, NO, TY_T, TY_NONE, AC_NONE),
-    [PTX_OPC_LDMATRIX] = R(L_ | C_, 1, 1, TY_T, TY_NONE, AC_NONE),
-    [PTX_OPC_STMATRIX] = R(S_ | C_ | SE, 0, 0, TY_NONE, TY_T, AC_NONE),
-    [PTX_OPC_MOVMATRIX] = R(C_, 1, NO, TY_T, TY_T, AC_NONE),
-    [PTX_OPC_TENSORMAP] = SUB(0),
-    /* tex/tld4.geom.v4.dtype.ctype d[|p], [a, c]: the access is in dtype. */
-    [PTX_OPC_TEX] = R(L_, 1, 1, TY_T0, TY_T1, AC_VD),
-    [PTX_OPC_TLD4] = R(L_, 1, 1, TY_T0, TY_T1, AC_VD),
-    /* Queries read the texture/surface descriptor, not program memory. */
-    [PTX_OPC_TXQ] = R(0, 1, NO, TY_B32, TY_NONE, AC_NONE),
-    [PTX_OPC_ISTYPEP] = R(0, 1, NO, TY_PRED, TY_T, AC_NONE),
-    [PTX_OPC_SULD] = R(L_, 1, 1, TY_T, TY_NONE, AC_VD),
-    [PTX_OPC_SUST] = R(S_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
-    [PTX_OPC_SURED] = R(A_ | L_ | S_ | O_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
-    [PTX_OPC_SUQ] = R(0, 1, NO, TY_B32, TY_NONE, AC_NONE),
-    [PTX_OPC_BRA] = R(PTX_SEM_BRANCH | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_BRX] = R(PTX_SEM_BRANCH | TERM, 0, NO, TY_NONE, TY_U32, AC_NONE),
-    [PTX_OPC_CALL] = R(PTX_SEM_CALL | L_ | S_ | SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_RET] = R(PTX_SEM_RET | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_EXIT] = R(PTX_SEM_EXIT | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_TRAP] = R(PTX_SEM_EXIT | TERM, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    /* brkpt suspends the thread; execution may resume after it. */
-    [PTX_OPC_BRKPT] = R(SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_PMEVENT] = R(SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_NANOSLEEP] = R(SE, 0, NO, TY_NONE, TY_T, AC_NONE),
-    [PTX_OPC_BAR] = SUB(0),
-    [PTX_OPC_BARRIER] = SUB(0),
-    [PTX_OPC_MEMBAR] = R(F_ | SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_FENCE] = R(F_ | SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_ATOM] = R(A_ | L_ | S_ | O_ | SE, 1, 1, TY_T, TY_T, AC_VD),
-    [PTX_OPC_RED] = R(A_ | L_ | S_ | O_ | SE, 0, 0, TY_NONE, TY_T, AC_VS),
-    [PTX_OPC_VOTE] = R(C_, 1, NO, TY_T, TY_PRED, AC_NONE),
-    [PTX_OPC_MATCH] = R(C_, 1, NO, TY_B32, TY_T, AC_NONE), /* d[|p] */
-    [PTX_OPC_ACTIVEMASK] = R(C_, 1, NO, TY_B32, TY_NONE, AC_NONE),
-    [PTX_OPC_REDUX] = R(C_, 1, NO, TY_T, TY_T, AC_NONE),
-    [PTX_OPC_ELECT] = R(C_, 1, NO, TY_B32, TY_NONE, AC_NONE), /* d|p */
-    [PTX_OPC_MBARRIER] = SUB(0),
-    [PTX_OPC_GRIDDEPCONTROL] = SUB(0),
-    /* Must be executed by the whole warpgroup (.sync.aligned) but is not a
-     * barrier: the ISA requires explicit synchronisation around it. */
-    [PTX_OPC_SETMAXNREG] = R(SE, 0, NO, TY_NONE, TY_NONE, AC_NONE),
-    [PTX_OPC_CLUSTERLAUNCHCONTROL] = SUB(0),
-    [PTX_OPC_WMMA] = SUB(0),
-    [PTX_OPC_MMA] = R(C_, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_WGMMA] = SUB(0),
-    [PTX_OPC_TCGEN05] = SUB(0),
-    /* Video instructions: vop.dtype.atype.btype; d.dsel merges with c, so d
-     * is still written in full. */
-    [PTX_OPC_VADD] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSUB] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VABSDIFF] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMIN] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMAX] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSHL] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSHR] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMAD] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSET] = R(0, 1, NO, TY_U32, TY_T0, AC_NONE), /* vset.atype.btype.cmp */
-    [PTX_OPC_VADD2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSUB2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VAVRG2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VABSDIFF2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMIN2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMAX2] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSET2] = R(0, 1, NO, TY_U32, TY_T0, AC_NONE),
-    [PTX_OPC_VADD4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSUB4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VAVRG4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VABSDIFF4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMIN4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VMAX4] = R(0, 1, NO, TY_T0, TY_T1, AC_NONE),
-    [PTX_OPC_VSET4] = R(0, 1, NO, TY_U32, TY_T0, AC_NONE),
-    /* The stack pointer is implicit state: keep these in order. */
-    [PTX_OPC_ALLOCA] = R(SE, 1, NO, TY_T, TY_T, AC_NONE),
-    [PTX_OPC_STACKSAVE] = R(SE, 1, NO, TY_T, TY_NONE, AC_NONE),
-    [PTX_OPC_STACKRESTORE] = R(SE, 0, NO, TY_NONE, TY_T, AC_NONE),
+#define PTX_OP(id, text, sem, ...) [PTX_OPC_##id] = sem,
+#include "isa.def"
+#undef PTX_OP
 };
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -423,26 +259,26 @@ static bool set_barrier_red(ptx_inst_sem *out, const ptx_inst *in) {
 
 static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *out)
 {
-    ptx_str m0 = mod_at(in, 0);
+    ptx_str m0 = ptx_inst_mod(in, 0);
     uint8_t sp0 = mi->nspaces ? mi->spaces[0] : PTX_SP_NONE;
 
     switch (in->op) {
     case PTX_OPC_BAR:
         /* bar.warp.sync only waits for the warp; it is not .aligned. */
-        if (str_is(m0, ".warp") && has_mod(in, ".sync")) {
+        if (str_is(m0, ".warp") && ptx_inst_has_mod(in, ".sync")) {
             out->flags = SY | SE;
             return true;
         }
         /* bar{.cta}.* is barrier{.cta}.*.aligned. */
         out->flags = SY | SE | PTX_SEM_ALIGNED;
-        if (has_mod(in, ".red")) return set_barrier_red(out, in);
-        return has_mod(in, ".sync") || has_mod(in, ".arrive");
+        if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
+        return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
         if (str_is(m0, ".cluster"))
-            return has_mod(in, ".arrive") || has_mod(in, ".wait");
-        if (has_mod(in, ".red")) return set_barrier_red(out, in);
-        return has_mod(in, ".sync") || has_mod(in, ".arrive");
+            return ptx_inst_has_mod(in, ".arrive") || ptx_inst_has_mod(in, ".wait");
+        if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
+        return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
         if (str_is(m0, ".init") || str_is(m0, ".inval"))
             set_mem(out, S_ | SE, 0, 0, sp0, 8);
@@ -466,30 +302,30 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         return true;
     case PTX_OPC_CP: {
         bool reduce = str_is(m0, ".reduce");
-        if (!has_mod(in, ".async"))
+        if (!ptx_inst_has_mod(in, ".async"))
             return false;
-        if (has_mod(in, ".commit_group")) {
+        if (ptx_inst_has_mod(in, ".commit_group")) {
             out->flags = AS | SE;
             return true;
         }
-        if (has_mod(in, ".wait_group") || has_mod(in, ".wait_all")) {
+        if (ptx_inst_has_mod(in, ".wait_group") || ptx_inst_has_mod(in, ".wait_all")) {
             out->flags = AS | F_ | SE;
             return true;
         }
-        if (!reduce && has_mod(in, ".mbarrier") && has_mod(in, ".arrive")) {
+        if (!reduce && ptx_inst_has_mod(in, ".mbarrier") && ptx_inst_has_mod(in, ".arrive")) {
             /* cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr] */
             set_mem(out, A_ | L_ | S_ | SY | AS | SE, 0, 0, sp0, 8);
             return true;
         }
-        if (has_mod(in, ".bulk") && has_mod(in, ".prefetch")) {
+        if (ptx_inst_has_mod(in, ".bulk") && ptx_inst_has_mod(in, ".prefetch")) {
             set_mem(out, PF | AS | SE, 0, 0, sp0, 0);
-            if (!has_mod(in, ".tensor"))
+            if (!ptx_inst_has_mod(in, ".tensor"))
                 out->access_bytes = imm_bytes(in, 1);
             return true;
         }
         set_copy(out, mi, (reduce ? A_ : 0) | L_ | S_ | AS | SE);
-        if (has_mod(in, ".bulk"))
-            out->access_bytes = has_mod(in, ".tensor") ? 0 : imm_bytes(in, 2);
+        if (ptx_inst_has_mod(in, ".bulk"))
+            out->access_bytes = ptx_inst_has_mod(in, ".tensor") ? 0 : imm_bytes(in, 2);
         else if (!reduce)
             out->access_bytes = imm_bytes(in, 2); /* cp-size: 4, 8 or 16 */
         else
@@ -507,7 +343,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             set_mem(out, A_ | L_ | S_ | O_ | SE, 0, 0, sp0, vec_bytes(in, in->type));
             out->stype = in->type;
         } else if (str_is(m0, ".cp")) {
-            set_copy(out, mi, (has_mod(in, ".reduce") ? A_ : 0) | L_ | S_ | AS | SE);
+            set_copy(out, mi, (ptx_inst_has_mod(in, ".reduce") ? A_ : 0) | L_ | S_ | AS | SE);
             out->access_bytes = imm_bytes(in, 2);
         } else
             return false;
@@ -531,7 +367,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         if (str_is(m0, ".mma_async")) {
             /* d, a, b, scale-d, ...: D = A*B + D unless scale-d is false. */
             int64_t v;
-            unsigned scale_d = has_mod(in, ".sp") ? 5 : 3;
+            unsigned scale_d = ptx_inst_has_mod(in, ".sp") ? 5 : 3;
             out->flags = L_ | C_ | AS | SE;
             out->ndef = 1;
             out->nrmw = opd_int(in, scale_d, &v) && v == 0 ? 0 : 1;
@@ -551,7 +387,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             out->flags = SE;
         else if (mod_is_op(m0, ".ld")) {
             /* r, [taddr] or, with .red, r, redval, [taddr] */
-            uint8_t nd = has_mod(in, ".red") ? 2 : 1;
+            uint8_t nd = ptx_inst_has_mod(in, ".red") ? 2 : 1;
             set_mem(out, L_ | AS, nd, nd, PTX_SEM_SPACE_TMEM, 0);
             out->dtype = in->type;
         } else if (mod_is_op(m0, ".st")) {
@@ -627,22 +463,22 @@ static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem 
         break;
     case PTX_OPC_CVT:
         /* cvt.pack.sat.convertType.abType.cType d, a, b, c: d has cType. */
-        if (has_mod(in, ".pack")) {
+        if (ptx_inst_has_mod(in, ".pack")) {
             out->dtype = in->type;
             out->stype = resolve_type(TY_T1, in, mi);
         }
         break;
     case PTX_OPC_ST:
-        if (has_mod(in, ".async"))
+        if (ptx_inst_has_mod(in, ".async"))
             out->flags |= AS; /* st.async [a], b, [mbar] */
-        if (has_mod(in, ".bulk")) {
+        if (ptx_inst_has_mod(in, ".bulk")) {
             /* st.bulk [a], size, initval: initialises size bytes */
             out->access_bytes = imm_bytes(in, 1);
             out->stype = PTX_T_NONE;
         }
         break;
     case PTX_OPC_RED:
-        if (has_mod(in, ".async"))
+        if (ptx_inst_has_mod(in, ".async"))
             out->flags |= AS;
         break;
     case PTX_OPC_TEX:

@@ -1,4 +1,4 @@
-/* The validator: every instruction against its form in forms.def (opcode,
+/* The validator: every instruction against its form in isa.def (opcode,
  * modifiers and their classes, operand count and kinds, register types, the
  * first PTX ISA version and target), after parsing.  Messages name the legal
  * set, like a compiler's.  A spelling is checked once per module (modifiers
@@ -31,15 +31,13 @@ typedef struct fform {
 
 static const struct {
     const char *op, *nopd, *ptx, *sm, *need, *flags, *mods;
-} form_src[] = {
-#define PTX_FORM(op, nopd, ptx, sm, need, flags, mods) {op, nopd, ptx, sm, need, flags, mods},
-#include "forms.def"
-#undef PTX_FORM
+} form_src[PTX_OPC__COUNT] = {
+#define PTX_OP(id, op, sem, nopd, ptx, sm, need, flags, mods) [PTX_OPC_##id] = {op, nopd, ptx, sm, need, flags, mods},
+#include "isa.def"
+#undef PTX_OP
 };
-#define NFORMS (sizeof form_src / sizeof form_src[0])
 
-static fform forms[NFORMS];
-static const fform *form_of[PTX_OPC__COUNT];
+static fform forms[PTX_OPC__COUNT];
 
 static const char *const class_name[128] = {
     ['S'] = "state space", ['T'] = "type", ['V'] = "vector width", ['C'] = "comparison",
@@ -57,7 +55,7 @@ static uint16_t parse_sm(const char *s, uint8_t *a) {
 }
 
 static void forms_build(void) {
-    for (size_t i = 0; i < NFORMS; i++) {
+    for (size_t i = 1; i < PTX_OPC__COUNT; i++) { /* 0: PTX_OPC_UNKNOWN, no form */
         fform *f = &forms[i];
         f->op = form_src[i].op;
         const char *n = form_src[i].nopd;
@@ -91,8 +89,6 @@ static void forms_build(void) {
             }
             q = e;
         }
-        ptx_opcode op = ptx_opcode_lookup(f->op, strlen(f->op));
-        if (op != PTX_OPC_UNKNOWN && !form_of[op]) form_of[op] = f;
     }
 }
 
@@ -423,33 +419,20 @@ static inline bool t_half(unsigned t) {
 }
 static inline bool t_bits(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_B128; }
 
-/* Is ".word" one of the modifiers of the instruction's spelling? */
-static bool has_mod(const ptx_inst *in, const char *word) {
-    size_t n = strlen(word);
-    const char *p = in->opcode, *e = in->opcode + in->opcode_len;
-    for (p = memchr(p, '.', in->opcode_len); p && p < e;) {
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        if ((size_t)(q - p) == n && !memcmp(p, word, n)) return true;
-        p = q;
-    }
-    return false;
-}
-
 /* cp.async.bulk.prefetch{.tensor.Nd}.L2.global (ISA 9.7.9.25.4.3/4): the
  * .L2 level is required and is only for prefetches; the source is .global. */
 static bool check_cp_prefetch(const vctx *c, const mods_info *mi) {
     const ptx_inst *in = c->in;
     int L = (int)in->opcode_len;
-    bool pf = has_mod(in, ".prefetch"), l2 = has_mod(in, ".L2");
+    bool pf = ptx_inst_has_mod(in, ".prefetch"), l2 = ptx_inst_has_mod(in, ".L2");
     if (l2 && !pf)
         return verr(c, in->opcode, "'%.*s': the .L2 level applies only to cp.async.bulk.prefetch", L, in->opcode), false;
     if (!pf) return true;
-    if (!has_mod(in, ".bulk") || !has_mod(in, ".async"))
+    if (!ptx_inst_has_mod(in, ".bulk") || !ptx_inst_has_mod(in, ".async"))
         return verr(c, in->opcode, "'%.*s': a prefetch is cp.async.bulk.prefetch", L, in->opcode), false;
     if (!l2) return verr(c, in->opcode, "'%.*s' needs the level .L2", L, in->opcode), false;
-    if (mi->space != PTX_SP_GLOBAL || has_mod(in, ".shared") || has_mod(in, ".shared::cta") ||
-        has_mod(in, ".shared::cluster"))
+    if (mi->space != PTX_SP_GLOBAL || ptx_inst_has_mod(in, ".shared") || ptx_inst_has_mod(in, ".shared::cta") ||
+        ptx_inst_has_mod(in, ".shared::cluster"))
         return verr(c, in->opcode, "'%.*s' needs the state space .global (and no other)", L, in->opcode), false;
     return true;
 }
@@ -460,7 +443,7 @@ static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
     const ptx_inst *in = c->in;
     int L = (int)in->opcode_len;
     unsigned n = in->nopd, hint = mi->has_hint;
-    if (!has_mod(in, ".tensor")) {
+    if (!ptx_inst_has_mod(in, ".tensor")) {
         if (n != 2 + hint)
             verr(c, in->opcode, "'%.*s' takes %u operands ([a], size%s), not %u", L, in->opcode, 2 + hint,
                  hint ? ", cache-policy" : "", n);
@@ -469,9 +452,9 @@ static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
     unsigned dim = 0;
     for (unsigned d = 1; d <= 5; d++) {
         char w[4] = {'.', (char)('0' + d), 'd', 0};
-        if (has_mod(in, w)) dim = d;
+        if (ptx_inst_has_mod(in, w)) dim = d;
     }
-    unsigned im2col = has_mod(in, ".im2col") || has_mod(in, ".im2col::w") || has_mod(in, ".im2col::w::128");
+    unsigned im2col = ptx_inst_has_mod(in, ".im2col") || ptx_inst_has_mod(in, ".im2col::w") || ptx_inst_has_mod(in, ".im2col::w::128");
     unsigned want = 1 + im2col + hint;
     if (n != want) {
         verr(c, in->opcode, "'%.*s' takes %u operands ([tensorMap, {coordinates}]%s%s), not %u", L, in->opcode, want,
@@ -479,7 +462,7 @@ static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
         return;
     }
     const ptx_operand *a = &in->opd[0];
-    unsigned ncoord = has_mod(in, ".tile::gather4") ? 5 : dim;
+    unsigned ncoord = ptx_inst_has_mod(in, ".tile::gather4") ? 5 : dim;
     if (dim && a->kind == PTX_O_ADDR && a->n == 2 && a->p.elems[1].kind == PTX_O_VEC && a->p.elems[1].n != ncoord)
         verr(c, opd_text(c, 0), "operand 1 of '%.*s' needs %u coordinate%s for .%ud%s, not %u", L, in->opcode, ncoord,
              ncoord == 1 ? "" : "s", dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
@@ -559,7 +542,7 @@ static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
         if (!check_cp_prefetch(c, mi)) return false;
         break;
     case PTX_OPC_PREFETCH:
-        if (has_mod(in, ".tensormap") && (has_mod(in, ".global") || has_mod(in, ".local")))
+        if (ptx_inst_has_mod(in, ".tensormap") && (ptx_inst_has_mod(in, ".global") || ptx_inst_has_mod(in, ".local")))
             return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, o), false;
         break;
     case PTX_OPC_FMA:
@@ -800,7 +783,7 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
                  (long long)in->opd[0].v);
         return;
     case PTX_OPC_CP:
-        if (in->opcode_len > 22 && in->opcode[14] == 'p' && has_mod(in, ".prefetch")) check_cp_prefetch_opds(c, mi);
+        if (in->opcode_len > 22 && in->opcode[14] == 'p' && ptx_inst_has_mod(in, ".prefetch")) check_cp_prefetch_opds(c, mi);
         return;
     case PTX_OPC_CVT:
         if (mi->cvt_form) {
@@ -1035,8 +1018,7 @@ void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
             verr(&c, op, "unknown instruction '%.*s'", (int)oplen, op);
         return;
     }
-    const fform *form = form_of[in->op];
-    if (!form) return;
+    const fform *form = &forms[in->op];
     if (spell == UINT32_MAX) spell = ptx_validate_spelling(b, in);
     seen *e = &vs->v[spell];
     if (e->state == SP_NEW) {
