@@ -196,16 +196,6 @@ ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i) {
     return (ptx_str){NULL, 0};
 }
 
-/* One pass over the opcode's text (ptx_inst_mod(in, i) for each i would
- * rescan it from the start every time). */
-bool ptx_inst_has_mod(const ptx_inst *in, const char *mod) {
-    size_t n = strlen(mod);
-    ptx_mod_iter it = ptx_mods_begin(in);
-    ptx_str m;
-    while (ptx_mods_next(&it, &m))
-        if (m.n == n && !memcmp(m.p, mod, n)) return true;
-    return false;
-}
 
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name) {
     ptx_func *decl = NULL;

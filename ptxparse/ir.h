@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "arena.h"
 
 typedef struct ptx_str {
@@ -262,7 +263,19 @@ static inline bool ptx_mods_next(ptx_mod_iter *it, ptx_str *m)
 
 /* Modifier i (0-based) of an instruction, with its leading '.', e.g. ".nc". */
 ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i);
-bool ptx_inst_has_mod(const ptx_inst *in, const char *mod); /* mod with '.' */
+/* mod (with its '.') among the modifiers: one pass over the opcode's text
+ * (ptx_inst_mod(in, i) for each i would rescan it from the start every
+ * time), inline where it is asked (the semantics' sub-operation rules ask
+ * it on every instruction they see). */
+static inline bool ptx_inst_has_mod(const ptx_inst *in, const char *mod)
+{
+    size_t n = strlen(mod);
+    ptx_mod_iter it = ptx_mods_begin(in);
+    ptx_str m;
+    while (ptx_mods_next(&it, &m))
+        if (m.n == n && !memcmp(m.p, mod, n)) return true;
+    return false;
+}
 
 /* ---- statements ------------------------------------------------------------ */
 typedef enum ptx_stmt_kind {
