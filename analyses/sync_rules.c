@@ -46,6 +46,17 @@ static bool warp_aligned(const ptx_inst *in, const ptx_inst_sem *sem)
     return (sem->flags & PTX_SEM_ALIGNED) && in->op != PTX_OPC_BAR && in->op != PTX_OPC_BARRIER;
 }
 
+/* wgmma (.fence, .commit_group, .wait_group, .mma_async) and setmaxnreg:
+ * ISA, ".aligned": "all threads in the warpgroup must execute the same"
+ * instruction, and in conditionally executed code only "if it is known
+ * that all threads in the warpgroup evaluate the condition identically".
+ * A warpgroup is four contiguous warps, the first one's rank a multiple of
+ * 4: a branch that keeps each warp together may still split one. */
+static bool warpgroup_aligned(const ptx_inst *in)
+{
+    return in->op == PTX_OPC_WGMMA || in->op == PTX_OPC_SETMAXNREG;
+}
+
 /* A warp collective with a member mask (its last operand). */
 static bool warp_collective(const ptx_inst *in)
 {
@@ -505,7 +516,7 @@ static bool vote_over(const ctx *c, uint32_t br, uint32_t mv)
 typedef struct lanes_at {
     bool known;      /* ex and gone are exact */
     bool maybe_gone; /* a branch whose other side exits is not known lane by lane */
-    uint32_t ndiv;   /* branches (and a guard) that may split a warp around it */
+    uint32_t ndiv;   /* branches (and a guard) that may split a warp (a warpgroup) around it */
     uint32_t first;  /* the innermost such branch (a block), NONE for none or the guard */
     uint32_t ex[32], gone[32]; /* the threads that execute it; those that exited on the way */
 } lanes_at;
@@ -513,8 +524,11 @@ typedef struct lanes_at {
 /* The branches that split warps around it, and its guard, lane by lane.
  * A branch whose other side exits only removes lanes (they exited: no
  * collective waits for them); one on a vote over the collective's own mask
- * keeps that mask's lanes together. */
-static void executing(ctx *c, uint32_t st, uint32_t b, uint32_t mv, lanes_at *L)
+ * keeps that mask's lanes together.  group: a warpgroup's instruction, which
+ * only a branch that is the same in every thread of the block (block
+ * granularity: the one analysis that sees past a warp) leaves alone; its
+ * lanes are known only with the whole block's threads (a shape given). */
+static void executing(ctx *c, uint32_t st, uint32_t b, uint32_t mv, bool group, lanes_at *L)
 {
     const cfg *g = c->g;
     uint32_t *ctl = malloc(sizeof *ctl * (g->nblocks + 1)), t[32];
@@ -522,13 +536,14 @@ static void executing(ctx *c, uint32_t st, uint32_t b, uint32_t mv, lanes_at *L)
     uint32_t nc = controls(c, b, ctl);
     reaching(c, b);
     uint32_t reach_epoch = c->epoch;
-    L->known = c->nthreads != 0, L->maybe_gone = false;
+    L->known = c->nthreads != 0 && (!group || !c->r->shape_assumed), L->maybe_gone = false;
     for (uint32_t w = 0; w < 32; w++) L->ex[w] = present_lanes(c->nthreads, w), L->gone[w] = 0;
     L->ndiv = 0, L->first = NONE;
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t br = ctl[i];
         const cfg_block *bb = &g->blocks[br];
-        if (div_branch(c->r, br) == DIV_UNIFORM || vote_over(c, br, mv)) {
+        if (group ? div_branch(block_level(c), br) == DIV_UNIFORM
+                  : div_branch(c->r, br) == DIV_UNIFORM || vote_over(c, br, mv)) {
             /* whole warps go either way (or the mask's lanes together): the
              * lanes are those of a warp that gets there */
             continue;
@@ -555,7 +570,7 @@ static void executing(ctx *c, uint32_t st, uint32_t b, uint32_t mv, lanes_at *L)
     free(ctl);
     /* its own guard */
     uint32_t gv = ssa_guard_value(c->s, st);
-    if (gv != SSA_NONE && c->r->state[gv] != DIV_UNIFORM) {
+    if (gv != SSA_NONE && (group ? !cta_uniform(c, gv) : c->r->state[gv] != DIV_UNIFORM)) {
         L->ndiv++;
         if (L->known && pred_threads(c, gv, t)) {
             bool neg = c->pf->fn->stmts[st]->u.inst.guard_neg;
@@ -597,17 +612,45 @@ static bool mask_of(ctx *c, uint32_t st, uint32_t m[32], bool *active, uint32_t 
     return true;
 }
 
+/* A warpgroup's instruction that no branch splits a warp around: whether
+ * the four warps of a warpgroup, known thread by thread at the shape given,
+ * disagree.  Found only when proven: with the threads not known, what
+ * keeps a warpgroup together (threadIdx.x / 128, or CUTLASS's shuffle of
+ * it) is beyond the warp-granular domain, and a possible finding on every
+ * warp-specialised kernel would be noise (docs/check.md says so). */
+static void warpgroup_split(ctx *c, uint32_t st, uint32_t b)
+{
+    lanes_at L;
+    executing(c, st, b, SSA_NONE, true, &L);
+    if (!L.known || !L.ndiv) return;
+    uint32_t wait = L.first == NONE ? NONE : reconvergence(c, L.first);
+    for (uint32_t w = 0; w * 32 < c->nthreads; w++) {
+        uint32_t g = w & ~3u, absent = present_lanes(c->nthreads, w) & ~L.gone[w] & ~L.ex[w];
+        if (!absent || !(L.ex[g] | L.ex[g + 1] | L.ex[g + 2] | L.ex[g + 3]) || (wait == NONE && L.ndiv)) continue;
+        sync_finding *f = add(c, st, SYNC_COLLECTIVE, SYNC_K_ALIGNED);
+        f->proven = !L.maybe_gone, f->group = true;
+        f->warp = w, f->lanes = absent, f->mask = ~0u;
+        f->branch = L.first == NONE ? NONE : c->g->blocks[L.first].term;
+        f->other = wait;
+        return;
+    }
+}
+
 static void collective(ctx *c, uint32_t st, uint32_t b)
 {
     uint32_t m[32], v;
     bool active;
     bool mk = mask_of(c, st, m, &active, &v);
     if (active) return;
-    bool aligned = !warp_collective(&c->pf->fn->stmts[st]->u.inst);
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    bool aligned = !warp_collective(in);
     lanes_at L;
-    executing(c, st, b, v, &L);
+    executing(c, st, b, v, false, &L);
     if (!L.known || !mk) {
-        if (!L.ndiv) return; /* no branch splits the warp around it: every live lane executes it */
+        if (!L.ndiv) { /* no branch splits the warp around it: every live lane executes it */
+            if (warpgroup_aligned(in)) warpgroup_split(c, st, b);
+            return;
+        }
         sync_finding *f = add(c, st, SYNC_COLLECTIVE, aligned ? SYNC_K_ALIGNED : SYNC_K_MASK);
         f->branch = L.first == NONE ? NONE : c->g->blocks[L.first].term;
         f->value = L.known ? v : L.first == NONE ? ssa_guard_value(c->s, st) : gate_of(c, L.first);
@@ -629,6 +672,7 @@ static void collective(ctx *c, uint32_t st, uint32_t b)
         f->other = wait, f->reconv = wait != NONE;
         return;
     }
+    if (warpgroup_aligned(in)) warpgroup_split(c, st, b); /* every warp whole: the warpgroup may still split */
 }
 
 uint32_t sync_check(const prog_func *pf, const div_result *r, const addr_chain *chain, arena *a, sync_finding **out)

@@ -12,9 +12,11 @@
  *     to exit without another barrier are legal (exited threads do not take
  *     part).  The barrier's id must be the same in every thread, its thread
  *     count too and a multiple of the warp size within the block.
- *   - warp-level .aligned instructions (mma, wmma, ldmatrix, wgmma, ...):
- *     every live lane of the warp executes them together, as a collective
- *     whose mask is the whole warp;
+ *   - warp-level .aligned instructions (mma, wmma, ldmatrix, ...): every
+ *     live lane of the warp executes them together, as a collective whose
+ *     mask is the whole warp; wgmma and setmaxnreg: every thread of the
+ *     warpgroup (four warps), which only a branch uniform across the block
+ *     leaves together (or, at a given shape, lane by lane);
  *   - shfl/vote/match/redux/elect.sync and bar.warp.sync: every lane named
  *     in the member mask that has not exited executes the same instruction,
  *     and the executing lane is in its mask.  The lanes that execute it
@@ -42,8 +44,9 @@ enum sync_kind {
     SYNC_K_NOT_NAMED, /* collective: executing lanes are not in the mask */
     SYNC_K_MASK,      /* collective: in a branch that may split the warp, the mask not known to be the
                        * lanes that execute it */
-    SYNC_K_ALIGNED,   /* a warp-level .aligned instruction (mma, ldmatrix, wgmma, ...) that lanes of a warp
-                       * skip: proven (lanes, as ABSENT) or possible (in a branch that may split the warp) */
+    SYNC_K_ALIGNED,   /* a warp-level .aligned instruction (mma, ldmatrix, ...) that lanes of a warp skip, or a
+                       * warpgroup's (group) that threads of a warpgroup skip: proven (lanes, as ABSENT) or
+                       * possible (in a branch that may split the warp, the warpgroup) */
 };
 
 typedef struct sync_finding {
@@ -51,6 +54,8 @@ typedef struct sync_finding {
     uint8_t rule, kind; /* sync_rule, sync_kind */
     bool proven;        /* shown at the shape in force; else possible, depending on `value` */
     bool reconv;        /* SKIPPED, ABSENT: other is where the warp reconverges (not a barrier) */
+    bool group;         /* ALIGNED: a warpgroup's instruction (wgmma, setmaxnreg): every thread of the
+                         * four warps executes it together; warp, lanes: the first warp that skips it */
     uint32_t branch;    /* the branch statement, or UINT32_MAX */
     uint32_t other;     /* see sync_kind; UINT32_MAX: none (the threads reach the end of the kernel) */
     uint32_t value;     /* the SSA value it depends on (the branch's condition, the mask, the id, the

@@ -467,6 +467,23 @@ static void sync_findings(chk_list *l, rawbuf *rb, const char *path, const coal_
         case SYNC_K_ALIGNED: {
             char ln[200];
             lanes_text(s->lanes, ln, sizeof ln);
+            if (s->group) {
+                unsigned g = s->warp & ~3u;
+                if (s->proven)
+                    snprintf(msg, sizeof msg,
+                             "divergent warpgroup instruction: %s of warp %u do not execute it while other threads "
+                             "of its warpgroup (warps %u..%u) do%s%s; every thread of the warpgroup executes it "
+                             "together", ln, s->warp, g, g + 3, br[0] ? ", from the branch at " : "", br);
+                else
+                    snprintf(msg, sizeof msg,
+                             "possibly divergent warpgroup instruction: in a branch that may split the warpgroup%s%s; "
+                             "every thread of the warpgroup (four warps) executes it together",
+                             br[0] ? " at " : "", br);
+                snprintf(dep, sizeof dep, "the threads of the warpgroup that execute it");
+                snprintf(fix, sizeof fix, "move it to where every thread of its warpgroup executes it (a branch on "
+                                          "threadIdx.x / 128 keeps warpgroups together; one on the warp does not)");
+                break;
+            }
             if (s->proven && s->reconv)
                 snprintf(msg, sizeof msg,
                          "divergent .aligned instruction: %s of warp %u take the other way at the branch at %s and "

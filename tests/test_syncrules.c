@@ -291,3 +291,42 @@ Test(syncrules, aligned_warp_instructions)
     free(out);
     free(err);
 }
+
+/* Warpgroup instructions (wgmma, setmaxnreg): every thread of the four
+ * warps executes them together.  At a given shape, a branch the threads
+ * are known through (threadIdx.x < 64) that keeps each warp whole but
+ * splits a warpgroup is proven; one on threadIdx.x / 128 is legal; a
+ * branch that may split a warp is the warp-level possible finding; with no
+ * shape the warpgroups are not known and nothing more is said (the limit
+ * docs/check.md states).  ISA text only: the emulator runs neither. */
+Test(syncrules, warpgroup_instructions)
+{
+    static const kcase k[] = {
+        {"warpgroup", "bug_half", "_Z8bug_halfPf", "256", NULL, {{32, "collective", "proven"}}},
+        {"warpgroup", "bug_half", "_Z8bug_halfPf", "128", NULL, {{32, "collective", "proven"}}},
+        {"warpgroup", "ok_group", "_Z8ok_groupPf", "256", NULL, {{0}}},
+        {"warpgroup", "maybe", "_Z5maybePfPKi", "256", NULL, {{112, "collective", "possible"}}},
+        {"warpgroup", "ok_block", "_Z8ok_blockPfi", "256", NULL, {{0}}},
+        {"warpgroup", "bug_half", "_Z8bug_halfPf", "64", NULL, {{0}}}, /* warps 0 and 1 only: no split */
+    };
+    for (unsigned c = 0; c < sizeof k / sizeof k[0]; c++) {
+        unsigned lines[8], n, nw = k[c].w[0].line ? 1 : 0;
+        char rule[8][16], cert[8][16];
+        static_findings(&k[c], lines, rule, cert, &n);
+        cr_expect_eq(n, nw, "%s at %s: %u findings", k[c].kernel, k[c].block, n);
+        if (n && nw) {
+            cr_expect_eq(lines[0], k[c].w[0].line, "%s: line %u", k[c].kernel, lines[0]);
+            cr_expect_str_eq(rule[0], k[c].w[0].rule);
+            cr_expect_str_eq(cert[0], k[c].w[0].certainty);
+        }
+    }
+    char *out, *err;
+    char *b[] = {BIN, "check", (char *)path_of("warpgroup"), "--block", "256", NULL};
+    cr_assert_eq(tu_run(b, &out, &err), 1);
+    cr_expect(strstr(out, "warpgroup.cu:7:5: warning: divergent warpgroup instruction: lanes 0..31 of warp 2 do not "
+                          "execute it while other threads of its warpgroup (warps 0..3) do, from the branch at "
+                          "warpgroup.cu:7; every thread of the warpgroup executes it together [divergent-collective]\n"),
+              "%s", out);
+    free(out);
+    free(err);
+}
