@@ -40,14 +40,19 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
     wl_eval(&p, &c->shape, c->res[v], &e->scratch);
     if (e->scratch.status != WL_EXACT || e->wi >= e->scratch.nwarps) return false;
     const wl_warp *w = &e->scratch.warp[e->wi];
-    /* c0 + cl·laneid with everything known: no unknown at all */
+    /* c0 + cl·laneid with everything known: no unknown at all; for
+     * lane_eval_threads at a known shape, any polynomial whose every
+     * coefficient is known (lane 0's thread indices are this warp's) */
     bool pure = !p.bot;
     for (unsigned i = 1; i < p.n && pure; i++)
         if (i != DIV_C_LANE && p.c[i]) pure = false;
+    int64_t x0 = p.c[0];
+    if (e->exact && !pure && !wl_lane0_exact(&p, &c->shape, e->wi, &x0)) return false;
+    pure = pure || e->exact;
     /* lane 0's value, U: the dataflow's root + off where it has one
      * (warp_form.h sym), else v's own */
     lsym sym = pure ? 0 : v + 1;
-    int64_t off = pure ? p.c[0] : 0;
+    int64_t off = pure ? x0 : 0;
     wform wf;
     if (!pure && div_warp_form(c->r, v, &wf) && (wf.kind == WF_UNI || wf.kind == WF_LANE) && wf.k < 64)
         sym = wf.sym, off = wf.off;
@@ -281,6 +286,10 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
 static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
 {
     if (depth > LE_DEPTH || e->overflow) return false;
+    if (e->exact) { /* the leaf first: the form's U is one unknown for every warp */
+        if (eval_leaf(e, v, out) || (eval_warp_form(e, v, out, false) && !out->sym[0])) return true;
+        return e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth);
+    }
     if (eval_warp_form(e, v, out, false) || eval_leaf(e, v, out)) return true;
     if (e->c->pf->ssa->values[v].kind == SSA_V_PHI ? eval_mu(e, v, out, depth) : eval_inst(e, v, out, depth))
         return true;
@@ -384,6 +393,36 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         ww->base = res_add(o->base, res_exact(o->nlanes ? o->lo[0] : 0));
     }
     return out->status;
+}
+
+bool lane_eval_threads(const addr_chain *c, uint32_t v, int64_t *x, uint32_t n)
+{
+    if (!wl_shape_known(&c->shape)) return false;
+    ectx *e = malloc(sizeof *e);
+    wl_result *w = malloc(sizeof *w);
+    if (!e || !w) abort();
+    memset(e, 0, offsetof(ectx, keys));
+    e->c = c;
+    e->exact = true;
+    aff zero;
+    aff_const(&zero, c->r->ncoef, 0);
+    wl_eval(&zero, &c->shape, res_exact(0), w); /* the warps and their lanes */
+    uint32_t t = 0;
+    bool ok = true;
+    for (uint32_t wi = 0; ok && wi < w->nwarps; wi++) {
+        e->wi = wi;
+        e->nl = w->warp[wi].nlanes;
+        e->nkeys = 0;
+        lv a;
+        ok = eval_rec(e, v, &a, 0) && !e->overflow && a.n == e->nl && !a.wid;
+        for (uint32_t l = 0; ok && l < a.n; l++) {
+            ok = !a.sym[l] && t < n;
+            if (ok) x[t++] = a.v[l];
+        }
+    }
+    free(w);
+    free(e);
+    return ok && t == n;
 }
 
 /* ---- signs ------------------------------------------------------------------ */

@@ -82,6 +82,13 @@ typedef struct le_result {
  * warp_lanes would (offsets from lane 0, groups, lane 0's residue). */
 enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w);
 
+/* Value v in each of the n threads of a block of the chain's shape (a
+ * known one), x[t] for linear thread id t, when every lane of every warp
+ * is known with no unknown at all: the polynomial's leaves taken with each
+ * warp's own thread indices (lane 0's too), where the dataflow keeps one
+ * unknown U for every warp (tid.x & -32, tid.x / 128).  False otherwise. */
+bool lane_eval_threads(const addr_chain *c, uint32_t v, int64_t *x, uint32_t n);
+
 /* Whether integer value v is provably >= 0, read as a signed number of
  * its width, in every thread: the dataflow's sign bit (warp_form.h nn,
  * warp_rules.c wf_sign). */

@@ -50,6 +50,8 @@ typedef struct ectx {
     residue need_res;
     lsym ov_sym;
     residue ov_res;
+    /* lane_eval_threads: leaves exact or nothing (no unknown anywhere) */
+    bool exact;
     /* the large parts last, not cleared (see lane_eval): keys are read
      * below nkeys, scratch after wl_eval wrote it */
     symkey keys[NSYM];

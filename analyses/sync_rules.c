@@ -244,6 +244,7 @@ static bool operand_threads(const ctx *c, uint32_t st, unsigned k, int64_t *x)
     }
     uint32_t v = o->kind == PTX_O_REG && !o->neg ? ssa_use_value(c->s, st, k) : SSA_NONE;
     if (v == SSA_NONE || !c->chain) return false;
+    if (lane_eval_threads(c->chain, v, x, c->nthreads)) return true; /* each warp's own thread indices */
     le_result *le = malloc(sizeof *le);
     wl_result *w = malloc(sizeof *w);
     if (!le || !w) abort();

@@ -99,6 +99,26 @@ static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0, c
     return res_add(c0, res_make((int64_t)acc.r, acc.k));
 }
 
+bool wl_lane0_exact(const aff *p, const warp_shape *sh, uint32_t wi, int64_t *v)
+{
+    if (!wl_shape_known(sh) || p->top || p->bot) return false;
+    const wc_shape *s = wc_classes(sh->block);
+    if (wi >= s->nwarps) return false;
+    wform acc, coef, m, term;
+    wf_const(&acc, p->c[0]);
+    for (unsigned i = 1; i < p->n; i++) {
+        if (!p->c[i]) continue;
+        if (!coef_fits(p, i, s) || s->k0[wi][i] != 64) return false;
+        wf_const(&coef, p->c[i]);
+        wf_uni(&m, s->r0[wi][i], 64);
+        wf_mul(&term, &coef, &m, 64);
+        wf_add(&acc, &acc, &term, 64);
+    }
+    if (acc.k != 64) return false;
+    *v = (int64_t)acc.r;
+    return true;
+}
+
 void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out) { wl_eval_tz(p, sh, c0, NULL, out); }
 
 void wl_eval_tz(const aff *p, const warp_shape *sh, residue c0, const uint8_t *ctz, wl_result *out)

@@ -58,6 +58,10 @@ typedef struct wl_result {
  * constant term (its coefficient 0).  A block of more than 1024 threads is
  * evaluated over its first 32 warps. */
 void wl_eval(const aff *p, const warp_shape *sh, residue c0, wl_result *out);
+
+/* At a known shape, lane 0's value of p in warp wi exactly (modulo 2^64)
+ * when every coefficient of p is known; false otherwise. */
+bool wl_lane0_exact(const aff *p, const warp_shape *sh, uint32_t wi, int64_t *v);
 /* wl_eval where each unknown coefficient i of p is known to be a multiple
  * of 2^ctz[i] (a row pitch from a parameter times 4 B, or shifted left):
  * lane 0 of each warp is then known modulo more bits. */

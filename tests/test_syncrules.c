@@ -51,9 +51,10 @@ static const kcase cases[] = {
      {{109, "barrier", "possible"}, {127, "barrier", "possible"}}},
     {"named_bar", "bug_notwarps", "_Z12bug_notwarpsPii", "128", "i32:48",
      {{170, "barrier", "possible"}, {188, "barrier", "possible"}}},
-    /* warp roles: a full-mask shuffle in warp 0's branch, one barrier after (legal); a barrier per role */
+    /* warp roles: a full-mask shuffle in warp 0's branch, one barrier after (legal); a barrier per role
+     * (proven: each warp's threadIdx.x / 32 is known, lane_eval_threads) */
     {"warp_role", "ok", "_Z2okPi", "128", NULL, {{0}}},
-    {"warp_role", "bug", "_Z3bugPi", "128", NULL, {{106, "barrier", "possible"}, {114, "barrier", "possible"}}},
+    {"warp_role", "bug", "_Z3bugPi", "128", NULL, {{106, "barrier", "proven"}, {114, "barrier", "proven"}}},
     /* a loop until the whole block is done (__syncthreads_or: bar.red, the same in every thread) around a
      * barrier; the same loop on each thread's own trip count */
     {"bar_red", "ok_until", "_Z8ok_untilPi", "128", NULL, {{0}}},
@@ -294,11 +295,12 @@ Test(syncrules, aligned_warp_instructions)
 
 /* Warpgroup instructions (wgmma, setmaxnreg): every thread of the four
  * warps executes them together.  At a given shape, a branch the threads
- * are known through (threadIdx.x < 64) that keeps each warp whole but
- * splits a warpgroup is proven; one on threadIdx.x / 128 is legal; a
- * branch that may split a warp is the warp-level possible finding; with no
- * shape the warpgroups are not known and nothing more is said (the limit
- * docs/check.md states).  ISA text only: the emulator runs neither. */
+ * are known through (threadIdx.x < 64, threadIdx.x / 32 == 1) that keeps
+ * each warp whole but splits a warpgroup is proven; one on threadIdx.x /
+ * 128 is legal; a branch that may split a warp is the warp-level possible
+ * finding; with no shape the warpgroups are not known and nothing more is
+ * said (the limit docs/check.md states).  ISA text only: the emulator runs
+ * neither. */
 Test(syncrules, warpgroup_instructions)
 {
     static const kcase k[] = {
@@ -308,6 +310,9 @@ Test(syncrules, warpgroup_instructions)
         {"warpgroup", "maybe", "_Z5maybePfPKi", "256", NULL, {{112, "collective", "possible"}}},
         {"warpgroup", "ok_block", "_Z8ok_blockPfi", "256", NULL, {{0}}},
         {"warpgroup", "bug_half", "_Z8bug_halfPf", "64", NULL, {{0}}}, /* warps 0 and 1 only: no split */
+        {"warpgroup", "bug_role", "_Z8bug_rolePf", "256", NULL, {{182, "collective", "proven"}}},
+        {"warpgroup", "bug_role", "_Z8bug_rolePf", "64,2", NULL, {{182, "collective", "proven"}}}, /* warps 1, 3 */
+        {"warpgroup", "bug_role", "_Z8bug_rolePf", "32,4", NULL, {{0}}}, /* threadIdx.x / 32 is 0: none runs it */
     };
     for (unsigned c = 0; c < sizeof k / sizeof k[0]; c++) {
         unsigned lines[8], n, nw = k[c].w[0].line ? 1 : 0;

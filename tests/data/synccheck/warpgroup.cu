@@ -23,3 +23,8 @@ __global__ void ok_block(float *out, int n)
     if (blockIdx.x < n) asm volatile("wgmma.wait_group.sync.aligned 0;");
     out[threadIdx.x] = 0.0f;
 }
+__global__ void bug_role(float *out)
+{
+    if (threadIdx.x / 32 == 1) asm volatile("wgmma.fence.sync.aligned;");
+    out[threadIdx.x] = 0.0f;
+}
