@@ -599,9 +599,12 @@ void emu_sync_report_text(emu_machine *M, const char *path, const emu_srcmap *sm
 {
     uint32_t n;
     const struct sync_report **v = sorted(M, &n);
-    fprintf(out, "synccheck: %u report%s (barriers and .sync warp collectives whose threads do not arrive as the\n"
+    /* a launch that stopped (a fault, an instruction not emulated) checked
+     * only what ran before: "0 reports" alone would read as a clean bill */
+    fprintf(out, "synccheck: %u report%s%s%s (barriers and .sync warp collectives whose threads do not arrive as the\n"
                  "PTX ISA requires: divergent-barrier, divergent-collective)\n",
-            n, n == 1 ? "" : "s");
+            n, n == 1 ? "" : "s", M->status == EMU_OK ? "" : " before the launch stopped: ",
+            M->status == EMU_OK ? "" : emu_status_name(M->status));
     char head[600], th[400], wh[500], src[300];
     for (uint32_t i = 0; i < n; i++) {
         const struct sync_report *r = v[i];
