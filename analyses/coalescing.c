@@ -1,7 +1,6 @@
 /* The warp access model (coalescing.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "addr_refine.h"
 #include "coalescing.h"
 #include "lane_eval.h"
 #include "semantics.h"
@@ -972,6 +971,30 @@ static void bank_by_stride(const coal_func *f, residue c0, const wl_result *w0, 
     } else x->bank_cond = true;
 }
 
+/* A load (statement) whose result v's value depends on, within a few
+ * definitions (breadth-first over operands), or UINT32_MAX: what an
+ * address depends on, for the report. */
+static uint32_t loaded_from(const addr_chain *c, uint32_t v)
+{
+    uint32_t queue[64], n = 0, head = 0;
+    if (v == SSA_NONE) return UINT32_MAX;
+    queue[n++] = v;
+    while (head < n) {
+        uint32_t w = queue[head++], st;
+        const ptx_inst *in = addr_def(c, w, &st);
+        if (!in) continue;
+        if (in->op == PTX_OPC_LD || in->op == PTX_OPC_LDU || in->op == PTX_OPC_ATOM) {
+            if (in->space != PTX_SP_PARAM && in->space != PTX_SP_PARAM_ENTRY) return st;
+            continue;
+        }
+        for (uint32_t i = 1; i < in->nopd && n < 64; i++) {
+            uint32_t u = ssa_use_value(c->pf->ssa, st, i);
+            if (u != SSA_NONE) queue[n++] = u;
+        }
+    }
+    return UINT32_MAX;
+}
+
 static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint32_t o, coal_access *x, wl_result *w)
 {
     const addr_chain *c = f->chain;
@@ -989,7 +1012,7 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
     if (e->kind == PTX_O_REG) {
         x->addr_value = ssa_use_value(f->pf->ssa, st, o);
         if (x->addr_value == SSA_NONE) aff_bottom(&x->poly, n);
-        else addr_refine(c, x->addr_value, &x->poly);
+        else aff_of_result(c->r, x->addr_value, &x->poly);
     } else aff_const(&x->poly, n, 0); /* a variable or an absolute address: the same in every lane */
     residue c0 = addr_operand_residue(c, st, o);
     for (unsigned d = DIV_C_X; d <= DIV_C_LANE; d++)
@@ -1055,12 +1078,12 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
         model_exact(w, x);
     } else if ((all_bot || w->status == WL_POSITION) && model_lane_eval(f, ad, x, w)) {
         if (x->pattern == COAL_P_SYMBOLIC || x->pattern == COAL_P_BOUNDED) {
-            uint32_t ld = addr_loaded_from(c, x->addr_value);
+            uint32_t ld = loaded_from(c, x->addr_value);
             if (ld != UINT32_MAX) x->why_stmt = ld;
         }
     } else if (all_bot) {
         x->pattern = COAL_P_IRREGULAR;
-        x->why_stmt = addr_loaded_from(c, x->addr_value);
+        x->why_stmt = loaded_from(c, x->addr_value);
         model_irregular(x);
     } else {
         for (unsigned i = 1; i < n && !x->sym_named; i++)
@@ -1078,7 +1101,7 @@ static void analyse_access(coal_func *f, const st_regions *sr, uint32_t st, uint
                           : 0;
         model_symbolic(w, kg, x);
         if (x->pattern == COAL_P_SYMBOLIC && !x->sym_named) {
-            uint32_t ld = addr_loaded_from(c, x->addr_value);
+            uint32_t ld = loaded_from(c, x->addr_value);
             if (ld != UINT32_MAX) x->why_stmt = ld;
         }
     }
@@ -1118,7 +1141,7 @@ static void analyse_func(coal_func *f, const ptx_module *m, const prog_func *pf,
     dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
     f->r = div_analyse(pf, DIV_AN_AFFINE2, &dopt, a);
     f->chain = addr_chain_build(m, pf, f->r, &f->shape, facts, a);
-    st_regions *sr = st_build(pf, f->r, f->chain, &f->shape, a);
+    st_regions *sr = st_build(pf, f->r, &f->shape, a);
     uint32_t cap = 0;
     for (uint32_t st = 0; st < pf->fn->nstmts; st++) {
         const ptx_stmt *s = pf->fn->stmts[st];

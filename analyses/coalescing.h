@@ -5,7 +5,7 @@
  * or generic through a pointer that provably points there) and every shared
  * ld, st, atom and red of each function, the warp's access is modelled from
  * the address's polynomial in the thread coordinates (the affine analysis of
- * degree 2, sharpened by addr_refine): 32 lanes with consecutive linear
+ * degree 2, with its warp forms): 32 lanes with consecutive linear
  * thread ids, 32-byte sectors and 128-byte lines.  The result says how the
  * lanes' addresses are laid out (pattern, stride), how many sectors a fully
  * active warp touches against the fewest its bytes could fit in, whether

@@ -2,11 +2,43 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "addr_refine.h"
 #include "lane_eval.h"
 #include "lane_value.h"
 
 #define LE_DEPTH 24
+
+/* The monomials that vary between the lanes of a warp. */
+static uint16_t varying_monos(const addr_chain *c)
+{
+    unsigned dims = 1u << DIV_C_X | 1u << DIV_C_LANE;
+    if (!c->r->tid_y_uniform) dims |= 1u << DIV_C_Y;
+    if (!c->r->tid_z_uniform) dims |= 1u << DIV_C_Z;
+    /* with an unknown shape, tid.y·tid.x varies too (and is in the set) */
+    return (uint16_t)(aff_mask_any(dims) & AFF_ALL(c->r->ncoef));
+}
+
+/* Whether the varying monomials (those that differ between the lanes of a
+ * warp under the chain's block shape) all have known coefficients. */
+static bool poly_lane_exact(const addr_chain *c, const aff *p) { return !(p->bot & varying_monos(c)); }
+
+/* Whether the instruction at st is shr.s64 y, (shl.b64 t, x, 32), 32 - s:
+ * nvcc's sign extension of a 32-bit int times 2^s.  Under the
+ * no-wraparound assumption (x fits in an int) y = x·2^s. */
+static bool sext_idiom(const addr_chain *c, uint32_t st, uint32_t *x, unsigned *s)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (in->op != PTX_OPC_SHR || in->type != PTX_T_S64 || in->nopd != 3 || in->opd[2].kind != PTX_O_IMM ||
+        in->opd[2].v < 0 || in->opd[2].v > 32)
+        return false;
+    uint32_t t = ssa_use_value(c->pf->ssa, st, 1), tst;
+    const ptx_inst *sh = t == SSA_NONE ? NULL : addr_def(c, t, &tst);
+    if (!sh || c->pf->ssa->values[t].partial || sh->op != PTX_OPC_SHL || ptx_type_bits(sh->type) != 64 ||
+        sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 32)
+        return false;
+    *x = ssa_use_value(c->pf->ssa, tst, 1);
+    *s = (unsigned)(32 - in->opd[2].v);
+    return *x != SSA_NONE;
+}
 
 static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth);
 
@@ -35,8 +67,8 @@ static bool eval_leaf(ectx *e, uint32_t v, lv *out)
 {
     const addr_chain *c = e->c;
     aff p;
-    addr_refine(c, v, &p);
-    if (!addr_poly_lane_exact(c, &p)) return false;
+    aff_of_result(c->r, v, &p);
+    if (!poly_lane_exact(c, &p)) return false;
     wl_eval(&p, &c->shape, c->res[v], &e->scratch);
     if (e->scratch.status != WL_EXACT || e->wi >= e->scratch.nwarps) return false;
     const wl_warp *w = &e->scratch.warp[e->wi];
@@ -155,7 +187,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         if (s == (int64_t)bits) return lv_const(out, n, 0), true; /* shr.u by the width or more */
         uint32_t x;
         unsigned sh;
-        if (addr_sext_idiom(c, st, &x, &sh)) { /* (int64)(int32)x << sh, no wraparound */
+        if (sext_idiom(c, st, &x, &sh)) { /* (int64)(int32)x << sh, no wraparound */
             if (!eval_rec(e, x, &a, depth + 1)) return false;
             lv_scale(e, &a, (int64_t)1 << sh, out);
             return true;
@@ -201,7 +233,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
         return lv_minmax(&a, &b, bits, ptx_type_is_signed(in->type), in->op == PTX_OPC_MAX, out);
     case PTX_IOP_SELP: {
         uint32_t p = ssa_use_value(c->pf->ssa, st, 3);
-        if (p == SSA_NONE || !addr_pred_warp_uniform(c, p)) return false;
+        if (p == SSA_NONE || c->r->state[p] != DIV_UNIFORM) return false;
         if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
         return lv_merge(e, &a, &b, T_SELP, out);
     }

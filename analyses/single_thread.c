@@ -1,7 +1,6 @@
 /* One-lane predicates and the regions they guard (single_thread.h). */
 #include <string.h>
 #include "single_thread.h"
-#include "addr_refine.h"
 #include "aff_poly.h"
 
 static enum st_class flip(enum st_class c)
@@ -21,8 +20,7 @@ static bool operand_aff(const st_regions *s, uint32_t st, const ptx_inst *in, ui
     if (o->kind != PTX_O_REG && o->kind != PTX_O_SREG) return false;
     uint32_t v = ssa_use_value(s->pf->ssa, st, i);
     if (v == SSA_NONE) return false;
-    if (s->chain) addr_refine(s->chain, v, out);
-    else aff_of_result(s->r, v, out);
+    aff_of_result(s->r, v, out);
     return true;
 }
 
@@ -121,13 +119,11 @@ static bool entered_by_one(const st_regions *s, uint32_t b)
     return st_pred_class(s, pv, taken ? neg : !neg) == ST_ONE;
 }
 
-st_regions *st_build(const prog_func *pf, const div_result *r, const addr_chain *chain, const warp_shape *sh,
-                     arena *a)
+st_regions *st_build(const prog_func *pf, const div_result *r, const warp_shape *sh, arena *a)
 {
     st_regions *s = ARENA_NEW(a, st_regions);
     s->pf = pf;
     s->r = r;
-    s->chain = chain;
     s->shape = *sh;
     const cfg *g = pf->g;
     s->why = ARENA_NEWN(a, uint32_t, g->nblocks ? g->nblocks : 1);

@@ -3,7 +3,7 @@
  * "one-lane" (true for at most one active lane: FF⁻) when it is
  *   - setp.eq a, b with a - b taking a different value in every lane of a
  *     warp (tid.x == c, laneid == c, tid.x + ⊥ == ⊥ ...: the affine
- *     analysis, sharpened by addr_refine, gives a - b; warp_lanes checks it
+ *     analysis, with its warp forms, gives a - b; warp_lanes checks it
  *     is injective on the warp);
  *   - the predicate of elect.sync;
  *   - p && q with p or q one-lane, !q with q "all-but-one-lane" (TT⁻:
@@ -16,7 +16,6 @@
 #define PTXRAY_SINGLE_THREAD_H
 #include <stdbool.h>
 #include "divergence.h"
-#include "addr_chain.h"
 #include "warp_lanes.h"
 
 enum st_class { ST_OTHER, ST_ONE, ST_ALL_BUT_ONE };
@@ -24,13 +23,11 @@ enum st_class { ST_OTHER, ST_ONE, ST_ALL_BUT_ONE };
 typedef struct st_regions {
     const prog_func *pf;
     const div_result *r;
-    const addr_chain *chain; /* for sharper polynomials (addr_refine); may be NULL */
     warp_shape shape;
     uint32_t *why; /* per block: the block whose branch lets at most one lane in, or CFG_NONE */
 } st_regions;
 
-st_regions *st_build(const prog_func *pf, const div_result *r, const addr_chain *chain, const warp_shape *sh,
-                     arena *a);
+st_regions *st_build(const prog_func *pf, const div_result *r, const warp_shape *sh, arena *a);
 
 /* What predicate value v is (its negation when neg). */
 enum st_class st_pred_class(const st_regions *s, uint32_t v, bool neg);

@@ -6,7 +6,7 @@
  * the .cu beside it. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "addr_refine.h"
+#include "addr_chain.h"
 #include "bank_conflicts.h"
 #include "coalescing.h"
 #include "residue.h"
