@@ -1,13 +1,10 @@
 /* Grammar actions: build the IR and check what needs context (declared
  * registers and their scopes, guard types, duplicate labels, literal ranges). */
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "build.h"
-#include <stdbool.h>
 
 #define VPUSH(vec, x)                                                              \
     do {                                                                           \
@@ -233,10 +230,8 @@ static uint64_t int_tok(ptx_builder *b, ptx_str t, ptx_loc loc, uint64_t max, co
 }
 
 /* ---- module-level directives ---- */
-static void check_first(ptx_builder *b, ptx_loc loc, int is_version) {
-    if (!is_version && !b->seen_version && !b->seen_other) {
-        ptx_b_error(b, loc, "PTX must begin with a .version directive");
-    }
+static void check_first(ptx_builder *b, ptx_loc loc) {
+    if (!b->seen_version && !b->seen_other) ptx_b_error(b, loc, "PTX must begin with a .version directive");
     b->seen_other = 1;
 }
 
@@ -288,7 +283,7 @@ static const struct { const char *name; uint8_t ver; } targets[] = {
 };
 
 void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     b->seen_target = 1;
     ptx_stmt *s = new_stmt(b, PTX_S_TARGET, loc);
     s->u.dir = new_dir(b);
@@ -321,7 +316,7 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
 }
 
 void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     uint64_t x = int_tok(b, v, vloc, 64, ".address_size");
     if (x != 32 && x != 64) ptx_b_error(b, vloc, ".address_size must be 32 or 64, not %.*s", (int)v.n, v.p);
     b->m->address_size = (uint32_t)x;
@@ -332,7 +327,7 @@ void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
 }
 
 void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     if (n > 2) ptx_b_error(b, loc, ".file takes at most a timestamp and a size after the name");
     ptx_stmt *s = new_stmt(b, PTX_S_FILE, loc);
     s->u.dir = new_dir(b);
@@ -344,7 +339,7 @@ void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc l
 }
 
 void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     ptx_stmt *s = new_stmt(b, PTX_S_SECTION, loc);
     s->u.dir = new_dir(b);
     s->u.dir->name = name;
@@ -353,7 +348,7 @@ void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc) {
 }
 
 void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     ptx_stmt *s = new_stmt(b, PTX_S_ALIAS, loc);
     s->u.dir = new_dir(b);
     s->u.dir->n = 2;
@@ -364,7 +359,7 @@ void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc) {
 }
 
 void ptx_b_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
-    if (!b->in_body) check_first(b, loc, 0);
+    if (!b->in_body) check_first(b, loc);
     ptx_stmt *s = new_stmt(b, PTX_S_PRAGMA, loc);
     s->u.dir = new_dir(b);
     s->u.dir->n = n;
@@ -760,7 +755,7 @@ void ptx_b_declared(ptx_builder *b, ptx_var *v) {
         if (v->space == PTX_SP_REG) declare_reg(b, v, b->nvars);
         b->nvars++;
     } else {
-        check_first(b, v->loc, 0);
+        check_first(b, v->loc);
         if (v->space == PTX_SP_REG)
             ptx_b_error(b, v->loc, ".reg variables can only be declared inside a function");
         if (v->space == PTX_SP_PARAM)
@@ -772,7 +767,7 @@ void ptx_b_declared(ptx_builder *b, ptx_var *v) {
 
 /* ---- functions ---- */
 ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     if (b->in_body) {
         ptx_b_error(b, loc, "function definition inside a function body (missing '}'?)");
     }
@@ -1056,7 +1051,7 @@ void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, 
 
 void ptx_b_loc_end(ptx_builder *b) {
     if (b->cur_loc) {
-        if (!b->in_body) check_first(b, b->cur_loc->loc, 0);
+        if (!b->in_body) check_first(b, b->cur_loc->loc);
         add_stmt(b, b->cur_loc);
     }
     b->cur_loc = NULL;

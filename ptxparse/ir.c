@@ -3,7 +3,6 @@
 #include <string.h>
 #include <threads.h>
 #include "build.h"
-#include "ir.h"
 
 bool ptx_str_eq(ptx_str a, const char *z) {
     size_t n = strlen(z);

@@ -432,6 +432,9 @@ static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem 
     switch (in->op) {
     case PTX_OPC_ADD:
     case PTX_OPC_SUB:
+    case PTX_OPC_ADDC:
+    case PTX_OPC_SUBC:
+    case PTX_OPC_MADC:
         if (mi->cc)
             out->flags |= PTX_SEM_CC_DEF;
         break;
@@ -442,12 +445,6 @@ static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem 
     case PTX_OPC_MUL:
         if (mi->wide)
             out->dtype = widen(in->type);
-        break;
-    case PTX_OPC_ADDC:
-    case PTX_OPC_SUBC:
-    case PTX_OPC_MADC:
-        if (mi->cc)
-            out->flags |= PTX_SEM_CC_DEF;
         break;
     case PTX_OPC_CVT:
         /* cvt.pack.sat.convertType.abType.cType d, a, b, c: d has cType. */
@@ -511,14 +508,13 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         make_unknown(in, &mi, out);
         return;
     }
+    out->flags = r->flags;
     if (r->subop) {
-        out->flags = r->flags;
         if (!subop_rules(in, &mi, out)) {
             make_unknown(in, &mi, out);
             return;
         }
     } else {
-        out->flags = r->flags;
         out->ndef = r->ndef;
         out->addr_opd = r->addr;
         out->dtype = resolve_type(r->dty, in, &mi);

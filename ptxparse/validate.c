@@ -204,18 +204,14 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) 
     return row[m];
 }
 
-static void ver_text(unsigned v, char *out, size_t cap) { snprintf(out, cap, "%u.%u", v / 10, v % 10); }
-
 /* The .target/.version requirements of a form or modifier. */
 static bool check_min(const vctx *c, const char *at, const char *what, int wlen, unsigned ver, unsigned sm,
                       int sm_a) {
     const ptx_module *m = c->m;
     unsigned have = m->version_major * 10 + m->version_minor;
     if (ver && have < ver) {
-        char v[16], h[16];
-        ver_text(ver, v, sizeof v);
-        ver_text(have, h, sizeof h);
-        verr(c, at, "'%.*s' requires PTX ISA %s or later (the file is .version %s)", wlen, what, v, h);
+        verr(c, at, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
+             ver % 10, have / 10, have % 10);
         return false;
     }
     if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch))) {
