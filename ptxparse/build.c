@@ -1605,11 +1605,9 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
                 ptx_expr *inner = o->p.expr->u.a;
                 ptx_operand el;
                 memset(&el, 0, sizeof el);
-                if (inner->kind == PTX_E_SYM) {
-                    reg_or_sym(b, inner->text, &el);
-                } else if (inner->kind == PTX_E_INT || inner->kind == PTX_E_FLOAT) {
-                    imm_from(b, &el, inner, inner);
-                } else {
+                if (inner->kind == PTX_E_SYM) reg_or_sym(b, inner->text, &el);
+                else if (inner->kind == PTX_E_INT || inner->kind == PTX_E_FLOAT) imm_from(b, &el, inner, inner);
+                else {
                     el.kind = PTX_O_EXPR;
                     el.p.expr = inner;
                 }

@@ -156,30 +156,26 @@ static ptx_module *parse_file(const char *path, ptx_diags *d, char **keep, size_
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "is a directory");
-        close(fd);
-        return NULL;
-    }
+    bool stat_ok = fstat(fd, &st) == 0, reg = stat_ok && S_ISREG(st.st_mode);
     /* a regular file's size + 3: the two NULs and one spare byte, so the
      * read that sees end-of-file needs no larger buffer */
-    bool reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    size_t cap = reg && st.st_size > 0 ? (size_t)st.st_size + 3 : 65536;
+    size_t len = 0, cap = reg && st.st_size > 0 ? (size_t)st.st_size + 3 : 65536;
+    char *buf = NULL;
+    if (stat_ok && S_ISDIR(st.st_mode)) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "is a directory");
+        goto fail;
+    }
     if (cap > PTX_MAX_FILE) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "file too large (limit 4 GiB)");
-        close(fd);
-        return NULL;
+        goto fail;
     }
-    char *buf = malloc(cap);
-    size_t len = 0;
+    buf = malloc(cap);
     for (;;) {
         if (!buf) break;
         if (len + 2 >= cap) {
             if (cap >= PTX_MAX_FILE) {
                 ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "input too large (limit 4 GiB)");
-                free(buf);
-                close(fd);
-                return NULL;
+                goto fail;
             }
             size_t nc = cap * 2 > PTX_MAX_FILE ? PTX_MAX_FILE : cap * 2;
             char *nb = realloc(buf, nc);
@@ -191,9 +187,7 @@ static ptx_module *parse_file(const char *path, ptx_diags *d, char **keep, size_
         if (r < 0) {
             if (errno == EINTR) continue;
             ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "read error: %s", strerror(errno));
-            free(buf);
-            close(fd);
-            return NULL;
+            goto fail;
         }
         if (r == 0) break;
         len += (size_t)r;
@@ -205,6 +199,10 @@ static ptx_module *parse_file(const char *path, ptx_diags *d, char **keep, size_
     }
     buf[len] = buf[len + 1] = 0;
     return parse_owned(path, buf, len, d, NULL, reg && strcmp(path, "-") ? keep : NULL, keep_len);
+fail:
+    free(buf);
+    close(fd);
+    return NULL;
 }
 
 ptx_module *ptx_parse_file(const char *path, ptx_diags *d) { return parse_file(path, d, NULL, NULL); }
