@@ -1,13 +1,10 @@
 /* Grammar actions: build the IR and check what needs context (declared
  * registers and their scopes, guard types, duplicate labels, literal ranges). */
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "build.h"
-#include <stdbool.h>
 
 #define VPUSH(vec, x)                                                              \
     do {                                                                           \
@@ -25,6 +22,19 @@
  * stacks have never been allocated. */
 static inline void copy_n(void *dst, const void *src, size_t bytes) {
     if (bytes) memcpy(dst, src, bytes);
+}
+
+/* n items of sz bytes copied into the arena (one zeroed item for n = 0). */
+static inline void *dup_n(arena *a, const void *src, uint32_t n, size_t sz) {
+    void *d = n ? arena_alloc(a, n * sz) : arena_zalloc(a, sz);
+    copy_n(d, src, n * sz);
+    return d;
+}
+
+/* The top n items of a scratch stack (v, *top), moved into the arena. */
+static inline void *pop_n(arena *a, const void *v, uint32_t *top, uint32_t n, size_t sz) {
+    *top -= n;
+    return dup_n(a, n ? (const char *)v + (size_t)*top * sz : v, n, sz); /* v: NULL while never pushed */
 }
 
 static void ptx_oom(void) {
@@ -55,6 +65,17 @@ void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt,
     va_start(ap, fmt);
     vdiag(ls->b, PTX_DIAG_ERROR, *loc, fmt, ap);
     va_end(ap);
+}
+
+ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p) {
+    if (p < src + from.off || p > src + len) return from;
+    ptx_loc l = from;
+    const char *ls = src + from.off - (from.col - 1);
+    for (const char *q = src + from.off; q < p; q++)
+        if (*q == '\n') { l.line++; ls = q + 1; }
+    l.col = (uint32_t)(p - ls) + 1;
+    l.off = (uint32_t)(p - src);
+    return l;
 }
 
 /* The text of the token at loc, for messages: up to the next separator. */
@@ -158,10 +179,7 @@ static ptx_dirinfo *new_dir(ptx_builder *b) { return ARENA_NEW(b->a, ptx_dirinfo
 void ptx_b_push_str(ptx_builder *b, ptx_str s) { VPUSH(b->sstack, s); }
 
 static ptx_str *pop_strs(ptx_builder *b, uint32_t n) {
-    ptx_str *v = ARENA_NEWN(b->a, ptx_str, n ? n : 1);
-    b->sstack.n -= n;
-    if (n) copy_n(v, b->sstack.v + b->sstack.n, n * sizeof *v);
-    return v;
+    return pop_n(b->a, b->sstack.v, &b->sstack.n, n, sizeof(ptx_str));
 }
 
 ptx_str ptx_b_span(ptx_builder *b, ptx_loc from, ptx_loc last_char) {
@@ -212,25 +230,15 @@ static uint64_t int_tok(ptx_builder *b, ptx_str t, ptx_loc loc, uint64_t max, co
 }
 
 /* ---- module-level directives ---- */
-static void check_first(ptx_builder *b, ptx_loc loc, int is_version) {
-    if (!is_version && !b->seen_version && !b->seen_other) {
-        ptx_b_error(b, loc, "PTX must begin with a .version directive");
-    }
+static void check_first(ptx_builder *b, ptx_loc loc) {
+    if (!b->seen_version && !b->seen_other) ptx_b_error(b, loc, "PTX must begin with a .version directive");
     b->seen_other = 1;
 }
 
-void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc) {
+/* dloc: the directive's, where the statement starts; loc: the number's */
+void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc dloc, ptx_loc loc) {
     unsigned maj = 0, min = 0;
     uint32_t i = 0;
-    /* loc is the version number's; the statement starts at the directive */
-    ptx_loc dloc = loc;
-    {
-        const char *p = b->ls.buf + loc.off;
-        while (p > b->ls.buf && p[-1] != '\n' && p[-1] != '.') p--;
-        if (p > b->ls.buf && p[-1] == '.') p--;
-        dloc.col -= (uint32_t)(b->ls.buf + loc.off - p);
-        dloc.off = (uint32_t)(p - b->ls.buf);
-    }
     if (b->seen_version) ptx_b_error(b, dloc, "duplicate .version directive");
     if (b->seen_other && !b->seen_version)
         ptx_b_error(b, dloc, ".version must be the first directive of the file");
@@ -275,7 +283,7 @@ static const struct { const char *name; uint8_t ver; } targets[] = {
 };
 
 void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     b->seen_target = 1;
     ptx_stmt *s = new_stmt(b, PTX_S_TARGET, loc);
     s->u.dir = new_dir(b);
@@ -308,7 +316,7 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
 }
 
 void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     uint64_t x = int_tok(b, v, vloc, 64, ".address_size");
     if (x != 32 && x != 64) ptx_b_error(b, vloc, ".address_size must be 32 or 64, not %.*s", (int)v.n, v.p);
     b->m->address_size = (uint32_t)x;
@@ -319,7 +327,7 @@ void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
 }
 
 void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     if (n > 2) ptx_b_error(b, loc, ".file takes at most a timestamp and a size after the name");
     ptx_stmt *s = new_stmt(b, PTX_S_FILE, loc);
     s->u.dir = new_dir(b);
@@ -331,7 +339,7 @@ void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc l
 }
 
 void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     ptx_stmt *s = new_stmt(b, PTX_S_SECTION, loc);
     s->u.dir = new_dir(b);
     s->u.dir->name = name;
@@ -340,7 +348,7 @@ void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc) {
 }
 
 void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     ptx_stmt *s = new_stmt(b, PTX_S_ALIAS, loc);
     s->u.dir = new_dir(b);
     s->u.dir->n = 2;
@@ -351,7 +359,7 @@ void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc) {
 }
 
 void ptx_b_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
-    if (!b->in_body) check_first(b, loc, 0);
+    if (!b->in_body) check_first(b, loc);
     ptx_stmt *s = new_stmt(b, PTX_S_PRAGMA, loc);
     s->u.dir = new_dir(b);
     s->u.dir->n = n;
@@ -467,9 +475,7 @@ ptx_var *ptx_b_var(ptx_builder *b, ptx_str name, ptx_loc loc, int64_t range, uin
     }
     if (ndims) {
         v->ndims = ndims;
-        v->dims = ARENA_NEWN(b->a, uint64_t, ndims);
-        b->dstack.n -= ndims;
-        memcpy(v->dims, b->dstack.v + b->dstack.n, ndims * sizeof *v->dims);
+        v->dims = pop_n(b->a, b->dstack.v, &b->dstack.n, ndims, sizeof *v->dims);
         for (uint32_t i = 0; i < ndims; i++)
             if (v->dims[i] == 0) {
                 if (i != 0) ptx_b_error(b, loc, "only the first array dimension may be left empty");
@@ -499,9 +505,7 @@ ptx_init *ptx_b_init_list(ptx_builder *b, uint32_t n) {
     ptx_init *i = ARENA_NEW(b->a, ptx_init);
     i->kind = 'l';
     i->n = n;
-    i->items = ARENA_NEWN(b->a, ptx_init *, n ? n : 1);
-    b->istack.n -= n;
-    if (n) copy_n(i->items, b->istack.v + b->istack.n, n * sizeof *i->items);
+    i->items = pop_n(b->a, b->istack.v, &b->istack.n, n, sizeof *i->items);
     return i;
 }
 
@@ -518,12 +522,6 @@ ptx_init *ptx_b_init_kv(ptx_builder *b, ptx_str k, ptx_str v) {
 void ptx_b_push_var(ptx_builder *b, ptx_var *v) { VPUSH(b->vstack, v); }
 
 /* ---- registers: scoped names, lazily materialised ranges ---- */
-static inline uint32_t name_hash(ptx_str s) {
-    uint32_t h = 2166136261u;
-    for (uint32_t i = 0; i < s.n; i++) h = (h ^ (unsigned char)s.p[i]) * 16777619u;
-    return h;
-}
-
 /* hnext/rdepth exist only for single declarations (range elements never
  * enter the scoped hash), so they grow lazily to cover the ids that need them. */
 static void side_arrays_cover(ptx_builder *b, uint32_t id) {
@@ -550,7 +548,7 @@ static void hash_rebuild(ptx_builder *b, uint32_t ncap) {
     for (uint32_t i = 0; i < ncap; i++) nh[i] = UINT32_MAX;
     for (uint32_t i = 0; i < b->undo.n; i++) {
         uint32_t id = b->undo.v[i];
-        uint32_t h = name_hash(b->regs.v[id].name) & (ncap - 1);
+        uint32_t h = ptx_hash(b->regs.v[id].name.p, b->regs.v[id].name.n) & (ncap - 1);
         b->hnext.v[id] = nh[h];
         nh[h] = id;
     }
@@ -562,14 +560,14 @@ static void hash_insert(ptx_builder *b, uint32_t id) {
         hash_rebuild(b, b->hcap ? b->hcap * 2 : 256);
         return;
     }
-    uint32_t h = name_hash(b->regs.v[id].name) & (b->hcap - 1);
+    uint32_t h = ptx_hash(b->regs.v[id].name.p, b->regs.v[id].name.n) & (b->hcap - 1);
     b->hnext.v[id] = b->heads[h];
     b->heads[h] = id;
 }
 
 static uint32_t hash_find(ptx_builder *b, ptx_str name) {
     if (!b->hcap) return UINT32_MAX;
-    uint32_t h = name_hash(name) & (b->hcap - 1);
+    uint32_t h = ptx_hash(name.p, name.n) & (b->hcap - 1);
     for (uint32_t id = b->heads[h]; id != UINT32_MAX; id = b->hnext.v[id])
         if (ptx_str_eqs(b->regs.v[id].name, name)) return id;
     return UINT32_MAX;
@@ -757,7 +755,7 @@ void ptx_b_declared(ptx_builder *b, ptx_var *v) {
         if (v->space == PTX_SP_REG) declare_reg(b, v, b->nvars);
         b->nvars++;
     } else {
-        check_first(b, v->loc, 0);
+        check_first(b, v->loc);
         if (v->space == PTX_SP_REG)
             ptx_b_error(b, v->loc, ".reg variables can only be declared inside a function");
         if (v->space == PTX_SP_PARAM)
@@ -769,7 +767,7 @@ void ptx_b_declared(ptx_builder *b, ptx_var *v) {
 
 /* ---- functions ---- */
 ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc) {
-    check_first(b, loc, 0);
+    check_first(b, loc);
     if (b->in_body) {
         ptx_b_error(b, loc, "function definition inside a function body (missing '}'?)");
     }
@@ -789,10 +787,7 @@ ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *q, int is_entry, ptx_loc loc
 }
 
 static ptx_var **pop_vars(ptx_builder *b, uint32_t n) {
-    ptx_var **v = ARENA_NEWN(b->a, ptx_var *, n ? n : 1);
-    b->vstack.n -= n;
-    if (n) copy_n(v, b->vstack.v + b->vstack.n, n * sizeof *v);
-    return v;
+    return pop_n(b->a, b->vstack.v, &b->vstack.n, n, sizeof(ptx_var *));
 }
 
 static void check_params(ptx_builder *b, ptx_var **v, uint32_t n, int is_entry) {
@@ -822,8 +817,7 @@ void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc) {
     check_params(b, v, n, 0);
 }
 
-void ptx_b_sig_params(ptx_builder *b, uint32_t n, ptx_loc loc) {
-    (void)loc;
+void ptx_b_sig_params(ptx_builder *b, uint32_t n) {
     ptx_func *f = b->sig;
     ptx_var **v = pop_vars(b, n);
     if (!f) return;
@@ -831,6 +825,14 @@ void ptx_b_sig_params(ptx_builder *b, uint32_t n, ptx_loc loc) {
     f->nparams = n;
     f->params = v;
     check_params(b, v, n, f->is_entry);
+}
+
+/* A new directive at the end of f's. */
+static ptx_fdirective *fdir_push(ptx_builder *b, ptx_func *f) {
+    ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
+    copy_n(nd, f->fdirs, f->nfdirs * sizeof *nd);
+    f->fdirs = nd;
+    return &nd[f->nfdirs++];
 }
 
 void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc) {
@@ -841,30 +843,21 @@ void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc) {
         ptx_b_error(b, loc, "%.*s takes at most 3 values", (int)name.n, name.p);
         nargs = 3;
     }
-    ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
-    if (f->nfdirs) copy_n(nd, f->fdirs, f->nfdirs * sizeof *nd);
-    ptx_fdirective *d = &nd[f->nfdirs];
+    ptx_fdirective *d = fdir_push(b, f);
     d->name = name;
     d->n = nargs;
     for (uint32_t i = 0; i < nargs; i++) d->vals[i] = int_tok(b, args[i], loc, UINT32_MAX, "directive value");
     if (ptx_str_eq(name, ".noreturn")) f->noreturn = 1;
-    f->fdirs = nd;
-    f->nfdirs++;
 }
 
-void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
-    (void)loc;
+void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n) {
     ptx_func *f = b->sig;
     ptx_str *items = pop_strs(b, n);
     if (!f) return;
-    ptx_fdirective *nd = ARENA_NEWN(b->a, ptx_fdirective, f->nfdirs + 1);
-    if (f->nfdirs) copy_n(nd, f->fdirs, f->nfdirs * sizeof *nd);
-    nd[f->nfdirs].name = PTX_STR_LIT(".pragma");
+    ptx_fdirective *d = fdir_push(b, f);
+    d->name = PTX_STR_LIT(".pragma");
     /* the strings and commas between them, as written */
-    nd[f->nfdirs].raw = n ? (ptx_str){items[0].p, (uint32_t)(items[n - 1].p + items[n - 1].n - items[0].p)}
-                          : (ptx_str){"", 0};
-    f->fdirs = nd;
-    f->nfdirs++;
+    d->raw = n ? (ptx_str){items[0].p, (uint32_t)(items[n - 1].p + items[n - 1].n - items[0].p)} : (ptx_str){"", 0};
 }
 
 void ptx_b_no_body(ptx_builder *b) {
@@ -882,7 +875,7 @@ static void scope_pop(ptx_builder *b) {
     uint32_t mark = b->marks.v[--b->marks.n];
     while (b->undo.n > mark) {
         uint32_t id = b->undo.v[--b->undo.n];
-        uint32_t h = name_hash(b->regs.v[id].name) & (b->hcap - 1);
+        uint32_t h = ptx_hash(b->regs.v[id].name.p, b->regs.v[id].name.n) & (b->hcap - 1);
         b->heads[h] = b->hnext.v[id];
         if (ends_in_digit(b->regs.v[id].name)) b->digit_singles--;
     }
@@ -893,8 +886,7 @@ static void scope_pop(ptx_builder *b) {
     b->depth--;
 }
 
-void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
-    (void)loc;
+void ptx_b_body_begin(ptx_builder *b) {
     ptx_func *f = b->fn;
     b->regcache_gen++;
     b->in_body = 1;
@@ -922,26 +914,15 @@ void ptx_b_body_begin(ptx_builder *b, ptx_loc loc) {
 /* Statements of capacity a body's list keeps for the next body. */
 #define BODY_KEEP 65536u
 
-void ptx_b_body_end(ptx_builder *b, ptx_loc loc) {
-    (void)loc;
+void ptx_b_body_end(ptx_builder *b) {
     ptx_func *f = b->fn;
     while (b->marks.n) scope_pop(b);
     b->in_body = 0;
     if (!f) return;
     f->nstmts = b->body.n;
-    if (b->body.n) {
-        f->stmts = arena_alloc(b->a, b->body.n * sizeof *f->stmts);
-        memcpy(f->stmts, b->body.v, b->body.n * sizeof *f->stmts);
-    } else {
-        f->stmts = ARENA_NEWN(b->a, ptx_stmt *, 1);
-    }
+    f->stmts = dup_n(b->a, b->body.v, b->body.n, sizeof *f->stmts);
     f->nregs = b->regs.n;
-    if (b->regs.n) {
-        f->regs = arena_alloc(b->a, b->regs.n * sizeof *f->regs);
-        memcpy(f->regs, b->regs.v, b->regs.n * sizeof *f->regs);
-    } else {
-        f->regs = ARENA_NEWN(b->a, ptx_reg, 1);
-    }
+    f->regs = dup_n(b->a, b->regs.v, b->regs.n, sizeof *f->regs);
     ptx_named_slice ns = {f, b->named_start, b->named.n - b->named_start};
     VPUSH(b->named_bodies, ns);
     if (b->vs) ptx_validate_body_end(b, f);
@@ -1047,33 +1028,30 @@ void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc) {
     ptx_b_loc_begin(b, part[0], part[1], part[2], loc);
 }
 
+/* Is key the .loc attribute want (else reported), on a .loc being built? */
+static bool loc_attr(ptx_builder *b, ptx_str key, const char *want, ptx_loc loc) {
+    if (ptx_str_eq(key, want)) return b->cur_loc != NULL;
+    ptx_b_error(b, loc, "unknown .loc attribute '%.*s' (expected function_name or inlined_at)", (int)key.n, key.p);
+    return false;
+}
+
 void ptx_b_loc_fn(ptx_builder *b, ptx_str key, ptx_str name, ptx_loc loc) {
-    if (!ptx_str_eq(key, "function_name")) {
-        ptx_b_error(b, loc, "unknown .loc attribute '%.*s' (expected function_name or inlined_at)", (int)key.n, key.p);
-        return;
-    }
-    if (b->cur_loc) {
-        b->cur_loc->u.locinfo.fn_name = name.p;
-        b->cur_loc->u.locinfo.fn_name_len = name.n;
-    }
+    if (!loc_attr(b, key, "function_name", loc)) return;
+    b->cur_loc->u.locinfo.fn_name = name.p;
+    b->cur_loc->u.locinfo.fn_name_len = name.n;
 }
 
 void ptx_b_loc_ia(ptx_builder *b, ptx_str key, ptx_str f, ptx_str l, ptx_str c, ptx_loc loc) {
-    if (!ptx_str_eq(key, "inlined_at")) {
-        ptx_b_error(b, loc, "unknown .loc attribute '%.*s' (expected function_name or inlined_at)", (int)key.n, key.p);
-        return;
-    }
-    if (b->cur_loc) {
-        ptx_locinfo *li = &b->cur_loc->u.locinfo;
-        li->ia_file = (uint32_t)int_tok(b, f, loc, UINT32_MAX, "inlined_at file");
-        li->ia_line = (uint32_t)int_tok(b, l, loc, UINT32_MAX, "inlined_at line");
-        li->ia_col = (uint32_t)int_tok(b, c, loc, UINT32_MAX, "inlined_at column");
-    }
+    if (!loc_attr(b, key, "inlined_at", loc)) return;
+    ptx_locinfo *li = &b->cur_loc->u.locinfo;
+    li->ia_file = (uint32_t)int_tok(b, f, loc, UINT32_MAX, "inlined_at file");
+    li->ia_line = (uint32_t)int_tok(b, l, loc, UINT32_MAX, "inlined_at line");
+    li->ia_col = (uint32_t)int_tok(b, c, loc, UINT32_MAX, "inlined_at column");
 }
 
 void ptx_b_loc_end(ptx_builder *b) {
     if (b->cur_loc) {
-        if (!b->in_body) check_first(b, b->cur_loc->loc, 0);
+        if (!b->in_body) check_first(b, b->cur_loc->loc);
         add_stmt(b, b->cur_loc);
     }
     b->cur_loc = NULL;
@@ -1135,9 +1113,7 @@ ptx_expr *ptx_b_e_call(ptx_builder *b, ptx_str name, uint32_t n, ptx_loc loc) {
     ptx_expr *e = new_expr(b, PTX_E_CALL, loc);
     e->text = name;
     e->nargs = n;
-    e->u.args = arena_alloc(&b->pool, (n ? n : 1) * sizeof(ptx_expr *));
-    b->estack.n -= n;
-    if (n) copy_n(e->u.args, b->estack.v + b->estack.n, n * sizeof(ptx_expr *));
+    e->u.args = pop_n(&b->pool, b->estack.v, &b->estack.n, n, sizeof(ptx_expr *));
     for (uint32_t i = 0; i < n; i++)
         if (e->u.args[i]->depth + 1u > e->depth) e->depth = (uint16_t)(e->u.args[i]->depth + 1u > PTX_MAX_EXPR_DEPTH ? PTX_MAX_EXPR_DEPTH : e->u.args[i]->depth + 1u);
     if (!ptx_str_eq(name, "generic") && !ptx_str_eq(name, "mask"))
@@ -1276,16 +1252,22 @@ static bool resolve_reg(ptx_builder *b, ptx_str name, ptx_operand *o) {
     return false;
 }
 
+/* resolve_reg, or else the symbol name: its answer. */
+static bool reg_or_sym(ptx_builder *b, ptx_str name, ptx_operand *o) {
+    if (resolve_reg(b, name, o)) return true;
+    o->kind = PTX_O_SYM;
+    o->p.text = name.p;
+    o->n = name.n;
+    return false;
+}
+
 void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg) {
     ptx_operand *o = opd_push(b);
-    if (!resolve_reg(b, name, o)) {
+    if (!reg_or_sym(b, name, o)) {
         if (b->in_body)
             ptx_b_error(b, loc, "use of undeclared register '%.*s'", (int)name.n, name.p);
         else
             ptx_b_error(b, loc, "register '%.*s' used outside a function body", (int)name.n, name.p);
-        o->kind = PTX_O_SYM;
-        o->p.text = name.p;
-        o->n = name.n;
     }
     o->neg = (uint8_t)neg;
 }
@@ -1326,10 +1308,7 @@ uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
             ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
             ptx_b_opd_reg(b, name, at, n == 0 && mode == 1);
         }
-        if (n++ == 0 && mode == 2) {
-            ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
-            ptx_b_opd_agg(b, PTX_O_PAIR, 2, at);
-        }
+        if (n++ == 0 && mode == 2) ptx_b_opd_agg(b, PTX_O_PAIR, 2);
         while (p < e && ((unsigned char)*p <= ' ' || *p == ',')) p++;
     }
     return n;
@@ -1351,7 +1330,6 @@ void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off,
 }
 
 static void imm_from(ptx_builder *b, ptx_operand *o, const ptx_expr *lit, const ptx_expr *whole) {
-    (void)b;
     o->kind = PTX_O_IMM;
     o->v = lit->u.i;
     o->flags = lit->kind == PTX_E_INT ? PTX_IMM_INT
@@ -1369,8 +1347,7 @@ static void imm_from(ptx_builder *b, ptx_operand *o, const ptx_expr *lit, const 
     }
 }
 
-void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc) {
-    (void)loc;
+void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e) {
     ptx_operand *o = opd_push(b);
     if (e->kind == PTX_E_INT || e->kind == PTX_E_FLOAT) {
         imm_from(b, o, e, e);
@@ -1418,15 +1395,19 @@ void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc) {
     o->p.expr = expr_copy(b, e);
 }
 
-void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc) {
-    (void)loc;
-    ptx_operand *el = ARENA_NEWN(b->a, ptx_operand, n ? n : 1);
-    b->ostack.n -= n;
-    if (n) copy_n(el, b->ostack.v + b->ostack.n, n * sizeof *el);
+void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n) {
+    ptx_operand *el = pop_n(b->a, b->ostack.v, &b->ostack.n, n, sizeof *el);
     ptx_operand *o = opd_push(b);
     o->kind = (uint8_t)kind;
     o->n = n;
     o->p.elems = el;
+}
+
+/* o = [base+off] */
+static void addr_one(ptx_builder *b, ptx_operand *o, ptx_operand base, int64_t off, uint8_t flags) {
+    ptx_operand *el = arena_alloc(b->a, sizeof *el);
+    *el = base;
+    *o = (ptx_operand){.kind = PTX_O_ADDR, .flags = flags, .n = 1, .p.elems = el, .v = off};
 }
 
 void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
@@ -1457,30 +1438,19 @@ void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc) {
             if (expr_int(e->b, &v)) {
                 ptx_operand s;
                 memset(&s, 0, sizeof s);
-                if (!resolve_reg(b, e->u.a->text, &s)) {
-                    s.kind = PTX_O_SYM;
-                    s.p.text = e->u.a->text.p;
-                    s.n = e->u.a->text.n;
-                }
+                reg_or_sym(b, e->u.a->text, &s);
                 base = s;
                 off = e->op == '-' ? (int64_t)(0 - (uint64_t)v) : v;
                 flags = PTX_ADDR_OFF;
             }
         }
-        ptx_operand *el = ARENA_NEW(b->a, ptx_operand);
-        *el = base;
-        top->kind = PTX_O_ADDR;
-        top->neg = top->comp = 0;
-        top->flags = flags;
-        top->n = 1;
-        top->p.elems = el;
-        top->v = off;
+        addr_one(b, top, base, off, flags);
         return;
     }
     for (uint32_t i = 0; i < n; i++)
         if (b->ostack.v[b->ostack.n - n + i].flags & PTX_ADDR_OFF)
             ptx_b_error(b, offloc, "an offset is only allowed in a single-element address");
-    ptx_b_opd_agg(b, PTX_O_ADDR, n, loc);
+    ptx_b_opd_agg(b, PTX_O_ADDR, n);
 }
 
 /* "[base]" or "[base+off]" as lexed by the T_ADDR rule (blanks allowed). */
@@ -1495,14 +1465,8 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
     nloc.off += (uint32_t)(n0 - tok.p);
     ptx_operand base;
     memset(&base, 0, sizeof base);
-    if (!resolve_reg(b, name, &base)) {
-        if (name.p[0] == '%') {
-            ptx_b_error(b, nloc, "use of undeclared register '%.*s'", (int)name.n, name.p);
-        }
-        base.kind = PTX_O_SYM;
-        base.p.text = name.p;
-        base.n = name.n;
-    }
+    if (!reg_or_sym(b, name, &base) && name.p[0] == '%')
+        ptx_b_error(b, nloc, "use of undeclared register '%.*s'", (int)name.n, name.p);
     int64_t off = 0;
     uint8_t flags = 0;
     while (p < e && (unsigned char)*p <= ' ') p++;
@@ -1522,14 +1486,7 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
         off = neg ? (int64_t)(0 - v) : (int64_t)v;
         flags = PTX_ADDR_OFF;
     }
-    ptx_operand *el = arena_alloc(b->a, sizeof *el);
-    *el = base;
-    ptx_operand *o = opd_push(b);
-    o->kind = PTX_O_ADDR;
-    o->flags = flags;
-    o->n = 1;
-    o->p.elems = el;
-    o->v = off;
+    addr_one(b, opd_push(b), base, off, flags);
 }
 
 /* ---- instructions ---- */
@@ -1563,19 +1520,17 @@ static __attribute__((noinline)) void decode_opcode_slow(ptx_builder *b, ptx_ins
             ptx_diag_add(b->d, PTX_DIAG_WARNING, loc, "unknown instruction '%.*s': kept as written and treated conservatively",
                          (int)base.n, base.p);
     }
-mods:
-    while (q < e) {
-        const char *r = q + 1;
-        while (r < e && *r != '.') r++;
+mods:;
+    ptx_mod_iter it = ptx_mods_begin(in);
+    for (ptx_str m; ptx_mods_next(&it, &m);) {
         uint8_t v;
-        switch (ptx_mod_classify(q, (size_t)(r - q), &v)) {
+        switch (ptx_mod_classify(m.p, m.n, &v)) {
         case PTX_MOD_TYPE: in->type2 = in->type; in->type = v; break;
         case PTX_MOD_SPACE: if (!in->space) in->space = v; break;
         case PTX_MOD_VEC: in->vec = v; break;
         default: break;
         }
         if (in->nmods < 255) in->nmods++;
-        q = r;
     }
 }
 
@@ -1650,15 +1605,9 @@ void ptx_b_inst(ptx_builder *b, int64_t guard, ptx_str opcode, ptx_loc loc, uint
                 ptx_expr *inner = o->p.expr->u.a;
                 ptx_operand el;
                 memset(&el, 0, sizeof el);
-                if (inner->kind == PTX_E_SYM) {
-                    if (!resolve_reg(b, inner->text, &el)) {
-                        el.kind = PTX_O_SYM;
-                        el.p.text = inner->text.p;
-                        el.n = inner->text.n;
-                    }
-                } else if (inner->kind == PTX_E_INT || inner->kind == PTX_E_FLOAT) {
-                    imm_from(b, &el, inner, inner);
-                } else {
+                if (inner->kind == PTX_E_SYM) reg_or_sym(b, inner->text, &el);
+                else if (inner->kind == PTX_E_INT || inner->kind == PTX_E_FLOAT) imm_from(b, &el, inner, inner);
+                else {
                     el.kind = PTX_O_EXPR;
                     el.p.expr = inner;
                 }

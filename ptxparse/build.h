@@ -39,6 +39,13 @@ struct ptx_lexstate {
 
 #define PTX_VEC(T) struct { T *v; uint32_t n, cap; }
 
+/* FNV-1a: the one hash of names (registers, symbols, mnemonics). */
+static inline uint32_t ptx_hash(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
 typedef struct ptx_range {
     ptx_str prefix;   /* "%r" of %r<100> */
     uint64_t pword;   /* the prefix's bytes as a little-endian word, when at most 8 */
@@ -129,7 +136,6 @@ struct ptx_builder {
     uint32_t regcache_gen;
     ptx_stmt *cur_loc;
     int seen_version, seen_target, seen_other;
-    uint8_t warned_op[PTX_OPC__COUNT];
     PTX_VEC(ptx_str) unknown_ops; /* unknown mnemonics already warned about */
     struct ptx_vstate *vs;     /* the validator's state, NULL with validation off */
 };
@@ -154,10 +160,13 @@ void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt,
 /* Grammar actions (build.c). */
 void ptx_b_error(ptx_builder *b, ptx_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The position of p in src counted from from (a message at a word inside a
+ * statement: resolve.c, validate.c); from when p is outside. */
+ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p);
 /* nexp = 0: too many possibilities to list. */
 void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof, int nexp,
                         const char **exp);
-void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc loc);
+void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc dloc, ptx_loc loc);
 void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc);
 void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc);
 void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc loc);
@@ -187,12 +196,12 @@ void ptx_b_push_var(ptx_builder *b, ptx_var *v);
 
 ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *quals, int is_entry, ptx_loc loc);
 void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc);
-void ptx_b_sig_params(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_sig_params(ptx_builder *b, uint32_t n);
 void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc);
-void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n, ptx_loc loc);
+void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n);
 void ptx_b_no_body(ptx_builder *b);
-void ptx_b_body_begin(ptx_builder *b, ptx_loc loc);
-void ptx_b_body_end(ptx_builder *b, ptx_loc loc);
+void ptx_b_body_begin(ptx_builder *b);
+void ptx_b_body_end(ptx_builder *b);
 void ptx_b_func_end(ptx_builder *b, ptx_func *f, ptx_str name, ptx_loc loc);
 
 void ptx_b_label(ptx_builder *b, ptx_str name, ptx_loc loc);
@@ -215,8 +224,8 @@ void ptx_b_opd_reg(ptx_builder *b, ptx_str name, ptx_loc loc, int neg);
  * it); returns how many. */
 uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode);
 void ptx_b_opd_reg_off(ptx_builder *b, ptx_str name, ptx_loc loc, ptx_expr *off, int neg);
-void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e, ptx_loc loc);
-void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n, ptx_loc loc);
+void ptx_b_opd_expr(ptx_builder *b, ptx_expr *e);
+void ptx_b_opd_agg(ptx_builder *b, int kind, uint32_t n);
 void ptx_b_opd_addr(ptx_builder *b, uint32_t n, ptx_loc loc);
 void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc);
 

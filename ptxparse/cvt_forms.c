@@ -65,14 +65,10 @@ int ptx_cvt_check(const char *op, size_t n, unsigned ver, unsigned sm, char suff
     /* the words after "cvt": the last two are the types */
     const char *w[16];
     size_t wn[16], nw = 0;
-    const char *e = op + n;
-    const char *p = memchr(op, '.', n);
-    while (p && p < e && nw < 16) {
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        w[nw] = p;
-        wn[nw++] = (size_t)(q - p);
-        p = q;
+    ptx_mod_iter it = {memchr(op, '.', n), op + n}; /* ptx_mods_begin of the text */
+    for (ptx_str m; nw < 16 && ptx_mods_next(&it, &m); nw++) {
+        w[nw] = m.p;
+        wn[nw] = m.n;
     }
     if (nw < 2) return 0;
     const char *dt = w[nw - 2] + 1, *st = w[nw - 1] + 1;

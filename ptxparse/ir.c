@@ -3,7 +3,6 @@
 #include <string.h>
 #include <threads.h>
 #include "build.h"
-#include "ir.h"
 
 bool ptx_str_eq(ptx_str a, const char *z) {
     size_t n = strlen(z);
@@ -71,22 +70,16 @@ typedef struct { const char *s; uint8_t len, cls, val; } tab_ent;
 static tab_ent tab[TAB_SIZE];
 enum { CLS_OPCODE = 8 };
 
-static inline uint32_t hash_bytes(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static void tab_put(const char *s, uint8_t cls, uint8_t val) {
     size_t n = strlen(s);
-    uint32_t i = hash_bytes(s, n) & (TAB_SIZE - 1);
+    uint32_t i = ptx_hash(s, n) & (TAB_SIZE - 1);
     while (tab[i].s) i = (i + 1) & (TAB_SIZE - 1);
     tab[i] = (tab_ent){s, (uint8_t)n, cls, val};
 }
 
 static inline const tab_ent *tab_get(const char *s, size_t n) {
     if (n == 0 || n > 255) return NULL;
-    uint32_t i = hash_bytes(s, n) & (TAB_SIZE - 1);
+    uint32_t i = ptx_hash(s, n) & (TAB_SIZE - 1);
     while (tab[i].s) {
         if (tab[i].len == n) {
             size_t k = 0;

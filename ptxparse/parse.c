@@ -34,15 +34,6 @@ void ptx_module_free(ptx_module *m) {
     free(m);
 }
 
-static ptx_loc loc_of(const char *buf, size_t off) {
-    ptx_loc l = {1, 1, (uint32_t)off};
-    const char *ls = buf;
-    for (size_t i = 0; i < off; i++)
-        if (buf[i] == '\n') { l.line++; ls = buf + i + 1; }
-    l.col = (uint32_t)(buf + off - ls) + 1;
-    return l;
-}
-
 /* Diagnostics come from several passes; they are shown in source order
  * (stable, so messages at one position keep their order). */
 static void sort_diags(ptx_diags *d, uint32_t from) {
@@ -59,8 +50,11 @@ static void sort_diags(ptx_diags *d, uint32_t from) {
 }
 
 /* Takes ownership of buf (len bytes + 2 NULs); m: NULL, or a new module
- * whose arena holds buf already (ptx_parse_string). */
-static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diags *d, ptx_module *m) {
+ * whose arena holds buf already (ptx_parse_string).  keep: where a buf that
+ * failed to parse goes (as read, its length in keep_len) for the caret lines
+ * of its messages, or NULL: freed. */
+static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diags *d, ptx_module *m, char **keep,
+                               size_t *keep_len) {
     ptx_tables_init();
     if (!m) {
         m = calloc(1, sizeof *m);
@@ -76,25 +70,24 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     /* flex takes NUL for its end-of-buffer mark: text with a NUL anywhere is
      * refused before lexing (memchr over the whole file costs little). */
     const char *nul = memchr(buf, 0, len);
+    bool bom = false;
     if (len == 0) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){1, 1, 0}, "empty input: PTX must begin with a .version directive");
-        ptx_module_free(m);
-        return NULL;
+        goto fail;
     }
     if (nul) {
-        ptx_diag_add(d, PTX_DIAG_ERROR, loc_of(buf, (size_t)(nul - buf)),
+        ptx_diag_add(d, PTX_DIAG_ERROR, ptx_loc_at(buf, len, (ptx_loc){1, 1, 0}, nul),
                      "NUL byte in input: this is a binary file, not PTX text");
-        ptx_module_free(m);
-        return NULL;
+        goto fail;
     }
 
     /* A UTF-8 byte-order mark (editors on Windows write one) reads as three
      * blanks: positions on line 1 still count its bytes. */
-    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF)
-        memset(buf, ' ', 3);
+    bom = len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF;
+    if (bom) memset(buf, ' ', 3);
 
     ptx_builder *b = calloc(1, sizeof *b);
-    if (!b) { ptx_module_free(m); return NULL; }
+    if (!b) goto fail;
     b->m = m;
     b->a = &m->arena;
     arena_init(&b->pool);
@@ -123,11 +116,16 @@ static ptx_module *parse_owned(const char *name, char *buf, size_t len, ptx_diag
     free(b);
     arena_release_tail(&m->arena); /* the analyses allocate in arenas of their own */
     sort_diags(d, first_diag);
-    if (d->nerrors != errors_before) {
-        ptx_module_free(m);
-        return NULL;
+    if (d->nerrors == errors_before) return m;
+fail:
+    if (keep && len) {
+        if (bom) memcpy(buf, "\xEF\xBB\xBF", 3);
+        *keep = buf;
+        *keep_len = len;
+        m->src = NULL;
     }
-    return m;
+    ptx_module_free(m);
+    return NULL;
 }
 
 ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx_diags *d) {
@@ -147,39 +145,37 @@ ptx_module *ptx_parse_string(const char *name, const char *text, size_t len, ptx
     memcpy(buf, text, len);
     buf[len] = buf[len + 1] = 0;
     m->src_in_arena = true;
-    return parse_owned(name, buf, len, d, m);
+    return parse_owned(name, buf, len, d, m, NULL, NULL);
 }
 
-ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
+/* keep: as parse_owned's, for a regular file named (not stdin) */
+static ptx_module *parse_file(const char *path, ptx_diags *d, char **keep, size_t *keep_len) {
     int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY);
     if (fd < 0) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "cannot open: %s", strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "is a directory");
-        close(fd);
-        return NULL;
-    }
+    bool stat_ok = fstat(fd, &st) == 0, reg = stat_ok && S_ISREG(st.st_mode);
     /* a regular file's size + 3: the two NULs and one spare byte, so the
      * read that sees end-of-file needs no larger buffer */
-    size_t cap = (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) ? (size_t)st.st_size + 3 : 65536;
+    size_t len = 0, cap = reg && st.st_size > 0 ? (size_t)st.st_size + 3 : 65536;
+    char *buf = NULL;
+    if (stat_ok && S_ISDIR(st.st_mode)) {
+        ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "is a directory");
+        goto fail;
+    }
     if (cap > PTX_MAX_FILE) {
         ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "file too large (limit 4 GiB)");
-        close(fd);
-        return NULL;
+        goto fail;
     }
-    char *buf = malloc(cap);
-    size_t len = 0;
+    buf = malloc(cap);
     for (;;) {
         if (!buf) break;
         if (len + 2 >= cap) {
             if (cap >= PTX_MAX_FILE) {
                 ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "input too large (limit 4 GiB)");
-                free(buf);
-                close(fd);
-                return NULL;
+                goto fail;
             }
             size_t nc = cap * 2 > PTX_MAX_FILE ? PTX_MAX_FILE : cap * 2;
             char *nb = realloc(buf, nc);
@@ -191,9 +187,7 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
         if (r < 0) {
             if (errno == EINTR) continue;
             ptx_diag_add(d, PTX_DIAG_ERROR, (ptx_loc){0, 0, 0}, "read error: %s", strerror(errno));
-            free(buf);
-            close(fd);
-            return NULL;
+            goto fail;
         }
         if (r == 0) break;
         len += (size_t)r;
@@ -204,8 +198,14 @@ ptx_module *ptx_parse_file(const char *path, ptx_diags *d) {
         return NULL;
     }
     buf[len] = buf[len + 1] = 0;
-    return parse_owned(path, buf, len, d, NULL);
+    return parse_owned(path, buf, len, d, NULL, reg && strcmp(path, "-") ? keep : NULL, keep_len);
+fail:
+    free(buf);
+    close(fd);
+    return NULL;
 }
+
+ptx_module *ptx_parse_file(const char *path, ptx_diags *d) { return parse_file(path, d, NULL, NULL); }
 
 ptx_module *ptx_load(const char *path, int quiet) { return ptx_load_to(path, quiet, stderr); }
 
@@ -221,35 +221,12 @@ ptx_module *ptx_load_text(const char *name, const char *text, size_t len, int qu
 ptx_module *ptx_load_to(const char *path, int quiet, FILE *err) {
     ptx_diags d;
     ptx_diags_init(&d);
-    ptx_module *m = ptx_parse_file(path, &d);
-    if (!quiet || !m) {
-        /* the module owns the source; on failure reread it for the caret lines */
-        const char *src = m ? m->src : NULL;
-        size_t len = m ? m->src_len : 0;
-        char *tmp = NULL;
-        if (!m && d.n) {
-            FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
-            /* only a regular file within the limit: a directory opens, and
-             * its ftell is LONG_MAX (a malloc AddressSanitizer aborts on) */
-            struct stat st;
-            if (f && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > PTX_MAX_FILE)) {
-                fclose(f);
-                f = NULL;
-            }
-            if (f) {
-                fseek(f, 0, SEEK_END);
-                long n = ftell(f);
-                fseek(f, 0, SEEK_SET);
-                if (n > 0 && (tmp = malloc((size_t)n + 1)) && fread(tmp, 1, (size_t)n, f) == (size_t)n) {
-                    src = tmp;
-                    len = (size_t)n;
-                }
-                fclose(f);
-            }
-        }
-        ptx_diags_print(&d, strcmp(path, "-") ? path : "<stdin>", src, len, err);
-        free(tmp);
-    }
+    char *text = NULL; /* the module owns the source; a file that failed hands it back */
+    size_t len = 0;
+    ptx_module *m = parse_file(path, &d, &text, &len);
+    if (!quiet || !m)
+        ptx_diags_print(&d, strcmp(path, "-") ? path : "<stdin>", m ? m->src : text, m ? m->src_len : len, err);
+    free(text);
     ptx_diags_free(&d);
     return m;
 }

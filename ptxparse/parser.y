@@ -105,8 +105,8 @@ module: %empty
       | module top
       ;
 
-top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @2); }
-   | T_VERSION T_INT                        { ptx_b_version(b, $2, @2); }
+top: T_VERSION T_FLOAT                      { ptx_b_version(b, $2, @1, @2); }
+   | T_VERSION T_INT                        { ptx_b_version(b, $2, @1, @2); }
    | T_TARGET ident_list                    { ptx_b_target(b, $2, @1); }
    | T_ADDRESS_SIZE T_INT                   { ptx_b_address_size(b, $2, @1, @2); }
    | T_FILE T_INT T_STRING file_extra       { ptx_b_file(b, $2, $3, $4, @1); }
@@ -207,7 +207,7 @@ func_rets: %empty
          ;
 
 func_params: %empty
-           | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2, @1); }
+           | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2); }
            ;
 
 param_list_opt: %empty                      { $$ = 0; }
@@ -220,7 +220,7 @@ param_list: quals1 declarator               { ptx_b_push_var(b, $2); $$ = 1; }
 
 fdirs: %empty
      | fdirs T_FDIR fdir_args               { ptx_b_fdir(b, $2, $3, @2); }
-     | fdirs T_PRAGMA string_list ';'       { ptx_b_fdir_pragma(b, $3, @2); }
+     | fdirs T_PRAGMA string_list ';'       { ptx_b_fdir_pragma(b, $3); }
      ;
 
 fdir_args: %empty                          { $$ = 0; }
@@ -232,8 +232,8 @@ fdir_args: %empty                          { $$ = 0; }
  * .func (...) f (...)" on a line of its own, the definition later). */
 func_tail: ';'                              { ptx_b_no_body(b); }
          | %empty                           { ptx_b_no_body(b); }
-         | '{'                              { ptx_b_body_begin(b, @1); }
-           stmts '}'                        { ptx_b_body_end(b, @4); }
+         | '{'                              { ptx_b_body_begin(b); }
+           stmts '}'                        { ptx_b_body_end(b); }
          ;
 
 /* The commonest statements (instructions, labels, .loc) are alternatives
@@ -304,23 +304,23 @@ opd_pfx: T_REGC                             { $$ = ptx_b_opd_regs(b, $1, @1, 0);
  * first register negated or paired, the others as they are */
 opd_cx: '!' T_REGC                          { $$ = ptx_b_opd_regs(b, $2, @2, 1); }
       | T_PIDENT '|' T_REGC                 { ptx_b_opd_reg(b, $1, @1, 0); $$ = ptx_b_opd_regs(b, $3, @3, 2); }
-      | expr '|' T_REGC                     { ptx_b_opd_expr(b, $1, @1); $$ = ptx_b_opd_regs(b, $3, @3, 2); }
+      | expr '|' T_REGC                     { ptx_b_opd_expr(b, $1); $$ = ptx_b_opd_regs(b, $3, @3, 2); }
       ;
 
 opd: T_PIDENT                               { ptx_b_opd_reg(b, $1, @1, 0); }
    | '!' T_PIDENT                           { ptx_b_opd_reg(b, $2, @2, 1); }
    | T_PIDENT '|' T_PIDENT                  { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_reg(b, $3, @3, 0);
-                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
-   | T_PIDENT '|' expr                      { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_expr(b, $3, @3);
-                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
-   | expr '|' T_PIDENT                      { ptx_b_opd_expr(b, $1, @1); ptx_b_opd_reg(b, $3, @3, 0);
-                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2, @1); }
-   | expr                                   { ptx_b_opd_expr(b, $1, @1); }
-   | '{' opd_list '}'                       { ptx_b_opd_agg(b, PTX_O_VEC, $2, @1); }
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2); }
+   | T_PIDENT '|' expr                      { ptx_b_opd_reg(b, $1, @1, 0); ptx_b_opd_expr(b, $3);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2); }
+   | expr '|' T_PIDENT                      { ptx_b_opd_expr(b, $1); ptx_b_opd_reg(b, $3, @3, 0);
+                                              ptx_b_opd_agg(b, PTX_O_PAIR, 2); }
+   | expr                                   { ptx_b_opd_expr(b, $1); }
+   | '{' opd_list '}'                       { ptx_b_opd_agg(b, PTX_O_VEC, $2); }
    | T_ADDR                                 { ptx_b_opd_addr_tok(b, $1, @1); }
    | '[' addr_list ']'                      { ptx_b_opd_addr(b, $2, @1); }
-   | '(' opd_list ')'                       { ptx_b_opd_agg(b, PTX_O_LIST, $2, @1); }
-   | '(' ')'                                { ptx_b_opd_agg(b, PTX_O_LIST, 0, @1); }
+   | '(' opd_list ')'                       { ptx_b_opd_agg(b, PTX_O_LIST, $2); }
+   | '(' ')'                                { ptx_b_opd_agg(b, PTX_O_LIST, 0); }
    ;
 
 addr_list: addr_elem                        { $$ = 1; }

@@ -17,12 +17,6 @@ typedef struct {
 
 enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM };
 
-static uint32_t h32(ptx_str s) {
-    uint32_t h = 2166136261u;
-    for (uint32_t i = 0; i < s.n; i++) h = (h ^ (unsigned char)s.p[i]) * 16777619u;
-    return h;
-}
-
 static void set_free(symset *s) {
     free(s->slot);
     free(s->keys);
@@ -33,7 +27,7 @@ static void set_free(symset *s) {
 /* The kind of the entry named k, or 0. */
 static int set_find(const symset *s, ptx_str k) {
     if (!s->cap) return 0;
-    for (uint32_t i = h32(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    for (uint32_t i = ptx_hash(k.p, k.n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
         if (!s->slot[i]) return 0;
         if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
     }
@@ -51,32 +45,18 @@ static int set_add(symset *s, ptx_str k, int kind) {
         if (!s->slot || !s->keys || !s->kind) abort();
         s->cap = cap;
         for (uint32_t e = 0; e < s->n; e++) {
-            uint32_t i = h32(s->keys[e]) & (cap - 1);
+            uint32_t i = ptx_hash(s->keys[e].p, s->keys[e].n) & (cap - 1);
             while (s->slot[i]) i = (i + 1) & (cap - 1);
             s->slot[i] = e + 1;
         }
     }
-    uint32_t i = h32(k) & (s->cap - 1);
+    uint32_t i = ptx_hash(k.p, k.n) & (s->cap - 1);
     for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
         if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
     s->keys[s->n] = k;
     s->kind[s->n] = (uint8_t)kind;
     s->slot[i] = ++s->n;
     return 0;
-}
-
-/* Position of a span inside the source, for a message that points at the
- * symbol itself rather than at the start of its instruction. */
-static ptx_loc loc_in(const ptx_builder *b, ptx_loc from, const char *p) {
-    const char *src = b->ls.buf;
-    if (p < src + from.off || p > src + b->ls.len) return from;
-    ptx_loc l = from;
-    const char *ls = src + from.off - (from.col - 1);
-    for (const char *q = src + from.off; q < p; q++)
-        if (*q == '\n') { l.line++; ls = q + 1; }
-    l.col = (uint32_t)(p - ls) + 1;
-    l.off = (uint32_t)(p - src);
-    return l;
 }
 
 typedef struct {
@@ -127,7 +107,7 @@ static uint32_t scope_new(scopes *s, uint32_t parent) {
 }
 
 static uint32_t *scope_slot(scopes *s, ptx_str k) {
-    for (uint32_t i = h32(k) & (s->hcap - 1);; i = (i + 1) & (s->hcap - 1))
+    for (uint32_t i = ptx_hash(k.p, k.n) & (s->hcap - 1);; i = (i + 1) & (s->hcap - 1))
         if (!s->head[i] || ptx_str_eqs(s->hkey[i], k)) {
             s->hkey[i] = k;
             return &s->head[i];
@@ -204,7 +184,7 @@ static int scope_decl(scopes *s, ptx_str name, uint32_t scope, int kind, uint32_
 static uint32_t scope_find(const scopes *s, ptx_str name, uint32_t scope) {
     if (!s->hcap) return UINT32_MAX;
     uint32_t best = UINT32_MAX;
-    for (uint32_t i = h32(name) & (s->hcap - 1); s->head[i]; i = (i + 1) & (s->hcap - 1)) {
+    for (uint32_t i = ptx_hash(name.p, name.n) & (s->hcap - 1); s->head[i]; i = (i + 1) & (s->hcap - 1)) {
         if (!ptx_str_eqs(s->hkey[i], name)) continue;
         for (uint32_t d = s->head[i]; d; d = s->dnext[d - 1]) {
             uint32_t ds = s->dscope[d - 1], u = scope;
@@ -228,7 +208,7 @@ static void check_sym(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o,
         return;
     }
     if (set_find(c->global, name) || predefined(name)) return;
-    ptx_b_error(c->b, loc_in(c->b, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
+    ptx_b_error(c->b, ptx_loc_at(c->b->ls.buf, c->b->ls.len, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
 }
 
 static void check_expr(rctx *c, const scopes *sc, uint32_t scope, const ptx_expr *e) {
@@ -335,7 +315,7 @@ static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx
                 int kind = d != UINT32_MAX ? sc.dkind[d] : set_find(global, s->u.dir->items[k]);
                 if (refs && kind == K_LABEL) refs[k] = sc.dstmt[d];
                 if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
-                    ptx_b_error(b, loc_in(b, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
+                    ptx_b_error(b, ptx_loc_at(b->ls.buf, b->ls.len, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
                                 s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
                                 (int)s->u.dir->items[k].n, s->u.dir->items[k].p,
                                 s->flag == 'b' ? "a label of this function" : "a function");

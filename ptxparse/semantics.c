@@ -10,23 +10,11 @@
 /* Modifiers are scanned from the opcode text rather than taken from
  * ptx_inst.type/type2/space alone: several instructions carry three types
  * (cvt.pack, mma) or two state spaces (cp.async.shared.global). */
-static bool str_is(ptx_str m, const char *z)
-{
-    size_t n = strlen(z);
-    return m.n == n && memcmp(m.p, z, n) == 0;
-}
-
-static bool str_starts(ptx_str m, const char *z)
-{
-    size_t n = strlen(z);
-    return m.n >= n && memcmp(m.p, z, n) == 0;
-}
-
 /* ".wait" matches ".wait" and ".wait::ld". */
 static bool mod_is_op(ptx_str m, const char *z)
 {
     size_t n = strlen(z);
-    return str_starts(m, z) && (m.n == n || (m.n > n + 1 && m.p[n] == ':' && m.p[n + 1] == ':'));
+    return m.n >= n && !memcmp(m.p, z, n) && (m.n == n || (m.n > n + 1 && m.p[n] == ':' && m.p[n + 1] == ':'));
 }
 
 typedef struct mod_info {
@@ -74,12 +62,12 @@ static void scan_mods(const ptx_inst *in, mod_info *mi)
             if (!memcmp(m.p, ".wide", 5)) { mi->wide = true; continue; }
             break;
         case 8:
-            if (str_is(m, ".aligned")) { mi->aligned = true; continue; }
+            if (ptx_str_eq(m, ".aligned")) { mi->aligned = true; continue; }
             break;
         default: break;
         }
         for (size_t i = 0; i < sizeof strong / sizeof strong[0]; i++)
-            if (str_is(m, strong[i]))
+            if (ptx_str_eq(m, strong[i]))
                 mi->strong = true;
     }
     if (mi->nspaces == 0 && in->space != PTX_SP_NONE)
@@ -265,7 +253,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
     switch (in->op) {
     case PTX_OPC_BAR:
         /* bar.warp.sync only waits for the warp; it is not .aligned. */
-        if (str_is(m0, ".warp") && ptx_inst_has_mod(in, ".sync")) {
+        if (ptx_str_eq(m0, ".warp") && ptx_inst_has_mod(in, ".sync")) {
             out->flags = SY | SE;
             return true;
         }
@@ -275,23 +263,23 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
-        if (str_is(m0, ".cluster"))
+        if (ptx_str_eq(m0, ".cluster"))
             return ptx_inst_has_mod(in, ".arrive") || ptx_inst_has_mod(in, ".wait");
         if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
-        if (str_is(m0, ".init") || str_is(m0, ".inval"))
+        if (ptx_str_eq(m0, ".init") || ptx_str_eq(m0, ".inval"))
             set_mem(out, S_ | SE, 0, 0, sp0, 8);
-        else if (str_is(m0, ".expect_tx") || str_is(m0, ".complete_tx"))
+        else if (ptx_str_eq(m0, ".expect_tx") || ptx_str_eq(m0, ".complete_tx"))
             set_mem(out, A_ | L_ | S_ | O_ | SY | SE, 0, 0, sp0, 8);
-        else if (str_is(m0, ".arrive") || str_is(m0, ".arrive_drop")) {
+        else if (ptx_str_eq(m0, ".arrive") || ptx_str_eq(m0, ".arrive_drop")) {
             /* state, [addr]{, count}: the state may be the sink _ */
             set_mem(out, A_ | L_ | S_ | O_ | SY | SE, 1, 1, sp0, 8);
             out->dtype = PTX_T_B64;
-        } else if (str_is(m0, ".test_wait") || str_is(m0, ".try_wait")) {
+        } else if (ptx_str_eq(m0, ".test_wait") || ptx_str_eq(m0, ".try_wait")) {
             set_mem(out, L_ | O_ | SY | SE, 1, 1, sp0, 8);
             out->dtype = PTX_T_PRED;
-        } else if (str_is(m0, ".pending_count")) {
+        } else if (ptx_str_eq(m0, ".pending_count")) {
             /* Decodes a state value held in a register: no memory. */
             out->flags = 0;
             out->ndef = 1;
@@ -301,7 +289,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             return false;
         return true;
     case PTX_OPC_CP: {
-        bool reduce = str_is(m0, ".reduce");
+        bool reduce = ptx_str_eq(m0, ".reduce");
         if (!ptx_inst_has_mod(in, ".async"))
             return false;
         if (ptx_inst_has_mod(in, ".commit_group")) {
@@ -333,29 +321,29 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         return true;
     }
     case PTX_OPC_MULTIMEM:
-        if (str_is(m0, ".ld_reduce")) {
+        if (ptx_str_eq(m0, ".ld_reduce")) {
             set_mem(out, L_, 1, 1, sp0, vec_bytes(in, in->type));
             out->dtype = out->stype = in->type;
-        } else if (str_is(m0, ".st")) {
+        } else if (ptx_str_eq(m0, ".st")) {
             set_mem(out, S_ | SE, 0, 0, sp0, vec_bytes(in, in->type));
             out->stype = in->type;
-        } else if (str_is(m0, ".red")) {
+        } else if (ptx_str_eq(m0, ".red")) {
             set_mem(out, A_ | L_ | S_ | O_ | SE, 0, 0, sp0, vec_bytes(in, in->type));
             out->stype = in->type;
-        } else if (str_is(m0, ".cp")) {
+        } else if (ptx_str_eq(m0, ".cp")) {
             set_copy(out, mi, (ptx_inst_has_mod(in, ".reduce") ? A_ : 0) | L_ | S_ | AS | SE);
             out->access_bytes = imm_bytes(in, 2);
         } else
             return false;
         return true;
     case PTX_OPC_WMMA:
-        if (str_is(m0, ".load")) {
+        if (ptx_str_eq(m0, ".load")) {
             set_mem(out, L_ | C_, 1, 1, sp0, 0);
             out->dtype = in->type;
-        } else if (str_is(m0, ".store")) {
+        } else if (ptx_str_eq(m0, ".store")) {
             set_mem(out, S_ | C_ | SE, 0, 0, sp0, 0);
             out->stype = in->type;
-        } else if (str_is(m0, ".mma")) {
+        } else if (ptx_str_eq(m0, ".mma")) {
             out->flags = C_;
             out->ndef = 1;
             out->dtype = resolve_type(TY_T0, in, mi);
@@ -364,7 +352,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             return false;
         return true;
     case PTX_OPC_WGMMA:
-        if (str_is(m0, ".mma_async")) {
+        if (ptx_str_eq(m0, ".mma_async")) {
             /* d, a, b, scale-d, ...: D = A*B + D unless scale-d is false. */
             int64_t v;
             unsigned scale_d = ptx_inst_has_mod(in, ".sp") ? 5 : 3;
@@ -373,9 +361,9 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             out->nrmw = opd_int(in, scale_d, &v) && v == 0 ? 0 : 1;
             out->dtype = resolve_type(TY_T0, in, mi);
             out->stype = resolve_type(TY_T1, in, mi);
-        } else if (str_is(m0, ".fence") || str_is(m0, ".wait_group"))
+        } else if (ptx_str_eq(m0, ".fence") || ptx_str_eq(m0, ".wait_group"))
             out->flags = F_ | AS | SE;
-        else if (str_is(m0, ".commit_group"))
+        else if (ptx_str_eq(m0, ".commit_group"))
             out->flags = AS | SE;
         else
             return false;
@@ -406,17 +394,17 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             return false;
         return true;
     case PTX_OPC_GRIDDEPCONTROL:
-        if (str_is(m0, ".wait"))
+        if (ptx_str_eq(m0, ".wait"))
             out->flags = SY | SE;
-        else if (str_is(m0, ".launch_dependents"))
+        else if (ptx_str_eq(m0, ".launch_dependents"))
             out->flags = SE;
         else
             return false;
         return true;
     case PTX_OPC_CLUSTERLAUNCHCONTROL:
-        if (str_is(m0, ".try_cancel"))
+        if (ptx_str_eq(m0, ".try_cancel"))
             set_mem(out, S_ | AS | SE, 0, 0, sp0, 16);
-        else if (str_is(m0, ".query_cancel")) {
+        else if (ptx_str_eq(m0, ".query_cancel")) {
             out->flags = 0;
             out->ndef = 1;
             out->dtype = resolve_type(TY_T0, in, mi);
@@ -425,10 +413,10 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             return false;
         return true;
     case PTX_OPC_TENSORMAP:
-        if (str_is(m0, ".replace")) {
+        if (ptx_str_eq(m0, ".replace")) {
             set_mem(out, S_ | SE, 0, 0, sp0, 0);
             out->stype = in->type;
-        } else if (str_is(m0, ".cp_fenceproxy"))
+        } else if (ptx_str_eq(m0, ".cp_fenceproxy"))
             set_copy(out, mi, L_ | S_ | F_ | SE);
         else
             return false;
@@ -444,6 +432,9 @@ static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem 
     switch (in->op) {
     case PTX_OPC_ADD:
     case PTX_OPC_SUB:
+    case PTX_OPC_ADDC:
+    case PTX_OPC_SUBC:
+    case PTX_OPC_MADC:
         if (mi->cc)
             out->flags |= PTX_SEM_CC_DEF;
         break;
@@ -454,12 +445,6 @@ static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem 
     case PTX_OPC_MUL:
         if (mi->wide)
             out->dtype = widen(in->type);
-        break;
-    case PTX_OPC_ADDC:
-    case PTX_OPC_SUBC:
-    case PTX_OPC_MADC:
-        if (mi->cc)
-            out->flags |= PTX_SEM_CC_DEF;
         break;
     case PTX_OPC_CVT:
         /* cvt.pack.sat.convertType.abType.cType d, a, b, c: d has cType. */
@@ -523,14 +508,13 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         make_unknown(in, &mi, out);
         return;
     }
+    out->flags = r->flags;
     if (r->subop) {
-        out->flags = r->flags;
         if (!subop_rules(in, &mi, out)) {
             make_unknown(in, &mi, out);
             return;
         }
     } else {
-        out->flags = r->flags;
         out->ndef = r->ndef;
         out->addr_opd = r->addr;
         out->dtype = resolve_type(r->dty, in, &mi);

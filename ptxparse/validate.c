@@ -134,22 +134,6 @@ struct ptx_vstate {
     int loc_reported;
 };
 
-/* Position of p (inside the source) for a statement starting at at. */
-static ptx_loc loc_at(const vctx *c, const char *p) {
-    const char *src = c->m->src;
-    ptx_loc l = c->s->loc;
-    if (p < src + l.off || p > src + c->m->src_len) return l;
-    const char *ls = src + l.off - (l.col - 1);
-    for (const char *q = src + l.off; q < p; q++)
-        if (*q == '\n') {
-            l.line++;
-            ls = q + 1;
-        }
-    l.col = (uint32_t)(p - ls) + 1;
-    l.off = (uint32_t)(p - src);
-    return l;
-}
-
 /* Where operand i of the instruction starts in the source (top-level commas
  * after the opcode); the opcode if it cannot be found. */
 static const char *opd_text(const vctx *c, unsigned i) {
@@ -180,7 +164,7 @@ static void verr(const vctx *c, const char *at, const char *fmt, ...) {
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     struct ptx_vstate *vs = c->b->vs;
-    ptx_diag_add(&vs->held, PTX_DIAG_ERROR, loc_at(c, at), "%s", buf);
+    ptx_diag_add(&vs->held, PTX_DIAG_ERROR, ptx_loc_at(c->m->src, c->m->src_len, c->s->loc, at), "%s", buf);
     /* the limit as if these followed the parse's messages */
     if (vs->errors_before + vs->held.nerrors >= c->b->d->max_errors) vs->stop = 1;
 }
@@ -220,18 +204,14 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) 
     return row[m];
 }
 
-static void ver_text(unsigned v, char *out, size_t cap) { snprintf(out, cap, "%u.%u", v / 10, v % 10); }
-
 /* The .target/.version requirements of a form or modifier. */
 static bool check_min(const vctx *c, const char *at, const char *what, int wlen, unsigned ver, unsigned sm,
                       int sm_a) {
     const ptx_module *m = c->m;
     unsigned have = m->version_major * 10 + m->version_minor;
     if (ver && have < ver) {
-        char v[16], h[16];
-        ver_text(ver, v, sizeof v);
-        ver_text(have, h, sizeof h);
-        verr(c, at, "'%.*s' requires PTX ISA %s or later (the file is .version %s)", wlen, what, v, h);
+        verr(c, at, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
+             ver % 10, have / 10, have % 10);
         return false;
     }
     if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch))) {
@@ -257,16 +237,15 @@ static bool is_cmp_unsigned(const char *s) {
 /* Returns false after reporting the first problem of the spelling. */
 static bool check_mods(const vctx *c, const fform *f, const char *op, size_t oplen, mods_info *mi) {
     const ptx_inst *in = c->in;
-    const char *p = in->opcode + oplen, *e = in->opcode + in->opcode_len;
     unsigned count[128], needc[128];
     memset(count, 0, sizeof count);
     memset(needc, 0, sizeof needc);
     for (const char *r = f->need; *r; r++) needc[(unsigned char)*r]++;
     memset(mi, 0, sizeof *mi);
-    while (p < e) {
-        const char *q = p + 1;
-        while (q < e && *q != '.') q++;
-        size_t n = (size_t)(q - p);
+    ptx_mod_iter it = ptx_mods_begin(in);
+    for (ptx_str m; ptx_mods_next(&it, &m);) {
+        const char *p = m.p;
+        size_t n = m.n;
         int k = find_mod(f, p, n);
         if (k < 0) {
             /* the nearest legal modifier says what was meant */
@@ -286,12 +265,10 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             if (best > 1)
                 for (const char *r = f->need; *r; r++) {
                     bool present = false;
-                    for (const char *u = in->opcode + oplen; u < e && !present;) {
-                        const char *v = u + 1;
-                        while (v < e && *v != '.') v++;
-                        int j = find_mod(f, u, (size_t)(v - u));
+                    ptx_mod_iter u = ptx_mods_begin(in);
+                    for (ptx_str x; !present && ptx_mods_next(&u, &x);) {
+                        int j = find_mod(f, x.p, x.n);
                         present = j >= 0 && f->mods[j].cls == *r;
-                        u = v;
                     }
                     if (!present) {
                         cls = *r;
@@ -322,15 +299,12 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
          * rounding...) say "more than one" instead. */
         if (!(f->flags & F_BAG) && (x->cls == 'M' || x->cls == 'P' || x->cls == 'Q') &&
             !(n == 4 && !memcmp(p, ".sat", 4)) && !(n == 10 && !memcmp(p, ".satfinite", 10))) {
-            for (const char *r = in->opcode + oplen; r < p;) {
-                const char *t = r + 1;
-                while (t < e && *t != '.') t++;
-                if ((size_t)(t - r) == n && !memcmp(r, p, n)) {
+            ptx_mod_iter u = ptx_mods_begin(in);
+            for (ptx_str x; ptx_mods_next(&u, &x) && x.p < p;)
+                if (ptx_str_eqs(x, m)) {
                     verr(c, p, "'%.*s' is repeated in '%.*s'", (int)n, p, (int)in->opcode_len, in->opcode);
                     return false;
                 }
-                r = t;
-            }
         }
         count[x->cls]++;
         if (n == 15 && !memcmp(p, ".L2::cache_hint", 15)) mi->has_hint = 1;
@@ -371,7 +345,6 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             break;
         default: break;
         }
-        p = q;
     }
     /* required classes */
     for (int k = 'A'; k <= 'Z'; k++) {
@@ -468,14 +441,13 @@ static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
              ncoord == 1 ? "" : "s", dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
 }
 
-static bool check_combos(const vctx *c, const fform *f, const mods_info *mi) {
+static bool check_combos(const vctx *c, const mods_info *mi) {
     const ptx_inst *in = c->in;
     const char *at = in->opcode;
     int op = in->op;
     unsigned t = mi->ntypes ? mi->types[mi->ntypes - 1] : 0;
     int L = (int)in->opcode_len;
     const char *o = in->opcode;
-    (void)f;
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
         if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
@@ -730,31 +702,21 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         return;
     }
     unsigned t = mi->ntypes ? mi->types[mi->ntypes - 1] : 0;
-    if (f->flags & F_L) {
-        if (in->opd[1].kind != PTX_O_ADDR) {
-            verr(c, opd_text(c, 1), "operand 2 of '%.*s' must be an address [a]", L, op);
+    if (f->flags & (F_L | F_S)) {
+        unsigned a = f->flags & F_L ? 1 : 0; /* the address: ld d, [a]; st [a], b */
+        if (in->opd[a].kind != PTX_O_ADDR) {
+            verr(c, opd_text(c, a), "operand %u of '%.*s' must be an address [a]", a + 1, L, op);
             return;
         }
-        check_vec(c, 0, &in->opd[0], mi->vec, t, 1);
-        return;
-    }
-    if (f->flags & F_S) {
-        if (in->opd[0].kind != PTX_O_ADDR) {
-            verr(c, opd_text(c, 0), "operand 1 of '%.*s' must be an address [a]", L, op);
-            return;
-        }
-        check_vec(c, 1, &in->opd[1], mi->vec, t, 1);
+        check_vec(c, 1 - a, &in->opd[1 - a], mi->vec, t, 1);
         return;
     }
     switch (in->op) {
     case PTX_OPC_SETP:
-        for (unsigned i = 0; i < 1; i++) {
-            const ptx_operand *d = &in->opd[0];
-            if (d->kind == PTX_O_PAIR) {
-                for (int k = 0; k < 2; k++)
-                    if (!check_value(c, 0, &d->p.elems[k], PTX_T_PRED, 0, 0)) return;
-            } else if (!check_value(c, 0, d, PTX_T_PRED, 0, 0)) return;
-        }
+        if (in->opd[0].kind == PTX_O_PAIR) {
+            for (int k = 0; k < 2; k++)
+                if (!check_value(c, 0, &in->opd[0].p.elems[k], PTX_T_PRED, 0, 0)) return;
+        } else if (!check_value(c, 0, &in->opd[0], PTX_T_PRED, 0, 0)) return;
         if (!check_value(c, 1, &in->opd[1], t, 0, 0) || !check_value(c, 2, &in->opd[2], t, 0, 0)) return;
         if (n == 4) check_value(c, 3, &in->opd[3], PTX_T_PRED, 0, 0);
         return;
@@ -769,9 +731,7 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         return;
     case PTX_OPC_MOV:
         if (in->opd[0].kind == PTX_O_VEC || in->opd[1].kind == PTX_O_VEC) return; /* pack/unpack */
-        if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
-        check_value(c, 1, &in->opd[1], t, 0, 1);
-        return;
+        /* fall through */
     case PTX_OPC_CVTA:
         if (!check_value(c, 0, &in->opd[0], t, 0, 0)) return;
         check_value(c, 1, &in->opd[1], t, 0, 1);
@@ -1029,7 +989,7 @@ void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
             size_t oplen = 0;
             while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
             ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
-                 check_mods(&c, form, op, oplen, &mi) && check_combos(&c, form, &mi);
+                 check_mods(&c, form, op, oplen, &mi) && check_combos(&c, &mi);
             if (ok) oks_add(op, in->opcode_len, b->m, &mi);
         }
         e->state = ok ? SP_OK : SP_BAD;
@@ -1077,15 +1037,8 @@ void ptx_validate_module(ptx_builder *b) {
         for (uint32_t k = 0; k < f->nfdirs; k++)
             for (size_t j = 0; j < sizeof fdirs / sizeof fdirs[0]; j++) {
                 if (!ptx_str_eq(f->fdirs[k].name, fdirs[j].name)) continue;
-                const char *p = f->fdirs[k].name.p;
-                ptx_loc l = f->name_loc;
                 /* the directive's own position: on the header's lines after the name */
-                if (p > m->src + l.off && p < m->src + m->src_len) {
-                    for (const char *q = m->src + l.off; q < p; q++)
-                        if (*q == '\n') { l.line++; l.col = 1; }
-                        else l.col++;
-                    l.off = (uint32_t)(p - m->src);
-                }
+                ptx_loc l = ptx_loc_at(m->src, m->src_len, f->name_loc, f->fdirs[k].name.p);
                 if (have < fdirs[j].ver)
                     ptx_b_error(b, l, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", fdirs[j].name,
                                 fdirs[j].ver / 10u, fdirs[j].ver % 10u, m->version_major, m->version_minor);
