@@ -4,13 +4,6 @@
 #include <threads.h>
 #include "build.h"
 
-bool ptx_str_eq(ptx_str a, const char *z) {
-    size_t n = strlen(z);
-    return a.n == n && memcmp(a.p, z, n) == 0;
-}
-
-bool ptx_str_eqs(ptx_str a, ptx_str b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
-
 static const char *const type_names[PTX_T__COUNT] = {
     [PTX_T_NONE] = "", [PTX_T_PRED] = ".pred",
     [PTX_T_B8] = ".b8", [PTX_T_B16] = ".b16", [PTX_T_B32] = ".b32", [PTX_T_B64] = ".b64",

@@ -24,8 +24,14 @@ typedef struct ptx_loc {
 } ptx_loc;
 
 #define PTX_STR_LIT(s) ((ptx_str){(s), (uint32_t)(sizeof(s) - 1)})
-bool ptx_str_eq(ptx_str a, const char *z);
-bool ptx_str_eqs(ptx_str a, ptx_str b);
+/* Inline: most callers compare with a literal, whose strlen the compiler
+ * then knows (semantics.c compares every modifier of every instruction). */
+static inline bool ptx_str_eq(ptx_str a, const char *z)
+{
+    size_t n = strlen(z);
+    return a.n == n && memcmp(a.p, z, n) == 0;
+}
+static inline bool ptx_str_eqs(ptx_str a, ptx_str b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
 
 /* ---- types and state spaces ------------------------------------------- */
 typedef enum ptx_type {
