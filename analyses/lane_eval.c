@@ -329,7 +329,8 @@ static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
     return !e->overflow && eval_warp_form(e, v, out, true);
 }
 
-enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w)
+/* A context for chain c, and the warps of its shape and their lanes in w. */
+static ectx *ectx_new(const addr_chain *c, wl_result *w)
 {
     /* only the fields before keys are cleared: zeroing the whole context
      * (keys and a wl_result, about 30 KB) was 3% of check on the corpus */
@@ -340,6 +341,12 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
     aff zero;
     aff_const(&zero, c->r->ncoef, 0);
     wl_eval(&zero, &c->shape, res_exact(0), w);
+    return e;
+}
+
+enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_result *w)
+{
+    ectx *e = ectx_new(c, w);
     out->nwarps = w->nwarps;
     out->status = LE_EXACT;
     nmu = 0;
@@ -430,15 +437,10 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
 bool lane_eval_threads(const addr_chain *c, uint32_t v, int64_t *x, uint32_t n)
 {
     if (!wl_shape_known(&c->shape)) return false;
-    ectx *e = malloc(sizeof *e);
     wl_result *w = malloc(sizeof *w);
-    if (!e || !w) abort();
-    memset(e, 0, offsetof(ectx, keys));
-    e->c = c;
+    if (!w) abort();
+    ectx *e = ectx_new(c, w);
     e->exact = true;
-    aff zero;
-    aff_const(&zero, c->r->ncoef, 0);
-    wl_eval(&zero, &c->shape, res_exact(0), w); /* the warps and their lanes */
     uint32_t t = 0;
     bool ok = true;
     for (uint32_t wi = 0; ok && wi < w->nwarps; wi++) {

@@ -627,7 +627,7 @@ static void warpgroup_split(ctx *c, uint32_t st, uint32_t b)
     uint32_t wait = L.first == NONE ? NONE : reconvergence(c, L.first);
     for (uint32_t w = 0; w * 32 < c->nthreads; w++) {
         uint32_t g = w & ~3u, absent = present_lanes(c->nthreads, w) & ~L.gone[w] & ~L.ex[w];
-        if (!absent || !(L.ex[g] | L.ex[g + 1] | L.ex[g + 2] | L.ex[g + 3]) || (wait == NONE && L.ndiv)) continue;
+        if (!absent || !(L.ex[g] | L.ex[g + 1] | L.ex[g + 2] | L.ex[g + 3]) || wait == NONE) continue;
         sync_finding *f = add(c, st, SYNC_COLLECTIVE, SYNC_K_ALIGNED);
         f->proven = !L.maybe_gone, f->group = true;
         f->warp = w, f->lanes = absent, f->mask = ~0u;

@@ -82,20 +82,28 @@ static void eval_lanes(const aff *p, const wc_shape *s, uint32_t wi, wl_warp *w,
     else memset(w->off, 0, sizeof w->off);
 }
 
-/* Lane 0 of warp wi: c0 plus p over the monomials' U; an unknown
- * coefficient i is a multiple of 2^ctz[i] (ctz NULL: nothing known). */
-static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0, const uint8_t *ctz)
+/* p over the monomials' U in lane 0 of warp wi, without c0, as a
+ * uniform form (k = 64: known); an unknown coefficient i is a multiple of
+ * 2^ctz[i] (ctz NULL: nothing known). */
+static void lane0_terms(const aff *p, const wc_shape *s, uint32_t wi, const uint8_t *ctz, wform *acc)
 {
-    wform acc, coef, m, term;
-    wf_const(&acc, 0);
+    wform coef, m, term;
+    wf_const(acc, 0);
     for (unsigned i = 1; i < p->n; i++) {
         if ((coef_known(p, i) && !p->c[i]) || (s->k0[wi][i] == 64 && !s->r0[wi][i])) continue; /* c·0 */
         if (coef_fits(p, i, s)) wf_const(&coef, p->c[i]);
         else wf_uni(&coef, 0, ctz && !coef_known(p, i) ? ctz[i] : 0);
         wf_uni(&m, s->r0[wi][i], s->k0[wi][i]);
         wf_mul(&term, &coef, &m, 64);
-        wf_add(&acc, &acc, &term, 64);
+        wf_add(acc, acc, &term, 64);
     }
+}
+
+/* Lane 0 of warp wi: c0 plus the terms. */
+static residue lane0(const aff *p, const wc_shape *s, uint32_t wi, residue c0, const uint8_t *ctz)
+{
+    wform acc;
+    lane0_terms(p, s, wi, ctz, &acc);
     return res_add(c0, res_make((int64_t)acc.r, acc.k));
 }
 
@@ -104,18 +112,10 @@ bool wl_lane0_exact(const aff *p, const warp_shape *sh, uint32_t wi, int64_t *v)
     if (!wl_shape_known(sh) || p->top || p->bot) return false;
     const wc_shape *s = wc_classes(sh->block);
     if (wi >= s->nwarps) return false;
-    wform acc, coef, m, term;
-    wf_const(&acc, p->c[0]);
-    for (unsigned i = 1; i < p->n; i++) {
-        if (!p->c[i]) continue;
-        if (!coef_fits(p, i, s) || s->k0[wi][i] != 64) return false;
-        wf_const(&coef, p->c[i]);
-        wf_uni(&m, s->r0[wi][i], 64);
-        wf_mul(&term, &coef, &m, 64);
-        wf_add(&acc, &acc, &term, 64);
-    }
+    wform acc;
+    lane0_terms(p, s, wi, NULL, &acc); /* every coefficient known: k = 64 unless a term is not */
     if (acc.k != 64) return false;
-    *v = (int64_t)acc.r;
+    *v = (int64_t)((uint64_t)p->c[0] + acc.r);
     return true;
 }
 
