@@ -78,6 +78,12 @@ ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p) {
     return l;
 }
 
+/* The position of p, in a token on one line that starts at loc (at tok). */
+static ptx_loc loc_in(ptx_loc loc, const char *tok, const char *p) {
+    uint32_t d = (uint32_t)(p - tok);
+    return (ptx_loc){loc.line, loc.col + d, loc.off + d};
+}
+
 /* The text of the token at loc, for messages: up to the next separator. */
 static int token_text(ptx_builder *b, ptx_loc loc, char *out, size_t cap) {
     const char *p = b->ls.buf + loc.off, *e = b->ls.buf + b->ls.len;
@@ -174,12 +180,21 @@ static void add_stmt(ptx_builder *b, ptx_stmt *s) {
     if (named) VPUSH(b->named, s);
 }
 
-static ptx_dirinfo *new_dir(ptx_builder *b) { return ARENA_NEW(b->a, ptx_dirinfo); }
-
 void ptx_b_push_str(ptx_builder *b, ptx_str s) { VPUSH(b->sstack, s); }
 
 static ptx_str *pop_strs(ptx_builder *b, uint32_t n) {
     return pop_n(b->a, b->sstack.v, &b->sstack.n, n, sizeof(ptx_str));
+}
+
+/* A directive's statement, added: its items the top n strings of the string
+ * stack; the caller fills in the rest of s->u.dir. */
+static ptx_stmt *dir_stmt(ptx_builder *b, int kind, ptx_loc loc, uint32_t n) {
+    ptx_stmt *s = new_stmt(b, kind, loc);
+    s->u.dir = ARENA_NEW(b->a, ptx_dirinfo);
+    s->u.dir->n = n;
+    s->u.dir->items = pop_strs(b, n);
+    add_stmt(b, s);
+    return s;
 }
 
 ptx_str ptx_b_span(ptx_builder *b, ptx_loc from, ptx_loc last_char) {
@@ -261,10 +276,7 @@ void ptx_b_version(ptx_builder *b, ptx_str v, ptx_loc dloc, ptx_loc loc) {
     b->m->version_major = maj;
     b->m->version_minor = min;
     b->seen_version = 1;
-    ptx_stmt *s = new_stmt(b, PTX_S_VERSION, dloc);
-    s->u.dir = new_dir(b);
-    s->u.dir->raw = v;
-    add_stmt(b, s);
+    dir_stmt(b, PTX_S_VERSION, dloc, 0)->u.dir->raw = v;
 }
 
 /* The targets of the PTX ISA (section 5.1 and its release notes) with the
@@ -285,16 +297,13 @@ static const struct { const char *name; uint8_t ver; } targets[] = {
 void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
     check_first(b, loc);
     b->seen_target = 1;
-    ptx_stmt *s = new_stmt(b, PTX_S_TARGET, loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->n = n;
-    s->u.dir->items = pop_strs(b, n);
+    ptx_stmt *s = dir_stmt(b, PTX_S_TARGET, loc, n);
     unsigned have = b->m->version_major * 10 + b->m->version_minor;
     for (uint32_t i = 0; i < n; i++) {
         ptx_str t = s->u.dir->items[i];
         size_t k = 0, nt = sizeof targets / sizeof targets[0];
         while (k < nt && !ptx_str_eq(t, targets[k].name)) k++;
-        ptx_loc tl = {loc.line, loc.col + (uint32_t)(t.p - (b->ls.buf + loc.off)), (uint32_t)(t.p - b->ls.buf)};
+        ptx_loc tl = loc_in(loc, b->ls.buf + loc.off, t.p);
         if (k == nt) {
             ptx_b_error(b, tl, "unknown target '%.*s'; expected sm_NN (sm_75 ... sm_121a), texmode_unified, "
                         "texmode_independent, debug or map_f64_to_f32", (int)t.n, t.p);
@@ -312,7 +321,6 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
             b->m->target_suffix = b->m->target_arch ? (uint8_t)t.p[t.n - 1] : 0;
         }
     }
-    add_stmt(b, s);
 }
 
 void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
@@ -320,51 +328,34 @@ void ptx_b_address_size(ptx_builder *b, ptx_str v, ptx_loc loc, ptx_loc vloc) {
     uint64_t x = int_tok(b, v, vloc, 64, ".address_size");
     if (x != 32 && x != 64) ptx_b_error(b, vloc, ".address_size must be 32 or 64, not %.*s", (int)v.n, v.p);
     b->m->address_size = (uint32_t)x;
-    ptx_stmt *s = new_stmt(b, PTX_S_ADDRSIZE, loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->raw = v;
-    add_stmt(b, s);
+    dir_stmt(b, PTX_S_ADDRSIZE, loc, 0)->u.dir->raw = v;
 }
 
 void ptx_b_file(ptx_builder *b, ptx_str idx, ptx_str path, uint32_t n, ptx_loc loc) {
     check_first(b, loc);
     if (n > 2) ptx_b_error(b, loc, ".file takes at most a timestamp and a size after the name");
-    ptx_stmt *s = new_stmt(b, PTX_S_FILE, loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->raw = idx;
-    s->u.dir->name = path;
-    s->u.dir->n = n;
-    s->u.dir->items = pop_strs(b, n);
-    add_stmt(b, s);
+    ptx_dirinfo *d = dir_stmt(b, PTX_S_FILE, loc, n)->u.dir;
+    d->raw = idx;
+    d->name = path;
 }
 
 void ptx_b_section(ptx_builder *b, ptx_str name, ptx_str raw, ptx_loc loc) {
     check_first(b, loc);
-    ptx_stmt *s = new_stmt(b, PTX_S_SECTION, loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->name = name;
-    s->u.dir->raw = raw;
-    add_stmt(b, s);
+    ptx_dirinfo *d = dir_stmt(b, PTX_S_SECTION, loc, 0)->u.dir;
+    d->name = name;
+    d->raw = raw;
 }
 
 void ptx_b_alias(ptx_builder *b, ptx_str a, ptx_str c, ptx_loc loc) {
     check_first(b, loc);
-    ptx_stmt *s = new_stmt(b, PTX_S_ALIAS, loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->n = 2;
-    s->u.dir->items = ARENA_NEWN(b->a, ptx_str, 2);
-    s->u.dir->items[0] = a;
-    s->u.dir->items[1] = c;
-    add_stmt(b, s);
+    ptx_b_push_str(b, a);
+    ptx_b_push_str(b, c);
+    dir_stmt(b, PTX_S_ALIAS, loc, 2);
 }
 
 void ptx_b_pragma(ptx_builder *b, uint32_t n, ptx_loc loc) {
     if (!b->in_body) check_first(b, loc);
-    ptx_stmt *s = new_stmt(b, PTX_S_PRAGMA, loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->n = n;
-    s->u.dir->items = pop_strs(b, n);
-    add_stmt(b, s);
+    dir_stmt(b, PTX_S_PRAGMA, loc, n);
 }
 
 static void clear_stacks(ptx_builder *b) {
@@ -964,22 +955,16 @@ void ptx_b_proto_end(ptx_builder *b, ptx_str name, ptx_loc loc) {
     ptx_func *p = b->sig;
     if (!ptx_str_eq(name, "_"))
         ptx_b_error(b, loc, "a .callprototype is written with '_' in place of the function name");
-    ptx_stmt *s = new_stmt(b, PTX_S_PROTO, p ? p->loc : loc);
-    s->u.dir = new_dir(b);
-    s->u.dir->name = p ? p->name : name;
-    s->u.dir->proto = p;
-    add_stmt(b, s);
+    ptx_dirinfo *d = dir_stmt(b, PTX_S_PROTO, p ? p->loc : loc, 0)->u.dir;
+    d->name = p ? p->name : name;
+    d->proto = p;
     b->sig = b->fn;
 }
 
 void ptx_b_targets(ptx_builder *b, ptx_str label, uint32_t kind, uint32_t n, ptx_loc loc) {
-    ptx_stmt *s = new_stmt(b, PTX_S_TARGETS, loc);
+    ptx_stmt *s = dir_stmt(b, PTX_S_TARGETS, loc, n);
     s->flag = (uint8_t)kind;
-    s->u.dir = new_dir(b);
     s->u.dir->name = label;
-    s->u.dir->n = n;
-    s->u.dir->items = pop_strs(b, n);
-    add_stmt(b, s);
 }
 
 void ptx_b_scope_begin(ptx_builder *b, ptx_loc loc) {
@@ -1305,8 +1290,7 @@ uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
             o->neg = (uint8_t)(n == 0 && mode == 1);
         } else { /* undeclared: ptx_b_opd_reg says so */
             b->ostack.n--;
-            ptx_loc at = {loc.line, loc.col + (uint32_t)(s - run.p), loc.off + (uint32_t)(s - run.p)};
-            ptx_b_opd_reg(b, name, at, n == 0 && mode == 1);
+            ptx_b_opd_reg(b, name, loc_in(loc, run.p, s), n == 0 && mode == 1);
         }
         if (n++ == 0 && mode == 2) ptx_b_opd_agg(b, PTX_O_PAIR, 2);
         while (p < e && ((unsigned char)*p <= ' ' || *p == ',')) p++;
@@ -1460,13 +1444,10 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
     const char *n0 = p;
     while (p < e && (unsigned char)*p > ' ' && *p != '+' && *p != '-' && *p != ']') p++;
     ptx_str name = {n0, (uint32_t)(p - n0)};
-    ptx_loc nloc = loc;
-    nloc.col += (uint32_t)(n0 - tok.p);
-    nloc.off += (uint32_t)(n0 - tok.p);
     ptx_operand base;
     memset(&base, 0, sizeof base);
     if (!reg_or_sym(b, name, &base) && name.p[0] == '%')
-        ptx_b_error(b, nloc, "use of undeclared register '%.*s'", (int)name.n, name.p);
+        ptx_b_error(b, loc_in(loc, tok.p, n0), "use of undeclared register '%.*s'", (int)name.n, name.p);
     int64_t off = 0;
     uint8_t flags = 0;
     while (p < e && (unsigned char)*p <= ' ') p++;
@@ -1477,12 +1458,8 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
         const char *d0 = p;
         while (p < e && (unsigned char)*p > ' ') p++;
         uint64_t v = 0;
-        if (!parse_uint((ptx_str){d0, (uint32_t)(p - d0)}, &v)) {
-            ptx_loc dl = loc;
-            dl.col += (uint32_t)(d0 - tok.p);
-            dl.off += (uint32_t)(d0 - tok.p);
-            ptx_b_error(b, dl, "address offset '%.*s' does not fit in 64 bits", (int)(p - d0), d0);
-        }
+        if (!parse_uint((ptx_str){d0, (uint32_t)(p - d0)}, &v))
+            ptx_b_error(b, loc_in(loc, tok.p, d0), "address offset '%.*s' does not fit in 64 bits", (int)(p - d0), d0);
         off = neg ? (int64_t)(0 - v) : (int64_t)v;
         flags = PTX_ADDR_OFF;
     }

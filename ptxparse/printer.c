@@ -175,11 +175,15 @@ static void print_init(FILE *o, const ptx_init *in) {
 
 /* Declaration without the trailing ';'.  nvcc separates the name with a tab
  * in bodies ("\t.reg .b32 \t%r<5>"); sep gives that separator. */
+static void print_linkage(FILE *o, unsigned linkage) {
+    if (linkage & PTX_LINK_EXTERN) fputs(".extern ", o);
+    if (linkage & PTX_LINK_VISIBLE) fputs(".visible ", o);
+    if (linkage & PTX_LINK_WEAK) fputs(".weak ", o);
+    if (linkage & PTX_LINK_COMMON) fputs(".common ", o);
+}
+
 static void print_var(FILE *o, const ptx_var *v, const char *sep) {
-    if (v->linkage & PTX_LINK_EXTERN) fputs(".extern ", o);
-    if (v->linkage & PTX_LINK_VISIBLE) fputs(".visible ", o);
-    if (v->linkage & PTX_LINK_WEAK) fputs(".weak ", o);
-    if (v->linkage & PTX_LINK_COMMON) fputs(".common ", o);
+    print_linkage(o, v->linkage);
     fputs(ptx_space_name((ptx_space)v->space), o);
     if (v->attrs.n) { fputc(' ', o); put(o, v->attrs); }
     if (v->align) fprintf(o, " .align %u", v->align);
@@ -284,10 +288,7 @@ static void print_body(FILE *o, const ptx_func *f) {
 }
 
 static void print_func(FILE *o, const ptx_func *f) {
-    if (f->linkage & PTX_LINK_EXTERN) fputs(".extern ", o);
-    if (f->linkage & PTX_LINK_VISIBLE) fputs(".visible ", o);
-    if (f->linkage & PTX_LINK_WEAK) fputs(".weak ", o);
-    if (f->linkage & PTX_LINK_COMMON) fputs(".common ", o);
+    print_linkage(o, f->linkage);
     fputs(f->is_entry ? ".entry" : ".func", o);
     print_sig(o, f, 0);
     fputc('\n', o);
