@@ -15,7 +15,7 @@ typedef struct {
     uint32_t cap, n;
 } symset;
 
-enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM };
+enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM, K_REG };
 
 static void set_free(symset *s) {
     free(s->slot);
@@ -70,18 +70,26 @@ typedef struct {
  * references included, and may shadow one of an enclosing block; sibling
  * blocks may reuse a name, as inline-asm blocks do).  Each scope's
  * declarations are chained per name; a use is resolved to the declaration in
- * the innermost enclosing scope. */
+ * the innermost enclosing scope.  The same chains find what one scope
+ * declares twice (declare, below). */
+typedef struct {
+    ptx_str name;
+    uint32_t scope, next, stmt; /* next: the name's next declaration + 1 (0: none) */
+    uint32_t count;             /* N of a register range %r<N>, else 0 */
+    ptx_loc loc;
+    uint8_t kind;
+} decl;
+
 typedef struct {
     uint32_t *parent, *depth; /* per scope (0 = the body) */
+    uint32_t *first;          /* per scope: its first declaration's index in d */
     uint32_t nscopes, cap;
-    /* declarations: name -> chain of (scope, kind, stmt) */
-    ptx_str *dname;
-    uint32_t *dscope, *dnext, *dstmt;
-    uint8_t *dkind;
+    decl *d;                  /* in the order they are declared */
     uint32_t ndecl, dcap;
     uint32_t *head; /* hash of names -> first declaration + 1 */
     ptx_str *hkey;
     uint32_t hcap;
+    uint32_t *ranges, nranges; /* the register ranges among d (room for dcap) */
 } scopes;
 
 static void *xrealloc(void *p, size_t n) {
@@ -91,8 +99,7 @@ static void *xrealloc(void *p, size_t n) {
 }
 
 static void scopes_free(scopes *s) {
-    free(s->parent); free(s->depth); free(s->dname); free(s->dscope); free(s->dnext); free(s->dstmt);
-    free(s->dkind); free(s->head); free(s->hkey);
+    free(s->parent); free(s->depth); free(s->first); free(s->d); free(s->head); free(s->hkey); free(s->ranges);
 }
 
 static uint32_t scope_new(scopes *s, uint32_t parent) {
@@ -100,7 +107,9 @@ static uint32_t scope_new(scopes *s, uint32_t parent) {
         s->cap = s->cap ? s->cap * 2 : 16;
         s->parent = xrealloc(s->parent, s->cap * sizeof *s->parent);
         s->depth = xrealloc(s->depth, s->cap * sizeof *s->depth);
+        s->first = xrealloc(s->first, s->cap * sizeof *s->first);
     }
+    s->first[s->nscopes] = s->ndecl;
     s->parent[s->nscopes] = parent;
     s->depth[s->nscopes] = s->nscopes ? s->depth[parent] + 1 : 0;
     return s->nscopes++;
@@ -114,8 +123,6 @@ static uint32_t *scope_slot(scopes *s, ptx_str k) {
         }
 }
 
-/* Adds a declaration; returns the kind of one with that name in the same
- * scope (0 if none). */
 /* Room for n declarations without growing (a body's are counted first). */
 static void scopes_reserve(scopes *s, uint32_t n) {
     if (n * 2 > s->hcap) {
@@ -128,24 +135,21 @@ static void scopes_reserve(scopes *s, uint32_t n) {
         if (!s->head || !s->hkey) abort();
         s->hcap = nc;
         for (uint32_t i = 0; i < s->ndecl; i++) { /* rebuild: chains keep their order */
-            uint32_t *h = scope_slot(s, s->dname[i]);
+            uint32_t *h = scope_slot(s, s->d[i].name);
             if (!*h) *h = i + 1;
         }
     }
     if (n > s->dcap) {
         s->dcap = n;
-        s->dname = xrealloc(s->dname, n * sizeof *s->dname);
-        s->dscope = xrealloc(s->dscope, n * sizeof *s->dscope);
-        s->dnext = xrealloc(s->dnext, n * sizeof *s->dnext);
-        s->dstmt = xrealloc(s->dstmt, n * sizeof *s->dstmt);
-        s->dkind = xrealloc(s->dkind, n);
+        s->d = xrealloc(s->d, n * sizeof *s->d);
+        s->ranges = xrealloc(s->ranges, n * sizeof *s->ranges);
     }
 }
 
 /* Empties s for the next body, with room for its n declarations: a module's
  * bodies share one table. */
 static void scopes_reset(scopes *s, uint32_t n) {
-    s->nscopes = s->ndecl = 0;
+    s->nscopes = s->ndecl = s->nranges = 0;
     if (s->hcap > 64 && (uint64_t)n * 8 < s->hcap) { /* much too big: made again */
         free(s->head);
         free(s->hkey);
@@ -158,42 +162,152 @@ static void scopes_reset(scopes *s, uint32_t n) {
     scopes_reserve(s, n);
 }
 
-static int scope_decl(scopes *s, ptx_str name, uint32_t scope, int kind, uint32_t stmt) {
+/* Appends x at the end of its name's chain, so that a rebuild finds the
+ * first declaration at the head; returns the chain's head. */
+static uint32_t scope_decl(scopes *s, decl x) {
     if (s->ndecl + 1 > s->dcap || (s->ndecl + 1) * 2 > s->hcap) scopes_reserve(s, 2 * s->ndecl + 32);
-    uint32_t *h = scope_slot(s, name);
-    int same = 0;
-    for (uint32_t d = *h; d; d = s->dnext[d - 1])
-        if (s->dscope[d - 1] == scope && (!same || s->dkind[d - 1] == K_LABEL)) same = s->dkind[d - 1];
-    uint32_t i = s->ndecl++;
-    s->dname[i] = name;
-    s->dscope[i] = scope;
-    s->dkind[i] = (uint8_t)kind;
-    s->dstmt[i] = stmt;
-    s->dnext[i] = 0;
-    /* append, so that a rebuild finds the first declaration at the head */
+    uint32_t *h = scope_slot(s, x.name), i = s->ndecl++;
+    x.next = 0;
+    s->d[i] = x;
+    if (x.count) s->ranges[s->nranges++] = i;
     if (!*h) *h = i + 1;
     else {
         uint32_t d = *h;
-        while (s->dnext[d - 1]) d = s->dnext[d - 1];
-        s->dnext[d - 1] = i + 1;
+        while (s->d[d - 1].next) d = s->d[d - 1].next;
+        s->d[d - 1].next = i + 1;
     }
-    return same;
+    return *h;
 }
 
-/* The declaration of name visible in scope (innermost), or UINT32_MAX. */
+/* The declaration of name visible in scope (innermost), or UINT32_MAX.
+ * Registers are found by the builder, never as symbols. */
 static uint32_t scope_find(const scopes *s, ptx_str name, uint32_t scope) {
     if (!s->hcap) return UINT32_MAX;
     uint32_t best = UINT32_MAX;
     for (uint32_t i = ptx_hash(name.p, name.n) & (s->hcap - 1); s->head[i]; i = (i + 1) & (s->hcap - 1)) {
         if (!ptx_str_eqs(s->hkey[i], name)) continue;
-        for (uint32_t d = s->head[i]; d; d = s->dnext[d - 1]) {
-            uint32_t ds = s->dscope[d - 1], u = scope;
+        for (uint32_t d = s->head[i]; d; d = s->d[d - 1].next) {
+            uint32_t ds = s->d[d - 1].scope, u = scope;
+            if (s->d[d - 1].kind == K_REG) continue;
             while (s->depth[u] > s->depth[ds]) u = s->parent[u];
-            if (u == ds && (best == UINT32_MAX || s->depth[ds] > s->depth[s->dscope[best]])) best = d - 1;
+            if (u == ds && (best == UINT32_MAX || s->depth[ds] > s->depth[s->d[best].scope])) best = d - 1;
         }
         break;
     }
     return best;
+}
+
+/* One namespace per scope, as ptxas has it ("Duplicate definition of
+ * variable"): a function's return and ordinary parameters belong to its
+ * body's outermost block, and in one block a parameter, a label, a variable
+ * of any state space, a register and the names %r0..%r(N-1) of a range %r<N>
+ * must all differ; an inner block may reuse a name of an outer one.  Register
+ * against register is build.c's to report, label against label is reported
+ * as a redefinition; every other pair at the later declaration. */
+static bool is_label(unsigned kind) { return kind == K_LABEL || kind == K_PROTO || kind == K_TARGETS; }
+
+static const char *ns_what(int kind) {
+    switch (kind) {
+    case K_PARAM: return "a parameter";
+    case K_LABEL: case K_TARGETS: case K_PROTO: return "a label";
+    case K_REG: return "a register";
+    default: return "a variable";
+    }
+}
+
+static void ns_report(ptx_builder *b, const decl *later, const decl *first) {
+    ptx_b_error(b, later->loc, "redeclaration of '%.*s' in the same scope: already declared as %s at line %u, column %u",
+                (int)later->name.n, later->name.p, ns_what(first->kind), first->loc.line, first->loc.col);
+}
+
+/* Is name the element i < r->count of the range r ("%r12" of "%r<13>")?
+ * By value, as ptxas compares them: "%r012" is element 12 too. */
+static bool ns_in_range(ptx_str name, const decl *r) {
+    uint32_t k = r->name.n;
+    if (name.n <= k || name.p[k - 1] != r->name.p[k - 1] || memcmp(name.p, r->name.p, k) != 0) return false;
+    while (k + 1 < name.n && name.p[k] == '0') k++;
+    if (name.n - k > 9) return false;
+    uint64_t v = 0;
+    for (uint32_t i = k; i < name.n; i++) {
+        if (name.p[i] < '0' || name.p[i] > '9') return false;
+        v = v * 10 + (uint64_t)(name.p[i] - '0');
+    }
+    return v < r->count;
+}
+
+/* last < y < next by name (length, bytes, then declaration), either bound
+ * NULL for none: the several messages of one range's declaration come in
+ * that order. */
+static bool name_before(const decl *a, const decl *b) {
+    if (a->name.n != b->name.n) return a->name.n < b->name.n;
+    int c = memcmp(a->name.p, b->name.p, a->name.n);
+    return c ? c < 0 : a < b;
+}
+static bool name_between(const decl *last, const decl *y, const decl *next) {
+    return (!last || name_before(last, y)) && (!next || name_before(y, next));
+}
+
+static void range_report(ptx_builder *b, const decl *e, const decl *g, bool range_later) {
+    if (!range_later)
+        ptx_b_error(b, e->loc, "redeclaration of '%.*s' in the same scope: already declared by the register "
+                    "range '%.*s<%u>' at line %u, column %u", (int)e->name.n, e->name.p, (int)g->name.n,
+                    g->name.p, g->count, g->loc.line, g->loc.col);
+    else
+        ptx_b_error(b, g->loc, "register range '%.*s<%u>' declares '%.*s', already declared in the same "
+                    "scope as %s at line %u, column %u", (int)g->name.n, g->name.p, g->count,
+                    (int)e->name.n, e->name.p, ns_what(e->kind), e->loc.line, e->loc.col);
+}
+
+/* Adds x to s and reports what its scope declared before it under that name
+ * (or, for a range, among its elements): each pair once, at the later of the
+ * two. */
+static void declare(ptx_builder *b, scopes *s, decl x) {
+    uint32_t i = s->ndecl, head = scope_decl(s, x);
+    const decl *self = &s->d[i];
+    /* the scope's earlier declarations of the name that are not labels: the
+     * first, the last, and the first after the last range */
+    const decl *first = NULL, *prev = NULL, *run = NULL;
+    bool label = false;
+    for (uint32_t d = head; d != i + 1; d = s->d[d - 1].next) {
+        const decl *y = &s->d[d - 1];
+        if (y->scope != x.scope) continue;
+        label |= y->kind == K_LABEL;
+        if (is_label(y->kind)) continue;
+        if (!first) first = y;
+        if (y->count) run = NULL;
+        else if (!run) run = y;
+        prev = y;
+    }
+    if (is_label(x.kind)) {
+        if (first && !first->count) ns_report(b, self, first);
+    } else if (!x.count && prev) {
+        if (!prev->count && !(x.kind == K_REG && prev->kind == K_REG)) ns_report(b, self, run);
+    } else if (!x.count) { /* the first of the name that is not a label: after each label of it */
+        for (uint32_t d = head; d != i + 1; d = s->d[d - 1].next)
+            if (s->d[d - 1].scope == x.scope && is_label(s->d[d - 1].kind)) ns_report(b, self, &s->d[d - 1]);
+    }
+    /* the ranges x is an element of, or for a range the elements declared
+     * before it, in the order of their names (a label is an identifier,
+     * never %-named: the grammar's T_IDENT) */
+    for (const decl *last = NULL, *next; !is_label(x.kind); last = next) {
+        next = NULL;
+        if (!x.count) {
+            for (uint32_t r = 0; r < s->nranges; r++) {
+                const decl *g = &s->d[s->ranges[r]];
+                if (g->scope == x.scope && ns_in_range(x.name, g) && name_between(last, g, next)) next = g;
+            }
+        } else {
+            for (const decl *y = s->d + s->first[x.scope]; y < self; y++)
+                if (y->scope == x.scope && !y->count && !is_label(y->kind) && ns_in_range(y->name, self) &&
+                    name_between(last, y, next))
+                    next = y;
+        }
+        if (!next) break;
+        if (x.count) range_report(b, next, self, true);
+        else range_report(b, self, next, false);
+    }
+    if (label && (x.kind == K_LABEL || x.kind == K_TARGETS))
+        ptx_b_error(b, x.loc, "redefinition of label '%.*s'", (int)x.name.n, x.name.p);
 }
 
 /* The predefined identifiers of the ISA (section 4.4.3) that are not special
@@ -204,7 +318,7 @@ static void check_sym(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o,
     uint32_t d = scope_find(sc, name, scope);
     if (d != UINT32_MAX) {
         /* a label or table reached by name: downstream passes take the statement from v */
-        if (o && sc->dstmt[d] != UINT32_MAX) o->v = (int64_t)sc->dstmt[d] + 1;
+        if (o && sc->d[d].stmt != UINT32_MAX) o->v = (int64_t)sc->d[d].stmt + 1;
         return;
     }
     if (set_find(c->global, name) || predefined(name)) return;
@@ -267,7 +381,9 @@ static uint32_t *target_refs(ptx_builder *b, ptx_stmt *s) {
     return d->refs;
 }
 
-/* Names are resolved per { } block: a body without blocks is one scope. */
+/* Names are resolved per { } block: a body without blocks is one scope.
+ * stmts: the body's statements that define or use a name (the builder's
+ * list), or all of them. */
 static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx_func *f, ptx_stmt **stmts,
                           uint32_t nstmts) {
     uint32_t *at = malloc((nstmts ? nstmts : 1) * sizeof *at), ndecl = f->nrets + f->nparams;
@@ -279,28 +395,29 @@ static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx
     scopes sc = *scs; /* worked on as a local, handed back at the end */
     uint32_t cur = scope_new(&sc, 0), hint = 0;
     /* the parameters belong to the body's outermost block, ahead of its names */
-    for (uint32_t i = 0; i < f->nrets + f->nparams; i++)
-        scope_decl(&sc, (i < f->nrets ? f->rets[i] : f->params[i - f->nrets])->name, 0, K_PARAM, UINT32_MAX);
+    for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
+        const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
+        declare(b, &sc, (decl){v->name, 0, 0, UINT32_MAX, 0, v->loc, K_PARAM});
+    }
     for (uint32_t i = 0; i < nstmts; i++) {
         ptx_stmt *s = stmts[i];
         if (s->kind == PTX_S_SCOPE_BEGIN) cur = scope_new(&sc, cur);
         else if (s->kind == PTX_S_SCOPE_END && cur) cur = sc.parent[cur];
         at[i] = cur;
-        ptx_str name;
-        int kind;
+        decl x = {{0, 0}, cur, 0, UINT32_MAX, 0, s->loc, 0};
         switch (s->kind) {
-        case PTX_S_LABEL: name = s->u.name; kind = K_LABEL; break;
+        case PTX_S_LABEL: x.name = s->u.name; x.kind = K_LABEL; break;
         case PTX_S_VAR:
-            if (s->u.var->space == PTX_SP_REG) continue;
-            name = s->u.var->name; kind = K_VAR; break;
-        case PTX_S_PROTO: name = s->u.dir->name; kind = K_PROTO; break;
-        case PTX_S_TARGETS: name = s->u.dir->name; kind = K_TARGETS; break;
+            x.name = s->u.var->name;
+            x.kind = s->u.var->space == PTX_SP_REG ? K_REG : K_VAR;
+            x.count = s->u.var->has_range ? s->u.var->range : 0;
+            break;
+        case PTX_S_PROTO: x.name = s->u.dir->name; x.kind = K_PROTO; break;
+        case PTX_S_TARGETS: x.name = s->u.dir->name; x.kind = K_TARGETS; break;
         default: continue;
         }
-        uint32_t idx = s->kind == PTX_S_LABEL || s->kind == PTX_S_TARGETS ? stmt_index(f, s, &hint) : UINT32_MAX;
-        int same = scope_decl(&sc, name, cur, kind, idx);
-        if (same == K_LABEL && (kind == K_LABEL || kind == K_TARGETS))
-            ptx_b_error(b, s->loc, "redefinition of label '%.*s'", (int)name.n, name.p);
+        if (s->kind == PTX_S_LABEL || s->kind == PTX_S_TARGETS) x.stmt = stmt_index(f, s, &hint);
+        declare(b, &sc, x);
     }
     rctx c = {b, global, {0, 0, 0}};
     for (uint32_t i = 0; i < nstmts; i++) {
@@ -312,8 +429,8 @@ static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx
             uint32_t *refs = target_refs(b, s);
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
                 uint32_t d = scope_find(&sc, s->u.dir->items[k], at[i]);
-                int kind = d != UINT32_MAX ? sc.dkind[d] : set_find(global, s->u.dir->items[k]);
-                if (refs && kind == K_LABEL) refs[k] = sc.dstmt[d];
+                int kind = d != UINT32_MAX ? sc.d[d].kind : set_find(global, s->u.dir->items[k]);
+                if (refs && kind == K_LABEL) refs[k] = sc.d[d].stmt;
                 if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
                     ptx_b_error(b, ptx_loc_at(b->ls.buf, b->ls.len, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
                                 s->flag == 'b' ? ".branchtargets entry" : ".calltargets entry",
@@ -327,173 +444,6 @@ static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx
     }
     free(at);
     *scs = sc;
-}
-
-/* One namespace per scope, as ptxas has it ("Duplicate definition of
- * variable"): a function's return and ordinary parameters belong to its
- * body's outermost block, and in one block a parameter, a label, a variable
- * of any state space, a register and the names %r0..%r(N-1) of a range %r<N>
- * must all differ; an inner block may reuse a name of an outer one.  Register
- * against register (build.c) and label against label (below) are reported
- * where they are found; this adds every other pair, at the later declaration. */
-typedef struct {
-    ptx_str name;
-    uint32_t scope, order, count; /* count: N of a range, else 0 */
-    ptx_loc loc;
-    uint8_t kind;                 /* K_*, or K_REG */
-} nsdecl;
-enum { K_REG = 16 };
-
-static int ns_cmp(const void *x, const void *y) {
-    const nsdecl *a = x, *b = y;
-    if (a->scope != b->scope) return a->scope < b->scope ? -1 : 1;
-    if (a->name.n != b->name.n) return a->name.n < b->name.n ? -1 : 1;
-    int c = memcmp(a->name.p, b->name.p, a->name.n);
-    if (c) return c;
-    return a->order < b->order ? -1 : a->order > b->order;
-}
-
-static const char *ns_what(int kind) {
-    switch (kind) {
-    case K_PARAM: return "a parameter";
-    case K_LABEL: return "a label";
-    case K_TARGETS: case K_PROTO: return "a label";
-    case K_REG: return "a register";
-    default: return "a variable";
-    }
-}
-
-static void ns_report(ptx_builder *b, const nsdecl *later, const nsdecl *first) {
-    ptx_b_error(b, later->loc, "redeclaration of '%.*s' in the same scope: already declared as %s at line %u, column %u",
-                (int)later->name.n, later->name.p, ns_what(first->kind), first->loc.line, first->loc.col);
-}
-
-/* Is name the element i < r->count of the range r ("%r12" of "%r<13>")?
- * By value, as ptxas compares them: "%r012" is element 12 too. */
-static bool ns_in_range(ptx_str name, const nsdecl *r) {
-    uint32_t k = r->name.n;
-    if (name.n <= k || name.p[k - 1] != r->name.p[k - 1] || memcmp(name.p, r->name.p, k) != 0) return false;
-    while (k + 1 < name.n && name.p[k] == '0') k++;
-    if (name.n - k > 9) return false;
-    uint64_t v = 0;
-    for (uint32_t i = k; i < name.n; i++) {
-        if (name.p[i] < '0' || name.p[i] > '9') return false;
-        v = v * 10 + (uint64_t)(name.p[i] - '0');
-    }
-    return v < r->count;
-}
-
-/* The declaration in d[0..n) (sorted by ns_cmp) with x's scope and name, or NULL. */
-static const nsdecl *ns_find(const nsdecl *d, uint32_t n, const nsdecl *x) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        nsdecl key = *x;
-        key.order = 0; /* the first of the name in the scope */
-        if (ns_cmp(&d[mid], &key) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && d[lo].scope == x->scope && !d[lo].count && ptx_str_eqs(d[lo].name, x->name) ? &d[lo] : NULL;
-}
-
-/* Parameters, variables and registers are a few per function, labels are
- * many: the former are sorted and checked among themselves, each label is
- * looked up among them. */
-static void check_namespace(ptx_builder *b, const ptx_func *f, ptx_stmt **stmts, uint32_t nstmts) {
-    uint32_t np = f->nrets + f->nparams, cap = np, n = 0, nl = 0, nranges = 0;
-    for (uint32_t i = 0; i < nstmts; i++) cap += stmts[i]->kind == PTX_S_VAR;
-    if (!cap) return;
-    nsdecl *d = malloc(cap * sizeof *d);
-    uint32_t *stack = malloc((nstmts + 1) * sizeof *stack), depth = 0, nscopes = 1;
-    if (!d || !stack) abort();
-    stack[0] = 0;
-    for (uint32_t i = 0; i < np; i++) {
-        const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
-        d[n++] = (nsdecl){v->name, 0, i, 0, v->loc, K_PARAM};
-    }
-    for (uint32_t i = 0; i < nstmts; i++) {
-        const ptx_stmt *s = stmts[i];
-        if (s->kind == PTX_S_SCOPE_BEGIN) stack[++depth] = nscopes++;
-        else if (s->kind == PTX_S_SCOPE_END && depth) depth--;
-        else if (s->kind == PTX_S_VAR) {
-            const ptx_var *v = s->u.var;
-            uint32_t count = v->has_range ? v->range : 0;
-            nranges += count != 0;
-            d[n++] = (nsdecl){v->name, stack[depth], np + i, count, v->loc, v->space == PTX_SP_REG ? K_REG : K_VAR};
-        } else if (s->kind == PTX_S_LABEL || s->kind == PTX_S_PROTO || s->kind == PTX_S_TARGETS) {
-            nl++;
-        }
-    }
-    /* a handful per function: insertion sort, qsort for the rare big one */
-    if (n > 32) qsort(d, n, sizeof *d, ns_cmp);
-    else
-        for (uint32_t i = 1; i < n; i++)
-            for (uint32_t j = i; j > 0 && ns_cmp(&d[j - 1], &d[j]) > 0; j--) {
-                nsdecl t = d[j];
-                d[j] = d[j - 1];
-                d[j - 1] = t;
-            }
-    /* the first bytes of these names: most labels ($L__BB0_1) share none */
-    uint64_t first[4] = {0, 0, 0, 0};
-    for (uint32_t i = 0; i < n; i++)
-        if (d[i].name.n) first[(unsigned char)d[i].name.p[0] >> 6] |= 1ull << ((unsigned char)d[i].name.p[0] & 63);
-    for (uint32_t i = 1; i < n && !b->ls.stop; i++) {
-        const nsdecl *x = &d[i - 1], *y = &d[i];
-        if (x->scope != y->scope || x->count || y->count || !ptx_str_eqs(x->name, y->name)) continue;
-        if (x->kind == K_REG && y->kind == K_REG) continue; /* build.c reports it */
-        /* the first declaration of the name in this scope is the one named */
-        uint32_t j = i - 1;
-        while (j > 0 && d[j - 1].scope == y->scope && !d[j - 1].count && ptx_str_eqs(d[j - 1].name, y->name)) j--;
-        ns_report(b, y, &d[j]);
-    }
-    /* labels against the rest (label against label: resolve_func) */
-    depth = 0;
-    nscopes = 1;
-    for (uint32_t i = 0; i < nstmts && nl && n && !b->ls.stop; i++) {
-        const ptx_stmt *s = stmts[i];
-        if (s->kind == PTX_S_SCOPE_BEGIN) stack[++depth] = nscopes++;
-        else if (s->kind == PTX_S_SCOPE_END && depth) depth--;
-        if (s->kind != PTX_S_LABEL && s->kind != PTX_S_PROTO && s->kind != PTX_S_TARGETS) continue;
-        ptx_str ln = s->kind == PTX_S_LABEL ? s->u.name : s->u.dir->name;
-        if (!ln.n || !(first[(unsigned char)ln.p[0] >> 6] >> ((unsigned char)ln.p[0] & 63) & 1)) continue;
-        nsdecl l = {ln, stack[depth], np + i, 0, s->loc,
-                    s->kind == PTX_S_LABEL ? K_LABEL : s->kind == PTX_S_PROTO ? K_PROTO : K_TARGETS};
-        const nsdecl *o = ns_find(d, n, &l);
-        if (o) {
-            if (o->order < l.order) ns_report(b, &l, o);
-            else ns_report(b, o, &l);
-        }
-        if (nranges && l.name.n && l.name.p[0] == '%')
-            for (uint32_t r = 0; r < n; r++)
-                if (d[r].count && d[r].scope == l.scope && ns_in_range(l.name, &d[r])) ns_report(b, &l, &d[r]);
-    }
-    free(stack);
-    /* range elements: ranges are few, a handful per function */
-    for (uint32_t r = 0; r < n && nranges && !b->ls.stop; r++) {
-        if (!d[r].count) continue;
-        nranges--;
-        for (uint32_t i = 0; i < n; i++) {
-            if (d[i].scope != d[r].scope || d[i].count || !ns_in_range(d[i].name, &d[r])) continue;
-            const nsdecl *e = &d[i], *g = &d[r];
-            if (e->order > g->order)
-                ptx_b_error(b, e->loc, "redeclaration of '%.*s' in the same scope: already declared by the register "
-                            "range '%.*s<%u>' at line %u, column %u", (int)e->name.n, e->name.p, (int)g->name.n,
-                            g->name.p, g->count, g->loc.line, g->loc.col);
-            else
-                ptx_b_error(b, g->loc, "register range '%.*s<%u>' declares '%.*s', already declared in the same "
-                            "scope as %s at line %u, column %u", (int)g->name.n, g->name.p, g->count,
-                            (int)e->name.n, e->name.p, ns_what(e->kind), e->loc.line, e->loc.col);
-        }
-    }
-    free(d);
-}
-
-/* stmts: the body's statements that define or use a name (the builder's
- * list), or all of them. */
-static void resolve_func(ptx_builder *b, const symset *global, scopes *sc, ptx_func *f, ptx_stmt **stmts,
-                         uint32_t nstmts) {
-    check_namespace(b, f, stmts, nstmts);
-    resolve_names(b, global, sc, f, stmts, nstmts);
 }
 
 void ptx_resolve_module(ptx_builder *b) {
@@ -531,9 +481,9 @@ void ptx_resolve_module(ptx_builder *b) {
         if (!f->has_body) continue;
         if (k < b->named_bodies.n && b->named_bodies.v[k].f == f) {
             const ptx_named_slice *ns = &b->named_bodies.v[k++];
-            resolve_func(b, &global, &sc, f, ns->n ? b->named.v + ns->first : NULL, ns->n);
+            resolve_names(b, &global, &sc, f, ns->n ? b->named.v + ns->first : NULL, ns->n);
         } else {
-            resolve_func(b, &global, &sc, f, f->stmts, f->nstmts);
+            resolve_names(b, &global, &sc, f, f->stmts, f->nstmts);
         }
     }
     scopes_free(&sc);
