@@ -1287,6 +1287,31 @@ Test(errors, too_many_errors)
     free(buf);
 }
 
+/* Past the limit, the errors kept are the first in source order, whichever
+ * check finds them: here a variable redeclared (the scope's namespace) and a
+ * label redefined, alternately, 30 times in one body. */
+Test(errors, too_many_declaration_errors)
+{
+    char *buf = xmalloc(8192);
+    size_t k = (size_t)sprintf(buf, "%s%s\t.local .u32 v;\nL:\n", HDR, KHEAD);
+    for (int i = 0; i < 15; i++) k += (size_t)sprintf(buf + k, "\t.local .u32 v;\nL:\n");
+    k += (size_t)sprintf(buf + k, "%s", KTAIL);
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string("decls.ptx", buf, k, &d);
+    cr_expect_null(m);
+    cr_expect_eq(d.nerrors, 20);
+    cr_expect_eq(d.truncated, 1);
+    for (uint32_t i = 0; i < d.n && i < 20; i++) {
+        const char *want = i % 2 ? "redefinition of label 'L'"
+                                 : "redeclaration of 'v' in the same scope: already declared as a variable at line 11";
+        cr_expect(d.v[i].loc.line == 13 + i, "error %u at line %u", i + 1, d.v[i].loc.line);
+        cr_expect(strstr(d.v[i].msg, want) != NULL, "error %u: %s", i + 1, d.v[i].msg);
+    }
+    ptx_diags_free(&d);
+    free(buf);
+}
+
 /* A big generated file: one kernel of simple instructions, parsed from
  * disk; the instruction count is exact.  20 MB by default, 200 MB with
  * PTXRAY_BIG=1 (about 6 s in a release build, much longer under ASan). */
