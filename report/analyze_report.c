@@ -206,7 +206,9 @@ static json_t *branches_json(const dr_stats *st)
 /* A kernel: block, values and branches at its shape; a kernel launched with
  * several shapes has them per shape in "at_shapes" (and no top-level
  * block, values or branches); the findings once, with check's holds_at. */
-static json_t *kernel_json(const an_kernel *k)
+/* The kernel's JSON but its findings: *findings, the empty array to stream
+ * them into. */
+static json_t *kernel_json(const an_kernel *k, json_t **findings)
 {
     const coal_report_ctx *c = &k->sh[0].r->ctx;
     const ptx_func *fn = k->sh[0].f->pf->fn;
@@ -240,10 +242,15 @@ static json_t *kernel_json(const an_kernel *k)
                                           (json_int_t)k->px->spill_loads, "shared_bytes", (json_int_t)k->px->smem,
                                           "stack_frame_bytes", (json_int_t)k->px->stack_frame)
                               : json_null());
-    json_t *fs = json_array();
-    for (size_t i = 0; i < k->n; i++) json_array_append_new(fs, chk_finding_json(k->mine[i]));
-    json_object_set_new(o, "findings", fs);
+    *findings = json_array(); /* streamed: put_findings */
+    json_object_set_new(o, "findings", *findings);
     return o;
+}
+
+static void put_findings(jstream *js, void *ctx)
+{
+    const an_kernel *k = ctx;
+    for (size_t i = 0; i < k->n; i++) chk_put_finding(js, k->mine[i]);
 }
 
 #define ASSUMED                                                                                                 \
@@ -419,7 +426,10 @@ static void file_json(jstream *js, const an_file *x, bool several)
     if (x->cfg_shown) js_put(js, "suppressed", json_pack("{s:I,s:s}", "findings", (json_int_t)x->sum.nsupp, "by", x->cfg_shown));
     js_put(js, "summary_table", sum_json(&x->sum, x->fns));
     js_open_array(js, "kernels");
-    for (size_t i = 0; i < x->nk; i++) js_put(js, NULL, kernel_json(&x->ks[i]));
+    for (size_t i = 0; i < x->nk; i++) {
+        json_t *fs, *k = kernel_json(&x->ks[i], &fs);
+        js_put_tree(js, NULL, k, fs, put_findings, (void *)&x->ks[i]);
+    }
     js_close(js);
     js_close(js);
 }

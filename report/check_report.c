@@ -196,52 +196,6 @@ static json_t *assumptions(const chk_run *r)
     return a;
 }
 
-static json_t *pos_json(const chk_pos *p)
-{
-    return json_pack("{s:s,s:i,s:i}", "file", p->file, "line", (json_int_t)p->line, "col", (json_int_t)p->col);
-}
-
-json_t *chk_finding_json(const chk_finding *x)
-{
-    json_t *o = json_object();
-    char fp[17];
-    chk_fingerprint_text(x->fingerprint, fp);
-    json_object_set_new(o, "file", json_string(x->ptx_path));
-    json_object_set_new(o, "line", json_integer(x->line));
-    json_object_set_new(o, "col", json_integer(x->col));
-    json_object_set_new(o, "rule", json_string(chk_rule_name((enum chk_rule)x->rule)));
-    json_object_set_new(o, "certainty", json_string(chk_certainty_name((enum chk_certainty)x->certainty)));
-    json_object_set_new(o, "depends_on", x->depends ? json_string(x->depends) : json_null());
-    if (x->has_param) /* the kernel parameter the message names (srcnames.h) */
-        json_object_set_new(o, "param", json_pack("{s:i, s:o}", "index", (json_int_t)x->param, "name",
-                                                  x->param_name ? json_string(x->param_name) : json_null()));
-    if (x->value) json_object_set_new(o, "value", json_string(x->value)); /* a value not a parameter (srcnames.h) */
-    json_object_set_new(o, "kernel", json_string(x->kernel));
-    json_object_set_new(o, "symbol", json_string(x->symbol));
-    if (x->src_file) {
-        json_t *src = json_pack("{s:s,s:i,s:i}", "file", x->src_file, "line", (json_int_t)x->src_line, "col",
-                                (json_int_t)x->src_col);
-        json_object_set_new(src, "text", x->src_text ? json_string(x->src_text) : json_null());
-        json_object_set_new(o, "src", src);
-    } else json_object_set_new(o, "src", json_null());
-    json_t *calls = json_array(), *lines = json_array();
-    for (uint32_t k = 0; k < x->ncalls; k++) json_array_append_new(calls, pos_json(&x->calls[k]));
-    for (uint32_t k = 0; k < x->ninst; k++) json_array_append_new(lines, json_integer(x->insts[k].line));
-    json_object_set_new(o, "call_sites", calls);
-    json_object_set_new(o, "instructions", json_integer(x->ninst));
-    json_object_set_new(o, "ptx_lines", lines);
-    json_object_set_new(o, "loop_depth", json_integer(x->loop_depth));
-    json_object_set_new(o, "excess", json_integer((json_int_t)x->excess));
-    json_object_set_new(o, "cost", json_integer((json_int_t)x->cost));
-    json_object_set_new(o, "message", json_string(x->message));
-    json_object_set_new(o, "hint", x->hint ? json_string(x->hint) : json_null());
-    if (x->assumed) json_object_set_new(o, "assumed", json_string(x->assumed)); /* a project file's facts */
-    json_object_set_new(o, "shapes_analysed", json_integer(x->nshapes));
-    json_object_set_new(o, "holds_at", chk_holds_at_json(x));
-    json_object_set_new(o, "fingerprint", json_string(fp));
-    return o;
-}
-
 /* The JSON report with its "findings" empty: *findings, to fill. */
 static json_t *report_json(const chk_run *r, json_t **findings)
 {
@@ -282,11 +236,11 @@ static json_t *report_json(const chk_run *r, json_t **findings)
 }
 
 /* ---- a finding written straight to the stream -------------------------------- */
-/* The same bytes as js_put(chk_finding_json(x)), without building and
- * dumping a jansson tree per finding (a tenth of `check --format json`'s
- * instructions on the corpus).  Where the tree drops a member (jansson
- * refuses a NULL or non-UTF-8 string: json_string gives NULL, which
- * json_object_set_new and json_array_append_new leave out), so does this. */
+/* The bytes jansson would dump for the finding's tree, without building
+ * one per finding (a tenth of `check --format json`'s instructions on the
+ * corpus).  Where a tree would drop a member (jansson refuses a NULL or
+ * non-UTF-8 string: json_string gives NULL, which json_object_set_new and
+ * json_array_append_new leave out), so does this. */
 
 /* v would make a jansson string: not NULL, and valid UTF-8 (ASCII is). */
 static bool str_ok(const char *v)
@@ -326,7 +280,7 @@ static bool open_pos(jstream *s, const char *key, const char *file, uint32_t lin
     return true;
 }
 
-static void put_finding(jstream *s, const chk_finding *x)
+void chk_put_finding(jstream *s, const chk_finding *x)
 {
     char fp[17];
     chk_fingerprint_text(x->fingerprint, fp);
@@ -365,7 +319,7 @@ static void put_finding(jstream *s, const chk_finding *x)
     js_int(s, "cost", (long long)(json_int_t)x->cost);
     put_str(s, "message", x->message);
     put_str_or_null(s, "hint", x->hint);
-    if (x->assumed) put_str(s, "assumed", x->assumed); /* chk_finding_json */
+    if (x->assumed) put_str(s, "assumed", x->assumed); /* a project file's facts */
     js_int(s, "shapes_analysed", (long long)x->nshapes);
     /* chk_holds_at_json */
     js_open_array(s, "holds_at");
@@ -392,7 +346,7 @@ static void put_findings(jstream *s, void *ctx)
 {
     const chk_run *r = ctx;
     for (size_t i = 0; i < r->l->n; i++)
-        if (!r->l->v[i].suppressed) put_finding(s, &r->l->v[i]);
+        if (!r->l->v[i].suppressed) chk_put_finding(s, &r->l->v[i]);
 }
 
 bool chk_write_json(FILE *o, const chk_run *r)

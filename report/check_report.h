@@ -6,6 +6,7 @@
 #define PTXRAY_CHECK_REPORT_H
 #include <stdio.h>
 #include "check_findings.h"
+#include "json_stream.h"
 
 typedef struct chk_run {
     const chk_list *l;          /* sorted */
@@ -28,8 +29,9 @@ void chk_report_text(FILE *o, const chk_run *r);
  * when a write failed. */
 bool chk_write_json(FILE *o, const chk_run *r);
 bool chk_write_sarif(FILE *o, const chk_run *r);
-/* One finding as check's JSON lists it (analyze's JSON too). */
-json_t *chk_finding_json(const chk_finding *x);
+/* One finding as check's JSON lists it (analyze's JSON too), as an element
+ * or the member key of the stream's innermost container. */
+void chk_put_finding(jstream *s, const chk_finding *x);
 /* The SARIF log as one tree (analyze's, which edits it). */
 json_t *chk_report_sarif(const chk_run *r);
 /* "uncoalesced 3, misaligned 0, bank-conflict 1" over enabled rules, unsuppressed findings. */
