@@ -82,7 +82,7 @@ typedef struct {
 
 typedef struct {
     uint32_t *parent, *depth; /* per scope (0 = the body) */
-    uint32_t *first;          /* per scope: its first declaration's index in d */
+    uint32_t *first, *first_range; /* per scope: where its declarations, its ranges begin */
     uint32_t nscopes, cap;
     decl *d;                  /* in the order they are declared */
     uint32_t ndecl, dcap;
@@ -99,7 +99,7 @@ static void *xrealloc(void *p, size_t n) {
 }
 
 static void scopes_free(scopes *s) {
-    free(s->parent); free(s->depth); free(s->first); free(s->d); free(s->head); free(s->hkey); free(s->ranges);
+    free(s->parent); free(s->depth); free(s->first); free(s->first_range); free(s->d); free(s->head); free(s->hkey); free(s->ranges);
 }
 
 static uint32_t scope_new(scopes *s, uint32_t parent) {
@@ -108,8 +108,10 @@ static uint32_t scope_new(scopes *s, uint32_t parent) {
         s->parent = xrealloc(s->parent, s->cap * sizeof *s->parent);
         s->depth = xrealloc(s->depth, s->cap * sizeof *s->depth);
         s->first = xrealloc(s->first, s->cap * sizeof *s->first);
+        s->first_range = xrealloc(s->first_range, s->cap * sizeof *s->first_range);
     }
     s->first[s->nscopes] = s->ndecl;
+    s->first_range[s->nscopes] = s->nranges;
     s->parent[s->nscopes] = parent;
     s->depth[s->nscopes] = s->nscopes ? s->depth[parent] + 1 : 0;
     return s->nscopes++;
@@ -134,10 +136,8 @@ static void scopes_reserve(scopes *s, uint32_t n) {
         s->hkey = calloc(nc, sizeof *s->hkey);
         if (!s->head || !s->hkey) abort();
         s->hcap = nc;
-        for (uint32_t i = 0; i < s->ndecl; i++) { /* rebuild: chains keep their order */
-            uint32_t *h = scope_slot(s, s->d[i].name);
-            if (!*h) *h = i + 1;
-        }
+        for (uint32_t i = 0; i < s->ndecl; i++) /* rebuilt: each chain's head is its newest */
+            *scope_slot(s, s->d[i].name) = i + 1;
     }
     if (n > s->dcap) {
         s->dcap = n;
@@ -162,25 +162,20 @@ static void scopes_reset(scopes *s, uint32_t n) {
     scopes_reserve(s, n);
 }
 
-/* Appends x at the end of its name's chain, so that a rebuild finds the
- * first declaration at the head; returns the chain's head. */
-static uint32_t scope_decl(scopes *s, decl x) {
+/* Puts x at the head of its name's chain: a chain runs from the newest
+ * declaration to the oldest. */
+static void scope_decl(scopes *s, decl x) {
     if (s->ndecl + 1 > s->dcap || (s->ndecl + 1) * 2 > s->hcap) scopes_reserve(s, 2 * s->ndecl + 32);
     uint32_t *h = scope_slot(s, x.name), i = s->ndecl++;
-    x.next = 0;
+    x.next = *h;
     s->d[i] = x;
     if (x.count) s->ranges[s->nranges++] = i;
-    if (!*h) *h = i + 1;
-    else {
-        uint32_t d = *h;
-        while (s->d[d - 1].next) d = s->d[d - 1].next;
-        s->d[d - 1].next = i + 1;
-    }
-    return *h;
+    *h = i + 1;
 }
 
-/* The declaration of name visible in scope (innermost), or UINT32_MAX.
- * Registers are found by the builder, never as symbols. */
+/* The declaration of name visible in scope (innermost; in one scope the
+ * first), or UINT32_MAX.  Registers are found by the builder, never as
+ * symbols. */
 static uint32_t scope_find(const scopes *s, ptx_str name, uint32_t scope) {
     if (!s->hcap) return UINT32_MAX;
     uint32_t best = UINT32_MAX;
@@ -190,7 +185,7 @@ static uint32_t scope_find(const scopes *s, ptx_str name, uint32_t scope) {
             uint32_t ds = s->d[d - 1].scope, u = scope;
             if (s->d[d - 1].kind == K_REG) continue;
             while (s->depth[u] > s->depth[ds]) u = s->parent[u];
-            if (u == ds && (best == UINT32_MAX || s->depth[ds] > s->depth[s->d[best].scope])) best = d - 1;
+            if (u == ds && (best == UINT32_MAX || s->depth[ds] >= s->depth[s->d[best].scope])) best = d - 1;
         }
         break;
     }
@@ -262,29 +257,32 @@ static void range_report(ptx_builder *b, const decl *e, const decl *g, bool rang
  * (or, for a range, among its elements): each pair once, at the later of the
  * two. */
 static void declare(ptx_builder *b, scopes *s, decl x) {
-    uint32_t i = s->ndecl, head = scope_decl(s, x);
+    uint32_t i = s->ndecl, from = s->first[x.scope];
+    scope_decl(s, x);
     const decl *self = &s->d[i];
-    /* the scope's earlier declarations of the name that are not labels: the
-     * first, the last, and the first after the last range */
+    /* the scope's earlier declarations of the name that are not labels, from
+     * the newest (none older than the scope): the last, the first, and the
+     * first after the last range */
     const decl *first = NULL, *prev = NULL, *run = NULL;
-    bool label = false;
-    for (uint32_t d = head; d != i + 1; d = s->d[d - 1].next) {
+    bool label = false, other = false, range = false;
+    for (uint32_t d = self->next; d > from; d = s->d[d - 1].next) {
         const decl *y = &s->d[d - 1];
         if (y->scope != x.scope) continue;
         label |= y->kind == K_LABEL;
+        other |= is_label(y->kind);
         if (is_label(y->kind)) continue;
-        if (!first) first = y;
-        if (y->count) run = NULL;
-        else if (!run) run = y;
-        prev = y;
+        if (!prev) prev = y;
+        first = y;
+        range |= y->count != 0;
+        if (!range) run = y;
     }
     if (is_label(x.kind)) {
         if (first && !first->count) ns_report(b, self, first);
     } else if (!x.count && prev) {
         if (!prev->count && !(x.kind == K_REG && prev->kind == K_REG)) ns_report(b, self, run);
-    } else if (!x.count) { /* the first of the name that is not a label: after each label of it */
-        for (uint32_t d = head; d != i + 1; d = s->d[d - 1].next)
-            if (s->d[d - 1].scope == x.scope && is_label(s->d[d - 1].kind)) ns_report(b, self, &s->d[d - 1]);
+    } else if (!x.count && other) { /* the first of the name that is not a label: after each label of it */
+        for (const decl *y = s->d + from; y < self; y++)
+            if (y->scope == x.scope && is_label(y->kind) && ptx_str_eqs(y->name, x.name)) ns_report(b, self, y);
     }
     /* the ranges x is an element of, or for a range the elements declared
      * before it, in the order of their names (a label is an identifier,
@@ -292,7 +290,7 @@ static void declare(ptx_builder *b, scopes *s, decl x) {
     for (const decl *last = NULL, *next; !is_label(x.kind); last = next) {
         next = NULL;
         if (!x.count) {
-            for (uint32_t r = 0; r < s->nranges; r++) {
+            for (uint32_t r = s->first_range[x.scope]; r < s->nranges; r++) {
                 const decl *g = &s->d[s->ranges[r]];
                 if (g->scope == x.scope && ns_in_range(x.name, g) && name_between(last, g, next)) next = g;
             }
