@@ -1312,6 +1312,37 @@ Test(errors, too_many_declaration_errors)
     free(buf);
 }
 
+/* One declaration that clashes with several earlier ones says so once for
+ * each, in the order of their names (length, then bytes): a range over
+ * three registers declared before it, and a register that is an element of
+ * two ranges (%r01 is element 1 of %r<3> and of %r0<9>). */
+Test(errors, range_messages_in_name_order)
+{
+    static const char *const text[2] = {
+        K("\t.reg .b32 %q2;\n\t.reg .b32 %q10;\n\t.reg .b32 %q1;\n\t.reg .b32 %q<11>;\n"),
+        K("\t.reg .b32 %t<3>;\n\t.reg .b32 %t0<9>;\n\t.reg .b32 %t01;\n"),
+    };
+    static const char *const want[2][3] = {
+        {"register range '%q<11>' declares '%q1', already declared in the same scope as a register at line 13",
+         "register range '%q<11>' declares '%q2', already declared in the same scope as a register at line 11",
+         "register range '%q<11>' declares '%q10', already declared in the same scope as a register at line 12"},
+        {"redeclaration of '%t01' in the same scope: already declared by the register range '%t<3>' at line 11",
+         "redeclaration of '%t01' in the same scope: already declared by the register range '%t0<9>' at line 12",
+         NULL},
+    };
+    for (int t = 0; t < 2; t++) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ptx_module *m = ptx_parse_string("order.ptx", text[t], strlen(text[t]), &d);
+        cr_expect_null(m);
+        uint32_t n = want[t][2] ? 3 : 2;
+        cr_expect_eq(d.n, n, "case %d: %u messages", t, d.n);
+        for (uint32_t i = 0; i < d.n && i < n; i++)
+            cr_expect(strstr(d.v[i].msg, want[t][i]) != NULL, "case %d, message %u: %s", t, i + 1, d.v[i].msg);
+        ptx_diags_free(&d);
+    }
+}
+
 /* A big generated file: one kernel of simple instructions, parsed from
  * disk; the instruction count is exact.  20 MB by default, 200 MB with
  * PTXRAY_BIG=1 (about 6 s in a release build, much longer under ASan). */
