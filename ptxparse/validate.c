@@ -961,6 +961,24 @@ void ptx_validate_body_begin(ptx_builder *b) { b->vs->seg = b->vs->held.n; }
  * dropped. */
 static bool vs_live(const ptx_builder *b) { return !b->vs->stop && b->d->nerrors == b->vs->errors_before; }
 
+/* A spelling's first use in the module (rare: kept out of the registers of
+ * ptx_validate_inst, which checks the operands of every instruction). */
+static __attribute__((noinline)) void check_spelling(const vctx *c, const fform *form, seen *e) {
+    const char *op = c->in->opcode;
+    mods_info mi;
+    memset(&mi, 0, sizeof mi);
+    bool ok = oks_find(op, c->in->opcode_len, c->m, &mi);
+    if (!ok) {
+        size_t oplen = 0;
+        while (oplen < c->in->opcode_len && op[oplen] != '.') oplen++;
+        ok = check_min(c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
+             check_mods(c, form, op, oplen, &mi) && check_combos(c, &mi);
+        if (ok) oks_add(op, c->in->opcode_len, c->m, &mi);
+    }
+    e->state = ok ? SP_OK : SP_BAD;
+    e->mi = mi;
+}
+
 void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
     if (!vs_live(b)) return;
     struct ptx_vstate *vs = b->vs;
@@ -981,20 +999,7 @@ void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
     const fform *form = &forms[in->op];
     if (spell == UINT32_MAX) spell = ptx_validate_spelling(b, in);
     seen *e = &vs->v[spell];
-    if (e->state == SP_NEW) {
-        mods_info mi;
-        memset(&mi, 0, sizeof mi);
-        bool ok = oks_find(op, in->opcode_len, b->m, &mi);
-        if (!ok) {
-            size_t oplen = 0;
-            while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
-            ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
-                 check_mods(&c, form, op, oplen, &mi) && check_combos(&c, &mi);
-            if (ok) oks_add(op, in->opcode_len, b->m, &mi);
-        }
-        e->state = ok ? SP_OK : SP_BAD;
-        e->mi = mi;
-    }
+    if (e->state == SP_NEW) check_spelling(&c, form, e);
     if (e->state == SP_OK) check_operands(&c, form, &e->mi);
 }
 
