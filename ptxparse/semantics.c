@@ -83,7 +83,6 @@ enum {
     TY_PRED,
     TY_U32,
     TY_B32,
-    TY_WIDE,  /* twice the width of type: mul.wide / mad.wide */
     TY_DOT,   /* dp4a/dp2a: .u32 if both inputs unsigned, else .s32 */
 };
 
@@ -92,7 +91,6 @@ enum {
     AC_VD,   /* vec * size of dtype */
     AC_VS,   /* vec * size of stype */
     AC_IMM1, /* value of operand 1 if it is an integer constant */
-    AC_IMM2,
 };
 
 typedef struct sem_row {
@@ -174,12 +172,9 @@ static uint8_t resolve_type(uint8_t code, const ptx_inst *in, const mod_info *mi
     case TY_PRED: return PTX_T_PRED;
     case TY_U32: return PTX_T_U32;
     case TY_B32: return PTX_T_B32;
-    case TY_WIDE: return widen(in->type);
-    case TY_DOT: {
-        uint8_t a = mi->ntypes > 0 ? mi->types[0] : in->type;
-        uint8_t b = mi->ntypes > 1 ? mi->types[1] : in->type;
-        return a == PTX_T_U32 && b == PTX_T_U32 ? PTX_T_U32 : PTX_T_S32;
-    }
+    case TY_DOT:
+        return resolve_type(TY_T0, in, mi) == PTX_T_U32 && resolve_type(TY_T1, in, mi) == PTX_T_U32 ? PTX_T_U32
+                                                                                                   : PTX_T_S32;
     default: return PTX_T_NONE;
     }
 }
@@ -525,7 +520,6 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         case AC_VD: out->access_bytes = vec_bytes(in, out->dtype); break;
         case AC_VS: out->access_bytes = vec_bytes(in, out->stype); break;
         case AC_IMM1: out->access_bytes = imm_bytes(in, 1); break;
-        case AC_IMM2: out->access_bytes = imm_bytes(in, 2); break;
         default: break;
         }
         modifier_rules(in, &mi, out);

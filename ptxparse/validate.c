@@ -9,7 +9,6 @@
 #include <string.h>
 #include <threads.h>
 #include "build.h"
-#include "cvt_forms.h"
 
 enum { F_D = 1, F_A = 2, F_L = 4, F_S = 8, F_BAG = 16 };
 
@@ -39,6 +38,24 @@ static const struct {
 
 static fform forms[PTX_OPC__COUNT];
 
+/* cvt's packed and narrow floating-point forms, and their modifier lists as
+ * fmods (rounding, required, allowed). */
+typedef struct {
+    const char *dst, *src, *rnd, *must, *may, *shape, *ptx, *targets;
+} cvt_row;
+
+static const cvt_row cvt_rows[] = {
+#define PTX_CVT(d, s, r, mu, ma, sh, p, t) {d, s, r, mu, ma, sh, p, t},
+#include "cvt_forms.def"
+#undef PTX_CVT
+};
+#define NCVT (sizeof cvt_rows / sizeof cvt_rows[0])
+
+static struct {
+    fmod *rnd, *must, *may;
+    uint32_t nrnd, nmust, nmay;
+} cvt_lists[NCVT];
+
 static const char *const class_name[128] = {
     ['S'] = "state space", ['T'] = "type", ['V'] = "vector width", ['C'] = "comparison",
     ['R'] = "rounding modifier", ['O'] = "operation", ['Q'] = "memory-ordering qualifier",
@@ -54,6 +71,36 @@ static uint16_t parse_sm(const char *s, uint8_t *a) {
     return (uint16_t)v;
 }
 
+/* A list of modifiers "[K:].name[@v.v/sm]" separated by blanks (K: the
+ * class, in isa.def's rows; cvt_forms.def's lists have none). */
+static fmod *parse_mods(const char *m, uint32_t *n) {
+    uint32_t cap = 1;
+    for (const char *q = m; *q; q++) cap += *q == ' ';
+    fmod *v = calloc(cap, sizeof *v);
+    if (!v) abort();
+    *n = 0;
+    for (const char *q = m; *q;) {
+        while (*q == ' ') q++;
+        if (!*q) break;
+        fmod *x = &v[(*n)++];
+        if (q[1] == ':') {
+            x->cls = (uint8_t)q[0];
+            q += 2;
+        }
+        x->name = q;
+        const char *e = x->name;
+        while (*e && *e != ' ' && *e != '@') e++;
+        x->len = (uint8_t)(e - x->name);
+        if (*e == '@') {
+            x->ver = parse_ver(e + 1);
+            x->sm = parse_sm(e + 5, &x->sm_a);
+            while (*e && *e != ' ') e++;
+        }
+        q = e;
+    }
+    return v;
+}
+
 static void forms_build(void) {
     for (size_t i = 1; i < PTX_OPC__COUNT; i++) { /* 0: PTX_OPC_UNKNOWN, no form */
         fform *f = &forms[i];
@@ -67,28 +114,12 @@ static void forms_build(void) {
         snprintf(f->need, sizeof f->need, "%s", form_src[i].need);
         for (const char *p = form_src[i].flags; *p; p++)
             f->flags |= *p == 'D' ? F_D : *p == 'A' ? F_A : *p == 'L' ? F_L : *p == 'S' ? F_S : *p == 'B' ? F_BAG : 0;
-        /* modifiers: "K:.name[@v.v/sm]" separated by blanks */
-        const char *m = form_src[i].mods;
-        uint32_t cap = 1;
-        for (const char *q = m; *q; q++) cap += *q == ':' && q[1] == '.';
-        f->mods = calloc(cap, sizeof *f->mods);
-        if (!f->mods) abort();
-        for (const char *q = m; *q;) {
-            while (*q == ' ') q++;
-            if (!*q) break;
-            fmod *x = &f->mods[f->nmods++];
-            x->cls = (uint8_t)q[0];
-            x->name = q + 2;
-            const char *e = x->name;
-            while (*e && *e != ' ' && *e != '@') e++;
-            x->len = (uint8_t)(e - x->name);
-            if (*e == '@') {
-                x->ver = parse_ver(e + 1);
-                x->sm = parse_sm(e + 5, &x->sm_a);
-                while (*e && *e != ' ') e++;
-            }
-            q = e;
-        }
+        f->mods = parse_mods(form_src[i].mods, &f->nmods);
+    }
+    for (size_t i = 0; i < NCVT; i++) {
+        cvt_lists[i].rnd = parse_mods(cvt_rows[i].rnd, &cvt_lists[i].nrnd);
+        cvt_lists[i].must = parse_mods(cvt_rows[i].must, &cvt_lists[i].nmust);
+        cvt_lists[i].may = parse_mods(cvt_rows[i].may, &cvt_lists[i].nmay);
     }
 }
 
@@ -104,13 +135,21 @@ typedef struct vctx {
 } vctx;
 
 /* ---- state over a module ---- */
+/* The operands of a form of cvt_forms.def. */
+typedef struct cvt_shape {
+    uint8_t nopd;      /* operands, a {a, b, e, f} vector counting as one; 0: not such a form */
+    uint8_t vec4;      /* operand 2 is a vector of four .f32 */
+    uint8_t rbits;     /* the last operand is the random bits (.b32) */
+    uint8_t dbits;     /* the destination register's width */
+    ptx_type src;      /* the type of each source value (a .bN for a packed format) */
+} cvt_shape;
+
 typedef struct mods_info {
-    uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
-        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
-        has_narrow; /* .relu, .satfinite or .rs: only cvt_forms.def's conversions take them */
+    uint8_t types[4], ntypes, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
+        space, vec, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
+        has_narrow; /* .relu or .satfinite: only cvt_forms.def's conversions take them */
     const char *cmpname;
-    uint8_t cvt_form;  /* a form of cvt_forms.def: its operands are cvt */
-    ptx_cvt_shape cvt;
+    cvt_shape cvt;     /* a form of cvt_forms.def (nopd > 0): its operands */
 } mods_info;
 
 /* One distinct opcode spelling: checked at its first use, remembered. */
@@ -224,14 +263,163 @@ static bool check_min(const vctx *c, const char *at, const char *what, int wlen,
 
 /* ---- modifiers (once per spelling) ---- */
 
-static int find_mod(const fform *f, const char *p, size_t n) {
-    for (uint32_t i = 0; i < f->nmods; i++)
-        if (f->mods[i].len == n && memcmp(f->mods[i].name, p, n) == 0) return (int)i;
+static int find_mod(const fmod *v, uint32_t nv, const char *p, size_t n) {
+    for (uint32_t i = 0; i < nv; i++)
+        if (v[i].len == n && memcmp(v[i].name, p, n) == 0) return (int)i;
     return -1;
 }
 
 static bool is_cmp_unsigned(const char *s) {
     return !strncmp(s, ".lo", 3) || !strncmp(s, ".ls", 3) || !strncmp(s, ".hi", 3) || !strncmp(s, ".hs", 3);
+}
+
+/* ---- cvt's packed and narrow floating-point forms (cvt_forms.def) ---- */
+/* Does the target match one entry of the row's list (see cvt_forms.def)? */
+static int target_ok(const char *list, unsigned ver, unsigned sm, char suffix) {
+    for (const char *p = list; *p;) {
+        while (*p == ' ') p++;
+        unsigned v = 0;
+        while (*p >= '0' && *p <= '9') v = v * 10 + (unsigned)(*p++ - '0');
+        char suf = (*p == 'a' || *p == 'f') ? *p++ : 0;
+        unsigned need = *p == '@' ? parse_ver(p + 1) : 0;
+        while (*p && *p != ' ') p++;
+        if (need && ver < need) continue;
+        if (suf ? sm == v && suffix == suf : sm >= v) return 1;
+    }
+    return 0;
+}
+
+static int pair_is(const char *a, size_t an, const char *name) { return strlen(name) == an && !memcmp(a, name, an); }
+
+/* cvt's spelling, legal for isa.def's row, against the table: the last two
+ * words are its types (several of these formats, .e2m1x4 ..., are types of
+ * cvt only), rnd its rounding modifier (NULL if none).  No row about the
+ * pair of types: a classic conversion, mi->cvt.nopd stays 0.  Returns false
+ * after reporting. */
+static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t rn) {
+    const char *op = c->in->opcode;
+    int n = (int)c->in->opcode_len;
+    unsigned ver = c->m->version_major * 10 + c->m->version_minor, sm = c->m->target_sm;
+    char suffix = (char)c->m->target_suffix;
+    const char *w[16];
+    size_t wn[16], nw = 0;
+    ptx_mod_iter it = ptx_mods_begin(c->in);
+    for (ptx_str m; nw < 16 && ptx_mods_next(&it, &m); nw++) {
+        w[nw] = m.p;
+        wn[nw] = m.n;
+    }
+    if (nw < 2) return true;
+    const char *dt = w[nw - 2] + 1, *st = w[nw - 1] + 1;
+    size_t dn = wn[nw - 2] - 1, sn = wn[nw - 1] - 1;
+    /* f16/bf16 from f32 without .relu/.satfinite are classic conversions */
+    if (!mi->has_narrow && (pair_is(dt, dn, "f16") || pair_is(dt, dn, "bf16")) && pair_is(st, sn, "f32")) return true;
+    const cvt_row *any = NULL, *row = NULL;
+    size_t ri = 0;
+    char rlist[64] = "";
+    for (size_t i = 0; i < NCVT; i++) {
+        if (!pair_is(dt, dn, cvt_rows[i].dst) || !pair_is(st, sn, cvt_rows[i].src)) continue;
+        if (!any) any = &cvt_rows[i];
+        size_t k = strlen(rlist);
+        snprintf(rlist + k, sizeof rlist - k, "%s%s", k ? " " : "", cvt_rows[i].rnd);
+        if (rnd && !row && find_mod(cvt_lists[i].rnd, cvt_lists[i].nrnd, rnd, rn) >= 0) row = &cvt_rows[ri = i];
+    }
+    if (!any) {
+        /* a packed or narrow format with a partner no row has */
+        static const char *const packed[] = {"f16x2", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2",
+                                             "e3m2x2", "ue8m0x2", "e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4", "e2m1x4"};
+        const char *f = NULL;
+        for (size_t i = 0; i < sizeof packed / sizeof packed[0] && !f; i++)
+            if (pair_is(dt, dn, packed[i]) || pair_is(st, sn, packed[i])) f = packed[i];
+        if (!f) return true;
+        char list[200];
+        size_t k = 0;
+        list[0] = 0;
+        for (size_t i = 0; i < NCVT && k + 24 < sizeof list; i++) {
+            if (strcmp(cvt_rows[i].dst, f) && strcmp(cvt_rows[i].src, f)) continue;
+            char one[32];
+            snprintf(one, sizeof one, ".%s.%s", cvt_rows[i].dst, cvt_rows[i].src);
+            const char *dup = strstr(list, one);
+            if (dup && (dup[strlen(one)] == ' ' || !dup[strlen(one)])) continue;
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? " " : "", one);
+        }
+        verr(c, w[nw - 2], "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)sn, st,
+             (int)dn, dt, f, list);
+        return false;
+    }
+    if (!rnd) return verr(c, op, "'%.*s' needs a rounding modifier: one of %s", n, op, rlist), false;
+    if (!row)
+        return verr(c, rnd, "'%.*s' is not a rounding modifier of cvt.%.*s.%.*s; expected one of %s", (int)rn - 1,
+                    rnd + 1, (int)dn, dt, (int)sn, st, rlist), false;
+    /* the other modifiers (check_mods let one rounding modifier through) */
+    const fmod *must = cvt_lists[ri].must, *may = cvt_lists[ri].may;
+    for (size_t i = 0; i + 2 < nw; i++) {
+        if (w[i] == rnd) continue;
+        int k = find_mod(must, cvt_lists[ri].nmust, w[i], wn[i]);
+        int j = k < 0 ? find_mod(may, cvt_lists[ri].nmay, w[i], wn[i]) : -1;
+        if (k < 0 && j < 0) {
+            verr(c, w[i], "'%.*s' is not a modifier of cvt%.*s.%.*s.%.*s; it takes %s%s%s", (int)wn[i] - 1, w[i] + 1,
+                 (int)rn, rnd, (int)dn, dt, (int)sn, st, row->must, *row->must && *row->may ? " " : "",
+                 *row->must || *row->may ? row->may : "no other");
+            return false;
+        }
+        const fmod *x = k >= 0 ? &must[k] : &may[j];
+        if (ver < x->ver) {
+            verr(c, w[i], "'%.*s' on cvt%.*s.%.*s.%.*s requires PTX ISA %u.%u or later (the file is .version %u.%u)",
+                 (int)wn[i], w[i], (int)rn, rnd, (int)dn, dt, (int)sn, st, x->ver / 10, x->ver % 10, ver / 10,
+                 ver % 10);
+            return false;
+        }
+        if (sm < x->sm) {
+            verr(c, w[i], "'%.*s' on cvt%.*s.%.*s.%.*s requires sm_%u or higher (the .target is sm_%u)", (int)wn[i],
+                 w[i], (int)rn, rnd, (int)dn, dt, (int)sn, st, x->sm, sm);
+            return false;
+        }
+    }
+    for (uint32_t k = 0; k < cvt_lists[ri].nmust; k++) {
+        bool found = false;
+        for (size_t i = 0; i + 2 < nw && !found; i++)
+            found = wn[i] == must[k].len && !memcmp(w[i], must[k].name, wn[i]);
+        if (!found) return verr(c, op, "'%.*s' needs %.*s", n, op, (int)must[k].len, must[k].name), false;
+    }
+    unsigned pv = parse_ver(row->ptx);
+    if (ver < pv) {
+        verr(c, op, "cvt%.*s.%.*s.%.*s requires PTX ISA %u.%u or later (the file is .version %u.%u)", (int)rn, rnd,
+             (int)dn, dt, (int)sn, st, pv / 10, pv % 10, ver / 10, ver % 10);
+        return false;
+    }
+    if (sm && !target_ok(row->targets, ver, sm, suffix)) {
+        char list[96], *o = list;
+        /* the list as targets: "sm_89 (PTX ISA 8.1) sm_90", "sm_100a sm_103a" */
+        for (const char *q = row->targets; *q && o < list + sizeof list - 24;) {
+            while (*q == ' ') q++;
+            const char *qe = q;
+            while (*qe && *qe != ' ' && *qe != '@') qe++;
+            o += snprintf(o, (size_t)(list + sizeof list - o), "%ssm_%.*s%s", o > list ? ", " : "", (int)(qe - q), q,
+                          (*qe == '@' || (qe[-1] >= '0' && qe[-1] <= '9')) ? "+" : "");
+            if (*qe == '@') o += snprintf(o, (size_t)(list + sizeof list - o), " with PTX ISA %.3s", qe + 1);
+            while (*qe && *qe != ' ') qe++;
+            q = qe;
+        }
+        verr(c, op, "cvt%.*s.%.*s.%.*s is not available on .target sm_%u%s; it needs %s", (int)rn, rnd, (int)dn, dt,
+             (int)sn, st, sm, suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
+        return false;
+    }
+    static const struct { const char *name; uint8_t bits; ptx_type t; } fmt[] = {
+        {"f16", 16, PTX_T_F16}, {"bf16", 16, PTX_T_B16}, {"f16x2", 32, PTX_T_F16X2}, {"bf16x2", 32, PTX_T_B32},
+        {"tf32", 32, PTX_T_B32}, {"f32", 32, PTX_T_F32}, {"e4m3x2", 16, PTX_T_B16}, {"e5m2x2", 16, PTX_T_B16},
+        {"e2m1x2", 8, PTX_T_B8}, {"e2m3x2", 16, PTX_T_B16}, {"e3m2x2", 16, PTX_T_B16}, {"ue8m0x2", 16, PTX_T_B16},
+        {"e4m3x4", 32, PTX_T_B32}, {"e5m2x4", 32, PTX_T_B32}, {"e2m3x4", 32, PTX_T_B32}, {"e3m2x4", 32, PTX_T_B32},
+        {"e2m1x4", 16, PTX_T_B16},
+    };
+    cvt_shape *shape = &mi->cvt;
+    for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
+        if (!strcmp(fmt[i].name, row->dst)) shape->dbits = fmt[i].bits;
+        if (!strcmp(fmt[i].name, row->src)) shape->src = fmt[i].t;
+    }
+    shape->nopd = (uint8_t)(row->shape[0] == 'V' ? 3 : row->shape[0] - '0');
+    shape->vec4 = row->shape[0] == 'V';
+    shape->rbits = row->shape[0] == 'V' || row->shape[0] == '4';
+    return true;
 }
 
 /* Returns false after reporting the first problem of the spelling. */
@@ -242,11 +430,13 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     memset(needc, 0, sizeof needc);
     for (const char *r = f->need; *r; r++) needc[(unsigned char)*r]++;
     memset(mi, 0, sizeof *mi);
+    const char *rnd = NULL; /* the rounding modifier */
+    size_t rnd_n = 0;
     ptx_mod_iter it = ptx_mods_begin(in);
     for (ptx_str m; ptx_mods_next(&it, &m);) {
         const char *p = m.p;
         size_t n = m.n;
-        int k = find_mod(f, p, n);
+        int k = find_mod(f->mods, f->nmods, p, n);
         if (k < 0) {
             /* the nearest legal modifier says what was meant */
             unsigned best = 99;
@@ -267,7 +457,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
                     bool present = false;
                     ptx_mod_iter u = ptx_mods_begin(in);
                     for (ptx_str x; !present && ptx_mods_next(&u, &x);) {
-                        int j = find_mod(f, x.p, x.n);
+                        int j = find_mod(f->mods, f->nmods, x.p, x.n);
                         present = j >= 0 && f->mods[j].cls == *r;
                     }
                     if (!present) {
@@ -319,19 +509,21 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
                 mi->types[mi->ntypes++] = ptx_mod_classify(p, n, &v) == PTX_MOD_TYPE ? v : 0;
             }
             break;
-        case 'C': mi->cmp = 1; mi->cmpname = x->name; break;
-        case 'R': mi->rnd = x->name[1] == 'r' && x->len == 4 && x->name[3] == 'i' ? 2 : x->len == 4 && !strncmp(x->name, ".rna", 4) ? 1 : (x->name[x->len - 1] == 'i' ? 2 : 1); break;
+        case 'C': mi->cmpname = x->name; break;
+        case 'R': /* 2: an integer rounding (.rni ...) */
+            mi->rnd = x->name[x->len - 1] == 'i' ? 2 : 1;
+            rnd = p;
+            rnd_n = n;
+            break;
         case 'S': {
             uint8_t v;
             if (ptx_mod_classify(p, n, &v) == PTX_MOD_SPACE) mi->space = v;
-            mi->nonglobal_space = !(n == 7 && !memcmp(p, ".global", 7));
             break;
         }
         case 'V': mi->vec = (uint8_t)atoi(p + 2); break;
         case 'O':
             if (n == 5 && !memcmp(p, ".wide", 5)) mi->has_wide = 1;
             if (n == 3 && (!memcmp(p, ".lo", 3) || !memcmp(p, ".hi", 3))) mi->has_lohi = 1;
-            if (n == 4 && !memcmp(p, ".red", 4)) mi->has_red = 1;
             if ((n == 4 && (!memcmp(p, ".and", 4) || !memcmp(p, ".xor", 4))) || (n == 3 && !memcmp(p, ".or", 3)))
                 mi->has_boolop = 1;
             break;
@@ -366,17 +558,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     }
     if (in->op == PTX_OPC_CVT) {
         /* the packed and narrow formats: a table of their own (cvt_forms.def) */
-        const ptx_module *m = c->m;
-        char msg[400];
-        const char *at = in->opcode;
-        int r = ptx_cvt_check(in->opcode, in->opcode_len, m->version_major * 10 + m->version_minor, m->target_sm,
-                              (char)m->target_suffix, &mi->cvt, msg, sizeof msg, &at);
-        if (r < 0) {
-            verr(c, at, "%s", msg);
-            return false;
-        }
-        mi->cvt_form = r > 0;
-        if (!r && mi->has_narrow) {
+        if (!check_cvt_form(c, mi, rnd, rnd_n)) return false;
+        if (!mi->cvt.nopd && mi->has_narrow) {
             verr(c, in->opcode, "'%.*s': .relu and .satfinite apply only to conversions from .f32 to .f16, .bf16, "
                  ".tf32 and the packed formats (.f16x2, .e4m3x2, ...)", (int)in->opcode_len, in->opcode);
             return false;
@@ -493,7 +676,7 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         }
         break;
     case PTX_OPC_CVT: {
-        if (mi->ntypes < 2 || mi->cvt_form) break;
+        if (mi->ntypes < 2 || mi->cvt.nopd) break;
         unsigned d = mi->types[0], s = mi->types[1];
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
@@ -679,18 +862,17 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
     unsigned want = 0;
     if ((f->flags & (F_L | F_S)) && n == 3 && !mi->has_hint && !mi->has_async)
         want = 2;
-    else if (in->op == PTX_OPC_CVT && mi->cvt_form && n != mi->cvt.nopd)
+    else if (in->op == PTX_OPC_CVT && mi->cvt.nopd)
         want = mi->cvt.nopd;
-    else if (in->op == PTX_OPC_CVT && !mi->has_pack && !mi->cvt_form && n != 2)
+    else if (in->op == PTX_OPC_CVT && !mi->has_pack)
         want = 2;
-    else if (in->op == PTX_OPC_SHFL && n != (mi->has_sync ? 5u : 4u))
+    else if (in->op == PTX_OPC_SHFL)
         want = mi->has_sync ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
-    else if (in->op == PTX_OPC_ATOM && !mi->has_hint && n != (mi->has_cas ? 4u : 3u))
+    else if (in->op == PTX_OPC_ATOM && !mi->has_hint)
         want = mi->has_cas ? 4u : 3u; /* d, [a], b[, c] */
-    else if ((in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) &&
-             n != (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u))
-        want = (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u);
-    if (want) {
+    else if (in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET)
+        want = 3u + mi->has_boolop;
+    if (want && n != want) {
         verr(c, n > want ? opd_text(c, want) : op, "'%.*s' takes %u operands, not %u%s", L, op, want, n,
              (in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) && !mi->has_boolop && n == 4
                  ? " (a fourth needs .and, .or or .xor)"
@@ -746,9 +928,9 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         if (in->opcode_len > 22 && in->opcode[14] == 'p' && ptx_inst_has_mod(in, ".prefetch")) check_cp_prefetch_opds(c, mi);
         return;
     case PTX_OPC_CVT:
-        if (mi->cvt_form) {
+        if (mi->cvt.nopd) {
             /* d (.bN of the format's width), a[, b] or {a, b, e, f}[, rbits] */
-            const ptx_cvt_shape *sh = &mi->cvt;
+            const cvt_shape *sh = &mi->cvt;
             ptx_type dt = sh->dbits == 8 ? PTX_T_B8 : sh->dbits == 16 ? PTX_T_B16 : PTX_T_B32;
             if (!check_value(c, 0, &in->opd[0], dt, 0, 0)) return;
             unsigned nsrc = n - 1u - sh->rbits;
