@@ -231,12 +231,14 @@ static uint32_t imm_bytes(const ptx_inst *in, unsigned i)
 /* ---- families whose shape depends on the sub-operation -------------------- */
 /* Returns false when the sub-operation is not recognised. */
 
-/* bar.red / barrier.red: a reduction of a predicate across the CTA into d. */
-static bool set_barrier_red(ptx_inst_sem *out, const ptx_inst *in) {
-    out->flags |= C_;
+/* A value written to operand 0 without touching memory: its type and the
+ * sources'. */
+static bool set_value(ptx_inst_sem *out, uint32_t flags, uint8_t dtype, uint8_t stype)
+{
+    out->flags = flags;
     out->ndef = 1;
-    out->dtype = in->type;
-    out->stype = PTX_T_PRED;
+    out->dtype = dtype;
+    out->stype = stype;
     return true;
 }
 
@@ -254,13 +256,14 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         }
         /* bar{.cta}.* is barrier{.cta}.*.aligned. */
         out->flags = SY | SE | PTX_SEM_ALIGNED;
-        if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
+        /* bar.red / barrier.red: a reduction of a predicate across the CTA into d */
+        if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
         if (ptx_str_eq(m0, ".cluster"))
             return ptx_inst_has_mod(in, ".arrive") || ptx_inst_has_mod(in, ".wait");
-        if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
+        if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
         if (ptx_str_eq(m0, ".init") || ptx_str_eq(m0, ".inval"))
@@ -276,10 +279,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             out->dtype = PTX_T_PRED;
         } else if (ptx_str_eq(m0, ".pending_count")) {
             /* Decodes a state value held in a register: no memory. */
-            out->flags = 0;
-            out->ndef = 1;
-            out->dtype = PTX_T_U32;
-            out->stype = PTX_T_B64;
+            set_value(out, 0, PTX_T_U32, PTX_T_B64);
         } else
             return false;
         return true;
@@ -339,10 +339,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             set_mem(out, S_ | C_ | SE, 0, 0, sp0, 0);
             out->stype = in->type;
         } else if (ptx_str_eq(m0, ".mma")) {
-            out->flags = C_;
-            out->ndef = 1;
-            out->dtype = resolve_type(TY_T0, in, mi);
-            out->stype = resolve_type(TY_T1, in, mi);
+            set_value(out, C_, resolve_type(TY_T0, in, mi), resolve_type(TY_T1, in, mi));
         } else
             return false;
         return true;
@@ -351,11 +348,8 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             /* d, a, b, scale-d, ...: D = A*B + D unless scale-d is false. */
             int64_t v;
             unsigned scale_d = ptx_inst_has_mod(in, ".sp") ? 5 : 3;
-            out->flags = L_ | C_ | AS | SE;
-            out->ndef = 1;
+            set_value(out, L_ | C_ | AS | SE, resolve_type(TY_T0, in, mi), resolve_type(TY_T1, in, mi));
             out->nrmw = opd_int(in, scale_d, &v) && v == 0 ? 0 : 1;
-            out->dtype = resolve_type(TY_T0, in, mi);
-            out->stype = resolve_type(TY_T1, in, mi);
         } else if (ptx_str_eq(m0, ".fence") || ptx_str_eq(m0, ".wait_group"))
             out->flags = F_ | AS | SE;
         else if (ptx_str_eq(m0, ".commit_group"))
@@ -399,12 +393,9 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
     case PTX_OPC_CLUSTERLAUNCHCONTROL:
         if (ptx_str_eq(m0, ".try_cancel"))
             set_mem(out, S_ | AS | SE, 0, 0, sp0, 16);
-        else if (ptx_str_eq(m0, ".query_cancel")) {
-            out->flags = 0;
-            out->ndef = 1;
-            out->dtype = resolve_type(TY_T0, in, mi);
-            out->stype = resolve_type(TY_T1, in, mi);
-        } else
+        else if (ptx_str_eq(m0, ".query_cancel"))
+            set_value(out, 0, resolve_type(TY_T0, in, mi), resolve_type(TY_T1, in, mi));
+        else
             return false;
         return true;
     case PTX_OPC_TENSORMAP:

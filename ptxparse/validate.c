@@ -313,6 +313,15 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
     size_t dn = wn[nw - 2] - 1, sn = wn[nw - 1] - 1;
     /* f16/bf16 from f32 without .relu/.satfinite are classic conversions */
     if (!mi->has_narrow && (pair_is(dt, dn, "f16") || pair_is(dt, dn, "bf16")) && pair_is(st, sn, "f32")) return true;
+    /* the formats of the table: their register width and the type of a value;
+     * after the first three, the packed and narrow ones */
+    static const struct { const char *name; uint8_t bits; ptx_type t; } fmt[] = {
+        {"f16", 16, PTX_T_F16}, {"bf16", 16, PTX_T_B16}, {"f32", 32, PTX_T_F32}, {"f16x2", 32, PTX_T_F16X2},
+        {"bf16x2", 32, PTX_T_B32}, {"tf32", 32, PTX_T_B32}, {"e4m3x2", 16, PTX_T_B16}, {"e5m2x2", 16, PTX_T_B16},
+        {"e2m1x2", 8, PTX_T_B8}, {"e2m3x2", 16, PTX_T_B16}, {"e3m2x2", 16, PTX_T_B16}, {"ue8m0x2", 16, PTX_T_B16},
+        {"e4m3x4", 32, PTX_T_B32}, {"e5m2x4", 32, PTX_T_B32}, {"e2m3x4", 32, PTX_T_B32}, {"e3m2x4", 32, PTX_T_B32},
+        {"e2m1x4", 16, PTX_T_B16},
+    };
     const cvt_row *any = NULL, *row = NULL;
     size_t ri = 0;
     char rlist[64] = "";
@@ -325,11 +334,9 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
     }
     if (!any) {
         /* a packed or narrow format with a partner no row has */
-        static const char *const packed[] = {"f16x2", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2",
-                                             "e3m2x2", "ue8m0x2", "e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4", "e2m1x4"};
         const char *f = NULL;
-        for (size_t i = 0; i < sizeof packed / sizeof packed[0] && !f; i++)
-            if (pair_is(dt, dn, packed[i]) || pair_is(st, sn, packed[i])) f = packed[i];
+        for (size_t i = 3; i < sizeof fmt / sizeof fmt[0] && !f; i++)
+            if (pair_is(dt, dn, fmt[i].name) || pair_is(st, sn, fmt[i].name)) f = fmt[i].name;
         if (!f) return true;
         char list[200];
         size_t k = 0;
@@ -404,13 +411,6 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
              (int)sn, st, sm, suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
         return false;
     }
-    static const struct { const char *name; uint8_t bits; ptx_type t; } fmt[] = {
-        {"f16", 16, PTX_T_F16}, {"bf16", 16, PTX_T_B16}, {"f16x2", 32, PTX_T_F16X2}, {"bf16x2", 32, PTX_T_B32},
-        {"tf32", 32, PTX_T_B32}, {"f32", 32, PTX_T_F32}, {"e4m3x2", 16, PTX_T_B16}, {"e5m2x2", 16, PTX_T_B16},
-        {"e2m1x2", 8, PTX_T_B8}, {"e2m3x2", 16, PTX_T_B16}, {"e3m2x2", 16, PTX_T_B16}, {"ue8m0x2", 16, PTX_T_B16},
-        {"e4m3x4", 32, PTX_T_B32}, {"e5m2x4", 32, PTX_T_B32}, {"e2m3x4", 32, PTX_T_B32}, {"e3m2x4", 32, PTX_T_B32},
-        {"e2m1x4", 16, PTX_T_B16},
-    };
     cvt_shape *shape = &mi->cvt;
     for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
         if (!strcmp(fmt[i].name, row->dst)) shape->dbits = fmt[i].bits;
