@@ -274,21 +274,6 @@ static bool is_cmp_unsigned(const char *s) {
 }
 
 /* ---- cvt's packed and narrow floating-point forms (cvt_forms.def) ---- */
-/* Does the target match one entry of the row's list (see cvt_forms.def)? */
-static int target_ok(const char *list, unsigned ver, unsigned sm, char suffix) {
-    for (const char *p = list; *p;) {
-        while (*p == ' ') p++;
-        unsigned v = 0;
-        while (*p >= '0' && *p <= '9') v = v * 10 + (unsigned)(*p++ - '0');
-        char suf = (*p == 'a' || *p == 'f') ? *p++ : 0;
-        unsigned need = *p == '@' ? parse_ver(p + 1) : 0;
-        while (*p && *p != ' ') p++;
-        if (need && ver < need) continue;
-        if (suf ? sm == v && suffix == suf : sm >= v) return 1;
-    }
-    return 0;
-}
-
 static int pair_is(const char *a, size_t an, const char *name) { return strlen(name) == an && !memcmp(a, name, an); }
 
 /* cvt's spelling, legal for isa.def's row, against the table: the last two
@@ -394,19 +379,26 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
              (int)dn, dt, (int)sn, st, pv / 10, pv % 10, ver / 10, ver % 10);
         return false;
     }
-    if (sm && !target_ok(row->targets, ver, sm, suffix)) {
-        char list[96], *o = list;
-        /* the list as targets: "sm_89 (PTX ISA 8.1) sm_90", "sm_100a sm_103a" */
-        for (const char *q = row->targets; *q && o < list + sizeof list - 24;) {
-            while (*q == ' ') q++;
-            const char *qe = q;
-            while (*qe && *qe != ' ' && *qe != '@') qe++;
-            o += snprintf(o, (size_t)(list + sizeof list - o), "%ssm_%.*s%s", o > list ? ", " : "", (int)(qe - q), q,
-                          (*qe == '@' || (qe[-1] >= '0' && qe[-1] <= '9')) ? "+" : "");
-            if (*qe == '@') o += snprintf(o, (size_t)(list + sizeof list - o), " with PTX ISA %.3s", qe + 1);
-            while (*qe && *qe != ' ') qe++;
-            q = qe;
+    /* Does the target match one entry of the row's list (see cvt_forms.def)?
+     * The list for the message: "sm_89+ with PTX ISA 8.1, sm_90+", "sm_100a, sm_103a" */
+    char list[96], *o = list;
+    bool on_target = !sm;
+    for (const char *q = row->targets; *q;) {
+        while (*q == ' ') q++;
+        const char *q0 = q;
+        unsigned v = 0;
+        while (*q >= '0' && *q <= '9') v = v * 10 + (unsigned)(*q++ - '0');
+        char suf = (*q == 'a' || *q == 'f') ? *q++ : 0;
+        unsigned need = *q == '@' ? parse_ver(q + 1) : 0;
+        if ((!need || ver >= need) && (suf ? sm == v && suffix == suf : sm >= v)) on_target = true;
+        if (o < list + sizeof list - 24) {
+            o += snprintf(o, (size_t)(list + sizeof list - o), "%ssm_%.*s%s", o > list ? ", " : "", (int)(q - q0), q0,
+                          suf && *q != '@' ? "" : "+");
+            if (*q == '@') o += snprintf(o, (size_t)(list + sizeof list - o), " with PTX ISA %.3s", q + 1);
         }
+        while (*q && *q != ' ') q++;
+    }
+    if (!on_target) {
         verr(c, op, "cvt%.*s.%.*s.%.*s is not available on .target sm_%u%s; it needs %s", (int)rn, rnd, (int)dn, dt,
              (int)sn, st, sm, suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
         return false;
@@ -1040,25 +1032,22 @@ static struct {
 static once_flag oks_once = ONCE_FLAG_INIT;
 static void oks_init(void) { mtx_init(&oks.lock, mtx_plain); }
 
-static uint32_t oks_slot(const char *p, uint32_t n, const ptx_module *m) {
-    return (hspell(p, n) ^ (m->version_major * 131u + m->version_minor * 7u + m->target_sm * 1031u + m->target_arch)) &
-           (OKSPELL_CAP - 1);
-}
-
-static bool oks_match(const okspell *e, const char *p, uint32_t n, const ptx_module *m) {
-    return e->n == n && e->ver == m->version_major * 10 + m->version_minor && e->sm == m->target_sm &&
-           e->arch == m->target_arch && !memcmp(e->p, p, n);
+/* The spelling's slot, or the empty one where it goes (under oks.lock). */
+static okspell *oks_slot(const char *p, uint32_t n, const ptx_module *m) {
+    uint32_t h = (hspell(p, n) ^ (m->version_major * 131u + m->version_minor * 7u + m->target_sm * 1031u +
+                                  m->target_arch)) & (OKSPELL_CAP - 1);
+    for (okspell *e; (e = &oks.slot[h])->p; h = (h + 1) & (OKSPELL_CAP - 1))
+        if (e->n == n && e->ver == m->version_major * 10 + m->version_minor && e->sm == m->target_sm &&
+            e->arch == m->target_arch && !memcmp(e->p, p, n))
+            return e;
+    return &oks.slot[h];
 }
 
 static bool oks_find(const char *p, uint32_t n, const ptx_module *m, mods_info *mi) {
-    bool found = false;
     mtx_lock(&oks.lock);
-    for (uint32_t h = oks_slot(p, n, m); oks.slot[h].p; h = (h + 1) & (OKSPELL_CAP - 1))
-        if (oks_match(&oks.slot[h], p, n, m)) {
-            *mi = oks.slot[h].mi;
-            found = true;
-            break;
-        }
+    const okspell *e = oks_slot(p, n, m);
+    bool found = e->p != NULL;
+    if (found) *mi = e->mi;
     mtx_unlock(&oks.lock);
     return found;
 }
@@ -1066,13 +1055,12 @@ static bool oks_find(const char *p, uint32_t n, const ptx_module *m, mods_info *
 static void oks_add(const char *p, uint32_t n, const ptx_module *m, const mods_info *mi) {
     mtx_lock(&oks.lock);
     if (oks.used < OKSPELL_CAP / 2) {
-        uint32_t h = oks_slot(p, n, m);
-        while (oks.slot[h].p && !oks_match(&oks.slot[h], p, n, m)) h = (h + 1) & (OKSPELL_CAP - 1);
-        char *copy = oks.slot[h].p ? NULL : malloc(n ? n : 1);
+        okspell *e = oks_slot(p, n, m);
+        char *copy = e->p ? NULL : malloc(n ? n : 1);
         if (copy) {
             memcpy(copy, p, n);
-            oks.slot[h] = (okspell){copy, n, (uint16_t)(m->version_major * 10 + m->version_minor),
-                                    (uint16_t)m->target_sm, m->target_arch, *mi};
+            *e = (okspell){copy, n, (uint16_t)(m->version_major * 10 + m->version_minor), (uint16_t)m->target_sm,
+                           m->target_arch, *mi};
             oks.used++;
         }
     }
