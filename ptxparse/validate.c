@@ -244,17 +244,16 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) 
 }
 
 /* The .target/.version requirements of a form or modifier. */
-static bool check_min(const vctx *c, const char *at, const char *what, int wlen, unsigned ver, unsigned sm,
-                      int sm_a) {
+static bool check_min(const vctx *c, const char *what, int wlen, unsigned ver, unsigned sm, int sm_a) {
     const ptx_module *m = c->m;
     unsigned have = m->version_major * 10 + m->version_minor;
     if (ver && have < ver) {
-        verr(c, at, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
+        verr(c, what, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
              ver % 10, have / 10, have % 10);
         return false;
     }
     if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch))) {
-        verr(c, at, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm, sm_a ? "a" : "",
+        verr(c, what, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm, sm_a ? "a" : "",
              m->target_sm, m->target_arch ? "a" : "");
         return false;
     }
@@ -274,8 +273,6 @@ static bool is_cmp_unsigned(const char *s) {
 }
 
 /* ---- cvt's packed and narrow floating-point forms (cvt_forms.def) ---- */
-static int pair_is(const char *a, size_t an, const char *name) { return strlen(name) == an && !memcmp(a, name, an); }
-
 /* cvt's spelling, legal for isa.def's row, against the table: the last two
  * words are its types (several of these formats, .e2m1x4 ..., are types of
  * cvt only), rnd its rounding modifier (NULL if none).  No row about the
@@ -286,18 +283,14 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
     int n = (int)c->in->opcode_len;
     unsigned ver = c->m->version_major * 10 + c->m->version_minor, sm = c->m->target_sm;
     char suffix = (char)c->m->target_suffix;
-    const char *w[16];
-    size_t wn[16], nw = 0;
+    ptx_str w[16];
+    size_t nw = 0;
     ptx_mod_iter it = ptx_mods_begin(c->in);
-    for (ptx_str m; nw < 16 && ptx_mods_next(&it, &m); nw++) {
-        w[nw] = m.p;
-        wn[nw] = m.n;
-    }
+    while (nw < 16 && ptx_mods_next(&it, &w[nw])) nw++;
     if (nw < 2) return true;
-    const char *dt = w[nw - 2] + 1, *st = w[nw - 1] + 1;
-    size_t dn = wn[nw - 2] - 1, sn = wn[nw - 1] - 1;
+    ptx_str dt = {w[nw - 2].p + 1, w[nw - 2].n - 1}, st = {w[nw - 1].p + 1, w[nw - 1].n - 1}; /* without the '.' */
     /* f16/bf16 from f32 without .relu/.satfinite are classic conversions */
-    if (!mi->has_narrow && (pair_is(dt, dn, "f16") || pair_is(dt, dn, "bf16")) && pair_is(st, sn, "f32")) return true;
+    if (!mi->has_narrow && (ptx_str_eq(dt, "f16") || ptx_str_eq(dt, "bf16")) && ptx_str_eq(st, "f32")) return true;
     /* the formats of the table: their register width and the type of a value;
      * after the first three, the packed and narrow ones */
     static const struct { const char *name; uint8_t bits; ptx_type t; } fmt[] = {
@@ -311,7 +304,7 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
     size_t ri = 0;
     char rlist[64] = "";
     for (size_t i = 0; i < NCVT; i++) {
-        if (!pair_is(dt, dn, cvt_rows[i].dst) || !pair_is(st, sn, cvt_rows[i].src)) continue;
+        if (!ptx_str_eq(dt, cvt_rows[i].dst) || !ptx_str_eq(st, cvt_rows[i].src)) continue;
         if (!any) any = &cvt_rows[i];
         size_t k = strlen(rlist);
         snprintf(rlist + k, sizeof rlist - k, "%s%s", k ? " " : "", cvt_rows[i].rnd);
@@ -321,7 +314,7 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
         /* a packed or narrow format with a partner no row has */
         const char *f = NULL;
         for (size_t i = 3; i < sizeof fmt / sizeof fmt[0] && !f; i++)
-            if (pair_is(dt, dn, fmt[i].name) || pair_is(st, sn, fmt[i].name)) f = fmt[i].name;
+            if (ptx_str_eq(dt, fmt[i].name) || ptx_str_eq(st, fmt[i].name)) f = fmt[i].name;
         if (!f) return true;
         char list[200];
         size_t k = 0;
@@ -334,49 +327,49 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
             if (dup && (dup[strlen(one)] == ' ' || !dup[strlen(one)])) continue;
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? " " : "", one);
         }
-        verr(c, w[nw - 2], "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)sn, st,
-             (int)dn, dt, f, list);
+        verr(c, w[nw - 2].p, "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)st.n, st.p,
+             (int)dt.n, dt.p, f, list);
         return false;
     }
     if (!rnd) return verr(c, op, "'%.*s' needs a rounding modifier: one of %s", n, op, rlist), false;
     if (!row)
         return verr(c, rnd, "'%.*s' is not a rounding modifier of cvt.%.*s.%.*s; expected one of %s", (int)rn - 1,
-                    rnd + 1, (int)dn, dt, (int)sn, st, rlist), false;
+                    rnd + 1, (int)dt.n, dt.p, (int)st.n, st.p, rlist), false;
+    char form[64]; /* "cvt.rn.e4m3x2.f32", for the messages */
+    snprintf(form, sizeof form, "cvt%.*s.%.*s.%.*s", (int)rn, rnd, (int)dt.n, dt.p, (int)st.n, st.p);
     /* the other modifiers (check_mods let one rounding modifier through) */
     const fmod *must = cvt_lists[ri].must, *may = cvt_lists[ri].may;
     for (size_t i = 0; i + 2 < nw; i++) {
-        if (w[i] == rnd) continue;
-        int k = find_mod(must, cvt_lists[ri].nmust, w[i], wn[i]);
-        int j = k < 0 ? find_mod(may, cvt_lists[ri].nmay, w[i], wn[i]) : -1;
+        if (w[i].p == rnd) continue;
+        int k = find_mod(must, cvt_lists[ri].nmust, w[i].p, w[i].n);
+        int j = k < 0 ? find_mod(may, cvt_lists[ri].nmay, w[i].p, w[i].n) : -1;
         if (k < 0 && j < 0) {
-            verr(c, w[i], "'%.*s' is not a modifier of cvt%.*s.%.*s.%.*s; it takes %s%s%s", (int)wn[i] - 1, w[i] + 1,
-                 (int)rn, rnd, (int)dn, dt, (int)sn, st, row->must, *row->must && *row->may ? " " : "",
-                 *row->must || *row->may ? row->may : "no other");
+            verr(c, w[i].p, "'%.*s' is not a modifier of %s; it takes %s%s%s", (int)w[i].n - 1, w[i].p + 1, form,
+                 row->must, *row->must && *row->may ? " " : "", *row->must || *row->may ? row->may : "no other");
             return false;
         }
         const fmod *x = k >= 0 ? &must[k] : &may[j];
         if (ver < x->ver) {
-            verr(c, w[i], "'%.*s' on cvt%.*s.%.*s.%.*s requires PTX ISA %u.%u or later (the file is .version %u.%u)",
-                 (int)wn[i], w[i], (int)rn, rnd, (int)dn, dt, (int)sn, st, x->ver / 10, x->ver % 10, ver / 10,
-                 ver % 10);
+            verr(c, w[i].p, "'%.*s' on %s requires PTX ISA %u.%u or later (the file is .version %u.%u)", (int)w[i].n,
+                 w[i].p, form, x->ver / 10, x->ver % 10, ver / 10, ver % 10);
             return false;
         }
         if (sm < x->sm) {
-            verr(c, w[i], "'%.*s' on cvt%.*s.%.*s.%.*s requires sm_%u or higher (the .target is sm_%u)", (int)wn[i],
-                 w[i], (int)rn, rnd, (int)dn, dt, (int)sn, st, x->sm, sm);
+            verr(c, w[i].p, "'%.*s' on %s requires sm_%u or higher (the .target is sm_%u)", (int)w[i].n, w[i].p, form,
+                 x->sm, sm);
             return false;
         }
     }
     for (uint32_t k = 0; k < cvt_lists[ri].nmust; k++) {
         bool found = false;
         for (size_t i = 0; i + 2 < nw && !found; i++)
-            found = wn[i] == must[k].len && !memcmp(w[i], must[k].name, wn[i]);
+            found = w[i].n == must[k].len && !memcmp(w[i].p, must[k].name, w[i].n);
         if (!found) return verr(c, op, "'%.*s' needs %.*s", n, op, (int)must[k].len, must[k].name), false;
     }
     unsigned pv = parse_ver(row->ptx);
     if (ver < pv) {
-        verr(c, op, "cvt%.*s.%.*s.%.*s requires PTX ISA %u.%u or later (the file is .version %u.%u)", (int)rn, rnd,
-             (int)dn, dt, (int)sn, st, pv / 10, pv % 10, ver / 10, ver % 10);
+        verr(c, op, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", form, pv / 10, pv % 10, ver / 10,
+             ver % 10);
         return false;
     }
     /* Does the target match one entry of the row's list (see cvt_forms.def)?
@@ -399,8 +392,8 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
         while (*q && *q != ' ') q++;
     }
     if (!on_target) {
-        verr(c, op, "cvt%.*s.%.*s.%.*s is not available on .target sm_%u%s; it needs %s", (int)rn, rnd, (int)dn, dt,
-             (int)sn, st, sm, suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
+        verr(c, op, "%s is not available on .target sm_%u%s; it needs %s", form, sm,
+             suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
         return false;
     }
     cvt_shape *shape = &mi->cvt;
@@ -467,7 +460,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             return false;
         }
         const fmod *x = &f->mods[k];
-        if (!check_min(c, p, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
+        if (!check_min(c, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
         unsigned maxc = needc[x->cls] > 1 ? needc[x->cls] : 1;
         if (x->cls == 'T' && in->op == PTX_OPC_CVT) maxc = 3; /* cvt.pack.sat.u8.s32.b32 */
         if (!(f->flags & F_BAG) && x->cls != 'M' && x->cls != 'P' && x->cls != 'Q' && count[x->cls] >= maxc) {
@@ -1141,7 +1134,7 @@ static __attribute__((noinline)) void check_spelling(const vctx *c, const fform 
     if (!ok) {
         size_t oplen = 0;
         while (oplen < c->in->opcode_len && op[oplen] != '.') oplen++;
-        ok = check_min(c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
+        ok = check_min(c, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
              check_mods(c, form, op, oplen, &mi) && check_combos(c, &mi);
         if (ok) oks_add(op, c->in->opcode_len, c->m, &mi);
     }
