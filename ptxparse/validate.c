@@ -20,7 +20,6 @@ typedef struct fmod {
 } fmod;
 
 typedef struct fform {
-    const char *op;
     uint8_t nmin, nmax, flags, sm_a;
     uint16_t ver, sm;
     char need[8];
@@ -29,9 +28,9 @@ typedef struct fform {
 } fform;
 
 static const struct {
-    const char *op, *nopd, *ptx, *sm, *need, *flags, *mods;
+    const char *nopd, *ptx, *sm, *need, *flags, *mods;
 } form_src[PTX_OPC__COUNT] = {
-#define PTX_OP(id, op, sem, nopd, ptx, sm, need, flags, mods) [PTX_OPC_##id] = {op, nopd, ptx, sm, need, flags, mods},
+#define PTX_OP(id, op, sem, nopd, ptx, sm, need, flags, mods) [PTX_OPC_##id] = {nopd, ptx, sm, need, flags, mods},
 #include "isa.def"
 #undef PTX_OP
 };
@@ -104,7 +103,6 @@ static fmod *parse_mods(const char *m, uint32_t *n) {
 static void forms_build(void) {
     for (size_t i = 1; i < PTX_OPC__COUNT; i++) { /* 0: PTX_OPC_UNKNOWN, no form */
         fform *f = &forms[i];
-        f->op = form_src[i].op;
         const char *n = form_src[i].nopd;
         f->nmin = (uint8_t)atoi(n);
         const char *dash = strchr(n, '-');
@@ -526,8 +524,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     /* required classes */
     for (int k = 'A'; k <= 'Z'; k++) {
         if (!needc[k] || count[k] >= needc[k]) continue;
-        if (k == 'M' && (!strcmp(f->op, "rsqrt") || !strcmp(f->op, "sin") || !strcmp(f->op, "cos") ||
-                         !strcmp(f->op, "lg2") || !strcmp(f->op, "ex2") || !strcmp(f->op, "tanh"))) {
+        if (k == 'M' && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
+                         in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH)) {
             if (mi->has_approx) continue;
             verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
             return false;
