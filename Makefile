@@ -127,9 +127,8 @@ $(B)/obj/hostcode/%.o: CFLAGS += $(CLANG_CFLAGS)
 # The emulator's instruction handlers are lane loops over 32 values: -O3
 # lets GCC vectorise them (with run-time alias checks) on baseline x86-64.
 $(B)/obj/emu/exec_%.o: CFLAGS += -O3
-# The validator compiles the instruction-form table in.
-$(B)/obj/ptxparse/validate.o: ptxparse/isa.def
-$(B)/obj/ptxparse/cvt_forms.o: ptxparse/cvt_forms.def
+# The validator compiles the instruction-form tables in.
+$(B)/obj/ptxparse/validate.o: ptxparse/isa.def ptxparse/cvt_forms.def
 
 # The warp forms' rules are loops over the 32 lanes too (and their callers in
 # warp_rules/warp_sym/warp_iv gain from -O3 as well: 0.3M of 94M instructions).

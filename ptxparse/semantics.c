@@ -83,7 +83,6 @@ enum {
     TY_PRED,
     TY_U32,
     TY_B32,
-    TY_WIDE,  /* twice the width of type: mul.wide / mad.wide */
     TY_DOT,   /* dp4a/dp2a: .u32 if both inputs unsigned, else .s32 */
 };
 
@@ -92,7 +91,6 @@ enum {
     AC_VD,   /* vec * size of dtype */
     AC_VS,   /* vec * size of stype */
     AC_IMM1, /* value of operand 1 if it is an integer constant */
-    AC_IMM2,
 };
 
 typedef struct sem_row {
@@ -174,12 +172,9 @@ static uint8_t resolve_type(uint8_t code, const ptx_inst *in, const mod_info *mi
     case TY_PRED: return PTX_T_PRED;
     case TY_U32: return PTX_T_U32;
     case TY_B32: return PTX_T_B32;
-    case TY_WIDE: return widen(in->type);
-    case TY_DOT: {
-        uint8_t a = mi->ntypes > 0 ? mi->types[0] : in->type;
-        uint8_t b = mi->ntypes > 1 ? mi->types[1] : in->type;
-        return a == PTX_T_U32 && b == PTX_T_U32 ? PTX_T_U32 : PTX_T_S32;
-    }
+    case TY_DOT:
+        return resolve_type(TY_T0, in, mi) == PTX_T_U32 && resolve_type(TY_T1, in, mi) == PTX_T_U32 ? PTX_T_U32
+                                                                                                   : PTX_T_S32;
     default: return PTX_T_NONE;
     }
 }
@@ -236,12 +231,14 @@ static uint32_t imm_bytes(const ptx_inst *in, unsigned i)
 /* ---- families whose shape depends on the sub-operation -------------------- */
 /* Returns false when the sub-operation is not recognised. */
 
-/* bar.red / barrier.red: a reduction of a predicate across the CTA into d. */
-static bool set_barrier_red(ptx_inst_sem *out, const ptx_inst *in) {
-    out->flags |= C_;
+/* A value written to operand 0 without touching memory: its type and the
+ * sources'. */
+static bool set_value(ptx_inst_sem *out, uint32_t flags, uint8_t dtype, uint8_t stype)
+{
+    out->flags = flags;
     out->ndef = 1;
-    out->dtype = in->type;
-    out->stype = PTX_T_PRED;
+    out->dtype = dtype;
+    out->stype = stype;
     return true;
 }
 
@@ -259,13 +256,14 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
         }
         /* bar{.cta}.* is barrier{.cta}.*.aligned. */
         out->flags = SY | SE | PTX_SEM_ALIGNED;
-        if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
+        /* bar.red / barrier.red: a reduction of a predicate across the CTA into d */
+        if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
         if (ptx_str_eq(m0, ".cluster"))
             return ptx_inst_has_mod(in, ".arrive") || ptx_inst_has_mod(in, ".wait");
-        if (ptx_inst_has_mod(in, ".red")) return set_barrier_red(out, in);
+        if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
         if (ptx_str_eq(m0, ".init") || ptx_str_eq(m0, ".inval"))
@@ -281,10 +279,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             out->dtype = PTX_T_PRED;
         } else if (ptx_str_eq(m0, ".pending_count")) {
             /* Decodes a state value held in a register: no memory. */
-            out->flags = 0;
-            out->ndef = 1;
-            out->dtype = PTX_T_U32;
-            out->stype = PTX_T_B64;
+            set_value(out, 0, PTX_T_U32, PTX_T_B64);
         } else
             return false;
         return true;
@@ -344,10 +339,7 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             set_mem(out, S_ | C_ | SE, 0, 0, sp0, 0);
             out->stype = in->type;
         } else if (ptx_str_eq(m0, ".mma")) {
-            out->flags = C_;
-            out->ndef = 1;
-            out->dtype = resolve_type(TY_T0, in, mi);
-            out->stype = resolve_type(TY_T1, in, mi);
+            set_value(out, C_, resolve_type(TY_T0, in, mi), resolve_type(TY_T1, in, mi));
         } else
             return false;
         return true;
@@ -356,11 +348,8 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
             /* d, a, b, scale-d, ...: D = A*B + D unless scale-d is false. */
             int64_t v;
             unsigned scale_d = ptx_inst_has_mod(in, ".sp") ? 5 : 3;
-            out->flags = L_ | C_ | AS | SE;
-            out->ndef = 1;
+            set_value(out, L_ | C_ | AS | SE, resolve_type(TY_T0, in, mi), resolve_type(TY_T1, in, mi));
             out->nrmw = opd_int(in, scale_d, &v) && v == 0 ? 0 : 1;
-            out->dtype = resolve_type(TY_T0, in, mi);
-            out->stype = resolve_type(TY_T1, in, mi);
         } else if (ptx_str_eq(m0, ".fence") || ptx_str_eq(m0, ".wait_group"))
             out->flags = F_ | AS | SE;
         else if (ptx_str_eq(m0, ".commit_group"))
@@ -404,12 +393,9 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
     case PTX_OPC_CLUSTERLAUNCHCONTROL:
         if (ptx_str_eq(m0, ".try_cancel"))
             set_mem(out, S_ | AS | SE, 0, 0, sp0, 16);
-        else if (ptx_str_eq(m0, ".query_cancel")) {
-            out->flags = 0;
-            out->ndef = 1;
-            out->dtype = resolve_type(TY_T0, in, mi);
-            out->stype = resolve_type(TY_T1, in, mi);
-        } else
+        else if (ptx_str_eq(m0, ".query_cancel"))
+            set_value(out, 0, resolve_type(TY_T0, in, mi), resolve_type(TY_T1, in, mi));
+        else
             return false;
         return true;
     case PTX_OPC_TENSORMAP:
@@ -525,7 +511,6 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         case AC_VD: out->access_bytes = vec_bytes(in, out->dtype); break;
         case AC_VS: out->access_bytes = vec_bytes(in, out->stype); break;
         case AC_IMM1: out->access_bytes = imm_bytes(in, 1); break;
-        case AC_IMM2: out->access_bytes = imm_bytes(in, 2); break;
         default: break;
         }
         modifier_rules(in, &mi, out);

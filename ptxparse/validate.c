@@ -9,7 +9,6 @@
 #include <string.h>
 #include <threads.h>
 #include "build.h"
-#include "cvt_forms.h"
 
 enum { F_D = 1, F_A = 2, F_L = 4, F_S = 8, F_BAG = 16 };
 
@@ -21,7 +20,6 @@ typedef struct fmod {
 } fmod;
 
 typedef struct fform {
-    const char *op;
     uint8_t nmin, nmax, flags, sm_a;
     uint16_t ver, sm;
     char need[8];
@@ -30,14 +28,32 @@ typedef struct fform {
 } fform;
 
 static const struct {
-    const char *op, *nopd, *ptx, *sm, *need, *flags, *mods;
+    const char *nopd, *ptx, *sm, *need, *flags, *mods;
 } form_src[PTX_OPC__COUNT] = {
-#define PTX_OP(id, op, sem, nopd, ptx, sm, need, flags, mods) [PTX_OPC_##id] = {op, nopd, ptx, sm, need, flags, mods},
+#define PTX_OP(id, op, sem, nopd, ptx, sm, need, flags, mods) [PTX_OPC_##id] = {nopd, ptx, sm, need, flags, mods},
 #include "isa.def"
 #undef PTX_OP
 };
 
 static fform forms[PTX_OPC__COUNT];
+
+/* cvt's packed and narrow floating-point forms, and their modifier lists as
+ * fmods (rounding, required, allowed). */
+typedef struct {
+    const char *dst, *src, *rnd, *must, *may, *shape, *ptx, *targets;
+} cvt_row;
+
+static const cvt_row cvt_rows[] = {
+#define PTX_CVT(d, s, r, mu, ma, sh, p, t) {d, s, r, mu, ma, sh, p, t},
+#include "cvt_forms.def"
+#undef PTX_CVT
+};
+#define NCVT (sizeof cvt_rows / sizeof cvt_rows[0])
+
+static struct {
+    fmod *rnd, *must, *may;
+    uint32_t nrnd, nmust, nmay;
+} cvt_lists[NCVT];
 
 static const char *const class_name[128] = {
     ['S'] = "state space", ['T'] = "type", ['V'] = "vector width", ['C'] = "comparison",
@@ -54,10 +70,39 @@ static uint16_t parse_sm(const char *s, uint8_t *a) {
     return (uint16_t)v;
 }
 
+/* A list of modifiers "[K:].name[@v.v/sm]" separated by blanks (K: the
+ * class, in isa.def's rows; cvt_forms.def's lists have none). */
+static fmod *parse_mods(const char *m, uint32_t *n) {
+    uint32_t cap = 1;
+    for (const char *q = m; *q; q++) cap += *q == ' ';
+    fmod *v = calloc(cap, sizeof *v);
+    if (!v) abort();
+    *n = 0;
+    for (const char *q = m; *q;) {
+        while (*q == ' ') q++;
+        if (!*q) break;
+        fmod *x = &v[(*n)++];
+        if (q[1] == ':') {
+            x->cls = (uint8_t)q[0];
+            q += 2;
+        }
+        x->name = q;
+        const char *e = x->name;
+        while (*e && *e != ' ' && *e != '@') e++;
+        x->len = (uint8_t)(e - x->name);
+        if (*e == '@') {
+            x->ver = parse_ver(e + 1);
+            x->sm = parse_sm(e + 5, &x->sm_a);
+            while (*e && *e != ' ') e++;
+        }
+        q = e;
+    }
+    return v;
+}
+
 static void forms_build(void) {
     for (size_t i = 1; i < PTX_OPC__COUNT; i++) { /* 0: PTX_OPC_UNKNOWN, no form */
         fform *f = &forms[i];
-        f->op = form_src[i].op;
         const char *n = form_src[i].nopd;
         f->nmin = (uint8_t)atoi(n);
         const char *dash = strchr(n, '-');
@@ -67,28 +112,12 @@ static void forms_build(void) {
         snprintf(f->need, sizeof f->need, "%s", form_src[i].need);
         for (const char *p = form_src[i].flags; *p; p++)
             f->flags |= *p == 'D' ? F_D : *p == 'A' ? F_A : *p == 'L' ? F_L : *p == 'S' ? F_S : *p == 'B' ? F_BAG : 0;
-        /* modifiers: "K:.name[@v.v/sm]" separated by blanks */
-        const char *m = form_src[i].mods;
-        uint32_t cap = 1;
-        for (const char *q = m; *q; q++) cap += *q == ':' && q[1] == '.';
-        f->mods = calloc(cap, sizeof *f->mods);
-        if (!f->mods) abort();
-        for (const char *q = m; *q;) {
-            while (*q == ' ') q++;
-            if (!*q) break;
-            fmod *x = &f->mods[f->nmods++];
-            x->cls = (uint8_t)q[0];
-            x->name = q + 2;
-            const char *e = x->name;
-            while (*e && *e != ' ' && *e != '@') e++;
-            x->len = (uint8_t)(e - x->name);
-            if (*e == '@') {
-                x->ver = parse_ver(e + 1);
-                x->sm = parse_sm(e + 5, &x->sm_a);
-                while (*e && *e != ' ') e++;
-            }
-            q = e;
-        }
+        f->mods = parse_mods(form_src[i].mods, &f->nmods);
+    }
+    for (size_t i = 0; i < NCVT; i++) {
+        cvt_lists[i].rnd = parse_mods(cvt_rows[i].rnd, &cvt_lists[i].nrnd);
+        cvt_lists[i].must = parse_mods(cvt_rows[i].must, &cvt_lists[i].nmust);
+        cvt_lists[i].may = parse_mods(cvt_rows[i].may, &cvt_lists[i].nmay);
     }
 }
 
@@ -104,13 +133,21 @@ typedef struct vctx {
 } vctx;
 
 /* ---- state over a module ---- */
+/* The operands of a form of cvt_forms.def. */
+typedef struct cvt_shape {
+    uint8_t nopd;      /* operands, a {a, b, e, f} vector counting as one; 0: not such a form */
+    uint8_t vec4;      /* operand 2 is a vector of four .f32 */
+    uint8_t rbits;     /* the last operand is the random bits (.b32) */
+    uint8_t dbits;     /* the destination register's width */
+    ptx_type src;      /* the type of each source value (a .bN for a packed format) */
+} cvt_shape;
+
 typedef struct mods_info {
-    uint8_t types[4], ntypes, cmp, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
-        space, vec, has_red, nonglobal_space, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
-        has_narrow; /* .relu, .satfinite or .rs: only cvt_forms.def's conversions take them */
+    uint8_t types[4], ntypes, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
+        space, vec, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
+        has_narrow; /* .relu or .satfinite: only cvt_forms.def's conversions take them */
     const char *cmpname;
-    uint8_t cvt_form;  /* a form of cvt_forms.def: its operands are cvt */
-    ptx_cvt_shape cvt;
+    cvt_shape cvt;     /* a form of cvt_forms.def (nopd > 0): its operands */
 } mods_info;
 
 /* One distinct opcode spelling: checked at its first use, remembered. */
@@ -205,17 +242,16 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) 
 }
 
 /* The .target/.version requirements of a form or modifier. */
-static bool check_min(const vctx *c, const char *at, const char *what, int wlen, unsigned ver, unsigned sm,
-                      int sm_a) {
+static bool check_min(const vctx *c, const char *what, int wlen, unsigned ver, unsigned sm, int sm_a) {
     const ptx_module *m = c->m;
     unsigned have = m->version_major * 10 + m->version_minor;
     if (ver && have < ver) {
-        verr(c, at, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
+        verr(c, what, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
              ver % 10, have / 10, have % 10);
         return false;
     }
     if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch))) {
-        verr(c, at, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm, sm_a ? "a" : "",
+        verr(c, what, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm, sm_a ? "a" : "",
              m->target_sm, m->target_arch ? "a" : "");
         return false;
     }
@@ -224,14 +260,149 @@ static bool check_min(const vctx *c, const char *at, const char *what, int wlen,
 
 /* ---- modifiers (once per spelling) ---- */
 
-static int find_mod(const fform *f, const char *p, size_t n) {
-    for (uint32_t i = 0; i < f->nmods; i++)
-        if (f->mods[i].len == n && memcmp(f->mods[i].name, p, n) == 0) return (int)i;
+static int find_mod(const fmod *v, uint32_t nv, const char *p, size_t n) {
+    for (uint32_t i = 0; i < nv; i++)
+        if (v[i].len == n && memcmp(v[i].name, p, n) == 0) return (int)i;
     return -1;
 }
 
 static bool is_cmp_unsigned(const char *s) {
     return !strncmp(s, ".lo", 3) || !strncmp(s, ".ls", 3) || !strncmp(s, ".hi", 3) || !strncmp(s, ".hs", 3);
+}
+
+/* ---- cvt's packed and narrow floating-point forms (cvt_forms.def) ---- */
+/* cvt's spelling, legal for isa.def's row, against the table: the last two
+ * words are its types (several of these formats, .e2m1x4 ..., are types of
+ * cvt only), rnd its rounding modifier (NULL if none).  No row about the
+ * pair of types: a classic conversion, mi->cvt.nopd stays 0.  Returns false
+ * after reporting. */
+static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t rn) {
+    const char *op = c->in->opcode;
+    int n = (int)c->in->opcode_len;
+    unsigned ver = c->m->version_major * 10 + c->m->version_minor, sm = c->m->target_sm;
+    char suffix = (char)c->m->target_suffix;
+    ptx_str w[16];
+    size_t nw = 0;
+    ptx_mod_iter it = ptx_mods_begin(c->in);
+    while (nw < 16 && ptx_mods_next(&it, &w[nw])) nw++;
+    if (nw < 2) return true;
+    ptx_str dt = {w[nw - 2].p + 1, w[nw - 2].n - 1}, st = {w[nw - 1].p + 1, w[nw - 1].n - 1}; /* without the '.' */
+    /* f16/bf16 from f32 without .relu/.satfinite are classic conversions */
+    if (!mi->has_narrow && (ptx_str_eq(dt, "f16") || ptx_str_eq(dt, "bf16")) && ptx_str_eq(st, "f32")) return true;
+    /* the formats of the table: their register width and the type of a value;
+     * after the first three, the packed and narrow ones */
+    static const struct { const char *name; uint8_t bits; ptx_type t; } fmt[] = {
+        {"f16", 16, PTX_T_F16}, {"bf16", 16, PTX_T_B16}, {"f32", 32, PTX_T_F32}, {"f16x2", 32, PTX_T_F16X2},
+        {"bf16x2", 32, PTX_T_B32}, {"tf32", 32, PTX_T_B32}, {"e4m3x2", 16, PTX_T_B16}, {"e5m2x2", 16, PTX_T_B16},
+        {"e2m1x2", 8, PTX_T_B8}, {"e2m3x2", 16, PTX_T_B16}, {"e3m2x2", 16, PTX_T_B16}, {"ue8m0x2", 16, PTX_T_B16},
+        {"e4m3x4", 32, PTX_T_B32}, {"e5m2x4", 32, PTX_T_B32}, {"e2m3x4", 32, PTX_T_B32}, {"e3m2x4", 32, PTX_T_B32},
+        {"e2m1x4", 16, PTX_T_B16},
+    };
+    const cvt_row *any = NULL, *row = NULL;
+    size_t ri = 0;
+    char rlist[64] = "";
+    for (size_t i = 0; i < NCVT; i++) {
+        if (!ptx_str_eq(dt, cvt_rows[i].dst) || !ptx_str_eq(st, cvt_rows[i].src)) continue;
+        if (!any) any = &cvt_rows[i];
+        size_t k = strlen(rlist);
+        snprintf(rlist + k, sizeof rlist - k, "%s%s", k ? " " : "", cvt_rows[i].rnd);
+        if (rnd && !row && find_mod(cvt_lists[i].rnd, cvt_lists[i].nrnd, rnd, rn) >= 0) row = &cvt_rows[ri = i];
+    }
+    if (!any) {
+        /* a packed or narrow format with a partner no row has */
+        const char *f = NULL;
+        for (size_t i = 3; i < sizeof fmt / sizeof fmt[0] && !f; i++)
+            if (ptx_str_eq(dt, fmt[i].name) || ptx_str_eq(st, fmt[i].name)) f = fmt[i].name;
+        if (!f) return true;
+        char list[200];
+        size_t k = 0;
+        list[0] = 0;
+        for (size_t i = 0; i < NCVT && k + 24 < sizeof list; i++) {
+            if (strcmp(cvt_rows[i].dst, f) && strcmp(cvt_rows[i].src, f)) continue;
+            char one[32];
+            snprintf(one, sizeof one, ".%s.%s", cvt_rows[i].dst, cvt_rows[i].src);
+            const char *dup = strstr(list, one);
+            if (dup && (dup[strlen(one)] == ' ' || !dup[strlen(one)])) continue;
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? " " : "", one);
+        }
+        verr(c, w[nw - 2].p, "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)st.n, st.p,
+             (int)dt.n, dt.p, f, list);
+        return false;
+    }
+    if (!rnd) return verr(c, op, "'%.*s' needs a rounding modifier: one of %s", n, op, rlist), false;
+    if (!row)
+        return verr(c, rnd, "'%.*s' is not a rounding modifier of cvt.%.*s.%.*s; expected one of %s", (int)rn - 1,
+                    rnd + 1, (int)dt.n, dt.p, (int)st.n, st.p, rlist), false;
+    char form[64]; /* "cvt.rn.e4m3x2.f32", for the messages */
+    snprintf(form, sizeof form, "cvt%.*s.%.*s.%.*s", (int)rn, rnd, (int)dt.n, dt.p, (int)st.n, st.p);
+    /* the other modifiers (check_mods let one rounding modifier through) */
+    const fmod *must = cvt_lists[ri].must, *may = cvt_lists[ri].may;
+    for (size_t i = 0; i + 2 < nw; i++) {
+        if (w[i].p == rnd) continue;
+        int k = find_mod(must, cvt_lists[ri].nmust, w[i].p, w[i].n);
+        int j = k < 0 ? find_mod(may, cvt_lists[ri].nmay, w[i].p, w[i].n) : -1;
+        if (k < 0 && j < 0) {
+            verr(c, w[i].p, "'%.*s' is not a modifier of %s; it takes %s%s%s", (int)w[i].n - 1, w[i].p + 1, form,
+                 row->must, *row->must && *row->may ? " " : "", *row->must || *row->may ? row->may : "no other");
+            return false;
+        }
+        const fmod *x = k >= 0 ? &must[k] : &may[j];
+        if (ver < x->ver) {
+            verr(c, w[i].p, "'%.*s' on %s requires PTX ISA %u.%u or later (the file is .version %u.%u)", (int)w[i].n,
+                 w[i].p, form, x->ver / 10, x->ver % 10, ver / 10, ver % 10);
+            return false;
+        }
+        if (sm < x->sm) {
+            verr(c, w[i].p, "'%.*s' on %s requires sm_%u or higher (the .target is sm_%u)", (int)w[i].n, w[i].p, form,
+                 x->sm, sm);
+            return false;
+        }
+    }
+    for (uint32_t k = 0; k < cvt_lists[ri].nmust; k++) {
+        bool found = false;
+        for (size_t i = 0; i + 2 < nw && !found; i++)
+            found = w[i].n == must[k].len && !memcmp(w[i].p, must[k].name, w[i].n);
+        if (!found) return verr(c, op, "'%.*s' needs %.*s", n, op, (int)must[k].len, must[k].name), false;
+    }
+    unsigned pv = parse_ver(row->ptx);
+    if (ver < pv) {
+        verr(c, op, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", form, pv / 10, pv % 10, ver / 10,
+             ver % 10);
+        return false;
+    }
+    /* Does the target match one entry of the row's list (see cvt_forms.def)?
+     * The list for the message: "sm_89+ with PTX ISA 8.1, sm_90+", "sm_100a, sm_103a" */
+    char list[96], *o = list;
+    bool on_target = !sm;
+    for (const char *q = row->targets; *q;) {
+        while (*q == ' ') q++;
+        const char *q0 = q;
+        unsigned v = 0;
+        while (*q >= '0' && *q <= '9') v = v * 10 + (unsigned)(*q++ - '0');
+        char suf = (*q == 'a' || *q == 'f') ? *q++ : 0;
+        unsigned need = *q == '@' ? parse_ver(q + 1) : 0;
+        if ((!need || ver >= need) && (suf ? sm == v && suffix == suf : sm >= v)) on_target = true;
+        if (o < list + sizeof list - 24) {
+            o += snprintf(o, (size_t)(list + sizeof list - o), "%ssm_%.*s%s", o > list ? ", " : "", (int)(q - q0), q0,
+                          suf && *q != '@' ? "" : "+");
+            if (*q == '@') o += snprintf(o, (size_t)(list + sizeof list - o), " with PTX ISA %.3s", q + 1);
+        }
+        while (*q && *q != ' ') q++;
+    }
+    if (!on_target) {
+        verr(c, op, "%s is not available on .target sm_%u%s; it needs %s", form, sm,
+             suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
+        return false;
+    }
+    cvt_shape *shape = &mi->cvt;
+    for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
+        if (!strcmp(fmt[i].name, row->dst)) shape->dbits = fmt[i].bits;
+        if (!strcmp(fmt[i].name, row->src)) shape->src = fmt[i].t;
+    }
+    shape->nopd = (uint8_t)(row->shape[0] == 'V' ? 3 : row->shape[0] - '0');
+    shape->vec4 = row->shape[0] == 'V';
+    shape->rbits = row->shape[0] == 'V' || row->shape[0] == '4';
+    return true;
 }
 
 /* Returns false after reporting the first problem of the spelling. */
@@ -242,11 +413,13 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     memset(needc, 0, sizeof needc);
     for (const char *r = f->need; *r; r++) needc[(unsigned char)*r]++;
     memset(mi, 0, sizeof *mi);
+    const char *rnd = NULL; /* the rounding modifier */
+    size_t rnd_n = 0;
     ptx_mod_iter it = ptx_mods_begin(in);
     for (ptx_str m; ptx_mods_next(&it, &m);) {
         const char *p = m.p;
         size_t n = m.n;
-        int k = find_mod(f, p, n);
+        int k = find_mod(f->mods, f->nmods, p, n);
         if (k < 0) {
             /* the nearest legal modifier says what was meant */
             unsigned best = 99;
@@ -267,7 +440,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
                     bool present = false;
                     ptx_mod_iter u = ptx_mods_begin(in);
                     for (ptx_str x; !present && ptx_mods_next(&u, &x);) {
-                        int j = find_mod(f, x.p, x.n);
+                        int j = find_mod(f->mods, f->nmods, x.p, x.n);
                         present = j >= 0 && f->mods[j].cls == *r;
                     }
                     if (!present) {
@@ -285,7 +458,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             return false;
         }
         const fmod *x = &f->mods[k];
-        if (!check_min(c, p, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
+        if (!check_min(c, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
         unsigned maxc = needc[x->cls] > 1 ? needc[x->cls] : 1;
         if (x->cls == 'T' && in->op == PTX_OPC_CVT) maxc = 3; /* cvt.pack.sat.u8.s32.b32 */
         if (!(f->flags & F_BAG) && x->cls != 'M' && x->cls != 'P' && x->cls != 'Q' && count[x->cls] >= maxc) {
@@ -319,19 +492,21 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
                 mi->types[mi->ntypes++] = ptx_mod_classify(p, n, &v) == PTX_MOD_TYPE ? v : 0;
             }
             break;
-        case 'C': mi->cmp = 1; mi->cmpname = x->name; break;
-        case 'R': mi->rnd = x->name[1] == 'r' && x->len == 4 && x->name[3] == 'i' ? 2 : x->len == 4 && !strncmp(x->name, ".rna", 4) ? 1 : (x->name[x->len - 1] == 'i' ? 2 : 1); break;
+        case 'C': mi->cmpname = x->name; break;
+        case 'R': /* 2: an integer rounding (.rni ...) */
+            mi->rnd = x->name[x->len - 1] == 'i' ? 2 : 1;
+            rnd = p;
+            rnd_n = n;
+            break;
         case 'S': {
             uint8_t v;
             if (ptx_mod_classify(p, n, &v) == PTX_MOD_SPACE) mi->space = v;
-            mi->nonglobal_space = !(n == 7 && !memcmp(p, ".global", 7));
             break;
         }
         case 'V': mi->vec = (uint8_t)atoi(p + 2); break;
         case 'O':
             if (n == 5 && !memcmp(p, ".wide", 5)) mi->has_wide = 1;
             if (n == 3 && (!memcmp(p, ".lo", 3) || !memcmp(p, ".hi", 3))) mi->has_lohi = 1;
-            if (n == 4 && !memcmp(p, ".red", 4)) mi->has_red = 1;
             if ((n == 4 && (!memcmp(p, ".and", 4) || !memcmp(p, ".xor", 4))) || (n == 3 && !memcmp(p, ".or", 3)))
                 mi->has_boolop = 1;
             break;
@@ -349,8 +524,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     /* required classes */
     for (int k = 'A'; k <= 'Z'; k++) {
         if (!needc[k] || count[k] >= needc[k]) continue;
-        if (k == 'M' && (!strcmp(f->op, "rsqrt") || !strcmp(f->op, "sin") || !strcmp(f->op, "cos") ||
-                         !strcmp(f->op, "lg2") || !strcmp(f->op, "ex2") || !strcmp(f->op, "tanh"))) {
+        if (k == 'M' && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
+                         in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH)) {
             if (mi->has_approx) continue;
             verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
             return false;
@@ -366,17 +541,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     }
     if (in->op == PTX_OPC_CVT) {
         /* the packed and narrow formats: a table of their own (cvt_forms.def) */
-        const ptx_module *m = c->m;
-        char msg[400];
-        const char *at = in->opcode;
-        int r = ptx_cvt_check(in->opcode, in->opcode_len, m->version_major * 10 + m->version_minor, m->target_sm,
-                              (char)m->target_suffix, &mi->cvt, msg, sizeof msg, &at);
-        if (r < 0) {
-            verr(c, at, "%s", msg);
-            return false;
-        }
-        mi->cvt_form = r > 0;
-        if (!r && mi->has_narrow) {
+        if (!check_cvt_form(c, mi, rnd, rnd_n)) return false;
+        if (!mi->cvt.nopd && mi->has_narrow) {
             verr(c, in->opcode, "'%.*s': .relu and .satfinite apply only to conversions from .f32 to .f16, .bf16, "
                  ".tf32 and the packed formats (.f16x2, .e4m3x2, ...)", (int)in->opcode_len, in->opcode);
             return false;
@@ -493,7 +659,7 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         }
         break;
     case PTX_OPC_CVT: {
-        if (mi->ntypes < 2 || mi->cvt_form) break;
+        if (mi->ntypes < 2 || mi->cvt.nopd) break;
         unsigned d = mi->types[0], s = mi->types[1];
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
@@ -679,18 +845,17 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
     unsigned want = 0;
     if ((f->flags & (F_L | F_S)) && n == 3 && !mi->has_hint && !mi->has_async)
         want = 2;
-    else if (in->op == PTX_OPC_CVT && mi->cvt_form && n != mi->cvt.nopd)
+    else if (in->op == PTX_OPC_CVT && mi->cvt.nopd)
         want = mi->cvt.nopd;
-    else if (in->op == PTX_OPC_CVT && !mi->has_pack && !mi->cvt_form && n != 2)
+    else if (in->op == PTX_OPC_CVT && !mi->has_pack)
         want = 2;
-    else if (in->op == PTX_OPC_SHFL && n != (mi->has_sync ? 5u : 4u))
+    else if (in->op == PTX_OPC_SHFL)
         want = mi->has_sync ? 5u : 4u; /* d[|p], a, b, c[, membermask] */
-    else if (in->op == PTX_OPC_ATOM && !mi->has_hint && n != (mi->has_cas ? 4u : 3u))
+    else if (in->op == PTX_OPC_ATOM && !mi->has_hint)
         want = mi->has_cas ? 4u : 3u; /* d, [a], b[, c] */
-    else if ((in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) &&
-             n != (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u))
-        want = (in->op == PTX_OPC_SETP ? 3u : 3u) + (mi->has_boolop ? 1u : 0u);
-    if (want) {
+    else if (in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET)
+        want = 3u + mi->has_boolop;
+    if (want && n != want) {
         verr(c, n > want ? opd_text(c, want) : op, "'%.*s' takes %u operands, not %u%s", L, op, want, n,
              (in->op == PTX_OPC_SETP || in->op == PTX_OPC_SET) && !mi->has_boolop && n == 4
                  ? " (a fourth needs .and, .or or .xor)"
@@ -746,9 +911,9 @@ static void check_operands(const vctx *c, const fform *f, const mods_info *mi) {
         if (in->opcode_len > 22 && in->opcode[14] == 'p' && ptx_inst_has_mod(in, ".prefetch")) check_cp_prefetch_opds(c, mi);
         return;
     case PTX_OPC_CVT:
-        if (mi->cvt_form) {
+        if (mi->cvt.nopd) {
             /* d (.bN of the format's width), a[, b] or {a, b, e, f}[, rbits] */
-            const ptx_cvt_shape *sh = &mi->cvt;
+            const cvt_shape *sh = &mi->cvt;
             ptx_type dt = sh->dbits == 8 ? PTX_T_B8 : sh->dbits == 16 ? PTX_T_B16 : PTX_T_B32;
             if (!check_value(c, 0, &in->opd[0], dt, 0, 0)) return;
             unsigned nsrc = n - 1u - sh->rbits;
@@ -858,25 +1023,22 @@ static struct {
 static once_flag oks_once = ONCE_FLAG_INIT;
 static void oks_init(void) { mtx_init(&oks.lock, mtx_plain); }
 
-static uint32_t oks_slot(const char *p, uint32_t n, const ptx_module *m) {
-    return (hspell(p, n) ^ (m->version_major * 131u + m->version_minor * 7u + m->target_sm * 1031u + m->target_arch)) &
-           (OKSPELL_CAP - 1);
-}
-
-static bool oks_match(const okspell *e, const char *p, uint32_t n, const ptx_module *m) {
-    return e->n == n && e->ver == m->version_major * 10 + m->version_minor && e->sm == m->target_sm &&
-           e->arch == m->target_arch && !memcmp(e->p, p, n);
+/* The spelling's slot, or the empty one where it goes (under oks.lock). */
+static okspell *oks_slot(const char *p, uint32_t n, const ptx_module *m) {
+    uint32_t h = (hspell(p, n) ^ (m->version_major * 131u + m->version_minor * 7u + m->target_sm * 1031u +
+                                  m->target_arch)) & (OKSPELL_CAP - 1);
+    for (okspell *e; (e = &oks.slot[h])->p; h = (h + 1) & (OKSPELL_CAP - 1))
+        if (e->n == n && e->ver == m->version_major * 10 + m->version_minor && e->sm == m->target_sm &&
+            e->arch == m->target_arch && !memcmp(e->p, p, n))
+            return e;
+    return &oks.slot[h];
 }
 
 static bool oks_find(const char *p, uint32_t n, const ptx_module *m, mods_info *mi) {
-    bool found = false;
     mtx_lock(&oks.lock);
-    for (uint32_t h = oks_slot(p, n, m); oks.slot[h].p; h = (h + 1) & (OKSPELL_CAP - 1))
-        if (oks_match(&oks.slot[h], p, n, m)) {
-            *mi = oks.slot[h].mi;
-            found = true;
-            break;
-        }
+    const okspell *e = oks_slot(p, n, m);
+    bool found = e->p != NULL;
+    if (found) *mi = e->mi;
     mtx_unlock(&oks.lock);
     return found;
 }
@@ -884,13 +1046,12 @@ static bool oks_find(const char *p, uint32_t n, const ptx_module *m, mods_info *
 static void oks_add(const char *p, uint32_t n, const ptx_module *m, const mods_info *mi) {
     mtx_lock(&oks.lock);
     if (oks.used < OKSPELL_CAP / 2) {
-        uint32_t h = oks_slot(p, n, m);
-        while (oks.slot[h].p && !oks_match(&oks.slot[h], p, n, m)) h = (h + 1) & (OKSPELL_CAP - 1);
-        char *copy = oks.slot[h].p ? NULL : malloc(n ? n : 1);
+        okspell *e = oks_slot(p, n, m);
+        char *copy = e->p ? NULL : malloc(n ? n : 1);
         if (copy) {
             memcpy(copy, p, n);
-            oks.slot[h] = (okspell){copy, n, (uint16_t)(m->version_major * 10 + m->version_minor),
-                                    (uint16_t)m->target_sm, m->target_arch, *mi};
+            *e = (okspell){copy, n, (uint16_t)(m->version_major * 10 + m->version_minor), (uint16_t)m->target_sm,
+                           m->target_arch, *mi};
             oks.used++;
         }
     }
@@ -961,6 +1122,24 @@ void ptx_validate_body_begin(ptx_builder *b) { b->vs->seg = b->vs->held.n; }
  * dropped. */
 static bool vs_live(const ptx_builder *b) { return !b->vs->stop && b->d->nerrors == b->vs->errors_before; }
 
+/* A spelling's first use in the module (rare: kept out of the registers of
+ * ptx_validate_inst, which checks the operands of every instruction). */
+static __attribute__((noinline)) void check_spelling(const vctx *c, const fform *form, seen *e) {
+    const char *op = c->in->opcode;
+    mods_info mi;
+    memset(&mi, 0, sizeof mi);
+    bool ok = oks_find(op, c->in->opcode_len, c->m, &mi);
+    if (!ok) {
+        size_t oplen = 0;
+        while (oplen < c->in->opcode_len && op[oplen] != '.') oplen++;
+        ok = check_min(c, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
+             check_mods(c, form, op, oplen, &mi) && check_combos(c, &mi);
+        if (ok) oks_add(op, c->in->opcode_len, c->m, &mi);
+    }
+    e->state = ok ? SP_OK : SP_BAD;
+    e->mi = mi;
+}
+
 void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
     if (!vs_live(b)) return;
     struct ptx_vstate *vs = b->vs;
@@ -981,20 +1160,7 @@ void ptx_validate_inst(ptx_builder *b, const ptx_stmt *s, uint32_t spell) {
     const fform *form = &forms[in->op];
     if (spell == UINT32_MAX) spell = ptx_validate_spelling(b, in);
     seen *e = &vs->v[spell];
-    if (e->state == SP_NEW) {
-        mods_info mi;
-        memset(&mi, 0, sizeof mi);
-        bool ok = oks_find(op, in->opcode_len, b->m, &mi);
-        if (!ok) {
-            size_t oplen = 0;
-            while (oplen < in->opcode_len && op[oplen] != '.') oplen++;
-            ok = check_min(&c, op, op, (int)oplen, form->ver, form->sm, form->sm_a) &&
-                 check_mods(&c, form, op, oplen, &mi) && check_combos(&c, &mi);
-            if (ok) oks_add(op, in->opcode_len, b->m, &mi);
-        }
-        e->state = ok ? SP_OK : SP_BAD;
-        e->mi = mi;
-    }
+    if (e->state == SP_NEW) check_spelling(&c, form, e);
     if (e->state == SP_OK) check_operands(&c, form, &e->mi);
 }
 
