@@ -146,7 +146,8 @@ typedef struct mods_info {
     uint8_t types[4], ntypes, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
         space, vec, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
         has_narrow; /* .relu or .satfinite: only cvt_forms.def's conversions take them */
-    const char *cmpname;
+    const char *cmpname; /* in isa.def's list: cmplen bytes, not NUL-ended */
+    uint8_t cmplen;
     cvt_shape cvt;     /* a form of cvt_forms.def (nopd > 0): its operands */
 } mods_info;
 
@@ -492,7 +493,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
                 mi->types[mi->ntypes++] = ptx_mod_classify(p, n, &v) == PTX_MOD_TYPE ? v : 0;
             }
             break;
-        case 'C': mi->cmpname = x->name; break;
+        case 'C': mi->cmpname = x->name; mi->cmplen = x->len; break;
         case 'R': /* 2: an integer rounding (.rni ...) */
             mi->rnd = x->name[x->len - 1] == 'i' ? 2 : 1;
             rnd = p;
@@ -648,7 +649,8 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
         if (mi->cmpname) {
-            int fc = strlen(mi->cmpname) == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);
+            /* .equ .neu .ltu .leu .gtu .geu (the unordered four letters), .num, .nan */
+            int fc = mi->cmplen == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);
             if (fc && !t_float(t) && !t_half(t))
                 return verr(c, at, "'%.*s': comparison %.4s applies only to floating-point types", L, o,
                             mi->cmpname), false;

@@ -62,6 +62,10 @@ static const bad_case bad[] = {
      "operand 1 of 'ld.global.v4.u32' must be a vector of 4 elements {a, b, ...}"},
     {"result_not_register", K("\tadd.s32 5, %r2, %r3;\n"), 12, 10,
      "operand 1 of 'add.s32' is its result and must be a register"},
+    /* the unordered comparisons and .num/.nan are for floating-point types
+     * (ptxas 13.0: "Mismatch between instruction type and comparison qualifier") */
+    {"unordered_comparison_on_integer", K("\tsetp.equ.s32 %p1, %r1, %r2;\n"), 12, 2,
+     "'setp.equ.s32': comparison .equ applies only to floating-point types"},
     {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
     {"float_literal_int", K("\tadd.s32 %r1, %r2, 1.5;\n"), 12, 20,
      "operand 3 of 'add.s32': a floating-point literal where the type is .s32"},
