@@ -1006,14 +1006,15 @@ static uint32_t hspell(const char *p, uint32_t n) {
 }
 
 /* Spellings found legal, over all the modules of the process, by their text
- * and the module's .version and .target (all a spelling's check reads): a
+ * and the module's .version and .target, its suffix included (sm_100a and
+ * sm_100f take different cvt forms): all a spelling's check reads.  A
  * corpus of small files repeats the same few hundred.  A fixed table; once
  * half full, nothing more is added. */
 typedef struct okspell {
     char *p; /* malloc'd copy, NULL = empty slot */
     uint32_t n;
     uint16_t ver, sm;
-    uint8_t arch;
+    uint8_t suffix; /* the target's 'a' or 'f', or 0 */
     mods_info mi;
 } okspell;
 #define OKSPELL_CAP 4096
@@ -1028,10 +1029,10 @@ static void oks_init(void) { mtx_init(&oks.lock, mtx_plain); }
 /* The spelling's slot, or the empty one where it goes (under oks.lock). */
 static okspell *oks_slot(const char *p, uint32_t n, const ptx_module *m) {
     uint32_t h = (hspell(p, n) ^ (m->version_major * 131u + m->version_minor * 7u + m->target_sm * 1031u +
-                                  m->target_arch)) & (OKSPELL_CAP - 1);
+                                  m->target_suffix)) & (OKSPELL_CAP - 1);
     for (okspell *e; (e = &oks.slot[h])->p; h = (h + 1) & (OKSPELL_CAP - 1))
         if (e->n == n && e->ver == m->version_major * 10 + m->version_minor && e->sm == m->target_sm &&
-            e->arch == m->target_arch && !memcmp(e->p, p, n))
+            e->suffix == m->target_suffix && !memcmp(e->p, p, n))
             return e;
     return &oks.slot[h];
 }
@@ -1053,7 +1054,7 @@ static void oks_add(const char *p, uint32_t n, const ptx_module *m, const mods_i
         if (copy) {
             memcpy(copy, p, n);
             *e = (okspell){copy, n, (uint16_t)(m->version_major * 10 + m->version_minor), (uint16_t)m->target_sm,
-                           m->target_arch, *mi};
+                           m->target_suffix, *mi};
             oks.used++;
         }
     }

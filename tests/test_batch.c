@@ -172,6 +172,35 @@ Test(batch, bad_files_reported_in_order, .timeout = 120)
     tu_free_list(files, nfiles);
 }
 
+/* The legal spellings a process remembers across files are per target,
+ * suffix included: cvt.rs is for sm_100a, not sm_100f (ptxas 13.0:
+ * "Feature '.rs' not supported on .target 'sm_100f'"), whether or not an
+ * sm_100a file that uses it came first in the same run. */
+Test(batch, spellings_per_target_suffix)
+{
+    char dir[] = "/tmp/ptxray-batchXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char a[600], f[600], text[600];
+    for (int k = 0; k < 2; k++) {
+        snprintf(text, sizeof text,
+                 ".version 8.8\n.target sm_100%c\n.address_size 64\n.visible .entry k(.param .u32 a)\n{\n"
+                 "\t.reg .b32 %%r<4>;\n\t.reg .f32 %%f<3>;\n\tcvt.rs.f16x2.f32 %%r1, %%f1, %%f2, %%r2;\n\tret;\n}\n",
+                 k ? 'f' : 'a');
+        snprintf(k ? f : a, sizeof a, "%s/%c.ptx", dir, k ? 'f' : 'a');
+        write_file(k ? f : a, text);
+    }
+    char *argv[] = {BIN, "check", "-j", "1", a, f, NULL}, *err;
+    char *out = tu_run_want(argv, 2, &err);
+    char want[800];
+    snprintf(want, sizeof want, "%s:8:2: error: cvt.rs.f16x2.f32 is not available on .target sm_100f; it needs "
+             "sm_100a, sm_103a", f);
+    cr_expect_not_null(strstr(err, want), "%s", err);
+    cr_expect_null(strstr(err, "/a.ptx:"), "%s", err);
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
+}
+
 /* --block KERNEL= names a kernel of the last file only: the workers'
  * --block entries seen are merged (no error), and one of no file is an
  * error at every -j. */
