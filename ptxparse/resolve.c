@@ -74,7 +74,7 @@ typedef struct {
  * declares twice (declare, below). */
 typedef struct {
     ptx_str name;
-    uint32_t scope, next, stmt; /* next: the name's next declaration + 1 (0: none) */
+    uint32_t scope, next, stmt; /* next: the name's next older declaration + 1 (0: none) */
     uint32_t count;             /* N of a register range %r<N>, else 0 */
     ptx_loc loc;
     uint8_t kind;
@@ -295,7 +295,7 @@ static void declare(ptx_builder *b, scopes *s, decl x) {
                 if (g->scope == x.scope && ns_in_range(x.name, g) && name_between(last, g, next)) next = g;
             }
         } else {
-            for (const decl *y = s->d + s->first[x.scope]; y < self; y++)
+            for (const decl *y = s->d + from; y < self; y++)
                 if (y->scope == x.scope && !y->count && !is_label(y->kind) && ns_in_range(y->name, self) &&
                     name_between(last, y, next))
                     next = y;
