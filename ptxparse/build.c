@@ -78,12 +78,6 @@ ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p) {
     return l;
 }
 
-/* The position of p, in a token on one line that starts at loc (at tok). */
-static ptx_loc loc_in(ptx_loc loc, const char *tok, const char *p) {
-    uint32_t d = (uint32_t)(p - tok);
-    return (ptx_loc){loc.line, loc.col + d, loc.off + d};
-}
-
 /* The text of the token at loc, for messages: up to the next separator. */
 static int token_text(ptx_builder *b, ptx_loc loc, char *out, size_t cap) {
     const char *p = b->ls.buf + loc.off, *e = b->ls.buf + b->ls.len;
@@ -303,7 +297,7 @@ void ptx_b_target(ptx_builder *b, uint32_t n, ptx_loc loc) {
         ptx_str t = s->u.dir->items[i];
         size_t k = 0, nt = sizeof targets / sizeof targets[0];
         while (k < nt && !ptx_str_eq(t, targets[k].name)) k++;
-        ptx_loc tl = loc_in(loc, b->ls.buf + loc.off, t.p);
+        ptx_loc tl = ptx_loc_at(b->ls.buf, b->ls.len, loc, t.p);
         if (k == nt) {
             ptx_b_error(b, tl, "unknown target '%.*s'; expected sm_NN (sm_75 ... sm_121a), texmode_unified, "
                         "texmode_independent, debug or map_f64_to_f32", (int)t.n, t.p);
@@ -1290,7 +1284,7 @@ uint32_t ptx_b_opd_regs(ptx_builder *b, ptx_str run, ptx_loc loc, int mode) {
             o->neg = (uint8_t)(n == 0 && mode == 1);
         } else { /* undeclared: ptx_b_opd_reg says so */
             b->ostack.n--;
-            ptx_b_opd_reg(b, name, loc_in(loc, run.p, s), n == 0 && mode == 1);
+            ptx_b_opd_reg(b, name, ptx_loc_at(b->ls.buf, b->ls.len, loc, s), n == 0 && mode == 1);
         }
         if (n++ == 0 && mode == 2) ptx_b_opd_agg(b, PTX_O_PAIR, 2);
         while (p < e && ((unsigned char)*p <= ' ' || *p == ',')) p++;
@@ -1447,7 +1441,7 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
     ptx_operand base;
     memset(&base, 0, sizeof base);
     if (!reg_or_sym(b, name, &base) && name.p[0] == '%')
-        ptx_b_error(b, loc_in(loc, tok.p, n0), "use of undeclared register '%.*s'", (int)name.n, name.p);
+        ptx_b_error(b, ptx_loc_at(b->ls.buf, b->ls.len, loc, n0), "use of undeclared register '%.*s'", (int)name.n, name.p);
     int64_t off = 0;
     uint8_t flags = 0;
     while (p < e && (unsigned char)*p <= ' ') p++;
@@ -1459,7 +1453,7 @@ void ptx_b_opd_addr_tok(ptx_builder *b, ptx_str tok, ptx_loc loc) {
         while (p < e && (unsigned char)*p > ' ') p++;
         uint64_t v = 0;
         if (!parse_uint((ptx_str){d0, (uint32_t)(p - d0)}, &v))
-            ptx_b_error(b, loc_in(loc, tok.p, d0), "address offset '%.*s' does not fit in 64 bits", (int)(p - d0), d0);
+            ptx_b_error(b, ptx_loc_at(b->ls.buf, b->ls.len, loc, d0), "address offset '%.*s' does not fit in 64 bits", (int)(p - d0), d0);
         off = neg ? (int64_t)(0 - v) : (int64_t)v;
         flags = PTX_ADDR_OFF;
     }

@@ -454,6 +454,9 @@ static const err_case cases[] = {
      "redeclaration of register range '%r<8>'"},
     {"guard_not_pred", K("\t@%r1 bra L1;\nL1:\n"), 0, 11, 3, "guard '%r1' is not a .pred register"},
     {"guard_undeclared", K("\t@!%q bra L1;\nL1:\n"), 0, 11, 4, "use of undeclared predicate '%q' as guard"},
+    /* a .target list over two lines: the unknown one at its own line and column */
+    {"unknown_target_on_next_line", ".version 8.0\n.target sm_80,\n  sm_99\n.address_size 64\n\n" KHEAD KTAIL, 0, 3, 3,
+     "unknown target 'sm_99'"},
     {"redefined_global", HDR ".global .u32 g;\n.global .u32 g;\n" KHEAD KTAIL, 0, 6, 14, "redefinition of 'g'"},
     {"function_redefinition", HDR ".func f()\n{\n\tret;\n}\n.func f()\n{\n\tret;\n}\n", 0, 9, 7,
      "redefinition of function 'f'"},
