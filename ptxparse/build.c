@@ -602,19 +602,6 @@ static uint32_t range_find(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pw
     return UINT32_MAX;
 }
 
-/* range_find through the prefix cache: the cached range is the innermost
- * one with this prefix (no declaration since: same gen), the one range_find's
- * loop would stop at first, so an element in it, used or not, is taken
- * from it directly. */
-static inline uint32_t range_find_fast(ptx_builder *b, ptx_str name, uint32_t k, uint64_t pword, uint32_t num) {
-    const ptx_rangecache *c = rangecache_slot(b, pword);
-    if (c->pword == pword && c->k == k && c->gen == b->regcache_gen) {
-        ptx_range *r = &b->ranges.v[c->idx];
-        if (num < r->count) return range_elem(b, r, name, num);
-    }
-    return range_find(b, name, k, pword, num);
-}
-
 /* %r123 -> element 123 of a range %r<N> in scope.  The number is read by
  * value, as ptxas reads it: "%r01" is element 1, the register "%r1" (ptxas
  * 13.0 assembles the two spellings to the same code).  An element first
@@ -643,7 +630,7 @@ static uint32_t range_lookup(ptx_builder *b, ptx_str name) {
         memcpy(c + k, p + z, n - z);
         name = (ptx_str){c, k + (n - z)};
     }
-    return range_find_fast(b, name, k, w, num);
+    return range_find(b, name, k, w, num);
 }
 
 static inline bool ends_in_digit(ptx_str s) { return s.n && s.p[s.n - 1] >= '0' && s.p[s.n - 1] <= '9'; }
@@ -976,35 +963,22 @@ void ptx_b_scope_end(ptx_builder *b, ptx_loc loc) {
     if (b->marks.n > 1) scope_pop(b);
 }
 
-void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc) {
+/* ".loc F L C": its numbers read by the lexer (one T_LOC3 token), or
+ * here, each checked to fit in 32 bits. */
+void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc) {
     ptx_stmt *s = new_stmt(b, PTX_S_LOC, loc);
-    s->u.locinfo.file = (uint32_t)int_tok(b, file, loc, UINT32_MAX, ".loc file index");
-    s->u.locinfo.line = (uint32_t)int_tok(b, line, loc, UINT32_MAX, ".loc line");
-    s->u.locinfo.col = (uint32_t)int_tok(b, col, loc, UINT32_MAX, ".loc column");
+    s->u.locinfo.file = v.file;
+    s->u.locinfo.line = v.line;
+    s->u.locinfo.col = v.col;
     b->cur_loc = s;
 }
 
-/* ".loc F L C" lexed as one token, its numbers read by the lexer; one with
- * more than 9 digits is read again from the token's text, so that a number
- * past 32 bits is reported as ptx_b_loc_begin reports it. */
-void ptx_b_loc3(ptx_builder *b, ptx_loc3v v, ptx_loc loc) {
-    if (v.ok) {
-        ptx_stmt *s = new_stmt(b, PTX_S_LOC, loc);
-        s->u.locinfo.file = v.file;
-        s->u.locinfo.line = v.line;
-        s->u.locinfo.col = v.col;
-        b->cur_loc = s;
-        return;
-    }
-    ptx_str part[3];
-    const char *p = b->ls.buf + loc.off + 4;
-    for (int i = 0; i < 3; i++) {
-        while ((unsigned char)*p <= ' ') p++;
-        const char *s = p;
-        while (*p >= '0' && *p <= '9') p++;
-        part[i] = (ptx_str){s, (uint32_t)(p - s)};
-    }
-    ptx_b_loc_begin(b, part[0], part[1], part[2], loc);
+void ptx_b_loc_begin(ptx_builder *b, ptx_str file, ptx_str line, ptx_str col, ptx_loc loc) {
+    ptx_loc3v v;
+    v.file = (uint32_t)int_tok(b, file, loc, UINT32_MAX, ".loc file index");
+    v.line = (uint32_t)int_tok(b, line, loc, UINT32_MAX, ".loc line");
+    v.col = (uint32_t)int_tok(b, col, loc, UINT32_MAX, ".loc column");
+    ptx_b_loc3(b, v, loc);
 }
 
 /* Is key the .loc attribute want (else reported), on a .loc being built? */

@@ -15,7 +15,7 @@
 typedef struct ptx_builder ptx_builder;
 /* ".loc F L C" read by the lexer: ok is 0 when a number has more than 9
  * digits (it may not fit in 32 bits; the builder then says so) */
-typedef struct ptx_loc3v { uint32_t file, line, col, ok; } ptx_loc3v;
+typedef struct ptx_loc3v { uint32_t file, line, col; } ptx_loc3v;
 struct ptx_lexstate;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
     do {                                                                      \
