@@ -6,64 +6,8 @@
 #include <string.h>
 #include "build.h"
 
-/* Names of one namespace (globals, a function's parameters): a table of
- * slots (entry + 1, 0 = empty) over the entries in insertion order. */
-typedef struct {
-    uint32_t *slot;
-    ptx_str *keys;
-    uint8_t *kind;
-    uint32_t cap, n;
-} symset;
-
 enum { K_LABEL = 1, K_VAR, K_FUNC, K_PROTO, K_TARGETS, K_PARAM, K_REG };
 
-static void set_free(symset *s) {
-    free(s->slot);
-    free(s->keys);
-    free(s->kind);
-    memset(s, 0, sizeof *s);
-}
-
-/* The kind of the entry named k, or 0. */
-static int set_find(const symset *s, ptx_str k) {
-    if (!s->cap) return 0;
-    for (uint32_t i = ptx_hash(k.p, k.n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->slot[i]) return 0;
-        if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
-    }
-}
-
-/* Returns the kind already present, or 0 after inserting; the table stays
- * at most half full. */
-static int set_add(symset *s, ptx_str k, int kind) {
-    if ((s->n + 1) * 2 > s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 64;
-        free(s->slot);
-        s->slot = calloc(cap, sizeof *s->slot);
-        s->keys = realloc(s->keys, cap / 2 * sizeof *s->keys);
-        s->kind = realloc(s->kind, cap / 2);
-        if (!s->slot || !s->keys || !s->kind) abort();
-        s->cap = cap;
-        for (uint32_t e = 0; e < s->n; e++) {
-            uint32_t i = ptx_hash(s->keys[e].p, s->keys[e].n) & (cap - 1);
-            while (s->slot[i]) i = (i + 1) & (cap - 1);
-            s->slot[i] = e + 1;
-        }
-    }
-    uint32_t i = ptx_hash(k.p, k.n) & (s->cap - 1);
-    for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
-        if (ptx_str_eqs(s->keys[s->slot[i] - 1], k)) return s->kind[s->slot[i] - 1];
-    s->keys[s->n] = k;
-    s->kind[s->n] = (uint8_t)kind;
-    s->slot[i] = ++s->n;
-    return 0;
-}
-
-typedef struct {
-    ptx_builder *b;
-    const symset *global;
-    ptx_loc at;
-} rctx;
 
 /* PTX block scoping (ISA 4.4 and 5.3: a label or variable declared in a
  * { } block is visible in that block and the blocks nested in it, forward
@@ -91,6 +35,12 @@ typedef struct {
     uint32_t hcap;
     uint32_t *ranges, nranges; /* the register ranges among d (room for dcap) */
 } scopes;
+
+typedef struct {
+    ptx_builder *b;
+    const scopes *global; /* the module's names: one scope (ptx_resolve_module) */
+    ptx_loc at;
+} rctx;
 
 static void *xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
@@ -319,7 +269,7 @@ static void check_sym(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o,
         if (o && sc->d[d].stmt != UINT32_MAX) o->v = (int64_t)sc->d[d].stmt + 1;
         return;
     }
-    if (set_find(c->global, name) || predefined(name)) return;
+    if (scope_find(c->global, name, 0) != UINT32_MAX || predefined(name)) return;
     ptx_b_error(c->b, ptx_loc_at(c->b->ls.buf, c->b->ls.len, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
 }
 
@@ -382,7 +332,7 @@ static uint32_t *target_refs(ptx_builder *b, ptx_stmt *s) {
 /* Names are resolved per { } block: a body without blocks is one scope.
  * stmts: the body's statements that define or use a name (the builder's
  * list), or all of them. */
-static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx_func *f, ptx_stmt **stmts,
+static void resolve_names(ptx_builder *b, const scopes *global, scopes *scs, ptx_func *f, ptx_stmt **stmts,
                           uint32_t nstmts) {
     uint32_t *at = malloc((nstmts ? nstmts : 1) * sizeof *at), ndecl = f->nrets + f->nparams;
     if (!at) abort();
@@ -426,8 +376,8 @@ static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx
         } else if (s->kind == PTX_S_TARGETS) {
             uint32_t *refs = target_refs(b, s);
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
-                uint32_t d = scope_find(&sc, s->u.dir->items[k], at[i]);
-                int kind = d != UINT32_MAX ? sc.d[d].kind : set_find(global, s->u.dir->items[k]);
+                uint32_t d = scope_find(&sc, s->u.dir->items[k], at[i]), g = scope_find(global, s->u.dir->items[k], 0);
+                int kind = d != UINT32_MAX ? sc.d[d].kind : g != UINT32_MAX ? global->d[g].kind : 0;
                 if (refs && kind == K_LABEL) refs[k] = sc.d[d].stmt;
                 if (s->flag == 'b' ? kind != K_LABEL : kind != K_FUNC)
                     ptx_b_error(b, ptx_loc_at(b->ls.buf, b->ls.len, s->loc, s->u.dir->items[k].p), "%s '%.*s' is not %s",
@@ -446,25 +396,29 @@ static void resolve_names(ptx_builder *b, const symset *global, scopes *scs, ptx
 
 void ptx_resolve_module(ptx_builder *b) {
     ptx_module *m = b->m;
-    symset global = {0};
+    /* the module's variables, functions and aliases: one scope, a name
+     * declared once, at its first statement; for a function, stmt is where
+     * its first body was seen */
+    scopes global = {0};
+    scopes_reset(&global, m->nstmts);
+    scope_new(&global, 0);
     for (uint32_t i = 0; i < m->nstmts; i++) {
         ptx_stmt *s = m->stmts[i];
-        if (s->kind == PTX_S_VAR) {
-            if (set_add(&global, s->u.var->name, K_VAR) && !(s->u.var->linkage & PTX_LINK_EXTERN))
-                ptx_b_error(b, s->loc, "redefinition of '%.*s'", (int)s->u.var->name.n, s->u.var->name.p);
-        } else if (s->kind == PTX_S_FUNC) {
-            set_add(&global, s->u.func->name, K_FUNC);
-        } else if (s->kind == PTX_S_ALIAS) {
-            set_add(&global, s->u.dir->items[0], K_FUNC);
+        ptx_str name = s->kind == PTX_S_VAR ? s->u.var->name : s->kind == PTX_S_FUNC ? s->u.func->name
+                     : s->kind == PTX_S_ALIAS ? s->u.dir->items[0] : (ptx_str){0, 0};
+        if (!name.p) continue;
+        uint32_t d = scope_find(&global, name, 0);
+        if (d == UINT32_MAX) {
+            d = global.ndecl;
+            scope_decl(&global, (decl){name, 0, 0, UINT32_MAX, 0, s->loc, s->kind == PTX_S_VAR ? K_VAR : K_FUNC});
+        } else if (s->kind == PTX_S_VAR && !(s->u.var->linkage & PTX_LINK_EXTERN)) {
+            ptx_b_error(b, s->loc, "redefinition of '%.*s'", (int)name.n, name.p);
         }
+        if (s->kind != PTX_S_FUNC || !s->u.func->has_body) continue;
+        if (global.d[d].stmt != UINT32_MAX) /* two bodies for one name */
+            ptx_b_error(b, s->u.func->name_loc, "redefinition of function '%.*s'", (int)name.n, name.p);
+        global.d[d].stmt = i;
     }
-    /* two bodies for one name */
-    symset defined = {0};
-    for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->has_body && set_add(&defined, m->funcs[i]->name, K_FUNC))
-            ptx_b_error(b, m->funcs[i]->name_loc, "redefinition of function '%.*s'", (int)m->funcs[i]->name.n,
-                        m->funcs[i]->name.p);
-    set_free(&defined);
     scopes sc = {0}; /* empty here: module-level initialisers name globals only */
     rctx c = {b, &global, {0, 0, 0}};
     for (uint32_t i = 0; i < m->nstmts; i++)
@@ -485,5 +439,5 @@ void ptx_resolve_module(ptx_builder *b) {
         }
     }
     scopes_free(&sc);
-    set_free(&global);
+    scopes_free(&global);
 }
