@@ -171,7 +171,7 @@ static void add_stmt(ptx_builder *b, ptx_stmt *s) {
         break;
     default: named = false; break;
     }
-    if (named) VPUSH(b->named, s);
+    if (named) VPUSH(b->named, b->body.n - 1);
 }
 
 void ptx_b_push_str(ptx_builder *b, ptx_str s) { VPUSH(b->sstack, s); }

@@ -114,10 +114,11 @@ struct ptx_builder {
     uint32_t depth;    /* scope depth inside the body (body = 1) */
 
     PTX_VEC(ptx_stmt *) body;
-    /* For resolve.c: the body statements that define or use a name (labels,
-     * variables, prototypes, targets, instructions with a symbol operand), in
-     * order, for all bodies; and each body's slice of that list. */
-    PTX_VEC(ptx_stmt *) named;
+    /* For resolve.c: the indices in their body of the statements that define
+     * or use a name (labels, variables, prototypes, targets, instructions with
+     * a symbol operand), in order, for all bodies; and each body's slice of
+     * that list. */
+    PTX_VEC(uint32_t) named;
     PTX_VEC(ptx_named_slice) named_bodies;
     uint32_t named_start;
     PTX_VEC(ptx_reg) regs;

@@ -4,47 +4,14 @@
 #include <threads.h>
 #include "build.h"
 
-static const char *const type_names[PTX_T__COUNT] = {
-    [PTX_T_NONE] = "", [PTX_T_PRED] = ".pred",
-    [PTX_T_B8] = ".b8", [PTX_T_B16] = ".b16", [PTX_T_B32] = ".b32", [PTX_T_B64] = ".b64",
-    [PTX_T_B128] = ".b128",
-    [PTX_T_U8] = ".u8", [PTX_T_U16] = ".u16", [PTX_T_U32] = ".u32", [PTX_T_U64] = ".u64",
-    [PTX_T_S8] = ".s8", [PTX_T_S16] = ".s16", [PTX_T_S32] = ".s32", [PTX_T_S64] = ".s64",
-    [PTX_T_F16] = ".f16", [PTX_T_F16X2] = ".f16x2", [PTX_T_BF16] = ".bf16",
-    [PTX_T_BF16X2] = ".bf16x2", [PTX_T_TF32] = ".tf32", [PTX_T_F32] = ".f32", [PTX_T_F64] = ".f64",
-    [PTX_T_E4M3] = ".e4m3", [PTX_T_E5M2] = ".e5m2", [PTX_T_E4M3X2] = ".e4m3x2",
-    [PTX_T_E5M2X2] = ".e5m2x2", [PTX_T_E2M3] = ".e2m3", [PTX_T_E3M2] = ".e3m2",
-    [PTX_T_E2M1] = ".e2m1", [PTX_T_E2M1X2] = ".e2m1x2", [PTX_T_E2M3X2] = ".e2m3x2",
-    [PTX_T_E3M2X2] = ".e3m2x2", [PTX_T_UE8M0] = ".ue8m0", [PTX_T_UE8M0X2] = ".ue8m0x2",
-    [PTX_T_UE4M3] = ".ue4m3", [PTX_T_U4] = ".u4", [PTX_T_S4] = ".s4", [PTX_T_B1] = ".b1",
-    [PTX_T_TEXREF] = ".texref", [PTX_T_SAMPLERREF] = ".samplerref", [PTX_T_SURFREF] = ".surfref",
-    [PTX_T_F32X2] = ".f32x2",
-};
+#define TYPE_ROW(id, name, bits) [PTX_T_##id] = {"." name, bits},
+#define SPACE_NAME(id, name) [PTX_SP_##id] = "." name,
+static const struct { const char *name; uint8_t bits; } types[PTX_T__COUNT] = {[PTX_T_NONE] = {"", 0}, PTX_TYPES(TYPE_ROW)};
+static const char *const space_names[PTX_SP__COUNT] = {[PTX_SP_NONE] = "", PTX_SPACES(SPACE_NAME)};
 
-static const uint8_t type_bits[PTX_T__COUNT] = {
-    [PTX_T_PRED] = 1, [PTX_T_B8] = 8, [PTX_T_B16] = 16, [PTX_T_B32] = 32, [PTX_T_B64] = 64,
-    [PTX_T_B128] = 128, [PTX_T_U8] = 8, [PTX_T_U16] = 16, [PTX_T_U32] = 32, [PTX_T_U64] = 64,
-    [PTX_T_S8] = 8, [PTX_T_S16] = 16, [PTX_T_S32] = 32, [PTX_T_S64] = 64, [PTX_T_F16] = 16,
-    [PTX_T_F16X2] = 32, [PTX_T_BF16] = 16, [PTX_T_BF16X2] = 32, [PTX_T_TF32] = 32,
-    [PTX_T_F32] = 32, [PTX_T_F64] = 64, [PTX_T_E4M3] = 8, [PTX_T_E5M2] = 8,
-    [PTX_T_E4M3X2] = 16, [PTX_T_E5M2X2] = 16, [PTX_T_E2M3] = 8, [PTX_T_E3M2] = 8,
-    [PTX_T_E2M1] = 4, [PTX_T_E2M1X2] = 8, [PTX_T_E2M3X2] = 16, [PTX_T_E3M2X2] = 16,
-    [PTX_T_UE8M0] = 8, [PTX_T_UE8M0X2] = 16, [PTX_T_UE4M3] = 8, [PTX_T_U4] = 4, [PTX_T_S4] = 4,
-    [PTX_T_B1] = 1, [PTX_T_TEXREF] = 64, [PTX_T_SAMPLERREF] = 64, [PTX_T_SURFREF] = 64,
-    [PTX_T_F32X2] = 64,
-};
-
-static const char *const space_names[PTX_SP__COUNT] = {
-    [PTX_SP_NONE] = "", [PTX_SP_REG] = ".reg", [PTX_SP_SREG] = ".sreg",
-    [PTX_SP_CONST] = ".const", [PTX_SP_GLOBAL] = ".global", [PTX_SP_LOCAL] = ".local",
-    [PTX_SP_PARAM] = ".param", [PTX_SP_SHARED] = ".shared", [PTX_SP_SHARED_CTA] = ".shared::cta",
-    [PTX_SP_SHARED_CLUSTER] = ".shared::cluster", [PTX_SP_TEX] = ".tex",
-    [PTX_SP_PARAM_ENTRY] = ".param::entry", [PTX_SP_PARAM_FUNC] = ".param::func",
-};
-
-const char *ptx_type_name(ptx_type t) { return t < PTX_T__COUNT ? type_names[t] : ""; }
+const char *ptx_type_name(ptx_type t) { return t < PTX_T__COUNT ? types[t].name : ""; }
 const char *ptx_space_name(ptx_space s) { return s < PTX_SP__COUNT ? space_names[s] : ""; }
-unsigned ptx_type_bits(ptx_type t) { return t < PTX_T__COUNT ? type_bits[t] : 0; }
+unsigned ptx_type_bits(ptx_type t) { return t < PTX_T__COUNT ? types[t].bits : 0; }
 
 static const char *const opcode_names[PTX_OPC__COUNT] = {
     [PTX_OPC_UNKNOWN] = "",
@@ -85,7 +52,7 @@ static inline const tab_ent *tab_get(const char *s, size_t n) {
 }
 
 static void tables_build(void) {
-    for (int t = 1; t < PTX_T__COUNT; t++) tab_put(type_names[t], PTX_MOD_TYPE, (uint8_t)t);
+    for (int t = 1; t < PTX_T__COUNT; t++) tab_put(types[t].name, PTX_MOD_TYPE, (uint8_t)t);
     for (int s = 1; s < PTX_SP__COUNT; s++) tab_put(space_names[s], PTX_MOD_SPACE, (uint8_t)s);
     tab_put(".v2", PTX_MOD_VEC, 2);
     tab_put(".v4", PTX_MOD_VEC, 4);

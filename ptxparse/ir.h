@@ -34,30 +34,33 @@ static inline bool ptx_str_eq(ptx_str a, const char *z)
 static inline bool ptx_str_eqs(ptx_str a, ptx_str b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
 
 /* ---- types and state spaces ------------------------------------------- */
-typedef enum ptx_type {
-    PTX_T_NONE = 0,
-    PTX_T_PRED,
-    PTX_T_B8, PTX_T_B16, PTX_T_B32, PTX_T_B64, PTX_T_B128,
-    PTX_T_U8, PTX_T_U16, PTX_T_U32, PTX_T_U64,
-    PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
-    PTX_T_F16, PTX_T_F16X2, PTX_T_BF16, PTX_T_BF16X2, PTX_T_TF32,
-    PTX_T_F32, PTX_T_F64,
-    PTX_T_E4M3, PTX_T_E5M2, PTX_T_E4M3X2, PTX_T_E5M2X2,
-    PTX_T_E2M3, PTX_T_E3M2, PTX_T_E2M1, PTX_T_E2M1X2, PTX_T_E2M3X2, PTX_T_E3M2X2,
-    PTX_T_UE8M0, PTX_T_UE8M0X2, PTX_T_UE4M3,
-    PTX_T_U4, PTX_T_S4, PTX_T_B1, /* sub-byte mma operand types */
-    PTX_T_TEXREF, PTX_T_SAMPLERREF, PTX_T_SURFREF,
-    PTX_T_F32X2, /* add, sub, mul, fma on a pair of .f32 in a .b64 (sm_100) */
-    PTX_T__COUNT
-} ptx_type;
-
-typedef enum ptx_space {
-    PTX_SP_NONE = 0, /* generic addressing for memory ops */
-    PTX_SP_REG, PTX_SP_SREG, PTX_SP_CONST, PTX_SP_GLOBAL, PTX_SP_LOCAL,
-    PTX_SP_PARAM, PTX_SP_SHARED, PTX_SP_SHARED_CTA, PTX_SP_SHARED_CLUSTER,
-    PTX_SP_TEX, PTX_SP_PARAM_ENTRY, PTX_SP_PARAM_FUNC,
-    PTX_SP__COUNT
-} ptx_space;
+/* Every type (ISA 5.2) in one row: its id, its name and its width in bits
+ * (opaque references: 64).  The enum, ptx_type_name and ptx_type_bits are
+ * made from it. */
+#define PTX_TYPES(X)                                                                                      \
+    X(PRED, "pred", 1)                                                                                    \
+    X(B8, "b8", 8) X(B16, "b16", 16) X(B32, "b32", 32) X(B64, "b64", 64) X(B128, "b128", 128)             \
+    X(U8, "u8", 8) X(U16, "u16", 16) X(U32, "u32", 32) X(U64, "u64", 64)                                  \
+    X(S8, "s8", 8) X(S16, "s16", 16) X(S32, "s32", 32) X(S64, "s64", 64)                                  \
+    X(F16, "f16", 16) X(F16X2, "f16x2", 32) X(BF16, "bf16", 16) X(BF16X2, "bf16x2", 32)                   \
+    X(TF32, "tf32", 32) X(F32, "f32", 32) X(F64, "f64", 64)                                               \
+    X(E4M3, "e4m3", 8) X(E5M2, "e5m2", 8) X(E4M3X2, "e4m3x2", 16) X(E5M2X2, "e5m2x2", 16)                 \
+    X(E2M3, "e2m3", 8) X(E3M2, "e3m2", 8) X(E2M1, "e2m1", 4) X(E2M1X2, "e2m1x2", 8)                       \
+    X(E2M3X2, "e2m3x2", 16) X(E3M2X2, "e3m2x2", 16)                                                       \
+    X(UE8M0, "ue8m0", 8) X(UE8M0X2, "ue8m0x2", 16) X(UE4M3, "ue4m3", 8)                                   \
+    X(U4, "u4", 4) X(S4, "s4", 4) X(B1, "b1", 1) /* sub-byte mma operand types */                        \
+    X(TEXREF, "texref", 64) X(SAMPLERREF, "samplerref", 64) X(SURFREF, "surfref", 64)                     \
+    X(F32X2, "f32x2", 64) /* add, sub, mul, fma on a pair of .f32 in a .b64 (sm_100) */
+/* The state spaces (ISA 5.1), each with its name; none: generic addressing */
+#define PTX_SPACES(X)                                                                                     \
+    X(REG, "reg") X(SREG, "sreg") X(CONST, "const") X(GLOBAL, "global") X(LOCAL, "local")                 \
+    X(PARAM, "param") X(SHARED, "shared") X(SHARED_CTA, "shared::cta")                                    \
+    X(SHARED_CLUSTER, "shared::cluster") X(TEX, "tex") X(PARAM_ENTRY, "param::entry")                     \
+    X(PARAM_FUNC, "param::func")
+#define PTX_TYPE_ID(id, name, ...) PTX_T_##id,
+#define PTX_SPACE_ID(id, name) PTX_SP_##id,
+typedef enum ptx_type { PTX_T_NONE = 0, PTX_TYPES(PTX_TYPE_ID) PTX_T__COUNT } ptx_type;
+typedef enum ptx_space { PTX_SP_NONE = 0, PTX_SPACES(PTX_SPACE_ID) PTX_SP__COUNT } ptx_space;
 
 const char *ptx_type_name(ptx_type t);   /* ".b32" */
 const char *ptx_space_name(ptx_space s); /* ".global" */

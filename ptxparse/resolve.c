@@ -300,16 +300,6 @@ static void check_opd(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o)
     }
 }
 
-/* Index of each statement of f's body, for the label references of a body
- * with block scopes (v of the operand). */
-static uint32_t stmt_index(ptx_func *f, ptx_stmt *s, uint32_t *hint) {
-    for (uint32_t i = *hint; i < f->nstmts; i++)
-        if (f->stmts[i] == s) return *hint = i;
-    for (uint32_t i = 0; i < *hint && i < f->nstmts; i++)
-        if (f->stmts[i] == s) return *hint = i;
-    return UINT32_MAX;
-}
-
 static void check_init(rctx *c, const scopes *sc, uint32_t scope, const ptx_init *in) {
     if (!in) return;
     if (in->kind == 'e') check_expr(c, sc, scope, in->expr);
@@ -329,26 +319,29 @@ static uint32_t *target_refs(ptx_builder *b, ptx_stmt *s) {
     return d->refs;
 }
 
+static inline uint32_t nth(const uint32_t *idx, uint32_t i) { return idx ? idx[i] : i; }
+
 /* Names are resolved per { } block: a body without blocks is one scope.
- * stmts: the body's statements that define or use a name (the builder's
- * list), or all of them. */
-static void resolve_names(ptx_builder *b, const scopes *global, scopes *scs, ptx_func *f, ptx_stmt **stmts,
+ * idx: the indices of the body's statements that define or use a name (the
+ * builder's list), or NULL: all n of them. */
+static void resolve_names(ptx_builder *b, const scopes *global, scopes *scs, ptx_func *f, const uint32_t *idx,
                           uint32_t nstmts) {
     uint32_t *at = malloc((nstmts ? nstmts : 1) * sizeof *at), ndecl = f->nrets + f->nparams;
     if (!at) abort();
-    for (uint32_t i = 0; i < nstmts; i++)
-        ndecl += stmts[i]->kind == PTX_S_LABEL || stmts[i]->kind == PTX_S_VAR || stmts[i]->kind == PTX_S_PROTO ||
-                 stmts[i]->kind == PTX_S_TARGETS;
+    for (uint32_t i = 0; i < nstmts; i++) {
+        unsigned kind = f->stmts[nth(idx, i)]->kind;
+        ndecl += kind == PTX_S_LABEL || kind == PTX_S_VAR || kind == PTX_S_PROTO || kind == PTX_S_TARGETS;
+    }
     scopes_reset(scs, ndecl);
     scopes sc = *scs; /* worked on as a local, handed back at the end */
-    uint32_t cur = scope_new(&sc, 0), hint = 0;
+    uint32_t cur = scope_new(&sc, 0);
     /* the parameters belong to the body's outermost block, ahead of its names */
     for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
         const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
         declare(b, &sc, (decl){v->name, 0, 0, UINT32_MAX, 0, v->loc, K_PARAM});
     }
     for (uint32_t i = 0; i < nstmts; i++) {
-        ptx_stmt *s = stmts[i];
+        ptx_stmt *s = f->stmts[nth(idx, i)];
         if (s->kind == PTX_S_SCOPE_BEGIN) cur = scope_new(&sc, cur);
         else if (s->kind == PTX_S_SCOPE_END && cur) cur = sc.parent[cur];
         at[i] = cur;
@@ -364,12 +357,12 @@ static void resolve_names(ptx_builder *b, const scopes *global, scopes *scs, ptx
         case PTX_S_TARGETS: x.name = s->u.dir->name; x.kind = K_TARGETS; break;
         default: continue;
         }
-        if (s->kind == PTX_S_LABEL || s->kind == PTX_S_TARGETS) x.stmt = stmt_index(f, s, &hint);
+        if (s->kind == PTX_S_LABEL || s->kind == PTX_S_TARGETS) x.stmt = nth(idx, i);
         declare(b, &sc, x);
     }
     rctx c = {b, global, {0, 0, 0}};
     for (uint32_t i = 0; i < nstmts; i++) {
-        ptx_stmt *s = stmts[i];
+        ptx_stmt *s = f->stmts[nth(idx, i)];
         c.at = s->loc;
         if (s->kind == PTX_S_INST) {
             for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &sc, at[i], &s->u.inst.opd[k]);
@@ -435,7 +428,7 @@ void ptx_resolve_module(ptx_builder *b) {
             const ptx_named_slice *ns = &b->named_bodies.v[k++];
             resolve_names(b, &global, &sc, f, ns->n ? b->named.v + ns->first : NULL, ns->n);
         } else {
-            resolve_names(b, &global, &sc, f, f->stmts, f->nstmts);
+            resolve_names(b, &global, &sc, f, NULL, f->nstmts);
         }
     }
     scopes_free(&sc);
