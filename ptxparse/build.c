@@ -776,27 +776,24 @@ static void check_params(ptx_builder *b, ptx_var **v, uint32_t n, int is_entry) 
     }
 }
 
-void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc) {
+/* The return parameters (rets) or the parameters of the header being read. */
+void ptx_b_sig_list(ptx_builder *b, uint32_t n, ptx_loc loc, int rets) {
     ptx_func *f = b->sig;
     ptx_var **v = pop_vars(b, n);
     if (!f) return;
-    /* reported once the header is complete: "(.param ...)" with no name
-     * after it is a missing name, not a return list */
-    if (f->is_entry) b->entry_rets_loc = loc;
-    f->has_rets = 1;
-    f->nrets = n;
-    f->rets = v;
-    check_params(b, v, n, 0);
-}
-
-void ptx_b_sig_params(ptx_builder *b, uint32_t n) {
-    ptx_func *f = b->sig;
-    ptx_var **v = pop_vars(b, n);
-    if (!f) return;
-    f->has_params = 1;
-    f->nparams = n;
-    f->params = v;
-    check_params(b, v, n, f->is_entry);
+    if (rets) {
+        /* reported once the header is complete: "(.param ...)" with no name
+         * after it is a missing name, not a return list */
+        if (f->is_entry) b->entry_rets_loc = loc;
+        f->has_rets = 1;
+        f->nrets = n;
+        f->rets = v;
+    } else {
+        f->has_params = 1;
+        f->nparams = n;
+        f->params = v;
+    }
+    check_params(b, v, n, !rets && f->is_entry);
 }
 
 /* A new directive at the end of f's. */

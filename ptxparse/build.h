@@ -196,8 +196,7 @@ void ptx_b_push_init(ptx_builder *b, ptx_init *i);
 void ptx_b_push_var(ptx_builder *b, ptx_var *v);
 
 ptx_func *ptx_b_func_begin(ptx_builder *b, ptx_var *quals, int is_entry, ptx_loc loc);
-void ptx_b_sig_rets(ptx_builder *b, uint32_t n, ptx_loc loc);
-void ptx_b_sig_params(ptx_builder *b, uint32_t n);
+void ptx_b_sig_list(ptx_builder *b, uint32_t n, ptx_loc loc, int rets);
 void ptx_b_fdir(ptx_builder *b, ptx_str name, uint32_t nargs, ptx_loc loc);
 void ptx_b_fdir_pragma(ptx_builder *b, uint32_t n);
 void ptx_b_no_body(ptx_builder *b);

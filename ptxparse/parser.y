@@ -13,8 +13,7 @@
 %code requires {
 #include "ir.h"
 typedef struct ptx_builder ptx_builder;
-/* ".loc F L C" read by the lexer: ok is 0 when a number has more than 9
- * digits (it may not fit in 32 bits; the builder then says so) */
+/* ".loc F L C" read by the lexer (numbers of at most 9 digits: lex_loc3) */
 typedef struct ptx_loc3v { uint32_t file, line, col; } ptx_loc3v;
 struct ptx_lexstate;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
@@ -203,11 +202,11 @@ func_begin: opt_quals T_ENTRY               { $$ = ptx_b_func_begin(b, $1, 1, @2
           ;
 
 func_rets: %empty
-         | '(' param_list_opt ')'           { ptx_b_sig_rets(b, $2, @1); }
+         | '(' param_list_opt ')'           { ptx_b_sig_list(b, $2, @1, 1); }
          ;
 
 func_params: %empty
-           | '(' param_list_opt ')'         { ptx_b_sig_params(b, $2); }
+           | '(' param_list_opt ')'         { ptx_b_sig_list(b, $2, @1, 0); }
            ;
 
 param_list_opt: %empty                      { $$ = 0; }
