@@ -816,54 +816,20 @@ const ptx_inst *emu_inst_ir(const efunc *f, const einst *I)
     return &f->fn->stmts[I->stmt]->u.inst;
 }
 
-static void mark_syms_expr(emu_machine *M, const ptx_expr *e, uint8_t *used, unsigned depth);
+typedef struct marks {
+    emu_machine *M;
+    uint8_t *used, *fused; /* per shared variable, per function */
+} marks;
 
-static void mark_sym(emu_machine *M, ptx_str name, uint8_t *used)
+/* ptx_opd_syms's callback: the shared variables the code names, and the
+ * functions named as operands (called, or their address taken) */
+static void mark_sym(void *ctx, const ptx_operand *o, ptx_str name)
 {
-    for (uint32_t i = 0; i < M->nvars; i++)
-        if (M->vars[i].space == PTX_SP_SHARED && ptx_str_eqs(M->vars[i].name, name)) used[i] = 1;
-}
-
-static void mark_syms_expr(emu_machine *M, const ptx_expr *e, uint8_t *used, unsigned depth)
-{
-    if (!e || depth > 2000) return;
-    switch (e->kind) {
-    case PTX_E_SYM: mark_sym(M, e->text, used); break;
-    case PTX_E_UNARY: case PTX_E_PAREN: mark_syms_expr(M, e->u.a, used, depth + 1); break;
-    case PTX_E_BINARY: mark_syms_expr(M, e->u.a, used, depth + 1); mark_syms_expr(M, e->b, used, depth + 1); break;
-    case PTX_E_COND:
-        mark_syms_expr(M, e->u.a, used, depth + 1);
-        mark_syms_expr(M, e->b, used, depth + 1);
-        mark_syms_expr(M, e->c, used, depth + 1);
-        break;
-    case PTX_E_CALL:
-        for (uint32_t i = 0; i < e->nargs; i++) mark_syms_expr(M, e->u.args[i], used, depth + 1);
-        break;
-    default: break;
-    }
-}
-
-static void mark_opd(emu_machine *M, const ptx_operand *o, uint8_t *used, uint8_t *fused, unsigned depth)
-{
-    if (depth > 8) return;
-    switch (o->kind) {
-    case PTX_O_SYM: {
-        ptx_str n = ptx_opd_text(o);
-        mark_sym(M, n, used);
-        for (uint32_t i = 0; i < M->mod->nfuncs; i++)
-            if (ptx_str_eqs(M->mod->funcs[i]->name, n)) fused[i] = 1;
-        break;
-    }
-    case PTX_O_EXPR: mark_syms_expr(M, o->p.expr, used, 0); break;
-    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_LIST:
-        for (uint32_t i = 0; i < o->n; i++) mark_opd(M, &o->p.elems[i], used, fused, depth + 1);
-        break;
-    case PTX_O_PAIR:
-        mark_opd(M, &o->p.elems[0], used, fused, depth + 1);
-        mark_opd(M, &o->p.elems[1], used, fused, depth + 1);
-        break;
-    default: break;
-    }
+    const marks *k = ctx;
+    for (uint32_t i = 0; i < k->M->nvars; i++)
+        if (k->M->vars[i].space == PTX_SP_SHARED && ptx_str_eqs(k->M->vars[i].name, name)) k->used[i] = 1;
+    for (uint32_t i = 0; o && i < k->M->mod->nfuncs; i++)
+        if (ptx_str_eqs(k->M->mod->funcs[i]->name, name)) k->fused[i] = 1;
 }
 
 /* Functions reachable from the kernel (direct calls and any function whose
@@ -906,7 +872,8 @@ static void reachable(emu_machine *M, uint32_t kfi, uint8_t *freach, uint8_t *su
             const ptx_stmt *st = fn->stmts[s];
             if (st->kind != PTX_S_INST) continue;
             const ptx_inst *in = &st->u.inst;
-            for (uint32_t k = 0; k < in->nopd; k++) mark_opd(M, &in->opd[k], sused, named, 0);
+            marks mk = {M, sused, named};
+            for (uint32_t k = 0; k < in->nopd; k++) ptx_opd_syms(&in->opd[k], mark_sym, &mk);
             if (in->op == PTX_OPC_CALL && !indirect_added) {
                 /* a call through a register may reach any function whose
                  * address is taken */

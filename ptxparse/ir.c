@@ -150,6 +150,33 @@ ptx_str ptx_inst_mod(const ptx_inst *in, unsigned i) {
 }
 
 
+void ptx_expr_syms(const ptx_expr *e, ptx_sym_fn fn, void *ctx) {
+    if (!e) return;
+    switch (e->kind) {
+    case PTX_E_SYM: fn(ctx, NULL, e->text); break;
+    case PTX_E_CALL:
+        for (uint32_t i = 0; i < e->nargs; i++) ptx_expr_syms(e->u.args[i], fn, ctx);
+        break;
+    case PTX_E_UNARY: case PTX_E_PAREN: case PTX_E_BINARY: case PTX_E_COND: /* b, c: NULL where unused */
+        ptx_expr_syms(e->u.a, fn, ctx);
+        ptx_expr_syms(e->b, fn, ctx);
+        ptx_expr_syms(e->c, fn, ctx);
+        break;
+    default: break;
+    }
+}
+
+void ptx_opd_syms(const ptx_operand *o, ptx_sym_fn fn, void *ctx) {
+    switch (o->kind) {
+    case PTX_O_SYM: fn(ctx, o, ptx_opd_text(o)); break;
+    case PTX_O_EXPR: ptx_expr_syms(o->p.expr, fn, ctx); break;
+    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
+        for (uint32_t i = 0; i < o->n; i++) ptx_opd_syms(&o->p.elems[i], fn, ctx);
+        break;
+    default: break;
+    }
+}
+
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name) {
     ptx_func *decl = NULL;
     for (uint32_t i = 0; i < m->nfuncs; i++)

@@ -148,6 +148,13 @@ struct ptx_operand {
 };
 /* SYM name / IMM spelling as a span. */
 static inline ptx_str ptx_opd_text(const ptx_operand *o) { ptx_str s = {o->p.text, o->n}; return s; }
+/* fn(ctx, o, name) for each symbol an operand or a constant expression
+ * names, in order: o is the symbol operand itself, NULL for a name inside an
+ * expression.  The one walker of names (resolution, the emulator, the
+ * allocator's shared area). */
+typedef void (*ptx_sym_fn)(void *ctx, const ptx_operand *o, ptx_str name);
+void ptx_opd_syms(const ptx_operand *o, ptx_sym_fn fn, void *ctx);
+void ptx_expr_syms(const struct ptx_expr *e, ptx_sym_fn fn, void *ctx);
 
 /* Special registers (ISA 10).  The table lives in ir.c. */
 typedef enum ptx_sreg {

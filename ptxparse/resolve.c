@@ -39,6 +39,8 @@ typedef struct {
 typedef struct {
     ptx_builder *b;
     const scopes *global; /* the module's names: one scope (ptx_resolve_module) */
+    const scopes *sc;     /* the body's, and the block of the statement at at */
+    uint32_t scope;
     ptx_loc at;
 } rctx;
 
@@ -262,49 +264,24 @@ static void declare(ptx_builder *b, scopes *s, decl x) {
  * registers: WARP_SZ, the warp size as a constant. */
 static bool predefined(ptx_str name) { return ptx_str_eq(name, "WARP_SZ"); }
 
-static void check_sym(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o, ptx_str name) {
-    uint32_t d = scope_find(sc, name, scope);
+/* The operand is the module's being built: resolution fills in its v. */
+static void check_sym(void *ctx, const ptx_operand *o, ptx_str name) {
+    const rctx *c = ctx;
+    uint32_t d = scope_find(c->sc, name, c->scope);
     if (d != UINT32_MAX) {
         /* a label or table reached by name: downstream passes take the statement from v */
-        if (o && sc->d[d].stmt != UINT32_MAX) o->v = (int64_t)sc->d[d].stmt + 1;
+        if (o && c->sc->d[d].stmt != UINT32_MAX) ((ptx_operand *)o)->v = (int64_t)c->sc->d[d].stmt + 1;
         return;
     }
     if (scope_find(c->global, name, 0) != UINT32_MAX || predefined(name)) return;
     ptx_b_error(c->b, ptx_loc_at(c->b->ls.buf, c->b->ls.len, c->at, name.p), "use of undeclared identifier '%.*s'", (int)name.n, name.p);
 }
 
-static void check_expr(rctx *c, const scopes *sc, uint32_t scope, const ptx_expr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case PTX_E_SYM: check_sym(c, sc, scope, NULL, e->text); break;
-    case PTX_E_UNARY: case PTX_E_PAREN: check_expr(c, sc, scope, e->u.a); break;
-    case PTX_E_BINARY: check_expr(c, sc, scope, e->u.a); check_expr(c, sc, scope, e->b); break;
-    case PTX_E_COND:
-        check_expr(c, sc, scope, e->u.a);
-        check_expr(c, sc, scope, e->b);
-        check_expr(c, sc, scope, e->c);
-        break;
-    case PTX_E_CALL: for (uint32_t i = 0; i < e->nargs; i++) check_expr(c, sc, scope, e->u.args[i]); break;
-    default: break;
-    }
-}
-
-static void check_opd(rctx *c, const scopes *sc, uint32_t scope, ptx_operand *o) {
-    switch (o->kind) {
-    case PTX_O_SYM: check_sym(c, sc, scope, o, ptx_opd_text(o)); break;
-    case PTX_O_EXPR: check_expr(c, sc, scope, o->p.expr); break;
-    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_PAIR: case PTX_O_LIST:
-        for (uint32_t i = 0; i < o->n; i++) check_opd(c, sc, scope, &o->p.elems[i]);
-        break;
-    default: break;
-    }
-}
-
-static void check_init(rctx *c, const scopes *sc, uint32_t scope, const ptx_init *in) {
+static void check_init(rctx *c, const ptx_init *in) {
     if (!in) return;
-    if (in->kind == 'e') check_expr(c, sc, scope, in->expr);
+    if (in->kind == 'e') ptx_expr_syms(in->expr, check_sym, c);
     else if (in->kind == 'l')
-        for (uint32_t i = 0; i < in->n; i++) check_init(c, sc, scope, in->items[i]);
+        for (uint32_t i = 0; i < in->n; i++) check_init(c, in->items[i]);
 }
 
 /* The statement index of each label a .branchtargets table of a body
@@ -360,12 +337,13 @@ static void resolve_names(ptx_builder *b, const scopes *global, scopes *scs, ptx
         if (s->kind == PTX_S_LABEL || s->kind == PTX_S_TARGETS) x.stmt = nth(idx, i);
         declare(b, &sc, x);
     }
-    rctx c = {b, global, {0, 0, 0}};
+    rctx c = {b, global, &sc, 0, {0, 0, 0}};
     for (uint32_t i = 0; i < nstmts; i++) {
         ptx_stmt *s = f->stmts[nth(idx, i)];
         c.at = s->loc;
+        c.scope = at[i];
         if (s->kind == PTX_S_INST) {
-            for (uint32_t k = 0; k < s->u.inst.nopd; k++) check_opd(&c, &sc, at[i], &s->u.inst.opd[k]);
+            for (uint32_t k = 0; k < s->u.inst.nopd; k++) ptx_opd_syms(&s->u.inst.opd[k], check_sym, &c);
         } else if (s->kind == PTX_S_TARGETS) {
             uint32_t *refs = target_refs(b, s);
             for (uint32_t k = 0; k < s->u.dir->n; k++) {
@@ -379,7 +357,7 @@ static void resolve_names(ptx_builder *b, const scopes *global, scopes *scs, ptx
                                 s->flag == 'b' ? "a label of this function" : "a function");
             }
         } else if (s->kind == PTX_S_VAR) {
-            check_init(&c, &sc, at[i], s->u.var->init);
+            check_init(&c, s->u.var->init);
         }
         if (b->ls.stop) break;
     }
@@ -413,11 +391,11 @@ void ptx_resolve_module(ptx_builder *b) {
         global.d[d].stmt = i;
     }
     scopes sc = {0}; /* empty here: module-level initialisers name globals only */
-    rctx c = {b, &global, {0, 0, 0}};
+    rctx c = {b, &global, &sc, 0, {0, 0, 0}};
     for (uint32_t i = 0; i < m->nstmts; i++)
         if (m->stmts[i]->kind == PTX_S_VAR) {
             c.at = m->stmts[i]->loc;
-            check_init(&c, &sc, 0, m->stmts[i]->u.var->init);
+            check_init(&c, m->stmts[i]->u.var->init);
         }
     /* bodies were closed in the order their functions were added */
     uint32_t k = 0;

@@ -72,8 +72,11 @@ static int named_cmp(const void *x, const void *y)
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-static void name_used(walk *w, ptx_str name)
+/* ptx_opd_syms's callback: each name the kernel's code uses */
+static void name_used(void *ctx, const ptx_operand *o, ptx_str name)
 {
+    walk *w = ctx;
+    (void)o;
     uint32_t lo = 0, hi = w->nnames;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -87,33 +90,6 @@ static void name_used(walk *w, ptx_str name)
             w->fn_seen[e->index] = 1;
             w->stack[w->nstack++] = e->index;
         }
-    }
-}
-
-static void expr_names(walk *w, const ptx_expr *e)
-{
-    if (!e) return;
-    if (e->kind == PTX_E_SYM) name_used(w, e->text);
-    if (e->kind == PTX_E_CALL) {
-        for (uint32_t i = 0; i < e->nargs; i++) expr_names(w, e->u.args[i]);
-        return;
-    }
-    if (e->kind == PTX_E_UNARY || e->kind == PTX_E_PAREN || e->kind == PTX_E_BINARY || e->kind == PTX_E_COND)
-        expr_names(w, e->u.a);
-    expr_names(w, e->b);
-    expr_names(w, e->c);
-}
-
-static void opd_names(walk *w, const ptx_operand *o)
-{
-    switch (o->kind) {
-    case PTX_O_SYM: name_used(w, ptx_opd_text(o)); break;
-    case PTX_O_EXPR: expr_names(w, o->p.expr); break;
-    case PTX_O_ADDR: case PTX_O_VEC: case PTX_O_LIST:
-        for (uint32_t i = 0; i < o->n; i++) opd_names(w, &o->p.elems[i]);
-        break;
-    case PTX_O_PAIR: opd_names(w, &o->p.elems[0]); opd_names(w, &o->p.elems[1]); break;
-    default: break;
     }
 }
 
@@ -163,7 +139,7 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
             if (st->kind != PTX_S_INST) continue;
             const ptx_inst *in = &st->u.inst;
             for (uint32_t i = 0; i < in->nopd; i++) {
-                opd_names(&w, &in->opd[i]);
+                ptx_opd_syms(&in->opd[i], name_used, &w);
                 if (in->op == PTX_OPC_CALL && in->opd[i].kind == PTX_O_REG) w.indirect = true;
             }
         }
