@@ -467,11 +467,14 @@ static const err_case cases[] = {
      "an offset is only allowed in a single-element address"},
 
     /* ".loc F L C" is one token whose numbers the lexer reads; one of more
-     * than 9 digits is read again by the builder, which says which is too big */
+     * than 9 digits, or with a leading 0, makes it ".loc" and three integer
+     * tokens: the builder says which is too big, the lexer that "09" is no
+     * octal number (ptxas 13.0: "syntax error") */
     {"loc_line_past_32_bits", K("\t.loc 1 99999999999 0\n"), 0, 11, 2,
      ".loc line '99999999999' is out of range (maximum 4294967295)"},
     {"loc_column_past_32_bits", K("\t.loc\t1 0000000000005 4294967296\n"), 0, 11, 2,
      ".loc column '4294967296' is out of range (maximum 4294967295)"},
+    {"loc_line_not_octal", K("\t.loc 1 09 5\n"), 0, 11, 9, "invalid digit in octal literal '09'"},
 
     /* ---- declarations ---- */
     {"unknown_type_b33", K("\t.reg .b33 %q;\n"), 0, 11, 7, "unknown type or directive '.b33'"},

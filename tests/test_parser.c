@@ -350,3 +350,25 @@ Test(parser, printed_layout) {
     free(out);
     ptx_module_free(m);
 }
+
+/* A .loc number of 10 digits, or with a leading 0, is no ".loc F L C" token
+ * (lexer.l reads at most 9 decimal digits there): the general rule reads it,
+ * with its value, and the attributes after it.  A leading 0 is octal, as
+ * ptxas 13.0 reads it (its line table says line 8 for ".loc 1 010 5"). */
+Test(parser, loc_numbers_past_nine_digits) {
+    ptx_module *m = tu_parse_ok("loc10.ptx", ".version 8.0\n.target sm_80\n.address_size 64\n.file 1 \"a.cu\"\n"
+                                             ".visible .entry k()\n{\n .loc 1 4294967295 1234567890, function_name $L1, "
+                                             "inlined_at 1 2 3\n .loc 0000000001 010 3\n ret;\n}\n");
+    const ptx_func *f = ptx_module_find_func(m, "k");
+    cr_assert_eq(f->nstmts, 3);
+    const ptx_locinfo *a = &f->stmts[0]->u.locinfo, *b = &f->stmts[1]->u.locinfo;
+    cr_expect_eq(f->stmts[0]->kind, PTX_S_LOC);
+    cr_expect_eq(a->file, 1);
+    cr_expect_eq(a->line, 4294967295u);
+    cr_expect_eq(a->col, 1234567890u);
+    cr_expect_eq(a->fn_name_len, 3);
+    cr_expect_eq(a->ia_line, 2);
+    cr_expect_eq(b->file, 1);
+    cr_expect_eq(b->line, 8);
+    ptx_module_free(m);
+}
