@@ -393,6 +393,9 @@ static const err_case cases[] = {
     {"entry_without_name", HDR ".visible .entry (\n\t.param .u64 p\n)\n{\n\tret;\n}\n", 0, 8, 1,
      "unexpected '{', expected identifier"},
     {"octal_with_digit_9", K("\tmov.u32 %r1, 09;\n"), 0, 11, 15, "invalid digit in octal literal '09'"},
+    /* an address's offset is an integer literal too (ptxas 13.0: "syntax error") */
+    {"address_offset_octal_with_digit_9", K("\tld.global.u32 %r1, [%rd2+09];\n"), 0, 11, 27,
+     "invalid digit in octal literal '09'"},
     {"errors_in_source_order", K("\tbra $nowhere;\nL1:\nL1:\n"), 0, 11, 6, "use of undeclared identifier '$nowhere'",
      2, {{13, 1}}},
     {"recovery_after_missing_semicolon", K("\tmov.u32 %r1, 1\n\t@%p1 bra L1;\n\tadd.s32 %r2, %r9, 1;\n"), 0, 12, 2,
