@@ -249,20 +249,16 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
 
     switch (in->op) {
     case PTX_OPC_BAR:
-        /* bar.warp.sync only waits for the warp; it is not .aligned. */
-        if (ptx_str_eq(m0, ".warp") && ptx_inst_has_mod(in, ".sync")) {
-            out->flags = SY | SE;
-            return true;
-        }
-        /* bar{.cta}.* is barrier{.cta}.*.aligned. */
-        out->flags = SY | SE | PTX_SEM_ALIGNED;
-        /* bar.red / barrier.red: a reduction of a predicate across the CTA into d */
-        if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
-        return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
-        if (ptx_str_eq(m0, ".cluster"))
+        /* bar.warp.sync only waits for the warp; it is not .aligned. */
+        if (in->op == PTX_OPC_BAR && ptx_str_eq(m0, ".warp") && ptx_inst_has_mod(in, ".sync"))
+            return true;
+        if (in->op == PTX_OPC_BARRIER && ptx_str_eq(m0, ".cluster"))
             return ptx_inst_has_mod(in, ".arrive") || ptx_inst_has_mod(in, ".wait");
+        /* bar{.cta}.* is barrier{.cta}.*.aligned. */
+        out->flags |= in->op == PTX_OPC_BAR ? PTX_SEM_ALIGNED : 0;
+        /* bar.red / barrier.red: a reduction of a predicate across the CTA into d */
         if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
