@@ -195,8 +195,7 @@ static const char *opd_text(const vctx *c, unsigned i) {
 }
 
 /* Holds the message at `at`; returns false, what a check returns after reporting. */
-static bool verr(const vctx *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool verr(const vctx *c, const char *at, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static bool verr(const vctx *c, const char *at, const char *fmt, ...) {
     char buf[640];
     va_list ap;
     va_start(ap, fmt);
@@ -588,57 +587,55 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     int op = in->op;
     unsigned t = mi->ntypes ? mi->types[mi->ntypes - 1] : 0;
     int L = (int)in->opcode_len;
-    const char *o = in->opcode;
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
-        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o);
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
         if (ptx_type_is_int(t)) {
-            if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, o);
-            if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o);
-            if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, o);
+            if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
+            if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
+            if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, at);
             if ((op == PTX_OPC_MUL || op == PTX_OPC_MAD) && !mi->has_wide && !mi->has_lohi)
-                return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, o);
+                return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, at);
             if (mi->has_wide && ptx_type_bits((ptx_type)t) > 32)
-                return verr(c, at, "'%.*s': .wide applies to 16- and 32-bit integer types only", L, o);
+                return verr(c, at, "'%.*s': .wide applies to 16- and 32-bit integer types only", L, at);
         } else if (t_float(t) || t_half(t)) {
             if (mi->has_wide || mi->has_lohi)
-                return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, o);
-            if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o);
+                return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, at);
+            if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
             if (op == PTX_OPC_MAD && !mi->rnd && c->m->target_sm >= 20)
-                return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, o);
-            if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, o);
+                return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
+            if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, at);
         }
         break;
     case PTX_OPC_DIV:
         if (ptx_type_is_int(t) && (mi->rnd || mi->has_approx || mi->has_full || mi->has_ftz))
-            return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, o);
+            return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, at);
         if (t == PTX_T_F32 && !mi->rnd && !mi->has_approx && !mi->has_full)
-            return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, o);
+            return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, at);
         if (t == PTX_T_F64 && !mi->rnd)
-            return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, o);
+            return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
         break;
     case PTX_OPC_SQRT: case PTX_OPC_RCP:
         if (!mi->rnd && !mi->has_approx)
-            return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, o);
+            return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, at);
         break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
         if (mi->cmpname) {
             /* .equ .neu .ltu .leu .gtu .geu (the unordered four letters), .num, .nan */
             int fc = mi->cmplen == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);
             if (fc && !t_float(t) && !t_half(t))
-                return verr(c, at, "'%.*s': comparison %.4s applies only to floating-point types", L, o, mi->cmpname);
+                return verr(c, at, "'%.*s': comparison %.4s applies only to floating-point types", L, at, mi->cmpname);
             if (is_cmp_unsigned(mi->cmpname) && !ptx_type_is_unsigned(t) && !t_bits(t))
-                return verr(c, at, "'%.*s': comparison %.3s applies only to unsigned types", L, o, mi->cmpname);
+                return verr(c, at, "'%.*s': comparison %.3s applies only to unsigned types", L, at, mi->cmpname);
             if (t_bits(t) && strncmp(mi->cmpname, ".eq", 3) && strncmp(mi->cmpname, ".ne", 3))
-                return verr(c, at, "'%.*s': a .b type takes only .eq and .ne", L, o);
+                return verr(c, at, "'%.*s': a .b type takes only .eq and .ne", L, at);
         }
         break;
     case PTX_OPC_CVT: {
-        if (mi->ntypes < 2 || mi->cvt.nopd) break;
+        if (mi->ntypes < 2 || mi->cvt.nopd || mi->has_pack) break;
         unsigned d = mi->types[0], s = mi->types[1];
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
-        if (mi->has_pack) break;
         if (fd && !fs) { if (mi->rnd != 1) need = ".rn .rz .rm .rp"; }
         else if (!fd && fs) { if (mi->rnd != 2) need = ".rni .rzi .rmi .rpi"; }
         else if (fd && fs) {
@@ -647,8 +644,8 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             else if (bd > bs && mi->rnd) illegal = "";
             else if (bd == bs && mi->rnd == 1 && d == s) illegal = "";
         } else if (mi->rnd) illegal = "";
-        if (need) return verr(c, at, "'%.*s' needs a rounding modifier: one of %s", L, o, need);
-        if (illegal) return verr(c, at, "'%.*s': no rounding modifier applies to this conversion", L, o);
+        if (need) return verr(c, at, "'%.*s' needs a rounding modifier: one of %s", L, at, need);
+        if (illegal) return verr(c, at, "'%.*s': no rounding modifier applies to this conversion", L, at);
         break;
     }
     case PTX_OPC_CP:
@@ -656,14 +653,14 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     case PTX_OPC_PREFETCH:
         if (ptx_inst_has_mod(in, ".tensormap") && (ptx_inst_has_mod(in, ".global") || ptx_inst_has_mod(in, ".local")))
-            return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, o);
+            return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, at);
         break;
     case PTX_OPC_FMA:
-        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o);
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
         break;
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
-            return verr(c, at, "'%.*s': .nc applies only to .global", L, o);
+            return verr(c, at, "'%.*s': .nc applies only to .global", L, at);
         break;
     default: break;
     }
@@ -702,18 +699,6 @@ static void compat_build(void) {
 static inline bool compatible(unsigned t, unsigned r, int relaxed) {
     if (t >= PTX_T__COUNT || r >= PTX_T__COUNT) return compatible_rule(t, r, relaxed);
     return compat_tab[relaxed != 0][t][r];
-}
-
-static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
-                             int allow_sym);
-
-/* The common case first, inline: a register of a compatible type.  The
- * rest (and every message) is check_value_full's. */
-static inline bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
-                               int allow_sym) {
-    if (!t) return true;
-    if (o->kind == PTX_O_REG && compatible(t, c->regs[o->n].type, relaxed)) return true;
-    return check_value_full(c, idx, o, t, relaxed, allow_sym);
 }
 
 static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
@@ -759,6 +744,15 @@ static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, 
 
 #undef at
 
+/* The common case first, inline: a register of a compatible type.  The
+ * rest (and every message) is check_value_full's. */
+static inline bool check_value(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
+                               int allow_sym) {
+    if (!t) return true;
+    if (o->kind == PTX_O_REG && compatible(t, c->regs[o->n].type, relaxed)) return true;
+    return check_value_full(c, idx, o, t, relaxed, allow_sym);
+}
+
 static bool is_result(const ptx_operand *o) {
     return o->kind == PTX_O_REG || o->kind == PTX_O_VEC || o->kind == PTX_O_PAIR || o->kind == PTX_O_SINK;
 }
@@ -767,20 +761,16 @@ static bool check_vec(const vctx *c, unsigned idx, const ptx_operand *o, unsigne
     int L = (int)c->in->opcode_len;
     const char *op = c->in->opcode;
     if (vec) {
-        if (o->kind != PTX_O_VEC || o->n != vec) {
-            verr(c, opd_text(c, idx), "operand %u of '%.*s' must be a vector of %u elements {a, b%s}", idx + 1, L, op,
-                 vec, vec > 2 ? ", ..." : "");
-            return false;
-        }
+        if (o->kind != PTX_O_VEC || o->n != vec)
+            return verr(c, opd_text(c, idx), "operand %u of '%.*s' must be a vector of %u elements {a, b%s}", idx + 1,
+                        L, op, vec, vec > 2 ? ", ..." : "");
         for (uint32_t k = 0; k < o->n; k++)
             if (o->p.elems[k].kind != PTX_O_SINK && !check_value(c, idx, &o->p.elems[k], t, relaxed, 0)) return false;
         return true;
     }
-    if (o->kind == PTX_O_VEC) {
-        verr(c, opd_text(c, idx), "operand %u of '%.*s' is a vector but the instruction has no .v2/.v4", idx + 1, L,
-             op);
-        return false;
-    }
+    if (o->kind == PTX_O_VEC)
+        return verr(c, opd_text(c, idx), "operand %u of '%.*s' is a vector but the instruction has no .v2/.v4",
+                    idx + 1, L, op);
     return check_value(c, idx, o, t, relaxed, 0);
 }
 
@@ -1057,7 +1047,6 @@ uint32_t ptx_validate_spelling(ptx_builder *b, const ptx_inst *in) {
         if (!nv) abort();
         vs->v = nv;
     }
-    memset(&vs->v[vs->n], 0, sizeof vs->v[vs->n]);
     vs->v[vs->n] = (seen){.p = op, .n = n, .state = SP_NEW};
     vs->hash[h] = ++vs->n;
     if (vs->n * 2 > vs->hcap) {
@@ -1085,8 +1074,7 @@ static bool vs_live(const ptx_builder *b) { return !b->vs->stop && b->d->nerrors
  * ptx_validate_inst, which checks the operands of every instruction). */
 static __attribute__((noinline)) void check_spelling(const vctx *c, const fform *form, seen *e) {
     const char *op = c->in->opcode;
-    mods_info mi;
-    memset(&mi, 0, sizeof mi);
+    mods_info mi = {0};
     bool ok = oks_find(op, c->in->opcode_len, c->m, &mi);
     if (!ok) {
         size_t oplen = 0;
