@@ -22,9 +22,9 @@ typedef struct mod_info {
     uint8_t types[4];  /* type modifiers in order */
     uint8_t spaces[2]; /* state-space modifiers in order */
     bool strong;       /* a memory-ordering qualifier */
-    bool aligned;      /* .aligned (found by the same scan, not a second one) */
-    /* integer arithmetic's modifiers, found by the same scan */
-    bool cc, wide, sat, hi;
+    /* PTX_SEM_ALIGNED, and integer arithmetic's CC_DEF (.cc), SAT, HI and
+     * WIDE, found by the same scan (not a second one) */
+    uint32_t flags;
 } mod_info;
 
 static void scan_mods(const ptx_inst *in, mod_info *mi)
@@ -52,17 +52,17 @@ static void scan_mods(const ptx_inst *in, mod_info *mi)
         }
         switch (m.n) { /* the modifiers of one length share a compare */
         case 3: /* .cc, .hi (.sc is a strong qualifier, below) */
-            if (m.p[1] == 'c' && m.p[2] == 'c') { mi->cc = true; continue; }
-            if (m.p[1] == 'h' && m.p[2] == 'i') { mi->hi = true; continue; }
+            if (m.p[1] == 'c' && m.p[2] == 'c') { mi->flags |= PTX_SEM_CC_DEF; continue; }
+            if (m.p[1] == 'h' && m.p[2] == 'i') { mi->flags |= PTX_SEM_HI; continue; }
             break;
         case 4:
-            if (!memcmp(m.p, ".sat", 4)) { mi->sat = true; continue; }
+            if (!memcmp(m.p, ".sat", 4)) { mi->flags |= PTX_SEM_SAT; continue; }
             break;
         case 5: /* .wide (.mmio is a strong qualifier, below) */
-            if (!memcmp(m.p, ".wide", 5)) { mi->wide = true; continue; }
+            if (!memcmp(m.p, ".wide", 5)) { mi->flags |= PTX_SEM_WIDE; continue; }
             break;
         case 8:
-            if (ptx_str_eq(m, ".aligned")) { mi->aligned = true; continue; }
+            if (ptx_str_eq(m, ".aligned")) { mi->flags |= PTX_SEM_ALIGNED; continue; }
             break;
         default: break;
         }
@@ -249,20 +249,16 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
 
     switch (in->op) {
     case PTX_OPC_BAR:
-        /* bar.warp.sync only waits for the warp; it is not .aligned. */
-        if (ptx_str_eq(m0, ".warp") && ptx_inst_has_mod(in, ".sync")) {
-            out->flags = SY | SE;
-            return true;
-        }
-        /* bar{.cta}.* is barrier{.cta}.*.aligned. */
-        out->flags = SY | SE | PTX_SEM_ALIGNED;
-        /* bar.red / barrier.red: a reduction of a predicate across the CTA into d */
-        if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
-        return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_BARRIER:
         out->flags = SY | SE;
-        if (ptx_str_eq(m0, ".cluster"))
+        /* bar.warp.sync only waits for the warp; it is not .aligned. */
+        if (in->op == PTX_OPC_BAR && ptx_str_eq(m0, ".warp") && ptx_inst_has_mod(in, ".sync"))
+            return true;
+        if (in->op == PTX_OPC_BARRIER && ptx_str_eq(m0, ".cluster"))
             return ptx_inst_has_mod(in, ".arrive") || ptx_inst_has_mod(in, ".wait");
+        /* bar{.cta}.* is barrier{.cta}.*.aligned. */
+        out->flags |= in->op == PTX_OPC_BAR ? PTX_SEM_ALIGNED : 0;
+        /* bar.red / barrier.red: a reduction of a predicate across the CTA into d */
         if (ptx_inst_has_mod(in, ".red")) return set_value(out, out->flags | C_, in->type, PTX_T_PRED);
         return ptx_inst_has_mod(in, ".sync") || ptx_inst_has_mod(in, ".arrive");
     case PTX_OPC_MBARRIER:
@@ -416,22 +412,6 @@ static bool subop_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *ou
 static void modifier_rules(const ptx_inst *in, const mod_info *mi, ptx_inst_sem *out)
 {
     switch (in->op) {
-    case PTX_OPC_ADD:
-    case PTX_OPC_SUB:
-    case PTX_OPC_ADDC:
-    case PTX_OPC_SUBC:
-    case PTX_OPC_MADC:
-        if (mi->cc)
-            out->flags |= PTX_SEM_CC_DEF;
-        break;
-    case PTX_OPC_MAD:
-        if (mi->cc)
-            out->flags |= PTX_SEM_CC_DEF;
-        /* fallthrough */
-    case PTX_OPC_MUL:
-        if (mi->wide)
-            out->dtype = widen(in->type);
-        break;
     case PTX_OPC_CVT:
         /* cvt.pack.sat.convertType.abType.cType d, a, b, c: d has cType. */
         if (ptx_inst_has_mod(in, ".pack")) {
@@ -513,12 +493,13 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         case AC_IMM1: out->access_bytes = imm_bytes(in, 1); break;
         default: break;
         }
+        if (mi.flags & PTX_SEM_WIDE) /* mul.wide, mad.wide (the only ones) */
+            out->dtype = widen(in->type);
         modifier_rules(in, &mi, out);
     }
 
-    if (mi.aligned)
-        out->flags |= PTX_SEM_ALIGNED;
-    out->flags |= (mi.sat ? PTX_SEM_SAT : 0) | (mi.hi ? PTX_SEM_HI : 0) | (mi.wide ? PTX_SEM_WIDE : 0);
+    /* .cc is add's, sub's, mad's, addc's, subc's and madc's only */
+    out->flags |= mi.flags;
     if (mi.strong && (out->flags & (L_ | S_)))
         out->flags |= O_ | SE;
     /* Never claim more operands than exist (e.g. mbarrier.arrive written
@@ -527,10 +508,9 @@ void ptx_inst_semantics(const ptx_inst *in, ptx_inst_sem *out)
         out->ndef = (uint8_t)in->nopd;
     if (out->nrmw > out->ndef)
         out->nrmw = out->ndef;
-    if (out->addr_opd != NO && (out->addr_opd >= in->nopd || in->opd[out->addr_opd].kind != PTX_O_ADDR))
+    if (out->addr_opd >= in->nopd || in->opd[out->addr_opd].kind != PTX_O_ADDR) /* NO stays NO */
         out->addr_opd = NO;
-    if (out->src_addr_opd != NO &&
-        (out->src_addr_opd >= in->nopd || in->opd[out->src_addr_opd].kind != PTX_O_ADDR))
+    if (out->src_addr_opd >= in->nopd || in->opd[out->src_addr_opd].kind != PTX_O_ADDR)
         out->src_addr_opd = NO;
 }
 

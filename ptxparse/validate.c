@@ -194,8 +194,8 @@ static const char *opd_text(const vctx *c, unsigned i) {
     return p < e && *p != ';' ? p : c->in->opcode;
 }
 
-static void verr(const vctx *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void verr(const vctx *c, const char *at, const char *fmt, ...) {
+/* Holds the message at `at`; returns false, what a check returns after reporting. */
+__attribute__((format(printf, 3, 4))) static bool verr(const vctx *c, const char *at, const char *fmt, ...) {
     char buf[640];
     va_list ap;
     va_start(ap, fmt);
@@ -205,6 +205,7 @@ static void verr(const vctx *c, const char *at, const char *fmt, ...) {
     ptx_diag_add(&vs->held, PTX_DIAG_ERROR, ptx_loc_at(c->m->src, c->m->src_len, c->s->loc, at), "%s", buf);
     /* the limit as if these followed the parse's messages */
     if (vs->errors_before + vs->held.nerrors >= c->b->d->max_errors) vs->stop = 1;
+    return false;
 }
 
 /* "one of .a .b .c" for the modifiers of class cls (all classes: 0). */
@@ -246,16 +247,12 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) 
 static bool check_min(const vctx *c, const char *what, int wlen, unsigned ver, unsigned sm, int sm_a) {
     const ptx_module *m = c->m;
     unsigned have = m->version_major * 10 + m->version_minor;
-    if (ver && have < ver) {
-        verr(c, what, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what, ver / 10,
-             ver % 10, have / 10, have % 10);
-        return false;
-    }
-    if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch))) {
-        verr(c, what, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm, sm_a ? "a" : "",
-             m->target_sm, m->target_arch ? "a" : "");
-        return false;
-    }
+    if (ver && have < ver)
+        return verr(c, what, "'%.*s' requires PTX ISA %u.%u or later (the file is .version %u.%u)", wlen, what,
+                    ver / 10, ver % 10, have / 10, have % 10);
+    if (sm && m->target_sm && (m->target_sm < sm || (sm_a && !m->target_arch)))
+        return verr(c, what, "'%.*s' requires sm_%u%s or higher (the .target is sm_%u%s)", wlen, what, sm,
+                    sm_a ? "a" : "", m->target_sm, m->target_arch ? "a" : "");
     return true;
 }
 
@@ -326,14 +323,13 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
             if (dup && (dup[strlen(one)] == ' ' || !dup[strlen(one)])) continue;
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? " " : "", one);
         }
-        verr(c, w[nw - 2].p, "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)st.n, st.p,
-             (int)dt.n, dt.p, f, list);
-        return false;
+        return verr(c, w[nw - 2].p, "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)st.n,
+                    st.p, (int)dt.n, dt.p, f, list);
     }
-    if (!rnd) return verr(c, op, "'%.*s' needs a rounding modifier: one of %s", n, op, rlist), false;
+    if (!rnd) return verr(c, op, "'%.*s' needs a rounding modifier: one of %s", n, op, rlist);
     if (!row)
         return verr(c, rnd, "'%.*s' is not a rounding modifier of cvt.%.*s.%.*s; expected one of %s", (int)rn - 1,
-                    rnd + 1, (int)dt.n, dt.p, (int)st.n, st.p, rlist), false;
+                    rnd + 1, (int)dt.n, dt.p, (int)st.n, st.p, rlist);
     char form[64]; /* "cvt.rn.e4m3x2.f32", for the messages */
     snprintf(form, sizeof form, "cvt%.*s.%.*s.%.*s", (int)rn, rnd, (int)dt.n, dt.p, (int)st.n, st.p);
     /* the other modifiers (check_mods let one rounding modifier through) */
@@ -342,35 +338,28 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
         if (w[i].p == rnd) continue;
         int k = find_mod(must, cvt_lists[ri].nmust, w[i].p, w[i].n);
         int j = k < 0 ? find_mod(may, cvt_lists[ri].nmay, w[i].p, w[i].n) : -1;
-        if (k < 0 && j < 0) {
-            verr(c, w[i].p, "'%.*s' is not a modifier of %s; it takes %s%s%s", (int)w[i].n - 1, w[i].p + 1, form,
-                 row->must, *row->must && *row->may ? " " : "", *row->must || *row->may ? row->may : "no other");
-            return false;
-        }
+        if (k < 0 && j < 0)
+            return verr(c, w[i].p, "'%.*s' is not a modifier of %s; it takes %s%s%s", (int)w[i].n - 1, w[i].p + 1,
+                        form, row->must, *row->must && *row->may ? " " : "",
+                        *row->must || *row->may ? row->may : "no other");
         const fmod *x = k >= 0 ? &must[k] : &may[j];
-        if (ver < x->ver) {
-            verr(c, w[i].p, "'%.*s' on %s requires PTX ISA %u.%u or later (the file is .version %u.%u)", (int)w[i].n,
-                 w[i].p, form, x->ver / 10, x->ver % 10, ver / 10, ver % 10);
-            return false;
-        }
-        if (sm < x->sm) {
-            verr(c, w[i].p, "'%.*s' on %s requires sm_%u or higher (the .target is sm_%u)", (int)w[i].n, w[i].p, form,
-                 x->sm, sm);
-            return false;
-        }
+        if (ver < x->ver)
+            return verr(c, w[i].p, "'%.*s' on %s requires PTX ISA %u.%u or later (the file is .version %u.%u)",
+                        (int)w[i].n, w[i].p, form, x->ver / 10, x->ver % 10, ver / 10, ver % 10);
+        if (sm < x->sm)
+            return verr(c, w[i].p, "'%.*s' on %s requires sm_%u or higher (the .target is sm_%u)", (int)w[i].n, w[i].p,
+                        form, x->sm, sm);
     }
     for (uint32_t k = 0; k < cvt_lists[ri].nmust; k++) {
         bool found = false;
         for (size_t i = 0; i + 2 < nw && !found; i++)
             found = w[i].n == must[k].len && !memcmp(w[i].p, must[k].name, w[i].n);
-        if (!found) return verr(c, op, "'%.*s' needs %.*s", n, op, (int)must[k].len, must[k].name), false;
+        if (!found) return verr(c, op, "'%.*s' needs %.*s", n, op, (int)must[k].len, must[k].name);
     }
     unsigned pv = parse_ver(row->ptx);
-    if (ver < pv) {
-        verr(c, op, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", form, pv / 10, pv % 10, ver / 10,
-             ver % 10);
-        return false;
-    }
+    if (ver < pv)
+        return verr(c, op, "%s requires PTX ISA %u.%u or later (the file is .version %u.%u)", form, pv / 10, pv % 10,
+                    ver / 10, ver % 10);
     /* Does the target match one entry of the row's list (see cvt_forms.def)?
      * The list for the message: "sm_89+ with PTX ISA 8.1, sm_90+", "sm_100a, sm_103a" */
     char list[96], *o = list;
@@ -390,11 +379,9 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
         }
         while (*q && *q != ' ') q++;
     }
-    if (!on_target) {
-        verr(c, op, "%s is not available on .target sm_%u%s; it needs %s", form, sm,
-             suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
-        return false;
-    }
+    if (!on_target)
+        return verr(c, op, "%s is not available on .target sm_%u%s; it needs %s", form, sm,
+                    suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", list);
     cvt_shape *shape = &mi->cvt;
     for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
         if (!strcmp(fmt[i].name, row->dst)) shape->dbits = fmt[i].bits;
@@ -451,21 +438,17 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
                 }
             list_class(f, cls, list, sizeof list);
             if (!f->nmods)
-                verr(c, p, "'%.*s' is not a modifier of %.*s; %.*s takes none", (int)n - 1, p + 1, (int)oplen, op,
-                     (int)oplen, op);
-            else
-                verr(c, p, "'%.*s' is not %s %s of %.*s; expected one of %s", (int)n - 1, p + 1,
-                     cls == 'O' ? "an" : "a", cls ? class_name[cls] : "modifier", (int)oplen, op, list);
-            return false;
+                return verr(c, p, "'%.*s' is not a modifier of %.*s; %.*s takes none", (int)n - 1, p + 1, (int)oplen,
+                            op, (int)oplen, op);
+            return verr(c, p, "'%.*s' is not %s %s of %.*s; expected one of %s", (int)n - 1, p + 1,
+                        cls == 'O' ? "an" : "a", cls ? class_name[cls] : "modifier", (int)oplen, op, list);
         }
         const fmod *x = &f->mods[k];
         if (!check_min(c, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
         unsigned maxc = needc[x->cls] > 1 ? needc[x->cls] : 1;
         if (x->cls == 'T' && in->op == PTX_OPC_CVT) maxc = 3; /* cvt.pack.sat.u8.s32.b32 */
-        if (!(f->flags & F_BAG) && x->cls != 'M' && x->cls != 'P' && x->cls != 'Q' && count[x->cls] >= maxc) {
-            verr(c, p, "more than one %s in '%.*s'", class_name[x->cls], (int)in->opcode_len, in->opcode);
-            return false;
-        }
+        if (!(f->flags & F_BAG) && x->cls != 'M' && x->cls != 'P' && x->cls != 'Q' && count[x->cls] >= maxc)
+            return verr(c, p, "more than one %s in '%.*s'", class_name[x->cls], (int)in->opcode_len, in->opcode);
         /* A modifier written twice is an error (ptxas 13.0: "Duplicate .ftz
          * modifier", also for .volatile, .relaxed, .L1::evict_last...),
          * except saturation, which ptxas takes once or more: add.sat.sat,
@@ -475,10 +458,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
             !(n == 4 && !memcmp(p, ".sat", 4)) && !(n == 10 && !memcmp(p, ".satfinite", 10))) {
             ptx_mod_iter u = ptx_mods_begin(in);
             for (ptx_str x; ptx_mods_next(&u, &x) && x.p < p;)
-                if (ptx_str_eqs(x, m)) {
-                    verr(c, p, "'%.*s' is repeated in '%.*s'", (int)n, p, (int)in->opcode_len, in->opcode);
-                    return false;
-                }
+                if (ptx_str_eqs(x, m))
+                    return verr(c, p, "'%.*s' is repeated in '%.*s'", (int)n, p, (int)in->opcode_len, in->opcode);
         }
         count[x->cls]++;
         if (n == 15 && !memcmp(p, ".L2::cache_hint", 15)) mi->has_hint = 1;
@@ -528,26 +509,22 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
         if (k == 'M' && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
                          in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH)) {
             if (mi->has_approx) continue;
-            verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
-            return false;
+            return verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
         }
         char list[400];
         list_class(f, k, list, sizeof list);
         if (k == 'T' && needc[k] == 2)
-            verr(c, in->opcode, "'%.*s' needs two types (destination and source): each one of %s",
-                 (int)in->opcode_len, in->opcode, list);
-        else
-            verr(c, in->opcode, "'%.*s' needs a %s: one of %s", (int)in->opcode_len, in->opcode, class_name[k], list);
-        return false;
+            return verr(c, in->opcode, "'%.*s' needs two types (destination and source): each one of %s",
+                        (int)in->opcode_len, in->opcode, list);
+        return verr(c, in->opcode, "'%.*s' needs a %s: one of %s", (int)in->opcode_len, in->opcode, class_name[k],
+                    list);
     }
     if (in->op == PTX_OPC_CVT) {
         /* the packed and narrow formats: a table of their own (cvt_forms.def) */
         if (!check_cvt_form(c, mi, rnd, rnd_n)) return false;
-        if (!mi->cvt.nopd && mi->has_narrow) {
-            verr(c, in->opcode, "'%.*s': .relu and .satfinite apply only to conversions from .f32 to .f16, .bf16, "
-                 ".tf32 and the packed formats (.f16x2, .e4m3x2, ...)", (int)in->opcode_len, in->opcode);
-            return false;
-        }
+        if (!mi->cvt.nopd && mi->has_narrow)
+            return verr(c, in->opcode, "'%.*s': .relu and .satfinite apply only to conversions from .f32 to .f16, "
+                        ".bf16, .tf32 and the packed formats (.f16x2, .e4m3x2, ...)", (int)in->opcode_len, in->opcode);
     }
     return true;
 }
@@ -566,29 +543,26 @@ static bool check_cp_prefetch(const vctx *c, const mods_info *mi) {
     int L = (int)in->opcode_len;
     bool pf = ptx_inst_has_mod(in, ".prefetch"), l2 = ptx_inst_has_mod(in, ".L2");
     if (l2 && !pf)
-        return verr(c, in->opcode, "'%.*s': the .L2 level applies only to cp.async.bulk.prefetch", L, in->opcode), false;
+        return verr(c, in->opcode, "'%.*s': the .L2 level applies only to cp.async.bulk.prefetch", L, in->opcode);
     if (!pf) return true;
     if (!ptx_inst_has_mod(in, ".bulk") || !ptx_inst_has_mod(in, ".async"))
-        return verr(c, in->opcode, "'%.*s': a prefetch is cp.async.bulk.prefetch", L, in->opcode), false;
-    if (!l2) return verr(c, in->opcode, "'%.*s' needs the level .L2", L, in->opcode), false;
+        return verr(c, in->opcode, "'%.*s': a prefetch is cp.async.bulk.prefetch", L, in->opcode);
+    if (!l2) return verr(c, in->opcode, "'%.*s' needs the level .L2", L, in->opcode);
     if (mi->space != PTX_SP_GLOBAL || ptx_inst_has_mod(in, ".shared") || ptx_inst_has_mod(in, ".shared::cta") ||
         ptx_inst_has_mod(in, ".shared::cluster"))
-        return verr(c, in->opcode, "'%.*s' needs the state space .global (and no other)", L, in->opcode), false;
+        return verr(c, in->opcode, "'%.*s' needs the state space .global (and no other)", L, in->opcode);
     return true;
 }
 
 /* The operands of cp.async.bulk.prefetch: [a], size[, policy], or
  * [tensorMap, {N coordinates}][, {im2col offsets}][, policy]. */
-static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
+static bool check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
     const ptx_inst *in = c->in;
     int L = (int)in->opcode_len;
     unsigned n = in->nopd, hint = mi->has_hint;
-    if (!ptx_inst_has_mod(in, ".tensor")) {
-        if (n != 2 + hint)
-            verr(c, in->opcode, "'%.*s' takes %u operands ([a], size%s), not %u", L, in->opcode, 2 + hint,
-                 hint ? ", cache-policy" : "", n);
-        return;
-    }
+    if (!ptx_inst_has_mod(in, ".tensor"))
+        return n == 2 + hint || verr(c, in->opcode, "'%.*s' takes %u operands ([a], size%s), not %u", L, in->opcode,
+                                     2 + hint, hint ? ", cache-policy" : "", n);
     unsigned dim = 0;
     for (unsigned d = 1; d <= 5; d++) {
         char w[4] = {'.', (char)('0' + d), 'd', 0};
@@ -596,16 +570,15 @@ static void check_cp_prefetch_opds(const vctx *c, const mods_info *mi) {
     }
     unsigned im2col = ptx_inst_has_mod(in, ".im2col") || ptx_inst_has_mod(in, ".im2col::w") || ptx_inst_has_mod(in, ".im2col::w::128");
     unsigned want = 1 + im2col + hint;
-    if (n != want) {
-        verr(c, in->opcode, "'%.*s' takes %u operands ([tensorMap, {coordinates}]%s%s), not %u", L, in->opcode, want,
-             im2col ? ", {im2col offsets}" : "", hint ? ", cache-policy" : "", n);
-        return;
-    }
+    if (n != want)
+        return verr(c, in->opcode, "'%.*s' takes %u operands ([tensorMap, {coordinates}]%s%s), not %u", L, in->opcode,
+                    want, im2col ? ", {im2col offsets}" : "", hint ? ", cache-policy" : "", n);
     const ptx_operand *a = &in->opd[0];
     unsigned ncoord = ptx_inst_has_mod(in, ".tile::gather4") ? 5 : dim;
     if (dim && a->kind == PTX_O_ADDR && a->n == 2 && a->p.elems[1].kind == PTX_O_VEC && a->p.elems[1].n != ncoord)
-        verr(c, opd_text(c, 0), "operand 1 of '%.*s' needs %u coordinate%s for .%ud%s, not %u", L, in->opcode, ncoord,
-             ncoord == 1 ? "" : "s", dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
+        return verr(c, opd_text(c, 0), "operand 1 of '%.*s' needs %u coordinate%s for .%ud%s, not %u", L, in->opcode,
+                    ncoord, ncoord == 1 ? "" : "s", dim, ncoord != dim ? " .tile::gather4" : "", a->p.elems[1].n);
+    return true;
 }
 
 static bool check_combos(const vctx *c, const mods_info *mi) {
@@ -614,58 +587,55 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     int op = in->op;
     unsigned t = mi->ntypes ? mi->types[mi->ntypes - 1] : 0;
     int L = (int)in->opcode_len;
-    const char *o = in->opcode;
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
-        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
         if (ptx_type_is_int(t)) {
-            if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, o), false;
-            if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o), false;
-            if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, o), false;
+            if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
+            if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
+            if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, at);
             if ((op == PTX_OPC_MUL || op == PTX_OPC_MAD) && !mi->has_wide && !mi->has_lohi)
-                return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, o), false;
+                return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, at);
             if (mi->has_wide && ptx_type_bits((ptx_type)t) > 32)
-                return verr(c, at, "'%.*s': .wide applies to 16- and 32-bit integer types only", L, o), false;
+                return verr(c, at, "'%.*s': .wide applies to 16- and 32-bit integer types only", L, at);
         } else if (t_float(t) || t_half(t)) {
             if (mi->has_wide || mi->has_lohi)
-                return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, o), false;
-            if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, o), false;
+                return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, at);
+            if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
             if (op == PTX_OPC_MAD && !mi->rnd && c->m->target_sm >= 20)
-                return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, o), false;
-            if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, o), false;
+                return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
+            if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, at);
         }
         break;
     case PTX_OPC_DIV:
         if (ptx_type_is_int(t) && (mi->rnd || mi->has_approx || mi->has_full || mi->has_ftz))
-            return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, o), false;
+            return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, at);
         if (t == PTX_T_F32 && !mi->rnd && !mi->has_approx && !mi->has_full)
-            return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, o), false;
+            return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, at);
         if (t == PTX_T_F64 && !mi->rnd)
-            return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, o), false;
+            return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
         break;
     case PTX_OPC_SQRT: case PTX_OPC_RCP:
         if (!mi->rnd && !mi->has_approx)
-            return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, o), false;
+            return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, at);
         break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
         if (mi->cmpname) {
             /* .equ .neu .ltu .leu .gtu .geu (the unordered four letters), .num, .nan */
             int fc = mi->cmplen == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);
             if (fc && !t_float(t) && !t_half(t))
-                return verr(c, at, "'%.*s': comparison %.4s applies only to floating-point types", L, o,
-                            mi->cmpname), false;
+                return verr(c, at, "'%.*s': comparison %.4s applies only to floating-point types", L, at, mi->cmpname);
             if (is_cmp_unsigned(mi->cmpname) && !ptx_type_is_unsigned(t) && !t_bits(t))
-                return verr(c, at, "'%.*s': comparison %.3s applies only to unsigned types", L, o, mi->cmpname), false;
+                return verr(c, at, "'%.*s': comparison %.3s applies only to unsigned types", L, at, mi->cmpname);
             if (t_bits(t) && strncmp(mi->cmpname, ".eq", 3) && strncmp(mi->cmpname, ".ne", 3))
-                return verr(c, at, "'%.*s': a .b type takes only .eq and .ne", L, o), false;
+                return verr(c, at, "'%.*s': a .b type takes only .eq and .ne", L, at);
         }
         break;
     case PTX_OPC_CVT: {
-        if (mi->ntypes < 2 || mi->cvt.nopd) break;
+        if (mi->ntypes < 2 || mi->cvt.nopd || mi->has_pack) break;
         unsigned d = mi->types[0], s = mi->types[1];
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
-        if (mi->has_pack) break;
         if (fd && !fs) { if (mi->rnd != 1) need = ".rn .rz .rm .rp"; }
         else if (!fd && fs) { if (mi->rnd != 2) need = ".rni .rzi .rmi .rpi"; }
         else if (fd && fs) {
@@ -674,8 +644,8 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             else if (bd > bs && mi->rnd) illegal = "";
             else if (bd == bs && mi->rnd == 1 && d == s) illegal = "";
         } else if (mi->rnd) illegal = "";
-        if (need) return verr(c, at, "'%.*s' needs a rounding modifier: one of %s", L, o, need), false;
-        if (illegal) return verr(c, at, "'%.*s': no rounding modifier applies to this conversion", L, o), false;
+        if (need) return verr(c, at, "'%.*s' needs a rounding modifier: one of %s", L, at, need);
+        if (illegal) return verr(c, at, "'%.*s': no rounding modifier applies to this conversion", L, at);
         break;
     }
     case PTX_OPC_CP:
@@ -683,14 +653,14 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     case PTX_OPC_PREFETCH:
         if (ptx_inst_has_mod(in, ".tensormap") && (ptx_inst_has_mod(in, ".global") || ptx_inst_has_mod(in, ".local")))
-            return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, o), false;
+            return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, at);
         break;
     case PTX_OPC_FMA:
-        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, o), false;
+        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
         break;
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
-            return verr(c, at, "'%.*s': .nc applies only to .global", L, o), false;
+            return verr(c, at, "'%.*s': .nc applies only to .global", L, at);
         break;
     default: break;
     }
@@ -698,12 +668,6 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
 }
 
 /* ---- operands ---- */
-static int reg_type(const vctx *c, const ptx_operand *o) {
-    if (o->kind == PTX_O_REG) return c->regs[o->n].type;
-    if (o->kind == PTX_O_SREG) return -2;
-    return -1;
-}
-
 /* Is a register of type r usable where the instruction has type t?  ISA
  * 5.2.4: .bN accepts any type of N bits, .uN/.sN accept .b/.u/.s, .fN
  * accepts .b/.f; relaxed (ld, st, cvt): integer registers may be wider. */
@@ -738,7 +702,47 @@ static inline bool compatible(unsigned t, unsigned r, int relaxed) {
 }
 
 static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
-                             int allow_sym);
+                             int allow_sym) {
+#define at opd_text(c, idx) /* where the operand is: only wanted for a message */
+    int L = (int)c->in->opcode_len;
+    const char *op = c->in->opcode;
+    if (o->kind == PTX_O_REG) {
+        const ptx_reg *r = &c->regs[o->n];
+        if (!compatible(t, r->type, relaxed))
+            return verr(c, at, "operand %u of '%.*s': '%.*s' is a %s register, not compatible with %s", idx + 1, L, op,
+                        (int)r->name.n, r->name.p, ptx_type_name((ptx_type)r->type), ptx_type_name((ptx_type)t));
+        return true;
+    }
+    if (o->kind == PTX_O_SREG) {
+        /* special registers are 32-bit unsigned, a few 64-bit (ISA 10) */
+        unsigned bits = o->n == PTX_SR_CLOCK64 || o->n == PTX_SR_GLOBALTIMER || o->n == PTX_SR_GRIDID ||
+                                o->n == PTX_SR_PM64 || o->n == PTX_SR_CURRENT_GRAPH_EXEC
+                            ? 64
+                            : 32;
+        if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) > bits)
+            return verr(c, at, "operand %u of '%.*s': a %u-bit special register where the type is %s", idx + 1, L, op,
+                        bits, ptx_type_name((ptx_type)t));
+        return true;
+    }
+    if (o->kind == PTX_O_IMM) {
+        int isf = o->flags != PTX_IMM_INT;
+        if (t == PTX_T_PRED) return true;
+        if ((t_float(t) && !isf) || (ptx_type_is_int(t) && !t_bits(t) && isf))
+            return verr(c, at, "operand %u of '%.*s': %s literal where the type is %s", idx + 1, L, op,
+                        isf ? "a floating-point" : "an integer", ptx_type_name((ptx_type)t));
+        return true;
+    }
+    if (o->kind != PTX_O_SYM || ptx_str_eq(ptx_opd_text(o), "WARP_SZ")) return true;
+    if (!allow_sym)
+        return verr(c, at, "operand %u of '%.*s' must be a register or a constant, not the symbol '%.*s'", idx + 1, L,
+                    op, (int)o->n, o->p.text);
+    if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32)
+        return verr(c, at, "operand %u of '%.*s': the address of '%.*s' needs a 32- or 64-bit integer type, not %s",
+                    idx + 1, L, op, (int)o->n, o->p.text, ptx_type_name((ptx_type)t));
+    return true;
+}
+
+#undef at
 
 /* The common case first, inline: a register of a compatible type.  The
  * rest (and every message) is check_value_full's. */
@@ -749,60 +753,6 @@ static inline bool check_value(const vctx *c, unsigned idx, const ptx_operand *o
     return check_value_full(c, idx, o, t, relaxed, allow_sym);
 }
 
-static bool check_value_full(const vctx *c, unsigned idx, const ptx_operand *o, unsigned t, int relaxed,
-                             int allow_sym) {
-    int rt = reg_type(c, o);
-#define at opd_text(c, idx) /* where the operand is: only wanted for a message */
-    int L = (int)c->in->opcode_len;
-    const char *op = c->in->opcode;
-    if (rt >= 0) {
-        if (!compatible(t, (unsigned)rt, relaxed)) {
-            const ptx_str nm = c->regs[o->n].name;
-            verr(c, at, "operand %u of '%.*s': '%.*s' is a %s register, not compatible with %s", idx + 1, L, op,
-                 (int)nm.n, nm.p, ptx_type_name((ptx_type)rt), ptx_type_name((ptx_type)t));
-            return false;
-        }
-        return true;
-    }
-    if (rt == -2) {
-        /* special registers are 32-bit unsigned, a few 64-bit (ISA 10) */
-        unsigned bits = o->n == PTX_SR_CLOCK64 || o->n == PTX_SR_GLOBALTIMER || o->n == PTX_SR_GRIDID ||
-                                o->n == PTX_SR_PM64 || o->n == PTX_SR_CURRENT_GRAPH_EXEC
-                            ? 64
-                            : 32;
-        if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) > bits) {
-            verr(c, at, "operand %u of '%.*s': a %u-bit special register where the type is %s", idx + 1, L, op, bits,
-                 ptx_type_name((ptx_type)t));
-            return false;
-        }
-        return true;
-    }
-    if (o->kind == PTX_O_IMM) {
-        int isf = o->flags != PTX_IMM_INT;
-        if (t == PTX_T_PRED) return true;
-        if ((t_float(t) && !isf) || (ptx_type_is_int(t) && !t_bits(t) && isf)) {
-            verr(c, at, "operand %u of '%.*s': %s literal where the type is %s", idx + 1, L, op,
-                 isf ? "a floating-point" : "an integer", ptx_type_name((ptx_type)t));
-            return false;
-        }
-        return true;
-    }
-    if (o->kind == PTX_O_SYM && allow_sym && !ptx_str_eq(ptx_opd_text(o), "WARP_SZ") &&
-        (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32)) {
-        verr(c, at, "operand %u of '%.*s': the address of '%.*s' needs a 32- or 64-bit integer type, not %s", idx + 1,
-             L, op, (int)o->n, o->p.text, ptx_type_name((ptx_type)t));
-        return false;
-    }
-    if (o->kind == PTX_O_SYM && !allow_sym && !ptx_str_eq(ptx_opd_text(o), "WARP_SZ")) {
-        verr(c, at, "operand %u of '%.*s' must be a register or a constant, not the symbol '%.*s'", idx + 1, L, op,
-             (int)o->n, o->p.text);
-        return false;
-    }
-    return true;
-}
-
-#undef at
-
 static bool is_result(const ptx_operand *o) {
     return o->kind == PTX_O_REG || o->kind == PTX_O_VEC || o->kind == PTX_O_PAIR || o->kind == PTX_O_SINK;
 }
@@ -811,20 +761,16 @@ static bool check_vec(const vctx *c, unsigned idx, const ptx_operand *o, unsigne
     int L = (int)c->in->opcode_len;
     const char *op = c->in->opcode;
     if (vec) {
-        if (o->kind != PTX_O_VEC || o->n != vec) {
-            verr(c, opd_text(c, idx), "operand %u of '%.*s' must be a vector of %u elements {a, b%s}", idx + 1, L, op,
-                 vec, vec > 2 ? ", ..." : "");
-            return false;
-        }
+        if (o->kind != PTX_O_VEC || o->n != vec)
+            return verr(c, opd_text(c, idx), "operand %u of '%.*s' must be a vector of %u elements {a, b%s}", idx + 1,
+                        L, op, vec, vec > 2 ? ", ..." : "");
         for (uint32_t k = 0; k < o->n; k++)
             if (o->p.elems[k].kind != PTX_O_SINK && !check_value(c, idx, &o->p.elems[k], t, relaxed, 0)) return false;
         return true;
     }
-    if (o->kind == PTX_O_VEC) {
-        verr(c, opd_text(c, idx), "operand %u of '%.*s' is a vector but the instruction has no .v2/.v4", idx + 1, L,
-             op);
-        return false;
-    }
+    if (o->kind == PTX_O_VEC)
+        return verr(c, opd_text(c, idx), "operand %u of '%.*s' is a vector but the instruction has no .v2/.v4",
+                    idx + 1, L, op);
     return check_value(c, idx, o, t, relaxed, 0);
 }
 
@@ -1101,7 +1047,6 @@ uint32_t ptx_validate_spelling(ptx_builder *b, const ptx_inst *in) {
         if (!nv) abort();
         vs->v = nv;
     }
-    memset(&vs->v[vs->n], 0, sizeof vs->v[vs->n]);
     vs->v[vs->n] = (seen){.p = op, .n = n, .state = SP_NEW};
     vs->hash[h] = ++vs->n;
     if (vs->n * 2 > vs->hcap) {
@@ -1129,8 +1074,7 @@ static bool vs_live(const ptx_builder *b) { return !b->vs->stop && b->d->nerrors
  * ptx_validate_inst, which checks the operands of every instruction). */
 static __attribute__((noinline)) void check_spelling(const vctx *c, const fform *form, seen *e) {
     const char *op = c->in->opcode;
-    mods_info mi;
-    memset(&mi, 0, sizeof mi);
+    mods_info mi = {0};
     bool ok = oks_find(op, c->in->opcode_len, c->m, &mi);
     if (!ok) {
         size_t oplen = 0;
