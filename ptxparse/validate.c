@@ -594,6 +594,9 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
             if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
             if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, at);
+            /* ptxas 13.0: "Illegal modifier '.sat' for instruction 'mul.lo'" */
+            if (mi->has_sat && (op == PTX_OPC_MUL || (op == PTX_OPC_MAD && !ptx_inst_has_mod(in, ".hi"))))
+                return verr(c, at, "'%.*s': an integer .sat applies only to add, sub and mad.hi", L, at);
             if ((op == PTX_OPC_MUL || op == PTX_OPC_MAD) && !mi->has_wide && !mi->has_lohi)
                 return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, at);
             if (mi->has_wide && ptx_type_bits((ptx_type)t) > 32)
@@ -618,6 +621,12 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     case PTX_OPC_SQRT: case PTX_OPC_RCP:
         if (!mi->rnd && !mi->has_approx)
             return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, at);
+        if (mi->has_approx && t == PTX_T_F64 && (op == PTX_OPC_SQRT || !mi->has_ftz))
+            return verr(c, at, "'%.*s': .approx applies to .f64 only as rcp.approx.ftz.f64", L, at);
+        break;
+    case PTX_OPC_MAD24:
+        if (mi->has_sat && (t != PTX_T_S32 || !ptx_inst_has_mod(in, ".hi")))
+            return verr(c, at, "'%.*s': .sat applies only to mad24.hi.s32", L, at);
         break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
         if (mi->cmpname) {
@@ -634,6 +643,8 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     case PTX_OPC_CVT: {
         if (mi->ntypes < 2 || mi->cvt.nopd || mi->has_pack) break;
         unsigned d = mi->types[0], s = mi->types[1];
+        if (mi->has_ftz && d != PTX_T_F32 && s != PTX_T_F32)
+            return verr(c, at, "'%.*s': .ftz applies only to a conversion from or to .f32", L, at);
         int fd = t_float(d) || t_half(d) || d == PTX_T_TF32, fs = t_float(s) || t_half(s);
         const char *need = NULL, *illegal = NULL;
         if (fd && !fs) { if (mi->rnd != 1) need = ".rn .rz .rm .rp"; }
@@ -664,6 +675,12 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     default: break;
     }
+    /* .ftz (flush subnormals to zero) is for .f32 and the half types; on
+     * .f64 only rcp and rsqrt take it (ptxas 13.0: "Illegal modifier '.ftz'
+     * for instruction 'fma'"); cvt's rule is above */
+    if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT &&
+        (t == PTX_T_F64 || ptx_type_is_int(t)))
+        return verr(c, at, "'%.*s': .ftz applies only to .f32 and the half types", L, at);
     return true;
 }
 

@@ -66,6 +66,24 @@ static const bad_case bad[] = {
      * (ptxas 13.0: "Mismatch between instruction type and comparison qualifier") */
     {"unordered_comparison_on_integer", K("\tsetp.equ.s32 %p1, %r1, %r2;\n"), 12, 2,
      "'setp.equ.s32': comparison .equ applies only to floating-point types"},
+    /* .ftz is for .f32 and the half types; on .f64 only rcp and rsqrt take
+     * it, and cvt needs an .f32 side; an integer .sat is add's, sub's and
+     * mad.hi's; .approx on .f64 is rcp.approx.ftz.f64 alone (ptxas 13.0:
+     * "Illegal modifier ...") */
+    {"ftz_on_f64_fma", K("\tfma.rn.ftz.f64 %rd1, %rd2, %rd3, %rd1;\n"), 12, 2,
+     "'fma.rn.ftz.f64': .ftz applies only to .f32 and the half types"},
+    {"ftz_on_f64_setp", K("\tsetp.lt.ftz.f64 %p1, %rd2, %rd3;\n"), 12, 2,
+     "'setp.lt.ftz.f64': .ftz applies only to .f32 and the half types"},
+    {"ftz_on_integer_min", K("\tmin.ftz.s32 %r1, %r2, %r3;\n"), 12, 2,
+     "'min.ftz.s32': .ftz applies only to .f32 and the half types"},
+    {"ftz_cvt_without_f32", K("\tcvt.rzi.ftz.s32.f64 %r1, %rd2;\n"), 12, 2,
+     "'cvt.rzi.ftz.s32.f64': .ftz applies only to a conversion from or to .f32"},
+    {"sat_on_mul_lo", K("\tmul.lo.sat.s32 %r1, %r2, %r3;\n"), 12, 2,
+     "'mul.lo.sat.s32': an integer .sat applies only to add, sub and mad.hi"},
+    {"sat_on_mad24_lo", K("\tmad24.lo.sat.s32 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'mad24.lo.sat.s32': .sat applies only to mad24.hi.s32"},
+    {"approx_sqrt_f64", K("\tsqrt.approx.f64 %rd1, %rd2;\n"), 12, 2,
+     "'sqrt.approx.f64': .approx applies to .f64 only as rcp.approx.ftz.f64"},
     {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
     {"float_literal_int", K("\tadd.s32 %r1, %r2, 1.5;\n"), 12, 20,
      "operand 3 of 'add.s32': a floating-point literal where the type is .s32"},
@@ -157,6 +175,23 @@ ParameterizedTest(size_t *i, front, rejected) {
     cr_expect(d.v[0].loc.line == c->line && d.v[0].loc.col == c->col, "%s: at %u:%u, want %u:%u", c->name,
               d.v[0].loc.line, d.v[0].loc.col, c->line, c->col);
     cr_expect_str_eq(d.v[0].msg, c->msg, "%s", c->name);
+    ptx_diags_free(&d);
+}
+
+/* The legal neighbours of the rejected .ftz/.sat/.approx forms above, each
+ * assembled by ptxas 13.0 for sm_80. */
+Test(front, ftz_sat_approx_neighbours_accepted) {
+    const char *text = K("\trcp.approx.ftz.f64 %rd1, %rd2;\n\trcp.rn.ftz.f64 %rd1, %rd2;\n"
+                         "\trsqrt.approx.ftz.f64 %rd1, %rd2;\n\trsqrt.approx.f64 %rd1, %rd2;\n"
+                         "\tmad.hi.sat.s32 %r1, %r2, %r3, %r1;\n\tmad24.hi.sat.s32 %r1, %r2, %r3, %r1;\n"
+                         "\tadd.sat.s32 %r1, %r2, %r3;\n\tcvt.ftz.f64.f32 %rd1, %r2;\n\tcvt.rn.ftz.f32.f64 %r1, %rd2;\n"
+                         "\tcvt.rn.ftz.f32.s32 %r1, %r2;\n\tslct.ftz.u32.f32 %r1, %r2, %r3, %r4;\n"
+                         "\tmin.ftz.NaN.f32 %r1, %r2, %r3;\n\tdiv.rn.ftz.f32 %r1, %r2, %r3;\n");
+    ptx_diags d;
+    ptx_diags_init(&d);
+    ptx_module *m = ptx_parse_string("t.ptx", text, strlen(text), &d);
+    cr_expect_not_null(m, "%s", d.n ? d.v[0].msg : "");
+    ptx_module_free(m);
     ptx_diags_free(&d);
 }
 
