@@ -1,5 +1,6 @@
 /* Shared by the affine solver (affine.c) and its transfer functions
- * (affine_rules.c for the polynomials, warp_rules.c for the warp forms). */
+ * (affine_rules.c for both components, warp_rules.c for the special
+ * registers, the sign and the intervals of the warp forms). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
 #include <string.h>
@@ -80,17 +81,21 @@ static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
     return true;
 }
 
-/* The rules of an instruction for the polynomials (affine_rules.c: the
- * paper's Fig. 13 and the PTX rules of docs/divergence.md) and for the warp
- * forms (warp_rules.c).  ⊤ when an operand is still ⊤; false when the
- * instruction has no rule of its own: the solver then applies the rule of
- * the paper's "other operators" (uniform when every operand is) to both
- * components at once, as it does the guard of a predicated definition. */
-bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
+/* The rules of an instruction (affine_rules.c: one case per family of
+ * operations for both components of the product).  ⊤ when an operand is
+ * still ⊤; a component whose rule does not hold (an operand it does not
+ * track, no rule of its own) is left to the solver, which applies the rule
+ * of the paper's "other operators" (uniform when every operand is) to it,
+ * as it does to both for the guard of a predicated definition.
+ * aff_rule_poly: the polynomial only, true when its rule held;
+ * aff_rule_both: both, AFF_R_POLY | AFF_R_WARP for those that held. */
+enum { AFF_R_POLY = 1, AFF_R_WARP = 2 };
+bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
+unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                       aff *out, wform *wo);
 /* PTX_IOP_UNPACK: which element of in's vector destination val is, and the
  * elements' width in bits (*ew); false when it is none of them. */
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out);
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */
 const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
@@ -113,6 +118,54 @@ static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
         else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wgt[cx->wtab[v]];
     }
 }
+/* Operand k as a warp form (for the rules of affine_rules.c and the
+ * intervals of warp_rules.c); false when it is not an integer operand we
+ * track (vectors, expressions) or its register has no value. */
+static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       wform *out)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    switch (o->kind) {
+    case PTX_O_IMM:
+        if ((o->flags & 3) == PTX_IMM_DEC) wf_uni(out, 0, 0); /* double bits, not that number */
+        else wf_const(out, o->v);
+        return true;
+    case PTX_O_SYM:
+        wf_uni(out, 0, 0); /* an address or label: one per program */
+        return true;
+    case PTX_O_REG: case PTX_O_SREG: {
+        uint32_t v = aff_use(cx, stmt, k);
+        if (v == SSA_NONE) return false;
+        wf_load(cx, v, out);
+        if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
+            wform one;
+            wf_const(&one, 1);
+            wf_xor(out, out, &one, 64);
+        }
+        return true;
+    }
+    case PTX_O_ADDR: {
+        if (o->n != 1) return false;
+        const ptx_operand *b = &o->p.elems[0];
+        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
+            wf_uni(out, 0, 0);
+            return true;
+        }
+        uint32_t v = aff_use(cx, stmt, k);
+        if (v == SSA_NONE) return false;
+        wform base, off;
+        wf_load(cx, v, &base);
+        wf_const(&off, o->v);
+        wf_add(out, &base, &off, 64);
+        wf_sym_addsub(out, &base, &off, 64, false);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);

@@ -1,8 +1,10 @@
 /* Transfer functions of the affine analyses: one place for the rule of
- * each PTX instruction (the paper's Fig. 13 rules CNTA, SUMA, MULA, ...,
- * extended to PTX's integer arithmetic).  Everything without a rule here
- * is uniform when all its operands are and ⊥ otherwise (the paper's
- * "other operators"). */
+ * each PTX instruction, one case per family of operations (rules), for
+ * both components of the product: the polynomial (the paper's Fig. 13
+ * rules CNTA, SUMA, MULA, ..., extended to PTX's integer arithmetic) and
+ * the warp form (warp_form.h; its arithmetic is warp_form.c's).  A
+ * component without a rule here is uniform when all the operands are and
+ * ⊥ otherwise (the paper's "other operators"). */
 #include <stdlib.h>
 #include <string.h>
 #include "affine_internal.h"
@@ -95,8 +97,6 @@ static void wide_operands(const aff_op *op, aff *a, aff *b)
     if (aff_is_const(b, &k)) aff_const(b, b->n, (int64_t)((uint64_t)k & ((1ull << op->sw) - 1)));
 }
 
-/* The rule for instruction `in` at stmt; false: none applies after all
- * (an operand we do not track), use the generic one. */
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew)
 {
     const ptx_operand *v = &in->opd[0];
@@ -111,120 +111,264 @@ bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsi
     return false;
 }
 
-bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
+/* What a root says of U (warp_form.h sym): where the symbol is one special
+ * register, ±U_s + off, U has U_s's known bits moved by off ((tid + p) -
+ * p: tid's U ≡ 0 mod 32).  Only a special register's, whose form is the
+ * shape's and never changes: a root the dataflow computes may lose bits
+ * later while the values that name it keep their forms, and so are not
+ * evaluated again. */
+static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
 {
-    unsigned w = op->w;
-    aff a, b, c;
-    switch (op->rule) {
-    case PTX_IOP_UNPACK: { /* a constant's bits exactly; the low element as a
-                          * truncation (no wraparound); another element of a
-                          * value that is not uniform: none (a carry into it
-                          * may differ per lane) */
-        unsigned i, ew;
-        int64_t k;
-        if (!aff_unpack_elem(in, val, &i, &ew) || !opd(cx, stmt, in, 1, out)) return false;
-        if (out->top) return true;
-        if (aff_is_const(out, &k)) {
-            uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);
-            aff_const(out, cx->n, wf_sext(bits, ew));
-            return true;
-        }
-        if (aff_uniform(cx, out)) { aff_uniform_unknown(out, cx->n); return true; }
-        return i == 0;
+    if ((w->kind != WF_UNI && w->kind != WF_LANE) || w->k == 64 || !w->sym || w->sym >> 32) return;
+    uint32_t s = ((uint32_t)w->sym & ~WF_SYM_NEG) - 1;
+    uint8_t kind = cx->wkind[s];
+    if ((kind == WF_UNI || kind == WF_LANE) && cx->wk[s] > w->k && cx->pf->ssa->values[s].kind == SSA_V_SREG)
+        wf_sym_known(w, cx->wr[s], cx->wk[s], n);
+}
+
+/* The warp form of a op b, with a - b made as the sub rule makes it when
+ * the operands share a root (that is where U - U cancels); else
+ * wf_cmp_diff makes it if a method needs it (wf_cmp, called directly). */
+static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a,
+                                                           const wform *b, wform *out, bool *nowrap)
+{
+    if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
+        wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
+        return;
     }
+    wform d;
+    wf_sub(&d, a, b, op->sw);
+    if (wf_sym_addsub(&d, a, b, op->sw, true)) sym_refine(cx, &d, op->sw);
+    wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, &d, op->sw, op->sgn, nowrap);
+}
+
+/* A polynomial rule's result, reduced to w bits (the rules whose result
+ * wraps: the arithmetic is modulo 2^w). */
+static inline __attribute__((always_inline)) unsigned wrapped(aff *out, unsigned w)
+{
+    if (!out->top) aff_wrap(out, w);
+    return AFF_R_POLY;
+}
+
+/* The transfer function of each operation: one case per family, the
+ * polynomial (out, the paper's Fig. 13 rules and the PTX rules of
+ * docs/divergence.md), then, when warp, the warp form (wo, warp_form.h)
+ * of the result.  Each component's rule may fail alone (an operand it
+ * does not track, a case it has no rule for): the result says which held
+ * (AFF_R_POLY, AFF_R_WARP).  Compiled twice (aff_rule_poly,
+ * aff_rule_both), warp a constant in each: without it, each case returns
+ * after its polynomial, as the polynomials' own rule did.  A form's rule
+ * keeps U's symbol only where it says so (returning: mov, add, sub, neg,
+ * not, truncation, a selp of equal forms); every other one gives a U of
+ * its own (break).  op->w is read where it is used: held in a local, it
+ * was kept in a register that each call made GCC spill and reload (4
+ * instructions more per call than the polynomials' rule alone). */
+static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                            const aff_op *op, const ssa_value *val, aff *out,
+                                                            wform *wo, bool warp)
+{
+    unsigned ok = 0;
+    aff a, b, c;
+    wform x, y, z;
+    bool nowrap = false;
+    int64_t k;
+#define WOPD(i, p) wopd(cx, stmt, in, (i), (p))
+    switch (op->rule) {
     case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
-        if (!opd(cx, stmt, in, 1, out)) return false;
-        if (op->rule == PTX_IOP_MOV) return true;
+        if (opd(cx, stmt, in, 1, out)) ok = op->rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->w);
+        if (!warp || !WOPD(1, wo)) return ok;
+        return ok | AFF_R_WARP;
+    case PTX_IOP_UNPACK: { /* polynomial: a constant's bits exactly; the low
+                          * element as a truncation (no wraparound); another
+                          * element of a value that is not uniform: none (a
+                          * carry into it may differ per lane).  Form: (x >>
+                          * i·ew) truncated to ew bits */
+        unsigned i, ew;
+        if (!aff_unpack_elem(in, val, &i, &ew)) return 0;
+        if (opd(cx, stmt, in, 1, out)) {
+            if (out->top) ok = AFF_R_POLY;
+            else if (aff_is_const(out, &k)) {
+                uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);
+                aff_const(out, cx->n, wf_sext(bits, ew));
+                ok = AFF_R_POLY;
+            } else if (aff_uniform(cx, out)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+            else if (i == 0) ok = AFF_R_POLY;
+        }
+        if (!warp || !WOPD(1, &x)) return ok;
+        wf_const(&y, (int64_t)(i * ew));
+        wf_shr(&z, &x, &y, op->w, false);
+        wf_cvt(wo, &z, op->w, ew, false, NULL);
         break;
+    }
     case PTX_IOP_ADD: case PTX_IOP_SUB: /* SUMA */
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
+        if (opd2(cx, stmt, in, &a, &b)) (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b), ok = wrapped(out, op->w);
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        (op->rule == PTX_IOP_ADD ? wf_add : wf_sub)(wo, &x, &y, op->w);
+        if (wf_sym_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB)) sym_refine(cx, wo, op->w);
+        return ok | AFF_R_WARP;
+    case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
+        if (opd(cx, stmt, in, 1, &a)) {
+            aff_neg(out, &a);
+            if (op->rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
+            ok = wrapped(out, op->w);
+        }
+        if (!warp || !WOPD(1, &x)) return ok;
+        (op->rule == PTX_IOP_NEG ? wf_neg : wf_not)(wo, &x, op->w);
+        wf_sym_neg(wo, &x, op->w, op->rule == PTX_IOP_NOT);
+        return ok | AFF_R_WARP;
+    case PTX_IOP_MUL: case PTX_IOP_MAD: { /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
+        bool mad = op->rule == PTX_IOP_MAD;
+        if (opd2(cx, stmt, in, &a, &b) && (!mad || opd(cx, stmt, in, 3, &c))) {
+            wide_operands(op, &a, &b);
+            aff_mul(out, &a, &b);
+            if (mad) aff_add(out, out, &c);
+            ok = wrapped(out, op->w);
+        }
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || (mad && !WOPD(3, &z))) return ok;
+        /* a uniform unknown stays one: nothing to extend; no rule here
+         * reads whether an extension assumed no wraparound (NULL) */
+        if (op->wide) {
+            if (x.kind != WF_UNI || x.k) wf_cvt(&x, &x, op->sw, op->w, op->sgn, NULL);
+            if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->sw, op->w, op->sgn, NULL);
+        }
+        wf_mul(wo, &x, &y, op->w);
+        if (mad) wf_add(wo, wo, &z, op->w);
         break;
-    case PTX_IOP_NEG:
-        if (!opd(cx, stmt, in, 1, &a)) return false;
-        aff_neg(out, &a);
+    }
+    case PTX_IOP_SHL: case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
+        if (op->rule == PTX_IOP_SHL && opd2(cx, stmt, in, &a, &b)) {
+            if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+            else if (aff_is_const(&b, &k)) { /* b, the constant k, made 2^k */
+                b.c[0] = wf_shl_factor((uint64_t)k, op->w);
+                aff_mul(out, &a, &b);
+                ok = wrapped(out, op->w);
+            }
+        }
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        if (op->rule == PTX_IOP_SHL) wf_shl(wo, &x, &y, op->w);
+        else wf_shr(wo, &x, &y, op->w, op->sgn);
         break;
-    case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
-        if (!opd(cx, stmt, in, 1, &a)) return false;
-        aff_neg(out, &a);
-        aff_const(&b, cx->n, 1);
-        aff_sub(out, out, &b);
+    case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: { /* the forms only; predicates as 0/1 */
+        unsigned m = in->type == PTX_T_PRED ? 64 : op->w;
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
+        if (op->rule == PTX_IOP_AND) wf_and(wo, &x, &y, m);
+        else if (op->rule == PTX_IOP_OR) wf_or(wo, &x, &y, m);
+        else wf_xor(wo, &x, &y, m);
         break;
-    case PTX_IOP_MUL: /* MULA; .wide: w is the doubled width */
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        wide_operands(op, &a, &b);
-        aff_mul(out, &a, &b);
+    }
+    case PTX_IOP_DIV: case PTX_IOP_REM: /* the forms only: div.s/rem.s round towards zero (wf_divs/wf_rems) */
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
+        if (op->rule == PTX_IOP_DIV) (op->sgn ? wf_divs : wf_divu)(wo, &x, &y, op->w);
+        else (op->sgn ? wf_rems : wf_remu)(wo, &x, &y, op->w);
         break;
-    case PTX_IOP_MAD: /* mad.lo / mad.wide: a*b + c */
-        if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
-        wide_operands(op, &a, &b);
-        aff_mul(out, &a, &b);
-        aff_add(out, out, &c);
+    case PTX_IOP_BFE: /* the forms only */
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &z)) return 0;
+        wf_bfe(wo, &x, &y, &z, op->w, op->sgn);
         break;
-    case PTX_IOP_SHL: { /* a << k = a * 2^k for a constant k */
-        int64_t k;
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        if (a.top || b.top) { aff_top(out, cx->n); return true; }
-        if (!aff_is_const(&b, &k)) return false;
-        aff_const(&c, cx->n, wf_shl_factor((uint64_t)k, w));
-        aff_mul(out, &a, &c);
+    case PTX_IOP_BFI: { /* the forms only */
+        wform p, q;
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &p) || !WOPD(4, &q)) return 0;
+        wf_bfi(wo, &x, &y, &p, &q, op->w);
         break;
     }
     case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: { /* truncation wraps, extension keeps the value */
-        int64_t k;
         unsigned sb = op->sw;
-        if (!opd(cx, stmt, in, 1, out)) return false;
-        if (w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
-            aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
-        else if (w > sb && !out->top)
-            aff_wrap(out, sb); /* the value as the source type reads it */
-        break;
+        if (opd(cx, stmt, in, 1, out)) {
+            if (op->w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
+                aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
+            else if (op->w > sb && !out->top)
+                aff_wrap(out, sb); /* the value as the source type reads it */
+            ok = wrapped(out, op->w);
+        }
+        if (!warp || !WOPD(1, &x)) return ok;
+        wf_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, NULL);
+        /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
+        if (op->w <= sb && x.sym && wo->k < 64 && (wo->kind == WF_UNI || wo->kind == WF_LANE))
+            wo->sym = x.sym, wo->off = wf_sext((uint64_t)x.off, op->w);
+        return ok | AFF_R_WARP;
     }
     case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset */
-        if (!opd(cx, stmt, in, 1, out)) return false;
-        if (!out->top) {
-            out->bot |= 1;
-            out->c[0] = 0;
+        if (opd(cx, stmt, in, 1, out)) {
+            if (!out->top) out->bot |= 1, out->c[0] = 0;
+            ok = AFF_R_POLY;
         }
-        return true;
-    case PTX_IOP_MINMAX: { /* equal divergent coefficients: min(a, b) = a + uniform */
-        aff d;
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        if (a.top || b.top) { aff_top(out, cx->n); return true; }
-        aff_sub(&d, &a, &b);
-        if (!aff_uniform(cx, &d)) return false;
-        *out = a;
-        if (!aff_equal(&a, &b)) {
-            out->bot |= 1;
-            out->c[0] = 0;
+        if (!warp || !WOPD(1, wo)) return ok;
+        if (wo->kind == WF_UNI || wo->kind == WF_LANE) wo->k = 0, wo->r = 0;
+        break;
+    case PTX_IOP_MINMAX: /* polynomial: equal divergent coefficients, min(a, b) = a + uniform;
+                          * form: lane by lane, or a or b in every lane (wf_minmax) */
+        if (opd2(cx, stmt, in, &a, &b)) {
+            if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+            else if (aff_sub(&c, &a, &b), aff_uniform(cx, &c)) {
+                *out = a;
+                if (!aff_equal(&a, &b)) out->bot |= 1, out->c[0] = 0;
+                ok = AFF_R_POLY;
+            }
         }
-        return true;
-    }
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        wf_minmax(wo, &x, &y, op->w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
+        break;
     case PTX_IOP_SELP: /* selp a, b, p: a gamma on p */
-        if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
-        if (c.top) { aff_top(out, cx->n); return true; }
-        if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
-        else aff_meet(out, &a, &b);
-        return true;
-    case PTX_IOP_CMP: case PTX_IOP_SET: { /* a < b is uniform when a - b is (the avgSquare insight) */
-        aff d;
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        if (a.top || b.top) { aff_top(out, cx->n); return true; }
-        aff_sub(&d, &a, &b);
-        if (!aff_uniform(cx, &d)) return false;
-        if (in->nopd > 3) { /* setp.cmp.bop d, a, b, c: also reads c */
-            if (!opd(cx, stmt, in, 3, &c)) return false;
-            if (c.top) { aff_top(out, cx->n); return true; }
-            if (!aff_uniform(cx, &c)) return false;
+        if (opd2(cx, stmt, in, &a, &b) && opd(cx, stmt, in, 3, &c)) {
+            if (c.top) aff_top(out, cx->n);
+            else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
+            else aff_meet(out, &a, &b);
+            ok = AFF_R_POLY;
         }
-        aff_uniform_unknown(out, cx->n);
-        return true;
-    }
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &z)) return ok;
+        wf_selp(wo, &x, &y, &z, op->w);
+        return ok | AFF_R_WARP;
+    case PTX_IOP_CMP: case PTX_IOP_SET:
+        /* polynomial: a < b is uniform when a - b is (the avgSquare
+         * insight); setp.cmp.bop d, a, b, c also reads c */
+        if (opd2(cx, stmt, in, &a, &b)) {
+            if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+            else if (aff_sub(&c, &a, &b), !aff_uniform(cx, &c)) ;
+            else if (in->nopd <= 3) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+            else if (!opd(cx, stmt, in, 3, &c)) ;
+            else if (c.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+            else if (aff_uniform(cx, &c)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        }
+        if (!warp || op->cmp == 0xff || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        if (op->rule == PTX_IOP_SET) { /* set: all ones or zero (or 1.0f), uniform when the comparison is */
+            if (op->comb) return ok;
+            cmp_rule(cx, op, &x, &y, wo, &nowrap);
+            if (wo->kind == WF_UNI) wf_uni(wo, 0, 0);
+            else if (wo->kind == WF_LANE) wf_bot(wo);
+            break;
+        }
+        /* setp: the comparison, negated for the second destination of p|q,
+         * combined with the predicate operand c (ISA "setp") */
+        cmp_rule(cx, op, &x, &y, wo, &nowrap);
+        if (in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
+            in->opd[0].p.elems[1].n == val->reg) {
+            wf_const(&y, 1);
+            wf_xor(wo, wo, &y, 64);
+        }
+        if (op->comb) {
+            if (!WOPD(3, &z)) return ok;
+            if (op->comb == PTX_OPC_AND) wf_and(wo, wo, &z, 64);
+            else if (op->comb == PTX_OPC_OR) wf_or(wo, wo, &z, 64);
+            else wf_xor(wo, wo, &z, 64);
+        }
+        break;
     default:
-        return false;
+        return 0;
     }
-    if (!out->top) aff_wrap(out, w);
-    return true;
+#undef WOPD
+    wo->sym = 0, wo->off = 0; /* a U of its own */
+    return ok | AFF_R_WARP;
+}
+
+bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
+{
+    return rules(cx, stmt, in, op, val, out, NULL, false) != 0;
+}
+
+unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                       aff *out, wform *wo)
+{
+    return rules(cx, stmt, in, op, val, out, wo, true);
 }
 
 /* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */
