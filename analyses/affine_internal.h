@@ -118,30 +118,43 @@ static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
         else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wgt[cx->wtab[v]];
     }
 }
-/* Operand k as a warp form (for the rules of affine_rules.c and the
- * intervals of warp_rules.c); false when it is not an integer operand we
- * track (vectors, expressions) or its register has no value. */
-static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
-                                                       wform *out)
+/* Operand k of the statement being evaluated as a polynomial (into a)
+ * and as a warp form (into w), either NULL where not wanted (a constant
+ * in each caller: the rules of affine_rules.c, the intervals of
+ * warp_rules.c); false, for both alike, when it is not an integer
+ * operand we track (vectors, expressions) or its register has no value. */
+static inline __attribute__((always_inline)) bool opds(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       aff *a, wform *w)
 {
     if (k >= in->nopd) return false;
     const ptx_operand *o = &in->opd[k];
     switch (o->kind) {
     case PTX_O_IMM:
-        if ((o->flags & 3) == PTX_IMM_DEC) wf_uni(out, 0, 0); /* double bits, not that number */
-        else wf_const(out, o->v);
+        /* a decimal float literal ("1.5") is held as double bits whatever
+         * the instruction's type: uniform, but not that number */
+        if ((o->flags & 3) == PTX_IMM_DEC) {
+            if (a) aff_uniform_unknown(a, cx->n);
+            if (w) wf_uni(w, 0, 0);
+        } else {
+            if (a) aff_const(a, cx->n, o->v);
+            if (w) wf_const(w, o->v);
+        }
         return true;
-    case PTX_O_SYM:
-        wf_uni(out, 0, 0); /* an address or label: one per program */
+    case PTX_O_SYM: /* an address or label: one per program */
+        if (a) aff_uniform_unknown(a, cx->n);
+        if (w) wf_uni(w, 0, 0);
         return true;
     case PTX_O_REG: case PTX_O_SREG: {
         uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
-        wf_load(cx, v, out);
-        if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
-            wform one;
-            wf_const(&one, 1);
-            wf_xor(out, out, &one, 64);
+        if (a) aff_get(cx, v, a);
+        if (w) {
+            wf_load(cx, v, w);
+            if (o->neg && w->kind != WF_TOP && w->kind != WF_BOT) { /* the form of !p: 1 - p */
+                wform one;
+                wf_const(&one, 1);
+                wf_xor(w, w, &one, 64);
+            }
         }
         return true;
     }
@@ -149,21 +162,36 @@ static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32
         if (o->n != 1) return false;
         const ptx_operand *b = &o->p.elems[0];
         if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
-            wf_uni(out, 0, 0);
+            if (a) aff_uniform_unknown(a, cx->n);
+            if (w) wf_uni(w, 0, 0);
             return true;
         }
         uint32_t v = aff_use(cx, stmt, k);
         if (v == SSA_NONE) return false;
-        wform base, off;
-        wf_load(cx, v, &base);
-        wf_const(&off, o->v);
-        wf_add(out, &base, &off, 64);
-        wf_sym_addsub(out, &base, &off, 64, false);
+        if (a) {
+            aff base, off;
+            aff_get(cx, v, &base);
+            aff_const(&off, cx->n, o->v);
+            aff_add(a, &base, &off);
+        }
+        if (w) {
+            wform base, off;
+            wf_load(cx, v, &base);
+            wf_const(&off, o->v);
+            wf_add(w, &base, &off, 64);
+            wf_sym_addsub(w, &base, &off, 64, false);
+        }
         return true;
     }
     default:
         return false;
     }
+}
+/* Operand k as a warp form alone. */
+static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       wform *w)
+{
+    return opds(cx, stmt, in, k, NULL, w);
 }
 
 /* The warp form of a special register under the result's block shape;

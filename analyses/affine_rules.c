@@ -11,54 +11,6 @@
 #include "semantics.h"
 
 
-/* Operand k as an abstract value; false when it has no integer meaning we
- * track (vectors, expressions) or its register has no value. */
-static bool opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, aff *out)
-{
-    if (k >= in->nopd) return false;
-    const ptx_operand *o = &in->opd[k];
-    switch (o->kind) {
-    case PTX_O_IMM:
-        /* a decimal float literal ("1.5") is held as double bits whatever
-         * the instruction's type: uniform, but not that number */
-        if ((o->flags & 3) == PTX_IMM_DEC) aff_uniform_unknown(out, cx->n);
-        else aff_const(out, cx->n, o->v);
-        return true;
-    case PTX_O_SYM:
-        aff_uniform_unknown(out, cx->n); /* an address or label: one per program */
-        return true;
-    case PTX_O_REG: case PTX_O_SREG: {
-        uint32_t v = aff_use(cx, stmt, k);
-        if (v == SSA_NONE) return false;
-        aff_get(cx, v, out);
-        return true;
-    }
-    case PTX_O_ADDR: {
-        if (o->n != 1) return false;
-        const ptx_operand *b = &o->p.elems[0];
-        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
-            aff_uniform_unknown(out, cx->n);
-            return true;
-        }
-        uint32_t v = aff_use(cx, stmt, k);
-        if (v == SSA_NONE) return false;
-        aff base, off;
-        aff_get(cx, v, &base);
-        aff_const(&off, cx->n, o->v);
-        aff_add(out, &base, &off);
-        return true;
-    }
-    default:
-        return false;
-    }
-}
-
-/* Operands 1 and 2 (and 3): false if one is not an integer operand. */
-static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, aff *b)
-{
-    return opd(cx, stmt, in, 1, a) && opd(cx, stmt, in, 2, b);
-}
-
 /* Which rule applies to an instruction: its integer operation, decoded
  * once per statement by the SSA form (ptx_iop_decode: the one decoder and
  * its guards), unless div_graph found that only some operands matter
@@ -172,59 +124,62 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
     wform x, y, z;
     bool nowrap = false;
     int64_t k;
-#define WOPD(i, p) wopd(cx, stmt, in, (i), (p))
+/* operand i as a polynomial (p) and, when warp, a warp form (q), fetched
+ * once for both (opds: they fail alike; inline, as the forms' fetch was:
+ * the polynomials' own, a call, cost 12 instructions more a fetch); as a
+ * warp form alone */
+#define OPD(i, p, q) opds(cx, stmt, in, (i), (p), warp ? (q) : NULL)
+#define WOPD(i, q) wopd(cx, stmt, in, (i), (q))
     switch (op->rule) {
     case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
-        if (opd(cx, stmt, in, 1, out)) ok = op->rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->w);
-        if (!warp || !WOPD(1, wo)) return ok;
-        return ok | AFF_R_WARP;
+        if (!OPD(1, out, wo)) return 0;
+        ok = op->rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->w);
+        return warp ? ok | AFF_R_WARP : ok;
     case PTX_IOP_UNPACK: { /* polynomial: a constant's bits exactly; the low
                           * element as a truncation (no wraparound); another
                           * element of a value that is not uniform: none (a
                           * carry into it may differ per lane).  Form: (x >>
                           * i·ew) truncated to ew bits */
         unsigned i, ew;
-        if (!aff_unpack_elem(in, val, &i, &ew)) return 0;
-        if (opd(cx, stmt, in, 1, out)) {
-            if (out->top) ok = AFF_R_POLY;
-            else if (aff_is_const(out, &k)) {
-                uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);
-                aff_const(out, cx->n, wf_sext(bits, ew));
-                ok = AFF_R_POLY;
-            } else if (aff_uniform(cx, out)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
-            else if (i == 0) ok = AFF_R_POLY;
-        }
-        if (!warp || !WOPD(1, &x)) return ok;
+        if (!aff_unpack_elem(in, val, &i, &ew) || !OPD(1, out, &x)) return 0;
+        if (out->top) ok = AFF_R_POLY;
+        else if (aff_is_const(out, &k)) {
+            uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);
+            aff_const(out, cx->n, wf_sext(bits, ew));
+            ok = AFF_R_POLY;
+        } else if (aff_uniform(cx, out)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        else if (i == 0) ok = AFF_R_POLY;
+        if (!warp) return ok;
         wf_const(&y, (int64_t)(i * ew));
         wf_shr(&z, &x, &y, op->w, false);
         wf_cvt(wo, &z, op->w, ew, false, NULL);
         break;
     }
     case PTX_IOP_ADD: case PTX_IOP_SUB: /* SUMA */
-        if (opd2(cx, stmt, in, &a, &b)) (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b), ok = wrapped(out, op->w);
-        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
         (op->rule == PTX_IOP_ADD ? wf_add : wf_sub)(wo, &x, &y, op->w);
         if (wf_sym_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB)) sym_refine(cx, wo, op->w);
         return ok | AFF_R_WARP;
     case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
-        if (opd(cx, stmt, in, 1, &a)) {
-            aff_neg(out, &a);
-            if (op->rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
-            ok = wrapped(out, op->w);
-        }
-        if (!warp || !WOPD(1, &x)) return ok;
+        if (!OPD(1, &a, &x)) return 0;
+        aff_neg(out, &a);
+        if (op->rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
         (op->rule == PTX_IOP_NEG ? wf_neg : wf_not)(wo, &x, op->w);
         wf_sym_neg(wo, &x, op->w, op->rule == PTX_IOP_NOT);
         return ok | AFF_R_WARP;
     case PTX_IOP_MUL: case PTX_IOP_MAD: { /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
         bool mad = op->rule == PTX_IOP_MAD;
-        if (opd2(cx, stmt, in, &a, &b) && (!mad || opd(cx, stmt, in, 3, &c))) {
-            wide_operands(op, &a, &b);
-            aff_mul(out, &a, &b);
-            if (mad) aff_add(out, out, &c);
-            ok = wrapped(out, op->w);
-        }
-        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || (mad && !WOPD(3, &z))) return ok;
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || (mad && !OPD(3, &c, &z))) return 0;
+        wide_operands(op, &a, &b);
+        aff_mul(out, &a, &b);
+        if (mad) aff_add(out, out, &c);
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
         /* a uniform unknown stays one: nothing to extend; no rule here
          * reads whether an extension assumed no wraparound (NULL) */
         if (op->wide) {
@@ -236,17 +191,20 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         break;
     }
     case PTX_IOP_SHL: case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
-        if (op->rule == PTX_IOP_SHL && opd2(cx, stmt, in, &a, &b)) {
-            if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
-            else if (aff_is_const(&b, &k)) { /* b, the constant k, made 2^k */
-                b.c[0] = wf_shl_factor((uint64_t)k, op->w);
-                aff_mul(out, &a, &b);
-                ok = wrapped(out, op->w);
-            }
+        if (op->rule == PTX_IOP_SHR) {
+            if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
+            wf_shr(wo, &x, &y, op->w, op->sgn);
+            break;
         }
-        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
-        if (op->rule == PTX_IOP_SHL) wf_shl(wo, &x, &y, op->w);
-        else wf_shr(wo, &x, &y, op->w, op->sgn);
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_is_const(&b, &k)) { /* b, the constant k, made 2^k */
+            b.c[0] = wf_shl_factor((uint64_t)k, op->w);
+            aff_mul(out, &a, &b);
+            ok = wrapped(out, op->w);
+        }
+        if (!warp) return ok;
+        wf_shl(wo, &x, &y, op->w);
         break;
     case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: { /* the forms only; predicates as 0/1 */
         unsigned m = in->type == PTX_T_PRED ? 64 : op->w;
@@ -273,14 +231,13 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
     }
     case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: { /* truncation wraps, extension keeps the value */
         unsigned sb = op->sw;
-        if (opd(cx, stmt, in, 1, out)) {
-            if (op->w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
-                aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
-            else if (op->w > sb && !out->top)
-                aff_wrap(out, sb); /* the value as the source type reads it */
-            ok = wrapped(out, op->w);
-        }
-        if (!warp || !WOPD(1, &x)) return ok;
+        if (!OPD(1, out, &x)) return 0;
+        if (op->w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
+            aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
+        else if (op->w > sb && !out->top)
+            aff_wrap(out, sb); /* the value as the source type reads it */
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
         wf_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, NULL);
         /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
         if (op->w <= sb && x.sym && wo->k < 64 && (wo->kind == WF_UNI || wo->kind == WF_LANE))
@@ -288,48 +245,43 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         return ok | AFF_R_WARP;
     }
     case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset */
-        if (opd(cx, stmt, in, 1, out)) {
-            if (!out->top) out->bot |= 1, out->c[0] = 0;
-            ok = AFF_R_POLY;
-        }
-        if (!warp || !WOPD(1, wo)) return ok;
+        if (!OPD(1, out, wo)) return 0;
+        if (!out->top) out->bot |= 1, out->c[0] = 0;
+        if (!warp) return AFF_R_POLY;
         if (wo->kind == WF_UNI || wo->kind == WF_LANE) wo->k = 0, wo->r = 0;
+        ok = AFF_R_POLY;
         break;
     case PTX_IOP_MINMAX: /* polynomial: equal divergent coefficients, min(a, b) = a + uniform;
                           * form: lane by lane, or a or b in every lane (wf_minmax) */
-        if (opd2(cx, stmt, in, &a, &b)) {
-            if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
-            else if (aff_sub(&c, &a, &b), aff_uniform(cx, &c)) {
-                *out = a;
-                if (!aff_equal(&a, &b)) out->bot |= 1, out->c[0] = 0;
-                ok = AFF_R_POLY;
-            }
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_sub(&c, &a, &b), aff_uniform(cx, &c)) {
+            *out = a;
+            if (!aff_equal(&a, &b)) out->bot |= 1, out->c[0] = 0;
+            ok = AFF_R_POLY;
         }
-        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        if (!warp) return ok;
         wf_minmax(wo, &x, &y, op->w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
         break;
     case PTX_IOP_SELP: /* selp a, b, p: a gamma on p */
-        if (opd2(cx, stmt, in, &a, &b) && opd(cx, stmt, in, 3, &c)) {
-            if (c.top) aff_top(out, cx->n);
-            else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
-            else aff_meet(out, &a, &b);
-            ok = AFF_R_POLY;
-        }
-        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &z)) return ok;
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || !OPD(3, &c, &z)) return 0;
+        if (c.top) aff_top(out, cx->n);
+        else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
+        else aff_meet(out, &a, &b);
+        if (!warp) return AFF_R_POLY;
         wf_selp(wo, &x, &y, &z, op->w);
-        return ok | AFF_R_WARP;
+        return AFF_R_POLY | AFF_R_WARP;
     case PTX_IOP_CMP: case PTX_IOP_SET:
         /* polynomial: a < b is uniform when a - b is (the avgSquare
          * insight); setp.cmp.bop d, a, b, c also reads c */
-        if (opd2(cx, stmt, in, &a, &b)) {
-            if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
-            else if (aff_sub(&c, &a, &b), !aff_uniform(cx, &c)) ;
-            else if (in->nopd <= 3) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
-            else if (!opd(cx, stmt, in, 3, &c)) ;
-            else if (c.top) aff_top(out, cx->n), ok = AFF_R_POLY;
-            else if (aff_uniform(cx, &c)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
-        }
-        if (!warp || op->cmp == 0xff || !WOPD(1, &x) || !WOPD(2, &y)) return ok;
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_sub(&c, &a, &b), !aff_uniform(cx, &c)) ;
+        else if (in->nopd <= 3) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        else if (!OPD(3, &c, NULL)) ;
+        else if (c.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_uniform(cx, &c)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        if (!warp || op->cmp == 0xff) return ok;
         if (op->rule == PTX_IOP_SET) { /* set: all ones or zero (or 1.0f), uniform when the comparison is */
             if (op->comb) return ok;
             cmp_rule(cx, op, &x, &y, wo, &nowrap);
@@ -355,6 +307,7 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
     default:
         return 0;
     }
+#undef OPD
 #undef WOPD
     wo->sym = 0, wo->off = 0; /* a U of its own */
     return ok | AFF_R_WARP;
