@@ -10,7 +10,7 @@
  *              loop, the threads still in it have run the same iterations)
  *
  * Instructions: the rules of the two components are in affine_rules.c
- * (the sign and interval rules of the forms in warp_rules.c); what they
+ * (with the forms' intervals; their sign rule in warp_rules.c); what they
  * share is here, decided once for both: a value loaded from memory or the
  * like is ⊥, a predicated definition with a divergent guard is ⊥, an
  * instruction with no rule (the paper's "other operators") is uniform when
@@ -389,7 +389,7 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->from), !pa, !pw);
     if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1)) {
         bool iv = reads_interval(cx, val->stmt);
-        if (iv || (WF_IV_MAKE >> op->rule & 1)) wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
+        if (iv || (WF_IV_MAKE >> op->rule & 1)) aff_rule_iv(cx, val->stmt, in, op, iv, &out->w);
     }
     bool sign = may_sign(op);
     if (!val->partial || val->prev == SSA_NONE) return sign;

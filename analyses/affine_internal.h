@@ -1,6 +1,6 @@
 /* Shared by the affine solver (affine.c) and its transfer functions
- * (affine_rules.c for both components, warp_rules.c for the special
- * registers, the sign and the intervals of the warp forms). */
+ * (affine_rules.c for both components and the forms' intervals,
+ * warp_rules.c for the special registers and the sign of the forms). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
 #include <string.h>
@@ -120,9 +120,9 @@ static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
 }
 /* Operand k of the statement being evaluated as a polynomial (into a)
  * and as a warp form (into w), either NULL where not wanted (a constant
- * in each caller: the rules of affine_rules.c, the intervals of
- * warp_rules.c); false, for both alike, when it is not an integer
- * operand we track (vectors, expressions) or its register has no value. */
+ * in each of the rules' calls, affine_rules.c); false, for both alike,
+ * when it is not an integer operand we track (vectors, expressions) or
+ * its register has no value. */
 static inline __attribute__((always_inline)) bool opds(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
                                                        aff *a, wform *w)
 {
@@ -187,6 +187,13 @@ static inline __attribute__((always_inline)) bool opds(const aff_ctx *cx, uint32
         return false;
     }
 }
+/* Operand k as an integer immediate (false: not one). */
+static inline bool opd_imm(const ptx_inst *in, unsigned k, int64_t *c)
+{
+    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
+    *c = in->opd[k].v;
+    return true;
+}
 /* Operand k as a warp form alone. */
 static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
                                                        wform *w)
@@ -202,10 +209,11 @@ void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *
  * evaluated: an instruction's operands are still in cx->opv. */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
 /* Where the form's rule of the instruction gave ⊥: the interval rule, if
- * the instruction has one and its operands allow (warp_rules.c); iv:
- * whether an operand is an interval.  WF_IV_RULES: the rules that have
- * one (the others are not called). */
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
+ * the instruction has one and its operands allow (affine_rules.c, in the
+ * instruction's case of the rules); iv: whether an operand is an
+ * interval.  WF_IV_RULES: the rules that have one (the others are not
+ * called). */
+void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
 #define WF_IV_RULES                                                                                             \
     (1u << PTX_IOP_AND | 1u << PTX_IOP_REM | 1u << PTX_IOP_SUB | 1u << PTX_IOP_MOV_INT | 1u << PTX_IOP_ADD |             \
      1u << PTX_IOP_MUL | 1u << PTX_IOP_MAD | 1u << PTX_IOP_SHL | 1u << PTX_IOP_SHR | 1u << PTX_IOP_DIV |                  \

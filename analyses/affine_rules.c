@@ -102,6 +102,16 @@ static inline __attribute__((always_inline)) unsigned wrapped(aff *out, unsigned
     return AFF_R_POLY;
 }
 
+/* The interval of x % k, x's value v (>= 0: div_magic_rem's idiom). */
+static void iv_magic_rem(const aff_ctx *cx, uint32_t v, int64_t k, unsigned w, wform *out)
+{
+    wform a, b;
+    wf_load(cx, v, &a);
+    if (!a.nn) return;
+    if ((a.kind == WF_UNI || a.kind == WF_LANE) && a.k == 64) wf_const(&b, k), wf_rems(out, &a, &b, w);
+    else wf_iv_rem(out, &a, k, w, true);
+}
+
 /* The transfer function of each operation: one case per family, the
  * polynomial (out, the paper's Fig. 13 rules and the PTX rules of
  * docs/divergence.md), then, when warp, the warp form (wo, warp_form.h)
@@ -112,12 +122,21 @@ static inline __attribute__((always_inline)) unsigned wrapped(aff *out, unsigned
  * after its polynomial, as the polynomials' own rule did.  A form's rule
  * keeps U's symbol only where it says so (returning: mov, add, sub, neg,
  * not, truncation, a selp of equal forms); every other one gives a U of
- * its own (break).  op->w is read where it is used: held in a local, it
+ * its own (break).
+ *
+ * ivm (aff_rule_iv): instead, the interval (warp_form.h wid; the
+ * arithmetic is warp_form.c's wf_iv_*) of a result whose form is ⊥ (wo),
+ * for the rules of WF_IV_RULES: and with a constant m ≥ 0 bounds any
+ * value to [0, m], rem by a constant to [0, d - 1] (as sub does for nvcc's
+ * remainder idiom), and add, sub, mul and shl by a constant, shr, div by
+ * 2^s, cvt, mov and a selp on a uniform predicate carry an interval
+ * through (iv: an operand is one; these are asked only then).  The exact
+ * forms are untouched.  op->w is read where it is used: held in a local, it
  * was kept in a register that each call made GCC spill and reload (4
  * instructions more per call than the polynomials' rule alone). */
 static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
                                                             const aff_op *op, const ssa_value *val, aff *out,
-                                                            wform *wo, bool warp)
+                                                            wform *wo, bool warp, bool ivm, bool iv)
 {
     unsigned ok = 0;
     aff a, b, c;
@@ -130,8 +149,13 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
  * warp form alone */
 #define OPD(i, p, q) opds(cx, stmt, in, (i), (p), warp ? (q) : NULL)
 #define WOPD(i, q) wopd(cx, stmt, in, (i), (q))
+    if (ivm && !(WF_IV_RULES >> op->rule & 1)) return 0;
     switch (op->rule) {
     case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
+        if (ivm) { /* interval: carried */
+            WOPD(1, wo);
+            return 0;
+        }
         if (!OPD(1, out, wo)) return 0;
         ok = op->rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->w);
         return warp ? ok | AFF_R_WARP : ok;
@@ -156,6 +180,15 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         break;
     }
     case PTX_IOP_ADD: case PTX_IOP_SUB: /* SUMA */
+        if (ivm) { /* interval: x % k by nvcc's idiom (a sub), else carried */
+            uint32_t v;
+            if (op->rule == PTX_IOP_SUB && in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &v, &k)) {
+                iv_magic_rem(cx, v, k, op->w, wo);
+                return 0;
+            }
+            if (iv && WOPD(1, &x) && WOPD(2, &y)) wf_iv_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB);
+            return 0;
+        }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
         ok = wrapped(out, op->w);
@@ -174,6 +207,20 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         return ok | AFF_R_WARP;
     case PTX_IOP_MUL: case PTX_IOP_MAD: { /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
         bool mad = op->rule == PTX_IOP_MAD;
+        if (ivm) { /* interval: scaled by a constant (the operands extended first) */
+            if (!WOPD(1, &x) || !WOPD(2, &y)) return 0;
+            if (op->wide) {
+                wf_iv_cvt(&x, &x, op->sw, op->w, op->sgn, &nowrap);
+                if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->sw, op->w, op->sgn, &nowrap);
+            }
+            if (wf_is_const(&y, op->w, &k)) wf_iv_scale(wo, &x, k, op->w);
+            else if (wf_is_const(&x, op->w, &k)) wf_iv_scale(wo, &y, k, op->w);
+            else return 0;
+            if (!mad) return 0;
+            if (!WOPD(3, &z)) wf_bot(wo);
+            else x = *wo, wf_iv_addsub(wo, &x, &z, op->w, false);
+            return 0;
+        }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || (mad && !OPD(3, &c, &z))) return 0;
         wide_operands(op, &a, &b);
         aff_mul(out, &a, &b);
@@ -191,6 +238,15 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         break;
     }
     case PTX_IOP_SHL: case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
+        if (ivm) { /* interval: by a constant amount */
+            if (!opd_imm(in, 2, &k)) return 0;
+            if (op->rule == PTX_IOP_SHL) {
+                if (wf_shl_factor((uint64_t)k, op->w) && WOPD(1, &x))
+                    wf_iv_scale(wo, &x, wf_shl_factor((uint64_t)k, op->w), op->w);
+            } else if (WOPD(1, &x))
+                wf_iv_shr(wo, &x, (unsigned)wf_shr_amount((uint64_t)k, op->w, op->sgn), op->w, op->sgn);
+            return 0;
+        }
         if (op->rule == PTX_IOP_SHR) {
             if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
             wf_shr(wo, &x, &y, op->w, op->sgn);
@@ -208,6 +264,11 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         break;
     case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: { /* the forms only; predicates as 0/1 */
         unsigned m = in->type == PTX_T_PRED ? 64 : op->w;
+        if (ivm) { /* interval: and x, m bounds any x to [0, m] (either side the constant) */
+            if (in->type != PTX_T_PRED && in->nopd == 3 && (opd_imm(in, 2, &k) || opd_imm(in, 1, &k)))
+                wf_iv_and(wo, wo, k, op->w);
+            return 0;
+        }
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
         if (op->rule == PTX_IOP_AND) wf_and(wo, &x, &y, m);
         else if (op->rule == PTX_IOP_OR) wf_or(wo, &x, &y, m);
@@ -215,6 +276,14 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         break;
     }
     case PTX_IOP_DIV: case PTX_IOP_REM: /* the forms only: div.s/rem.s round towards zero (wf_divs/wf_rems) */
+        if (ivm) { /* interval: rem by a constant bounds any value; div by 2^s, a shift (div.s of a value >= 0) */
+            if (!opd_imm(in, 2, &k)) return 0;
+            if (op->rule == PTX_IOP_REM) {
+                if (WOPD(1, &x)) wf_iv_rem(wo, &x, k, op->w, op->sgn);
+            } else if (k > 0 && !(k & (k - 1)) && WOPD(1, &x) && (!op->sgn || x.nn))
+                wf_iv_shr(wo, &x, (unsigned)__builtin_ctzll((uint64_t)k), op->w, op->sgn);
+            return 0;
+        }
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
         if (op->rule == PTX_IOP_DIV) (op->sgn ? wf_divs : wf_divu)(wo, &x, &y, op->w);
         else (op->sgn ? wf_rems : wf_remu)(wo, &x, &y, op->w);
@@ -231,6 +300,10 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
     }
     case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: { /* truncation wraps, extension keeps the value */
         unsigned sb = op->sw;
+        if (ivm) { /* interval: carried */
+            if (WOPD(1, &x)) wf_iv_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, &nowrap);
+            return 0;
+        }
         if (!OPD(1, out, &x)) return 0;
         if (op->w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
             aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
@@ -264,6 +337,10 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         wf_minmax(wo, &x, &y, op->w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
         break;
     case PTX_IOP_SELP: /* selp a, b, p: a gamma on p */
+        if (ivm) { /* interval: a uniform predicate, one side in every lane */
+            if (WOPD(1, &x) && WOPD(2, &y) && WOPD(3, &z) && z.kind == WF_UNI) wf_meet(wo, &x, &y);
+            return 0;
+        }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || !OPD(3, &c, &z)) return 0;
         if (c.top) aff_top(out, cx->n);
         else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
@@ -315,13 +392,19 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
 
 bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
 {
-    return rules(cx, stmt, in, op, val, out, NULL, false) != 0;
+    return rules(cx, stmt, in, op, val, out, NULL, false, false, false) != 0;
 }
 
 unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
                        aff *out, wform *wo)
 {
-    return rules(cx, stmt, in, op, val, out, wo, true);
+    return rules(cx, stmt, in, op, val, out, wo, true, false, false);
+}
+
+void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *wo)
+{
+    aff unused; /* the polynomial's rules are not run (they are past each case's interval rule) */
+    rules(cx, stmt, in, op, NULL, &unused, wo, true, true, iv);
 }
 
 /* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */

@@ -1,7 +1,8 @@
-/* The warp forms (warp_form.h) of the special registers, and the rules
- * beside the forms' own: the sign bit and the intervals.  The forms' rule
- * of each instruction is in affine_rules.c, in one case with the
- * polynomials'; the arithmetic itself is in warp_form.c. */
+/* The warp forms (warp_form.h) of the special registers, the rule beside
+ * the forms' own for their sign bit, and nvcc's remainder idiom.  The
+ * forms' rule of each instruction, and its interval's, are in
+ * affine_rules.c, in one case with the polynomials'; the arithmetic itself
+ * is in warp_form.c and warp_iv.c. */
 #include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
@@ -261,14 +262,9 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
     if (nn) w->nn = 1;
 }
 
-/* ---- intervals ---------------------------------------------------------------
- *
- * Where the form's rule gives ⊥, a value may still be known within an
- * interval (warp_form.h wid; the arithmetic is warp_form.c's wf_iv_*):
- * and with a constant m ≥ 0 bounds any value to [0, m], rem by a constant
- * to [0, d - 1], and add, sub, mul and shl by a constant, shr, div by 2^s,
- * cvt, mov, and a selp on a uniform predicate carry an interval through.
- * Run only for a ⊥ result; the exact forms are untouched. */
+/* ---- nvcc's remainder by a constant --------------------------------------------
+ * (read by the interval rule of sub, affine_rules.c, and by lane-exact
+ * evaluation) */
 
 /* The instruction defining operand k of stmt (a register), not a partial
  * definition: NULL otherwise; *st its statement. */
@@ -281,13 +277,6 @@ static const ptx_inst *def_of(const prog_func *pf, uint32_t stmt, unsigned k, ui
     if (*v == SSA_NONE || s->values[*v].kind != SSA_V_INST || s->values[*v].partial) return NULL;
     *st = s->values[*v].stmt;
     return &pf->fn->stmts[*st]->u.inst;
-}
-
-static bool imm_is(const ptx_inst *in, unsigned k, int64_t *c)
-{
-    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
-    *c = in->opd[k].v;
-    return true;
 }
 
 /* div_magic_rem (divergence.h).  The idiom: sub r, x, (mul.lo (add h', (shr.u32
@@ -303,114 +292,25 @@ bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d)
     uint32_t v = 0, mst = 0, ast = 0, hst = 0, tst = 0, hv = 0, sv = 0;
     const ptx_inst *mul = def_of(pf, st, 2, &mst, &v);
     if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
-        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || !imm_is(mul, 2, d) || *d <= 1)
+        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || !opd_imm(mul, 2, d) || *d <= 1)
         return false;
     const ptx_inst *add = def_of(pf, mst, 1, &ast, &v);
     if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
     const ptx_inst *h = def_of(pf, ast, 1, &hst, &hv), *sh = def_of(pf, ast, 2, &tst, &sv);
     int64_t c;
-    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || !imm_is(sh, 2, &c) || c != 31 ||
+    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || !opd_imm(sh, 2, &c) || c != 31 ||
         ssa_use_value(s, tst, 1) != hv)
         return false;
     int64_t sf = 0;
     if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
-        if (h->type != PTX_T_S32 || h->nopd != 3 || !imm_is(h, 2, &sf) || sf < 0 || sf > 31) return false;
+        if (h->type != PTX_T_S32 || h->nopd != 3 || !opd_imm(h, 2, &sf) || sf < 0 || sf > 31) return false;
         h = def_of(pf, hst, 1, &hst, &hv);
     }
     if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
-        !imm_is(h, 2, &c) || c <= 0)
+        !opd_imm(h, 2, &c) || c <= 0)
         return false;
     *x = ssa_use_value(s, hst, 1);
     if (*x == SSA_NONE || ssa_use_value(s, st, 1) != *x) return false;
     __int128 md = (__int128)c * *d, p = (__int128)1 << (32 + sf);
     return md >= p && md <= p + ((__int128)1 << (sf + 1));
-}
-
-/* Called only where an operand is an interval, or for the rules that
- * bound any value (WF_IV_MAKE, affine_internal.h): the others only
- * carry an interval an operand has. */
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
-{
-    unsigned w = op->w;
-    wform a, b, c;
-    int64_t k;
-    bool nowrap = false;
-    uint32_t x;
-    switch (op->rule) {
-    case PTX_IOP_AND: /* and x, m: either side the constant */
-        if (in->type == PTX_T_PRED || in->nopd != 3) return;
-        if (imm_is(in, 2, &k) || imm_is(in, 1, &k)) wf_iv_and(out, out, k, w);
-        return;
-    case PTX_IOP_REM:
-        if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_rem(out, &a, k, w, op->sgn);
-        return;
-    case PTX_IOP_SUB:
-        if (in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &x, &k)) { /* x % k for 0 <= x < 2^31 */
-            wf_get(cx, x, &a);
-            if (!a.nn) return;
-            if (a.kind == WF_UNI || a.kind == WF_LANE) {
-                if (a.k < 64) wf_iv_rem(out, &a, k, w, true);
-                else wf_const(&b, k), wf_rems(out, &a, &b, w);
-            } else wf_iv_rem(out, &a, k, w, true);
-            return;
-        }
-        break;
-    case PTX_IOP_MOV_INT: case PTX_IOP_ADD: case PTX_IOP_MUL: case PTX_IOP_MAD: case PTX_IOP_SHL: case PTX_IOP_SHR:
-    case PTX_IOP_DIV: case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: case PTX_IOP_SELP:
-        break;
-    default: /* no interval rule */
-        return;
-    }
-    if (!iv) return; /* the other rules only carry one */
-    switch (op->rule) {
-    case PTX_IOP_MOV_INT:
-        wopd(cx, stmt, in, 1, out);
-        return;
-    case PTX_IOP_ADD: case PTX_IOP_SUB:
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
-        wf_iv_addsub(out, &a, &b, w, op->rule == PTX_IOP_SUB);
-        return;
-    case PTX_IOP_MUL: case PTX_IOP_MAD: {
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
-        if (op->wide) { /* the operands extended first */
-            wf_iv_cvt(&a, &a, op->sw, w, op->sgn, &nowrap);
-            if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, w, op->sgn, &nowrap);
-        }
-        if (wf_is_const(&b, w, &k)) wf_iv_scale(out, &a, k, w);
-        else if (wf_is_const(&a, w, &k)) wf_iv_scale(out, &b, k, w);
-        else return;
-        if (op->rule == PTX_IOP_MAD) {
-            if (!wopd(cx, stmt, in, 3, &c)) { wf_bot(out); return; }
-            a = *out;
-            wf_iv_addsub(out, &a, &c, w, false);
-        }
-        return;
-    }
-    case PTX_IOP_SHL:
-        if (!imm_is(in, 2, &k) || !wf_shl_factor((uint64_t)k, w) || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_scale(out, &a, wf_shl_factor((uint64_t)k, w), w);
-        return;
-    case PTX_IOP_SHR:
-        if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_shr(out, &a, (unsigned)wf_shr_amount((uint64_t)k, w, op->sgn), w, op->sgn);
-        return;
-    case PTX_IOP_DIV: /* by 2^s: a shift, for div.s of a value >= 0 */
-        if (!imm_is(in, 2, &k) || k <= 0 || (k & (k - 1)) || !wopd(cx, stmt, in, 1, &a) || (op->sgn && !a.nn))
-            return;
-        wf_iv_shr(out, &a, (unsigned)__builtin_ctzll((uint64_t)k), w, op->sgn);
-        return;
-    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U:
-        if (!wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_cvt(out, &a, op->sw, w, op->rule == PTX_IOP_CVT_S, &nowrap);
-        return;
-    case PTX_IOP_SELP: /* a uniform predicate: one side in every lane */
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c) ||
-            c.kind != WF_UNI)
-            return;
-        wf_meet(out, &a, &b);
-        return;
-    default:
-        return;
-    }
 }
