@@ -3,20 +3,22 @@
  * the lattice of aff_poly.h, each value starting at ⊤ and only moving down
  * (new = old ∧ f(operands)), so it terminates after at most 1 + ncoef
  * changes per value.  Transfer functions for instructions are in
- * affine_rules.c; gamma, mu and eta are here:
+ * affine_rules.c (both components, one case per operation); gamma, mu and
+ * eta are here:
  *   GAMA/ETAA  all gates uniform: the meet of the arguments; else ⊥
  *   RMUD/μ     the meet of init and carried (no gate of its own: inside the
  *              loop, the threads still in it have run the same iterations)
  *
- * Instructions: the rules of the two components are in affine_rules.c and
- * warp_rules.c; what they share is here, decided once for both: a value
- * loaded from memory or the like is ⊥, a predicated definition with a
- * divergent guard is ⊥, an instruction with no rule (the paper's "other
- * operators") is uniform when all its operands are, and a definition under
- * a uniform guard meets the value it may keep.
+ * Instructions: the rules of the two components are in affine_rules.c
+ * (with the forms' intervals; their sign rule in warp_rules.c); what they
+ * share is here, decided once for both: a value loaded from memory or the
+ * like is ⊥, a predicated definition with a divergent guard is ⊥, an
+ * instruction with no rule (the paper's "other operators") is uniform when
+ * all its operands are, and a definition under a uniform guard meets the
+ * value it may keep.
  *
  * Beside each polynomial the solver keeps the value's warp form
- * (warp_form.h, rules in warp_rules.c): the reduced product of the two.
+ * (warp_form.h): the reduced product of the two.
  * After each evaluation they exchange what one knows and the other does
  * not: a uniform warp form makes the polynomial uniform, a uniform
  * polynomial the warp form, and a warp form U + c·lane gives the
@@ -373,20 +375,21 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     const aff_op *op = aff_decode(cx, val->stmt, in);
     bool pa = false, pw = !forms;
     if (op->rule != PTX_IOP_GENERIC) {
-        pa = aff_rule(cx, val->stmt, in, op, val, &out->a);
-        if (!pw) {
-            /* every warp-form rule is strict: ⊤ while an operand is ⊤, else
-             * ⊥ once one is ⊥ (warp_form.c) */
-            if (kinds & WC_KIND(WF_TOP)) wf_top(&out->w), pw = true;
-            else if (kinds & WC_KIND(WF_BOT)) wf_bot(&out->w), pw = true;
-            else pw = wf_rule(cx, val->stmt, in, op, val, &out->w);
+        /* every warp-form rule is strict: ⊤ while an operand is ⊤, else ⊥
+         * once one is ⊥ (warp_form.c); then only the polynomial's rule */
+        if (forms && !(kinds & (WC_KIND(WF_TOP) | WC_KIND(WF_BOT)))) {
+            unsigned ok = aff_rule_both(cx, val->stmt, in, op, val, &out->a, &out->w);
+            pa = ok & AFF_R_POLY, pw = ok & AFF_R_WARP;
+        } else {
+            pa = aff_rule_poly(cx, val->stmt, in, op, val, &out->a);
+            if (forms) (kinds & WC_KIND(WF_TOP) ? wf_top : wf_bot)(&out->w), pw = true;
         }
     }
     if (!forms) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->from), !pa, !pw);
     if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1)) {
         bool iv = reads_interval(cx, val->stmt);
-        if (iv || (WF_IV_MAKE >> op->rule & 1)) wf_iv_rule(cx, val->stmt, in, op, iv, &out->w);
+        if (iv || (WF_IV_MAKE >> op->rule & 1)) aff_rule_iv(cx, val->stmt, in, op, iv, &out->w);
     }
     bool sign = may_sign(op);
     if (!val->partial || val->prev == SSA_NONE) return sign;

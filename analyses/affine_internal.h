@@ -1,5 +1,6 @@
 /* Shared by the affine solver (affine.c) and its transfer functions
- * (affine_rules.c for the polynomials, warp_rules.c for the warp forms). */
+ * (affine_rules.c for both components and the forms' intervals,
+ * warp_rules.c for the special registers and the sign of the forms). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
 #include <string.h>
@@ -80,17 +81,21 @@ static inline bool aff_uniform(const aff_ctx *cx, const aff *a)
     return true;
 }
 
-/* The rules of an instruction for the polynomials (affine_rules.c: the
- * paper's Fig. 13 and the PTX rules of docs/divergence.md) and for the warp
- * forms (warp_rules.c).  ⊤ when an operand is still ⊤; false when the
- * instruction has no rule of its own: the solver then applies the rule of
- * the paper's "other operators" (uniform when every operand is) to both
- * components at once, as it does the guard of a predicated definition. */
-bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
+/* The rules of an instruction (affine_rules.c: one case per family of
+ * operations for both components of the product).  ⊤ when an operand is
+ * still ⊤; a component whose rule does not hold (an operand it does not
+ * track, no rule of its own) is left to the solver, which applies the rule
+ * of the paper's "other operators" (uniform when every operand is) to it,
+ * as it does to both for the guard of a predicated definition.
+ * aff_rule_poly: the polynomial only, true when its rule held;
+ * aff_rule_both: both, AFF_R_POLY | AFF_R_WARP for those that held. */
+enum { AFF_R_POLY = 1, AFF_R_WARP = 2 };
+bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out);
+unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                       aff *out, wform *wo);
 /* PTX_IOP_UNPACK: which element of in's vector destination val is, and the
  * elements' width in bits (*ew); false when it is none of them. */
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out);
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */
 const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
@@ -113,6 +118,89 @@ static inline void wf_load(const aff_ctx *cx, uint32_t v, wform *out)
         else memcpy(out->g, cx->wg[cx->wtab[v]], sizeof out->g), out->tab = cx->wgt[cx->wtab[v]];
     }
 }
+/* Operand k of the statement being evaluated as a polynomial (into a)
+ * and as a warp form (into w), either NULL where not wanted (a constant
+ * in each of the rules' calls, affine_rules.c); false, for both alike,
+ * when it is not an integer operand we track (vectors, expressions) or
+ * its register has no value. */
+static inline __attribute__((always_inline)) bool opds(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       aff *a, wform *w)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    switch (o->kind) {
+    case PTX_O_IMM:
+        /* a decimal float literal ("1.5") is held as double bits whatever
+         * the instruction's type: uniform, but not that number */
+        if ((o->flags & 3) == PTX_IMM_DEC) {
+            if (a) aff_uniform_unknown(a, cx->n);
+            if (w) wf_uni(w, 0, 0);
+        } else {
+            if (a) aff_const(a, cx->n, o->v);
+            if (w) wf_const(w, o->v);
+        }
+        return true;
+    case PTX_O_SYM: /* an address or label: one per program */
+        if (a) aff_uniform_unknown(a, cx->n);
+        if (w) wf_uni(w, 0, 0);
+        return true;
+    case PTX_O_REG: case PTX_O_SREG: {
+        uint32_t v = aff_use(cx, stmt, k);
+        if (v == SSA_NONE) return false;
+        if (a) aff_get(cx, v, a);
+        if (w) {
+            wf_load(cx, v, w);
+            if (o->neg && w->kind != WF_TOP && w->kind != WF_BOT) { /* the form of !p: 1 - p */
+                wform one;
+                wf_const(&one, 1);
+                wf_xor(w, w, &one, 64);
+            }
+        }
+        return true;
+    }
+    case PTX_O_ADDR: {
+        if (o->n != 1) return false;
+        const ptx_operand *b = &o->p.elems[0];
+        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
+            if (a) aff_uniform_unknown(a, cx->n);
+            if (w) wf_uni(w, 0, 0);
+            return true;
+        }
+        uint32_t v = aff_use(cx, stmt, k);
+        if (v == SSA_NONE) return false;
+        if (a) {
+            aff base, off;
+            aff_get(cx, v, &base);
+            aff_const(&off, cx->n, o->v);
+            aff_add(a, &base, &off);
+        }
+        if (w) {
+            wform base, off;
+            wf_load(cx, v, &base);
+            wf_const(&off, o->v);
+            wf_add(w, &base, &off, 64);
+            wf_sym_addsub(w, &base, &off, 64, false);
+        }
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+/* Operand k as an integer immediate (false: not one). */
+static inline bool opd_imm(const ptx_inst *in, unsigned k, int64_t *c)
+{
+    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
+    *c = in->opd[k].v;
+    return true;
+}
+/* Operand k as a warp form alone. */
+static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
+                                                       wform *w)
+{
+    return opds(cx, stmt, in, k, NULL, w);
+}
+
 /* The warp form of a special register under the result's block shape;
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
@@ -121,10 +209,11 @@ void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *
  * evaluated: an instruction's operands are still in cx->opv. */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
 /* Where the form's rule of the instruction gave ⊥: the interval rule, if
- * the instruction has one and its operands allow (warp_rules.c); iv:
- * whether an operand is an interval.  WF_IV_RULES: the rules that have
- * one (the others are not called). */
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
+ * the instruction has one and its operands allow (affine_rules.c, in the
+ * instruction's case of the rules); iv: whether an operand is an
+ * interval.  WF_IV_RULES: the rules that have one (the others are not
+ * called). */
+void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out);
 #define WF_IV_RULES                                                                                             \
     (1u << PTX_IOP_AND | 1u << PTX_IOP_REM | 1u << PTX_IOP_SUB | 1u << PTX_IOP_MOV_INT | 1u << PTX_IOP_ADD |             \
      1u << PTX_IOP_MUL | 1u << PTX_IOP_MAD | 1u << PTX_IOP_SHL | 1u << PTX_IOP_SHR | 1u << PTX_IOP_DIV |                  \

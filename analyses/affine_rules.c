@@ -1,61 +1,15 @@
 /* Transfer functions of the affine analyses: one place for the rule of
- * each PTX instruction (the paper's Fig. 13 rules CNTA, SUMA, MULA, ...,
- * extended to PTX's integer arithmetic).  Everything without a rule here
- * is uniform when all its operands are and ⊥ otherwise (the paper's
- * "other operators"). */
+ * each PTX instruction, one case per family of operations (rules), for
+ * both components of the product: the polynomial (the paper's Fig. 13
+ * rules CNTA, SUMA, MULA, ..., extended to PTX's integer arithmetic) and
+ * the warp form (warp_form.h; its arithmetic is warp_form.c's).  A
+ * component without a rule here is uniform when all the operands are and
+ * ⊥ otherwise (the paper's "other operators"). */
 #include <stdlib.h>
 #include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
 
-
-/* Operand k as an abstract value; false when it has no integer meaning we
- * track (vectors, expressions) or its register has no value. */
-static bool opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k, aff *out)
-{
-    if (k >= in->nopd) return false;
-    const ptx_operand *o = &in->opd[k];
-    switch (o->kind) {
-    case PTX_O_IMM:
-        /* a decimal float literal ("1.5") is held as double bits whatever
-         * the instruction's type: uniform, but not that number */
-        if ((o->flags & 3) == PTX_IMM_DEC) aff_uniform_unknown(out, cx->n);
-        else aff_const(out, cx->n, o->v);
-        return true;
-    case PTX_O_SYM:
-        aff_uniform_unknown(out, cx->n); /* an address or label: one per program */
-        return true;
-    case PTX_O_REG: case PTX_O_SREG: {
-        uint32_t v = aff_use(cx, stmt, k);
-        if (v == SSA_NONE) return false;
-        aff_get(cx, v, out);
-        return true;
-    }
-    case PTX_O_ADDR: {
-        if (o->n != 1) return false;
-        const ptx_operand *b = &o->p.elems[0];
-        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
-            aff_uniform_unknown(out, cx->n);
-            return true;
-        }
-        uint32_t v = aff_use(cx, stmt, k);
-        if (v == SSA_NONE) return false;
-        aff base, off;
-        aff_get(cx, v, &base);
-        aff_const(&off, cx->n, o->v);
-        aff_add(out, &base, &off);
-        return true;
-    }
-    default:
-        return false;
-    }
-}
-
-/* Operands 1 and 2 (and 3): false if one is not an integer operand. */
-static bool opd2(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, aff *a, aff *b)
-{
-    return opd(cx, stmt, in, 1, a) && opd(cx, stmt, in, 2, b);
-}
 
 /* Which rule applies to an instruction: its integer operation, decoded
  * once per statement by the SSA form (ptx_iop_decode: the one decoder and
@@ -95,8 +49,6 @@ static void wide_operands(const aff_op *op, aff *a, aff *b)
     if (aff_is_const(b, &k)) aff_const(b, b->n, (int64_t)((uint64_t)k & ((1ull << op->sw) - 1)));
 }
 
-/* The rule for instruction `in` at stmt; false: none applies after all
- * (an operand we do not track), use the generic one. */
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew)
 {
     const ptx_operand *v = &in->opd[0];
@@ -111,120 +63,348 @@ bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsi
     return false;
 }
 
-bool aff_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
+/* What a root says of U (warp_form.h sym): where the symbol is one special
+ * register, ±U_s + off, U has U_s's known bits moved by off ((tid + p) -
+ * p: tid's U ≡ 0 mod 32).  Only a special register's, whose form is the
+ * shape's and never changes: a root the dataflow computes may lose bits
+ * later while the values that name it keep their forms, and so are not
+ * evaluated again. */
+static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
 {
-    unsigned w = op->w;
+    if ((w->kind != WF_UNI && w->kind != WF_LANE) || w->k == 64 || !w->sym || w->sym >> 32) return;
+    uint32_t s = ((uint32_t)w->sym & ~WF_SYM_NEG) - 1;
+    uint8_t kind = cx->wkind[s];
+    if ((kind == WF_UNI || kind == WF_LANE) && cx->wk[s] > w->k && cx->pf->ssa->values[s].kind == SSA_V_SREG)
+        wf_sym_known(w, cx->wr[s], cx->wk[s], n);
+}
+
+/* The warp form of a op b, with a - b made as the sub rule makes it when
+ * the operands share a root (that is where U - U cancels); else
+ * wf_cmp_diff makes it if a method needs it (wf_cmp, called directly). */
+static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a,
+                                                           const wform *b, wform *out, bool *nowrap)
+{
+    if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
+        wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
+        return;
+    }
+    wform d;
+    wf_sub(&d, a, b, op->sw);
+    if (wf_sym_addsub(&d, a, b, op->sw, true)) sym_refine(cx, &d, op->sw);
+    wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, &d, op->sw, op->sgn, nowrap);
+}
+
+/* A polynomial rule's result, reduced to w bits (the rules whose result
+ * wraps: the arithmetic is modulo 2^w). */
+static inline __attribute__((always_inline)) unsigned wrapped(aff *out, unsigned w)
+{
+    if (!out->top) aff_wrap(out, w);
+    return AFF_R_POLY;
+}
+
+/* The interval of x % k, x's value v (>= 0: div_magic_rem's idiom). */
+static void iv_magic_rem(const aff_ctx *cx, uint32_t v, int64_t k, unsigned w, wform *out)
+{
+    wform a, b;
+    wf_load(cx, v, &a);
+    if (!a.nn) return;
+    if ((a.kind == WF_UNI || a.kind == WF_LANE) && a.k == 64) wf_const(&b, k), wf_rems(out, &a, &b, w);
+    else wf_iv_rem(out, &a, k, w, true);
+}
+
+/* The transfer function of each operation: one case per family, the
+ * polynomial (out, the paper's Fig. 13 rules and the PTX rules of
+ * docs/divergence.md), then, when warp, the warp form (wo, warp_form.h)
+ * of the result.  Each component's rule may fail alone (an operand it
+ * does not track, a case it has no rule for): the result says which held
+ * (AFF_R_POLY, AFF_R_WARP).  Compiled twice (aff_rule_poly,
+ * aff_rule_both), warp a constant in each: without it, each case returns
+ * after its polynomial, as the polynomials' own rule did.  A form's rule
+ * keeps U's symbol only where it says so (returning: mov, add, sub, neg,
+ * not, truncation, a selp of equal forms); every other one gives a U of
+ * its own (break).
+ *
+ * ivm (aff_rule_iv): instead, the interval (warp_form.h wid; the
+ * arithmetic is warp_form.c's wf_iv_*) of a result whose form is ⊥ (wo),
+ * for the rules of WF_IV_RULES: and with a constant m ≥ 0 bounds any
+ * value to [0, m], rem by a constant to [0, d - 1] (as sub does for nvcc's
+ * remainder idiom), and add, sub, mul and shl by a constant, shr, div by
+ * 2^s, cvt, mov and a selp on a uniform predicate carry an interval
+ * through (iv: an operand is one; these are asked only then).  The exact
+ * forms are untouched.  op->w is read where it is used: held in a local, it
+ * was kept in a register that each call made GCC spill and reload (4
+ * instructions more per call than the polynomials' rule alone). */
+static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                            const aff_op *op, const ssa_value *val, aff *out,
+                                                            wform *wo, bool warp, bool ivm, bool iv)
+{
+    unsigned ok = 0;
     aff a, b, c;
+    wform x, y, z;
+    bool nowrap = false;
+    int64_t k;
+/* operand i as a polynomial (p) and, when warp, a warp form (q), fetched
+ * once for both (opds: they fail alike; inline, as the forms' fetch was:
+ * the polynomials' own, a call, cost 12 instructions more a fetch); as a
+ * warp form alone */
+#define OPD(i, p, q) opds(cx, stmt, in, (i), (p), warp ? (q) : NULL)
+#define WOPD(i, q) wopd(cx, stmt, in, (i), (q))
+    if (ivm && !(WF_IV_RULES >> op->rule & 1)) return 0;
     switch (op->rule) {
-    case PTX_IOP_UNPACK: { /* a constant's bits exactly; the low element as a
-                          * truncation (no wraparound); another element of a
-                          * value that is not uniform: none (a carry into it
-                          * may differ per lane) */
+    case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
+        if (ivm) { /* interval: carried */
+            WOPD(1, wo);
+            return 0;
+        }
+        if (!OPD(1, out, wo)) return 0;
+        ok = op->rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->w);
+        return warp ? ok | AFF_R_WARP : ok;
+    case PTX_IOP_UNPACK: { /* polynomial: a constant's bits exactly; the low
+                          * element as a truncation (no wraparound); another
+                          * element of a value that is not uniform: none (a
+                          * carry into it may differ per lane).  Form: (x >>
+                          * i·ew) truncated to ew bits */
         unsigned i, ew;
-        int64_t k;
-        if (!aff_unpack_elem(in, val, &i, &ew) || !opd(cx, stmt, in, 1, out)) return false;
-        if (out->top) return true;
-        if (aff_is_const(out, &k)) {
+        if (!aff_unpack_elem(in, val, &i, &ew) || !OPD(1, out, &x)) return 0;
+        if (out->top) ok = AFF_R_POLY;
+        else if (aff_is_const(out, &k)) {
             uint64_t bits = ew >= 64 ? (uint64_t)k : (uint64_t)k >> (i * ew);
             aff_const(out, cx->n, wf_sext(bits, ew));
-            return true;
-        }
-        if (aff_uniform(cx, out)) { aff_uniform_unknown(out, cx->n); return true; }
-        return i == 0;
+            ok = AFF_R_POLY;
+        } else if (aff_uniform(cx, out)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        else if (i == 0) ok = AFF_R_POLY;
+        if (!warp) return ok;
+        wf_const(&y, (int64_t)(i * ew));
+        wf_shr(&z, &x, &y, op->w, false);
+        wf_cvt(wo, &z, op->w, ew, false, NULL);
+        break;
     }
-    case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
-        if (!opd(cx, stmt, in, 1, out)) return false;
-        if (op->rule == PTX_IOP_MOV) return true;
-        break;
     case PTX_IOP_ADD: case PTX_IOP_SUB: /* SUMA */
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
+        if (ivm) { /* interval: x % k by nvcc's idiom (a sub), else carried */
+            uint32_t v;
+            if (op->rule == PTX_IOP_SUB && in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &v, &k)) {
+                iv_magic_rem(cx, v, k, op->w, wo);
+                return 0;
+            }
+            if (iv && WOPD(1, &x) && WOPD(2, &y)) wf_iv_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB);
+            return 0;
+        }
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
-        break;
-    case PTX_IOP_NEG:
-        if (!opd(cx, stmt, in, 1, &a)) return false;
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
+        (op->rule == PTX_IOP_ADD ? wf_add : wf_sub)(wo, &x, &y, op->w);
+        if (wf_sym_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB)) sym_refine(cx, wo, op->w);
+        return ok | AFF_R_WARP;
+    case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
+        if (!OPD(1, &a, &x)) return 0;
         aff_neg(out, &a);
-        break;
-    case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
-        if (!opd(cx, stmt, in, 1, &a)) return false;
-        aff_neg(out, &a);
-        aff_const(&b, cx->n, 1);
-        aff_sub(out, out, &b);
-        break;
-    case PTX_IOP_MUL: /* MULA; .wide: w is the doubled width */
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
+        if (op->rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
+        (op->rule == PTX_IOP_NEG ? wf_neg : wf_not)(wo, &x, op->w);
+        wf_sym_neg(wo, &x, op->w, op->rule == PTX_IOP_NOT);
+        return ok | AFF_R_WARP;
+    case PTX_IOP_MUL: case PTX_IOP_MAD: { /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
+        bool mad = op->rule == PTX_IOP_MAD;
+        if (ivm) { /* interval: scaled by a constant (the operands extended first) */
+            if (!WOPD(1, &x) || !WOPD(2, &y)) return 0;
+            if (op->wide) {
+                wf_iv_cvt(&x, &x, op->sw, op->w, op->sgn, &nowrap);
+                if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->sw, op->w, op->sgn, &nowrap);
+            }
+            if (wf_is_const(&y, op->w, &k)) wf_iv_scale(wo, &x, k, op->w);
+            else if (wf_is_const(&x, op->w, &k)) wf_iv_scale(wo, &y, k, op->w);
+            else return 0;
+            if (!mad) return 0;
+            if (!WOPD(3, &z)) wf_bot(wo);
+            else x = *wo, wf_iv_addsub(wo, &x, &z, op->w, false);
+            return 0;
+        }
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || (mad && !OPD(3, &c, &z))) return 0;
         wide_operands(op, &a, &b);
         aff_mul(out, &a, &b);
+        if (mad) aff_add(out, out, &c);
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
+        /* a uniform unknown stays one: nothing to extend; no rule here
+         * reads whether an extension assumed no wraparound (NULL) */
+        if (op->wide) {
+            if (x.kind != WF_UNI || x.k) wf_cvt(&x, &x, op->sw, op->w, op->sgn, NULL);
+            if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->sw, op->w, op->sgn, NULL);
+        }
+        wf_mul(wo, &x, &y, op->w);
+        if (mad) wf_add(wo, wo, &z, op->w);
         break;
-    case PTX_IOP_MAD: /* mad.lo / mad.wide: a*b + c */
-        if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
-        wide_operands(op, &a, &b);
-        aff_mul(out, &a, &b);
-        aff_add(out, out, &c);
+    }
+    case PTX_IOP_SHL: case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
+        if (ivm) { /* interval: by a constant amount */
+            if (!opd_imm(in, 2, &k)) return 0;
+            if (op->rule == PTX_IOP_SHL) {
+                if (wf_shl_factor((uint64_t)k, op->w) && WOPD(1, &x))
+                    wf_iv_scale(wo, &x, wf_shl_factor((uint64_t)k, op->w), op->w);
+            } else if (WOPD(1, &x))
+                wf_iv_shr(wo, &x, (unsigned)wf_shr_amount((uint64_t)k, op->w, op->sgn), op->w, op->sgn);
+            return 0;
+        }
+        if (op->rule == PTX_IOP_SHR) {
+            if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
+            wf_shr(wo, &x, &y, op->w, op->sgn);
+            break;
+        }
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_is_const(&b, &k)) { /* b, the constant k, made 2^k */
+            b.c[0] = wf_shl_factor((uint64_t)k, op->w);
+            aff_mul(out, &a, &b);
+            ok = wrapped(out, op->w);
+        }
+        if (!warp) return ok;
+        wf_shl(wo, &x, &y, op->w);
         break;
-    case PTX_IOP_SHL: { /* a << k = a * 2^k for a constant k */
-        int64_t k;
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        if (a.top || b.top) { aff_top(out, cx->n); return true; }
-        if (!aff_is_const(&b, &k)) return false;
-        aff_const(&c, cx->n, wf_shl_factor((uint64_t)k, w));
-        aff_mul(out, &a, &c);
+    case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: { /* the forms only; predicates as 0/1 */
+        unsigned m = in->type == PTX_T_PRED ? 64 : op->w;
+        if (ivm) { /* interval: and x, m bounds any x to [0, m] (either side the constant) */
+            if (in->type != PTX_T_PRED && in->nopd == 3 && (opd_imm(in, 2, &k) || opd_imm(in, 1, &k)))
+                wf_iv_and(wo, wo, k, op->w);
+            return 0;
+        }
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
+        if (op->rule == PTX_IOP_AND) wf_and(wo, &x, &y, m);
+        else if (op->rule == PTX_IOP_OR) wf_or(wo, &x, &y, m);
+        else wf_xor(wo, &x, &y, m);
+        break;
+    }
+    case PTX_IOP_DIV: case PTX_IOP_REM: /* the forms only: div.s/rem.s round towards zero (wf_divs/wf_rems) */
+        if (ivm) { /* interval: rem by a constant bounds any value; div by 2^s, a shift (div.s of a value >= 0) */
+            if (!opd_imm(in, 2, &k)) return 0;
+            if (op->rule == PTX_IOP_REM) {
+                if (WOPD(1, &x)) wf_iv_rem(wo, &x, k, op->w, op->sgn);
+            } else if (k > 0 && !(k & (k - 1)) && WOPD(1, &x) && (!op->sgn || x.nn))
+                wf_iv_shr(wo, &x, (unsigned)__builtin_ctzll((uint64_t)k), op->w, op->sgn);
+            return 0;
+        }
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
+        if (op->rule == PTX_IOP_DIV) (op->sgn ? wf_divs : wf_divu)(wo, &x, &y, op->w);
+        else (op->sgn ? wf_rems : wf_remu)(wo, &x, &y, op->w);
+        break;
+    case PTX_IOP_BFE: /* the forms only */
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &z)) return 0;
+        wf_bfe(wo, &x, &y, &z, op->w, op->sgn);
+        break;
+    case PTX_IOP_BFI: { /* the forms only */
+        wform p, q;
+        if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &p) || !WOPD(4, &q)) return 0;
+        wf_bfi(wo, &x, &y, &p, &q, op->w);
         break;
     }
     case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: { /* truncation wraps, extension keeps the value */
-        int64_t k;
         unsigned sb = op->sw;
-        if (!opd(cx, stmt, in, 1, out)) return false;
-        if (w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
+        if (ivm) { /* interval: carried */
+            if (WOPD(1, &x)) wf_iv_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, &nowrap);
+            return 0;
+        }
+        if (!OPD(1, out, &x)) return 0;
+        if (op->w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
             aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
-        else if (w > sb && !out->top)
+        else if (op->w > sb && !out->top)
             aff_wrap(out, sb); /* the value as the source type reads it */
-        break;
+        ok = wrapped(out, op->w);
+        if (!warp) return ok;
+        wf_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, NULL);
+        /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
+        if (op->w <= sb && x.sym && wo->k < 64 && (wo->kind == WF_UNI || wo->kind == WF_LANE))
+            wo->sym = x.sym, wo->off = wf_sext((uint64_t)x.off, op->w);
+        return ok | AFF_R_WARP;
     }
     case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset */
-        if (!opd(cx, stmt, in, 1, out)) return false;
-        if (!out->top) {
-            out->bot |= 1;
-            out->c[0] = 0;
+        if (!OPD(1, out, wo)) return 0;
+        if (!out->top) out->bot |= 1, out->c[0] = 0;
+        if (!warp) return AFF_R_POLY;
+        if (wo->kind == WF_UNI || wo->kind == WF_LANE) wo->k = 0, wo->r = 0;
+        ok = AFF_R_POLY;
+        break;
+    case PTX_IOP_MINMAX: /* polynomial: equal divergent coefficients, min(a, b) = a + uniform;
+                          * form: lane by lane, or a or b in every lane (wf_minmax) */
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_sub(&c, &a, &b), aff_uniform(cx, &c)) {
+            *out = a;
+            if (!aff_equal(&a, &b)) out->bot |= 1, out->c[0] = 0;
+            ok = AFF_R_POLY;
         }
-        return true;
-    case PTX_IOP_MINMAX: { /* equal divergent coefficients: min(a, b) = a + uniform */
-        aff d;
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        if (a.top || b.top) { aff_top(out, cx->n); return true; }
-        aff_sub(&d, &a, &b);
-        if (!aff_uniform(cx, &d)) return false;
-        *out = a;
-        if (!aff_equal(&a, &b)) {
-            out->bot |= 1;
-            out->c[0] = 0;
-        }
-        return true;
-    }
+        if (!warp) return ok;
+        wf_minmax(wo, &x, &y, op->w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
+        break;
     case PTX_IOP_SELP: /* selp a, b, p: a gamma on p */
-        if (!opd2(cx, stmt, in, &a, &b) || !opd(cx, stmt, in, 3, &c)) return false;
-        if (c.top) { aff_top(out, cx->n); return true; }
-        if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
-        else aff_meet(out, &a, &b);
-        return true;
-    case PTX_IOP_CMP: case PTX_IOP_SET: { /* a < b is uniform when a - b is (the avgSquare insight) */
-        aff d;
-        if (!opd2(cx, stmt, in, &a, &b)) return false;
-        if (a.top || b.top) { aff_top(out, cx->n); return true; }
-        aff_sub(&d, &a, &b);
-        if (!aff_uniform(cx, &d)) return false;
-        if (in->nopd > 3) { /* setp.cmp.bop d, a, b, c: also reads c */
-            if (!opd(cx, stmt, in, 3, &c)) return false;
-            if (c.top) { aff_top(out, cx->n); return true; }
-            if (!aff_uniform(cx, &c)) return false;
+        if (ivm) { /* interval: a uniform predicate, one side in every lane */
+            if (WOPD(1, &x) && WOPD(2, &y) && WOPD(3, &z) && z.kind == WF_UNI) wf_meet(wo, &x, &y);
+            return 0;
         }
-        aff_uniform_unknown(out, cx->n);
-        return true;
-    }
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || !OPD(3, &c, &z)) return 0;
+        if (c.top) aff_top(out, cx->n);
+        else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
+        else aff_meet(out, &a, &b);
+        if (!warp) return AFF_R_POLY;
+        wf_selp(wo, &x, &y, &z, op->w);
+        return AFF_R_POLY | AFF_R_WARP;
+    case PTX_IOP_CMP: case PTX_IOP_SET:
+        /* polynomial: a < b is uniform when a - b is (the avgSquare
+         * insight); setp.cmp.bop d, a, b, c also reads c */
+        if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
+        if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_sub(&c, &a, &b), !aff_uniform(cx, &c)) ;
+        else if (in->nopd <= 3) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        else if (!OPD(3, &c, NULL)) ;
+        else if (c.top) aff_top(out, cx->n), ok = AFF_R_POLY;
+        else if (aff_uniform(cx, &c)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
+        if (!warp || op->cmp == 0xff) return ok;
+        if (op->rule == PTX_IOP_SET) { /* set: all ones or zero (or 1.0f), uniform when the comparison is */
+            if (op->comb) return ok;
+            cmp_rule(cx, op, &x, &y, wo, &nowrap);
+            if (wo->kind == WF_UNI) wf_uni(wo, 0, 0);
+            else if (wo->kind == WF_LANE) wf_bot(wo);
+            break;
+        }
+        /* setp: the comparison, negated for the second destination of p|q,
+         * combined with the predicate operand c (ISA "setp") */
+        cmp_rule(cx, op, &x, &y, wo, &nowrap);
+        if (in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
+            in->opd[0].p.elems[1].n == val->reg) {
+            wf_const(&y, 1);
+            wf_xor(wo, wo, &y, 64);
+        }
+        if (op->comb) {
+            if (!WOPD(3, &z)) return ok;
+            if (op->comb == PTX_OPC_AND) wf_and(wo, wo, &z, 64);
+            else if (op->comb == PTX_OPC_OR) wf_or(wo, wo, &z, 64);
+            else wf_xor(wo, wo, &z, 64);
+        }
+        break;
     default:
-        return false;
+        return 0;
     }
-    if (!out->top) aff_wrap(out, w);
-    return true;
+#undef OPD
+#undef WOPD
+    wo->sym = 0, wo->off = 0; /* a U of its own */
+    return ok | AFF_R_WARP;
+}
+
+bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
+{
+    return rules(cx, stmt, in, op, val, out, NULL, false, false, false) != 0;
+}
+
+unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
+                       aff *out, wform *wo)
+{
+    return rules(cx, stmt, in, op, val, out, wo, true, false, false);
+}
+
+void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *wo)
+{
+    aff unused; /* the polynomial's rules are not run (they are past each case's interval rule) */
+    rules(cx, stmt, in, op, NULL, &unused, wo, true, true, iv);
 }
 
 /* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */

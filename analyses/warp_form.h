@@ -156,7 +156,7 @@ static inline bool wf_sym_shares(uint64_t a, uint64_t b)
  * cancelling; U exact when every term cancels (U_r = off_a ± off_b);
  * none when a term would have a coefficient other than ±1 or three roots
  * remain.  True when some root cancelled and one is left (the caller may
- * know that root's bits: warp_rules.c, sym_refine). */
+ * know that root's bits: affine_rules.c, sym_refine). */
 bool wf_sym_addsub(wform *r, const wform *a, const wform *b, unsigned n, bool sub);
 /* The symbol of r = -a (not: ~a = -a - 1), r from wf_neg/wf_not: a's terms
  * negated. */
@@ -214,7 +214,7 @@ void wf_selp(wform *r, const wform *a, const wform *b, const wform *p, unsigned 
  * assumption makes uniform sets *nowrap. */
 void wf_cmp(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, unsigned n, bool sgn, bool *nowrap);
 /* wf_cmp with the difference a - b given (wf_sub, wf_sym_addsub, and what
- * the caller knows of its U beyond that: warp_rules.c, sym_refine). */
+ * the caller knows of its U beyond that: affine_rules.c, sym_refine). */
 void wf_cmp_diff(wform *r, enum wf_cmp_op op, const wform *a, const wform *b, const wform *d, unsigned n, bool sgn,
                  bool *nowrap);
 

@@ -1,7 +1,7 @@
 /* The interval rules of the warp forms (warp_form.h, "intervals"): what a
  * rule can still say of a value known only within [low end, low end + wid]
- * in each lane, used where the form's own rule gave ⊥ (warp_rules.c
- * wf_iv_rule) and by lane-exact evaluation (lane_eval.c).  The ISA
+ * in each lane, used where the form's own rule gave ⊥ (affine_rules.c
+ * aff_rule_iv) and by lane-exact evaluation (lane_eval.c).  The ISA
  * semantics each rule relies on are cited next to it; docs/divergence.md,
  * "Intervals", lists them. */
 #include "warp_form_int.h"

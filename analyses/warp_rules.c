@@ -1,59 +1,13 @@
-/* Transfer functions of the warp forms (warp_form.h): one place for the
- * rule of each PTX instruction, beside the polynomials' (affine_rules.c),
- * sharing its decoded rule.  The arithmetic itself is in warp_form.c;
- * here are the operands, the guards and the special registers. */
+/* The warp forms (warp_form.h) of the special registers, the rule beside
+ * the forms' own for their sign bit, and nvcc's remainder idiom.  The
+ * forms' rule of each instruction, and its interval's, are in
+ * affine_rules.c, in one case with the polynomials'; the arithmetic itself
+ * is in warp_form.c and warp_iv.c. */
 #include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
 
 void wf_get(const aff_ctx *cx, uint32_t v, wform *out) { wf_load(cx, v, out); }
-
-/* Operand k as a warp form; false when it is not an integer operand we
- * track (vectors, expressions) or its register has no value. */
-static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, unsigned k,
-                                                       wform *out)
-{
-    if (k >= in->nopd) return false;
-    const ptx_operand *o = &in->opd[k];
-    switch (o->kind) {
-    case PTX_O_IMM:
-        if ((o->flags & 3) == PTX_IMM_DEC) wf_uni(out, 0, 0); /* double bits, not that number */
-        else wf_const(out, o->v);
-        return true;
-    case PTX_O_SYM:
-        wf_uni(out, 0, 0); /* an address or label: one per program */
-        return true;
-    case PTX_O_REG: case PTX_O_SREG: {
-        uint32_t v = aff_use(cx, stmt, k);
-        if (v == SSA_NONE) return false;
-        wf_load(cx, v, out);
-        if (o->neg && out->kind != WF_TOP && out->kind != WF_BOT) { /* !p of a predicate: 1 - p */
-            wform one;
-            wf_const(&one, 1);
-            wf_xor(out, out, &one, 64);
-        }
-        return true;
-    }
-    case PTX_O_ADDR: {
-        if (o->n != 1) return false;
-        const ptx_operand *b = &o->p.elems[0];
-        if (b->kind == PTX_O_SYM || b->kind == PTX_O_IMM) {
-            wf_uni(out, 0, 0);
-            return true;
-        }
-        uint32_t v = aff_use(cx, stmt, k);
-        if (v == SSA_NONE) return false;
-        wform base, off;
-        wf_load(cx, v, &base);
-        wf_const(&off, o->v);
-        wf_add(out, &base, &off, 64);
-        wf_sym_addsub(out, &base, &off, 64, false);
-        return true;
-    }
-    default:
-        return false;
-    }
-}
 
 /* Per shape, how the lanes of a warp map to (tid.x, tid.y, tid.z), with
  * t = 32·w + l the linear thread id (CUDA Programming Guide, "Thread
@@ -184,199 +138,6 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
     else wf_uni(out, 0, 0);
 }
 
-/* What a root says of U (warp_form.h sym): where the symbol is one special
- * register, ±U_s + off, U has U_s's known bits moved by off ((tid + p) -
- * p: tid's U ≡ 0 mod 32).  Only a special register's, whose form is the
- * shape's and never changes: a root the dataflow computes may lose bits
- * later while the values that name it keep their forms, and so are not
- * evaluated again. */
-static void sym_refine(const aff_ctx *cx, wform *w, unsigned n)
-{
-    if ((w->kind != WF_UNI && w->kind != WF_LANE) || w->k == 64 || !w->sym || w->sym >> 32) return;
-    uint32_t s = ((uint32_t)w->sym & ~WF_SYM_NEG) - 1;
-    uint8_t kind = cx->wkind[s];
-    if ((kind == WF_UNI || kind == WF_LANE) && cx->wk[s] > w->k && cx->pf->ssa->values[s].kind == SSA_V_SREG)
-        wf_sym_known(w, cx->wr[s], cx->wk[s], n);
-}
-
-/* a op b, with a - b made as the sub rule makes it when the operands share
- * a root (that is where U - U cancels); else wf_cmp_diff makes it if a
- * method needs it (wf_cmp, called directly).  This and the rules below are
- * inline in rule: a call of their own, with its frame, cost more than
- * what most of them do. */
-static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, const aff_op *op, const wform *a,
-                                                           const wform *b, wform *out, bool *nowrap)
-{
-    if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
-        wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
-        return;
-    }
-    wform d;
-    wf_sub(&d, a, b, op->sw);
-    if (wf_sym_addsub(&d, a, b, op->sw, true)) sym_refine(cx, &d, op->sw);
-    wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, &d, op->sw, op->sgn, nowrap);
-}
-
-/* setp's result: the comparison, negated for the second destination of
- * p|q, combined with the predicate operand c (ISA "setp"). */
-static inline __attribute__((always_inline)) bool rule_setp(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
-                                                            const aff_op *op, const ssa_value *val, wform *out)
-{
-    wform a, b, c;
-    bool nowrap = false;
-    if (op->cmp == 0xff || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-    cmp_rule(cx, op, &a, &b, out, &nowrap);
-    bool second = in->opd[0].kind == PTX_O_PAIR && in->opd[0].p.elems[1].kind == PTX_O_REG &&
-                  in->opd[0].p.elems[1].n == val->reg;
-    if (second) {
-        wform one;
-        wf_const(&one, 1);
-        wf_xor(out, out, &one, 64);
-    }
-    if (op->comb) {
-        if (!wopd(cx, stmt, in, 3, &c)) return false;
-        if (op->comb == PTX_OPC_AND) wf_and(out, out, &c, 64);
-        else if (op->comb == PTX_OPC_OR) wf_or(out, out, &c, 64);
-        else wf_xor(out, out, &c, 64);
-    }
-    return true;
-}
-
-/* a · b (+ c) for mul/mad, .lo or .wide (the operands extended first). */
-static inline __attribute__((always_inline)) bool rule_mul(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
-                                                           const aff_op *op, bool mad, wform *out)
-{
-    wform a, b, c;
-    if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-    if (mad && !wopd(cx, stmt, in, 3, &c)) return false;
-    /* a uniform unknown stays one: nothing to extend; no rule here reads
-     * whether an extension assumed no wraparound (NULL: not asked) */
-    if (op->wide) {
-        if (a.kind != WF_UNI || a.k) wf_cvt(&a, &a, op->sw, op->w, op->sgn, NULL);
-        if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, op->w, op->sgn, NULL);
-    }
-    wf_mul(out, &a, &b, op->w);
-    if (mad) wf_add(out, out, &c, op->w);
-    return true;
-}
-
-static inline __attribute__((always_inline)) bool rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
-                                                       const aff_op *op, const ssa_value *val, wform *out)
-{
-    unsigned w = op->w;
-    wform a, b, c;
-    bool nowrap = false;
-    switch (op->rule) {
-    case PTX_IOP_MOV: case PTX_IOP_MOV_INT:
-        return wopd(cx, stmt, in, 1, out);
-    case PTX_IOP_UNPACK: { /* element i: (x >> i·ew) truncated to ew bits */
-        unsigned i, ew;
-        if (!aff_unpack_elem(in, val, &i, &ew) || !wopd(cx, stmt, in, 1, &a)) return false;
-        wf_const(&b, (int64_t)(i * ew));
-        wf_shr(&c, &a, &b, w, false);
-        wf_cvt(out, &c, w, ew, false, NULL);
-        return true;
-    }
-    case PTX_IOP_ADD: case PTX_IOP_SUB:
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        (op->rule == PTX_IOP_ADD ? wf_add : wf_sub)(out, &a, &b, w);
-        if (wf_sym_addsub(out, &a, &b, w, op->rule == PTX_IOP_SUB)) sym_refine(cx, out, w);
-        return true;
-    case PTX_IOP_NEG: case PTX_IOP_NOT:
-        if (!wopd(cx, stmt, in, 1, &a)) return false;
-        (op->rule == PTX_IOP_NEG ? wf_neg : wf_not)(out, &a, w);
-        wf_sym_neg(out, &a, w, op->rule == PTX_IOP_NOT);
-        return true;
-    case PTX_IOP_MUL: return rule_mul(cx, stmt, in, op, false, out);
-    case PTX_IOP_MAD: return rule_mul(cx, stmt, in, op, true, out);
-    case PTX_IOP_SHL: case PTX_IOP_SHR:
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        if (op->rule == PTX_IOP_SHL) wf_shl(out, &a, &b, w);
-        else wf_shr(out, &a, &b, w, op->sgn);
-        return true;
-    case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: {
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        unsigned n = in->type == PTX_T_PRED ? 64 : w; /* predicates as 0/1 */
-        if (op->rule == PTX_IOP_AND) wf_and(out, &a, &b, n);
-        else if (op->rule == PTX_IOP_OR) wf_or(out, &a, &b, n);
-        else wf_xor(out, &a, &b, n);
-        return true;
-    }
-    case PTX_IOP_DIV: case PTX_IOP_REM:
-        /* div.s/rem.s round towards zero: wf_divs/wf_rems hold that rule */
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        if (op->rule == PTX_IOP_DIV) (op->sgn ? wf_divs : wf_divu)(out, &a, &b, w);
-        else (op->sgn ? wf_rems : wf_remu)(out, &a, &b, w);
-        return true;
-    case PTX_IOP_BFE:
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
-        wf_bfe(out, &a, &b, &c, w, op->sgn);
-        return true;
-    case PTX_IOP_BFI: {
-        wform p, q;
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &p) ||
-            !wopd(cx, stmt, in, 4, &q))
-            return false;
-        wf_bfi(out, &a, &b, &p, &q, w);
-        return true;
-    }
-    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U:
-        if (!wopd(cx, stmt, in, 1, &a)) return false;
-        wf_cvt(out, &a, op->sw, w, op->rule == PTX_IOP_CVT_S, NULL);
-        /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
-        if (w <= op->sw && a.sym && out->k < 64 && (out->kind == WF_UNI || out->kind == WF_LANE))
-            out->sym = a.sym, out->off = wf_sext((uint64_t)a.off, w);
-        return true;
-    case PTX_IOP_CVTA: /* generic <-> window: moved by a per-program offset */
-        if (!wopd(cx, stmt, in, 1, out)) return false;
-        if (out->kind == WF_UNI || out->kind == WF_LANE) out->k = 0, out->r = 0;
-        return true;
-    case PTX_IOP_MINMAX: /* wf_minmax: lane by lane, or a or b in every lane */
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        wf_minmax(out, &a, &b, w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
-        return true;
-    case PTX_IOP_SELP:
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c)) return false;
-        wf_selp(out, &a, &b, &c, w);
-        return true;
-    case PTX_IOP_CMP:
-        return rule_setp(cx, stmt, in, op, val, out);
-    case PTX_IOP_SET: /* set: all ones or zero (or 1.0f), uniform when the comparison is */
-        if (op->cmp == 0xff || op->comb || !wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return false;
-        cmp_rule(cx, op, &a, &b, out, &nowrap);
-        if (out->kind == WF_UNI) wf_uni(out, 0, 0);
-        else if (out->kind == WF_LANE) wf_bot(out);
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* The rule of the instruction, then the symbol of its result: a rule
- * keeps U's symbol only where it says so (mov, add, sub, neg, not,
- * truncation, a selp of equal forms); every other one gives a U of its own. */
-static __attribute__((noinline)) bool rule_sym(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op,
-                                               const ssa_value *val, wform *out)
-{
-    if (!rule(cx, stmt, in, op, val, out)) return false;
-    switch (op->rule) {
-    case PTX_IOP_MOV: case PTX_IOP_MOV_INT: case PTX_IOP_ADD: case PTX_IOP_SUB: case PTX_IOP_NEG: case PTX_IOP_NOT:
-    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: case PTX_IOP_SELP:
-        break;
-    default:
-        out->sym = 0, out->off = 0;
-    }
-    return true;
-}
-
-bool wf_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, wform *out)
-{
-    /* mov, a third of the calls, here: it keeps U's symbol, so there is
-     * no second step, and the frame of the other rules is not made for it */
-    if (op->rule == PTX_IOP_MOV || op->rule == PTX_IOP_MOV_INT) return rule(cx, stmt, in, op, val, out);
-    return rule_sym(cx, stmt, in, op, val, out);
-}
-
 /* ---- the sign ---------------------------------------------------------------
  *
  * nn (warp_form.h) is one bit beside the form, and unlike the form it is
@@ -501,14 +262,9 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
     if (nn) w->nn = 1;
 }
 
-/* ---- intervals ---------------------------------------------------------------
- *
- * Where the form's rule gives ⊥, a value may still be known within an
- * interval (warp_form.h wid; the arithmetic is warp_form.c's wf_iv_*):
- * and with a constant m ≥ 0 bounds any value to [0, m], rem by a constant
- * to [0, d - 1], and add, sub, mul and shl by a constant, shr, div by 2^s,
- * cvt, mov, and a selp on a uniform predicate carry an interval through.
- * Run only for a ⊥ result; the exact forms are untouched. */
+/* ---- nvcc's remainder by a constant --------------------------------------------
+ * (read by the interval rule of sub, affine_rules.c, and by lane-exact
+ * evaluation) */
 
 /* The instruction defining operand k of stmt (a register), not a partial
  * definition: NULL otherwise; *st its statement. */
@@ -521,13 +277,6 @@ static const ptx_inst *def_of(const prog_func *pf, uint32_t stmt, unsigned k, ui
     if (*v == SSA_NONE || s->values[*v].kind != SSA_V_INST || s->values[*v].partial) return NULL;
     *st = s->values[*v].stmt;
     return &pf->fn->stmts[*st]->u.inst;
-}
-
-static bool imm_is(const ptx_inst *in, unsigned k, int64_t *c)
-{
-    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
-    *c = in->opd[k].v;
-    return true;
 }
 
 /* div_magic_rem (divergence.h).  The idiom: sub r, x, (mul.lo (add h', (shr.u32
@@ -543,114 +292,25 @@ bool div_magic_rem(const prog_func *pf, uint32_t st, uint32_t *x, int64_t *d)
     uint32_t v = 0, mst = 0, ast = 0, hst = 0, tst = 0, hv = 0, sv = 0;
     const ptx_inst *mul = def_of(pf, st, 2, &mst, &v);
     if (in->op != PTX_OPC_SUB || ptx_type_bits(in->type) != 32 || !mul || mul->op != PTX_OPC_MUL ||
-        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || !imm_is(mul, 2, d) || *d <= 1)
+        !ptx_inst_has_mod(mul, ".lo") || mul->nopd != 3 || !opd_imm(mul, 2, d) || *d <= 1)
         return false;
     const ptx_inst *add = def_of(pf, mst, 1, &ast, &v);
     if (!add || add->op != PTX_OPC_ADD || add->nopd != 3) return false;
     const ptx_inst *h = def_of(pf, ast, 1, &hst, &hv), *sh = def_of(pf, ast, 2, &tst, &sv);
     int64_t c;
-    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || !imm_is(sh, 2, &c) || c != 31 ||
+    if (!h || !sh || sh->op != PTX_OPC_SHR || sh->nopd != 3 || !opd_imm(sh, 2, &c) || c != 31 ||
         ssa_use_value(s, tst, 1) != hv)
         return false;
     int64_t sf = 0;
     if (h->op == PTX_OPC_SHR) { /* the optional post-shift */
-        if (h->type != PTX_T_S32 || h->nopd != 3 || !imm_is(h, 2, &sf) || sf < 0 || sf > 31) return false;
+        if (h->type != PTX_T_S32 || h->nopd != 3 || !opd_imm(h, 2, &sf) || sf < 0 || sf > 31) return false;
         h = def_of(pf, hst, 1, &hst, &hv);
     }
     if (!h || h->op != PTX_OPC_MUL || !ptx_inst_has_mod(h, ".hi") || h->type != PTX_T_S32 || h->nopd != 3 ||
-        !imm_is(h, 2, &c) || c <= 0)
+        !opd_imm(h, 2, &c) || c <= 0)
         return false;
     *x = ssa_use_value(s, hst, 1);
     if (*x == SSA_NONE || ssa_use_value(s, st, 1) != *x) return false;
     __int128 md = (__int128)c * *d, p = (__int128)1 << (32 + sf);
     return md >= p && md <= p + ((__int128)1 << (sf + 1));
-}
-
-/* Called only where an operand is an interval, or for the rules that
- * bound any value (WF_IV_MAKE, affine_internal.h): the others only
- * carry an interval an operand has. */
-void wf_iv_rule(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *out)
-{
-    unsigned w = op->w;
-    wform a, b, c;
-    int64_t k;
-    bool nowrap = false;
-    uint32_t x;
-    switch (op->rule) {
-    case PTX_IOP_AND: /* and x, m: either side the constant */
-        if (in->type == PTX_T_PRED || in->nopd != 3) return;
-        if (imm_is(in, 2, &k) || imm_is(in, 1, &k)) wf_iv_and(out, out, k, w);
-        return;
-    case PTX_IOP_REM:
-        if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_rem(out, &a, k, w, op->sgn);
-        return;
-    case PTX_IOP_SUB:
-        if (in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &x, &k)) { /* x % k for 0 <= x < 2^31 */
-            wf_get(cx, x, &a);
-            if (!a.nn) return;
-            if (a.kind == WF_UNI || a.kind == WF_LANE) {
-                if (a.k < 64) wf_iv_rem(out, &a, k, w, true);
-                else wf_const(&b, k), wf_rems(out, &a, &b, w);
-            } else wf_iv_rem(out, &a, k, w, true);
-            return;
-        }
-        break;
-    case PTX_IOP_MOV_INT: case PTX_IOP_ADD: case PTX_IOP_MUL: case PTX_IOP_MAD: case PTX_IOP_SHL: case PTX_IOP_SHR:
-    case PTX_IOP_DIV: case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: case PTX_IOP_SELP:
-        break;
-    default: /* no interval rule */
-        return;
-    }
-    if (!iv) return; /* the other rules only carry one */
-    switch (op->rule) {
-    case PTX_IOP_MOV_INT:
-        wopd(cx, stmt, in, 1, out);
-        return;
-    case PTX_IOP_ADD: case PTX_IOP_SUB:
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
-        wf_iv_addsub(out, &a, &b, w, op->rule == PTX_IOP_SUB);
-        return;
-    case PTX_IOP_MUL: case PTX_IOP_MAD: {
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b)) return;
-        if (op->wide) { /* the operands extended first */
-            wf_iv_cvt(&a, &a, op->sw, w, op->sgn, &nowrap);
-            if (b.kind != WF_UNI || b.k) wf_cvt(&b, &b, op->sw, w, op->sgn, &nowrap);
-        }
-        if (wf_is_const(&b, w, &k)) wf_iv_scale(out, &a, k, w);
-        else if (wf_is_const(&a, w, &k)) wf_iv_scale(out, &b, k, w);
-        else return;
-        if (op->rule == PTX_IOP_MAD) {
-            if (!wopd(cx, stmt, in, 3, &c)) { wf_bot(out); return; }
-            a = *out;
-            wf_iv_addsub(out, &a, &c, w, false);
-        }
-        return;
-    }
-    case PTX_IOP_SHL:
-        if (!imm_is(in, 2, &k) || !wf_shl_factor((uint64_t)k, w) || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_scale(out, &a, wf_shl_factor((uint64_t)k, w), w);
-        return;
-    case PTX_IOP_SHR:
-        if (!imm_is(in, 2, &k) || !wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_shr(out, &a, (unsigned)wf_shr_amount((uint64_t)k, w, op->sgn), w, op->sgn);
-        return;
-    case PTX_IOP_DIV: /* by 2^s: a shift, for div.s of a value >= 0 */
-        if (!imm_is(in, 2, &k) || k <= 0 || (k & (k - 1)) || !wopd(cx, stmt, in, 1, &a) || (op->sgn && !a.nn))
-            return;
-        wf_iv_shr(out, &a, (unsigned)__builtin_ctzll((uint64_t)k), w, op->sgn);
-        return;
-    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U:
-        if (!wopd(cx, stmt, in, 1, &a)) return;
-        wf_iv_cvt(out, &a, op->sw, w, op->rule == PTX_IOP_CVT_S, &nowrap);
-        return;
-    case PTX_IOP_SELP: /* a uniform predicate: one side in every lane */
-        if (!wopd(cx, stmt, in, 1, &a) || !wopd(cx, stmt, in, 2, &b) || !wopd(cx, stmt, in, 3, &c) ||
-            c.kind != WF_UNI)
-            return;
-        wf_meet(out, &a, &b);
-        return;
-    default:
-        return;
-    }
 }
