@@ -131,8 +131,9 @@ $(B)/obj/emu/exec_%.o: CFLAGS += -O3
 $(B)/obj/ptxparse/validate.o: ptxparse/isa.def ptxparse/cvt_forms.def
 
 # The warp forms' rules are loops over the 32 lanes too (and their callers in
-# warp_rules/warp_sym/warp_iv gain from -O3 as well: 0.3M of 94M instructions).
-WARP_O3 = warp_form warp_cmp warp_rules warp_sym warp_iv
+# warp_rules/warp_sym/warp_iv gain from -O3 as well: 0.3M of 94M instructions;
+# affine_rules, the family rules inlined in three copies: 0.47M of 81M).
+WARP_O3 = warp_form warp_cmp warp_rules warp_sym warp_iv affine_rules
 $(patsubst %,$(B)/obj/analyses/%.o,$(WARP_O3)): CFLAGS += -O3
 # The affine solver's loops over a value's 15 coefficients: -O3 vectorises
 # them (-O2's cost model leaves a loop of 15 scalar).
