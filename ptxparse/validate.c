@@ -503,14 +503,15 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
         default: break;
         }
     }
+    /* these have only approximate forms: .approx is required whatever else
+     * is written (ptxas 13.0: ".approx modifier required for instruction
+     * 'rsqrt'", also for rsqrt.ftz.f32) */
+    if (!mi->has_approx && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
+                            in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH))
+        return verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
     /* required classes */
     for (int k = 'A'; k <= 'Z'; k++) {
         if (!needc[k] || count[k] >= needc[k]) continue;
-        if (k == 'M' && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
-                         in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH)) {
-            if (mi->has_approx) continue;
-            return verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
-        }
         char list[400];
         list_class(f, k, list, sizeof list);
         if (k == 'T' && needc[k] == 2)
@@ -605,6 +606,10 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             if (mi->has_wide || mi->has_lohi)
                 return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, at);
             if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
+            /* a float .sat clamps to [0, 1] in .f32 and the IEEE half types only
+             * (ptxas 13.0: "Illegal modifier '.sat' for instruction 'add'" on .f64 and .bf16) */
+            if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2 && t != PTX_T_F32X2)
+                return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
             if (op == PTX_OPC_MAD && !mi->rnd && c->m->target_sm >= 20)
                 return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
             if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, at);
@@ -668,6 +673,8 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     case PTX_OPC_FMA:
         if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
+        if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
+            return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
         break;
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
@@ -675,12 +682,20 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     default: break;
     }
-    /* .ftz (flush subnormals to zero) is for .f32 and the half types; on
-     * .f64 only rcp and rsqrt take it (ptxas 13.0: "Illegal modifier '.ftz'
-     * for instruction 'fma'"); cvt's rule is above */
-    if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT &&
-        (t == PTX_T_F64 || ptx_type_is_int(t)))
-        return verr(c, at, "'%.*s': .ftz applies only to .f32 and the half types", L, at);
+    /* ex2's half forms turn .ftz round: ex2.approx.f16 takes none, and
+     * .bf16 needs it (ptxas 13.0: ".ftz modifier required for instruction
+     * 'ex2.bf16'") */
+    if (op == PTX_OPC_EX2 && (t == PTX_T_F16 || t == PTX_T_F16X2) && mi->has_ftz)
+        return verr(c, at, "'%.*s': .ftz applies to ex2 only with .f32, .bf16 and .bf16x2", L, at);
+    if (op == PTX_OPC_EX2 && (t == PTX_T_BF16 || t == PTX_T_BF16X2) && !mi->has_ftz)
+        return verr(c, at, "'%.*s' needs .ftz", L, at);
+    /* .ftz (flush subnormals to zero) is for .f32, .f16 and .f16x2; on .f64
+     * only rcp and rsqrt take it, on .bf16 only ex2 (ptxas 13.0: "Illegal
+     * modifier '.ftz' for instruction 'fma'"); cvt's rule is above */
+    if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_EX2 &&
+        (((t == PTX_T_F64) && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT) || ptx_type_is_int(t) ||
+         t == PTX_T_BF16 || t == PTX_T_BF16X2))
+        return verr(c, at, "'%.*s': .ftz applies only to .f32, .f16 and .f16x2", L, at);
     return true;
 }
 
