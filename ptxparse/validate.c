@@ -608,8 +608,12 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
             /* a float .sat clamps to [0, 1] in .f32 and the IEEE half types only
              * (ptxas 13.0: "Illegal modifier '.sat' for instruction 'add'" on .f64 and .bf16) */
-            if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2 && t != PTX_T_F32X2)
+            if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
                 return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
+            /* the half types round to nearest only (ptxas 13.0: "Illegal rounding
+             * modifier for instruction 'add'"); fma.bf16 is checked below */
+            if (t_half(t) && mi->rnd && !ptx_inst_has_mod(in, ".rn"))
+                return verr(c, at, "'%.*s': the half types take only the rounding modifier .rn", L, at);
             if (op == PTX_OPC_MAD && !mi->rnd && c->m->target_sm >= 20)
                 return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
             if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, at);
@@ -675,7 +679,33 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
         if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
             return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
+        /* .relu is for the half types and excludes .sat; .f16 rounds to
+         * nearest only, while ptxas 13.0 takes fma.rz.bf16 ("Illegal rounding
+         * modifier for instruction 'fma'", "Modifier '.relu' cannot be
+         * combined with modifier '.sat'") */
+        if (ptx_inst_has_mod(in, ".relu") && !t_half(t))
+            return verr(c, at, "'%.*s': .relu applies only to .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        if (ptx_inst_has_mod(in, ".relu") && mi->has_sat)
+            return verr(c, at, "'%.*s': .relu and .sat exclude each other", L, at);
+        if ((t == PTX_T_F16 || t == PTX_T_F16X2) && mi->rnd && !ptx_inst_has_mod(in, ".rn"))
+            return verr(c, at, "'%.*s': .f16 and .f16x2 take only the rounding modifier .rn", L, at);
         break;
+    case PTX_OPC_MIN: case PTX_OPC_MAX: {
+        /* .relu is for .s32 and .s16x2, .NaN for the floating-point types but
+         * .f64, .xorsign.abs (both or neither) likewise (ptxas 13.0: "Illegal
+         * modifier '.relu' for instruction 'min' with type '.u32'", "Modifier
+         * '.abs' requires modifier '.xorsign'") */
+        bool fl = t == PTX_T_F32 || t_half(t), xs = ptx_inst_has_mod(in, ".xorsign"), ab = ptx_inst_has_mod(in, ".abs");
+        /* (.s16x2 has no ptx_type: t is 0) */
+        if (ptx_inst_has_mod(in, ".relu") && t != PTX_T_S32 && !ptx_inst_has_mod(in, ".s16x2"))
+            return verr(c, at, "'%.*s': .relu applies only to .s32 and .s16x2", L, at);
+        if (ptx_inst_has_mod(in, ".NaN") && !fl)
+            return verr(c, at, "'%.*s': .NaN applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        if (xs != ab) return verr(c, at, "'%.*s' needs %s", L, at, xs ? ".abs" : ".xorsign");
+        if (xs && !fl)
+            return verr(c, at, "'%.*s': .xorsign.abs applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        break;
+    }
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
             return verr(c, at, "'%.*s': .nc applies only to .global", L, at);
@@ -693,7 +723,7 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
      * only rcp and rsqrt take it, on .bf16 only ex2 (ptxas 13.0: "Illegal
      * modifier '.ftz' for instruction 'fma'"); cvt's rule is above */
     if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_EX2 &&
-        (((t == PTX_T_F64) && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT) || ptx_type_is_int(t) ||
+        ((t == PTX_T_F64 && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT) || ptx_type_is_int(t) ||
          t == PTX_T_BF16 || t == PTX_T_BF16X2))
         return verr(c, at, "'%.*s': .ftz applies only to .f32, .f16 and .f16x2", L, at);
     return true;

@@ -108,6 +108,25 @@ static const bad_case bad[] = {
      "'f16x2' is not a type of mad; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64"},
     {"abs_bf16_before_sm80", KV("7.0", "sm_75", "\tabs.bf16 %h1, %h2;\n"), 14, 5,
      "'.bf16' requires sm_80 or higher (the .target is sm_75)"},
+    /* min/max: .relu for .s32 and .s16x2, .NaN and .xorsign.abs (both) for
+     * .f32 and the half types; fma: .relu for the half types, not with
+     * .sat; the half types round to nearest only but for fma.bf16 (ptxas
+     * 13.0: "Illegal modifier '.relu' for instruction 'min' with type
+     * '.u32'", "Modifier '.abs' requires modifier '.xorsign'", "Illegal
+     * rounding modifier for instruction 'add'") */
+    {"relu_on_u32_min", KV("8.0", "sm_90", "\tmin.relu.u32 %r1, %r2, %r3;\n"), 14, 2,
+     "'min.relu.u32': .relu applies only to .s32 and .s16x2"},
+    {"nan_on_f64_max", K("\tmax.NaN.f64 %rd1, %rd2, %rd3;\n"), 12, 2,
+     "'max.NaN.f64': .NaN applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2"},
+    {"abs_without_xorsign", KV("8.0", "sm_90", "\tmin.abs.f32 %f1, %f2, %f3;\n"), 14, 2, "'min.abs.f32' needs .xorsign"},
+    {"relu_on_f32_fma", K("\tfma.rn.relu.f32 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rn.relu.f32': .relu applies only to .f16, .f16x2, .bf16 and .bf16x2"},
+    {"relu_with_sat_fma", K("\tfma.rn.relu.sat.f16x2 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rn.relu.sat.f16x2': .relu and .sat exclude each other"},
+    {"rz_on_f16_fma", K("\tfma.rz.f16x2 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rz.f16x2': .f16 and .f16x2 take only the rounding modifier .rn"},
+    {"rm_on_f16_add", K("\tadd.rm.f16x2 %r1, %r2, %r3;\n"), 12, 2,
+     "'add.rm.f16x2': the half types take only the rounding modifier .rn"},
     {"rsqrt_ftz_without_approx", K("\trsqrt.ftz.f32 %r1, %r2;\n"), 12, 2, "'rsqrt.ftz.f32' needs .approx"},
     {"sin_ftz_without_approx", K("\tsin.ftz.f32 %r1, %r2;\n"), 12, 2, "'sin.ftz.f32' needs .approx"},
     {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
@@ -218,7 +237,10 @@ Test(front, ftz_sat_approx_neighbours_accepted) {
                          "\tfma.rn.bf16x2 %r1, %r2, %r3, %r1;\n\tmax.ftz.NaN.f16x2 %r1, %r2, %r3;\n"
                          "\tmin.NaN.bf16x2 %r1, %r2, %r3;\n\tex2.approx.f16x2 %r1, %r2;\n"
                          "\tex2.approx.ftz.f32 %r1, %r2;\n\trsqrt.approx.ftz.f32 %r1, %r2;\n"
-                         "\tlg2.approx.ftz.f32 %r1, %r2;\n\tsetp.ftz.lt.f16x2 %p1|%p2, %r1, %r2;\n");
+                         "\tlg2.approx.ftz.f32 %r1, %r2;\n\tsetp.ftz.lt.f16x2 %p1|%p2, %r1, %r2;\n"
+                         "\tmin.NaN.f32 %r1, %r2, %r3;\n\tmax.NaN.bf16x2 %r1, %r2, %r3;\n"
+                         "\tfma.rz.bf16x2 %r1, %r2, %r3, %r1;\n\tfma.rm.relu.bf16x2 %r1, %r2, %r3, %r1;\n"
+                         "\tfma.rn.ftz.relu.f16x2 %r1, %r2, %r3, %r1;\n\tadd.rn.f16x2 %r1, %r2, %r3;\n");
     ptx_diags d;
     ptx_diags_init(&d);
     ptx_module *m = ptx_parse_string("t.ptx", text, strlen(text), &d);
@@ -228,13 +250,15 @@ Test(front, ftz_sat_approx_neighbours_accepted) {
 }
 
 /* abs and neg have .bf16 since PTX ISA 7.0 and sm_80 (add, sub and mul
- * only from sm_90), ex2's .bf16 forms with .ftz on sm_90: ptxas 13.0
- * assembles each. */
+ * only from sm_90), ex2's .bf16 forms with .ftz, min/max .relu and
+ * .xorsign.abs on sm_90: ptxas 13.0 assembles each. */
 Test(front, bf16_abs_neg_ex2_accepted) {
     static const char *const text[] = {
         KV("7.0", "sm_80", "\tabs.bf16 %h1, %h2;\n\tneg.bf16x2 %r1, %r2;\n\tabs.ftz.f16 %h1, %h2;\n"),
-        KV("7.8", "sm_90", "\tex2.approx.ftz.bf16 %h1, %h2;\n\tex2.approx.ftz.bf16x2 %r1, %r2;\n"
-                           "\tadd.rn.bf16 %h1, %h2, %h3;\n\tmul.rn.sat.f16 %h1, %h2, %h3;\n"),
+        KV("8.0", "sm_90", "\tex2.approx.ftz.bf16 %h1, %h2;\n\tex2.approx.ftz.bf16x2 %r1, %r2;\n"
+                           "\tadd.rn.bf16 %h1, %h2, %h3;\n\tmul.rn.sat.f16 %h1, %h2, %h3;\n"
+                           "\tmin.relu.s32 %r1, %r2, %r3;\n\tmax.relu.s16x2 %r1, %r2, %r3;\n"
+                           "\tmin.NaN.xorsign.abs.f32 %f1, %f2, %f3;\n\tmax.xorsign.abs.bf16x2 %r1, %r2, %r3;\n"),
     };
     for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
         ptx_diags d;
