@@ -638,6 +638,24 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             return verr(c, at, "'%.*s': .sat applies only to mad24.hi.s32", L, at);
         break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
+        /* set's destination by its source type: .u32 .s32 .f32 .f16 .bf16
+         * from the classic types, the 16-bit forms from .f16/.bf16, a packed
+         * result only from its own packed type (ptxas 13.0: "Unexpected
+         * instruction types specified for 'set'", set.lt.f32.bf16) */
+        if (op == PTX_OPC_SET && mi->ntypes == 2) {
+            unsigned d = mi->types[0], s = mi->types[1];
+            const char *legal = s == PTX_T_F16      ? ".u32 .s32 .u16 .s16 .f16 .bf16"
+                                : s == PTX_T_BF16   ? ".u32 .s32 .u16 .s16 .bf16"
+                                : s == PTX_T_F16X2  ? ".u32 .s32 .f16x2"
+                                : s == PTX_T_BF16X2 ? ".u32 .s32 .bf16x2"
+                                                    : ".u32 .s32 .f32 .f16 .bf16";
+            const char *dn = ptx_type_name((ptx_type)d), *hit = strstr(legal, dn);
+            size_t dl = strlen(dn);
+            while (hit && hit[dl] != ' ' && hit[dl]) hit = strstr(hit + 1, dn);
+            if (!hit)
+                return verr(c, at, "'%.*s': from %s, set's destination type is one of %s", L, at,
+                            ptx_type_name((ptx_type)s), legal);
+        }
         if (mi->cmpname) {
             /* .equ .neu .ltu .leu .gtu .geu (the unordered four letters), .num, .nan */
             int fc = mi->cmplen == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);

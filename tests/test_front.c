@@ -127,6 +127,12 @@ static const bad_case bad[] = {
      "'fma.rz.f16x2': .f16 and .f16x2 take only the rounding modifier .rn"},
     {"rm_on_f16_add", K("\tadd.rm.f16x2 %r1, %r2, %r3;\n"), 12, 2,
      "'add.rm.f16x2': the half types take only the rounding modifier .rn"},
+    /* set's destination type goes with its source type (ptxas 13.0:
+     * "Unexpected instruction types specified for 'set'") */
+    {"set_f32_from_f16x2", K("\tset.lt.f32.f16x2 %r1, %r2, %r3;\n"), 12, 2,
+     "'set.lt.f32.f16x2': from .f16x2, set's destination type is one of .u32 .s32 .f16x2"},
+    {"set_u64_from_s32", K("\tset.lt.u64.s32 %rd1, %r2, %r3;\n"), 12, 2,
+     "'set.lt.u64.s32': from .s32, set's destination type is one of .u32 .s32 .f32 .f16 .bf16"},
     {"rsqrt_ftz_without_approx", K("\trsqrt.ftz.f32 %r1, %r2;\n"), 12, 2, "'rsqrt.ftz.f32' needs .approx"},
     {"sin_ftz_without_approx", K("\tsin.ftz.f32 %r1, %r2;\n"), 12, 2, "'sin.ftz.f32' needs .approx"},
     {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
@@ -251,14 +257,17 @@ Test(front, ftz_sat_approx_neighbours_accepted) {
 
 /* abs and neg have .bf16 since PTX ISA 7.0 and sm_80 (add, sub and mul
  * only from sm_90), ex2's .bf16 forms with .ftz, min/max .relu and
- * .xorsign.abs on sm_90: ptxas 13.0 assembles each. */
+ * .xorsign.abs on sm_90, set's pairs of types: ptxas 13.0 assembles each. */
 Test(front, bf16_abs_neg_ex2_accepted) {
     static const char *const text[] = {
-        KV("7.0", "sm_80", "\tabs.bf16 %h1, %h2;\n\tneg.bf16x2 %r1, %r2;\n\tabs.ftz.f16 %h1, %h2;\n"),
+        KV("7.0", "sm_80", "\tabs.bf16 %h1, %h2;\n\tneg.bf16x2 %r1, %r2;\n\tabs.ftz.f16 %h1, %h2;\n"
+                           "\tset.lt.u16.f16 %h1, %h2, %h3;\n\tset.lt.ftz.u32.f16x2 %r1, %r2, %r3;\n"
+                           "\tset.lt.f16.f32 %h1, %f2, %f3;\n\tset.lt.f32.s32 %f1, %r2, %r3;\n"),
         KV("8.0", "sm_90", "\tex2.approx.ftz.bf16 %h1, %h2;\n\tex2.approx.ftz.bf16x2 %r1, %r2;\n"
                            "\tadd.rn.bf16 %h1, %h2, %h3;\n\tmul.rn.sat.f16 %h1, %h2, %h3;\n"
                            "\tmin.relu.s32 %r1, %r2, %r3;\n\tmax.relu.s16x2 %r1, %r2, %r3;\n"
-                           "\tmin.NaN.xorsign.abs.f32 %f1, %f2, %f3;\n\tmax.xorsign.abs.bf16x2 %r1, %r2, %r3;\n"),
+                           "\tmin.NaN.xorsign.abs.f32 %f1, %f2, %f3;\n\tmax.xorsign.abs.bf16x2 %r1, %r2, %r3;\n"
+                           "\tset.lt.bf16.f16 %h1, %h2, %h3;\n\tset.lt.bf16x2.bf16x2 %r1, %r2, %r3;\n"),
     };
     for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
         ptx_diags d;
