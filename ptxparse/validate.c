@@ -591,6 +591,15 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
         if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
+        /* the carry is for 32- and 64-bit integers, on mad with .lo or .hi,
+         * never with .sat (ptxas 13.0: "Modifier '.cc' applies only to add
+         * integer types", "Illegal modifier '.cc' for instruction 'mad.wide'") */
+        if (ptx_inst_has_mod(in, ".cc")) {
+            if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32 || t_bits(t))
+                return verr(c, at, "'%.*s': .cc applies only to .u32, .s32, .u64 and .s64", L, at);
+            if (mi->has_sat) return verr(c, at, "'%.*s': .cc and .sat exclude each other", L, at);
+            if (mi->has_wide) return verr(c, at, "'%.*s': .cc does not apply to .wide", L, at);
+        }
         if (ptx_type_is_int(t)) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
             if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
@@ -622,12 +631,18 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     case PTX_OPC_DIV:
         if (ptx_type_is_int(t) && (mi->rnd || mi->has_approx || mi->has_full || mi->has_ftz))
             return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, at);
+        /* .approx and .full are their own roundings (ptxas 13.0: "Illegal
+         * rounding modifier for instruction 'div.full'") */
+        if (mi->rnd && (mi->has_approx || mi->has_full))
+            return verr(c, at, "'%.*s': a rounding modifier does not go with %s", L, at, mi->has_approx ? ".approx" : ".full");
         if (t == PTX_T_F32 && !mi->rnd && !mi->has_approx && !mi->has_full)
             return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, at);
         if (t == PTX_T_F64 && !mi->rnd)
             return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
         break;
     case PTX_OPC_SQRT: case PTX_OPC_RCP:
+        if (mi->rnd && mi->has_approx)
+            return verr(c, at, "'%.*s': a rounding modifier does not go with .approx", L, at);
         if (!mi->rnd && !mi->has_approx)
             return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, at);
         if (mi->has_approx && t == PTX_T_F64 && (op == PTX_OPC_SQRT || !mi->has_ftz))

@@ -133,6 +133,19 @@ static const bad_case bad[] = {
      "'set.lt.f32.f16x2': from .f16x2, set's destination type is one of .u32 .s32 .f16x2"},
     {"set_u64_from_s32", K("\tset.lt.u64.s32 %rd1, %r2, %r3;\n"), 12, 2,
      "'set.lt.u64.s32': from .s32, set's destination type is one of .u32 .s32 .f32 .f16 .bf16"},
+    /* .cc is for 32- and 64-bit integers, not with .sat nor .wide; .approx
+     * and .full take no rounding modifier (ptxas 13.0: "Illegal modifier
+     * '.cc' for instruction 'add'", "Illegal rounding modifier for
+     * instruction 'div.full'") */
+    {"cc_on_f32_add", K("\tadd.cc.f32 %r1, %r2, %r3;\n"), 12, 2,
+     "'add.cc.f32': .cc applies only to .u32, .s32, .u64 and .s64"},
+    {"cc_with_sat_add", K("\tadd.cc.sat.s32 %r1, %r2, %r3;\n"), 12, 2, "'add.cc.sat.s32': .cc and .sat exclude each other"},
+    {"cc_on_mad_wide", K("\tmad.wide.cc.u32 %rd1, %r2, %r3, %rd1;\n"), 12, 2,
+     "'mad.wide.cc.u32': .cc does not apply to .wide"},
+    {"rounding_with_full_div", K("\tdiv.full.rn.f32 %r1, %r2, %r3;\n"), 12, 2,
+     "'div.full.rn.f32': a rounding modifier does not go with .full"},
+    {"rounding_with_approx_sqrt", K("\tsqrt.approx.rn.f32 %r1, %r2;\n"), 12, 2,
+     "'sqrt.approx.rn.f32': a rounding modifier does not go with .approx"},
     {"rsqrt_ftz_without_approx", K("\trsqrt.ftz.f32 %r1, %r2;\n"), 12, 2, "'rsqrt.ftz.f32' needs .approx"},
     {"sin_ftz_without_approx", K("\tsin.ftz.f32 %r1, %r2;\n"), 12, 2, "'sin.ftz.f32' needs .approx"},
     {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
@@ -246,7 +259,9 @@ Test(front, ftz_sat_approx_neighbours_accepted) {
                          "\tlg2.approx.ftz.f32 %r1, %r2;\n\tsetp.ftz.lt.f16x2 %p1|%p2, %r1, %r2;\n"
                          "\tmin.NaN.f32 %r1, %r2, %r3;\n\tmax.NaN.bf16x2 %r1, %r2, %r3;\n"
                          "\tfma.rz.bf16x2 %r1, %r2, %r3, %r1;\n\tfma.rm.relu.bf16x2 %r1, %r2, %r3, %r1;\n"
-                         "\tfma.rn.ftz.relu.f16x2 %r1, %r2, %r3, %r1;\n\tadd.rn.f16x2 %r1, %r2, %r3;\n");
+                         "\tfma.rn.ftz.relu.f16x2 %r1, %r2, %r3, %r1;\n\tadd.rn.f16x2 %r1, %r2, %r3;\n"
+                         "\tadd.cc.s32 %r1, %r2, %r3;\n\tmad.lo.cc.u64 %rd1, %rd2, %rd3, %rd1;\n"
+                         "\tdiv.full.ftz.f32 %r1, %r2, %r3;\n\tsqrt.approx.ftz.f32 %r1, %r2;\n");
     ptx_diags d;
     ptx_diags_init(&d);
     ptx_module *m = ptx_parse_string("t.ptx", text, strlen(text), &d);
