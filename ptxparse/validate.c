@@ -503,14 +503,15 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
         default: break;
         }
     }
+    /* these have only approximate forms: .approx is required whatever else
+     * is written (ptxas 13.0: ".approx modifier required for instruction
+     * 'rsqrt'", also for rsqrt.ftz.f32) */
+    if (!mi->has_approx && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
+                            in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH))
+        return verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
     /* required classes */
     for (int k = 'A'; k <= 'Z'; k++) {
         if (!needc[k] || count[k] >= needc[k]) continue;
-        if (k == 'M' && (in->op == PTX_OPC_RSQRT || in->op == PTX_OPC_SIN || in->op == PTX_OPC_COS ||
-                         in->op == PTX_OPC_LG2 || in->op == PTX_OPC_EX2 || in->op == PTX_OPC_TANH)) {
-            if (mi->has_approx) continue;
-            return verr(c, in->opcode, "'%.*s' needs .approx", (int)in->opcode_len, in->opcode);
-        }
         char list[400];
         list_class(f, k, list, sizeof list);
         if (k == 'T' && needc[k] == 2)
@@ -590,6 +591,15 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
         if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
+        /* the carry is for 32- and 64-bit integers, on mad with .lo or .hi,
+         * never with .sat (ptxas 13.0: "Modifier '.cc' applies only to add
+         * integer types", "Illegal modifier '.cc' for instruction 'mad.wide'") */
+        if (ptx_inst_has_mod(in, ".cc")) {
+            if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32 || t_bits(t))
+                return verr(c, at, "'%.*s': .cc applies only to .u32, .s32, .u64 and .s64", L, at);
+            if (mi->has_sat) return verr(c, at, "'%.*s': .cc and .sat exclude each other", L, at);
+            if (mi->has_wide) return verr(c, at, "'%.*s': .cc does not apply to .wide", L, at);
+        }
         if (ptx_type_is_int(t)) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
             if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
@@ -605,6 +615,14 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             if (mi->has_wide || mi->has_lohi)
                 return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, at);
             if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
+            /* a float .sat clamps to [0, 1] in .f32 and the IEEE half types only
+             * (ptxas 13.0: "Illegal modifier '.sat' for instruction 'add'" on .f64 and .bf16) */
+            if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
+                return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
+            /* the half types round to nearest only (ptxas 13.0: "Illegal rounding
+             * modifier for instruction 'add'"); fma.bf16 is checked below */
+            if (t_half(t) && mi->rnd && !ptx_inst_has_mod(in, ".rn"))
+                return verr(c, at, "'%.*s': the half types take only the rounding modifier .rn", L, at);
             if (op == PTX_OPC_MAD && !mi->rnd && c->m->target_sm >= 20)
                 return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
             if (mi->rnd == 2) return verr(c, at, "'%.*s': expected one of .rn .rz .rm .rp", L, at);
@@ -613,12 +631,18 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     case PTX_OPC_DIV:
         if (ptx_type_is_int(t) && (mi->rnd || mi->has_approx || mi->has_full || mi->has_ftz))
             return verr(c, at, "'%.*s': rounding, .approx, .full and .ftz apply only to floating-point types", L, at);
+        /* .approx and .full are their own roundings (ptxas 13.0: "Illegal
+         * rounding modifier for instruction 'div.full'") */
+        if (mi->rnd && (mi->has_approx || mi->has_full))
+            return verr(c, at, "'%.*s': a rounding modifier does not go with %s", L, at, mi->has_approx ? ".approx" : ".full");
         if (t == PTX_T_F32 && !mi->rnd && !mi->has_approx && !mi->has_full)
             return verr(c, at, "'%.*s' needs .approx, .full or a rounding modifier (.rn .rz .rm .rp)", L, at);
         if (t == PTX_T_F64 && !mi->rnd)
             return verr(c, at, "'%.*s' needs a rounding modifier: one of .rn .rz .rm .rp", L, at);
         break;
     case PTX_OPC_SQRT: case PTX_OPC_RCP:
+        if (mi->rnd && mi->has_approx)
+            return verr(c, at, "'%.*s': a rounding modifier does not go with .approx", L, at);
         if (!mi->rnd && !mi->has_approx)
             return verr(c, at, "'%.*s' needs .approx or a rounding modifier (.rn .rz .rm .rp)", L, at);
         if (mi->has_approx && t == PTX_T_F64 && (op == PTX_OPC_SQRT || !mi->has_ftz))
@@ -629,6 +653,24 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             return verr(c, at, "'%.*s': .sat applies only to mad24.hi.s32", L, at);
         break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
+        /* set's destination by its source type: .u32 .s32 .f32 .f16 .bf16
+         * from the classic types, the 16-bit forms from .f16/.bf16, a packed
+         * result only from its own packed type (ptxas 13.0: "Unexpected
+         * instruction types specified for 'set'", set.lt.f32.bf16) */
+        if (op == PTX_OPC_SET && mi->ntypes == 2) {
+            unsigned d = mi->types[0], s = mi->types[1];
+            const char *legal = s == PTX_T_F16      ? ".u32 .s32 .u16 .s16 .f16 .bf16"
+                                : s == PTX_T_BF16   ? ".u32 .s32 .u16 .s16 .bf16"
+                                : s == PTX_T_F16X2  ? ".u32 .s32 .f16x2"
+                                : s == PTX_T_BF16X2 ? ".u32 .s32 .bf16x2"
+                                                    : ".u32 .s32 .f32 .f16 .bf16";
+            const char *dn = ptx_type_name((ptx_type)d), *hit = strstr(legal, dn);
+            size_t dl = strlen(dn);
+            while (hit && hit[dl] != ' ' && hit[dl]) hit = strstr(hit + 1, dn);
+            if (!hit)
+                return verr(c, at, "'%.*s': from %s, set's destination type is one of %s", L, at,
+                            ptx_type_name((ptx_type)s), legal);
+        }
         if (mi->cmpname) {
             /* .equ .neu .ltu .leu .gtu .geu (the unordered four letters), .num, .nan */
             int fc = mi->cmplen == 4 || !strncmp(mi->cmpname, ".num", 4) || !strncmp(mi->cmpname, ".nan", 4);
@@ -668,19 +710,55 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     case PTX_OPC_FMA:
         if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
+        if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
+            return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
+        /* .relu is for the half types and excludes .sat; .f16 rounds to
+         * nearest only, while ptxas 13.0 takes fma.rz.bf16 ("Illegal rounding
+         * modifier for instruction 'fma'", "Modifier '.relu' cannot be
+         * combined with modifier '.sat'") */
+        if (ptx_inst_has_mod(in, ".relu") && !t_half(t))
+            return verr(c, at, "'%.*s': .relu applies only to .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        if (ptx_inst_has_mod(in, ".relu") && mi->has_sat)
+            return verr(c, at, "'%.*s': .relu and .sat exclude each other", L, at);
+        if ((t == PTX_T_F16 || t == PTX_T_F16X2) && mi->rnd && !ptx_inst_has_mod(in, ".rn"))
+            return verr(c, at, "'%.*s': .f16 and .f16x2 take only the rounding modifier .rn", L, at);
         break;
+    case PTX_OPC_MIN: case PTX_OPC_MAX: {
+        /* .relu is for .s32 and .s16x2, .NaN for the floating-point types but
+         * .f64, .xorsign.abs (both or neither) likewise (ptxas 13.0: "Illegal
+         * modifier '.relu' for instruction 'min' with type '.u32'", "Modifier
+         * '.abs' requires modifier '.xorsign'") */
+        bool fl = t == PTX_T_F32 || t_half(t), xs = ptx_inst_has_mod(in, ".xorsign"), ab = ptx_inst_has_mod(in, ".abs");
+        /* (.s16x2 has no ptx_type: t is 0) */
+        if (ptx_inst_has_mod(in, ".relu") && t != PTX_T_S32 && !ptx_inst_has_mod(in, ".s16x2"))
+            return verr(c, at, "'%.*s': .relu applies only to .s32 and .s16x2", L, at);
+        if (ptx_inst_has_mod(in, ".NaN") && !fl)
+            return verr(c, at, "'%.*s': .NaN applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        if (xs != ab) return verr(c, at, "'%.*s' needs %s", L, at, xs ? ".abs" : ".xorsign");
+        if (xs && !fl)
+            return verr(c, at, "'%.*s': .xorsign.abs applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        break;
+    }
     case PTX_OPC_LD:
         if (mi->has_nc && mi->space != PTX_SP_GLOBAL)
             return verr(c, at, "'%.*s': .nc applies only to .global", L, at);
         break;
     default: break;
     }
-    /* .ftz (flush subnormals to zero) is for .f32 and the half types; on
-     * .f64 only rcp and rsqrt take it (ptxas 13.0: "Illegal modifier '.ftz'
-     * for instruction 'fma'"); cvt's rule is above */
-    if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT &&
-        (t == PTX_T_F64 || ptx_type_is_int(t)))
-        return verr(c, at, "'%.*s': .ftz applies only to .f32 and the half types", L, at);
+    /* ex2's half forms turn .ftz round: ex2.approx.f16 takes none, and
+     * .bf16 needs it (ptxas 13.0: ".ftz modifier required for instruction
+     * 'ex2.bf16'") */
+    if (op == PTX_OPC_EX2 && (t == PTX_T_F16 || t == PTX_T_F16X2) && mi->has_ftz)
+        return verr(c, at, "'%.*s': .ftz applies to ex2 only with .f32, .bf16 and .bf16x2", L, at);
+    if (op == PTX_OPC_EX2 && (t == PTX_T_BF16 || t == PTX_T_BF16X2) && !mi->has_ftz)
+        return verr(c, at, "'%.*s' needs .ftz", L, at);
+    /* .ftz (flush subnormals to zero) is for .f32, .f16 and .f16x2; on .f64
+     * only rcp and rsqrt take it, on .bf16 only ex2 (ptxas 13.0: "Illegal
+     * modifier '.ftz' for instruction 'fma'"); cvt's rule is above */
+    if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_EX2 &&
+        ((t == PTX_T_F64 && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT) || ptx_type_is_int(t) ||
+         t == PTX_T_BF16 || t == PTX_T_BF16X2))
+        return verr(c, at, "'%.*s': .ftz applies only to .f32, .f16 and .f16x2", L, at);
     return true;
 }
 

@@ -71,11 +71,11 @@ static const bad_case bad[] = {
      * mad.hi's; .approx on .f64 is rcp.approx.ftz.f64 alone (ptxas 13.0:
      * "Illegal modifier ...") */
     {"ftz_on_f64_fma", K("\tfma.rn.ftz.f64 %rd1, %rd2, %rd3, %rd1;\n"), 12, 2,
-     "'fma.rn.ftz.f64': .ftz applies only to .f32 and the half types"},
+     "'fma.rn.ftz.f64': .ftz applies only to .f32, .f16 and .f16x2"},
     {"ftz_on_f64_setp", K("\tsetp.lt.ftz.f64 %p1, %rd2, %rd3;\n"), 12, 2,
-     "'setp.lt.ftz.f64': .ftz applies only to .f32 and the half types"},
+     "'setp.lt.ftz.f64': .ftz applies only to .f32, .f16 and .f16x2"},
     {"ftz_on_integer_min", K("\tmin.ftz.s32 %r1, %r2, %r3;\n"), 12, 2,
-     "'min.ftz.s32': .ftz applies only to .f32 and the half types"},
+     "'min.ftz.s32': .ftz applies only to .f32, .f16 and .f16x2"},
     {"ftz_cvt_without_f32", K("\tcvt.rzi.ftz.s32.f64 %r1, %rd2;\n"), 12, 2,
      "'cvt.rzi.ftz.s32.f64': .ftz applies only to a conversion from or to .f32"},
     {"sat_on_mul_lo", K("\tmul.lo.sat.s32 %r1, %r2, %r3;\n"), 12, 2,
@@ -84,6 +84,70 @@ static const bad_case bad[] = {
      "'mad24.lo.sat.s32': .sat applies only to mad24.hi.s32"},
     {"approx_sqrt_f64", K("\tsqrt.approx.f64 %rd1, %rd2;\n"), 12, 2,
      "'sqrt.approx.f64': .approx applies to .f64 only as rcp.approx.ftz.f64"},
+    /* a float .sat is for .f32, .f16 and .f16x2 (not .f64 nor .bf16); .ftz
+     * not on .bf16 except ex2, whose .bf16 forms need it and whose .f16
+     * forms refuse it; mad has no half types; rsqrt, ex2, lg2, sin, cos
+     * need .approx even with .ftz (ptxas 13.0: "Illegal modifier '.sat'",
+     * "Unexpected instruction types specified for 'mad'", ".approx modifier
+     * required", ".ftz modifier required for instruction 'ex2.bf16'") */
+    {"sat_on_f64_add", K("\tadd.rn.sat.f64 %rd1, %rd2, %rd3;\n"), 12, 2,
+     "'add.rn.sat.f64': .sat applies only to .f32, .f16 and .f16x2"},
+    {"sat_on_f64_fma", K("\tfma.rn.sat.f64 %rd1, %rd2, %rd3, %rd1;\n"), 12, 2,
+     "'fma.rn.sat.f64': .sat applies only to .f32, .f16 and .f16x2"},
+    {"sat_on_bf16_fma", K("\tfma.rn.sat.bf16x2 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rn.sat.bf16x2': .sat applies only to .f32, .f16 and .f16x2"},
+    {"ftz_on_bf16_max", K("\tmax.ftz.bf16x2 %r1, %r2, %r3;\n"), 12, 2,
+     "'max.ftz.bf16x2': .ftz applies only to .f32, .f16 and .f16x2"},
+    {"ftz_on_bf16_abs", KV("7.0", "sm_80", "\tabs.ftz.bf16 %h1, %h2;\n"), 14, 2,
+     "'abs.ftz.bf16': .ftz applies only to .f32, .f16 and .f16x2"},
+    {"ftz_on_f16_ex2", K("\tex2.approx.ftz.f16x2 %r1, %r2;\n"), 12, 2,
+     "'ex2.approx.ftz.f16x2': .ftz applies to ex2 only with .f32, .bf16 and .bf16x2"},
+    {"ex2_bf16_without_ftz", KV("7.8", "sm_90", "\tex2.approx.bf16 %h1, %h2;\n"), 14, 2,
+     "'ex2.approx.bf16' needs .ftz"},
+    {"mad_f16", K("\tmad.rn.f16x2 %r1, %r2, %r3, %r1;\n"), 12, 8,
+     "'f16x2' is not a type of mad; expected one of .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64"},
+    {"abs_bf16_before_sm80", KV("7.0", "sm_75", "\tabs.bf16 %h1, %h2;\n"), 14, 5,
+     "'.bf16' requires sm_80 or higher (the .target is sm_75)"},
+    /* min/max: .relu for .s32 and .s16x2, .NaN and .xorsign.abs (both) for
+     * .f32 and the half types; fma: .relu for the half types, not with
+     * .sat; the half types round to nearest only but for fma.bf16 (ptxas
+     * 13.0: "Illegal modifier '.relu' for instruction 'min' with type
+     * '.u32'", "Modifier '.abs' requires modifier '.xorsign'", "Illegal
+     * rounding modifier for instruction 'add'") */
+    {"relu_on_u32_min", KV("8.0", "sm_90", "\tmin.relu.u32 %r1, %r2, %r3;\n"), 14, 2,
+     "'min.relu.u32': .relu applies only to .s32 and .s16x2"},
+    {"nan_on_f64_max", K("\tmax.NaN.f64 %rd1, %rd2, %rd3;\n"), 12, 2,
+     "'max.NaN.f64': .NaN applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2"},
+    {"abs_without_xorsign", KV("8.0", "sm_90", "\tmin.abs.f32 %f1, %f2, %f3;\n"), 14, 2, "'min.abs.f32' needs .xorsign"},
+    {"relu_on_f32_fma", K("\tfma.rn.relu.f32 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rn.relu.f32': .relu applies only to .f16, .f16x2, .bf16 and .bf16x2"},
+    {"relu_with_sat_fma", K("\tfma.rn.relu.sat.f16x2 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rn.relu.sat.f16x2': .relu and .sat exclude each other"},
+    {"rz_on_f16_fma", K("\tfma.rz.f16x2 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'fma.rz.f16x2': .f16 and .f16x2 take only the rounding modifier .rn"},
+    {"rm_on_f16_add", K("\tadd.rm.f16x2 %r1, %r2, %r3;\n"), 12, 2,
+     "'add.rm.f16x2': the half types take only the rounding modifier .rn"},
+    /* set's destination type goes with its source type (ptxas 13.0:
+     * "Unexpected instruction types specified for 'set'") */
+    {"set_f32_from_f16x2", K("\tset.lt.f32.f16x2 %r1, %r2, %r3;\n"), 12, 2,
+     "'set.lt.f32.f16x2': from .f16x2, set's destination type is one of .u32 .s32 .f16x2"},
+    {"set_u64_from_s32", K("\tset.lt.u64.s32 %rd1, %r2, %r3;\n"), 12, 2,
+     "'set.lt.u64.s32': from .s32, set's destination type is one of .u32 .s32 .f32 .f16 .bf16"},
+    /* .cc is for 32- and 64-bit integers, not with .sat nor .wide; .approx
+     * and .full take no rounding modifier (ptxas 13.0: "Illegal modifier
+     * '.cc' for instruction 'add'", "Illegal rounding modifier for
+     * instruction 'div.full'") */
+    {"cc_on_f32_add", K("\tadd.cc.f32 %r1, %r2, %r3;\n"), 12, 2,
+     "'add.cc.f32': .cc applies only to .u32, .s32, .u64 and .s64"},
+    {"cc_with_sat_add", K("\tadd.cc.sat.s32 %r1, %r2, %r3;\n"), 12, 2, "'add.cc.sat.s32': .cc and .sat exclude each other"},
+    {"cc_on_mad_wide", K("\tmad.wide.cc.u32 %rd1, %r2, %r3, %rd1;\n"), 12, 2,
+     "'mad.wide.cc.u32': .cc does not apply to .wide"},
+    {"rounding_with_full_div", K("\tdiv.full.rn.f32 %r1, %r2, %r3;\n"), 12, 2,
+     "'div.full.rn.f32': a rounding modifier does not go with .full"},
+    {"rounding_with_approx_sqrt", K("\tsqrt.approx.rn.f32 %r1, %r2;\n"), 12, 2,
+     "'sqrt.approx.rn.f32': a rounding modifier does not go with .approx"},
+    {"rsqrt_ftz_without_approx", K("\trsqrt.ftz.f32 %r1, %r2;\n"), 12, 2, "'rsqrt.ftz.f32' needs .approx"},
+    {"sin_ftz_without_approx", K("\tsin.ftz.f32 %r1, %r2;\n"), 12, 2, "'sin.ftz.f32' needs .approx"},
     {"two_spaces", K("\tst.global.shared.u32 [%rd1], %r1;\n"), 12, 11, "more than one state space in 'st.global.shared.u32'"},
     {"float_literal_int", K("\tadd.s32 %r1, %r2, 1.5;\n"), 12, 20,
      "operand 3 of 'add.s32': a floating-point literal where the type is .s32"},
@@ -186,13 +250,48 @@ Test(front, ftz_sat_approx_neighbours_accepted) {
                          "\tmad.hi.sat.s32 %r1, %r2, %r3, %r1;\n\tmad24.hi.sat.s32 %r1, %r2, %r3, %r1;\n"
                          "\tadd.sat.s32 %r1, %r2, %r3;\n\tcvt.ftz.f64.f32 %rd1, %r2;\n\tcvt.rn.ftz.f32.f64 %r1, %rd2;\n"
                          "\tcvt.rn.ftz.f32.s32 %r1, %r2;\n\tslct.ftz.u32.f32 %r1, %r2, %r3, %r4;\n"
-                         "\tmin.ftz.NaN.f32 %r1, %r2, %r3;\n\tdiv.rn.ftz.f32 %r1, %r2, %r3;\n");
+                         "\tmin.ftz.NaN.f32 %r1, %r2, %r3;\n\tdiv.rn.ftz.f32 %r1, %r2, %r3;\n"
+                         "\tadd.rn.sat.f32 %r1, %r2, %r3;\n\tmad.rn.ftz.sat.f32 %r1, %r2, %r3, %r1;\n"
+                         "\tfma.rn.ftz.sat.f16x2 %r1, %r2, %r3, %r1;\n\tfma.rn.relu.bf16x2 %r1, %r2, %r3, %r1;\n"
+                         "\tfma.rn.bf16x2 %r1, %r2, %r3, %r1;\n\tmax.ftz.NaN.f16x2 %r1, %r2, %r3;\n"
+                         "\tmin.NaN.bf16x2 %r1, %r2, %r3;\n\tex2.approx.f16x2 %r1, %r2;\n"
+                         "\tex2.approx.ftz.f32 %r1, %r2;\n\trsqrt.approx.ftz.f32 %r1, %r2;\n"
+                         "\tlg2.approx.ftz.f32 %r1, %r2;\n\tsetp.ftz.lt.f16x2 %p1|%p2, %r1, %r2;\n"
+                         "\tmin.NaN.f32 %r1, %r2, %r3;\n\tmax.NaN.bf16x2 %r1, %r2, %r3;\n"
+                         "\tfma.rz.bf16x2 %r1, %r2, %r3, %r1;\n\tfma.rm.relu.bf16x2 %r1, %r2, %r3, %r1;\n"
+                         "\tfma.rn.ftz.relu.f16x2 %r1, %r2, %r3, %r1;\n\tadd.rn.f16x2 %r1, %r2, %r3;\n"
+                         "\tadd.cc.s32 %r1, %r2, %r3;\n\tmad.lo.cc.u64 %rd1, %rd2, %rd3, %rd1;\n"
+                         "\tdiv.full.ftz.f32 %r1, %r2, %r3;\n\tsqrt.approx.ftz.f32 %r1, %r2;\n");
     ptx_diags d;
     ptx_diags_init(&d);
     ptx_module *m = ptx_parse_string("t.ptx", text, strlen(text), &d);
     cr_expect_not_null(m, "%s", d.n ? d.v[0].msg : "");
     ptx_module_free(m);
     ptx_diags_free(&d);
+}
+
+/* abs and neg have .bf16 since PTX ISA 7.0 and sm_80 (add, sub and mul
+ * only from sm_90), ex2's .bf16 forms with .ftz, min/max .relu and
+ * .xorsign.abs on sm_90, set's pairs of types: ptxas 13.0 assembles each. */
+Test(front, bf16_abs_neg_ex2_accepted) {
+    static const char *const text[] = {
+        KV("7.0", "sm_80", "\tabs.bf16 %h1, %h2;\n\tneg.bf16x2 %r1, %r2;\n\tabs.ftz.f16 %h1, %h2;\n"
+                           "\tset.lt.u16.f16 %h1, %h2, %h3;\n\tset.lt.ftz.u32.f16x2 %r1, %r2, %r3;\n"
+                           "\tset.lt.f16.f32 %h1, %f2, %f3;\n\tset.lt.f32.s32 %f1, %r2, %r3;\n"),
+        KV("8.0", "sm_90", "\tex2.approx.ftz.bf16 %h1, %h2;\n\tex2.approx.ftz.bf16x2 %r1, %r2;\n"
+                           "\tadd.rn.bf16 %h1, %h2, %h3;\n\tmul.rn.sat.f16 %h1, %h2, %h3;\n"
+                           "\tmin.relu.s32 %r1, %r2, %r3;\n\tmax.relu.s16x2 %r1, %r2, %r3;\n"
+                           "\tmin.NaN.xorsign.abs.f32 %f1, %f2, %f3;\n\tmax.xorsign.abs.bf16x2 %r1, %r2, %r3;\n"
+                           "\tset.lt.bf16.f16 %h1, %h2, %h3;\n\tset.lt.bf16x2.bf16x2 %r1, %r2, %r3;\n"),
+    };
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        ptx_module *m = ptx_parse_string("t.ptx", text[i], strlen(text[i]), &d);
+        cr_expect_not_null(m, "%zu: %s", i, d.n ? d.v[0].msg : "");
+        ptx_module_free(m);
+        ptx_diags_free(&d);
+    }
 }
 
 /* The binary: exit 2, the message with its source line and caret, nothing written. */
