@@ -58,7 +58,7 @@ GV_LIBS := -L$(GV_PLUGINS) -Wl,-rpath,$(GV_PLUGINS) -lgvplugin_dot_layout -lgvpl
 # -pthread: the parallel batches (report/batch.c)
 LDLIBS  := $(JANSSON_LIBS) -lyaml $(CLANG_LIBS) -liberty $(GV_LIBS) -lelf -lzstd -llz4 -lz -lm -pthread
 
-.PHONY: divbench-instr gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
+.PHONY: divbench-instr form-sweep gpu-counters-check gpu-prepare gpurun-build readme-check readme-update all test check bench fuzz fuzz-smoke install deps clean help corpus-check golden-coalescing coalescing-compare \
         shapecheck synccheck-corpus layers validity validity-smoke precision regalloc-its target-bench nvcc-projects nvcc-bench \
         difftest difftest-smoke fuzz-all fuzz-fatbin fuzz-seeds fuzzlib
 all: bin/ptxray
@@ -247,6 +247,11 @@ PTXAS ?= $(firstword $(shell command -v ptxas 2>/dev/null) /usr/local/cuda/bin/p
 VALIDITY_N ?= 1000
 validity: $(B)/ptxray
 	python3 fuzz/validity.py --ptxray $(B)/ptxray --ptxas $(PTXAS) --n $(VALIDITY_N) --seed 1
+
+# The arithmetic modifiers' combinations (3,240 forms) against ptxas
+# (fuzz/formsweep.py): every verdict must agree; about 2 minutes.
+form-sweep: $(B)/ptxray
+	python3 fuzz/formsweep.py --ptxray $(B)/ptxray --ptxas $(PTXAS)
 
 validity-smoke:
 	@mkdir -p build
