@@ -61,6 +61,14 @@ static const char *const class_name[128] = {
     ['P'] = "cache hint", ['M'] = "modifier",
 };
 
+/* Is w one of the blank-separated words of list? */
+static bool in_words(const char *list, const char *w) {
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)) != NULL; p++)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n])) return true;
+    return false;
+}
+
 static uint16_t parse_ver(const char *s) { return (uint16_t)((s[0] - '0') * 10 + (s[2] - '0')); }
 
 static uint16_t parse_sm(const char *s, uint8_t *a) {
@@ -319,8 +327,7 @@ static bool check_cvt_form(const vctx *c, mods_info *mi, const char *rnd, size_t
             if (strcmp(cvt_rows[i].dst, f) && strcmp(cvt_rows[i].src, f)) continue;
             char one[32];
             snprintf(one, sizeof one, ".%s.%s", cvt_rows[i].dst, cvt_rows[i].src);
-            const char *dup = strstr(list, one);
-            if (dup && (dup[strlen(one)] == ' ' || !dup[strlen(one)])) continue;
+            if (in_words(list, one)) continue;
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? " " : "", one);
         }
         return verr(c, w[nw - 2].p, "cvt has no conversion from .%.*s to .%.*s; the forms with .%s are %s", (int)st.n,
@@ -664,10 +671,7 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
                                 : s == PTX_T_F16X2  ? ".u32 .s32 .f16x2"
                                 : s == PTX_T_BF16X2 ? ".u32 .s32 .bf16x2"
                                                     : ".u32 .s32 .f32 .f16 .bf16";
-            const char *dn = ptx_type_name((ptx_type)d), *hit = strstr(legal, dn);
-            size_t dl = strlen(dn);
-            while (hit && hit[dl] != ' ' && hit[dl]) hit = strstr(hit + 1, dn);
-            if (!hit)
+            if (!in_words(legal, ptx_type_name((ptx_type)d)))
                 return verr(c, at, "'%.*s': from %s, set's destination type is one of %s", L, at,
                             ptx_type_name((ptx_type)s), legal);
         }
