@@ -248,10 +248,13 @@ VALIDITY_N ?= 1000
 validity: $(B)/ptxray
 	python3 fuzz/validity.py --ptxray $(B)/ptxray --ptxas $(PTXAS) --n $(VALIDITY_N) --seed 1
 
-# The arithmetic modifiers' combinations (3,240 forms) against ptxas
-# (fuzz/formsweep.py): every verdict must agree; about 2 minutes.
+# The arithmetic modifiers' combinations against ptxas (fuzz/formsweep.py):
+# 3,240 forms at sm_80, and 4,320 at sm_100a with the packed .f32x2,
+# .s16x2 and .u16x2; every verdict must agree; about 2 minutes.
 form-sweep: $(B)/ptxray
 	python3 fuzz/formsweep.py --ptxray $(B)/ptxray --ptxas $(PTXAS)
+	python3 fuzz/formsweep.py --ptxray $(B)/ptxray --ptxas $(PTXAS) --target sm_100a --version 8.6 \
+	    --types f16,bf16,f16x2,bf16x2,f32,f64,s32,u32,s64,f32x2,s16x2,u16x2
 
 validity-smoke:
 	@mkdir -p build

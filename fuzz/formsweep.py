@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 REG = {'f16': '%h1', 'bf16': '%h1', 'f16x2': '%r1', 'bf16x2': '%r1', 'f32': '%f1', 'f64': '%fd1',
-       's32': '%r1', 'u32': '%r1', 's64': '%rd1'}
+       's32': '%r1', 'u32': '%r1', 's64': '%rd1', 'f32x2': '%rd1', 's16x2': '%r1', 'u16x2': '%r1'}
 OPS = {'add': 2, 'sub': 2, 'mul': 2, 'min': 2, 'max': 2, 'fma': 3, 'mad': 3, 'div': 2, 'sqrt': 1, 'rcp': 1,
        'rsqrt': 1, 'abs': 1, 'neg': 1, 'ex2': 1, 'lg2': 1, 'sin': 1, 'cos': 1, 'tanh': 1}
 
@@ -30,6 +30,8 @@ def main():
     ap.add_argument('--ptxas', required=True)
     ap.add_argument('--target', default='sm_80')
     ap.add_argument('--version', default='8.0')
+    ap.add_argument('--types', default='f16,bf16,f16x2,bf16x2,f32,f64,s32,u32,s64',
+                    help='the type suffixes to sweep, comma-separated (those of REG)')
     a = ap.parse_args()
     head = ('.version %s\n.target %s\n.address_size 64\n.visible .entry k()\n{\n .reg .pred %%p<3>;\n'
             ' .reg .f32 %%f<3>;\n .reg .f64 %%fd<5>;\n .reg .b32 %%r<4>;\n .reg .b16 %%h<4>;\n'
@@ -38,7 +40,8 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 't.ptx')
         for op, nsrc in OPS.items():
-            for t, r in REG.items():
+            for t in a.types.split(','):
+                r = REG[t]
                 for ftz in ('', '.ftz'):
                     for rnd in ('', '.rn', '.approx', '.lo', '.hi'):
                         for sat in ('', '.sat'):

@@ -17,6 +17,7 @@ typedef struct fmod {
     uint8_t len, cls;
     uint16_t ver, sm; /* 0: no minimum of its own */
     uint8_t sm_a;
+    const char *only; /* "=.t.u": the types it goes with, up to a blank; NULL: any */
 } fmod;
 
 typedef struct fform {
@@ -69,6 +70,19 @@ static bool in_words(const char *list, const char *w) {
     return false;
 }
 
+/* Is the type t (n bytes) in a modifier's "=.t.u" list?  words: the list
+ * for a message, ".t, .u and .v". */
+static bool only_has(const char *w, const char *t, size_t n, char *words, size_t cap) {
+    bool found = false;
+    size_t k = 0;
+    for (const char *p = w, *e; *p == '.' && k < cap; p = e) {
+        for (e = p + 1; *e && *e != '.' && *e != ' ';) e++;
+        found |= (size_t)(e - p) == n && !memcmp(p, t, n);
+        k += (size_t)snprintf(words + k, cap - k, "%s%.*s", !k ? "" : *e == '.' ? ", " : " and ", (int)(e - p), p);
+    }
+    return found;
+}
+
 static uint16_t parse_ver(const char *s) { return (uint16_t)((s[0] - '0') * 10 + (s[2] - '0')); }
 
 static uint16_t parse_sm(const char *s, uint8_t *a) {
@@ -78,8 +92,8 @@ static uint16_t parse_sm(const char *s, uint8_t *a) {
     return (uint16_t)v;
 }
 
-/* A list of modifiers "[K:].name[@v.v/sm]" separated by blanks (K: the
- * class, in isa.def's rows; cvt_forms.def's lists have none). */
+/* A list of modifiers "[K:].name[@v.v/sm][=.t.u]" separated by blanks (K:
+ * the class, in isa.def's rows; cvt_forms.def's lists have none). */
 static fmod *parse_mods(const char *m, uint32_t *n) {
     uint32_t cap = 1;
     for (const char *q = m; *q; q++) cap += *q == ' ';
@@ -96,13 +110,15 @@ static fmod *parse_mods(const char *m, uint32_t *n) {
         }
         x->name = q;
         const char *e = x->name;
-        while (*e && *e != ' ' && *e != '@') e++;
+        while (*e && *e != ' ' && *e != '@' && *e != '=') e++;
         x->len = (uint8_t)(e - x->name);
         if (*e == '@') {
             x->ver = parse_ver(e + 1);
             x->sm = parse_sm(e + 5, &x->sm_a);
-            while (*e && *e != ' ') e++;
+            while (*e && *e != ' ' && *e != '=') e++;
         }
+        if (*e == '=') x->only = e + 1;
+        while (*e && *e != ' ') e++;
         q = e;
     }
     return v;
@@ -153,6 +169,7 @@ typedef struct cvt_shape {
 typedef struct mods_info {
     uint8_t types[4], ntypes, rnd, has_wide, has_lohi, has_approx, has_full, has_sat, has_ftz, has_nc,
         space, vec, has_boolop, has_hint, has_async, has_pack, has_sync, has_cas,
+        int16x2, /* the last type is .s16x2 or .u16x2 (no ptx_type: types[] holds 0) */
         has_narrow; /* .relu or .satfinite: only cvt_forms.def's conversions take them */
     const char *cmpname; /* in isa.def's list: cmplen bytes, not NUL-ended */
     uint8_t cmplen;
@@ -408,8 +425,10 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
     memset(needc, 0, sizeof needc);
     for (const char *r = f->need; *r; r++) needc[(unsigned char)*r]++;
     memset(mi, 0, sizeof *mi);
-    const char *rnd = NULL; /* the rounding modifier */
-    size_t rnd_n = 0;
+    const char *rnd = NULL, *tname = NULL; /* the rounding modifier, the last type */
+    size_t rnd_n = 0, tn = 0;
+    const fmod *lim[4]; /* modifiers with a list of types */
+    unsigned nlim = 0;
     ptx_mod_iter it = ptx_mods_begin(in);
     for (ptx_str m; ptx_mods_next(&it, &m);) {
         const char *p = m.p;
@@ -452,6 +471,7 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
         }
         const fmod *x = &f->mods[k];
         if (!check_min(c, p, (int)n, x->ver, x->sm, x->sm_a)) return false;
+        if (x->only && nlim < 4) lim[nlim++] = x;
         unsigned maxc = needc[x->cls] > 1 ? needc[x->cls] : 1;
         if (x->cls == 'T' && in->op == PTX_OPC_CVT) maxc = 3; /* cvt.pack.sat.u8.s32.b32 */
         if (!(f->flags & F_BAG) && x->cls != 'M' && x->cls != 'P' && x->cls != 'Q' && count[x->cls] >= maxc)
@@ -476,6 +496,8 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
         if (n == 4 && !memcmp(p, ".cas", 4)) mi->has_cas = 1;
         switch (x->cls) {
         case 'T':
+            tname = p;
+            tn = n;
             if (mi->ntypes < 4) {
                 uint8_t v;
                 mi->types[mi->ntypes++] = ptx_mod_classify(p, n, &v) == PTX_MOD_TYPE ? v : 0;
@@ -527,6 +549,13 @@ static bool check_mods(const vctx *c, const fform *f, const char *op, size_t opl
         return verr(c, in->opcode, "'%.*s' needs a %s: one of %s", (int)in->opcode_len, in->opcode, class_name[k],
                     list);
     }
+    for (unsigned i = 0; i < nlim && tn; i++) {
+        char list[96];
+        if (!only_has(lim[i]->only, tname, tn, list, sizeof list))
+            return verr(c, in->opcode, "'%.*s': %.*s applies only to %s", (int)in->opcode_len, in->opcode, lim[i]->len,
+                        lim[i]->name, list);
+    }
+    mi->int16x2 = tn == 6 && (tname[1] == 's' || tname[1] == 'u');
     if (in->op == PTX_OPC_CVT) {
         /* the packed and narrow formats: a table of their own (cvt_forms.def) */
         if (!check_cvt_form(c, mi, rnd, rnd_n)) return false;
@@ -597,35 +626,22 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     int L = (int)in->opcode_len;
     switch (op) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
-        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
-        /* the carry is for 32- and 64-bit integers, on mad with .lo or .hi,
-         * never with .sat (ptxas 13.0: "Modifier '.cc' applies only to add
-         * integer types", "Illegal modifier '.cc' for instruction 'mad.wide'") */
-        if (ptx_inst_has_mod(in, ".cc")) {
-            if (!ptx_type_is_int(t) || ptx_type_bits((ptx_type)t) < 32 || t_bits(t))
-                return verr(c, at, "'%.*s': .cc applies only to .u32, .s32, .u64 and .s64", L, at);
-            if (mi->has_sat) return verr(c, at, "'%.*s': .cc and .sat exclude each other", L, at);
-            if (mi->has_wide) return verr(c, at, "'%.*s': .cc does not apply to .wide", L, at);
-        }
-        if (ptx_type_is_int(t)) {
+        /* the carry (its types: isa.def) never goes with .sat or mad.wide
+         * (ptxas 13.0: "Illegal modifier '.cc' for instruction 'mad.wide'") */
+        if (ptx_inst_has_mod(in, ".cc") && mi->has_sat) return verr(c, at, "'%.*s': .cc and .sat exclude each other", L, at);
+        if (ptx_inst_has_mod(in, ".cc") && mi->has_wide) return verr(c, at, "'%.*s': .cc does not apply to .wide", L, at);
+        if (ptx_type_is_int(t) || mi->int16x2) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
-            if (mi->has_ftz) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
-            if (mi->has_sat && t != PTX_T_S32) return verr(c, at, "'%.*s': .sat applies only to .s32 and floating-point types", L, at);
-            /* ptxas 13.0: "Illegal modifier '.sat' for instruction 'mul.lo'" */
-            if (mi->has_sat && (op == PTX_OPC_MUL || (op == PTX_OPC_MAD && !ptx_inst_has_mod(in, ".hi"))))
-                return verr(c, at, "'%.*s': an integer .sat applies only to add, sub and mad.hi", L, at);
+            /* ptxas 13.0: "Illegal modifier '.sat' for instruction 'mad.lo'" */
+            if (mi->has_sat && op == PTX_OPC_MAD && !ptx_inst_has_mod(in, ".hi"))
+                return verr(c, at, "'%.*s': an integer .sat applies to mad only with .hi", L, at);
             if ((op == PTX_OPC_MUL || op == PTX_OPC_MAD) && !mi->has_wide && !mi->has_lohi)
                 return verr(c, at, "'%.*s' needs .lo, .hi or .wide for an integer type", L, at);
             if (mi->has_wide && ptx_type_bits((ptx_type)t) > 32)
                 return verr(c, at, "'%.*s': .wide applies to 16- and 32-bit integer types only", L, at);
-        } else if (t_float(t) || t_half(t)) {
+        } else if (t_float(t) || t_half(t) || t == PTX_T_F32X2) {
             if (mi->has_wide || mi->has_lohi)
                 return verr(c, at, "'%.*s': .lo, .hi and .wide apply only to integer types", L, at);
-            if (mi->has_ftz && t == PTX_T_F64) return verr(c, at, "'%.*s': .ftz applies only to .f32", L, at);
-            /* a float .sat clamps to [0, 1] in .f32 and the IEEE half types only
-             * (ptxas 13.0: "Illegal modifier '.sat' for instruction 'add'" on .f64 and .bf16) */
-            if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
-                return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
             /* the half types round to nearest only (ptxas 13.0: "Illegal rounding
              * modifier for instruction 'add'"); fma.bf16 is checked below */
             if (t_half(t) && mi->rnd && !ptx_inst_has_mod(in, ".rn"))
@@ -713,34 +729,20 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
             return verr(c, at, "'%.*s': .tensormap takes the state space .const or .param, or none", L, at);
         break;
     case PTX_OPC_FMA:
-        if (t == PTX_T_F32X2 && mi->has_sat) return verr(c, at, "'%.*s': .sat does not apply to .f32x2", L, at);
-        if (mi->has_sat && t != PTX_T_F32 && t != PTX_T_F16 && t != PTX_T_F16X2)
-            return verr(c, at, "'%.*s': .sat applies only to .f32, .f16 and .f16x2", L, at);
-        /* .relu is for the half types and excludes .sat; .f16 rounds to
+        /* .relu (for the half types: isa.def) excludes .sat; .f16 rounds to
          * nearest only, while ptxas 13.0 takes fma.rz.bf16 ("Illegal rounding
          * modifier for instruction 'fma'", "Modifier '.relu' cannot be
          * combined with modifier '.sat'") */
-        if (ptx_inst_has_mod(in, ".relu") && !t_half(t))
-            return verr(c, at, "'%.*s': .relu applies only to .f16, .f16x2, .bf16 and .bf16x2", L, at);
         if (ptx_inst_has_mod(in, ".relu") && mi->has_sat)
             return verr(c, at, "'%.*s': .relu and .sat exclude each other", L, at);
         if ((t == PTX_T_F16 || t == PTX_T_F16X2) && mi->rnd && !ptx_inst_has_mod(in, ".rn"))
             return verr(c, at, "'%.*s': .f16 and .f16x2 take only the rounding modifier .rn", L, at);
         break;
     case PTX_OPC_MIN: case PTX_OPC_MAX: {
-        /* .relu is for .s32 and .s16x2, .NaN for the floating-point types but
-         * .f64, .xorsign.abs (both or neither) likewise (ptxas 13.0: "Illegal
-         * modifier '.relu' for instruction 'min' with type '.u32'", "Modifier
-         * '.abs' requires modifier '.xorsign'") */
-        bool fl = t == PTX_T_F32 || t_half(t), xs = ptx_inst_has_mod(in, ".xorsign"), ab = ptx_inst_has_mod(in, ".abs");
-        /* (.s16x2 has no ptx_type: t is 0) */
-        if (ptx_inst_has_mod(in, ".relu") && t != PTX_T_S32 && !ptx_inst_has_mod(in, ".s16x2"))
-            return verr(c, at, "'%.*s': .relu applies only to .s32 and .s16x2", L, at);
-        if (ptx_inst_has_mod(in, ".NaN") && !fl)
-            return verr(c, at, "'%.*s': .NaN applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2", L, at);
+        /* .xorsign.abs: both or neither (ptxas 13.0: "Modifier '.abs' requires
+         * modifier '.xorsign'"); their types, .relu's and .NaN's: isa.def */
+        bool xs = ptx_inst_has_mod(in, ".xorsign"), ab = ptx_inst_has_mod(in, ".abs");
         if (xs != ab) return verr(c, at, "'%.*s' needs %s", L, at, xs ? ".abs" : ".xorsign");
-        if (xs && !fl)
-            return verr(c, at, "'%.*s': .xorsign.abs applies only to .f32, .f16, .f16x2, .bf16 and .bf16x2", L, at);
         break;
     }
     case PTX_OPC_LD:
@@ -749,20 +751,10 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
         break;
     default: break;
     }
-    /* ex2's half forms turn .ftz round: ex2.approx.f16 takes none, and
-     * .bf16 needs it (ptxas 13.0: ".ftz modifier required for instruction
-     * 'ex2.bf16'") */
-    if (op == PTX_OPC_EX2 && (t == PTX_T_F16 || t == PTX_T_F16X2) && mi->has_ftz)
-        return verr(c, at, "'%.*s': .ftz applies to ex2 only with .f32, .bf16 and .bf16x2", L, at);
+    /* ex2's .bf16 forms need .ftz (ptxas 13.0: ".ftz modifier required for
+     * instruction 'ex2.bf16'"); its other types and .ftz: isa.def */
     if (op == PTX_OPC_EX2 && (t == PTX_T_BF16 || t == PTX_T_BF16X2) && !mi->has_ftz)
         return verr(c, at, "'%.*s' needs .ftz", L, at);
-    /* .ftz (flush subnormals to zero) is for .f32, .f16 and .f16x2; on .f64
-     * only rcp and rsqrt take it, on .bf16 only ex2 (ptxas 13.0: "Illegal
-     * modifier '.ftz' for instruction 'fma'"); cvt's rule is above */
-    if (mi->has_ftz && op != PTX_OPC_CVT && op != PTX_OPC_EX2 &&
-        ((t == PTX_T_F64 && op != PTX_OPC_RCP && op != PTX_OPC_RSQRT) || ptx_type_is_int(t) ||
-         t == PTX_T_BF16 || t == PTX_T_BF16X2))
-        return verr(c, at, "'%.*s': .ftz applies only to .f32, .f16 and .f16x2", L, at);
     return true;
 }
 

@@ -71,7 +71,7 @@ static const bad_case bad[] = {
      * mad.hi's; .approx on .f64 is rcp.approx.ftz.f64 alone (ptxas 13.0:
      * "Illegal modifier ...") */
     {"ftz_on_f64_fma", K("\tfma.rn.ftz.f64 %rd1, %rd2, %rd3, %rd1;\n"), 12, 2,
-     "'fma.rn.ftz.f64': .ftz applies only to .f32, .f16 and .f16x2"},
+     "'fma.rn.ftz.f64': .ftz applies only to .f32, .f16, .f16x2 and .f32x2"},
     {"ftz_on_f64_setp", K("\tsetp.lt.ftz.f64 %p1, %rd2, %rd3;\n"), 12, 2,
      "'setp.lt.ftz.f64': .ftz applies only to .f32, .f16 and .f16x2"},
     {"ftz_on_integer_min", K("\tmin.ftz.s32 %r1, %r2, %r3;\n"), 12, 2,
@@ -79,7 +79,9 @@ static const bad_case bad[] = {
     {"ftz_cvt_without_f32", K("\tcvt.rzi.ftz.s32.f64 %r1, %rd2;\n"), 12, 2,
      "'cvt.rzi.ftz.s32.f64': .ftz applies only to a conversion from or to .f32"},
     {"sat_on_mul_lo", K("\tmul.lo.sat.s32 %r1, %r2, %r3;\n"), 12, 2,
-     "'mul.lo.sat.s32': an integer .sat applies only to add, sub and mad.hi"},
+     "'mul.lo.sat.s32': .sat applies only to .f32, .f16 and .f16x2"},
+    {"sat_on_mad_lo", K("\tmad.lo.sat.s32 %r1, %r2, %r3, %r1;\n"), 12, 2,
+     "'mad.lo.sat.s32': an integer .sat applies to mad only with .hi"},
     {"sat_on_mad24_lo", K("\tmad24.lo.sat.s32 %r1, %r2, %r3, %r1;\n"), 12, 2,
      "'mad24.lo.sat.s32': .sat applies only to mad24.hi.s32"},
     {"approx_sqrt_f64", K("\tsqrt.approx.f64 %rd1, %rd2;\n"), 12, 2,
@@ -91,7 +93,18 @@ static const bad_case bad[] = {
      * "Unexpected instruction types specified for 'mad'", ".approx modifier
      * required", ".ftz modifier required for instruction 'ex2.bf16'") */
     {"sat_on_f64_add", K("\tadd.rn.sat.f64 %rd1, %rd2, %rd3;\n"), 12, 2,
-     "'add.rn.sat.f64': .sat applies only to .f32, .f16 and .f16x2"},
+     "'add.rn.sat.f64': .sat applies only to .s32, .f32, .f16 and .f16x2"},
+    /* the packed integer types (no ptx_type of their own) and .f32x2 */
+    {"rnd_on_s16x2_add", KV("8.0", "sm_90", "\tadd.rn.s16x2 %r1, %r2, %r3;\n"), 14, 2,
+     "'add.rn.s16x2': a rounding modifier applies only to floating-point types"},
+    {"sat_on_u16x2_add", KV("8.0", "sm_90", "\tadd.sat.u16x2 %r1, %r2, %r3;\n"), 14, 2,
+     "'add.sat.u16x2': .sat applies only to .s32, .f32, .f16 and .f16x2"},
+    {"ftz_on_s16x2_min", KV("8.0", "sm_90", "\tmin.ftz.s16x2 %r1, %r2, %r3;\n"), 14, 2,
+     "'min.ftz.s16x2': .ftz applies only to .f32, .f16 and .f16x2"},
+    {"lo_on_f32x2_mul", KV("8.6", "sm_100", "\tmul.lo.f32x2 %rd1, %rd2, %rd3;\n"), 14, 2,
+     "'mul.lo.f32x2': .lo, .hi and .wide apply only to integer types"},
+    {"sat_on_f32x2_add", KV("8.6", "sm_100", "\tadd.sat.f32x2 %rd1, %rd2, %rd3;\n"), 14, 2,
+     "'add.sat.f32x2': .sat applies only to .s32, .f32, .f16 and .f16x2"},
     {"sat_on_f64_fma", K("\tfma.rn.sat.f64 %rd1, %rd2, %rd3, %rd1;\n"), 12, 2,
      "'fma.rn.sat.f64': .sat applies only to .f32, .f16 and .f16x2"},
     {"sat_on_bf16_fma", K("\tfma.rn.sat.bf16x2 %r1, %r2, %r3, %r1;\n"), 12, 2,
@@ -101,7 +114,7 @@ static const bad_case bad[] = {
     {"ftz_on_bf16_abs", KV("7.0", "sm_80", "\tabs.ftz.bf16 %h1, %h2;\n"), 14, 2,
      "'abs.ftz.bf16': .ftz applies only to .f32, .f16 and .f16x2"},
     {"ftz_on_f16_ex2", K("\tex2.approx.ftz.f16x2 %r1, %r2;\n"), 12, 2,
-     "'ex2.approx.ftz.f16x2': .ftz applies to ex2 only with .f32, .bf16 and .bf16x2"},
+     "'ex2.approx.ftz.f16x2': .ftz applies only to .f32, .bf16 and .bf16x2"},
     {"ex2_bf16_without_ftz", KV("7.8", "sm_90", "\tex2.approx.bf16 %h1, %h2;\n"), 14, 2,
      "'ex2.approx.bf16' needs .ftz"},
     {"mad_f16", K("\tmad.rn.f16x2 %r1, %r2, %r3, %r1;\n"), 12, 8,
