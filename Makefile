@@ -8,7 +8,7 @@ WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 OPT     ?= -O2 -g
 # hostcode/ (the host-code front end: libclang) uses no other module.
-MODULES := fatbin ptxparse hostcode cfg ssa analyses regalloc emu toolchain report cli
+MODULES := fatbin ptxparse names hostcode cfg ssa analyses regalloc emu toolchain report cli
 
 # Two build trees: release (bin/ptxray, make test, make bench) and asan
 # (make check: AddressSanitizer + UndefinedBehaviorSanitizer).
@@ -48,7 +48,7 @@ $(warning libclang not found under $(LLVM_DIR) (install libclang-dev: make deps)
 CLANG_CFLAGS := -DPTXRAY_NO_LIBCLANG
 CLANG_LIBS :=
 endif
-# libiberty: the C++ demangler (ptxparse/demangle.c)
+# libiberty: the C++ demangler (names/names.c)
 # libelf, libzstd, liblz4: PTX read out of binaries (fatbin/: ELF and ar, zstd and LZ4 entries)
 # libgvc/libcgraph (Debian libgraphviz-dev): the HTML pages' CFGs (report/html_svg.c)
 # (its dot layout and SVG renderer linked in: html_svg.c registers them itself)
@@ -385,7 +385,7 @@ build/fuzz/fuzz_parse: fuzz/fuzz_parse.c $(FUZZ_SRC) ptxparse/*.h cfg/*.h ssa/*.
 	@mkdir -p build/fuzz/gen
 	$(BISON) --defines=build/fuzz/gen/parser.h -o build/fuzz/gen/parser.c ptxparse/parser.y
 	$(FLEX) -Cfe -o build/fuzz/gen/lexer.c ptxparse/lexer.l
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c -liberty
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_parse.c $(FUZZ_SRC) build/fuzz/gen/parser.c build/fuzz/gen/lexer.c
 
 # make fuzz FUZZ_TARGET=fatbin: the fatbin reader instead (fuzz-fatbin)
 FUZZ_TARGET ?= parse

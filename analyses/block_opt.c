@@ -1,6 +1,7 @@
 /* --block: parsing, the shape of a function and where it came from
  * (block_opt.h). */
 #include "block_opt.h"
+#include "names.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
 #include "spillcost_ptxas.h"
 #include "summary_table.h"
 #include "version.h"
+#include "names.h"
 
 
 static void pct(FILE *o, const char *what, uint32_t k, uint32_t n)

@@ -16,6 +16,7 @@
 #include "kname.h"
 #include "printer.h"
 #include "semantics.h"
+#include "names.h"
 
 #define NAMELEN 160
 

@@ -9,6 +9,7 @@
 #include "div_report.h"
 #include "printer.h"
 #include "sync_rules.h"
+#include "names.h"
 
 static const char *const rule_names[CHK_NRULES] = {"uncoalesced",      "misaligned",        "bank-conflict",
                                                    "divergent-branch", "divergent-barrier", "divergent-collective"};

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "kname.h"
 #include "version.h"
+#include "names.h"
 
 static const char *const assumption_text[] = {
     "warps are 32 threads with consecutive linear thread ids; global memory is read in 32-byte sectors and "

@@ -13,6 +13,7 @@
 #include <yaml.h>
 #include "check_findings.h"
 #include "ptx.h"
+#include "names.h"
 #include "srcnames.h"
 #include "toolchain.h"
 

@@ -6,6 +6,7 @@
 #include "kname.h"
 #include "srcloc.h"
 #include "table.h"
+#include "names.h"
 
 static const char *const paper_section[DR_NAN] = {
     "Sampaio et al. 2013, section 3.3: uniform or divergent",

@@ -8,6 +8,7 @@
 #include "outfile.h"
 #include "pipeline.h"
 #include "table.h"
+#include "names.h"
 
 /* ---- --summary ---------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include "html_int.h"
 #include "printer.h"
 #include "ssa.h"
+#include "names.h"
 
 /* What the section knows about each instruction. */
 typedef struct iinfo {

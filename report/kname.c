@@ -1,5 +1,6 @@
 /* Kernel names in reports (kname.h). */
 #include "kname.h"
+#include "names.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
 #include "fatbin.h"
 #include "inputs.h"
 #include "ptx.h"
+#include "names.h"
 #include "spillcost_ptxas.h"
 
 /* ".u64", ".b8[32]" (a structure passed by value) */

@@ -1,5 +1,6 @@
 /* Loading a file for a command (load.h). */
 #include "load.h"
+#include "names.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include "load.h"
 #include "outfile.h"
 #include "ptx.h"
+#include "names.h"
 #include "run_args.h"
 #include "srcloc.h"
 

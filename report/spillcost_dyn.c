@@ -12,6 +12,7 @@
 #include "launch_table.h"
 #include "printer.h"
 #include "ptx.h"
+#include "names.h"
 #include "run_args.h"
 #include "run_spec.h"
 #include "spillcost.h"

@@ -9,6 +9,7 @@
 #include "spillcost.h"
 #include "table.h"
 #include "toolchain.h"
+#include "names.h"
 
 void sc_totals(const sc_report *r, unsigned mode, unsigned budget, sc_total *t)
 {

@@ -8,6 +8,7 @@
 #include "batch.h"
 #include "printer.h"
 #include "ptx.h"
+#include "names.h"
 #include "spillcost.h"
 #include "toolchain.h"
 

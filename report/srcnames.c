@@ -7,6 +7,7 @@
 #include <string.h>
 #include "launch_table.h"
 #include "srctext.h"
+#include "names.h"
 
 /* The .cu files parsed in this run, by the path they were read from: a
  * batch (check -j N) asks for one .cu from several threads and files, and

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table.h"
+#include "names.h"
 
 typedef struct fkey {
     char *name;

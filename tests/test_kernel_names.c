@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "testutil.h"
+#include "names.h"
 
 #define BIN (char *)tu_bin()
 #define F "tests/data/names/kernels.ptx"

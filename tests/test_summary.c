@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "check_findings.h"
 #include "ptx.h"
+#include "names.h"
 #include "testutil.h"
 
 #define SMALL "tests/data/templates/small.ptx"

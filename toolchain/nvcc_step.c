@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "printer.h"
 #include "ptx.h"
+#include "names.h"
 #include "ra_target.h"
 #include "textbuf.h"
 #include "toolchain.h"

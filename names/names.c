@@ -1,10 +1,10 @@
-/* C++ names for people (ptx.h), with libiberty's demangler: the one
+/* C++ names for people (names.h), with libiberty's demangler: the one
  * c++filt and the binutils use, so the names read as they do there. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
-#include "ptx.h"
+#include "names.h"
 
 char *ptx_demangle(const char *name, size_t n, bool full)
 {
