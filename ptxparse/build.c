@@ -67,33 +67,6 @@ void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt,
     va_end(ap);
 }
 
-ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p) {
-    if (p < src + from.off || p > src + len) return from;
-    ptx_loc l = from;
-    const char *ls = src + from.off - (from.col - 1);
-    for (const char *q = src + from.off; q < p; q++)
-        if (*q == '\n') { l.line++; ls = q + 1; }
-    l.col = (uint32_t)(p - ls) + 1;
-    l.off = (uint32_t)(p - src);
-    return l;
-}
-
-/* The text of the token at loc, for messages: up to the next separator. */
-static int token_text(ptx_builder *b, ptx_loc loc, char *out, size_t cap) {
-    const char *p = b->ls.buf + loc.off, *e = b->ls.buf + b->ls.len;
-    size_t n = 0;
-    if (p >= e) return 0;
-    if (*p != '%' && strchr(";,:(){}[]<>+-*/%&|^~!@=?", *p)) n = 1;
-    else
-        while (p + n < e && n + 1 < cap && p[n] > ' ' && !strchr(";,:(){}[]<>+-*/&|^~!@=?", p[n]) &&
-               (n == 0 || p[n] != '%'))
-            n++;
-    if (n >= cap) n = cap - 1;
-    for (size_t i = 0; i < n; i++) out[i] = (p[i] >= 32 && p[i] < 127) ? p[i] : '?';
-    out[n] = 0;
-    return (int)n;
-}
-
 static void unquote(char *dst, size_t cap, const char *name) {
     size_t n = strlen(name);
     if (n >= 2 && name[0] == '"' && name[n - 1] == '"') {
@@ -114,7 +87,7 @@ void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof
         k = (size_t)snprintf(msg, sizeof msg, "unexpected end of file");
     } else {
         unquote(g, sizeof g, got);
-        if (token_text(b, loc, tok, sizeof tok) && strcmp(tok, g) != 0 && g[0] != '\'')
+        if (ptx_lex_token_text(&b->ls, loc, tok, sizeof tok) && strcmp(tok, g) != 0 && g[0] != '\'')
             k = (size_t)snprintf(msg, sizeof msg, "unexpected %s '%s'", g, tok);
         else
             k = (size_t)snprintf(msg, sizeof msg, "unexpected %s", g);

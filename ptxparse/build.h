@@ -157,13 +157,20 @@ static inline int ptx_lex_semi(struct ptx_lexstate *ls, ptx_loc *lloc) {
 int ptx_yylex_raw(PTX_YYSTYPE *lval, ptx_loc *lloc, void *scanner); /* flex's own */
 void ptx_lex_error(struct ptx_lexstate *ls, const ptx_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Messages' positions and words, read off the source by the lexer's module
+ * (lexer.l), not by their callers.  ptx_loc_at: the position of p in src
+ * counted from from (a word inside a statement: resolve.c, validate.c);
+ * from when p is outside.  ptx_lex_token_text: the text of the token at
+ * loc, up to the next separator (a syntax error's "unexpected identifier
+ * 'foo'").  ptx_lex_operand: where operand i starts in the text p..e after
+ * an opcode (top-level commas); NULL past the ';'. */
+ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p);
+int ptx_lex_token_text(const struct ptx_lexstate *ls, ptx_loc loc, char *out, size_t cap);
+const char *ptx_lex_operand(const char *p, const char *e, unsigned i);
 
 /* Grammar actions (build.c). */
 void ptx_b_error(ptx_builder *b, ptx_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The position of p in src counted from from (a message at a word inside a
- * statement: resolve.c, validate.c); from when p is outside. */
-ptx_loc ptx_loc_at(const char *src, size_t len, ptx_loc from, const char *p);
 /* nexp = 0: too many possibilities to list. */
 void ptx_b_syntax_error(ptx_builder *b, ptx_loc loc, const char *got, int at_eof, int nexp,
                         const char **exp);

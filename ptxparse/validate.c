@@ -197,26 +197,11 @@ struct ptx_vstate {
     int loc_reported;
 };
 
-/* Where operand i of the instruction starts in the source (top-level commas
- * after the opcode); the opcode if it cannot be found. */
+/* Where operand i of the instruction starts in the source; the opcode if
+ * it cannot be found. */
 static const char *opd_text(const vctx *c, unsigned i) {
-    const char *p = c->in->opcode + c->in->opcode_len, *e = c->m->src + c->m->src_len;
-    int depth = 0;
-    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-    for (unsigned k = 0; k < i && p < e; p++) {
-        if (*p == ';') return c->in->opcode;
-        if (*p == '[' || *p == '{' || *p == '(') depth++;
-        else if (*p == ']' || *p == '}' || *p == ')') depth--;
-        else if (*p == ',' && depth == 0) {
-            k++;
-            if (k == i) {
-                p++;
-                while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-                return p;
-            }
-        }
-    }
-    return p < e && *p != ';' ? p : c->in->opcode;
+    const char *p = ptx_lex_operand(c->in->opcode + c->in->opcode_len, c->m->src + c->m->src_len, i);
+    return p ? p : c->in->opcode;
 }
 
 /* Holds the message at `at`; returns false, what a check returns after reporting. */
