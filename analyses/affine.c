@@ -351,7 +351,7 @@ static bool reads_interval(const aff_ctx *cx, uint32_t stmt)
 
 /* Whether the sign rule may add to the form of an instruction with
  * decoded rule op (wf_sign): one of AFF_SIGN_RULES, or not decoded yet. */
-static inline bool may_sign(const aff_op *op) { return !op->decoded || AFF_SIGN_RULES >> op->rule & 1; }
+static inline bool may_sign(const aff_op *op) { return !op->decoded || AFF_SIGN_RULES >> op->d.rule & 1; }
 
 /* forms: !cx->poly_only, a constant in each of the solver's two copies
  * (solve).  Whether the rule of the sign may add to the form's (false:
@@ -372,9 +372,9 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
         if (!val_uniform(cx, gv)) { set_both(cx, out, BOTH_BOT, true, true); return true; }
     }
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
-    const aff_op *op = aff_decode(cx, val->stmt, in);
+    const aff_op *op = aff_decode(cx, val->stmt);
     bool pa = false, pw = !forms;
-    if (op->rule != PTX_IOP_GENERIC) {
+    if (op->d.rule != PTX_IOP_GENERIC) {
         /* every warp-form rule is strict: ⊤ while an operand is ⊤, else ⊥
          * once one is ⊥ (warp_form.c); then only the polynomial's rule */
         if (forms && !(kinds & (WC_KIND(WF_TOP) | WC_KIND(WF_BOT)))) {
@@ -387,9 +387,9 @@ static inline __attribute__((always_inline)) bool eval_inst(const aff_ctx *cx, u
     }
     if (!forms) wf_top(&out->w);
     if (!pa || !pw) set_both(cx, out, generic(cx, val->stmt, op->from), !pa, !pw);
-    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->rule & 1)) {
+    if (forms && out->w.kind == WF_BOT && (WF_IV_RULES >> op->d.rule & 1)) {
         bool iv = reads_interval(cx, val->stmt);
-        if (iv || (WF_IV_MAKE >> op->rule & 1)) aff_rule_iv(cx, val->stmt, in, op, iv, &out->w);
+        if (iv || (WF_IV_MAKE >> op->d.rule & 1)) aff_rule_iv(cx, val->stmt, in, op, iv, &out->w);
     }
     bool sign = may_sign(op);
     if (!val->partial || val->prev == SSA_NONE) return sign;

@@ -11,13 +11,9 @@
 /* The rule of an instruction: its integer operation (ptx_iop_decode, the
  * one decoder: semantics.h), with what the solver adds, decoded once. */
 typedef struct aff_op {
-    uint8_t decoded, rule; /* rule: ptx_iop_rule; PTX_IOP_GENERIC when from is set */
-    uint8_t from;          /* nonzero: the value depends on operands [from, n) only (div_graph's dep_from) */
-    uint8_t w, sw;         /* bit widths of the result and of the source operands */
-    uint8_t sgn;           /* signed source type (shr, div, rem, bfe, cvt, comparisons) */
-    uint8_t cmp;           /* PTX_IOP_CMP/SET: wf_cmp_op; 0xff: not an integer comparison we model */
-    uint8_t comb;          /* setp's combining operator: 0, or PTX_OPC_AND/OR/XOR */
-    uint8_t wide;          /* mul.wide/mad.wide */
+    ptx_iop d;        /* the statement's operation (ptx_iop_decode); rule PTX_IOP_GENERIC when from is set */
+    uint8_t decoded;
+    uint8_t from;     /* nonzero: the value depends on operands [from, n) only (div_graph's dep_from) */
 } aff_op;
 
 /* The rules with a rule of the sign beside them (warp_rules.c, sign_inst):
@@ -98,7 +94,7 @@ unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, con
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew);
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */
-const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in);
+const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt);
 
 void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
 /* wf_get, inline: the rules read one per operand. */

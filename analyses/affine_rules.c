@@ -15,27 +15,19 @@
  * once per statement by the SSA form (ptx_iop_decode: the one decoder and
  * its guards), unless div_graph found that only some operands matter
  * (a collective, a vote); then the comparison of a setp. */
-static void decode(const aff_ctx *cx, uint32_t in_stmt, const ptx_inst *in, aff_op *op)
+static void decode(const aff_ctx *cx, uint32_t in_stmt, aff_op *op)
 {
     const div_stmt_info *si = &cx->info[in_stmt];
-    const ptx_iop *d = &cx->pf->ssa->iop[in_stmt];
+    op->d = cx->pf->ssa->iop[in_stmt];
     op->decoded = 1;
     op->from = si->dep_from;
-    op->rule = si->dep_from ? PTX_IOP_GENERIC : d->rule;
-    op->w = d->w;
-    op->sw = d->sw;
-    op->sgn = d->sgn;
-    op->wide = d->wide;
-    if (op->rule == PTX_IOP_CMP || op->rule == PTX_IOP_SET) {
-        div_setp_cmp(in, si->stype, &op->cmp, &op->sgn, &op->comb);
-        op->sgn = op->cmp == 0xff ? 0 : op->sgn;
-    }
+    if (si->dep_from) op->d.rule = PTX_IOP_GENERIC;
 }
 
-const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in)
+const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt)
 {
     aff_op *op = &cx->ops[stmt];
-    if (!op->decoded) decode(cx, stmt, in, op);
+    if (!op->decoded) decode(cx, stmt, op);
     return op;
 }
 
@@ -44,9 +36,9 @@ const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in)
 static void wide_operands(const aff_op *op, aff *a, aff *b)
 {
     int64_t k;
-    if (!op->wide || op->sgn || op->sw >= 64) return;
-    if (aff_is_const(a, &k)) aff_const(a, a->n, (int64_t)((uint64_t)k & ((1ull << op->sw) - 1)));
-    if (aff_is_const(b, &k)) aff_const(b, b->n, (int64_t)((uint64_t)k & ((1ull << op->sw) - 1)));
+    if (!op->d.wide || op->d.sgn || op->d.sw >= 64) return;
+    if (aff_is_const(a, &k)) aff_const(a, a->n, (int64_t)((uint64_t)k & ((1ull << op->d.sw) - 1)));
+    if (aff_is_const(b, &k)) aff_const(b, b->n, (int64_t)((uint64_t)k & ((1ull << op->d.sw) - 1)));
 }
 
 bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsigned *ew)
@@ -85,13 +77,13 @@ static inline __attribute__((always_inline)) void cmp_rule(const aff_ctx *cx, co
                                                            const wform *b, wform *out, bool *nowrap)
 {
     if (!a->sym || !b->sym || a->k == 64 || b->k == 64 || !wf_sym_shares(a->sym, b->sym)) {
-        wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, NULL, op->sw, op->sgn, nowrap);
+        wf_cmp_diff(out, (enum wf_cmp_op)op->d.cmp, a, b, NULL, op->d.sw, op->d.sgn, nowrap);
         return;
     }
     wform d;
-    wf_sub(&d, a, b, op->sw);
-    if (wf_sym_addsub(&d, a, b, op->sw, true)) sym_refine(cx, &d, op->sw);
-    wf_cmp_diff(out, (enum wf_cmp_op)op->cmp, a, b, &d, op->sw, op->sgn, nowrap);
+    wf_sub(&d, a, b, op->d.sw);
+    if (wf_sym_addsub(&d, a, b, op->d.sw, true)) sym_refine(cx, &d, op->d.sw);
+    wf_cmp_diff(out, (enum wf_cmp_op)op->d.cmp, a, b, &d, op->d.sw, op->d.sgn, nowrap);
 }
 
 /* A polynomial rule's result, reduced to w bits (the rules whose result
@@ -131,7 +123,7 @@ static void iv_magic_rem(const aff_ctx *cx, uint32_t v, int64_t k, unsigned w, w
  * remainder idiom), and add, sub, mul and shl by a constant, shr, div by
  * 2^s, cvt, mov and a selp on a uniform predicate carry an interval
  * through (iv: an operand is one; these are asked only then).  The exact
- * forms are untouched.  op->w is read where it is used: held in a local, it
+ * forms are untouched.  op->d.w is read where it is used: held in a local, it
  * was kept in a register that each call made GCC spill and reload (4
  * instructions more per call than the polynomials' rule alone). */
 static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
@@ -149,15 +141,15 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
  * warp form alone */
 #define OPD(i, p, q) opds(cx, stmt, in, (i), (p), warp ? (q) : NULL)
 #define WOPD(i, q) wopd(cx, stmt, in, (i), (q))
-    if (ivm && !(WF_IV_RULES >> op->rule & 1)) return 0;
-    switch (op->rule) {
+    if (ivm && !(WF_IV_RULES >> op->d.rule & 1)) return 0;
+    switch (op->d.rule) {
     case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
         if (ivm) { /* interval: carried */
             WOPD(1, wo);
             return 0;
         }
         if (!OPD(1, out, wo)) return 0;
-        ok = op->rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->w);
+        ok = op->d.rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->d.w);
         return warp ? ok | AFF_R_WARP : ok;
     case PTX_IOP_UNPACK: { /* polynomial: a constant's bits exactly; the low
                           * element as a truncation (no wraparound); another
@@ -175,146 +167,146 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         else if (i == 0) ok = AFF_R_POLY;
         if (!warp) return ok;
         wf_const(&y, (int64_t)(i * ew));
-        wf_shr(&z, &x, &y, op->w, false);
-        wf_cvt(wo, &z, op->w, ew, false, NULL);
+        wf_shr(&z, &x, &y, op->d.w, false);
+        wf_cvt(wo, &z, op->d.w, ew, false, NULL);
         break;
     }
     case PTX_IOP_ADD: case PTX_IOP_SUB: /* SUMA */
         if (ivm) { /* interval: x % k by nvcc's idiom (a sub), else carried */
             uint32_t v;
-            if (op->rule == PTX_IOP_SUB && in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &v, &k)) {
-                iv_magic_rem(cx, v, k, op->w, wo);
+            if (op->d.rule == PTX_IOP_SUB && in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &v, &k)) {
+                iv_magic_rem(cx, v, k, op->d.w, wo);
                 return 0;
             }
-            if (iv && WOPD(1, &x) && WOPD(2, &y)) wf_iv_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB);
+            if (iv && WOPD(1, &x) && WOPD(2, &y)) wf_iv_addsub(wo, &x, &y, op->d.w, op->d.rule == PTX_IOP_SUB);
             return 0;
         }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
-        (op->rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
-        ok = wrapped(out, op->w);
+        (op->d.rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
+        ok = wrapped(out, op->d.w);
         if (!warp) return ok;
-        (op->rule == PTX_IOP_ADD ? wf_add : wf_sub)(wo, &x, &y, op->w);
-        if (wf_sym_addsub(wo, &x, &y, op->w, op->rule == PTX_IOP_SUB)) sym_refine(cx, wo, op->w);
+        (op->d.rule == PTX_IOP_ADD ? wf_add : wf_sub)(wo, &x, &y, op->d.w);
+        if (wf_sym_addsub(wo, &x, &y, op->d.w, op->d.rule == PTX_IOP_SUB)) sym_refine(cx, wo, op->d.w);
         return ok | AFF_R_WARP;
     case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
         if (!OPD(1, &a, &x)) return 0;
         aff_neg(out, &a);
-        if (op->rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
-        ok = wrapped(out, op->w);
+        if (op->d.rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
+        ok = wrapped(out, op->d.w);
         if (!warp) return ok;
-        (op->rule == PTX_IOP_NEG ? wf_neg : wf_not)(wo, &x, op->w);
-        wf_sym_neg(wo, &x, op->w, op->rule == PTX_IOP_NOT);
+        (op->d.rule == PTX_IOP_NEG ? wf_neg : wf_not)(wo, &x, op->d.w);
+        wf_sym_neg(wo, &x, op->d.w, op->d.rule == PTX_IOP_NOT);
         return ok | AFF_R_WARP;
     case PTX_IOP_MUL: case PTX_IOP_MAD: { /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
-        bool mad = op->rule == PTX_IOP_MAD;
+        bool mad = op->d.rule == PTX_IOP_MAD;
         if (ivm) { /* interval: scaled by a constant (the operands extended first) */
             if (!WOPD(1, &x) || !WOPD(2, &y)) return 0;
-            if (op->wide) {
-                wf_iv_cvt(&x, &x, op->sw, op->w, op->sgn, &nowrap);
-                if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->sw, op->w, op->sgn, &nowrap);
+            if (op->d.wide) {
+                wf_iv_cvt(&x, &x, op->d.sw, op->d.w, op->d.sgn, &nowrap);
+                if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->d.sw, op->d.w, op->d.sgn, &nowrap);
             }
-            if (wf_is_const(&y, op->w, &k)) wf_iv_scale(wo, &x, k, op->w);
-            else if (wf_is_const(&x, op->w, &k)) wf_iv_scale(wo, &y, k, op->w);
+            if (wf_is_const(&y, op->d.w, &k)) wf_iv_scale(wo, &x, k, op->d.w);
+            else if (wf_is_const(&x, op->d.w, &k)) wf_iv_scale(wo, &y, k, op->d.w);
             else return 0;
             if (!mad) return 0;
             if (!WOPD(3, &z)) wf_bot(wo);
-            else x = *wo, wf_iv_addsub(wo, &x, &z, op->w, false);
+            else x = *wo, wf_iv_addsub(wo, &x, &z, op->d.w, false);
             return 0;
         }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || (mad && !OPD(3, &c, &z))) return 0;
         wide_operands(op, &a, &b);
         aff_mul(out, &a, &b);
         if (mad) aff_add(out, out, &c);
-        ok = wrapped(out, op->w);
+        ok = wrapped(out, op->d.w);
         if (!warp) return ok;
         /* a uniform unknown stays one: nothing to extend; no rule here
          * reads whether an extension assumed no wraparound (NULL) */
-        if (op->wide) {
-            if (x.kind != WF_UNI || x.k) wf_cvt(&x, &x, op->sw, op->w, op->sgn, NULL);
-            if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->sw, op->w, op->sgn, NULL);
+        if (op->d.wide) {
+            if (x.kind != WF_UNI || x.k) wf_cvt(&x, &x, op->d.sw, op->d.w, op->d.sgn, NULL);
+            if (y.kind != WF_UNI || y.k) wf_cvt(&y, &y, op->d.sw, op->d.w, op->d.sgn, NULL);
         }
-        wf_mul(wo, &x, &y, op->w);
-        if (mad) wf_add(wo, wo, &z, op->w);
+        wf_mul(wo, &x, &y, op->d.w);
+        if (mad) wf_add(wo, wo, &z, op->d.w);
         break;
     }
     case PTX_IOP_SHL: case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
         if (ivm) { /* interval: by a constant amount */
             if (!opd_imm(in, 2, &k)) return 0;
-            if (op->rule == PTX_IOP_SHL) {
-                if (wf_shl_factor((uint64_t)k, op->w) && WOPD(1, &x))
-                    wf_iv_scale(wo, &x, wf_shl_factor((uint64_t)k, op->w), op->w);
+            if (op->d.rule == PTX_IOP_SHL) {
+                if (wf_shl_factor((uint64_t)k, op->d.w) && WOPD(1, &x))
+                    wf_iv_scale(wo, &x, wf_shl_factor((uint64_t)k, op->d.w), op->d.w);
             } else if (WOPD(1, &x))
-                wf_iv_shr(wo, &x, (unsigned)wf_shr_amount((uint64_t)k, op->w, op->sgn), op->w, op->sgn);
+                wf_iv_shr(wo, &x, (unsigned)wf_shr_amount((uint64_t)k, op->d.w, op->d.sgn), op->d.w, op->d.sgn);
             return 0;
         }
-        if (op->rule == PTX_IOP_SHR) {
+        if (op->d.rule == PTX_IOP_SHR) {
             if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
-            wf_shr(wo, &x, &y, op->w, op->sgn);
+            wf_shr(wo, &x, &y, op->d.w, op->d.sgn);
             break;
         }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
         else if (aff_is_const(&b, &k)) { /* b, the constant k, made 2^k */
-            b.c[0] = wf_shl_factor((uint64_t)k, op->w);
+            b.c[0] = wf_shl_factor((uint64_t)k, op->d.w);
             aff_mul(out, &a, &b);
-            ok = wrapped(out, op->w);
+            ok = wrapped(out, op->d.w);
         }
         if (!warp) return ok;
-        wf_shl(wo, &x, &y, op->w);
+        wf_shl(wo, &x, &y, op->d.w);
         break;
     case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: { /* the forms only; predicates as 0/1 */
-        unsigned m = in->type == PTX_T_PRED ? 64 : op->w;
+        unsigned m = in->type == PTX_T_PRED ? 64 : op->d.w;
         if (ivm) { /* interval: and x, m bounds any x to [0, m] (either side the constant) */
             if (in->type != PTX_T_PRED && in->nopd == 3 && (opd_imm(in, 2, &k) || opd_imm(in, 1, &k)))
-                wf_iv_and(wo, wo, k, op->w);
+                wf_iv_and(wo, wo, k, op->d.w);
             return 0;
         }
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
-        if (op->rule == PTX_IOP_AND) wf_and(wo, &x, &y, m);
-        else if (op->rule == PTX_IOP_OR) wf_or(wo, &x, &y, m);
+        if (op->d.rule == PTX_IOP_AND) wf_and(wo, &x, &y, m);
+        else if (op->d.rule == PTX_IOP_OR) wf_or(wo, &x, &y, m);
         else wf_xor(wo, &x, &y, m);
         break;
     }
     case PTX_IOP_DIV: case PTX_IOP_REM: /* the forms only: div.s/rem.s round towards zero (wf_divs/wf_rems) */
         if (ivm) { /* interval: rem by a constant bounds any value; div by 2^s, a shift (div.s of a value >= 0) */
             if (!opd_imm(in, 2, &k)) return 0;
-            if (op->rule == PTX_IOP_REM) {
-                if (WOPD(1, &x)) wf_iv_rem(wo, &x, k, op->w, op->sgn);
-            } else if (k > 0 && !(k & (k - 1)) && WOPD(1, &x) && (!op->sgn || x.nn))
-                wf_iv_shr(wo, &x, (unsigned)__builtin_ctzll((uint64_t)k), op->w, op->sgn);
+            if (op->d.rule == PTX_IOP_REM) {
+                if (WOPD(1, &x)) wf_iv_rem(wo, &x, k, op->d.w, op->d.sgn);
+            } else if (k > 0 && !(k & (k - 1)) && WOPD(1, &x) && (!op->d.sgn || x.nn))
+                wf_iv_shr(wo, &x, (unsigned)__builtin_ctzll((uint64_t)k), op->d.w, op->d.sgn);
             return 0;
         }
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
-        if (op->rule == PTX_IOP_DIV) (op->sgn ? wf_divs : wf_divu)(wo, &x, &y, op->w);
-        else (op->sgn ? wf_rems : wf_remu)(wo, &x, &y, op->w);
+        if (op->d.rule == PTX_IOP_DIV) (op->d.sgn ? wf_divs : wf_divu)(wo, &x, &y, op->d.w);
+        else (op->d.sgn ? wf_rems : wf_remu)(wo, &x, &y, op->d.w);
         break;
     case PTX_IOP_BFE: /* the forms only */
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &z)) return 0;
-        wf_bfe(wo, &x, &y, &z, op->w, op->sgn);
+        wf_bfe(wo, &x, &y, &z, op->d.w, op->d.sgn);
         break;
     case PTX_IOP_BFI: { /* the forms only */
         wform p, q;
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &p) || !WOPD(4, &q)) return 0;
-        wf_bfi(wo, &x, &y, &p, &q, op->w);
+        wf_bfi(wo, &x, &y, &p, &q, op->d.w);
         break;
     }
     case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: { /* truncation wraps, extension keeps the value */
-        unsigned sb = op->sw;
+        unsigned sb = op->d.sw;
         if (ivm) { /* interval: carried */
-            if (WOPD(1, &x)) wf_iv_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, &nowrap);
+            if (WOPD(1, &x)) wf_iv_cvt(wo, &x, sb, op->d.w, op->d.rule == PTX_IOP_CVT_S, &nowrap);
             return 0;
         }
         if (!OPD(1, out, &x)) return 0;
-        if (op->w > sb && op->rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
+        if (op->d.w > sb && op->d.rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
             aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
-        else if (op->w > sb && !out->top)
+        else if (op->d.w > sb && !out->top)
             aff_wrap(out, sb); /* the value as the source type reads it */
-        ok = wrapped(out, op->w);
+        ok = wrapped(out, op->d.w);
         if (!warp) return ok;
-        wf_cvt(wo, &x, sb, op->w, op->rule == PTX_IOP_CVT_S, NULL);
+        wf_cvt(wo, &x, sb, op->d.w, op->d.rule == PTX_IOP_CVT_S, NULL);
         /* a truncation keeps U modulo 2^w, and with it U = U_s + off */
-        if (op->w <= sb && x.sym && wo->k < 64 && (wo->kind == WF_UNI || wo->kind == WF_LANE))
-            wo->sym = x.sym, wo->off = wf_sext((uint64_t)x.off, op->w);
+        if (op->d.w <= sb && x.sym && wo->k < 64 && (wo->kind == WF_UNI || wo->kind == WF_LANE))
+            wo->sym = x.sym, wo->off = wf_sext((uint64_t)x.off, op->d.w);
         return ok | AFF_R_WARP;
     }
     case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset */
@@ -334,7 +326,7 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             ok = AFF_R_POLY;
         }
         if (!warp) return ok;
-        wf_minmax(wo, &x, &y, op->w, op->sgn, in->op == PTX_OPC_MAX, &nowrap);
+        wf_minmax(wo, &x, &y, op->d.w, op->d.sgn, in->op == PTX_OPC_MAX, &nowrap);
         break;
     case PTX_IOP_SELP: /* selp a, b, p: a gamma on p */
         if (ivm) { /* interval: a uniform predicate, one side in every lane */
@@ -346,7 +338,7 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
         else aff_meet(out, &a, &b);
         if (!warp) return AFF_R_POLY;
-        wf_selp(wo, &x, &y, &z, op->w);
+        wf_selp(wo, &x, &y, &z, op->d.w);
         return AFF_R_POLY | AFF_R_WARP;
     case PTX_IOP_CMP: case PTX_IOP_SET:
         /* polynomial: a < b is uniform when a - b is (the avgSquare
@@ -358,9 +350,9 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         else if (!OPD(3, &c, NULL)) ;
         else if (c.top) aff_top(out, cx->n), ok = AFF_R_POLY;
         else if (aff_uniform(cx, &c)) aff_uniform_unknown(out, cx->n), ok = AFF_R_POLY;
-        if (!warp || op->cmp == 0xff) return ok;
-        if (op->rule == PTX_IOP_SET) { /* set: all ones or zero (or 1.0f), uniform when the comparison is */
-            if (op->comb) return ok;
+        if (!warp || op->d.cmp == 0xff) return ok;
+        if (op->d.rule == PTX_IOP_SET) { /* set: all ones or zero (or 1.0f), uniform when the comparison is */
+            if (op->d.comb) return ok;
             cmp_rule(cx, op, &x, &y, wo, &nowrap);
             if (wo->kind == WF_UNI) wf_uni(wo, 0, 0);
             else if (wo->kind == WF_LANE) wf_bot(wo);
@@ -374,10 +366,10 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             wf_const(&y, 1);
             wf_xor(wo, wo, &y, 64);
         }
-        if (op->comb) {
+        if (op->d.comb) {
             if (!WOPD(3, &z)) return ok;
-            if (op->comb == PTX_OPC_AND) wf_and(wo, wo, &z, 64);
-            else if (op->comb == PTX_OPC_OR) wf_or(wo, wo, &z, 64);
+            if (op->d.comb == PTX_OPC_AND) wf_and(wo, wo, &z, 64);
+            else if (op->d.comb == PTX_OPC_OR) wf_or(wo, wo, &z, 64);
             else wf_xor(wo, wo, &z, 64);
         }
         break;
@@ -413,14 +405,14 @@ void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff
  * exact modulo 2^w and a narrowing wraps by design: neither assumes. */
 static uint8_t nowrap_read(const aff_op *op)
 {
-    uint8_t sgn = op->sgn ? DIV_NOWRAP_SIGNED : 0;
-    switch (op->rule) {
-    case PTX_IOP_CVT_S: return op->w > op->sw ? (uint8_t)(op->sw | DIV_NOWRAP_SIGNED) : 0;
-    case PTX_IOP_CVT_U: return op->w > op->sw ? op->sw : 0;
-    case PTX_IOP_MUL: case PTX_IOP_MAD: return op->wide ? (uint8_t)(op->sw | sgn) : 0;
-    case PTX_IOP_MINMAX: return (uint8_t)(op->sw | sgn);
+    uint8_t sgn = op->d.sgn ? DIV_NOWRAP_SIGNED : 0;
+    switch (op->d.rule) {
+    case PTX_IOP_CVT_S: return op->d.w > op->d.sw ? (uint8_t)(op->d.sw | DIV_NOWRAP_SIGNED) : 0;
+    case PTX_IOP_CVT_U: return op->d.w > op->d.sw ? op->d.sw : 0;
+    case PTX_IOP_MUL: case PTX_IOP_MAD: return op->d.wide ? (uint8_t)(op->d.sw | sgn) : 0;
+    case PTX_IOP_MINMAX: return (uint8_t)(op->d.sw | sgn);
     case PTX_IOP_CMP: case PTX_IOP_SET:
-        return op->cmp == 0xff || op->cmp == WF_EQ || op->cmp == WF_NE ? 0 : (uint8_t)(op->sw | sgn);
+        return op->d.cmp == 0xff || op->d.cmp == WF_EQ || op->d.cmp == WF_NE ? 0 : (uint8_t)(op->d.sw | sgn);
     default: return 0;
     }
 }
@@ -442,7 +434,7 @@ void div_nowrap_build(const prog_func *pf, div_nowrap *out)
     for (uint32_t s = 0; s < fn->nstmts; s++) {
         uint32_t b = pf->g->stmt_block[s];
         if (fn->stmts[s]->kind != PTX_S_INST || b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
-        out->read[s] = nowrap_read(aff_decode(&cx, s, &fn->stmts[s]->u.inst));
+        out->read[s] = nowrap_read(aff_decode(&cx, s));
     }
     free(ops);
     free(info);

@@ -91,11 +91,10 @@ typedef struct setp_eval {
 static bool setp_eval_init(const div_result *r, uint32_t st, setp_eval *e)
 {
     const ptx_inst *in = &r->pf->fn->stmts[st]->u.inst;
-    uint8_t comb;
-    e->sgn = 0;
-    if (in->op != PTX_OPC_SETP || in->nopd != 3 || !ptx_type_is_int(in->type)) return false;
-    div_setp_cmp(in, in->type, &e->cmp, &e->sgn, &comb);
-    if (e->cmp == 0xff || comb) return false;
+    const ptx_iop *d = &r->pf->ssa->iop[st];
+    if (d->rule != PTX_IOP_CMP || in->nopd != 3 || d->cmp == PTX_CMP_NONE || d->comb) return false;
+    e->cmp = d->cmp;
+    e->sgn = d->sgn;
     if (!known_operand(r, st, in, 1, &e->a) || !known_operand(r, st, in, 2, &e->b)) return false;
     uint32_t X = r->block[0], Y = r->block[1] ? r->block[1] : 1, Z = r->block[2] ? r->block[2] : 1;
     if (r->shape_assumed) X = 32, Y = Z = 1;

@@ -217,34 +217,7 @@ uint32_t div_branch_split_warps(const div_result *r, uint32_t b);
 bool div_pred_threads(const div_result *r, uint32_t v, uint32_t bits[32], uint32_t *nthreads);
 /* Proven divergent: some warp of every block that runs it whole splits. */
 bool div_branch_proven(const div_result *r, uint32_t b);
-/* The comparison of an integer setp/set (ISA "setp": lo, ls, hi, hs are the
- * unsigned lt, le, gt, ge; .s types compare signed): *cmp a wf_cmp_op or
- * 0xff, *sgn set when it matched and compares signed, *comb the combining
- * operator (PTX_OPC_AND/OR/XOR) or 0.  The one decoder of it.  Inline: the
- * affine rules decode every statement with it; the operators are the
- * three-character modifiers, compared as such. */
-static inline void div_setp_cmp(const ptx_inst *in, ptx_type stype, uint8_t *cmp, uint8_t *sgn, uint8_t *comb)
-{
-    static const char ops[][4] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-    static const uint8_t code[] = {WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE, WF_LT, WF_LE, WF_GT, WF_GE};
-    *cmp = 0xff;
-    *comb = 0;
-    ptx_mod_iter it = ptx_mods_begin(in);
-    ptx_str m;
-    while (ptx_mods_next(&it, &m)) {
-        if (m.n == 3)
-            for (unsigned j = 0; j < sizeof code; j++)
-                if (!memcmp(m.p, ops[j], 3)) {
-                    *cmp = code[j];
-                    *sgn = j < 6 ? (uint8_t)ptx_type_is_signed(stype) : 0;
-                }
-        if (m.n == 4 && !memcmp(m.p, ".and", 4)) *comb = PTX_OPC_AND;
-        if (m.n == 3 && !memcmp(m.p, ".or", 3)) *comb = PTX_OPC_OR;
-        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) *comb = PTX_OPC_XOR;
-    }
-}
-
-/* The comparison cmp (div_setp_cmp's) of x and y read as w-bit integers,
+/* The comparison cmp (a ptx_cmp: ptx_iop_decode's) of x and y read as w-bit integers,
  * signed when sgn: 1 or 0, -1 when x or y is not what such a register
  * holds (the comparison would read another value).  The one evaluation of
  * a setp on known operands: the branch verdicts and the barrier rules. */

@@ -1,5 +1,4 @@
 /* One-lane predicates and the regions they guard (single_thread.h). */
-#include <string.h>
 #include "single_thread.h"
 #include "aff_poly.h"
 
@@ -58,20 +57,15 @@ static enum st_class class_rec(const st_regions *s, uint32_t v, unsigned depth)
                   in->opd[0].p.elems[1].n == ssa->values[v].reg;
     switch (in->op) {
     case PTX_OPC_SETP: {
-        if (!ptx_type_is_int(in->type) || in->nmods < 1) return ST_OTHER;
-        /* the first modifier, compared in place: st_build asks it of the
-         * condition of every branch (ptx_inst_mod and ptx_str_eq were a
-         * quarter of the single-thread regions on a 100k-block kernel) */
-        ptx_mod_iter it = ptx_mods_begin(in);
-        ptx_str cmp = {NULL, 0};
-        ptx_mods_next(&it, &cmp);
-        bool eq = cmp.n == 3 && !memcmp(cmp.p, ".eq", 3), ne = cmp.n == 3 && !memcmp(cmp.p, ".ne", 3);
+        const ptx_iop *d = &ssa->iop[st]; /* an integer setp's comparison, decoded once */
+        if (d->rule != PTX_IOP_CMP) return ST_OTHER;
         enum st_class c = ST_OTHER;
-        if ((eq || ne) && distinct_in_lanes(s, st, in)) c = eq ? ST_ONE : ST_ALL_BUT_ONE;
+        if ((d->cmp == PTX_CMP_EQ || d->cmp == PTX_CMP_NE) && distinct_in_lanes(s, st, in))
+            c = d->cmp == PTX_CMP_EQ ? ST_ONE : ST_ALL_BUT_ONE;
         if (in->nopd >= 4) { /* setp.cmp.and / .or / .xor with a predicate c */
             enum st_class k = operand_class(s, st, in, 3, depth);
-            if (ptx_inst_has_mod(in, ".and")) c = (c == ST_ONE || k == ST_ONE) ? ST_ONE : ST_OTHER;
-            else if (ptx_inst_has_mod(in, ".or")) c = (c == ST_ALL_BUT_ONE || k == ST_ALL_BUT_ONE) ? ST_ALL_BUT_ONE : ST_OTHER;
+            if (d->comb == PTX_OPC_AND) c = (c == ST_ONE || k == ST_ONE) ? ST_ONE : ST_OTHER;
+            else if (d->comb == PTX_OPC_OR) c = (c == ST_ALL_BUT_ONE || k == ST_ALL_BUT_ONE) ? ST_ALL_BUT_ONE : ST_OTHER;
             else c = ST_OTHER;
         }
         return second ? flip(c) : c;

@@ -308,10 +308,9 @@ static bool pred_rec(const ctx *c, uint32_t v, uint32_t bits[32], unsigned depth
             break;
         }
     }
-    uint8_t cmp, sgn = 0, comb;
-    if (in->op != PTX_OPC_SETP || in->nopd != 3 || !ptx_type_is_int(in->type)) return false;
-    div_setp_cmp(in, in->type, &cmp, &sgn, &comb);
-    if (cmp == 0xff || comb) return false;
+    const ptx_iop *d = &c->s->iop[val->stmt];
+    if (d->rule != PTX_IOP_CMP || in->nopd != 3 || d->cmp == PTX_CMP_NONE || d->comb) return false;
+    uint8_t cmp = d->cmp, sgn = d->sgn;
     int64_t *a = malloc(sizeof *a * 2 * c->nthreads), *b = a + c->nthreads;
     if (!a) abort();
     bool ok = operand_threads(c, val->stmt, 1, a) && operand_threads(c, val->stmt, 2, b);

@@ -31,6 +31,7 @@
 #define PTXRAY_WARP_FORM_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "semantics.h" /* ptx_cmp: the comparisons, as the decoder gives them */
 
 #define WF_LANES 32
 #define WF_SYM_NEG 0x80000000u /* a term of sym: -U_s */
@@ -89,7 +90,8 @@ uint32_t wf_tab_bits(const int64_t *g);
 #define WF_WID_MAX 0x7fffffffu
 
 /* Comparison operators of setp/set on integers. */
-enum wf_cmp_op { WF_EQ, WF_NE, WF_LT, WF_LE, WF_GT, WF_GE };
+enum wf_cmp_op { WF_EQ = PTX_CMP_EQ, WF_NE = PTX_CMP_NE, WF_LT = PTX_CMP_LT, WF_LE = PTX_CMP_LE, WF_GT = PTX_CMP_GT,
+                 WF_GE = PTX_CMP_GE }; /* the decoder's (ptx_iop.cmp) */
 
 void wf_top(wform *a);
 /* ⊥, uniform and constant forms: inline, the rules and the solver make

@@ -195,34 +195,34 @@ static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, c
     const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
     int64_t c;
     bool nn;
-#define NN(k) nn_opd(cx, st, in, (k), op->sw)
-    switch (op->rule) {
+#define NN(k) nn_opd(cx, st, in, (k), op->d.sw)
+    switch (op->d.rule) {
     case PTX_IOP_MOV_INT: nn = NN(1); break;
     case PTX_IOP_ADD: case PTX_IOP_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
     case PTX_IOP_MAD: nn = NN(1) && NN(2) && NN(3); break;
     case PTX_IOP_SHL: nn = NN(1); break;
     /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
-    case PTX_IOP_SHR: nn = (!op->sgn && imm_opd(in, 2, op->w, &c) && c > 0) || NN(1); break;
+    case PTX_IOP_SHR: nn = (!op->d.sgn && imm_opd(in, 2, op->d.w, &c) && c > 0) || NN(1); break;
     case PTX_IOP_AND: nn = NN(1) || NN(2); break;
     case PTX_IOP_OR: case PTX_IOP_XOR: case PTX_IOP_SELP: nn = NN(1) && NN(2); break;
     /* signed: min keeps the sign of both, max of either; unsigned (a value
      * >= 0 is below 2^(n-1)): the other way round */
-    case PTX_IOP_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
+    case PTX_IOP_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->d.sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
     /* a quotient is at most the dividend, a remainder below the divisor;
      * only a constant divisor is known not to be 0 (the ISA leaves
      * division by zero unspecified) */
     case PTX_IOP_DIV:
-        if (!imm_opd(in, 2, op->w, &c) || !c) return false;
-        nn = op->sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
+        if (!imm_opd(in, 2, op->d.w, &c) || !c) return false;
+        nn = op->d.sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
         break;
     case PTX_IOP_REM:
-        if (!imm_opd(in, 2, op->w, &c) || !c) return false;
-        nn = op->sgn ? NN(1) : c > 0 || NN(1);
+        if (!imm_opd(in, 2, op->d.w, &c) || !c) return false;
+        nn = op->d.sgn ? NN(1) : c > 0 || NN(1);
         break;
     /* a widening zero-extension is below 2^sw; otherwise the sign is the
      * source's: a truncation's under the no-wraparound assumption (the
      * value fits the narrower type, docs/coalescing.md "Truncation") */
-    case PTX_IOP_CVT_U: nn = op->w > op->sw || NN(1); break;
+    case PTX_IOP_CVT_U: nn = op->d.w > op->d.sw || NN(1); break;
     case PTX_IOP_CVT_S: nn = NN(1); break;
     default: return false; /* loads, floating point, predicates, ...: no sign */
     }
@@ -239,7 +239,7 @@ static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, c
  * nothing and saves no register. */
 static __attribute__((noinline)) void sign_undecoded(const aff_ctx *cx, const ssa_value *val, wform *w)
 {
-    if (sign_inst(cx, val, aff_decode(cx, val->stmt, &cx->pf->fn->stmts[val->stmt]->u.inst))) w->nn = 1;
+    if (sign_inst(cx, val, aff_decode(cx, val->stmt))) w->nn = 1;
 }
 
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)

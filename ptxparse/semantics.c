@@ -521,9 +521,37 @@ static unsigned bits_or_64(unsigned t)
     return b ? b : 64;
 }
 
+/* The comparison and combining operator of an integer setp/set: the one
+ * reading of them (the affine rules, the branch verdicts, the barrier
+ * rules and the one-lane predicates read ptx_iop). */
+static void cmp_decode(const ptx_inst *in, ptx_type stype, ptx_iop *out)
+{
+    out->sgn = 0;
+    ptx_mod_iter it = ptx_mods_begin(in);
+    ptx_str m;
+    while (ptx_mods_next(&it, &m)) {
+        if (m.n == 3) { /* .eq .ne .lt .le .gt .ge, the unsigned .lo .ls .hi .hs, .or */
+            char a = m.p[1], b = m.p[2];
+            uint8_t c = a == 'e' && b == 'q' ? PTX_CMP_EQ : a == 'n' && b == 'e' ? PTX_CMP_NE
+                      : a == 'l' ? (b == 't' || b == 'o' ? PTX_CMP_LT : b == 'e' || b == 's' ? PTX_CMP_LE : PTX_CMP_NONE)
+                      : a == 'g' ? (b == 't' ? PTX_CMP_GT : b == 'e' ? PTX_CMP_GE : PTX_CMP_NONE)
+                      : a == 'h' ? (b == 'i' ? PTX_CMP_GT : b == 's' ? PTX_CMP_GE : PTX_CMP_NONE) : PTX_CMP_NONE;
+            if (c != PTX_CMP_NONE) {
+                out->cmp = c;
+                out->sgn = a != 'h' && b != 'o' && b != 's' ? (uint8_t)ptx_type_is_signed(stype) : 0;
+            }
+            if (a == 'o' && b == 'r') out->comb = PTX_OPC_OR;
+        }
+        if (m.n == 4 && !memcmp(m.p, ".and", 4)) out->comb = PTX_OPC_AND;
+        if (m.n == 4 && !memcmp(m.p, ".xor", 4)) out->comb = PTX_OPC_XOR;
+    }
+}
+
 void ptx_iop_decode(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *sem, ptx_iop *out)
 {
     out->rule = PTX_IOP_GENERIC;
+    out->cmp = PTX_CMP_NONE;
+    out->comb = 0;
     out->w = (uint8_t)bits_or_64(sem->dtype);
     out->sw = (uint8_t)bits_or_64(sem->stype);
     out->sgn = (uint8_t)ptx_type_is_signed(in->type);
@@ -576,7 +604,9 @@ void ptx_iop_decode(const ptx_func *fn, const ptx_inst *in, const ptx_inst_sem *
     case PTX_OPC_MIN: case PTX_OPC_MAX: if (integer && in->nopd == 3) out->rule = PTX_IOP_MINMAX; break;
     case PTX_OPC_SELP: out->rule = PTX_IOP_SELP; break;
     case PTX_OPC_SETP: case PTX_OPC_SET:
-        if (ptx_type_is_int(sem->stype)) out->rule = in->op == PTX_OPC_SETP ? PTX_IOP_CMP : PTX_IOP_SET;
+        if (!ptx_type_is_int(sem->stype)) break;
+        out->rule = in->op == PTX_OPC_SETP ? PTX_IOP_CMP : PTX_IOP_SET;
+        cmp_decode(in, (ptx_type)sem->stype, out);
         break;
     case PTX_OPC_AND: out->rule = PTX_IOP_AND; break;
     case PTX_OPC_OR: out->rule = PTX_IOP_OR; break;

@@ -169,11 +169,18 @@ typedef enum ptx_iop_rule {
     PTX_IOP_UNPACK,
 } ptx_iop_rule;
 
+/* An integer setp/set's comparison (ISA "setp": .lo .ls .hi .hs are the
+ * unsigned .lt .le .gt .ge). */
+enum ptx_cmp { PTX_CMP_EQ, PTX_CMP_NE, PTX_CMP_LT, PTX_CMP_LE, PTX_CMP_GT, PTX_CMP_GE, PTX_CMP_NONE = 0xff };
+
 typedef struct ptx_iop {
     uint8_t rule;  /* ptx_iop_rule */
     uint8_t w, sw; /* bit widths of the result and of the sources (64 when untyped) */
-    uint8_t sgn;   /* a signed instruction type (shr, div, rem, bfe, min, max) */
+    uint8_t sgn;   /* a signed instruction type (shr, div, rem, bfe, min, max); for
+                    * PTX_IOP_CMP/SET a signed comparison */
     uint8_t wide;  /* mul.wide / mad.wide: the sources are sw bits, the result w = 2·sw */
+    uint8_t cmp;   /* PTX_IOP_CMP/SET: a ptx_cmp (PTX_CMP_NONE: none of those) */
+    uint8_t comb;  /* PTX_IOP_CMP/SET: the combining operator (PTX_OPC_AND/OR/XOR) or 0 */
 } ptx_iop;
 
 /* Decodes in (a statement of fn) with its semantics sem. */

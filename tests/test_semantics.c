@@ -932,3 +932,37 @@ Test(semantics, integer_operations_are_decoded_with_one_set_of_guards)
     expect_iop("cvt.u32.s8 %r1, %rs1;", PTX_IOP_GENERIC, 0, 0, 0, 0);
     expect_iop("cvt.u32.u16 %r1, %rs1;", PTX_IOP_CVT_U, 32, 16, 0, 0);
 }
+
+/* An integer setp/set's comparison, signedness and combining operator, read
+ * once by the decoder for every analysis that asks (ISA "setp": .lo .ls .hi
+ * .hs are the unsigned .lt .le .gt .ge; the modifiers in any order). */
+static void expect_cmp(const char *text, unsigned cmp, unsigned sgn, unsigned comb)
+{
+    const ptx_inst *in = parse_inst(text);
+    ptx_inst_sem sem;
+    ptx_iop d;
+    ptx_inst_semantics(in, &sem);
+    ptx_iop_decode(g_fn, in, &sem, &d);
+    cr_expect(d.cmp == cmp && d.sgn == sgn && d.comb == comb, "%s: cmp %u sgn %u comb %u, expected %u %u %u", text,
+              d.cmp, d.sgn, d.comb, cmp, sgn, comb);
+}
+
+Test(semantics, integer_comparisons_are_decoded_once)
+{
+    expect_cmp("setp.lt.s32 %p1, %r1, %r2;", PTX_CMP_LT, 1, 0);
+    expect_cmp("setp.lt.u32 %p1, %r1, %r2;", PTX_CMP_LT, 0, 0);
+    expect_cmp("setp.lo.u32 %p1, %r1, %r2;", PTX_CMP_LT, 0, 0);
+    expect_cmp("setp.ls.u32 %p1, %r1, %r2;", PTX_CMP_LE, 0, 0);
+    expect_cmp("setp.hi.u32 %p1, %r1, %r2;", PTX_CMP_GT, 0, 0);
+    expect_cmp("setp.hs.u64 %p1, %rd1, %rd2;", PTX_CMP_GE, 0, 0);
+    expect_cmp("setp.ge.s64 %p1, %rd1, %rd2;", PTX_CMP_GE, 1, 0);
+    expect_cmp("setp.s32.gt %p1, %r1, %r2;", PTX_CMP_GT, 1, 0);
+    expect_cmp("setp.eq.b32 %p1, %r1, %r2;", PTX_CMP_EQ, 0, 0);
+    expect_cmp("setp.ne.and.s32 %p1, %r1, %r2, %p2;", PTX_CMP_NE, 1, PTX_OPC_AND);
+    expect_cmp("setp.le.or.u32 %p1, %r1, %r2, %p2;", PTX_CMP_LE, 0, PTX_OPC_OR);
+    expect_cmp("setp.eq.xor.s32 %p1|%p2, %r1, %r2, %p3;", PTX_CMP_EQ, 1, PTX_OPC_XOR);
+    expect_cmp("set.lt.u32.s32 %r1, %r2, %r3;", PTX_CMP_LT, 1, 0);
+    /* not an integer comparison: no comparison decoded */
+    expect_cmp("setp.lt.f32 %p1, %f1, %f2;", PTX_CMP_NONE, 0, 0);
+    expect_cmp("add.s32 %r1, %r2, %r3;", PTX_CMP_NONE, 1, 0);
+}
