@@ -816,25 +816,19 @@ const ptx_inst *emu_inst_ir(const efunc *f, const einst *I)
     return &f->fn->stmts[I->stmt]->u.inst;
 }
 
-typedef struct marks {
-    emu_machine *M;
-    uint8_t *used, *fused; /* per shared variable, per function */
-} marks;
-
-/* ptx_opd_syms's callback: the shared variables the code names, and the
- * functions named as operands (called, or their address taken) */
-static void mark_sym(void *ctx, const ptx_operand *o, ptx_str name)
+/* ptx_reach's callback: the shared variables the kernel's code names */
+static void mark_shared(void *ctx, const ptx_operand *o, ptx_str name)
 {
-    const marks *k = ctx;
-    for (uint32_t i = 0; i < k->M->nvars; i++)
-        if (k->M->vars[i].space == PTX_SP_SHARED && ptx_str_eqs(k->M->vars[i].name, name)) k->used[i] = 1;
-    for (uint32_t i = 0; o && i < k->M->mod->nfuncs; i++)
-        if (ptx_str_eqs(k->M->mod->funcs[i]->name, name)) k->fused[i] = 1;
+    const emu_machine *M = ((void **)ctx)[0];
+    uint8_t *used = ((void **)ctx)[1];
+    (void)o;
+    for (uint32_t i = 0; i < M->nvars; i++)
+        if (M->vars[i].space == PTX_SP_SHARED && ptx_str_eqs(M->vars[i].name, name)) used[i] = 1;
 }
 
-/* Functions reachable from the kernel (direct calls and any function whose
- * name appears as an operand or in a variable initialiser, for indirect
- * calls), and the shared variables they name. */
+/* Functions reachable from the kernel (ptx_reach: direct calls and any
+ * function whose name appears as an operand, and, for indirect calls, any
+ * named in a variable initialiser), and the shared variables they name. */
 static void reachable(emu_machine *M, uint32_t kfi, uint8_t *freach, uint8_t *sused)
 {
     uint32_t nf = M->mod->nfuncs;
@@ -860,34 +854,8 @@ static void reachable(emu_machine *M, uint32_t kfi, uint8_t *freach, uint8_t *su
                 }
             }
         }
-    uint32_t *work = malloc((nf + 1) * sizeof *work);
-    uint32_t nw = 0;
-    freach[kfi] = 1;
-    work[nw++] = kfi;
-    bool indirect_added = false;
-    while (nw) {
-        uint32_t f = work[--nw];
-        const ptx_func *fn = M->mod->funcs[f];
-        for (uint32_t s = 0; s < fn->nstmts; s++) {
-            const ptx_stmt *st = fn->stmts[s];
-            if (st->kind != PTX_S_INST) continue;
-            const ptx_inst *in = &st->u.inst;
-            marks mk = {M, sused, named};
-            for (uint32_t k = 0; k < in->nopd; k++) ptx_opd_syms(&in->opd[k], mark_sym, &mk);
-            if (in->op == PTX_OPC_CALL && !indirect_added) {
-                /* a call through a register may reach any function whose
-                 * address is taken */
-                for (uint32_t k = 0; k < in->nopd; k++)
-                    if (in->opd[k].kind == PTX_O_REG) indirect_added = true;
-            }
-        }
-        for (uint32_t g = 0; g < nf; g++)
-            if (named[g] && !freach[g] && M->mod->funcs[g]->has_body) {
-                freach[g] = 1;
-                work[nw++] = g;
-            }
-    }
-    free(work);
+    void *ctx[2] = {M, sused};
+    ptx_reach(M->mod, kfi, named, freach, mark_shared, ctx);
     free(named);
 }
 

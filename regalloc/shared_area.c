@@ -41,22 +41,17 @@ static uint64_t var_bytes(const ptx_var *v)
 
 static bool is_shared(const ptx_var *v) { return v->space == PTX_SP_SHARED || v->space == PTX_SP_SHARED_CTA; }
 
-/* Module-scope names a kernel may reach: .shared variables and functions,
- * sorted so each symbol operand is one binary search. */
+/* The module-scope .shared variables, sorted by name so that each name a
+ * kernel's code uses is one binary search. */
 typedef struct named {
     ptx_str name;
-    uint32_t index; /* module statement (variable) or function */
-    bool is_func;
+    uint32_t index; /* module statement */
 } named;
 
 typedef struct walk {
-    const ptx_module *m;
     named *names;
     uint32_t nnames;
-    uint8_t *var_used;  /* per module statement */
-    uint8_t *fn_seen;   /* per module function */
-    uint32_t *stack, nstack;
-    bool indirect;
+    uint8_t *var_used; /* per module statement */
 } walk;
 
 static int str_cmp(ptx_str a, ptx_str b)
@@ -72,7 +67,7 @@ static int named_cmp(const void *x, const void *y)
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* ptx_opd_syms's callback: each name the kernel's code uses */
+/* ptx_reach's callback: each name the kernel's code uses */
 static void name_used(void *ctx, const ptx_operand *o, ptx_str name)
 {
     walk *w = ctx;
@@ -83,14 +78,7 @@ static void name_used(void *ctx, const ptx_operand *o, ptx_str name)
         if (str_cmp(w->names[mid].name, name) < 0) lo = mid + 1;
         else hi = mid;
     }
-    for (; lo < w->nnames && !str_cmp(w->names[lo].name, name); lo++) {
-        const named *e = &w->names[lo];
-        if (!e->is_func) w->var_used[e->index] = 1;
-        else if (!w->fn_seen[e->index]) {
-            w->fn_seen[e->index] = 1;
-            w->stack[w->nstack++] = e->index;
-        }
-    }
+    for (; lo < w->nnames && !str_cmp(w->names[lo].name, name); lo++) w->var_used[w->names[lo].index] = 1;
 }
 
 /* The function's own .shared declarations, in order. */
@@ -118,43 +106,28 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
         uint64_t own = own_shared(fn);
         return own > UINT32_MAX ? UINT32_MAX : (uint32_t)own;
     }
-    walk w = {m, calloc(m->nstmts + m->nfuncs + 1, sizeof(named)), 0, calloc(m->nstmts + 1, 1),
-              calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, sizeof(uint32_t)), 0, false};
-    if (!w.names || !w.var_used || !w.fn_seen || !w.stack) abort();
+    walk w = {calloc(m->nstmts + 1, sizeof(named)), 0, calloc(m->nstmts + 1, 1)};
+    uint8_t *reached = calloc(m->nfuncs + 1, 1);
+    if (!w.names || !w.var_used || !reached) abort();
     for (uint32_t i = 0; i < m->nstmts; i++)
         if (m->stmts[i]->kind == PTX_S_VAR && is_shared(m->stmts[i]->u.var))
-            w.names[w.nnames++] = (named){m->stmts[i]->u.var->name, i, false};
-    for (uint32_t i = 0; i < m->nfuncs; i++) w.names[w.nnames++] = (named){m->funcs[i]->name, i, true};
+            w.names[w.nnames++] = (named){m->stmts[i]->u.var->name, i};
     qsort(w.names, w.nnames, sizeof *w.names, named_cmp);
     uint64_t total = own_shared(fn);
-    for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i] == fn) {
-            w.fn_seen[i] = 1;
-            w.stack[w.nstack++] = i;
-        }
-    while (w.nstack) {
-        const ptx_func *f = m->funcs[w.stack[--w.nstack]];
-        for (uint32_t s = 0; s < f->nstmts; s++) {
-            const ptx_stmt *st = f->stmts[s];
-            if (st->kind != PTX_S_INST) continue;
-            const ptx_inst *in = &st->u.inst;
-            for (uint32_t i = 0; i < in->nopd; i++) {
-                ptx_opd_syms(&in->opd[i], name_used, &w);
-                if (in->op == PTX_OPC_CALL && in->opd[i].kind == PTX_O_REG) w.indirect = true;
-            }
-        }
-    }
+    uint32_t k = 0;
+    while (k < m->nfuncs && m->funcs[k] != fn) k++;
+    /* an indirect call may reach any function, and so any variable */
+    bool indirect = k < m->nfuncs && ptx_reach(m, k, NULL, reached, name_used, &w);
     for (uint32_t i = 0; i < m->nstmts; i++) {
         const ptx_stmt *s = m->stmts[i];
         if (s->kind != PTX_S_VAR || !is_shared(s->u.var) || (s->u.var->linkage & PTX_LINK_EXTERN)) continue;
-        if (!w.var_used[i] && !w.indirect) continue;
+        if (!w.var_used[i] && !indirect) continue;
         uint32_t al = s->u.var->align ? s->u.var->align : 1;
         total = (total + al - 1) / al * al + var_bytes(s->u.var);
     }
     free(w.names);
     free(w.var_used);
-    free(w.fn_seen);
-    free(w.stack);
+    free(reached);
     return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 
