@@ -12,6 +12,7 @@
 #include "decode.h"
 #include "fp.h"
 #include "reconv.h"
+#include "reach.h"
 
 /* ---- slots ------------------------------------------------------------------- */
 static uint32_t new_slot(dctx *c) { return c->nslots++; }
@@ -816,7 +817,7 @@ const ptx_inst *emu_inst_ir(const efunc *f, const einst *I)
     return &f->fn->stmts[I->stmt]->u.inst;
 }
 
-/* ptx_reach's callback: the shared variables the kernel's code names */
+/* cfg_reach's callback: the shared variables the kernel's code names */
 static void mark_shared(void *ctx, const ptx_operand *o, ptx_str name)
 {
     const emu_machine *M = ((void **)ctx)[0];
@@ -826,7 +827,7 @@ static void mark_shared(void *ctx, const ptx_operand *o, ptx_str name)
         if (M->vars[i].space == PTX_SP_SHARED && ptx_str_eqs(M->vars[i].name, name)) used[i] = 1;
 }
 
-/* Functions reachable from the kernel (ptx_reach: direct calls and any
+/* Functions reachable from the kernel (cfg_reach: direct calls and any
  * function whose name appears as an operand, and, for indirect calls, any
  * named in a variable initialiser), and the shared variables they name. */
 static void reachable(emu_machine *M, uint32_t kfi, uint8_t *freach, uint8_t *sused)
@@ -855,7 +856,7 @@ static void reachable(emu_machine *M, uint32_t kfi, uint8_t *freach, uint8_t *su
             }
         }
     void *ctx[2] = {M, sused};
-    ptx_reach(M->mod, kfi, named, freach, mark_shared, ctx);
+    cfg_reach(M->mod, kfi, named, freach, mark_shared, ctx);
     free(named);
 }
 

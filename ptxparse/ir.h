@@ -408,17 +408,6 @@ typedef struct ptx_module {
     uint8_t target_suffix; /* 'a', 'f' or 0: which of the two */
 } ptx_module;
 
-/* What kernel k (m->funcs[k]) reaches: from k, every function with a body
- * that an operand of a reached function names (a call, or its address
- * taken) or that seed marks (NULL: none; the emulator's function-pointer
- * tables), in reached[] (per m->funcs, zeroed by the caller); use(ctx, o,
- * name) for every name an operand of a reached function uses.  Returns
- * whether one of them calls through a register.  The one walk of a
- * kernel's reach: the emulator's functions to decode and shared variables
- * to lay out, the allocator's static shared memory. */
-bool ptx_reach(const ptx_module *m, uint32_t k, const uint8_t *seed, uint8_t *reached, ptx_sym_fn use,
-               void *ctx);
-
 ptx_func *ptx_module_find_func(const ptx_module *m, const char *name);
 
 /* The statement index of the statement of kind `kind` (PTX_S_LABEL, or

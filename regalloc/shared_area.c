@@ -1,4 +1,5 @@
 #include "shared_area.h"
+#include "reach.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ static int named_cmp(const void *x, const void *y)
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* ptx_reach's callback: each name the kernel's code uses */
+/* cfg_reach's callback: each name the kernel's code uses */
 static void name_used(void *ctx, const ptx_operand *o, ptx_str name)
 {
     walk *w = ctx;
@@ -117,7 +118,7 @@ uint32_t ra_static_shared(const ptx_module *m, const ptx_func *fn)
     uint32_t k = 0;
     while (k < m->nfuncs && m->funcs[k] != fn) k++;
     /* an indirect call may reach any function, and so any variable */
-    bool indirect = k < m->nfuncs && ptx_reach(m, k, NULL, reached, name_used, &w);
+    bool indirect = k < m->nfuncs && cfg_reach(m, k, NULL, reached, name_used, &w);
     for (uint32_t i = 0; i < m->nstmts; i++) {
         const ptx_stmt *s = m->stmts[i];
         if (s->kind != PTX_S_VAR || !is_shared(s->u.var) || (s->u.var->linkage & PTX_LINK_EXTERN)) continue;
