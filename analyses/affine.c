@@ -10,7 +10,7 @@
  *              loop, the threads still in it have run the same iterations)
  *
  * Instructions: the rules of the two components are in affine_rules.c
- * (with the forms' intervals; their sign rule in warp_rules.c); what they
+ * (with the forms' intervals and their sign bit); what they
  * share is here, decided once for both: a value loaded from memory or the
  * like is ⊥, a predicated definition with a divergent guard is ⊥, an
  * instruction with no rule (the paper's "other operators") is uniform when

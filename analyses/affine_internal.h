@@ -1,6 +1,6 @@
 /* Shared by the affine solver (affine.c) and its transfer functions
- * (affine_rules.c for both components and the forms' intervals,
- * warp_rules.c for the special registers and the sign of the forms). */
+ * (affine_rules.c for both components, the forms' intervals and their
+ * sign bit, warp_rules.c for the special registers). */
 #ifndef PTXRAY_AFFINE_INTERNAL_H
 #define PTXRAY_AFFINE_INTERNAL_H
 #include <string.h>
@@ -16,8 +16,8 @@ typedef struct aff_op {
     uint8_t from;     /* nonzero: the value depends on operands [from, n) only (div_graph's dep_from) */
 } aff_op;
 
-/* The rules with a rule of the sign beside them (warp_rules.c, sign_inst):
- * loads, floating point, predicates, ... have no sign. */
+/* The rules whose case in affine_rules.c's rules has a rule of the sign
+ * (its sign mode): loads, floating point, predicates, ... have no sign. */
 #define AFF_SIGN_RULES                                                                                          \
     (1u << PTX_IOP_MOV_INT | 1u << PTX_IOP_ADD | 1u << PTX_IOP_MUL | 1u << PTX_IOP_MAD | 1u << PTX_IOP_SHL |          \
      1u << PTX_IOP_SHR | 1u << PTX_IOP_AND | 1u << PTX_IOP_OR | 1u << PTX_IOP_XOR | 1u << PTX_IOP_SELP |               \
@@ -201,7 +201,8 @@ static inline __attribute__((always_inline)) bool wopd(const aff_ctx *cx, uint32
  * *cond: the DIV_COND_* bits it rests on. */
 void wf_eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8_t *cond);
 /* Sets w's sign bit (nn) where the operands' signs prove it, whatever w's
- * kind (⊥ included); w ⊤: unchanged (warp_rules.c).  v is the value just
+ * kind (⊥ included); w ⊤: unchanged (affine_rules.c: an instruction's
+ * family's case of rules, in its sign mode).  v is the value just
  * evaluated: an instruction's operands are still in cx->opv. */
 void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w);
 /* Where the form's rule of the instruction gave ⊥: the interval rule, if

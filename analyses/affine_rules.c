@@ -2,9 +2,10 @@
  * each PTX instruction, one case per family of operations (rules), for
  * both components of the product: the polynomial (the paper's Fig. 13
  * rules CNTA, SUMA, MULA, ..., extended to PTX's integer arithmetic) and
- * the warp form (warp_form.h; its arithmetic is warp_form.c's).  A
- * component without a rule here is uniform when all the operands are and
- * ⊥ otherwise (the paper's "other operators"). */
+ * the warp form (warp_form.h; its arithmetic is warp_form.c's), with the
+ * form's interval and its sign bit.  A component without a rule here is
+ * uniform when all the operands are and ⊥ otherwise (the paper's "other
+ * operators"). */
 #include <stdlib.h>
 #include <string.h>
 #include "affine_internal.h"
@@ -104,6 +105,63 @@ static void iv_magic_rem(const aff_ctx *cx, uint32_t v, int64_t k, unsigned w, w
     else wf_iv_rem(out, &a, k, w, true);
 }
 
+/* ---- the sign ---------------------------------------------------------------
+ *
+ * nn (warp_form.h) is one bit beside the form, and unlike the form it is
+ * kept for a divergent value too: "every lane's n-bit value, read as a
+ * signed n-bit number, is >= 0".  It is the only sign there is: the
+ * coalescing and bank models read it (lane_nonneg) where they need an
+ * index >= 0.  That reading is the one that is sound for every consumer:
+ * a value that is >= 0 as a signed n-bit number is the same number read
+ * unsigned, signed or as an integer, so a signed multiply-high (nvcc's
+ * remainder idiom), an unsigned shift (floor division) and an address
+ * read over the integers all agree on it.  add, mad, mul, shl and a
+ * truncation keep it under the no-wraparound assumption the reports
+ * state; nothing else assumes anything (docs/divergence.md, "Signs").
+ *
+ * Each family's rule of the bit is in its case of rules (its sign mode,
+ * which sign_rule asks), from the operands' bits alone, for any form; the
+ * form's own rules (warp_form.c) prove more where they know the lanes (an
+ * exact value's sign, a mask), and the dataflow keeps the union of the
+ * two.  Each rule is monotone (an and/or of the operands' bits), an
+ * operand still ⊤ counts as >= 0 (optimistic, as the forms are: a mu is
+ * >= 0 when its entry values are and its back edges are, assuming it is),
+ * and the solver meets the bit with the old one (affine.c, merge_warp), so
+ * it only ever goes from 1 to 0 and the fixpoint is reached. */
+
+/* Operand k's sign at width n: an immediate read as an n-bit number; a
+ * register's value's bit (one still ⊤ counts as >= 0).  cx->opv holds the
+ * values the statement reads: the solver runs the sign rule right after
+ * the statement's evaluation (affine.c, eval). */
+static inline __attribute__((always_inline)) bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
+                                                         unsigned k, unsigned n)
+{
+    if (k >= in->nopd) return false;
+    const ptx_operand *o = &in->opd[k];
+    if (o->kind == PTX_O_IMM) return (o->flags & 3) != PTX_IMM_DEC && wf_sext((uint64_t)o->v, n) >= 0;
+    if ((o->kind != PTX_O_REG && o->kind != PTX_O_SREG) || o->neg) return false;
+    uint32_t v = aff_use(cx, stmt, k);
+    return v != SSA_NONE && (cx->wkind[v] == WF_TOP || cx->wnn[v]);
+}
+
+/* Operand k as an n-bit constant (false: not an integer immediate). */
+static bool opd_imm_n(const ptx_inst *in, unsigned k, unsigned n, int64_t *c)
+{
+    if (!opd_imm(in, k, c)) return false;
+    *c = wf_sext((uint64_t)*c, n);
+    return true;
+}
+
+/* Where a family's rule proved the sign (nn): the bit is the value's only
+ * where the instruction writes it, the register operand 0, in every lane;
+ * lanes the guard skips keep the old value. */
+static inline __attribute__((always_inline)) bool sign_written(const aff_ctx *cx, const ssa_value *val,
+                                                               const ptx_inst *in)
+{
+    if (cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
+    return !val->partial || (val->prev != SSA_NONE && (cx->wkind[val->prev] == WF_TOP || cx->wnn[val->prev]));
+}
+
 /* The transfer function of each operation: one case per family, the
  * polynomial (out, the paper's Fig. 13 rules and the PTX rules of
  * docs/divergence.md), then, when warp, the warp form (wo, warp_form.h)
@@ -125,15 +183,30 @@ static void iv_magic_rem(const aff_ctx *cx, uint32_t v, int64_t k, unsigned w, w
  * through (iv: an operand is one; these are asked only then).  The exact
  * forms are untouched.  op->d.w is read where it is used: held in a local, it
  * was kept in a register that each call made GCC spill and reload (4
- * instructions more per call than the polynomials' rule alone). */
+ * instructions more per call than the polynomials' rule alone).
+ *
+ * sgn (sign_rule): instead, the sign bit of the result (1: every
+ * lane's value is >= 0, the sign above) from the operands' bits (NN), for
+ * any form of the result, ⊥ included: the solver asks it after the
+ * exchange of the two components (affine.c, eval), where the form's rule
+ * may not have run (an operand ⊥).  A family with no rule of the sign
+ * (AFF_SIGN_RULES: loads, floating point, predicates, ...) returns 0.
+ * The operands' bits first: they decide nearly every call (to "not >=
+ * 0"), and the conditions on the result (sign_written), which only a bit
+ * that holds needs, after.  Where a family's members have different signs
+ * (add and sub, shl and shr, ...), each member has its own label, its sign
+ * rule first, falling through to the family's other rules, which the
+ * other modes share as before: the sign mode's jump goes straight to the
+ * member's rule (a test of op->d.rule inside a shared case cost 2.5
+ * instructions more per call than the switch of its own it replaced). */
 static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
                                                             const aff_op *op, const ssa_value *val, aff *out,
-                                                            wform *wo, bool warp, bool ivm, bool iv)
+                                                            wform *wo, bool warp, bool ivm, bool iv, bool sgn)
 {
     unsigned ok = 0;
     aff a, b, c;
     wform x, y, z;
-    bool nowrap = false;
+    bool nowrap = false, nn = false;
     int64_t k;
 /* operand i as a polynomial (p) and, when warp, a warp form (q), fetched
  * once for both (opds: they fail alike; inline, as the forms' fetch was:
@@ -141,9 +214,18 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
  * warp form alone */
 #define OPD(i, p, q) opds(cx, stmt, in, (i), (p), warp ? (q) : NULL)
 #define WOPD(i, q) wopd(cx, stmt, in, (i), (q))
+/* operand i's sign bit, at the source width */
+#define NN(i) nn_opd(cx, stmt, in, (i), op->d.sw)
     if (ivm && !(WF_IV_RULES >> op->d.rule & 1)) return 0;
     switch (op->d.rule) {
-    case PTX_IOP_MOV: case PTX_IOP_MOV_INT: /* ASGA */
+    case PTX_IOP_MOV: /* ASGA */
+        if (sgn) return 0; /* sign: none (not an integer) */
+        /* fall through */
+    case PTX_IOP_MOV_INT:
+        if (sgn) { /* sign: the operand's */
+            nn = NN(1);
+            break;
+        }
         if (ivm) { /* interval: carried */
             WOPD(1, wo);
             return 0;
@@ -155,8 +237,9 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
                           * element as a truncation (no wraparound); another
                           * element of a value that is not uniform: none (a
                           * carry into it may differ per lane).  Form: (x >>
-                          * i·ew) truncated to ew bits */
+                          * i·ew) truncated to ew bits; sign: none */
         unsigned i, ew;
+        if (sgn) return 0;
         if (!aff_unpack_elem(in, val, &i, &ew) || !OPD(1, out, &x)) return 0;
         if (out->top) ok = AFF_R_POLY;
         else if (aff_is_const(out, &k)) {
@@ -171,7 +254,14 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         wf_cvt(wo, &z, op->d.w, ew, false, NULL);
         break;
     }
-    case PTX_IOP_ADD: case PTX_IOP_SUB: /* SUMA */
+    case PTX_IOP_SUB: /* SUMA */
+        if (sgn) return 0; /* sign: none */
+        /* fall through */
+    case PTX_IOP_ADD:
+        if (sgn) { /* sign: both operands' (no wraparound) */
+            nn = NN(1) && NN(2);
+            break;
+        }
         if (ivm) { /* interval: x % k by nvcc's idiom (a sub), else carried */
             uint32_t v;
             if (op->d.rule == PTX_IOP_SUB && in->op == PTX_OPC_SUB && div_magic_rem(cx->pf, stmt, &v, &k)) {
@@ -188,7 +278,8 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         (op->d.rule == PTX_IOP_ADD ? wf_add : wf_sub)(wo, &x, &y, op->d.w);
         if (wf_sym_addsub(wo, &x, &y, op->d.w, op->d.rule == PTX_IOP_SUB)) sym_refine(cx, wo, op->d.w);
         return ok | AFF_R_WARP;
-    case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start) */
+    case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start); sign: none */
+        if (sgn) return 0;
         if (!OPD(1, &a, &x)) return 0;
         aff_neg(out, &a);
         if (op->d.rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
@@ -197,8 +288,18 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         (op->d.rule == PTX_IOP_NEG ? wf_neg : wf_not)(wo, &x, op->d.w);
         wf_sym_neg(wo, &x, op->d.w, op->d.rule == PTX_IOP_NOT);
         return ok | AFF_R_WARP;
-    case PTX_IOP_MUL: case PTX_IOP_MAD: { /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
+    case PTX_IOP_MAD: /* MULA; mad.lo / mad.wide: a*b + c; .wide: w is the doubled width */
+        if (sgn) { /* sign: every operand's (no wraparound) */
+            nn = NN(1) && NN(2) && NN(3);
+            break;
+        }
+        /* fall through */
+    case PTX_IOP_MUL: {
         bool mad = op->d.rule == PTX_IOP_MAD;
+        if (sgn) { /* sign: both operands' (no wraparound) */
+            nn = NN(1) && NN(2);
+            break;
+        }
         if (ivm) { /* interval: scaled by a constant (the operands extended first) */
             if (!WOPD(1, &x) || !WOPD(2, &y)) return 0;
             if (op->d.wide) {
@@ -229,7 +330,17 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         if (mad) wf_add(wo, wo, &z, op->d.w);
         break;
     }
-    case PTX_IOP_SHL: case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
+    case PTX_IOP_SHR: /* polynomial: a << k = a * 2^k for a constant k; no shr */
+        if (sgn) { /* sign: shr.u by at least 1 clears the sign bit; by 0 keeps the value */
+            nn = (!op->d.sgn && opd_imm_n(in, 2, op->d.w, &k) && k > 0) || NN(1);
+            break;
+        }
+        /* fall through */
+    case PTX_IOP_SHL:
+        if (sgn) { /* sign: a's (no wraparound) */
+            nn = NN(1);
+            break;
+        }
         if (ivm) { /* interval: by a constant amount */
             if (!opd_imm(in, 2, &k)) return 0;
             if (op->d.rule == PTX_IOP_SHL) {
@@ -254,8 +365,18 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         if (!warp) return ok;
         wf_shl(wo, &x, &y, op->d.w);
         break;
-    case PTX_IOP_AND: case PTX_IOP_OR: case PTX_IOP_XOR: { /* the forms only; predicates as 0/1 */
+    case PTX_IOP_AND: /* the forms only; predicates as 0/1 */
+        if (sgn) { /* sign: either operand's */
+            nn = NN(1) || NN(2);
+            break;
+        }
+        /* fall through */
+    case PTX_IOP_OR: case PTX_IOP_XOR: {
         unsigned m = in->type == PTX_T_PRED ? 64 : op->d.w;
+        if (sgn) { /* sign: both operands' */
+            nn = NN(1) && NN(2);
+            break;
+        }
         if (ivm) { /* interval: and x, m bounds any x to [0, m] (either side the constant) */
             if (in->type != PTX_T_PRED && in->nopd == 3 && (opd_imm(in, 2, &k) || opd_imm(in, 1, &k)))
                 wf_iv_and(wo, wo, k, op->d.w);
@@ -267,7 +388,20 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         else wf_xor(wo, &x, &y, m);
         break;
     }
-    case PTX_IOP_DIV: case PTX_IOP_REM: /* the forms only: div.s/rem.s round towards zero (wf_divs/wf_rems) */
+    case PTX_IOP_DIV: /* the forms only: div.s/rem.s round towards zero (wf_divs/wf_rems) */
+        if (sgn) { /* sign: a quotient is at most the dividend; only a constant divisor is
+                    * known not to be 0 (the ISA leaves division by zero unspecified) */
+            if (!opd_imm_n(in, 2, op->d.w, &k) || !k) return 0;
+            nn = op->d.sgn ? k > 0 && NN(1) : (uint64_t)k >= 2 || NN(1);
+            break;
+        }
+        /* fall through */
+    case PTX_IOP_REM:
+        if (sgn) { /* sign: a remainder is below the divisor, a constant other than 0 */
+            if (!opd_imm_n(in, 2, op->d.w, &k) || !k) return 0;
+            nn = op->d.sgn ? NN(1) : k > 0 || NN(1);
+            break;
+        }
         if (ivm) { /* interval: rem by a constant bounds any value; div by 2^s, a shift (div.s of a value >= 0) */
             if (!opd_imm(in, 2, &k)) return 0;
             if (op->d.rule == PTX_IOP_REM) {
@@ -280,18 +414,31 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         if (op->d.rule == PTX_IOP_DIV) (op->d.sgn ? wf_divs : wf_divu)(wo, &x, &y, op->d.w);
         else (op->d.sgn ? wf_rems : wf_remu)(wo, &x, &y, op->d.w);
         break;
-    case PTX_IOP_BFE: /* the forms only */
+    case PTX_IOP_BFE: /* the forms only; sign: none */
+        if (sgn) return 0;
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &z)) return 0;
         wf_bfe(wo, &x, &y, &z, op->d.w, op->d.sgn);
         break;
-    case PTX_IOP_BFI: { /* the forms only */
+    case PTX_IOP_BFI: { /* the forms only; sign: none */
         wform p, q;
+        if (sgn) return 0;
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y) || !WOPD(3, &p) || !WOPD(4, &q)) return 0;
         wf_bfi(wo, &x, &y, &p, &q, op->d.w);
         break;
     }
-    case PTX_IOP_CVT_S: case PTX_IOP_CVT_U: { /* truncation wraps, extension keeps the value */
+    case PTX_IOP_CVT_U: /* truncation wraps, extension keeps the value */
+        if (sgn) { /* sign: a widening zero-extension is below 2^sw; otherwise the source's */
+            nn = op->d.w > op->d.sw || NN(1);
+            break;
+        }
+        /* fall through */
+    case PTX_IOP_CVT_S: {
         unsigned sb = op->d.sw;
+        if (sgn) { /* sign: the source's (a truncation's under the no-wraparound assumption:
+                    * the value fits the narrower type, docs/coalescing.md "Truncation") */
+            nn = NN(1);
+            break;
+        }
         if (ivm) { /* interval: carried */
             if (WOPD(1, &x)) wf_iv_cvt(wo, &x, sb, op->d.w, op->d.rule == PTX_IOP_CVT_S, &nowrap);
             return 0;
@@ -309,7 +456,8 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             wo->sym = x.sym, wo->off = wf_sext((uint64_t)x.off, op->d.w);
         return ok | AFF_R_WARP;
     }
-    case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset */
+    case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset; sign: none */
+        if (sgn) return 0;
         if (!OPD(1, out, wo)) return 0;
         if (!out->top) out->bot |= 1, out->c[0] = 0;
         if (!warp) return AFF_R_POLY;
@@ -318,6 +466,11 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         break;
     case PTX_IOP_MINMAX: /* polynomial: equal divergent coefficients, min(a, b) = a + uniform;
                           * form: lane by lane, or a or b in every lane (wf_minmax) */
+        if (sgn) { /* sign: signed, min keeps the sign of both, max of either; unsigned (a
+                    * value >= 0 is below 2^(n-1)): the other way round */
+            nn = (in->op == PTX_OPC_MAX) == !op->d.sgn ? NN(1) && NN(2) : NN(1) || NN(2);
+            break;
+        }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
         else if (aff_sub(&c, &a, &b), aff_uniform(cx, &c)) {
@@ -328,7 +481,11 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         if (!warp) return ok;
         wf_minmax(wo, &x, &y, op->d.w, op->d.sgn, in->op == PTX_OPC_MAX, &nowrap);
         break;
-    case PTX_IOP_SELP: /* selp a, b, p: a gamma on p */
+    case PTX_IOP_SELP: /* selp a, b, p: a gamma on p; sign: both sides' */
+        if (sgn) {
+            nn = NN(1) && NN(2);
+            break;
+        }
         if (ivm) { /* interval: a uniform predicate, one side in every lane */
             if (WOPD(1, &x) && WOPD(2, &y) && WOPD(3, &z) && z.kind == WF_UNI) wf_meet(wo, &x, &y);
             return 0;
@@ -342,7 +499,8 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         return AFF_R_POLY | AFF_R_WARP;
     case PTX_IOP_CMP: case PTX_IOP_SET:
         /* polynomial: a < b is uniform when a - b is (the avgSquare
-         * insight); setp.cmp.bop d, a, b, c also reads c */
+         * insight); setp.cmp.bop d, a, b, c also reads c; sign: none */
+        if (sgn) return 0;
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
         else if (aff_sub(&c, &a, &b), !aff_uniform(cx, &c)) ;
@@ -378,25 +536,64 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
     }
 #undef OPD
 #undef WOPD
+#undef NN
+    if (sgn) return nn && sign_written(cx, val, in);
     wo->sym = 0, wo->off = 0; /* a U of its own */
     return ok | AFF_R_WARP;
 }
 
 bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
 {
-    return rules(cx, stmt, in, op, val, out, NULL, false, false, false) != 0;
+    return rules(cx, stmt, in, op, val, out, NULL, false, false, false, false) != 0;
 }
 
 unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
                        aff *out, wform *wo)
 {
-    return rules(cx, stmt, in, op, val, out, wo, true, false, false);
+    return rules(cx, stmt, in, op, val, out, wo, true, false, false, false);
 }
 
 void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *wo)
 {
     aff unused; /* the polynomial's rules are not run (they are past each case's interval rule) */
-    rules(cx, stmt, in, op, NULL, &unused, wo, true, true, iv);
+    rules(cx, stmt, in, op, NULL, &unused, wo, true, true, iv, false);
+}
+
+/* The sign of instruction value val's result under its decoded rule op:
+ * the sign mode of its family's case. */
+static inline __attribute__((always_inline)) bool sign_rule(const aff_ctx *cx, const ssa_value *val,
+                                                            const aff_op *op)
+{
+    const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
+    return rules(cx, val->stmt, in, op, val, NULL, NULL, false, false, false, true) != 0;
+}
+
+/* An instruction whose rule the form's rule has not decoded yet (affine.c
+ * decodes it first, mostly): out of line, so that the common case calls
+ * nothing and saves no register. */
+static __attribute__((noinline)) void sign_undecoded(const aff_ctx *cx, const ssa_value *val, wform *w)
+{
+    if (sign_rule(cx, val, aff_decode(cx, val->stmt))) w->nn = 1;
+}
+
+void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
+{
+    const ssa_func *s = cx->pf->ssa;
+    const ssa_value *val = &s->values[v];
+    bool nn = false;
+    if (val->kind == SSA_V_INST) {
+        const aff_op *op = &cx->ops[val->stmt];
+        if (!op->decoded) { sign_undecoded(cx, val, w); return; }
+        nn = sign_rule(cx, val, op);
+    } else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
+        const ssa_node *nd = &s->nodes[val->node];
+        nn = true;
+        for (uint32_t i = 0; i < nd->nargs && nn; i++) {
+            uint32_t x = nd->args[i];
+            if (x != SSA_NONE && cx->wkind[x] != WF_TOP && !cx->wnn[x]) nn = false;
+        }
+    }
+    if (nn) w->nn = 1;
 }
 
 /* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */

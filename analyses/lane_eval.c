@@ -461,7 +461,7 @@ bool lane_eval_threads(const addr_chain *c, uint32_t v, int64_t *x, uint32_t n)
 
 /* ---- signs ------------------------------------------------------------------ */
 
-/* The dataflow's sign (warp_rules.c, wf_sign): one rule for the branch
+/* The dataflow's sign (affine_rules.c, wf_sign): one rule for the branch
  * verdicts and the addresses. */
 bool lane_nonneg(const addr_chain *c, uint32_t v)
 {

@@ -41,7 +41,7 @@
  *  - a selp or mu of two intervals needs the widths equal (the form's meet
  *    would take the larger);
  *  - signs (lane_nonneg): the dataflow's, kept for divergent values too
- *    (warp_rules.c, wf_sign);
+ *    (affine_rules.c, wf_sign);
  *  - truncation: exact U-free lanes take the ISA's value, others keep it
  *    (no wraparound, docs/coalescing.md "Truncation").
  *
@@ -91,7 +91,7 @@ bool lane_eval_threads(const addr_chain *c, uint32_t v, int64_t *x, uint32_t n);
 
 /* Whether integer value v is provably >= 0, read as a signed number of
  * its width, in every thread: the dataflow's sign bit (warp_form.h nn,
- * warp_rules.c wf_sign). */
+ * affine_rules.c wf_sign). */
 bool lane_nonneg(const addr_chain *c, uint32_t v);
 
 #endif

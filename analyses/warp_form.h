@@ -45,7 +45,7 @@ typedef struct wform {
                    * (thread and block indices and what is built from them
                    * with add, mul, shl: under the no-wraparound assumption);
                    * the dataflow keeps it for ⊥ too, adding what the
-                   * operands' signs prove (warp_rules.c, wf_sign) */
+                   * operands' signs prove (affine_rules.c, wf_sign) */
     uint64_t r;   /* U mod 2^k */
     /* Symbol identity: U = ±U_s1 ± U_s2 + off (mod 2^n) in every warp,
      * U_s the U of SSA value s - 1 (a root), over at most two roots

@@ -1,8 +1,7 @@
-/* The warp forms (warp_form.h) of the special registers, the rule beside
- * the forms' own for their sign bit, and nvcc's remainder idiom.  The
- * forms' rule of each instruction, and its interval's, are in
- * affine_rules.c, in one case with the polynomials'; the arithmetic itself
- * is in warp_form.c and warp_iv.c. */
+/* The warp forms (warp_form.h) of the special registers, and nvcc's
+ * remainder idiom.  The forms' rule of each instruction, its interval's
+ * and its sign bit's, are in affine_rules.c, in one case with the
+ * polynomials'; the arithmetic itself is in warp_form.c and warp_iv.c. */
 #include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
@@ -136,130 +135,6 @@ static void eval_sreg(const aff_ctx *cx, const ssa_value *val, wform *out, uint8
     }
     if (r->source[val - cx->pf->ssa->values] != DIV_SRC_NONE) wf_bot(out);
     else wf_uni(out, 0, 0);
-}
-
-/* ---- the sign ---------------------------------------------------------------
- *
- * nn (warp_form.h) is one bit beside the form, and unlike the form it is
- * kept for a divergent value too: "every lane's n-bit value, read as a
- * signed n-bit number, is >= 0".  It is the only sign there is: the
- * coalescing and bank models read it (lane_nonneg) where they need an
- * index >= 0.  That reading is the one that is sound for every consumer:
- * a value that is >= 0 as a signed n-bit number is the same number read
- * unsigned, signed or as an integer, so a signed multiply-high (nvcc's
- * remainder idiom), an unsigned shift (floor division) and an address
- * read over the integers all agree on it.  add, mad, mul, shl and a
- * truncation keep it under the no-wraparound assumption the reports
- * state; nothing else assumes anything (docs/divergence.md, "Signs").
- *
- * The rules below give the bit from the operands' bits alone, for any
- * form; the form's own rules (warp_form.c) prove more where they know the
- * lanes (an exact value's sign, a mask), and the dataflow keeps the union
- * of the two.  Each rule is monotone (an and/or of the operands' bits),
- * an operand still ⊤ counts as >= 0 (optimistic, as the forms are: a mu
- * is >= 0 when its entry values are and its back edges are, assuming it
- * is), and the solver meets the bit with the old one (affine.c,
- * merge_warp), so it only ever goes from 1 to 0 and the fixpoint is
- * reached. */
-
-/* Operand k's sign at width n: an immediate read as an n-bit number; a
- * register's value's bit (one still ⊤ counts as >= 0).  cx->opv holds the
- * values the statement reads: the solver runs the sign rule right after
- * the statement's evaluation (affine.c, eval). */
-static inline __attribute__((always_inline)) bool nn_opd(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
-                                                         unsigned k, unsigned n)
-{
-    if (k >= in->nopd) return false;
-    const ptx_operand *o = &in->opd[k];
-    if (o->kind == PTX_O_IMM) return (o->flags & 3) != PTX_IMM_DEC && wf_sext((uint64_t)o->v, n) >= 0;
-    if ((o->kind != PTX_O_REG && o->kind != PTX_O_SREG) || o->neg) return false;
-    uint32_t v = aff_use(cx, stmt, k);
-    return v != SSA_NONE && (cx->wkind[v] == WF_TOP || cx->wnn[v]);
-}
-
-/* Operand k as a constant (false: not an integer immediate). */
-static bool imm_opd(const ptx_inst *in, unsigned k, unsigned n, int64_t *c)
-{
-    if (k >= in->nopd || in->opd[k].kind != PTX_O_IMM || (in->opd[k].flags & 3) == PTX_IMM_DEC) return false;
-    *c = wf_sext((uint64_t)in->opd[k].v, n);
-    return true;
-}
-
-/* The sign of an instruction's result under its decoded rule op.  The
- * operands' bits first: they decide nearly every call (to "not >= 0"), and
- * the conditions on the result, which only a bit that holds needs, after. */
-static inline __attribute__((always_inline)) bool sign_inst(const aff_ctx *cx, const ssa_value *val,
-                                                            const aff_op *op)
-{
-    uint32_t st = val->stmt;
-    const ptx_inst *in = &cx->pf->fn->stmts[st]->u.inst;
-    int64_t c;
-    bool nn;
-#define NN(k) nn_opd(cx, st, in, (k), op->d.sw)
-    switch (op->d.rule) {
-    case PTX_IOP_MOV_INT: nn = NN(1); break;
-    case PTX_IOP_ADD: case PTX_IOP_MUL: nn = NN(1) && NN(2); break; /* no wraparound */
-    case PTX_IOP_MAD: nn = NN(1) && NN(2) && NN(3); break;
-    case PTX_IOP_SHL: nn = NN(1); break;
-    /* shr.u by at least 1 clears the sign bit; by 0 keeps the value */
-    case PTX_IOP_SHR: nn = (!op->d.sgn && imm_opd(in, 2, op->d.w, &c) && c > 0) || NN(1); break;
-    case PTX_IOP_AND: nn = NN(1) || NN(2); break;
-    case PTX_IOP_OR: case PTX_IOP_XOR: case PTX_IOP_SELP: nn = NN(1) && NN(2); break;
-    /* signed: min keeps the sign of both, max of either; unsigned (a value
-     * >= 0 is below 2^(n-1)): the other way round */
-    case PTX_IOP_MINMAX: nn = (in->op == PTX_OPC_MAX) == !op->d.sgn ? NN(1) && NN(2) : NN(1) || NN(2); break;
-    /* a quotient is at most the dividend, a remainder below the divisor;
-     * only a constant divisor is known not to be 0 (the ISA leaves
-     * division by zero unspecified) */
-    case PTX_IOP_DIV:
-        if (!imm_opd(in, 2, op->d.w, &c) || !c) return false;
-        nn = op->d.sgn ? c > 0 && NN(1) : (uint64_t)c >= 2 || NN(1);
-        break;
-    case PTX_IOP_REM:
-        if (!imm_opd(in, 2, op->d.w, &c) || !c) return false;
-        nn = op->d.sgn ? NN(1) : c > 0 || NN(1);
-        break;
-    /* a widening zero-extension is below 2^sw; otherwise the sign is the
-     * source's: a truncation's under the no-wraparound assumption (the
-     * value fits the narrower type, docs/coalescing.md "Truncation") */
-    case PTX_IOP_CVT_U: nn = op->d.w > op->d.sw || NN(1); break;
-    case PTX_IOP_CVT_S: nn = NN(1); break;
-    default: return false; /* loads, floating point, predicates, ...: no sign */
-    }
-#undef NN
-    /* the bit is the value's only where the instruction writes it, the
-     * register operand 0, in every lane */
-    if (!nn || cx->pf->ssa->refs[val->ref].opd != 0 || !in->nopd || in->opd[0].kind != PTX_O_REG) return false;
-    /* lanes the guard skips keep the old value */
-    return !val->partial || (val->prev != SSA_NONE && (cx->wkind[val->prev] == WF_TOP || cx->wnn[val->prev]));
-}
-
-/* An instruction whose rule the form's rule has not decoded yet (affine.c
- * decodes it first, mostly): out of line, so that the common case calls
- * nothing and saves no register. */
-static __attribute__((noinline)) void sign_undecoded(const aff_ctx *cx, const ssa_value *val, wform *w)
-{
-    if (sign_inst(cx, val, aff_decode(cx, val->stmt))) w->nn = 1;
-}
-
-void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
-{
-    const ssa_func *s = cx->pf->ssa;
-    const ssa_value *val = &s->values[v];
-    bool nn = false;
-    if (val->kind == SSA_V_INST) {
-        const aff_op *op = &cx->ops[val->stmt];
-        if (!op->decoded) { sign_undecoded(cx, val, w); return; }
-        nn = sign_inst(cx, val, op);
-    } else if (val->kind == SSA_V_PHI || val->kind == SSA_V_ETA) { /* one of the arguments, in every lane */
-        const ssa_node *nd = &s->nodes[val->node];
-        nn = true;
-        for (uint32_t i = 0; i < nd->nargs && nn; i++) {
-            uint32_t x = nd->args[i];
-            if (x != SSA_NONE && cx->wkind[x] != WF_TOP && !cx->wnn[x]) nn = false;
-        }
-    }
-    if (nn) w->nn = 1;
 }
 
 /* ---- nvcc's remainder by a constant --------------------------------------------

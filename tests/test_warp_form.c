@@ -543,7 +543,7 @@ Test(warp_form, selp_of_two_unknowns_by_a_lane_predicate)
     emu_confirms_args(SELPMIX, 8, ab, 2);
 }
 
-/* The sign (warp_form.h nn, warp_rules.c wf_sign) is the dataflow's, kept
+/* The sign (warp_form.h nn, affine_rules.c wf_sign) is the dataflow's, kept
  * for divergent values too: it is the one coalescing reads (lane_nonneg).
  * A loaded x is any 32-bit number, so x & 255, x >> 1, min.u(x & 255, x),
  * x % 64, the zero-extension of x, a truncation of a 64-bit value >= 0
