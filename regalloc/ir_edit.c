@@ -210,6 +210,29 @@ void ra_edit_array(ra_edit *e, ptx_space space, uint32_t align, uint32_t bytes, 
     e->vars[e->nvars++] = (newvar){space, align, bytes ? bytes : align, name};
 }
 
+static void own_opd(arena *a, ptx_operand *d, const ptx_operand *s)
+{
+    *d = *s;
+    uint32_t n = s->kind == PTX_O_PAIR ? 2 : s->n;
+    if (s->kind != PTX_O_ADDR && s->kind != PTX_O_VEC && s->kind != PTX_O_LIST && s->kind != PTX_O_PAIR) return;
+    d->p.elems = ARENA_NEWN(a, ptx_operand, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++) own_opd(a, &d->p.elems[i], &s->p.elems[i]);
+}
+
+ptx_inst *ra_edit_own(ra_edit *e, uint32_t s)
+{
+    arena *a = &e->m->arena;
+    const ptx_stmt *old = e->fn->stmts[s];
+    size_t bytes = ptx_stmt_bytes(old->kind); /* an instruction's, not sizeof(ptx_stmt) */
+    ptx_stmt *st = arena_alloc(a, bytes);
+    memcpy(st, old, bytes);
+    ptx_inst *in = &st->u.inst;
+    in->opd = ARENA_NEWN(a, ptx_operand, in->nopd ? in->nopd : 1);
+    for (uint32_t i = 0; i < in->nopd; i++) own_opd(a, &in->opd[i], &old->u.inst.opd[i]);
+    e->fn->stmts[s] = st;
+    return in;
+}
+
 void ra_edit_at(ra_edit *e, uint32_t s, bool after)
 {
     e->cur_stmt = s;

@@ -37,6 +37,13 @@ const char *ra_edit_symbol(ra_edit *e, const char *base);
 /* Declares `.space .align A .b8 name[bytes];` at the top of the body. */
 void ra_edit_array(ra_edit *e, ptx_space space, uint32_t align, uint32_t bytes, const char *name);
 
+/* The instruction of statement s as the rewrite's own: a copy (operands
+ * and their elements) in the module's arena takes the statement's place in
+ * fn->stmts, so that renaming its registers leaves the statement as parsed
+ * intact (analyze's HTML page runs the allocator on its own module and
+ * puts each function's statements back).  Once per statement. */
+ptx_inst *ra_edit_own(ra_edit *e, uint32_t s);
+
 /* Where the next emitted instructions go: before or after statement s, or
  * (s == RA_EDIT_START) at the start of the body, after its declarations. */
 #define RA_EDIT_START UINT32_MAX

@@ -338,6 +338,7 @@ ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_fun
     for (uint32_t k = 0; k < L->ninst; k++) {
         uint32_t st = L->inst_stmt[k];
         ptx_inst *ins = &fn->stmts[st]->u.inst;
+        bool own = false; /* ins renamed in the rewrite's copy (ra_edit_own) */
         w.weight = loop_weight(L->g, L->inst_block[k]);
         w.stmt = st;
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {
@@ -359,6 +360,7 @@ ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_fun
                 ra_edit_at(w.e, st, false);
                 reload(&w, o->reg, t);
             }
+            if (!own) ins = ra_edit_own(w.e, st), own = true;
             for (uint32_t i = 0; i < ins->nopd; i++) rename_reg(&ins->opd[i], o->reg, t);
             if (o->role & RA_OCC_DEF) {
                 ra_edit_at(w.e, st, true);

@@ -39,10 +39,11 @@ typedef struct html_kernel {
 void html_analyze(FILE *o, const char *shown, const char *ptx, const ptx_module *m, const html_kernel *ks, size_t n,
                   const sum_table *sum, bool ptxas, progress *pg);
 /* The spill code of a regalloc run for analyze's page (html_spill.c).  html_ra_run: ra_run
- * with o (and ra_options.sites) on another parse of m's text, so that m
- * stays as written; 0, or 2 with the reason on stderr (its warnings go
- * there too).  html_ra_func: fn's part of the run, or NULL. */
-int html_ra_run(const ptx_module *m, const char *shown, const ra_options *o, ra_stats *st);
+ * with o (and ra_options.sites) on m itself, whose functions then get
+ * their statements and registers back, as written; 0, or 2 with the reason
+ * on stderr (its warnings go there too).  html_ra_func: fn's part of the
+ * run, or NULL. */
+int html_ra_run(ptx_module *m, const char *shown, const ra_options *o, ra_stats *st);
 const ra_func_stats *html_ra_func(const ra_stats *st, const ptx_module *m, const ptx_func *fn);
 /* check's page for a run (r->l sorted). */
 void html_check(FILE *o, const chk_run *r);

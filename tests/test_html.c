@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "html.h"
 #include "testutil.h"
 
 #define TRANSPOSE "ptx-corpus/sm_80/transpose_bank_conflict.ptx"
@@ -736,4 +737,33 @@ Test(html, spill_marks_deterministic_and_options, .timeout = 120)
         free(err);
     }
     free(in);
+}
+
+/* analyze's page runs the allocator on the module it shows, not on a second
+ * parse of the text (issue 33: nothing parses twice), and each function is
+ * as parsed afterwards: the same text printed, while the run's sites name
+ * the spill code it made.  Budget 8 spills in regtile_16x16's kernel. */
+Test(html, spill_run_leaves_the_module_as_parsed, .timeout = 60)
+{
+    const char *path = tu_src("ptx-corpus/sm_80/regtile_16x16.ptx");
+    ptx_module *m = ptx_load(path, 1);
+    cr_assert_not_null(m);
+    size_t n0, n1;
+    char *before = tu_print(m, &n0);
+    ra_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = RA_MODE_AFF;
+    o.budget = 8;
+    ra_stats st;
+    cr_assert_eq(html_ra_run(m, path, &o, &st), 0);
+    uint32_t sites = 0, spilled = 0;
+    for (uint32_t k = 0; k < st.nfuncs; k++) sites += st.funcs[k].nsites, spilled += st.funcs[k].spilled;
+    cr_expect_gt(spilled, 0u, "nothing spilled: the test needs spill code");
+    cr_expect_gt(sites, 0u);
+    char *after = tu_print(m, &n1);
+    cr_expect(n0 == n1 && !memcmp(before, after, n0), "the module changed");
+    free(before);
+    free(after);
+    ra_stats_free(&st);
+    ptx_module_free(m);
 }
