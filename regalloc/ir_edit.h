@@ -40,8 +40,9 @@ void ra_edit_array(ra_edit *e, ptx_space space, uint32_t align, uint32_t bytes, 
 /* The instruction of statement s as the rewrite's own: a copy (operands
  * and their elements) in the module's arena takes the statement's place in
  * fn->stmts, so that renaming its registers leaves the statement as parsed
- * intact (analyze's HTML page runs the allocator on its own module and
- * puts each function's statements back).  Once per statement. */
+ * intact (ra_options.keep_parsed: analyze's HTML page runs the allocator
+ * on its own module and puts each function's statements back).  Once per
+ * statement. */
 ptx_inst *ra_edit_own(ra_edit *e, uint32_t s);
 
 /* Where the next emitted instructions go: before or after statement s, or

@@ -244,7 +244,7 @@ static ra_edit *alloc_func(ptx_module *m, ra_shapes *sh, prog_func *pf, const ra
     if (sc.nspilled) {
         bool one_dim = known ? shape[1] <= 1 && shape[2] <= 1 : ra_kernel_one_dim(fn);
         ra_rewrite_in rin = {L,       sp,     local_bytes, slot_bytes, one_dim, {shape[0], shape[1], shape[2]},
-                             strong,  full_warps, o->sites};
+                             strong,  full_warps, o->sites, o->keep_parsed};
         e = ra_rewrite(sh, fn, &rin, fs);
     }
     arena_reset(a);

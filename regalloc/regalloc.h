@@ -81,6 +81,11 @@ typedef struct ra_options {
     /* Record each piece of spill code in ra_func_stats.sites (the HTML
      * page marks the source lines it lands on, docs/html.md). */
     bool sites;
+    /* Rename registers in copies of the instructions (ra_edit_own), so
+     * that the caller can put each function's statement pointers,
+     * registers and counts back as parsed (the HTML page, which shows the
+     * PTX as written; renaming in place costs fewer instructions). */
+    bool keep_parsed;
     /* The shapes (block_opt.h): each function's is the one blk_resolve
      * gives it, as for every analysis; NULL: .reqntid, else the default
      * assumption. */

@@ -338,7 +338,7 @@ ra_edit *ra_rewrite(ra_shapes *sh, ptx_func *fn, const ra_rewrite_in *in, ra_fun
     for (uint32_t k = 0; k < L->ninst; k++) {
         uint32_t st = L->inst_stmt[k];
         ptx_inst *ins = &fn->stmts[st]->u.inst;
-        bool own = false; /* ins renamed in the rewrite's copy (ra_edit_own) */
+        bool own = !in->keep_parsed; /* ins is renamed in place, or in the rewrite's copy (ra_edit_own) */
         w.weight = loop_weight(L->g, L->inst_block[k]);
         w.stmt = st;
         for (uint32_t j = L->occ_off[k]; j < L->occ_off[k + 1]; j++) {

@@ -21,6 +21,7 @@ typedef struct ra_rewrite_in {
     bool strong;             /* slot accesses .relaxed.cta (sm_70+, PTX 6.0+), else .volatile */
     bool full_warps;         /* every warp of a block is full (.reqntid): the barrier's mask is 0xffffffff */
     bool sites;              /* record the spill code in fs->sites (ra_options.sites) */
+    bool keep_parsed;        /* rename in the rewrite's copies of the instructions (ra_options.keep_parsed) */
 } ra_rewrite_in;
 
 /* Rewrites fn (a function of m) in place and counts what it inserted. */

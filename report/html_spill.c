@@ -14,12 +14,12 @@ static const char *const key[HTML_RA_NCAT] = {"ld.local", "st.local", "ld.shared
 int html_ra_run(ptx_module *m, const char *shown, const ra_options *o, ra_stats *st)
 {
     /* The rewrite adds statements and registers in new arrays
-     * (ir_commit.c) and renames registers only in its own copies of the
-     * instructions (ra_edit_own), which take their places in the old
-     * statement array: with that array's pointers, the arrays and the
-     * counts put back, each function is as parsed, as the page shows it,
-     * and the sites' statement and register indices name the same ones.
-     * So the text is not parsed a second time. */
+     * (ir_commit.c) and, with keep_parsed, renames registers only in its
+     * own copies of the instructions (ra_edit_own), which take their
+     * places in the old statement array: with that array's pointers, the
+     * arrays and the counts put back, each function is as parsed, as the
+     * page shows it, and the sites' statement and register indices name
+     * the same ones.  So the text is not parsed a second time. */
     typedef struct {
         ptx_stmt **stmts, **was; /* the array, and its pointers before the run */
         ptx_reg *regs;
@@ -38,6 +38,7 @@ int html_ra_run(ptx_module *m, const char *shown, const ra_options *o, ra_stats 
     ptx_diags_init(&d);
     ra_options x = *o;
     x.sites = true;
+    x.keep_parsed = true;
     x.measure_after = true; /* the summary shows the pressure after */
     int rc = ra_run(m, &x, st, &d) ? 2 : 0;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
