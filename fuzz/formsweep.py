@@ -2,10 +2,11 @@
 """ptxray's validator against ptxas on every combination of the arithmetic
 modifiers (issue 34's follow-up, session 21).
 
-For 18 arithmetic opcodes x 9 types x {-, .ftz} x {-, .rn, .approx, .lo,
-.hi} x {-, .sat} (3,240 forms), one kernel each, assembled by ptxas and
-parsed by `ptxray parse`; prints how many get the same verdict (accepted or
-rejected) and each disagreement.  Unlike `make validity` (single-token
+For 18 arithmetic opcodes x the types of --types (by default 9: 3,240
+forms; `make form-sweep` adds the packed .f32x2/.s16x2/.u16x2 at sm_100a)
+x {-, .ftz} x {-, .rn, .approx, .lo, .hi} x {-, .sat}, one kernel each,
+assembled by ptxas and parsed by `ptxray parse`; prints how many get the
+same verdict (accepted or rejected) and each disagreement.  Unlike `make validity` (single-token
 mutants of the corpus) it reaches modifier combinations nvcc never writes.
 
     fuzz/formsweep.py --ptxray bin/ptxray --ptxas /usr/local/cuda/bin/ptxas [--target sm_80 --version 8.0]

@@ -613,8 +613,9 @@ static bool check_combos(const vctx *c, const mods_info *mi) {
     case PTX_OPC_ADD: case PTX_OPC_SUB: case PTX_OPC_MUL: case PTX_OPC_MAD:
         /* the carry (its types: isa.def) never goes with .sat or mad.wide
          * (ptxas 13.0: "Illegal modifier '.cc' for instruction 'mad.wide'") */
-        if (ptx_inst_has_mod(in, ".cc") && mi->has_sat) return verr(c, at, "'%.*s': .cc and .sat exclude each other", L, at);
-        if (ptx_inst_has_mod(in, ".cc") && mi->has_wide) return verr(c, at, "'%.*s': .cc does not apply to .wide", L, at);
+        if ((mi->has_sat || mi->has_wide) && ptx_inst_has_mod(in, ".cc"))
+            return verr(c, at, mi->has_sat ? "'%.*s': .cc and .sat exclude each other" : "'%.*s': .cc does not apply to .wide",
+                        L, at);
         if (ptx_type_is_int(t) || mi->int16x2) {
             if (mi->rnd) return verr(c, at, "'%.*s': a rounding modifier applies only to floating-point types", L, at);
             /* ptxas 13.0: "Illegal modifier '.sat' for instruction 'mad.lo'" */
