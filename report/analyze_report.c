@@ -33,6 +33,7 @@ typedef struct round_res {
     coal_report_ctx ctx;
     const blk_opts *blocks; /* with its round: the reports read the shape's origin from it */
     const coal_options *co;
+    const pl_values *val; /* the round's values, per function (pipeline.h) */
 } round_res;
 
 /* One shape a kernel was analysed at: its round's view of the kernel and
@@ -68,13 +69,7 @@ static void kernel_data(an_kernel *k, round_res *const *rr, uint32_t nr, uint32_
         an_shape *x = &k->sh[s];
         x->r = rr[s];
         x->f = &rr[s]->res->f[i];
-        div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
-        memcpy(dopt.block, x->f->shape.block, sizeof dopt.block);
-        dopt.assume_tid_yz_uniform = !wl_shape_known(&x->f->shape);
-        dr_func df;
-        dr_analyse(&df, x->f->pf, &dopt, NULL, DR_KEEP_NONE);
-        x->st = df.st[DIV_AN_AFFINE2];
-        dr_func_free(&df);
+        x->st = rr[s]->val[i].st;
     }
     {
         const prog_func *pf = k->sh[0].f->pf;
@@ -326,7 +321,8 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
     x->ptx = ptx;
     /* the one file's --block entries are checked on a copy: the run's stay as given */
     if (single) x->one = *blocks;
-    pl_options o = {.cmd = "analyze", .shown = shown, .kernel = co->only, .level = PROG_GSA, .passes = PL_COALESCE,
+    pl_options o = {.cmd = "analyze", .shown = shown, .kernel = co->only, .level = PROG_GSA,
+                    .passes = PL_COALESCE | PL_VALUES,
                     .blocks = single ? &x->one : blocks, .shapes = single ? PL_SHAPES_CHECK : PL_SHAPES_MARK, .co = co,
                     .err = err, .configs = configs, .config_from = shown};
     int rc = pl_load(&x->pl, ptx, &o);
@@ -346,7 +342,8 @@ static void load_file(an_file *x, const char *shown, const char *ptx, const coal
     size_t at = chk_collect_begin(&x->l);
     for (uint32_t r = 0; r < x->nr && !rc; r++) {
         const pl_prog *pl = &x->pl;
-        *x->rr[r] = (round_res){pl->m, pl->p, pl->res[r], pl->ctx[r], &pl->rb[r], &pl->rco[r]};
+        *x->rr[r] = (round_res){pl->m, pl->p, pl->res[r], pl->ctx[r], &pl->rb[r], &pl->rco[r],
+                                pl->val + (size_t)r * pl->res[0]->nfuncs};
         chk_collect_at(&x->l, at, shown, &x->rr[r]->ctx, (1u << CHK_NRULES) - 1);
     }
     chk_collect_end(&x->l, at, shown);
@@ -500,7 +497,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
                 ks = realloc(ks, (nk + 1) * sizeof *ks);
                 if (!ks) abort();
                 const ptx_func *fn = rr[r]->res->f[i].pf->fn;
-                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &x.l, &rr[r]->p->a, ran ? &rst : NULL,
+                ks[nk++] = (html_kernel){&rr[r]->ctx, &rr[r]->res->f[i], &x.l, &rr[r]->val[i], ran ? &rst : NULL,
                                          ran ? html_ra_func(&rst, rr[r]->m, fn) : NULL, i};
             }
         }

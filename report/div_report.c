@@ -159,6 +159,20 @@ static void collect_branches(dr_func *f, arena *a)
     f->nbranches = k;
 }
 
+void dr_count(const prog_func *pf, const div_result *r, dr_stats *st)
+{
+    const ssa_func *s = pf->ssa;
+    const cfg *g = pf->g;
+    memset(st, 0, sizeof *st);
+    for (uint32_t v = 0; v < s->nvalues; v++)
+        if (listed_kind(&s->values[v])) st->values++, st->state[r->state[v] % 3]++;
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        if (g->blocks[b].reachable && g->blocks[b].nsucc >= 2 && g->blocks[b].term != CFG_NONE) {
+            st->branches++;
+            st->branches_divergent += div_branch(r, b) != DIV_UNIFORM;
+        }
+}
+
 void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, int keep)
 {
     memset(f, 0, sizeof *f);
@@ -202,11 +216,7 @@ void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk
         arena_init(&scratch);
         bool kept = an == keep;
         div_result *r = div_analyse(pf, (enum div_analysis)an, &f->div, kept ? a : &scratch);
-        dr_stats *st = &f->st[an];
-        st->values = n;
-        for (uint32_t i = 0; i < n; i++) st->state[r->state[f->values[i]] % 3]++;
-        st->branches = f->nbranches;
-        for (uint32_t i = 0; i < f->nbranches; i++) st->branches_divergent += div_branch(r, f->branches[i].block) != DIV_UNIFORM;
+        dr_count(pf, r, &f->st[an]);
         f->r[an] = kept ? r : NULL;
         arena_free(&scratch);
     }

@@ -76,6 +76,12 @@ int dr_option(int c, const char *arg, dr_config *cfg, const char *cmd);
 void dr_analyse(dr_func *f, const prog_func *pf, const div_options *o, const blk_opts *blocks, int keep);
 void dr_func_free(dr_func *f);
 
+/* The counts of one analysis's result r of pf (every report's one
+ * counting): its values of the kinds listed by state, its conditional
+ * branches (reachable blocks with two or more successors) and those not
+ * proven uniform. */
+void dr_count(const prog_func *pf, const div_result *r, dr_stats *st);
+
 /* "uniform", or "uniform (if blockDim.x is a multiple of 32)" with cond bits. */
 const char *dr_verdict_text(const char *verdict, unsigned cond, char *buf, size_t n);
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "check_report.h"
+#include "pipeline.h"
 #include "regalloc.h"
 #include "progress.h"
 #include "summary_table.h"
@@ -20,7 +21,7 @@ typedef struct html_kernel {
     const coal_report_ctx *ctx;
     const coal_func *f;
     const chk_list *l;    /* the file's findings (all kernels) */
-    arena *a;             /* for the divergence analyses */
+    const pl_values *val; /* its values at this shape (pipeline.h, PL_VALUES) */
     const ra_stats *ra;   /* the regalloc run whose spill code the page marks (NULL: none) */
     const ra_func_stats *raf; /* this function's part of it (NULL: none) */
     uint32_t func;        /* its index in the file's functions (the summary table's) */

@@ -511,19 +511,14 @@ static void findings_list(const kctx *c)
 void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_ptxas_info *px, const char *why)
 {
     const coal_func *f = k->f;
-    div_options dopt = {.block = {0, 0, 0}, .assume_tid_yz_uniform = false};
-    memcpy(dopt.block, f->shape.block, sizeof dopt.block);
-    dopt.assume_tid_yz_uniform = !wl_shape_known(&f->shape);
-    dr_func df;
-    dr_analyse(&df, f->pf, &dopt, NULL, DIV_AN_AFFINE2);
-    kctx c = {o, k, f->pf->fn, df.r[DIV_AN_AFFINE2], idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, {{0}, {0}, 0}};
+    kctx c = {o, k, f->pf->fn, k->val->r, idx, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, {{0}, {0}, 0}};
     collect(&c);
     char *shown = ptx_func_shown(c.fn);
     fprintf(o, "<section class=\"kernel\" id=\"k%u\"><h2>%s ", idx, c.fn->is_entry ? "kernel" : "function");
     html_escz(o, shown);
     fputs("</h2>\n", o);
     free(shown);
-    summary(&c, &df.st[DIV_AN_AFFINE2], px, why);
+    summary(&c, &k->val->st, px, why);
     if (c.nfiles) {
         fputs("<div class=\"cols\"><div class=\"main\">\n", o);
         source_column(&c);
@@ -565,5 +560,4 @@ void html_kernel_section(FILE *o, const html_kernel *k, uint32_t idx, const sc_p
     free(c.fs);
     free(c.sites);
     free(c.byline);
-    dr_func_free(&df);
 }

@@ -84,6 +84,29 @@ static void verdicts(pl_prog *x, const pl_options *o)
     }
 }
 
+/* Each function of the model at each of its shapes (blk_nshapes, at most
+ * the rounds): the degree-2 affine analysis at the shape the model resolved
+ * for it, which analyze's value shares and the HTML page's abstract values
+ * report, counted. */
+static void values(pl_prog *x)
+{
+    uint32_t nf = x->res[0]->nfuncs;
+    x->val = ARENA_NEWN(&x->p->a, pl_values, (size_t)x->nr * nf + 1);
+    for (uint32_t i = 0; i < nf; i++) {
+        uint32_t ns = blk_nshapes(&x->rb[0], x->res[0]->f[i].pf->fn);
+        if (ns > x->nr) ns = x->nr;
+        if (!ns) ns = 1;
+        for (uint32_t r = 0; r < ns; r++) {
+            const coal_func *f = &x->res[r]->f[i];
+            div_options d = {.block = {0, 0, 0}, .assume_tid_yz_uniform = !wl_shape_known(&f->shape)};
+            memcpy(d.block, f->shape.block, sizeof d.block);
+            pl_values *v = &x->val[(size_t)r * nf + i];
+            v->r = div_analyse(f->pf, DIV_AN_AFFINE2, &d, &x->p->a);
+            dr_count(f->pf, v->r, &v->st);
+        }
+    }
+}
+
 int pl_load(pl_prog *x, const char *path, const pl_options *o)
 {
     FILE *err = o->err ? o->err : stderr;
@@ -132,6 +155,7 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     rounds(x, o, b);
     /* analyses */
     if (o->passes & PL_COALESCE) coalesce(x, o);
+    if ((o->passes & (PL_COALESCE | PL_VALUES)) == (PL_COALESCE | PL_VALUES)) values(x);
     if (o->passes & PL_DIVERGE) diverge(x, o);
     if (o->passes & PL_VERDICTS) verdicts(x, o);
     if ((o->passes & PL_VERDICTS) && !x->files) x->files = src_files_build(x->m, &x->p->a);

@@ -14,6 +14,9 @@
  *                                 three divergence analyses
  *   verdicts  div_analyse        each function at its first round: one
  *                                 analysis's verdicts (the DOT's colours)
+ *   values    div_analyse        each function the model analysed, at each
+ *                                 of its shapes: the degree-2 affine
+ *                                 analysis at the model's shape, its counts
  *
  * A command asks for the passes it reports on (pl_options.passes) and reads
  * the result (pl_prog); what is not asked for is not run. */
@@ -30,7 +33,18 @@ enum pl_pass {
     PL_COALESCE = 1, /* coal_analyse at each round: pl_prog.res, .ctx */
     PL_DIVERGE = 2,  /* dr_analyse of each function at each of its rounds */
     PL_VERDICTS = 4, /* div_analyse (analysis keep) of each function at round 0: pl_prog.dv */
+    PL_VALUES = 8,   /* with PL_COALESCE: the degree-2 affine analysis of each function of the model at
+                      * each of its shapes, at the model's shape: pl_prog.val */
 };
+
+/* A function's values at one of its shapes (PL_VALUES): the degree-2
+ * affine analysis at the shape the model resolved for it (coal_func.shape;
+ * an unknown one: the default, %tid.y/%tid.z warp-uniform) and its counts
+ * (analyze's value shares, the HTML page's abstract values). */
+typedef struct pl_values {
+    const div_result *r; /* NULL: the function has no such shape */
+    dr_stats st;
+} pl_values;
 
 /* What the shapes pass does with the --block entries that name kernels. */
 enum pl_shapes {
@@ -94,6 +108,7 @@ struct pl_prog {
     dr_func *df;            /* PL_DIVERGE without each: ndf analyses, functions */
     uint32_t ndf;           /* in order, each at its rounds */
     const div_result **dv;  /* PL_VERDICTS: per function */
+    pl_values *val;         /* PL_VALUES: per round r, per function i of res[r]: val[r * res[0]->nfuncs + i] */
     const ptx_config *cfg;  /* the project file, or NULL */
     blk_opts *cb;           /* the options' shapes with the project file's (owned), or NULL */
 };

@@ -72,6 +72,48 @@ Test(pipeline, rounds_share_the_program)
     pl_free(&x);
 }
 
+/* The values pass: each function at the shape the model resolved for it,
+ * the degree-2 affine analysis and its counts, as dr_analyse counts them;
+ * a function with one shape has none at a later round. */
+Test(pipeline, values_at_the_models_shape)
+{
+    static const uint32_t want[2][4] = {{6, 5, 3, 0}, {3, 7, 4, 1}}; /* uniform, affine, divergent; branches not uniform */
+    for (int known = 0; known < 2; known++) {
+        blk_opts blocks = {0};
+        if (known) blocks.all[0] = 16, blocks.all[1] = 16, blocks.all[2] = 1;
+        pl_prog x;
+        pl_options o = {.cmd = "test", .level = PROG_GSA, .passes = PL_COALESCE | PL_VALUES, .blocks = &blocks,
+                        .nrounds = 2};
+        cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
+        cr_assert_eq(x.res[0]->nfuncs, 2);
+        for (uint32_t i = 0; i < 2; i++) {
+            const pl_values *v = &x.val[i];
+            const coal_func *f = &x.res[0]->f[i];
+            cr_assert_not_null(v->r);
+            cr_expect_eq(v->r->analysis, DIV_AN_AFFINE2);
+            cr_expect_eq(v->r->pf, f->pf);
+            cr_expect_eq(v->r->block[0], known ? 16u : 0u);
+            cr_expect_eq(v->r->block[1], known ? 16u : 0u);
+            cr_expect_eq(v->st.values, 14);
+            cr_expect_eq(v->st.state[DIV_UNIFORM], want[known][0], "known %d: %u", known, v->st.state[DIV_UNIFORM]);
+            cr_expect_eq(v->st.state[DIV_AFFINE], want[known][1]);
+            cr_expect_eq(v->st.state[DIV_DIVERGENT], want[known][2]);
+            cr_expect_eq(v->st.branches, 1);
+            cr_expect_eq(v->st.branches_divergent, want[known][3]);
+            /* the same counts as the divergence reports' */
+            div_options d = {.block = {0, 0, 0}, .assume_tid_yz_uniform = !wl_shape_known(&f->shape)};
+            memcpy(d.block, f->shape.block, sizeof d.block);
+            dr_func df;
+            dr_analyse(&df, f->pf, &d, NULL, DR_KEEP_NONE);
+            cr_expect_eq(memcmp(&df.st[DIV_AN_AFFINE2], &v->st, sizeof v->st), 0);
+            dr_func_free(&df);
+            /* one shape: nothing at round 1 */
+            cr_expect_null(x.val[x.res[0]->nfuncs + i].r);
+        }
+        pl_free(&x);
+    }
+}
+
 typedef struct seen {
     uint32_t n;
     const char *names[4];
