@@ -1,13 +1,14 @@
 /* Provenance, residues, stride names and loop steps of address values
  * (addr_chain.h).  Provenance and residues are forward data-flow problems on
  * the SSA graph: every value starts at ⊤ and only goes down, phis meet their
- * arguments, so a few passes in reverse post-order reach the fixed point. */
+ * arguments; the analyses' one solver (solver.h) reaches the fixed point
+ * over the SSA's def-use graph (ssa_users). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "addr_chain.h"
 #include "semantics.h"
-#include "u32vec.h"
+#include "solver.h"
 
 const char *addr_prov_name(enum addr_prov p)
 {
@@ -292,52 +293,18 @@ static fact eval_value(const addr_chain *c, uint32_t v)
     }
 }
 
-/* One edge from -> v: counted into cnt[from + 1] (item NULL), or stored
- * at item[pos[from]++]. */
-static void user_edge(uint32_t *pos, uint32_t *item, uint32_t from, uint32_t v)
+/* One evaluation of the solver (solver.h): value v's fact, met with what
+ * it had; 1 when that changed. */
+static inline __attribute__((always_inline)) unsigned visit(void *x, uint32_t v, unsigned why)
 {
-    if (item) item[pos[from]++] = v;
-    else pos[from + 1]++;
-}
-
-/* Every dependence of the values, in value order: counted (item NULL),
- * then stored. */
-static void user_edges(const ssa_func *s, uint32_t *pos, uint32_t *item)
-{
-    for (uint32_t v = 0; v < s->nvalues; v++) {
-        const ssa_value *val = &s->values[v];
-        if (val->kind == SSA_V_INST) {
-            for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++)
-                if ((s->refs[k].role & PTX_REF_USE) && s->refs[k].value != SSA_NONE)
-                    user_edge(pos, item, s->refs[k].value, v);
-            if (val->partial && val->prev != SSA_NONE) user_edge(pos, item, val->prev, v);
-        } else if (val->kind != SSA_V_SREG && val->kind != SSA_V_ENTRY) {
-            const ssa_node *nd = &s->nodes[val->node];
-            for (uint32_t i = 0; i < nd->nargs; i++)
-                if (nd->args[i] != SSA_NONE) user_edge(pos, item, nd->args[i], v);
-        }
-    }
-}
-
-/* Per value, the values whose evaluation (eval_value) reads it: the
- * results of the instructions it is an operand of (every use, a superset
- * of the operands read), the partial definitions that may keep it, and
- * the phis and etas it is an argument of.  Counted, then filled: no
- * growing edge lists (their doublings were most of the allocator's work
- * here). */
-static void value_users(const ssa_func *s, u32csr *users)
-{
-    uint32_t n = s->nvalues;
-    users->off = calloc((size_t)n + 1, sizeof *users->off);
-    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
-    if (!users->off || !fill) abort();
-    user_edges(s, users->off, NULL);
-    for (uint32_t k = 0; k < n; k++) users->off[k + 1] += users->off[k];
-    users->item = malloc(sizeof *users->item * (users->off[n] ? users->off[n] : 1));
-    if (!users->item) abort();
-    if (n) memcpy(fill, users->off, sizeof *fill * n);
-    user_edges(s, fill, users->item);
-    free(fill);
+    (void)why;
+    addr_chain *c = x;
+    fact e = eval_value(c, v);
+    fact f = c->prov[v] == AP_TOP ? e : meet(e, (fact){c->prov[v], c->res[v]});
+    if (f.prov == c->prov[v] && res_eq(f.res, c->res[v])) return 0;
+    c->prov[v] = f.prov;
+    c->res[v] = f.res;
+    return 1;
 }
 
 addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div_result *r, const warp_shape *sh,
@@ -364,41 +331,14 @@ addr_chain *addr_chain_build(const ptx_module *m, const prog_func *pf, const div
         n = ssa_value_order(pf->ssa, o);
         ord = o;
     }
-    u32csr users;
-    value_users(pf->ssa, &users);
-    uint8_t *dirty = malloc(nv ? nv : 1);
-    if (!dirty) abort();
-    memset(dirty, 1, nv);
     /* Each value can only go down (prov: ⊤, then one kind, then unknown;
-     * residues lose bits), so the passes are bounded; the cap only guards
-     * against a bug.  A pass evaluates only the values some input of which
-     * changed since their last evaluation: meet is idempotent, so the others
-     * would come out as they are (re-evaluating every value in every pass
-     * was two thirds of the chains' cost). */
-    for (int pass = 0; pass < 4 * RES_KMAX + 8; pass++) {
-        bool changed = false;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t v = ord[i];
-            if (!dirty[v]) continue;
-            /* as in div_analyse; only past the test: most values of a later
-             * pass are clean, and the prefetch of every one was a sixth of
-             * the chains' cost on a 100k-block kernel */
-            if (i + 1 < n) __builtin_prefetch(&pf->ssa->values[ord[i + 1]]);
-            dirty[v] = 0;
-            /* evaluated once: twice for every value not yet reached was a
-             * third of the chains' cost */
-            fact e = eval_value(c, v);
-            fact f = c->prov[v] == AP_TOP ? e : meet(e, (fact){c->prov[v], c->res[v]});
-            if (f.prov != c->prov[v] || !res_eq(f.res, c->res[v])) {
-                c->prov[v] = f.prov;
-                c->res[v] = f.res;
-                changed = true;
-                for (uint32_t k = users.off[v]; k < users.off[v + 1]; k++) dirty[users.item[k]] = 1;
-            }
-        }
-        if (!changed) break;
-    }
-    free(dirty);
+     * residues lose bits), so the solve ends. */
+    u32csr users;
+    ssa_users(pf->ssa, &users);
+    solver q;
+    solver_init(&q, &users, nv, ord, n, true); /* a value the order leaves out (unreachable code) stays ⊤ */
+    solver_run(&q, pf->ssa->values, nv, c, visit);
+    solver_free(&q);
     u32csr_free(&users);
     /* never reached (unreachable code): nothing known */
     for (uint32_t v = 0; v < nv; v++)

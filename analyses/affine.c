@@ -29,6 +29,7 @@
 #include <string.h>
 #include "affine_internal.h"
 #include "semantics.h"
+#include "solver.h"
 
 /* The loops over a value's coefficients, with the count a constant for
  * the usual DIV_NCOEF2 so that the compiler unrolls and vectorises them
@@ -654,65 +655,63 @@ static bool dim_divergent(const div_result *r, unsigned d)
  * evaluations over the corpus). */
 enum { Q_VALUE = 1, Q_CONDS = 2 };
 
-/* The worklist loop, from the queue's head to its tail (cap slots),
- * compiled twice: forms (!cx->poly_only) is a constant in each copy, so
- * the polynomials-only tests of eval fold away.  The helpers it calls once
+/* One evaluation of the solver (solver.h): vertex v, queued for why; the
+ * reason to queue its users with, 0 when nothing changed.  Compiled twice:
+ * forms (!cx->poly_only) is a constant in each copy, so the
+ * polynomials-only tests of eval fold away.  The helpers it calls once
  * per evaluation (eval, merge, merge_warp, eval_node, …) are always_inline:
  * with two call sites GCC kept them out of line, which cost 4% more
  * instructions in both modes. */
-static inline __attribute__((always_inline)) void solve(aff_ctx *cx, node_gates *gates, const u32csr *users,
-                                                        uint8_t *inq, uint32_t *queue, uint32_t head, uint32_t tail,
-                                                        uint32_t cap, bool forms)
+typedef struct solve_ctx {
+    aff_ctx *cx;
+    node_gates *gates;
+    const ssa_func *s;
+    div_result *r;
+    uint32_t nv;
+} solve_ctx;
+
+static inline __attribute__((always_inline)) unsigned visit(const solve_ctx *x, uint32_t v, unsigned why, bool forms)
 {
-    const ssa_func *s = cx->pf->ssa;
-    uint32_t nv = s->nvalues;
-    div_result *r = (div_result *)cx->r;
-    while (head != tail) {
-        uint32_t v = queue[head];
-        head = (head + 1) % cap;
-        uint8_t why = inq[v]; /* Q_VALUE or Q_CONDS */
-        inq[v] = 0;
-        /* the next value's record: loading it was a cache miss on large
-         * kernels (40% of the solve's samples); now it overlaps this one */
-        if (head != tail && queue[head] < nv) __builtin_prefetch(&s->values[queue[head]]);
-        r->steps++;
-        uint8_t qu = Q_VALUE; /* why v's users are queued */
-        if (v >= nv) { /* a gate set: queued when one of its gates changed */
-            uint32_t k = v - nv, i;
-            if (gates->set_div[k]) continue;
-            uint8_t c = 0;
-            for (i = gates->set.off[k]; i < gates->set.off[k + 1]; i++) {
-                uint32_t gv = gates->set.item[i];
-                if (!val_top(cx, gv) && !val_uniform(cx, gv)) break;
-                c |= verdict_cond(cx, gv);
-            }
-            if (i == gates->set.off[k + 1]) {
-                if ((gates->set_cond[k] | c) == gates->set_cond[k]) continue;
-                gates->set_cond[k] |= c;
-            } else gates->set_div[k] = 1;
-        } else if (forms && why == Q_CONDS && cx->xch[v] && s->values[v].kind == SSA_V_INST) {
-            /* an instruction evaluated before */
-            if (!eval_conds(cx, v)) continue;
-            qu = Q_CONDS;
-        } else {
-            absval nw;
-            eval(cx, gates, v, &nw, forms);
-            bool ch = !nw.a.top && merge(cx, v, &nw.a);
-            unsigned mw = merge_warp(cx, v, &nw);
-            if (!ch && !mw) continue;
-            if (forms && !ch && mw == MW_CONDS) qu = Q_CONDS;
+    aff_ctx *cx = x->cx;
+    node_gates *gates = x->gates;
+    const ssa_func *s = x->s;
+    uint32_t nv = x->nv;
+    x->r->steps++;
+    if (v >= nv) { /* a gate set: queued when one of its gates changed */
+        uint32_t k = v - nv, i;
+        if (gates->set_div[k]) return 0;
+        uint8_t c = 0;
+        for (i = gates->set.off[k]; i < gates->set.off[k + 1]; i++) {
+            uint32_t gv = gates->set.item[i];
+            if (!val_top(cx, gv) && !val_uniform(cx, gv)) break;
+            c |= verdict_cond(cx, gv);
         }
-        for (uint32_t e = users->off[v]; e < users->off[v + 1]; e++) {
-            uint32_t u = users->item[e];
-            if (inq[u]) {
-                if (qu == Q_VALUE) inq[u] = Q_VALUE;
-                continue;
-            }
-            inq[u] = qu;
-            queue[tail] = u;
-            tail = (tail + 1) % cap;
-        }
+        if (i == gates->set.off[k + 1]) {
+            if ((gates->set_cond[k] | c) == gates->set_cond[k]) return 0;
+            gates->set_cond[k] |= c;
+        } else gates->set_div[k] = 1;
+        return Q_VALUE;
     }
+    if (forms && why == Q_CONDS && cx->xch[v] && s->values[v].kind == SSA_V_INST) {
+        /* an instruction evaluated before */
+        return eval_conds(cx, v) ? Q_CONDS : 0;
+    }
+    absval nw;
+    eval(cx, gates, v, &nw, forms);
+    bool ch = !nw.a.top && merge(cx, v, &nw.a);
+    unsigned mw = merge_warp(cx, v, &nw);
+    if (!ch && !mw) return 0;
+    return forms && !ch && mw == MW_CONDS ? Q_CONDS : Q_VALUE;
+}
+
+static inline __attribute__((always_inline)) unsigned visit_forms(void *c, uint32_t v, unsigned why)
+{
+    return visit(c, v, why, true);
+}
+
+static inline __attribute__((always_inline)) unsigned visit_poly(void *c, uint32_t v, unsigned why)
+{
+    return visit(c, v, why, false);
 }
 
 div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_options *o, arena *a)
@@ -740,9 +739,7 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
         if (dim_divergent(r, d)) dims |= 1u << d;
     uint32_t nvert = div_graph_vertices(pf); /* values, then gate sets */
     uint8_t *top = malloc(n1), *conds = calloc(3 * (size_t)n1, 1);
-    uint8_t *inq = calloc(nvert ? nvert : 1, 1);
-    uint32_t *queue = malloc(sizeof *queue * (nvert + 1));
-    if (!top || !inq || !queue || !conds) abort();
+    if (!top || !conds) abort();
     memset(top, 1, n1);
     memset(conds + n1, WC_KIND(WF_TOP), n1); /* cx.wc */
     uint32_t opv[AFF_NOPD], wgh0[AFF_WGH0] = {0};
@@ -762,18 +759,15 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     gates.set_div = calloc(nsets, 1);
     gates.set_cond = calloc(nsets, 1);
     if (!gates.set_div || !gates.set_cond) abort();
-    /* FIFO worklist, each value in it at most once */
-    uint32_t head = 0, tail = 0;
+    /* every value once in the SSA order, then those whose inputs changed */
     uint32_t *ord = r->order = arena_alloc(a, sizeof *ord * n1);
-    uint32_t cnt = r->norder = ssa_value_order(pf->ssa, ord);
-    for (uint32_t i = 0; i < cnt; i++) {
-        queue[tail++] = ord[i];
-        inq[ord[i]] = Q_VALUE;
-    }
-    uint32_t cap = nvert + 1;
-    tail %= cap;
-    if (cx.poly_only) solve(&cx, &gates, &users, inq, queue, head, tail, cap, false);
-    else solve(&cx, &gates, &users, inq, queue, head, tail, cap, true);
+    r->norder = ssa_value_order(pf->ssa, ord);
+    solver q;
+    solver_init(&q, &users, nvert, ord, r->norder, false);
+    solve_ctx sc = {&cx, &gates, s, r, nv};
+    if (cx.poly_only) solver_run(&q, s->values, nv, &sc, visit_poly);
+    else solver_run(&q, s->values, nv, &sc, visit_forms);
+    solver_free(&q);
     /* Never reached by a computed value (no execution defines them): any
      * claim holds; say uniform, as the simple analysis does. */
     aff uu;
@@ -813,8 +807,6 @@ div_result *div_analyse(const prog_func *pf, enum div_analysis an, const div_opt
     free(info);
     free(top);
     free(conds);
-    free(inq);
-    free(queue);
     return r;
 }
 

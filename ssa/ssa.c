@@ -783,6 +783,50 @@ uint32_t ssa_use_value(const ssa_func *s, uint32_t stmt, uint32_t opd)
     return SSA_NONE;
 }
 
+/* One edge from -> v: counted into cnt[from + 1] (item NULL), or stored
+ * at item[pos[from]++]. */
+static void user_edge(uint32_t *pos, uint32_t *item, uint32_t from, uint32_t v)
+{
+    if (item) item[pos[from]++] = v;
+    else pos[from + 1]++;
+}
+
+/* Every dependence of the values, in value order: counted (item NULL),
+ * then stored. */
+static void user_edges(const ssa_func *s, uint32_t *pos, uint32_t *item)
+{
+    for (uint32_t v = 0; v < s->nvalues; v++) {
+        const ssa_value *val = &s->values[v];
+        if (val->kind == SSA_V_INST) {
+            for (uint32_t k = s->ref_off[val->stmt]; k < s->ref_off[val->stmt + 1]; k++)
+                if ((s->refs[k].role & PTX_REF_USE) && s->refs[k].value != SSA_NONE)
+                    user_edge(pos, item, s->refs[k].value, v);
+            if (val->partial && val->prev != SSA_NONE) user_edge(pos, item, val->prev, v);
+        } else if (val->kind != SSA_V_SREG && val->kind != SSA_V_ENTRY) {
+            const ssa_node *nd = &s->nodes[val->node];
+            for (uint32_t i = 0; i < nd->nargs; i++)
+                if (nd->args[i] != SSA_NONE) user_edge(pos, item, nd->args[i], v);
+        }
+    }
+}
+
+/* Counted, then filled: no growing edge lists (their doublings were most
+ * of the allocator's work in the address facts' solve). */
+void ssa_users(const ssa_func *s, u32csr *users)
+{
+    uint32_t n = s->nvalues;
+    users->off = calloc((size_t)n + 1, sizeof *users->off);
+    uint32_t *fill = malloc(sizeof *fill * (n ? n : 1));
+    if (!users->off || !fill) abort();
+    user_edges(s, users->off, NULL);
+    for (uint32_t k = 0; k < n; k++) users->off[k + 1] += users->off[k];
+    users->item = malloc(sizeof *users->item * (users->off[n] ? users->off[n] : 1));
+    if (!users->item) abort();
+    if (n) memcpy(fill, users->off, sizeof *fill * n);
+    user_edges(s, fill, users->item);
+    free(fill);
+}
+
 uint32_t ssa_value_order(const ssa_func *s, uint32_t *ord)
 {
     const cfg *g = s->g;

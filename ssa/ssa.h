@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "cfg.h"
 #include "semantics.h"
+#include "u32vec.h"
 
 #define SSA_NONE UINT32_MAX
 
@@ -116,6 +117,12 @@ const char *ssa_value_name(const ssa_func *s, uint32_t v, char *buf, unsigned n)
  * room for s->nvalues; returns how many it holds (unreachable code's
  * values are left out). */
 uint32_t ssa_value_order(const ssa_func *s, uint32_t *ord);
+
+/* The def-use graph: per value, the values whose definition reads it (the
+ * results of the instructions it is an operand or guard of, the partial
+ * definitions that may keep it, the phis and etas it is an argument of),
+ * for the analyses' solver (analyses/solver.h).  u32csr_free it. */
+void ssa_users(const ssa_func *s, u32csr *users);
 
 /* The value read by the guard of the instruction at stmt (SSA_NONE if it
  * has none). */
