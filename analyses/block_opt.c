@@ -105,6 +105,23 @@ enum blk_origin blk_resolve(const blk_opts *b, const ptx_func *fn, uint32_t bloc
     return BLK_DEFAULT;
 }
 
+bool blk_every_shape(const blk_opts *b, const ptx_func *fn, uint32_t s, uint32_t block[3], enum blk_origin *o)
+{
+    uint32_t ns = blk_nshapes(b, fn);
+    if (s > ns) return false;
+    blk_opts at = *b;
+    at.round = s;
+    enum blk_origin f = blk_resolve(&at, fn, block);
+    if (s == ns) { /* the launches of a shape host code does not fix */
+        const hc_kshapes *ks = blk_launch_shapes(b, fn);
+        if (!(f == BLK_LAUNCH && ks && ks->unknown)) return false;
+        f = BLK_DEFAULT;
+    }
+    if (f != BLK_KERNEL && f != BLK_ALL && f != BLK_CONFIG && f != BLK_LAUNCH) memset(block, 0, 3 * sizeof *block);
+    *o = f;
+    return true;
+}
+
 bool blk_option_shape(const void *ctx, const ptx_func *fn, uint32_t block[3])
 {
     enum blk_origin o = blk_resolve(ctx, fn, block);

@@ -60,6 +60,13 @@ const hc_kshapes *blk_launch_shapes(const blk_opts *b, const ptx_func *fn);
 /* How many shapes fn is analysed at: its launch shapes when they give its
  * shape (nothing above them in the precedence), else 1. */
 uint32_t blk_nshapes(const blk_opts *b, const ptx_func *fn);
+/* Shape s (from 0) of every shape a launch of fn may have, for what must
+ * hold at all of them (uniformize's .uni): its shapes (blk_nshapes, shape
+ * s at round s), then the default assumption too when host code also
+ * launches it with a shape it does not fix.  The shape into block, all
+ * zero where the analysis reads .reqntid or assumes the default, and its
+ * origin into *o; false past the last. */
+bool blk_every_shape(const blk_opts *b, const ptx_func *fn, uint32_t s, uint32_t block[3], enum blk_origin *o);
 /* The rounds m needs: the most shapes one of its functions is analysed at
  * (at least 1). */
 uint32_t blk_module_rounds(const blk_opts *b, const ptx_module *m);

@@ -24,6 +24,37 @@ unsigned div_stmt_cond(const div_result *r, uint32_t stmt)
     return s->fn->stmts[stmt]->u.inst.op == PTX_OPC_BRX ? c | value_cond(r, ssa_use_value(s, stmt, 0)) : c;
 }
 
+enum div_uni div_uni(div_result *const *r, uint32_t nr, uint32_t stmt, unsigned *cond)
+{
+    unsigned c = 0;
+    *cond = 0;
+    for (uint32_t a = 0; a < nr; a++) {
+        if (!div_stmt_uniform(r[a], stmt)) return DIV_UNI_NOT_PROVEN;
+        c |= div_stmt_cond(r[a], stmt);
+    }
+    *cond = c;
+    return c ? DIV_UNI_ASSUMED : DIV_UNI_YES;
+}
+
+void div_partial_blocks(const cfg *g, const uint8_t *split, uint8_t *part)
+{
+    memset(part, 0, g->nblocks);
+    /* rounds in reverse post-order: control dependence has cycles in loops */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = 0; k < g->nreach; k++) {
+            uint32_t b = g->rpo_order[k];
+            if (part[b]) continue;
+            for (uint32_t i = g->cdep_off[b]; i < g->cdep_off[b + 1]; i++)
+                if (split[g->cdep[i]] || part[g->cdep[i]]) {
+                    part[b] = 1;
+                    changed = true;
+                    break;
+                }
+        }
+    }
+}
+
 /* The gate (gsa_branch_gate: the guard, else a brx.idx's index) and the
  * statement: a guarded brx.idx is uniform when its guard and its index
  * are. */

@@ -199,6 +199,21 @@ unsigned div_branch_cond(const div_result *r, uint32_t b);
  * has one successor but still a guard). */
 bool div_stmt_uniform(const div_result *r, uint32_t stmt);
 unsigned div_stmt_cond(const div_result *r, uint32_t stmt);
+/* Whether the bra/brx.idx at stmt may carry .uni, from its verdicts at
+ * every shape a launch of its function may have (r[0..nr): blk_every_shape):
+ * uniform at each, and on no assumption of the default shape (a verdict
+ * that rests on it is DIV_UNI_ASSUMED, its bits in *cond).  .uni on a
+ * branch a launch of another shape splits is undefined behaviour, so one
+ * shape where it is not proven uniform is enough to refuse it. */
+enum div_uni { DIV_UNI_YES, DIV_UNI_NOT_PROVEN, DIV_UNI_ASSUMED };
+enum div_uni div_uni(div_result *const *r, uint32_t nr, uint32_t stmt, unsigned *cond);
+/* The blocks part of a warp may run: part[b] = 1 for a reachable block
+ * control dependent on a branch that may split the warp (split[c], per
+ * block) or on a branch in such a block (a uniform branch that part of a
+ * warp takes still leaves the rest waiting), the least fixed point; 0
+ * elsewhere.  The CFG's colours ask it with the divergent branches, the
+ * allocator's ITS rule with its own (regalloc/its_rule.c). */
+void div_partial_blocks(const cfg *g, const uint8_t *split, uint8_t *part);
 /* Which warps of a block split at the two-way branch ending block b
  * whenever they run it with all their threads: bit w for warp w of the
  * block, DIV_SPLIT_ALL when every warp does (the guard's warp form knows it

@@ -134,30 +134,15 @@ uint8_t *ra_warp_full_blocks(const prog_func *pf, const div_result *dr, const ui
             const ptx_stmt *x = pf->fn->stmts[st];
             if (x->kind == PTX_S_INST && x->u.inst.op == PTX_OPC_CALL) return full;
         }
-    uint8_t *bad = ARENA_NEWN(a, uint8_t, g->nblocks + 1);
-    for (uint32_t b = 0; b < g->nblocks; b++) {
-        full[b] = g->blocks[b].reachable;
-        if (g->blocks[b].reachable && g->blocks[b].nsucc > 1) bad[b] = splits(pf, dr, unstable, b);
-    }
     /* a block control dependent on a branch that splits the warp, or on
      * one in a block not every lane executes, is not executed by every
-     * lane: to a fixed point (control dependence has cycles in loops) */
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (uint32_t i = 0; i < g->nreach; i++) {
-            uint32_t b = g->rpo_order[i];
-            if (!full[b]) continue;
-            for (uint32_t k = g->cdep_off[b]; k < g->cdep_off[b + 1]; k++) {
-                uint32_t c = g->cdep[k];
-                if (bad[c] || !full[c]) {
-                    full[b] = 0;
-                    changed = true;
-                    break;
-                }
-            }
-        }
-    }
+     * lane (div_partial_blocks); a branch in unreachable code counts as
+     * one that splits */
+    uint8_t *bad = ARENA_NEWN(a, uint8_t, g->nblocks + 1), *part = ARENA_NEWN(a, uint8_t, g->nblocks + 1);
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        bad[b] = !g->blocks[b].reachable || (g->blocks[b].nsucc > 1 && splits(pf, dr, unstable, b));
+    div_partial_blocks(g, bad, part);
+    for (uint32_t b = 0; b < g->nblocks; b++) full[b] = g->blocks[b].reachable && !part[b];
     return full;
 }
 

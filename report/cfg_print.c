@@ -345,27 +345,12 @@ const char *const cfgd_fill[4] = {"#ffffff", "#d8eed8", "#fbe7a1", "#f4b4ae"};
 void cfg_dot_classes(const prog_func *pf, const div_result *r, uint8_t *cls)
 {
     const cfg *g = pf->g;
-    bool *div = calloc(g->nblocks, sizeof *div), *part = calloc(g->nblocks, sizeof *part);
+    uint8_t *div = malloc(g->nblocks ? g->nblocks : 1), *part = malloc(g->nblocks ? g->nblocks : 1);
     if (!div || !part) abort();
     for (uint32_t b = 0; b < g->nblocks; b++)
         div[b] = g->blocks[b].reachable && g->blocks[b].kind == CFG_B_REAL && g->blocks[b].nsucc >= 2 &&
                  div_branch(r, b) != DIV_UNIFORM;
-    /* partial: control-dependent on a divergent branch, or on a branch in a
-     * partial block (a uniform branch taken by part of a warp still leaves
-     * the others waiting); the least fixed point, found by rounds in
-     * reverse post-order */
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t k = 0; k < g->nreach; k++) {
-            uint32_t b = g->rpo_order[k];
-            if (part[b]) continue;
-            for (uint32_t i = g->cdep_off[b]; i < g->cdep_off[b + 1]; i++)
-                if (div[g->cdep[i]] || part[g->cdep[i]]) {
-                    part[b] = changed = true;
-                    break;
-                }
-        }
-    }
+    div_partial_blocks(g, div, part); /* the blocks after a divergent branch */
     for (uint32_t b = 0; b < g->nblocks; b++) {
         const cfg_block *bb = &g->blocks[b];
         if (!bb->reachable || bb->kind == CFG_B_ENTRY || bb->kind == CFG_B_EXIT) cls[b] = CFGD_NONE;

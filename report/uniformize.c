@@ -57,22 +57,15 @@ static int visit(const ptx_module *m, const prog_func *pf, div_result *const *r,
             else k->already++;
             continue;
         }
-        /* .uni on a branch that a launch of another shape splits is
-         * undefined behaviour: a verdict that rests on the default shape
-         * assumption is reported, not written, and one shape where it is
-         * not uniform is enough to leave it */
-        bool uniform = true;
-        unsigned c = 0;
-        for (uint32_t a = 0; a < nr && uniform; a++) {
-            uniform = div_stmt_uniform(r[a], i);
-            c |= uniform ? div_stmt_cond(r[a], i) : 0;
-        }
-        if (!uniform) c = 0;
+        /* a verdict that rests on the default shape assumption is
+         * reported, not written */
+        unsigned c;
+        enum div_uni u = div_uni(r, nr, i, &c);
         if (already) {
             k->already++;
-            k->already_unproven += !uniform;
-        } else if (!uniform) k->divergent++;
-        else if (c) {
+            k->already_unproven += u == DIV_UNI_NOT_PROVEN;
+        } else if (u == DIV_UNI_NOT_PROVEN) k->divergent++;
+        else if (u == DIV_UNI_ASSUMED) {
             k->conditional++;
             k->cond |= c;
         } else {
@@ -132,23 +125,13 @@ int uni_run(const char *path, const char *kernel, dr_config *c, const char *out)
     int rc = 0;
     for (uint32_t i = 0; i < p->nfuncs && !rc; i++) {
         const ptx_func *fn = p->funcs[i].fn;
-        /* a kernel launched with several shapes is analysed at each, and
-         * one that also has launches of an unknown shape at the default
-         * assumption too: a .uni must hold at all of them */
-        const hc_kshapes *ks = blk_launch_shapes(bo, fn);
-        uint32_t ns = blk_nshapes(bo, fn), nr = 0;
-        div_result **r = ARENA_NEWN(&p->a, div_result *, ns + 1);
-        enum blk_origin from = BLK_DEFAULT;
-        for (uint32_t s = 0; s <= ns; s++) {
-            div_options o = c->div;
-            blk_opts at = *bo;
-            at.round = s;
-            enum blk_origin f = blk_resolve(&at, fn, o.block);
-            if (s == ns && !(f == BLK_LAUNCH && ks && ks->unknown)) break;
-            if (s == ns) f = BLK_DEFAULT; /* the unknown launches */
-            if (!s) from = f;
-            if (f != BLK_KERNEL && f != BLK_ALL && f != BLK_CONFIG && f != BLK_LAUNCH)
-                memset(o.block, 0, sizeof o.block); /* the analysis reads .reqntid */
+        /* a .uni must hold at every shape a launch may have */
+        uint32_t nr = 0;
+        div_result **r = ARENA_NEWN(&p->a, div_result *, blk_nshapes(bo, fn) + 1);
+        enum blk_origin from = BLK_DEFAULT, f;
+        div_options o = c->div;
+        while (blk_every_shape(bo, fn, nr, o.block, &f)) {
+            if (!nr) from = f;
             r[nr++] = div_analyse(&p->funcs[i], c->analysis, &o, &p->a);
         }
         k.nfuncs++;

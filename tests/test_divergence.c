@@ -1,5 +1,6 @@
 /* Simple divergence analysis (paper section 3.3) on GSA. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 #include "divergence.h"
 #include "semantics.h"
@@ -178,4 +179,59 @@ Test(divergence, vote_with_per_lane_member_mask)
     cr_expect_eq(state_of(&x, "%r7.1"), DIV_UNIFORM, "ballot over the full warp");
     cr_expect_eq(state_of(&x, "%r8.1"), DIV_UNIFORM, "redux over the full warp");
     done(&x);
+}
+
+/* The blocks part of a warp may run (div_partial_blocks): those after a
+ * divergent branch, and after a uniform branch taken in such a block;
+ * not those after a uniform branch the whole warp takes, nor the join. */
+static uint32_t block_of(const tu_div_run *x, enum ptx_opcode op, int64_t imm)
+{
+    const prog_func *pf = &x->p->funcs[x->p->nfuncs - 1];
+    for (uint32_t i = 0; i < pf->fn->nstmts; i++) {
+        const ptx_stmt *s = pf->fn->stmts[i];
+        if (s->kind != PTX_S_INST || s->u.inst.op != op) continue;
+        const ptx_inst *in = &s->u.inst;
+        if (imm < 0 || (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM && in->opd[2].v == imm))
+            return pf->g->stmt_block[i];
+    }
+    cr_assert_fail("no such instruction");
+    return 0;
+}
+
+Test(divergence, partial_blocks)
+{
+    static const char *text = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                              ".visible .entry k(.param .u32 n)\n{\n"
+                              "\t.reg .pred %p<4>;\n\t.reg .b32 %r<4>;\n"
+                              "\tld.param.u32 %r1, [n];\n\tmov.u32 %r2, %tid.x;\n"
+                              "\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $U;\n"
+                              "\tadd.s32 %r3, %r1, 1;\n"            /* A: the whole warp or none of it */
+                              "$U:\n\tsetp.lt.s32 %p2, %r2, 5;\n\t@%p2 bra $J;\n" /* divergent */
+                              "\tsetp.eq.s32 %p3, %r1, 7;\n\t@%p3 bra $J;\n"      /* B: uniform, in part of the warp */
+                              "\tadd.s32 %r3, %r1, 2;\n"            /* C */
+                              "$J:\n\tret;\n}\n";
+    tu_div_run x = tu_div_analyse(text, DIV_AN_AFFINE, NULL);
+    const prog_func *pf = &x.p->funcs[x.p->nfuncs - 1];
+    const cfg *g = pf->g;
+    uint8_t *split = calloc(g->nblocks, 1), *part = malloc(g->nblocks);
+    cr_assert(split && part);
+    for (uint32_t b = 0; b < g->nblocks; b++)
+        split[b] = g->blocks[b].reachable && g->blocks[b].nsucc >= 2 && div_branch(x.r, b) != DIV_UNIFORM;
+    uint32_t a = block_of(&x, PTX_OPC_ADD, 1), u = block_of(&x, PTX_OPC_SETP, 5), b = block_of(&x, PTX_OPC_SETP, 7),
+             c = block_of(&x, PTX_OPC_ADD, 2), j = block_of(&x, PTX_OPC_RET, -1);
+    cr_expect(split[u]);
+    cr_expect(!split[b]);
+    div_partial_blocks(g, split, part);
+    cr_expect_eq(part[a], 0);
+    cr_expect_eq(part[u], 0);
+    cr_expect_eq(part[b], 1);
+    cr_expect_eq(part[c], 1);
+    cr_expect_eq(part[j], 0);
+    /* with no branch that splits, no block is partial */
+    memset(split, 0, g->nblocks);
+    div_partial_blocks(g, split, part);
+    for (uint32_t k = 0; k < g->nblocks; k++) cr_expect_eq(part[k], 0);
+    free(split);
+    free(part);
+    tu_div_done(&x);
 }
