@@ -220,6 +220,21 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
     return p;
 }
 
+void arena_rewind(arena *a, const arena_mark *m) {
+    /* what lies below cur in the newest chunk may have been written: the
+     * chunk that stays newest then clears it when handed out again */
+    mark_dirty_below_cur(a);
+    while (a->head && a->head != m->head) {
+        arena_chunk *c = a->head;
+        a->head = c->next;
+        chunk_free(c);
+    }
+    a->cur = m->cur;
+    a->end = m->end;
+    a->next_size = m->next_size;
+    a->total = m->total;
+}
+
 void arena_reset(arena *a) {
     if (!a->head) return;
     mark_dirty_below_cur(a);

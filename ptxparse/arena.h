@@ -45,6 +45,20 @@ void arena_reset(arena *a);
  * Allocating on is fine: those pages come back zeroed as they are touched. */
 void arena_release_tail(arena *a);
 
+/* A point in an arena to go back to: arena_rewind forgets what was
+ * allocated after it and frees the chunks added since (the module a
+ * register-allocation run rewrote, put back as parsed for the next run:
+ * regalloc.h, ra_undo). */
+typedef struct arena_mark {
+    arena_chunk *head;
+    char *cur, *end;
+    size_t next_size, total;
+} arena_mark;
+static inline arena_mark arena_mark_now(const arena *a) {
+    return (arena_mark){a->head, a->cur, a->end, a->next_size, a->total};
+}
+void arena_rewind(arena *a, const arena_mark *m);
+
 #define ARENA_NEW(a, T) ((T *)arena_zalloc((a), sizeof(T)))
 #define ARENA_NEWN(a, T, n) ((T *)arena_zalloc((a), sizeof(T) * (size_t)(n)))
 

@@ -308,6 +308,46 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     return 0;
 }
 
+struct ra_undo {
+    arena_mark mark;
+    uint32_t nfuncs;
+    struct ra_undo_func {
+        ptx_stmt **stmts, **was; /* the array, and its pointers when saved */
+        ptx_reg *regs;
+        uint32_t nstmts, ninsts, nregs;
+    } f[];
+};
+
+ra_undo *ra_undo_save(const ptx_module *m)
+{
+    ra_undo *u = malloc(sizeof *u + (m->nfuncs + 1) * sizeof u->f[0]);
+    if (!u) abort();
+    u->mark = arena_mark_now(&m->arena);
+    u->nfuncs = m->nfuncs;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *fn = m->funcs[i];
+        ptx_stmt **was = malloc((fn->nstmts + 1) * sizeof *was);
+        if (!was) abort();
+        if (fn->nstmts) memcpy(was, fn->stmts, fn->nstmts * sizeof *was);
+        u->f[i] = (struct ra_undo_func){fn->stmts, was, fn->regs, fn->nstmts, fn->ninsts, fn->nregs};
+    }
+    return u;
+}
+
+void ra_undo_apply(ptx_module *m, ra_undo *u)
+{
+    for (uint32_t i = 0; i < u->nfuncs; i++) {
+        ptx_func *fn = m->funcs[i];
+        const struct ra_undo_func *f = &u->f[i];
+        if (f->nstmts) memcpy(f->stmts, f->was, f->nstmts * sizeof *f->was);
+        fn->stmts = f->stmts, fn->regs = f->regs;
+        fn->nstmts = f->nstmts, fn->ninsts = f->ninsts, fn->nregs = f->nregs;
+        free(f->was);
+    }
+    arena_rewind(&m->arena, &u->mark);
+    free(u);
+}
+
 void ra_stats_free(ra_stats *s)
 {
     for (uint32_t k = 0; k < s->nfuncs; k++) free(s->funcs[k].sites);

@@ -171,6 +171,21 @@ void ra_stats_free(ra_stats *s);
  * about the shared area falling back to .local go to d as warnings. */
 int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d);
 
+/* Several runs on one parse (spillcost's modes and budgets, --target-regs'
+ * candidates, the HTML page's spill code): saved before a run with
+ * ra_options.keep_parsed, put back after it.  Such a run adds statements
+ * and registers in arrays of its own, made in m's arena with everything
+ * else it makes there, and renames registers only in its own copies of
+ * the instructions (ra_edit_own), which take their places in the old
+ * statement arrays.  Putting back each function's statement pointers,
+ * registers and counts, and m's arena as it was, leaves m as parsed: it
+ * prints the same, and nothing the run made stays (its ra_stats are on
+ * the heap and name statements and registers by index). */
+typedef struct ra_undo ra_undo;
+ra_undo *ra_undo_save(const ptx_module *m);
+/* m as it was when u was saved; frees u. */
+void ra_undo_apply(ptx_module *m, ra_undo *u);
+
 const char *ra_mode_name(enum ra_mode m);      /* "linear", "div", "aff" */
 const char *ra_place_name(enum ra_place p);    /* "local", "shared", "const", "affine", "shared-affine" */
 const char *ra_why_name(enum ra_why w);

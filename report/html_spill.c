@@ -13,27 +13,11 @@ static const char *const key[HTML_RA_NCAT] = {"ld.local", "st.local", "ld.shared
 
 int html_ra_run(ptx_module *m, const char *shown, const ra_options *o, ra_stats *st)
 {
-    /* The rewrite adds statements and registers in new arrays
-     * (ir_commit.c) and, with keep_parsed, renames registers only in its
-     * own copies of the instructions (ra_edit_own), which take their
-     * places in the old statement array: with that array's pointers, the
-     * arrays and the counts put back, each function is as parsed, as the
-     * page shows it, and the sites' statement and register indices name
-     * the same ones.  So the text is not parsed a second time. */
-    typedef struct {
-        ptx_stmt **stmts, **was; /* the array, and its pointers before the run */
-        ptx_reg *regs;
-        uint32_t nstmts, ninsts, nregs;
-    } as_parsed;
-    as_parsed *w = malloc((m->nfuncs + 1) * sizeof *w);
-    if (!w) abort();
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
-        const ptx_func *f = m->funcs[i];
-        ptx_stmt **was = malloc((f->nstmts + 1) * sizeof *was);
-        if (!was) abort();
-        if (f->nstmts) memcpy(was, f->stmts, f->nstmts * sizeof *was);
-        w[i] = (as_parsed){f->stmts, was, f->regs, f->nstmts, f->ninsts, f->nregs};
-    }
+    /* on the page's own module, put back as parsed after (ra_undo): the
+     * page shows the PTX as written, and the sites' statement and
+     * register indices name the same ones.  So the text is not parsed a
+     * second time. */
+    ra_undo *u = ra_undo_save(m);
     ptx_diags d;
     ptx_diags_init(&d);
     ra_options x = *o;
@@ -41,18 +25,11 @@ int html_ra_run(ptx_module *m, const char *shown, const ra_options *o, ra_stats 
     x.keep_parsed = true;
     x.measure_after = true; /* the summary shows the pressure after */
     int rc = ra_run(m, &x, st, &d) ? 2 : 0;
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
-        ptx_func *f = m->funcs[i];
-        if (w[i].nstmts) memcpy(w[i].stmts, w[i].was, w[i].nstmts * sizeof *w[i].was);
-        f->stmts = w[i].stmts, f->regs = w[i].regs;
-        f->nstmts = w[i].nstmts, f->ninsts = w[i].ninsts, f->nregs = w[i].nregs;
-        free(w[i].was);
-    }
-    free(w);
     /* the run's errors, and its warnings (values moved to .local for the
      * shared-area limit), as `ptxray regalloc` prints them */
     ptx_diags_print(&d, shown, m->src, m->src_len, stderr);
     ptx_diags_free(&d);
+    ra_undo_apply(m, u);
     if (rc) ra_stats_free(st);
     return rc;
 }

@@ -80,13 +80,13 @@ void sc_launches_free(sc_report *r);
  * at the start, each rewrite's rows (r->rows[from..]) filled after it. */
 typedef struct sc_dynfile {
     FILE *devnull;         /* device printf */
-    ptx_module *m0;        /* the original, which the machines need */
+    const ptx_module *m0;  /* the original (the caller's, kept until sc_dyn_end), which the machines need */
     emu_machine **orig;    /* per launch: after the original's run; NULL: not this file's, or it stopped */
     char **sym;            /* per launch: the symbol of its kernel in this file; NULL: not this file's */
     bool failed;           /* a launch's arguments do not fit its kernel (said on stderr) */
 } sc_dynfile;
 /* msgs: where a launch that cannot run is said (the file's stream). */
-sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, FILE *msgs);
+sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, const ptx_module *m, FILE *msgs);
 void sc_dyn_rewritten(sc_report *r, sc_dynfile *df, const char *path, const ptx_module *m, size_t from);
 void sc_dyn_end(sc_report *r, sc_dynfile *df);
 

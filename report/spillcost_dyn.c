@@ -130,16 +130,12 @@ static bool same_globals(const emu_machine *a, const emu_machine *b)
     return true;
 }
 
-sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, FILE *msgs)
+sc_dynfile *sc_dyn_begin(sc_report *r, const char *path, const ptx_module *m, FILE *msgs)
 {
     if (!r->nlaunches) return NULL;
     sc_dynfile *df = calloc(1, sizeof *df);
     if (!df) abort();
-    const ptx_module *m0 = df->m0 = ptx_load_to(path, 1, msgs); /* outlives the machines */
-    if (!m0) {
-        df->failed = true;
-        return df;
-    }
+    const ptx_module *m0 = df->m0 = m; /* outlives the machines */
     df->devnull = fopen("/dev/null", "w");
     df->orig = calloc(r->nlaunches, sizeof *df->orig);
     df->sym = calloc(r->nlaunches, sizeof *df->sym);
@@ -229,7 +225,6 @@ void sc_dyn_end(sc_report *r, sc_dynfile *df)
     }
     free(df->orig);
     free(df->sym);
-    ptx_module_free(df->m0);
     if (df->devnull) fclose(df->devnull);
     free(df);
 }

@@ -131,13 +131,11 @@ static const cache_ent *ptxas_text(ctx *c, cache_ent **cache, size_t *ncache, ch
 }
 
 /* --target-regs N on one file, modes div and aff (ra_target.h). */
-static void target_file(ctx *c, const char *path, const char *arch)
+static void target_file(ctx *c, const char *path, ptx_module *m, const char *arch)
 {
     sc_report *r = c->r;
     static const unsigned modes[2] = {SC_DIV, SC_AFF};
     for (unsigned i = 0; i < 2; i++) {
-        ptx_module *m = ptx_load_to(path, 1, c->err);
-        if (!m) return;
         ra_options o;
         memset(&o, 0, sizeof o);
         o.mode = modes[i] == SC_DIV ? RA_MODE_DIV : RA_MODE_AFF;
@@ -158,43 +156,41 @@ static void target_file(ctx *c, const char *path, const char *arch)
             note(r, "%s %s --target-regs %u: ptxas failed on the input or a candidate (its log is above)", path,
                  sc_mode_name(modes[i]), r->target_regs);
         free(out);
-        ptx_module_free(m);
     }
 }
 
 static int one_file(ctx *c, const char *path, const char *arch_opt)
 {
     sc_report *r = c->r;
-    ptx_module *m0 = ptx_load_to(path, 0, c->err);
-    if (!m0) return -1;
+    /* parsed once: each run below is undone after it (ra_undo) */
+    ptx_module *m = ptx_load_to(path, 0, c->err);
+    if (!m) return -1;
     char arch[32] = "";
     if (arch_opt) snprintf(arch, sizeof arch, "%s", arch_opt);
-    else if (tc_target_arch(m0, arch, sizeof arch)) note(r, "%s: no sm_ target and no --arch: ptxas not run", path);
-    bool debug = tc_target_debug(m0);
-    blk_mark(c->blocks, m0);
+    else if (tc_target_arch(m, arch, sizeof arch)) note(r, "%s: no sm_ target and no --arch: ptxas not run", path);
+    bool debug = tc_target_debug(m);
+    blk_mark(c->blocks, m);
     uint32_t nb;
-    char **names = body_names(m0, &nb);
-    ptx_module_free(m0);
+    char **names = body_names(m, &nb);
     bool run_px = c->ptxas && arch[0];
     cache_ent *cache = NULL;
     size_t ncache = 0;
     int rc = 0;
-    sc_dynfile *df = sc_dyn_begin(r, path, c->err);
+    sc_dynfile *df = sc_dyn_begin(r, path, m, c->err);
     if (df && df->failed) rc = -1;
     static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
     for (unsigned mi = 0; mi < 3 && !rc; mi++)
         for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
-            /* a fresh parse each time: ra_run rewrites the module in place */
-            ptx_module *m = ptx_load_to(path, 1, c->err);
-            if (!m) { rc = -1; break; }
             ra_options o;
             memset(&o, 0, sizeof o);
             o.mode = modes[mi];
             o.blocks = c->blocks;
             o.budget = r->budgets[bi];
+            o.keep_parsed = true;
             ra_stats st;
             ptx_diags d;
             ptx_diags_init(&d);
+            ra_undo *u = ra_undo_save(m);
             if (ra_run(m, &o, &st, &d)) {
                 ptx_diags_print(&d, path, m->src, m->src_len, c->err);
                 rc = -1;
@@ -216,10 +212,10 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             }
             ra_stats_free(&st);
             ptx_diags_free(&d);
-            ptx_module_free(m);
+            ra_undo_apply(m, u);
         }
     if (r->target_regs && !rc) {
-        if (run_px) target_file(c, path, arch);
+        if (run_px) target_file(c, path, m, arch);
         else note(r, "%s: --target-regs needs ptxas and an sm_ target: not run", path);
     }
     /* the reference: ptxas's own allocator held to K on the original */
@@ -249,6 +245,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
         free(log);
     }
     sc_dyn_end(r, df);
+    ptx_module_free(m);
     for (size_t i = 0; i < ncache; i++) {
         free(cache[i].text);
         sc_ptxas_free(&cache[i].info);

@@ -514,3 +514,54 @@ Test(regalloc, slot_accesses_by_target)
         free(text);
     }
 }
+
+/* Runs on one parse (spillcost, --target-regs, the HTML page): a run with
+ * keep_parsed, undone after (ra_undo), prints what a run on a fresh parse
+ * prints, and leaves the module printing as parsed, run after run. */
+Test(regalloc, undone_runs_are_fresh_runs)
+{
+    const char *path = tu_src("ptx-corpus/sm_80/regtile_16x16.ptx");
+    ptx_module *m = ptx_load(path, 1);
+    cr_assert_not_null(m);
+    size_t n0;
+    char *parsed = ptx_print_text(m, &n0);
+    static const unsigned budgets[] = {8, 16, 8};
+    static const enum ra_mode modes[] = {RA_MODE_AFF, RA_MODE_DIV, RA_MODE_LINEAR};
+    for (unsigned i = 0; i < 3; i++) {
+        ra_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = modes[i];
+        o.budget = budgets[i];
+        ra_stats st, st2;
+        ptx_diags d;
+        ptx_diags_init(&d);
+        /* on a fresh parse, renaming in place */
+        ptx_module *f = ptx_load(path, 1);
+        cr_assert_not_null(f);
+        cr_assert_eq(ra_run(f, &o, &st, &d), 0);
+        size_t nw, ng, nb;
+        char *want = ptx_print_text(f, &nw);
+        ptx_module_free(f);
+        /* on the one parse, undone after */
+        o.keep_parsed = true;
+        ra_undo *u = ra_undo_save(m);
+        size_t total = m->arena.total;
+        cr_assert_eq(ra_run(m, &o, &st2, &d), 0);
+        char *got = ptx_print_text(m, &ng);
+        ra_undo_apply(m, u);
+        cr_expect_eq(m->arena.total, total, "run %u: the arena rewound", i);
+        char *back = ptx_print_text(m, &nb);
+        cr_expect(ng == nw && !memcmp(got, want, nw), "run %u: the rewrite differs from a fresh parse's", i);
+        cr_expect(nw != n0 || memcmp(want, parsed, n0), "run %u: nothing spilled", i);
+        cr_expect(nb == n0 && !memcmp(back, parsed, n0), "run %u: not as parsed after", i);
+        cr_expect_eq(st.funcs[0].spilled, st2.funcs[0].spilled);
+        free(want);
+        free(got);
+        free(back);
+        ra_stats_free(&st);
+        ra_stats_free(&st2);
+        ptx_diags_free(&d);
+    }
+    free(parsed);
+    ptx_module_free(m);
+}

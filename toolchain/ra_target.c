@@ -102,26 +102,27 @@ static unsigned budget_of(const void *ctx, const ptx_func *fn)
 
 /* The input rewritten with s's budgets (o's mode and options plus
  * only_nonlocal), printed; malloc'd. */
-static char *candidate(const ptx_module *m, const ra_options *o, const search *s, size_t *len)
+static char *candidate(ptx_module *m, const ra_options *o, const search *s, size_t *len)
 {
     ra_options co = *o;
     co.budget = 65535;
     co.only_nonlocal = true;
     co.budget_of = budget_of;
     co.budget_ctx = s;
+    co.keep_parsed = true;
     ptx_diags d;
     ptx_diags_init(&d);
-    ptx_module *cm = ptx_parse_string("<input>", m->src, m->src_len, &d);
+    ra_undo *u = ra_undo_save(m);
     ra_stats st;
-    if (!cm || ra_run(cm, &co, &st, &d)) abort(); /* it parsed and built before */
+    if (ra_run(m, &co, &st, &d)) abort(); /* it ran before, on the same module */
     ra_stats_free(&st);
     ptx_diags_free(&d);
-    char *text = ptx_print_text(cm, len);
-    ptx_module_free(cm);
+    char *text = ptx_print_text(m, len);
+    ra_undo_apply(m, u);
     return text;
 }
 
-int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
+int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
                    char **out, size_t *outlen, ra_target_result *res, FILE *err)
 {
     memset(res, 0, sizeof *res);
@@ -158,17 +159,19 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     /* the input's pressure per function: a run with a budget nothing reaches */
     ra_options po = *o;
     po.budget = 65535;
+    po.keep_parsed = true;
     ptx_diags d;
     ptx_diags_init(&d);
-    ptx_module *pm = ptx_parse_string("<input>", m->src, m->src_len, &d);
+    ra_undo *u = ra_undo_save(m);
     ra_stats st;
-    if (!pm || ra_run(pm, &po, &st, &d)) {
+    if (ra_run(m, &po, &st, &d)) {
         ptx_diags_print(&d, "<input>", m->src, m->src_len, err);
         ptx_diags_free(&d);
-        ptx_module_free(pm);
+        ra_undo_apply(m, u);
         rc = 2;
         goto done;
     }
+    ra_undo_apply(m, u);
     /* the functions ptxas spills in alone are searched, each from its own
      * pressure down: one module-wide budget from the highest pressure
      * misses the budgets that help a smaller function of the same module */
@@ -188,7 +191,6 @@ int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const c
     }
     ra_stats_free(&st);
     ptx_diags_free(&d);
-    ptx_module_free(pm);
     free(log);
     log = NULL;
     /* Rounds: every searched function one step further down (at most

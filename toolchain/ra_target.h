@@ -23,11 +23,12 @@ long ra_ptxas_spill_bytes(const char *log);
 /* Searches budgets from the input's pressure down, with o's mode and
  * options plus only_nonlocal, assembling each distinct candidate with
  * `ptxas -v -arch=ARCH -maxrregcount N`, and keeps the first whose spill
- * bytes are below ptxas-alone's.  m is the parsed input (not changed);
+ * bytes are below ptxas-alone's.  m is the parsed input, as parsed again on
+ * return (each run on it is undone: regalloc.h, ra_undo);
  * arch NULL: the module's .target.  *out: the chosen PTX text (malloc'd).
  * Returns 0, or 2 with the reason on err ("ptxray CMD: ...", with the log
  * of a ptxas that failed): stderr, or a parallel batch's stream of the file. */
-int ra_target_regs(const char *cmd, const ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
+int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *arch, const ra_options *o,
                    char **out, size_t *outlen, ra_target_result *res, FILE *err);
 
 /* The line `ptxray regalloc --target-regs` prints on stderr. */
