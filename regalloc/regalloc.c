@@ -275,7 +275,7 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
      * nothing (the GSA, which cannot fail, is added for the functions that
      * spill); each function's are built from its own statements only, so
      * rewriting one leaves the others' valid */
-    prog *p = prog_build(m, PROG_SSA, o->only, d);
+    prog *p = o->prog ? o->prog : prog_build(m, PROG_SSA, o->only, d);
     if (!p) return -1;
     bool strong = strong_ok(m);
     ra_shapes *sh = ra_shapes_new(m);
@@ -304,7 +304,7 @@ int ra_run(ptx_module *m, const ra_options *o, ra_stats *st, ptx_diags *d)
     }
     arena_free(&a);
     ra_shapes_free(sh);
-    prog_free(p);
+    if (!o->prog) prog_free(p);
     return 0;
 }
 

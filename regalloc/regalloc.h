@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "block_opt.h"
+#include "program.h"
 #include "ptx.h"
 
 enum ra_mode { RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF };
@@ -86,6 +87,13 @@ typedef struct ra_options {
      * registers and counts back as parsed (the HTML page, which shows the
      * PTX as written; renaming in place costs fewer instructions). */
     bool keep_parsed;
+    /* The module's program (ssa/program.h), built to PROG_SSA or beyond for
+     * the functions the run rewrites (o->only's, or all), used instead of
+     * building one: the pipeline's on the HTML page, or one built once for
+     * runs undone one after the other (ra_undo: spillcost, --target-regs).
+     * A run adds only what it builds lazily (a function's GSA); NULL: the
+     * run builds and frees its own. */
+    prog *prog;
     /* The shapes (block_opt.h): each function's is the one blk_resolve
      * gives it, as for every analysis; NULL: .reqntid, else the default
      * assumption. */

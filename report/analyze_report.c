@@ -468,6 +468,7 @@ static int report(const char *shown, const char *ptx, const coal_options *co, bl
         /* the spill code of a regalloc run, at the shapes of the first round */
         ra_options o = *ra;
         o.blocks = first->blocks;
+        o.prog = first->p; /* the pipeline's program: nothing is built twice */
         /* with --kernel, that function alone (as the page) */
         char sym[1024];
         if (co->only && first->res->nfuncs == 1) {

@@ -131,7 +131,7 @@ static const cache_ent *ptxas_text(ctx *c, cache_ent **cache, size_t *ncache, ch
 }
 
 /* --target-regs N on one file, modes div and aff (ra_target.h). */
-static void target_file(ctx *c, const char *path, ptx_module *m, const char *arch)
+static void target_file(ctx *c, const char *path, ptx_module *m, prog *p, const char *arch)
 {
     sc_report *r = c->r;
     static const unsigned modes[2] = {SC_DIV, SC_AFF};
@@ -140,6 +140,7 @@ static void target_file(ctx *c, const char *path, ptx_module *m, const char *arc
         memset(&o, 0, sizeof o);
         o.mode = modes[i] == SC_DIV ? RA_MODE_DIV : RA_MODE_AFF;
         o.blocks = c->blocks;
+        o.prog = p;
         if (r->ntargets == r->captargets) {
             r->captargets = r->captargets ? 2 * r->captargets : 16;
             r->targets = realloc(r->targets, r->captargets * sizeof *r->targets);
@@ -178,6 +179,17 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
     int rc = 0;
     sc_dynfile *df = sc_dyn_begin(r, path, m, c->err);
     if (df && df->failed) rc = -1;
+    /* one program for every run, each undone after it (ra_undo) */
+    prog *p = NULL;
+    if (!rc) {
+        ptx_diags d;
+        ptx_diags_init(&d);
+        if (!(p = prog_build(m, PROG_SSA, NULL, &d))) {
+            ptx_diags_print(&d, path, m->src, m->src_len, c->err);
+            rc = -1;
+        }
+        ptx_diags_free(&d);
+    }
     static const enum ra_mode modes[3] = {RA_MODE_LINEAR, RA_MODE_DIV, RA_MODE_AFF};
     for (unsigned mi = 0; mi < 3 && !rc; mi++)
         for (unsigned bi = 0; bi < r->nbudgets && !rc; bi++) {
@@ -187,6 +199,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             o.blocks = c->blocks;
             o.budget = r->budgets[bi];
             o.keep_parsed = true;
+            o.prog = p;
             ra_stats st;
             ptx_diags d;
             ptx_diags_init(&d);
@@ -215,7 +228,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
             ra_undo_apply(m, u);
         }
     if (r->target_regs && !rc) {
-        if (run_px) target_file(c, path, m, arch);
+        if (run_px) target_file(c, path, m, p, arch);
         else note(r, "%s: --target-regs needs ptxas and an sm_ target: not run", path);
     }
     /* the reference: ptxas's own allocator held to K on the original */
@@ -245,6 +258,7 @@ static int one_file(ctx *c, const char *path, const char *arch_opt)
         free(log);
     }
     sc_dyn_end(r, df);
+    if (p) prog_free(p);
     ptx_module_free(m);
     for (size_t i = 0; i < ncache; i++) {
         free(cache[i].text);

@@ -515,9 +515,10 @@ Test(regalloc, slot_accesses_by_target)
     }
 }
 
-/* Runs on one parse (spillcost, --target-regs, the HTML page): a run with
- * keep_parsed, undone after (ra_undo), prints what a run on a fresh parse
- * prints, and leaves the module printing as parsed, run after run. */
+/* Runs on one parse and one program (spillcost, --target-regs, the HTML
+ * page): a run with keep_parsed and ra_options.prog, undone after
+ * (ra_undo), prints what a run on a fresh parse prints, and leaves the
+ * module printing as parsed, run after run. */
 Test(regalloc, undone_runs_are_fresh_runs)
 {
     const char *path = tu_src("ptx-corpus/sm_80/regtile_16x16.ptx");
@@ -525,6 +526,11 @@ Test(regalloc, undone_runs_are_fresh_runs)
     cr_assert_not_null(m);
     size_t n0;
     char *parsed = ptx_print_text(m, &n0);
+    ptx_diags pd;
+    ptx_diags_init(&pd);
+    prog *p = prog_build(m, PROG_SSA, NULL, &pd);
+    cr_assert_not_null(p);
+    ptx_diags_free(&pd);
     static const unsigned budgets[] = {8, 16, 8};
     static const enum ra_mode modes[] = {RA_MODE_AFF, RA_MODE_DIV, RA_MODE_LINEAR};
     for (unsigned i = 0; i < 3; i++) {
@@ -544,6 +550,7 @@ Test(regalloc, undone_runs_are_fresh_runs)
         ptx_module_free(f);
         /* on the one parse, undone after */
         o.keep_parsed = true;
+        o.prog = p;
         ra_undo *u = ra_undo_save(m);
         size_t total = m->arena.total;
         cr_assert_eq(ra_run(m, &o, &st2, &d), 0);
@@ -563,5 +570,6 @@ Test(regalloc, undone_runs_are_fresh_runs)
         ptx_diags_free(&d);
     }
     free(parsed);
+    prog_free(p);
     ptx_module_free(m);
 }

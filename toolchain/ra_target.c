@@ -102,9 +102,10 @@ static unsigned budget_of(const void *ctx, const ptx_func *fn)
 
 /* The input rewritten with s's budgets (o's mode and options plus
  * only_nonlocal), printed; malloc'd. */
-static char *candidate(ptx_module *m, const ra_options *o, const search *s, size_t *len)
+static char *candidate(ptx_module *m, const ra_options *o, prog *p, const search *s, size_t *len)
 {
     ra_options co = *o;
+    co.prog = p;
     co.budget = 65535;
     co.only_nonlocal = true;
     co.budget_of = budget_of;
@@ -151,6 +152,7 @@ int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *a
     char *input = ptx_print_text(m, &inlen), *prev = NULL, *best = NULL, *log = NULL;
     size_t prevlen = 0, bestlen = 0;
     search sr = {0};
+    prog *own = NULL; /* the program built here, when o has none */
     res->alone = res->with = assemble(err, cmd, dir, "the input", input, inlen, arch, nregs, debug, &log);
     if (res->alone < 0) {
         rc = 2;
@@ -162,6 +164,14 @@ int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *a
     po.keep_parsed = true;
     ptx_diags d;
     ptx_diags_init(&d);
+    /* one program for the pressure run and every candidate, each undone
+     * after it (ra_undo) */
+    if (!po.prog && !(po.prog = own = prog_build(m, PROG_SSA, o->only, &d))) {
+        ptx_diags_print(&d, "<input>", m->src, m->src_len, err);
+        ptx_diags_free(&d);
+        rc = 2;
+        goto done;
+    }
     ra_undo *u = ra_undo_save(m);
     ra_stats st;
     if (ra_run(m, &po, &st, &d)) {
@@ -208,7 +218,7 @@ int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *a
             if (sr.f[i].cur > top) top = sr.f[i].cur;
         if (!top || res->alone <= 0) break;
         size_t len;
-        char *text = candidate(m, o, &sr, &len);
+        char *text = candidate(m, o, po.prog, &sr, &len);
         bool same = (prev && len == prevlen && !memcmp(text, prev, len)) || (len == inlen && !memcmp(text, input, len));
         long s = -1;
         if (same)
@@ -260,7 +270,7 @@ int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *a
     if (nbest) {
         sr.final = true;
         size_t len;
-        char *text = candidate(m, o, &sr, &len);
+        char *text = candidate(m, o, po.prog, &sr, &len);
         if (!(best && len == bestlen && !memcmp(text, best, len))) {
             long s = assemble(err, cmd, dir, "the output at each function's best budget", text, len, arch, nregs, debug,
                               NULL);
@@ -290,6 +300,7 @@ int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *a
         input = NULL;
     }
 done:
+    if (own) prog_free(own);
     if (rc) free(best);
     free(log);
     free(sr.f);
