@@ -72,17 +72,23 @@ static void init(graph *g, uint32_t nv)
     for (uint32_t v = 0; v < NV; v++) g->dist[v] = g->seed[v] = INF;
 }
 
+/* Four vertices, 0 the seed at distance 0, edges 0 -> 1 -> 2 -> 3. */
+static void chain4(graph *g)
+{
+    init(g, 4);
+    g->seed[0] = 0;
+    edge(g, 0, 1);
+    edge(g, 1, 2);
+    edge(g, 2, 3);
+}
+
 /* A loop 1 -> 2 -> 3 -> 1 entered from 0: the distances from 0, each
  * vertex visited once in order and the loop head once more (its back
  * edge's value changed after it was first visited). */
 Test(solver, loop_reaches_the_fixed_point)
 {
     graph g;
-    init(&g, 4);
-    g.seed[0] = 0;
-    edge(&g, 0, 1);
-    edge(&g, 1, 2);
-    edge(&g, 2, 3);
+    chain4(&g);
     edge(&g, 3, 1);
     const uint32_t ord[] = {0, 1, 2, 3};
     solve(&g, ord, 4, false);
@@ -99,11 +105,7 @@ Test(solver, loop_reaches_the_fixed_point)
 Test(solver, any_order_ends_at_the_same_point)
 {
     graph g;
-    init(&g, 4);
-    g.seed[0] = 0;
-    edge(&g, 0, 1);
-    edge(&g, 1, 2);
-    edge(&g, 2, 3);
+    chain4(&g);
     const uint32_t ord[] = {3, 2, 1, 0};
     solve(&g, ord, 4, false);
     for (uint32_t v = 0; v < 4; v++) cr_expect_eq(g.dist[v], v);
