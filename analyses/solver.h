@@ -50,11 +50,10 @@ static inline void solver_init(solver *q, const u32csr *users, uint32_t nvert, c
     q->cap = nvert + 1;
     q->head = 0;
     q->tail = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++) { /* n <= nvert < cap: no wrap */
         q->queue[q->tail++] = ord[i];
         q->inq[ord[i]] = 1;
     }
-    q->tail %= q->cap;
 }
 
 static inline void solver_free(solver *q)

@@ -166,22 +166,20 @@ int ra_target_regs(const char *cmd, ptx_module *m, unsigned nregs, const char *a
     ptx_diags_init(&d);
     /* one program for the pressure run and every candidate, each undone
      * after it (ra_undo) */
-    if (!po.prog && !(po.prog = own = prog_build(m, PROG_SSA, o->only, &d))) {
-        ptx_diags_print(&d, "<input>", m->src, m->src_len, err);
-        ptx_diags_free(&d);
-        rc = 2;
-        goto done;
-    }
-    ra_undo *u = ra_undo_save(m);
+    if (!po.prog) po.prog = own = prog_build(m, PROG_SSA, o->only, &d);
     ra_stats st;
-    if (ra_run(m, &po, &st, &d)) {
+    bool bad = !po.prog;
+    if (!bad) {
+        ra_undo *u = ra_undo_save(m);
+        bad = ra_run(m, &po, &st, &d) != 0;
+        ra_undo_apply(m, u);
+    }
+    if (bad) {
         ptx_diags_print(&d, "<input>", m->src, m->src_len, err);
         ptx_diags_free(&d);
-        ra_undo_apply(m, u);
         rc = 2;
         goto done;
     }
-    ra_undo_apply(m, u);
     /* the functions ptxas spills in alone are searched, each from its own
      * pressure down: one module-wide budget from the highest pressure
      * misses the budgets that help a smaller function of the same module */
