@@ -2,11 +2,15 @@
  * (addr_chain.h).  Provenance and residues are forward data-flow problems on
  * the SSA graph: every value starts at ⊤ and only goes down, phis meet their
  * arguments; the analyses' one solver (solver.h) reaches the fixed point
- * over the SSA's def-use graph (ssa_users). */
+ * over the SSA's def-use graph (ssa_users).  The rule of each integer
+ * operation, for the facts and for the stride names, is in the family's
+ * one case of affine_rules.c (rules.h); here, the loads, the variables and
+ * the walk. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "addr_chain.h"
+#include "rules.h"
 #include "semantics.h"
 #include "solver.h"
 
@@ -57,93 +61,14 @@ static residue var_residue(const ptx_var *v)
     return res_make(0, al ? log2_floor(al) : 0);
 }
 
-static enum addr_prov space_prov(unsigned sp)
-{
-    switch (sp) {
-    case PTX_SP_GLOBAL: return AP_GLOBAL;
-    case PTX_SP_SHARED: case PTX_SP_SHARED_CTA: case PTX_SP_SHARED_CLUSTER: return AP_SHARED;
-    case PTX_SP_LOCAL: return AP_LOCAL;
-    case PTX_SP_CONST: return AP_CONST;
-    default: return AP_UNKNOWN;
-    }
-}
-
-static bool is_ptr_prov(uint8_t p) { return p >= AP_PARAM64 && p <= AP_CONST; }
-
-typedef struct fact {
-    uint8_t prov;
-    residue res;
-} fact;
-
 static fact fact_top(void) { return (fact){AP_TOP, res_make(0, RES_KMAX)}; }
-static fact fact_int(residue r) { return (fact){AP_INT, r}; }
 
-static fact meet(fact a, fact b)
+/* A variable's address, symbol operand o names it. */
+fact fact_sym(const addr_chain *c, const ptx_operand *o)
 {
-    if (a.prov == AP_TOP) return b;
-    if (b.prov == AP_TOP) return a;
-    fact r;
-    r.res = res_meet(a.res, b.res);
-    if (a.prov == b.prov) r.prov = a.prov;
-    else if (a.prov == AP_INT) r.prov = b.prov; /* a pointer or 0 (null) */
-    else if (b.prov == AP_INT) r.prov = a.prov;
-    else r.prov = AP_UNKNOWN;
-    return r;
-}
-
-static fact value_fact(const addr_chain *c, uint32_t v)
-{
-    if (v == SSA_NONE) return fact_int(res_unknown());
-    return (fact){c->prov[v], c->res[v]};
-}
-
-/* Operand i of the instruction at stmt: a register's fact, an immediate,
- * a variable's address. */
-static fact operand_fact(const addr_chain *c, uint32_t stmt, uint32_t i)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[stmt]->u.inst;
-    if (i >= in->nopd) return fact_int(res_unknown());
-    const ptx_operand *o = &in->opd[i];
-    switch (o->kind) {
-    case PTX_O_IMM: return fact_int(o->flags == PTX_IMM_INT ? res_exact(o->v) : res_unknown());
-    case PTX_O_SYM: {
-        const ptx_var *var = find_var(c, ptx_opd_text(o));
-        if (!var) return (fact){AP_UNKNOWN, res_unknown()};
-        return (fact){space_prov(var->space), var_residue(var)};
-    }
-    case PTX_O_REG:
-    case PTX_O_SREG: return value_fact(c, ssa_use_value(c->pf->ssa, stmt, i));
-    default: return (fact){AP_UNKNOWN, res_unknown()};
-    }
-}
-
-/* Known bits of x & mask: a mask bit 0 gives a known 0. */
-static residue res_and_imm(residue a, int64_t mask)
-{
-    unsigned k = 0;
-    while (k < RES_KMAX && (k < a.k || !((uint64_t)mask >> k & 1))) k++;
-    return res_make((int64_t)(a.r & (uint64_t)mask), k);
-}
-
-static fact pointer_arith(fact a, fact b, bool sub)
-{
-    fact r;
-    r.res = sub ? res_sub(a.res, b.res) : res_add(a.res, b.res);
-    if (sub && is_ptr_prov(a.prov) && is_ptr_prov(b.prov)) r.prov = AP_INT; /* a difference */
-    else if (b.prov == AP_INT) r.prov = a.prov;
-    else if (a.prov == AP_INT && !sub) r.prov = b.prov;
-    else if (a.prov == AP_PARAM64 && is_ptr_prov(b.prov)) r.prov = b.prov;
-    else if (b.prov == AP_PARAM64 && is_ptr_prov(a.prov)) r.prov = a.prov;
-    else r.prov = AP_UNKNOWN;
-    return r;
-}
-
-/* A product's residue; a pointer times anything is a number we know
- * nothing about (its base alignment says nothing of the product). */
-static residue product(fact a, fact b)
-{
-    residue ra = is_ptr_prov(a.prov) ? res_unknown() : a.res, rb = is_ptr_prov(b.prov) ? res_unknown() : b.res;
-    return res_mul(ra, rb);
+    const ptx_var *var = find_var(c, ptx_opd_text(o));
+    if (!var) return (fact){AP_UNKNOWN, res_unknown()};
+    return (fact){addr_space_prov(var->space), var_residue(var)};
 }
 
 static bool is_kernel_param_load_at(const addr_chain *c, const ptx_inst *in, const ptx_var **param, uint32_t *index)
@@ -186,62 +111,16 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
     const ssa_value *val = &s->values[v];
     uint32_t st = val->stmt;
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    fact r = fact_int(res_unknown());
-    if (s->refs[val->ref].opd != 0) return r; /* a second result (p|q, vectors): not an address */
-    bool integer = ptx_type_is_int(in->type);
+    if (s->refs[val->ref].opd != 0) return fact_int(res_unknown()); /* a second result (p|q, vectors): not an address */
     const ptx_var *param;
     uint32_t pi;
-    /* the integer operation, decoded once with one set of guards
-     * (ptx_iop_decode); loads below */
-    switch (s->iop[st].rule) {
-    case PTX_IOP_MOV:
-    case PTX_IOP_MOV_INT: r = operand_fact(c, st, 1); break;
-    case PTX_IOP_CVTA: {
-        fact a = operand_fact(c, st, 1);
-        r.res = a.res;
-        r.prov = space_prov(in->space);
-        if (in->space == PTX_SP_PARAM || in->space == PTX_SP_PARAM_ENTRY) r.prov = AP_UNKNOWN;
-        break;
-    }
-    case PTX_IOP_CVT_S:
-    case PTX_IOP_CVT_U: {
-        fact a = operand_fact(c, st, 1);
-        unsigned bits = ptx_type_bits(in->type2); /* cvt.dst.src: type2 is the destination */
-        r.res = bits < a.res.k ? res_make(a.res.r, bits) : a.res;
-        r.prov = is_ptr_prov(a.prov) || a.prov == AP_UNKNOWN ? a.prov : AP_INT;
-        break;
-    }
-    case PTX_IOP_ADD:
-    case PTX_IOP_SUB:
-        r = pointer_arith(operand_fact(c, st, 1), operand_fact(c, st, 2), in->op == PTX_OPC_SUB);
-        break;
-    case PTX_IOP_MUL:
-    case PTX_IOP_MAD:
-        r.res = product(operand_fact(c, st, 1), operand_fact(c, st, 2));
-        if (in->op == PTX_OPC_MAD) r = pointer_arith(r, operand_fact(c, st, 3), false);
-        break;
-    case PTX_IOP_SHL:
-        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM)
-            r.res = product(operand_fact(c, st, 1),
-                            fact_int(res_exact(wf_shl_factor((uint64_t)in->opd[2].v, ptx_type_bits(in->type)))));
-        break;
-    case PTX_IOP_NEG: r.res = res_neg(operand_fact(c, st, 1).res); break;
-    case PTX_IOP_NOT: r.res = res_sub(res_neg(operand_fact(c, st, 1).res), res_exact(1)); break;
-    case PTX_IOP_AND:
-        if (integer && in->nopd == 3 && in->opd[2].kind == PTX_O_IMM) {
-            fact a = operand_fact(c, st, 1);
-            r.res = res_and_imm(a.res, in->opd[2].v);
-            if (is_ptr_prov(a.prov)) r.prov = a.prov; /* rounding a pointer down */
-        }
-        break;
-    case PTX_IOP_SELP: r = meet(operand_fact(c, st, 1), operand_fact(c, st, 2)); break;
-    default: break;
-    }
+    /* an integer operation: its family's rule (rules.h); loads here */
+    fact r = fact_rule(c, st, in);
     switch (in->op) {
     case PTX_OPC_LD:
         if (is_kernel_param_load_at(c, in, &param, &pi)) {
             if (param->is_ptr && param->ptr_space) {
-                r.prov = space_prov(param->ptr_space);
+                r.prov = addr_space_prov(param->ptr_space);
                 r.res = res_make(0, param->ptr_align ? log2_floor(param->ptr_align) : 0);
             } else if (ptx_type_bits(in->type) == 64) {
                 /* cudaMalloc'd memory starts on a 256-byte boundary */
@@ -262,7 +141,7 @@ static fact eval_inst(const addr_chain *c, uint32_t v)
     default:
         break;
     }
-    if (val->partial && val->prev != SSA_NONE) r = meet(r, value_fact(c, val->prev));
+    if (val->partial && val->prev != SSA_NONE) r = fact_meet(r, value_fact(c, val->prev));
     return r;
 }
 
@@ -287,7 +166,7 @@ static fact eval_value(const addr_chain *c, uint32_t v)
         const ssa_node *nd = &s->nodes[val->node];
         fact r = fact_top();
         for (uint32_t i = 0; i < nd->nargs; i++)
-            if (nd->args[i] != SSA_NONE) r = meet(r, value_fact(c, nd->args[i]));
+            if (nd->args[i] != SSA_NONE) r = fact_meet(r, value_fact(c, nd->args[i]));
         return r;
     }
     }
@@ -300,7 +179,7 @@ static inline __attribute__((always_inline)) unsigned visit(void *x, uint32_t v,
     (void)why;
     addr_chain *c = x;
     fact e = eval_value(c, v);
-    fact f = c->prov[v] == AP_TOP ? e : meet(e, (fact){c->prov[v], c->res[v]});
+    fact f = c->prov[v] == AP_TOP ? e : fact_meet(e, (fact){c->prov[v], c->res[v]});
     if (f.prov == c->prov[v] && res_eq(f.res, c->res[v])) return 0;
     c->prov[v] = f.prov;
     c->res[v] = f.res;
@@ -374,7 +253,7 @@ enum addr_prov addr_operand_prov(const addr_chain *c, uint32_t stmt, uint32_t op
     const ptx_operand *e = &o->p.elems[0];
     if (e->kind == PTX_O_SYM) {
         const ptx_var *var = find_var(c, ptx_opd_text(e));
-        return var ? space_prov(var->space) : AP_UNKNOWN;
+        return var ? addr_space_prov(var->space) : AP_UNKNOWN;
     }
     if (e->kind != PTX_O_REG) return AP_UNKNOWN;
     uint32_t v = ssa_use_value(c->pf->ssa, stmt, opd);
@@ -383,61 +262,17 @@ enum addr_prov addr_operand_prov(const addr_chain *c, uint32_t stmt, uint32_t op
 
 /* ---- naming unknown coefficients ---------------------------------------- */
 
-typedef struct term {
-    bool ok;
-    bool cyc;     /* the value being named, come back round a loop */
-    int64_t k;    /* coefficient = k·sym, or k when sym is SSA_NONE */
-    uint32_t sym;
-} term;
-
 #define NAME_DEPTH 24
 
 static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stack, unsigned depth);
 
-static term term_const(int64_t k) { return (term){true, false, k, SSA_NONE}; }
-static term term_fail(void) { return (term){false, false, 0, SSA_NONE}; }
-static bool term_zero(term t) { return t.ok && !t.cyc && t.sym == SSA_NONE && t.k == 0; }
-
-static term operand_term(const addr_chain *c, uint32_t st, uint32_t opd, unsigned i, uint32_t *stack, unsigned depth)
+term term_opd(const addr_chain *c, uint32_t st, uint32_t opd, unsigned i, uint32_t *stack, unsigned depth)
 {
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
     if (opd >= in->nopd) return term_fail();
     if (in->opd[opd].kind == PTX_O_IMM) return term_const(0);
     uint32_t v = ssa_use_value(c->pf->ssa, st, opd);
     return v == SSA_NONE ? term_fail() : name_rec(c, v, i, stack, depth);
-}
-
-static term term_add(term a, term b, int sign)
-{
-    if (!a.ok || !b.ok) return term_fail();
-    if (term_zero(b)) return a;
-    if (term_zero(a)) return sign > 0 || b.cyc ? b : (term){true, false, -b.k, b.sym};
-    if (a.cyc || b.cyc) return term_fail(); /* the loop changes the coefficient every time round */
-    if (a.sym == b.sym) return (term){true, false, a.k + sign * b.k, a.sym};
-    return term_fail();
-}
-
-/* The coefficient of monomial i in a·b when one factor's coefficient is t
- * and the other factor is uniform: t times that factor. */
-static term term_mul(const addr_chain *c, uint32_t st, term ta, term tb)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    if (!ta.ok || !tb.ok || ta.cyc || tb.cyc) return term_fail();
-    for (int side = 0; side < 2; side++) {
-        term t = side ? tb : ta, u = side ? ta : tb;
-        uint32_t other = side ? 1 : 2;
-        if (!term_zero(u)) continue;
-        const ptx_operand *o = &in->opd[other];
-        int64_t kc;
-        uint32_t w = SSA_NONE;
-        if (o->kind == PTX_O_IMM) return (term){true, false, t.k * o->v, t.sym};
-        w = ssa_use_value(c->pf->ssa, st, other);
-        if (w == SSA_NONE || c->r->state[w] != DIV_UNIFORM) return term_fail();
-        if (div_coef(c->r, w, DIV_C_CONST, &kc)) return (term){true, false, t.k * kc, t.sym};
-        if (t.sym != SSA_NONE) return term_fail(); /* a product of two unknowns */
-        return (term){true, false, t.k, w};
-    }
-    return term_fail();
 }
 
 static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stack, unsigned depth)
@@ -472,39 +307,7 @@ static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stac
     if (val->kind != SSA_V_INST || val->partial) return term_fail();
     uint32_t st = val->stmt;
     const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    term r = term_fail();
-    switch (s->iop[st].rule) { /* ptx_iop_decode's operation, as in eval_inst */
-    case PTX_IOP_MOV:
-    case PTX_IOP_MOV_INT:
-    case PTX_IOP_CVT_S:
-    case PTX_IOP_CVT_U:
-    case PTX_IOP_CVTA: r = operand_term(c, st, 1, i, stack, depth + 1); break;
-    case PTX_IOP_ADD:
-    case PTX_IOP_SUB:
-        r = term_add(operand_term(c, st, 1, i, stack, depth + 1), operand_term(c, st, 2, i, stack, depth + 1),
-                     in->op == PTX_OPC_SUB ? -1 : 1);
-        break;
-    case PTX_IOP_MUL:
-    case PTX_IOP_MAD:
-        r = term_mul(c, st, operand_term(c, st, 1, i, stack, depth + 1), operand_term(c, st, 2, i, stack, depth + 1));
-        if (in->op == PTX_OPC_MAD) r = term_add(r, operand_term(c, st, 3, i, stack, depth + 1), 1);
-        break;
-    case PTX_IOP_SHL:
-        if (in->nopd == 3 && in->opd[2].kind == PTX_O_IMM) {
-            r = operand_term(c, st, 1, i, stack, depth + 1);
-            if (r.cyc || (r.ok && __builtin_mul_overflow(r.k, wf_shl_factor((uint64_t)in->opd[2].v,
-                                                                              ptx_type_bits(in->type)), &r.k)))
-                r = term_fail();
-        }
-        break;
-    case PTX_IOP_NEG:
-        r = operand_term(c, st, 1, i, stack, depth + 1);
-        if (r.cyc) r = term_fail();
-        r.k = -r.k;
-        break;
-    default: break;
-    }
-    return r;
+    return term_rule(c, st, in, i, stack, depth); /* its family's rule (rules.h) */
 }
 
 bool addr_name_coef(const addr_chain *c, uint32_t v, unsigned i, int64_t *k, uint32_t *sym)

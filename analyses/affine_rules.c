@@ -1,14 +1,19 @@
-/* Transfer functions of the affine analyses: one place for the rule of
- * each PTX instruction, one case per family of operations (rules), for
- * both components of the product: the polynomial (the paper's Fig. 13
- * rules CNTA, SUMA, MULA, ..., extended to PTX's integer arithmetic) and
- * the warp form (warp_form.h; its arithmetic is warp_form.c's), with the
- * form's interval and its sign bit.  A component without a rule here is
- * uniform when all the operands are and ⊥ otherwise (the paper's "other
- * operators"). */
+/* Transfer functions: the one place for the rule of each PTX integer
+ * operation, one case per family of operations (rules), for every
+ * representation of a value's dependence on the thread: both components
+ * of the domain's product, the polynomial (the paper's Fig. 13 rules CNTA,
+ * SUMA, MULA, ..., extended to PTX's integer arithmetic) and the warp form
+ * (warp_form.h; its arithmetic is warp_form.c's), with the form's interval
+ * and its sign bit; and, each in a mode of its own, lane-exact values, the
+ * address facts and the stride names (rules.h).  A domain component
+ * without a rule here is uniform when all the operands are and ⊥
+ * otherwise (the paper's "other operators"); the other representations
+ * give their unknown. */
 #include <stdlib.h>
 #include <string.h>
 #include "affine_internal.h"
+#include "lane_eval.h"
+#include "rules.h"
 #include "semantics.h"
 
 
@@ -162,6 +167,90 @@ static inline __attribute__((always_inline)) bool sign_written(const aff_ctx *cx
     return !val->partial || (val->prev != SSA_NONE && (cx->wkind[val->prev] == WF_TOP || cx->wnn[val->prev]));
 }
 
+/* ---- the other representations' modes (rules.h) -------------------------
+ *
+ * Lane-exact values, the address facts and the stride names have their rule
+ * of each family in the family's case of rules too, each in its own mode
+ * (rep), evaluated apart from the dataflow: lane by lane on demand
+ * (lane_eval.c), in the address facts' own solve (addr_chain.c), named on
+ * demand.  Their arithmetic is their own (lane_rules.c: integers under
+ * the no-wraparound assumption; residue.h; rules.h's terms). */
+enum { RULE_LANE = 1, RULE_FACT, RULE_TERM };
+#define RULE_BIT(f) (1u << PTX_IOP_##f)
+/* The families each mode has a rule for; the others give its unknown. */
+static const uint32_t rule_families[] = {
+    [RULE_LANE] = RULE_BIT(MOV_INT) | RULE_BIT(CVT_S) | RULE_BIT(CVT_U) | RULE_BIT(ADD) | RULE_BIT(SUB) |
+                  RULE_BIT(MUL) | RULE_BIT(MAD) | RULE_BIT(SHL) | RULE_BIT(SHR) | RULE_BIT(AND) | RULE_BIT(OR) |
+                  RULE_BIT(XOR) | RULE_BIT(DIV) | RULE_BIT(REM) | RULE_BIT(MINMAX) | RULE_BIT(SELP),
+    [RULE_FACT] = RULE_BIT(MOV) | RULE_BIT(MOV_INT) | RULE_BIT(CVTA) | RULE_BIT(CVT_S) | RULE_BIT(CVT_U) |
+                  RULE_BIT(ADD) | RULE_BIT(SUB) | RULE_BIT(MUL) | RULE_BIT(MAD) | RULE_BIT(SHL) | RULE_BIT(NEG) |
+                  RULE_BIT(NOT) | RULE_BIT(AND) | RULE_BIT(SELP),
+    [RULE_TERM] = RULE_BIT(MOV) | RULE_BIT(MOV_INT) | RULE_BIT(CVTA) | RULE_BIT(CVT_S) | RULE_BIT(CVT_U) |
+                  RULE_BIT(ADD) | RULE_BIT(SUB) | RULE_BIT(MUL) | RULE_BIT(MAD) | RULE_BIT(SHL) | RULE_BIT(NEG),
+};
+
+/* A mode's arguments and result. */
+typedef struct lane_call {
+    ectx *e;
+    unsigned depth;
+    lv *out;
+} lane_call;
+typedef struct fact_call {
+    const addr_chain *c;
+    fact out;
+} fact_call;
+typedef struct term_call {
+    const addr_chain *c;
+    unsigned mono; /* the monomial */
+    uint32_t *stack;
+    unsigned depth;
+    term out;
+} term_call;
+
+/* Whether the instruction at st is shr.s64 y, (shl.b64 t, x, 32), 32 - s:
+ * nvcc's sign extension of a 32-bit int times 2^s.  Under the
+ * no-wraparound assumption (x fits in an int) y = x·2^s. */
+static bool lane_sext_idiom(const addr_chain *c, uint32_t st, uint32_t *x, unsigned *s)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (in->op != PTX_OPC_SHR || in->type != PTX_T_S64 || in->nopd != 3 || in->opd[2].kind != PTX_O_IMM ||
+        in->opd[2].v < 0 || in->opd[2].v > 32)
+        return false;
+    uint32_t t = ssa_use_value(c->pf->ssa, st, 1), tst;
+    const ptx_inst *sh = t == SSA_NONE ? NULL : addr_def(c, t, &tst);
+    if (!sh || c->pf->ssa->values[t].partial || sh->op != PTX_OPC_SHL || ptx_type_bits(sh->type) != 64 ||
+        sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 32)
+        return false;
+    *x = ssa_use_value(c->pf->ssa, tst, 1);
+    *s = (unsigned)(32 - in->opd[2].v);
+    return *x != SSA_NONE;
+}
+
+
+/* The coefficient of monomial i in a·b (the instruction at st) when one
+ * factor's coefficient is t and the other factor is uniform: t times that
+ * factor. */
+static term term_mul(const addr_chain *c, uint32_t st, term ta, term tb)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (!ta.ok || !tb.ok || ta.cyc || tb.cyc) return term_fail();
+    for (int side = 0; side < 2; side++) {
+        term t = side ? tb : ta, u = side ? ta : tb;
+        uint32_t other = side ? 1 : 2;
+        if (!term_zero(u)) continue;
+        const ptx_operand *o = &in->opd[other];
+        int64_t kc;
+        uint32_t w = SSA_NONE;
+        if (o->kind == PTX_O_IMM) return (term){true, false, t.k * o->v, t.sym};
+        w = ssa_use_value(c->pf->ssa, st, other);
+        if (w == SSA_NONE || c->r->state[w] != DIV_UNIFORM) return term_fail();
+        if (div_coef(c->r, w, DIV_C_CONST, &kc)) return (term){true, false, t.k * kc, t.sym};
+        if (t.sym != SSA_NONE) return term_fail(); /* a product of two unknowns */
+        return (term){true, false, t.k, w};
+    }
+    return term_fail();
+}
+
 /* The transfer function of each operation: one case per family, the
  * polynomial (out, the paper's Fig. 13 rules and the PTX rules of
  * docs/divergence.md), then, when warp, the warp form (wo, warp_form.h)
@@ -198,12 +287,23 @@ static inline __attribute__((always_inline)) bool sign_written(const aff_ctx *cx
  * rule first, falling through to the family's other rules, which the
  * other modes share as before: the sign mode's jump goes straight to the
  * member's rule (a test of op->d.rule inside a shared case cost 2.5
- * instructions more per call than the switch of its own it replaced). */
+ * instructions more per call than the switch of its own it replaced).
+ *
+ * rep (RULE_LANE, RULE_FACT, RULE_TERM; rx their arguments, rules.h):
+ * instead, the other representations' rule, for the families of
+ * rule_families[rep], each after the family's domain modes' tests (a
+ * member's own rule under its label, the family's under the shared one);
+ * it returns 1 where it wrote the result (a fact or a term: always), 0
+ * where there is none. */
 static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in,
                                                             const aff_op *op, const ssa_value *val, aff *out,
-                                                            wform *wo, bool warp, bool ivm, bool iv, bool sgn)
+                                                            wform *wo, bool warp, bool ivm, bool iv, bool sgn,
+                                                            unsigned rep, void *rx)
 {
     unsigned ok = 0;
+    lane_call *L = rx;
+    fact_call *F = rx;
+    term_call *T = rx;
     aff a, b, c;
     wform x, y, z;
     bool nowrap = false, nn = false;
@@ -216,7 +316,12 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
 #define WOPD(i, q) wopd(cx, stmt, in, (i), (q))
 /* operand i's sign bit, at the source width */
 #define NN(i) nn_opd(cx, stmt, in, (i), op->d.sw)
+/* operand i in each lane (lv), as a fact, as a named coefficient */
+#define LOPD(i, l) le_opd(L->e, stmt, (i), (l), L->depth)
+#define FOPD(i) fact_opd(F->c, stmt, (i))
+#define TOPD(i) term_opd(T->c, stmt, (i), T->mono, T->stack, T->depth + 1)
     if (ivm && !(WF_IV_RULES >> op->d.rule & 1)) return 0;
+    if (rep && !(rule_families[rep] >> op->d.rule & 1)) return 0;
     switch (op->d.rule) {
     case PTX_IOP_MOV: /* ASGA */
         if (sgn) return 0; /* sign: none (not an integer) */
@@ -230,6 +335,9 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             WOPD(1, wo);
             return 0;
         }
+        if (rep == RULE_LANE) return LOPD(1, L->out); /* lanes, fact, name: the operand's */
+        if (rep == RULE_FACT) return F->out = FOPD(1), 1;
+        if (rep == RULE_TERM) return T->out = TOPD(1), 1;
         if (!OPD(1, out, wo)) return 0;
         ok = op->d.rule == PTX_IOP_MOV ? AFF_R_POLY : wrapped(out, op->d.w);
         return warp ? ok | AFF_R_WARP : ok;
@@ -271,6 +379,22 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             if (iv && WOPD(1, &x) && WOPD(2, &y)) wf_iv_addsub(wo, &x, &y, op->d.w, op->d.rule == PTX_IOP_SUB);
             return 0;
         }
+        if (rep == RULE_LANE) { /* lanes: x % d by nvcc's idiom (a sub) for x >= 0, else lane by lane */
+            lv la, lb;
+            uint32_t v;
+            if (in->nopd != 3) return 0;
+            if (div_magic_rem(L->e->c->pf, stmt, &v, &k) && lane_nonneg(L->e->c, v)) {
+                if (!le_eval(L->e, v, &la, L->depth + 1)) return 0;
+                la.nonneg = true;
+                return lv_rem(L->e, &la, k, true, L->out);
+            }
+            if (!LOPD(1, &la) || !LOPD(2, &lb)) return 0;
+            lv_addsub(L->e, &la, &lb, in->op == PTX_OPC_SUB, L->out);
+            return 1;
+        }
+        if (rep == RULE_FACT) /* fact: a pointer plus or minus an integer stays one */
+            return F->out = fact_ptr_arith(FOPD(1), FOPD(2), in->op == PTX_OPC_SUB), 1;
+        if (rep == RULE_TERM) return T->out = term_add(TOPD(1), TOPD(2), in->op == PTX_OPC_SUB ? -1 : 1), 1;
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         (op->d.rule == PTX_IOP_ADD ? aff_add : aff_sub)(out, &a, &b);
         ok = wrapped(out, op->d.w);
@@ -280,6 +404,16 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
         return ok | AFF_R_WARP;
     case PTX_IOP_NEG: case PTX_IOP_NOT: /* ~a = -a - 1 in two's complement (nvcc's "not" of a loop start); sign: none */
         if (sgn) return 0;
+        if (rep == RULE_FACT) { /* fact: an integer; name: neg only */
+            residue r = res_neg(FOPD(1).res);
+            return F->out = fact_int(op->d.rule == PTX_IOP_NOT ? res_sub(r, res_exact(1)) : r), 1;
+        }
+        if (rep == RULE_TERM) {
+            term t = TOPD(1);
+            if (t.cyc) t = term_fail();
+            t.k = -t.k;
+            return T->out = t, 1;
+        }
         if (!OPD(1, &a, &x)) return 0;
         aff_neg(out, &a);
         if (op->d.rule == PTX_IOP_NOT) aff_const(&b, cx->n, 1), aff_sub(out, out, &b);
@@ -314,6 +448,22 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             else x = *wo, wf_iv_addsub(wo, &x, &z, op->d.w, false);
             return 0;
         }
+        if (rep == RULE_LANE) { /* lanes: a·b (+ c), as integers */
+            lv la, lb, lt;
+            if (!LOPD(1, &la) || !LOPD(2, &lb) || !lv_mul(L->e, &la, &lb, &lt)) return 0;
+            if (!mad) return *L->out = lt, 1;
+            if (!LOPD(3, &la)) return 0;
+            lv_addsub(L->e, &lt, &la, false, L->out);
+            return 1;
+        }
+        if (rep == RULE_FACT) { /* fact: an integer (+ c) */
+            fact f = fact_int(fact_product(FOPD(1), FOPD(2)));
+            return F->out = mad ? fact_ptr_arith(f, FOPD(3), false) : f, 1;
+        }
+        if (rep == RULE_TERM) { /* name: times a uniform factor (+ c's) */
+            term t = term_mul(T->c, stmt, TOPD(1), TOPD(2));
+            return T->out = mad ? term_add(t, TOPD(3), 1) : t, 1;
+        }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || (mad && !OPD(3, &c, &z))) return 0;
         wide_operands(op, &a, &b);
         aff_mul(out, &a, &b);
@@ -335,6 +485,26 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             nn = (!op->d.sgn && opd_imm_n(in, 2, op->d.w, &k) && k > 0) || NN(1);
             break;
         }
+        if (rep == RULE_LANE) { /* lanes: by a constant */
+            lv la;
+            uint32_t v;
+            unsigned sh;
+            if (!opd_imm(in, 2, &k)) return 0;
+            k = (int64_t)wf_shr_amount((uint64_t)k, op->d.w, op->d.sgn);
+            if (k == op->d.w) return lv_const(L->out, L->e->nl, 0), 1; /* shr.u by the width or more */
+            if (lane_sext_idiom(L->e->c, stmt, &v, &sh)) { /* (int64)(int32)x << sh, no wraparound */
+                if (!le_eval(L->e, v, &la, L->depth + 1)) return 0;
+                lv_scale(L->e, &la, (int64_t)1 << sh, L->out);
+                return 1;
+            }
+            if (!LOPD(1, &la)) return 0;
+            /* a constant, or the sign of a value >= 0 (nvcc's signed-division idiom) */
+            if (lv_fold(&la, k, op->d.w, op->d.sgn, op->d.sgn ? lv_rule_sar : lv_rule_shru, L->e->nl, L->out))
+                return 1;
+            /* an unsigned shift is floor division for values >= 0 only */
+            if (!op->d.sgn && !la.nonneg) return 0;
+            return lv_shr_floor(L->e, &la, (unsigned)k, L->out);
+        }
         /* fall through */
     case PTX_IOP_SHL:
         if (sgn) { /* sign: a's (no wraparound) */
@@ -349,6 +519,20 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             } else if (WOPD(1, &x))
                 wf_iv_shr(wo, &x, (unsigned)wf_shr_amount((uint64_t)k, op->d.w, op->d.sgn), op->d.w, op->d.sgn);
             return 0;
+        }
+        if (rep) { /* lanes, fact, name: times 2^k for a constant k */
+            if (in->nopd != 3 || !opd_imm(in, 2, &k)) return rep == RULE_FACT; /* fact: an integer */
+            k = wf_shl_factor((uint64_t)k, op->d.w);
+            if (rep == RULE_LANE) {
+                lv la;
+                if (!LOPD(1, &la)) return 0;
+                lv_scale(L->e, &la, k, L->out);
+                return 1;
+            }
+            if (rep == RULE_FACT) return F->out = fact_int(fact_product(FOPD(1), fact_int(res_exact(k)))), 1;
+            term t = TOPD(1);
+            if (t.cyc || (t.ok && __builtin_mul_overflow(t.k, k, &t.k))) t = term_fail();
+            return T->out = t, 1;
         }
         if (op->d.rule == PTX_IOP_SHR) {
             if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
@@ -370,6 +554,19 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             nn = NN(1) || NN(2);
             break;
         }
+        if (rep == RULE_LANE) { /* lanes: with a constant mask, either side */
+            lv la;
+            if (!opd_imm(in, 2, &k) && !opd_imm(in, 1, &k)) return 0;
+            if (!LOPD(in->opd[1].kind == PTX_O_IMM ? 2 : 1, &la)) return 0;
+            return lv_and(L->e, &la, wf_sext((uint64_t)k, op->d.w), L->out);
+        }
+        if (rep == RULE_FACT) { /* fact: a constant mask's known zeros; a pointer rounded down stays one */
+            if (!ptx_type_is_int(in->type) || in->nopd != 3 || !opd_imm(in, 2, &k)) return 1;
+            fact a = FOPD(1);
+            F->out.res = res_and_imm(a.res, k);
+            if (addr_is_ptr(a.prov)) F->out.prov = a.prov;
+            return 1;
+        }
         /* fall through */
     case PTX_IOP_OR: case PTX_IOP_XOR: {
         unsigned m = in->type == PTX_T_PRED ? 64 : op->d.w;
@@ -381,6 +578,12 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             if (in->type != PTX_T_PRED && in->nopd == 3 && (opd_imm(in, 2, &k) || opd_imm(in, 1, &k)))
                 wf_iv_and(wo, wo, k, op->d.w);
             return 0;
+        }
+        if (rep == RULE_LANE) { /* lanes: or, xor where the bits do not overlap (either side) */
+            lv la, lb;
+            bool x = in->op == PTX_OPC_XOR;
+            if (in->nopd != 3 || !LOPD(1, &la) || !LOPD(2, &lb)) return 0;
+            return lv_or(L->e, &la, &lb, x, L->out) || lv_or(L->e, &lb, &la, x, L->out);
         }
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
         if (op->d.rule == PTX_IOP_AND) wf_and(wo, &x, &y, m);
@@ -409,6 +612,17 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             } else if (k > 0 && !(k & (k - 1)) && WOPD(1, &x) && (!op->d.sgn || x.nn))
                 wf_iv_shr(wo, &x, (unsigned)__builtin_ctzll((uint64_t)k), op->d.w, op->d.sgn);
             return 0;
+        }
+        if (rep == RULE_LANE) { /* lanes: by a constant d > 0 */
+            lv la;
+            bool div = in->op == PTX_OPC_DIV;
+            if (!opd_imm(in, 2, &k) || k <= 0 || !LOPD(1, &la)) return 0;
+            lv_rule f = div ? op->d.sgn ? wf_divs : wf_divu : op->d.sgn ? wf_rems : wf_remu;
+            if (lv_fold(&la, k, op->d.w, op->d.sgn, f, L->e->nl, L->out)) return 1;
+            if (la.nonneg && !(k & (k - 1))) /* floor = truncation for x >= 0: a shift, a mask */
+                return div ? lv_shr_floor(L->e, &la, (unsigned)__builtin_ctzll((uint64_t)k), L->out)
+                           : lv_and(L->e, &la, k - 1, L->out);
+            return div ? lv_div(L->e, &la, k, op->d.sgn, L->out) : lv_rem(L->e, &la, k, op->d.sgn, L->out);
         }
         if (!warp || !WOPD(1, &x) || !WOPD(2, &y)) return 0;
         if (op->d.rule == PTX_IOP_DIV) (op->d.sgn ? wf_divs : wf_divu)(wo, &x, &y, op->d.w);
@@ -443,6 +657,20 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             if (WOPD(1, &x)) wf_iv_cvt(wo, &x, sb, op->d.w, op->d.rule == PTX_IOP_CVT_S, &nowrap);
             return 0;
         }
+        if (rep == RULE_LANE) { /* lanes: a widening reads the source's bits (an unsigned one is >= 0); a
+                                 * narrowing keeps the value (no wraparound) */
+            if (!LOPD(1, L->out)) return 0;
+            if (op->d.w > sb) lv_trunc(L->e, L->out, sb, op->d.rule == PTX_IOP_CVT_U);
+            L->out->nonneg = L->out->nonneg || (op->d.rule == PTX_IOP_CVT_U && op->d.w > sb);
+            return 1;
+        }
+        if (rep == RULE_FACT) { /* fact: no more bits known than the destination has; a pointer's space kept */
+            fact a = FOPD(1);
+            F->out.res = op->d.w < a.res.k ? res_make(a.res.r, op->d.w) : a.res;
+            F->out.prov = addr_is_ptr(a.prov) || a.prov == AP_UNKNOWN ? a.prov : AP_INT;
+            return 1;
+        }
+        if (rep == RULE_TERM) return T->out = TOPD(1), 1; /* name: the source's */
         if (!OPD(1, out, &x)) return 0;
         if (op->d.w > sb && op->d.rule == PTX_IOP_CVT_U && aff_is_const(out, &k))
             aff_const(out, cx->n, (int64_t)((uint64_t)k & (sb >= 64 ? ~0ull : (1ull << sb) - 1)));
@@ -458,6 +686,13 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
     }
     case PTX_IOP_CVTA: /* generic <-> window address: moves by a per-program offset; sign: none */
         if (sgn) return 0;
+        if (rep == RULE_FACT) { /* fact: the residue kept (windows are aligned), into cvta's space */
+            F->out.res = FOPD(1).res;
+            F->out.prov = in->space == PTX_SP_PARAM || in->space == PTX_SP_PARAM_ENTRY ? AP_UNKNOWN
+                                                                                     : addr_space_prov(in->space);
+            return 1;
+        }
+        if (rep == RULE_TERM) return T->out = TOPD(1), 1; /* name: the operand's */
         if (!OPD(1, out, wo)) return 0;
         if (!out->top) out->bot |= 1, out->c[0] = 0;
         if (!warp) return AFF_R_POLY;
@@ -470,6 +705,11 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
                     * value >= 0 is below 2^(n-1)): the other way round */
             nn = (in->op == PTX_OPC_MAX) == !op->d.sgn ? NN(1) && NN(2) : NN(1) || NN(2);
             break;
+        }
+        if (rep == RULE_LANE) { /* lanes: lane by lane */
+            lv la, lb;
+            if (!LOPD(1, &la) || !LOPD(2, &lb)) return 0;
+            return lv_minmax(&la, &lb, op->d.w, op->d.sgn, in->op == PTX_OPC_MAX, L->out);
         }
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y)) return 0;
         if (a.top || b.top) aff_top(out, cx->n), ok = AFF_R_POLY;
@@ -490,6 +730,14 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
             if (WOPD(1, &x) && WOPD(2, &y) && WOPD(3, &z) && z.kind == WF_UNI) wf_meet(wo, &x, &y);
             return 0;
         }
+        if (rep == RULE_LANE) { /* lanes: a uniform predicate, one side in every lane of the warp */
+            lv la, lb;
+            uint32_t p = ssa_use_value(L->e->c->pf->ssa, stmt, 3);
+            if (p == SSA_NONE || L->e->c->r->state[p] != DIV_UNIFORM) return 0;
+            if (!LOPD(1, &la) || !LOPD(2, &lb)) return 0;
+            return lv_merge(L->e, &la, &lb, T_SELP, L->out);
+        }
+        if (rep == RULE_FACT) return F->out = fact_meet(FOPD(1), FOPD(2)), 1; /* fact: both sides' */
         if (!OPD(1, &a, &x) || !OPD(2, &b, &y) || !OPD(3, &c, &z)) return 0;
         if (c.top) aff_top(out, cx->n);
         else if (!aff_uniform(cx, &c)) aff_bottom(out, cx->n);
@@ -537,6 +785,9 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
 #undef OPD
 #undef WOPD
 #undef NN
+#undef LOPD
+#undef FOPD
+#undef TOPD
     if (sgn) return nn && sign_written(cx, val, in);
     wo->sym = 0, wo->off = 0; /* a U of its own */
     return ok | AFF_R_WARP;
@@ -544,19 +795,19 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
 
 bool aff_rule_poly(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val, aff *out)
 {
-    return rules(cx, stmt, in, op, val, out, NULL, false, false, false, false) != 0;
+    return rules(cx, stmt, in, op, val, out, NULL, false, false, false, false, 0, NULL) != 0;
 }
 
 unsigned aff_rule_both(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, const ssa_value *val,
                        aff *out, wform *wo)
 {
-    return rules(cx, stmt, in, op, val, out, wo, true, false, false, false);
+    return rules(cx, stmt, in, op, val, out, wo, true, false, false, false, 0, NULL);
 }
 
 void aff_rule_iv(const aff_ctx *cx, uint32_t stmt, const ptx_inst *in, const aff_op *op, bool iv, wform *wo)
 {
     aff unused; /* the polynomial's rules are not run (they are past each case's interval rule) */
-    rules(cx, stmt, in, op, NULL, &unused, wo, true, true, iv, false);
+    rules(cx, stmt, in, op, NULL, &unused, wo, true, true, iv, false, 0, NULL);
 }
 
 /* The sign of instruction value val's result under its decoded rule op:
@@ -565,7 +816,7 @@ static inline __attribute__((always_inline)) bool sign_rule(const aff_ctx *cx, c
                                                             const aff_op *op)
 {
     const ptx_inst *in = &cx->pf->fn->stmts[val->stmt]->u.inst;
-    return rules(cx, val->stmt, in, op, val, NULL, NULL, false, false, false, true) != 0;
+    return rules(cx, val->stmt, in, op, val, NULL, NULL, false, false, false, true, 0, NULL) != 0;
 }
 
 /* An instruction whose rule the form's rule has not decoded yet (affine.c
@@ -594,6 +845,36 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
         }
     }
     if (nn) w->nn = 1;
+}
+
+/* ---- the other representations' entry points (rules.h) ------------------------------------------- */
+/* The statement's operation as decoded once (ptx_iop_decode), without
+ * div_graph's "only some operands matter" (the affine modes' aff_decode):
+ * these representations read the operands the rule names. */
+static aff_op rule_op(const prog_func *pf, uint32_t stmt) { return (aff_op){.d = pf->ssa->iop[stmt], .decoded = 1}; }
+
+bool lane_rule(ectx *e, uint32_t stmt, const ptx_inst *in, lv *out, unsigned depth)
+{
+    aff_op op = rule_op(e->c->pf, stmt);
+    lane_call x = {e, depth, out};
+    return rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_LANE, &x) != 0;
+}
+
+fact fact_rule(const addr_chain *c, uint32_t stmt, const ptx_inst *in)
+{
+    aff_op op = rule_op(c->pf, stmt);
+    fact_call x = {c, fact_int(res_unknown())};
+    if (!(rule_families[RULE_FACT] >> op.d.rule & 1)) return x.out; /* loads, mostly: asked of every instruction */
+    rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_FACT, &x);
+    return x.out;
+}
+
+term term_rule(const addr_chain *c, uint32_t stmt, const ptx_inst *in, unsigned i, uint32_t *stack, unsigned depth)
+{
+    aff_op op = rule_op(c->pf, stmt);
+    term_call x = {c, i, stack, depth, term_fail()};
+    rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_TERM, &x);
+    return x.out;
 }
 
 /* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */

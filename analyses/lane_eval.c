@@ -1,9 +1,12 @@
-/* Lane-exact evaluation (lane_eval.h). */
+/* Lane-exact evaluation (lane_eval.h): the leaves, loops (eval_mu) and
+ * the warps; the rule of each integer operation is in the family's one
+ * case of affine_rules.c (rules.h). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lane_eval.h"
 #include "lane_value.h"
+#include "rules.h"
 
 #define LE_DEPTH 24
 
@@ -21,45 +24,18 @@ static uint16_t varying_monos(const addr_chain *c)
  * warp under the chain's block shape) all have known coefficients. */
 static bool poly_lane_exact(const addr_chain *c, const aff *p) { return !(p->bot & varying_monos(c)); }
 
-/* Whether the instruction at st is shr.s64 y, (shl.b64 t, x, 32), 32 - s:
- * nvcc's sign extension of a 32-bit int times 2^s.  Under the
- * no-wraparound assumption (x fits in an int) y = x·2^s. */
-static bool sext_idiom(const addr_chain *c, uint32_t st, uint32_t *x, unsigned *s)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    if (in->op != PTX_OPC_SHR || in->type != PTX_T_S64 || in->nopd != 3 || in->opd[2].kind != PTX_O_IMM ||
-        in->opd[2].v < 0 || in->opd[2].v > 32)
-        return false;
-    uint32_t t = ssa_use_value(c->pf->ssa, st, 1), tst;
-    const ptx_inst *sh = t == SSA_NONE ? NULL : addr_def(c, t, &tst);
-    if (!sh || c->pf->ssa->values[t].partial || sh->op != PTX_OPC_SHL || ptx_type_bits(sh->type) != 64 ||
-        sh->nopd != 3 || sh->opd[2].kind != PTX_O_IMM || sh->opd[2].v != 32)
-        return false;
-    *x = ssa_use_value(c->pf->ssa, tst, 1);
-    *s = (unsigned)(32 - in->opd[2].v);
-    return *x != SSA_NONE;
-}
-
-static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth);
-
-static bool eval_opd(ectx *e, uint32_t st, uint32_t i, lv *out, unsigned depth, uint32_t n)
+bool le_opd(ectx *e, uint32_t st, uint32_t i, lv *out, unsigned depth)
 {
     const ptx_inst *in = &e->c->pf->fn->stmts[st]->u.inst;
     if (i >= in->nopd) return false;
     const ptx_operand *o = &in->opd[i];
     if (o->kind == PTX_O_IMM && o->flags == PTX_IMM_INT) {
-        lv_const(out, n, o->v);
+        lv_const(out, e->nl, o->v);
         return true;
     }
     if (o->kind != PTX_O_REG && o->kind != PTX_O_SREG) return false;
     uint32_t v = ssa_use_value(e->c->pf->ssa, st, i);
-    return v != SSA_NONE && eval_rec(e, v, out, depth + 1);
-}
-
-static int64_t imm_of(const ptx_inst *in, uint32_t i, bool *ok)
-{
-    *ok = i < in->nopd && in->opd[i].kind == PTX_O_IMM && in->opd[i].flags == PTX_IMM_INT;
-    return *ok ? in->opd[i].v : 0;
+    return v != SSA_NONE && le_eval(e, v, out, depth + 1);
 }
 
 /* The value from the affine polynomial, when its lanes are exact. */
@@ -136,109 +112,7 @@ static bool eval_inst(ectx *e, uint32_t v, lv *out, unsigned depth)
     const ptx_inst *in = addr_def(c, v, &st);
     if (!in || c->pf->ssa->values[v].partial || c->pf->ssa->refs[c->pf->ssa->values[v].ref].opd != 0) return false;
     if (!ptx_type_is_int(in->type)) return false;
-    uint32_t n = e->nl;
-    unsigned bits = ptx_type_bits(in->type);
-    bool ok;
-    lv a, b, t;
-    /* the integer operation, decoded once with one set of guards
-     * (ptx_iop_decode): what is not the plain operation has no rule */
-    switch (c->pf->ssa->iop[st].rule) {
-    case PTX_IOP_MOV_INT:
-        return eval_opd(e, st, 1, out, depth, n);
-    case PTX_IOP_CVT_S:
-    case PTX_IOP_CVT_U:
-        if (!eval_opd(e, st, 1, out, depth, n)) return false;
-        if (ptx_type_bits(in->type2) > bits) lv_trunc(e, out, bits, ptx_type_is_unsigned(in->type));
-        out->nonneg = out->nonneg || (ptx_type_is_unsigned(in->type) && ptx_type_bits(in->type2) > bits);
-        return true;
-    case PTX_IOP_ADD:
-    case PTX_IOP_SUB: {
-        if (in->nopd != 3) return false;
-        uint32_t x;
-        int64_t d;
-        if (div_magic_rem(c->pf, st, &x, &d) && lane_nonneg(c, x)) { /* x % d for x >= 0 */
-            if (!eval_rec(e, x, &a, depth + 1)) return false;
-            a.nonneg = true;
-            return lv_rem(e, &a, d, true, out);
-        }
-    }
-        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        lv_addsub(e, &a, &b, in->op == PTX_OPC_SUB, out);
-        return true;
-    case PTX_IOP_MUL:
-    case PTX_IOP_MAD:
-        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        if (!lv_mul(e, &a, &b, &t)) return false;
-        if (in->op == PTX_OPC_MUL) return *out = t, true;
-        if (!eval_opd(e, st, 3, &a, depth, n)) return false;
-        lv_addsub(e, &t, &a, false, out);
-        return true;
-    case PTX_IOP_SHL: {
-        int64_t s = imm_of(in, 2, &ok);
-        if (!ok || !eval_opd(e, st, 1, &a, depth, n)) return false;
-        lv_scale(e, &a, wf_shl_factor((uint64_t)s, bits), out);
-        return true;
-    }
-    case PTX_IOP_SHR: {
-        int64_t s = imm_of(in, 2, &ok);
-        if (!ok) return false;
-        bool sgn = ptx_type_is_signed(in->type);
-        s = (int64_t)wf_shr_amount((uint64_t)s, bits, sgn);
-        if (s == (int64_t)bits) return lv_const(out, n, 0), true; /* shr.u by the width or more */
-        uint32_t x;
-        unsigned sh;
-        if (sext_idiom(c, st, &x, &sh)) { /* (int64)(int32)x << sh, no wraparound */
-            if (!eval_rec(e, x, &a, depth + 1)) return false;
-            lv_scale(e, &a, (int64_t)1 << sh, out);
-            return true;
-        }
-        if (!eval_opd(e, st, 1, &a, depth, n)) return false;
-        /* a constant, or the sign of a value >= 0 (nvcc's signed-division idiom) */
-        if (lv_fold(&a, s, bits, sgn, sgn ? lv_rule_sar : lv_rule_shru, n, out)) return true;
-        /* an unsigned shift is floor division for values >= 0 only */
-        if (!sgn && !a.nonneg) return false;
-        return lv_shr_floor(e, &a, (unsigned)s, out);
-    }
-    case PTX_IOP_AND: {
-        int64_t m = imm_of(in, 2, &ok);
-        if (!ok) m = imm_of(in, 1, &ok);
-        if (!ok) return false;
-        m = wf_sext((uint64_t)m, bits);
-        if (!eval_opd(e, st, in->opd[1].kind == PTX_O_IMM ? 2 : 1, &a, depth, n)) return false;
-        return lv_and(e, &a, m, out);
-    }
-    case PTX_IOP_OR:
-    case PTX_IOP_XOR: {
-        if (in->nopd != 3 || !eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        bool x = in->op == PTX_OPC_XOR;
-        return lv_or(e, &a, &b, x, out) || lv_or(e, &b, &a, x, out);
-    }
-    case PTX_IOP_DIV:
-    case PTX_IOP_REM: {
-        int64_t d = imm_of(in, 2, &ok);
-        if (!ok || d <= 0 || !eval_opd(e, st, 1, &a, depth, n)) return false;
-        bool sgn = ptx_type_is_signed(in->type);
-        lv_rule f = in->op == PTX_OPC_DIV ? sgn ? wf_divs : wf_divu : sgn ? wf_rems : wf_remu;
-        if (lv_fold(&a, d, bits, sgn, f, n, out)) return true;
-        bool pow2 = !(d & (d - 1));
-        if (a.nonneg && pow2) { /* floor = truncation for x >= 0 */
-            if (in->op == PTX_OPC_DIV) return lv_shr_floor(e, &a, (unsigned)__builtin_ctzll((uint64_t)d), out);
-            return lv_and(e, &a, d - 1, out);
-        }
-        if (in->op == PTX_OPC_REM) return lv_rem(e, &a, d, sgn, out);
-        return lv_div(e, &a, d, sgn, out);
-    }
-    case PTX_IOP_MINMAX:
-        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        return lv_minmax(&a, &b, bits, ptx_type_is_signed(in->type), in->op == PTX_OPC_MAX, out);
-    case PTX_IOP_SELP: {
-        uint32_t p = ssa_use_value(c->pf->ssa, st, 3);
-        if (p == SSA_NONE || c->r->state[p] != DIV_UNIFORM) return false;
-        if (!eval_opd(e, st, 1, &a, depth, n) || !eval_opd(e, st, 2, &b, depth, n)) return false;
-        return lv_merge(e, &a, &b, T_SELP, out);
-    }
-    default: return false;
-    }
+    return lane_rule(e, st, in, out, depth); /* its family's rule (rules.h) */
 }
 
 /* A loop mu, when every back edge brings back its lane structure (j =
@@ -266,7 +140,7 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
     bool have = false;
     for (uint32_t i = 0; i < nd->nargs; i++) {
         if (nd->args[i] == SSA_NONE || cfg_is_back_edge(g, b->pred[i], nd->block)) continue;
-        if (!eval_rec(e, nd->args[i], &x, depth + 1)) return false;
+        if (!le_eval(e, nd->args[i], &x, depth + 1)) return false;
         if (!have) init = x, have = true;
         else if (!lv_merge(e, &init, &x, T_MU, &r)) return false;
         else init = r;
@@ -292,7 +166,7 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
         memcpy(rr, mu.res, sizeof rr);
         for (uint32_t i = 0; i < nd->nargs && ok; i++) {
             if (nd->args[i] == SSA_NONE || !cfg_is_back_edge(g, b->pred[i], nd->block)) continue;
-            if (!eval_rec(e, nd->args[i], &x, depth + 1)) {
+            if (!le_eval(e, nd->args[i], &x, depth + 1)) {
                 ok = false;
                 break;
             }
@@ -315,7 +189,7 @@ static bool eval_mu(ectx *e, uint32_t v, lv *out, unsigned depth)
     return true;
 }
 
-static bool eval_rec(ectx *e, uint32_t v, lv *out, unsigned depth)
+bool le_eval(ectx *e, uint32_t v, lv *out, unsigned depth)
 {
     if (depth > LE_DEPTH || e->overflow) return false;
     if (e->exact) { /* the leaf first: the form's U is one unknown for every warp */
@@ -360,7 +234,7 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
         e->overflow = false;
         e->need_sym = e->ov_sym = 0;
         lv x;
-        bool got = eval_rec(e, v, &x, 0) && !e->overflow && x.n == e->nl;
+        bool got = le_eval(e, v, &x, 0) && !e->overflow && x.n == e->nl;
         /* one split on the missing bits of one symbol, at most 8 cases;
          * for an interval only when every case comes out exact */
         unsigned d = e->need_sym ? e->need_k - e->need_res.k : 0;
@@ -377,7 +251,7 @@ enum le_status lane_eval(const addr_chain *c, uint32_t v, le_result *out, wl_res
                 e->need_sym = 0;
                 e->ov_sym = sym;
                 e->ov_res = res_make((int64_t)r0.r + ((int64_t)j << r0.k), k);
-                if (eval_rec(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || !y.wid)) cases[nv++] = y;
+                if (le_eval(e, v, &y, 0) && !e->overflow && y.n == e->nl && (!got || !y.wid)) cases[nv++] = y;
                 else split = false;
             }
             e->ov_sym = 0;
@@ -448,7 +322,7 @@ bool lane_eval_threads(const addr_chain *c, uint32_t v, int64_t *x, uint32_t n)
         e->nl = w->warp[wi].nlanes;
         e->nkeys = 0;
         lv a;
-        ok = eval_rec(e, v, &a, 0) && !e->overflow && a.n == e->nl && !a.wid;
+        ok = le_eval(e, v, &a, 0) && !e->overflow && a.n == e->nl && !a.wid;
         for (uint32_t l = 0; ok && l < a.n; l++) {
             ok = !a.sym[l] && t < n;
             if (ok) x[t++] = a.v[l];

@@ -1,5 +1,6 @@
 /* One warp's value in lane-exact evaluation (lane_eval.h), and the rules
- * on it (lane_rules.c).  Internal to lane_eval.c and lane_rules.c. */
+ * on it (lane_rules.c).  Internal to analyses/: lane_eval.c, lane_rules.c,
+ * and affine_rules.c, where each operation family's rule is (rules.h). */
 #ifndef PTXRAY_LANE_VALUE_H
 #define PTXRAY_LANE_VALUE_H
 #include "addr_chain.h"

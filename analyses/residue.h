@@ -60,6 +60,14 @@ static inline residue res_sub(residue a, residue b) { return res_add(a, res_neg(
 
 static inline residue res_mul(residue a, residue b) { return res_make((int64_t)a.r * b.r, kb_mul(a.r, a.k, b.r, b.k)); }
 
+/* Known bits of x & mask: a mask bit 0 gives a known 0. */
+static inline residue res_and_imm(residue a, int64_t mask)
+{
+    unsigned k = 0;
+    while (k < RES_KMAX && (k < a.k || !((uint64_t)mask >> k & 1))) k++;
+    return res_make((int64_t)(a.r & (uint64_t)mask), k);
+}
+
 /* The strongest fact true of both. */
 static inline residue res_meet(residue a, residue b) { return res_make(a.r, kb_agree(a.r, a.k, b.r, b.k)); }
 
