@@ -122,7 +122,7 @@ int nvw_warn(const nvw_opts *o, const nvw_analysis *a)
      * compilation unit */
     pl_options po = {.cmd = "nvcc", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks,
                      .shapes = PL_SHAPES_MARK, .nrounds = nr, .configs = o->config_ctx,
-                     .config_from = a->cu ? a->cu : a->ptx};
+                     .config_from = a->cu ? a->cu : a->ptx, .module = a->m, .module_diags = a->diags};
     int rc = pl_load(&pl, a->ptx, &po) ? -1 : 0;
     uint32_t loaded = rc ? 0 : nr;
     for (uint32_t r = 0; r < loaded; r++) {

@@ -115,7 +115,11 @@ int pl_load(pl_prog *x, const char *path, const pl_options *o)
     /* the project file: before the parse, so that its errors come first */
     if (o->configs && cfg_for(o->configs, o->config_from ? o->config_from : path, &x->cfg)) return 2;
     /* parse */
-    if (o->text) x->m = ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err);
+    if (o->module || o->module_diags) {
+        x->m = o->module;
+        x->m_borrowed = true;
+        if (!x->m) fputs(o->module_diags, err);
+    } else if (o->text) x->m = ptx_load_text(o->shown ? o->shown : path, o->text, o->text_len, 1, err);
     else if (o->plain) x->m = ptx_load_to(path, 1, err);
     else {
         /* a binary's PTX, or a name that selects one (inputs.h) */
@@ -172,7 +176,7 @@ void pl_free(pl_prog *x)
     if (x->rb_owned) free(x->rb);
     free(x->cb);
     if (x->p) prog_free(x->p);
-    if (x->m) ptx_module_free(x->m);
+    if (x->m && !x->m_borrowed) ptx_module_free(x->m);
     if (x->unit) {
         in_unit_free(x->unit);
         free(x->unit);

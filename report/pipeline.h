@@ -84,6 +84,12 @@ typedef struct pl_options {
     const char *text;
     size_t text_len;
     bool plain; /* path is known to be a PTX file (inputs.h said so): not looked at again */
+    /* path parsed already, by a caller that goes on with the module (the
+     * nvcc step, which rewrites it after): module, not freed by pl_free, or
+     * NULL with module_diags, what the failed parse said (printed on err
+     * as the parse pass prints a failure's); both NULL: parse path */
+    ptx_module *module;
+    const char *module_diags;
     /* The run's project files (config.h; NULL: none): the one found from
      * config_from (NULL: path) gives shapes below --block, facts about
      * parameters to the coalescing model, and is pl_prog.cfg */
@@ -95,6 +101,7 @@ struct pl_prog {
     const char *path;       /* the file, or the unit's name ("app[compute_80]") */
     in_unit *unit;          /* what path held, when pl_load looked (owned) */
     ptx_module *m;
+    bool m_borrowed;        /* m is pl_options.module: the caller's */
     prog *p;
     const char *kernel;     /* the symbol --kernel named (in m's arena), or NULL */
     const src_files *files; /* the .file table (PL_COALESCE, PL_VERDICTS) */

@@ -174,3 +174,44 @@ Test(pipeline, bad_input_leaves_nothing)
     pl_free(&x);
     fclose(err);
 }
+
+/* A module the caller parsed (the nvcc step, which rewrites it after the
+ * warnings): the pipeline analyses it without parsing again and leaves it
+ * to the caller (freed below, after pl_free: ASan in make check would see
+ * a double free); the caller's failed parse is said on err as the parse
+ * pass says one, exit status 2. */
+Test(pipeline, a_module_parsed_already)
+{
+    blk_opts blocks = {0};
+    pl_prog x;
+    ptx_module *m = ptx_load_to(shapes_ptx(), 1, stderr);
+    cr_assert_not_null(m);
+    pl_options o = {.cmd = "test", .level = PROG_GSA, .passes = PL_COALESCE, .blocks = &blocks, .module = m};
+    cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
+    cr_expect_eq(x.m, m);
+    cr_expect_eq(x.p->m, m);
+    cr_assert_eq(x.res[0]->nfuncs, 2);
+    uint32_t nacc[2] = {x.res[0]->f[0].nacc, x.res[0]->f[1].nacc};
+    cr_expect_gt(nacc[0] + nacc[1], 0);
+    pl_free(&x);
+    /* the module is the caller's still, as parsed: a second run on it
+     * finds the same accesses */
+    cr_assert_eq(pl_load(&x, shapes_ptx(), &o), 0);
+    cr_assert_eq(x.res[0]->nfuncs, 2);
+    for (uint32_t i = 0; i < 2; i++) cr_expect_eq(x.res[0]->f[i].nacc, nacc[i], "function %u", i);
+    pl_free(&x);
+    ptx_module_free(m);
+    char *said = NULL;
+    size_t n = 0;
+    FILE *err = open_memstream(&said, &n);
+    cr_assert_not_null(err);
+    o.module = NULL;
+    o.module_diags = "x.ptx:1:1: error: what the parse said\n";
+    o.err = err;
+    cr_expect_eq(pl_load(&x, "x.ptx", &o), 2);
+    cr_expect_null(x.m);
+    pl_free(&x);
+    fclose(err);
+    cr_expect_str_eq(said, "x.ptx:1:1: error: what the parse said\n");
+    free(said);
+}

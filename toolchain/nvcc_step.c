@@ -229,13 +229,42 @@ static void print_rewrites(const char *shown, const char *arch, const char *what
     }
 }
 
+/* The step's one parse of nvcc's PTX: the analysis (the warnings) reads
+ * it, then the rewrite rewrites it.  Its diagnostics are kept as text and
+ * printed where each used to print them when each parsed the file itself:
+ * the analysis only a failure's (the pipeline's quiet parse), the rewrite
+ * all of them. */
+typedef struct step_ptx {
+    bool tried;
+    ptx_module *m;
+    char *diags;
+    size_t ndiags;
+} step_ptx;
+
+static ptx_module *step_parse(step_ptx *sp, const char *in)
+{
+    if (sp->tried) return sp->m;
+    sp->tried = true;
+    FILE *f = open_memstream(&sp->diags, &sp->ndiags);
+    if (!f) abort();
+    sp->m = ptx_load_to(in, 0, f);
+    fclose(f);
+    return sp->m;
+}
+
+static void step_ptx_free(step_ptx *sp)
+{
+    if (sp->m) ptx_module_free(sp->m);
+    free(sp->diags);
+}
+
 /* The rewrite at o's budget or target, at the block shapes of
  * --ptxray-block and then of the project file found from `from` (the .cu,
  * else the PTX): the rewritten PTX's path into rw, and what ptxas
  * -maxrregcount the target needs into maxr.  0: rewritten; 1: left as it
  * is (said why); -1: failed (said why). */
 static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, const char *dir, const char *ptxas,
-                   const char *shown, const char *from, char *rw, size_t rwn, char *maxr, size_t maxrn)
+                   const char *shown, const char *from, step_ptx *sp, char *rw, size_t rwn, char *maxr, size_t maxrn)
 {
     const char *in = args[s->input];
     unsigned target = o->target ? o->target : o->target_maxr ? s->maxr : 0;
@@ -249,7 +278,8 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
      * (as in regalloc); its entries live as long as the step */
     blk_opts blocks = o->blocks;
     if (o->config_shapes && !o->config_shapes(o->config_ctx, from, &blocks)) return -1;
-    ptx_module *m = ptx_load(in, 0);
+    ptx_module *m = step_parse(sp, in);
+    fputs(sp->diags ? sp->diags : "", stderr);
     if (!m) return -1;
     ra_options base = o->ro;
     base.blocks = &blocks;
@@ -264,15 +294,11 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
         const char *arch = s->arch && !strncmp(s->arch, "sm_", 3) ? s->arch : NULL;
         int rc = ra_target_regs("nvcc", m, target, arch, &base, &text, &len, &r, stderr);
         free(text);
-        if (rc) {
-            ptx_module_free(m);
-            return -1;
-        }
+        if (rc) return -1;
         if (!r.budget) {
             fprintf(stderr, "ptxray: %s (%s): -maxrregcount %u: ptxas alone spills %ld bytes; no budget below the "
                             "pressure (%u) spilled less: not rewritten\n",
                     shown, s->arch ? s->arch : "?", target, r.alone, r.pressure);
-            ptx_module_free(m);
             return 1;
         }
         ro.budget = r.budget;
@@ -303,7 +329,6 @@ static int rewrite(const nvw_opts *o, char **args, int n, const step_args *s, co
         free(after);
         ra_stats_free(&st);
     }
-    ptx_module_free(m);
     return rc;
 }
 
@@ -367,6 +392,7 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
     char **argv = calloc((size_t)n + 4, sizeof *argv);
     if (!argv) abort();
     char rw[4400] = "", maxr[16] = "", *failed_analysis = NULL;
+    step_ptx sp = {0};
     if (s.input >= 0) {
         const char *in = args[s.input];
         char *line = cicc_line(dir, in), cu[4096] = "";
@@ -386,7 +412,7 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             snprintf(hcp, sizeof hcp, "%s/hcflags", dir);
             size_t nhc;
             char **hc = read_lines(hcp, &nhc, &hcbuf);
-            nvw_analysis a = {ptx, *cu ? cu : NULL, s.arch ? s.arch : "?", seen, hc, nhc, false};
+            nvw_analysis a = {ptx, *cu ? cu : NULL, s.arch ? s.arch : "?", seen, hc, nhc, false, NULL, NULL};
             /* nvcc's PTX has .loc lines only with -lineinfo or -G: a copy
              * with them costs a cicc run, made only when there is something
              * to say (the findings do not depend on the .loc lines) */
@@ -398,10 +424,14 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             int saved = held ? dup(2) : -1;
             if (saved >= 0) dup2(fileno(held), 2);
             int nw = 0;
+            /* nvcc's PTX is parsed once, here (inside the hold), for the
+             * analysis and the rewrite */
+            a.m = step_parse(&sp, in);
+            a.diags = sp.diags ? sp.diags : "";
             if (!loc && line) {
                 a.count_only = true;
                 nw = analyse(o, &a);
-                if (nw > 0 && lineinfo_ptx(dir, line, li)) ptx = a.ptx = li;
+                if (nw > 0 && lineinfo_ptx(dir, line, li)) ptx = a.ptx = li, a.m = NULL, a.diags = NULL;
                 a.count_only = false;
             }
             if (nw > 0 || (nw == 0 && (loc || !line))) nw = analyse(o, &a);
@@ -417,6 +447,7 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             if (nw < 0 && o->strict) {
                 fprintf(stderr, "ptxray nvcc: error: %s: not analysed (--ptxray-strict)\n", shown);
                 free(line);
+                step_ptx_free(&sp);
                 free(argv);
                 return strict_fail(dir);
             }
@@ -424,12 +455,13 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
                 fprintf(stderr, "ptxray nvcc: error: %s: %d warning%s treated as errors (--ptxray-werror)\n", shown,
                         nw, nw == 1 ? "" : "s");
                 free(line);
+                step_ptx_free(&sp);
                 free(argv);
                 return 1;
             }
         }
         if (nvw_rewrites(o) && failed_analysis) {
-            /* the rewrite parses the same PTX: said with the analysis's warning */
+            /* the rewrite would rewrite the PTX the analysis could not read: said with its warning */
             char line[4600];
             snprintf(line, sizeof line, "ptxray nvcc: warning: %s (%s): the PTX could not be rewritten: ptxas gets "
                                         "nvcc's PTX\n", shown, s.arch ? s.arch : "?");
@@ -437,13 +469,14 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             if (!failed_analysis) abort();
             strcat(failed_analysis, line);
         } else if (nvw_rewrites(o)) {
-            int r = rewrite(o, args, n, &s, dir, ptxas, shown, *cu ? cu : in, rw, sizeof rw, maxr, sizeof maxr);
+            int r = rewrite(o, args, n, &s, dir, ptxas, shown, *cu ? cu : in, &sp, rw, sizeof rw, maxr, sizeof maxr);
             if (r < 0) {
                 fprintf(stderr, "ptxray nvcc: %s: %s (%s): the PTX could not be rewritten%s\n",
                         o->strict ? "error" : "warning", shown, s.arch ? s.arch : "?",
                         o->strict ? " (--ptxray-strict)" : ": ptxas gets nvcc's PTX");
                 if (o->strict) {
                     free(line);
+                    step_ptx_free(&sp);
                     free(argv);
                     return strict_fail(dir);
                 }
@@ -451,6 +484,7 @@ int nvw_step(const nvw_opts *o, char **args, int n, nvw_analyse_fn analyse)
             if (r) rw[0] = 0;
         }
         free(line);
+        step_ptx_free(&sp);
     }
     int k = 0;
     argv[k++] = (char *)ptxas;

@@ -8,6 +8,7 @@
 #define PTXRAY_NVCC_STEP_H
 #include <stddef.h>
 #include "nvcc_wrap.h"
+#include "ptx.h"
 
 typedef struct nvw_analysis {
     const char *ptx;  /* the PTX to analyse: with .loc lines when they could be had */
@@ -17,6 +18,11 @@ typedef struct nvw_analysis {
     char **hcflags;   /* -I/-D/-U/-std= of the .cu's compilation, for its launch shapes */
     size_t nhcflags;
     bool count_only;  /* count what would be printed; print nothing, record nothing */
+    /* the step's one parse of ptx, which it rewrites after (pipeline.h,
+     * pl_options.module): m, or NULL with diags what the failed parse said;
+     * both NULL: ptx is another text (one with .loc lines), parsed there */
+    ptx_module *m;
+    const char *diags;
 } nvw_analysis;
 
 /* Prints the warnings; returns how many, or -1 after a message saying why
