@@ -275,6 +275,30 @@ term term_opd(const addr_chain *c, uint32_t st, uint32_t opd, unsigned i, uint32
     return v == SSA_NONE ? term_fail() : name_rec(c, v, i, stack, depth);
 }
 
+/* The coefficient of monomial i in a·b (the instruction at st) when one
+ * factor's coefficient is t and the other factor is uniform: t times that
+ * factor. */
+term term_mul(const addr_chain *c, uint32_t st, term ta, term tb)
+{
+    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
+    if (!ta.ok || !tb.ok || ta.cyc || tb.cyc) return term_fail();
+    for (int side = 0; side < 2; side++) {
+        term t = side ? tb : ta, u = side ? ta : tb;
+        uint32_t other = side ? 1 : 2;
+        if (!term_zero(u)) continue;
+        const ptx_operand *o = &in->opd[other];
+        int64_t kc;
+        uint32_t w = SSA_NONE;
+        if (o->kind == PTX_O_IMM) return (term){true, false, t.k * o->v, t.sym};
+        w = ssa_use_value(c->pf->ssa, st, other);
+        if (w == SSA_NONE || c->r->state[w] != DIV_UNIFORM) return term_fail();
+        if (div_coef(c->r, w, DIV_C_CONST, &kc)) return (term){true, false, t.k * kc, t.sym};
+        if (t.sym != SSA_NONE) return term_fail(); /* a product of two unknowns */
+        return (term){true, false, t.k, w};
+    }
+    return term_fail();
+}
+
 static term name_rec(const addr_chain *c, uint32_t v, unsigned i, uint32_t *stack, unsigned depth)
 {
     int64_t k;

@@ -826,3 +826,35 @@ bool div_warp_form(const div_result *r, uint32_t v, wform *out)
     out->tab = 0; /* the solver's tables are its own */
     return true;
 }
+
+/* ---- the no-wraparound assumption, for the checker of claims (divergence.h) ---------------------- */
+void div_nowrap_build(const prog_func *pf, div_nowrap *out)
+{
+    const ptx_func *fn = pf->fn;
+    uint32_t ns = fn->nstmts ? fn->nstmts : 1;
+    arena a;
+    arena_init(&a);
+    div_result *r = div_result_new(pf, DIV_AN_AFFINE, NULL, &a);
+    div_stmt_info *info = calloc(ns, sizeof *info);
+    aff_op *ops = calloc(ns, sizeof *ops);
+    out->read = calloc(ns, 1);
+    if (!info || !ops || !out->read) abort();
+    div_graph_build(pf, r, &out->users, info, NULL, NULL);
+    out->nvertices = div_graph_vertices(pf);
+    aff_ctx cx = {.pf = pf, .r = r, .ops = ops, .info = info};
+    for (uint32_t s = 0; s < fn->nstmts; s++) {
+        uint32_t b = pf->g->stmt_block[s];
+        if (fn->stmts[s]->kind != PTX_S_INST || b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
+        out->read[s] = aff_nowrap_read(aff_decode(&cx, s));
+    }
+    free(ops);
+    free(info);
+    arena_free(&a);
+}
+
+void div_nowrap_free(div_nowrap *w)
+{
+    free(w->read);
+    u32csr_free(&w->users);
+    w->read = NULL;
+}

@@ -95,6 +95,10 @@ bool aff_unpack_elem(const ptx_inst *in, const ssa_value *val, unsigned *i, unsi
 
 /* Decodes the rule of the instruction at stmt once (affine_rules.c). */
 const aff_op *aff_decode(const aff_ctx *cx, uint32_t stmt);
+/* How the rule decoded into op reads operands 1 and 2 under the
+ * no-wraparound assumption (divergence.h, div_nowrap): 0, or a width
+ * with DIV_NOWRAP_SIGNED (affine_rules.c). */
+uint8_t aff_nowrap_read(const aff_op *op);
 
 void wf_get(const aff_ctx *cx, uint32_t v, wform *out);
 /* wf_get, inline: the rules read one per operand. */

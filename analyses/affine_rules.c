@@ -174,7 +174,8 @@ static inline __attribute__((always_inline)) bool sign_written(const aff_ctx *cx
  * (rep), evaluated apart from the dataflow: lane by lane on demand
  * (lane_eval.c), in the address facts' own solve (addr_chain.c), named on
  * demand.  Their arithmetic is their own (lane_rules.c: integers under
- * the no-wraparound assumption; residue.h; rules.h's terms). */
+ * the no-wraparound assumption; residue.h; the terms' term_add, rules.h,
+ * and term_mul, addr_chain.c). */
 enum { RULE_LANE = 1, RULE_FACT, RULE_TERM };
 #define RULE_BIT(f) (1u << PTX_IOP_##f)
 /* The families each mode has a rule for; the others give its unknown. */
@@ -227,30 +228,6 @@ static bool lane_sext_idiom(const addr_chain *c, uint32_t st, uint32_t *x, unsig
 }
 
 
-/* The coefficient of monomial i in a·b (the instruction at st) when one
- * factor's coefficient is t and the other factor is uniform: t times that
- * factor. */
-static term term_mul(const addr_chain *c, uint32_t st, term ta, term tb)
-{
-    const ptx_inst *in = &c->pf->fn->stmts[st]->u.inst;
-    if (!ta.ok || !tb.ok || ta.cyc || tb.cyc) return term_fail();
-    for (int side = 0; side < 2; side++) {
-        term t = side ? tb : ta, u = side ? ta : tb;
-        uint32_t other = side ? 1 : 2;
-        if (!term_zero(u)) continue;
-        const ptx_operand *o = &in->opd[other];
-        int64_t kc;
-        uint32_t w = SSA_NONE;
-        if (o->kind == PTX_O_IMM) return (term){true, false, t.k * o->v, t.sym};
-        w = ssa_use_value(c->pf->ssa, st, other);
-        if (w == SSA_NONE || c->r->state[w] != DIV_UNIFORM) return term_fail();
-        if (div_coef(c->r, w, DIV_C_CONST, &kc)) return (term){true, false, t.k * kc, t.sym};
-        if (t.sym != SSA_NONE) return term_fail(); /* a product of two unknowns */
-        return (term){true, false, t.k, w};
-    }
-    return term_fail();
-}
-
 /* The transfer function of each operation: one case per family, the
  * polynomial (out, the paper's Fig. 13 rules and the PTX rules of
  * docs/divergence.md), then, when warp, the warp form (wo, warp_form.h)
@@ -290,8 +267,8 @@ static term term_mul(const addr_chain *c, uint32_t st, term ta, term tb)
  * instructions more per call than the switch of its own it replaced).
  *
  * rep (RULE_LANE, RULE_FACT, RULE_TERM; rx their arguments, rules.h):
- * instead, the other representations' rule, for the families of
- * rule_families[rep], each after the family's domain modes' tests (a
+ * instead, the other representations' rule, asked only for the families
+ * of rule_families[rep] (rule_op), each after the family's domain modes' tests (a
  * member's own rule under its label, the family's under the shared one);
  * it returns 1 where it wrote the result (a fact or a term: always), 0
  * where there is none. */
@@ -321,7 +298,6 @@ static inline __attribute__((always_inline)) unsigned rules(const aff_ctx *cx, u
 #define FOPD(i) fact_opd(F->c, stmt, (i))
 #define TOPD(i) term_opd(T->c, stmt, (i), T->mono, T->stack, T->depth + 1)
     if (ivm && !(WF_IV_RULES >> op->d.rule & 1)) return 0;
-    if (rep && !(rule_families[rep] >> op->d.rule & 1)) return 0;
     switch (op->d.rule) {
     case PTX_IOP_MOV: /* ASGA */
         if (sgn) return 0; /* sign: none (not an integer) */
@@ -850,38 +826,47 @@ void wf_sign_rule(const aff_ctx *cx, uint32_t v, wform *w)
 /* ---- the other representations' entry points (rules.h) ------------------------------------------- */
 /* The statement's operation as decoded once (ptx_iop_decode), without
  * div_graph's "only some operands matter" (the affine modes' aff_decode):
- * these representations read the operands the rule names. */
-static aff_op rule_op(const prog_func *pf, uint32_t stmt) { return (aff_op){.d = pf->ssa->iop[stmt], .decoded = 1}; }
+ * these representations read the operands the rule names.  False where
+ * mode rep has no rule for its family (rule_families): rules is not asked
+ * (loads, mostly, of every instruction the address facts' solve visits). */
+static bool rule_op(const prog_func *pf, uint32_t stmt, unsigned rep, aff_op *op)
+{
+    *op = (aff_op){.d = pf->ssa->iop[stmt], .decoded = 1};
+    return rule_families[rep] >> op->d.rule & 1;
+}
 
 bool lane_rule(ectx *e, uint32_t stmt, const ptx_inst *in, lv *out, unsigned depth)
 {
-    aff_op op = rule_op(e->c->pf, stmt);
+    aff_op op;
     lane_call x = {e, depth, out};
-    return rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_LANE, &x) != 0;
+    return rule_op(e->c->pf, stmt, RULE_LANE, &op) &&
+           rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_LANE, &x) != 0;
 }
 
 fact fact_rule(const addr_chain *c, uint32_t stmt, const ptx_inst *in)
 {
-    aff_op op = rule_op(c->pf, stmt);
+    aff_op op;
     fact_call x = {c, fact_int(res_unknown())};
-    if (!(rule_families[RULE_FACT] >> op.d.rule & 1)) return x.out; /* loads, mostly: asked of every instruction */
-    rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_FACT, &x);
+    if (rule_op(c->pf, stmt, RULE_FACT, &op))
+        rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_FACT, &x);
     return x.out;
 }
 
 term term_rule(const addr_chain *c, uint32_t stmt, const ptx_inst *in, unsigned i, uint32_t *stack, unsigned depth)
 {
-    aff_op op = rule_op(c->pf, stmt);
+    aff_op op;
     term_call x = {c, i, stack, depth, term_fail()};
-    rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_TERM, &x);
+    if (rule_op(c->pf, stmt, RULE_TERM, &op))
+        rules(NULL, stmt, in, &op, NULL, NULL, NULL, false, false, false, false, RULE_TERM, &x);
     return x.out;
 }
 
 /* ---- the no-wraparound assumption, for the checker of claims ------------------------------------ */
 /* How the rule decoded into op reads operands 1 and 2 under the
  * assumption: the three rules docs/divergence.md names.  An equality is
- * exact modulo 2^w and a narrowing wraps by design: neither assumes. */
-static uint8_t nowrap_read(const aff_op *op)
+ * exact modulo 2^w and a narrowing wraps by design: neither assumes.
+ * (affine.c, div_nowrap_build, asks it of every statement.) */
+uint8_t aff_nowrap_read(const aff_op *op)
 {
     uint8_t sgn = op->d.sgn ? DIV_NOWRAP_SIGNED : 0;
     switch (op->d.rule) {
@@ -893,35 +878,4 @@ static uint8_t nowrap_read(const aff_op *op)
         return op->d.cmp == 0xff || op->d.cmp == WF_EQ || op->d.cmp == WF_NE ? 0 : (uint8_t)(op->d.sw | sgn);
     default: return 0;
     }
-}
-
-void div_nowrap_build(const prog_func *pf, div_nowrap *out)
-{
-    const ptx_func *fn = pf->fn;
-    uint32_t ns = fn->nstmts ? fn->nstmts : 1;
-    arena a;
-    arena_init(&a);
-    div_result *r = div_result_new(pf, DIV_AN_AFFINE, NULL, &a);
-    div_stmt_info *info = calloc(ns, sizeof *info);
-    aff_op *ops = calloc(ns, sizeof *ops);
-    out->read = calloc(ns, 1);
-    if (!info || !ops || !out->read) abort();
-    div_graph_build(pf, r, &out->users, info, NULL, NULL);
-    out->nvertices = div_graph_vertices(pf);
-    aff_ctx cx = {.pf = pf, .r = r, .ops = ops, .info = info};
-    for (uint32_t s = 0; s < fn->nstmts; s++) {
-        uint32_t b = pf->g->stmt_block[s];
-        if (fn->stmts[s]->kind != PTX_S_INST || b == CFG_NONE || !pf->g->blocks[b].reachable) continue;
-        out->read[s] = nowrap_read(aff_decode(&cx, s));
-    }
-    free(ops);
-    free(info);
-    arena_free(&a);
-}
-
-void div_nowrap_free(div_nowrap *w)
-{
-    free(w->read);
-    u32csr_free(&w->users);
-    w->read = NULL;
 }

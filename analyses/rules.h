@@ -126,6 +126,11 @@ static inline term term_add(term a, term b, int sign)
     return term_fail();
 }
 
+/* The coefficient in a·b (the mul or mad at st) when one factor's
+ * coefficient is ta or tb and the other factor is uniform: that one times
+ * the other factor (addr_chain.c). */
+term term_mul(const addr_chain *c, uint32_t st, term ta, term tb);
+
 /* Monomial i's coefficient in operand opd of the instruction at st, named
  * (addr_chain.c); stack and depth: the values on the way, for cycles. */
 term term_opd(const addr_chain *c, uint32_t st, uint32_t opd, unsigned i, uint32_t *stack, unsigned depth);
